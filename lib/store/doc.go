@@ -1,0 +1,21 @@
+// Package store implements the on-disk ctx store: content-addressed objects,
+// finalized pack entries and refs, under a .ctx directory.
+//
+// Layout:
+//
+//	config.json        {"version":1,"hash":"sha256"}
+//	objects/ab/cdef…   raw bytes named by their SHA-256, read-only
+//	packs/<64 hex>     canonical JSON summary of a finalized pack
+//	refs/latest        "sha256:<hex>\n"
+//	refs/tags/<name>   "sha256:<hex>\n"
+//	drafts/            editable logs (ctx-fork --draft)
+//	tmp/               in-flight writes, safe to delete
+//
+// Objects and pack entries are immutable: they are written to tmp/ and then
+// linked into place without replacing anything, so a crash leaves at most
+// garbage in tmp/ and concurrent writers of the same content agree. Writing
+// identical bytes again is a no-op; a name that already holds other bytes
+// is reported as ErrImmutable. Objects are made durable in one batch by Sync
+// before the pack entry, the commit point, is written. Refs are replaced
+// under a lock file with rename, as git does.
+package store

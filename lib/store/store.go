@@ -1,0 +1,599 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+)
+
+// DirName is the name of a store directory inside a project.
+const DirName = ".ctx"
+
+// Sentinel errors; test with errors.Is.
+var (
+	ErrNoStore   = errors.New("no ctx store found")
+	ErrNotFound  = errors.New("not found")
+	ErrCorrupt   = errors.New("corrupt")
+	ErrImmutable = errors.New("immutable")
+)
+
+// CorruptError reports stored content that does not match its name.
+type CorruptError struct {
+	What string // "object sha256:…"
+	Err  error
+}
+
+func (e *CorruptError) Error() string { return fmt.Sprintf("%s is corrupt: %v", e.What, e.Err) }
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrCorrupt) true.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// Config is the store's config.json. Unknown members (tool settings for
+// replay, for instance) are kept in Raw.
+type Config struct {
+	Version int    `json:"version"`
+	Hash    string `json:"hash"`
+	Raw     []byte `json:"-"`
+}
+
+var defaultConfig = []byte(`{"hash":"sha256","version":1}` + "\n")
+
+// Store is an open ctx store. Its methods are safe for concurrent use.
+type Store struct {
+	root   string
+	config Config
+	sync   SyncMode
+
+	mu      sync.Mutex
+	dirs    map[string]bool // fan-out directories known to exist
+	pending []string        // objects created and not yet synced
+}
+
+// Init creates a store in dir (the .ctx directory itself). If dir already
+// holds a store, Init changes nothing and reports created == false.
+func Init(dir string) (s *Store, created bool, err error) {
+	if _, err := os.Stat(filepath.Join(dir, "config.json")); err == nil {
+		s, err := Open(dir)
+		return s, false, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, false, fmt.Errorf("creating store: %w", err)
+	}
+	for _, sub := range []string{"objects", "packs", "refs", "refs/tags"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, false, fmt.Errorf("creating store: %w", err)
+		}
+	}
+	// config.json is written last and without replacing: its presence marks
+	// a complete store, and two concurrent inits agree.
+	if err := writeNew(filepath.Join(dir, "config.json"), defaultConfig, 0o644); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, false, fmt.Errorf("creating store: %w", err)
+	}
+	s, err = Open(dir)
+	return s, err == nil, err
+}
+
+// Open opens the store whose directory is dir.
+func Open(dir string) (*Store, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w (config.json missing)", dir, ErrNoStore)
+		}
+		return nil, fmt.Errorf("opening store: %w", err)
+	}
+	var c Config
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", filepath.Join(dir, "config.json"), err)
+	}
+	if c.Version != 1 || c.Hash != "sha256" {
+		return nil, fmt.Errorf("%s: unsupported store (version %d, hash %q; this ctx reads version 1, sha256)", dir, c.Version, c.Hash)
+	}
+	c.Raw = b
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{root: abs, config: c, sync: defaultSyncMode(), dirs: map[string]bool{}}, nil
+}
+
+// Find locates the store for a working directory: the nearest .ctx
+// directory walking up from start, as git finds .git.
+func Find(start string) (*Store, error) {
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		cand := filepath.Join(dir, DirName)
+		if fi, err := os.Stat(cand); err == nil && fi.IsDir() {
+			return Open(cand)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, fmt.Errorf("%w in %s or any parent directory", ErrNoStore, start)
+		}
+		dir = parent
+	}
+}
+
+// OpenAt opens the store named by a --store or CTX_STORE value: either the
+// store directory itself or a directory that contains .ctx.
+func OpenAt(dir string) (*Store, error) {
+	if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {
+		if fi, err := os.Stat(filepath.Join(dir, DirName)); err == nil && fi.IsDir() {
+			return Open(filepath.Join(dir, DirName))
+		}
+	}
+	return Open(dir)
+}
+
+// Root returns the absolute path of the store directory.
+func (s *Store) Root() string { return s.root }
+
+// Config returns the store's configuration.
+func (s *Store) Config() Config { return s.config }
+
+// Path returns the absolute path of a file inside the store.
+func (s *Store) Path(elem ...string) string {
+	return filepath.Join(append([]string{s.root}, elem...)...)
+}
+
+// ObjectPath returns where the object d lives: objects/ab/cdef….
+func (s *Store) ObjectPath(d digest.Digest) string {
+	h := d.Hex()
+	return filepath.Join(s.root, "objects", h[:2], h[2:])
+}
+
+// Has reports whether the object d exists.
+func (s *Store) Has(d digest.Digest) (bool, error) {
+	_, err := os.Lstat(s.ObjectPath(d))
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, err
+}
+
+// Size returns the size of the object d.
+func (s *Store) Size(d digest.Digest) (int64, error) {
+	fi, err := os.Lstat(s.ObjectPath(d))
+	if err != nil {
+		return 0, s.objectErr(d, err)
+	}
+	return fi.Size(), nil
+}
+
+func (s *Store) objectErr(d digest.Digest, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("object %s: %w", d, ErrNotFound)
+	}
+	return fmt.Errorf("reading object %s: %w", d, err)
+}
+
+// Get returns the bytes of object d after checking they hash to d.
+func (s *Store) Get(d digest.Digest) ([]byte, error) {
+	b, err := os.ReadFile(s.ObjectPath(d))
+	if err != nil {
+		return nil, s.objectErr(d, err)
+	}
+	if got := digest.Of(b); got != d {
+		return nil, &CorruptError{What: "object " + d.String(), Err: &digest.MismatchError{Want: d, Got: got}}
+	}
+	return b, nil
+}
+
+// Open returns a reader of object d that fails at its end, with a
+// *CorruptError, if the bytes read do not hash to d.
+func (s *Store) Open(d digest.Digest) (*Reader, error) {
+	f, err := os.Open(s.ObjectPath(d))
+	if err != nil {
+		return nil, s.objectErr(d, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, s.objectErr(d, err)
+	}
+	return &Reader{f: f, want: d, h: digest.NewHasher(), size: fi.Size()}, nil
+}
+
+// Reader reads one object and verifies its digest at EOF.
+type Reader struct {
+	f    *os.File
+	want digest.Digest
+	h    *digest.Hasher
+	size int64
+}
+
+// Size returns the object's size.
+func (r *Reader) Size() int64 { return r.size }
+
+// Read implements io.Reader.
+func (r *Reader) Read(p []byte) (int, error) {
+	n, err := r.f.Read(p)
+	r.h.Write(p[:n])
+	if err == io.EOF {
+		if got := r.h.Digest(); got != r.want {
+			return n, &CorruptError{What: "object " + r.want.String(), Err: &digest.MismatchError{Want: r.want, Got: got}}
+		}
+	}
+	return n, err
+}
+
+// Close closes the underlying file.
+func (r *Reader) Close() error { return r.f.Close() }
+
+// Put stores b and returns its digest; created is false when the object
+// already existed (deduplication).
+func (s *Store) Put(b []byte) (d digest.Digest, created bool, err error) {
+	d = digest.Of(b)
+	if ok, err := s.exists(d, int64(len(b))); err != nil || ok {
+		return d, false, err
+	}
+	tmp, err := s.tempFile("obj-")
+	if err != nil {
+		return d, false, err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		discard(tmp)
+		return d, false, fmt.Errorf("writing object %s: %w", d, err)
+	}
+	created, err = s.commitObject(tmp, d, int64(len(b)))
+	return d, created, err
+}
+
+// PutReader stores everything read from r, streaming it through a temporary
+// file, so its size is not bounded by memory.
+func (s *Store) PutReader(r io.Reader) (d digest.Digest, size int64, created bool, err error) {
+	tmp, err := s.tempFile("obj-")
+	if err != nil {
+		return d, 0, false, err
+	}
+	h := digest.NewHasher()
+	buf := make([]byte, 1<<20)
+	size, err = io.CopyBuffer(io.MultiWriter(tmp, h), onlyReader{r}, buf)
+	if err != nil {
+		discard(tmp)
+		return d, 0, false, fmt.Errorf("writing object: %w", err)
+	}
+	d = h.Digest()
+	if ok, err := s.exists(d, size); err != nil || ok {
+		discard(tmp)
+		return d, size, false, err
+	}
+	created, err = s.commitObject(tmp, d, size)
+	return d, size, created, err
+}
+
+// onlyReader hides any WriterTo of r so that CopyBuffer uses our buffer.
+type onlyReader struct{ io.Reader }
+
+// exists reports whether object d is already stored. An existing file of
+// another size holds other bytes under d's name: that is reported, never
+// overwritten.
+func (s *Store) exists(d digest.Digest, size int64) (bool, error) {
+	fi, err := os.Lstat(s.ObjectPath(d))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("checking object %s: %w", d, err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() != size {
+		return true, fmt.Errorf("object %s exists with other bytes (%d bytes, want %d): %w; run ctx-verify --store", d, fi.Size(), size, ErrImmutable)
+	}
+	return true, nil
+}
+
+func (s *Store) tempFile(prefix string) (*os.File, error) {
+	dir := filepath.Join(s.root, "tmp")
+	f, err := os.CreateTemp(dir, prefix)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating %s: %w", dir, err)
+		}
+		f, err = os.CreateTemp(dir, prefix)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("creating temporary file: %w", err)
+	}
+	return f, nil
+}
+
+func discard(f *os.File) {
+	f.Close()
+	os.Remove(f.Name())
+}
+
+// commitObject makes tmp read-only and links it into place as object d
+// without replacing an existing file.
+func (s *Store) commitObject(tmp *os.File, d digest.Digest, size int64) (bool, error) {
+	defer os.Remove(tmp.Name())
+	if s.sync == SyncEach {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return false, fmt.Errorf("syncing object %s: %w", d, err)
+		}
+	}
+	if err := tmp.Chmod(0o444); err != nil {
+		tmp.Close()
+		return false, fmt.Errorf("writing object %s: %w", d, err)
+	}
+	// Close before linking, so that the object is complete once visible.
+	if err := tmp.Close(); err != nil {
+		return false, fmt.Errorf("writing object %s: %w", d, err)
+	}
+	final := s.ObjectPath(d)
+	if err := s.ensureDir(filepath.Dir(final)); err != nil {
+		return false, err
+	}
+	if err := linkNew(tmp.Name(), final); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			// Another writer stored it first; it must be the same bytes.
+			_, err := s.exists(d, size)
+			return false, err
+		}
+		return false, fmt.Errorf("storing object %s: %w", d, err)
+	}
+	if s.sync == SyncEach {
+		if err := syncDir(filepath.Dir(final)); err != nil {
+			return true, err
+		}
+	} else {
+		s.mu.Lock()
+		s.pending = append(s.pending, final)
+		s.mu.Unlock()
+	}
+	return true, nil
+}
+
+func (s *Store) ensureDir(dir string) error {
+	s.mu.Lock()
+	ok := s.dirs[dir]
+	s.mu.Unlock()
+	if ok {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	s.mu.Lock()
+	s.dirs[dir] = true
+	s.mu.Unlock()
+	return nil
+}
+
+// linkNew puts oldname at newname unless newname exists (fs.ErrExist).
+// Hard links never replace; where they are unsupported, a rename after an
+// existence check is the fallback.
+func linkNew(oldname, newname string) error {
+	err := os.Link(oldname, newname)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if _, serr := os.Lstat(newname); serr == nil {
+		return fs.ErrExist
+	}
+	return os.Rename(oldname, newname)
+}
+
+// writeNew writes b to name through a temporary file beside it, durably and
+// without replacing an existing name.
+func writeNew(name string, b []byte, perm fs.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := linkNew(f.Name(), name); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(name))
+}
+
+// Sync makes every object this Store created durable. Callers sync before
+// writing a pack entry, the commit point, so that a finalized pack never
+// references an object a power loss could take away.
+func (s *Store) Sync() error {
+	s.mu.Lock()
+	pending := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	if len(pending) == 0 {
+		return nil
+	}
+	switch s.sync {
+	case SyncFS:
+		if err := syncFS(s.root); err == nil {
+			return nil
+		}
+		// Not supported here: fall back to syncing each file.
+	case SyncNone:
+		return nil
+	}
+	dirs := map[string]bool{}
+	for _, name := range pending {
+		if err := syncFile(name); err != nil {
+			return err
+		}
+		dirs[filepath.Dir(name)] = true
+	}
+	for dir := range dirs {
+		if err := syncDir(dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func syncFile(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("syncing %s: %w", name, err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", name, err)
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("syncing %s: %w", dir, err)
+	}
+	defer f.Close()
+	// Some file systems cannot sync directories; the data is safe there.
+	if err := f.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) && !strings.Contains(err.Error(), "invalid argument") {
+		return fmt.Errorf("syncing %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Objects returns the digests of stored objects whose hex form starts with
+// prefix (all objects for ""), sorted.
+func (s *Store) Objects(prefix string) ([]digest.Digest, error) {
+	prefix = strings.ToLower(prefix)
+	var fan []string
+	if len(prefix) >= 2 {
+		fan = []string{prefix[:2]}
+	} else {
+		ents, err := os.ReadDir(filepath.Join(s.root, "objects"))
+		if err != nil {
+			return nil, fmt.Errorf("listing objects: %w", err)
+		}
+		for _, e := range ents {
+			if e.IsDir() && len(e.Name()) == 2 && strings.HasPrefix(e.Name(), prefix) {
+				fan = append(fan, e.Name())
+			}
+		}
+	}
+	var out []digest.Digest
+	for _, f := range fan {
+		ents, err := os.ReadDir(filepath.Join(s.root, "objects", f))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing objects: %w", err)
+		}
+		for _, e := range ents {
+			h := f + e.Name()
+			if !strings.HasPrefix(h, prefix) {
+				continue
+			}
+			if d, err := digest.Parse(h); err == nil {
+				out = append(out, d)
+			}
+		}
+	}
+	return out, nil
+}
+
+// PutPackEntry writes packs/<hex of d>, the commit point of a pack, durably
+// and without replacing. Writing the same bytes again is a no-op; other
+// bytes under the same name are ErrImmutable.
+func (s *Store) PutPackEntry(d digest.Digest, entry []byte) (created bool, err error) {
+	name := filepath.Join(s.root, "packs", d.Hex())
+	if err := s.ensureDir(filepath.Dir(name)); err != nil {
+		return false, err
+	}
+	err = writeNew(name, entry, 0o444)
+	if errors.Is(err, fs.ErrExist) {
+		old, rerr := os.ReadFile(name)
+		if rerr != nil {
+			return false, fmt.Errorf("reading pack entry %s: %w", d, rerr)
+		}
+		if !bytes.Equal(old, entry) {
+			return false, fmt.Errorf("pack entry %s exists with other bytes: %w", d, ErrImmutable)
+		}
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("writing pack entry %s: %w", d, err)
+	}
+	return true, nil
+}
+
+// PackEntry returns the bytes of packs/<hex of d>; ErrNotFound if the pack
+// is not finalized in this store.
+func (s *Store) PackEntry(d digest.Digest) ([]byte, error) {
+	b, err := os.ReadFile(filepath.Join(s.root, "packs", d.Hex()))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("pack %s: %w", d, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading pack entry %s: %w", d, err)
+	}
+	return b, nil
+}
+
+// HasPack reports whether d is a finalized pack in this store.
+func (s *Store) HasPack(d digest.Digest) (bool, error) {
+	_, err := os.Lstat(filepath.Join(s.root, "packs", d.Hex()))
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, err
+}
+
+// Packs returns the digests of finalized packs whose hex form starts with
+// prefix (all packs for ""), in directory order. Names that are not 64 hex
+// digits are skipped (ctx-verify --store reports them).
+func (s *Store) Packs(prefix string) ([]digest.Digest, error) {
+	prefix = strings.ToLower(prefix)
+	f, err := os.Open(filepath.Join(s.root, "packs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing packs: %w", err)
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, fmt.Errorf("listing packs: %w", err)
+	}
+	out := make([]digest.Digest, 0, len(names))
+	for _, n := range names {
+		if len(n) != digest.HexSize || !strings.HasPrefix(n, prefix) {
+			continue
+		}
+		if d, err := digest.Parse(n); err == nil && d.Hex() == n {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,323 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+)
+
+func newStore(t testing.TB) *Store {
+	t.Helper()
+	s, created, err := Init(filepath.Join(t.TempDir(), DirName))
+	if err != nil || !created {
+		t.Fatalf("Init = %v, %v", created, err)
+	}
+	return s
+}
+
+func TestInit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), DirName)
+	if _, created, err := Init(dir); err != nil || !created {
+		t.Fatalf("first Init = %v, %v", created, err)
+	}
+	for _, sub := range []string{"objects", "packs", "refs", "config.json"} {
+		if _, err := os.Stat(filepath.Join(dir, sub)); err != nil {
+			t.Errorf("missing %s: %v", sub, err)
+		}
+	}
+	cfg, _ := os.ReadFile(filepath.Join(dir, "config.json"))
+	if _, created, err := Init(dir); err != nil || created {
+		t.Fatalf("second Init = %v, %v", created, err)
+	}
+	if again, _ := os.ReadFile(filepath.Join(dir, "config.json")); !bytes.Equal(cfg, again) {
+		t.Fatal("second Init changed config.json")
+	}
+}
+
+func TestFind(t *testing.T) {
+	root := t.TempDir()
+	if _, _, err := Init(filepath.Join(root, DirName)); err != nil {
+		t.Fatal(err)
+	}
+	deep := filepath.Join(root, "a", "b")
+	os.MkdirAll(deep, 0o755)
+	s, err := Find(deep)
+	if err != nil || s.Root() != filepath.Join(root, DirName) {
+		t.Fatalf("Find = %v, %v", s, err)
+	}
+	if _, err := Find(t.TempDir()); !errors.Is(err, ErrNoStore) {
+		t.Fatalf("Find without a store = %v, want ErrNoStore", err)
+	}
+	if s, err := OpenAt(root); err != nil || s.Root() != filepath.Join(root, DirName) {
+		t.Fatalf("OpenAt(project dir) = %v, %v", s, err)
+	}
+}
+
+func TestPutGet(t *testing.T) {
+	s := newStore(t)
+	content := []byte("hello\n")
+	d, created, err := s.Put(content)
+	if err != nil || !created || d != digest.Of(content) {
+		t.Fatalf("Put = %s, %v, %v", d, created, err)
+	}
+	h := d.Hex()
+	path := filepath.Join(s.Root(), "objects", h[:2], h[2:])
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o444 {
+		t.Fatalf("object file %s: %v, mode %v", path, err, fi.Mode())
+	}
+	if _, created, err := s.Put(content); err != nil || created {
+		t.Fatalf("second Put = %v, %v (want dedup)", created, err)
+	}
+	got, err := s.Get(d)
+	if err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("Get = %q, %v", got, err)
+	}
+	if _, err := s.Get(digest.Of([]byte("absent"))); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get absent = %v", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(s.Root(), "tmp")); len(ents) != 0 {
+		t.Fatalf("tmp/ not empty after Put: %v", ents)
+	}
+}
+
+func TestPutReader(t *testing.T) {
+	s := newStore(t)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 300_000)
+	d, n, created, err := s.PutReader(bytes.NewReader(data))
+	if err != nil || !created || n != int64(len(data)) || d != digest.Of(data) {
+		t.Fatalf("PutReader = %s, %d, %v, %v", d, n, created, err)
+	}
+	if _, _, created, err := s.PutReader(bytes.NewReader(data)); err != nil || created {
+		t.Fatalf("second PutReader = %v, %v", created, err)
+	}
+	r, err := s.Open(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := io.ReadAll(r)
+	if err != nil || !bytes.Equal(got, data) || r.Size() != int64(len(data)) {
+		t.Fatalf("Open/read: %v", err)
+	}
+}
+
+func TestCorruptAndImmutable(t *testing.T) {
+	s := newStore(t)
+	d, _, _ := s.Put([]byte("original"))
+	path := s.ObjectPath(d)
+	os.Chmod(path, 0o644)
+	if err := os.WriteFile(path, []byte("tampered"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(d); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Get tampered = %v, want ErrCorrupt", err)
+	}
+	r, _ := s.Open(d)
+	if _, err := io.ReadAll(r); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("reading tampered = %v, want ErrCorrupt", err)
+	}
+	r.Close()
+	// Same size: the cheap check cannot tell; Put trusts the name (dedup).
+	if _, created, err := s.Put([]byte("original")); err != nil || created {
+		t.Fatalf("Put over same-size tamper = %v, %v", created, err)
+	}
+	os.WriteFile(path, []byte("other bytes, other size"), 0o444)
+	_, _, err := s.Put([]byte("original"))
+	if !errors.Is(err, ErrImmutable) || !strings.Contains(err.Error(), "immutable") {
+		t.Fatalf("Put over other bytes = %v, want ErrImmutable", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "other bytes, other size" {
+		t.Fatal("Put replaced an existing object")
+	}
+}
+
+func TestPackEntry(t *testing.T) {
+	s := newStore(t)
+	d := digest.Of([]byte("manifest"))
+	if _, err := s.PackEntry(d); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("PackEntry before = %v", err)
+	}
+	if created, err := s.PutPackEntry(d, []byte("{}\n")); err != nil || !created {
+		t.Fatalf("PutPackEntry = %v, %v", created, err)
+	}
+	if created, err := s.PutPackEntry(d, []byte("{}\n")); err != nil || created {
+		t.Fatalf("PutPackEntry same = %v, %v", created, err)
+	}
+	if _, err := s.PutPackEntry(d, []byte("{\"x\":1}\n")); !errors.Is(err, ErrImmutable) {
+		t.Fatalf("PutPackEntry other = %v, want ErrImmutable", err)
+	}
+	if ok, _ := s.HasPack(d); !ok {
+		t.Fatal("HasPack false")
+	}
+	os.WriteFile(filepath.Join(s.Root(), "packs", "junk"), nil, 0o644)
+	got, err := s.Packs(d.Hex()[:4])
+	if err != nil || len(got) != 1 || got[0] != d {
+		t.Fatalf("Packs = %v, %v", got, err)
+	}
+}
+
+func TestObjectsPrefix(t *testing.T) {
+	s := newStore(t)
+	var all []digest.Digest
+	for i := range 50 {
+		d, _, _ := s.Put([]byte(fmt.Sprint(i)))
+		all = append(all, d)
+	}
+	got, err := s.Objects("")
+	if err != nil || len(got) != 50 {
+		t.Fatalf("Objects(\"\") = %d, %v", len(got), err)
+	}
+	p := all[0].Hex()[:5]
+	got, _ = s.Objects(strings.ToUpper(p))
+	if len(got) != 1 || got[0] != all[0] {
+		t.Fatalf("Objects(%s) = %v", p, got)
+	}
+	got, _ = s.Objects(all[0].Hex()[:1])
+	for _, d := range got {
+		if d.Hex()[0] != all[0].Hex()[0] {
+			t.Fatalf("Objects(1 char) returned %s", d)
+		}
+	}
+}
+
+func TestConcurrentPut(t *testing.T) {
+	s := newStore(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			other, err := Open(s.Root()) // separate Store values, as separate processes
+			if err != nil {
+				errs <- err
+				return
+			}
+			for i := range 40 {
+				if _, _, err := other.Put([]byte(fmt.Sprintf("shared %d", i))); err != nil {
+					errs <- err
+				}
+				if _, _, err := other.Put([]byte(fmt.Sprintf("own %d %d", g, i))); err != nil {
+					errs <- err
+				}
+			}
+			errs <- other.Sync()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, _ := s.Objects("")
+	if len(ds) != 40+16*40 {
+		t.Fatalf("%d objects, want %d", len(ds), 40+16*40)
+	}
+	for _, d := range ds {
+		if _, err := s.Get(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestRefs(t *testing.T) {
+	s := newStore(t)
+	if _, err := s.Ref(Latest); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Ref before = %v", err)
+	}
+	a, b := digest.Of([]byte("a")), digest.Of([]byte("b"))
+	set := func(d digest.Digest) func(*digest.Digest) (digest.Digest, error) {
+		return func(*digest.Digest) (digest.Digest, error) { return d, nil }
+	}
+	if err := s.UpdateRef(Latest, set(a)); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(s.Root(), "refs", "latest"))
+	if string(raw) != a.String()+"\n" {
+		t.Fatalf("refs/latest = %q", raw)
+	}
+	var seen *digest.Digest
+	s.UpdateRef(Latest, func(old *digest.Digest) (digest.Digest, error) { seen = old; return b, nil })
+	if seen == nil || *seen != a {
+		t.Fatalf("update saw %v, want %s", seen, a)
+	}
+	boom := errors.New("boom")
+	if err := s.UpdateRef(Latest, func(*digest.Digest) (digest.Digest, error) { return a, boom }); !errors.Is(err, boom) {
+		t.Fatalf("failing update = %v", err)
+	}
+	if d, _ := s.Ref(Latest); d != b {
+		t.Fatalf("failed update changed the ref to %s", d)
+	}
+	if err := s.UpdateRef("v1", set(a)); err != nil {
+		t.Fatal(err)
+	}
+	tags, err := s.Tags()
+	if err != nil || len(tags) != 1 || tags[0].Name != "v1" || tags[0].Target != a {
+		t.Fatalf("Tags = %v, %v", tags, err)
+	}
+	// A held lock makes the next writer wait, then fail clearly.
+	defer func(old time.Duration) { LockTimeout = old }(LockTimeout)
+	LockTimeout = 50 * time.Millisecond
+	os.WriteFile(filepath.Join(s.Root(), "refs", "latest.lock"), nil, 0o644)
+	if err := s.UpdateRef(Latest, set(a)); err == nil || !strings.Contains(err.Error(), "latest.lock") {
+		t.Fatalf("UpdateRef with a held lock = %v", err)
+	}
+}
+
+func TestRefsConcurrent(t *testing.T) {
+	s := newStore(t)
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := digest.Of([]byte(fmt.Sprint(i)))
+			if err := s.UpdateRef(Latest, func(*digest.Digest) (digest.Digest, error) { return d, nil }); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := s.Ref(Latest); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCheckTagName(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"v1": true, "release-2026.01": true, "a_b": true,
+		"": false, "latest": false, "-x": false, "a/b": false, "a..b": false,
+		"x.lock": false, "beef": false, "abc": true, "cafe1234": false, "a b": false,
+	} {
+		if err := CheckTagName(name); (err == nil) != ok {
+			t.Errorf("CheckTagName(%q) = %v, want ok=%v", name, err, ok)
+		}
+	}
+}
+
+func TestSyncModes(t *testing.T) {
+	for _, m := range []SyncMode{SyncFS, SyncBatch, SyncEach, SyncNone} {
+		s := newStore(t)
+		s.SetSyncMode(m)
+		for i := range 10 {
+			if _, _, err := s.Put([]byte(fmt.Sprint(m, i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Sync(); err != nil {
+			t.Fatalf("mode %d: %v", m, err)
+		}
+	}
+}

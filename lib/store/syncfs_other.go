@@ -1,0 +1,7 @@
+//go:build !linux
+
+package store
+
+import "errors"
+
+func syncFS(string) error { return errors.ErrUnsupported }
