@@ -1,0 +1,374 @@
+// Package cli is the plumbing every ctx binary shares: the kong grammar
+// options and global flags, locating the store, reading references, writing
+// canonical JSON results, and turning errors into messages and exit codes.
+//
+// It is the one package under lib/ that imports kong and prints.
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/ref"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// Exit codes, one table for every binary (DESIGN §2).
+const (
+	ExitOK      = 0 // success; no drift; valid; verified; replay exact
+	ExitFinding = 1 // a negative finding: drift, invalid log or pack, …
+	ExitError   = 2 // operational error: no store, not found, I/O, corrupt
+	ExitUsage   = 3 // bad flags or arguments
+	ExitReplay  = 4 // replay failed: a step could not be executed
+)
+
+// ExitTable is shown at the end of every --help.
+const ExitTable = `Exit codes:
+  0  success; no drift; valid; verified; replay exact
+  1  a negative finding: drift found, invalid log or pack, artifact modified
+     or without provenance, replay degraded
+  2  operational error: no store, pack or object not found, I/O error,
+     corrupt object
+  3  usage error: bad flags or arguments
+  4  replay failed: a step could not be executed`
+
+// Version and Commit are set at link time (-ldflags "-X …"); Commit falls
+// back to the VCS revision recorded by the Go toolchain.
+var (
+	Version = "0.1.0"
+	Commit  = ""
+)
+
+// Globals are the flags every binary shares. Embed it in a grammar.
+type Globals struct {
+	Store   string           `help:"Store directory: a .ctx directory or a directory holding one (default: $CTX_STORE, else the nearest .ctx/ above the working directory)." placeholder:"DIR" env:"CTX_STORE"`
+	Human   bool             `help:"Print a readable text rendering instead of JSON."`
+	Version kong.VersionFlag `help:"Print version, commit and Go version, then exit."`
+}
+
+// Flags returns g; embedding Globals gives a grammar this method.
+func (g *Globals) Flags() *Globals { return g }
+
+// Command is a binary's kong grammar with its action.
+type Command interface {
+	Flags() *Globals
+	Run(env *Env) error
+}
+
+// Describer is implemented by grammars that describe themselves in --help.
+type Describer interface {
+	Description() string
+}
+
+type exitPanic struct{ code int }
+
+// Run parses args into cmd, runs it and returns the exit code. It never
+// calls os.Exit, so tests can drive it in process.
+func Run(name string, cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	env := &Env{Name: name, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(exitPanic); ok {
+				code = e.code
+				return
+			}
+			panic(r)
+		}
+	}()
+	desc := ""
+	if d, ok := cmd.(Describer); ok {
+		desc = d.Description() + "\n\n"
+	}
+	parser, err := kong.New(cmd,
+		kong.Name(name),
+		kong.Description(desc+ExitTable),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { panic(exitPanic{code}) }),
+		kong.Vars{"version": versionString(name)},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		env.printErr(err)
+		return ExitError
+	}
+	if _, err := parser.Parse(args); err != nil {
+		env.printErr(err)
+		return ExitCode(err)
+	}
+	env.G = cmd.Flags()
+	env.stdoutTTY = isTerminal(stdout)
+	env.stderrTTY = isTerminal(stderr)
+	if err := cmd.Run(env); err != nil {
+		env.printErr(err)
+		return ExitCode(err)
+	}
+	return ExitOK
+}
+
+func versionString(name string) string {
+	commit := Commit
+	if commit == "" {
+		commit = "unknown"
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			for _, s := range bi.Settings {
+				if s.Key == "vcs.revision" {
+					commit = s.Value
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("%s %s (commit %s, %s)", name, Version, commit, runtime.Version())
+}
+
+// Error carries an exit code and an optional hint with an error. Silent
+// errors print nothing: the command has already reported its finding.
+type Error struct {
+	Code   int
+	Err    error
+	Hint   string
+	Silent bool
+}
+
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+func (e *Error) Unwrap() error { return e.Err }
+
+// ExitCode implements the exit-code protocol (kong's ExitCoder).
+func (e *Error) ExitCode() int { return e.Code }
+
+// Exit returns an error that makes Run exit with code without printing.
+func Exit(code int) error { return &Error{Code: code, Silent: true} }
+
+// Errorf returns an error with the given exit code.
+func Errorf(code int, format string, args ...any) error {
+	return &Error{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
+// WithCode attaches an exit code to err.
+func WithCode(code int, err error) error { return &Error{Code: code, Err: err} }
+
+// WithHint attaches a hint line to err, keeping its exit code.
+func WithHint(err error, hint string) error {
+	return &Error{Code: ExitCode(err), Err: err, Hint: hint}
+}
+
+// ExitCode maps an error to the exit-code table.
+func ExitCode(err error) int {
+	var coder interface{ ExitCode() int }
+	var parseErr *kong.ParseError
+	var amb *ref.AmbiguousError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &parseErr):
+		// Before ExitCoder: kong's ParseError has its own code (80).
+		return ExitUsage
+	case errors.As(err, &coder):
+		return coder.ExitCode()
+	case errors.Is(err, ref.ErrInvalid):
+		return ExitUsage
+	case errors.As(err, &amb):
+		return ExitError
+	}
+	return ExitError
+}
+
+func hintFor(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Hint != "" {
+		return e.Hint
+	}
+	var parseErr *kong.ParseError
+	switch {
+	case errors.Is(err, store.ErrNoStore):
+		return "run ctx-init to create a store here, or name one with --store DIR or CTX_STORE"
+	case errors.As(err, &parseErr):
+		return "see --help"
+	case errors.Is(err, store.ErrCorrupt):
+		return "run ctx-verify --store to check the whole store"
+	}
+	return ""
+}
+
+func (e *Env) printErr(err error) {
+	var ce *Error
+	if errors.As(err, &ce) && ce.Silent {
+		return
+	}
+	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, err)
+	if h := hintFor(err); h != "" {
+		fmt.Fprintf(e.Stderr, "%s: hint: %s\n", e.Name, h)
+	}
+}
+
+// Env is what a command runs with: its streams, global flags and store.
+type Env struct {
+	Name   string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	G      *Globals
+
+	stdoutTTY, stderrTTY bool
+	store                *store.Store
+}
+
+// Store opens the store once: --store or CTX_STORE, else the nearest .ctx/
+// above the working directory.
+func (e *Env) Store() (*store.Store, error) {
+	if e.store != nil {
+		return e.store, nil
+	}
+	var s *store.Store
+	var err error
+	if e.G != nil && e.G.Store != "" {
+		s, err = store.OpenAt(e.G.Store)
+	} else {
+		var wd string
+		wd, err = os.Getwd()
+		if err == nil {
+			s, err = store.Find(wd)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.store = s
+	return s, nil
+}
+
+// Result writes one result document: v's canonical JSON and a newline, in
+// one write. On a terminal the JSON is indented for reading.
+func (e *Env) Result(v any) error {
+	var b []byte
+	var err error
+	switch v := v.(type) {
+	case []byte:
+		b, err = canon.Canonicalize(v)
+	default:
+		b, err = canon.Marshal(v)
+	}
+	if err != nil {
+		return fmt.Errorf("encoding result: %w", err)
+	}
+	if e.stdoutTTY {
+		b = canon.Indent(b)
+	}
+	return e.write(append(b, '\n'))
+}
+
+// Text writes a --human rendering; a final newline is added if missing.
+func (e *Env) Text(s string) error {
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return e.write([]byte(s))
+}
+
+// Raw writes bytes to stdout unchanged (ctx-show --blob).
+func (e *Env) Raw(r io.Reader) error {
+	_, err := io.Copy(e.Stdout, r)
+	if err != nil {
+		return fmt.Errorf("writing output: %w", err)
+	}
+	return nil
+}
+
+func (e *Env) write(b []byte) error {
+	if _, err := e.Stdout.Write(b); err != nil {
+		return fmt.Errorf("writing output: %w", err)
+	}
+	return nil
+}
+
+// Human reports whether --human was given.
+func (e *Env) Human() bool { return e.G != nil && e.G.Human }
+
+// Warnf prints "NAME: warning: …" on stderr.
+func (e *Env) Warnf(format string, args ...any) {
+	fmt.Fprintf(e.Stderr, "%s: warning: %s\n", e.Name, fmt.Sprintf(format, args...))
+}
+
+// Errorf prints "NAME: error: …" on stderr without stopping; commands that
+// report several problems return Exit(code) afterwards.
+func (e *Env) Errorf(format string, args ...any) {
+	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, fmt.Sprintf(format, args...))
+}
+
+// Infof prints "NAME: …" on stderr: a note that is neither a warning nor
+// an error (what `--from auto` chose, for instance).
+func (e *Env) Infof(format string, args ...any) {
+	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Name, fmt.Sprintf(format, args...))
+}
+
+// Progressf prints a progress line on stderr, only when stderr is a
+// terminal.
+func (e *Env) Progressf(format string, args ...any) {
+	if e.stderrTTY {
+		fmt.Fprintf(e.Stderr, "\r\033[K%s: %s", e.Name, fmt.Sprintf(format, args...))
+	}
+}
+
+// ProgressDone ends a progress line.
+func (e *Env) ProgressDone() {
+	if e.stderrTTY {
+		fmt.Fprint(e.Stderr, "\r\033[K")
+	}
+}
+
+// StdoutIsTerminal reports whether stdout is a terminal.
+func (e *Env) StdoutIsTerminal() bool { return e.stdoutTTY }
+
+// Refs returns the references given as arguments or, when there are none
+// (or the only one is "-"), read from stdin as a stream of ctx output.
+func (e *Env) Refs(args []string) ([]ref.Item, error) {
+	if len(args) > 0 && !(len(args) == 1 && args[0] == "-") {
+		items := make([]ref.Item, len(args))
+		for i, a := range args {
+			items[i] = ref.Item{Ref: a}
+		}
+		return items, nil
+	}
+	if f, ok := e.Stdin.(*os.File); ok && isTerminal(f) {
+		return nil, Errorf(ExitUsage, "no reference given and stdin is a terminal")
+	}
+	return ref.ReadStream(e.Stdin)
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// ReadInput returns the contents of a file argument, or of stdin for "-".
+func (e *Env) ReadInput(name string) ([]byte, error) {
+	if name == "-" {
+		var buf bytes.Buffer
+		if _, err := buf.ReadFrom(e.Stdin); err != nil {
+			return nil, fmt.Errorf("reading stdin: %w", err)
+		}
+		return buf.Bytes(), nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
