@@ -1,0 +1,303 @@
+// Package sidecar reads and writes provenance sidecars: the small canonical
+// JSON file <artifact>.ctx.json that sits beside an artifact an agent
+// produced and names the context pack that made it.
+//
+//	{"content_ref":"sha256:…","context_pack":"sha256:…","inputs":["sha256:…"],
+//	 "output":"handlers/user.go","tools":["read_file"],"confidence":"high","notes":"…"}
+//
+// A sidecar is a claim; the pack is the record. ForPack derives the sidecars
+// of a pack from its manifest, so a verifier can compare a sidecar it was
+// handed with what the pack says. Write puts a sidecar under a directory
+// without ever leaving it, and never silently replaces a different one.
+package sidecar
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+)
+
+// Suffix is appended to an artifact's name to name its sidecar.
+const Suffix = ".ctx.json"
+
+// Sidecar is the provenance record of one pack output.
+type Sidecar struct {
+	ContextPack digest.Digest   `json:"context_pack"`
+	Output      string          `json:"output"`
+	ContentRef  digest.Digest   `json:"content_ref"`
+	Inputs      []digest.Digest `json:"inputs"`
+	Tools       []string        `json:"tools"`
+	Confidence  string          `json:"confidence,omitempty"`
+	Notes       string          `json:"notes,omitempty"`
+}
+
+// ErrExists reports an existing sidecar with other content, which Write
+// replaces only when forced.
+var ErrExists = errors.New("a different sidecar exists")
+
+// ForPack returns the sidecar of every output of m, in manifest order. m.Hash
+// must be set. Inputs are the content digests of the pack's inputs, in
+// manifest order and each once; tools are the distinct tool names of its
+// steps, sorted.
+func ForPack(m *manifest.Manifest) []Sidecar {
+	inputs := []digest.Digest{}
+	seen := map[digest.Digest]bool{}
+	for _, in := range m.Inputs {
+		if !seen[in.ContentRef] {
+			seen[in.ContentRef] = true
+			inputs = append(inputs, in.ContentRef)
+		}
+	}
+	tools := []string{}
+	for _, s := range m.Steps {
+		if s.Tool != "" && !slices.Contains(tools, s.Tool) {
+			tools = append(tools, s.Tool)
+		}
+	}
+	slices.Sort(tools)
+	out := make([]Sidecar, len(m.Outputs))
+	for i, o := range m.Outputs {
+		out[i] = Sidecar{
+			ContextPack: m.Hash,
+			Output:      o.Name,
+			ContentRef:  o.ContentRef,
+			Inputs:      inputs,
+			Tools:       tools,
+			Confidence:  o.Confidence,
+			Notes:       o.Notes,
+		}
+	}
+	return out
+}
+
+// Encode returns the stored form of sc: canonical JSON and a newline.
+func Encode(sc Sidecar) ([]byte, error) {
+	if sc.Inputs == nil {
+		sc.Inputs = []digest.Digest{}
+	}
+	if sc.Tools == nil {
+		sc.Tools = []string{}
+	}
+	b, err := canon.Marshal(sc)
+	if err != nil {
+		return nil, fmt.Errorf("encoding sidecar of %s: %w", sc.Output, err)
+	}
+	return append(b, '\n'), nil
+}
+
+// Parse decodes a sidecar strictly: unknown or duplicate members are errors,
+// and context_pack and output are required.
+func Parse(b []byte) (Sidecar, error) {
+	var sc Sidecar
+	if err := json.Unmarshal(b, &sc, json.RejectUnknownMembers(true)); err != nil {
+		return Sidecar{}, fmt.Errorf("parsing sidecar: %w", err)
+	}
+	switch {
+	case sc.ContextPack.IsZero():
+		return Sidecar{}, errors.New("parsing sidecar: context_pack is missing")
+	case sc.Output == "":
+		return Sidecar{}, errors.New("parsing sidecar: output is missing")
+	}
+	return sc, nil
+}
+
+// CheckName reports whether name can name an output, and so a sidecar under
+// a directory: a clean relative slash-separated path with no "..", no
+// leading "/", no NUL and no backslash.
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("empty output name")
+	case strings.ContainsRune(name, 0):
+		return fmt.Errorf("output name %q contains NUL", name)
+	case strings.Contains(name, `\`):
+		return fmt.Errorf("output name %q contains a backslash", name)
+	case strings.HasPrefix(name, "/"):
+		return fmt.Errorf("output name %q is absolute", name)
+	case path.Clean(name) != name || name == ".":
+		return fmt.Errorf("output name %q is not a clean relative path", name)
+	case name == ".." || strings.HasPrefix(name, "../"):
+		return fmt.Errorf("output name %q leaves its directory", name)
+	}
+	return nil
+}
+
+// Path returns where Write puts the sidecar of output name under dir.
+func Path(dir, name string) string {
+	return filepath.Join(dir, filepath.FromSlash(name+Suffix))
+}
+
+// Check reports, before anything is written, whether the sidecars of the
+// given output names can be written under dir: every name is valid, no
+// existing file or directory on the way leads outside dir or is in the way,
+// and dir, if it exists, is a directory. Sidecars that already exist are
+// not an error here: Write compares them.
+func Check(dir string, names []string) error {
+	for _, n := range names {
+		if err := CheckName(n); err != nil {
+			return fmt.Errorf("sidecars in %s: %w", dir, err)
+		}
+	}
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("sidecars in %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("sidecars in %s: not a directory", dir)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("sidecars in %s: %w", dir, err)
+	}
+	defer root.Close()
+	for _, n := range names {
+		if err := checkPath(root, n+Suffix); err != nil {
+			return fmt.Errorf("sidecar %s: %w", Path(dir, n), err)
+		}
+	}
+	return nil
+}
+
+// checkPath walks the existing prefix of name in root: every directory on
+// the way must be one (a symlink must stay inside root), and the sidecar
+// itself, if present, must be a regular file.
+func checkPath(root *os.Root, name string) error {
+	parts := strings.Split(name, "/")
+	for i := range parts {
+		p := filepath.FromSlash(strings.Join(parts[:i+1], "/"))
+		fi, err := root.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		last := i == len(parts)-1
+		if !last && !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory", p)
+		}
+		if last && !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s exists and is not a regular file", p)
+		}
+	}
+	return nil
+}
+
+// Write stores sc as dir/<output>.ctx.json, creating dir and the
+// directories a name like handlers/user.go needs, and returns the file's
+// path. It never leaves dir, even through a symlink inside it. An existing
+// sidecar with the same bytes is left alone; one with other bytes is
+// ErrExists unless force is set, in which case it is replaced atomically.
+func Write(dir string, sc Sidecar, force bool) (string, error) {
+	if err := CheckName(sc.Output); err != nil {
+		return "", fmt.Errorf("writing sidecar in %s: %w", dir, err)
+	}
+	p := Path(dir, sc.Output)
+	b, err := Encode(sc)
+	if err != nil {
+		return p, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return p, fmt.Errorf("writing sidecar %s: %w", p, err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return p, fmt.Errorf("writing sidecar %s: %w", p, err)
+	}
+	defer root.Close()
+	rel := filepath.FromSlash(sc.Output + Suffix)
+	if sub := filepath.Dir(rel); sub != "." {
+		if err := root.MkdirAll(sub, 0o755); err != nil {
+			return p, fmt.Errorf("writing sidecar %s: %w", p, err)
+		}
+	}
+	exists, same, err := compare(root, rel, b)
+	switch {
+	case err != nil:
+		return p, fmt.Errorf("writing sidecar %s: %w", p, err)
+	case same:
+		return p, nil
+	case exists && !force:
+		return p, fmt.Errorf("writing sidecar %s: %w", p, ErrExists)
+	}
+	tmp, err := writeTemp(root, rel, b)
+	if err != nil {
+		return p, fmt.Errorf("writing sidecar %s: %w", p, err)
+	}
+	defer root.Remove(tmp)
+	if force {
+		err = root.Rename(tmp, rel)
+	} else {
+		// A link never replaces: a sidecar created meanwhile by another
+		// writer is compared, not clobbered.
+		err = root.Link(tmp, rel)
+		if errors.Is(err, fs.ErrExist) {
+			if _, same, err = compare(root, rel, b); err == nil && !same {
+				err = ErrExists
+			}
+		}
+	}
+	if err != nil {
+		return p, fmt.Errorf("writing sidecar %s: %w", p, err)
+	}
+	return p, nil
+}
+
+// compare reports whether rel exists in root and whether it holds exactly
+// the bytes b.
+func compare(root *os.Root, rel string, b []byte) (exists, same bool, err error) {
+	old, err := root.ReadFile(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, false, nil
+	}
+	if err != nil {
+		return true, false, err
+	}
+	return true, bytes.Equal(old, b), nil
+}
+
+// writeTemp writes b to a new hidden file beside rel and returns its name.
+func writeTemp(root *os.Root, rel string, b []byte) (string, error) {
+	var rnd [8]byte
+	for range 10 {
+		rand.Read(rnd[:])
+		tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".tmp-"+hex.EncodeToString(rnd[:]))
+		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, werr := f.Write(b)
+		if werr == nil {
+			werr = f.Sync()
+		}
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			root.Remove(tmp)
+			return "", werr
+		}
+		return tmp, nil
+	}
+	return "", errors.New("cannot create a temporary file")
+}
