@@ -1,0 +1,192 @@
+// Command ctx-pack turns execution logs into immutable, content-addressed
+// context packs. It reads logs from its arguments (or stdin), validates each
+// completely before writing anything, stores the content, the manifest and
+// the packs/ entry, moves refs/latest (and a tag), and prints one canonical
+// JSON result per log: {"hash","uri","created","parent","previous",
+// "objects":{"new","reused"},"steps","inputs","outputs","tag"}.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+type packCmd struct {
+	cli.Globals
+	Logs  []string `arg:"" optional:"" help:"Execution logs to pack (default: stdin; - also means stdin)." placeholder:"LOG"`
+	Tag   string   `help:"Also point tag NAME at the new pack." placeholder:"NAME"`
+	Force bool     `help:"Move --tag even if it already points at another pack."`
+}
+
+func (c *packCmd) Description() string {
+	return "Pack execution logs into immutable, content-addressed context packs."
+}
+
+// source is one log read and validated, not yet packed.
+type source struct {
+	name string
+	data []byte
+	log  *execlog.Log
+}
+
+func (c *packCmd) Run(env *cli.Env) error {
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	if c.Tag != "" {
+		if err := store.CheckTagName(c.Tag); err != nil {
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+		if old, err := s.Ref(c.Tag); err == nil && !c.Force {
+			return cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s", c.Tag, old), "use --force to move it")
+		}
+	}
+	names := c.Logs
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	if len(names) > 1 && c.Tag != "" {
+		return cli.Errorf(cli.ExitUsage, "--tag names one pack; give one log")
+	}
+
+	// Validate every log before writing anything.
+	var srcs []source
+	bad := false
+	for _, name := range names {
+		src, err := c.read(env, s, name)
+		if err != nil {
+			var probs execlog.Problems
+			if !errors.As(err, &probs) {
+				return err
+			}
+			for _, p := range probs {
+				env.Errorf("%s:%s", src.name, prefixed(p))
+			}
+			bad = true
+			continue
+		}
+		srcs = append(srcs, src)
+	}
+	if bad {
+		return cli.Exit(cli.ExitFinding)
+	}
+
+	for _, src := range srcs {
+		for _, w := range src.log.Warnings {
+			env.Warnf("%s: %s", src.name, w)
+		}
+		if !src.log.Parent.IsZero() {
+			if ok, _ := s.HasPack(src.log.Parent); !ok {
+				env.Warnf("%s: parent %s is not a pack in this store", src.name, src.log.Parent)
+			}
+		}
+		if err := c.pack(env, s, src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prefixed renders a problem after "file:": "line:col: path: msg".
+func prefixed(p execlog.Problem) string {
+	if p.Line > 0 {
+		return p.Error()
+	}
+	return " " + p.Error()
+}
+
+func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error) {
+	src := source{name: name}
+	dir, err := os.Getwd()
+	if err != nil {
+		return src, err
+	}
+	if name == "-" {
+		src.name = "<stdin>"
+	} else {
+		dir = filepath.Dir(name)
+	}
+	src.data, err = env.ReadInput(name)
+	if err != nil {
+		return src, cli.WithCode(cli.ExitError, fmt.Errorf("reading log: %w", err))
+	}
+	src.log, err = execlog.Parse(src.data, execlog.Options{Dir: dir, SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH")})
+	if err != nil {
+		return src, err
+	}
+	return src, src.log.CheckStore(s)
+}
+
+// result is what ctx-pack prints for each pack.
+type result struct {
+	Hash     digest.Digest `json:"hash"`
+	URI      string        `json:"uri"`
+	Created  string        `json:"created"`
+	Parent   digest.Digest `json:"parent,omitzero"`
+	Previous digest.Digest `json:"previous,omitzero"`
+	Objects  execlog.Stats `json:"objects"`
+	Steps    int           `json:"steps"`
+	Inputs   int           `json:"inputs"`
+	Outputs  int           `json:"outputs"`
+	Tag      string        `json:"tag,omitzero"`
+}
+
+func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
+	m, stats, err := src.log.Pack(s)
+	if err != nil {
+		return fmt.Errorf("packing %s: %w", src.name, err)
+	}
+	res := result{
+		Hash: m.Hash, URI: m.Hash.URI(), Created: m.Created, Parent: m.Parent, Objects: stats,
+		Steps: len(m.Steps), Inputs: len(m.Inputs), Outputs: len(m.Outputs), Tag: c.Tag,
+	}
+	err = s.UpdateRef(store.Latest, func(old *digest.Digest) (digest.Digest, error) {
+		if old != nil {
+			res.Previous = *old
+		}
+		return m.Hash, nil
+	})
+	if err != nil {
+		return err
+	}
+	if c.Tag != "" {
+		err := s.UpdateRef(c.Tag, func(old *digest.Digest) (digest.Digest, error) {
+			if old != nil && *old != m.Hash && !c.Force {
+				return m.Hash, cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s", c.Tag, *old), "use --force to move it")
+			}
+			return m.Hash, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if env.Human() {
+		return env.Text(human(m, res))
+	}
+	return env.Result(res)
+}
+
+func human(m *manifest.Manifest, r result) string {
+	s := fmt.Sprintf("packed %s\n  created %s, model %s, %d steps, %d inputs, %d outputs\n  objects: %d new, %d reused\n",
+		r.Hash, r.Created, m.Model.Identifier, r.Steps, r.Inputs, r.Outputs, r.Objects.New, r.Objects.Reused)
+	if !r.Parent.IsZero() {
+		s += "  parent " + r.Parent.String() + "\n"
+	}
+	if r.Tag != "" {
+		s += "  tag " + r.Tag + "\n"
+	}
+	return s
+}
+
+func main() {
+	os.Exit(cli.Run("ctx-pack", &packCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

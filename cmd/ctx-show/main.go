@@ -1,0 +1,267 @@
+// Command ctx-show prints context packs. For each reference (arguments, or
+// a stream of ctx output on stdin) it prints the manifest with its hash as
+// canonical JSON, the pack in log form with content inlined (--resolve), or
+// a readable summary (--human). --blob REF writes one object's raw bytes.
+// Everything read is verified against its digest.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/ref"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+type showCmd struct {
+	cli.Globals
+	Refs    []string `arg:"" optional:"" help:"Packs to show: sha256:<hex>, <hex>, ctx://<hex>, a unique prefix (4+ hex digits), latest or a tag, with ^ or ~N for ancestors (default: read from stdin)." placeholder:"REF"`
+	Resolve bool     `help:"Print the pack as an execution log with every content inlined."`
+	Blob    string   `help:"Write the raw bytes of one object (a hash, prefix or pack reference) to stdout." placeholder:"REF"`
+}
+
+func (c *showCmd) Description() string {
+	return "Show context packs: the manifest, the resolved log, a readable summary, or one object's bytes."
+}
+
+func (c *showCmd) Run(env *cli.Env) error {
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	if c.Blob != "" {
+		if len(c.Refs) > 0 || c.Resolve || c.Human {
+			return cli.Errorf(cli.ExitUsage, "--blob takes no other references and no --resolve or --human")
+		}
+		return c.blob(env, s)
+	}
+	if c.Resolve && c.Human {
+		return cli.Errorf(cli.ExitUsage, "give --resolve or --human, not both")
+	}
+	items, err := env.Refs(c.Refs)
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return cli.Errorf(cli.ExitUsage, "no pack reference given (as an argument or on stdin)")
+	}
+	for _, it := range items {
+		if err := c.show(env, s, it.Ref); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
+	d, err := ref.Resolve(s, r)
+	if err != nil {
+		return err
+	}
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		if r != d.String() {
+			return fmt.Errorf("%s: %w", r, err)
+		}
+		return err
+	}
+	switch {
+	case c.Resolve:
+		l, err := execlog.FromManifest(s, m)
+		if err != nil {
+			return err
+		}
+		b, err := l.JSON()
+		if err != nil {
+			return err
+		}
+		return env.Result(b)
+	case c.Human:
+		text, err := human(s, m)
+		if err != nil {
+			return err
+		}
+		return env.Text(text)
+	}
+	b, err := manifest.JSON(m)
+	if err != nil {
+		return err
+	}
+	return env.Result(b)
+}
+
+// blobInMemory is the largest object checked before any byte is written;
+// larger ones are streamed and checked at their end.
+const blobInMemory = 64 << 20
+
+func (c *showCmd) blob(env *cli.Env, s *store.Store) error {
+	d, err := ref.ResolveObject(s, c.Blob)
+	if err != nil {
+		return err
+	}
+	size, err := s.Size(d)
+	if err != nil {
+		return err
+	}
+	if size <= blobInMemory {
+		b, err := s.Get(d)
+		if err != nil {
+			return err
+		}
+		return env.Raw(bytes.NewReader(b))
+	}
+	r, err := s.Open(d)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return env.Raw(r)
+}
+
+func human(s *store.Store, m *manifest.Manifest) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pack     %s\n", m.Hash)
+	fmt.Fprintf(&b, "created  %s\n", m.Created)
+	if !m.Parent.IsZero() {
+		fmt.Fprintf(&b, "parent   %s\n", m.Parent)
+	}
+	fmt.Fprintf(&b, "model    %s", m.Model.Identifier)
+	if len(m.Model.Parameters) > 0 {
+		fmt.Fprintf(&b, " %s", m.Model.Parameters)
+	}
+	b.WriteString("\n")
+	if !m.SystemPrompt.IsZero() {
+		line, err := firstLine(s, m.SystemPrompt)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "system   %s\n", line)
+	}
+	fmt.Fprintf(&b, "\nprompts (%d)\n", len(m.Prompts))
+	for i, p := range m.Prompts {
+		line, err := firstLine(s, p.ContentRef)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "  [%d] %s: %s\n", i, p.Role, line)
+	}
+	fmt.Fprintf(&b, "\ninputs (%d)\n", len(m.Inputs))
+	w := 0
+	for _, f := range m.Inputs {
+		w = max(w, len(f.Name))
+	}
+	for _, f := range m.Inputs {
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, f.Name, size(f.Size))
+	}
+	fmt.Fprintf(&b, "\nsteps (%d)\n", len(m.Steps))
+	for _, st := range m.Steps {
+		tool := st.Tool
+		if tool == "" {
+			tool = "-"
+		}
+		fmt.Fprintf(&b, "  [%d] %s %s", st.Index, st.Type, tool)
+		if len(st.Parameters) > 0 {
+			fmt.Fprintf(&b, " %s", clip(string(st.Parameters), 100))
+		}
+		if st.OutputRef.IsZero() {
+			b.WriteString(" -> no output")
+		} else {
+			n, err := s.Size(st.OutputRef)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, " -> %s", size(n))
+		}
+		if st.Deterministic {
+			b.WriteString(", deterministic")
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\noutputs (%d)\n", len(m.Outputs))
+	w = 0
+	for _, o := range m.Outputs {
+		w = max(w, len(o.Name))
+	}
+	for _, o := range m.Outputs {
+		fmt.Fprintf(&b, "  %-*s  %s", w, o.Name, size(o.Size))
+		if o.Confidence != "" {
+			fmt.Fprintf(&b, ", confidence %s", o.Confidence)
+		}
+		if o.Notes != "" {
+			fmt.Fprintf(&b, ", notes: %s", clip(o.Notes, 80))
+		}
+		b.WriteString("\n")
+	}
+	env := m.Environment
+	if env.OS != "" || env.Runtime != "" || len(env.ToolVersions) > 0 {
+		b.WriteString("\nenvironment\n")
+		if env.OS != "" {
+			fmt.Fprintf(&b, "  os       %s\n", env.OS)
+		}
+		if env.Runtime != "" {
+			fmt.Fprintf(&b, "  runtime  %s\n", env.Runtime)
+		}
+		for _, k := range sortedKeys(env.ToolVersions) {
+			fmt.Fprintf(&b, "  tool     %s %s\n", k, env.ToolVersions[k])
+		}
+	}
+	return b.String(), nil
+}
+
+// firstLine returns the first line of an object's text, clipped.
+func firstLine(s *store.Store, d digest.Digest) (string, error) {
+	b, err := s.Get(d)
+	if err != nil {
+		return "", err
+	}
+	text := string(b)
+	line, rest, _ := strings.Cut(text, "\n")
+	line = clip(line, 100)
+	if strings.TrimSpace(rest) != "" {
+		line += " …"
+	}
+	return line, nil
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+func size(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+func main() {
+	os.Exit(cli.Run("ctx-show", &showCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,182 @@
+package execlog
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+type contentKind int
+
+const (
+	inline     contentKind = iota // a JSON string
+	base64Text                    // a JSON string of standard base64
+	file                          // a file to read
+	ref                           // an object already stored
+)
+
+// Content is where one piece of content comes from.
+type Content struct {
+	kind contentKind
+	raw  []byte // quoted JSON string token (inline, base64Text)
+	file string // absolute or log-relative path (file)
+	ref  digest.Digest
+	at   canon.Path // where the log gives it, for messages
+}
+
+// The four member names that can give content, in this order: text,
+// base64, file, object.
+type keySet [4]string
+
+var (
+	contentKeys = keySet{"content", "content_base64", "path", "content_ref"}
+	outputKeys  = keySet{"output", "output_base64", "output_path", "output_ref"}
+)
+
+// content reads the one member of keys that gives the content.
+func (o *object) content(keys keySet, required bool) *Content {
+	var given []string
+	var c *Content
+	for i, k := range keys {
+		v := o.get(k)
+		if v == nil {
+			continue
+		}
+		given = append(given, k)
+		at := o.at.Key(k)
+		if v.kind != '"' {
+			o.p.errorf(v, at, "expected string, got %s", kindName(v.kind))
+			continue
+		}
+		c = &Content{kind: contentKind(i), raw: v.raw, at: at}
+		switch c.kind {
+		case base64Text:
+			if _, err := io.Copy(io.Discard, base64.NewDecoder(base64.StdEncoding, newStringReader(v.raw))); err != nil {
+				o.p.errorf(v, at, "not valid standard base64: %v", err)
+			}
+		case file:
+			name := decodeString(v.raw)
+			if name == "" {
+				o.p.errorf(v, at, "empty path")
+				continue
+			}
+			if !filepath.IsAbs(name) {
+				name = filepath.Join(o.p.opts.Dir, name)
+			}
+			fi, err := os.Stat(name)
+			switch {
+			case err != nil:
+				o.p.errorf(v, at, "cannot read %s: %v", name, unwrapPathErr(err))
+			case !fi.Mode().IsRegular():
+				o.p.errorf(v, at, "%s is not a regular file", name)
+			}
+			c.file = name
+		case ref:
+			d, err := digest.Parse(decodeString(v.raw))
+			if err != nil {
+				o.p.errorf(v, at, "%v", err)
+			}
+			c.ref = d
+		}
+	}
+	switch {
+	case len(given) > 1:
+		o.p.errorf(o.n, o.at, "give only one of %s (got %s)", strings.Join(keys[:], ", "), strings.Join(given, " and "))
+		return nil
+	case len(given) == 0 && required:
+		o.p.errorf(o.n, o.at.Key(keys[0]), "required field is missing (or one of %s)", strings.Join(keys[1:], ", "))
+	}
+	return c
+}
+
+func unwrapPathErr(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// Size returns the content's size in bytes.
+func (c *Content) Size(s *store.Store) (int64, error) {
+	switch c.kind {
+	case inline:
+		if b, ok := plain(c.raw); ok {
+			return int64(len(b)), nil
+		}
+	case file:
+		fi, err := os.Stat(c.file)
+		if err != nil {
+			return 0, err
+		}
+		return fi.Size(), nil
+	case ref:
+		return s.Size(c.ref)
+	}
+	r, err := c.open(s)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	return io.Copy(io.Discard, r)
+}
+
+// open returns a reader of the content's bytes.
+func (c *Content) open(s *store.Store) (io.ReadCloser, error) {
+	switch c.kind {
+	case inline:
+		if b, ok := plain(c.raw); ok {
+			return io.NopCloser(bytes.NewReader(b)), nil
+		}
+		return io.NopCloser(newStringReader(c.raw)), nil
+	case base64Text:
+		return io.NopCloser(base64.NewDecoder(base64.StdEncoding, newStringReader(c.raw))), nil
+	case file:
+		f, err := os.Open(c.file)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.at, err)
+		}
+		return f, nil
+	}
+	return s.Open(c.ref)
+}
+
+// smallInline is the size below which escaped text is decoded in memory
+// rather than streamed through a temporary file.
+const smallInline = 1 << 20
+
+// put stores the content and returns its digest and size.
+func (c *Content) put(s *store.Store) (d digest.Digest, size int64, created bool, err error) {
+	switch c.kind {
+	case inline:
+		if b, ok := plain(c.raw); ok {
+			d, created, err = s.Put(b)
+			return d, int64(len(b)), created, err
+		}
+		if len(c.raw) < smallInline {
+			b := []byte(decodeString(c.raw))
+			d, created, err = s.Put(b)
+			return d, int64(len(b)), created, err
+		}
+	case ref:
+		size, err = s.Size(c.ref)
+		return c.ref, size, false, err
+	}
+	r, err := c.open(s)
+	if err != nil {
+		return d, 0, false, err
+	}
+	defer r.Close()
+	d, size, created, err = s.PutReader(r)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", c.at, err)
+	}
+	return d, size, created, err
+}

@@ -1,0 +1,113 @@
+package execlog
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// Stats counts the distinct objects a pack references, manifest included:
+// New were written by this pack, Reused were already stored.
+type Stats struct {
+	New    int `json:"new"`
+	Reused int `json:"reused"`
+}
+
+// Pack stores the log's content and finalizes its manifest in s. Content
+// objects are written first (by as many workers as there are CPUs), then
+// manifest.Commit makes them durable and writes the manifest and the packs/
+// entry. The returned manifest has its Hash set.
+func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
+	m := &manifest.Manifest{
+		Version:     manifest.Version,
+		Created:     l.Created,
+		Parent:      l.Parent,
+		Model:       l.Model,
+		Prompts:     make([]manifest.Prompt, len(l.Prompts)),
+		Inputs:      make([]manifest.File, len(l.Inputs)),
+		Steps:       make([]manifest.Step, len(l.Steps)),
+		Outputs:     make([]manifest.Output, len(l.Outputs)),
+		Environment: l.Environment,
+		Metadata:    l.Metadata,
+	}
+	type job struct {
+		c    *Content
+		d    *digest.Digest
+		size *int64
+	}
+	var jobs []job
+	if l.SystemPrompt != nil {
+		jobs = append(jobs, job{c: l.SystemPrompt, d: &m.SystemPrompt})
+	}
+	for i, p := range l.Prompts {
+		m.Prompts[i].Role = p.Role
+		jobs = append(jobs, job{c: &l.Prompts[i].Content, d: &m.Prompts[i].ContentRef})
+	}
+	for i, f := range l.Inputs {
+		m.Inputs[i].Name = f.Name
+		jobs = append(jobs, job{c: &l.Inputs[i].Content, d: &m.Inputs[i].ContentRef, size: &m.Inputs[i].Size})
+	}
+	for i, st := range l.Steps {
+		m.Steps[i] = manifest.Step{
+			Index: st.Index, Type: st.Type, Tool: st.Tool, Parameters: st.Parameters,
+			Deterministic: st.Deterministic, Timestamp: st.Timestamp, Metadata: st.Metadata,
+		}
+		if st.Output != nil {
+			jobs = append(jobs, job{c: st.Output, d: &m.Steps[i].OutputRef})
+		}
+	}
+	for i, o := range l.Outputs {
+		m.Outputs[i] = manifest.Output{Name: o.Name, Confidence: o.Confidence, Notes: o.Notes}
+		jobs = append(jobs, job{c: &l.Outputs[i].Content, d: &m.Outputs[i].ContentRef, size: &m.Outputs[i].Size})
+	}
+
+	created := make([]bool, len(jobs))
+	errs := make([]error, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := jobs[i]
+				d, size, c, err := j.c.put(s)
+				*j.d, created[i], errs[i] = d, c, err
+				if j.size != nil {
+					*j.size = size
+				}
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, Stats{}, err
+		}
+	}
+
+	d, manifestNew, err := manifest.Commit(s, m)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	isNew := map[digest.Digest]bool{d: manifestNew}
+	for i, j := range jobs {
+		isNew[*j.d] = isNew[*j.d] || created[i]
+	}
+	var st Stats
+	for _, n := range isNew {
+		if n {
+			st.New++
+		} else {
+			st.Reused++
+		}
+	}
+	return m, st, nil
+}
