@@ -15,7 +15,8 @@
 //	sha256 FILE HEX         require FILE's SHA-256 to be HEX ($VAR expands)
 //	setenv-stdout NAME [GJSON]
 //	                        set $NAME to the trimmed stdout of the last
-//	                        command, or to a gjson path of it
+//	                        command, or to a gjson path of its first line;
+//	                        the @hex modifier strips "sha256:" (hash|@hex)
 package e2e
 
 import (
@@ -127,6 +128,12 @@ func cmdSHA256(ts *testscript.TestScript, neg bool, args []string) {
 	if (got == want) == neg {
 		ts.Fatalf("sha256 of %s is %s, want %s%s", args[0], got, map[bool]string{true: "not "}[neg], want)
 	}
+}
+
+func init() {
+	gjson.AddModifier("hex", func(json, arg string) string {
+		return strings.Replace(json, "sha256:", "", 1)
+	})
 }
 
 func cmdSetenvStdout(ts *testscript.TestScript, neg bool, args []string) {
