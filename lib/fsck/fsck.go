@@ -1,0 +1,649 @@
+package fsck
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// Options tune a verification.
+type Options struct {
+	// Workers is how many objects are hashed at once; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, if set, is called now and then with the number of objects
+	// and bytes hashed so far. Calls never overlap.
+	Progress func(objects int, bytes int64)
+}
+
+// Store verifies the whole store s: every object's name is its content's
+// SHA-256; every packs/ entry names a manifest that parses, agrees with
+// the entry and references only objects that exist; refs point at
+// finalized packs; nothing is a symlink and nothing lies outside the
+// layout. Problems are violations in the report; the error is only for a
+// store that cannot be read at all.
+func Store(s *store.Store, opt Options) (*Report, error) {
+	c := newChecker(s, opt)
+	ents, err := os.ReadDir(s.Root())
+	if err != nil {
+		return nil, fmt.Errorf("verifying store %s: %w", s.Root(), err)
+	}
+	have := map[string]bool{}
+	for _, e := range ents {
+		name := e.Name()
+		switch name {
+		case "config.json":
+			c.wantFile(name, e)
+		case "objects", "packs", "refs", "drafts", "tmp":
+			have[name] = c.wantDir(name, e)
+		default:
+			if strings.HasPrefix(name, ".tmp-") {
+				c.warnTemp(name)
+			} else {
+				c.violate(RuleLayout, name, "is not part of the store layout")
+			}
+		}
+	}
+	for _, d := range []string{"objects", "packs", "refs"} {
+		if _, seen := have[d]; !seen {
+			c.violate(RuleLayout, d, "directory is missing")
+		}
+	}
+	if have["objects"] {
+		c.checkObjects()
+	}
+	if have["packs"] {
+		c.checkPacks()
+	}
+	if have["refs"] {
+		c.checkRefs()
+	}
+	if have["drafts"] {
+		c.checkDrafts()
+	}
+	if have["tmp"] {
+		c.checkTmp()
+	}
+	return c.report(digest.Digest{}), nil
+}
+
+// Pack verifies the pack d in s: it is finalized, its manifest object
+// hashes to d and parses, its packs/ entry agrees with it, and every
+// object it references exists and hashes to its name. A d that names
+// neither a pack entry nor an object is store.ErrNotFound.
+func Pack(s *store.Store, d digest.Digest, opt Options) (*Report, error) {
+	c := newChecker(s, opt)
+	rel := "packs/" + d.Hex()
+	entry, err := c.readEntry(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		if ok, _ := s.Has(d); !ok {
+			return nil, fmt.Errorf("pack %s: %w", d, store.ErrNotFound)
+		}
+		c.violate(RuleEntry, rel, "is missing: the manifest object exists but the pack was never finalized")
+	}
+	c.verify([]digest.Digest{d})
+	if m := c.manifest(d, rel); m != nil {
+		c.verify(m.Refs())
+		c.checkPack(d, rel, m, entry, err == nil)
+	}
+	return c.report(d), nil
+}
+
+type checker struct {
+	s       *store.Store
+	workers int
+	prog    func(int, int64)
+
+	mu         sync.Mutex
+	violations []Violation
+	warnings   []Violation
+	objects    int
+	bytes      int64
+	packs      int
+	refCount   int
+	state      map[digest.Digest]bool // hashed objects: true if intact
+}
+
+func newChecker(s *store.Store, opt Options) *checker {
+	w := opt.Workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	return &checker{s: s, workers: w, prog: opt.Progress, state: map[digest.Digest]bool{}}
+}
+
+func (c *checker) report(pack digest.Digest) *Report {
+	return &Report{
+		Store: c.s.Root(), Pack: pack,
+		Objects: c.objects, Bytes: c.bytes, Packs: c.packs, Refs: c.refCount,
+		Violations: sortViolations(c.violations),
+		Warnings:   sortViolations(c.warnings),
+	}
+}
+
+func (c *checker) violate(rule, path, format string, args ...any) {
+	v := Violation{RuleID: rule, Path: path, Message: fmt.Sprintf(format, args...)}
+	c.mu.Lock()
+	c.violations = append(c.violations, v)
+	c.mu.Unlock()
+}
+
+func (c *checker) warn(rule, path, format string, args ...any) {
+	v := Violation{RuleID: rule, Path: path, Message: fmt.Sprintf(format, args...)}
+	c.mu.Lock()
+	c.warnings = append(c.warnings, v)
+	c.mu.Unlock()
+}
+
+func (c *checker) warnTemp(rel string) {
+	c.warn(RuleTemp, rel, "leftover temporary file of an interrupted or running write; safe to delete when no ctx command is running")
+}
+
+func (c *checker) abs(rel string) string {
+	return filepath.Join(c.s.Root(), filepath.FromSlash(rel))
+}
+
+// ioMessage is err without the absolute path an *fs.PathError carries, so
+// that messages do not depend on where the store lives.
+func ioMessage(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// fileType describes a non-regular, non-directory entry.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "is a symlink"
+	case m&fs.ModeDevice != 0:
+		return "is a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "is a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "is a socket"
+	}
+	return "is not a regular file"
+}
+
+// wantFile reports whether e is a regular file, and a violation if not.
+func (c *checker) wantFile(rel string, e fs.DirEntry) bool {
+	t := e.Type()
+	switch {
+	case t.IsRegular():
+		return true
+	case t.IsDir():
+		c.violate(RuleFileType, rel, "is a directory where a file belongs")
+	default:
+		c.violate(RuleFileType, rel, "%s", fileType(t))
+	}
+	return false
+}
+
+// wantDir reports whether e is a directory, and a violation if not.
+func (c *checker) wantDir(rel string, e fs.DirEntry) bool {
+	t := e.Type()
+	switch {
+	case t.IsDir():
+		return true
+	case t.IsRegular():
+		c.violate(RuleFileType, rel, "is a file where a directory belongs")
+	default:
+		c.violate(RuleFileType, rel, "%s", fileType(t))
+	}
+	return false
+}
+
+// readDir lists rel, reporting a directory that cannot be read.
+func (c *checker) readDir(rel string) ([]fs.DirEntry, bool) {
+	ents, err := os.ReadDir(c.abs(rel))
+	if err != nil {
+		c.violate(RuleLayout, rel, "cannot be listed: %s", ioMessage(err))
+		return nil, false
+	}
+	return ents, true
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkObjects hashes every object, one fan-out directory per task, on all
+// workers.
+func (c *checker) checkObjects() {
+	ents, ok := c.readDir("objects")
+	if !ok {
+		return
+	}
+	var fans []string
+	for _, e := range ents {
+		rel := "objects/" + e.Name()
+		if len(e.Name()) != 2 || !isLowerHex(e.Name()) {
+			c.violate(RuleLayout, rel, "is not an object fan-out directory (two lowercase hex digits)")
+			continue
+		}
+		if c.wantDir(rel, e) {
+			fans = append(fans, e.Name())
+		}
+	}
+	c.parallel(len(fans), func(w *worker, i int) { c.fanout(w, fans[i]) })
+}
+
+// worker holds one hashing goroutine's reusable state.
+type worker struct {
+	buf   []byte
+	h     hash.Hash
+	state map[digest.Digest]bool
+	objs  int
+	bytes int64
+}
+
+// parallel runs task(0…n-1) on c.workers goroutines, then merges what
+// each worker hashed.
+func (c *checker) parallel(n int, task func(w *worker, i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(c.workers, n) {
+		wg.Go(func() {
+			w := &worker{buf: make([]byte, 256<<10), h: sha256.New(), state: map[digest.Digest]bool{}}
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				task(w, i)
+				c.merge(w)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func (c *checker) merge(w *worker) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for d, ok := range w.state {
+		c.state[d] = ok
+	}
+	clear(w.state)
+	c.objects += w.objs
+	c.bytes += w.bytes
+	w.objs, w.bytes = 0, 0
+	if c.prog != nil {
+		c.prog(c.objects, c.bytes)
+	}
+}
+
+// fanout hashes the objects in objects/<fan>.
+func (c *checker) fanout(w *worker, fan string) {
+	dir := "objects/" + fan
+	ents, ok := c.readDir(dir)
+	if !ok {
+		return
+	}
+	for _, e := range ents {
+		rel := dir + "/" + e.Name()
+		if len(e.Name()) != digest.HexSize-2 || !isLowerHex(e.Name()) {
+			c.violate(RuleLayout, rel, "is not an object name (62 lowercase hex digits)")
+			continue
+		}
+		d, _ := digest.Parse(fan + e.Name())
+		if !c.wantFile(rel, e) {
+			// Present but unusable: references to it are not dangling.
+			w.state[d] = false
+			continue
+		}
+		c.hashObject(w, d, rel)
+	}
+}
+
+// hashObject hashes the object d at rel and records whether it is intact.
+func (c *checker) hashObject(w *worker, d digest.Digest, rel string) {
+	f, err := os.Open(c.abs(rel))
+	if err != nil {
+		c.violate(RuleObject, rel, "cannot be read: %s", ioMessage(err))
+		w.state[d] = false
+		return
+	}
+	defer f.Close()
+	w.h.Reset()
+	n, err := io.CopyBuffer(w.h, onlyReader{f}, w.buf)
+	w.objs++
+	w.bytes += n
+	if err != nil {
+		c.violate(RuleObject, rel, "cannot be read: %s", ioMessage(err))
+		w.state[d] = false
+		return
+	}
+	var got digest.Digest
+	w.h.Sum(got[:0])
+	if got != d {
+		c.violate(RuleObject, rel, "content hashes to %s, not to its name", got)
+		w.state[d] = false
+		return
+	}
+	w.state[d] = true
+}
+
+// onlyReader hides *os.File's WriterTo, so CopyBuffer uses our buffer.
+type onlyReader struct{ io.Reader }
+
+// verify hashes the objects ds that have not been hashed yet; one that is
+// absent stays out of c.state, which is how references find it missing.
+func (c *checker) verify(ds []digest.Digest) {
+	var todo []digest.Digest
+	c.mu.Lock()
+	for _, d := range ds {
+		if _, done := c.state[d]; !done {
+			todo = append(todo, d)
+		}
+	}
+	c.mu.Unlock()
+	c.parallel(len(todo), func(w *worker, i int) {
+		d := todo[i]
+		rel := "objects/" + d.Hex()[:2] + "/" + d.Hex()[2:]
+		fi, err := os.Lstat(c.abs(rel))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return
+		case err != nil:
+			c.violate(RuleObject, rel, "cannot be read: %s", ioMessage(err))
+			w.state[d] = false
+		case !fi.Mode().IsRegular():
+			c.violate(RuleFileType, rel, "%s", fileType(fi.Mode().Type()))
+			w.state[d] = false
+		default:
+			c.hashObject(w, d, rel)
+		}
+	})
+}
+
+// manifest returns the parsed manifest of pack d, whose object must have
+// been hashed, or nil after reporting why there is none.
+func (c *checker) manifest(d digest.Digest, rel string) *manifest.Manifest {
+	obj := "objects/" + d.Hex()[:2] + "/" + d.Hex()[2:]
+	intact, seen := c.state[d]
+	switch {
+	case !seen:
+		c.violate(RuleManifest, rel, "manifest object %s is missing", obj)
+		return nil
+	case !intact:
+		c.violate(RuleManifest, rel, "manifest object %s is corrupt", obj)
+		return nil
+	}
+	b, err := os.ReadFile(c.abs(obj))
+	if err != nil {
+		c.violate(RuleManifest, rel, "manifest object %s cannot be read: %s", obj, ioMessage(err))
+		return nil
+	}
+	if digest.Of(b) != d {
+		c.violate(RuleManifest, rel, "manifest object %s is corrupt", obj)
+		return nil
+	}
+	m, err := manifest.Parse(b)
+	if err != nil {
+		c.violate(RuleManifest, rel, "manifest does not parse: %s", strings.TrimPrefix(err.Error(), "parsing manifest: "))
+		return nil
+	}
+	m.Hash = d
+	return m
+}
+
+func (c *checker) readEntry(rel string) ([]byte, error) {
+	fi, err := os.Lstat(c.abs(rel))
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.violate(RuleEntry, rel, "cannot be read: %s", ioMessage(err))
+		}
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		c.violate(RuleFileType, rel, "%s", fileType(fi.Mode().Type()))
+		return nil, errors.New("not a regular file")
+	}
+	b, err := os.ReadFile(c.abs(rel))
+	if err != nil {
+		c.violate(RuleEntry, rel, "cannot be read: %s", ioMessage(err))
+	}
+	return b, err
+}
+
+// checkPack checks a pack whose manifest parsed and whose objects have
+// been hashed: its entry (when it has one) and its references.
+func (c *checker) checkPack(d digest.Digest, rel string, m *manifest.Manifest, entry []byte, haveEntry bool) {
+	if haveEntry {
+		c.checkEntry(d, rel, m, entry)
+	}
+	for _, r := range refFields(m) {
+		if _, seen := c.state[r.d]; !seen {
+			c.violate(RuleDangling, rel, "%s references %s, which is not in the store", r.field, r.d)
+		}
+	}
+	if !m.Parent.IsZero() {
+		if ok, _ := c.s.HasPack(m.Parent); !ok {
+			c.warn(RuleParent, rel, "parent %s is not a finalized pack in this store", m.Parent)
+		}
+	}
+}
+
+func (c *checker) checkEntry(d digest.Digest, rel string, m *manifest.Manifest, entry []byte) {
+	want, err := manifest.EncodeSummary(manifest.Summarize(m))
+	if err != nil || bytes.Equal(entry, want) {
+		return
+	}
+	got, ok := c.parseEntry(d, rel, entry)
+	if !ok {
+		return
+	}
+	w := manifest.Summarize(m)
+	var diff []string
+	for _, f := range []struct {
+		name string
+		same bool
+	}{
+		{"created", got.Created == w.Created},
+		{"model", got.Model == w.Model},
+		{"steps", got.Steps == w.Steps},
+		{"inputs", got.Inputs == w.Inputs},
+		{"outputs", got.Outputs == w.Outputs},
+		{"parent", got.Parent == w.Parent},
+	} {
+		if !f.same {
+			diff = append(diff, f.name)
+		}
+	}
+	if len(diff) > 0 {
+		c.violate(RuleEntry, rel, "disagrees with its manifest on %s", strings.Join(diff, ", "))
+		return
+	}
+	c.violate(RuleEntry, rel, "is not in canonical form")
+}
+
+// parseEntry parses the packs/ entry of d, reporting why it does not.
+func (c *checker) parseEntry(d digest.Digest, rel string, entry []byte) (manifest.Summary, bool) {
+	if err := canon.Check(entry); err != nil {
+		c.violate(RuleEntry, rel, "is not valid JSON: %s", err)
+		return manifest.Summary{}, false
+	}
+	sum, err := manifest.ParseSummary(d, entry)
+	if err != nil {
+		var ce *store.CorruptError
+		if errors.As(err, &ce) {
+			err = ce.Err
+		}
+		c.violate(RuleEntry, rel, "does not parse: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return manifest.Summary{}, false
+	}
+	return sum, true
+}
+
+type refField struct {
+	field string
+	d     digest.Digest
+}
+
+// refFields lists every object reference of m with the manifest field
+// holding it.
+func refFields(m *manifest.Manifest) []refField {
+	var out []refField
+	add := func(d digest.Digest, format string, args ...any) {
+		if !d.IsZero() {
+			out = append(out, refField{fmt.Sprintf(format, args...), d})
+		}
+	}
+	add(m.SystemPrompt, "system_prompt")
+	for i, p := range m.Prompts {
+		add(p.ContentRef, "prompts[%d].content_ref", i)
+	}
+	for i, f := range m.Inputs {
+		add(f.ContentRef, "inputs[%d].content_ref", i)
+	}
+	for i, s := range m.Steps {
+		add(s.OutputRef, "steps[%d].output_ref", i)
+	}
+	for i, o := range m.Outputs {
+		add(o.ContentRef, "outputs[%d].content_ref", i)
+	}
+	return out
+}
+
+// checkPacks checks every packs/ entry against the hashed objects.
+func (c *checker) checkPacks() {
+	ents, ok := c.readDir("packs")
+	if !ok {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		rel := "packs/" + name
+		switch {
+		case strings.HasPrefix(name, ".tmp-"):
+			c.warnTemp(rel)
+			continue
+		case len(name) != digest.HexSize || !isLowerHex(name):
+			c.violate(RuleLayout, rel, "is not a pack entry name (64 lowercase hex digits)")
+			continue
+		case !c.wantFile(rel, e):
+			continue
+		}
+		c.packs++
+		d, _ := digest.Parse(name)
+		entry, err := c.readEntry(rel)
+		if m := c.manifest(d, rel); m != nil {
+			c.checkPack(d, rel, m, entry, err == nil)
+		} else if err == nil {
+			c.parseEntry(d, rel, entry)
+		}
+	}
+}
+
+// checkRefs checks refs/latest and every tag.
+func (c *checker) checkRefs() {
+	ents, ok := c.readDir("refs")
+	if !ok {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		rel := "refs/" + name
+		switch {
+		case name == store.Latest:
+			if c.wantFile(rel, e) {
+				c.checkRef(store.Latest, rel)
+			}
+		case name == "tags":
+			if c.wantDir(rel, e) {
+				c.checkTags()
+			}
+		case strings.HasSuffix(name, ".lock"):
+			c.warn(RuleTemp, rel, "lock file of an interrupted or running ref update; safe to delete when no ctx command is running")
+		default:
+			c.violate(RuleLayout, rel, "is not part of the store layout")
+		}
+	}
+}
+
+func (c *checker) checkTags() {
+	ents, ok := c.readDir("refs/tags")
+	if !ok {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		rel := "refs/tags/" + name
+		switch {
+		case strings.HasSuffix(name, ".lock"):
+			c.warn(RuleTemp, rel, "lock file of an interrupted or running ref update; safe to delete when no ctx command is running")
+		case !c.wantFile(rel, e):
+		case store.CheckTagName(name) != nil:
+			c.refCount++
+			c.violate(RuleRef, rel, "is not a valid tag name")
+		default:
+			c.checkRef(name, rel)
+		}
+	}
+}
+
+func (c *checker) checkRef(name, rel string) {
+	c.refCount++
+	b, err := os.ReadFile(c.abs(rel))
+	if err != nil {
+		c.violate(RuleRef, rel, "cannot be read: %s", ioMessage(err))
+		return
+	}
+	text := strings.TrimSuffix(string(b), "\n")
+	d, err := digest.Parse(text)
+	if err != nil || !strings.HasPrefix(text, "sha256:") || d.String() != text {
+		if len(text) > 80 {
+			text = text[:80] + "…"
+		}
+		c.violate(RuleRef, rel, "holds %q, not sha256:<64 lowercase hex digits>", text)
+		return
+	}
+	if ok, _ := c.s.HasPack(d); !ok {
+		c.violate(RuleRef, rel, "points at %s, which is not a finalized pack", d)
+	}
+}
+
+// checkDrafts only checks that drafts are plain files: their content is an
+// editable log, not part of any pack.
+func (c *checker) checkDrafts() {
+	ents, ok := c.readDir("drafts")
+	if !ok {
+		return
+	}
+	for _, e := range ents {
+		c.wantFile("drafts/"+e.Name(), e)
+	}
+}
+
+func (c *checker) checkTmp() {
+	ents, ok := c.readDir("tmp")
+	if !ok {
+		return
+	}
+	for _, e := range ents {
+		c.warnTemp("tmp/" + e.Name())
+	}
+}
