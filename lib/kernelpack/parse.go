@@ -78,7 +78,7 @@ func describe(r rune) string {
 	if r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || (r >= 0xD800 && r <= 0xDFFF) || r == 0xFEFF || r == 0x2028 || r == 0x2029 {
 		return fmt.Sprintf("character U+%04X", r)
 	}
-	return fmt.Sprintf("character %q", string(r))
+	return "character '" + string(r) + "'"
 }
 
 func (p *parser) skipSpace() {
