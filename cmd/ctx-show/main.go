@@ -66,10 +66,10 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 	}
 	m, err := manifest.Load(s, d)
 	if err != nil {
-		if r != d.String() {
-			return fmt.Errorf("%s: %w", r, err)
+		if strings.Contains(r, d.Hex()) {
+			return err
 		}
-		return err
+		return fmt.Errorf("%s: %w", r, err) // say which reference led there
 	}
 	switch {
 	case c.Resolve:

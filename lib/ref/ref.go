@@ -139,6 +139,9 @@ func resolveBase(s *store.Store, r, base string, list func(prefix string) ([]dig
 		}
 		d, err := s.Ref(base)
 		if errors.Is(err, store.ErrNotFound) {
+			if digest.IsHex(base) {
+				return d, fmt.Errorf("no pack or tag named %q (a hash prefix needs at least %d hex digits): %w", base, MinPrefix, store.ErrNotFound)
+			}
 			return d, fmt.Errorf("no pack or tag named %q: %w", base, store.ErrNotFound)
 		}
 		return d, err
