@@ -1,0 +1,192 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+func TestSplit(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+		err  string
+	}{
+		{"prog", []string{"prog"}, ""},
+		{"  prog  a\tb\n c ", []string{"prog", "a", "b", "c"}, ""},
+		{`prog 'a b' "c d"`, []string{"prog", "a b", "c d"}, ""},
+		{`prog 'it''s' x`, []string{"prog", "its", "x"}, ""},
+		{`prog "a \"q\" \$HOME \\ \n"`, []string{"prog", `a "q" $HOME \ \n`}, ""},
+		{`prog a\ b \'c`, []string{"prog", "a b", "'c"}, ""},
+		{`prog '' ""`, []string{"prog", "", ""}, ""},
+		{`prog '$x|y;z'`, []string{"prog", "$x|y;z"}, ""},
+		{`prog *.go ~/x`, []string{"prog", "*.go", "~/x"}, ""},
+		{"prog a\\\nb", []string{"prog", "ab"}, ""},
+		{"", nil, `splitting "": no command`},
+		{"   ", nil, `splitting "   ": no command`},
+		{`prog 'a`, nil, `splitting "prog 'a": unterminated '`},
+		{`prog "a`, nil, `splitting "prog \"a": unterminated "`},
+		{`prog | tee x`, nil, `splitting "prog | tee x": "|" would mean something to a shell, and no shell runs it; quote it or name a script`},
+		{`prog $HOME`, nil, `splitting "prog $HOME": "$" would mean something to a shell, and no shell runs it; quote it or name a script`},
+		{`a;b`, nil, `splitting "a;b": ";" would mean something to a shell, and no shell runs it; quote it or name a script`},
+		{"prog `id`", nil, "splitting \"prog `id`\": \"`\" would mean something to a shell, and no shell runs it; quote it or name a script"},
+	}
+	for _, tt := range tests {
+		got, err := Split(tt.in)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("Split(%q) error = %v, want %s", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Split(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestParseToolFlag(t *testing.T) {
+	name, c, err := ParseToolFlag("fetch=./bin/fetch --fast 'a b'", "/home/u/proj", 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name != "fetch" || !reflect.DeepEqual(c.Argv, []string{filepath.Join("/home/u/proj", "bin/fetch"), "--fast", "a b"}) || c.Timeout != 5*time.Second || c.Ver != "" {
+		t.Errorf("got %s %+v", name, c)
+	}
+	if _, c, _ := ParseToolFlag("x=jq -c .", "/d", 0); c.Argv[0] != "jq" {
+		t.Errorf("a program on PATH became %s", c.Argv[0])
+	}
+	for spec, want := range map[string]string{
+		"fetch":     `parsing --tool "fetch": want NAME=CMD`,
+		"=prog":     `parsing --tool "=prog": want NAME=CMD`,
+		"fetch=":    `parsing --tool fetch: splitting "": no command`,
+		"f=a && b":  `parsing --tool f: splitting "a && b": "&" would mean something to a shell, and no shell runs it; quote it or name a script`,
+		"f=prog 'a": `parsing --tool f: splitting "prog 'a": unterminated '`,
+	} {
+		if _, _, err := ParseToolFlag(spec, "/d", 0); err == nil || err.Error() != want {
+			t.Errorf("ParseToolFlag(%q) = %v, want %s", spec, err, want)
+		}
+	}
+}
+
+func TestConfigTools(t *testing.T) {
+	raw := []byte(`{"version":1,"hash":"sha256","other":{"x":1},"tools":{
+		"fetch":{"command":["./tools/fetch","--quiet"],"version":"2.1","timeout":"5s"},
+		"jq":{"command":["jq","-c","."]}}}`)
+	got, err := ConfigTools(raw, "/proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]*Command{
+		"fetch": {Argv: []string{filepath.Join("/proj", "tools/fetch"), "--quiet"}, Ver: "2.1", Timeout: 5 * time.Second},
+		"jq":    {Argv: []string{"jq", "-c", "."}, Timeout: DefaultTimeout},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ConfigTools:\n got %+v\nwant %+v", got, want)
+	}
+	if got, err := ConfigTools([]byte(`{"version":1,"hash":"sha256"}`), "/proj"); err != nil || len(got) != 0 {
+		t.Errorf("no tools: %v, %v", got, err)
+	}
+	for raw, want := range map[string]string{
+		`{"tools":[]}`:                                       "reading tools from config.json: tools: ",
+		`{"tools":{"a":{"command":[]}}}`:                     "reading tools from config.json: tools.a.command: want a non-empty array of strings",
+		`{"tools":{"a":{}}}`:                                 "reading tools from config.json: tools.a.command: want a non-empty array of strings",
+		`{"tools":{"a":{"command":"prog"}}}`:                 "reading tools from config.json: tools.a: ",
+		`{"tools":{"a":{"command":["p"],"timeout":"soon"}}}`: `reading tools from config.json: tools.a.timeout: "soon" is not a positive duration such as "30s"`,
+		`{"tools":{"a":{"command":["p"],"timeout":"-1s"}}}`:  `reading tools from config.json: tools.a.timeout: "-1s" is not a positive duration such as "30s"`,
+		`{"tools":{"a":{"command":["p"],"env":{}}}}`:         "reading tools from config.json: tools.a: ",
+	} {
+		if _, err := ConfigTools([]byte(raw), "/proj"); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("ConfigTools(%s) = %v, want %s…", raw, err, want)
+		}
+	}
+}
+
+func runCommand(t *testing.T, c *Command, tool string, index int, params string) (string, error) {
+	t.Helper()
+	ws := liveWorkspace(t, t.TempDir())
+	if err := os.WriteFile(filepath.Join(ws.Dir, "in.txt"), []byte("workspace file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	var p jsontext.Value
+	if params != "" {
+		p = jsontext.Value(params)
+	}
+	err := c.Run(context.Background(), &Call{Tool: tool, Index: index, Parameters: p, Workspace: ws}, &out)
+	return out.String(), err
+}
+
+func TestCommand(t *testing.T) {
+	echo := writeScript(t, "echo.sh", `printf '%s|%s|' "$CTX_TOOL" "$CTX_STEP_INDEX"; cat; printf '|'; cat in.txt`)
+	out, err := runCommand(t, &Command{Argv: []string{echo}}, "my tool", 7, `{ "b": 2, "a": [1, 2.50] }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Parameters arrive canonical; the command runs in the workspace.
+	if want := `my tool|7|{"a":[1,2.5],"b":2}|workspace file` + "\n"; out != want {
+		t.Errorf("output = %q, want %q", out, want)
+	}
+	if out, _ := runCommand(t, &Command{Argv: []string{echo}}, "t", 0, ""); out != "t|0|{}|workspace file\n" {
+		t.Errorf("no parameters: output = %q", out)
+	}
+
+	fail := writeScript(t, "fail.sh", `cat >/dev/null; echo partial; for i in 1 2 3 4 5 6 7; do echo "line $i" >&2; done; echo >&2; exit 3`)
+	_, err = runCommand(t, &Command{Argv: []string{fail}}, "t", 0, `{}`)
+	if want := "fail.sh: exit status 3: line 3 | line 4 | line 5 | line 6 | line 7"; err == nil || err.Error() != want {
+		t.Errorf("failing command: %v, want %s", err, want)
+	}
+
+	_, err = runCommand(t, &Command{Argv: []string{filepath.Join(t.TempDir(), "nope")}}, "t", 0, `{}`)
+	if err == nil || !strings.Contains(err.Error(), "no such file or directory") {
+		t.Errorf("missing program: %v", err)
+	}
+}
+
+func TestCommandTimeoutKillsChildren(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "survived")
+	slow := writeScript(t, "slow.sh", `echo starting >&2; (sleep 1; touch '`+marker+`') & sleep 30`)
+	start := time.Now()
+	_, err := runCommand(t, &Command{Argv: []string{slow}, Timeout: 200 * time.Millisecond}, "t", 0, `{}`)
+	if want := "slow.sh timed out after 200ms: starting"; err == nil || err.Error() != want {
+		t.Errorf("timeout: %v, want %s", err, want)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("a 200ms timeout took %s", d)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a child of the timed-out command survived it")
+	}
+}
+
+func TestReplayWithCommand(t *testing.T) {
+	p := newPacker(t)
+	upper := writeScript(t, "upper.sh", `f=$(sed -n 's/.*"path":"\([^"]*\)".*/\1/p'); tr a-z A-Z < "$f"`)
+	m := p.pack(map[string]string{"a.txt": "hello\n"}, []step{
+		{tool: "shout", params: `{"path":"a.txt"}`, out: "HELLO\n", det: true},
+		{tool: "shout", params: `{"path":"missing.txt"}`, out: "", det: true},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "HELLO\n", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{Tools: map[string]Executor{
+		"shout":     &Command{Argv: []string{upper}, Ver: "1"},
+		"read_file": &Command{Argv: []string{upper}},
+	}})
+	got := briefs(rep)
+	if got[0].Status != Matched || got[2].Status != Matched {
+		t.Errorf("user executors: %+v", got)
+	}
+	if got[1].Status != Failed || !strings.HasPrefix(got[1].Reason, "upper.sh: exit status 2: ") || !strings.Contains(got[1].Reason, "missing.txt") {
+		t.Errorf("failing step: %+v", got[1])
+	}
+	if rep.Fidelity != Lost {
+		t.Errorf("fidelity = %s, want failed", rep.Fidelity)
+	}
+}

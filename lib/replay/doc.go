@@ -1,0 +1,85 @@
+// Package replay re-executes the tool calls recorded in a context pack and
+// compares each output with the recorded one (DESIGN.md §6, ctx-replay).
+//
+// # Steps and fidelity
+//
+// Steps run in order, each with the executor its tool name selects: a
+// command given by the user (Options.Tools, filled from --tool and from
+// "tools" in .ctx/config.json), else a built-in. The output is hashed and
+// compared with the step's output_ref:
+//
+//   - matched: same hash.
+//   - diverged: a deterministic step produced other bytes.
+//   - diverged_expected: a non-deterministic step produced other bytes; this
+//     never lowers fidelity.
+//   - failed: no executor for a deterministic step, an executor error, a
+//     timeout, parameters the executor cannot use, or a step with no tool.
+//     A failed non-deterministic step is reported but does not lower
+//     fidelity.
+//   - skipped: a non-deterministic step with no executor (a model call, say),
+//     or a step that ran but has no recorded output to compare with: the
+//     hash of what it produced is reported as actual.
+//
+// Fidelity is exact when every deterministic step matched, degraded when a
+// deterministic step diverged, and failed when a deterministic step could
+// not execute or an input of the pack is missing.
+//
+// Nothing runs commands unless the user named the command: a recorded
+// "bash" step with no executor fails with a reason saying how to give one;
+// a pack someone sent you never executes code by itself.
+//
+// # Workspace
+//
+// By default every input of the pack is written under its name into a
+// fresh temporary directory, which is removed afterwards unless Keep is
+// set: the replay sees what the agent saw. With Live, steps run against a
+// real directory instead; each input is then hashed in place, and a missing
+// or changed input is reported as drift.
+//
+// # Built-in executors
+//
+// Built-ins only read, and only inside the workspace. A path parameter must
+// be relative, must not contain a ".." element, and may not reach outside
+// the workspace through a symbolic link (files are opened through an
+// os.Root). Paths in outputs are relative to the workspace and use "/".
+// A parameter a built-in does not know fails the step rather than being
+// ignored, since it might have changed the recorded output. Walks (glob and
+// grep over a directory) skip directories named .git and do not follow
+// symbolic links. The output of each built-in is exactly:
+//
+//   - read_file {path | file_path | filename, offset?, limit?}: the file's
+//     raw bytes. With offset (the first line, counting from 1) or limit (at
+//     most that many lines), the bytes of those lines, line endings included.
+//   - list_dir {path?, ignore?}: the entries of the directory (default "."),
+//     sorted by name, one per line, each line ending in "\n"; directories
+//     end in "/". Entries whose name matches a pattern in ignore (a list of
+//     glob patterns) are left out.
+//   - glob {pattern, path?}: every entry that is not a directory and whose
+//     path relative to path (default ".") matches pattern, as
+//     workspace-relative paths, sorted, one per line, each ending in "\n".
+//     Patterns use path.Match syntax per path element, "**" as a whole
+//     element matches any number of elements, and {a,b} alternatives expand.
+//   - grep {pattern, path?, glob?, output_mode?, -i?, -n?, head_limit?}:
+//     searches the file path, or every regular file under the directory
+//     path (default "."), for the regular expression pattern (Go RE2
+//     syntax; -i ignores case), line by line. Files holding a NUL byte are
+//     binary and skipped. glob keeps files whose base name (or, if glob
+//     holds a "/", whose path relative to path) matches it. Files are taken
+//     in sorted path order, lines in file order. output_mode "content" (the
+//     default) prints "PATH:N:LINE" for each matching line ("PATH:LINE" when
+//     -n is false); "files_with_matches" prints each matching file's path;
+//     "count" prints "PATH:COUNT" for each file with matches. Every output
+//     line ends in "\n"; head_limit keeps the first lines only.
+//
+// The built-ins' version (for tool_versions drift) is BuiltinVersion.
+// Tool names used by real agents map to them through Aliases; an alias may
+// also change a default (Claude Code's Grep lists matching files).
+//
+// # External executors
+//
+// A Command runs with the step's parameters as JSON on stdin (canonical
+// JSON; {} when there are none), CTX_TOOL and CTX_STEP_INDEX added to the
+// environment, in the workspace directory. Its stdout is the output. A
+// non-zero exit or a timeout fails the step with the last lines of its
+// stderr as the reason; on a timeout the whole process group is killed.
+package replay

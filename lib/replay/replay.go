@@ -1,0 +1,403 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// Status is the outcome of replaying one step.
+type Status string
+
+// Step statuses.
+const (
+	Matched          Status = "matched"
+	Diverged         Status = "diverged"
+	DivergedExpected Status = "diverged_expected"
+	Failed           Status = "failed"
+	Skipped          Status = "skipped"
+)
+
+// Fidelity grades a whole replay.
+type Fidelity string
+
+// Fidelity levels.
+const (
+	Exact    Fidelity = "exact"
+	Degraded Fidelity = "degraded"
+	Lost     Fidelity = "failed"
+)
+
+// ExitCode returns the exit code of the DESIGN.md table for f: 0, 1 or 4.
+func (f Fidelity) ExitCode() int {
+	switch f {
+	case Exact:
+		return 0
+	case Degraded:
+		return 1
+	}
+	return 4
+}
+
+// Drift types.
+const (
+	DriftToolVersion  = "tool_version"  // recorded tool version differs from the executor's
+	DriftMissingInput = "missing_input" // an input could not be materialised or is absent from the live tree
+	DriftInputChanged = "input_changed" // a live tree holds other bytes under an input's name
+	DriftOS           = "os"            // the recorded OS differs from this one
+	DriftRuntime      = "runtime"       // the recorded runtime differs from this one
+)
+
+// Report is the result of a replay, printed as canonical JSON.
+type Report struct {
+	Pack     string       `json:"pack"`
+	Fidelity Fidelity     `json:"fidelity"`
+	Steps    []StepResult `json:"steps"`
+	Drift    []Drift      `json:"drift"`
+
+	// Workspace is the directory the steps ran in; it is gone after Run
+	// unless Options.Keep or Options.Live.
+	Workspace string `json:"-"`
+}
+
+// StepResult is one replayed step. Expected and Actual are output digests;
+// DurationMS is wall time and so differs from run to run.
+type StepResult struct {
+	Index         int    `json:"index"`
+	Tool          string `json:"tool,omitempty"`
+	Deterministic bool   `json:"deterministic"`
+	Status        Status `json:"status"`
+	Expected      string `json:"expected,omitempty"`
+	Actual        string `json:"actual,omitempty"`
+	Reason        string `json:"reason,omitempty"`
+	DurationMS    int64  `json:"duration_ms"`
+}
+
+// Drift is one dependency of the run that changed: a tool version (Tool),
+// an input (Name), or the OS or runtime.
+type Drift struct {
+	Type     string `json:"type"`
+	Tool     string `json:"tool,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Expected string `json:"expected,omitempty"`
+	Actual   string `json:"actual,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// Options control a replay.
+type Options struct {
+	// Live replays in this existing directory instead of a temporary
+	// workspace holding the pack's inputs.
+	Live string
+	// Keep leaves the temporary workspace in place.
+	Keep bool
+	// TempDir is where the temporary workspace is created (default
+	// os.TempDir()).
+	TempDir string
+	// Steps selects the steps to replay (all when empty).
+	Steps []Range
+	// Tools are the user's executors by tool name; they take precedence
+	// over built-ins and aliases.
+	Tools map[string]Executor
+	// Progress, if set, is called before each step runs: pos counts from 1
+	// up to total, the number of selected steps.
+	Progress func(pos, total int, step *manifest.Step)
+	// OS and Runtime describe this machine for drift (default runtime.GOOS
+	// and runtime.Version()).
+	OS, Runtime string
+}
+
+// Executor runs one step and writes its output to out.
+type Executor interface {
+	// Version is the executor's version, or "" when unknown.
+	Version() string
+	// Run executes call; an error fails the step, its text is the reason.
+	Run(ctx context.Context, call *Call, out io.Writer) error
+}
+
+// Call is what an executor gets: the step and the workspace.
+type Call struct {
+	Tool       string
+	Index      int
+	Parameters jsontext.Value
+	Workspace  *Workspace
+}
+
+// Run replays the steps of m (loaded from s) and grades them. It returns an
+// error only when the replay itself cannot proceed: no workspace, or ctx
+// cancelled; everything a step does wrong is in the report.
+func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options) (*Report, error) {
+	selected, err := selectSteps(m.Steps, opt.Steps)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Pack: m.Hash.String(), Steps: []StepResult{}, Drift: []Drift{}}
+	var ws *Workspace
+	if opt.Live != "" {
+		ws, err = OpenLive(opt.Live)
+		if err != nil {
+			return nil, err
+		}
+		defer ws.Close()
+		rep.Drift = append(rep.Drift, ws.CheckInputs(s, m.Inputs)...)
+	} else {
+		var missing []Drift
+		ws, missing, err = Materialise(s, m.Inputs, opt.TempDir)
+		if err != nil {
+			return nil, err
+		}
+		if opt.Keep {
+			defer ws.Close()
+		} else {
+			defer ws.Remove()
+		}
+		rep.Drift = append(rep.Drift, missing...)
+	}
+	rep.Workspace = ws.Dir
+	rep.Drift = append(rep.Drift, environmentDrift(m.Environment, opt)...)
+
+	versions := map[string]string{}
+	for i, st := range selected {
+		if opt.Progress != nil {
+			opt.Progress(i+1, len(selected), st)
+		}
+		r, ex := replayStep(ctx, ws, st, opt.Tools)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("replaying pack %s: %w", m.Hash, err)
+		}
+		if ex != nil {
+			versions[st.Tool] = ex.Version()
+		}
+		rep.Steps = append(rep.Steps, r)
+	}
+	rep.Drift = append(rep.Drift, versionDrift(m.Environment.ToolVersions, versions)...)
+	rep.Fidelity = grade(rep)
+	return rep, nil
+}
+
+func grade(rep *Report) Fidelity {
+	f := Exact
+	for _, d := range rep.Drift {
+		if d.Type == DriftMissingInput {
+			return Lost
+		}
+	}
+	for _, r := range rep.Steps {
+		if !r.Deterministic {
+			continue
+		}
+		switch r.Status {
+		case Failed:
+			return Lost
+		case Diverged:
+			f = Degraded
+		}
+	}
+	return f
+}
+
+func replayStep(ctx context.Context, ws *Workspace, st *manifest.Step, tools map[string]Executor) (StepResult, Executor) {
+	r := StepResult{Index: st.Index, Tool: st.Tool, Deterministic: st.Deterministic}
+	if !st.OutputRef.IsZero() {
+		r.Expected = st.OutputRef.String()
+	}
+	var ex Executor
+	switch {
+	case st.Tool == "":
+		r.Reason = fmt.Sprintf("%s step has no tool to run", stepType(st))
+	default:
+		ex = Lookup(st.Tool, tools)
+		if ex == nil {
+			r.Reason = noExecutorReason(st.Tool)
+		}
+	}
+	if ex == nil {
+		r.Status = Failed
+		if !st.Deterministic {
+			r.Status = Skipped
+		}
+		return r, nil
+	}
+	h := digest.NewHasher()
+	start := time.Now()
+	err := ex.Run(ctx, &Call{Tool: st.Tool, Index: st.Index, Parameters: st.Parameters, Workspace: ws}, h)
+	r.DurationMS = time.Since(start).Milliseconds()
+	if err != nil {
+		r.Status = Failed
+		r.Reason = err.Error()
+		return r, ex
+	}
+	got := h.Digest()
+	r.Actual = got.String()
+	switch {
+	case st.OutputRef.IsZero():
+		r.Status = Skipped
+		r.Reason = "no output was recorded to compare with"
+	case got == st.OutputRef:
+		r.Status = Matched
+	case st.Deterministic:
+		r.Status = Diverged
+	default:
+		r.Status = DivergedExpected
+	}
+	return r, ex
+}
+
+func stepType(st *manifest.Step) string {
+	if st.Type == "" {
+		return "the"
+	}
+	return "the " + st.Type
+}
+
+// shellTools are tool names that run commands; their reason says why
+// nothing ran.
+var shellTools = map[string]bool{
+	"bash": true, "sh": true, "shell": true, "zsh": true, "powershell": true,
+	"exec": true, "execute": true, "run": true, "run_command": true,
+	"execute_command": true, "run_shell_command": true, "terminal": true,
+	"local_shell": true, "container.exec": true,
+}
+
+func noExecutorReason(tool string) string {
+	hint := fmt.Sprintf("give one with --tool %s=CMD or in .ctx/config.json", quoteTool(tool))
+	if shellTools[strings.ToLower(tool)] {
+		return fmt.Sprintf("tool %q runs commands and ctx never runs them by itself; %s", tool, hint)
+	}
+	return fmt.Sprintf("no executor for tool %q; %s", tool, hint)
+}
+
+func quoteTool(tool string) string {
+	for _, c := range tool {
+		if !(c == '_' || c == '-' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return "'" + strings.ReplaceAll(tool, "'", `'\''`) + "'"
+		}
+	}
+	return tool
+}
+
+func environmentDrift(env manifest.Environment, opt Options) []Drift {
+	goos, rt := opt.OS, opt.Runtime
+	if goos == "" {
+		goos = runtime.GOOS
+	}
+	if rt == "" {
+		rt = runtime.Version()
+	}
+	var out []Drift
+	if env.OS != "" && env.OS != goos {
+		out = append(out, Drift{Type: DriftOS, Expected: env.OS, Actual: goos})
+	}
+	if env.Runtime != "" && env.Runtime != rt {
+		out = append(out, Drift{Type: DriftRuntime, Expected: env.Runtime, Actual: rt})
+	}
+	return out
+}
+
+// versionDrift compares recorded tool versions with those of the executors
+// that ran, for the tools the replayed steps used.
+func versionDrift(recorded, used map[string]string) []Drift {
+	var out []Drift
+	for tool, actual := range used {
+		want, ok := recorded[tool]
+		if !ok || want == actual {
+			continue
+		}
+		d := Drift{Type: DriftToolVersion, Tool: tool, Expected: want, Actual: actual}
+		if actual == "" {
+			d.Reason = "the executor declares no version"
+		}
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b Drift) int { return strings.Compare(a.Tool, b.Tool) })
+	return out
+}
+
+// Range is an inclusive range of step indexes.
+type Range struct{ From, To int }
+
+// ParseSteps parses a step selection: comma-separated indexes and ranges,
+// "3", "3-7", "3-" (to the last step), "-7" (from the first).
+func ParseSteps(s string) ([]Range, error) {
+	var out []Range
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		r := Range{From: 0, To: -1}
+		var err error
+		switch {
+		case part == "" || isRange && lo == "" && hi == "":
+			return nil, fmt.Errorf("parsing steps %q: empty range", s)
+		case !isRange:
+			r.From, err = stepIndex(lo)
+			r.To = r.From
+		default:
+			if lo != "" {
+				r.From, err = stepIndex(lo)
+			}
+			if err == nil && hi != "" {
+				r.To, err = stepIndex(hi)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("parsing steps %q: %w", s, err)
+		}
+		if r.To >= 0 && r.To < r.From {
+			return nil, fmt.Errorf("parsing steps %q: range %s ends before it starts", s, part)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func stepIndex(s string) (int, error) {
+	n := 0
+	if s == "" || len(s) > 9 {
+		return 0, fmt.Errorf("%q is not a step index", s)
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("%q is not a step index", s)
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, nil
+}
+
+// ErrNoSteps reports a step selection that names no step of the pack.
+var ErrNoSteps = errors.New("no such step")
+
+func selectSteps(steps []manifest.Step, ranges []Range) ([]*manifest.Step, error) {
+	var out []*manifest.Step
+	if len(ranges) == 0 {
+		for i := range steps {
+			out = append(out, &steps[i])
+		}
+		return out, nil
+	}
+	for _, r := range ranges {
+		if r.From >= len(steps) || r.To >= len(steps) {
+			return nil, fmt.Errorf("selecting steps: the pack has %d steps (0-%d): %w", len(steps), len(steps)-1, ErrNoSteps)
+		}
+	}
+	for i := range steps {
+		for _, r := range ranges {
+			if i >= r.From && (r.To < 0 || i <= r.To) {
+				out = append(out, &steps[i])
+				break
+			}
+		}
+	}
+	return out, nil
+}

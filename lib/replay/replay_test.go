@@ -1,0 +1,541 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// packer builds packs in a fresh store, as ctx-pack would.
+type packer struct {
+	t *testing.T
+	s *store.Store
+}
+
+func newPacker(t *testing.T) *packer {
+	t.Helper()
+	s, _, err := store.Init(filepath.Join(t.TempDir(), ".ctx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &packer{t: t, s: s}
+}
+
+func (p *packer) put(content string) digest.Digest {
+	p.t.Helper()
+	d, _, err := p.s.Put([]byte(content))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return d
+}
+
+// step is a tool call recorded with output out; out "<none>" records no
+// output.
+type step struct {
+	tool, params, out string
+	det               bool
+	typ               string
+}
+
+func (p *packer) pack(inputs map[string]string, steps []step, env manifest.Environment) *manifest.Manifest {
+	p.t.Helper()
+	m := &manifest.Manifest{
+		Version:     manifest.Version,
+		Created:     "2026-02-10T09:00:00Z",
+		Model:       manifest.Model{Identifier: "test-model"},
+		Environment: env,
+	}
+	for _, name := range sortedKeys(inputs) {
+		m.Inputs = append(m.Inputs, manifest.File{Name: name, ContentRef: p.put(inputs[name]), Size: int64(len(inputs[name]))})
+	}
+	for i, st := range steps {
+		ms := manifest.Step{Index: i, Type: manifest.ToolCall, Tool: st.tool, Deterministic: st.det}
+		if st.typ != "" {
+			ms.Type = st.typ
+		}
+		if st.params != "" {
+			ms.Parameters = jsontext.Value(st.params)
+		}
+		if st.out != "<none>" {
+			ms.OutputRef = p.put(st.out)
+		}
+		m.Steps = append(m.Steps, ms)
+	}
+	if _, _, err := manifest.Commit(p.s, m); err != nil {
+		p.t.Fatal(err)
+	}
+	loaded, err := manifest.Load(p.s, m.Hash)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return loaded
+}
+
+func sortedKeys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := range ks {
+		for j := i + 1; j < len(ks); j++ {
+			if ks[j] < ks[i] {
+				ks[i], ks[j] = ks[j], ks[i]
+			}
+		}
+	}
+	return ks
+}
+
+func hashOf(s string) string { return digest.Of([]byte(s)).String() }
+
+// brief is a StepResult without its duration, for comparisons.
+type brief struct {
+	Status           Status
+	Expected, Actual string
+	Reason           string
+}
+
+func briefs(rep *Report) []brief {
+	var out []brief
+	for _, s := range rep.Steps {
+		out = append(out, brief{s.Status, s.Expected, s.Actual, s.Reason})
+	}
+	return out
+}
+
+var here = manifest.Environment{OS: runtime.GOOS, Runtime: runtime.Version()}
+
+func replay(t *testing.T, p *packer, m *manifest.Manifest, opt Options) *Report {
+	t.Helper()
+	if opt.TempDir == "" {
+		opt.TempDir = t.TempDir()
+	}
+	rep, err := Run(context.Background(), p.s, m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Pack != m.Hash.String() {
+		t.Errorf("report pack = %s, want %s", rep.Pack, m.Hash)
+	}
+	return rep
+}
+
+func TestReplayStatuses(t *testing.T) {
+	p := newPacker(t)
+	inputs := map[string]string{"src/main.py": "print('hi')\n", "README.md": "# r\n"}
+	main := inputs["src/main.py"]
+	tests := []struct {
+		name     string
+		steps    []step
+		fidelity Fidelity
+		want     []brief
+	}{
+		{
+			name: "all matched",
+			steps: []step{
+				{tool: "read_file", params: `{"path":"src/main.py"}`, out: main, det: true},
+				{tool: "Glob", params: `{"pattern":"**/*.py"}`, out: "src/main.py\n", det: true},
+			},
+			fidelity: Exact,
+			want: []brief{
+				{Matched, hashOf(main), hashOf(main), ""},
+				{Matched, hashOf("src/main.py\n"), hashOf("src/main.py\n"), ""},
+			},
+		},
+		{
+			name: "deterministic divergence",
+			steps: []step{
+				{tool: "read_file", params: `{"path":"src/main.py"}`, out: main, det: true},
+				{tool: "read_file", params: `{"path":"README.md"}`, out: "# old readme\n", det: true},
+			},
+			fidelity: Degraded,
+			want: []brief{
+				{Matched, hashOf(main), hashOf(main), ""},
+				{Diverged, hashOf("# old readme\n"), hashOf("# r\n"), ""},
+			},
+		},
+		{
+			name: "non-deterministic divergence keeps exact",
+			steps: []step{
+				{tool: "read_file", params: `{"path":"README.md"}`, out: "whatever\n", det: false},
+				{typ: manifest.LLMCall, out: "a model answer", det: false},
+			},
+			fidelity: Exact,
+			want: []brief{
+				{DivergedExpected, hashOf("whatever\n"), hashOf("# r\n"), ""},
+				{Skipped, hashOf("a model answer"), "", "the llm_call step has no tool to run"},
+			},
+		},
+		{
+			name: "missing tool on a deterministic step fails",
+			steps: []step{
+				{tool: "web_fetch", params: `{"url":"https://example.com"}`, out: "<html>", det: true},
+				{tool: "read_file", params: `{"path":"README.md"}`, out: "# old\n", det: true},
+			},
+			fidelity: Lost,
+			want: []brief{
+				{Failed, hashOf("<html>"), "", `no executor for tool "web_fetch"; give one with --tool web_fetch=CMD or in .ctx/config.json`},
+				{Diverged, hashOf("# old\n"), hashOf("# r\n"), ""},
+			},
+		},
+		{
+			name: "missing tool on a non-deterministic step is skipped",
+			steps: []step{
+				{tool: "web_search", params: `{"q":"x"}`, out: "results", det: false},
+			},
+			fidelity: Exact,
+			want: []brief{
+				{Skipped, hashOf("results"), "", `no executor for tool "web_search"; give one with --tool web_search=CMD or in .ctx/config.json`},
+			},
+		},
+		{
+			name: "a recorded shell step never runs by itself",
+			steps: []step{
+				{tool: "Bash", params: `{"command":"touch pwned"}`, out: "", det: true},
+			},
+			fidelity: Lost,
+			want: []brief{
+				{Failed, hashOf(""), "", `tool "Bash" runs commands and ctx never runs them by itself; give one with --tool Bash=CMD or in .ctx/config.json`},
+			},
+		},
+		{
+			name: "an executor error fails, but not fidelity on a non-deterministic step",
+			steps: []step{
+				{tool: "read_file", params: `{"path":"gone.txt"}`, out: "x", det: false},
+			},
+			fidelity: Exact,
+			want: []brief{
+				{Failed, hashOf("x"), "", "read_file: gone.txt: no such file or directory"},
+			},
+		},
+		{
+			name: "path traversal fails",
+			steps: []step{
+				{tool: "read_file", params: `{"path":"../secret.txt"}`, out: "TOP SECRET\n", det: true},
+			},
+			fidelity: Lost,
+			want: []brief{
+				{Failed, hashOf("TOP SECRET\n"), "", `read_file: path "../secret.txt" contains ".."; built-in tools only read inside the workspace`},
+			},
+		},
+		{
+			name: "no recorded output: ran, skipped, actual reported",
+			steps: []step{
+				{tool: "read_file", params: `{"path":"README.md"}`, out: "<none>", det: true},
+			},
+			fidelity: Exact,
+			want: []brief{
+				{Skipped, "", hashOf("# r\n"), "no output was recorded to compare with"},
+			},
+		},
+		{
+			name:     "no steps",
+			fidelity: Exact,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := p.pack(inputs, tt.steps, here)
+			tmp := t.TempDir()
+			// A file just outside the workspace, which must not be read.
+			if err := os.WriteFile(filepath.Join(tmp, "secret.txt"), []byte("TOP SECRET\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep := replay(t, p, m, Options{TempDir: tmp})
+			if rep.Fidelity != tt.fidelity {
+				t.Errorf("fidelity = %s, want %s", rep.Fidelity, tt.fidelity)
+			}
+			if got := briefs(rep); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("steps:\n got %q\nwant %q", got, tt.want)
+			}
+			if len(rep.Drift) != 0 {
+				t.Errorf("drift = %+v, want none", rep.Drift)
+			}
+			for i, s := range rep.Steps {
+				if s.Index != i || s.Tool != tt.steps[i].tool || s.Deterministic != tt.steps[i].det {
+					t.Errorf("step %d = %+v", i, s)
+				}
+			}
+			// The workspace is gone, and nothing else was left in tmp.
+			if _, err := os.Stat(rep.Workspace); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("workspace %s still exists: %v", rep.Workspace, err)
+			}
+			if ents, _ := os.ReadDir(tmp); len(ents) != 1 {
+				t.Errorf("temp dir holds %d entries, want only secret.txt", len(ents))
+			}
+		})
+	}
+}
+
+func TestFidelityExitCodes(t *testing.T) {
+	for f, want := range map[Fidelity]int{Exact: 0, Degraded: 1, Lost: 4} {
+		if got := f.ExitCode(); got != want {
+			t.Errorf("%s.ExitCode() = %d, want %d", f, got, want)
+		}
+	}
+}
+
+func TestMissingInput(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(map[string]string{"a.txt": "aaa\n", "b/c.txt": "ccc\n"},
+		[]step{{tool: "read_file", params: `{"path":"a.txt"}`, out: "aaa\n", det: true}}, here)
+	// Lose one input's object, as when only part of a store was copied.
+	if err := os.Remove(p.s.ObjectPath(m.Inputs[1].ContentRef)); err != nil {
+		t.Fatal(err)
+	}
+	rep := replay(t, p, m, Options{})
+	if rep.Fidelity != Lost {
+		t.Errorf("fidelity = %s, want failed", rep.Fidelity)
+	}
+	want := []Drift{{Type: DriftMissingInput, Name: "b/c.txt", Expected: hashOf("ccc\n"),
+		Reason: "object " + hashOf("ccc\n") + " is not in the store"}}
+	if !reflect.DeepEqual(rep.Drift, want) {
+		t.Errorf("drift:\n got %+v\nwant %+v", rep.Drift, want)
+	}
+	if rep.Steps[0].Status != Matched {
+		t.Errorf("step 0 = %s, want matched", rep.Steps[0].Status)
+	}
+}
+
+func TestEnvironmentAndVersionDrift(t *testing.T) {
+	p := newPacker(t)
+	env := manifest.Environment{OS: "plan9", Runtime: "python3.12",
+		ToolVersions: map[string]string{"read_file": "0.9", "Glob": BuiltinVersion, "fetch": "2.0", "never_used": "1"}}
+	script := writeScript(t, "fetch.sh", "cat >/dev/null; printf page")
+	m := p.pack(map[string]string{"a.txt": "a"}, []step{
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "a", det: true},
+		{tool: "Glob", params: `{"pattern":"*"}`, out: "a.txt\n", det: true},
+		{tool: "fetch", params: `{}`, out: "page", det: true},
+	}, env)
+	rep := replay(t, p, m, Options{OS: "linux", Runtime: "go1.26.8",
+		Tools: map[string]Executor{"fetch": &Command{Argv: []string{script}}}})
+	want := []Drift{
+		{Type: DriftOS, Expected: "plan9", Actual: "linux"},
+		{Type: DriftRuntime, Expected: "python3.12", Actual: "go1.26.8"},
+		{Type: DriftToolVersion, Tool: "fetch", Expected: "2.0", Reason: "the executor declares no version"},
+		{Type: DriftToolVersion, Tool: "read_file", Expected: "0.9", Actual: BuiltinVersion},
+	}
+	if !reflect.DeepEqual(rep.Drift, want) {
+		t.Errorf("drift:\n got %+v\nwant %+v", rep.Drift, want)
+	}
+	if rep.Fidelity != Exact {
+		t.Errorf("fidelity = %s, want exact: drift alone does not lower it", rep.Fidelity)
+	}
+}
+
+func TestStepsRange(t *testing.T) {
+	p := newPacker(t)
+	var steps []step
+	for range 10 {
+		steps = append(steps, step{tool: "list_dir", params: `{}`, out: "a\n", det: true})
+	}
+	m := p.pack(map[string]string{"a": "x"}, steps, here)
+	ranges, err := ParseSteps("3-5,8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress []int
+	rep := replay(t, p, m, Options{Steps: ranges, Progress: func(pos, total int, st *manifest.Step) {
+		if total != 4 {
+			t.Errorf("progress total = %d, want 4", total)
+		}
+		progress = append(progress, st.Index)
+	}})
+	var got []int
+	for _, s := range rep.Steps {
+		got = append(got, s.Index)
+	}
+	if want := []int{3, 4, 5, 8}; !reflect.DeepEqual(got, want) || !reflect.DeepEqual(progress, want) {
+		t.Errorf("replayed steps %v, progress %v, want %v", got, progress, want)
+	}
+	r, _ := ParseSteps("10")
+	if _, err := Run(context.Background(), p.s, m, Options{Steps: r}); !errors.Is(err, ErrNoSteps) {
+		t.Errorf("steps 10 of 10: err = %v, want ErrNoSteps", err)
+	}
+}
+
+func TestParseSteps(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []Range
+		err  string
+	}{
+		{"3", []Range{{3, 3}}, ""},
+		{"3-7", []Range{{3, 7}}, ""},
+		{"3-", []Range{{3, -1}}, ""},
+		{"-7", []Range{{0, 7}}, ""},
+		{"0,2-3, 9", []Range{{0, 0}, {2, 3}, {9, 9}}, ""},
+		{"7-3", nil, `parsing steps "7-3": range 7-3 ends before it starts`},
+		{"", nil, `parsing steps "": empty range`},
+		{"-", nil, `parsing steps "-": empty range`},
+		{"1,,2", nil, `parsing steps "1,,2": empty range`},
+		{"a-3", nil, `parsing steps "a-3": "a" is not a step index`},
+		{"+3", nil, `parsing steps "+3": "+3" is not a step index`},
+		{"1-2-3", nil, `parsing steps "1-2-3": "2-3" is not a step index`},
+	}
+	for _, tt := range tests {
+		got, err := ParseSteps(tt.in)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("ParseSteps(%q) error = %v, want %s", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseSteps(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestKeepAndLive(t *testing.T) {
+	p := newPacker(t)
+	inputs := map[string]string{"a.txt": "recorded a\n", "b.txt": "recorded b\n", "c.txt": "c\n"}
+	m := p.pack(inputs, []step{
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "recorded a\n", det: true},
+		{tool: "read_file", params: `{"path":"b.txt"}`, out: "recorded b\n", det: true},
+	}, here)
+
+	// Hermetic, kept: the workspace holds exactly the inputs.
+	rep := replay(t, p, m, Options{Keep: true})
+	if rep.Fidelity != Exact {
+		t.Errorf("hermetic fidelity = %s, want exact", rep.Fidelity)
+	}
+	for name, content := range inputs {
+		b, err := os.ReadFile(filepath.Join(rep.Workspace, name))
+		if err != nil || string(b) != content {
+			t.Errorf("kept workspace %s = %q, %v", name, b, err)
+		}
+	}
+
+	// Live: the world drifted. a.txt changed, c.txt is gone.
+	live := t.TempDir()
+	tree(t, live, map[string]string{"a.txt": "edited a\n", "b.txt": "recorded b\n"})
+	rep = replay(t, p, m, Options{Live: live})
+	if rep.Workspace != live {
+		t.Errorf("live workspace = %s, want %s", rep.Workspace, live)
+	}
+	if rep.Fidelity != Lost {
+		t.Errorf("live fidelity = %s, want failed (an input is missing)", rep.Fidelity)
+	}
+	want := []Drift{
+		{Type: DriftInputChanged, Name: "a.txt", Expected: hashOf("recorded a\n"), Actual: hashOf("edited a\n")},
+		{Type: DriftMissingInput, Name: "c.txt", Expected: hashOf("c\n"), Reason: "opening c.txt: no such file or directory"},
+	}
+	if !reflect.DeepEqual(rep.Drift, want) {
+		t.Errorf("live drift:\n got %+v\nwant %+v", rep.Drift, want)
+	}
+	if got := briefs(rep); got[0].Status != Diverged || got[0].Actual != hashOf("edited a\n") || got[1].Status != Matched {
+		t.Errorf("live steps = %+v", got)
+	}
+	if _, err := os.Stat(filepath.Join(live, "a.txt")); err != nil {
+		t.Errorf("live tree was touched: %v", err)
+	}
+
+	// Live with every input in place: exact.
+	tree(t, live, map[string]string{"a.txt": "recorded a\n", "c.txt": "c\n"})
+	if rep := replay(t, p, m, Options{Live: live}); rep.Fidelity != Exact || len(rep.Drift) != 0 {
+		t.Errorf("restored live tree: %s, drift %+v", rep.Fidelity, rep.Drift)
+	}
+}
+
+// A crafted manifest (not made by ctx-pack) cannot write outside the
+// workspace through an input name.
+func TestMaterialiseRefusesBadNames(t *testing.T) {
+	p := newPacker(t)
+	d := p.put("evil\n")
+	tmp := t.TempDir()
+	ws, drift, err := Materialise(p.s, []manifest.File{
+		{Name: "../evil.txt", ContentRef: d},
+		{Name: "/tmp/evil.txt", ContentRef: d},
+		{Name: "ok.txt", ContentRef: d},
+	}, tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Remove()
+	if len(drift) != 2 || drift[0].Reason != `input name "../evil.txt" is not a clean relative path` {
+		t.Errorf("drift = %+v", drift)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "evil.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an input was written outside the workspace: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws.Dir, "ok.txt")); err != nil || string(b) != "evil\n" {
+		t.Errorf("ok.txt = %q, %v", b, err)
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(nil, []step{{tool: "list_dir", out: "", det: true}}, here)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tmp := t.TempDir()
+	if _, err := Run(ctx, p.s, m, Options{TempDir: tmp}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("a cancelled replay left %d entries in the temp dir", len(ents))
+	}
+}
+
+func TestText(t *testing.T) {
+	rep := &Report{
+		Pack:     "sha256:" + strings.Repeat("ab", 32),
+		Fidelity: Degraded,
+		Steps: []StepResult{
+			{Index: 0, Tool: "read_file", Deterministic: true, Status: Matched, Expected: hashOf("a"), Actual: hashOf("a"), DurationMS: 1},
+			{Index: 1, Tool: "grep", Deterministic: true, Status: Diverged, Expected: hashOf("a"), Actual: hashOf("b"), DurationMS: 2},
+			{Index: 2, Deterministic: false, Status: Skipped, Reason: "the llm_call step has no tool to run"},
+		},
+		Drift: []Drift{
+			{Type: DriftToolVersion, Tool: "grep", Expected: "0.9", Actual: "1.0"},
+			{Type: DriftMissingInput, Name: "x.txt", Expected: hashOf("x"), Reason: "gone"},
+			{Type: DriftOS, Expected: "darwin", Actual: "linux"},
+		},
+	}
+	want := `replay of sha256:` + strings.Repeat("ab", 32) + `: degraded
+
+steps:
+     0  read_file  matched            deterministic      1ms
+     1  grep       diverged           deterministic      2ms
+        expected ` + hashOf("a") + `
+        got      ` + hashOf("b") + `
+     2  -          skipped            non-deterministic  0ms
+        the llm_call step has no tool to run
+
+drift:
+  tool grep: recorded version 0.9, replayed with 1.0
+  input x.txt is missing (expected sha256:` + digest.Of([]byte("x")).Short() + `): gone
+  os: recorded darwin, replayed on linux
+
+3 steps: 1 matched, 1 diverged, 1 skipped
+`
+	if got := rep.Text(); got != want {
+		t.Errorf("Text():\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// writeScript writes an executable shell script and returns its path.
+func writeScript(t *testing.T, name, body string) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("shell scripts need a Unix")
+	}
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

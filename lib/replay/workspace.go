@@ -1,0 +1,180 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// Workspace is the directory steps run in. Built-ins reach it only through
+// Root, so nothing they open can lie outside it.
+type Workspace struct {
+	Dir  string
+	Root *os.Root
+}
+
+// Close releases the workspace and leaves its directory in place.
+func (w *Workspace) Close() error { return w.Root.Close() }
+
+// Remove releases the workspace and deletes its directory.
+func (w *Workspace) Remove() error {
+	w.Root.Close()
+	return os.RemoveAll(w.Dir)
+}
+
+// OpenLive opens an existing directory as the workspace.
+func OpenLive(dir string) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening workspace %s: %w", dir, err)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("opening workspace: %w", err)
+	}
+	return &Workspace{Dir: abs, Root: root}, nil
+}
+
+// Materialise creates a temporary workspace in tmp (os.TempDir() if empty)
+// holding every input under its name. An input that cannot be written (its
+// object is missing or corrupt, or its name is unusable) is left out and
+// reported as missing_input drift.
+func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace, []Drift, error) {
+	dir, err := os.MkdirTemp(tmp, "ctx-replay-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating workspace: %w", err)
+	}
+	ws, err := OpenLive(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	var drift []Drift
+	for _, in := range inputs {
+		if err := ws.write(s, in); err != nil {
+			drift = append(drift, Drift{Type: DriftMissingInput, Name: in.Name, Expected: in.ContentRef.String(), Reason: err.Error()})
+		}
+	}
+	return ws, drift, nil
+}
+
+func (w *Workspace) write(s *store.Store, in manifest.File) error {
+	if err := checkName(in.Name); err != nil {
+		return err
+	}
+	r, err := s.Open(in.ContentRef)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("object %s is not in the store", in.ContentRef)
+		}
+		return err
+	}
+	defer r.Close()
+	if dir := path.Dir(in.Name); dir != "." {
+		if err := w.Root.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("creating %s: %w", dir, err)
+		}
+	}
+	f, err := w.Root.OpenFile(in.Name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", in.Name, err)
+	}
+	_, err = io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		w.Root.Remove(in.Name)
+		return fmt.Errorf("writing %s: %w", in.Name, err)
+	}
+	return nil
+}
+
+// checkName accepts the clean relative names ctx-pack accepts for inputs.
+func checkName(name string) error {
+	if !fs.ValidPath(name) || name == "." || strings.ContainsAny(name, "\\\x00") {
+		return fmt.Errorf("input name %q is not a clean relative path", name)
+	}
+	return nil
+}
+
+// CheckInputs compares the inputs of a pack with the files of a live
+// workspace: absent files are missing_input drift, other bytes
+// input_changed.
+func (w *Workspace) CheckInputs(s *store.Store, inputs []manifest.File) []Drift {
+	var drift []Drift
+	for _, in := range inputs {
+		d := Drift{Name: in.Name, Expected: in.ContentRef.String()}
+		got, err := w.hash(in.Name)
+		switch {
+		case err != nil:
+			d.Type = DriftMissingInput
+			d.Reason = err.Error()
+		case got != in.ContentRef:
+			d.Type = DriftInputChanged
+			d.Actual = got.String()
+		default:
+			continue
+		}
+		drift = append(drift, d)
+	}
+	return drift
+}
+
+func (w *Workspace) hash(name string) (digest.Digest, error) {
+	if err := checkName(name); err != nil {
+		return digest.Digest{}, err
+	}
+	f, err := w.Root.Open(name)
+	if err != nil {
+		return digest.Digest{}, fmt.Errorf("opening %s: %w", name, unwrapPath(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		return digest.Digest{}, fmt.Errorf("%s is not a regular file", name)
+	}
+	d, _, err := digest.OfReader(f)
+	if err != nil {
+		return digest.Digest{}, fmt.Errorf("reading %s: %w", name, unwrapPath(err))
+	}
+	return d, nil
+}
+
+// unwrapPath drops the *PathError wrapper, whose path is the name the
+// caller already gives, and keeps its cause ("no such file or directory").
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// resolve checks a path parameter and returns the fs.FS name for it.
+// Absolute paths, ".." elements and NUL bytes are refused; os.Root refuses
+// symbolic links that lead out.
+func resolve(p string) (string, error) {
+	switch {
+	case p == "":
+		return "", errors.New("path is empty")
+	case strings.ContainsRune(p, 0):
+		return "", fmt.Errorf("path %q holds a NUL byte", p)
+	case filepath.IsAbs(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || filepath.VolumeName(p) != "":
+		return "", fmt.Errorf("path %q is absolute; built-in tools only read inside the workspace", p)
+	}
+	for _, el := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if el == ".." {
+			return "", fmt.Errorf("path %q contains \"..\"; built-in tools only read inside the workspace", p)
+		}
+	}
+	return path.Clean(filepath.ToSlash(p)), nil
+}
