@@ -102,6 +102,9 @@ func Encode(sc Sidecar) ([]byte, error) {
 // Parse decodes a sidecar strictly: unknown or duplicate members are errors,
 // and context_pack and output are required.
 func Parse(b []byte) (Sidecar, error) {
+	if err := canon.Check(b); err != nil {
+		return Sidecar{}, fmt.Errorf("parsing sidecar: %w", err)
+	}
 	var sc Sidecar
 	if err := json.Unmarshal(b, &sc, json.RejectUnknownMembers(true)); err != nil {
 		return Sidecar{}, fmt.Errorf("parsing sidecar: %w", err)
