@@ -36,9 +36,9 @@ func newProject(t *testing.T) *project {
 	}
 	m := &manifest.Manifest{
 		Version: manifest.Version, Created: "2026-02-10T09:00:00Z",
-		Model:   manifest.Model{Identifier: "gpt-4o"},
-		Inputs:  []manifest.File{{Name: "spec.md", ContentRef: put("spec"), Size: 4}},
-		Steps:   []manifest.Step{{Index: 0, Type: manifest.ToolCall, Tool: "read_file", OutputRef: put("spec")}},
+		Model:  manifest.Model{Identifier: "gpt-4o"},
+		Inputs: []manifest.File{{Name: "spec.md", ContentRef: put("spec"), Size: 4}},
+		Steps:  []manifest.Step{{Index: 0, Type: manifest.ToolCall, Tool: "read_file", OutputRef: put("spec")}},
 		Outputs: []manifest.Output{
 			{Name: "result.md", ContentRef: put("# Result\n"), Size: 9, Confidence: "high", Notes: "no manual edits"},
 			{Name: "handlers/user.go", ContentRef: put("package handlers\n"), Size: 17},
