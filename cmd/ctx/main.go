@@ -30,6 +30,8 @@ type frontCmd struct {
 	cli.Globals
 	Verb string   `arg:"" help:"Command to run: ctx-VERB." placeholder:"VERB"`
 	Args []string `arg:"" optional:"" passthrough:"" help:"Arguments for ctx-VERB." placeholder:"ARGS"`
+
+	rest []string // arguments after the verb, set before parsing
 }
 
 func (c *frontCmd) Description() string {
@@ -43,7 +45,7 @@ func (c *frontCmd) Description() string {
 }
 
 func (c *frontCmd) Run(env *cli.Env) error {
-	verb, args := c.Verb, c.Args
+	verb, args := c.Verb, append(c.Args, c.rest...)
 	if verb == "help" {
 		if len(args) == 0 {
 			return cli.Errorf(cli.ExitUsage, "help: name a command, e.g. ctx help pack")
@@ -91,6 +93,25 @@ func isExecutable(p string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
+// split separates the front's own arguments (flags, then the verb) from
+// the verb's, which pass through untouched even when they look like the
+// front's flags (ctx show --human).
+func split(args []string) (front, rest []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--store":
+			i++ // its value
+		case a == "--":
+			return args[:min(i+2, len(args))], args[min(i+2, len(args)):]
+		case !strings.HasPrefix(a, "-"):
+			return args[:i+1], args[i+1:]
+		}
+	}
+	return args, nil
+}
+
 func main() {
-	os.Exit(cli.Run("ctx", &frontCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	front, rest := split(os.Args[1:])
+	os.Exit(cli.Run("ctx", &frontCmd{rest: rest}, front, os.Stdin, os.Stdout, os.Stderr))
 }
