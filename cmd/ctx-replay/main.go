@@ -1,0 +1,166 @@
+// Command ctx-replay re-executes the tool calls of a context pack and
+// compares every output with the recorded one. It reads one pack reference
+// (an argument, or a stream of ctx output on stdin) and prints a fidelity
+// report as canonical JSON, or a readable one with --human:
+//
+//	{"pack","fidelity","steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms}],"drift":[…]}
+//
+// The exit code is the fidelity: 0 exact, 1 degraded, 4 failed. Steps run in
+// a temporary workspace holding the pack's inputs unless --live names a
+// directory. The rules (statuses, built-ins and their exact outputs,
+// external executors) are documented in lib/replay.
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/ref"
+	"github.com/ctx-tools/ctx/lib/replay"
+)
+
+type replayCmd struct {
+	cli.Globals
+	Ref     string        `arg:"" optional:"" help:"Pack to replay: sha256:<hex>, <hex>, ctx://<hex>, a unique prefix, latest or a tag, with ^ or ~N for ancestors (default: read from stdin)." placeholder:"REF"`
+	Live    string        `help:"Replay against the files of DIR instead of a temporary workspace holding the pack's inputs; inputs missing or changed in DIR are reported as drift." placeholder:"DIR" xor:"workspace"`
+	Keep    bool          `help:"Keep the temporary workspace and print where it is on stderr." xor:"workspace"`
+	Tool    []string      `help:"Run tool NAME with CMD (repeatable): CMD is split into words as a shell splits simple words, without expansion or operators, runs in the workspace with the step's parameters as JSON on stdin and CTX_TOOL, CTX_STEP_INDEX set; its stdout is the output. Overrides built-ins and config.json." placeholder:"NAME=CMD" sep:"none"`
+	Steps   string        `help:"Replay only these steps: indexes and ranges such as 3, 3-7, 3-, -7, separated by commas." placeholder:"RANGE"`
+	Timeout time.Duration `help:"Time limit of a --tool command for one step." default:"30s"`
+}
+
+func (c *replayCmd) Description() string {
+	return `Replay a context pack: re-execute each step, compare the output hash with the recorded one.
+
+Step status: matched; diverged (a deterministic step produced other bytes);
+diverged_expected (a non-deterministic one did); failed (no executor, error,
+timeout, bad parameters); skipped (a non-deterministic step with no
+executor, or a step with no recorded output). Fidelity: exact, degraded (a
+deterministic step diverged) or failed (a deterministic step could not run,
+or an input is missing).
+
+Built-in executors, confined to the workspace: read_file, list_dir, glob,
+grep (also as Read, LS, Glob, Grep). Other tools need an executor: --tool
+NAME=CMD, or "tools" in .ctx/config.json:
+  {"tools":{"NAME":{"command":["prog","arg"],"version":"1.2","timeout":"30s"}}}
+A recorded shell command never runs unless you give it an executor.`
+}
+
+func (c *replayCmd) Run(env *cli.Env) error {
+	var ranges []replay.Range
+	if c.Steps != "" {
+		var err error
+		if ranges, err = replay.ParseSteps(c.Steps); err != nil {
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+	}
+	if c.Timeout <= 0 {
+		return cli.Errorf(cli.ExitUsage, "--timeout must be positive")
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	flagTools := map[string]replay.Executor{}
+	for _, spec := range c.Tool {
+		name, cmd, err := replay.ParseToolFlag(spec, wd, c.Timeout)
+		if err != nil {
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+		if _, dup := flagTools[name]; dup {
+			return cli.Errorf(cli.ExitUsage, "--tool %s is given twice", name)
+		}
+		flagTools[name] = cmd
+	}
+
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	configTools, err := replay.ConfigTools(s.Config().Raw, filepath.Dir(s.Root()))
+	if err != nil {
+		return cli.WithHint(err, "fix "+s.Path("config.json"))
+	}
+	tools := map[string]replay.Executor{}
+	for name, cmd := range configTools {
+		tools[name] = cmd
+	}
+	for name, ex := range flagTools {
+		tools[name] = ex
+	}
+
+	var args []string
+	if c.Ref != "" {
+		args = []string{c.Ref}
+	}
+	items, err := env.Refs(args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(items) == 0:
+		return cli.Errorf(cli.ExitUsage, "no pack reference given (as an argument or on stdin)")
+	case len(items) > 1:
+		return cli.Errorf(cli.ExitUsage, "%d pack references given; ctx-replay replays one pack", len(items))
+	}
+	d, err := ref.Resolve(s, items[0].Ref)
+	if err != nil {
+		return err
+	}
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := replay.Run(ctx, s, m, replay.Options{
+		Live:  c.Live,
+		Keep:  c.Keep,
+		Steps: ranges,
+		Tools: tools,
+		Progress: func(pos, total int, st *manifest.Step) {
+			env.Progressf("step %d/%d (index %d, %s)", pos, total, st.Index, toolName(st))
+		},
+	})
+	env.ProgressDone()
+	switch {
+	case errors.Is(err, replay.ErrNoSteps):
+		return cli.WithCode(cli.ExitUsage, err)
+	case err != nil:
+		return err
+	}
+	if c.Keep {
+		env.Infof("workspace kept in %s", rep.Workspace)
+	}
+	if c.Human {
+		err = env.Text(rep.Text())
+	} else {
+		err = env.Result(rep)
+	}
+	if err != nil {
+		return err
+	}
+	if code := rep.Fidelity.ExitCode(); code != cli.ExitOK {
+		return cli.Exit(code)
+	}
+	return nil
+}
+
+func toolName(st *manifest.Step) string {
+	if st.Tool != "" {
+		return st.Tool
+	}
+	return st.Type
+}
+
+func main() {
+	os.Exit(cli.Run("ctx-replay", &replayCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
