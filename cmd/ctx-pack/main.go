@@ -16,6 +16,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/sidecar"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -23,7 +24,9 @@ type packCmd struct {
 	cli.Globals
 	Logs  []string `arg:"" optional:"" help:"Execution logs to pack (default: stdin; - also means stdin)." placeholder:"LOG"`
 	Tag   string   `help:"Also point tag NAME at the new pack." placeholder:"NAME"`
-	Force bool     `help:"Move --tag even if it already points at another pack."`
+	Force bool     `help:"Move --tag even if it already points at another pack, and replace --sidecars that differ."`
+
+	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
 }
 
 func (c *packCmd) Description() string {
@@ -78,6 +81,18 @@ func (c *packCmd) Run(env *cli.Env) error {
 	}
 	if bad {
 		return cli.Exit(cli.ExitFinding)
+	}
+	if c.Sidecars != "" {
+		// Before any pack is written: no name or symlink may lead out of DIR.
+		for _, src := range srcs {
+			var names []string
+			for _, o := range src.log.Outputs {
+				names = append(names, o.Name)
+			}
+			if err := sidecar.Check(c.Sidecars, names); err != nil {
+				return err
+			}
+		}
 	}
 
 	for _, src := range srcs {
@@ -138,6 +153,7 @@ type result struct {
 	Inputs   int           `json:"inputs"`
 	Outputs  int           `json:"outputs"`
 	Tag      string        `json:"tag,omitzero"`
+	Sidecars []string      `json:"sidecars,omitzero"`
 }
 
 func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
@@ -169,6 +185,19 @@ func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
 			return err
 		}
 	}
+	if c.Sidecars != "" {
+		for _, sc := range sidecar.ForPack(m) {
+			p, err := sidecar.Write(c.Sidecars, sc, c.Force)
+			if err != nil {
+				err = fmt.Errorf("pack %s is stored, but not its sidecars: %w", m.Hash, err)
+				if errors.Is(err, sidecar.ErrExists) {
+					err = cli.WithHint(err, "use --force to replace it")
+				}
+				return err
+			}
+			res.Sidecars = append(res.Sidecars, p)
+		}
+	}
 	if env.Human() {
 		return env.Text(human(m, res))
 	}
@@ -183,6 +212,9 @@ func human(m *manifest.Manifest, r result) string {
 	}
 	if r.Tag != "" {
 		s += "  tag " + r.Tag + "\n"
+	}
+	for _, p := range r.Sidecars {
+		s += "  sidecar " + p + "\n"
 	}
 	return s
 }
