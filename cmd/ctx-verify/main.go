@@ -1,0 +1,285 @@
+// Command ctx-verify checks provenance and integrity. It reads artifacts
+// and their <artifact>.ctx.json sidecars, a pack, whole stores, or a
+// context-engine-kernel Run Export Pack directory, and prints one canonical
+// JSON verdict per thing verified: an artifact's status (verified,
+// modified, no_provenance, broken), or {"ok",…,"violations"} for a pack, a
+// store or a kernel pack.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/fsck"
+	"github.com/ctx-tools/ctx/lib/kernelpack"
+	"github.com/ctx-tools/ctx/lib/ref"
+	"github.com/ctx-tools/ctx/lib/sidecar"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// globals replaces cli.Globals: in ctx-verify, --store is the mode that
+// verifies a whole store, so the store's location is --store-dir.
+type globals struct {
+	StoreDir string           `name:"store-dir" help:"Store to use: a .ctx directory or a directory holding one (default: $CTX_STORE, else the nearest .ctx/ above the artifact or the working directory)." placeholder:"DIR"`
+	Human    bool             `help:"Print a readable text rendering instead of JSON."`
+	Version  kong.VersionFlag `help:"Print version, commit and Go version, then exit."`
+
+	g cli.Globals
+}
+
+// Flags hands cli the shared flags, with the store location from
+// --store-dir, else $CTX_STORE. The variable is read here rather than by
+// kong so that --store can tell it from an explicit --store-dir.
+func (g *globals) Flags() *cli.Globals {
+	g.g = cli.Globals{Store: g.StoreDir, Human: g.Human}
+	if g.g.Store == "" {
+		g.g.Store = os.Getenv("CTX_STORE")
+	}
+	return &g.g
+}
+
+type verifyCmd struct {
+	globals
+	Args       []string `arg:"" optional:"" help:"Artifacts to verify against their sidecars; with --store, store directories (default: the one --store-dir, $CTX_STORE or the working directory names)." placeholder:"ARTIFACT|DIR"`
+	Pack       string   `help:"Verify one pack and every object it references (- reads references from stdin)." placeholder:"REF"`
+	Store      bool     `help:"Verify whole stores (fsck): every object, pack entry, manifest, reference and ref, and the layout."`
+	KernelPack string   `name:"kernel-pack" help:"Verify a context-engine-kernel Run Export Pack directory (PACK_SPEC 1.0.0, PK1-PK12)." placeholder:"DIR"`
+	NoDeep     bool     `name:"no-deep" help:"With --kernel-pack: skip bundle, optional-file and ledger validation (PK4, PK8, PK9)."`
+	NoRefs     bool     `name:"no-refs" help:"With --kernel-pack: skip the run.json to bundle.json hash check (PK5)."`
+}
+
+func (c *verifyCmd) Description() string {
+	return `Verify artifacts, packs, stores and kernel packs.
+
+  ctx-verify ARTIFACT...         each artifact against ARTIFACT.ctx.json and the
+                                 pack it names: verified (0), or modified,
+                                 no_provenance, broken (1)
+  ctx-verify --pack REF          a pack and every object it references
+  ctx-verify --store [DIR...]    whole stores (fsck); DIR defaults to the store
+                                 --store-dir, $CTX_STORE or the working
+                                 directory names
+  ctx-verify --kernel-pack DIR   a kernel Run Export Pack (exit 0/1/2/3)
+
+--store is a mode here, not the store's location: name that with
+--store-dir DIR (or $CTX_STORE), or as DIR arguments of --store.
+
+Pack and store violations are {rule_id, path, message}, sorted by rule id,
+path and message; paths are relative to the store directory:
+  ST1  an object's bytes do not hash to its name, or it cannot be read
+  ST2  a file or directory that is not part of the store layout
+  ST3  a symlink, device or pipe, or a file where a directory belongs
+  ST4  a packs/ entry that does not parse, is not canonical, disagrees with
+       its manifest, or is missing
+  ST5  a pack's manifest object is missing, corrupt, or does not parse
+  ST6  a manifest references an object that is not in the store
+  ST7  a ref is malformed or points at no finalized pack
+Warnings, which never make a store invalid:
+  ST8  a pack's parent is not a finalized pack in this store
+  ST9  a leftover temporary or lock file (safe to delete when idle)`
+}
+
+func (c *verifyCmd) Run(env *cli.Env) error {
+	modes := 0
+	for _, on := range []bool{len(c.Args) > 0 && !c.Store, c.Pack != "", c.Store, c.KernelPack != ""} {
+		if on {
+			modes++
+		}
+	}
+	switch {
+	case modes == 0:
+		return cli.WithHint(cli.Errorf(cli.ExitUsage, "nothing to verify"), "give ARTIFACT..., --pack REF, --store or --kernel-pack DIR")
+	case modes > 1:
+		return cli.Errorf(cli.ExitUsage, "give one of ARTIFACT..., --pack REF, --store and --kernel-pack DIR")
+	case (c.NoDeep || c.NoRefs) && c.KernelPack == "":
+		return cli.Errorf(cli.ExitUsage, "--no-deep and --no-refs go with --kernel-pack")
+	case c.Pack != "" && len(c.Args) > 0:
+		return cli.Errorf(cli.ExitUsage, "--pack takes one reference (- for stdin), not arguments")
+	case c.KernelPack != "" && len(c.Args) > 0:
+		return cli.Errorf(cli.ExitUsage, "--kernel-pack takes one directory, not arguments")
+	case c.Store && len(c.Args) > 0 && c.StoreDir != "":
+		return cli.Errorf(cli.ExitUsage, "give store directories either as arguments of --store or with --store-dir, not both")
+	}
+	switch {
+	case c.KernelPack != "":
+		return c.kernelPack(env)
+	case c.Store:
+		return c.stores(env)
+	case c.Pack != "":
+		return c.packs(env)
+	}
+	return c.artifacts(env)
+}
+
+// outcome accumulates the exit code of several verdicts: the worst wins.
+type outcome int
+
+func (o *outcome) add(code int) {
+	if code > int(*o) {
+		*o = outcome(code)
+	}
+}
+
+func (o outcome) err() error {
+	if o == 0 {
+		return nil
+	}
+	return cli.Exit(int(o))
+}
+
+func (c *verifyCmd) artifacts(env *cli.Env) error {
+	// An explicit store serves every artifact; otherwise each artifact's
+	// store is the nearest .ctx above it, then above the working directory.
+	open := func(dir string) (*store.Store, error) {
+		if env.G.Store != "" {
+			return env.Store()
+		}
+		s, err := store.Find(dir)
+		if errors.Is(err, store.ErrNoStore) {
+			if s, err2 := env.Store(); err2 == nil {
+				return s, nil
+			}
+		}
+		return s, err
+	}
+	var o outcome
+	for _, a := range c.Args {
+		v, err := sidecar.Verify(a, open)
+		if err != nil {
+			env.Errorf("%s: %v", a, err)
+			if errors.Is(err, store.ErrNoStore) {
+				env.Infof("hint: name the store with --store-dir DIR or CTX_STORE")
+			}
+			o.add(cli.ExitCode(err))
+			continue
+		}
+		if err := c.print(env, v, v.Human); err != nil {
+			return err
+		}
+		o.add(v.ExitCode())
+	}
+	return o.err()
+}
+
+// print writes v as JSON, or human() with --human.
+func (c *verifyCmd) print(env *cli.Env, v any, human func() string) error {
+	if env.Human() {
+		return env.Text(human())
+	}
+	return env.Result(v)
+}
+
+func (c *verifyCmd) packs(env *cli.Env) error {
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	items, err := env.Refs([]string{c.Pack})
+	if err != nil {
+		return err
+	}
+	var o outcome
+	for _, it := range items {
+		d, err := ref.Resolve(s, it.Ref)
+		if err == nil {
+			var r *fsck.Report
+			if r, err = fsck.Pack(s, d, c.options(env)); err == nil {
+				env.ProgressDone()
+				if err := c.report(env, r); err != nil {
+					return err
+				}
+				o.add(r.ExitCode())
+				continue
+			}
+		}
+		env.ProgressDone()
+		env.Errorf("%s: %v", it.Ref, err)
+		o.add(cli.ExitCode(err))
+	}
+	return o.err()
+}
+
+func (c *verifyCmd) stores(env *cli.Env) error {
+	var stores []*store.Store
+	if len(c.Args) == 0 {
+		s, err := env.Store()
+		if err != nil {
+			return err
+		}
+		stores = append(stores, s)
+	}
+	var o outcome
+	for _, dir := range c.Args {
+		s, err := store.OpenAt(dir)
+		if err != nil {
+			env.Errorf("%v", err)
+			o.add(cli.ExitCode(err))
+			continue
+		}
+		stores = append(stores, s)
+	}
+	for _, s := range stores {
+		r, err := fsck.Store(s, c.options(env))
+		env.ProgressDone()
+		if err != nil {
+			env.Errorf("%v", err)
+			o.add(cli.ExitCode(err))
+			continue
+		}
+		if err := c.report(env, r); err != nil {
+			return err
+		}
+		o.add(r.ExitCode())
+	}
+	return o.err()
+}
+
+// options shows progress on a terminal, at most ten times a second.
+func (c *verifyCmd) options(env *cli.Env) fsck.Options {
+	var last time.Time
+	return fsck.Options{Progress: func(objects int, bytes int64) {
+		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond {
+			last = now
+			env.Progressf("verified %d objects, %d MiB", objects, bytes>>20)
+		}
+	}}
+}
+
+func (c *verifyCmd) report(env *cli.Env, r *fsck.Report) error {
+	if !env.Human() {
+		for _, w := range r.Warnings {
+			env.Warnf("%s %s: %s", w.RuleID, w.Path, w.Message)
+		}
+	}
+	return c.print(env, r.JSON(), r.Human)
+}
+
+// kernelPack runs the kernel's verifier contract: its canonical JSON
+// (which sorts by UTF-16 code units and may carry lone surrogates) goes
+// out byte for byte, and its exit codes are kept.
+func (c *verifyCmd) kernelPack(env *cli.Env) error {
+	r := kernelpack.Verify(c.KernelPack, kernelpack.Options{Deep: !c.NoDeep, Refs: !c.NoRefs})
+	if r.Err != nil {
+		return cli.WithCode(r.ExitCode(), fmt.Errorf("verifying kernel pack %s: %w", c.KernelPack, r.Err))
+	}
+	out := r.JSON()
+	if env.Human() {
+		out = []byte(r.Human())
+	}
+	if err := env.Raw(bytes.NewReader(out)); err != nil {
+		return err
+	}
+	if code := r.ExitCode(); code != 0 {
+		return cli.Exit(code)
+	}
+	return nil
+}
+
+func main() {
+	os.Exit(cli.Run("ctx-verify", &verifyCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
