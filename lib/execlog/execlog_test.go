@@ -25,13 +25,13 @@ func newStore(t testing.TB) *store.Store {
 
 func TestStringReader(t *testing.T) {
 	for in, want := range map[string]string{
-		`""`:                        "",
-		`"plain"`:                   "plain",
-		`"a\nb\t\"q\"\\\/"`:         "a\nb\t\"q\"\\/",
-		`"\u00e9\u20ac"`:            "é€",
-		`"\ud83d\ude02 x"`:          "😂 x",
-		`"\ud83d x"`:                "\ufffd x",
-		`"\b\f\r"`:                  "\b\f\r",
+		`""`:                                     "",
+		`"plain"`:                                "plain",
+		`"a\nb\t\"q\"\\\/"`:                      "a\nb\t\"q\"\\/",
+		`"\u00e9\u20ac"`:                         "é€",
+		`"\ud83d\ude02 x"`:                       "😂 x",
+		`"\ud83d x"`:                             "\ufffd x",
+		`"\b\f\r"`:                               "\b\f\r",
 		`"` + strings.Repeat(`ab\n`, 5000) + `"`: strings.Repeat("ab\n", 5000),
 	} {
 		for _, bufSize := range []int{1, 3, 4096} {
