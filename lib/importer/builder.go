@@ -1,0 +1,570 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/tidwall/gjson"
+)
+
+// The execution log as ctx-pack reads it (DESIGN.md §5).
+type execLog struct {
+	Created      string          `json:"created,omitempty"`
+	Model        modelInfo       `json:"model"`
+	SystemPrompt string          `json:"system_prompt,omitempty"`
+	Prompts      []prompt        `json:"prompts,omitempty"`
+	Steps        []*step         `json:"steps,omitempty"`
+	Outputs      []output        `json:"outputs,omitempty"`
+	Environment  *environment    `json:"environment,omitempty"`
+	Metadata     json.RawMessage `json:"metadata,omitempty"`
+}
+
+type modelInfo struct {
+	Identifier string          `json:"identifier"`
+	Parameters json.RawMessage `json:"parameters,omitempty"`
+}
+
+type prompt struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type step struct {
+	Index         int             `json:"index"`
+	Type          string          `json:"type"`
+	Tool          string          `json:"tool,omitempty"`
+	Parameters    json.RawMessage `json:"parameters,omitempty"`
+	Output        *string         `json:"output,omitempty"`
+	Deterministic bool            `json:"deterministic"`
+	Timestamp     string          `json:"timestamp,omitempty"`
+	Metadata      json.RawMessage `json:"metadata,omitempty"`
+
+	meta     obj  // becomes Metadata
+	extra    list // results beyond the first for the same call
+	resolved bool // a result has been joined
+}
+
+type output struct {
+	Name    string `json:"name"`
+	Content string `json:"content"`
+	Notes   string `json:"notes,omitempty"`
+}
+
+type environment struct {
+	OS           string            `json:"os,omitempty"`
+	Runtime      string            `json:"runtime,omitempty"`
+	ToolVersions map[string]string `json:"tool_versions,omitempty"`
+}
+
+// Step types.
+const (
+	toolCall = "tool_call"
+	llmCall  = "llm_call"
+)
+
+// finalName is the output an importer records the agent's last answer as.
+const finalName = "final.md"
+
+// readOnlyTools are deterministic by default: reading the same workspace
+// gives the same output.
+var readOnlyTools = []string{
+	"Glob", "Grep", "LS", "NotebookRead", "Read",
+	"find_file", "glob", "grep", "list_dir", "list_directory", "list_files",
+	"ls", "read_file", "read_many_files", "search_files", "view_file",
+}
+
+// A msg is one conversation message, whatever its source format.
+type msg struct {
+	role      string // system, user, assistant or tool
+	text      string
+	hasText   bool
+	reasoning []string
+	calls     []*call
+	results   []*result
+	ts        string
+	params    json.RawMessage // request parameters, for a model turn
+	meta      obj
+	key       string // identity for history deduplication; computed lazily
+}
+
+// A call is a tool call a model turn makes.
+type call struct {
+	id, name string
+	args     json.RawMessage
+	ts       string
+	meta     obj
+	output   *string // set when the call carries its own result
+	isError  bool
+}
+
+// A result is a tool's answer to a call.
+type result struct {
+	id, name string
+	output   string
+	hasOut   bool
+	isError  bool
+	ts       string
+	meta     obj
+}
+
+// addText adds a text part, on a new line unless a line break already
+// separates it from the text before.
+func (m *msg) addText(s string) {
+	switch {
+	case !m.hasText:
+		m.text, m.hasText = s, true
+	case m.text == "" || strings.HasSuffix(m.text, "\n") || strings.HasPrefix(s, "\n"):
+		m.text += s
+	default:
+		m.text += "\n" + s
+	}
+}
+
+// identity is what two copies of a message share when a request repeats
+// the conversation so far: role, text and call ids.
+func (m *msg) identity() string {
+	if m.key == "" {
+		var sb strings.Builder
+		sb.WriteString(m.role)
+		sb.WriteByte(0)
+		sb.WriteString(m.text)
+		for _, c := range m.calls {
+			sb.WriteString("\x00c")
+			sb.WriteString(c.id)
+			if c.id == "" {
+				sb.WriteString(c.name)
+				sb.Write(c.args)
+			}
+		}
+		for _, r := range m.results {
+			sb.WriteString("\x00r")
+			sb.WriteString(r.id)
+			sb.WriteString(r.output)
+		}
+		m.key = sb.String()
+	}
+	return m.key
+}
+
+// builder accumulates the execution log.
+type builder struct {
+	format string
+	opts   Options
+	det    map[string]bool
+
+	model       string
+	modelParams obj
+	system      string
+	hasSystem   bool
+	prompts     []prompt
+	promptMeta  list
+	steps       []*step
+	calls       map[string]*step
+	pending     map[string][]*step // calls without ids, by tool name
+	outputs     []output
+	last        string // last non-empty assistant text
+	earliest    time.Time
+	created     string
+	env         environment
+	meta        obj
+	unmatched   list
+	history     []string // identities of the conversation so far
+	roots       []string // working directories to make paths relative to
+	attachments map[string]string
+
+	records, mapped int
+	skipped         map[string]int
+	warnings        []string
+}
+
+func newBuilder(format string, opts Options) *builder {
+	b := &builder{
+		format:  format,
+		opts:    opts,
+		det:     map[string]bool{},
+		calls:   map[string]*step{},
+		pending: map[string][]*step{},
+		skipped: map[string]int{},
+	}
+	for _, t := range readOnlyTools {
+		b.det[t] = true
+	}
+	for _, t := range opts.Deterministic {
+		b.det[t] = true
+	}
+	return b
+}
+
+func (b *builder) errorf(where, format string, a ...any) error {
+	return &Error{Format: b.format, Where: where, Msg: fmt.Sprintf(format, a...)}
+}
+
+// skip counts a record that has no place in the log.
+func (b *builder) skip(reason string) {
+	b.records++
+	b.skipped[reason]++
+}
+
+// mapRecord counts a record that went into the log.
+func (b *builder) mapRecord() {
+	b.records++
+	b.mapped++
+}
+
+func (b *builder) warn(format string, a ...any) {
+	b.warnings = append(b.warnings, fmt.Sprintf(format, a...))
+}
+
+// setModel records the run's model: the first one seen wins.
+func (b *builder) setModel(id string) {
+	if b.model == "" && id != "" {
+		b.model = id
+	}
+}
+
+// param records a model parameter unless it is already set or carries
+// nothing.
+func (b *builder) param(k string, v json.RawMessage) {
+	if len(v) == 0 || !informative(gjson.ParseBytes(v)) {
+		return
+	}
+	b.modelParams.setDefault(k, v)
+}
+
+func (b *builder) tool(name, version string) {
+	if name == "" || version == "" {
+		return
+	}
+	if b.env.ToolVersions == nil {
+		b.env.ToolVersions = map[string]string{}
+	}
+	if _, ok := b.env.ToolVersions[name]; !ok {
+		b.env.ToolVersions[name] = version
+	}
+}
+
+// root records a working directory whose absolute paths become relative.
+func (b *builder) root(dir string) {
+	dir = strings.TrimRight(dir, `/\`)
+	if strings.Count(dir, "/")+strings.Count(dir, `\`) == 0 || len(dir) < 2 {
+		return // "/" or a relative directory: nothing to strip safely
+	}
+	for _, r := range b.roots {
+		if r == dir || under(dir, r) {
+			return
+		}
+	}
+	b.roots = append(b.roots, dir)
+}
+
+func under(dir, root string) bool {
+	return strings.HasPrefix(dir, root) && len(dir) > len(root) && (dir[len(root)] == '/' || dir[len(root)] == '\\')
+}
+
+// seen notes a timestamp for the run's start time.
+func (b *builder) seen(ts string) {
+	if ts == "" {
+		return
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return
+	}
+	if b.created == "" || t.Before(b.earliest) {
+		b.earliest, b.created = t, ts
+	}
+}
+
+func (b *builder) addStep(s *step) *step {
+	s.Index = len(b.steps)
+	b.steps = append(b.steps, s)
+	b.seen(s.Timestamp)
+	return s
+}
+
+// systemPrompt sets the system prompt; a later, different system message
+// becomes a prompt with role system.
+func (b *builder) systemPrompt(text string, meta obj) {
+	switch {
+	case !b.hasSystem:
+		b.system, b.hasSystem = text, true
+		if len(meta) > 0 {
+			b.meta.set("system_prompt", meta.raw())
+		}
+	case text != b.system:
+		b.prompt("system", text, meta, "")
+	}
+}
+
+func (b *builder) prompt(role, text string, meta obj, ts string) {
+	b.seen(ts)
+	if ts != "" {
+		meta = join(obj{{"timestamp", quote(ts)}}, meta)
+	}
+	if len(meta) > 0 {
+		meta = join(obj{{"index", jsonInt(len(b.prompts))}}, meta)
+		b.promptMeta = append(b.promptMeta, meta.raw())
+	}
+	b.prompts = append(b.prompts, prompt{Role: role, Content: text})
+}
+
+// add appends one message to the log.
+func (b *builder) add(m *msg) {
+	switch m.role {
+	case "system", "developer":
+		if m.hasText {
+			b.systemPrompt(m.text, m.meta)
+		}
+	case "assistant":
+		b.turn(m)
+	default: // user, tool
+		switch {
+		case m.hasText || len(m.results) == 0 && len(m.meta) > 0:
+			role := m.role
+			if role == "tool" || role == "" {
+				role = "user"
+			}
+			b.prompt(role, m.text, m.meta, m.ts)
+		case len(m.meta) > 0:
+			for _, r := range m.results {
+				r.meta = join(r.meta, m.meta)
+			}
+		}
+		for _, r := range m.results {
+			if r.ts == "" {
+				r.ts = m.ts
+			}
+			b.result(r)
+		}
+	}
+}
+
+// exchange adds one request/response round trip. The request repeats the
+// conversation so far; messages already in the log are not added twice.
+func (b *builder) exchange(req, resp []*msg) {
+	k := 0
+	for k < len(req) && k < len(b.history) && req[k].identity() == b.history[k] {
+		k++
+	}
+	for _, m := range req[k:] {
+		b.add(m)
+	}
+	for _, m := range resp {
+		b.add(m)
+	}
+	b.history = b.history[:0]
+	for _, m := range req {
+		b.history = append(b.history, m.identity())
+	}
+	for _, m := range resp {
+		b.history = append(b.history, m.identity())
+	}
+}
+
+// turn adds a model turn: an llm_call step, then one tool_call step per
+// tool call it makes.
+func (b *builder) turn(m *msg) {
+	s := &step{Type: llmCall, Timestamp: m.ts, Parameters: m.params}
+	if m.hasText {
+		text := m.text
+		s.Output = &text
+		if strings.TrimSpace(text) != "" {
+			b.last = text
+		}
+	}
+	if len(m.reasoning) > 0 {
+		s.meta.setString("reasoning", strings.Join(m.reasoning, "\n"))
+	}
+	s.meta = join(s.meta, m.meta)
+	b.addStep(s)
+	for _, c := range m.calls {
+		b.call(c, m.ts)
+	}
+}
+
+func (b *builder) call(c *call, ts string) *step {
+	if c.ts == "" {
+		c.ts = ts
+	}
+	name := c.name
+	if name == "" {
+		name = "unknown"
+	}
+	s := &step{Type: toolCall, Tool: name, Parameters: c.args, Deterministic: b.det[name], Timestamp: c.ts}
+	if c.id != "" {
+		s.meta.setString("call_id", c.id)
+	}
+	s.meta = join(s.meta, c.meta)
+	if c.output != nil {
+		s.Output = c.output
+		s.resolved = true
+		if c.isError {
+			s.meta.set("is_error", jsonTrue)
+		}
+	}
+	b.addStep(s)
+	switch {
+	case c.output != nil:
+	case c.id != "":
+		if _, dup := b.calls[c.id]; !dup {
+			b.calls[c.id] = s
+		}
+	default:
+		b.pending[name] = append(b.pending[name], s)
+	}
+	return s
+}
+
+// result joins a tool result to its call by id (or, for calls without ids,
+// to the oldest open call of the same tool). A result whose call is not in
+// the log becomes a step of its own when it names its tool.
+func (b *builder) result(r *result) {
+	b.seen(r.ts)
+	var s *step
+	if r.id != "" {
+		s = b.calls[r.id]
+	} else if q := b.pending[r.name]; len(q) > 0 {
+		s, b.pending[r.name] = q[0], q[1:]
+	}
+	if s != nil && s.resolved {
+		extra := obj{}
+		extra.setString("output", r.output)
+		extra = join(extra, r.meta)
+		s.extra = append(s.extra, extra.raw())
+		return
+	}
+	if s == nil {
+		if r.name == "" {
+			u := obj{}
+			u.setString("call_id", r.id)
+			if r.hasOut {
+				u.setString("output", r.output)
+			}
+			u = join(u, r.meta)
+			b.unmatched = append(b.unmatched, u.raw())
+			b.warn("a tool result has no matching tool call (kept in metadata.unmatched_tool_results)")
+			return
+		}
+		s = b.call(&call{id: r.id, name: r.name, ts: r.ts}, "")
+		s.meta.set("unmatched_result", jsonTrue)
+	}
+	s.resolved = true
+	if r.hasOut {
+		out := r.output
+		s.Output = &out
+	}
+	if r.isError {
+		s.meta.set("is_error", jsonTrue)
+	}
+	if r.ts != "" && r.ts != s.Timestamp {
+		s.meta.setString("result_timestamp", r.ts)
+	}
+	if len(r.meta) > 0 {
+		s.meta.set("result", r.meta.raw())
+	}
+}
+
+// toolRun adds a tool execution recorded on its own (an OTel execute_tool
+// span, a LangSmith tool run). It completes the call a model turn made,
+// matched by id or, for calls without ids, by tool name; without such a
+// call it is a step of its own.
+func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, isError bool, ts string, meta obj) {
+	b.seen(ts)
+	var joined *step
+	if id != "" {
+		joined = b.calls[id]
+	} else if q := b.pending[name]; len(q) > 0 {
+		joined = q[0]
+	}
+	if joined != nil && !joined.resolved {
+		r := &result{id: id, name: name, ts: ts, meta: meta, isError: isError}
+		if out != nil {
+			r.output, r.hasOut = *out, true
+		}
+		b.result(r)
+		if joined.Parameters == nil {
+			joined.Parameters = params
+		}
+		return
+	}
+	b.call(&call{id: id, name: name, args: params, ts: ts, meta: meta, output: out, isError: isError}, "")
+}
+
+func (b *builder) report() Report {
+	r := Report{Format: b.format, Records: b.records, Mapped: b.mapped}
+	for reason, n := range b.skipped {
+		r.Skipped += n
+		r.Reasons = append(r.Reasons, fmt.Sprintf("%s: %d", reason, n))
+	}
+	sort.Strings(r.Reasons)
+	seen := map[string]bool{}
+	for _, w := range b.warnings {
+		if !seen[w] {
+			seen[w] = true
+			r.Warnings = append(r.Warnings, w)
+		}
+	}
+	sort.Strings(r.Warnings)
+	return r
+}
+
+// finish assembles the log and returns its canonical bytes.
+func (b *builder) finish() ([]byte, error) {
+	open := 0
+	for _, s := range b.steps {
+		if s.Type == toolCall && !s.resolved {
+			open++
+		}
+	}
+	if open > 0 {
+		b.warn("%d tool call(s) have no result", open)
+	}
+	log := execLog{
+		Created:      b.created,
+		Model:        modelInfo{Identifier: b.model, Parameters: b.modelParams.raw()},
+		SystemPrompt: b.system,
+		Prompts:      b.prompts,
+		Steps:        b.steps,
+		Outputs:      b.outputs,
+	}
+	if log.Model.Identifier == "" {
+		log.Model.Identifier = "unknown"
+		b.warn("the input does not name the model; identifier set to \"unknown\"")
+	}
+	if len(log.Outputs) == 0 && strings.TrimSpace(b.last) != "" {
+		log.Outputs = []output{{Name: finalName, Content: b.last}}
+	}
+	if b.env.OS != "" || b.env.Runtime != "" || len(b.env.ToolVersions) > 0 {
+		log.Environment = &b.env
+	}
+	for _, s := range b.steps {
+		s.meta.set("extra_results", s.extra.raw())
+		s.Metadata = s.meta.raw()
+	}
+	meta := b.meta
+	meta.set("prompts", b.promptMeta.raw())
+	meta.set("unmatched_tool_results", b.unmatched.raw())
+	log.Metadata = meta.raw()
+
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(&log)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the %s log: %w", b.format, err)
+	}
+	doc, err := b.fixup(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("encoding the %s log: %w", b.format, err)
+	}
+	out, err := canon.Canonicalize(doc)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the %s log: %w", b.format, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,551 @@
+package importer
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// An api describes a request/response API whose recordings are lists of
+// exchanges: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages.
+type api struct {
+	// isResponse tells a bare response object from a bare request.
+	isResponse func(rec gjson.Result) bool
+	// request reads a request body into the messages it sends and the
+	// parameters it sets (everything but the conversation).
+	request func(b *builder, req gjson.Result, where string) ([]*msg, obj, error)
+	// response reads a response body into the messages it returns. alone
+	// says the record has no request, so a response that repeats its
+	// request's settings stands in for it.
+	response func(b *builder, resp gjson.Result, where string, alone bool) ([]*msg, error)
+}
+
+// samplingParams are request members that become model parameters.
+var samplingParams = []string{
+	"temperature", "top_p", "top_k", "seed", "max_tokens", "max_completion_tokens",
+	"max_output_tokens", "frequency_penalty", "presence_penalty", "stop",
+	"stop_sequences", "n", "reasoning_effort", "reasoning", "thinking",
+	"response_format", "logit_bias", "logprobs", "top_logprobs", "verbosity",
+}
+
+func (b *builder) samplingParams(req gjson.Result) {
+	for _, k := range samplingParams {
+		b.param(k, raw(req.Get(k)))
+	}
+}
+
+// importExchanges reads every exchange of data with API a. A record is a
+// {request, response} pair, a nock recording ({scope, method, path, body,
+// response}), an OpenAI Batch line, or a bare request or response.
+func (b *builder) importExchanges(data []byte, a *api) error {
+	return b.eachRecord(data, func(where string, rec gjson.Result) error {
+		req, resp, reqAt, respAt, meta, err := b.splitRecord(rec, where, a)
+		if err != nil {
+			return err
+		}
+		var reqMsgs, respMsgs []*msg
+		var params obj
+		if req.Exists() {
+			if !req.IsObject() {
+				return b.errorf(reqAt, "expected a request object, got %s", kind(req))
+			}
+			if reqMsgs, params, err = a.request(b, req, reqAt); err != nil {
+				return err
+			}
+		}
+		if resp.Exists() {
+			if !resp.IsObject() {
+				return b.errorf(respAt, "expected a response object, got %s", kind(resp))
+			}
+			if respMsgs, err = a.response(b, resp, respAt, !req.Exists()); err != nil {
+				return err
+			}
+		}
+		if req.Exists() {
+			b.setModel(req.Get("model").String())
+			b.samplingParams(req)
+		}
+		if turn := firstTurn(respMsgs); turn != nil {
+			if req.Exists() {
+				turn.params = params.raw()
+			}
+			turn.meta = join(turn.meta, meta)
+		} else if len(params) > 0 || len(meta) > 0 {
+			unanswered := join(obj{}, meta)
+			unanswered.set("request", params.raw())
+			b.meta.set("unanswered_requests", append(listOf(b.meta.get("unanswered_requests")), unanswered.raw()).raw())
+			b.warn("a request has no recorded response")
+		}
+		b.exchange(reqMsgs, respMsgs)
+		b.mapRecord()
+		return nil
+	})
+}
+
+func firstTurn(msgs []*msg) *msg {
+	for _, m := range msgs {
+		if m.role == "assistant" {
+			return m
+		}
+	}
+	return nil
+}
+
+// splitRecord finds the request and response of one record.
+func (b *builder) splitRecord(rec gjson.Result, where string, a *api) (req, resp gjson.Result, reqAt, respAt string, meta obj, err error) {
+	body := rec.Get("body")
+	switch {
+	case body.Exists() && (rec.Get("scope").Exists() || rec.Get("path").Exists() || rec.Get("method").Exists() || rec.Get("url").Exists()):
+		// A nock recording or an OpenAI Batch request line.
+		req, reqAt = body, at(where, "body")
+		if r := rec.Get("response"); r.Exists() {
+			resp, respAt = r, at(where, "response")
+			if resp, err = b.recordedBody(r, respAt); err != nil {
+				return
+			}
+		}
+		meta.set("http", redactHeaders(rest(rec, "body", "response")).raw())
+	case rec.Get("response.body").IsObject():
+		// An OpenAI Batch output line.
+		resp, respAt = rec.Get("response.body"), at(where, "response.body")
+		meta.set("batch", rest(rec, "response.body").raw())
+	case rec.Get("request").Exists() || rec.Get("response").Exists():
+		req, reqAt = rec.Get("request"), at(where, "request")
+		resp, respAt = rec.Get("response"), at(where, "response")
+		meta = rest(rec, "request", "response")
+	case a.isResponse(rec):
+		resp, respAt = rec, where
+	default:
+		req, reqAt = rec, where
+	}
+	return
+}
+
+// recordedBody decodes a recorded HTTP response body: a JSON value, a
+// string holding JSON, or (nock) an array of hex chunks, gzipped or not.
+func (b *builder) recordedBody(r gjson.Result, where string) (gjson.Result, error) {
+	var data []byte
+	switch {
+	case r.IsObject():
+		return r, nil
+	case r.Type == gjson.String:
+		data = []byte(r.Str)
+	case r.IsArray():
+		var hexText strings.Builder
+		ok := true
+		each(r, func(_, c gjson.Result) bool {
+			ok = c.Type == gjson.String
+			hexText.WriteString(c.Str)
+			return ok
+		})
+		if !ok {
+			return r, nil
+		}
+		d, err := hex.DecodeString(hexText.String())
+		if err != nil {
+			return gjson.Result{}, b.errorf(where, "decoding the recorded body: %v", err)
+		}
+		data = d
+	default:
+		return r, nil
+	}
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return gjson.Result{}, b.errorf(where, "decoding the recorded body: %v", err)
+		}
+		const limit = 1 << 30
+		data, err = io.ReadAll(io.LimitReader(zr, limit+1))
+		if err != nil {
+			return gjson.Result{}, b.errorf(where, "decoding the recorded body: %v", err)
+		}
+		if len(data) > limit {
+			return gjson.Result{}, b.errorf(where, "decoding the recorded body: larger than 1 GiB")
+		}
+	}
+	if !gjson.ValidBytes(data) || !utf8.Valid(data) {
+		return gjson.Result{}, b.errorf(where, "the recorded body is not JSON")
+	}
+	return gjson.ParseBytes(data), nil
+}
+
+// OpenAI Chat Completions.
+
+var chatAPI = &api{
+	isResponse: func(rec gjson.Result) bool {
+		return rec.Get("choices").Exists() || strings.HasPrefix(rec.Get("object").String(), "chat.completion")
+	},
+	request: func(b *builder, req gjson.Result, where string) ([]*msg, obj, error) {
+		msgs, err := b.readMsgs(req.Get("messages"), chatTable, at(where, "messages"))
+		if err != nil {
+			return nil, nil, err
+		}
+		if p := req.Get("prompt"); p.Exists() { // legacy completions
+			msgs = append(msgs, &msg{role: "user", text: flatText(p), hasText: true})
+		}
+		return msgs, rest(req, "messages", "prompt"), nil
+	},
+	response: func(b *builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
+		choices := resp.Get("choices")
+		if choices.Exists() && !choices.IsArray() {
+			return nil, b.errorf(at(where, "choices"), "expected an array, got %s", kind(choices))
+		}
+		choice := choices.Get("0")
+		var m *msg
+		if mm := choice.Get("message"); mm.Exists() {
+			var err error
+			if m, err = b.readMsg(mm, chatTable, at(where, "choices[0].message"), "assistant"); err != nil {
+				return nil, err
+			}
+		} else {
+			m = &msg{role: "assistant"}
+			if t := choice.Get("text"); t.Exists() {
+				m.addText(t.String())
+			}
+		}
+		m.ts = timestamp(resp.Get("created"))
+		meta := rest(resp, "choices", "created")
+		meta = join(meta, rest(choice, "message", "text", "index"))
+		meta.set("other_choices", restOf(choices, 1).raw())
+		m.meta = join(meta, m.meta)
+		b.setModel(resp.Get("model").String())
+		b.param("system_fingerprint", raw(resp.Get("system_fingerprint")))
+		return []*msg{m}, nil
+	},
+}
+
+// restOf returns the array elements from index i on.
+func restOf(arr gjson.Result, i int) list {
+	var out list
+	n := 0
+	each(arr, func(_, v gjson.Result) bool {
+		if n >= i {
+			out = append(out, raw(v))
+		}
+		n++
+		return true
+	})
+	return out
+}
+
+func importOpenAIChat(b *builder, data []byte) error { return b.importExchanges(data, chatAPI) }
+
+// Anthropic Messages.
+
+var anthropicAPI = &api{
+	isResponse: func(rec gjson.Result) bool {
+		return rec.Get("type").String() == "message" || rec.Get("role").String() == "assistant" && rec.Get("content").Exists()
+	},
+	request: func(b *builder, req gjson.Result, where string) ([]*msg, obj, error) {
+		var msgs []*msg
+		if s := req.Get("system"); s.Exists() {
+			m := &msg{role: "system"}
+			if err := b.readParts(m, s, at(where, "system")); err != nil {
+				return nil, nil, err
+			}
+			msgs = append(msgs, m)
+		}
+		conv, err := b.readMsgs(req.Get("messages"), anthropicTable, at(where, "messages"))
+		if err != nil {
+			return nil, nil, err
+		}
+		return append(msgs, conv...), rest(req, "messages", "system"), nil
+	},
+	response: func(b *builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
+		m := &msg{role: "assistant"}
+		if err := b.readParts(m, resp.Get("content"), at(where, "content")); err != nil {
+			return nil, err
+		}
+		m.meta = join(rest(resp, "content", "role"), m.meta)
+		b.setModel(resp.Get("model").String())
+		return []*msg{m}, nil
+	},
+}
+
+func importAnthropic(b *builder, data []byte) error { return b.importExchanges(data, anthropicAPI) }
+
+// OpenAI Responses.
+
+// responseEcho are the request settings a Responses API response repeats.
+var responseEcho = []string{
+	"instructions", "temperature", "top_p", "max_output_tokens", "reasoning", "text",
+	"tools", "tool_choice", "parallel_tool_calls", "truncation", "store", "user",
+	"metadata", "previous_response_id", "top_logprobs", "max_tool_calls", "service_tier",
+	"prompt", "background", "include",
+}
+
+var responsesAPI = &api{
+	isResponse: func(rec gjson.Result) bool {
+		return rec.Get("object").String() == "response" || rec.Get("output").IsArray() && rec.Get("created_at").Exists()
+	},
+	request: func(b *builder, req gjson.Result, where string) ([]*msg, obj, error) {
+		var msgs []*msg
+		if s := req.Get("instructions"); s.Type == gjson.String {
+			msgs = append(msgs, &msg{role: "system", text: s.Str, hasText: true})
+		}
+		in := req.Get("input")
+		switch {
+		case in.Type == gjson.String:
+			msgs = append(msgs, &msg{role: "user", text: in.Str, hasText: true})
+		case in.IsArray():
+			items := &itemReader{b: b}
+			var err error
+			i := 0
+			each(in, func(_, item gjson.Result) bool {
+				err = items.add(item, at(where, fmt.Sprintf("input[%d]", i)), "")
+				i++
+				return err == nil
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			msgs = append(msgs, items.done()...)
+		case in.Exists() && in.Type != gjson.Null:
+			return nil, nil, b.errorf(at(where, "input"), "expected a string or an array of items, got %s", kind(in))
+		}
+		return msgs, rest(req, "input", "instructions"), nil
+	},
+	response: func(b *builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
+		out := resp.Get("output")
+		if out.Exists() && !out.IsArray() {
+			return nil, b.errorf(at(where, "output"), "expected an array, got %s", kind(out))
+		}
+		items := &itemReader{b: b, oneTurn: true}
+		var err error
+		i := 0
+		each(out, func(_, item gjson.Result) bool {
+			err = items.add(item, at(where, fmt.Sprintf("output[%d]", i)), "")
+			i++
+			return err == nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		msgs := items.done()
+		if len(msgs) == 0 {
+			msgs = []*msg{{role: "assistant"}}
+		}
+		m := msgs[0]
+		m.ts = timestamp(resp.Get("created_at"))
+		skip := []string{"output", "created_at", "output_text"}
+		if alone {
+			// The response's copy of the request settings is all there is.
+			if s := resp.Get("instructions"); s.Type == gjson.String {
+				msgs = append([]*msg{{role: "system", text: s.Str, hasText: true}}, msgs...)
+			}
+			var params obj
+			for _, k := range responseEcho[1:] {
+				if v := resp.Get(k); informative(v) {
+					params.set(k, raw(v))
+				}
+			}
+			m.params = params.raw()
+			skip = append(skip, responseEcho...)
+		}
+		m.meta = join(rest(resp, skip...), m.meta)
+		b.setModel(resp.Get("model").String())
+		b.samplingParams(resp)
+		return msgs, nil
+	},
+}
+
+func importOpenAIResponses(b *builder, data []byte) error {
+	return b.importExchanges(data, responsesAPI)
+}
+
+// itemReader groups Responses API items into messages: consecutive items
+// the model produced (messages, reasoning, tool calls) form one model turn.
+type itemReader struct {
+	b       *builder
+	oneTurn bool // a response's output: every item belongs to one turn
+	cur     *msg
+	out     []*msg
+}
+
+func (r *itemReader) turn(ts string) *msg {
+	if r.cur == nil {
+		r.cur = &msg{role: "assistant", ts: ts}
+	}
+	return r.cur
+}
+
+func (r *itemReader) flush() {
+	if r.cur != nil && !r.oneTurn {
+		r.out = append(r.out, r.cur)
+		r.cur = nil
+	}
+}
+
+func (r *itemReader) done() []*msg {
+	if r.cur != nil {
+		r.out = append(r.out, r.cur)
+		r.cur = nil
+	}
+	return r.out
+}
+
+// itemCalls maps Responses items that are tool calls to where their parts
+// live; "" for tool means the item's name member.
+var itemCalls = map[string]struct{ tool, id, args, output string }{
+	"function_call":         {"", "call_id", "arguments", ""},
+	"custom_tool_call":      {"", "call_id", "input", ""},
+	"local_shell_call":      {"local_shell", "call_id", "action", ""},
+	"computer_call":         {"computer", "call_id", "action", ""},
+	"mcp_call":              {"", "id", "arguments", "output"},
+	"web_search_call":       {"web_search", "id", "action", ""},
+	"file_search_call":      {"file_search", "id", "queries", "results"},
+	"code_interpreter_call": {"code_interpreter", "id", "code", "outputs"},
+	"image_generation_call": {"image_generation", "id", "", "result"},
+}
+
+func (r *itemReader) add(item gjson.Result, where, ts string) error {
+	if !item.IsObject() {
+		return r.b.errorf(where, "expected an item object, got %s", kind(item))
+	}
+	typ := item.Get("type").String()
+	if typ == "" && item.Get("role").Exists() {
+		typ = "message"
+	}
+	switch {
+	case typ == "message":
+		role := normRole(item.Get("role").String())
+		if role == "assistant" {
+			m := r.turn(ts)
+			if err := r.b.readParts(m, item.Get("content"), at(where, "content")); err != nil {
+				return err
+			}
+			if extra := rest(item, "role", "content", "type"); len(extra) > 0 {
+				m.meta.set("items", append(listOf(m.meta.get("items")), rest(item, "role", "content").raw()).raw())
+			}
+			return nil
+		}
+		r.flush()
+		m := &msg{role: role, ts: ts, meta: rest(item, "role", "content", "type")}
+		if err := r.b.readParts(m, item.Get("content"), at(where, "content")); err != nil {
+			return err
+		}
+		r.out = append(r.out, m)
+	case typ == "reasoning":
+		m := r.turn(ts)
+		each(item.Get("summary"), func(_, s gjson.Result) bool {
+			if t := s.Get("text"); t.Type == gjson.String {
+				m.reasoning = append(m.reasoning, t.Str)
+			}
+			return true
+		})
+		each(item.Get("content"), func(_, s gjson.Result) bool {
+			if t := s.Get("text"); t.Type == gjson.String {
+				m.reasoning = append(m.reasoning, t.Str)
+			}
+			return true
+		})
+		if extra := rest(item, "summary", "content"); len(extra) > 0 {
+			m.meta.set("items", append(listOf(m.meta.get("items")), extra.raw()).raw())
+		}
+	case strings.HasSuffix(typ, "_output"):
+		r.flush()
+		out := item.Get("output")
+		res := &result{id: item.Get("call_id").String(), ts: ts, meta: rest(item, "call_id", "output", "type")}
+		if out.Exists() {
+			res.output, res.hasOut = outputText(out), true
+		}
+		if typ != "function_call_output" {
+			res.meta.setString("type", typ)
+		}
+		r.out = append(r.out, &msg{role: "tool", ts: ts, results: []*result{res}})
+	default:
+		spec, ok := itemCalls[typ]
+		if !ok {
+			m := r.turn(ts)
+			m.meta.set("items", append(listOf(m.meta.get("items")), raw(item)).raw())
+			return nil
+		}
+		c := &call{id: item.Get(spec.id).String(), name: spec.tool, ts: ts}
+		if c.name == "" {
+			c.name = item.Get("name").String()
+		}
+		mapped := []string{"type", "name", spec.id}
+		if spec.args != "" {
+			c.args = args(item.Get(spec.args))
+			mapped = append(mapped, spec.args)
+		}
+		if spec.output != "" {
+			if o := item.Get(spec.output); o.Exists() {
+				text := outputText(o)
+				c.output = &text
+				mapped = append(mapped, spec.output)
+			}
+			if e := item.Get("error"); informative(e) {
+				c.isError = true
+			}
+		}
+		c.meta = rest(item, mapped...)
+		if typ != "function_call" {
+			c.meta.setString("item_type", typ)
+		}
+		m := r.turn(ts)
+		m.calls = append(m.calls, c)
+	}
+	return nil
+}
+
+// outputText is a tool output as text: a string, the text parts of an
+// array of content parts, or the JSON text of anything else.
+func outputText(o gjson.Result) string {
+	if o.IsArray() {
+		allText := true
+		each(o, func(_, p gjson.Result) bool {
+			allText = p.Get("text").Type == gjson.String
+			return allText
+		})
+		if allText {
+			return flatText(o)
+		}
+	}
+	return str(o)
+}
+
+// listOf parses a raw JSON array held in metadata back into a list.
+func listOf(v []byte) list {
+	var l list
+	each(gjson.ParseBytes(v), func(_, e gjson.Result) bool {
+		l = append(l, raw(e))
+		return true
+	})
+	return l
+}
+
+// secretHeaders are HTTP headers whose values are credentials; recordings
+// keep them, packs do not.
+var secretHeaders = map[string]bool{
+	"authorization": true, "proxy-authorization": true, "cookie": true,
+	"set-cookie": true, "x-api-key": true, "api-key": true,
+}
+
+// redactHeaders replaces credential header values in a recording's header
+// objects with "[redacted]", so that the pack says they were there.
+func redactHeaders(rec obj) obj {
+	for i, m := range rec {
+		h := gjson.ParseBytes(m.v)
+		if !h.IsObject() || !strings.Contains(strings.ToLower(m.k), "headers") {
+			continue
+		}
+		var out obj
+		each(h, func(k, v gjson.Result) bool {
+			if secretHeaders[strings.ToLower(k.String())] {
+				out.set(k.String(), quote("[redacted]"))
+			} else {
+				out.set(k.String(), raw(v))
+			}
+			return true
+		})
+		rec[i].v = out.raw()
+	}
+	return rec
+}

@@ -1,0 +1,123 @@
+package importer
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Format names, as given to ctx-pack --from.
+const (
+	Anthropic       = "anthropic"
+	ClaudeCode      = "claude-code"
+	Codex           = "codex"
+	Inspect         = "inspect"
+	LangSmith       = "langsmith"
+	OpenAIChat      = "openai-chat"
+	OpenAIResponses = "openai-responses"
+	OTelGenAI       = "otel-genai"
+)
+
+type importFunc func(b *builder, data []byte) error
+
+var importers = map[string]importFunc{
+	Anthropic:       importAnthropic,
+	ClaudeCode:      importClaudeCode,
+	Codex:           importCodex,
+	Inspect:         importInspect,
+	LangSmith:       importLangSmith,
+	OpenAIChat:      importOpenAIChat,
+	OpenAIResponses: importOpenAIResponses,
+	OTelGenAI:       importOTel,
+}
+
+// Formats returns the supported format names, sorted.
+func Formats() []string {
+	names := make([]string, 0, len(importers))
+	for name := range importers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Options tune an import.
+type Options struct {
+	// Name is the input's file name, used in messages and to recognise
+	// Inspect .eval archives. It is never stored in the log.
+	Name string
+	// Deterministic lists tools to mark deterministic in addition to the
+	// built-in read-only ones (ctx-pack --deterministic TOOL).
+	Deterministic []string
+}
+
+// Report says what an import did with its input.
+type Report struct {
+	Format string
+	// Records is the number of input records (lines, exchanges, spans, log
+	// records, messages or runs, depending on the format); each one is
+	// either mapped into the log or skipped.
+	Records, Mapped, Skipped int
+	// Reasons says why records were skipped, one "reason: count" entry
+	// per reason, sorted.
+	Reasons []string
+	// Warnings are things the log lacks or had to fill in (an unknown
+	// model, tool calls without results), sorted.
+	Warnings []string
+}
+
+// Error reports input that does not have the shape of its format. Where
+// names the record: "line 17", "[2].request.messages[3]",
+// "resourceSpans[0].scopeSpans[1].spans[3]".
+type Error struct {
+	Format string
+	Where  string
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	if e.Where == "" {
+		return e.Format + ": " + e.Msg
+	}
+	return e.Format + ": " + e.Where + ": " + e.Msg
+}
+
+// ExitCode is 1: the input is an invalid log (DESIGN.md §2).
+func (e *Error) ExitCode() int { return 1 }
+
+// DetectError reports input whose format Detect cannot tell.
+type DetectError struct {
+	Name   string
+	Reason string
+}
+
+func (e *DetectError) Error() string {
+	name := e.Name
+	if name == "" {
+		name = "input"
+	}
+	return fmt.Sprintf("cannot detect the format of %s (%s); use one of: %s", name, e.Reason, strings.Join(Formats(), ", "))
+}
+
+// ExitCode is 1, as for any invalid log.
+func (e *DetectError) ExitCode() int { return 1 }
+
+// Import converts data in the given format to an execution log: canonical
+// JSON bytes that ctx-pack accepts. format must be one of Formats (resolve
+// "auto" with Detect first). Malformed input gives an *Error naming the
+// line or record.
+func Import(format string, data []byte, opts Options) ([]byte, Report, error) {
+	fn, ok := importers[format]
+	if !ok {
+		return nil, Report{}, fmt.Errorf("unknown import format %q (known: %s)", format, strings.Join(Formats(), ", "))
+	}
+	b := newBuilder(format, opts)
+	if err := fn(b, data); err != nil {
+		return nil, Report{Format: format}, err
+	}
+	out, err := b.finish()
+	if err != nil {
+		return nil, Report{Format: format}, err
+	}
+	return out, b.report(), nil
+}

@@ -1,0 +1,312 @@
+package importer
+
+import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// Inspect AI eval logs: a .json log ({version, status, eval, plan,
+// results, stats, samples}) or a .eval zip archive of header.json and
+// samples/<id>_epoch_<n>.json. Each sample's messages are the conversation;
+// its model and tool events add timestamps, per-call settings and tool
+// timings, joined on message id and tool call id. Strings of the form
+// attachment://<hash> are replaced by the sample's attachment.
+
+// zipMagic starts every zip archive.
+var zipMagic = []byte("PK\x03\x04")
+
+func importInspect(b *builder, data []byte) error {
+	if bytes.HasPrefix(data, zipMagic) || strings.HasSuffix(b.opts.Name, ".eval") {
+		return b.inspectArchive(data)
+	}
+	doc, whole, err := b.wholeDoc(data)
+	if err != nil {
+		return err
+	}
+	if !whole || !doc.IsObject() {
+		return b.errorf("", "expected an Inspect log object")
+	}
+	b.inspectHeader(doc, "")
+	samples := doc.Get("samples")
+	if samples.Exists() && !samples.IsArray() {
+		return b.errorf("samples", "expected an array, got %s", kind(samples))
+	}
+	arr := elems(samples)
+	for i, s := range arr {
+		if err := b.inspectSample(s, fmt.Sprintf("samples[%d]", i), len(arr) > 1); err != nil {
+			return err
+		}
+	}
+	if len(arr) == 0 {
+		b.warn("the log has no samples")
+	}
+	return nil
+}
+
+// inspectArchive reads a .eval archive.
+func (b *builder) inspectArchive(data []byte) error {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return b.errorf("", "reading the .eval archive: %v", err)
+	}
+	members := map[string]*zip.File{}
+	var samples []string
+	for _, f := range zr.File {
+		members[f.Name] = f
+		if strings.HasPrefix(f.Name, "samples/") && strings.HasSuffix(f.Name, ".json") {
+			samples = append(samples, f.Name)
+		}
+	}
+	sort.Slice(samples, func(i, j int) bool { return naturalLess(samples[i], samples[j]) })
+	read := func(name string) (gjson.Result, error) {
+		f := members[name]
+		rc, err := f.Open()
+		if err != nil {
+			return gjson.Result{}, b.errorf(name, "reading the archive member: %v", err)
+		}
+		defer rc.Close()
+		const limit = 1 << 30
+		body, err := io.ReadAll(io.LimitReader(rc, limit+1))
+		if err != nil {
+			return gjson.Result{}, b.errorf(name, "reading the archive member: %v", err)
+		}
+		if len(body) > limit {
+			return gjson.Result{}, b.errorf(name, "archive member larger than 1 GiB")
+		}
+		if !gjson.ValidBytes(body) {
+			return gjson.Result{}, b.errorf(name, "invalid JSON: %s", jsonError(body))
+		}
+		if !utf8.Valid(body) {
+			return gjson.Result{}, b.errorf(name, "invalid UTF-8")
+		}
+		return gjson.ParseBytes(body), nil
+	}
+	header := "header.json"
+	if members[header] == nil {
+		header = "_journal/start.json" // a log still being written
+	}
+	if members[header] == nil {
+		return b.errorf("", "the .eval archive has neither header.json nor _journal/start.json")
+	}
+	h, err := read(header)
+	if err != nil {
+		return err
+	}
+	b.inspectHeader(h, header)
+	if f := members["reductions.json"]; f != nil {
+		r, err := read(f.Name)
+		if err != nil {
+			return err
+		}
+		b.meta.set("reductions", raw(r))
+	}
+	for _, name := range samples {
+		s, err := read(name)
+		if err != nil {
+			return err
+		}
+		if err := b.inspectSample(s, name, len(samples) > 1); err != nil {
+			return err
+		}
+	}
+	if len(samples) == 0 {
+		b.warn("the log has no samples")
+	}
+	return nil
+}
+
+// naturalLess orders names with their digit runs compared as numbers, so
+// samples/2_epoch_1.json comes before samples/10_epoch_1.json.
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+// inspectHeader maps the eval-level fields.
+func (b *builder) inspectHeader(h gjson.Result, where string) {
+	ev := h.Get("eval")
+	b.setModel(ev.Get("model").String())
+	each(ev.Get("model_generate_config"), func(k, v gjson.Result) bool {
+		b.param(k.String(), raw(v))
+		return true
+	})
+	each(ev.Get("packages"), func(k, v gjson.Result) bool {
+		b.tool(k.String(), v.String())
+		return true
+	})
+	b.seen(timestamp(ev.Get("created")))
+	b.seen(timestamp(h.Get("stats.started_at")))
+	b.meta.set("eval", rest(ev, "model_generate_config", "packages").raw())
+	for _, k := range []string{"version", "status", "plan", "results", "stats", "error", "reductions"} {
+		if v := h.Get(k); informative(v) {
+			b.meta.set(k, raw(v))
+		}
+	}
+}
+
+// inspectSample adds one sample's conversation.
+func (b *builder) inspectSample(s gjson.Result, where string, several bool) error {
+	if !s.IsObject() {
+		return b.errorf(where, "expected a sample object, got %s", kind(s))
+	}
+	each(s.Get("attachments"), func(k, v gjson.Result) bool {
+		if b.attachments == nil {
+			b.attachments = map[string]string{}
+		}
+		b.attachments[k.String()] = v.String()
+		return true
+	})
+	// Index the model and tool events by what they join on.
+	models := map[string]gjson.Result{} // by output message id
+	tools := map[string]gjson.Result{}  // by tool call id
+	events := s.Get("events")
+	each(events, func(_, e gjson.Result) bool {
+		switch e.Get("event").String() {
+		case "model":
+			if id := e.Get("output.choices.0.message.id").String(); id != "" {
+				models[id] = e
+			} else {
+				b.skip(`event "model" without an output message`)
+			}
+		case "tool":
+			if id := e.Get("id").String(); id != "" {
+				tools[id] = e
+			} else {
+				b.skip(`event "tool" without a call id`)
+			}
+		default:
+			b.skip(fmt.Sprintf("event %q (timeline detail)", e.Get("event").String()))
+		}
+		return true
+	})
+	msgs, err := b.readMsgs(s.Get("messages"), inspectTable, at(where, "messages"))
+	if err != nil {
+		return err
+	}
+	start := len(b.steps)
+	last := ""
+	for _, m := range msgs {
+		b.mapRecord()
+		if m.role == "assistant" {
+			id := gjson.ParseBytes(m.meta.get("id")).String()
+			if e, ok := models[id]; ok {
+				b.mapRecord()
+				delete(models, id)
+				m.ts = timestamp(e.Get("timestamp"))
+				var params obj
+				for _, k := range []string{"tools", "tool_choice", "config"} {
+					if v := e.Get(k); informative(v) {
+						params.set(k, raw(v))
+					}
+				}
+				m.params = params.raw()
+				m.meta.set("model", raw(e.Get("output.model")))
+				m.meta.set("usage", raw(e.Get("output.usage")))
+				m.meta.set("stop_reason", raw(e.Get("output.choices.0.stop_reason")))
+				m.meta.set("event", rest(e, "event", "model", "input", "input_refs", "tools", "tool_choice", "config", "output", "timestamp").raw())
+			}
+			for _, c := range m.calls {
+				e, ok := tools[c.id]
+				if !ok {
+					continue
+				}
+				b.mapRecord()
+				delete(tools, c.id)
+				c.ts = timestamp(e.Get("timestamp"))
+				c.meta.set("event", rest(e, "event", "type", "id", "function", "arguments", "result", "view", "timestamp").raw())
+			}
+			if m.hasText && strings.TrimSpace(m.text) != "" {
+				last = m.text
+			}
+		}
+		if m.role == "tool" {
+			for _, r := range m.results {
+				if e, ok := tools[r.id]; ok && r.id != "" {
+					// A tool event whose call is not among the messages.
+					b.mapRecord()
+					delete(tools, r.id)
+					r.ts = timestamp(e.Get("timestamp"))
+					r.meta.set("event", rest(e, "event", "type", "id", "function", "result", "view", "timestamp").raw())
+				}
+			}
+		}
+		b.add(m)
+	}
+	// Events that joined nothing are counted, not lost silently.
+	for range models {
+		b.skip(`event "model" whose output is not among the messages`)
+	}
+	for range tools {
+		b.skip(`event "tool" whose call is not among the messages`)
+	}
+	info := rest(s, "messages", "events", "attachments", "message_pool", "input", "output")
+	if out := s.Get("output.choices.0.message.content"); out.Exists() {
+		m := &msg{}
+		if b.readParts(m, out, at(where, "output")) == nil && strings.TrimSpace(m.text) != "" {
+			last = m.text
+		}
+	}
+	info.set("output", rest(s.Get("output"), "choices.0.message", "completion").raw())
+	id, epoch := s.Get("id").String(), s.Get("epoch").String()
+	if several {
+		for _, st := range b.steps[start:] {
+			st.meta.setString("sample_id", id)
+			st.meta.set("epoch", raw(s.Get("epoch")))
+		}
+	}
+	b.meta.set("samples", append(listOf(b.meta.get("samples")), info.raw()).raw())
+	if strings.TrimSpace(last) != "" {
+		name := finalName
+		if several {
+			name = path.Join("samples", safeName(id)+"_epoch_"+safeName(epoch), finalName)
+		}
+		b.outputs = append(b.outputs, output{Name: name, Content: last})
+	}
+	return nil
+}
+
+// safeName makes a sample id usable as one path component.
+func safeName(s string) string {
+	if s == "" || s == "." || s == ".." {
+		return "_"
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == 0 {
+			return '_'
+		}
+		return r
+	}, s)
+}

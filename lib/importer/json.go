@@ -1,0 +1,426 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// obj is a JSON object built in insertion order. Canonicalisation sorts
+// the members later, so the order here only has to be deterministic.
+type obj []member
+
+type member struct {
+	k string
+	v json.RawMessage
+}
+
+// set adds or replaces a member. A nil or empty value is ignored.
+func (o *obj) set(k string, v json.RawMessage) {
+	if len(v) == 0 {
+		return
+	}
+	for i := range *o {
+		if (*o)[i].k == k {
+			(*o)[i].v = v
+			return
+		}
+	}
+	*o = append(*o, member{k, v})
+}
+
+// setDefault adds a member unless one with the same name exists.
+func (o *obj) setDefault(k string, v json.RawMessage) {
+	if o.get(k) == nil {
+		o.set(k, v)
+	}
+}
+
+func (o *obj) setString(k, s string) { o.set(k, quote(s)) }
+
+func (o obj) get(k string) json.RawMessage {
+	for _, m := range o {
+		if m.k == k {
+			return m.v
+		}
+	}
+	return nil
+}
+
+// join concatenates objects. A member whose name is already taken keeps
+// its value under the name with "_2" (or "_3", …) added, unless the value
+// is the same, so that nothing is lost and no name repeats.
+func join(parts ...obj) obj {
+	var out obj
+	for _, p := range parts {
+	next:
+		for _, m := range p {
+			k := m.k
+			for n := 2; ; n++ {
+				have := out.get(k)
+				if have == nil {
+					break
+				}
+				if string(have) == string(m.v) {
+					continue next
+				}
+				k = m.k + "_" + strconv.Itoa(n)
+			}
+			out = append(out, member{k, m.v})
+		}
+	}
+	return out
+}
+
+// merge adds the members of p, keeping existing ones.
+func (o *obj) merge(p obj) {
+	for _, m := range p {
+		o.setDefault(m.k, m.v)
+	}
+}
+
+func (o obj) raw() json.RawMessage {
+	if len(o) == 0 {
+		return nil
+	}
+	b, _ := o.MarshalJSON()
+	return b
+}
+
+// MarshalJSON writes the members in order.
+func (o obj) MarshalJSON() ([]byte, error) {
+	n := 2
+	for _, m := range o {
+		n += len(m.k) + len(m.v) + 4
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, m := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendQuote(b, m.k)
+		b = append(b, ':')
+		b = append(b, m.v...)
+	}
+	return append(b, '}'), nil
+}
+
+// list is a JSON array of raw values.
+type list []json.RawMessage
+
+func (l list) raw() json.RawMessage {
+	if len(l) == 0 {
+		return nil
+	}
+	n := 2
+	for _, v := range l {
+		n += len(v) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, v := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, v...)
+	}
+	return append(b, ']')
+}
+
+// quote returns s as a JSON string.
+func quote(s string) json.RawMessage { return appendQuote(nil, s) }
+
+// appendQuote appends s as a JSON string. Input was checked to be valid
+// UTF-8, so only the characters JSON requires are escaped.
+func appendQuote(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+var (
+	jsonTrue  = json.RawMessage("true")
+	jsonFalse = json.RawMessage("false")
+)
+
+func jsonBool(v bool) json.RawMessage {
+	if v {
+		return jsonTrue
+	}
+	return jsonFalse
+}
+
+func jsonInt(n int) json.RawMessage { return json.RawMessage(strconv.Itoa(n)) }
+
+// raw returns the JSON text of a gjson value, or nil when it is absent.
+func raw(r gjson.Result) json.RawMessage {
+	if !r.Exists() {
+		return nil
+	}
+	return json.RawMessage(r.Raw)
+}
+
+// informative reports whether r carries anything: it exists and is not
+// null, an empty array or an empty object.
+//
+// An object whose members all carry nothing carries nothing either.
+func informative(r gjson.Result) bool {
+	switch {
+	case r.Type == gjson.Null:
+		return false
+	case r.IsArray():
+		s := strings.TrimSpace(r.Raw)
+		return strings.TrimSpace(s[1:len(s)-1]) != ""
+	case r.IsObject():
+		any := false
+		each(r, func(_, v gjson.Result) bool {
+			any = informative(v)
+			return !any
+		})
+		return any
+	}
+	return r.Exists()
+}
+
+// rest returns the informative members of object o that the importer did
+// not map: every member whose name is not in skip. A skip entry "a.b"
+// leaves out member b of object member a, keeping a's other members.
+func rest(o gjson.Result, skip ...string) obj {
+	if !o.IsObject() {
+		return nil
+	}
+	var out obj
+	each(o, func(k, v gjson.Result) bool {
+		name := k.String()
+		var nested []string
+		for _, s := range skip {
+			if s == name {
+				return true
+			}
+			if p, ok := strings.CutPrefix(s, name+"."); ok {
+				nested = append(nested, p)
+			}
+		}
+		if nested != nil {
+			out.set(name, rest(v, nested...).raw())
+			return true
+		}
+		if informative(v) {
+			out.set(name, raw(v))
+		}
+		return true
+	})
+	return out
+}
+
+// each calls fn for the elements of an array or the members of an object;
+// unlike gjson's ForEach it does nothing for any other value.
+func each(r gjson.Result, fn func(k, v gjson.Result) bool) {
+	if r.IsArray() || r.IsObject() {
+		r.ForEach(fn)
+	}
+}
+
+// elems returns the elements of an array, and nothing for any other value.
+func elems(r gjson.Result) []gjson.Result {
+	if !r.IsArray() {
+		return nil
+	}
+	return r.Array()
+}
+
+// first returns the first of paths that exists in r.
+func first(r gjson.Result, paths ...string) gjson.Result {
+	for _, p := range paths {
+		if v := r.Get(p); v.Exists() {
+			return v
+		}
+	}
+	return gjson.Result{}
+}
+
+// str returns r as a string: a JSON string's value, or the JSON text of
+// anything else but null.
+func str(r gjson.Result) string {
+	switch r.Type {
+	case gjson.String:
+		return r.Str
+	case gjson.Null:
+		return ""
+	}
+	return r.Raw
+}
+
+// args turns tool arguments into step parameters: an object or array is
+// kept as is; a string holding JSON is parsed; any other string is kept
+// as a string.
+func args(r gjson.Result) json.RawMessage {
+	switch r.Type {
+	case gjson.String:
+		s := strings.TrimSpace(r.Str)
+		if s != "" && gjson.Valid(s) {
+			return json.RawMessage(s)
+		}
+		return quote(r.Str)
+	case gjson.Null:
+		return nil
+	}
+	return raw(r)
+}
+
+// flatText joins the text of a content value: a string is itself; an array
+// keeps the text of its string items and of parts whose text lives at one
+// of textPaths.
+func flatText(r gjson.Result) string {
+	if r.Type == gjson.String {
+		return r.Str
+	}
+	if !r.IsArray() {
+		return str(r)
+	}
+	var parts []string
+	each(r, func(_, p gjson.Result) bool {
+		if p.Type == gjson.String {
+			parts = append(parts, p.Str)
+		} else if t := first(p, "text", "content"); t.Type == gjson.String {
+			parts = append(parts, t.Str)
+		}
+		return true
+	})
+	return strings.Join(parts, "\n")
+}
+
+// timestamp converts a time value to RFC 3339 in UTC. Strings in RFC 3339
+// (with or without a zone; none means UTC) are accepted, numbers are epoch
+// seconds, milliseconds or nanoseconds by magnitude, and strings of digits
+// are epoch nanoseconds (OTLP). It returns "" for anything else.
+func timestamp(r gjson.Result) string {
+	switch r.Type {
+	case gjson.Number:
+		return epoch(r.Raw)
+	case gjson.String:
+		s := r.Str
+		if s == "" {
+			return ""
+		}
+		if isDigits(s) {
+			return epoch(s)
+		}
+		return parseTime(s)
+	}
+	return ""
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+var timeLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999",
+}
+
+func parseTime(s string) string {
+	for _, layout := range timeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return formatTime(t)
+		}
+	}
+	return ""
+}
+
+func formatTime(t time.Time) string {
+	if t.Year() < 1 || t.Year() > 9999 {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// epoch converts an epoch number literal, picking its unit by magnitude.
+func epoch(lit string) string {
+	if isDigits(lit) && len(lit) > 15 {
+		// Nanoseconds (or microseconds) beyond float64 precision.
+		n, err := strconv.ParseInt(lit, 10, 64)
+		if err != nil {
+			return ""
+		}
+		if len(lit) <= 17 {
+			return formatTime(time.UnixMicro(n))
+		}
+		return formatTime(time.Unix(0, n))
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil || f < 0 {
+		return ""
+	}
+	switch {
+	case f < 1e11: // seconds
+		sec := int64(f)
+		return formatTime(time.Unix(sec, int64((f-float64(sec))*1e9+0.5)/1000*1000))
+	case f < 1e14: // milliseconds
+		return formatTime(time.UnixMilli(int64(f)))
+	case f < 1e17: // microseconds
+		return formatTime(time.UnixMicro(int64(f)))
+	}
+	return formatTime(time.Unix(0, int64(f)))
+}
+
+// lines calls fn for each non-blank line of data with its 1-based number.
+func lines(data []byte, fn func(n int, line []byte) error) error {
+	n := 0
+	for len(data) > 0 {
+		n++
+		var line []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data = data, nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if err := fn(n, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,299 @@
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// LangSmith runs, as the SDKs send them ({"post": [runs], "patch":
+// [updates]}) or as exported (an array or JSON Lines of runs). A run is
+// created by one record and completed by later ones with the same id (or,
+// without an id, the same dotted_order); they are merged, later members
+// winning. Runs are ordered by dotted_order, which is the trace's
+// depth-first order. llm runs are model turns, tool and retriever runs are
+// tool calls; other runs (chains, prompts, parsers) only contribute the
+// root's final output and are counted as skipped.
+
+type lsRun struct {
+	key    string
+	where  string
+	order  int
+	fields obj
+}
+
+func importLangSmith(b *builder, data []byte) error {
+	runs := map[string]*lsRun{}
+	var order []*lsRun
+	add := func(where string, rec gjson.Result) error {
+		if !rec.IsObject() {
+			return b.errorf(where, "expected a run object, got %s", kind(rec))
+		}
+		key := rec.Get("id").String()
+		if key == "" {
+			key = runIDFromDottedOrder(rec.Get("dotted_order").String())
+		}
+		if key == "" {
+			return b.errorf(where, "run has neither id nor dotted_order")
+		}
+		r := runs[key]
+		if r == nil {
+			r = &lsRun{key: key, where: where, order: len(order)}
+			runs[key] = r
+			order = append(order, r)
+		} else {
+			b.mapRecord() // an update merged into its run
+		}
+		each(rec, func(k, v gjson.Result) bool {
+			r.fields.set(k.String(), raw(v))
+			return true
+		})
+		return nil
+	}
+	err := b.eachRecord(data, func(where string, rec gjson.Result) error {
+		post, patch := rec.Get("post"), rec.Get("patch")
+		if !post.Exists() && !patch.Exists() {
+			return add(where, rec)
+		}
+		for _, part := range []struct {
+			name string
+			v    gjson.Result
+		}{{"post", post}, {"patch", patch}} {
+			if !part.v.Exists() {
+				continue
+			}
+			if !part.v.IsArray() {
+				return b.errorf(at(where, part.name), "expected an array of runs, got %s", kind(part.v))
+			}
+			for i, r := range elems(part.v) {
+				if err := add(at(where, fmt.Sprintf("%s[%d]", part.name, i)), r); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	parsed := make([]gjson.Result, len(order))
+	for i, r := range order {
+		parsed[i] = gjson.ParseBytes(r.fields.raw())
+	}
+	idx := make([]int, len(order))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, c := parsed[idx[i]].Get("dotted_order").String(), parsed[idx[j]].Get("dotted_order").String()
+		if a != c && a != "" && c != "" {
+			return a < c
+		}
+		return idx[i] < idx[j]
+	})
+	for _, i := range idx {
+		if err := b.langSmithRun(parsed[i], order[i].where); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runIDFromDottedOrder returns the run id that ends a dotted_order
+// ("20241013T070537170001Z<run id>", parents first, dot-separated).
+func runIDFromDottedOrder(d string) string {
+	if i := strings.LastIndexByte(d, '.'); i >= 0 {
+		d = d[i+1:]
+	}
+	if i := strings.IndexByte(d, 'Z'); i >= 0 {
+		return d[i+1:]
+	}
+	return ""
+}
+
+func (b *builder) langSmithRun(run gjson.Result, where string) error {
+	b.langSmithEnv(run.Get("extra.runtime"))
+	ts := timestamp(run.Get("start_time"))
+	b.seen(ts)
+	mapped := []string{"inputs", "outputs", "run_type", "start_time", "child_runs"}
+	switch rt := run.Get("run_type").String(); rt {
+	case "llm":
+		in, params, err := b.langSmithInputs(run.Get("inputs"), at(where, "inputs"))
+		if err != nil {
+			return err
+		}
+		out, err := b.langSmithOutputs(run.Get("outputs"), at(where, "outputs"))
+		if err != nil {
+			return err
+		}
+		md := run.Get("extra.metadata")
+		model := md.Get("ls_model_name").String()
+		if model == "" {
+			model = first(run, "outputs.model", "inputs.model", "extra.invocation_params.model", "extra.invocation_params.model_name").String()
+		}
+		b.setModel(model)
+		b.samplingParams(run.Get("inputs"))
+		b.samplingParams(run.Get("extra.invocation_params"))
+		b.param("temperature", raw(md.Get("ls_temperature")))
+		b.param("max_tokens", raw(md.Get("ls_max_tokens")))
+		turn := firstTurn(out)
+		if turn == nil {
+			turn = &msg{role: "assistant"}
+			out = append(out, turn)
+		}
+		turn.ts = ts
+		turn.params = params.raw()
+		turn.meta = join(rest(run, mapped...), turn.meta)
+		if e := run.Get("error"); informative(e) {
+			turn.meta.set("is_error", jsonTrue)
+		}
+		b.exchange(in, out)
+		b.mapRecord()
+	case "tool", "retriever":
+		name := run.Get("name").String()
+		var out *string
+		if o := run.Get("outputs"); informative(o) {
+			s := str(o)
+			if v := o.Get("output"); v.Exists() && len(o.Map()) == 1 {
+				s = str(v)
+			}
+			out = &s
+		}
+		e := run.Get("error")
+		id := first(run, "extra.metadata.tool_call_id", "inputs.tool_call_id").String()
+		b.toolRun(id, name, raw(run.Get("inputs")), out, informative(e), ts, rest(run, append(mapped, "name")...))
+		b.mapRecord()
+	default:
+		if run.Get("parent_run_id").String() == "" && !run.Get("trace_id").Exists() || run.Get("trace_id").String() == run.Get("id").String() {
+			if o := run.Get("outputs.output"); o.Type == gjson.String && strings.TrimSpace(o.Str) != "" {
+				b.outputs = []output{{Name: finalName, Content: o.Str}}
+			}
+		}
+		if rt == "" {
+			rt = "none"
+		}
+		b.skip(fmt.Sprintf("run_type %q (only llm, tool and retriever runs are steps)", rt))
+	}
+	return nil
+}
+
+func (b *builder) langSmithEnv(rt gjson.Result) {
+	if !rt.Exists() {
+		return
+	}
+	b.tool(rt.Get("sdk").String(), rt.Get("sdk_version").String())
+	b.tool("langchain", rt.Get("langchain_version").String())
+	b.tool("langchain-core", rt.Get("langchain_core_version").String())
+	if r := strings.TrimSpace(rt.Get("runtime").String() + " " + rt.Get("runtime_version").String()); r != "" && b.env.Runtime == "" {
+		b.env.Runtime = r
+	}
+	if p := rt.Get("platform").String(); p != "" && b.env.OS == "" {
+		b.env.OS = p
+	}
+}
+
+// langSmithInputs reads an llm run's inputs: OpenAI-shaped messages,
+// LangChain serialised messages (possibly a batch: a list of lists), or
+// plain prompts.
+func (b *builder) langSmithInputs(in gjson.Result, where string) ([]*msg, obj, error) {
+	var msgs []*msg
+	m := in.Get("messages")
+	if m.IsArray() && m.Get("0").IsArray() {
+		m = m.Get("0") // a batch of one conversation
+		where = at(where, "messages[0]")
+	} else {
+		where = at(where, "messages")
+	}
+	if m.Exists() {
+		if !m.IsArray() {
+			return nil, nil, b.errorf(where, "expected an array of messages, got %s", kind(m))
+		}
+		var err error
+		i := 0
+		each(m, func(_, v gjson.Result) bool {
+			var ms *msg
+			ms, err = b.lcMsg(v, fmt.Sprintf("%s[%d]", where, i))
+			msgs = append(msgs, ms)
+			i++
+			return err == nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	each(in.Get("prompts"), func(_, p gjson.Result) bool {
+		msgs = append(msgs, &msg{role: "user", text: p.String(), hasText: true})
+		return true
+	})
+	if p := in.Get("prompt"); p.Type == gjson.String {
+		msgs = append(msgs, &msg{role: "user", text: p.Str, hasText: true})
+	}
+	return msgs, rest(in, "messages", "prompts", "prompt"), nil
+}
+
+// lcMsg reads a message in any of the shapes LangSmith records: OpenAI's,
+// LangChain's serialised constructor ({"lc": 1, "id": [..., "HumanMessage"],
+// "kwargs": {...}}) or message_to_dict's ({"type": "human", "data": {...}}).
+func (b *builder) lcMsg(v gjson.Result, where string) (*msg, error) {
+	switch {
+	case v.Get("lc").Exists() && v.Get("kwargs").IsObject():
+		ids := elems(v.Get("id"))
+		role := ""
+		if len(ids) > 0 {
+			role = normRole(ids[len(ids)-1].String())
+		}
+		m, err := b.readMsg(v.Get("kwargs"), lcTable, at(where, "kwargs"), role)
+		if err == nil && role != "" && m.role != "tool" {
+			m.role = role
+		}
+		return m, err
+	case v.Get("data").IsObject() && v.Get("type").Type == gjson.String:
+		return b.readMsg(v.Get("data"), lcTable, at(where, "data"), normRole(v.Get("type").Str))
+	case !v.Get("role").Exists() && v.Get("type").Type == gjson.String:
+		return b.readMsg(v, lcTable, where, normRole(v.Get("type").Str))
+	}
+	return b.readMsg(v, chatTable, where, "")
+}
+
+// langSmithOutputs reads an llm run's outputs: an OpenAI chat completion,
+// an Anthropic message, LangChain generations, or {"output": text}.
+func (b *builder) langSmithOutputs(out gjson.Result, where string) ([]*msg, error) {
+	switch {
+	case !informative(out):
+		return nil, nil
+	case out.Get("choices").Exists():
+		return chatAPI.response(b, out, where, false)
+	case out.Get("content").Exists() && out.Get("role").String() == "assistant":
+		return anthropicAPI.response(b, out, where, false)
+	case out.Get("generations").IsArray():
+		g := out.Get("generations.0")
+		if g.IsArray() {
+			g = g.Get("0")
+		}
+		var m *msg
+		if gm := g.Get("message"); gm.IsObject() {
+			var err error
+			if m, err = b.lcMsg(gm, at(where, "generations[0][0].message")); err != nil {
+				return nil, err
+			}
+			m.role = "assistant"
+		} else {
+			m = &msg{role: "assistant"}
+			if t := g.Get("text"); t.Exists() {
+				m.addText(t.String())
+			}
+		}
+		m.meta = join(rest(out, "generations"), m.meta)
+		m.meta.set("generation", rest(g, "message", "text").raw())
+		return []*msg{m}, nil
+	case out.Get("output").Exists():
+		m := &msg{role: "assistant", meta: rest(out, "output")}
+		m.addText(str(out.Get("output")))
+		return []*msg{m}, nil
+	}
+	m := &msg{role: "assistant", meta: obj{{"outputs", json.RawMessage(out.Raw)}}}
+	return []*msg{m}, nil
+}

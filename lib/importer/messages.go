@@ -1,0 +1,297 @@
+package importer
+
+import (
+	"fmt"
+
+	"github.com/tidwall/gjson"
+)
+
+// A msgTable says where a message dialect keeps what the log needs. Each
+// entry lists alternative gjson paths; the first that exists wins.
+type msgTable struct {
+	role    []string
+	content []string // a string, or an array of content parts (see readParts)
+	calls   []string // an array of tool calls beside the content
+	callID  []string // in a call
+	name    []string // in a call
+	args    []string // in a call
+	// In a tool result message:
+	resultID   []string
+	resultName []string
+	resultErr  []string
+	// Members mapped above, left out of the message's metadata; for calls,
+	// left out of the call's metadata.
+	mapped     []string
+	callMapped []string
+}
+
+// chatTable reads OpenAI Chat Completions messages (also LangSmith's
+// OpenAI-shaped inputs and the OTel events of the older conventions).
+var chatTable = &msgTable{
+	role:       []string{"role"},
+	content:    []string{"content"},
+	calls:      []string{"tool_calls"},
+	callID:     []string{"id"},
+	name:       []string{"function.name"},
+	args:       []string{"function.arguments"},
+	resultID:   []string{"tool_call_id", "id"},
+	resultName: []string{"name"},
+	mapped:     []string{"role", "content", "tool_calls", "tool_call_id", "name", "function_call"},
+	callMapped: []string{"id", "type", "function.name", "function.arguments"},
+}
+
+// anthropicTable reads Anthropic Messages (also Claude Code): tool calls and
+// results are content blocks.
+var anthropicTable = &msgTable{
+	role:    []string{"role"},
+	content: []string{"content"},
+	mapped:  []string{"role", "content"},
+}
+
+// inspectTable reads Inspect AI ChatMessages.
+var inspectTable = &msgTable{
+	role:       []string{"role"},
+	content:    []string{"content"},
+	calls:      []string{"tool_calls"},
+	callID:     []string{"id"},
+	name:       []string{"function"},
+	args:       []string{"arguments"},
+	resultID:   []string{"tool_call_id"},
+	resultName: []string{"function"},
+	resultErr:  []string{"error"},
+	mapped:     []string{"role", "content", "tool_calls", "tool_call_id", "function", "error"},
+	callMapped: []string{"id", "type", "function", "arguments"},
+}
+
+// otelTable reads GenAI semantic-convention messages: the current form
+// ({role, parts}) and the OpenAI-shaped bodies of the older events.
+var otelTable = &msgTable{
+	role:       []string{"role"},
+	content:    []string{"parts", "content"},
+	calls:      []string{"tool_calls"},
+	callID:     []string{"id"},
+	name:       []string{"function.name", "name"},
+	args:       []string{"function.arguments", "arguments"},
+	resultID:   []string{"tool_call_id", "id"},
+	resultName: []string{"name"},
+	mapped:     []string{"role", "parts", "content", "tool_calls", "tool_call_id", "id", "name"},
+	callMapped: []string{"id", "type", "function.name", "function.arguments", "name", "arguments"},
+}
+
+// lcTable reads LangChain serialised messages' kwargs.
+var lcTable = &msgTable{
+	role:       []string{"role"},
+	content:    []string{"content"},
+	calls:      []string{"tool_calls"},
+	callID:     []string{"id"},
+	name:       []string{"name", "function.name"},
+	args:       []string{"args", "function.arguments"},
+	resultID:   []string{"tool_call_id"},
+	resultName: []string{"name"},
+	resultErr:  []string{"status"},
+	mapped:     []string{"role", "content", "tool_calls", "tool_call_id", "name", "type", "status"},
+	callMapped: []string{"id", "type", "name", "args", "function.name", "function.arguments"},
+}
+
+// readMsgs reads an array of messages.
+func (b *builder) readMsgs(arr gjson.Result, t *msgTable, where string) ([]*msg, error) {
+	if !arr.Exists() || arr.Type == gjson.Null {
+		return nil, nil
+	}
+	if !arr.IsArray() {
+		return nil, b.errorf(where, "expected an array of messages, got %s", kind(arr))
+	}
+	var out []*msg
+	var err error
+	i := 0
+	each(arr, func(_, m gjson.Result) bool {
+		var ms *msg
+		ms, err = b.readMsg(m, t, fmt.Sprintf("%s[%d]", where, i), "")
+		if err != nil {
+			return false
+		}
+		out = append(out, ms)
+		i++
+		return true
+	})
+	return out, err
+}
+
+// readMsg reads one message with table t. A message without a role has
+// role defRole, or is an error if defRole is "".
+func (b *builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*msg, error) {
+	if !m.IsObject() {
+		return nil, b.errorf(where, "expected a message object, got %s", kind(m))
+	}
+	role := first(m, t.role...).String()
+	if role == "" {
+		if defRole == "" {
+			return nil, b.errorf(where, "message has no role")
+		}
+		role = defRole
+	}
+	ms := &msg{role: normRole(role), meta: rest(m, t.mapped...)}
+	content := first(m, t.content...)
+	if ms.role == "tool" || ms.role == "function" {
+		ms.role = "tool"
+		r := &result{id: first(m, t.resultID...).String(), name: first(m, t.resultName...).String()}
+		if content.Exists() {
+			part := &msg{}
+			if err := b.readParts(part, content, where+".content"); err != nil {
+				return nil, err
+			}
+			r.output, r.hasOut = part.text, true
+			if len(part.meta) > 0 {
+				r.meta = part.meta
+			}
+		}
+		if e := first(m, t.resultErr...); informative(e) && e.Type != gjson.False {
+			r.isError = e.Type != gjson.String || e.Str != "success"
+			if r.isError {
+				r.meta.set("error", raw(e))
+			}
+		}
+		r.meta = join(r.meta, ms.meta)
+		ms.meta = nil
+		ms.results = append(ms.results, r)
+		return ms, nil
+	}
+	if err := b.readParts(ms, content, where+".content"); err != nil {
+		return nil, err
+	}
+	if len(t.calls) > 0 {
+		calls := first(m, t.calls...)
+		if informative(calls) && !calls.IsArray() {
+			return nil, b.errorf(where+".tool_calls", "expected an array, got %s", kind(calls))
+		}
+		each(calls, func(_, c gjson.Result) bool {
+			ms.calls = append(ms.calls, &call{
+				id:   first(c, t.callID...).String(),
+				name: first(c, t.name...).String(),
+				args: args(first(c, t.args...)),
+				meta: rest(c, t.callMapped...),
+			})
+			return true
+		})
+		// The legacy single function_call of Chat Completions.
+		if fc := m.Get("function_call"); fc.IsObject() {
+			ms.calls = append(ms.calls, &call{name: fc.Get("name").String(), args: args(fc.Get("arguments"))})
+		}
+	}
+	return ms, nil
+}
+
+func normRole(r string) string {
+	switch r {
+	case "human", "HumanMessage", "HumanMessageChunk":
+		return "user"
+	case "ai", "model", "AIMessage", "AIMessageChunk":
+		return "assistant"
+	case "SystemMessage":
+		return "system"
+	case "ToolMessage", "FunctionMessage":
+		return "tool"
+	}
+	return r
+}
+
+// readParts reads a content value into m: a string is text; an array holds
+// content parts: text, reasoning, tool calls and tool results in any of the
+// dialects' spellings. Parts it does not know are kept in m's metadata.
+func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
+	switch {
+	case !c.Exists() || c.Type == gjson.Null:
+		return nil
+	case c.Type == gjson.String:
+		m.addText(c.Str)
+		return nil
+	case !c.IsArray():
+		return b.errorf(where, "expected a string or an array of content parts, got %s", kind(c))
+	}
+	var unknown list
+	each(c, func(_, p gjson.Result) bool {
+		if p.Type == gjson.String {
+			m.addText(p.Str)
+			return true
+		}
+		typ := p.Get("type").String()
+		switch typ {
+		case "text", "input_text", "output_text", "":
+			t := first(p, "text", "content")
+			if t.Type != gjson.String {
+				unknown = append(unknown, raw(p))
+				return true
+			}
+			m.addText(t.Str)
+			if extra := rest(p, "text", "content", "type"); len(extra) > 0 {
+				unknown = append(unknown, rest(p, "text", "content").raw())
+			}
+		case "thinking", "reasoning", "reasoning_text", "summary_text":
+			t := first(p, "thinking", "reasoning", "text", "content")
+			if t.Type == gjson.String {
+				m.reasoning = append(m.reasoning, t.Str)
+			}
+			if extra := rest(p, "thinking", "reasoning", "text", "content", "type"); len(extra) > 0 {
+				unknown = append(unknown, rest(p, "thinking", "reasoning", "text", "content").raw())
+			}
+		case "tool_use", "server_tool_use", "mcp_tool_use", "tool_call":
+			m.calls = append(m.calls, &call{
+				id:   first(p, "call_id", "id").String(),
+				name: p.Get("name").String(),
+				args: args(first(p, "input", "arguments")),
+				meta: rest(p, "call_id", "id", "name", "input", "arguments", "type"),
+			})
+		case "tool_result", "tool_call_response", "mcp_tool_result", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result":
+			r := &result{id: first(p, "tool_use_id", "call_id", "id").String()}
+			out := first(p, "content", "response", "result", "output")
+			if out.Exists() {
+				part := &msg{}
+				if out.IsArray() {
+					if err := b.readParts(part, out, where); err == nil {
+						r.output, r.hasOut = part.text, true
+						r.meta = part.meta
+					}
+				}
+				if !r.hasOut {
+					r.output, r.hasOut = str(out), true
+				}
+			}
+			if e := p.Get("is_error"); e.Type == gjson.True {
+				r.isError = true
+			}
+			r.meta = join(r.meta, rest(p, "tool_use_id", "call_id", "id", "content", "response", "result", "output", "is_error", "type"))
+			if typ != "tool_result" && typ != "tool_call_response" {
+				r.meta.setString("type", typ)
+			}
+			m.results = append(m.results, r)
+		default:
+			unknown = append(unknown, raw(p))
+		}
+		return true
+	})
+	if len(unknown) > 0 {
+		m.meta.set("content", unknown.raw())
+	}
+	return nil
+}
+
+// kind names the JSON type of r for messages.
+func kind(r gjson.Result) string {
+	switch r.Type {
+	case gjson.Null:
+		if !r.Exists() {
+			return "nothing"
+		}
+		return "null"
+	case gjson.False, gjson.True:
+		return "a boolean"
+	case gjson.Number:
+		return "a number"
+	case gjson.String:
+		return "a string"
+	}
+	if r.IsArray() {
+		return "an array"
+	}
+	return "an object"
+}

@@ -1,0 +1,896 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// OpenTelemetry GenAI telemetry. Two shapes are read:
+//
+//   - OTLP JSON ({"resourceSpans": …} and {"resourceLogs": …}, one document
+//     or one per line as the file exporter writes them; traces and logs may
+//     be mixed and are joined by span id). Attribute lists of key/value
+//     AnyValues are flattened first.
+//   - SDK span dumps: objects with name, context, parent, start_time,
+//     attributes (flat), as Python's span.to_json() writes them, alone, in
+//     an array, or under "spans" (with an optional "final_output").
+//
+// Message content is read from the current conventions (gen_ai.input.messages
+// and gen_ai.output.messages, as attributes or in
+// gen_ai.client.inference.operation.details events), from the older
+// per-message events (gen_ai.system.message, gen_ai.user.message,
+// gen_ai.assistant.message, gen_ai.tool.message, gen_ai.choice), from the
+// older prompt/completion attributes (gen_ai.prompt.0.content,
+// gen_ai.completion.0.tool_calls.0.name, …) and from gen_ai.content.prompt /
+// gen_ai.content.completion events.
+
+type span struct {
+	where     string
+	order     int
+	traceID   string
+	spanID    string
+	parentID  string
+	name      string
+	start     string // RFC 3339
+	startKey  string // for ordering: nanoseconds, zero-padded
+	end       string
+	attrs     attrs
+	events    []*event
+	resource  attrs
+	scope     string
+	scopeVer  string
+	rest      obj
+	synthetic bool // made up from log records whose span is not in the input
+}
+
+type event struct {
+	where string
+	name  string
+	ts    string
+	attrs attrs
+	body  gjson.Result
+	rest  obj
+	used  bool
+	log   bool // a log record, counted as an input record
+}
+
+// attrs is a flattened attribute list: lookups by key, output in input order.
+type attrs struct {
+	keys []string
+	vals map[string]gjson.Result
+}
+
+func (a *attrs) set(k string, v json.RawMessage) {
+	if a.vals == nil {
+		a.vals = map[string]gjson.Result{}
+	}
+	if _, ok := a.vals[k]; !ok {
+		a.keys = append(a.keys, k)
+	}
+	a.vals[k] = gjson.ParseBytes(v)
+}
+
+func (a *attrs) get(k string) gjson.Result { return a.vals[k] }
+
+// str returns an attribute as a string ("" when absent).
+func (a *attrs) str(k string) string {
+	v := a.vals[k]
+	if !v.Exists() {
+		return ""
+	}
+	return str(v)
+}
+
+// obj returns the attributes not named in skip (or starting with a skip
+// entry ending in ".").
+func (a *attrs) obj(skip map[string]bool) obj {
+	var o obj
+	for _, k := range a.keys {
+		if skip[k] || skipPrefix(k, skip) {
+			continue
+		}
+		if v := a.vals[k]; informative(v) {
+			o.set(k, raw(v))
+		}
+	}
+	return o
+}
+
+func skipPrefix(k string, skip map[string]bool) bool {
+	for p := range skip {
+		if strings.HasSuffix(p, ".") && strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyValue flattens an OTLP AnyValue into plain JSON.
+func anyValue(v gjson.Result) json.RawMessage {
+	if v.Type != gjson.JSON {
+		return raw(v) // already plain (some exporters write plain values)
+	}
+	if s := first(v, "stringValue", "string_value"); s.Exists() {
+		return quote(s.String())
+	}
+	if i := first(v, "intValue", "int_value"); i.Exists() {
+		lit := i.String()
+		if n, err := strconv.ParseInt(lit, 10, 64); err == nil && n <= 1<<53 && n >= -(1<<53) {
+			return json.RawMessage(strconv.FormatInt(n, 10))
+		}
+		return quote(lit)
+	}
+	if d := first(v, "doubleValue", "double_value"); d.Exists() {
+		if d.Type == gjson.Number {
+			return raw(d)
+		}
+		return quote(d.String())
+	}
+	if bv := first(v, "boolValue", "bool_value"); bv.Exists() {
+		return jsonBool(bv.Bool())
+	}
+	if by := first(v, "bytesValue", "bytes_value"); by.Exists() {
+		return quote(by.String())
+	}
+	if arr := first(v, "arrayValue", "array_value"); arr.Exists() {
+		var l list
+		each(arr.Get("values"), func(_, e gjson.Result) bool {
+			l = append(l, anyValue(e))
+			return true
+		})
+		if l == nil {
+			return json.RawMessage("[]")
+		}
+		return l.raw()
+	}
+	if kv := first(v, "kvlistValue", "kvlist_value"); kv.Exists() {
+		var o obj
+		each(kv.Get("values"), func(_, e gjson.Result) bool {
+			o.set(e.Get("key").String(), anyValue(e.Get("value")))
+			return true
+		})
+		if o == nil {
+			return json.RawMessage("{}")
+		}
+		return o.raw()
+	}
+	return json.RawMessage("null")
+}
+
+// keyValues flattens an OTLP attribute list.
+func (b *builder) keyValues(list gjson.Result, where string) (attrs, error) {
+	var a attrs
+	if !list.Exists() || list.Type == gjson.Null {
+		return a, nil
+	}
+	if list.IsObject() { // SDK dumps: already flat
+		each(list, func(k, v gjson.Result) bool {
+			a.set(k.String(), raw(v))
+			return true
+		})
+		return a, nil
+	}
+	if !list.IsArray() {
+		return a, b.errorf(where, "expected an array of attributes, got %s", kind(list))
+	}
+	var err error
+	i := 0
+	each(list, func(_, kv gjson.Result) bool {
+		k := kv.Get("key")
+		if k.Type != gjson.String {
+			err = b.errorf(fmt.Sprintf("%s[%d]", where, i), "attribute has no key")
+			return false
+		}
+		a.set(k.Str, anyValue(kv.Get("value")))
+		i++
+		return true
+	})
+	return a, err
+}
+
+// otelInput is everything read from the input before mapping.
+type otelInput struct {
+	spans  []*span
+	byID   map[string]*span
+	logs   []*event
+	logIDs []string // span id of each log record
+	final  gjson.Result
+}
+
+func importOTel(b *builder, data []byte) error {
+	in := &otelInput{byID: map[string]*span{}}
+	err := b.eachRecord(data, func(where string, rec gjson.Result) error {
+		return b.otelRecord(in, where, rec)
+	})
+	if err != nil {
+		return err
+	}
+	// Attach log records to their spans; those whose span is absent form
+	// a span of their own per span id.
+	for i, e := range in.logs {
+		id := in.logIDs[i]
+		s := in.byID[id]
+		if s == nil {
+			s = &span{where: e.where, order: len(in.spans), spanID: id, start: e.ts, startKey: sortKey(e.ts), synthetic: true}
+			in.spans = append(in.spans, s)
+			if id != "" {
+				in.byID[id] = s
+			}
+		}
+		s.events = append(s.events, e)
+	}
+	sort.SliceStable(in.spans, func(i, j int) bool {
+		if in.spans[i].startKey != in.spans[j].startKey {
+			return in.spans[i].startKey < in.spans[j].startKey
+		}
+		return in.spans[i].order < in.spans[j].order
+	})
+	for _, s := range in.spans {
+		if err := b.otelSpan(s); err != nil {
+			return err
+		}
+	}
+	if f := in.final; informative(f) {
+		text := f.String()
+		if f.Type == gjson.JSON {
+			var buf bytes.Buffer
+			if json.Compact(&buf, []byte(f.Raw)) == nil {
+				text = buf.String()
+			}
+		}
+		b.outputs = append(b.outputs, output{Name: finalName, Content: text})
+	}
+	return nil
+}
+
+// sortKey orders RFC 3339 UTC times (all normalised the same way).
+func sortKey(ts string) string {
+	if ts == "" {
+		return ""
+	}
+	// Pad the fraction so that lexical order is time order.
+	date, frac, ok := strings.Cut(strings.TrimSuffix(ts, "Z"), ".")
+	if !ok {
+		frac = ""
+	}
+	return date + "." + (frac + "000000000")[:9]
+}
+
+func (b *builder) otelRecord(in *otelInput, where string, rec gjson.Result) error {
+	switch {
+	case rec.Get("resourceSpans").Exists() || rec.Get("resource_spans").Exists():
+		return b.otlpTraces(in, where, first(rec, "resourceSpans", "resource_spans"))
+	case rec.Get("resourceLogs").Exists() || rec.Get("resource_logs").Exists():
+		return b.otlpLogs(in, where, first(rec, "resourceLogs", "resource_logs"))
+	case rec.Get("spans").IsArray():
+		in.final = rec.Get("final_output")
+		var err error
+		i := 0
+		each(rec.Get("spans"), func(_, s gjson.Result) bool {
+			err = b.sdkSpan(in, at(where, fmt.Sprintf("spans[%d]", i)), s)
+			i++
+			return err == nil
+		})
+		return err
+	case rec.Get("name").Exists() && (rec.Get("context").Exists() || rec.Get("attributes").Exists()):
+		return b.sdkSpan(in, where, rec)
+	}
+	return b.errorf(where, "not OpenTelemetry data: expected resourceSpans, resourceLogs or span objects")
+}
+
+func (b *builder) otlpTraces(in *otelInput, where string, rss gjson.Result) error {
+	if !rss.IsArray() {
+		return b.errorf(at(where, "resourceSpans"), "expected an array, got %s", kind(rss))
+	}
+	for i, rs := range elems(rss) {
+		rsAt := at(where, fmt.Sprintf("resourceSpans[%d]", i))
+		res, err := b.keyValues(rs.Get("resource.attributes"), at(rsAt, "resource.attributes"))
+		if err != nil {
+			return err
+		}
+		for j, ss := range elems(first(rs, "scopeSpans", "scope_spans", "instrumentationLibrarySpans")) {
+			ssAt := at(rsAt, fmt.Sprintf("scopeSpans[%d]", j))
+			scope := first(ss, "scope", "instrumentationLibrary")
+			spans := ss.Get("spans")
+			if spans.Exists() && !spans.IsArray() {
+				return b.errorf(at(ssAt, "spans"), "expected an array, got %s", kind(spans))
+			}
+			for k, sp := range elems(spans) {
+				spAt := at(ssAt, fmt.Sprintf("spans[%d]", k))
+				if !sp.IsObject() {
+					return b.errorf(spAt, "expected a span object, got %s", kind(sp))
+				}
+				a, err := b.keyValues(sp.Get("attributes"), at(spAt, "attributes"))
+				if err != nil {
+					return err
+				}
+				s := &span{
+					where: spAt, order: len(in.spans), attrs: a, resource: res,
+					traceID:  first(sp, "traceId", "trace_id").String(),
+					spanID:   first(sp, "spanId", "span_id").String(),
+					parentID: first(sp, "parentSpanId", "parent_span_id").String(),
+					name:     sp.Get("name").String(),
+					start:    timestamp(first(sp, "startTimeUnixNano", "start_time_unix_nano")),
+					end:      timestamp(first(sp, "endTimeUnixNano", "end_time_unix_nano")),
+					scope:    scope.Get("name").String(),
+					scopeVer: scope.Get("version").String(),
+					rest: rest(sp, "traceId", "trace_id", "spanId", "span_id", "parentSpanId", "parent_span_id",
+						"name", "startTimeUnixNano", "start_time_unix_nano", "endTimeUnixNano", "end_time_unix_nano",
+						"attributes", "events"),
+				}
+				s.startKey = sortKey(s.start)
+				for e, ev := range elems(sp.Get("events")) {
+					evAt := at(spAt, fmt.Sprintf("events[%d]", e))
+					ea, err := b.keyValues(ev.Get("attributes"), at(evAt, "attributes"))
+					if err != nil {
+						return err
+					}
+					s.events = append(s.events, &event{
+						where: evAt, name: ev.Get("name").String(), attrs: ea,
+						ts:   timestamp(first(ev, "timeUnixNano", "time_unix_nano")),
+						rest: rest(ev, "name", "attributes", "timeUnixNano", "time_unix_nano"),
+					})
+				}
+				b.addSpan(in, s)
+			}
+		}
+	}
+	return nil
+}
+
+func (b *builder) addSpan(in *otelInput, s *span) {
+	in.spans = append(in.spans, s)
+	if s.spanID != "" {
+		if old := in.byID[s.spanID]; old != nil && old.synthetic {
+			s.events = append(old.events, s.events...)
+		}
+		in.byID[s.spanID] = s
+	}
+}
+
+func (b *builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error {
+	if !rls.IsArray() {
+		return b.errorf(at(where, "resourceLogs"), "expected an array, got %s", kind(rls))
+	}
+	for i, rl := range elems(rls) {
+		rlAt := at(where, fmt.Sprintf("resourceLogs[%d]", i))
+		for j, sl := range elems(first(rl, "scopeLogs", "scope_logs")) {
+			slAt := at(rlAt, fmt.Sprintf("scopeLogs[%d]", j))
+			recs := first(sl, "logRecords", "log_records")
+			if recs.Exists() && !recs.IsArray() {
+				return b.errorf(at(slAt, "logRecords"), "expected an array, got %s", kind(recs))
+			}
+			for k, lr := range elems(recs) {
+				lrAt := at(slAt, fmt.Sprintf("logRecords[%d]", k))
+				if !lr.IsObject() {
+					return b.errorf(lrAt, "expected a log record object, got %s", kind(lr))
+				}
+				a, err := b.keyValues(lr.Get("attributes"), at(lrAt, "attributes"))
+				if err != nil {
+					return err
+				}
+				name := first(lr, "eventName", "event_name").String()
+				if name == "" {
+					name = a.str("event.name")
+				}
+				e := &event{
+					where: lrAt, name: name, attrs: a, log: true,
+					ts: timestamp(first(lr, "timeUnixNano", "time_unix_nano", "observedTimeUnixNano")),
+					rest: rest(lr, "eventName", "event_name", "attributes", "body", "timeUnixNano", "time_unix_nano",
+						"observedTimeUnixNano", "traceId", "trace_id", "spanId", "span_id"),
+				}
+				if body := lr.Get("body"); body.Exists() {
+					e.body = gjson.ParseBytes(anyValue(body))
+				}
+				in.logs = append(in.logs, e)
+				in.logIDs = append(in.logIDs, first(lr, "spanId", "span_id").String())
+			}
+		}
+	}
+	return nil
+}
+
+// sdkSpan reads a span as the OpenTelemetry SDKs dump it (span.to_json()).
+func (b *builder) sdkSpan(in *otelInput, where string, sp gjson.Result) error {
+	if !sp.IsObject() {
+		return b.errorf(where, "expected a span object, got %s", kind(sp))
+	}
+	a, err := b.keyValues(sp.Get("attributes"), at(where, "attributes"))
+	if err != nil {
+		return err
+	}
+	res, err := b.keyValues(sp.Get("resource.attributes"), at(where, "resource.attributes"))
+	if err != nil {
+		return err
+	}
+	s := &span{
+		where: where, order: len(in.spans), attrs: a, resource: res,
+		traceID:  sdkID(first(sp, "context.trace_id", "trace_id"), 32),
+		spanID:   sdkID(first(sp, "context.span_id", "span_id"), 16),
+		parentID: sdkID(first(sp, "parent.span_id", "parent_id"), 16),
+		name:     sp.Get("name").String(),
+		start:    timestamp(sp.Get("start_time")),
+		end:      timestamp(sp.Get("end_time")),
+		scope:    sp.Get("instrumentation_scope.name").String(),
+		scopeVer: sp.Get("instrumentation_scope.version").String(),
+		rest:     rest(sp, "context", "parent", "name", "start_time", "end_time", "attributes", "events", "resource", "instrumentation_scope", "parent_id"),
+	}
+	s.startKey = sortKey(s.start)
+	for e, ev := range elems(sp.Get("events")) {
+		evAt := at(where, fmt.Sprintf("events[%d]", e))
+		ea, err := b.keyValues(ev.Get("attributes"), at(evAt, "attributes"))
+		if err != nil {
+			return err
+		}
+		s.events = append(s.events, &event{where: evAt, name: ev.Get("name").String(), attrs: ea,
+			ts: timestamp(ev.Get("timestamp")), rest: rest(ev, "name", "attributes", "timestamp")})
+	}
+	b.addSpan(in, s)
+	return nil
+}
+
+// sdkID renders an SDK trace or span id: a decimal integer (often beyond
+// 2^64) becomes the usual hex form; a string is kept.
+func sdkID(v gjson.Result, digits int) string {
+	switch v.Type {
+	case gjson.Number:
+		n, ok := new(big.Int).SetString(v.Raw, 10)
+		if !ok || n.Sign() < 0 {
+			return v.Raw
+		}
+		return fmt.Sprintf("%0*x", digits, n)
+	case gjson.String:
+		return strings.TrimPrefix(v.Str, "0x")
+	}
+	return ""
+}
+
+// otelOps maps operation names to what they become.
+var otelOps = map[string]string{
+	"chat": llmCall, "text_completion": llmCall, "generate_content": llmCall,
+	"call_llm": llmCall, "completion": llmCall, "LLM": llmCall,
+	"execute_tool": toolCall, "TOOL": toolCall,
+	"invoke_agent": "agent", "create_agent": "agent", "AGENT": "agent",
+}
+
+// otelMessageEvents are the older per-message event names and their roles.
+var otelMessageEvents = map[string]string{
+	"gen_ai.system.message":    "system",
+	"gen_ai.user.message":      "user",
+	"gen_ai.assistant.message": "assistant",
+	"gen_ai.tool.message":      "tool",
+}
+
+func (b *builder) otelSpan(s *span) error {
+	op := s.attrs.str("gen_ai.operation.name")
+	if op == "" {
+		op = s.attrs.str("openinference.span.kind")
+	}
+	if op == "" {
+		if name, _, _ := strings.Cut(s.name, " "); otelOps[name] != "" {
+			op = name
+		}
+	}
+	kind := otelOps[op]
+	if kind == "" && s.synthetic {
+		kind = llmCall // log records about a span not in the input
+	}
+	if s.resource.vals != nil {
+		b.otelResource(s)
+	}
+	switch kind {
+	case llmCall:
+		return b.otelLLM(s)
+	case toolCall:
+		b.otelTool(s)
+	case "agent":
+		meta := b.spanMeta(s, nil)
+		b.meta.set("agents", append(listOf(b.meta.get("agents")), meta.raw()).raw())
+		b.setModel(s.attrs.str("gen_ai.request.model"))
+		b.seen(s.start)
+		b.countSpan(s, true, "")
+	default:
+		reason := "span without a GenAI operation"
+		if op != "" {
+			reason = fmt.Sprintf("span with GenAI operation %q", op)
+		}
+		b.countSpan(s, false, reason)
+	}
+	return nil
+}
+
+// countSpan counts a span and its log records.
+func (b *builder) countSpan(s *span, mapped bool, reason string) {
+	if !s.synthetic {
+		if mapped {
+			b.mapRecord()
+		} else {
+			b.skip(reason)
+		}
+	}
+	for _, e := range s.events {
+		if !e.log {
+			continue
+		}
+		if mapped {
+			b.mapRecord() // read as a message, or kept in the step's metadata
+		} else {
+			b.skip("log record of a skipped span")
+		}
+	}
+}
+
+func (b *builder) otelResource(s *span) {
+	r := &s.resource
+	if os := r.str("os.type"); os != "" {
+		b.env.OS = os
+	}
+	if rt := strings.TrimSpace(r.str("process.runtime.name") + " " + r.str("process.runtime.version")); rt != "" && b.env.Runtime == "" {
+		b.env.Runtime = rt
+	}
+	if sdk := r.str("telemetry.sdk.name"); sdk != "" {
+		name := sdk
+		if lang := r.str("telemetry.sdk.language"); lang != "" {
+			name += "-" + lang
+		}
+		b.tool(name, r.str("telemetry.sdk.version"))
+	}
+	b.tool(s.scope, s.scopeVer)
+	b.meta.setDefault("resource", r.obj(nil).raw())
+}
+
+// spanMeta is a span's metadata: ids, timing, status and the attributes
+// the mapping did not use.
+func (b *builder) spanMeta(s *span, used map[string]bool) obj {
+	var m obj
+	if s.name != "" {
+		m.setString("span_name", s.name)
+	}
+	if s.traceID != "" {
+		m.setString("trace_id", s.traceID)
+	}
+	if s.spanID != "" {
+		m.setString("span_id", s.spanID)
+	}
+	if s.parentID != "" {
+		m.setString("parent_span_id", s.parentID)
+	}
+	if s.end != "" {
+		m.setString("end_time", s.end)
+	}
+	m.set("attributes", s.attrs.obj(used).raw())
+	m = append(m, s.rest...)
+	var evs, usedEvs list
+	for _, e := range s.events {
+		if e.used {
+			// The content went into messages; keep the rest of the record.
+			var eo obj
+			eo.setString("name", e.name)
+			if e.ts != "" {
+				eo.setString("timestamp", e.ts)
+			}
+			eo = append(eo, e.rest...)
+			usedEvs = append(usedEvs, eo.raw())
+			continue
+		}
+		var eo obj
+		eo.setString("name", e.name)
+		if e.ts != "" {
+			eo.setString("timestamp", e.ts)
+		}
+		eo.set("attributes", e.attrs.obj(nil).raw())
+		if informative(e.body) {
+			eo.set("body", raw(e.body))
+		}
+		eo = append(eo, e.rest...)
+		evs = append(evs, eo.raw())
+	}
+	m.set("events", evs.raw())
+	m.set("message_events", usedEvs.raw())
+	return m
+}
+
+func (b *builder) otelLLM(s *span) error {
+	used := map[string]bool{
+		"gen_ai.operation.name": true, "gen_ai.request.model": true, "gen_ai.response.model": true,
+		"gen_ai.input.messages": true, "gen_ai.output.messages": true, "gen_ai.system_instructions": true,
+		"gen_ai.output": true, "gen_ai.prompt.": true, "gen_ai.completion.": true, "gen_ai.prompt": true,
+		"gen_ai.completion": true, "gen_ai.request.": true, "openinference.span.kind": true,
+	}
+	model := s.attrs.str("gen_ai.response.model")
+	if model == "" {
+		model = s.attrs.str("gen_ai.request.model")
+	}
+	b.setModel(model)
+	var params obj
+	for _, k := range s.attrs.keys {
+		if p, ok := strings.CutPrefix(k, "gen_ai.request."); ok {
+			v := s.attrs.get(k)
+			params.set(p, raw(v))
+			if p != "model" {
+				b.param(p, raw(v))
+			}
+		}
+	}
+	for _, k := range []string{"gen_ai.openai.request.seed", "gen_ai.openai.response.system_fingerprint", "gen_ai.response.system_fingerprint"} {
+		if v := s.attrs.get(k); v.Exists() {
+			b.param(k[strings.LastIndexByte(k, '.')+1:], raw(v))
+		}
+	}
+	if p := s.attrs.str("gen_ai.system"); p != "" {
+		b.meta.setDefault("provider", quote(p))
+	} else if p := s.attrs.str("gen_ai.provider.name"); p != "" {
+		b.meta.setDefault("provider", quote(p))
+	}
+
+	in, out, err := b.otelMessages(s)
+	if err != nil {
+		return err
+	}
+	turn := firstTurn(out)
+	if turn == nil {
+		turn = &msg{role: "assistant"}
+		out = append(out, turn)
+	}
+	turn.ts = s.start
+	turn.params = params.raw()
+	turn.meta = join(b.spanMeta(s, used), turn.meta)
+	b.seen(s.start)
+	b.exchange(in, out)
+	b.countSpan(s, true, "")
+	return nil
+}
+
+// otelMessages finds a model call's input and output messages.
+func (b *builder) otelMessages(s *span) (in, out []*msg, err error) {
+	where := at(s.where, "attributes")
+	read := func(v gjson.Result, at string) ([]*msg, error) {
+		if v.Type == gjson.String && gjson.Valid(v.Str) {
+			v = gjson.Parse(v.Str)
+		}
+		if !v.IsArray() {
+			return nil, nil
+		}
+		return b.readMsgs(v, otelTable, at)
+	}
+	// Current conventions: attributes, or the operation details event.
+	sys := s.attrs.get("gen_ai.system_instructions")
+	inV, outV := s.attrs.get("gen_ai.input.messages"), s.attrs.get("gen_ai.output.messages")
+	for _, e := range s.events {
+		if e.name == "gen_ai.client.inference.operation.details" {
+			e.used = true
+			if v := e.attrs.get("gen_ai.input.messages"); v.Exists() {
+				inV = v
+			}
+			if v := e.attrs.get("gen_ai.output.messages"); v.Exists() {
+				outV = v
+			}
+			if v := e.attrs.get("gen_ai.system_instructions"); v.Exists() {
+				sys = v
+			}
+		}
+	}
+	if sys.Exists() {
+		m := &msg{role: "system"}
+		if sys.Type == gjson.String && gjson.Valid(sys.Str) && strings.HasPrefix(strings.TrimSpace(sys.Str), "[") {
+			sys = gjson.Parse(sys.Str)
+		}
+		if err := b.readParts(m, sys, at(where, "gen_ai.system_instructions")); err != nil {
+			return nil, nil, err
+		}
+		in = append(in, m)
+	}
+	if inV.Exists() {
+		msgs, err := read(inV, at(where, "gen_ai.input.messages"))
+		if err != nil {
+			return nil, nil, err
+		}
+		in = append(in, msgs...)
+	}
+	if outV.Exists() {
+		msgs, err := read(outV, at(where, "gen_ai.output.messages"))
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, msgs...)
+	}
+	// Older conventions: one event per message.
+	for _, e := range s.events {
+		body := e.body
+		if !body.Exists() {
+			body = gjson.ParseBytes(e.attrs.obj(nil).raw())
+		}
+		if role, ok := otelMessageEvents[e.name]; ok {
+			e.used = true
+			m, err := b.readMsg(body, otelTable, e.where, role)
+			if err != nil {
+				return nil, nil, err
+			}
+			m.role = role
+			in = append(in, m)
+			continue
+		}
+		switch e.name {
+		case "gen_ai.choice":
+			e.used = true
+			m, err := b.readMsg(first(body, "message"), otelTable, e.where, "assistant")
+			if err != nil {
+				return nil, nil, err
+			}
+			m.meta = join(rest(body, "message"), m.meta)
+			out = append(out, m)
+		case "gen_ai.content.prompt":
+			e.used = true
+			msgs, err := read(e.attrs.get("gen_ai.prompt"), at(e.where, "gen_ai.prompt"))
+			if err != nil {
+				return nil, nil, err
+			}
+			in = append(in, msgs...)
+		case "gen_ai.content.completion":
+			e.used = true
+			msgs, err := read(e.attrs.get("gen_ai.completion"), at(e.where, "gen_ai.completion"))
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, msgs...)
+		}
+	}
+	// Older conventions: indexed attributes.
+	if len(in) == 0 {
+		in = indexedMsgs(&s.attrs, "gen_ai.prompt.")
+	}
+	if len(out) == 0 {
+		out = indexedMsgs(&s.attrs, "gen_ai.completion.")
+		for _, m := range out {
+			if m.role == "" || m.role == "user" {
+				m.role = "assistant"
+			}
+		}
+	}
+	// any-agent: gen_ai.output holds the text, or the tool calls as JSON.
+	if len(out) == 0 {
+		if o := s.attrs.get("gen_ai.output"); o.Exists() {
+			out = append(out, agentOutput(o, s.attrs.str("gen_ai.output.type")))
+		}
+	}
+	return in, out, nil
+}
+
+// indexedMsgs rebuilds messages from attributes such as
+// gen_ai.prompt.0.role, gen_ai.prompt.0.content and
+// gen_ai.completion.0.tool_calls.1.arguments.
+func indexedMsgs(a *attrs, prefix string) []*msg {
+	byIndex := map[int]*msg{}
+	var order []int
+	calls := map[[2]int]*call{}
+	for _, k := range a.keys {
+		p, ok := strings.CutPrefix(k, prefix)
+		if !ok {
+			continue
+		}
+		idx, field, ok := strings.Cut(p, ".")
+		i, err := strconv.Atoi(idx)
+		if !ok || err != nil {
+			continue
+		}
+		m := byIndex[i]
+		if m == nil {
+			m = &msg{role: "user"}
+			byIndex[i] = m
+			order = append(order, i)
+		}
+		v := a.get(k)
+		switch {
+		case field == "role":
+			m.role = normRole(v.String())
+		case field == "content":
+			m.addText(str(v))
+		case field == "tool_call_id":
+			m.results = append(m.results, &result{id: v.String()})
+		case strings.HasPrefix(field, "tool_calls."):
+			ci, f, _ := strings.Cut(strings.TrimPrefix(field, "tool_calls."), ".")
+			n, err := strconv.Atoi(ci)
+			if err != nil {
+				m.meta.set(field, raw(v))
+				continue
+			}
+			c := calls[[2]int{i, n}]
+			if c == nil {
+				c = &call{}
+				calls[[2]int{i, n}] = c
+				m.calls = append(m.calls, c)
+			}
+			switch f {
+			case "id":
+				c.id = v.String()
+			case "name":
+				c.name = v.String()
+			case "arguments":
+				c.args = args(v)
+			default:
+				c.meta.set(f, raw(v))
+			}
+		default:
+			m.meta.set(field, raw(v))
+		}
+	}
+	sort.Ints(order)
+	var out []*msg
+	for _, i := range order {
+		m := byIndex[i]
+		if m.role == "tool" && len(m.results) > 0 {
+			r := m.results[0]
+			r.output, r.hasOut = m.text, m.hasText
+			m.text, m.hasText = "", false
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// agentOutput reads any-agent's gen_ai.output: text, or (type json) a list
+// of {"tool.name", "tool.args"} calls.
+func agentOutput(o gjson.Result, typ string) *msg {
+	m := &msg{role: "assistant"}
+	text := str(o)
+	if typ == "json" && gjson.Valid(text) {
+		v := gjson.Parse(text)
+		if v.IsArray() && v.Get("0.tool\\.name").Exists() {
+			each(v, func(_, c gjson.Result) bool {
+				m.calls = append(m.calls, &call{name: c.Get("tool\\.name").String(), args: args(c.Get("tool\\.args")),
+					meta: rest(c, "tool.name", "tool.args")})
+				return true
+			})
+			return m
+		}
+	}
+	m.addText(text)
+	return m
+}
+
+func (b *builder) otelTool(s *span) {
+	used := map[string]bool{
+		"gen_ai.operation.name": true, "gen_ai.tool.name": true, "gen_ai.tool.call.id": true,
+		"gen_ai.tool.call.arguments": true, "gen_ai.tool.args": true, "gen_ai.tool.call.result": true,
+		"gen_ai.output": true, "tool.name": true, "input.value": true, "output.value": true,
+		"openinference.span.kind": true,
+	}
+	name := s.attrs.str("gen_ai.tool.name")
+	if name == "" {
+		name = s.attrs.str("tool.name")
+	}
+	if name == "" {
+		name = strings.TrimSpace(strings.TrimPrefix(s.name, "execute_tool"))
+	}
+	id := s.attrs.str("gen_ai.tool.call.id")
+	var argv gjson.Result
+	for _, k := range []string{"gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value"} {
+		if v := s.attrs.get(k); v.Exists() {
+			argv = v
+			break
+		}
+	}
+	r := &result{id: id, name: name, ts: s.start}
+	for _, k := range []string{"gen_ai.tool.call.result", "gen_ai.output", "output.value"} {
+		if v := s.attrs.get(k); v.Exists() {
+			r.output, r.hasOut = str(v), true
+			break
+		}
+	}
+	if code := first(gjson.ParseBytes(s.rest.get("status")), "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
+		r.isError = true
+	}
+	var out *string
+	if r.hasOut {
+		out = &r.output
+	}
+	b.toolRun(id, name, args(argv), out, r.isError, s.start, b.spanMeta(s, used))
+	b.countSpan(s, true, "")
+}

@@ -1,0 +1,136 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// at joins a record location and a path inside it.
+func at(where, sub string) string {
+	switch {
+	case where == "":
+		return sub
+	case sub == "":
+		return where
+	case sub[0] == '[':
+		return where + sub
+	}
+	return where + "." + sub
+}
+
+// wholeDoc parses data as one JSON document. It reports false, with no
+// error, when data looks like JSON Lines instead (its first line is a
+// complete JSON value and more follows).
+func (b *builder) wholeDoc(data []byte) (gjson.Result, bool, error) {
+	if gjson.ValidBytes(data) {
+		if !utf8.Valid(data) {
+			return gjson.Result{}, false, b.errorf(invalidUTF8At(data), "invalid UTF-8")
+		}
+		return gjson.ParseBytes(data), true, nil
+	}
+	firstLine := data
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		firstLine = data[:i]
+	}
+	if t := bytes.TrimSpace(firstLine); len(t) > 0 && gjson.ValidBytes(t) {
+		return gjson.Result{}, false, nil
+	}
+	return gjson.Result{}, false, b.errorf("", "invalid JSON: %s", jsonError(data))
+}
+
+// jsonError describes why data is not JSON, with the line and column.
+func jsonError(data []byte) string {
+	var v json.RawMessage
+	err := json.Unmarshal(data, &v)
+	if err == nil {
+		return "not a JSON value"
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off := int(se.Offset)
+		if off > len(data) {
+			off = len(data)
+		}
+		line := 1 + bytes.Count(data[:off], []byte{'\n'})
+		col := off - bytes.LastIndexByte(data[:off], '\n')
+		return fmt.Sprintf("%s (line %d, column %d)", se.Error(), line, col)
+	}
+	return err.Error()
+}
+
+func invalidUTF8At(data []byte) string {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return fmt.Sprintf("line %d", 1+bytes.Count(data[:i], []byte{'\n'}))
+		}
+		i += n
+	}
+	return ""
+}
+
+// jsonLines calls fn for every line of data, each of which must be a JSON
+// object.
+func (b *builder) jsonLines(data []byte, fn func(where string, rec gjson.Result) error) error {
+	return lines(data, func(n int, line []byte) error {
+		where := fmt.Sprintf("line %d", n)
+		if !gjson.ValidBytes(line) {
+			return b.errorf(where, "invalid JSON: %s", jsonErrorShort(line))
+		}
+		if !utf8.Valid(line) {
+			return b.errorf(where, "invalid UTF-8")
+		}
+		rec := gjson.ParseBytes(line)
+		if !rec.IsObject() {
+			return b.errorf(where, "expected a JSON object, got %s", kind(rec))
+		}
+		return fn(where, rec)
+	})
+}
+
+func jsonErrorShort(line []byte) string {
+	var v json.RawMessage
+	if err := json.Unmarshal(line, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Sprintf("%s (column %d)", se.Error(), se.Offset)
+		}
+		return err.Error()
+	}
+	return "not a JSON value"
+}
+
+// eachRecord calls fn for each record of data: the elements of a top-level
+// array, a lone top-level object, or the lines of JSON Lines.
+func (b *builder) eachRecord(data []byte, fn func(where string, rec gjson.Result) error) error {
+	doc, whole, err := b.wholeDoc(data)
+	if err != nil {
+		return err
+	}
+	if !whole {
+		return b.jsonLines(data, fn)
+	}
+	switch {
+	case doc.IsArray():
+		i := 0
+		each(doc, func(_, rec gjson.Result) bool {
+			where := fmt.Sprintf("[%d]", i)
+			i++
+			if !rec.IsObject() {
+				err = b.errorf(where, "expected a JSON object, got %s", kind(rec))
+				return false
+			}
+			err = fn(where, rec)
+			return err == nil
+		})
+		return err
+	case doc.IsObject():
+		return fn("", doc)
+	}
+	return b.errorf("", "expected a JSON object or array, got %s", kind(doc))
+}
