@@ -8,7 +8,9 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/ctx-tools/ctx/lib/cli"
@@ -207,7 +209,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		if env.Runtime != "" {
 			fmt.Fprintf(&b, "  runtime  %s\n", env.Runtime)
 		}
-		for _, k := range sortedKeys(env.ToolVersions) {
+		for _, k := range slices.Sorted(maps.Keys(env.ToolVersions)) {
 			fmt.Fprintf(&b, "  tool     %s %s\n", k, env.ToolVersions[k])
 		}
 	}
@@ -247,19 +249,6 @@ func size(n int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }
 
 func main() {

@@ -6,8 +6,10 @@
 package ref
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -159,14 +161,6 @@ func resolveBase(s *store.Store, r, base string, list func(prefix string) ([]dig
 	case 1:
 		return cands[0], nil
 	}
-	sortDigests(cands)
+	slices.SortFunc(cands, func(a, b digest.Digest) int { return bytes.Compare(a[:], b[:]) })
 	return digest.Digest{}, &AmbiguousError{Ref: r, Candidates: cands}
-}
-
-func sortDigests(ds []digest.Digest) {
-	for i := 1; i < len(ds); i++ {
-		for j := i; j > 0 && ds[j].Hex() < ds[j-1].Hex(); j-- {
-			ds[j], ds[j-1] = ds[j-1], ds[j]
-		}
-	}
 }

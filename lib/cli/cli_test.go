@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctx-tools/ctx/lib/ref"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+type testCmd struct {
+	Globals
+	Arg  string `arg:"" optional:""`
+	fail error
+}
+
+func (c *testCmd) Run(env *Env) error {
+	if c.fail != nil {
+		return c.fail
+	}
+	return env.Result(map[string]any{"b": 1, "a": c.Arg, "h": env.Human()})
+}
+
+func run(cmd *testCmd, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Run("ctx-test", cmd, args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRun(t *testing.T) {
+	code, out, _ := run(&testCmd{}, "x", "--human")
+	if code != 0 || out != `{"a":"x","b":1,"h":true}`+"\n" {
+		t.Fatalf("Run = %d, %q", code, out)
+	}
+	code, _, errs := run(&testCmd{}, "--nope")
+	if code != ExitUsage || !strings.HasPrefix(errs, "ctx-test: error: unknown flag --nope\nctx-test: hint: see --help\n") {
+		t.Fatalf("bad flag = %d, %q", code, errs)
+	}
+	code, out, _ = run(&testCmd{}, "--version")
+	if code != 0 || !strings.HasPrefix(out, "ctx-test "+Version+" (commit ") {
+		t.Fatalf("--version = %d, %q", code, out)
+	}
+	code, out, _ = run(&testCmd{}, "--help")
+	if code != 0 || !strings.Contains(out, "4  replay failed") {
+		t.Fatalf("--help = %d, %q", code, out)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		code int
+		msg  string
+	}{
+		{fmt.Errorf("opening: %w", store.ErrNoStore), ExitError, "hint: run ctx-init"},
+		{fmt.Errorf("pack x: %w", store.ErrNotFound), ExitError, "error: pack x: not found"},
+		{&store.CorruptError{What: "object y", Err: errors.New("bad")}, ExitError, "hint: run ctx-verify --store"},
+		{fmt.Errorf("%w %q", ref.ErrInvalid, "!"), ExitUsage, "invalid reference"},
+		{&ref.AmbiguousError{Ref: "abcd"}, ExitError, "ambiguous"},
+		{Errorf(ExitReplay, "step 3 failed"), ExitReplay, "error: step 3 failed"},
+		{WithHint(Errorf(ExitFinding, "bad"), "try harder"), ExitFinding, "hint: try harder"},
+		{Exit(ExitFinding), ExitFinding, ""},
+		{errors.New("plain"), ExitError, "error: plain"},
+	} {
+		code, out, errs := run(&testCmd{fail: tc.err})
+		if code != tc.code || out != "" || (tc.msg == "" && errs != "") || !strings.Contains(errs, tc.msg) {
+			t.Errorf("%v: code %d, stderr %q; want %d, %q", tc.err, code, errs, tc.code, tc.msg)
+		}
+	}
+}
