@@ -149,12 +149,19 @@ func (w *Workspace) hash(name string) (digest.Digest, error) {
 	return d, nil
 }
 
+// errEscapes replaces os.Root's "path escapes from parent", which names
+// no exported error, with what it means here.
+var errEscapes = errors.New("leads outside the workspace")
+
 // unwrapPath drops the *PathError wrapper, whose path is the name the
 // caller already gives, and keeps its cause ("no such file or directory").
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return pe.Err
+		err = pe.Err
+	}
+	if err.Error() == "path escapes from parent" {
+		return errEscapes
 	}
 	return err
 }
