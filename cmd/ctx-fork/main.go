@@ -1,0 +1,181 @@
+// Command ctx-fork prints a pack as an editable execution log: the log form
+// of DESIGN §5 with every content inlined (content, or content_base64 for
+// bytes that are not UTF-8) and "parent" set to the pack's hash, so that
+// packing an edited copy records where it came from:
+//
+//	ctx-fork latest | jq '.model.parameters.temperature=0' | ctx-pack
+//
+// It reads one reference (argument, else stdin) and writes the log on
+// stdout, or with --draft NAME to .ctx/drafts/NAME.json, printing
+// {"draft","parent"}.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/ref"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+type forkCmd struct {
+	cli.Globals
+	Ref      string `arg:"" optional:"" help:"The pack to fork (default: one reference read from stdin)." placeholder:"REF"`
+	NoParent bool   `help:"Do not record REF as the parent: the log keeps REF's own parent, if any, so that packing it unchanged gives back REF itself."`
+	Draft    string `help:"Write the log to .ctx/drafts/NAME.json instead of stdout and print {\"draft\",\"parent\"}; finalise it with ctx-pack .ctx/drafts/NAME.json." placeholder:"NAME"`
+	Force    bool   `help:"Let --draft replace an existing draft."`
+}
+
+func (c *forkCmd) Description() string {
+	return `Print a pack as an execution log to edit and pack again: every content inlined, and "parent" set
+to the pack's hash. created, timestamps and everything else are the pack's own; edit them with jq.
+With --no-parent the log is exactly the pack's (ctx-fork --no-parent X | ctx-pack gives back X).`
+}
+
+func (c *forkCmd) Run(env *cli.Env) error {
+	if c.Draft != "" {
+		if err := checkDraftName(c.Draft); err != nil {
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+	} else if c.Force {
+		return cli.Errorf(cli.ExitUsage, "--force only applies to --draft")
+	}
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	r, err := c.reference(env)
+	if err != nil {
+		return err
+	}
+	d, err := ref.Resolve(s, r)
+	if err != nil {
+		return err
+	}
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		if strings.Contains(r, d.Hex()) {
+			return err
+		}
+		return fmt.Errorf("%s: %w", r, err)
+	}
+	l, err := execlog.FromManifest(s, m)
+	if err != nil {
+		return fmt.Errorf("forking %s: %w", d, err)
+	}
+	if !c.NoParent {
+		l.Parent = d
+	}
+	b, err := l.JSON()
+	if err != nil {
+		return fmt.Errorf("forking %s: %w", d, err)
+	}
+	if c.Draft != "" {
+		return c.writeDraft(env, s, b, l.Parent)
+	}
+	if env.Human() {
+		return env.Text(string(canon.Indent(b)))
+	}
+	return env.Result(b)
+}
+
+// reference returns the one reference to fork.
+func (c *forkCmd) reference(env *cli.Env) (string, error) {
+	if c.Ref != "" && c.Ref != "-" {
+		return c.Ref, nil
+	}
+	items, err := env.Refs(nil)
+	if err != nil {
+		return "", err
+	}
+	switch len(items) {
+	case 0:
+		return "", cli.Errorf(cli.ExitUsage, "no pack to fork: give REF or one reference on stdin")
+	case 1:
+		return items[0].Ref, nil
+	}
+	return "", cli.Errorf(cli.ExitUsage, "ctx-fork forks one pack; stdin held %d references", len(items))
+}
+
+// checkDraftName accepts names that are one plain file name: letters,
+// digits, '.', '_' and '-', starting with a letter or digit.
+func checkDraftName(name string) error {
+	if len(name) > 128 {
+		return fmt.Errorf("draft name %q is longer than 128 characters", name)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')) {
+			return fmt.Errorf("invalid draft name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", name)
+		}
+	}
+	if strings.HasSuffix(name, ".json") {
+		return fmt.Errorf("invalid draft name %q: give it without .json (the draft is drafts/NAME.json)", name)
+	}
+	return nil
+}
+
+// writeDraft writes the log, indented for editing, to drafts/NAME.json:
+// through a temporary file, linked into place so that an existing draft is
+// never replaced, unless --force, which renames over it.
+func (c *forkCmd) writeDraft(env *cli.Env, s *store.Store, log []byte, parent digest.Digest) error {
+	dir := s.Path("drafts")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, c.Draft+".json")
+	if _, err := os.Lstat(path); err == nil && !c.Force {
+		return cli.WithHint(cli.Errorf(cli.ExitError, "draft %s already exists", path), "use --force to replace it, or pick another NAME")
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-"+c.Draft+"-")
+	if err != nil {
+		return fmt.Errorf("writing draft %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(append(canon.Indent(log), '\n'))
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing draft %s: %w", path, err)
+	}
+	if c.Force {
+		err = os.Rename(tmp.Name(), path)
+	} else {
+		err = os.Link(tmp.Name(), path)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return cli.WithHint(cli.Errorf(cli.ExitError, "draft %s already exists", path), "use --force to replace it, or pick another NAME")
+	}
+	if err != nil {
+		return fmt.Errorf("writing draft %s: %w", path, err)
+	}
+	if env.Human() {
+		msg := "draft written to " + path
+		if !parent.IsZero() {
+			msg += " (parent " + parent.String() + ")"
+		}
+		return env.Text(msg + "\nfinalise it with: ctx-pack " + path)
+	}
+	out := map[string]string{"draft": path}
+	if !parent.IsZero() {
+		out["parent"] = parent.String()
+	}
+	return env.Result(out)
+}
+
+func main() {
+	os.Exit(cli.Run("ctx-fork", &forkCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,96 @@
+package packlog
+
+import (
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// BenchmarkListStore lists the store named by $CTX_BENCH_STORE (made by
+// scripts/genpacks); scripts/bench-log.sh measures the binary end to end.
+func benchStore(b *testing.B) *store.Store {
+	dir := os.Getenv("CTX_BENCH_STORE")
+	if dir == "" {
+		b.Skip("set CTX_BENCH_STORE to a store made by scripts/genpacks")
+	}
+	s, err := store.OpenAt(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// cpuTime returns the process's user and system time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU adds a cpu-ns/op metric: on a shared machine wall time
+// measures the neighbours, CPU time measures the code.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() { b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op") }
+}
+
+func BenchmarkReadDir(b *testing.B) {
+	s := benchStore(b)
+	defer reportCPU(b)()
+	for b.Loop() {
+		if _, err := s.Packs(""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRead(b *testing.B) {
+	s := benchStore(b)
+	defer reportCPU(b)()
+	for b.Loop() {
+		es, probs, err := Read(s)
+		if err != nil || len(probs) > 0 || len(es) == 0 {
+			b.Fatal(err, probs)
+		}
+	}
+}
+
+func BenchmarkListAll(b *testing.B) {
+	s := benchStore(b)
+	defer reportCPU(b)()
+	for b.Loop() {
+		l, err := List(s, Options{})
+		if err != nil || len(l.Entries) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkList20(b *testing.B) {
+	s := benchStore(b)
+	defer reportCPU(b)()
+	for b.Loop() {
+		l, err := List(s, Options{Limit: 20})
+		if err != nil || len(l.Entries) != 20 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEncodeAll(b *testing.B) {
+	s := benchStore(b)
+	l, err := List(s, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 0, 1<<16)
+	defer reportCPU(b)()
+	for b.Loop() {
+		for i := range l.Entries {
+			buf = l.Entries[i].AppendJSON(buf[:0])
+		}
+	}
+}

@@ -1,0 +1,12 @@
+// Package packlog lists the packs of a store from their packs/ entries,
+// the store's index, without reading manifests: ctx-log's engine.
+//
+// Read loads every entry, in parallel, and reports a corrupt entry as a
+// problem without letting it hide the others. Entries are ordered newest
+// first by created (compared as times, not strings), ties broken by hash;
+// Top keeps the n first ones with a bounded heap, so `ctx-log -n 20` does
+// not sort the whole store. Filter selects by model, time range and gjson
+// queries (Query), which read a pack's manifest only when they name fields
+// its summary lacks. Lineage follows parent links from a pack to its root.
+// An Entry encodes itself as one canonical JSON line.
+package packlog

@@ -1,0 +1,39 @@
+package packlog
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// Lineage returns pack d, its parent, its parent's parent, … to the root,
+// in that order, read from packs/ entries. If an ancestor is not in this
+// store (a fork of a pack made elsewhere) or its entry is corrupt, the
+// lineage found so far is returned with the error.
+func Lineage(s *store.Store, d digest.Digest) ([]Entry, error) {
+	var out []Entry
+	seen := map[digest.Digest]bool{}
+	child := digest.Digest{}
+	for {
+		if seen[d] {
+			// Content addressing makes a cycle impossible for honest
+			// entries: one of them lies about its parent.
+			return out, &store.CorruptError{What: "pack entry " + child.String(), Err: fmt.Errorf("its parent %s closes a cycle", d)}
+		}
+		seen[d] = true
+		e, err := ReadOne(s, d)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) && !child.IsZero() {
+				return out, fmt.Errorf("parent %s of pack %s is not in this store: %w", d, child, store.ErrNotFound)
+			}
+			return out, err
+		}
+		out = append(out, e)
+		if e.Parent.IsZero() {
+			return out, nil
+		}
+		child, d = d, e.Parent
+	}
+}

@@ -1,0 +1,85 @@
+package packlog
+
+import (
+	"bytes"
+	"container/heap"
+	"slices"
+)
+
+// Compare orders entries as ctx-log lists them: newest created first, then
+// by hash ascending, so equal times still give one deterministic order.
+func Compare(a, b *Entry) int {
+	switch {
+	case a.sec != b.sec:
+		if a.sec > b.sec {
+			return -1
+		}
+		return 1
+	case a.nsec != b.nsec:
+		if a.nsec > b.nsec {
+			return -1
+		}
+		return 1
+	}
+	return bytes.Compare(a.Hash[:], b.Hash[:])
+}
+
+// Sort sorts entries newest first (Compare).
+func Sort(es []Entry) {
+	slices.SortFunc(es, func(a, b Entry) int { return Compare(&a, &b) })
+}
+
+// Top returns the n first entries of es in Compare order, newest first,
+// among those keep accepts (all if keep is nil). It keeps a heap of at most
+// n entries, so it costs O(len(es)·log n), not a full sort. n <= 0 means
+// every accepted entry.
+func Top(es []Entry, n int, keep func(*Entry) bool) []Entry {
+	if n <= 0 || n >= len(es) {
+		out := make([]Entry, 0, len(es))
+		for i := range es {
+			if keep == nil || keep(&es[i]) {
+				out = append(out, es[i])
+			}
+		}
+		Sort(out)
+		if n > 0 && len(out) > n {
+			out = out[:n]
+		}
+		return out
+	}
+	h := make(oldestFirst, 0, n)
+	for i := range es {
+		e := &es[i]
+		if len(h) == n && Compare(e, h[0]) >= 0 {
+			continue // not newer than the oldest kept: cheap rejection first
+		}
+		if keep != nil && !keep(e) {
+			continue
+		}
+		if len(h) < n {
+			heap.Push(&h, e)
+		} else {
+			h[0] = e
+			heap.Fix(&h, 0)
+		}
+	}
+	out := make([]Entry, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = *heap.Pop(&h).(*Entry)
+	}
+	return out
+}
+
+// oldestFirst is a heap whose root is the entry that sorts last.
+type oldestFirst []*Entry
+
+func (h oldestFirst) Len() int           { return len(h) }
+func (h oldestFirst) Less(i, j int) bool { return Compare(h[i], h[j]) > 0 }
+func (h oldestFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *oldestFirst) Push(x any)        { *h = append(*h, x.(*Entry)) }
+func (h *oldestFirst) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
