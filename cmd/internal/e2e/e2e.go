@@ -53,6 +53,13 @@ func Main(m *testing.M) int {
 	return m.Run()
 }
 
+// Bin returns the path of a built binary, for tests that drive processes
+// directly (concurrency, crashes).
+func Bin(name string) string {
+	buildOnce.Do(build)
+	return filepath.Join(binDir, name)
+}
+
 // Run runs the scripts in dir (usually "testdata/script").
 func Run(t *testing.T, dir string) {
 	t.Helper()
