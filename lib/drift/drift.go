@@ -1,0 +1,746 @@
+package drift
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// Drift types, in report order.
+const (
+	ModelDrift       = "model_drift"       // model identifier or parameters
+	PromptDrift      = "prompt_drift"      // system prompt or prompts
+	InputDrift       = "input_drift"       // inputs, matched by name
+	ToolDrift        = "tool_drift"        // a step's tool, type or determinism; added or removed steps
+	ParamDrift       = "param_drift"       // one parameter of a step
+	ReasoningDrift   = "reasoning_drift"   // a step's output
+	OutputDrift      = "output_drift"      // outputs, matched by name
+	EnvironmentDrift = "environment_drift" // os, runtime, tool versions
+)
+
+var types = []string{ModelDrift, PromptDrift, InputDrift, ToolDrift, ParamDrift, ReasoningDrift, OutputDrift, EnvironmentDrift}
+
+// Types returns the drift types in report order.
+func Types() []string { return slices.Clone(types) }
+
+// IsType reports whether t is a drift type.
+func IsType(t string) bool { return slices.Contains(types, t) }
+
+// Kinds of change.
+const (
+	Changed = "changed" // both packs have it, with different values
+	Added   = "added"   // only B has it
+	Removed = "removed" // only A has it
+)
+
+// Alignment says how the steps of two packs are paired.
+type Alignment int
+
+const (
+	// AlignIndex pairs steps with the same index; the longer pack's extra
+	// steps are added or removed. O(N+M).
+	AlignIndex Alignment = iota
+	// AlignLCS pairs steps along a common subsequence of their (type,
+	// tool, parameters), so that an inserted step is one addition. See
+	// Align for its bound.
+	AlignLCS
+)
+
+// DefaultValueBytes is the largest value (canonical JSON, or text content)
+// shown in an entry by default.
+const DefaultValueBytes = 256
+
+// Options tune a comparison. The zero value aligns by index with the
+// default bounds.
+type Options struct {
+	Align Alignment
+	// Ignore lists drift types to leave out of the report; they are only
+	// counted, and content they would need is not read.
+	Ignore []string
+	// DiffLines and DiffBytes bound each unified diff (zero: defaults).
+	DiffLines, DiffBytes int
+	// ValueBytes bounds the values shown in entries (zero: default).
+	ValueBytes int
+}
+
+// Objects reads content by digest. The reader must fail, by the time it
+// reports io.EOF, if the bytes do not hash to d, as (*store.Store).Open's
+// does.
+type Objects interface {
+	Open(d digest.Digest) (io.ReadCloser, error)
+}
+
+// StoreObjects reads the objects of s through its verifying reader.
+func StoreObjects(s *store.Store) Objects { return storeObjects{s} }
+
+type storeObjects struct{ s *store.Store }
+
+func (o storeObjects) Open(d digest.Digest) (io.ReadCloser, error) {
+	r, err := o.s.Open(d)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Report is the result of comparing pack A with pack B.
+type Report struct {
+	A         digest.Digest `json:"a"`
+	B         digest.Digest `json:"b"`
+	Identical bool          `json:"identical"`
+	Drift     []Entry       `json:"drift"`
+	// Summary counts the entries of each type present.
+	Summary map[string]int `json:"summary"`
+	// Ignored counts the entries left out by Options.Ignore.
+	Ignored map[string]int `json:"ignored,omitzero"`
+}
+
+// Entry is one difference between the packs.
+type Entry struct {
+	Type string `json:"type"`
+	// Path locates the difference, jq style: system_prompt, prompts[1],
+	// steps[4].parameters.path, outputs["result.md"]. A step is named by
+	// its index in B, or in A when it was removed.
+	Path   string `json:"path"`
+	Change string `json:"change"`
+	// Tool is the step's tool (B's, or A's when removed), for step entries.
+	Tool string `json:"tool,omitzero"`
+	// AStep and BStep are the step's index in each pack, for step entries.
+	AStep *int `json:"a_step,omitzero"`
+	BStep *int `json:"b_step,omitzero"`
+	// A and B are the values on each side, when small enough: JSON
+	// values as they are, text content as a string.
+	A jsontext.Value `json:"a,omitzero"`
+	B jsontext.Value `json:"b,omitzero"`
+	// ARef and BRef name the content on each side.
+	ARef digest.Digest `json:"a_ref,omitzero"`
+	BRef digest.Digest `json:"b_ref,omitzero"`
+	// ASize and BSize are the sizes in bytes of content, or of values too
+	// large to show.
+	ASize *int64 `json:"a_size,omitzero"`
+	BSize *int64 `json:"b_size,omitzero"`
+	// Binary is set when a side's content is not text; it is never
+	// diffed.
+	Binary bool `json:"binary,omitzero"`
+	// Diff is a unified diff of text content or long strings; Truncated
+	// says it was cut to its bound.
+	Diff      string `json:"diff,omitzero"`
+	Truncated bool   `json:"truncated,omitzero"`
+	Note      string `json:"note,omitzero"`
+}
+
+// JSON returns the report as canonical JSON.
+func (r *Report) JSON() ([]byte, error) {
+	b, err := json.Marshal(r, json.Deterministic(true))
+	if err != nil {
+		return nil, fmt.Errorf("encoding drift report: %w", err)
+	}
+	return canon.Canonicalize(b)
+}
+
+// Diff compares pack a with pack b, reading the content that differs from
+// objs.
+func Diff(a, b *manifest.Manifest, objs Objects, opt Options) (*Report, error) {
+	if opt.ValueBytes <= 0 {
+		opt.ValueBytes = DefaultValueBytes
+	}
+	d := &differ{opt: opt, objs: objs, ignore: map[string]bool{}}
+	for _, t := range opt.Ignore {
+		if !IsType(t) {
+			return nil, fmt.Errorf("unknown drift type %q (want one of %s)", t, strings.Join(types, ", "))
+		}
+		d.ignore[t] = true
+	}
+	if a.Hash.IsZero() || a.Hash != b.Hash {
+		d.model(&a.Model, &b.Model)
+		d.prompts(a, b)
+		d.inputs(a.Inputs, b.Inputs)
+		d.steps(a.Steps, b.Steps)
+		d.outputs(a.Outputs, b.Outputs)
+		d.environment(&a.Environment, &b.Environment)
+	}
+	if err := d.fill(); err != nil {
+		return nil, err
+	}
+	r := &Report{A: a.Hash, B: b.Hash, Drift: d.entries, Summary: map[string]int{}}
+	if r.Drift == nil {
+		r.Drift = []Entry{}
+	}
+	for _, e := range r.Drift {
+		r.Summary[e.Type]++
+	}
+	if len(d.ignored) > 0 {
+		r.Ignored = d.ignored
+	}
+	r.Identical = len(r.Drift) == 0
+	return r, nil
+}
+
+type differ struct {
+	opt     Options
+	objs    Objects
+	ignore  map[string]bool
+	entries []Entry
+	ignored map[string]int
+	jobs    []job
+}
+
+// job is content to read and compare into entries[entry].
+type job struct {
+	entry int
+	a, b  digest.Digest
+}
+
+// add appends e unless its type is ignored, and returns its index or -1.
+func (d *differ) add(e Entry) int {
+	if d.ignore[e.Type] {
+		if d.ignored == nil {
+			d.ignored = map[string]int{}
+		}
+		d.ignored[e.Type]++
+		return -1
+	}
+	d.entries = append(d.entries, e)
+	return len(d.entries) - 1
+}
+
+func changeOf(aok, bok bool) string {
+	switch {
+	case !aok:
+		return Added
+	case !bok:
+		return Removed
+	}
+	return Changed
+}
+
+// content records a difference of content a → b (either may be zero:
+// added or removed) to be read and diffed by fill.
+func (d *differ) content(e Entry, a, b digest.Digest) {
+	if a == b {
+		return
+	}
+	e.Change = changeOf(!a.IsZero(), !b.IsZero())
+	e.ARef, e.BRef = a, b
+	if i := d.add(e); i >= 0 {
+		d.jobs = append(d.jobs, job{i, a, b})
+	}
+}
+
+// value records a difference of JSON values a → b (nil: absent).
+func (d *differ) value(e Entry, a, b jsontext.Value) {
+	e.Change = changeOf(a != nil, b != nil)
+	if d.ignore[e.Type] {
+		d.add(e)
+		return
+	}
+	d.setValue(&e.A, &e.ASize, a)
+	d.setValue(&e.B, &e.BSize, b)
+	if e.A == nil && e.B == nil && a != nil && b != nil && a.Kind() == '"' && b.Kind() == '"' {
+		// Two long strings: show how they differ.
+		var sa, sb string
+		if json.Unmarshal(a, &sa) == nil && json.Unmarshal(b, &sb) == nil {
+			e.Diff, e.Truncated = Unified(e.Path, []byte(sa), []byte(sb), 0, d.opt.DiffLines, d.opt.DiffBytes)
+		}
+	}
+	d.add(e)
+}
+
+func (d *differ) setValue(v *jsontext.Value, size **int64, x jsontext.Value) {
+	if x == nil {
+		return
+	}
+	if len(x) <= d.opt.ValueBytes {
+		*v = x
+		return
+	}
+	n := int64(len(x))
+	*size = &n
+}
+
+func str(s string) jsontext.Value {
+	b, _ := jsontext.AppendQuote(nil, s)
+	return b
+}
+
+func boolean(v bool) jsontext.Value {
+	if v {
+		return jsontext.Value("true")
+	}
+	return jsontext.Value("false")
+}
+
+// scalar records a difference of two strings, "" meaning absent.
+func (d *differ) scalar(e Entry, a, b string) {
+	if a == b {
+		return
+	}
+	var va, vb jsontext.Value
+	if a != "" {
+		va = str(a)
+	}
+	if b != "" {
+		vb = str(b)
+	}
+	d.value(e, va, vb)
+}
+
+// tree records the differences between two JSON values, member by member
+// for objects (in sorted order) and element by element for arrays.
+func (d *differ) tree(e Entry, p canon.Path, a, b jsontext.Value) {
+	if bytes.Equal(a, b) {
+		return
+	}
+	if a != nil && b != nil {
+		// Canonical bytes make byte equality value equality; values
+		// built in memory may not be canonical yet.
+		ca, erra := canon.Canonicalize(a)
+		cb, errb := canon.Canonicalize(b)
+		if erra == nil && errb == nil {
+			if bytes.Equal(ca, cb) {
+				return
+			}
+			a, b = ca, cb
+		}
+		switch {
+		case a.Kind() == '{' && b.Kind() == '{':
+			ka, ma := members(a)
+			kb, mb := members(b)
+			keys := append(ka, kb...)
+			sort.Strings(keys)
+			keys = slices.Compact(keys)
+			for _, k := range keys {
+				d.tree(e, p.Key(k), ma[k], mb[k])
+			}
+			return
+		case a.Kind() == '[' && b.Kind() == '[':
+			ea, eb := elements(a), elements(b)
+			for i := 0; i < max(len(ea), len(eb)); i++ {
+				var va, vb jsontext.Value
+				if i < len(ea) {
+					va = ea[i]
+				}
+				if i < len(eb) {
+					vb = eb[i]
+				}
+				d.tree(e, p.Index(i), va, vb)
+			}
+			return
+		}
+	}
+	e.Path = p.String()
+	d.value(e, a, b)
+}
+
+// members returns the member names of a JSON object in order, and the
+// member values by name.
+func members(v jsontext.Value) ([]string, map[string]jsontext.Value) {
+	dec := jsontext.NewDecoder(bytes.NewReader(v))
+	m := map[string]jsontext.Value{}
+	var keys []string
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, m
+	}
+	for dec.PeekKind() == '"' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			break
+		}
+		k := name.String()
+		val, err := dec.ReadValue()
+		if err != nil {
+			break
+		}
+		keys = append(keys, k)
+		m[k] = bytes.Clone(val)
+	}
+	return keys, m
+}
+
+// elements returns the elements of a JSON array.
+func elements(v jsontext.Value) []jsontext.Value {
+	dec := jsontext.NewDecoder(bytes.NewReader(v))
+	if _, err := dec.ReadToken(); err != nil {
+		return nil
+	}
+	var out []jsontext.Value
+	for k := dec.PeekKind(); k != ']' && k != 0; k = dec.PeekKind() {
+		val, err := dec.ReadValue()
+		if err != nil {
+			break
+		}
+		out = append(out, bytes.Clone(val))
+	}
+	return out
+}
+
+func (d *differ) model(a, b *manifest.Model) {
+	d.scalar(Entry{Type: ModelDrift, Path: "model.identifier"}, a.Identifier, b.Identifier)
+	d.tree(Entry{Type: ModelDrift}, canon.Path{"model", "parameters"}, a.Parameters, b.Parameters)
+}
+
+func (d *differ) prompts(a, b *manifest.Manifest) {
+	d.content(Entry{Type: PromptDrift, Path: "system_prompt"}, a.SystemPrompt, b.SystemPrompt)
+	for i := 0; i < max(len(a.Prompts), len(b.Prompts)); i++ {
+		p := "prompts[" + strconv.Itoa(i) + "]"
+		var pa, pb manifest.Prompt
+		if i < len(a.Prompts) {
+			pa = a.Prompts[i]
+		}
+		if i < len(b.Prompts) {
+			pb = b.Prompts[i]
+		}
+		if i < len(a.Prompts) && i < len(b.Prompts) {
+			d.scalar(Entry{Type: PromptDrift, Path: p + ".role"}, pa.Role, pb.Role)
+		}
+		d.content(Entry{Type: PromptDrift, Path: p}, pa.ContentRef, pb.ContentRef)
+	}
+}
+
+// named locates a member of a list matched by name: outputs["result.md"].
+func named(list, name string) string { return list + "[" + strconv.Quote(name) + "]" }
+
+// byName pairs two lists by name, in sorted name order; a missing side is
+// -1. Names are unique within a pack; a repeated name keeps its first
+// entry.
+func byName(na, nb int, name func(side, i int) string) (names []string, ia, ib []int) {
+	idx := [2]map[string]int{{}, {}}
+	for side, n := range [2]int{na, nb} {
+		for i := 0; i < n; i++ {
+			k := name(side, i)
+			if _, dup := idx[side][k]; !dup {
+				idx[side][k] = i
+				names = append(names, k)
+			}
+		}
+	}
+	sort.Strings(names)
+	names = slices.Compact(names)
+	for _, k := range names {
+		i, ok := idx[0][k]
+		if !ok {
+			i = -1
+		}
+		j, ok := idx[1][k]
+		if !ok {
+			j = -1
+		}
+		ia, ib = append(ia, i), append(ib, j)
+	}
+	return names, ia, ib
+}
+
+func (d *differ) inputs(a, b []manifest.File) {
+	names, ia, ib := byName(len(a), len(b), func(side, i int) string {
+		if side == 0 {
+			return a[i].Name
+		}
+		return b[i].Name
+	})
+	for k, name := range names {
+		var ra, rb digest.Digest
+		if ia[k] >= 0 {
+			ra = a[ia[k]].ContentRef
+		}
+		if ib[k] >= 0 {
+			rb = b[ib[k]].ContentRef
+		}
+		d.content(Entry{Type: InputDrift, Path: named("inputs", name)}, ra, rb)
+	}
+}
+
+func (d *differ) outputs(a, b []manifest.Output) {
+	names, ia, ib := byName(len(a), len(b), func(side, i int) string {
+		if side == 0 {
+			return a[i].Name
+		}
+		return b[i].Name
+	})
+	for k, name := range names {
+		p := named("outputs", name)
+		var oa, ob manifest.Output
+		if ia[k] >= 0 {
+			oa = a[ia[k]]
+		}
+		if ib[k] >= 0 {
+			ob = b[ib[k]]
+		}
+		d.content(Entry{Type: OutputDrift, Path: p}, oa.ContentRef, ob.ContentRef)
+		if ia[k] >= 0 && ib[k] >= 0 {
+			d.scalar(Entry{Type: OutputDrift, Path: p + ".confidence"}, oa.Confidence, ob.Confidence)
+			d.scalar(Entry{Type: OutputDrift, Path: p + ".notes"}, oa.Notes, ob.Notes)
+		}
+	}
+}
+
+func (d *differ) environment(a, b *manifest.Environment) {
+	d.scalar(Entry{Type: EnvironmentDrift, Path: "environment.os"}, a.OS, b.OS)
+	d.scalar(Entry{Type: EnvironmentDrift, Path: "environment.runtime"}, a.Runtime, b.Runtime)
+	var tools []string
+	for t := range a.ToolVersions {
+		tools = append(tools, t)
+	}
+	for t := range b.ToolVersions {
+		if _, ok := a.ToolVersions[t]; !ok {
+			tools = append(tools, t)
+		}
+	}
+	sort.Strings(tools)
+	for _, t := range tools {
+		va, oka := a.ToolVersions[t]
+		vb, okb := b.ToolVersions[t]
+		if oka && okb && va == vb {
+			continue
+		}
+		var ja, jb jsontext.Value
+		if oka {
+			ja = str(va)
+		}
+		if okb {
+			jb = str(vb)
+		}
+		d.value(Entry{Type: EnvironmentDrift, Path: canon.Path{"environment", "tool_versions", t}.String()}, ja, jb)
+	}
+	d.tree(Entry{Type: EnvironmentDrift}, canon.Path{"environment", "metadata"}, a.Metadata, b.Metadata)
+}
+
+// steps aligns the steps and compares each pair.
+func (d *differ) steps(a, b []manifest.Step) {
+	if d.opt.Align == AlignIndex {
+		n := min(len(a), len(b))
+		for i := 0; i < n; i++ {
+			d.step(i, i, &a[i], &b[i])
+		}
+		for i := n; i < len(a); i++ {
+			d.lone(i, &a[i], Removed)
+		}
+		for j := n; j < len(b); j++ {
+			d.lone(j, &b[j], Added)
+		}
+		return
+	}
+	ms := Align(stepKeys(a), stepKeys(b))
+	ai, bi := 0, 0
+	for _, m := range append(ms, Match{len(a), len(b), 0}) {
+		// In a gap, pair steps in order; the longer side's rest is
+		// added or removed.
+		for ai < m.A && bi < m.B {
+			d.step(ai, bi, &a[ai], &b[bi])
+			ai, bi = ai+1, bi+1
+		}
+		for ; ai < m.A; ai++ {
+			d.lone(ai, &a[ai], Removed)
+		}
+		for ; bi < m.B; bi++ {
+			d.lone(bi, &b[bi], Added)
+		}
+		for k := 0; k < m.N; k++ {
+			d.step(ai+k, bi+k, &a[ai+k], &b[bi+k])
+		}
+		ai, bi = ai+m.N, bi+m.N
+	}
+}
+
+// stepKeys returns what --align lcs matches steps on: type, tool and
+// parameters. Parameters compare as bytes: a manifest as stored is
+// canonical JSON, where equal values have equal bytes.
+func stepKeys(steps []manifest.Step) []string {
+	keys := make([]string, len(steps))
+	for i, s := range steps {
+		keys[i] = s.Type + "\x00" + s.Tool + "\x00" + string(s.Parameters)
+	}
+	return keys
+}
+
+func stepPath(i int) string { return "steps[" + strconv.Itoa(i) + "]" }
+
+// step compares step i of A with step j of B.
+func (d *differ) step(i, j int, a, b *manifest.Step) {
+	if a.Type == b.Type && a.Tool == b.Tool && a.Deterministic == b.Deterministic &&
+		a.OutputRef == b.OutputRef && bytes.Equal(a.Parameters, b.Parameters) {
+		return
+	}
+	base := Entry{Tool: b.Tool, AStep: &i, BStep: &j}
+	p := stepPath(j)
+	at := func(typ, path string) Entry {
+		e := base
+		e.Type, e.Path = typ, path
+		return e
+	}
+	d.scalar(at(ToolDrift, p+".type"), a.Type, b.Type)
+	d.scalar(at(ToolDrift, p+".tool"), a.Tool, b.Tool)
+	if a.Deterministic != b.Deterministic {
+		d.value(at(ToolDrift, p+".deterministic"), boolean(a.Deterministic), boolean(b.Deterministic))
+	}
+	d.tree(at(ParamDrift, ""), canon.Path{"steps", j, "parameters"}, a.Parameters, b.Parameters)
+	d.content(at(ReasoningDrift, p+".output"), a.OutputRef, b.OutputRef)
+}
+
+// lone reports step i of one pack that the other lacks.
+func (d *differ) lone(i int, s *manifest.Step, how string) {
+	e := Entry{Type: ToolDrift, Path: stepPath(i), Change: how, Tool: s.Tool}
+	if d.ignore[ToolDrift] {
+		d.add(e)
+		return
+	}
+	desc := map[string]any{"type": s.Type}
+	if s.Tool != "" {
+		desc["tool"] = s.Tool
+	}
+	v, _ := json.Marshal(desc, json.Deterministic(true))
+	if s.Parameters != nil {
+		desc["parameters"] = s.Parameters
+		if w, err := json.Marshal(desc, json.Deterministic(true)); err == nil && len(w) <= d.opt.ValueBytes {
+			v = w
+		}
+	}
+	if how == Removed {
+		e.AStep, e.A, e.ARef = &i, v, s.OutputRef
+	} else {
+		e.BStep, e.B, e.BRef = &i, v, s.OutputRef
+	}
+	d.add(e)
+}
+
+// blob is content read from objs: all of it up to MaxTextBytes.
+type blob struct {
+	size int64
+	data []byte // nil when larger than MaxTextBytes
+}
+
+func (d *differ) read(ref digest.Digest) (blob, error) {
+	r, err := d.objs.Open(ref)
+	if err != nil {
+		return blob{}, err
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(r, MaxTextBytes+1))
+	if err != nil {
+		return blob{}, fmt.Errorf("reading object %s: %w", ref, err)
+	}
+	if n <= MaxTextBytes {
+		// The reader reached its end, where it checked the digest.
+		return blob{size: n, data: buf.Bytes()}, nil
+	}
+	m, err := io.Copy(io.Discard, r)
+	if err != nil {
+		return blob{}, fmt.Errorf("reading object %s: %w", ref, err)
+	}
+	return blob{size: n + m}, nil
+}
+
+// fill reads the content the jobs need, each object once and several at a
+// time, then completes their entries.
+func (d *differ) fill() error {
+	if len(d.jobs) == 0 {
+		return nil
+	}
+	var refs []digest.Digest
+	seen := map[digest.Digest]int{}
+	for _, j := range d.jobs {
+		for _, r := range [2]digest.Digest{j.a, j.b} {
+			if _, ok := seen[r]; !ok && !r.IsZero() {
+				seen[r] = len(refs)
+				refs = append(refs, r)
+			}
+		}
+	}
+	blobs := make([]blob, len(refs))
+	errs := make([]error, len(refs))
+	parallel(len(refs), func(k int) { blobs[k], errs[k] = d.read(refs[k]) })
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	get := func(r digest.Digest) *blob {
+		if r.IsZero() {
+			return nil
+		}
+		return &blobs[seen[r]]
+	}
+	parallel(len(d.jobs), func(k int) {
+		j := d.jobs[k]
+		d.compare(&d.entries[j.entry], get(j.a), get(j.b))
+	})
+	return nil
+}
+
+// parallel calls f(0) … f(n-1) on a few goroutines.
+func parallel(n int, f func(int)) {
+	workers := min(n, 2*runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for k := 0; k < n; k++ {
+			f(k)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				k := next
+				next++
+				mu.Unlock()
+				if k >= n {
+					return
+				}
+				f(k)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// compare completes a content entry from the content of each side (nil:
+// absent).
+func (d *differ) compare(e *Entry, a, b *blob) {
+	large := false
+	for _, side := range []struct {
+		bl   *blob
+		val  *jsontext.Value
+		size **int64
+	}{{a, &e.A, &e.ASize}, {b, &e.B, &e.BSize}} {
+		if side.bl == nil {
+			continue
+		}
+		n := side.bl.size
+		*side.size = &n
+		switch {
+		case side.bl.data == nil:
+			large = true
+		case !IsText(side.bl.data):
+			e.Binary = true
+		case n <= int64(d.opt.ValueBytes):
+			*side.val = str(string(side.bl.data))
+		}
+	}
+	switch {
+	case large:
+		e.Note = fmt.Sprintf("content larger than %d MiB: compared by size and hash only", MaxTextBytes>>20)
+	case e.Binary:
+		e.Note = "binary content: compared by size and hash only"
+	case a != nil && b != nil:
+		e.Diff, e.Truncated = Unified(e.Path, a.data, b.data, 0, d.opt.DiffLines, d.opt.DiffBytes)
+	}
+}

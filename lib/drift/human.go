@@ -1,0 +1,111 @@
+package drift
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Human renders r for reading: a headline with the counts, then the
+// entries grouped by type in report order, each with its location, the
+// step's tool, the two sides and any diff. Identical packs give "no
+// differences".
+func (r *Report) Human() string {
+	var b strings.Builder
+	if r.Identical {
+		b.WriteString("no differences")
+		if n := count(r.Ignored); n > 0 {
+			fmt.Fprintf(&b, " (%s ignored)", counts(r.Ignored))
+		}
+		b.WriteString("\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "a %s\nb %s\n", r.A, r.B)
+	fmt.Fprintf(&b, "%d %s: %s", len(r.Drift), plural(len(r.Drift), "difference"), counts(r.Summary))
+	if n := count(r.Ignored); n > 0 {
+		fmt.Fprintf(&b, " (%s ignored)", counts(r.Ignored))
+	}
+	b.WriteString("\n")
+	for _, t := range types {
+		if r.Summary[t] == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s (%d)\n", t, r.Summary[t])
+		for i := range r.Drift {
+			if e := &r.Drift[i]; e.Type == t {
+				e.human(&b)
+			}
+		}
+	}
+	return b.String()
+}
+
+func (e *Entry) human(b *strings.Builder) {
+	b.WriteString("  " + e.Path)
+	if e.Tool != "" {
+		fmt.Fprintf(b, " (%s)", e.Tool)
+	}
+	if e.AStep != nil && e.BStep != nil && *e.AStep != *e.BStep {
+		fmt.Fprintf(b, " [a: steps[%d]]", *e.AStep)
+	}
+	b.WriteString(": " + e.Change)
+	switch e.Change {
+	case Changed:
+		switch {
+		case e.A != nil && e.B != nil && e.Diff == "":
+			fmt.Fprintf(b, " %s → %s", e.A, e.B)
+		case e.ASize != nil && e.BSize != nil:
+			fmt.Fprintf(b, " (%d → %d bytes)", *e.ASize, *e.BSize)
+		}
+	case Added:
+		side(b, e.B, e.BSize)
+	case Removed:
+		side(b, e.A, e.ASize)
+	}
+	if e.Binary {
+		b.WriteString(", binary")
+	}
+	b.WriteString("\n")
+	if e.Note != "" {
+		b.WriteString("    " + e.Note + "\n")
+	}
+	if e.Diff != "" {
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(e.Diff, "\n"), "\n") {
+			b.WriteString("    " + strings.TrimSuffix(l, "\n") + "\n")
+		}
+	}
+}
+
+func side(b *strings.Builder, v []byte, size *int64) {
+	switch {
+	case v != nil:
+		fmt.Fprintf(b, " %s", v)
+	case size != nil:
+		fmt.Fprintf(b, " (%d bytes)", *size)
+	}
+}
+
+func count(m map[string]int) int {
+	n := 0
+	for _, c := range m {
+		n += c
+	}
+	return n
+}
+
+// counts renders "1 prompt_drift, 2 param_drift" in report order.
+func counts(m map[string]int) string {
+	var parts []string
+	for _, t := range types {
+		if m[t] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", m[t], t))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return s
+	}
+	return s + "s"
+}
