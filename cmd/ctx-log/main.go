@@ -1,0 +1,250 @@
+// Command ctx-log lists the packs of a store, newest first: one canonical
+// JSON line per finalized pack,
+//
+//	{"created","hash","inputs","model","outputs","parent","steps","tags","uri"}
+//
+// read from the packs/ entries (the store's index), never from manifests
+// unless a --where query needs manifest fields. It reads no stdin. With
+// --lineage REF it lists REF and its ancestors instead; with --tags, the
+// tags.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/packlog"
+	"github.com/ctx-tools/ctx/lib/ref"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+type logCmd struct {
+	cli.Globals
+	MaxCount int      `name:"max-count" short:"n" help:"List at most N packs (default: all)." placeholder:"N"`
+	Lineage  string   `help:"List REF, its parent, its parent's parent, … to the root, in that order, instead of the whole store." placeholder:"REF"`
+	Model    string   `help:"Only packs whose model identifier is ID." placeholder:"ID"`
+	Since    string   `help:"Only packs created at or after TIME: RFC 3339, a date (2026-02-10, UTC) or an age (36h, 7d, 2w)." placeholder:"TIME"`
+	Until    string   `help:"Only packs created at or before TIME (same forms as --since)." placeholder:"TIME"`
+	Where    []string `help:"Only packs matching a gjson query condition, e.g. 'steps>10', 'model%\"gpt-*\"', 'tags.#(==\"v1\")', 'model.parameters.temperature==0'. Queries on log line fields read only packs/ entries; others read each candidate's manifest. Repeat to require several." placeholder:"QUERY" sep:"none"`
+	Tags     bool     `help:"List tags instead: {\"hash\",\"tag\",\"uri\"} per tag, by name."`
+}
+
+func (c *logCmd) Description() string {
+	return `List the packs of the store, newest first by created (ties by hash): one JSON line per pack,
+{"created","hash","inputs","model","outputs","parent","steps","tags","uri"}, where steps, inputs and
+outputs are counts, parent is left out for a pack without one, and tags lists the tags naming the pack.
+
+An empty store prints nothing (and "no packs found" on stderr) and exits 0. A corrupt or unreadable
+pack entry is reported on stderr, every other pack is still listed, and the exit code is then 2.
+
+--where takes the condition of a gjson query (https://github.com/tidwall/gjson/blob/master/SYNTAX.md#queries).
+A condition on a log line field (hash, uri, tags; or created, parent, model, steps, inputs, outputs
+compared as a whole) is answered from the packs/ entries. A condition on anything else (a path into
+model, steps, prompts, inputs or outputs, or version, system_prompt, environment, metadata) is
+answered from each candidate pack's manifest, which is then read: such queries are slower.`
+}
+
+func (c *logCmd) Run(env *cli.Env) error {
+	opt, err := c.options()
+	if err != nil {
+		return err
+	}
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	if c.Tags {
+		return c.listTags(env, s)
+	}
+	if c.Lineage != "" {
+		return c.listLineage(env, s, opt)
+	}
+	l, err := packlog.List(s, opt)
+	if err != nil {
+		return err
+	}
+	if err := print(env, l.Entries); err != nil {
+		return err
+	}
+	if len(l.Entries) == 0 && len(l.Problems) == 0 {
+		if l.Total == 0 {
+			env.Infof("no packs found")
+		} else {
+			env.Infof("no packs match (%d in the store)", l.Total)
+		}
+	}
+	return problems(env, l.Problems)
+}
+
+// options checks the flags and turns them into listing options.
+func (c *logCmd) options() (packlog.Options, error) {
+	var opt packlog.Options
+	if c.MaxCount < 0 {
+		return opt, cli.Errorf(cli.ExitUsage, "-n %d: want a count of at least 1 (or 0, the default, for all)", c.MaxCount)
+	}
+	if c.Tags && (c.Lineage != "" || c.MaxCount != 0 || c.Model != "" || c.Since != "" || c.Until != "" || len(c.Where) > 0) {
+		return opt, cli.Errorf(cli.ExitUsage, "--tags lists tags; it takes no other listing flag")
+	}
+	opt.Limit = c.MaxCount
+	opt.Model = c.Model
+	now := time.Now()
+	for _, t := range []struct {
+		flag, val string
+		dst       *time.Time
+	}{{"--since", c.Since, &opt.Since}, {"--until", c.Until, &opt.Until}} {
+		if t.val == "" {
+			continue
+		}
+		v, err := packlog.ParseTime(t.val, now)
+		if err != nil {
+			return opt, cli.Errorf(cli.ExitUsage, "%s: %w", t.flag, err)
+		}
+		*t.dst = v
+	}
+	for _, w := range c.Where {
+		q, err := packlog.ParseQuery(w)
+		if err != nil {
+			return opt, cli.Errorf(cli.ExitUsage, "--where: %w", err)
+		}
+		opt.Where = append(opt.Where, q)
+	}
+	return opt, nil
+}
+
+func (c *logCmd) listLineage(env *cli.Env, s *store.Store, opt packlog.Options) error {
+	d, err := ref.Resolve(s, c.Lineage)
+	if err != nil {
+		return err
+	}
+	entries, lineageErr := packlog.Lineage(s, d)
+	if len(entries) == 0 {
+		return lineageErr
+	}
+	tags, probs, err := packlog.ReadTags(s)
+	if err != nil {
+		return err
+	}
+	packlog.IndexTags(tags).Apply(entries)
+	kept, more := packlog.Select(s, entries, opt)
+	if err := print(env, kept); err != nil {
+		return err
+	}
+	if lineageErr != nil && (opt.Limit == 0 || len(kept) < opt.Limit) {
+		probs = append(probs, lineageErr)
+	}
+	return problems(env, append(probs, more...))
+}
+
+func (c *logCmd) listTags(env *cli.Env, s *store.Store) error {
+	tags, probs, err := packlog.ReadTags(s)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, t := range tags {
+		if ok, err := s.HasPack(t.Target); err == nil && !ok {
+			env.Warnf("tag %s names %s, which is not a pack in this store", t.Name, t.Target)
+		}
+		if env.Human() {
+			fmt.Fprintf(tw, "%s\t%s\n", t.Name, t.Target.Short())
+			continue
+		}
+		line := map[string]string{"hash": t.Target.String(), "tag": t.Name, "uri": t.Target.URI()}
+		if err := env.Result(line); err != nil {
+			return err
+		}
+	}
+	if env.Human() {
+		tw.Flush()
+		if err := env.Text(b.String()); err != nil {
+			return err
+		}
+	}
+	if len(tags) == 0 && len(probs) == 0 {
+		env.Infof("no tags found")
+	}
+	return problems(env, probs)
+}
+
+// print writes the entries: JSON lines in chunks of whole lines (a
+// failure never leaves half a line), indented on a terminal; or a table.
+func print(env *cli.Env, es []packlog.Entry) error {
+	if env.Human() {
+		return env.Text(table(es))
+	}
+	const chunk = 64 << 10
+	buf := make([]byte, 0, chunk+1024)
+	tty := env.StdoutIsTerminal()
+	for i := range es {
+		if tty {
+			buf = append(canon.Indent(es[i].AppendJSON(nil)), '\n')
+			if _, err := env.Stdout.Write(buf); err != nil {
+				return fmt.Errorf("writing output: %w", err)
+			}
+			continue
+		}
+		buf = append(es[i].AppendJSON(buf), '\n')
+		if len(buf) >= chunk || i == len(es)-1 {
+			if _, err := env.Stdout.Write(buf); err != nil {
+				return fmt.Errorf("writing output: %w", err)
+			}
+			buf = buf[:0]
+		}
+	}
+	return nil
+}
+
+// table renders entries for --human.
+func table(es []packlog.Entry) string {
+	if len(es) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HASH\tCREATED\tMODEL\tSTEPS\tPARENT\tTAGS")
+	for i := range es {
+		e := &es[i]
+		parent := "-"
+		if !e.Parent.IsZero() {
+			parent = e.Parent.Short()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Hash.Short(), e.Created, e.Model, strconv.Itoa(e.Steps), parent, strings.Join(e.Tags, ","))
+	}
+	tw.Flush()
+	// tabwriter pads the empty TAGS cells; lines end at their last word.
+	lines := strings.SplitAfter(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \n")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// problems reports each problem met while listing and, if there were any,
+// makes the exit code 2: the listing is complete except for them.
+func problems(env *cli.Env, probs []error) error {
+	if len(probs) == 0 {
+		return nil
+	}
+	corrupt := false
+	for _, p := range probs {
+		env.Errorf("%v", p)
+		corrupt = corrupt || errors.Is(p, store.ErrCorrupt)
+	}
+	err := cli.Errorf(cli.ExitError, "%d problem(s) reading the store; everything else was listed", len(probs))
+	if corrupt {
+		return cli.WithHint(err, "run ctx-verify --store to check the whole store")
+	}
+	return err
+}
+
+func main() {
+	os.Exit(cli.Run("ctx-log", &logCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
