@@ -46,7 +46,7 @@ func (g *globals) Flags() *cli.Globals {
 
 type verifyCmd struct {
 	globals
-	Args       []string `arg:"" optional:"" help:"Artifacts to verify against their sidecars; with --store, store directories (default: the one --store-dir, $CTX_STORE or the working directory names)." placeholder:"ARTIFACT|DIR"`
+	Args       []string `arg:"" name:"path" optional:"" help:"Artifacts to verify against their sidecars; with --store, store directories (default: the one --store-dir, $CTX_STORE or the working directory names)." placeholder:"ARTIFACT|DIR"`
 	Pack       string   `help:"Verify one pack and every object it references (- reads references from stdin)." placeholder:"REF"`
 	Store      bool     `help:"Verify whole stores (fsck): every object, pack entry, manifest, reference and ref, and the layout."`
 	KernelPack string   `name:"kernel-pack" help:"Verify a context-engine-kernel Run Export Pack directory (PACK_SPEC 1.0.0, PK1-PK12)." placeholder:"DIR"`
