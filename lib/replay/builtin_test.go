@@ -261,3 +261,36 @@ func TestGlobMatch(t *testing.T) {
 		t.Error("a bad pattern compiled")
 	}
 }
+
+func TestGlobMatchManyDoubleStars(t *testing.T) {
+	m, err := compileGlob(strings.Repeat("**/a/", 12) + "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimSuffix(strings.Repeat("a/", 200), "/")
+	done := make(chan bool, 1)
+	go func() { done <- m.match(name) }()
+	select {
+	case got := <-done:
+		if got {
+			t.Error("matched a name without b")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("matching backtracks exponentially")
+	}
+	if !m.match(strings.Repeat("a/", 12) + "b") {
+		t.Error("no match for the shortest name")
+	}
+}
+
+func FuzzGlob(f *testing.F) {
+	f.Add("**/*.{go,md}", "a/b/c.go")
+	f.Add("a/**/[bc]?/*", "a/x/by/z")
+	f.Fuzz(func(t *testing.T, pattern, name string) {
+		m, err := compileGlob(pattern)
+		if err != nil {
+			return
+		}
+		m.match(name)
+	})
+}

@@ -190,3 +190,24 @@ func TestReplayWithCommand(t *testing.T) {
 		t.Errorf("fidelity = %s, want failed", rep.Fidelity)
 	}
 }
+
+// FuzzSplit checks that Split never panics and that quoting each word in
+// single quotes splits back to the same words.
+func FuzzSplit(f *testing.F) {
+	f.Add(`prog 'a b' "c\"d" e\ f`)
+	f.Add(`"unterminated`)
+	f.Fuzz(func(t *testing.T, line string) {
+		words, err := Split(line)
+		if err != nil {
+			return
+		}
+		var quoted []string
+		for _, w := range words {
+			quoted = append(quoted, "'"+strings.ReplaceAll(w, "'", `'\''`)+"'")
+		}
+		again, err := Split(strings.Join(quoted, " "))
+		if err != nil || !reflect.DeepEqual(again, words) {
+			t.Fatalf("Split(%q) = %q, but re-quoted it splits into %q, %v", line, words, again, err)
+		}
+	})
+}

@@ -49,32 +49,30 @@ func (m *globMatcher) match(name string) bool {
 	return false
 }
 
+// matchElems reports whether the name elements match the pattern
+// elements. It fills a table of (pattern suffix, name suffix) results
+// rather than backtracking, so several ** cost O(len(pat)·len(name)).
 func matchElems(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			// Collapse runs of ** and try every split point.
-			for len(pat) > 0 && pat[0] == "**" {
-				pat = pat[1:]
-			}
-			if len(pat) == 0 {
-				return true
-			}
-			for i := range name {
-				if matchElems(pat, name[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], name[0]); !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
+	// ok[i][j]: pat[i:] matches name[j:].
+	ok := make([][]bool, len(pat)+1)
+	for i := range ok {
+		ok[i] = make([]bool, len(name)+1)
 	}
-	return len(name) == 0
+	ok[len(pat)][len(name)] = true
+	for i := len(pat) - 1; i >= 0; i-- {
+		for j := len(name); j >= 0; j-- {
+			if pat[i] == "**" {
+				// Zero elements, or one more and stay on **.
+				ok[i][j] = ok[i+1][j] || j < len(name) && ok[i][j+1]
+				continue
+			}
+			if j < len(name) && ok[i+1][j+1] {
+				m, _ := path.Match(pat[i], name[j])
+				ok[i][j] = m
+			}
+		}
+	}
+	return ok[0][0]
 }
 
 // expandBraces expands the first top-level {a,b,…} group of p, recursively.

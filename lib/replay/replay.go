@@ -387,7 +387,10 @@ func selectSteps(steps []manifest.Step, ranges []Range) ([]*manifest.Step, error
 		return out, nil
 	}
 	for _, r := range ranges {
-		if r.From >= len(steps) || r.To >= len(steps) {
+		switch {
+		case len(steps) == 0:
+			return nil, fmt.Errorf("selecting steps: the pack has no steps: %w", ErrNoSteps)
+		case r.From >= len(steps) || r.To >= len(steps):
 			return nil, fmt.Errorf("selecting steps: the pack has %d steps (0-%d): %w", len(steps), len(steps)-1, ErrNoSteps)
 		}
 	}

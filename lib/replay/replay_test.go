@@ -364,6 +364,11 @@ func TestStepsRange(t *testing.T) {
 	if _, err := Run(context.Background(), p.s, m, Options{Steps: r}); !errors.Is(err, ErrNoSteps) {
 		t.Errorf("steps 10 of 10: err = %v, want ErrNoSteps", err)
 	}
+	empty := p.pack(nil, nil, here)
+	r, _ = ParseSteps("0-")
+	if _, err := Run(context.Background(), p.s, empty, Options{Steps: r}); err == nil || err.Error() != "selecting steps: the pack has no steps: no such step" {
+		t.Errorf("steps of an empty pack: err = %v", err)
+	}
 }
 
 func TestParseSteps(t *testing.T) {
