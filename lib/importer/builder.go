@@ -158,6 +158,7 @@ type builder struct {
 	det    map[string]bool
 
 	model       string
+	agentModel  string // the model an agent span names, if no call does
 	modelParams obj
 	system      string
 	hasSystem   bool
@@ -165,7 +166,7 @@ type builder struct {
 	promptMeta  list
 	steps       []*step
 	calls       map[string]*step
-	pending     map[string][]*step // calls without ids, by tool name
+	open        map[string][]*step // calls that may still get a result, by tool name
 	outputs     []output
 	last        string // last non-empty assistant text
 	earliest    time.Time
@@ -188,7 +189,7 @@ func newBuilder(format string, opts Options) *builder {
 		opts:    opts,
 		det:     map[string]bool{},
 		calls:   map[string]*step{},
-		pending: map[string][]*step{},
+		open:    map[string][]*step{},
 		skipped: map[string]int{},
 	}
 	for _, t := range readOnlyTools {
@@ -408,16 +409,34 @@ func (b *builder) call(c *call, ts string) *step {
 		}
 	}
 	b.addStep(s)
-	switch {
-	case c.output != nil:
-	case c.id != "":
-		if _, dup := b.calls[c.id]; !dup {
-			b.calls[c.id] = s
+	if c.output == nil {
+		if c.id != "" {
+			b.calls[c.id] = s // a reused id means the latest call
 		}
-	default:
-		b.pending[name] = append(b.pending[name], s)
+		b.open[name] = append(b.open[name], s)
 	}
 	return s
+}
+
+// oldestOpen returns the oldest call of tool name still without a result.
+func (b *builder) oldestOpen(name string) *step {
+	q := b.open[name]
+	for len(q) > 0 && q[0].resolved {
+		q = q[1:]
+	}
+	b.open[name] = q
+	if len(q) == 0 {
+		return nil
+	}
+	return q[0]
+}
+
+// newConversation starts an independent conversation (an Inspect sample):
+// call ids and history do not carry over.
+func (b *builder) newConversation() {
+	b.calls = map[string]*step{}
+	b.open = map[string][]*step{}
+	b.history = nil
 }
 
 // result joins a tool result to its call by id (or, for calls without ids,
@@ -428,10 +447,13 @@ func (b *builder) result(r *result) {
 	var s *step
 	if r.id != "" {
 		s = b.calls[r.id]
-	} else if q := b.pending[r.name]; len(q) > 0 {
-		s, b.pending[r.name] = q[0], q[1:]
+	} else {
+		s = b.oldestOpen(r.name)
 	}
-	if s != nil && s.resolved {
+	if s != nil && s.resolved && s.Output != nil {
+		if r.hasOut && r.output == *s.Output {
+			return // the same result again (a later request repeating it)
+		}
 		extra := obj{}
 		extra.setString("output", r.output)
 		extra = join(extra, r.meta)
@@ -454,7 +476,7 @@ func (b *builder) result(r *result) {
 		s.meta.set("unmatched_result", jsonTrue)
 	}
 	s.resolved = true
-	if r.hasOut {
+	if r.hasOut && s.Output == nil {
 		out := r.output
 		s.Output = &out
 	}
@@ -465,8 +487,22 @@ func (b *builder) result(r *result) {
 		s.meta.setString("result_timestamp", r.ts)
 	}
 	if len(r.meta) > 0 {
-		s.meta.set("result", r.meta.raw())
+		if prev := s.meta.get("result"); prev != nil {
+			s.meta.set("result", join(objOf(prev), r.meta).raw())
+		} else {
+			s.meta.set("result", r.meta.raw())
+		}
 	}
+}
+
+// objOf parses a raw JSON object back into an obj.
+func objOf(v json.RawMessage) obj {
+	var o obj
+	each(gjson.ParseBytes(v), func(k, v gjson.Result) bool {
+		o.set(k.String(), raw(v))
+		return true
+	})
+	return o
 }
 
 // toolRun adds a tool execution recorded on its own (an OTel execute_tool
@@ -478,18 +514,23 @@ func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, 
 	var joined *step
 	if id != "" {
 		joined = b.calls[id]
-	} else if q := b.pending[name]; len(q) > 0 {
-		joined = q[0]
+	} else {
+		joined = b.oldestOpen(name)
 	}
 	if joined != nil && !joined.resolved {
 		r := &result{id: id, name: name, ts: ts, meta: meta, isError: isError}
 		if out != nil {
 			r.output, r.hasOut = *out, true
 		}
-		b.result(r)
-		if joined.Parameters == nil {
+		switch {
+		case joined.Parameters == nil:
 			joined.Parameters = params
+		case len(params) > 0 && !sameJSON(joined.Parameters, params):
+			// The tool saw its input differently from the call (LangChain
+			// passes a string): keep both.
+			r.meta = join(r.meta, obj{{"parameters", params}})
 		}
+		b.result(r)
 		return
 	}
 	b.call(&call{id: id, name: name, args: params, ts: ts, meta: meta, output: out, isError: isError}, "")
@@ -533,6 +574,9 @@ func (b *builder) finish() ([]byte, error) {
 		Outputs:      b.outputs,
 	}
 	if log.Model.Identifier == "" {
+		log.Model.Identifier = b.agentModel
+	}
+	if log.Model.Identifier == "" {
 		log.Model.Identifier = "unknown"
 		b.warn("the input does not name the model; identifier set to \"unknown\"")
 	}
@@ -567,4 +611,12 @@ func (b *builder) finish() ([]byte, error) {
 		return nil, fmt.Errorf("encoding the %s log: %w", b.format, err)
 	}
 	return out, nil
+}
+
+// sameJSON reports whether two JSON values are equal, ignoring layout and
+// member order.
+func sameJSON(a, b json.RawMessage) bool {
+	ca, err1 := canon.Canonicalize(a)
+	cb, err2 := canon.Canonicalize(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ca, cb)
 }

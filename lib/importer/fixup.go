@@ -130,7 +130,8 @@ func relativize(s, dir string) string {
 				}
 			}
 			s = rest
-		case j == len(s) || !pathChar(s[j]):
+		case j == len(s) || !pathChar(s[j]) || s[j] == '.' && (j+1 == len(s) || !pathChar(s[j+1]) && s[j+1] != sep):
+			// The directory alone, or ending a sentence ("in /work/proj.").
 			sb.WriteString(s[:i])
 			sb.WriteByte('.')
 			s = s[j:]

@@ -182,6 +182,7 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 	if !s.IsObject() {
 		return b.errorf(where, "expected a sample object, got %s", kind(s))
 	}
+	b.newConversation()
 	each(s.Get("attachments"), func(k, v gjson.Result) bool {
 		if b.attachments == nil {
 			b.attachments = map[string]string{}

@@ -130,11 +130,8 @@ func (b *builder) langSmithRun(run gjson.Result, where string) error {
 			return err
 		}
 		md := run.Get("extra.metadata")
-		model := md.Get("ls_model_name").String()
-		if model == "" {
-			model = first(run, "outputs.model", "inputs.model", "extra.invocation_params.model", "extra.invocation_params.model_name").String()
-		}
-		b.setModel(model)
+		b.setModel(first(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model",
+			"extra.metadata.ls_model_name", "inputs.model", "extra.invocation_params.model", "extra.invocation_params.model_name").String())
 		b.samplingParams(run.Get("inputs"))
 		b.samplingParams(run.Get("extra.invocation_params"))
 		b.param("temperature", raw(md.Get("ls_temperature")))
@@ -282,7 +279,7 @@ func (b *builder) langSmithOutputs(out gjson.Result, where string) ([]*msg, erro
 			m.role = "assistant"
 		} else {
 			m = &msg{role: "assistant"}
-			if t := g.Get("text"); t.Exists() {
+			if t := g.Get("text"); t.String() != "" {
 				m.addText(t.String())
 			}
 		}

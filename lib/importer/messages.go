@@ -135,15 +135,17 @@ func (b *builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 	if ms.role == "tool" || ms.role == "function" {
 		ms.role = "tool"
 		r := &result{id: first(m, t.resultID...).String(), name: first(m, t.resultName...).String()}
+		var partResults []*result
 		if content.Exists() {
 			part := &msg{}
 			if err := b.readParts(part, content, where+".content"); err != nil {
 				return nil, err
 			}
-			r.output, r.hasOut = part.text, true
+			r.output, r.hasOut = part.text, part.hasText || len(part.results) == 0
 			if len(part.meta) > 0 {
 				r.meta = part.meta
 			}
+			partResults = part.results
 		}
 		if e := first(m, t.resultErr...); informative(e) && e.Type != gjson.False {
 			r.isError = e.Type != gjson.String || e.Str != "success"
@@ -153,6 +155,14 @@ func (b *builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 		}
 		r.meta = join(r.meta, ms.meta)
 		ms.meta = nil
+		if r.id == "" && len(partResults) > 0 {
+			// Results given as content parts (GenAI tool_call_response).
+			for _, pr := range partResults {
+				pr.meta = join(pr.meta, r.meta)
+			}
+			ms.results = partResults
+			return ms, nil
+		}
 		ms.results = append(ms.results, r)
 		return ms, nil
 	}
@@ -203,7 +213,9 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 	case !c.Exists() || c.Type == gjson.Null:
 		return nil
 	case c.Type == gjson.String:
-		m.addText(c.Str)
+		if c.Str != "" { // "" is how some SDKs say "no text"
+			m.addText(c.Str)
+		}
 		return nil
 	case !c.IsArray():
 		return b.errorf(where, "expected a string or an array of content parts, got %s", kind(c))

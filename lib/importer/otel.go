@@ -493,7 +493,9 @@ func (b *builder) otelSpan(s *span) error {
 	case "agent":
 		meta := b.spanMeta(s, nil)
 		b.meta.set("agents", append(listOf(b.meta.get("agents")), meta.raw()).raw())
-		b.setModel(s.attrs.str("gen_ai.request.model"))
+		if b.agentModel == "" {
+			b.agentModel = s.attrs.str("gen_ai.request.model")
+		}
 		b.seen(s.start)
 		b.countSpan(s, true, "")
 	default:

@@ -5,18 +5,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
 
-// at joins a record location and a path inside it.
+// at joins a record location and a path inside it: "line 3" and
+// "message" give "line 3: message", "[2].request" and "messages[0]" give
+// "[2].request.messages[0]".
 func at(where, sub string) string {
 	switch {
 	case where == "":
 		return sub
 	case sub == "":
 		return where
+	case strings.HasPrefix(where, "line ") && !strings.ContainsAny(where, ":.") || strings.HasSuffix(where, ".json") && !strings.Contains(where, ":"):
+		return where + ": " + sub
 	case sub[0] == '[':
 		return where + sub
 	}

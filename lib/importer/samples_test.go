@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/execlog"
 )
 
 // testLog is the execution log as the tests read it back.
@@ -474,6 +475,9 @@ func TestSamples(t *testing.T) {
 			c, err := canon.Canonicalize(out)
 			if err != nil || !bytes.Equal(c, out) {
 				t.Errorf("the output is not canonical JSON (%v)", err)
+			}
+			if _, err := execlog.Parse(out, execlog.Options{}); err != nil {
+				t.Errorf("ctx-pack would reject the log:\n%v", err)
 			}
 			for _, s := range sm.absent {
 				if bytes.Contains(out, []byte(s)) {

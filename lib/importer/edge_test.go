@@ -1,0 +1,585 @@
+package importer
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/tidwall/gjson"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// step is what a fixture test expects of one step.
+type wantStep struct {
+	typ, tool string
+	params    string // JSON, or "" for none
+	output    *string
+	isError   bool
+}
+
+func llm(output *string) wantStep { return wantStep{typ: llmCall, output: output} }
+
+func tool(name, params string, output *string, isError bool) wantStep {
+	return wantStep{typ: toolCall, tool: name, params: params, output: output, isError: isError}
+}
+
+// fixture is one of this package's own edge-case inputs (testdata/).
+type fixture struct {
+	file     string
+	format   string
+	model    string
+	system   string
+	prompts  []string
+	steps    []wantStep
+	outputs  map[string]string
+	warnings []string
+	check    func(t *testing.T, l *testLog, out []byte, rep Report)
+}
+
+var fixtures = []fixture{
+	{
+		// Multi-turn tool use; one message split over three lines with two
+		// parallel calls answered out of order; a failing tool; a call
+		// with no result; paths under cwd made relative.
+		file: "claude-code/edge.jsonl", format: ClaudeCode, model: "claude-sonnet-4-5",
+		prompts: []string{"List the Go files, then read main.go and run the tests"},
+		steps: []wantStep{
+			llm(nil),
+			tool("Glob", `{"pattern":"**/*.go","path":"."}`, ptr("main.go\ncmd/x.go\n/work/proj2/other.go"), false),
+			tool("Read", `{"file_path":"main.go"}`, ptr("package main\n"), false),
+			llm(ptr("Running the tests in ..")),
+			tool("Bash", `{"command":"cd . && go test ./..."}`, ptr("FAIL ./cmd"), true),
+			llm(ptr("The cmd package fails; checking it.")),
+			tool("Read", `{"file_path":"cmd/x.go"}`, nil, false),
+		},
+		outputs:  map[string]string{finalName: "The cmd package fails; checking it."},
+		warnings: []string{"1 tool call(s) have no result"},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if regexp.MustCompile(`/work/proj([^2]|$)`).Match(out) {
+				t.Error("the working directory is still in the log")
+			}
+			if rep.Records != 11 || rep.Mapped != 10 || rep.Skipped != 1 ||
+				!reflect.DeepEqual(rep.Reasons, []string{`record type "progress" (hook and tool progress): 1`}) {
+				t.Errorf("report = %+v", rep)
+			}
+			if l.Steps[0].Metadata["reasoning"] != "Two independent reads first." {
+				t.Errorf("reasoning = %v", l.Steps[0].Metadata["reasoning"])
+			}
+			if !l.Steps[1].Deterministic || !l.Steps[2].Deterministic || l.Steps[4].Deterministic {
+				t.Error("Glob and Read are deterministic, Bash is not")
+			}
+			res := l.Steps[2].Metadata["result"].(map[string]any)
+			if res["toolUseResult"].(map[string]any)["file"].(map[string]any)["filePath"] != "main.go" {
+				t.Errorf("result metadata = %v", res)
+			}
+			if l.Created != "2026-01-05T10:00:00Z" || l.Environment.ToolVersions["claude-code"] != "2.0.1" {
+				t.Errorf("created %q, environment %+v", l.Created, l.Environment)
+			}
+			if l.Metadata["summaries"] == nil || l.Metadata["session"].(map[string]any)["sessionId"] != "s1" {
+				t.Errorf("metadata = %v", l.Metadata)
+			}
+		},
+	},
+	{
+		file: "codex/edge.jsonl", format: Codex, model: "gpt-5-codex", system: "Be careful.",
+		prompts: []string{"Why does the build fail?"},
+		steps: []wantStep{
+			llm(nil),
+			tool("shell", `{"command":["bash","-lc","make"],"workdir":"."}`, ptr(`{"output":"make: *** [all] Error 2","metadata":{"exit_code":2}}`), false),
+			tool("read_file", `{"path":"config.yaml"}`, ptr("port: 80\n"), false),
+			llm(ptr("The Makefile target is wrong; I patched it.")),
+			tool("apply_patch", `"*** Begin Patch\n*** Update File: Makefile\n*** End Patch"`, nil, false),
+		},
+		outputs:  map[string]string{finalName: "The Makefile target is wrong; I patched it."},
+		warnings: []string{"1 tool call(s) have no result"},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if bytes.Contains(out, []byte("/home/dev/app")) {
+				t.Error("the working directory is still in the log")
+			}
+			if l.Model.Parameters["reasoning_effort"] != "medium" || l.Steps[0].Metadata["reasoning"] != "Look at the build and the config together." {
+				t.Errorf("parameters %v, metadata %v", l.Model.Parameters, l.Steps[0].Metadata)
+			}
+			if rep.Skipped != 2 || rep.Mapped != 10 {
+				t.Errorf("report = %+v", rep)
+			}
+			if !l.Steps[2].Deterministic || l.Steps[1].Deterministic {
+				t.Error("read_file is deterministic, shell is not")
+			}
+		},
+	},
+	{
+		file: "openai-chat/edge.json", format: OpenAIChat, model: "gpt-4.1-2025-04-14", system: "You are a file assistant.",
+		prompts: []string{"Compare a.txt and b.txt"},
+		steps: []wantStep{
+			llm(nil),
+			tool("read_file", `{"path":"a.txt"}`, ptr("alpha"), false),
+			tool("read_file", `{"path":"b.txt"}`, ptr("Error: b.txt not found"), false),
+			llm(ptr("b.txt is missing; searching for it.")),
+			tool("search", `"not json"`, nil, false),
+		},
+		outputs:  map[string]string{finalName: "b.txt is missing; searching for it."},
+		warnings: []string{"1 tool call(s) have no result"},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			want := map[string]any{"temperature": 0.0, "seed": 42.0, "system_fingerprint": "fp_1"}
+			if !reflect.DeepEqual(l.Model.Parameters, want) {
+				t.Errorf("parameters = %v", l.Model.Parameters)
+			}
+			if l.Steps[3].Timestamp != "2026-01-05T08:00:03Z" {
+				t.Errorf("timestamp = %q", l.Steps[3].Timestamp)
+			}
+		},
+	},
+	{
+		file: "openai-responses/edge.jsonl", format: OpenAIResponses, model: "o4-mini-2025-04-16", system: "Answer with data.",
+		prompts: []string{"How big are the logs?"},
+		steps: []wantStep{
+			llm(nil),
+			tool("du", `{"dir":"/var/log"}`, ptr("12M"), false),
+			tool("du", `{"dir":"/tmp"}`, ptr("du: cannot access '/tmp': Permission denied"), false),
+			llm(ptr("/var/log holds 12M; /tmp could not be read.")),
+			tool("web_search", `{"type":"search","query":"du permission denied"}`, nil, false),
+		},
+		outputs:  map[string]string{finalName: "/var/log holds 12M; /tmp could not be read."},
+		warnings: []string{"1 tool call(s) have no result"},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if l.Steps[0].Metadata["reasoning"] != "Check both directories." {
+				t.Errorf("metadata = %v", l.Steps[0].Metadata)
+			}
+			if !reflect.DeepEqual(l.Model.Parameters["reasoning"], map[string]any{"effort": "high"}) {
+				t.Errorf("parameters = %v", l.Model.Parameters)
+			}
+		},
+	},
+	{
+		file: "anthropic/edge.json", format: Anthropic, model: "claude-opus-4-1-20250805", system: "You manage a build.",
+		prompts: []string{"Build both targets", "Also check the docs."},
+		steps: []wantStep{
+			llm(ptr("Building both.")),
+			tool("build", `{"target":"linux"}`, ptr("ok: bin/linux"), false),
+			tool("build", `{"target":"darwin"}`, ptr("linker error"), true),
+			llm(ptr("linux built; darwin failed to link.")),
+			tool("check_docs", `{}`, nil, false),
+		},
+		outputs:  map[string]string{finalName: "linux built; darwin failed to link."},
+		warnings: []string{"1 tool call(s) have no result"},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if l.Steps[3].Metadata["reasoning"] != "darwin failed at link time." {
+				t.Errorf("metadata = %v", l.Steps[3].Metadata)
+			}
+			if l.Model.Parameters["temperature"] != 0.2 || l.Model.Parameters["max_tokens"] != 1024.0 {
+				t.Errorf("parameters = %v", l.Model.Parameters)
+			}
+		},
+	},
+	{
+		// Current conventions as span attributes, execute_tool spans joined
+		// by call id (one failing with status ERROR), an agent span and a
+		// span that is not GenAI.
+		file: "otel-genai/current.json", format: OTelGenAI, model: "gpt-4o-2024-11-20", system: "You run shell commands.",
+		prompts: []string{"What is in /srv?"},
+		steps: []wantStep{
+			llm(nil),
+			tool("ls", `{"path":"/srv"}`, ptr("www\nbackup"), false),
+			tool("df", `{"path":"/srv"}`, ptr("df: timeout"), true),
+			llm(ptr("/srv holds www and backup.")),
+		},
+		outputs: map[string]string{finalName: "/srv holds www and backup."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if !reflect.DeepEqual(rep.Reasons, []string{"span without a GenAI operation: 1"}) || rep.Mapped != 5 {
+				t.Errorf("report = %+v", rep)
+			}
+			if l.Environment.OS != "linux" || l.Environment.Runtime != "CPython 3.12.1" || l.Environment.ToolVersions["opentelemetry-python"] != "1.38.0" {
+				t.Errorf("environment = %+v", l.Environment)
+			}
+			if l.Model.Parameters["seed"] != 7.0 || l.Model.Parameters["temperature"] != 0.5 {
+				t.Errorf("parameters = %v", l.Model.Parameters)
+			}
+			if l.Steps[1].Timestamp != "2026-01-07T15:33:21Z" || l.Steps[1].Metadata["result_timestamp"] != "2026-01-07T15:33:22.1Z" {
+				t.Errorf("ls step = %+v", l.Steps[1])
+			}
+			agents := l.Metadata["agents"].([]any)
+			if len(agents) != 1 || agents[0].(map[string]any)["attributes"].(map[string]any)["gen_ai.agent.name"] != "shell-bot" {
+				t.Errorf("agents = %v", agents)
+			}
+		},
+	},
+	{
+		// The older indexed gen_ai.prompt.N / gen_ai.completion.N attributes.
+		file: "otel-genai/legacy.jsonl", format: OTelGenAI, model: "gpt-3.5-turbo", system: "Be terse.",
+		prompts: []string{"Weather in Oslo?"},
+		steps: []wantStep{
+			llm(nil),
+			tool("weather", `{"city":"Oslo"}`, ptr("-3C, snow"), false),
+			llm(ptr("Oslo: -3C and snowing.")),
+		},
+		outputs: map[string]string{finalName: "Oslo: -3C and snowing."},
+	},
+	{
+		// Two samples: call ids repeat across samples without mixing;
+		// attachments resolved; a tool error; a call with no result.
+		file: "inspect/edge.json", format: Inspect, model: "mockllm/model", system: "You are an ops assistant.",
+		prompts: []string{"Find the config", "Find the config"},
+		steps: []wantStep{
+			llm(ptr("Checking both.")),
+			tool("read_file", `{"path":"etc/app.conf"}`, ptr("port=80"), false),
+			tool("bash", `{"cmd":"cat /etc/app.conf"}`, ptr(""), true),
+			llm(ptr("The port is 80.")),
+			tool("notify", `{"msg":"done"}`, nil, false),
+			llm(ptr("Checking both.")),
+			tool("read_file", `{"path":"etc/app.conf"}`, ptr("port=80"), false),
+			tool("bash", `{"cmd":"cat /etc/app.conf"}`, ptr(""), true),
+			llm(ptr("Port 80.")),
+		},
+		outputs:  map[string]string{"samples/1_epoch_1/final.md": "The port is 80.", "samples/b_2_epoch_1/final.md": "Port 80."},
+		warnings: []string{"1 tool call(s) have no result"},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if bytes.Contains(out, []byte("attachment://")) {
+				t.Error("an attachment reference is left")
+			}
+			if l.Steps[0].Timestamp != "2026-03-01T11:00:01Z" || l.Steps[8].Metadata["sample_id"] != "b/2" {
+				t.Errorf("steps = %+v / %+v", l.Steps[0], l.Steps[8])
+			}
+			if l.Steps[0].Metadata["reasoning"] != "Look in two places." {
+				t.Errorf("metadata = %v", l.Steps[0].Metadata)
+			}
+		},
+	},
+	{
+		// create/update records merged by id; tool runs (without call ids)
+		// joined to the calls of the model turn before them by name.
+		file: "langsmith/edge.json", format: LangSmith, model: "gpt-4o-mini-2024-07-18", system: "You check services.",
+		prompts: []string{"Is the service up?"},
+		steps: []wantStep{
+			llm(nil),
+			tool("http_get", `{"url":"http://svc/health"}`, ptr("200 OK"), false),
+			tool("dns_lookup", `{"host":"svc"}`, ptr("NXDOMAIN"), true),
+			llm(ptr("The service answers 200 OK, but its DNS name does not resolve.")),
+		},
+		outputs: map[string]string{finalName: "The service is up, but DNS fails."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if rep.Records != 10 || rep.Skipped != 1 {
+				t.Errorf("report = %+v", rep)
+			}
+			if l.Environment.Runtime != "python 3.12.2" {
+				t.Errorf("environment = %+v", l.Environment)
+			}
+		},
+	},
+}
+
+func TestFixtures(t *testing.T) {
+	for _, fx := range fixtures {
+		t.Run(fx.file, func(t *testing.T) {
+			path := filepath.Join("testdata", fx.file)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f, err := Detect(path, data); f != fx.format {
+				t.Errorf("Detect = %q, %v", f, err)
+			}
+			out, rep, err := Import(fx.format, data, Options{Name: path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, strings.TrimSuffix(path, filepath.Ext(path))+".golden.json", canon.Indent(out))
+			if _, err := execlog.Parse(out, execlog.Options{}); err != nil {
+				t.Errorf("ctx-pack would reject the log:\n%v", err)
+			}
+			if again, _, _ := Import(fx.format, data, Options{Name: path}); !bytes.Equal(again, out) {
+				t.Error("a second import gave different bytes")
+			}
+			l := decode(t, out)
+			if l.Model.Identifier != fx.model || l.SystemPrompt != fx.system {
+				t.Errorf("model %q, system prompt %q", l.Model.Identifier, l.SystemPrompt)
+			}
+			var prompts []string
+			for _, p := range l.Prompts {
+				prompts = append(prompts, p.Content)
+			}
+			if !reflect.DeepEqual(prompts, fx.prompts) {
+				t.Errorf("prompts = %q", prompts)
+			}
+			if len(l.Steps) != len(fx.steps) {
+				t.Fatalf("%d steps, want %d:\n%s", len(l.Steps), len(fx.steps), canon.Indent(out))
+			}
+			for i, w := range fx.steps {
+				s := l.Steps[i]
+				if s.Type != w.typ || s.Tool != w.tool {
+					t.Errorf("steps[%d] = %s %q, want %s %q", i, s.Type, s.Tool, w.typ, w.tool)
+				}
+				if w.params != "" && !reflect.DeepEqual(s.Parameters, params(t, w.params)) {
+					t.Errorf("steps[%d].parameters = %v, want %s", i, s.Parameters, w.params)
+				}
+				if (s.Output == nil) != (w.output == nil) || s.Output != nil && *s.Output != *w.output {
+					t.Errorf("steps[%d].output = %v, want %v", i, deref(s.Output), deref(w.output))
+				}
+				if (s.Metadata["is_error"] == true) != w.isError {
+					t.Errorf("steps[%d].metadata.is_error = %v, want %v", i, s.Metadata["is_error"], w.isError)
+				}
+			}
+			outputs := map[string]string{}
+			for _, o := range l.Outputs {
+				outputs[o.Name] = o.Content
+			}
+			if !reflect.DeepEqual(outputs, fx.outputs) {
+				t.Errorf("outputs = %q", outputs)
+			}
+			if !reflect.DeepEqual(rep.Warnings, fx.warnings) {
+				t.Errorf("warnings = %q, want %q", rep.Warnings, fx.warnings)
+			}
+			if rep.Mapped+rep.Skipped != rep.Records {
+				t.Errorf("report = %+v", rep)
+			}
+			if fx.check != nil {
+				fx.check(t, l, out, rep)
+			}
+		})
+	}
+}
+
+func deref(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+// golden compares got with the file, or rewrites the file with -update.
+func golden(t *testing.T, file string, got []byte) {
+	t.Helper()
+	got = append(got, '\n')
+	if *update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the log differs from %s (run go test -update after checking the change):\n%s", file, got)
+	}
+}
+
+// TestEvalArchive packs the Inspect fixture into a .eval archive the way
+// Inspect writes one and checks it imports to the same log.
+func TestEvalArchive(t *testing.T) {
+	data, err := os.ReadFile("testdata/inspect/edge.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := Import(Inspect, data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := gjson.ParseBytes(data)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	add := func(name, body string) {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	var header strings.Builder
+	header.WriteString("{")
+	for i, k := range []string{"version", "status", "eval", "plan", "results", "stats"} {
+		if i > 0 {
+			header.WriteString(",")
+		}
+		header.WriteString(`"` + k + `":` + doc.Get(k).Raw)
+	}
+	header.WriteString("}")
+	add("header.json", header.String())
+	// Written out of order: the importer sorts the sample names.
+	add("samples/b_2_epoch_1.json", doc.Get("samples.1").Raw)
+	add("samples/1_epoch_1.json", doc.Get("samples.0").Raw)
+	add("summaries.json", "[]")
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Detect("log.eval", buf.Bytes()); f != Inspect || err != nil {
+		t.Errorf("Detect = %q, %v", f, err)
+	}
+	got, rep, err := Import(Inspect, buf.Bytes(), Options{Name: "log.eval"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the archive imports differently from the JSON log:\n%s\nwant\n%s", canon.Indent(got), canon.Indent(want))
+	}
+	if rep.Records != 21 {
+		t.Errorf("report = %+v", rep)
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	tests := []struct {
+		file, format string
+		want         string // the whole error message
+	}{
+		{"claude-code/malformed.jsonl", ClaudeCode, "claude-code: line 3: invalid JSON: unexpected end of JSON input (column 122)"},
+		{"claude-code/badmessage.jsonl", ClaudeCode, "claude-code: line 2: message: expected an object, got a string"},
+		{"codex/malformed.jsonl", Codex, "codex: line 2: payload: expected an item object, got a string"},
+		{"openai-chat/malformed.json", OpenAIChat, "openai-chat: [1].request.messages: expected an array of messages, got an object"},
+		{"openai-responses/malformed.jsonl", OpenAIResponses, "openai-responses: line 2: response.output: expected an array, got an object"},
+		{"anthropic/malformed.json", Anthropic, "anthropic: request.messages[0].content: expected a string or an array of content parts, got a number"},
+		{"otel-genai/malformed.json", OTelGenAI, "otel-genai: resourceSpans[0].scopeSpans[0].spans[1].attributes[0]: attribute has no key"},
+		{"inspect/malformed.json", Inspect, "inspect: samples[1].messages[2].tool_calls: expected an array, got an object"},
+		{"langsmith/malformed.json", LangSmith, "langsmith: post[1]: run has neither id nor dotted_order"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _, err := Import(tt.format, data, Options{})
+			if err == nil {
+				t.Fatalf("no error; imported:\n%s", out)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error = %q\nwant    %q", err, tt.want)
+			}
+			var ie *Error
+			if !errors.As(err, &ie) || ie.ExitCode() != 1 {
+				t.Errorf("error %T is not an *Error with exit code 1", err)
+			}
+		})
+	}
+}
+
+// TestMalformedDocuments covers input that is not JSON at all, in every
+// format: the error names the line (and column).
+func TestMalformedDocuments(t *testing.T) {
+	for _, f := range Formats() {
+		for _, in := range []string{"{\"a\":\n  [1, 2,\n  }", "not json"} {
+			_, _, err := Import(f, []byte(in), Options{})
+			var ie *Error
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), "line ") {
+				t.Errorf("%s: Import(%q) error = %v, want one naming the line", f, in, err)
+			}
+		}
+	}
+}
+
+func TestDetect(t *testing.T) {
+	tests := []struct {
+		name, data, want string
+	}{
+		{"", `{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"x"}}` + "\n{}", ClaudeCode},
+		{"", `{"timestamp":"t","type":"session_meta","payload":{}}`, Codex},
+		{"", `{"resourceLogs":[]}`, OTelGenAI},
+		{"", `[{"name":"chat","context":{"span_id":1},"attributes":{}}]`, OTelGenAI},
+		{"", `{"post":[],"patch":[]}`, LangSmith},
+		{"", `{"id":"r","run_type":"llm","inputs":{}}`, LangSmith},
+		{"", `{"version":2,"status":"success","eval":{},"samples":[]}`, Inspect},
+		{"x.eval", `anything`, Inspect},
+		{"", "PK\x03\x04rest", Inspect},
+		{"", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, OpenAIChat},
+		{"", `{"model":"m","max_tokens":5,"system":"s","messages":[{"role":"user","content":"hi"}]}`, Anthropic},
+		{"", `{"model":"m","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"y"}]}]}`, Anthropic},
+		{"", `{"model":"m","input":"hi"}`, OpenAIResponses},
+		{"", `{"id":"r","object":"response","output":[]}`, OpenAIResponses},
+		{"", `{"custom_id":"1","response":{"status_code":200,"body":{"object":"chat.completion","choices":[]}}}`, OpenAIChat},
+		{"", `[{"scope":"https://api.anthropic.com:443","method":"POST","path":"/v1/messages","body":{}}]`, Anthropic},
+		{"", "{\n  \"request\": {\"model\": \"m\", \"input\": []},\n  \"response\": {\"object\": \"response\"}\n}", OpenAIResponses},
+	}
+	for _, tt := range tests {
+		got, err := Detect(tt.name, []byte(tt.data))
+		if got != tt.want || err != nil {
+			t.Errorf("Detect(%q, %.50q) = %q, %v; want %q", tt.name, tt.data, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "hello", `{"a":1}`, `[1,2]`, `{"type":"user"}`} {
+		_, err := Detect("in.json", []byte(bad))
+		var de *DetectError
+		if !errors.As(err, &de) || de.ExitCode() != 1 {
+			t.Errorf("Detect(%q) error = %v, want a *DetectError", bad, err)
+			continue
+		}
+		for _, f := range Formats() {
+			if !strings.Contains(err.Error(), f) {
+				t.Errorf("Detect(%q) error %q does not list %s", bad, err, f)
+			}
+		}
+	}
+}
+
+func TestFormats(t *testing.T) {
+	want := []string{"anthropic", "claude-code", "codex", "inspect", "langsmith", "openai-chat", "openai-responses", "otel-genai"}
+	if got := Formats(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Formats() = %q", got)
+	}
+	if _, _, err := Import("auto", []byte("{}"), Options{}); err == nil {
+		t.Error("Import(auto) did not fail")
+	}
+}
+
+// TestDeterministicOption marks an extra tool deterministic.
+func TestDeterministicOption(t *testing.T) {
+	data, err := os.ReadFile("testdata/openai-chat/edge.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		extra []string
+		want  bool
+	}{{nil, false}, {[]string{"search"}, true}} {
+		out, _, err := Import(OpenAIChat, data, Options{Deterministic: tt.extra})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := decode(t, out); l.Steps[4].Tool != "search" || l.Steps[4].Deterministic != tt.want {
+			t.Errorf("Deterministic %q: step %+v", tt.extra, l.Steps[4])
+		}
+	}
+}
+
+func TestRelativize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/work/proj", "."},
+		{"/work/proj/a/b.go", "a/b.go"},
+		{"cd /work/proj && ls /work/proj/", "cd . && ls ."},
+		{"/work/proj2/x and /x/work/proj", "/work/proj2/x and /x/work/proj"},
+		{"\"/work/proj/x\": /work/proj.", "\"x\": .."},
+		{"/work/project.bak", "/work/project.bak"},
+		{"/work/proj.bak/x", "/work/proj.bak/x"},
+	}
+	for _, tt := range tests {
+		if got := relativize(tt.in, "/work/proj"); got != tt.want {
+			t.Errorf("relativize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := relativize(`C:\src\app\main.go`, `C:\src\app`); got != "main.go" {
+		t.Errorf("windows path: %q", got)
+	}
+}
+
+// TestBigNumbers keeps integers beyond 2^53 as strings rather than
+// rounding them.
+func TestBigNumbers(t *testing.T) {
+	in := `{"request":{"model":"m","seed":12345678901234567890,"messages":[{"role":"user","content":"x"}]},"response":{"object":"chat.completion","created":1700000000,"choices":[{"message":{"role":"assistant","content":"y"}}],"big":1e400}}`
+	out, _, err := Import(OpenAIChat, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	if l.Model.Parameters["seed"] != "12345678901234567890" || l.Steps[0].Metadata["big"] != "1e400" {
+		t.Errorf("parameters %v, metadata %v", l.Model.Parameters, l.Steps[0].Metadata)
+	}
+}
