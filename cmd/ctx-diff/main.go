@@ -1,0 +1,164 @@
+// Command ctx-diff compares two context packs, A (the baseline) and B, and
+// prints a typed drift report: {"a","b","identical","drift":[…],
+// "summary":{type:count}} as canonical JSON, or a readable summary with
+// --human. It reads B from stdin (any ctx output line) when it is not an
+// argument; A, when not given, is B's parent, else the "previous" pack of
+// the stdin line, so `ctx-pack | ctx-diff` compares a run with the one
+// before it. Exit 0 when identical, 1 when drift is found (like diff(1)).
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/drift"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/ref"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+type diffCmd struct {
+	cli.Globals
+	A       string   `arg:"" optional:"" help:"The baseline pack (default: B's parent, else the previous pack named by the stdin line, else --against)." placeholder:"A"`
+	B       string   `arg:"" optional:"" help:"The pack to compare (default: read from stdin, as a reference or any ctx output line)." placeholder:"B"`
+	Against string   `help:"Compare B with REF (instead of its parent or the previous pack)." placeholder:"REF"`
+	Align   string   `help:"How steps are paired: index (step i with step i; extra steps added or removed) or lcs (along the longest common run of type, tool and parameters, so an inserted step is one addition)." enum:"index,lcs" default:"index"`
+	Ignore  []string `help:"Leave out a drift type (repeatable): model_drift, prompt_drift, input_drift, tool_drift, param_drift, reasoning_drift, output_drift, environment_drift." placeholder:"TYPE"`
+}
+
+func (c *diffCmd) Description() string {
+	return `Compare two context packs and report typed drift.
+
+Drift types: ` + strings.Join(drift.Types(), ", ") + `.
+Each entry has a type, a path (system_prompt, prompts[1],
+steps[4].parameters.path, outputs["result.md"], …), the change (changed,
+added, removed), the two sides and, for text, a bounded unified diff.
+
+Forms: ctx-diff A B; ctx-pack … | ctx-diff [A]; ctx-diff --against REF < B.`
+}
+
+func (c *diffCmd) Run(env *cli.Env) error {
+	opt := drift.Options{}
+	for _, t := range c.Ignore {
+		if !drift.IsType(t) {
+			return cli.Errorf(cli.ExitUsage, "--ignore %s: unknown drift type (want one of %s)", t, strings.Join(drift.Types(), ", "))
+		}
+	}
+	opt.Ignore = c.Ignore
+	if c.Align == "lcs" {
+		opt.Align = drift.AlignLCS
+	}
+	if c.A != "" && c.Against != "" {
+		return cli.Errorf(cli.ExitUsage, "give A or --against, not both")
+	}
+	if c.A == "-" && c.B == "-" {
+		return cli.Errorf(cli.ExitUsage, "only one of A and B can be read from stdin")
+	}
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+
+	aRef, bRef := c.A, c.B
+	var line []byte // the stdin value B came from
+	switch {
+	case c.A == "-" && c.B != "":
+		if aRef, _, err = stdinRef(env, "A"); err != nil {
+			return err
+		}
+	case bRef == "" || bRef == "-":
+		if c.A == "-" {
+			aRef = ""
+		}
+		if bRef, line, err = stdinRef(env, "B"); err != nil {
+			return err
+		}
+	}
+	mb, err := load(s, "B", bRef)
+	if err != nil {
+		return err
+	}
+	aWhat := aRef
+	switch {
+	case aRef != "":
+	case c.Against != "":
+		aRef, aWhat = c.Against, c.Against
+	case !mb.Parent.IsZero():
+		aRef, aWhat = mb.Parent.String(), "parent of B, "+mb.Parent.String()
+	default:
+		prev := gjson.GetBytes(line, "previous")
+		if prev.Type != gjson.String || prev.String() == "" {
+			return cli.WithHint(cli.Errorf(cli.ExitUsage, "no pack to compare %s with: it has no parent and no previous pack was given", mb.Hash),
+				"name the baseline: ctx-diff A B, or --against REF")
+		}
+		aRef, aWhat = prev.String(), "previous pack, "+prev.String()
+	}
+	ma, err := loadAs(s, "A", aWhat, aRef)
+	if err != nil {
+		return err
+	}
+
+	r, err := drift.Diff(ma, mb, drift.StoreObjects(s), opt)
+	if err != nil {
+		return err
+	}
+	if env.Human() {
+		err = env.Text(r.Human())
+	} else {
+		var b []byte
+		if b, err = r.JSON(); err == nil {
+			err = env.Result(b)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if !r.Identical {
+		return cli.Exit(cli.ExitFinding)
+	}
+	return nil
+}
+
+// stdinRef reads the one reference stdin must hold, with the value it came
+// from.
+func stdinRef(env *cli.Env, which string) (string, []byte, error) {
+	items, err := env.Refs(nil)
+	if err != nil {
+		return "", nil, err
+	}
+	switch len(items) {
+	case 0:
+		return "", nil, cli.Errorf(cli.ExitUsage, "no pack %s given (as an argument or on stdin)", which)
+	case 1:
+		return items[0].Ref, items[0].Raw, nil
+	}
+	return "", nil, cli.Errorf(cli.ExitUsage, "stdin names %d packs; give one, as %s", len(items), which)
+}
+
+func load(s *store.Store, which, r string) (*manifest.Manifest, error) {
+	return loadAs(s, which, r, r)
+}
+
+// loadAs resolves and loads a pack, naming it in errors as which (A or B)
+// and what (the reference, or where it came from).
+func loadAs(s *store.Store, which, what, r string) (*manifest.Manifest, error) {
+	d, err := ref.Resolve(s, r)
+	if err == nil {
+		var m *manifest.Manifest
+		if m, err = manifest.Load(s, d); err == nil {
+			return m, nil
+		}
+	}
+	if what == r && strings.Contains(err.Error(), r) {
+		return nil, fmt.Errorf("pack %s: %w", which, err)
+	}
+	return nil, fmt.Errorf("pack %s (%s): %w", which, what, err)
+}
+
+func main() {
+	os.Exit(cli.Run("ctx-diff", &diffCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
