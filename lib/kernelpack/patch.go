@@ -211,7 +211,7 @@ func forbiddenPathChars(s string) bool {
 func validUTF8Content(content value) (bool, error) {
 	switch x := content.(type) {
 	case string:
-		return !strings.Contains(x, "\x00") && !hasLoneSurrogate(x), nil
+		return !strings.Contains(x, "\x00") && !badSurrogate(x), nil
 	case *array:
 		for _, e := range x.elems {
 			if strictEqual(e, "\x00") {
@@ -225,6 +225,29 @@ func validUTF8Content(content value) (bool, error) {
 	}
 	_, err := stringMethod(content, "content", "includes")
 	return false, err
+}
+
+// badSurrogate is the reference's unpaired-surrogate scan: a high surrogate
+// followed by anything but a low one, or a lone low surrogate. A high
+// surrogate that ends the string passes, since charCodeAt past the end is
+// NaN and NaN fails both range tests.
+func badSurrogate(s string) bool {
+	it := unitIter{s: s}
+	for {
+		u, ok := it.next()
+		if !ok {
+			return false
+		}
+		switch {
+		case u >= 0xD800 && u <= 0xDBFF:
+			next, ok := it.next()
+			if ok && (next < 0xDC00 || next > 0xDFFF) {
+				return true
+			}
+		case u >= 0xDC00 && u <= 0xDFFF:
+			return true
+		}
+	}
 }
 
 // received names a value's type the way Node's ERR_INVALID_ARG_TYPE does.

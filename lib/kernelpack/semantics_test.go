@@ -208,7 +208,6 @@ func TestFileVerifierMessages(t *testing.T) {
 			"PS4: path not normalized: c//d\x01",
 			`PS4: path traversal or backslash not allowed: ..\e`,
 			"PS6: content is not valid UTF-8 or contains null bytes",
-			"PS6: content is not valid UTF-8 or contains null bytes",
 			"PS6: create operation must have content",
 			"PS6: modify operation must have content",
 			"PS7: total_bytes is missing or not a number",
@@ -216,9 +215,12 @@ func TestFileVerifierMessages(t *testing.T) {
 			"PS8: operations not sorted by path: ./a >  b/",
 			"PS9: symlink operations are not allowed",
 		}},
-		{"patch bytes", verifyPatch, `{` + patchHead + `"total_bytes":52428801,"operations":[{"op":"create","path":"a","content":"é😀\ud800"}]}`, []string{
-			"PS7: total_bytes (52428801) does not match actual content size (9)",
+		// A high surrogate that ends the content passes the reference's
+		// scan (charCodeAt past the end is NaN); one mid-string does not.
+		{"patch bytes", verifyPatch, `{` + patchHead + `"total_bytes":52428801,"operations":[{"op":"create","path":"a","content":"é😀\ud800"},{"op":"create","path":"b","content":"\ud800x"},{"op":"create","path":"c","content":"\udc00"}]}`, []string{
+			"PS7: total_bytes (52428801) does not match actual content size (16)",
 			"PS7: total_bytes (52428801) exceeds limit (52428800)",
+			"PS6: content is not valid UTF-8 or contains null bytes",
 			"PS6: content is not valid UTF-8 or contains null bytes",
 		}},
 		{"model io", verifyModelIO, `{"model_io_schema_version":"1.0","adapter_id":"","model_id":7,"mode":null,"interactions":[

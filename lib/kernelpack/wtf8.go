@@ -130,16 +130,6 @@ func utf8Bytes(s string) []byte {
 	return b
 }
 
-// hasLoneSurrogate reports whether s holds a lone surrogate.
-func hasLoneSurrogate(s string) bool {
-	for i := 0; i+2 < len(s); i++ {
-		if s[i] == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF {
-			return true
-		}
-	}
-	return false
-}
-
 // decodeText turns file bytes into a string the way Node's
 // readFileSync(path, "utf-8") does (the WHATWG UTF-8 decoder): every maximal
 // ill-formed subsequence becomes one U+FFFD, and a byte order mark is kept.
