@@ -19,11 +19,11 @@ import (
 
 // packer builds packs in a fresh store, as ctx-pack would.
 type packer struct {
-	t *testing.T
+	t testing.TB
 	s *store.Store
 }
 
-func newPacker(t *testing.T) *packer {
+func newPacker(t testing.TB) *packer {
 	t.Helper()
 	s, _, err := store.Init(filepath.Join(t.TempDir(), ".ctx"))
 	if err != nil {
