@@ -54,9 +54,11 @@
 //
 // AlignLCS pairs steps along a common subsequence of their (type, tool,
 // parameters), so that one inserted step is one addition rather than a
-// cascade of changes. Between two matched runs, unmatched steps are paired
-// in order (and compared field by field); the longer side's rest is added
-// or removed.
+// cascade of changes. Between two matched runs, the unmatched steps are
+// aligned again on (type, tool) alone, so that a call whose parameters
+// changed pairs with its counterpart and is compared field by field; what
+// still remains pairs in order, and the longer side's rest is added or
+// removed.
 //
 // The same alignment (Align) gives the unified diffs their lines. It works
 // on a range as follows: strip the common prefix and suffix; then run

@@ -533,35 +533,49 @@ func (d *differ) steps(a, b []manifest.Step) {
 		}
 		return
 	}
-	ms := Align(stepKeys(a), stepKeys(b))
+	d.align(a, b, 0, 0, true)
+}
+
+// align pairs the steps a[i] (A's step ai+i) and b[j] (B's step bi+j)
+// along a common subsequence of their type, tool and (when full)
+// parameters. In the gaps between matched runs, steps are aligned again
+// on type and tool alone, so that a call with other parameters pairs with
+// its counterpart; what still remains pairs in order, and the longer
+// side's rest is added or removed.
+func (d *differ) align(a, b []manifest.Step, ai0, bi0 int, full bool) {
+	ms := Align(stepKeys(a, full), stepKeys(b, full))
 	ai, bi := 0, 0
 	for _, m := range append(ms, Match{len(a), len(b), 0}) {
-		// In a gap, pair steps in order; the longer side's rest is
-		// added or removed.
-		for ai < m.A && bi < m.B {
-			d.step(ai, bi, &a[ai], &b[bi])
-			ai, bi = ai+1, bi+1
+		if full && ai < m.A && bi < m.B {
+			d.align(a[ai:m.A], b[bi:m.B], ai0+ai, bi0+bi, false)
+			ai, bi = m.A, m.B
+		}
+		for ; ai < m.A && bi < m.B; ai, bi = ai+1, bi+1 {
+			d.step(ai0+ai, bi0+bi, &a[ai], &b[bi])
 		}
 		for ; ai < m.A; ai++ {
-			d.lone(ai, &a[ai], Removed)
+			d.lone(ai0+ai, &a[ai], Removed)
 		}
 		for ; bi < m.B; bi++ {
-			d.lone(bi, &b[bi], Added)
+			d.lone(bi0+bi, &b[bi], Added)
 		}
 		for k := 0; k < m.N; k++ {
-			d.step(ai+k, bi+k, &a[ai+k], &b[bi+k])
+			d.step(ai0+ai+k, bi0+bi+k, &a[ai+k], &b[bi+k])
 		}
 		ai, bi = ai+m.N, bi+m.N
 	}
 }
 
-// stepKeys returns what --align lcs matches steps on: type, tool and
-// parameters. Parameters compare as bytes: a manifest as stored is
+// stepKeys returns what --align lcs matches steps on: type, tool and, when
+// full, parameters. Parameters compare as bytes: a manifest as stored is
 // canonical JSON, where equal values have equal bytes.
-func stepKeys(steps []manifest.Step) []string {
+func stepKeys(steps []manifest.Step, full bool) []string {
 	keys := make([]string, len(steps))
 	for i, s := range steps {
-		keys[i] = s.Type + "\x00" + s.Tool + "\x00" + string(s.Parameters)
+		keys[i] = s.Type + "\x00" + s.Tool
+		if full {
+			keys[i] += "\x00" + string(s.Parameters)
+		}
 	}
 	return keys
 }

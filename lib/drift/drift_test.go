@@ -359,6 +359,17 @@ func TestDiffStepsLCS(t *testing.T) {
 	if h := r.Human(); !strings.Contains(h, `steps[3].parameters.path (write_file) [a: steps[2]]: changed "src/main.py" → "src/app.py"`) {
 		t.Errorf("Human:\n%s", h)
 	}
+
+	// Next to the insertion, the changed call still pairs with its
+	// counterpart (same tool), not with the inserted step.
+	c.Steps[3].Parameters = a.Steps[2].Parameters
+	c.Steps[2].Parameters = jsontext.Value(`{"flags":["-n","-r"],"pattern":"hello"}`)
+	r = diff(t, f, ma, f.pack(c), Options{Align: AlignLCS})
+	want = `tool_drift steps[1] added tool=list_dir b_step=1 b={"parameters":{"path":"src"},"tool":"list_dir","type":"tool_call"}` + "\n" +
+		`param_drift steps[2].parameters.pattern changed tool=grep a_step=1 b_step=2 a="hi" b="hello"`
+	if got := briefs(r); got != want {
+		t.Errorf("lcs with an adjacent change:\n%s\nwant\n%s", got, want)
+	}
 }
 
 func TestDiffIgnore(t *testing.T) {
