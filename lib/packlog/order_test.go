@@ -1,0 +1,103 @@
+package packlog
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+)
+
+func entry(t testing.TB, hash digest.Digest, created string) Entry {
+	t.Helper()
+	e, err := NewEntry(manifest.Summary{Hash: hash, Created: created, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func hashes(es []Entry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Hash.Short())
+	}
+	return out
+}
+
+// Created times compare as instants: offsets and fractions count, and
+// the hash breaks ties.
+func TestSortOrder(t *testing.T) {
+	h := func(c byte) digest.Digest {
+		var d digest.Digest
+		for i := range d {
+			d[i] = c
+		}
+		return d
+	}
+	es := []Entry{
+		entry(t, h(0x11), "2026-02-10T09:30:00+02:00"), // 07:30Z
+		entry(t, h(0x22), "2026-02-10T09:00:00Z"),
+		entry(t, h(0x33), "2026-02-10T10:00:00+01:00"), // 09:00Z, a tie
+		entry(t, h(0x44), "2026-02-10T09:00:00.000000001Z"),
+		entry(t, h(0x05), "2026-02-10T09:00:00Z"), // a tie, smaller hash
+		entry(t, h(0x66), "1969-12-31T23:59:59Z"), // before the epoch
+	}
+	Sort(es)
+	want := []string{"444444444444", "050505050505", "222222222222", "333333333333", "111111111111", "666666666666"}
+	if got := hashes(es); !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}
+
+// Top with a bounded heap gives exactly the first n of a full sort, for
+// every n, with and without a filter, and many equal times.
+func TestTop(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var es []Entry
+	for i := range 300 {
+		var d digest.Digest
+		for j := range d {
+			d[j] = byte(r.IntN(256))
+		}
+		created := base.Add(time.Duration(r.IntN(40)) * time.Second).Format(time.RFC3339)
+		e := entry(t, d, created)
+		e.Steps = i
+		es = append(es, e)
+	}
+	sorted := slices.Clone(es)
+	Sort(sorted)
+	odd := func(e *Entry) bool { return e.Steps%2 == 1 }
+	var sortedOdd []Entry
+	for i := range sorted {
+		if odd(&sorted[i]) {
+			sortedOdd = append(sortedOdd, sorted[i])
+		}
+	}
+	for _, n := range []int{0, 1, 2, 7, 20, 149, 150, 151, 299, 300, 301, 1000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			want := sorted
+			if n > 0 && n < len(want) {
+				want = want[:n]
+			}
+			input := slices.Clone(es)
+			if got := Top(input, n, nil); !slices.Equal(hashes(got), hashes(want)) {
+				t.Errorf("Top(%d) differs from the sort", n)
+			}
+			if !slices.EqualFunc(input, es, func(a, b Entry) bool { return a.Hash == b.Hash }) {
+				t.Error("Top reordered its input")
+			}
+			want = sortedOdd
+			if n > 0 && n < len(want) {
+				want = want[:n]
+			}
+			if got := Top(slices.Clone(es), n, odd); !slices.Equal(hashes(got), hashes(want)) {
+				t.Errorf("Top(%d, odd) differs from the sort", n)
+			}
+		})
+	}
+}
