@@ -28,7 +28,7 @@
 //
 //	ST8  a pack's parent is not a finalized pack in this store (normal when
 //	     only some packs were copied)
-//	ST9  a leftover temporary or lock file (tmp/…, packs/.tmp-…,
+//	ST9  a leftover temporary or lock file (tmp/…, packs/.tmp-…, drafts/.tmp-…,
 //	     refs/….lock): an interrupted write, or one still in flight; safe
 //	     to delete when no ctx command is running
 //

@@ -634,6 +634,10 @@ func (c *checker) checkDrafts() {
 		return
 	}
 	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			c.warnTemp("drafts/" + e.Name())
+			continue
+		}
 		c.wantFile("drafts/"+e.Name(), e)
 	}
 }

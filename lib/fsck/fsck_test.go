@@ -253,6 +253,7 @@ func TestLayout(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "tmp"), 0o755)
 	os.WriteFile(filepath.Join(root, "tmp", "obj-123"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(root, "packs", ".tmp-abc-1"), nil, 0o644)
+	os.WriteFile(filepath.Join(root, "drafts", ".tmp-d-1"), nil, 0o644)
 
 	r := verifyStore(t, f.s)
 	wantViolations(t, r.Violations,
@@ -265,6 +266,7 @@ func TestLayout(t *testing.T) {
 	)
 	tmpMsg := "leftover temporary file of an interrupted or running write; safe to delete when no ctx command is running"
 	wantViolations(t, r.Warnings,
+		Violation{RuleTemp, "drafts/.tmp-d-1", tmpMsg},
 		Violation{RuleTemp, "packs/.tmp-abc-1", tmpMsg},
 		Violation{RuleTemp, "tmp/obj-123", tmpMsg},
 	)
