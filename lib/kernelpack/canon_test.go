@@ -279,3 +279,42 @@ func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
+
+// JSON.parse takes any depth; the kernel's recursive canonicalize and
+// Array.prototype.join overflow V8's stack, under Node 20 beyond 1,932
+// nested arrays, 4,330 nested objects, and 3,211 arrays turned to a string.
+func TestNestingLimits(t *testing.T) {
+	arrays := func(n int) value {
+		v, err := parseText(strings.Repeat("[", n) + strings.Repeat("]", n))
+		if err != nil {
+			t.Fatalf("parsing %d nested arrays: %v", n, err)
+		}
+		return v
+	}
+	objects := func(n int) value {
+		v, err := parseText(strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n))
+		if err != nil {
+			t.Fatalf("parsing %d nested objects: %v", n, err)
+		}
+		return v
+	}
+	if _, err := canonicalize(arrays(1932)); err != nil {
+		t.Errorf("1932 nested arrays: %v", err)
+	}
+	if _, err := canonicalize(arrays(1933)); err == nil {
+		t.Error("1933 nested arrays canonicalised; the kernel throws")
+	}
+	if _, err := canonicalize(objects(4330)); err != nil {
+		t.Errorf("4330 nested objects: %v", err)
+	}
+	if _, err := canonicalize(objects(4331)); err == nil {
+		t.Error("4331 nested objects canonicalised; the kernel throws")
+	}
+	if _, err := toString(arrays(3211)); err != nil {
+		t.Errorf("`${3211 nested arrays}`: %v", err)
+	}
+	if _, err := toString(arrays(3212)); err == nil || err.Error() != "Maximum call stack size exceeded" {
+		t.Errorf("`${3212 nested arrays}` error = %v, want the stack overflow", err)
+	}
+	arrays(200000) // parsing never overflows
+}

@@ -20,6 +20,10 @@
 //     array element, say) verification aborts: Result.Err is set, and the
 //     CLI prints no JSON and exits 2.
 //   - Violations sort by UTF-16 code units, so "PK12" sorts before "PK2".
+//   - The reference's recursive canonicalize and Array.prototype.join run
+//     out of V8 stack on values nested thousands of levels deep; the limits
+//     of Node 20 are reproduced for plainly nested arrays and objects, and
+//     approximated for mixed nesting. Parsing has no depth limit.
 //
 // Messages that the reference takes from its JavaScript engine (JSON syntax
 // errors, file-system errors) are our own wording here, naming the file and,

@@ -92,109 +92,152 @@ func (p *parser) skipSpace() {
 	}
 }
 
-func (p *parser) value() (value, error) {
-	if p.i >= len(p.s) {
-		return nil, p.unexpected("expected a JSON value")
-	}
-	switch c := p.s[p.i]; {
-	case c == '{':
-		return p.object()
-	case c == '[':
-		return p.array()
-	case c == '"':
-		return p.str()
-	case c == '-' || (c >= '0' && c <= '9'):
-		return p.number()
-	case c == 't':
-		return p.literal("true", true)
-	case c == 'f':
-		return p.literal("false", false)
-	case c == 'n':
-		return p.literal("null", null)
-	}
-	return nil, p.unexpected("expected a JSON value")
+// container is an array or object being filled, and for an object the key
+// whose value comes next.
+type container struct {
+	arr *array
+	obj *object
+	key string
 }
 
-func (p *parser) literal(word string, v value) (value, error) {
+// value parses one JSON value. It keeps its own stack instead of recursing,
+// since JSON.parse accepts any depth and a pack file may nest a million
+// levels.
+func (p *parser) value() (value, error) {
+	var stack []*container
+	for {
+		var v value
+		if p.i >= len(p.s) {
+			return nil, p.unexpected("expected a JSON value")
+		}
+		switch c := p.s[p.i]; {
+		case c == '{':
+			p.i++
+			p.skipSpace()
+			if p.i < len(p.s) && p.s[p.i] == '}' {
+				p.i++
+				v = newObject()
+				break
+			}
+			k, err := p.key()
+			if err != nil {
+				return nil, err
+			}
+			stack = append(stack, &container{obj: newObject(), key: k})
+			continue
+		case c == '[':
+			p.i++
+			p.skipSpace()
+			if p.i < len(p.s) && p.s[p.i] == ']' {
+				p.i++
+				v = &array{}
+				break
+			}
+			stack = append(stack, &container{arr: &array{}})
+			continue
+		case c == '"':
+			s, err := p.str()
+			if err != nil {
+				return nil, err
+			}
+			v = s
+		case c == '-' || (c >= '0' && c <= '9'):
+			n, err := p.number()
+			if err != nil {
+				return nil, err
+			}
+			v = n
+		case c == 't':
+			if err := p.literal("true"); err != nil {
+				return nil, err
+			}
+			v = true
+		case c == 'f':
+			if err := p.literal("false"); err != nil {
+				return nil, err
+			}
+			v = false
+		case c == 'n':
+			if err := p.literal("null"); err != nil {
+				return nil, err
+			}
+			v = null
+		default:
+			return nil, p.unexpected("expected a JSON value")
+		}
+
+		// v is complete: add it to the open containers, closing those that end.
+		for {
+			if len(stack) == 0 {
+				return v, nil
+			}
+			top := stack[len(stack)-1]
+			if top.arr != nil {
+				top.arr.elems = append(top.arr.elems, v)
+			} else {
+				top.obj.set(top.key, v)
+			}
+			p.skipSpace()
+			if p.i < len(p.s) && p.s[p.i] == ',' {
+				p.i++
+				p.skipSpace()
+				if top.obj != nil {
+					k, err := p.key()
+					if err != nil {
+						return nil, err
+					}
+					top.key = k
+				}
+				break
+			}
+			if top.arr != nil {
+				if p.i < len(p.s) && p.s[p.i] == ']' {
+					p.i++
+					stack, v = stack[:len(stack)-1], top.arr
+					continue
+				}
+				return nil, p.unexpected("expected ',' or ']' in an array")
+			}
+			if p.i < len(p.s) && p.s[p.i] == '}' {
+				p.i++
+				stack, v = stack[:len(stack)-1], top.obj
+				continue
+			}
+			return nil, p.unexpected("expected ',' or '}' in an object")
+		}
+	}
+}
+
+// key parses a property name and the colon after it, leaving the parser at
+// the start of the value.
+func (p *parser) key() (string, error) {
+	if p.i >= len(p.s) || p.s[p.i] != '"' {
+		return "", p.unexpected("expected a property name in double quotes")
+	}
+	k, err := p.str()
+	if err != nil {
+		return "", err
+	}
+	p.skipSpace()
+	if p.i >= len(p.s) || p.s[p.i] != ':' {
+		return "", p.unexpected("expected ':' after a property name")
+	}
+	p.i++
+	p.skipSpace()
+	return k, nil
+}
+
+func (p *parser) literal(word string) error {
 	for j := 0; j < len(word); j++ {
 		if p.i >= len(p.s) || p.s[p.i] != word[j] {
-			return nil, p.unexpected(fmt.Sprintf("expected %q", word))
+			return p.unexpected(fmt.Sprintf("expected %q", word))
 		}
 		p.i++
 	}
-	return v, nil
+	return nil
 }
 
-func (p *parser) object() (value, error) {
-	p.i++ // {
-	o := newObject()
-	p.skipSpace()
-	if p.i < len(p.s) && p.s[p.i] == '}' {
-		p.i++
-		return o, nil
-	}
-	for {
-		if p.i >= len(p.s) || p.s[p.i] != '"' {
-			return nil, p.unexpected("expected a property name in double quotes")
-		}
-		k, err := p.str()
-		if err != nil {
-			return nil, err
-		}
-		p.skipSpace()
-		if p.i >= len(p.s) || p.s[p.i] != ':' {
-			return nil, p.unexpected("expected ':' after a property name")
-		}
-		p.i++
-		p.skipSpace()
-		v, err := p.value()
-		if err != nil {
-			return nil, err
-		}
-		o.set(k.(string), v)
-		p.skipSpace()
-		if p.i < len(p.s) && p.s[p.i] == ',' {
-			p.i++
-			p.skipSpace()
-			continue
-		}
-		if p.i < len(p.s) && p.s[p.i] == '}' {
-			p.i++
-			return o, nil
-		}
-		return nil, p.unexpected("expected ',' or '}' in an object")
-	}
-}
-
-func (p *parser) array() (value, error) {
-	p.i++ // [
-	a := &array{}
-	p.skipSpace()
-	if p.i < len(p.s) && p.s[p.i] == ']' {
-		p.i++
-		return a, nil
-	}
-	for {
-		v, err := p.value()
-		if err != nil {
-			return nil, err
-		}
-		a.elems = append(a.elems, v)
-		p.skipSpace()
-		if p.i < len(p.s) && p.s[p.i] == ',' {
-			p.i++
-			p.skipSpace()
-			continue
-		}
-		if p.i < len(p.s) && p.s[p.i] == ']' {
-			p.i++
-			return a, nil
-		}
-		return nil, p.unexpected("expected ',' or ']' in an array")
-	}
-}
-
-func (p *parser) str() (value, error) {
+func (p *parser) str() (string, error) {
 	p.i++ // opening quote
 	start := p.i
 	// Fast path: no escapes.
@@ -213,7 +256,7 @@ func (p *parser) str() (value, error) {
 	b := []byte(p.s[start:p.i])
 	for {
 		if p.i >= len(p.s) {
-			return nil, p.errorf("unexpected end of input in a string")
+			return "", p.errorf("unexpected end of input in a string")
 		}
 		c := p.s[p.i]
 		switch {
@@ -221,7 +264,7 @@ func (p *parser) str() (value, error) {
 			p.i++
 			return string(b), nil
 		case c < 0x20:
-			return nil, p.errorf("control character U+%04X in a string (it must be escaped)", c)
+			return "", p.errorf("control character U+%04X in a string (it must be escaped)", c)
 		case c != '\\':
 			_, n := utf8.DecodeRuneInString(p.s[p.i:])
 			b = append(b, p.s[p.i:p.i+n]...)
@@ -230,7 +273,7 @@ func (p *parser) str() (value, error) {
 		}
 		p.i++ // backslash
 		if p.i >= len(p.s) {
-			return nil, p.errorf("unexpected end of input in a string")
+			return "", p.errorf("unexpected end of input in a string")
 		}
 		e := p.s[p.i]
 		switch e {
@@ -248,17 +291,17 @@ func (p *parser) str() (value, error) {
 			b = append(b, '\t')
 		case 'u':
 			if p.i+5 > len(p.s) {
-				return nil, p.errorf("incomplete \\u escape in a string")
+				return "", p.errorf("incomplete \\u escape in a string")
 			}
 			u, err := strconv.ParseUint(p.s[p.i+1:p.i+5], 16, 16)
 			if err != nil || !isHex4(p.s[p.i+1:p.i+5]) {
-				return nil, p.errorf("invalid \\u escape in a string")
+				return "", p.errorf("invalid \\u escape in a string")
 			}
 			b = appendUnit(b, uint16(u))
 			p.i += 4
 		default:
 			r, _ := decodeRune(p.s[p.i:])
-			return nil, p.errorf("invalid escape '\\%s' in a string", string(r))
+			return "", p.errorf("invalid escape '\\%s' in a string", string(r))
 		}
 		p.i++
 	}
@@ -274,13 +317,13 @@ func isHex4(s string) bool {
 	return true
 }
 
-func (p *parser) number() (value, error) {
+func (p *parser) number() (float64, error) {
 	start := p.i
 	if p.s[p.i] == '-' {
 		p.i++
 	}
 	if p.i >= len(p.s) || p.s[p.i] < '0' || p.s[p.i] > '9' {
-		return nil, p.unexpected("expected a digit")
+		return 0, p.unexpected("expected a digit")
 	}
 	if p.s[p.i] == '0' {
 		p.i++
@@ -290,7 +333,7 @@ func (p *parser) number() (value, error) {
 	if p.i < len(p.s) && p.s[p.i] == '.' {
 		p.i++
 		if p.i >= len(p.s) || p.s[p.i] < '0' || p.s[p.i] > '9' {
-			return nil, p.unexpected("expected a digit after the decimal point")
+			return 0, p.unexpected("expected a digit after the decimal point")
 		}
 		p.digits()
 	}
@@ -300,13 +343,13 @@ func (p *parser) number() (value, error) {
 			p.i++
 		}
 		if p.i >= len(p.s) || p.s[p.i] < '0' || p.s[p.i] > '9' {
-			return nil, p.unexpected("expected a digit in the exponent")
+			return 0, p.unexpected("expected a digit in the exponent")
 		}
 		p.digits()
 	}
 	f, err := strconv.ParseFloat(p.s[start:p.i], 64)
 	if err != nil && !math.IsInf(f, 0) {
-		return nil, p.errorf("invalid number %s", p.s[start:p.i])
+		return 0, p.errorf("invalid number %s", p.s[start:p.i])
 	}
 	return f, nil
 }

@@ -153,13 +153,22 @@ func toPrimitive(v value) (value, error) {
 		}
 		return "[object Object]", nil
 	case *array:
-		return join(x, ",")
+		return joinDepth(x, ",", 1)
 	}
 	return v, nil
 }
 
+// maxJoinDepth is how deeply nested arrays V8 (Node 20) can turn into a
+// string before Array.prototype.join overflows the stack and throws.
+const maxJoinDepth = 3211
+
 // join is Array.prototype.join: null and undefined elements become "".
-func join(a *array, sep string) (string, error) {
+func join(a *array, sep string) (string, error) { return joinDepth(a, sep, 1) }
+
+func joinDepth(a *array, sep string, depth int) (string, error) {
+	if depth > maxJoinDepth {
+		return "", &jsError{"Maximum call stack size exceeded"}
+	}
 	var b strings.Builder
 	for i, e := range a.elems {
 		if i > 0 {
@@ -168,7 +177,7 @@ func join(a *array, sep string) (string, error) {
 		if isNullish(e) {
 			continue
 		}
-		s, err := toString(e)
+		s, err := toStringDepth(e, depth)
 		if err != nil {
 			return "", err
 		}
@@ -178,8 +187,16 @@ func join(a *array, sep string) (string, error) {
 }
 
 // toString is JavaScript's ToString (as in a template literal `${v}`).
-func toString(v value) (string, error) {
-	p, err := toPrimitive(v)
+func toString(v value) (string, error) { return toStringDepth(v, 0) }
+
+func toStringDepth(v value, depth int) (string, error) {
+	var p value
+	var err error
+	if a, ok := v.(*array); ok {
+		p, err = joinDepth(a, ",", depth+1)
+	} else {
+		p, err = toPrimitive(v)
+	}
 	if err != nil {
 		return "", err
 	}
