@@ -19,7 +19,8 @@ type Item struct {
 }
 
 // ReadStream reads references from r: a stream of JSON values, each a
-// string (the reference) or an object carrying "hash" (else "uri"), as
+// string (the reference) or an object carrying "hash" (else "uri", else
+// "pack"), as
 // every ctx tool prints. Input that does not start as JSON is read as
 // whitespace-separated words, so `echo latest | ctx-show` works too.
 func ReadStream(r io.Reader) ([]Item, error) {
@@ -53,12 +54,15 @@ func ReadStream(r io.Reader) ([]Item, error) {
 		case '"':
 			items = append(items, Item{Ref: gjson.ParseBytes(raw).String(), Raw: raw})
 		case '{':
-			res := gjson.GetBytes(raw, "hash")
-			if res.Type != gjson.String {
-				res = gjson.GetBytes(raw, "uri")
+			var res gjson.Result
+			// hash, else uri; a replay report names its pack in "pack".
+			for _, key := range []string{"hash", "uri", "pack"} {
+				if res = gjson.GetBytes(raw, key); res.Type == gjson.String {
+					break
+				}
 			}
 			if res.Type != gjson.String {
-				return nil, fmt.Errorf("reading references from stdin: value %d: object has no \"hash\" or \"uri\" string", n)
+				return nil, fmt.Errorf("reading references from stdin: value %d: object has no \"hash\", \"uri\" or \"pack\" string", n)
 			}
 			items = append(items, Item{Ref: res.String(), Raw: raw})
 		default:

@@ -98,6 +98,9 @@ func (s *Store) UpdateRef(name string, update func(old *digest.Digest) (digest.D
 	if err != nil {
 		return err
 	}
+	if old != nil && *old == d {
+		return nil // unchanged: no write, no fsync
+	}
 	if _, err := lock.WriteString(d.String() + "\n"); err != nil {
 		return fmt.Errorf("updating ref %s: %w", name, err)
 	}

@@ -527,7 +527,12 @@ func (s *Store) PutPackEntry(d digest.Digest, entry []byte) (created bool, err e
 	if err := s.ensureDir(filepath.Dir(name)); err != nil {
 		return false, err
 	}
-	err = writeNew(name, entry, 0o444)
+	// Re-packing is common: an existing entry costs a read, not an fsync.
+	if _, statErr := os.Lstat(name); statErr == nil {
+		err = fs.ErrExist
+	} else {
+		err = writeNew(name, entry, 0o444)
+	}
 	if errors.Is(err, fs.ErrExist) {
 		old, rerr := os.ReadFile(name)
 		if rerr != nil {
