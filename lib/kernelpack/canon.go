@@ -53,8 +53,10 @@ func canonicalHash(v value) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(utf8Bytes(s + "\n"))
-	return hex.EncodeToString(sum[:]), nil
+	h := sha256.New()
+	h.Write(utf8Bytes(s))
+	h.Write([]byte{'\n'})
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // canonicalize is the kernel's canonicalize(value): keys sorted by UTF-16

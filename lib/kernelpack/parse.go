@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"unicode/utf8"
 )
 
 // SyntaxError reports JSON text that JSON.parse would reject. The kernel's
@@ -266,9 +265,14 @@ func (p *parser) str() (string, error) {
 		case c < 0x20:
 			return "", p.errorf("control character U+%04X in a string (it must be escaped)", c)
 		case c != '\\':
-			_, n := utf8.DecodeRuneInString(p.s[p.i:])
-			b = append(b, p.s[p.i:p.i+n]...)
-			p.i += n
+			// Copy the run up to the next quote, backslash or control
+			// character; the bytes of multi-byte characters are all >= 0x80.
+			j := p.i + 1
+			for j < len(p.s) && p.s[j] >= 0x20 && p.s[j] != '"' && p.s[j] != '\\' {
+				j++
+			}
+			b = append(b, p.s[p.i:j]...)
+			p.i = j
 			continue
 		}
 		p.i++ // backslash

@@ -121,6 +121,9 @@ func isASCII(s string) bool {
 // surrogate becomes U+FFFD. The length never changes (both take 3 bytes).
 func utf8Bytes(s string) []byte {
 	b := []byte(s)
+	if !strings.Contains(s, "\xED") {
+		return b
+	}
 	for i := 0; i+2 < len(b); i++ {
 		if b[i] == 0xED && b[i+1] >= 0xA0 && b[i+1] <= 0xBF {
 			b[i], b[i+1], b[i+2] = 0xEF, 0xBF, 0xBD
