@@ -17,6 +17,7 @@ type CanonicalizeError struct {
 	Msg  string
 }
 
+// Error renders the error as "<path>: <problem>".
 func (e *CanonicalizeError) Error() string { return e.Path + ": " + e.Msg }
 
 // Canonicalize returns the kernel's canonical form of the JSON text data:

@@ -16,6 +16,7 @@ type SyntaxError struct {
 	Msg    string
 }
 
+// Error renders the error as "<file>: line L, column C: <problem>".
 func (e *SyntaxError) Error() string {
 	loc := fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
 	if e.File == "" {
