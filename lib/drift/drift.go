@@ -639,13 +639,13 @@ type blob struct {
 func (d *differ) read(ref digest.Digest) (blob, error) {
 	r, err := d.objs.Open(ref)
 	if err != nil {
-		return blob{}, err
+		return blob{}, objectErr(ref, err)
 	}
 	defer r.Close()
 	var buf bytes.Buffer
 	n, err := buf.ReadFrom(io.LimitReader(r, MaxTextBytes+1))
 	if err != nil {
-		return blob{}, fmt.Errorf("reading object %s: %w", ref, err)
+		return blob{}, objectErr(ref, err)
 	}
 	if n <= MaxTextBytes {
 		// The reader reached its end, where it checked the digest.
@@ -653,9 +653,17 @@ func (d *differ) read(ref digest.Digest) (blob, error) {
 	}
 	m, err := io.Copy(io.Discard, r)
 	if err != nil {
-		return blob{}, fmt.Errorf("reading object %s: %w", ref, err)
+		return blob{}, objectErr(ref, err)
 	}
 	return blob{size: n + m}, nil
+}
+
+// objectErr names the object in err, unless the store already did.
+func objectErr(ref digest.Digest, err error) error {
+	if strings.Contains(err.Error(), ref.String()) {
+		return err
+	}
+	return fmt.Errorf("reading object %s: %w", ref, err)
 }
 
 // fill reads the content the jobs need, each object once and several at a
