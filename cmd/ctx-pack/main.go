@@ -11,10 +11,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/sidecar"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -27,6 +32,9 @@ type packCmd struct {
 	Force bool     `help:"Move --tag even if it already points at another pack, and replace --sidecars that differ."`
 
 	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
+
+	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: anthropic, claude-code, codex, inspect, langsmith, openai-chat, openai-responses, otel-genai." default:"ctx" placeholder:"FORMAT"`
+	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
 }
 
 func (c *packCmd) Description() string {
@@ -134,11 +142,60 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 	if err != nil {
 		return src, cli.WithCode(cli.ExitError, fmt.Errorf("reading log: %w", err))
 	}
+	if err := c.importLog(env, &src); err != nil {
+		return src, err
+	}
 	src.log, err = execlog.Parse(src.data, execlog.Options{Dir: dir, SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH")})
 	if err != nil {
 		return src, err
 	}
 	return src, src.log.CheckStore(s)
+}
+
+// importLog converts src from an agent's own format into an execution log
+// when --from asks for it. Problems found in the converted log then name
+// it as such, since their lines are not the input's.
+func (c *packCmd) importLog(env *cli.Env, src *source) error {
+	format := c.From
+	if format == "ctx" {
+		return nil
+	}
+	if format != "auto" && !slices.Contains(importer.Formats(), format) {
+		return cli.Errorf(cli.ExitUsage, "--from %s: unknown format; use ctx, auto, %s", format, strings.Join(importer.Formats(), ", "))
+	}
+	if format == "auto" {
+		if isExecLog(src.data) {
+			env.Infof("%s: detected format ctx", src.name)
+			return nil
+		}
+		var err error
+		if format, err = importer.Detect(src.name, src.data); err != nil {
+			return fmt.Errorf("%s: %w", src.name, err)
+		}
+		env.Infof("%s: detected format %s", src.name, format)
+	}
+	data, rep, err := importer.Import(format, src.data, importer.Options{Name: filepath.Base(src.name), Deterministic: c.Deterministic})
+	if err != nil {
+		return fmt.Errorf("%s: %w", src.name, err)
+	}
+	msg := fmt.Sprintf("%s: imported %d of %d %s records", src.name, rep.Mapped, rep.Records, format)
+	if rep.Skipped > 0 {
+		msg += fmt.Sprintf("; skipped %d (%s)", rep.Skipped, strings.Join(rep.Reasons, ", "))
+	}
+	env.Infof("%s", msg)
+	for _, w := range rep.Warnings {
+		env.Warnf("%s: %s", src.name, w)
+	}
+	src.name += " (imported as " + format + ")"
+	src.data = data
+	return nil
+}
+
+// isExecLog reports whether data looks like ctx's own execution log: an
+// object with model.identifier and a steps array.
+func isExecLog(data []byte) bool {
+	r := gjson.GetManyBytes(data, "model.identifier", "steps")
+	return r[0].Type == gjson.String && r[1].IsArray()
 }
 
 // result is what ctx-pack prints for each pack.
