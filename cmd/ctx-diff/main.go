@@ -78,15 +78,24 @@ func (c *diffCmd) Run(env *cli.Env) error {
 			return err
 		}
 	}
-	mb, err := load(s, "B", bRef)
-	if err != nil {
+	if aRef == "" {
+		aRef = c.Against
+	}
+	var ma, mb *manifest.Manifest
+	if aRef != "" {
+		// Both named: load them side by side; a 10,000-step manifest
+		// takes as long to load and check as the comparison itself.
+		ma, mb, err = loadBoth(s, aRef, bRef)
+		if err != nil {
+			return err
+		}
+		return c.report(env, s, ma, mb, opt)
+	}
+	if mb, err = load(s, "B", bRef); err != nil {
 		return err
 	}
-	aWhat := aRef
+	var aWhat string
 	switch {
-	case aRef != "":
-	case c.Against != "":
-		aRef, aWhat = c.Against, c.Against
 	case !mb.Parent.IsZero():
 		aRef, aWhat = mb.Parent.String(), "parent of B, "+mb.Parent.String()
 	default:
@@ -97,11 +106,14 @@ func (c *diffCmd) Run(env *cli.Env) error {
 		}
 		aRef, aWhat = prev.String(), "previous pack, "+prev.String()
 	}
-	ma, err := loadAs(s, "A", aWhat, aRef)
-	if err != nil {
+	if ma, err = loadAs(s, "A", aWhat, aRef); err != nil {
 		return err
 	}
+	return c.report(env, s, ma, mb, opt)
+}
 
+// report compares the packs and prints the report; drift is exit 1.
+func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest, opt drift.Options) error {
 	r, err := drift.Diff(ma, mb, drift.StoreObjects(s), opt)
 	if err != nil {
 		return err
@@ -137,6 +149,23 @@ func stdinRef(env *cli.Env, which string) (string, []byte, error) {
 		return items[0].Ref, items[0].Raw, nil
 	}
 	return "", nil, cli.Errorf(cli.ExitUsage, "stdin names %d packs; give one, as %s", len(items), which)
+}
+
+// loadBoth loads A and B concurrently; B's error, if any, is reported
+// first, as when they are loaded in turn.
+func loadBoth(s *store.Store, aRef, bRef string) (ma, mb *manifest.Manifest, err error) {
+	var errA error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ma, errA = load(s, "A", aRef)
+	}()
+	mb, err = load(s, "B", bRef)
+	<-done
+	if err == nil {
+		err = errA
+	}
+	return ma, mb, err
 }
 
 func load(s *store.Store, which, r string) (*manifest.Manifest, error) {

@@ -51,8 +51,10 @@ func Unified(name string, a, b []byte, context, maxLines, maxBytes int) (diff st
 	w := &writer{maxLines: maxLines, maxBytes: maxBytes}
 	w.buf.WriteString("--- a/" + name + "\n+++ b/" + name + "\n")
 	for _, h := range hunks(ms, len(la), len(lb), context) {
-		if !w.line(fmt.Sprintf("@@ -%s +%s @@", hunkRange(h.a0, h.a1), hunkRange(h.b0, h.b1)), "") {
-			w.dropped += h.a1 - h.a0 + h.b1 - h.b0 - h.same
+		header := fmt.Sprintf("@@ -%s +%s @@", hunkRange(h.a0, h.a1), hunkRange(h.b0, h.b1))
+		// A header goes out only with at least its first line.
+		if !w.room(2, len(header)+1+len(h.first(la, lb))+1+len(noNewline)) || !w.line(header, "") {
+			w.dropped += 1 + h.a1 - h.a0 + h.b1 - h.b0 - h.same
 			continue
 		}
 		ai := h.a0
@@ -104,6 +106,18 @@ type hunk struct {
 	a0, a1, b0, b1 int
 	changes        []change
 	same           int
+}
+
+// first returns the first line of the hunk's body.
+func (h *hunk) first(la, lb []string) string {
+	c := h.changes[0]
+	switch {
+	case h.a0 < c.a0:
+		return la[h.a0]
+	case c.a0 < c.a1:
+		return la[c.a0]
+	}
+	return lb[c.b0]
 }
 
 // hunks groups the changes between the runs ms into hunks with up to
@@ -167,6 +181,11 @@ type writer struct {
 	buf                bytes.Buffer
 	lines, dropped     int
 	maxLines, maxBytes int
+}
+
+// room reports whether lines more lines of size bytes in all still fit.
+func (w *writer) room(lines, size int) bool {
+	return w.dropped == 0 && w.lines+lines <= w.maxLines && w.buf.Len()+size <= w.maxBytes
 }
 
 // line writes prefix+text (text keeps its newline, if any) and reports

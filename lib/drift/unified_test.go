@@ -117,6 +117,27 @@ func TestUnifiedTruncated(t *testing.T) {
 	}
 }
 
+// TestUnifiedNoBareHeader checks that a hunk header is never the last
+// line shown: with room for one more line only, the next hunk is left out
+// whole.
+func TestUnifiedNoBareHeader(t *testing.T) {
+	var a, b strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&a, "%d\n", i)
+		if i == 2 || i == 15 {
+			fmt.Fprintf(&b, "%d changed\n", i)
+		} else {
+			fmt.Fprintf(&b, "%d\n", i)
+		}
+	}
+	got, trunc := Unified("f", []byte(a.String()), []byte(b.String()), 3, 8, 0)
+	want := "--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n 1\n-2\n+2 changed\n 3\n 4\n 5\n" +
+		"\\ diff truncated: 9 more lines not shown\n"
+	if got != want || !trunc {
+		t.Errorf("Unified = %q, %v\nwant %q", got, trunc, want)
+	}
+}
+
 var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@$`)
 
 // apply applies an untruncated unified diff to a, checking every context

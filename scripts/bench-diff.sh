@@ -1,0 +1,91 @@
+#!/bin/sh
+# bench-diff.sh: how fast ctx-diff compares two 10,000-step packs whose
+# step outputs differ in every 10th step.
+#
+# 1. The lib/drift benchmarks (go test -bench), RUNS times each, with the
+#    median and minimum ms/op: the comparison itself by index and by lcs,
+#    the same with both manifests loaded and the report encoded, and the
+#    alignment alone on its anchored and worst-case paths.
+# 2. The ctx-diff binary end to end on the same pair, packed by ctx-pack
+#    from generated logs: median and minimum wall time and median CPU time
+#    (user + system) in ms. On a shared machine wall time measures the
+#    neighbours as well; CPU time measures ctx-diff.
+#
+#   scripts/bench-diff.sh           # N=10000 RUNS=11
+#   N=1000 RUNS=5 scripts/bench-diff.sh
+set -eu
+
+N=${N:-10000}
+RUNS=${RUNS:-11}
+
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# median of the numbers on stdin
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "$(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "lib/drift benchmarks (10,000 steps, every 10th output differs), $RUNS runs each"
+go test -run '^$' -bench . -count "$RUNS" ./lib/drift >"$tmp/bench"
+printf '%-28s %10s %10s\n' "benchmark" "ms-med" "ms-min"
+for b in $(awk '/^Benchmark/ { sub(/-[0-9]+$/, "", $1); print $1 }' "$tmp/bench" | sort -u); do
+	awk -v b="$b" '{ n = $1; sub(/-[0-9]+$/, "", n) } n == b { printf "%.2f\n", $3 / 1e6 }' "$tmp/bench" >"$tmp/ms"
+	printf '%-28s %10s %10s\n' "$b" "$(median <"$tmp/ms")" "$(sort -n "$tmp/ms" | head -1)"
+done
+
+echo
+echo "ctx-diff end to end ($N steps), $RUNS runs per case"
+go build -o "$tmp/" ./cmd/ctx-init ./cmd/ctx-pack ./cmd/ctx-diff
+# log VARIANT: N steps; in variant b every 10th step output differs.
+log() {
+	awk -v n="$N" -v v="$1" 'BEGIN {
+		printf "{\"created\":\"2026-02-10T09:00:00Z\",\"model\":{\"identifier\":\"gpt-4o\"},\"steps\":["
+		split("read_file grep list_dir run_tests", tools, " ")
+		for (i = 0; i < n; i++) {
+			out = sprintf("step %d\\npackage pkg%d\\n\\nfunc F%d() int { return %d }\\n", i, i % 97, i, i)
+			if (v == "b" && i % 10 == 0) out = out "// changed\\n"
+			printf "%s{\"index\":%d,\"type\":\"tool_call\",\"tool\":\"%s\",\"parameters\":{\"path\":\"src/pkg%d/file%d.go\"},\"output\":\"%s\",\"deterministic\":true}", (i ? "," : ""), i, tools[i % 4 + 1], i % 97, i, out
+		}
+		print "]}"
+	}'
+}
+log a >"$tmp/a.json"
+log b >"$tmp/b.json"
+export CTX_STORE="$tmp/.ctx"
+"$tmp/ctx-init" --store "$CTX_STORE" >/dev/null
+A=$("$tmp/ctx-pack" "$tmp/a.json" | sed 's/.*"hash":"\([^"]*\)".*/\1/')
+B=$("$tmp/ctx-pack" "$tmp/b.json" | sed 's/.*"hash":"\([^"]*\)".*/\1/')
+
+# run LABEL ARGS...: time "ctx-diff ARGS > /dev/null" RUNS times after one
+# warm-up run; exit 1 (drift found) is success here.
+run() {
+	label=$1
+	shift
+	"$tmp/ctx-diff" "$@" >/dev/null 2>&1 || true
+	: >"$tmp/wall"
+	: >"$tmp/cpu"
+	i=0
+	while [ "$i" -lt "$RUNS" ]; do
+		t0=$(date +%s%N)
+		rc=0
+		/usr/bin/time -f '%U %S' -o "$tmp/time" "$tmp/ctx-diff" "$@" >/dev/null 2>"$tmp/err" || rc=$?
+		t1=$(date +%s%N)
+		if [ "$rc" -gt 1 ]; then
+			echo "ctx-diff $*: exit $rc" >&2
+			cat "$tmp/err" >&2
+			exit 1
+		fi
+		echo $(((t1 - t0) / 1000000)) >>"$tmp/wall"
+		awk '{ printf "%d\n", ($1 + $2) * 1000 }' "$tmp/time" >>"$tmp/cpu"
+		i=$((i + 1))
+	done
+	printf '%-36s %8s %8s %8s\n' "$label" "$(median <"$tmp/wall")" "$(sort -n "$tmp/wall" | head -1)" "$(median <"$tmp/cpu")"
+}
+printf '%-36s %8s %8s %8s\n' "case" "wall-med" "wall-min" "cpu-med"
+run "ctx-diff A B" "$A" "$B"
+run "ctx-diff --align lcs A B" --align lcs "$A" "$B"
+run "ctx-diff --ignore reasoning_drift A B" --ignore reasoning_drift "$A" "$B"
+run "ctx-diff A A (same pack)" "$A" "$A"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
