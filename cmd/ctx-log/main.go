@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -48,7 +49,12 @@ pack entry is reported on stderr, every other pack is still listed, and the exit
 A condition on a log line field (hash, uri, tags; or created, parent, model, steps, inputs, outputs
 compared as a whole) is answered from the packs/ entries. A condition on anything else (a path into
 model, steps, prompts, inputs or outputs, or version, system_prompt, environment, metadata) is
-answered from each candidate pack's manifest, which is then read: such queries are slower.`
+answered from each candidate pack's manifest, which is then read: such queries are slower.
+
+For stores of 2048 packs or more, a copy of the packs/ entries is kept in the user's cache directory
+($XDG_CACHE_HOME/ctx/packlog, or ~/.cache/ctx/packlog; CTX_LOG_CACHE=DIR moves it, CTX_LOG_CACHE=off
+disables it): packs/ is still listed every time, and an entry is taken from the copy only while its
+file is the same (same name and inode); anything else is read from packs/. The copy is safe to delete.`
 }
 
 func (c *logCmd) Run(env *cli.Env) error {
@@ -94,6 +100,7 @@ func (c *logCmd) options() (packlog.Options, error) {
 	}
 	opt.Limit = c.MaxCount
 	opt.Model = c.Model
+	opt.CacheDir = cacheDir()
 	now := time.Now()
 	for _, t := range []struct {
 		flag, val string
@@ -172,6 +179,23 @@ func (c *logCmd) listTags(env *cli.Env, s *store.Store) error {
 		env.Infof("no tags found")
 	}
 	return problems(env, probs)
+}
+
+// cacheDir returns where large stores' entry caches live: $CTX_LOG_CACHE
+// ("off" for none), else ctx/packlog in the user's cache directory.
+func cacheDir() string {
+	switch v := os.Getenv("CTX_LOG_CACHE"); v {
+	case "off":
+		return ""
+	case "":
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(dir, "ctx", "packlog")
+	default:
+		return v
+	}
 }
 
 // print writes the entries: JSON lines in chunks of whole lines (a

@@ -4,10 +4,14 @@ import (
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
-// Options says which packs List returns.
+// Options says which packs List returns, and how.
 type Options struct {
 	Filter
 	Limit int // at most this many; 0 means all
+
+	// CacheDir holds the entry caches of large stores ("" for none); see
+	// the comment at the top of cache.go for why and how it stays correct.
+	CacheDir string
 }
 
 // Listing is what List found: the entries, newest first, and the problems
@@ -28,7 +32,7 @@ func List(s *store.Store, opt Options) (Listing, error) {
 	if err != nil {
 		return Listing{}, err
 	}
-	entries, bad, err := Read(s)
+	entries, bad, err := read(s, opt.CacheDir)
 	if err != nil {
 		return Listing{}, err
 	}
@@ -36,10 +40,10 @@ func List(s *store.Store, opt Options) (Listing, error) {
 	IndexTags(tags).Apply(entries)
 	l := Listing{Problems: problems, Total: len(entries)}
 	if !opt.needsManifest() {
-		l.Entries = Top(entries, opt.Limit, opt.matchSummary)
+		l.Entries = top(entries, opt.Limit, opt.matchSummary, true)
 		return l, nil
 	}
-	l.Entries, l.Problems = selectManifests(s, Top(entries, 0, opt.matchSummary), opt, l.Problems)
+	l.Entries, l.Problems = selectManifests(s, top(entries, 0, opt.matchSummary, true), opt, l.Problems)
 	return l, nil
 }
 

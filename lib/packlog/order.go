@@ -34,8 +34,17 @@ func Sort(es []Entry) {
 // n entries, so it costs O(len(es)·log n), not a full sort. n <= 0 means
 // every accepted entry.
 func Top(es []Entry, n int, keep func(*Entry) bool) []Entry {
+	return top(es, n, keep, false)
+}
+
+// top is Top; inPlace lets it filter and sort es itself when it keeps
+// everything, instead of a copy.
+func top(es []Entry, n int, keep func(*Entry) bool, inPlace bool) []Entry {
 	if n <= 0 || n >= len(es) {
-		out := make([]Entry, 0, len(es))
+		out := es[:0]
+		if !inPlace {
+			out = make([]Entry, 0, len(es))
+		}
 		for i := range es {
 			if keep == nil || keep(&es[i]) {
 				out = append(out, es[i])

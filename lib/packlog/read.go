@@ -8,22 +8,39 @@ import (
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
+// name is one packs/ entry found by listing the directory: the pack, and
+// the entry file's inode number (0 where the platform does not say).
+type name struct {
+	d   digest.Digest
+	ino uint64
+}
+
 // Read returns the entry of every finalized pack in s, in no particular
 // order. An entry that cannot be read or parsed does not stop the others:
 // it is returned among problems (a *store.CorruptError for bad content).
 // err is set only when the packs/ directory itself cannot be listed.
 func Read(s *store.Store) (entries []Entry, problems []error, err error) {
+	return read(s, "")
+}
+
+// read is Read with an entry cache in cacheDir ("" for none).
+func read(s *store.Store, cacheDir string) (entries []Entry, problems []error, err error) {
 	r, err := newEntryReader(s)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer r.close()
-	ds, err := r.list()
+	names, err := r.list()
 	if err != nil {
 		return nil, nil, err
 	}
-	entries, problems = r.readAll(ds)
-	return entries, problems, nil
+	c := openCache(cacheDir, s, r, len(names))
+	res := r.readAll(names, c)
+	if c != nil && c.stale(res) {
+		// Best effort: a cache that cannot be written is only slower.
+		_ = c.write(res)
+	}
+	return res.entries, res.problems, nil
 }
 
 // ReadPacks is Read for the packs ds only.
@@ -33,73 +50,123 @@ func ReadPacks(s *store.Store, ds []digest.Digest) (entries []Entry, problems []
 		return nil, nil, err
 	}
 	defer r.close()
-	entries, problems = r.readAll(ds)
-	return entries, problems, nil
+	names := make([]name, len(ds))
+	for i, d := range ds {
+		names[i] = name{d: d}
+	}
+	res := r.readAll(names, nil)
+	return res.entries, res.problems, nil
 }
 
-// readAll reads the entries of ds.
-func (r *entryReader) readAll(ds []digest.Digest) (entries []Entry, problems []error) {
-	if len(ds) == 0 {
-		return nil, nil
+// readResult is what readAll found. raw and inos run parallel to entries:
+// an entry's canonical bytes (nil when it was not canonical, so not
+// cacheable) and its inode number.
+type readResult struct {
+	entries  []Entry
+	raw      [][]byte
+	inos     []uint64
+	problems []error
+	fresh    int // canonical entries read from files, not from the cache
+}
+
+// readAll reads the entries of names: from the cache c where it holds the
+// same entry file, else from packs/.
+func (r *entryReader) readAll(names []name, c *cache) readResult {
+	if len(names) == 0 {
+		return readResult{}
 	}
-	// Small stores are not worth the goroutines; large ones are read in
-	// parallel, each worker on a contiguous share of the names.
-	workers := min(runtime.GOMAXPROCS(0)*2, max(1, len(ds)/2048))
-	type share struct {
-		entries  []Entry
-		problems []error
+	cached := c.match(names)
+	keep := c != nil
+	// One result, shared out: worker w fills its own stretch of the slices
+	// from lo, and the stretches are closed up at the end. Small stores
+	// are not worth the goroutines; large ones are read in parallel.
+	all := readResult{entries: make([]Entry, len(names))}
+	if keep {
+		all.raw = make([][]byte, len(names))
+		all.inos = make([]uint64, len(names))
 	}
-	shares := make([]share, workers)
+	workers := min(runtime.GOMAXPROCS(0)*2, max(1, len(names)/2048))
+	shares := make([]readResult, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
-		lo, hi := w*len(ds)/workers, (w+1)*len(ds)/workers
+		lo, hi := w*len(names)/workers, (w+1)*len(names)/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sh := &shares[w]
-			sh.entries = make([]Entry, 0, hi-lo)
+			sh.entries = all.entries[lo:lo]
+			if keep {
+				sh.raw, sh.inos = all.raw[lo:lo], all.inos[lo:lo]
+			}
 			models := map[string]string{}
+			var arena []byte // copies of entries read from files, for the cache
 			buf := make([]byte, 0, 1024)
-			for _, d := range ds[lo:hi] {
+			for i := lo; i < hi; i++ {
+				n := names[i]
+				if cached != nil && cached[i] != nil {
+					b := cached[i]
+					if e, ok := parseCanonical(n.d, b, models); ok {
+						sh.add(e, b, n.ino, keep)
+						continue
+					}
+				}
 				var err error
-				buf, err = r.read(d, buf[:0])
+				buf, err = r.read(n.d, buf[:0])
 				if err != nil {
 					sh.problems = append(sh.problems, err)
 					continue
 				}
-				e, err := r.parse(d, buf, models)
+				if e, ok := parseCanonical(n.d, buf, models); ok {
+					var b []byte
+					if keep {
+						if cap(arena)-len(arena) < len(buf) {
+							arena = make([]byte, 0, max(64<<10, len(buf)))
+						}
+						arena = append(arena, buf...)
+						b = arena[len(arena)-len(buf):]
+						sh.fresh++
+					}
+					sh.add(e, b, n.ino, keep)
+					continue
+				}
+				// Not canonical: read it again in full through the store,
+				// and let the strict decoder judge it.
+				e, err := ReadOne(r.s, n.d)
 				if err != nil {
 					sh.problems = append(sh.problems, err)
 					continue
 				}
-				sh.entries = append(sh.entries, e)
+				sh.add(e, nil, n.ino, keep)
 			}
 		}()
 	}
 	wg.Wait()
-	if workers == 1 {
-		return shares[0].entries, shares[0].problems
-	}
 	n := 0
 	for _, sh := range shares {
+		// Each stretch starts at or after n: copy closes the gaps left by
+		// entries that could not be read.
+		copy(all.entries[n:], sh.entries)
+		if keep {
+			copy(all.raw[n:], sh.raw)
+			copy(all.inos[n:], sh.inos)
+		}
 		n += len(sh.entries)
+		all.problems = append(all.problems, sh.problems...)
+		all.fresh += sh.fresh
 	}
-	entries = make([]Entry, 0, n)
-	for _, sh := range shares {
-		entries = append(entries, sh.entries...)
-		problems = append(problems, sh.problems...)
+	all.entries = all.entries[:n]
+	if keep {
+		all.raw, all.inos = all.raw[:n], all.inos[:n]
 	}
-	return entries, problems
+	return all
 }
 
-// parse parses the entry b of d read by r. An entry not in canonical form
-// is read again through the store, in full, and judged by the strict
-// decoder.
-func (r *entryReader) parse(d digest.Digest, b []byte, models map[string]string) (Entry, error) {
-	if e, ok := parseCanonical(d, b, models); ok {
-		return e, nil
+func (res *readResult) add(e Entry, raw []byte, ino uint64, keep bool) {
+	res.entries = append(res.entries, e)
+	if keep {
+		res.raw = append(res.raw, raw)
+		res.inos = append(res.inos, ino)
 	}
-	return ReadOne(r.s, d)
 }
 
 // ReadOne returns the entry of pack d; store.ErrNotFound if d is not a

@@ -34,14 +34,25 @@ func newEntryReader(s *store.Store) (*entryReader, error) {
 
 func (r *entryReader) close() { syscall.Close(r.dir) }
 
+// id identifies the packs/ directory itself (device and inode), so that a
+// cache made for one store is not taken for another at the same path.
+func (r *entryReader) id() (string, bool) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(r.dir, &st); err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("%d:%d", st.Dev, st.Ino), true
+}
+
 // list returns the packs whose entries packs/ holds: every name of 64
-// lowercase hex digits, as store.Packs does, in directory order.
-func (r *entryReader) list() ([]digest.Digest, error) {
+// lowercase hex digits, as store.Packs does, in directory order, with its
+// inode number.
+func (r *entryReader) list() ([]name, error) {
 	if _, err := syscall.Seek(r.dir, 0, 0); err != nil {
 		return nil, fmt.Errorf("listing packs: %w", err)
 	}
 	buf := make([]byte, 256<<10)
-	var out []digest.Digest
+	var out []name
 	for {
 		n, err := syscall.ReadDirent(r.dir, buf)
 		if err == syscall.EINTR {
@@ -59,11 +70,10 @@ func (r *entryReader) list() ([]digest.Digest, error) {
 			if reclen < 19 || reclen > len(b) {
 				return nil, errors.New("listing packs: malformed directory entry")
 			}
-			name := b[19:reclen]
-			if len(name) > digest.HexSize && name[digest.HexSize] == 0 {
+			if n := b[19:reclen]; len(n) > digest.HexSize && n[digest.HexSize] == 0 {
 				var d digest.Digest
-				if decodeHex(d[:], name[:digest.HexSize]) {
-					out = append(out, d)
+				if decodeHex(d[:], n[:digest.HexSize]) {
+					out = append(out, name{d: d, ino: binary.NativeEndian.Uint64(b[0:8])})
 				}
 			}
 			b = b[reclen:]

@@ -14,7 +14,21 @@ func newEntryReader(s *store.Store) (*entryReader, error) { return &entryReader{
 
 func (r *entryReader) close() {}
 
-func (r *entryReader) list() ([]digest.Digest, error) { return r.s.Packs("") }
+// list returns the packs whose entries packs/ holds. Inode numbers are
+// not known here (0), so the cache is not used.
+func (r *entryReader) list() ([]name, error) {
+	ds, err := r.s.Packs("")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]name, len(ds))
+	for i, d := range ds {
+		out[i] = name{d: d}
+	}
+	return out, nil
+}
+
+func (r *entryReader) id() (string, bool) { return "", false }
 
 // read appends the entry of d to buf.
 func (r *entryReader) read(d digest.Digest, buf []byte) ([]byte, error) {

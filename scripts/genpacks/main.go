@@ -3,8 +3,8 @@
 //
 //	go run ./scripts/genpacks -n 100000 DIR
 //
-// DIR/.ctx is created if needed. It prints how many packs it wrote and how
-// long that took on stderr.
+// DIR/.ctx is created if needed; latest is set to the newest pack. It
+// prints how many packs it wrote and how long that took on stderr.
 package main
 
 import (
@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/packlog/packgen"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -42,6 +43,14 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "genpacks: error:", err)
 		os.Exit(2)
+	}
+	if len(ds) > 0 {
+		// latest names the newest pack, the end of the last chain.
+		last := ds[len(ds)-1]
+		if err := s.UpdateRef(store.Latest, func(*digest.Digest) (digest.Digest, error) { return last, nil }); err != nil {
+			fmt.Fprintln(os.Stderr, "genpacks: error:", err)
+			os.Exit(2)
+		}
 	}
 	fmt.Fprintf(os.Stderr, "genpacks: %d packs in %s\n", len(ds), time.Since(start).Round(time.Millisecond))
 }
