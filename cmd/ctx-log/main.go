@@ -18,6 +18,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/cli"
@@ -226,29 +227,48 @@ func print(env *cli.Env, es []packlog.Entry) error {
 	return nil
 }
 
-// table renders entries for --human.
+// table renders entries for --human: columns two spaces apart, each as
+// wide as its widest cell, and no trailing blanks.
 func table(es []packlog.Entry) string {
 	if len(es) == 0 {
 		return ""
 	}
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HASH\tCREATED\tMODEL\tSTEPS\tPARENT\tTAGS")
+	rows := make([][6]string, 0, len(es)+1)
+	rows = append(rows, [6]string{"HASH", "CREATED", "MODEL", "STEPS", "PARENT", "TAGS"})
 	for i := range es {
 		e := &es[i]
 		parent := "-"
 		if !e.Parent.IsZero() {
 			parent = e.Parent.Short()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Hash.Short(), e.Created, e.Model, strconv.Itoa(e.Steps), parent, strings.Join(e.Tags, ","))
+		rows = append(rows, [6]string{e.Hash.Short(), e.Created, e.Model, strconv.Itoa(e.Steps), parent, strings.Join(e.Tags, ",")})
 	}
-	tw.Flush()
-	// tabwriter pads the empty TAGS cells; lines end at their last word.
-	lines := strings.SplitAfter(b.String(), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \n")
+	var width [6]int
+	size := 0
+	for _, r := range rows {
+		for c, cell := range r {
+			width[c] = max(width[c], utf8.RuneCountInString(cell))
+			size += len(cell) + 2
+		}
 	}
-	return strings.Join(lines, "\n")
+	var b strings.Builder
+	b.Grow(size + 6*len(rows))
+	for _, r := range rows {
+		last := len(r) - 1
+		for last > 0 && r[last] == "" {
+			last--
+		}
+		for c := 0; c <= last; c++ {
+			b.WriteString(r[c])
+			if c < last {
+				for n := utf8.RuneCountInString(r[c]); n < width[c]+2; n++ {
+					b.WriteByte(' ')
+				}
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // problems reports each problem met while listing and, if there were any,

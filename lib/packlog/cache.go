@@ -48,6 +48,7 @@ type cache struct {
 	header []byte
 	valid  bool       // a cache file for this store was loaded
 	recs   []cacheRec // in file order, which is the listing order it was made in
+	unmap  func()
 }
 
 type cacheRec struct {
@@ -77,8 +78,12 @@ func openCache(dir string, s *store.Store, r *entryReader, entries int) *cache {
 // load reads the cache file; a missing, foreign or malformed file leaves
 // c invalid.
 func (c *cache) load() {
-	b, err := os.ReadFile(c.path)
-	if err != nil || !bytes.HasPrefix(b, c.header) {
+	b, unmap, err := mapFile(c.path)
+	if err != nil {
+		return
+	}
+	c.unmap = unmap
+	if !bytes.HasPrefix(b, c.header) {
 		return
 	}
 	b = b[len(c.header):]
@@ -106,6 +111,15 @@ func (c *cache) load() {
 		recs = append(recs, cacheRec{d: d, ino: ino, raw: rest[j+1:]})
 	}
 	c.recs, c.valid = recs, true
+}
+
+// close releases the cache file's bytes: after it, no cached bytes may be
+// used.
+func (c *cache) close() {
+	if c != nil && c.unmap != nil {
+		c.unmap()
+		c.unmap, c.recs, c.valid = nil, nil, false
+	}
 }
 
 // match returns, for each of names, the cached bytes of its entry, or nil

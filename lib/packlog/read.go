@@ -35,6 +35,9 @@ func read(s *store.Store, cacheDir string) (entries []Entry, problems []error, e
 		return nil, nil, err
 	}
 	c := openCache(cacheDir, s, r, len(names))
+	// Entries keep copies of what they need; cached bytes stay in res.raw
+	// only until the cache is rewritten.
+	defer c.close()
 	res := r.readAll(names, c)
 	if c != nil && c.stale(res) {
 		// Best effort: a cache that cannot be written is only slower.

@@ -124,3 +124,26 @@ func (r *entryReader) read(d digest.Digest, buf []byte) ([]byte, error) {
 		}
 	}
 }
+
+// mapFile maps the file name read-only: the entry cache is read in place,
+// without copying tens of megabytes into fresh heap pages. release unmaps
+// it; nothing may hold on to the bytes after that.
+func mapFile(name string) (b []byte, release func(), err error) {
+	fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, nil, err
+	}
+	if st.Size == 0 || st.Size > 1<<32 {
+		return nil, nil, fmt.Errorf("%s: unexpected size %d", name, st.Size)
+	}
+	b, err = syscall.Mmap(fd, 0, int(st.Size), syscall.PROT_READ, syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, func() { syscall.Munmap(b) }, nil
+}

@@ -3,6 +3,8 @@
 package packlog
 
 import (
+	"os"
+
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -37,4 +39,10 @@ func (r *entryReader) read(d digest.Digest, buf []byte) ([]byte, error) {
 		return buf, err
 	}
 	return append(buf, b...), nil
+}
+
+// mapFile reads the file name.
+func mapFile(name string) (b []byte, release func(), err error) {
+	b, err = os.ReadFile(name)
+	return b, func() {}, err
 }
