@@ -53,6 +53,10 @@ func Main(m *testing.M) int {
 	return m.Run()
 }
 
+// Race reports whether the binaries are built with the race detector,
+// whose shadow memory makes resident-memory figures meaningless.
+const Race = raceEnabled
+
 // Bin returns the path of a built binary, for tests that drive processes
 // directly (concurrency, crashes).
 func Bin(name string) string {
