@@ -9,4 +9,9 @@
 // queries (Query), which read a pack's manifest only when they name fields
 // its summary lacks. Lineage follows parent links from a pack to its root.
 // An Entry encodes itself as one canonical JSON line.
+//
+// Opening one file per pack is what listing costs; for large stores List
+// can keep a copy of the entries in one cache file outside the store
+// (Options.CacheDir), trusted entry by entry only while the entry file is
+// the same (cache.go says how).
 package packlog
