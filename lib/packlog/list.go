@@ -1,6 +1,9 @@
 package packlog
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -37,6 +40,8 @@ func List(s *store.Store, opt Options) (Listing, error) {
 		return Listing{}, err
 	}
 	problems = append(problems, bad...)
+	// Workers find problems in directory order; report them in a stable one.
+	slices.SortStableFunc(problems, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	IndexTags(tags).Apply(entries)
 	l := Listing{Problems: problems, Total: len(entries)}
 	if !opt.needsManifest() {
