@@ -18,7 +18,7 @@ type execLog struct {
 	Model        modelInfo       `json:"model"`
 	SystemPrompt string          `json:"system_prompt,omitempty"`
 	Prompts      []prompt        `json:"prompts,omitempty"`
-	Steps        []*step         `json:"steps,omitempty"`
+	Steps        []*step         `json:"steps"`
 	Outputs      []output        `json:"outputs,omitempty"`
 	Environment  *environment    `json:"environment,omitempty"`
 	Metadata     json.RawMessage `json:"metadata,omitempty"`
@@ -44,9 +44,10 @@ type step struct {
 	Timestamp     string          `json:"timestamp,omitempty"`
 	Metadata      json.RawMessage `json:"metadata,omitempty"`
 
-	meta     obj  // becomes Metadata
-	extra    list // results beyond the first for the same call
-	resolved bool // a result has been joined
+	outLit   string // the output as a JSON string literal, instead of Output
+	meta     obj    // becomes Metadata
+	extra    list   // results beyond the first for the same call
+	resolved bool   // a result has been joined
 }
 
 type output struct {
@@ -59,6 +60,19 @@ type environment struct {
 	OS           string            `json:"os,omitempty"`
 	Runtime      string            `json:"runtime,omitempty"`
 	ToolVersions map[string]string `json:"tool_versions,omitempty"`
+}
+
+func (s *step) hasOutput() bool { return s.Output != nil || s.outLit != "" }
+
+// text returns the output.
+func (s *step) text() string {
+	if s.outLit != "" {
+		return gjson.Parse(s.outLit).Str
+	}
+	if s.Output != nil {
+		return *s.Output
+	}
+	return ""
 }
 
 // Step types.
@@ -105,7 +119,8 @@ type call struct {
 // A result is a tool's answer to a call.
 type result struct {
 	id, name string
-	output   string
+	output   string // see text
+	lit      string // the output as the input's JSON string literal
 	hasOut   bool
 	isError  bool
 	ts       string
@@ -114,6 +129,26 @@ type result struct {
 
 // addText adds a text part, on a new line unless a line break already
 // separates it from the text before.
+// setOutput sets the output from a JSON value. A string is kept as its
+// literal, copied to the log as is and decoded only when compared: tool
+// outputs are most of a transcript's bytes.
+func (r *result) setOutput(v gjson.Result) {
+	r.hasOut = true
+	if v.Type == gjson.String {
+		r.lit, r.output = v.Raw, ""
+		return
+	}
+	r.output = str(v)
+}
+
+// text returns the output.
+func (r *result) text() string {
+	if r.lit != "" {
+		r.output, r.lit = gjson.Parse(r.lit).Str, ""
+	}
+	return r.output
+}
+
 func (m *msg) addText(s string) {
 	switch {
 	case !m.hasText:
@@ -144,7 +179,7 @@ func (m *msg) identity() string {
 		for _, r := range m.results {
 			sb.WriteString("\x00r")
 			sb.WriteString(r.id)
-			sb.WriteString(r.output)
+			sb.WriteString(r.text())
 		}
 		m.key = sb.String()
 	}
@@ -176,6 +211,7 @@ type builder struct {
 	unmatched   list
 	history     []string // identities of the conversation so far
 	roots       []string // working directories to make paths relative to
+	rootLits    map[string][]byte
 	attachments map[string]string
 
 	records, mapped int
@@ -450,12 +486,12 @@ func (b *builder) result(r *result) {
 	} else {
 		s = b.oldestOpen(r.name)
 	}
-	if s != nil && s.resolved && s.Output != nil {
-		if r.hasOut && r.output == *s.Output {
+	if s != nil && s.resolved && s.hasOutput() {
+		if r.hasOut && r.text() == s.text() {
 			return // the same result again (a later request repeating it)
 		}
 		extra := obj{}
-		extra.setString("output", r.output)
+		extra.setString("output", r.text())
 		extra = join(extra, r.meta)
 		s.extra = append(s.extra, extra.raw())
 		return
@@ -465,7 +501,7 @@ func (b *builder) result(r *result) {
 			u := obj{}
 			u.setString("call_id", r.id)
 			if r.hasOut {
-				u.setString("output", r.output)
+				u.setString("output", r.text())
 			}
 			u = join(u, r.meta)
 			b.unmatched = append(b.unmatched, u.raw())
@@ -476,9 +512,13 @@ func (b *builder) result(r *result) {
 		s.meta.set("unmatched_result", jsonTrue)
 	}
 	s.resolved = true
-	if r.hasOut && s.Output == nil {
-		out := r.output
-		s.Output = &out
+	if r.hasOut && !s.hasOutput() {
+		if r.lit != "" {
+			s.outLit = r.lit
+		} else {
+			out := r.output
+			s.Output = &out
+		}
 	}
 	if r.isError {
 		s.meta.set("is_error", jsonTrue)
@@ -570,7 +610,7 @@ func (b *builder) finish() ([]byte, error) {
 		Model:        modelInfo{Identifier: b.model, Parameters: b.modelParams.raw()},
 		SystemPrompt: b.system,
 		Prompts:      b.prompts,
-		Steps:        b.steps,
+		Steps:        append([]*step{}, b.steps...), // ctx-pack requires "steps", even empty
 		Outputs:      b.outputs,
 	}
 	if log.Model.Identifier == "" {
@@ -586,26 +626,16 @@ func (b *builder) finish() ([]byte, error) {
 	if b.env.OS != "" || b.env.Runtime != "" || len(b.env.ToolVersions) > 0 {
 		log.Environment = &b.env
 	}
-	for _, s := range b.steps {
+	stepMeta := make([]obj, len(b.steps))
+	for i, s := range b.steps {
 		s.meta.set("extra_results", s.extra.raw())
-		s.Metadata = s.meta.raw()
+		stepMeta[i] = s.meta
 	}
 	meta := b.meta
 	meta.set("prompts", b.promptMeta.raw())
 	meta.set("unmatched_tool_results", b.unmatched.raw())
-	log.Metadata = meta.raw()
 
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(&log)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the %s log: %w", b.format, err)
-	}
-	doc, err := b.fixup(buf.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("encoding the %s log: %w", b.format, err)
-	}
+	doc := b.fixup(log.encode(meta, stepMeta))
 	out, err := canon.Canonicalize(doc)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the %s log: %w", b.format, err)

@@ -11,13 +11,6 @@ import (
 // message; one API message is often split over several assistant lines that
 // share message.id, and tool results come back in user lines.
 
-// ccSession are the members every line repeats; they go once into the log's
-// metadata (version also into environment.tool_versions).
-var ccSession = []string{"sessionId", "version", "gitBranch", "userType", "slug", "entrypoint"}
-
-// ccMapped are the line members the log takes elsewhere.
-var ccMapped = append([]string{"type", "message", "cwd", "timestamp"}, ccSession...)
-
 // ccSkipped are the line types that are not part of the conversation.
 var ccSkipped = map[string]string{
 	"progress":              `record type "progress" (hook and tool progress)`,
@@ -32,40 +25,58 @@ func importClaudeCode(b *builder, data []byte) error {
 	merged := map[*msg]list{} // further lines merged into a model turn
 	session := &distinct{}
 	var summaries list
+	var other []lineMember // scratch: the line's unmapped members
 	err := b.jsonLines(data, func(where string, rec gjson.Result) error {
-		typ := rec.Get("type").String()
-		if cwd := rec.Get("cwd"); cwd.Type == gjson.String {
-			b.root(cwd.Str)
-		}
-		for _, k := range ccSession {
-			session.add(k, rec.Get(k))
-		}
-		ts := timestamp(rec.Get("timestamp"))
-		switch typ {
+		// One pass over the line's members: long lines (tool results)
+		// are scanned once, not once per member looked up.
+		var typ, message, tsv gjson.Result
+		other = other[:0]
+		each(rec, func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "type":
+				typ = v
+			case "message":
+				message = v
+			case "timestamp":
+				tsv = v
+			case "cwd":
+				if v.Type == gjson.String {
+					b.root(v.Str)
+				}
+			case "sessionId", "version", "gitBranch", "userType", "slug", "entrypoint":
+				// The same on every line: once in the log's metadata
+				// (version also in environment.tool_versions).
+				session.add(k.Str, v)
+			default:
+				other = append(other, lineMember{k.Str, v})
+			}
+			return true
+		})
+		switch typ.String() {
 		case "user", "assistant":
 		case "summary":
-			summaries = append(summaries, rest(rec, "type").raw())
+			summaries = append(summaries, fields(other).rest().raw())
 			b.mapRecord()
 			return nil
 		default:
-			reason, ok := ccSkipped[typ]
+			reason, ok := ccSkipped[typ.String()]
 			if !ok {
-				reason = fmt.Sprintf("record type %q (not a conversation record)", typ)
+				reason = fmt.Sprintf("record type %q (not a conversation record)", typ.String())
 			}
-			b.seen(ts)
+			b.seen(timestamp(tsv))
 			b.skip(reason)
 			return nil
 		}
-		message := rec.Get("message")
 		if !message.IsObject() {
 			return b.errorf(at(where, "message"), "expected an object, got %s", kind(message))
 		}
-		m, err := b.readMsg(message, anthropicTable, at(where, "message"), typ)
+		m, err := b.readMsg(message, anthropicTable, at(where, "message"), typ.String())
 		if err != nil {
 			return err
 		}
+		ts := timestamp(tsv)
 		m.ts = ts
-		line := rest(rec, ccMapped...)
+		line := fields(other).rest()
 		b.mapRecord()
 		if m.role != "assistant" {
 			m.meta = join(line, m.meta)

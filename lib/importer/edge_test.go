@@ -558,6 +558,9 @@ func TestRelativize(t *testing.T) {
 		{"/work/proj2/x and /x/work/proj", "/work/proj2/x and /x/work/proj"},
 		{"\"/work/proj/x\": /work/proj.", "\"x\": .."},
 		{"/work/project.bak", "/work/project.bak"},
+		{"/work/proj//x /work/proj/", "./x ."},
+		{"\n/work/proj\t\"/work/proj/é\"", "\n.\t\"é\""},
+		{"é/work/proj/x", "é/work/proj/x"},
 		{"/work/proj.bak/x", "/work/proj.bak/x"},
 	}
 	for _, tt := range tests {
@@ -581,5 +584,22 @@ func TestBigNumbers(t *testing.T) {
 	l := decode(t, out)
 	if l.Model.Parameters["seed"] != "12345678901234567890" || l.Steps[0].Metadata["big"] != "1e400" {
 		t.Errorf("parameters %v, metadata %v", l.Model.Parameters, l.Steps[0].Metadata)
+	}
+}
+
+// TestEscapedPaths makes paths relative however the input escapes them.
+func TestEscapedPaths(t *testing.T) {
+	in := `{"type":"user","uuid":"u1","sessionId":"s","cwd":"\/work\/proj","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"see \u002fwork/proj/b.go"}}
+{"type":"assistant","uuid":"u2","sessionId":"s","cwd":"/work/proj","message":{"id":"m","model":"x","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"\/work\/proj\/a.go"}}]}}`
+	out, _, err := Import(ClaudeCode, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	if !reflect.DeepEqual(l.Steps[1].Parameters, map[string]any{"file_path": "a.go"}) || l.Prompts[0].Content != "see b.go" {
+		t.Errorf("parameters %v, prompt %q", l.Steps[1].Parameters, l.Prompts[0].Content)
+	}
+	if bytes.Contains(out, []byte("proj")) {
+		t.Errorf("the working directory is still in the log:\n%s", out)
 	}
 }

@@ -453,7 +453,11 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		out := item.Get("output")
 		res := &result{id: item.Get("call_id").String(), ts: ts, meta: rest(item, "call_id", "output", "type")}
 		if out.Exists() {
-			res.output, res.hasOut = outputText(out), true
+			if out.Type == gjson.String {
+				res.setOutput(out)
+			} else {
+				res.output, res.hasOut = outputText(out), true
+			}
 		}
 		if typ != "function_call_output" {
 			res.meta.setString("type", typ)

@@ -220,27 +220,75 @@ func rest(o gjson.Result, skip ...string) obj {
 	if !o.IsObject() {
 		return nil
 	}
-	var out obj
+	return fieldsOf(o).rest(skip...)
+}
+
+// fields are an object's members, read in one pass so that looking up
+// several of them does not scan a long object (a tool result) again.
+type fields []lineMember
+
+type lineMember struct {
+	k string
+	v gjson.Result
+}
+
+func fieldsOf(o gjson.Result) fields {
+	var f fields
 	each(o, func(k, v gjson.Result) bool {
-		name := k.String()
+		f = append(f, lineMember{k.Str, v})
+		return true
+	})
+	return f
+}
+
+// get returns the member at path ("a" or "a.b.c").
+func (f fields) get(path string) gjson.Result {
+	name, sub, nested := strings.Cut(path, ".")
+	for _, m := range f {
+		if m.k == name {
+			if nested {
+				return m.v.Get(sub)
+			}
+			return m.v
+		}
+	}
+	return gjson.Result{}
+}
+
+// first returns the first of paths that exists.
+func (f fields) first(paths ...string) gjson.Result {
+	for _, p := range paths {
+		if v := f.get(p); v.Exists() {
+			return v
+		}
+	}
+	return gjson.Result{}
+}
+
+// rest is like the function rest.
+func (f fields) rest(skip ...string) obj {
+	var out obj
+	for _, m := range f {
+		name := m.k
 		var nested []string
+		skipped := false
 		for _, s := range skip {
 			if s == name {
-				return true
+				skipped = true
+				break
 			}
 			if p, ok := strings.CutPrefix(s, name+"."); ok {
 				nested = append(nested, p)
 			}
 		}
-		if nested != nil {
-			out.set(name, rest(v, nested...).raw())
-			return true
+		switch {
+		case skipped:
+		case nested != nil:
+			out.set(name, rest(m.v, nested...).raw())
+		case informative(m.v):
+			out.set(name, raw(m.v))
 		}
-		if informative(v) {
-			out.set(name, raw(v))
-		}
-		return true
-	})
+	}
 	return out
 }
 

@@ -123,20 +123,23 @@ func (b *builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 	if !m.IsObject() {
 		return nil, b.errorf(where, "expected a message object, got %s", kind(m))
 	}
-	role := first(m, t.role...).String()
+	f := fieldsOf(m)
+	role := f.first(t.role...).String()
 	if role == "" {
 		if defRole == "" {
 			return nil, b.errorf(where, "message has no role")
 		}
 		role = defRole
 	}
-	ms := &msg{role: normRole(role), meta: rest(m, t.mapped...)}
-	content := first(m, t.content...)
+	ms := &msg{role: normRole(role), meta: f.rest(t.mapped...)}
+	content := f.first(t.content...)
 	if ms.role == "tool" || ms.role == "function" {
 		ms.role = "tool"
-		r := &result{id: first(m, t.resultID...).String(), name: first(m, t.resultName...).String()}
+		r := &result{id: f.first(t.resultID...).String(), name: f.first(t.resultName...).String()}
 		var partResults []*result
-		if content.Exists() {
+		if content.Type == gjson.String {
+			r.setOutput(content)
+		} else if content.Exists() {
 			part := &msg{}
 			if err := b.readParts(part, content, where+".content"); err != nil {
 				return nil, err
@@ -147,7 +150,7 @@ func (b *builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 			}
 			partResults = part.results
 		}
-		if e := first(m, t.resultErr...); informative(e) && e.Type != gjson.False {
+		if e := f.first(t.resultErr...); informative(e) && e.Type != gjson.False {
 			r.isError = e.Type != gjson.String || e.Str != "success"
 			if r.isError {
 				r.meta.set("error", raw(e))
@@ -170,21 +173,22 @@ func (b *builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 		return nil, err
 	}
 	if len(t.calls) > 0 {
-		calls := first(m, t.calls...)
+		calls := f.first(t.calls...)
 		if informative(calls) && !calls.IsArray() {
 			return nil, b.errorf(where+".tool_calls", "expected an array, got %s", kind(calls))
 		}
 		each(calls, func(_, c gjson.Result) bool {
+			cf := fieldsOf(c)
 			ms.calls = append(ms.calls, &call{
-				id:   first(c, t.callID...).String(),
-				name: first(c, t.name...).String(),
-				args: args(first(c, t.args...)),
-				meta: rest(c, t.callMapped...),
+				id:   cf.first(t.callID...).String(),
+				name: cf.first(t.name...).String(),
+				args: args(cf.first(t.args...)),
+				meta: cf.rest(t.callMapped...),
 			})
 			return true
 		})
 		// The legacy single function_call of Chat Completions.
-		if fc := m.Get("function_call"); fc.IsObject() {
+		if fc := f.get("function_call"); fc.IsObject() {
 			ms.calls = append(ms.calls, &call{name: fc.Get("name").String(), args: args(fc.Get("arguments"))})
 		}
 	}
@@ -226,36 +230,37 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 			m.addText(p.Str)
 			return true
 		}
-		typ := p.Get("type").String()
+		f := fieldsOf(p)
+		typ := f.get("type").String()
 		switch typ {
 		case "text", "input_text", "output_text", "":
-			t := first(p, "text", "content")
+			t := f.first("text", "content")
 			if t.Type != gjson.String {
 				unknown = append(unknown, raw(p))
 				return true
 			}
 			m.addText(t.Str)
-			if extra := rest(p, "text", "content", "type"); len(extra) > 0 {
-				unknown = append(unknown, rest(p, "text", "content").raw())
+			if extra := f.rest("text", "content", "type"); len(extra) > 0 {
+				unknown = append(unknown, f.rest("text", "content").raw())
 			}
 		case "thinking", "reasoning", "reasoning_text", "summary_text":
-			t := first(p, "thinking", "reasoning", "text", "content")
+			t := f.first("thinking", "reasoning", "text", "content")
 			if t.Type == gjson.String {
 				m.reasoning = append(m.reasoning, t.Str)
 			}
-			if extra := rest(p, "thinking", "reasoning", "text", "content", "type"); len(extra) > 0 {
-				unknown = append(unknown, rest(p, "thinking", "reasoning", "text", "content").raw())
+			if extra := f.rest("thinking", "reasoning", "text", "content", "type"); len(extra) > 0 {
+				unknown = append(unknown, f.rest("thinking", "reasoning", "text", "content").raw())
 			}
 		case "tool_use", "server_tool_use", "mcp_tool_use", "tool_call":
 			m.calls = append(m.calls, &call{
-				id:   first(p, "call_id", "id").String(),
-				name: p.Get("name").String(),
-				args: args(first(p, "input", "arguments")),
-				meta: rest(p, "call_id", "id", "name", "input", "arguments", "type"),
+				id:   f.first("call_id", "id").String(),
+				name: f.get("name").String(),
+				args: args(f.first("input", "arguments")),
+				meta: f.rest("call_id", "id", "name", "input", "arguments", "type"),
 			})
 		case "tool_result", "tool_call_response", "mcp_tool_result", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result":
-			r := &result{id: first(p, "tool_use_id", "call_id", "id").String()}
-			out := first(p, "content", "response", "result", "output")
+			r := &result{id: f.first("tool_use_id", "call_id", "id").String()}
+			out := f.first("content", "response", "result", "output")
 			if out.Exists() {
 				part := &msg{}
 				if out.IsArray() {
@@ -265,13 +270,13 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 					}
 				}
 				if !r.hasOut {
-					r.output, r.hasOut = str(out), true
+					r.setOutput(out)
 				}
 			}
-			if e := p.Get("is_error"); e.Type == gjson.True {
+			if e := f.get("is_error"); e.Type == gjson.True {
 				r.isError = true
 			}
-			r.meta = join(r.meta, rest(p, "tool_use_id", "call_id", "id", "content", "response", "result", "output", "is_error", "type"))
+			r.meta = join(r.meta, f.rest("tool_use_id", "call_id", "id", "content", "response", "result", "output", "is_error", "type"))
 			if typ != "tool_result" && typ != "tool_call_response" {
 				r.meta.setString("type", typ)
 			}
