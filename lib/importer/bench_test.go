@@ -87,4 +87,3 @@ func TestClaudeSessionGenerator(t *testing.T) {
 		t.Error("the working directory is still in the log")
 	}
 }
-
