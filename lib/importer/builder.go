@@ -238,7 +238,7 @@ func newBuilder(format string, opts Options) *builder {
 }
 
 func (b *builder) errorf(where, format string, a ...any) error {
-	return &Error{Format: b.format, Where: where, Msg: fmt.Sprintf(format, a...)}
+	return &Error{Name: b.opts.Name, Format: b.format, Where: where, Msg: fmt.Sprintf(format, a...)}
 }
 
 // skip counts a record that has no place in the log.
@@ -638,7 +638,9 @@ func (b *builder) finish() ([]byte, error) {
 	doc := b.fixup(log.encode(meta, stepMeta))
 	out, err := canon.Canonicalize(doc)
 	if err != nil {
-		return nil, fmt.Errorf("encoding the %s log: %w", b.format, err)
+		// Text the input carries but canonical JSON cannot (a lone UTF-16
+		// surrogate escape): named by where it lands in the log.
+		return nil, b.errorf("", "the imported log cannot be canonical JSON: %v", err)
 	}
 	return out, nil
 }

@@ -603,3 +603,18 @@ func TestEscapedPaths(t *testing.T) {
 		t.Errorf("the working directory is still in the log:\n%s", out)
 	}
 }
+
+// TestUnrepresentable rejects text canonical JSON cannot carry (a lone
+// UTF-16 surrogate) instead of changing it, naming the line.
+func TestUnrepresentable(t *testing.T) {
+	in := `{"type":"user","uuid":"b","sessionId":"s","message":{"role":"user","content":"ok"}}
+{"type":"user","uuid":"b","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x\udc00y"}]}}`
+	_, _, err := Import(ClaudeCode, []byte(in), Options{Name: "s.jsonl"})
+	var ie *Error
+	if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "s.jsonl (claude-code): line 2: invalid text at byte") {
+		t.Errorf("error = %v", err)
+	}
+	if _, _, err := Import(OpenAIChat, []byte(`{"model":"m","messages":[{"role":"user","content":"\ud83d\ude00"}]}`), Options{}); err != nil {
+		t.Errorf("a valid surrogate pair was rejected: %v", err)
+	}
+}

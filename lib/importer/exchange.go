@@ -169,7 +169,7 @@ func (b *builder) recordedBody(r gjson.Result, where string) (gjson.Result, erro
 			return gjson.Result{}, b.errorf(where, "decoding the recorded body: larger than 1 GiB")
 		}
 	}
-	if !gjson.ValidBytes(data) || !utf8.Valid(data) {
+	if !gjson.ValidBytes(data) || !utf8.Valid(data) || checkSurrogates(data) != nil {
 		return gjson.Result{}, b.errorf(where, "the recorded body is not JSON")
 	}
 	return gjson.ParseBytes(data), nil

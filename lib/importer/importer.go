@@ -70,16 +70,23 @@ type Report struct {
 // names the record: "line 17", "[2].request.messages[3]",
 // "resourceSpans[0].scopeSpans[1].spans[3]".
 type Error struct {
+	Name   string // the input's file name (Options.Name), if known
 	Format string
 	Where  string
 	Msg    string
 }
 
+// Error says where the problem is: "session.jsonl (claude-code): line 17:
+// invalid JSON: …".
 func (e *Error) Error() string {
-	if e.Where == "" {
-		return e.Format + ": " + e.Msg
+	s := e.Format
+	if e.Name != "" {
+		s = e.Name + " (" + e.Format + ")"
 	}
-	return e.Format + ": " + e.Where + ": " + e.Msg
+	if e.Where != "" {
+		s += ": " + e.Where
+	}
+	return s + ": " + e.Msg
 }
 
 // ExitCode is 1: the input is an invalid log (DESIGN.md §2).
@@ -91,6 +98,7 @@ type DetectError struct {
 	Reason string
 }
 
+// Error names the input and lists the formats.
 func (e *DetectError) Error() string {
 	name := e.Name
 	if name == "" {

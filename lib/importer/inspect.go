@@ -87,6 +87,9 @@ func (b *builder) inspectArchive(data []byte) error {
 		if !utf8.Valid(body) {
 			return gjson.Result{}, b.errorf(name, "invalid UTF-8")
 		}
+		if err := checkSurrogates(body); err != nil {
+			return gjson.Result{}, b.errorf(name, "%v", err)
+		}
 		return gjson.ParseBytes(body), nil
 	}
 	header := "header.json"

@@ -2,9 +2,12 @@ package importer
 
 import (
 	"bytes"
+	"io"
+
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/go-json-experiment/json/jsontext"
 	"strings"
 	"unicode/utf8"
 
@@ -35,6 +38,9 @@ func (b *builder) wholeDoc(data []byte) (gjson.Result, bool, error) {
 	if gjson.ValidBytes(data) {
 		if !utf8.Valid(data) {
 			return gjson.Result{}, false, b.errorf(invalidUTF8At(data), "invalid UTF-8")
+		}
+		if err := checkSurrogates(data); err != nil {
+			return gjson.Result{}, false, b.errorf("", "%v", err)
 		}
 		return gjson.ParseBytes(data), true, nil
 	}
@@ -90,6 +96,9 @@ func (b *builder) jsonLines(data []byte, fn func(where string, rec gjson.Result)
 		if !utf8.Valid(line) {
 			return b.errorf(where, "invalid UTF-8")
 		}
+		if err := checkSurrogates(line); err != nil {
+			return b.errorf(where, "%v", err)
+		}
 		rec := gjson.ParseBytes(line)
 		if !rec.IsObject() {
 			return b.errorf(where, "expected a JSON object, got %s", kind(rec))
@@ -138,4 +147,27 @@ func (b *builder) eachRecord(data []byte, fn func(where string, rec gjson.Result
 		return fn("", doc)
 	}
 	return b.errorf("", "expected a JSON object or array, got %s", kind(doc))
+}
+
+// checkSurrogates rejects \u escapes that are not valid UTF-16 (a lone
+// surrogate), which gjson would silently turn into U+FFFD. Only data that
+// has a surrogate escape at all is decoded strictly.
+func checkSurrogates(data []byte) error {
+	if !bytes.Contains(data, []byte(`\ud`)) && !bytes.Contains(data, []byte(`\uD`)) {
+		return nil
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true))
+	for {
+		_, err := dec.ReadToken()
+		if err == io.EOF {
+			return nil
+		}
+		var se *jsontext.SyntacticError
+		if errors.As(err, &se) {
+			return fmt.Errorf("invalid text at byte %d: %v", se.ByteOffset, se.Err)
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
