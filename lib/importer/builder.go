@@ -208,6 +208,8 @@ type builder struct {
 	created     string
 	env         environment
 	meta        obj
+	metaLists   []string        // names of the list members of meta, in order
+	metaList    map[string]list // built by appendMeta
 	unmatched   list
 	history     []string // identities of the conversation so far
 	roots       []string // working directories to make paths relative to
@@ -251,6 +253,17 @@ func (b *builder) skip(reason string) {
 func (b *builder) mapRecord() {
 	b.records++
 	b.mapped++
+}
+
+// appendMeta appends v to the list member k of the log's metadata.
+func (b *builder) appendMeta(k string, v json.RawMessage) {
+	if b.metaList == nil {
+		b.metaList = map[string]list{}
+	}
+	if _, ok := b.metaList[k]; !ok {
+		b.metaLists = append(b.metaLists, k)
+	}
+	b.metaList[k] = append(b.metaList[k], v)
 }
 
 func (b *builder) warn(format string, a ...any) {
@@ -632,6 +645,9 @@ func (b *builder) finish() ([]byte, error) {
 		stepMeta[i] = s.meta
 	}
 	meta := b.meta
+	for _, k := range b.metaLists {
+		meta.set(k, b.metaList[k].raw())
+	}
 	meta.set("prompts", b.promptMeta.raw())
 	meta.set("unmatched_tool_results", b.unmatched.raw())
 

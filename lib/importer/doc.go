@@ -2,22 +2,71 @@
 // execution logs (DESIGN.md §5), which ctx-pack then validates and packs like
 // a hand-written log.
 //
-// Supported formats: OpenAI Chat Completions and Responses exchanges,
-// Anthropic Messages exchanges, Claude Code session transcripts, Codex CLI
-// rollouts, OpenTelemetry GenAI telemetry (OTLP JSON and SDK span dumps),
-// Inspect AI eval logs (.json and .eval archives) and LangSmith run payloads.
+// Supported formats (Formats): OpenAI Chat Completions and Responses
+// exchanges, Anthropic Messages exchanges, Claude Code session transcripts,
+// Codex CLI rollouts, OpenTelemetry GenAI telemetry (OTLP JSON and SDK span
+// dumps), Inspect AI eval logs (.json and .eval archives) and LangSmith run
+// payloads. Detect guesses the format from the first record.
 //
-// Every importer reads records with gjson. What differs between formats is
-// mostly a table of paths (where the role, the text, the tool calls and their
-// ids live); small hooks do the joins: a tool call and its result become one
-// tool_call step, matched by tool_call_id, call_id or tool_use_id. Model
-// turns become non-deterministic llm_call steps. Fields with no place in the
-// execution log are kept in a metadata object rather than dropped, and
-// records that carry nothing for the log (progress events, UI state) are
-// counted, with their reasons, in the Report.
+// # Mapping
+//
+// Every importer reads records with gjson into one message model. What
+// differs between formats is mostly a table of paths (msgTable: where the
+// role, the content, the tool calls and their ids live); small hooks do the
+// joins. The same rules then apply to all formats:
+//
+//   - The model identifier is the model that answered (a response's model,
+//     gen_ai.response.model) before the one requested; "unknown", with a
+//     warning, when the input names none. Sampling parameters (temperature,
+//     top_p, seed, max_tokens, reasoning effort, …) and system_fingerprint
+//     become model parameters, the first value seen winning.
+//   - The first system message is the system prompt; user messages are
+//     prompts. What a prompt cannot carry (timestamps, ids) is in
+//     metadata.prompts, by prompt index.
+//   - Each model turn is a non-deterministic llm_call step: its text is the
+//     output, its reasoning (thinking blocks, reasoning summaries) is
+//     metadata.reasoning, the request's settings (tools, model, …) are its
+//     parameters, and the response's other fields (id, usage, stop reason)
+//     its metadata.
+//   - Each tool call the turn makes is a tool_call step after it. Arguments
+//     that are JSON strings are parsed; other strings stay strings. The
+//     result joins by call id (tool_call_id, call_id, tool_use_id), or, for
+//     calls without ids (LangSmith tool runs, any-agent spans), to the
+//     oldest open call of the same tool. An error result sets
+//     metadata.is_error. A result whose call is not in the log becomes a
+//     step of its own when it names its tool, and is kept in
+//     metadata.unmatched_tool_results otherwise.
+//   - A tool step is deterministic when the tool is one of the read-only
+//     built-ins (Read, Glob, Grep, LS, read_file, list_dir, …) or is named
+//     in Options.Deterministic.
+//   - The last non-empty assistant text is the output final.md (Inspect:
+//     one per sample; any-agent: final_output; LangSmith: the root run's
+//     output).
+//   - Exchange formats repeat the conversation in every request: messages
+//     already in the log are not added again.
+//   - Fields that map nowhere are kept in the step's or the log's metadata
+//     (null, [] and {} carry nothing and are left out). Records that are
+//     not part of the conversation (progress, UI state, timeline detail)
+//     are counted in the Report with their reasons. Credential headers in
+//     HTTP recordings are replaced by "[redacted]".
+//   - Timestamps become RFC 3339 in UTC; created is the earliest one.
+//   - Absolute paths under the working directory that Claude Code and Codex
+//     record become relative, everywhere in the log; the directory itself
+//     is not stored. Inspect attachment:// references are replaced by the
+//     attachment. Integers beyond 2^53 become strings of their digits.
+//
+// Per format: Claude Code lines sharing message.id are one model turn;
+// tool results come back in user lines (toolUseResult goes into the step's
+// metadata.result). Codex response_item payloads are Responses API items;
+// event_msg lines repeat them and are skipped. OpenTelemetry attribute lists
+// are flattened; content is read from gen_ai.input/output.messages, the
+// older per-message events and gen_ai.prompt.N / gen_ai.completion.N
+// attributes; log records join their spans by span id (traces and logs may
+// be concatenated into one input); execute_tool spans complete their calls.
+// LangSmith create and update records merge by run id (or dotted_order).
+// Inspect model and tool events add timestamps and per-call settings to the
+// messages, joined on message id and call id.
 //
 // The output is canonical JSON, and the same input always gives the same
-// bytes: nothing depends on map order, the clock or the machine. Absolute
-// paths under the working directory that Claude Code and Codex record are
-// made relative, and the working directory itself is not stored.
+// bytes: nothing depends on map order, the clock or the machine.
 package importer

@@ -79,7 +79,7 @@ func (b *builder) importExchanges(data []byte, a *api) error {
 		} else if len(params) > 0 || len(meta) > 0 {
 			unanswered := join(obj{}, meta)
 			unanswered.set("request", params.raw())
-			b.meta.set("unanswered_requests", append(listOf(b.meta.get("unanswered_requests")), unanswered.raw()).raw())
+			b.appendMeta("unanswered_requests", unanswered.raw())
 			b.warn("a request has no recorded response")
 		}
 		b.exchange(reqMsgs, respMsgs)
@@ -466,8 +466,13 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 	default:
 		spec, ok := itemCalls[typ]
 		if !ok {
-			m := r.turn(ts)
-			m.meta.set("items", append(listOf(m.meta.get("items")), raw(item)).raw())
+			// An item this package does not know: kept with the turn it
+			// belongs to, or in the log's metadata, not made a turn.
+			if m := r.cur; m != nil {
+				m.meta.set("items", append(listOf(m.meta.get("items")), raw(item)).raw())
+			} else {
+				r.b.appendMeta("other_items", raw(item))
+			}
 			return nil
 		}
 		c := &call{id: item.Get(spec.id).String(), name: spec.tool, ts: ts}

@@ -291,7 +291,7 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 			st.meta.set("epoch", raw(s.Get("epoch")))
 		}
 	}
-	b.meta.set("samples", append(listOf(b.meta.get("samples")), info.raw()).raw())
+	b.appendMeta("samples", info.raw())
 	if strings.TrimSpace(last) != "" {
 		name := finalName
 		if several {

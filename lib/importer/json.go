@@ -76,13 +76,6 @@ func join(parts ...obj) obj {
 	return out
 }
 
-// merge adds the members of p, keeping existing ones.
-func (o *obj) merge(p obj) {
-	for _, m := range p {
-		o.setDefault(m.k, m.v)
-	}
-}
-
 func (o obj) raw() json.RawMessage {
 	if len(o) == 0 {
 		return nil

@@ -492,7 +492,7 @@ func (b *builder) otelSpan(s *span) error {
 		b.otelTool(s)
 	case "agent":
 		meta := b.spanMeta(s, nil)
-		b.meta.set("agents", append(listOf(b.meta.get("agents")), meta.raw()).raw())
+		b.appendMeta("agents", meta.raw())
 		if b.agentModel == "" {
 			b.agentModel = s.attrs.str("gen_ai.request.model")
 		}
