@@ -94,3 +94,33 @@ func BenchmarkEncodeAll(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkList20Cached(b *testing.B) {
+	s := benchStore(b)
+	opt := Options{Limit: 20, CacheDir: b.TempDir()}
+	if _, err := List(s, opt); err != nil { // writes the cache
+		b.Fatal(err)
+	}
+	defer reportCPU(b)()
+	for b.Loop() {
+		l, err := List(s, opt)
+		if err != nil || len(l.Entries) != 20 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkListAllCached(b *testing.B) {
+	s := benchStore(b)
+	opt := Options{CacheDir: b.TempDir()}
+	if _, err := List(s, opt); err != nil {
+		b.Fatal(err)
+	}
+	defer reportCPU(b)()
+	for b.Loop() {
+		l, err := List(s, opt)
+		if err != nil || len(l.Entries) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
