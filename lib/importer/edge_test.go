@@ -477,6 +477,22 @@ func TestMalformedDocuments(t *testing.T) {
 	}
 }
 
+// TestEmpty: an input without records is an error, not an empty run.
+func TestEmpty(t *testing.T) {
+	for _, f := range Formats() {
+		for _, in := range []string{"", "\n\n", "[]"} {
+			_, _, err := Import(f, []byte(in), Options{})
+			var ie *Error
+			if !errors.As(err, &ie) {
+				t.Errorf("%s: Import(%q) error = %v", f, in, err)
+			}
+		}
+	}
+	if _, _, err := Import(ClaudeCode, []byte("\n"), Options{}); err == nil || !strings.HasSuffix(err.Error(), "the input holds no records") {
+		t.Errorf("error = %v", err)
+	}
+}
+
 func TestDetect(t *testing.T) {
 	tests := []struct {
 		name, data, want string

@@ -123,6 +123,9 @@ func Import(format string, data []byte, opts Options) ([]byte, Report, error) {
 	if err := fn(b, data); err != nil {
 		return nil, Report{Format: format}, err
 	}
+	if b.records == 0 {
+		return nil, Report{Format: format}, b.errorf("", "the input holds no records")
+	}
 	out, err := b.finish()
 	if err != nil {
 		return nil, Report{Format: format}, err
