@@ -240,7 +240,7 @@ func newBuilder(format string, opts Options) *builder {
 }
 
 func (b *builder) errorf(where, format string, a ...any) error {
-	return &Error{Name: b.opts.Name, Format: b.format, Where: where, Msg: fmt.Sprintf(format, a...)}
+	return &Error{Format: b.format, Where: where, Msg: fmt.Sprintf(format, a...)}
 }
 
 // skip counts a record that has no place in the log.

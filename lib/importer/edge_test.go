@@ -627,7 +627,7 @@ func TestUnrepresentable(t *testing.T) {
 {"type":"user","uuid":"b","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x\udc00y"}]}}`
 	_, _, err := Import(ClaudeCode, []byte(in), Options{Name: "s.jsonl"})
 	var ie *Error
-	if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "s.jsonl (claude-code): line 2: invalid text at byte") {
+	if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "claude-code: line 2: invalid text at byte") {
 		t.Errorf("error = %v", err)
 	}
 	if _, _, err := Import(OpenAIChat, []byte(`{"model":"m","messages":[{"role":"user","content":"\ud83d\ude00"}]}`), Options{}); err != nil {

@@ -43,8 +43,8 @@ func Formats() []string {
 
 // Options tune an import.
 type Options struct {
-	// Name is the input's file name, used in messages and to recognise
-	// Inspect .eval archives. It is never stored in the log.
+	// Name is the input's file name, used to recognise Inspect .eval
+	// archives. It is never stored in the log.
 	Name string
 	// Deterministic lists tools to mark deterministic in addition to the
 	// built-in read-only ones (ctx-pack --deterministic TOOL).
@@ -68,21 +68,18 @@ type Report struct {
 
 // Error reports input that does not have the shape of its format. Where
 // names the record: "line 17", "[2].request.messages[3]",
-// "resourceSpans[0].scopeSpans[1].spans[3]".
+// "resourceSpans[0].scopeSpans[1].spans[3]". The message does not repeat
+// the file name: callers prefix it, as they do for every other error about
+// the file.
 type Error struct {
-	Name   string // the input's file name (Options.Name), if known
 	Format string
 	Where  string
 	Msg    string
 }
 
-// Error says where the problem is: "session.jsonl (claude-code): line 17:
-// invalid JSON: …".
+// Error says where the problem is: "claude-code: line 17: invalid JSON: …".
 func (e *Error) Error() string {
 	s := e.Format
-	if e.Name != "" {
-		s = e.Name + " (" + e.Format + ")"
-	}
 	if e.Where != "" {
 		s += ": " + e.Where
 	}
