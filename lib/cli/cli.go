@@ -354,7 +354,8 @@ func isTerminal(w any) bool {
 		return false
 	}
 	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	// /dev/null is a character device too; ask the terminal driver.
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && isTTY(f.Fd())
 }
 
 // ReadInput returns the contents of a file argument, or of stdin for "-".

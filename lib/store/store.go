@@ -76,7 +76,7 @@ func Init(dir string) (s *Store, created bool, err error) {
 	}
 	// config.json is written last and without replacing: its presence marks
 	// a complete store, and two concurrent inits agree.
-	if err := writeNew(filepath.Join(dir, "config.json"), defaultConfig, 0o644); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := writeNew(filepath.Join(dir, "config.json"), defaultConfig, 0o644, true); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, false, fmt.Errorf("creating store: %w", err)
 	}
 	s, err = Open(dir)
@@ -390,9 +390,9 @@ func linkNew(oldname, newname string) error {
 	return os.Rename(oldname, newname)
 }
 
-// writeNew writes b to name through a temporary file beside it, durably and
-// without replacing an existing name.
-func writeNew(name string, b []byte, perm fs.FileMode) error {
+// writeNew writes b to name through a temporary file beside it, without
+// replacing an existing name; durably unless durable is false (SyncNone).
+func writeNew(name string, b []byte, perm fs.FileMode, durable bool) error {
 	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-")
 	if err != nil {
 		return err
@@ -402,9 +402,11 @@ func writeNew(name string, b []byte, perm fs.FileMode) error {
 		f.Close()
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	if durable {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	if err := f.Chmod(perm); err != nil {
 		f.Close()
@@ -415,6 +417,9 @@ func writeNew(name string, b []byte, perm fs.FileMode) error {
 	}
 	if err := linkNew(f.Name(), name); err != nil {
 		return err
+	}
+	if !durable {
+		return nil
 	}
 	return syncDir(filepath.Dir(name))
 }
@@ -531,7 +536,7 @@ func (s *Store) PutPackEntry(d digest.Digest, entry []byte) (created bool, err e
 	if _, statErr := os.Lstat(name); statErr == nil {
 		err = fs.ErrExist
 	} else {
-		err = writeNew(name, entry, 0o444)
+		err = writeNew(name, entry, 0o444, s.sync != SyncNone)
 	}
 	if errors.Is(err, fs.ErrExist) {
 		old, rerr := os.ReadFile(name)
