@@ -12,6 +12,12 @@ import (
 // benchPacks commits two packs of n steps whose outputs differ in every
 // 10th step, and returns their digests' manifests as loaded from the store.
 func benchPacks(b *testing.B, n int) (*fixture, *manifest.Manifest, *manifest.Manifest) {
+	return benchPacksParams(b, n, false)
+}
+
+// benchPacksParams is benchPacks; with otherParams every step of B also
+// has parameters no step of A has.
+func benchPacksParams(b *testing.B, n int, otherParams bool) (*fixture, *manifest.Manifest, *manifest.Manifest) {
 	b.Helper()
 	f := newFixture(b)
 	ma, mb := f.base(), f.base()
@@ -23,6 +29,9 @@ func benchPacks(b *testing.B, n int) (*fixture, *manifest.Manifest, *manifest.Ma
 		sa := manifest.Step{Index: i, Type: manifest.ToolCall, Tool: tools[i%len(tools)], Parameters: params,
 			OutputRef: f.put(out), Deterministic: true, Timestamp: "2026-02-10T09:00:00Z"}
 		sb := sa
+		if otherParams {
+			sb.Parameters = jsontext.Value(fmt.Sprintf(`{"path":"lib/file%d.go"}`, i))
+		}
 		if i%10 == 0 {
 			sb.OutputRef = f.put(out + "// changed\n")
 		}
@@ -53,6 +62,25 @@ func BenchmarkDiffIndex(b *testing.B) { benchDiff(b, Options{}) }
 
 // BenchmarkDiffLCS: the same pair with --align lcs.
 func BenchmarkDiffLCS(b *testing.B) { benchDiff(b, Options{Align: AlignLCS}) }
+
+// BenchmarkDiffLCSAllDiffer: --align lcs where no step of B has the
+// parameters of any step of A, so no two steps match: the exact search
+// gives up at its bound, no unique anchor exists, and the steps are
+// paired by tool instead, every one with a param_drift.
+func BenchmarkDiffLCSAllDiffer(b *testing.B) {
+	f, ma, mb := benchPacksParams(b, 10000, true)
+	objs := StoreObjects(f.s)
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := Diff(ma, mb, objs, Options{Align: AlignLCS})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Summary[ParamDrift] != 10000 || r.Summary[ToolDrift] != 0 {
+			b.Fatalf("summary %v", r.Summary)
+		}
+	}
+}
 
 // BenchmarkDiffLoadIndex adds what ctx-diff does around the comparison:
 // loading and verifying both manifests (side by side, as ctx-diff does
@@ -113,5 +141,18 @@ func BenchmarkAlignWorst(b *testing.B) {
 	}
 	for b.Loop() {
 		Align(x, y)
+	}
+}
+
+// BenchmarkLoadManifest is one manifest.Load of a 10,000-step pack (read,
+// verify, strict parse): the part of ctx-diff's time that precedes the
+// comparison, twice.
+func BenchmarkLoadManifest(b *testing.B) {
+	f, ma, _ := benchPacks(b, 10000)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := manifest.Load(f.s, ma.Hash); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
