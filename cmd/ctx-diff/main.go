@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/drift"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
@@ -106,8 +107,15 @@ func (c *diffCmd) Run(env *cli.Env) error {
 		}
 		aRef, aWhat = prev.String(), "previous pack, "+prev.String()
 	}
-	if ma, err = loadAs(s, "A", aWhat, aRef); err != nil {
+	da, err := resolve(s, "A", aWhat, aRef)
+	if err != nil {
 		return err
+	}
+	ma = mb
+	if da != mb.Hash {
+		if ma, err = loadDigest(s, "A", aWhat, aRef, da); err != nil {
+			return err
+		}
 	}
 	return c.report(env, s, ma, mb, opt)
 }
@@ -151,16 +159,27 @@ func stdinRef(env *cli.Env, which string) (string, []byte, error) {
 	return "", nil, cli.Errorf(cli.ExitUsage, "stdin names %d packs; give one, as %s", len(items), which)
 }
 
-// loadBoth loads A and B concurrently; B's error, if any, is reported
-// first, as when they are loaded in turn.
+// loadBoth loads A and B, side by side unless they are the same pack.
+// B's error, if any, is reported first, as when they are loaded in turn.
 func loadBoth(s *store.Store, aRef, bRef string) (ma, mb *manifest.Manifest, err error) {
-	var errA error
+	da, errA := resolve(s, "A", aRef, aRef)
+	db, err := resolve(s, "B", bRef, bRef)
+	if err != nil {
+		return nil, nil, err
+	}
+	if errA != nil {
+		return nil, nil, errA
+	}
+	if da == db {
+		mb, err = loadDigest(s, "B", bRef, bRef, db)
+		return mb, mb, err
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		ma, errA = load(s, "A", aRef)
+		ma, errA = loadDigest(s, "A", aRef, aRef, da)
 	}()
-	mb, err = load(s, "B", bRef)
+	mb, err = loadDigest(s, "B", bRef, bRef, db)
 	<-done
 	if err == nil {
 		err = errA
@@ -175,17 +194,36 @@ func load(s *store.Store, which, r string) (*manifest.Manifest, error) {
 // loadAs resolves and loads a pack, naming it in errors as which (A or B)
 // and what (the reference, or where it came from).
 func loadAs(s *store.Store, which, what, r string) (*manifest.Manifest, error) {
+	d, err := resolve(s, which, what, r)
+	if err != nil {
+		return nil, err
+	}
+	return loadDigest(s, which, what, r, d)
+}
+
+func resolve(s *store.Store, which, what, r string) (digest.Digest, error) {
 	d, err := ref.Resolve(s, r)
-	if err == nil {
-		var m *manifest.Manifest
-		if m, err = manifest.Load(s, d); err == nil {
-			return m, nil
-		}
+	if err != nil {
+		return d, packErr(which, what, r, err)
 	}
+	return d, nil
+}
+
+func loadDigest(s *store.Store, which, what, r string, d digest.Digest) (*manifest.Manifest, error) {
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		return nil, packErr(which, what, r, err)
+	}
+	return m, nil
+}
+
+// packErr says which pack err is about, and how it was named unless err
+// already says.
+func packErr(which, what, r string, err error) error {
 	if what == r && strings.Contains(err.Error(), r) {
-		return nil, fmt.Errorf("pack %s: %w", which, err)
+		return fmt.Errorf("pack %s: %w", which, err)
 	}
-	return nil, fmt.Errorf("pack %s (%s): %w", which, what, err)
+	return fmt.Errorf("pack %s (%s): %w", which, what, err)
 }
 
 func main() {
