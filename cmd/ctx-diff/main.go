@@ -2,9 +2,11 @@
 // prints a typed drift report: {"a","b","identical","drift":[…],
 // "summary":{type:count}} as canonical JSON, or a readable summary with
 // --human. It reads B from stdin (any ctx output line) when it is not an
-// argument; A, when not given, is B's parent, else the "previous" pack of
-// the stdin line, so `ctx-pack | ctx-diff` compares a run with the one
-// before it. Exit 0 when identical, 1 when drift is found (like diff(1)).
+// argument; A, when neither given nor named by --against, is B's parent,
+// else the "previous" pack of the stdin line, so `ctx-pack | ctx-diff`
+// compares a run with the one before it and `ctx-fork X | … | ctx-pack |
+// ctx-diff` with X. Exit 0 when identical, 1 when drift is found (like
+// diff(1)).
 package main
 
 import (
@@ -24,7 +26,7 @@ import (
 
 type diffCmd struct {
 	cli.Globals
-	A       string   `arg:"" optional:"" help:"The baseline pack (default: B's parent, else the previous pack named by the stdin line, else --against)." placeholder:"A"`
+	A       string   `arg:"" optional:"" help:"The baseline pack (default: --against REF, else B's parent, else the previous pack named by the stdin line)." placeholder:"A"`
 	B       string   `arg:"" optional:"" help:"The pack to compare (default: read from stdin, as a reference or any ctx output line)." placeholder:"B"`
 	Against string   `help:"Compare B with REF (instead of its parent or the previous pack)." placeholder:"REF"`
 	Align   string   `help:"How steps are paired: index (step i with step i; extra steps added or removed) or lcs (along the longest common run of type, tool and parameters, so an inserted step is one addition)." enum:"index,lcs" default:"index"`
