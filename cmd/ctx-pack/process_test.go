@@ -122,8 +122,8 @@ func TestConcurrentPack(t *testing.T) {
 }
 
 // TestKilledPack kills ctx-pack with SIGKILL while it streams a large
-// input, then checks that the store holds no torn object and no pack
-// entry, latest is unchanged, and the next pack succeeds.
+// input into an object, then checks that the store holds no torn object
+// and no pack entry, latest is unchanged, and the next pack succeeds.
 func TestKilledPack(t *testing.T) {
 	dir, s := initStore(t)
 	first := filepath.Join(dir, "first.json")
@@ -146,13 +146,10 @@ func TestKilledPack(t *testing.T) {
 	}
 	killed := false
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		tmps, _ := filepath.Glob(filepath.Join(s.Root(), "tmp", "obj-*"))
-		if len(tmps) > 0 {
-			if fi, err := os.Stat(tmps[0]); err == nil && fi.Size() > 1<<20 {
-				cmd.Process.Signal(syscall.SIGKILL)
-				killed = true
-				break
-			}
+		if writtenBytes(cmd.Process.Pid) > 1<<20 {
+			cmd.Process.Signal(syscall.SIGKILL)
+			killed = true
+			break
 		}
 	}
 	err := cmd.Wait()
@@ -177,15 +174,26 @@ func TestKilledPack(t *testing.T) {
 	}
 }
 
+// writtenBytes returns how many bytes a running process has written
+// (wchar in /proc/PID/io), or 0 if it cannot be read.
+func writtenBytes(pid int) int64 {
+	return procField(fmt.Sprintf("/proc/%d/io", pid), "wchar:")
+}
+
 // vmHWM returns the peak resident set size in KiB of a running process,
 // or 0 if it cannot be read.
 func vmHWM(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	return procField(fmt.Sprintf("/proc/%d/status", pid), "VmHWM:")
+}
+
+// procField returns the number after key in a /proc file, or 0.
+func procField(name, key string) int64 {
+	b, err := os.ReadFile(name)
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, key); ok {
 			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			return n
 		}

@@ -243,12 +243,12 @@ func (s *Store) Put(b []byte) (d digest.Digest, created bool, err error) {
 	if ok, err := s.exists(d, int64(len(b))); err != nil || ok {
 		return d, false, err
 	}
-	tmp, err := s.tempFile("obj-")
+	tmp, err := s.newTemp()
 	if err != nil {
 		return d, false, err
 	}
 	if _, err := tmp.Write(b); err != nil {
-		discard(tmp)
+		tmp.discard()
 		return d, false, fmt.Errorf("writing object %s: %w", d, err)
 	}
 	created, err = s.commitObject(tmp, d, int64(len(b)))
@@ -258,7 +258,7 @@ func (s *Store) Put(b []byte) (d digest.Digest, created bool, err error) {
 // PutReader stores everything read from r, streaming it through a temporary
 // file, so its size is not bounded by memory.
 func (s *Store) PutReader(r io.Reader) (d digest.Digest, size int64, created bool, err error) {
-	tmp, err := s.tempFile("obj-")
+	tmp, err := s.newTemp()
 	if err != nil {
 		return d, 0, false, err
 	}
@@ -266,12 +266,12 @@ func (s *Store) PutReader(r io.Reader) (d digest.Digest, size int64, created boo
 	buf := make([]byte, 1<<20)
 	size, err = io.CopyBuffer(io.MultiWriter(tmp, h), onlyReader{r}, buf)
 	if err != nil {
-		discard(tmp)
+		tmp.discard()
 		return d, 0, false, fmt.Errorf("writing object: %w", err)
 	}
 	d = h.Digest()
 	if ok, err := s.exists(d, size); err != nil || ok {
-		discard(tmp)
+		tmp.discard()
 		return d, size, false, err
 	}
 	created, err = s.commitObject(tmp, d, size)
@@ -298,49 +298,73 @@ func (s *Store) exists(d digest.Digest, size int64) (bool, error) {
 	return true, nil
 }
 
-func (s *Store) tempFile(prefix string) (*os.File, error) {
+// tempObject is an object being written: invisible until linked.
+type tempObject interface {
+	io.Writer
+	Sync() error
+	// link makes the complete, read-only content appear at name, never
+	// replacing a file there (fs.ErrExist), and releases the temporary.
+	link(name string) error
+	discard()
+}
+
+// newTemp returns a temporary object: an unnamed file (O_TMPFILE) where
+// the system has them, so that a crash leaves nothing behind and a write
+// costs one directory operation; else a named file in tmp/.
+func (s *Store) newTemp() (tempObject, error) {
+	if t, ok := newUnnamed(filepath.Join(s.root, "objects")); ok {
+		return t, nil
+	}
 	dir := filepath.Join(s.root, "tmp")
-	f, err := os.CreateTemp(dir, prefix)
+	f, err := os.CreateTemp(dir, "obj-")
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", dir, err)
 		}
-		f, err = os.CreateTemp(dir, prefix)
+		f, err = os.CreateTemp(dir, "obj-")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("creating temporary file: %w", err)
 	}
-	return f, nil
+	return namedTemp{f}, nil
 }
 
-func discard(f *os.File) {
-	f.Close()
-	os.Remove(f.Name())
+// namedTemp is a temporary object in tmp/.
+type namedTemp struct{ *os.File }
+
+func (t namedTemp) link(name string) error {
+	defer os.Remove(t.Name())
+	if err := t.Chmod(0o444); err != nil {
+		t.Close()
+		return err
+	}
+	// Close before linking, so that the object is complete once visible.
+	if err := t.Close(); err != nil {
+		return err
+	}
+	return linkNew(t.Name(), name)
 }
 
-// commitObject makes tmp read-only and links it into place as object d
-// without replacing an existing file.
-func (s *Store) commitObject(tmp *os.File, d digest.Digest, size int64) (bool, error) {
-	defer os.Remove(tmp.Name())
+func (t namedTemp) discard() {
+	t.Close()
+	os.Remove(t.Name())
+}
+
+// commitObject links tmp into place as object d without replacing an
+// existing file.
+func (s *Store) commitObject(tmp tempObject, d digest.Digest, size int64) (bool, error) {
 	if s.sync == SyncEach {
 		if err := tmp.Sync(); err != nil {
-			tmp.Close()
+			tmp.discard()
 			return false, fmt.Errorf("syncing object %s: %w", d, err)
 		}
 	}
-	if err := tmp.Chmod(0o444); err != nil {
-		tmp.Close()
-		return false, fmt.Errorf("writing object %s: %w", d, err)
-	}
-	// Close before linking, so that the object is complete once visible.
-	if err := tmp.Close(); err != nil {
-		return false, fmt.Errorf("writing object %s: %w", d, err)
-	}
 	final := s.ObjectPath(d)
 	if err := s.ensureDir(filepath.Dir(final)); err != nil {
+		tmp.discard()
 		return false, err
 	}
-	if err := linkNew(tmp.Name(), final); err != nil {
+	if err := tmp.link(final); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			// Another writer stored it first; it must be the same bytes.
 			_, err := s.exists(d, size)

@@ -321,3 +321,28 @@ func TestSyncModes(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedTemp runs the portable path, named files in tmp/, that is used
+// where unnamed temporary files are not available.
+func TestNamedTemp(t *testing.T) {
+	defer func(old bool) { noUnnamed.Store(old) }(noUnnamed.Load())
+	noUnnamed.Store(true)
+	s := newStore(t)
+	d, created, err := s.Put([]byte("named"))
+	if err != nil || !created {
+		t.Fatalf("Put = %v, %v", created, err)
+	}
+	if _, _, created, err := s.PutReader(strings.NewReader("named")); err != nil || created {
+		t.Fatalf("PutReader of the same bytes = %v, %v", created, err)
+	}
+	fi, err := os.Stat(s.ObjectPath(d))
+	if err != nil || fi.Mode().Perm() != 0o444 {
+		t.Fatalf("object: %v, mode %v", err, fi.Mode())
+	}
+	if got, err := s.Get(d); err != nil || string(got) != "named" {
+		t.Fatalf("Get = %q, %v", got, err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(s.Root(), "tmp")); len(ents) != 0 {
+		t.Fatalf("tmp/ holds %d files", len(ents))
+	}
+}
