@@ -22,7 +22,6 @@ import (
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
-	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -57,17 +56,11 @@ func (c *forkCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	d, err := ref.Resolve(s, r)
+	m, err := ref.Load(s, r)
 	if err != nil {
 		return err
 	}
-	m, err := manifest.Load(s, d)
-	if err != nil {
-		if strings.Contains(r, d.Hex()) {
-			return err
-		}
-		return fmt.Errorf("%s: %w", r, err)
-	}
+	d := m.Hash
 	l, err := execlog.FromManifest(s, m)
 	if err != nil {
 		return fmt.Errorf("forking %s: %w", d, err)

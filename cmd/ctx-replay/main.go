@@ -110,11 +110,7 @@ func (c *replayCmd) Run(env *cli.Env) error {
 	case len(items) > 1:
 		return cli.Errorf(cli.ExitUsage, "%d pack references given; ctx-replay replays one pack", len(items))
 	}
-	d, err := ref.Resolve(s, items[0].Ref)
-	if err != nil {
-		return err
-	}
-	m, err := manifest.Load(s, d)
+	m, err := ref.Load(s, items[0].Ref)
 	if err != nil {
 		return err
 	}

@@ -62,16 +62,9 @@ func (c *showCmd) Run(env *cli.Env) error {
 }
 
 func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
-	d, err := ref.Resolve(s, r)
+	m, err := ref.Load(s, r)
 	if err != nil {
 		return err
-	}
-	m, err := manifest.Load(s, d)
-	if err != nil {
-		if strings.Contains(r, d.Hex()) {
-			return err
-		}
-		return fmt.Errorf("%s: %w", r, err) // say which reference led there
 	}
 	switch {
 	case c.Resolve:

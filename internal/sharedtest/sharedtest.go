@@ -4,6 +4,7 @@
 package sharedtest
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,18 +14,34 @@ import (
 // module root, or skips t when that directory does not exist.
 func Dir(t testing.TB, sub string) string {
 	t.Helper()
-	root, err := moduleRoot()
+	root, err := Path()
 	if err != nil {
 		t.Skipf("shared test corpus not found: %v", err)
 	}
-	dir := filepath.Join(filepath.Dir(root), "shared", "testdata", sub)
+	dir := filepath.Join(root, sub)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		t.Skipf("shared test corpus %s is absent (clone ../shared beside the checkout to run this test)", dir)
 	}
 	return dir
 }
 
-func moduleRoot() (string, error) {
+// Path returns the absolute path of ../shared/testdata, or an error when
+// it is absent.
+func Path() (string, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	d := filepath.Join(filepath.Dir(root), "shared", "testdata")
+	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+		return "", errors.New("../shared/testdata is absent")
+	}
+	return d, nil
+}
+
+// ModuleRoot returns the directory holding go.mod, found from the working
+// directory upward.
+func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err

@@ -164,3 +164,17 @@ func resolveBase(s *store.Store, r, base string, list func(prefix string) ([]dig
 	slices.SortFunc(cands, func(a, b digest.Digest) int { return bytes.Compare(a[:], b[:]) })
 	return digest.Digest{}, &AmbiguousError{Ref: r, Candidates: cands}
 }
+
+// Load resolves r and loads the finalized pack it names. Errors name the
+// reference when it is not already visible in them (a prefix, a tag, ^).
+func Load(s *store.Store, r string) (*manifest.Manifest, error) {
+	d, err := Resolve(s, r)
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.Load(s, d)
+	if err != nil && !strings.Contains(r, d.Hex()) {
+		return nil, fmt.Errorf("%s: %w", r, err)
+	}
+	return m, err
+}

@@ -35,6 +35,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/internal/sharedtest"
 )
 
 var (
@@ -84,14 +86,14 @@ func Params(dir string) testscript.Params {
 			env.Setenv("CTX_STORE", "")
 			env.Setenv("SOURCE_DATE_EPOCH", "")
 			env.Setenv("NO_COLOR", "1")
-			if d, err := sharedDir(); err == nil {
+			if d, err := sharedtest.Path(); err == nil {
 				env.Setenv("SHARED", d)
 			}
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "shared" {
-				_, err := sharedDir()
+				_, err := sharedtest.Path()
 				return err == nil, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
@@ -165,7 +167,7 @@ func cmdSetenvStdout(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func build() {
-	root, err := moduleRoot()
+	root, err := sharedtest.ModuleRoot()
 	if err != nil {
 		buildErr = err
 		return
@@ -187,33 +189,4 @@ func build() {
 	if err := cmd.Run(); err != nil {
 		buildErr = fmt.Errorf("building the ctx binaries: %v\n%s", err, out.String())
 	}
-}
-
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
-
-func sharedDir() (string, error) {
-	root, err := moduleRoot()
-	if err != nil {
-		return "", err
-	}
-	d := filepath.Join(filepath.Dir(root), "shared", "testdata")
-	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-		return "", errors.New("../shared/testdata is absent")
-	}
-	return d, nil
 }
