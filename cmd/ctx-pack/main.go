@@ -214,7 +214,11 @@ type result struct {
 }
 
 func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
+	src.log.Progress = func(done, total int) {
+		env.Progressf("%s: stored %d of %d objects", src.name, done, total)
+	}
 	m, stats, err := src.log.Pack(s)
+	env.ProgressDone()
 	if err != nil {
 		return fmt.Errorf("packing %s: %w", src.name, err)
 	}

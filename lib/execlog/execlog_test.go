@@ -129,7 +129,12 @@ func TestPackAndInline(t *testing.T) {
 	if err := l.CheckStore(s); err != nil {
 		t.Fatal(err)
 	}
+	var calls [][2]int
+	l.Progress = func(done, total int) { calls = append(calls, [2]int{done, total}) }
 	m, st, err := l.Pack(s)
+	if n := len(calls); n == 0 || calls[n-1] != [2]int{6, 6} {
+		t.Errorf("progress calls = %v, want the last to be [6 6] (six contents)", calls)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,11 @@ type Log struct {
 	// Warnings are problems that did not stop parsing (a defaulted created
 	// time, for instance).
 	Warnings []string
+
+	// Progress, if set, is called while Pack stores content, with the
+	// number of content objects stored so far and in all, at most every
+	// 100 ms and once at the end; never from two goroutines at once.
+	Progress func(done, total int)
 }
 
 // Prompt is a prompt message.

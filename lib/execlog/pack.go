@@ -3,6 +3,7 @@ package execlog
 import (
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
@@ -68,6 +69,20 @@ func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 	errs := make([]error, len(jobs))
 	next := make(chan int)
 	var wg sync.WaitGroup
+	var mu sync.Mutex // guards done, last and calls to l.Progress
+	done, last := 0, time.Now()
+	report := func() {
+		if l.Progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		if now := time.Now(); done == len(jobs) || now.Sub(last) >= 100*time.Millisecond {
+			last = now
+			l.Progress(done, len(jobs))
+		}
+	}
 	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
 		wg.Add(1)
 		go func() {
@@ -79,6 +94,7 @@ func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 				if j.size != nil {
 					*j.size = size
 				}
+				report()
 			}
 		}()
 	}
