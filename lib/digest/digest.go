@@ -46,11 +46,31 @@ func Parse(s string) (Digest, error) {
 		h = h[len("ctx://"):]
 	}
 	var d Digest
-	if len(h) != HexSize || !IsHex(h) {
+	if len(h) != HexSize {
 		return d, fmt.Errorf("invalid digest %q: want sha256:<64 hex digits>", s)
 	}
-	hex.Decode(d[:], []byte(strings.ToLower(h)))
+	// Decoded by hand: this runs for every reference of every manifest read.
+	for i := range d {
+		hi, ok1 := unhex(h[2*i])
+		lo, ok2 := unhex(h[2*i+1])
+		if !ok1 || !ok2 {
+			return Digest{}, fmt.Errorf("invalid digest %q: want sha256:<64 hex digits>", s)
+		}
+		d[i] = hi<<4 | lo
+	}
 	return d, nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // MustParse is like Parse but panics on error; for tests and constants.
