@@ -55,7 +55,7 @@ var fixtures = []fixture{
 		prompts: []string{"List the Go files, then read main.go and run the tests"},
 		steps: []wantStep{
 			llm(nil),
-			tool("Glob", `{"pattern":"**/*.go","path":"."}`, ptr("main.go\ncmd/x.go\n/work/proj2/other.go"), false),
+			tool("Glob", `{"pattern":"**/*.go","path":"."}`, ptr("main.go\ncmd/x.go\n/home/dev/proj2/other.go"), false),
 			tool("Read", `{"file_path":"main.go"}`, ptr("package main\n"), false),
 			llm(ptr("Running the tests in ..")),
 			tool("Bash", `{"command":"cd . && go test ./..."}`, ptr("FAIL ./cmd"), true),
@@ -65,7 +65,7 @@ var fixtures = []fixture{
 		outputs:  map[string]string{finalName: "The cmd package fails; checking it."},
 		warnings: []string{"1 tool call(s) have no result"},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
-			if regexp.MustCompile(`/work/proj([^2]|$)`).Match(out) {
+			if regexp.MustCompile(`/home/dev/proj([^2]|$)`).Match(out) {
 				t.Error("the working directory is still in the log")
 			}
 			if rep.Records != 11 || rep.Mapped != 10 || rep.Skipped != 1 ||
@@ -568,19 +568,19 @@ func TestDeterministicOption(t *testing.T) {
 
 func TestRelativize(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"/work/proj", "."},
-		{"/work/proj/a/b.go", "a/b.go"},
-		{"cd /work/proj && ls /work/proj/", "cd . && ls ."},
-		{"/work/proj2/x and /x/work/proj", "/work/proj2/x and /x/work/proj"},
-		{"\"/work/proj/x\": /work/proj.", "\"x\": .."},
-		{"/work/project.bak", "/work/project.bak"},
-		{"/work/proj//x /work/proj/", "./x ."},
-		{"\n/work/proj\t\"/work/proj/é\"", "\n.\t\"é\""},
-		{"é/work/proj/x", "é/work/proj/x"},
-		{"/work/proj.bak/x", "/work/proj.bak/x"},
+		{"/home/dev/proj", "."},
+		{"/home/dev/proj/a/b.go", "a/b.go"},
+		{"cd /home/dev/proj && ls /home/dev/proj/", "cd . && ls ."},
+		{"/home/dev/proj2/x and /x/home/dev/proj", "/home/dev/proj2/x and /x/home/dev/proj"},
+		{"\"/home/dev/proj/x\": /home/dev/proj.", "\"x\": .."},
+		{"/home/dev/project.bak", "/home/dev/project.bak"},
+		{"/home/dev/proj//x /home/dev/proj/", "./x ."},
+		{"\n/home/dev/proj\t\"/home/dev/proj/é\"", "\n.\t\"é\""},
+		{"é/home/dev/proj/x", "é/home/dev/proj/x"},
+		{"/home/dev/proj.bak/x", "/home/dev/proj.bak/x"},
 	}
 	for _, tt := range tests {
-		if got := relativize(tt.in, "/work/proj"); got != tt.want {
+		if got := relativize(tt.in, "/home/dev/proj"); got != tt.want {
 			t.Errorf("relativize(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -605,8 +605,8 @@ func TestBigNumbers(t *testing.T) {
 
 // TestEscapedPaths makes paths relative however the input escapes them.
 func TestEscapedPaths(t *testing.T) {
-	in := `{"type":"user","uuid":"u1","sessionId":"s","cwd":"\/work\/proj","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"see \u002fwork/proj/b.go"}}
-{"type":"assistant","uuid":"u2","sessionId":"s","cwd":"/work/proj","message":{"id":"m","model":"x","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"\/work\/proj\/a.go"}}]}}`
+	in := `{"type":"user","uuid":"u1","sessionId":"s","cwd":"\/home\/dev\/proj","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"see \u002fhome/dev/proj/b.go"}}
+{"type":"assistant","uuid":"u2","sessionId":"s","cwd":"/home/dev/proj","message":{"id":"m","model":"x","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"\/home\/dev\/proj\/a.go"}}]}}`
 	out, _, err := Import(ClaudeCode, []byte(in), Options{})
 	if err != nil {
 		t.Fatal(err)
