@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 )
@@ -281,9 +282,10 @@ func (s *Store) PutReader(r io.Reader) (d digest.Digest, size int64, created boo
 // onlyReader hides any WriterTo of r so that CopyBuffer uses our buffer.
 type onlyReader struct{ io.Reader }
 
-// exists reports whether object d is already stored. An existing file of
-// another size holds other bytes under d's name: that is reported, never
-// overwritten.
+// exists reports whether object d is already stored, reading it back to
+// make sure: a pack must never come to reference bytes that are not what
+// its digest says. An existing file holding other bytes under d's name is
+// reported, never overwritten.
 func (s *Store) exists(d digest.Digest, size int64) (bool, error) {
 	fi, err := os.Lstat(s.ObjectPath(d))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -295,7 +297,35 @@ func (s *Store) exists(d digest.Digest, size int64) (bool, error) {
 	if !fi.Mode().IsRegular() || fi.Size() != size {
 		return true, fmt.Errorf("object %s exists with other bytes (%d bytes, want %d): %w; run ctx-verify --store", d, fi.Size(), size, ErrImmutable)
 	}
+	if got, _, err := digest.OfReader(fileReader(s.ObjectPath(d))); err != nil {
+		return true, fmt.Errorf("checking object %s: %w", d, err)
+	} else if got != d {
+		return true, fmt.Errorf("object %s exists with other bytes of the same size: %w; run ctx-verify --store", d, ErrImmutable)
+	}
 	return true, nil
+}
+
+// fileReader opens name lazily and closes it at EOF or error.
+func fileReader(name string) io.Reader { return &lazyFile{name: name} }
+
+type lazyFile struct {
+	name string
+	f    *os.File
+}
+
+func (l *lazyFile) Read(p []byte) (int, error) {
+	if l.f == nil {
+		f, err := os.Open(l.name)
+		if err != nil {
+			return 0, err
+		}
+		l.f = f
+	}
+	n, err := l.f.Read(p)
+	if err != nil {
+		l.f.Close()
+	}
+	return n, err
 }
 
 // tempObject is an object being written: invisible until linked.
@@ -459,6 +489,17 @@ func (s *Store) Sync() error {
 	if len(pending) == 0 {
 		return nil
 	}
+	if err := s.sync1(pending); err != nil {
+		// Keep them pending: a later Sync must not report them durable.
+		s.mu.Lock()
+		s.pending = append(pending, s.pending...)
+		s.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+func (s *Store) sync1(pending []string) error {
 	switch s.sync {
 	case SyncFS:
 		if err := syncFS(s.root); err == nil {
@@ -502,7 +543,7 @@ func syncDir(dir string) error {
 	}
 	defer f.Close()
 	// Some file systems cannot sync directories; the data is safe there.
-	if err := f.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) && !strings.Contains(err.Error(), "invalid argument") {
+	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
 		return fmt.Errorf("syncing %s: %w", dir, err)
 	}
 	return nil

@@ -127,9 +127,13 @@ func TestCorruptAndImmutable(t *testing.T) {
 		t.Fatalf("reading tampered = %v, want ErrCorrupt", err)
 	}
 	r.Close()
-	// Same size: the cheap check cannot tell; Put trusts the name (dedup).
-	if _, created, err := s.Put([]byte("original")); err != nil || created {
-		t.Fatalf("Put over same-size tamper = %v, %v", created, err)
+	// Same size, other bytes: reusing the object would make a new pack
+	// reference the tampered bytes, so Put refuses.
+	if _, _, err := s.Put([]byte("original")); !errors.Is(err, ErrImmutable) {
+		t.Fatalf("Put over same-size tamper = %v, want ErrImmutable", err)
+	}
+	if _, _, _, err := s.PutReader(strings.NewReader("original")); !errors.Is(err, ErrImmutable) {
+		t.Fatalf("PutReader over same-size tamper = %v, want ErrImmutable", err)
 	}
 	os.WriteFile(path, []byte("other bytes, other size"), 0o444)
 	_, _, err := s.Put([]byte("original"))

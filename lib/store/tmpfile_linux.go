@@ -2,7 +2,9 @@ package store
 
 import (
 	"io/fs"
+	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -22,7 +24,16 @@ var noUnnamed atomic.Bool
 // one, and vanishes if the process dies first.
 type unnamedTemp struct{ fd int }
 
+// procOnce checks once that /proc/self/fd exists, through which linkat
+// names an unnamed file.
+var procOnce sync.Once
+
 func newUnnamed(dir string) (tempObject, bool) {
+	procOnce.Do(func() {
+		if _, err := os.Stat("/proc/self/fd"); err != nil {
+			noUnnamed.Store(true)
+		}
+	})
 	if noUnnamed.Load() {
 		return nil, false
 	}
@@ -59,9 +70,6 @@ func (t *unnamedTemp) link(name string) error {
 		return nil
 	case syscall.EEXIST:
 		return fs.ErrExist
-	case syscall.ENOENT:
-		// No /proc: fall back to named files from now on.
-		noUnnamed.Store(true)
 	}
 	return &fs.PathError{Op: "link", Path: name, Err: err}
 }
