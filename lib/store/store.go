@@ -241,7 +241,7 @@ func (r *Reader) Close() error { return r.f.Close() }
 // already existed (deduplication).
 func (s *Store) Put(b []byte) (d digest.Digest, created bool, err error) {
 	d = digest.Of(b)
-	if ok, err := s.exists(d, int64(len(b))); err != nil || ok {
+	if ok, err := s.existsAs(d, b); err != nil || ok {
 		return d, false, err
 	}
 	tmp, err := s.newTemp()
@@ -301,6 +301,36 @@ func (s *Store) exists(d digest.Digest, size int64) (bool, error) {
 		return true, fmt.Errorf("checking object %s: %w", d, err)
 	} else if got != d {
 		return true, fmt.Errorf("object %s exists with other bytes of the same size: %w; run ctx-verify --store", d, ErrImmutable)
+	}
+	return true, nil
+}
+
+// existsAs is exists for content held in memory: comparing the stored
+// bytes with b costs less than hashing them again.
+func (s *Store) existsAs(d digest.Digest, b []byte) (bool, error) {
+	name := s.ObjectPath(d)
+	fi, err := os.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(b)) {
+		return s.exists(d, int64(len(b)))
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return true, fmt.Errorf("checking object %s: %w", d, err)
+	}
+	defer f.Close()
+	buf := make([]byte, min(len(b), 1<<20))
+	for rest := b; len(rest) > 0; {
+		n, err := io.ReadFull(f, buf[:min(len(buf), len(rest))])
+		if err != nil {
+			return true, fmt.Errorf("checking object %s: %w", d, err)
+		}
+		if !bytes.Equal(buf[:n], rest[:n]) {
+			return true, fmt.Errorf("object %s exists with other bytes of the same size: %w; run ctx-verify --store", d, ErrImmutable)
+		}
+		rest = rest[n:]
 	}
 	return true, nil
 }
