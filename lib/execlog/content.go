@@ -27,7 +27,8 @@ const (
 type Content struct {
 	kind contentKind
 	raw  []byte // quoted JSON string token (inline, base64Text)
-	file string // absolute or log-relative path (file)
+	dir  string // the log's directory (file)
+	file string // a local path under dir (file)
 	ref  digest.Digest
 	at   canon.Path // where the log gives it, for messages
 }
@@ -68,17 +69,20 @@ func (o *object) content(keys keySet, required bool) *Content {
 				o.p.errorf(v, at, "empty path")
 				continue
 			}
-			if !filepath.IsAbs(name) {
-				name = filepath.Join(o.p.opts.Dir, name)
+			// A log names files beside it, never elsewhere: a log someone
+			// sent you must not pull ~/.ssh into a pack you then share.
+			if !filepath.IsLocal(name) {
+				o.p.errorf(v, at, "%q must be a path inside the log's directory (not absolute, no \"..\")", name)
+				continue
 			}
-			fi, err := os.Stat(name)
+			fi, err := statInRoot(o.p.opts.Dir, name)
 			switch {
 			case err != nil:
 				o.p.errorf(v, at, "cannot read %s: %v", name, unwrapPathErr(err))
 			case !fi.Mode().IsRegular():
 				o.p.errorf(v, at, "%s is not a regular file", name)
 			}
-			c.file = name
+			c.dir, c.file = o.p.opts.Dir, name
 		case ref:
 			d, err := digest.Parse(decodeString(v.raw))
 			if err != nil {
@@ -97,6 +101,23 @@ func (o *object) content(keys keySet, required bool) *Content {
 	return c
 }
 
+// statInRoot stats name inside dir without following anything out of it.
+func statInRoot(dir, name string) (os.FileInfo, error) {
+	root, err := os.OpenRoot(dirOrDot(dir))
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.Stat(name)
+}
+
+func dirOrDot(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
+}
+
 func unwrapPathErr(err error) error {
 	if pe, ok := err.(*os.PathError); ok {
 		return pe.Err
@@ -112,7 +133,7 @@ func (c *Content) Size(s *store.Store) (int64, error) {
 			return int64(len(b)), nil
 		}
 	case file:
-		fi, err := os.Stat(c.file)
+		fi, err := statInRoot(c.dir, c.file)
 		if err != nil {
 			return 0, err
 		}
@@ -139,7 +160,7 @@ func (c *Content) open(s *store.Store) (io.ReadCloser, error) {
 	case base64Text:
 		return io.NopCloser(base64.NewDecoder(base64.StdEncoding, newStringReader(c.raw))), nil
 	case file:
-		f, err := os.Open(c.file)
+		f, err := os.OpenInRoot(dirOrDot(c.dir), c.file)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.at, err)
 		}
