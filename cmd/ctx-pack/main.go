@@ -57,9 +57,6 @@ func (c *packCmd) Run(env *cli.Env) error {
 		if err := store.CheckTagName(c.Tag); err != nil {
 			return cli.WithCode(cli.ExitUsage, err)
 		}
-		if old, err := s.Ref(c.Tag); err == nil && !c.Force {
-			return cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s", c.Tag, old), "use --force to move it")
-		}
 	}
 	names := c.Logs
 	if len(names) == 0 {
@@ -90,6 +87,9 @@ func (c *packCmd) Run(env *cli.Env) error {
 	if bad {
 		return cli.Exit(cli.ExitFinding)
 	}
+	if err := c.checkTag(s, srcs); err != nil {
+		return err
+	}
 	if c.Sidecars != "" {
 		// Before any pack is written: no name or symlink may lead out of DIR.
 		for _, src := range srcs {
@@ -115,6 +115,27 @@ func (c *packCmd) Run(env *cli.Env) error {
 		if err := c.pack(env, s, src); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkTag refuses, before anything is written, to move an existing tag
+// to another pack without --force. Packing the same log again under the
+// same tag is fine, so the new pack's hash is computed first.
+func (c *packCmd) checkTag(s *store.Store, srcs []source) error {
+	if c.Tag == "" || c.Force || len(srcs) != 1 {
+		return nil
+	}
+	old, err := s.Ref(c.Tag)
+	if err != nil {
+		return nil // no such tag yet
+	}
+	d, err := srcs[0].log.Hash(s)
+	if err != nil {
+		return err
+	}
+	if d != old {
+		return cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s", c.Tag, old), "use --force to move it")
 	}
 	return nil
 }

@@ -234,3 +234,29 @@ func TestLargeEscapedString(t *testing.T) {
 		t.Fatalf("big input stored as %s (%d bytes)", m.Inputs[0].ContentRef, m.Inputs[0].Size)
 	}
 }
+
+func TestHash(t *testing.T) {
+	s := newStore(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f"), []byte("file"), 0o644)
+	ref, _, _ := s.Put([]byte("stored"))
+	log := `{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},"system_prompt":"s\nx",
+		"inputs":[{"name":"a","path":"f"},{"name":"b","content_ref":"` + ref.String() + `"},{"name":"c","content_base64":"AP8="}],
+		"steps":[{"type":"llm_call","output":"o"}]}`
+	l, err := Parse([]byte(log), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.Objects("")
+	d, err := l.Hash(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := s.Objects(""); len(after) != len(before) {
+		t.Fatalf("Hash wrote %d objects", len(after)-len(before))
+	}
+	m, _, err := l.Pack(s)
+	if err != nil || m.Hash != d {
+		t.Fatalf("Pack = %s, %v; Hash said %s", m.Hash, err, d)
+	}
+}

@@ -1,6 +1,8 @@
 package execlog
 
 import (
+	"fmt"
+	"io"
 	"runtime"
 	"sync"
 	"time"
@@ -21,7 +23,16 @@ type Stats struct {
 // objects are written first (by as many workers as there are CPUs), then
 // manifest.Commit makes them durable and writes the manifest and the packs/
 // entry. The returned manifest has its Hash set.
-func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
+// job is one content to store and where its digest and size go.
+type job struct {
+	c    *Content
+	d    *digest.Digest
+	size *int64
+}
+
+// plan returns the log's manifest with every content reference still
+// zero, and the jobs that fill them in.
+func (l *Log) plan() (*manifest.Manifest, []job) {
 	m := &manifest.Manifest{
 		Version:     manifest.Version,
 		Created:     l.Created,
@@ -33,11 +44,6 @@ func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 		Outputs:     make([]manifest.Output, len(l.Outputs)),
 		Environment: l.Environment,
 		Metadata:    l.Metadata,
-	}
-	type job struct {
-		c    *Content
-		d    *digest.Digest
-		size *int64
 	}
 	var jobs []job
 	if l.SystemPrompt != nil {
@@ -65,6 +71,44 @@ func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 		jobs = append(jobs, job{c: &l.Outputs[i].Content, d: &m.Outputs[i].ContentRef, size: &m.Outputs[i].Size})
 	}
 
+	return m, jobs
+}
+
+// Hash returns the hash the log's pack will have, reading and hashing its
+// content but writing nothing.
+func (l *Log) Hash(s *store.Store) (digest.Digest, error) {
+	m, jobs := l.plan()
+	for _, j := range jobs {
+		var d digest.Digest
+		var size int64
+		var err error
+		if j.c.kind == ref {
+			d = j.c.ref
+			size, err = s.Size(d)
+		} else {
+			var r io.ReadCloser
+			if r, err = j.c.open(s); err == nil {
+				d, size, err = digest.OfReader(r)
+				r.Close()
+			}
+		}
+		if err != nil {
+			return digest.Digest{}, fmt.Errorf("%s: %w", j.c.at, err)
+		}
+		*j.d = d
+		if j.size != nil {
+			*j.size = size
+		}
+	}
+	b, err := manifest.Encode(m)
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	return digest.Of(b), nil
+}
+
+func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
+	m, jobs := l.plan()
 	created := make([]bool, len(jobs))
 	errs := make([]error, len(jobs))
 	next := make(chan int)
