@@ -29,7 +29,7 @@ import (
 
 type logCmd struct {
 	cli.Globals
-	MaxCount int      `name:"max-count" short:"n" help:"List at most N packs (default: all)." placeholder:"N"`
+	MaxCount int      `name:"max-count" short:"n" default:"-1" help:"List at most N packs (default: all; -n 0 lists none, as git log does)." placeholder:"N"`
 	Lineage  string   `help:"List REF, its parent, its parent's parent, … to the root, in that order, instead of the whole store." placeholder:"REF"`
 	Model    string   `help:"Only packs whose model identifier is ID." placeholder:"ID"`
 	Since    string   `help:"Only packs created at or after TIME: RFC 3339, a date (2026-02-10, UTC) or an age (36h, 7d, 2w)." placeholder:"TIME"`
@@ -67,6 +67,9 @@ func (c *logCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if c.MaxCount == 0 {
+		return nil
+	}
 	if c.Tags {
 		return c.listTags(env, s)
 	}
@@ -93,13 +96,13 @@ func (c *logCmd) Run(env *cli.Env) error {
 // options checks the flags and turns them into listing options.
 func (c *logCmd) options() (packlog.Options, error) {
 	var opt packlog.Options
-	if c.MaxCount < 0 {
-		return opt, cli.Errorf(cli.ExitUsage, "-n %d: want a count of at least 1 (or 0, the default, for all)", c.MaxCount)
+	if c.MaxCount < -1 {
+		return opt, cli.Errorf(cli.ExitUsage, "-n %d: want a count of at least 0", c.MaxCount)
 	}
-	if c.Tags && (c.Lineage != "" || c.MaxCount != 0 || c.Model != "" || c.Since != "" || c.Until != "" || len(c.Where) > 0) {
+	if c.Tags && (c.Lineage != "" || c.MaxCount != -1 || c.Model != "" || c.Since != "" || c.Until != "" || len(c.Where) > 0) {
 		return opt, cli.Errorf(cli.ExitUsage, "--tags lists tags; it takes no other listing flag")
 	}
-	opt.Limit = c.MaxCount
+	opt.Limit = max(c.MaxCount, 0) // 0 means all; -n 0 never gets here
 	opt.Model = c.Model
 	opt.CacheDir = cacheDir()
 	now := time.Now()

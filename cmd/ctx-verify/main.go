@@ -37,7 +37,7 @@ type globals struct {
 // --store-dir, else $CTX_STORE. The variable is read here rather than by
 // kong so that --store can tell it from an explicit --store-dir.
 func (g *globals) Flags() *cli.Globals {
-	g.g = cli.Globals{Store: g.StoreDir, Human: g.Human}
+	g.g = cli.Globals{Store: g.StoreDir, Human: g.Human, StoreFlag: "--store-dir"}
 	if g.g.Store == "" {
 		g.g.Store = os.Getenv("CTX_STORE")
 	}

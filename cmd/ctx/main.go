@@ -46,6 +46,9 @@ func (c *frontCmd) Description() string {
 
 func (c *frontCmd) Run(env *cli.Env) error {
 	verb, args := c.Verb, append(c.Args, c.rest...)
+	if c.Human {
+		args = append([]string{"--human"}, args...) // ctx --human log
+	}
 	if verb == "help" {
 		if len(args) == 0 {
 			return cli.Errorf(cli.ExitUsage, "help: name a command, e.g. ctx help pack")

@@ -53,6 +53,10 @@ type Globals struct {
 	Store   string           `help:"Store directory: a .ctx directory or a directory holding one (default: $CTX_STORE, else the nearest .ctx/ above the working directory)." placeholder:"DIR" env:"CTX_STORE"`
 	Human   bool             `help:"Print a readable text rendering instead of JSON."`
 	Version kong.VersionFlag `help:"Print version, commit and Go version, then exit."`
+
+	// StoreFlag is how hints name the store-location flag, when a grammar
+	// calls it something other than --store.
+	StoreFlag string `kong:"-"`
 }
 
 // Flags returns g; embedding Globals gives a grammar this method.
@@ -169,7 +173,6 @@ func WithHint(err error, hint string) error {
 func ExitCode(err error) int {
 	var coder interface{ ExitCode() int }
 	var parseErr *kong.ParseError
-	var amb *ref.AmbiguousError
 	switch {
 	case err == nil:
 		return ExitOK
@@ -180,21 +183,23 @@ func ExitCode(err error) int {
 		return coder.ExitCode()
 	case errors.Is(err, ref.ErrInvalid):
 		return ExitUsage
-	case errors.As(err, &amb):
-		return ExitError
 	}
 	return ExitError
 }
 
-func hintFor(err error) string {
-	var e *Error
-	if errors.As(err, &e) && e.Hint != "" {
-		return e.Hint
+func (e *Env) hintFor(err error) string {
+	var ce *Error
+	if errors.As(err, &ce) && ce.Hint != "" {
+		return ce.Hint
 	}
 	var parseErr *kong.ParseError
 	switch {
 	case errors.Is(err, store.ErrNoStore):
-		return "run ctx-init to create a store here, or name one with --store DIR or CTX_STORE"
+		flag := "--store"
+		if e.G != nil && e.G.StoreFlag != "" {
+			flag = e.G.StoreFlag
+		}
+		return "run ctx-init to create a store here, or name one with " + flag + " DIR or CTX_STORE"
 	case errors.As(err, &parseErr):
 		return "see --help"
 	case errors.Is(err, store.ErrCorrupt):
@@ -209,7 +214,7 @@ func (e *Env) printErr(err error) {
 		return
 	}
 	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, err)
-	if h := hintFor(err); h != "" {
+	if h := e.hintFor(err); h != "" {
 		fmt.Fprintf(e.Stderr, "%s: hint: %s\n", e.Name, h)
 	}
 }
