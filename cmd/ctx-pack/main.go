@@ -62,6 +62,9 @@ func (c *packCmd) Run(env *cli.Env) error {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
+	if n := slices.Index(names, "-"); n >= 0 && slices.Contains(names[n+1:], "-") {
+		return cli.Errorf(cli.ExitUsage, "stdin (-) can be read only once")
+	}
 	if len(names) > 1 && c.Tag != "" {
 		return cli.Errorf(cli.ExitUsage, "--tag names one pack; give one log")
 	}
@@ -183,6 +186,17 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 	}
 	if format != "auto" && !slices.Contains(importer.Formats(), format) {
 		return cli.Errorf(cli.ExitUsage, "--from %s: unknown format; use ctx, auto, %s", format, strings.Join(importer.Formats(), ", "))
+	}
+	if format != "auto" {
+		// Importers read leniently; a document of another format would
+		// become an empty pack rather than an error.
+		seen := "ctx"
+		if !isExecLog(src.data) {
+			seen, _ = importer.Detect(src.name, src.data)
+		}
+		if seen != "" && seen != format {
+			return cli.WithHint(cli.Errorf(cli.ExitFinding, "%s: this is a %s log, not %s", src.name, seen, format), "use --from "+seen+" or --from auto")
+		}
 	}
 	if format == "auto" {
 		if isExecLog(src.data) {
