@@ -46,8 +46,9 @@ func OpenLive(dir string) (*Workspace, error) {
 
 // Materialise creates a temporary workspace in tmp (os.TempDir() if empty)
 // holding every input under its name. An input that cannot be written (its
-// object is missing or corrupt, or its name is unusable) is left out and
-// reported as missing_input drift.
+// object is missing, or its name is unusable) is left out and reported as
+// missing_input drift. A corrupt object is an error: the store is damaged,
+// which says nothing about the run (exit 2, not a replay verdict).
 func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace, []Drift, error) {
 	dir, err := os.MkdirTemp(tmp, "ctx-replay-")
 	if err != nil {
@@ -60,7 +61,11 @@ func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace
 	}
 	var drift []Drift
 	for _, in := range inputs {
-		if err := ws.write(s, in); err != nil {
+		if err := ws.write(s, in); errors.Is(err, store.ErrCorrupt) {
+			ws.Root.Close()
+			os.RemoveAll(dir)
+			return nil, nil, fmt.Errorf("materialising input %s: %w", in.Name, err)
+		} else if err != nil {
 			drift = append(drift, Drift{Type: DriftMissingInput, Name: in.Name, Expected: in.ContentRef.String(), Reason: err.Error()})
 		}
 	}
