@@ -127,18 +127,16 @@ func TestConcurrentPack(t *testing.T) {
 func TestKilledPack(t *testing.T) {
 	dir, s := initStore(t)
 	first := filepath.Join(dir, "first.json")
-	os.WriteFile(first, []byte(`{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},"steps":[]}`), 0o644)
+	writeFile(t, first, []byte(`{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},"steps":[]}`), 0o644)
 	if out, err := exec.Command(e2e.Bin("ctx-pack"), "--store", s.Root(), first).CombinedOutput(); err != nil {
 		t.Fatalf("first pack: %v\n%s", err, out)
 	}
 	before, _ := s.Ref(store.Latest)
 
 	big := filepath.Join(dir, "big.bin")
-	f, _ := os.Create(big)
-	f.Truncate(512 << 20) // sparse: cheap to create, real to hash and copy
-	f.Close()
+	sparse(t, big, 512<<20) // cheap to create, real to hash and copy
 	log := filepath.Join(dir, "big.json")
-	os.WriteFile(log, []byte(`{"created":"2026-01-02T00:00:00Z","model":{"identifier":"m"},"inputs":[{"name":"big.bin","path":"big.bin"}],"steps":[]}`), 0o644)
+	writeFile(t, log, []byte(`{"created":"2026-01-02T00:00:00Z","model":{"identifier":"m"},"inputs":[{"name":"big.bin","path":"big.bin"}],"steps":[]}`), 0o644)
 
 	cmd := exec.Command(e2e.Bin("ctx-pack"), "--store", s.Root(), log)
 	if err := cmd.Start(); err != nil {
@@ -201,6 +199,28 @@ func procField(name, key string) int64 {
 	return 0
 }
 
+// sparse creates a file of size zero bytes without writing them.
+func sparse(t *testing.T, name string, size int64) {
+	t.Helper()
+	f, err := os.Create(name)
+	if err == nil {
+		err = f.Truncate(size)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, name string, data []byte, perm os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(name, data, perm); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // zeros returns the digest of n zero bytes without holding them: a child's
 // peak RSS on Linux includes its parent's at fork time, so the test itself
 // must stay small.
@@ -227,11 +247,9 @@ func TestLargePathBoundedMemory(t *testing.T) {
 	}
 	dir, s := initStore(t)
 	big := filepath.Join(dir, "big.bin")
-	f, _ := os.Create(big)
-	f.Truncate(1 << 30)
-	f.Close()
+	sparse(t, big, 1<<30)
 	log := filepath.Join(dir, "big.json")
-	os.WriteFile(log, []byte(`{"created":"2026-01-02T00:00:00Z","model":{"identifier":"m"},"inputs":[{"name":"big.bin","path":"big.bin"}],"steps":[]}`), 0o644)
+	writeFile(t, log, []byte(`{"created":"2026-01-02T00:00:00Z","model":{"identifier":"m"},"inputs":[{"name":"big.bin","path":"big.bin"}],"steps":[]}`), 0o644)
 	bin := e2e.Bin("ctx-pack")
 	if e2e.Race {
 		// Measure the binary users run, not one carrying race shadow memory.

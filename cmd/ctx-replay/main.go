@@ -136,7 +136,7 @@ func (c *replayCmd) Run(env *cli.Env) error {
 	if c.Keep {
 		env.Infof("workspace kept in %s", rep.Workspace)
 	}
-	if c.Human {
+	if env.Human() {
 		err = env.Text(rep.Text())
 	} else {
 		err = env.Result(rep)

@@ -23,26 +23,6 @@ const (
 	RuleTemp     = "ST9"
 )
 
-// Rule describes one rule id.
-type Rule struct {
-	ID      string
-	Warning bool // a warning never makes the store invalid
-	Summary string
-}
-
-// Rules lists every rule, in id order.
-var Rules = []Rule{
-	{RuleObject, false, "an object's bytes do not hash to its name, or it cannot be read"},
-	{RuleLayout, false, "a file or directory that is not part of the store layout"},
-	{RuleFileType, false, "a symlink, device or pipe, or a file where a directory belongs"},
-	{RuleEntry, false, "a packs/ entry that does not parse, is not canonical, disagrees with its manifest, or is missing"},
-	{RuleManifest, false, "a pack's manifest object is missing, corrupt, or does not parse"},
-	{RuleDangling, false, "a manifest references an object that is not in the store"},
-	{RuleRef, false, "a ref is malformed or points at no finalized pack"},
-	{RuleParent, true, "a pack's parent is not a finalized pack in this store"},
-	{RuleTemp, true, "a leftover temporary or lock file"},
-}
-
 // Violation is one problem found.
 type Violation struct {
 	RuleID  string `json:"rule_id"`

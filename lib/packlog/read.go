@@ -46,21 +46,6 @@ func read(s *store.Store, cacheDir string) (entries []Entry, problems []error, e
 	return res.entries, res.problems, nil
 }
 
-// ReadPacks is Read for the packs ds only.
-func ReadPacks(s *store.Store, ds []digest.Digest) (entries []Entry, problems []error, err error) {
-	r, err := newEntryReader(s)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer r.close()
-	names := make([]name, len(ds))
-	for i, d := range ds {
-		names[i] = name{d: d}
-	}
-	res := r.readAll(names, nil)
-	return res.entries, res.problems, nil
-}
-
 // readResult is what readAll found. raw and inos run parallel to entries:
 // an entry's canonical bytes (nil when it was not canonical, so not
 // cacheable) and its inode number.

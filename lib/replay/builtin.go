@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"regexp"
@@ -67,9 +66,6 @@ var Aliases = map[string]string{
 var aliasDefaults = map[string]map[string]jsontext.Value{
 	"Grep": {"output_mode": jsontext.Value(`"files_with_matches"`)},
 }
-
-// Builtins returns the names of the built-in executors, sorted.
-func Builtins() []string { return slices.Sorted(maps.Keys(builtins)) }
 
 // Lookup returns the executor for a tool name: the user's (tools) first,
 // then a built-in, then a built-in through Aliases; nil if none.
