@@ -171,21 +171,23 @@ func (m *Manifest) Refs() []digest.Digest {
 	return out
 }
 
-// ErrNotPack reports a digest that names no finalized pack in the store.
+// ErrNotPack reports a digest that names no pack in the store.
 var ErrNotPack = errors.New("not a pack")
 
-// Load reads the finalized pack d from s: its packs/ entry must exist, and
-// the manifest object must hash to d and parse. Hash is set to d.
+// Load reads the pack d from s: the manifest object must hash to d and
+// parse. A pack is normally finalized (its packs/ entry exists); a manifest
+// object without an entry, as when only the objects a pack references were
+// copied to another store, counts as a pack only if every object it
+// references is present. Anything else is ErrNotPack. Hash is set to d.
 func Load(s *store.Store, d digest.Digest) (*Manifest, error) {
-	ok, err := s.HasPack(d)
+	finalized, err := s.HasPack(d)
 	if err != nil {
 		return nil, fmt.Errorf("reading pack %s: %w", d, err)
 	}
-	if !ok {
-		if has, _ := s.Has(d); has {
-			return nil, fmt.Errorf("%s is an object but %w (no finalized pack has this hash): %w", d, ErrNotPack, store.ErrNotFound)
+	if !finalized {
+		if has, _ := s.Has(d); !has {
+			return nil, fmt.Errorf("pack %s: %w", d, store.ErrNotFound)
 		}
-		return nil, fmt.Errorf("pack %s: %w", d, store.ErrNotFound)
 	}
 	b, err := s.Get(d)
 	if err != nil {
@@ -193,7 +195,17 @@ func Load(s *store.Store, d digest.Digest) (*Manifest, error) {
 	}
 	m, err := Parse(b)
 	if err != nil {
+		if !finalized {
+			return nil, fmt.Errorf("%s is an object but %w (no finalized pack has this hash): %w", d, ErrNotPack, store.ErrNotFound)
+		}
 		return nil, &store.CorruptError{What: "pack " + d.String(), Err: err}
+	}
+	if !finalized {
+		for _, r := range m.Refs() {
+			if ok, _ := s.Has(r); !ok {
+				return nil, fmt.Errorf("%s is a manifest but %w here: it is not finalized and object %s is missing: %w", d, ErrNotPack, r, store.ErrNotFound)
+			}
+		}
 	}
 	m.Hash = d
 	return m, nil

@@ -128,3 +128,29 @@ func TestCommitMissingObject(t *testing.T) {
 		t.Fatalf("a pack was finalized: %v", packs)
 	}
 }
+
+// TestLoadWithoutEntry loads a pack whose objects alone were copied into
+// another store: complete, it is a pack; with an object missing, it is not.
+func TestLoadWithoutEntry(t *testing.T) {
+	src := newStore(t)
+	m := sample(t, src)
+	d, _, err := Commit(src, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := newStore(t)
+	for _, r := range append(m.Refs(), d) {
+		b, _ := src.Get(r)
+		dst.Put(b)
+	}
+	got, err := Load(dst, d)
+	if err != nil || got.Hash != d || got.Model.Identifier != "gpt-4o" {
+		t.Fatalf("Load of a copied pack = %+v, %v", got, err)
+	}
+	partial := newStore(t)
+	b, _ := src.Get(d)
+	partial.Put(b)
+	if _, err := Load(partial, d); !errors.Is(err, ErrNotPack) || !strings.Contains(err.Error(), "is missing") {
+		t.Fatalf("Load with objects missing = %v, want ErrNotPack", err)
+	}
+}

@@ -61,16 +61,33 @@ func Resolve(s *store.Store, r string) (digest.Digest, error) {
 		return d, err
 	}
 	for range up {
-		sum, err := manifest.LoadSummary(s, d)
+		parent, err := parentOf(s, d)
 		if err != nil {
 			return d, fmt.Errorf("resolving %s: %w", r, err)
 		}
-		if sum.Parent.IsZero() {
+		if parent.IsZero() {
 			return d, fmt.Errorf("resolving %s: pack %s has no parent: %w", r, d, store.ErrNotFound)
 		}
-		d = sum.Parent
+		d = parent
 	}
 	return d, nil
+}
+
+// parentOf returns the parent of pack d: from its packs/ entry, or from
+// its manifest when the pack has no entry here (only its objects copied).
+func parentOf(s *store.Store, d digest.Digest) (digest.Digest, error) {
+	sum, err := manifest.LoadSummary(s, d)
+	if err == nil {
+		return sum.Parent, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return digest.Digest{}, err
+	}
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	return m.Parent, nil
 }
 
 // ResolveObject returns the object named by r: a full hash, a unique prefix
