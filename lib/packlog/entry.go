@@ -22,6 +22,10 @@ type Entry struct {
 
 	sec  int64 // created, as a time, for ordering
 	nsec int32
+	// gen counts the ancestors with the same created time that are in the
+	// listing: a fork packed unchanged keeps its parent's time, and must
+	// still be listed before it.
+	gen int32
 }
 
 // Time returns the pack's created time.

@@ -3,11 +3,14 @@ package packlog
 import (
 	"bytes"
 	"container/heap"
+	"github.com/ctx-tools/ctx/lib/digest"
 	"slices"
 )
 
-// Compare orders entries as ctx-log lists them: newest created first, then
-// by hash ascending, so equal times still give one deterministic order.
+// Compare orders entries as ctx-log lists them: newest created first;
+// among equal times, descendants before their ancestors (as git log lists
+// a commit before its parent), then by hash ascending, so equal times still
+// give one deterministic order. The descendant rule needs SetGenerations.
 func Compare(a, b *Entry) int {
 	switch {
 	case a.sec != b.sec:
@@ -20,12 +23,41 @@ func Compare(a, b *Entry) int {
 			return -1
 		}
 		return 1
+	case a.gen != b.gen:
+		if a.gen > b.gen {
+			return -1
+		}
+		return 1
 	}
 	return bytes.Compare(a.Hash[:], b.Hash[:])
 }
 
+// SetGenerations records, for each entry, how many of its ancestors in es
+// share its created time, so that Compare lists descendants first.
+func SetGenerations(es []Entry) {
+	byHash := make(map[digest.Digest]int, len(es))
+	for i := range es {
+		byHash[es[i].Hash] = i
+	}
+	for i := range es {
+		n := int32(0)
+		// Bounded by len(es): content hashes cannot form a cycle, but a
+		// corrupt store must not hang the listing.
+		for e := &es[i]; !e.Parent.IsZero() && int(n) < len(es); {
+			j, ok := byHash[e.Parent]
+			if !ok || es[j].sec != e.sec || es[j].nsec != e.nsec {
+				break
+			}
+			n++
+			e = &es[j]
+		}
+		es[i].gen = n
+	}
+}
+
 // Sort sorts entries newest first (Compare).
 func Sort(es []Entry) {
+	SetGenerations(es)
 	slices.SortFunc(es, func(a, b Entry) int { return Compare(&a, &b) })
 }
 

@@ -101,3 +101,31 @@ func TestTop(t *testing.T) {
 		})
 	}
 }
+
+// TestDescendantsFirst lists a fork that kept its parent's created time
+// before the parent, and a grandchild before both, whatever their hashes.
+func TestDescendantsFirst(t *testing.T) {
+	at := "2026-01-01T00:00:00Z"
+	mk := func(seed string, parent digest.Digest) Entry {
+		e, err := NewEntry(manifest.Summary{Hash: digest.Of([]byte(seed)), Created: at, Model: "m", Parent: parent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	root := mk("root", digest.Digest{})
+	child := mk("child", root.Hash)
+	grand := mk("grand", child.Hash)
+	other := mk("other", digest.Of([]byte("elsewhere")))
+	for _, perm := range [][]Entry{{root, child, grand, other}, {other, grand, root, child}, {child, other, grand, root}} {
+		es := slices.Clone(perm)
+		Sort(es)
+		pos := map[digest.Digest]int{}
+		for i, e := range es {
+			pos[e.Hash] = i
+		}
+		if !(pos[grand.Hash] < pos[child.Hash] && pos[child.Hash] < pos[root.Hash]) {
+			t.Fatalf("order %v: want grandchild, child, root", es)
+		}
+	}
+}
