@@ -2,6 +2,7 @@ package packlog
 
 import (
 	"bytes"
+	"cmp"
 	"container/heap"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"slices"
@@ -33,17 +34,43 @@ func Compare(a, b *Entry) int {
 }
 
 // SetGenerations records, for each entry, how many of its ancestors in es
-// share its created time, so that Compare lists descendants first.
+// share its created time, so that Compare lists descendants first. Only
+// entries whose time is not unique are looked at: usually none.
 func SetGenerations(es []Entry) {
-	byHash := make(map[digest.Digest]int, len(es))
-	for i := range es {
-		byHash[es[i].Hash] = i
+	type instant struct {
+		sec  int64
+		nsec int32
 	}
+	times := make([]instant, len(es))
 	for i := range es {
+		times[i] = instant{es[i].sec, es[i].nsec}
+	}
+	slices.SortFunc(times, func(a, b instant) int {
+		if c := cmp.Compare(a.sec, b.sec); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.nsec, b.nsec)
+	})
+	shared := map[instant]bool{}
+	for i := 1; i < len(times); i++ {
+		if times[i] == times[i-1] {
+			shared[times[i]] = true
+		}
+	}
+	if len(shared) == 0 {
+		return
+	}
+	byHash := map[digest.Digest]int{}
+	for i := range es {
+		if shared[instant{es[i].sec, es[i].nsec}] {
+			byHash[es[i].Hash] = i
+		}
+	}
+	for _, i := range byHash {
 		n := int32(0)
-		// Bounded by len(es): content hashes cannot form a cycle, but a
-		// corrupt store must not hang the listing.
-		for e := &es[i]; !e.Parent.IsZero() && int(n) < len(es); {
+		// Bounded: content hashes cannot form a cycle, but a corrupt store
+		// must not hang the listing.
+		for e := &es[i]; !e.Parent.IsZero() && int(n) < len(byHash); {
 			j, ok := byHash[e.Parent]
 			if !ok || es[j].sec != e.sec || es[j].nsec != e.nsec {
 				break
