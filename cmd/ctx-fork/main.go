@@ -13,10 +13,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/cli"
@@ -42,7 +39,7 @@ With --no-parent the log is exactly the pack's (ctx-fork --no-parent X | ctx-pac
 
 func (c *forkCmd) Run(env *cli.Env) error {
 	if c.Draft != "" {
-		if err := checkDraftName(c.Draft); err != nil {
+		if err := store.CheckDraftName(c.Draft); err != nil {
 			return cli.WithCode(cli.ExitUsage, err)
 		}
 	} else if c.Force {
@@ -99,61 +96,15 @@ func (c *forkCmd) reference(env *cli.Env) (string, error) {
 	return "", cli.Errorf(cli.ExitUsage, "ctx-fork forks one pack; stdin held %d references", len(items))
 }
 
-// checkDraftName accepts names that are one plain file name: letters,
-// digits, '.', '_' and '-', starting with a letter or digit.
-func checkDraftName(name string) error {
-	if len(name) > 128 {
-		return fmt.Errorf("draft name %q is longer than 128 characters", name)
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')) {
-			return fmt.Errorf("invalid draft name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", name)
-		}
-	}
-	if strings.HasSuffix(name, ".json") {
-		return fmt.Errorf("invalid draft name %q: give it without .json (the draft is drafts/NAME.json)", name)
-	}
-	return nil
-}
-
-// writeDraft writes the log, indented for editing, to drafts/NAME.json:
-// through a temporary file, linked into place so that an existing draft is
-// never replaced, unless --force, which renames over it.
+// writeDraft writes the log, indented for editing, to drafts/NAME.json,
+// never replacing an existing draft unless --force.
 func (c *forkCmd) writeDraft(env *cli.Env, s *store.Store, log []byte, parent digest.Digest) error {
-	dir := s.Path("drafts")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
-	}
-	path := filepath.Join(dir, c.Draft+".json")
-	if _, err := os.Lstat(path); err == nil && !c.Force {
-		return cli.WithHint(cli.Errorf(cli.ExitError, "draft %s already exists", path), "use --force to replace it, or pick another NAME")
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-"+c.Draft+"-")
-	if err != nil {
-		return fmt.Errorf("writing draft %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(append(canon.Indent(log), '\n'))
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("writing draft %s: %w", path, err)
-	}
-	if c.Force {
-		err = os.Rename(tmp.Name(), path)
-	} else {
-		err = os.Link(tmp.Name(), path)
-	}
-	if errors.Is(err, fs.ErrExist) {
+	path, err := s.PutDraft(c.Draft, append(canon.Indent(log), '\n'), c.Force)
+	if errors.Is(err, store.ErrDraftExists) {
 		return cli.WithHint(cli.Errorf(cli.ExitError, "draft %s already exists", path), "use --force to replace it, or pick another NAME")
 	}
 	if err != nil {
-		return fmt.Errorf("writing draft %s: %w", path, err)
+		return err
 	}
 	if env.Human() {
 		msg := "draft written to " + path

@@ -29,18 +29,30 @@ func CheckTagName(name string) error {
 	if name == Latest {
 		return fmt.Errorf("tag name %q is reserved", name)
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')
-		if !ok {
-			return fmt.Errorf("invalid tag name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", name)
-		}
+	if err := checkPlainName("tag", name); err != nil {
+		return err
 	}
 	if strings.HasSuffix(name, ".lock") || strings.Contains(name, "..") {
 		return fmt.Errorf("invalid tag name %q", name)
 	}
 	if len(name) >= 4 && digest.IsHex(name) {
 		return fmt.Errorf("invalid tag name %q: it would read as a hash prefix", name)
+	}
+	return nil
+}
+
+// checkPlainName accepts one plain file name: letters, digits, '.', '_'
+// and '-', starting with a letter or digit, at most 128 bytes.
+func checkPlainName(kind, name string) error {
+	if len(name) > 128 {
+		return fmt.Errorf("%s name %q is longer than 128 characters", kind, name)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')
+		if !ok {
+			return fmt.Errorf("invalid %s name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", kind, name)
+		}
 	}
 	return nil
 }

@@ -350,3 +350,31 @@ func TestNamedTemp(t *testing.T) {
 		t.Fatalf("tmp/ holds %d files", len(ents))
 	}
 }
+
+func TestPutDraft(t *testing.T) {
+	s := newStore(t)
+	p, err := s.PutDraft("try-1", []byte("{}\n"), false)
+	if err != nil || p != filepath.Join(s.Root(), "drafts", "try-1.json") {
+		t.Fatalf("PutDraft = %s, %v", p, err)
+	}
+	if _, err := s.PutDraft("try-1", []byte("{\"x\":1}\n"), false); !errors.Is(err, ErrDraftExists) {
+		t.Fatalf("PutDraft over an existing draft = %v, want ErrDraftExists", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "{}\n" {
+		t.Fatalf("refused PutDraft changed the draft to %q", b)
+	}
+	if _, err := s.PutDraft("try-1", []byte("{\"x\":1}\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "{\"x\":1}\n" {
+		t.Fatalf("replace wrote %q", b)
+	}
+	for _, bad := range []string{"", "../x", "a/b", "x.json", ".hidden", strings.Repeat("a", 129)} {
+		if _, err := s.PutDraft(bad, nil, false); err == nil {
+			t.Errorf("PutDraft(%q) succeeded", bad)
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(s.Root(), "drafts")); len(ents) != 1 {
+		t.Fatalf("drafts/ holds %d files, want 1", len(ents))
+	}
+}

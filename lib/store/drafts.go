@@ -1,0 +1,70 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrDraftExists reports a draft that PutDraft would replace.
+var ErrDraftExists = errors.New("draft already exists")
+
+// CheckDraftName reports whether name can name a draft (drafts/NAME.json).
+func CheckDraftName(name string) error {
+	if name == "" {
+		return errors.New("empty draft name")
+	}
+	if err := checkPlainName("draft", name); err != nil {
+		return err
+	}
+	if strings.HasSuffix(name, ".json") {
+		return fmt.Errorf("invalid draft name %q: give it without .json (the draft is drafts/NAME.json)", name)
+	}
+	return nil
+}
+
+// PutDraft writes b to drafts/NAME.json and returns its path. An existing
+// draft is ErrDraftExists unless replace; either way the draft appears
+// whole, through a temporary file, or not at all.
+func (s *Store) PutDraft(name string, b []byte, replace bool) (string, error) {
+	if err := CheckDraftName(name); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(s.root, "drafts")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("creating %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, name+".json")
+	if !replace {
+		err := writeNew(path, b, 0o644, true)
+		if errors.Is(err, fs.ErrExist) {
+			return path, fmt.Errorf("%s: %w", path, ErrDraftExists)
+		}
+		return path, err
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-"+name+"-")
+	if err != nil {
+		return path, fmt.Errorf("writing draft %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return path, fmt.Errorf("writing draft %s: %w", path, err)
+	}
+	return path, syncDir(dir)
+}
