@@ -70,14 +70,14 @@ func (c *diffCmd) Run(env *cli.Env) error {
 	var line []byte // the stdin value B came from
 	switch {
 	case c.A == "-" && c.B != "":
-		if aRef, _, err = stdinRef(env, "A"); err != nil {
+		if aRef, _, err = oneRef(env, "compare as A"); err != nil {
 			return err
 		}
 	case bRef == "" || bRef == "-":
 		if c.A == "-" {
 			aRef = ""
 		}
-		if bRef, line, err = stdinRef(env, "B"); err != nil {
+		if bRef, line, err = oneRef(env, "compare as B"); err != nil {
 			return err
 		}
 	}
@@ -145,21 +145,6 @@ func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest
 	return nil
 }
 
-// stdinRef reads the one reference stdin must hold, with the value it came
-// from.
-func stdinRef(env *cli.Env, which string) (string, []byte, error) {
-	items, err := env.Refs(nil)
-	if err != nil {
-		return "", nil, err
-	}
-	switch len(items) {
-	case 0:
-		return "", nil, cli.Errorf(cli.ExitUsage, "no pack %s given (as an argument or on stdin)", which)
-	case 1:
-		return items[0].Ref, items[0].Raw, nil
-	}
-	return "", nil, cli.Errorf(cli.ExitUsage, "stdin names %d packs; give one, as %s", len(items), which)
-}
 
 // loadBoth loads A and B, side by side unless they are the same pack.
 // B's error, if any, is reported first, as when they are loaded in turn.
@@ -230,4 +215,10 @@ func packErr(which, what, r string, err error) error {
 
 func main() {
 	os.Exit(cli.Run("ctx-diff", &diffCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// oneRef reads the one reference on stdin and the line it came from.
+func oneRef(env *cli.Env, what string) (string, []byte, error) {
+	it, err := env.Ref("", what)
+	return it.Ref, it.Raw, err
 }

@@ -49,11 +49,11 @@ func (c *forkCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	r, err := c.reference(env)
+	it, err := env.Ref(c.Ref, "fork")
 	if err != nil {
 		return err
 	}
-	m, err := ref.Load(s, r)
+	m, err := ref.Load(s, it.Ref)
 	if err != nil {
 		return err
 	}
@@ -76,24 +76,6 @@ func (c *forkCmd) Run(env *cli.Env) error {
 		return env.Text(string(canon.Indent(b)))
 	}
 	return env.Result(b)
-}
-
-// reference returns the one reference to fork.
-func (c *forkCmd) reference(env *cli.Env) (string, error) {
-	if c.Ref != "" && c.Ref != "-" {
-		return c.Ref, nil
-	}
-	items, err := env.Refs(nil)
-	if err != nil {
-		return "", err
-	}
-	switch len(items) {
-	case 0:
-		return "", cli.Errorf(cli.ExitUsage, "no pack to fork: give REF or one reference on stdin")
-	case 1:
-		return items[0].Ref, nil
-	}
-	return "", cli.Errorf(cli.ExitUsage, "ctx-fork forks one pack; stdin held %d references", len(items))
 }
 
 // writeDraft writes the log, indented for editing, to drafts/NAME.json,

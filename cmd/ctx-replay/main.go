@@ -96,21 +96,11 @@ func (c *replayCmd) Run(env *cli.Env) error {
 		tools[name] = ex
 	}
 
-	var args []string
-	if c.Ref != "" {
-		args = []string{c.Ref}
-	}
-	items, err := env.Refs(args)
+	it, err := env.Ref(c.Ref, "replay")
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(items) == 0:
-		return cli.Errorf(cli.ExitUsage, "no pack reference given (as an argument or on stdin)")
-	case len(items) > 1:
-		return cli.Errorf(cli.ExitUsage, "%d pack references given; ctx-replay replays one pack", len(items))
-	}
-	m, err := ref.Load(s, items[0].Ref)
+	m, err := ref.Load(s, it.Ref)
 	if err != nil {
 		return err
 	}

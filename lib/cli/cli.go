@@ -353,6 +353,26 @@ func (e *Env) Refs(args []string) ([]ref.Item, error) {
 	return ref.ReadStream(e.Stdin)
 }
 
+// Ref returns the one pack reference a command takes: arg, or, when arg is
+// empty or "-", the one reference on stdin. what names the pack in
+// messages ("the pack to fork", "B").
+func (e *Env) Ref(arg, what string) (ref.Item, error) {
+	if arg != "" && arg != "-" {
+		return ref.Item{Ref: arg}, nil
+	}
+	items, err := e.Refs(nil)
+	if err != nil {
+		return ref.Item{}, err
+	}
+	switch len(items) {
+	case 0:
+		return ref.Item{}, Errorf(ExitUsage, "no reference to %s given (as an argument or on stdin)", what)
+	case 1:
+		return items[0], nil
+	}
+	return ref.Item{}, Errorf(ExitUsage, "stdin names %d packs; give one pack to %s", len(items), what)
+}
+
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	if !ok {
