@@ -145,7 +145,6 @@ func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest
 	return nil
 }
 
-
 // loadBoth loads A and B, side by side unless they are the same pack.
 // B's error, if any, is reported first, as when they are loaded in turn.
 func loadBoth(s *store.Store, aRef, bRef string) (ma, mb *manifest.Manifest, err error) {
