@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -147,34 +146,4 @@ func acquire(name string) (*os.File, error) {
 		time.Sleep(wait)
 		wait = min(2*wait, 50*time.Millisecond)
 	}
-}
-
-// Tags returns every tag and its target, sorted by name.
-func (s *Store) Tags() ([]Tag, error) {
-	ents, err := os.ReadDir(filepath.Join(s.root, "refs", "tags"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("listing tags: %w", err)
-	}
-	var tags []Tag
-	for _, e := range ents {
-		if !e.Type().IsRegular() || strings.HasSuffix(e.Name(), ".lock") || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		d, err := s.Ref(e.Name())
-		if err != nil {
-			return nil, err
-		}
-		tags = append(tags, Tag{Name: e.Name(), Target: d})
-	}
-	sort.Slice(tags, func(i, j int) bool { return tags[i].Name < tags[j].Name })
-	return tags, nil
-}
-
-// Tag is a named ref under refs/tags.
-type Tag struct {
-	Name   string
-	Target digest.Digest
 }

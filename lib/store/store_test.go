@@ -267,9 +267,11 @@ func TestRefs(t *testing.T) {
 	if err := s.UpdateRef("v1", set(a)); err != nil {
 		t.Fatal(err)
 	}
-	tags, err := s.Tags()
-	if err != nil || len(tags) != 1 || tags[0].Name != "v1" || tags[0].Target != a {
-		t.Fatalf("Tags = %v, %v", tags, err)
+	if d, err := s.Ref("v1"); err != nil || d != a {
+		t.Fatalf("Ref(v1) = %s, %v", d, err)
+	}
+	if raw, _ := os.ReadFile(filepath.Join(s.Root(), "refs", "tags", "v1")); string(raw) != a.String()+"\n" {
+		t.Fatalf("refs/tags/v1 = %q", raw)
 	}
 	// A held lock makes the next writer wait, then fail clearly.
 	defer func(old time.Duration) { LockTimeout = old }(LockTimeout)
