@@ -147,3 +147,9 @@ func acquire(name string) (*os.File, error) {
 		wait = min(2*wait, 50*time.Millisecond)
 	}
 }
+
+// Tag is a named ref under refs/tags.
+type Tag struct {
+	Name   string
+	Target digest.Digest
+}
