@@ -73,7 +73,7 @@ func TestCheckName(t *testing.T) {
 func TestParseProblems(t *testing.T) {
 	for _, tc := range []struct {
 		name, log string
-		want      []string // every problem, in order
+		want      []string // every problem, in input order
 	}{
 		{"not an object", `[]`, []string{"1:1: expected object, got array"}},
 		{"empty", `{}`, []string{"1:1: model: required field is missing", "1:1: steps: required field is missing"}},
@@ -82,7 +82,7 @@ func TestParseProblems(t *testing.T) {
 		{"step not object", `{"model":{"identifier":"m"},"steps":[1]}`, []string{"1:38: steps[0]: expected object, got number"}},
 		{"index", `{"model":{"identifier":"m"},"steps":[{"index":"0","type":"llm_call"}]}`, []string{"1:47: steps[0].index: expected integer, got string"}},
 		{"output twice", `{"model":{"identifier":"m"},"steps":[{"type":"llm_call","output":"a","output_ref":"x"}]}`,
-			[]string{`1:83: steps[0].output_ref: invalid digest "x": want sha256:<64 hex digits>`, "1:38: steps[0]: give only one of output, output_base64, output_path, output_ref (got output and output_ref)"}},
+			[]string{"1:38: steps[0]: give only one of output, output_base64, output_path, output_ref (got output and output_ref)", `1:83: steps[0].output_ref: invalid digest "x": want sha256:<64 hex digits>`}},
 		{"content on step", `{"model":{"identifier":"m"},"steps":[{"type":"llm_call","content":"a"}]}`,
 			[]string{`1:67: steps[0].content: unknown field (a step's output is "output")`}},
 		{"parent", `{"parent":"latest","model":{"identifier":"m"},"steps":[]}`, []string{`1:11: parent: "latest" is not a full pack hash (sha256:<64 hex>)`}},

@@ -1,9 +1,11 @@
 package execlog
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -134,6 +136,10 @@ func Parse(data []byte, opts Options) (*Log, error) {
 	p := &parser{data: data, opts: opts}
 	l := p.log(root)
 	if len(p.probs) > 0 {
+		// Report in the order of the input, as a compiler does.
+		slices.SortStableFunc(p.probs, func(a, b Problem) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+		})
 		return nil, p.probs
 	}
 	l.Warnings = p.warnings
