@@ -308,31 +308,18 @@ func (s *Store) exists(d digest.Digest, size int64) (bool, error) {
 // existsAs is exists for content held in memory: comparing the stored
 // bytes with b costs less than hashing them again.
 func (s *Store) existsAs(d digest.Digest, b []byte) (bool, error) {
-	name := s.ObjectPath(d)
-	fi, err := os.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
+	same, err := sameContent(s.ObjectPath(d), b)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return false, nil
+	case err == nil && same:
+		return true, nil
 	}
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(b)) {
-		return s.exists(d, int64(len(b)))
+	// Other bytes, or unreadable: say which, through the general check.
+	if ok, err := s.exists(d, int64(len(b))); err != nil || !ok {
+		return ok, err
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return true, fmt.Errorf("checking object %s: %w", d, err)
-	}
-	defer f.Close()
-	buf := make([]byte, min(len(b), 1<<20))
-	for rest := b; len(rest) > 0; {
-		n, err := io.ReadFull(f, buf[:min(len(buf), len(rest))])
-		if err != nil {
-			return true, fmt.Errorf("checking object %s: %w", d, err)
-		}
-		if !bytes.Equal(buf[:n], rest[:n]) {
-			return true, fmt.Errorf("object %s exists with other bytes of the same size: %w; run ctx-verify --store", d, ErrImmutable)
-		}
-		rest = rest[n:]
-	}
-	return true, nil
+	return true, fmt.Errorf("checking object %s: %w", d, err)
 }
 
 // fileReader opens name lazily and closes it at EOF or error.

@@ -1,0 +1,46 @@
+//go:build unix
+
+package store
+
+import (
+	"bytes"
+	"io/fs"
+	"syscall"
+)
+
+// sameContent reports whether the file name holds exactly b, with plain
+// system calls: os.Open's poller set-up costs more than the read when
+// re-packing checks thousands of small objects. A missing file is
+// fs.ErrNotExist.
+func sameContent(name string, b []byte) (bool, error) {
+	fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	for err == syscall.EINTR {
+		fd, err = syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	}
+	if err == syscall.ENOENT {
+		return false, fs.ErrNotExist
+	}
+	if err != nil {
+		return false, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer syscall.Close(fd)
+	// One byte more than b, to see a longer file.
+	buf := make([]byte, min(len(b)+1, 1<<20))
+	rest := b
+	for {
+		n, err := syscall.Read(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return false, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		if n == 0 {
+			return len(rest) == 0, nil
+		}
+		if n > len(rest) || !bytes.Equal(buf[:n], rest[:n]) {
+			return false, nil
+		}
+		rest = rest[n:]
+	}
+}
