@@ -20,7 +20,7 @@ type Item struct {
 
 // ReadStream reads references from r: a stream of JSON values, each a
 // string (the reference) or an object carrying "hash" (else "uri", else
-// "pack"), as
+// "pack", else "b", the compared pack of a diff report), as
 // every ctx tool prints. Input that does not start as JSON is read as
 // whitespace-separated words, so `echo latest | ctx-show` works too.
 func ReadStream(r io.Reader) ([]Item, error) {
@@ -55,14 +55,15 @@ func ReadStream(r io.Reader) ([]Item, error) {
 			items = append(items, Item{Ref: gjson.ParseBytes(raw).String(), Raw: raw})
 		case '{':
 			var res gjson.Result
-			// hash, else uri; a replay report names its pack in "pack".
-			for _, key := range []string{"hash", "uri", "pack"} {
+			// hash, else uri; a replay or verify report names its pack in
+			// "pack", a diff report the pack it compared in "b".
+			for _, key := range []string{"hash", "uri", "pack", "b"} {
 				if res = gjson.GetBytes(raw, key); res.Type == gjson.String {
 					break
 				}
 			}
 			if res.Type != gjson.String {
-				return nil, fmt.Errorf("reading references from stdin: value %d: object has no \"hash\", \"uri\" or \"pack\" string", n)
+				return nil, fmt.Errorf("reading references from stdin: value %d: object has no \"hash\", \"uri\", \"pack\" or \"b\" string", n)
 			}
 			items = append(items, Item{Ref: res.String(), Raw: raw})
 		default:
