@@ -77,52 +77,34 @@ func verifyBundle(b value) ([]subViolation, error) {
 
 	// BS4: constraints sorted.
 	if root := o.prop("root_node"); truthy(root) {
-		c, err := get(root, "constraints")
+		unsorted, err := unsortedMember(root, "constraints")
 		if err != nil {
 			return nil, err
 		}
-		if ca, ok := c.(*array); ok {
-			sorted, err := isSortedBy(ca, "")
-			if err != nil {
-				return nil, err
-			}
-			if !sorted {
-				add("BS4", "root_node.constraints not sorted lexicographically")
-			}
+		if unsorted {
+			add("BS4", "root_node.constraints not sorted lexicographically")
 		}
 	}
 	terminals, _ := o.prop("terminal_nodes").(*array)
 	if terminals != nil {
 		for i, node := range terminals.elems {
-			c, err := get(node, "constraints")
+			unsorted, err := unsortedMember(node, "constraints")
 			if err != nil {
 				return nil, err
 			}
-			if ca, ok := c.(*array); ok {
-				sorted, err := isSortedBy(ca, "")
-				if err != nil {
-					return nil, err
-				}
-				if !sorted {
-					add("BS4", "terminal_nodes["+itoa(i)+"].constraints not sorted")
-				}
+			if unsorted {
+				add("BS4", "terminal_nodes["+itoa(i)+"].constraints not sorted")
 			}
 		}
 	}
 	if outputs != nil {
 		for i, out := range outputs.elems {
-			c, err := get(out, "source_constraints")
+			unsorted, err := unsortedMember(out, "source_constraints")
 			if err != nil {
 				return nil, err
 			}
-			if ca, ok := c.(*array); ok {
-				sorted, err := isSortedBy(ca, "")
-				if err != nil {
-					return nil, err
-				}
-				if !sorted {
-					add("BS4", "outputs["+itoa(i)+"].source_constraints not sorted")
-				}
+			if unsorted {
+				add("BS4", "outputs["+itoa(i)+"].source_constraints not sorted")
 			}
 		}
 	}
@@ -194,6 +176,23 @@ func verifyBundle(b value) ([]subViolation, error) {
 
 // isSortedBy is the kernel's isSortedBy(arr, keyFn) with keyFn reading the
 // property key of each element, or the element itself when key is "".
+// unsortedMember reports whether v's member key is an array whose elements
+// are not in order; a member that is not an array is not checked. Errors
+// come where the kernel's verifier would throw: reading the member, then
+// comparing its elements.
+func unsortedMember(v value, key string) (bool, error) {
+	c, err := get(v, key)
+	if err != nil {
+		return false, err
+	}
+	a, ok := c.(*array)
+	if !ok {
+		return false, nil
+	}
+	sorted, err := isSortedBy(a, "")
+	return err == nil && !sorted, err
+}
+
 func isSortedBy(a *array, key string) (bool, error) {
 	keyOf := func(v value) (value, error) {
 		if key == "" {
