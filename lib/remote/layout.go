@@ -240,8 +240,6 @@ func tarHeader(name string, size int64) [blockSize]byte {
 	h[156] = '0'
 	copy(h[257:263], "ustar\x00")
 	copy(h[263:265], "00")
-	copy(h[329:337], "0000000\x00")
-	copy(h[337:345], "0000000\x00")
 	sum := 0
 	for _, c := range h {
 		sum += int(c)
