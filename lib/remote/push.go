@@ -98,6 +98,10 @@ func Build(ctx context.Context, s *store.Store, d digest.Digest, jobs int) (*Ima
 	for _, o := range l.Large {
 		layers = append(layers, ObjectDescriptor(o))
 	}
+	if len(layers) == 0 {
+		// A manifest has at least one layer: the empty one.
+		layers = append(layers, plain(EmptyDescriptor))
+	}
 	mb, desc, err := EncodeManifest(ConfigDescriptor(d, int64(len(config))), layers, m.Created)
 	if err != nil {
 		return nil, err

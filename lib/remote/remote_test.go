@@ -230,16 +230,19 @@ func TestParseRemote(t *testing.T) {
 		}
 	}
 	cfg := []byte(`{"version":1,"hash":"sha256","remotes":{"origin":"oci://ghcr.io/acme/runs","bad":"ftp://x"}}`)
-	if r, err := Lookup("origin", cfg); err != nil || r.Registry != "ghcr.io" || r.Repository != "acme/runs" {
+	if r, err := Lookup("origin", cfg, "/base"); err != nil || r.Registry != "ghcr.io" || r.Repository != "acme/runs" {
 		t.Errorf("Lookup(origin) = %+v, %v", r, err)
 	}
-	if _, err := Lookup("bad", cfg); err == nil || !strings.Contains(err.Error(), "remotes.bad") {
+	if r, err := Lookup("local", []byte(`{"remotes":{"local":"oci-layout:l/dir"}}`), "/base"); err != nil || r.Dir != "/base/l/dir" || r.URL != "oci-layout:/base/l/dir" {
+		t.Errorf("Lookup(local) = %+v, %v", r, err)
+	}
+	if _, err := Lookup("bad", cfg, "/base"); err == nil || !strings.Contains(err.Error(), "remotes.bad") {
 		t.Errorf("Lookup(bad): %v", err)
 	}
-	if _, err := Lookup("nope", cfg); err == nil || !strings.Contains(err.Error(), "configured: bad, origin") {
+	if _, err := Lookup("nope", cfg, "/base"); err == nil || !strings.Contains(err.Error(), "configured: bad, origin") {
 		t.Errorf("Lookup(nope): %v", err)
 	}
-	if _, err := Lookup("origin", []byte(`{"remotes":["x"]}`)); err == nil {
+	if _, err := Lookup("origin", []byte(`{"remotes":["x"]}`), "/base"); err == nil {
 		t.Error("Lookup with remotes not an object succeeded")
 	}
 }
