@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -244,5 +246,51 @@ func TestParseRemote(t *testing.T) {
 	}
 	if _, err := Lookup("origin", []byte(`{"remotes":["x"]}`), "/base"); err == nil {
 		t.Error("Lookup with remotes not an object succeeded")
+	}
+}
+
+// TestLayoutCache: with the layout cache, re-pushing a pack the remote
+// has reads no object (one is even gone) and costs one request; a cache
+// entry that does not match the remote is not trusted.
+func TestLayoutCache(t *testing.T) {
+	reg := newRegistry(t)
+	a := newStore(t)
+	m := makePack(t, a, "cache", sizes(50, 10), digest.Digest{})
+	c := reg.client(t, "runs")
+	c.cache = t.TempDir()
+	res, err := c.Push(ctx, a, m.Hash, PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(a.ObjectPath(m.Inputs[0].ContentRef), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(a.ObjectPath(m.Inputs[0].ContentRef)); err != nil {
+		t.Fatal(err)
+	}
+	reg.c.reset()
+	res2, err := c.Push(ctx, a, m.Hash, PushOptions{Tags: []string{"t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reg.c.reset(); got["total"] != 2 || res2.Digest != res.Digest || res2.Skipped != (Transfer{Blobs: res.Uploaded.Blobs, Bytes: res.Uploaded.Bytes}) {
+		t.Errorf("cached re-push: %v, %+v (first push %+v)", got, res2, res)
+	}
+	// The remote lost the pack: the cache is not enough, the missing
+	// object is an error.
+	other := reg.client(t, "elsewhere")
+	other.cache = c.cache
+	if _, err := other.Push(ctx, a, m.Hash, PushOptions{}); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("push to a remote without the pack, object missing: %v", err)
+	}
+	// A poisoned entry is not trusted.
+	os.WriteFile(filepath.Join(c.cache, m.Hash.Hex()+".json"), []byte(`{"artifactType":"`+ArtifactType+`","config":{"digest":"`+ociDigest(m.Hash).String()+`"}}`), 0o644)
+	b := newStore(t)
+	m2 := makePack(t, b, "cache", sizes(50, 10), digest.Digest{})
+	if m2.Hash != m.Hash {
+		t.Fatal("the same pack made twice has two hashes")
+	}
+	if _, err := c.Push(ctx, b, m.Hash, PushOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }

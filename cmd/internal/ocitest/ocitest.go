@@ -53,6 +53,7 @@ func Params(dir string) testscript.Params {
 		env.Setenv("REGISTRY", strings.TrimPrefix(srv.URL, "http://"))
 		// No credentials of the machine's user leak into the tests.
 		env.Setenv("DOCKER_CONFIG", filepath.Join(env.WorkDir, ".docker"))
+		env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
 		return nil
 	}
 	p.Cmds["docker-registry"] = cmdDockerRegistry
