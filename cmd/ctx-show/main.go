@@ -12,8 +12,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -128,7 +126,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	if !m.Parent.IsZero() {
 		fmt.Fprintf(&b, "parent   %s\n", m.Parent)
 	}
-	fmt.Fprintf(&b, "model    %s", printable(m.Model.Identifier))
+	fmt.Fprintf(&b, "model    %s", cli.Escape(m.Model.Identifier))
 	if len(m.Model.Parameters) > 0 {
 		fmt.Fprintf(&b, " %s", m.Model.Parameters)
 	}
@@ -146,7 +144,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "  [%d] %s: %s\n", i, printable(p.Role), line)
+		fmt.Fprintf(&b, "  [%d] %s: %s\n", i, cli.Escape(p.Role), line)
 	}
 	fmt.Fprintf(&b, "\ninputs (%d)\n", len(m.Inputs))
 	w := 0
@@ -154,7 +152,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		w = max(w, len(f.Name))
 	}
 	for _, f := range m.Inputs {
-		fmt.Fprintf(&b, "  %-*s  %s\n", w, printable(f.Name), size(f.Size))
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, cli.Escape(f.Name), size(f.Size))
 	}
 	fmt.Fprintf(&b, "\nsteps (%d)\n", len(m.Steps))
 	for _, st := range m.Steps {
@@ -162,7 +160,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		if tool == "" {
 			tool = "-"
 		}
-		fmt.Fprintf(&b, "  [%d] %s %s", st.Index, printable(st.Type), printable(tool))
+		fmt.Fprintf(&b, "  [%d] %s %s", st.Index, cli.Escape(st.Type), cli.Escape(tool))
 		if len(st.Parameters) > 0 {
 			fmt.Fprintf(&b, " %s", clip(string(st.Parameters), 100))
 		}
@@ -186,12 +184,12 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		w = max(w, len(o.Name))
 	}
 	for _, o := range m.Outputs {
-		fmt.Fprintf(&b, "  %-*s  %s", w, printable(o.Name), size(o.Size))
+		fmt.Fprintf(&b, "  %-*s  %s", w, cli.Escape(o.Name), size(o.Size))
 		if o.Confidence != "" {
 			fmt.Fprintf(&b, ", confidence %s", o.Confidence)
 		}
 		if o.Notes != "" {
-			fmt.Fprintf(&b, ", notes: %s", printable(clip(o.Notes, 80)))
+			fmt.Fprintf(&b, ", notes: %s", cli.Escape(clip(o.Notes, 80)))
 		}
 		b.WriteString("\n")
 	}
@@ -199,13 +197,13 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	if env.OS != "" || env.Runtime != "" || len(env.ToolVersions) > 0 {
 		b.WriteString("\nenvironment\n")
 		if env.OS != "" {
-			fmt.Fprintf(&b, "  os       %s\n", printable(env.OS))
+			fmt.Fprintf(&b, "  os       %s\n", cli.Escape(env.OS))
 		}
 		if env.Runtime != "" {
-			fmt.Fprintf(&b, "  runtime  %s\n", printable(env.Runtime))
+			fmt.Fprintf(&b, "  runtime  %s\n", cli.Escape(env.Runtime))
 		}
 		for _, k := range slices.Sorted(maps.Keys(env.ToolVersions)) {
-			fmt.Fprintf(&b, "  tool     %s %s\n", printable(k), printable(env.ToolVersions[k]))
+			fmt.Fprintf(&b, "  tool     %s %s\n", cli.Escape(k), cli.Escape(env.ToolVersions[k]))
 		}
 	}
 	return b.String(), nil
@@ -219,30 +217,11 @@ func firstLine(s *store.Store, d digest.Digest) (string, error) {
 	}
 	text := string(b)
 	line, rest, _ := strings.Cut(text, "\n")
-	line = printable(clip(line, 100))
+	line = cli.Escape(clip(line, 100))
 	if strings.TrimSpace(rest) != "" {
 		line += " …"
 	}
 	return line, nil
-}
-
-// printable escapes what a terminal would act on: control characters
-// (escape sequences could retitle or recolour it), and invalid UTF-8.
-func printable(s string) string {
-	var b strings.Builder
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[0])
-		case unicode.IsControl(r) && r != '\t':
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[:n])
-		}
-		s = s[n:]
-	}
-	return b.String()
 }
 
 func clip(s string, n int) string {

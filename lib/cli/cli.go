@@ -213,9 +213,9 @@ func (e *Env) printErr(err error) {
 	if errors.As(err, &ce) && ce.Silent {
 		return
 	}
-	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, err)
+	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, escape(err.Error(), true))
 	if h := e.hintFor(err); h != "" {
-		fmt.Fprintf(e.Stderr, "%s: hint: %s\n", e.Name, h)
+		fmt.Fprintf(e.Stderr, "%s: hint: %s\n", e.Name, escape(h, true))
 	}
 }
 
@@ -276,11 +276,13 @@ func (e *Env) Result(v any) error {
 }
 
 // Text writes a --human rendering; a final newline is added if missing.
+// Whatever a terminal would act on is escaped (see Escape); newlines and
+// tabs are kept.
 func (e *Env) Text(s string) error {
 	if s != "" && !strings.HasSuffix(s, "\n") {
 		s += "\n"
 	}
-	return e.write([]byte(s))
+	return e.write([]byte(escape(s, true)))
 }
 
 // Raw writes bytes to stdout unchanged (ctx-show --blob).
@@ -304,26 +306,26 @@ func (e *Env) Human() bool { return e.G != nil && e.G.Human }
 
 // Warnf prints "NAME: warning: …" on stderr.
 func (e *Env) Warnf(format string, args ...any) {
-	fmt.Fprintf(e.Stderr, "%s: warning: %s\n", e.Name, fmt.Sprintf(format, args...))
+	fmt.Fprintf(e.Stderr, "%s: warning: %s\n", e.Name, escape(fmt.Sprintf(format, args...), true))
 }
 
 // Errorf prints "NAME: error: …" on stderr without stopping; commands that
 // report several problems return Exit(code) afterwards.
 func (e *Env) Errorf(format string, args ...any) {
-	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, fmt.Sprintf(format, args...))
+	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, escape(fmt.Sprintf(format, args...), true))
 }
 
 // Infof prints "NAME: …" on stderr: a note that is neither a warning nor
 // an error (what `--from auto` chose, for instance).
 func (e *Env) Infof(format string, args ...any) {
-	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Name, fmt.Sprintf(format, args...))
+	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Name, escape(fmt.Sprintf(format, args...), true))
 }
 
 // Progressf prints a progress line on stderr, only when stderr is a
 // terminal.
 func (e *Env) Progressf(format string, args ...any) {
 	if e.stderrTTY {
-		fmt.Fprintf(e.Stderr, "\r\033[K%s: %s", e.Name, fmt.Sprintf(format, args...))
+		fmt.Fprintf(e.Stderr, "\r\033[K%s: %s", e.Name, Escape(fmt.Sprintf(format, args...)))
 	}
 }
 
