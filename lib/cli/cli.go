@@ -57,7 +57,14 @@ type Globals struct {
 	// StoreFlag is how hints name the store-location flag, when a grammar
 	// calls it something other than --store.
 	StoreFlag string `kong:"-"`
+
+	storeGiven bool // --store was on the command line, not from CTX_STORE
 }
+
+// StoreGiven reports whether --store was given on the command line (rather
+// than taken from $CTX_STORE): an explicit argument wins over the
+// environment.
+func (g *Globals) StoreGiven() bool { return g.storeGiven }
 
 // Flags returns g; embedding Globals gives a grammar this method.
 func (g *Globals) Flags() *Globals { return g }
@@ -104,11 +111,17 @@ func Run(name string, cmd Command, args []string, stdin io.Reader, stdout, stder
 		env.printErr(err)
 		return ExitError
 	}
-	if _, err := parser.Parse(args); err != nil {
+	kctx, err := parser.Parse(args)
+	if err != nil {
 		env.printErr(err)
 		return ExitCode(err)
 	}
 	env.G = cmd.Flags()
+	for _, p := range kctx.Path {
+		if p.Flag != nil && p.Flag.Name == "store" && !p.Resolved {
+			env.G.storeGiven = true
+		}
+	}
 	env.stdoutTTY = isTerminal(stdout)
 	env.stderrTTY = isTerminal(stderr)
 	if err := cmd.Run(env); err != nil {
