@@ -53,7 +53,7 @@ func (c *packCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	if c.Tag != "" {
+	if c.Tag != "" || env.Given("tag") {
 		if err := store.CheckTagName(c.Tag); err != nil {
 			return cli.WithCode(cli.ExitUsage, err)
 		}

@@ -117,11 +117,13 @@ func Run(name string, cmd Command, args []string, stdin io.Reader, stdout, stder
 		return ExitCode(err)
 	}
 	env.G = cmd.Flags()
+	env.given = map[string]bool{}
 	for _, p := range kctx.Path {
-		if p.Flag != nil && p.Flag.Name == "store" && !p.Resolved {
-			env.G.storeGiven = true
+		if p.Flag != nil && !p.Resolved {
+			env.given[p.Flag.Name] = true
 		}
 	}
+	env.G.storeGiven = env.given["store"]
 	env.stdoutTTY = isTerminal(stdout)
 	env.stderrTTY = isTerminal(stderr)
 	if err := cmd.Run(env); err != nil {
@@ -242,7 +244,12 @@ type Env struct {
 
 	stdoutTTY, stderrTTY bool
 	store                *store.Store
+	given                map[string]bool
 }
+
+// Given reports whether the flag --name was on the command line, even with
+// an empty value: --tag ” is not the same as no --tag.
+func (e *Env) Given(name string) bool { return e.given[name] }
 
 // Store opens the store once: --store or CTX_STORE, else the nearest .ctx/
 // above the working directory.
