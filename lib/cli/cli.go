@@ -248,7 +248,7 @@ type Env struct {
 }
 
 // Given reports whether the flag --name was on the command line, even with
-// an empty value: --tag ” is not the same as no --tag.
+// an empty value: an empty --tag is not the same as no --tag.
 func (e *Env) Given(name string) bool { return e.given[name] }
 
 // Store opens the store once: --store or CTX_STORE, else the nearest .ctx/

@@ -80,25 +80,21 @@ func (s *Store) Ref(name string) (digest.Digest, error) {
 	return d, nil
 }
 
-// UpdateRef sets ref name under its lock file: update gets the current
-// target (nil if unset) and returns the new one. An error from update
-// leaves the ref unchanged. Concurrent updaters are serialised.
+// UpdateRef sets ref name under the lock of its directory: update gets
+// the current target (nil if unset) and returns the new one. An error from
+// update leaves the ref unchanged. Concurrent updaters are serialised; the
+// lock dies with its holder (see lockDir).
 func (s *Store) UpdateRef(name string, update func(old *digest.Digest) (digest.Digest, error)) error {
 	path := s.refPath(name)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("updating ref %s: %w", name, err)
 	}
-	lock, err := acquire(path + ".lock")
+	unlock, err := lockDir(dir)
 	if err != nil {
 		return fmt.Errorf("updating ref %s: %w", name, err)
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			lock.Close()
-			os.Remove(lock.Name())
-		}
-	}()
+	defer unlock()
 	var old *digest.Digest
 	if d, err := s.Ref(name); err == nil {
 		old = &d
@@ -112,40 +108,45 @@ func (s *Store) UpdateRef(name string, update func(old *digest.Digest) (digest.D
 	if old != nil && *old == d {
 		return nil // unchanged: no write, no fsync
 	}
-	if _, err := lock.WriteString(d.String() + "\n"); err != nil {
+	if err := s.writeRef(path, d); err != nil {
 		return fmt.Errorf("updating ref %s: %w", name, err)
 	}
-	if err := lock.Sync(); err != nil {
-		return fmt.Errorf("updating ref %s: %w", name, err)
-	}
-	if err := lock.Close(); err != nil {
-		return fmt.Errorf("updating ref %s: %w", name, err)
-	}
-	if err := os.Rename(lock.Name(), path); err != nil {
-		return fmt.Errorf("updating ref %s: %w", name, err)
-	}
-	committed = true
-	return syncDir(filepath.Dir(path))
+	return nil
 }
 
-// acquire creates the lock file, waiting while another process holds it.
-func acquire(name string) (*os.File, error) {
-	deadline := time.Now().Add(LockTimeout)
-	wait := time.Millisecond
-	for {
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			return f, nil
+// writeRef replaces the ref file at path with d, durably, through a
+// temporary file in tmp/ (where a crash leaves only garbage that is safe
+// to delete).
+func (s *Store) writeRef(path string, d digest.Digest) error {
+	tmpDir := filepath.Join(s.root, "tmp")
+	f, err := os.CreateTemp(tmpDir, "ref-")
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(tmpDir, 0o755); err != nil {
+			return err
 		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, err
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s is held by another process (if none is running, a crashed one left it: remove it)", name)
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 50*time.Millisecond)
+		f, err = os.CreateTemp(tmpDir, "ref-")
 	}
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(d.String() + "\n")
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
 }
 
 // Tag is a named ref under refs/tags.
