@@ -85,33 +85,76 @@ func (s *Store) Ref(name string) (digest.Digest, error) {
 // update leaves the ref unchanged. Concurrent updaters are serialised; the
 // lock dies with its holder (see lockDir).
 func (s *Store) UpdateRef(name string, update func(old *digest.Digest) (digest.Digest, error)) error {
-	path := s.refPath(name)
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("updating ref %s: %w", name, err)
-	}
-	unlock, err := lockDir(dir)
+	l, err := s.LockRef(name)
 	if err != nil {
-		return fmt.Errorf("updating ref %s: %w", name, err)
+		return err
 	}
-	defer unlock()
-	var old *digest.Digest
-	if d, err := s.Ref(name); err == nil {
-		old = &d
-	} else if !errors.Is(err, ErrNotFound) {
+	defer l.Unlock()
+	old, err := l.Get()
+	if err != nil {
 		return err
 	}
 	d, err := update(old)
 	if err != nil {
 		return err
 	}
-	if old != nil && *old == d {
+	return l.Set(d)
+}
+
+// RefLock holds the lock of a ref, for a caller that must decide on the
+// ref before doing something else and set it after (ctx-pack --tag), with
+// no other writer of the ref in between. Every ref in the same directory
+// (refs/tags/ for tags) waits meanwhile.
+type RefLock struct {
+	s      *Store
+	name   string
+	path   string
+	unlock func()
+}
+
+// LockRef takes the lock of ref name, waiting up to LockTimeout.
+func (s *Store) LockRef(name string) (*RefLock, error) {
+	path := s.refPath(name)
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("updating ref %s: %w", name, err)
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("updating ref %s: %w", name, err)
+	}
+	return &RefLock{s: s, name: name, path: path, unlock: unlock}, nil
+}
+
+// Get returns what the ref points at, nil if it is unset.
+func (l *RefLock) Get() (*digest.Digest, error) {
+	d, err := l.s.Ref(l.name)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// Set points the ref at d, durably; unchanged refs are not written.
+func (l *RefLock) Set(d digest.Digest) error {
+	if old, err := l.Get(); err == nil && old != nil && *old == d {
 		return nil // unchanged: no write, no fsync
 	}
-	if err := s.writeRef(path, d); err != nil {
-		return fmt.Errorf("updating ref %s: %w", name, err)
+	if err := l.s.writeRef(l.path, d); err != nil {
+		return fmt.Errorf("updating ref %s: %w", l.name, err)
 	}
 	return nil
+}
+
+// Unlock releases the lock; calling it again does nothing.
+func (l *RefLock) Unlock() {
+	if l.unlock != nil {
+		l.unlock()
+		l.unlock = nil
+	}
 }
 
 // writeRef replaces the ref file at path with d, durably, through a
