@@ -12,8 +12,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -128,7 +126,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	if !m.Parent.IsZero() {
 		fmt.Fprintf(&b, "parent   %s\n", m.Parent)
 	}
-	fmt.Fprintf(&b, "model    %s", printable(m.Model.Identifier))
+	fmt.Fprintf(&b, "model    %s", cli.Escape(m.Model.Identifier))
 	if len(m.Model.Parameters) > 0 {
 		fmt.Fprintf(&b, " %s", m.Model.Parameters)
 	}
@@ -147,22 +145,22 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			fmt.Fprintf(&b, "  [%d] %s: %s\n", i, printable(p.Role), line)
+			fmt.Fprintf(&b, "  [%d] %s: %s\n", i, cli.Escape(p.Role), line)
 			continue
 		}
 		line, err := firstLine(s, p.ContentRef)
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "  [%d] %s: %s\n", i, printable(p.Role), line)
+		fmt.Fprintf(&b, "  [%d] %s: %s\n", i, cli.Escape(p.Role), line)
 	}
 	fmt.Fprintf(&b, "\ninputs (%d)\n", len(m.Inputs))
 	w := 0
 	for _, f := range m.Inputs {
-		w = max(w, len(printable(f.Name)))
+		w = max(w, len(cli.Escape(f.Name)))
 	}
 	for _, f := range m.Inputs {
-		fmt.Fprintf(&b, "  %-*s  ", w, printable(f.Name))
+		fmt.Fprintf(&b, "  %-*s  ", w, cli.Escape(f.Name))
 		switch f.Seen {
 		case manifest.SeenName:
 			b.WriteString("seen by name only")
@@ -175,7 +173,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 			b.WriteString(size(f.Size))
 		}
 		if f.MediaType != "" {
-			fmt.Fprintf(&b, ", %s", printable(f.MediaType))
+			fmt.Fprintf(&b, ", %s", cli.Escape(f.MediaType))
 		}
 		b.WriteString("\n")
 	}
@@ -185,9 +183,9 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		if tool == "" {
 			tool = "-"
 		}
-		fmt.Fprintf(&b, "  [%d] %s %s", st.Index, printable(st.Type), printable(tool))
+		fmt.Fprintf(&b, "  [%d] %s %s", st.Index, cli.Escape(st.Type), cli.Escape(tool))
 		if st.Agent != "" {
-			fmt.Fprintf(&b, " (agent %s", printable(st.Agent))
+			fmt.Fprintf(&b, " (agent %s", cli.Escape(st.Agent))
 			if st.ParentStep != nil {
 				fmt.Fprintf(&b, ", started by [%d]", *st.ParentStep)
 			}
@@ -196,7 +194,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 			fmt.Fprintf(&b, " (started by [%d])", *st.ParentStep)
 		}
 		if len(st.Parameters) > 0 {
-			fmt.Fprintf(&b, " %s", printable(clip(string(st.Parameters), 100)))
+			fmt.Fprintf(&b, " %s", cli.Escape(clip(string(st.Parameters), 100)))
 		}
 		switch {
 		case st.OutputParts != nil:
@@ -223,7 +221,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 				fmt.Fprintf(&b, " (exit %d)", *e.ExitCode)
 			}
 			if e.Message != "" {
-				fmt.Fprintf(&b, ": %s", printable(clip(e.Message, 80)))
+				fmt.Fprintf(&b, ": %s", cli.Escape(clip(e.Message, 80)))
 			}
 		}
 		b.WriteString("\n")
@@ -247,18 +245,18 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	fmt.Fprintf(&b, "\noutputs (%d)\n", len(m.Outputs))
 	w = 0
 	for _, o := range m.Outputs {
-		w = max(w, len(printable(o.Name)))
+		w = max(w, len(cli.Escape(o.Name)))
 	}
 	for _, o := range m.Outputs {
-		fmt.Fprintf(&b, "  %-*s  %s", w, printable(o.Name), size(o.Size))
+		fmt.Fprintf(&b, "  %-*s  %s", w, cli.Escape(o.Name), size(o.Size))
 		if o.MediaType != "" {
-			fmt.Fprintf(&b, ", %s", printable(o.MediaType))
+			fmt.Fprintf(&b, ", %s", cli.Escape(o.MediaType))
 		}
 		if o.Confidence != "" {
 			fmt.Fprintf(&b, ", confidence %s", o.Confidence)
 		}
 		if o.Notes != "" {
-			fmt.Fprintf(&b, ", notes: %s", printable(clip(o.Notes, 80)))
+			fmt.Fprintf(&b, ", notes: %s", cli.Escape(clip(o.Notes, 80)))
 		}
 		b.WriteString("\n")
 	}
@@ -266,13 +264,13 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	if env.OS != "" || env.Runtime != "" || len(env.ToolVersions) > 0 {
 		b.WriteString("\nenvironment\n")
 		if env.OS != "" {
-			fmt.Fprintf(&b, "  os       %s\n", printable(env.OS))
+			fmt.Fprintf(&b, "  os       %s\n", cli.Escape(env.OS))
 		}
 		if env.Runtime != "" {
-			fmt.Fprintf(&b, "  runtime  %s\n", printable(env.Runtime))
+			fmt.Fprintf(&b, "  runtime  %s\n", cli.Escape(env.Runtime))
 		}
 		for _, k := range slices.Sorted(maps.Keys(env.ToolVersions)) {
-			fmt.Fprintf(&b, "  tool     %s %s\n", printable(k), printable(env.ToolVersions[k]))
+			fmt.Fprintf(&b, "  tool     %s %s\n", cli.Escape(k), cli.Escape(env.ToolVersions[k]))
 		}
 	}
 	return b.String(), nil
@@ -286,7 +284,7 @@ func firstLine(s *store.Store, d digest.Digest) (string, error) {
 	}
 	text := string(b)
 	line, rest, _ := strings.Cut(text, "\n")
-	line = printable(clip(line, 100))
+	line = cli.Escape(clip(line, 100))
 	if strings.TrimSpace(rest) != "" {
 		line += " …"
 	}
@@ -298,9 +296,9 @@ func firstLine(s *store.Store, d digest.Digest) (string, error) {
 func partsLine(s *store.Store, parts []manifest.Part) (string, error) {
 	var items []string
 	for _, p := range parts {
-		item := "[" + printable(p.Type)
+		item := "[" + cli.Escape(p.Type)
 		if p.MediaType != "" {
-			item += " " + printable(p.MediaType)
+			item += " " + cli.Escape(p.MediaType)
 		}
 		item += " " + size(p.Size) + "]"
 		if p.Type == manifest.PartText {
@@ -326,25 +324,6 @@ func ranges(lines [][2]int64) string {
 		}
 	}
 	return strings.Join(parts, ",")
-}
-
-// printable escapes what a terminal would act on: control characters
-// (escape sequences could retitle or recolour it), and invalid UTF-8.
-func printable(s string) string {
-	var b strings.Builder
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[0])
-		case unicode.IsControl(r) && r != '\t':
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[:n])
-		}
-		s = s[n:]
-	}
-	return b.String()
 }
 
 func clip(s string, n int) string {
