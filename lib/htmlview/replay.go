@@ -9,8 +9,8 @@ import (
 type replayView struct {
 	Fidelity string
 	// Verified counts the steps whose replayed output matched the
-	// recording, out of Replayed steps run and Total steps in the pack.
-	Verified, Replayed, Total int
+	// recording, out of Total steps in the pack.
+	Verified, Total int
 	Statuses                  []statusCount
 	Drift                     []Text
 }
@@ -49,7 +49,7 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	v := &replayView{Fidelity: string(r.Fidelity), Replayed: len(r.Steps), Total: len(m.Steps)}
+	v := &replayView{Fidelity: string(r.Fidelity), Total: len(m.Steps)}
 	byIndex := map[int]*stepReplay{}
 	count := map[replay.Status]int{}
 	for _, s := range r.Steps {
