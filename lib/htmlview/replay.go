@@ -11,8 +11,8 @@ type replayView struct {
 	// Verified counts the steps whose replayed output matched the
 	// recording, out of Total steps in the pack.
 	Verified, Total int
-	Statuses                  []statusCount
-	Drift                     []Text
+	Statuses        []statusCount
+	Drift           []Text
 }
 
 // notReplayed marks the steps a replay left out (--steps).
