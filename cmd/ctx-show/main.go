@@ -1,7 +1,8 @@
 // Command ctx-show prints context packs. For each reference (arguments, or
 // a stream of ctx output on stdin) it prints the manifest with its hash as
 // canonical JSON, the pack in log form with content inlined (--resolve), or
-// a readable summary (--human). --blob REF writes one object's raw bytes.
+// a readable summary (--human), or a self-contained HTML page (--html).
+// --blob REF writes one object's raw bytes.
 // Everything read is verified against its digest.
 package main
 
@@ -16,6 +17,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -26,6 +28,8 @@ type showCmd struct {
 	Refs    []string `arg:"" optional:"" help:"Packs to show: sha256:<hex>, <hex>, ctx://<hex>, a unique prefix (4+ hex digits), latest or a tag, with ^ or ~N for ancestors (default: read from stdin)." placeholder:"REF"`
 	Resolve bool     `help:"Print the pack as an execution log with every content inlined."`
 	Blob    string   `help:"Write the raw bytes of one object (a hash, prefix or pack reference) to stdout." placeholder:"REF"`
+	HTML    bool     `name:"html" help:"Print the pack as one self-contained HTML page (no scripts, no network): header, prompts, timeline, inputs and outputs."`
+	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout." placeholder:"FILE"`
 }
 
 func (c *showCmd) Description() string {
@@ -37,14 +41,17 @@ func (c *showCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if c.Output != "" && !c.HTML {
+		return cli.Errorf(cli.ExitUsage, "-o writes the --html page; give --html")
+	}
 	if c.Blob != "" {
-		if len(c.Refs) > 0 || c.Resolve || c.Human {
-			return cli.Errorf(cli.ExitUsage, "--blob takes no other references and no --resolve or --human")
+		if len(c.Refs) > 0 || c.Resolve || c.Human || c.HTML {
+			return cli.Errorf(cli.ExitUsage, "--blob takes no other references and no --resolve, --human or --html")
 		}
 		return c.blob(env, s)
 	}
-	if c.Resolve && c.Human {
-		return cli.Errorf(cli.ExitUsage, "give --resolve or --human, not both")
+	if c.Resolve && c.Human || c.HTML && (c.Resolve || c.Human) {
+		return cli.Errorf(cli.ExitUsage, "give one of --resolve, --human and --html")
 	}
 	items, err := env.Refs(c.Refs)
 	if err != nil {
@@ -52,6 +59,9 @@ func (c *showCmd) Run(env *cli.Env) error {
 	}
 	if len(items) == 0 {
 		return cli.Errorf(cli.ExitUsage, "no pack reference given (as an argument or on stdin)")
+	}
+	if c.HTML && len(items) > 1 {
+		return cli.Errorf(cli.ExitUsage, "--html shows one pack; %d were given", len(items))
 	}
 	for _, it := range items {
 		if err := c.show(env, s, it.Ref); err != nil {
@@ -77,6 +87,12 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 			return err
 		}
 		return env.Result(b)
+	case c.HTML:
+		page, err := htmlview.Pack(m, s, htmlview.Options{})
+		if err != nil {
+			return err
+		}
+		return htmlview.Write(env.Stdout, c.Output, page)
 	case c.Human:
 		text, err := human(s, m)
 		if err != nil {
