@@ -132,6 +132,9 @@ func importClaudeCode(b *builder, data []byte) error {
 	if err != nil {
 		return err
 	}
+	if b.mapped == 0 && b.records > 0 {
+		return b.errorf("", "not %s: no line is a user, assistant or summary record", Describe(ClaudeCode))
+	}
 	if v := session.get("version"); v.Type == gjson.String {
 		b.tool("claude-code", v.Str)
 	}

@@ -77,6 +77,9 @@ func importCodex(b *builder, data []byte) error {
 	if err != nil {
 		return err
 	}
+	if b.mapped == 0 && b.records > 0 {
+		return b.errorf("", "not %s: no line is a session_meta, turn_context or response_item record", Describe(Codex))
+	}
 	b.meta.set("turn_contexts", contexts.raw())
 	for _, m := range items.done() {
 		b.add(m)

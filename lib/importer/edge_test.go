@@ -634,3 +634,65 @@ func TestUnrepresentable(t *testing.T) {
 		t.Errorf("a valid surrogate pair was rejected: %v", err)
 	}
 }
+
+// TestEvalArchiveBounds: the members of a .eval archive are bounded all
+// together, checked on the declared size before inflating and on what
+// inflating gives (a declaration can lie).
+func TestEvalArchiveBounds(t *testing.T) {
+	data, err := os.ReadFile("testdata/inspect/edge.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := gjson.ParseBytes(data)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, body := range map[string]string{
+		"header.json":            `{"version":2,"status":"success","eval":` + doc.Get("eval").Raw + `}`,
+		"samples/1_epoch_1.json": doc.Get("samples.0").Raw,
+		"samples/2_epoch_1.json": doc.Get("samples.1").Raw,
+	} {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	archive := buf.Bytes()
+	if _, _, err := Import(Inspect, archive, Options{Name: "x.eval"}); err != nil {
+		t.Fatal(err)
+	}
+	defer func(old int64) { evalLimit = old }(evalLimit)
+	// Every member fits alone, not all of them together.
+	evalLimit = int64(len(doc.Get("samples.0").Raw)) + 200
+	_, _, err = Import(Inspect, archive, Options{Name: "x.eval"})
+	var ie *Error
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "the archive's members inflate to more than") {
+		t.Errorf("error = %v", err)
+	}
+	// Members that declare less than they hold are stopped while
+	// inflating (archive/zip refuses to read past the declared size, and
+	// the importer's reader is bounded as well).
+	lying := bytes.Clone(archive)
+	n := 0
+	for i := bytes.Index(lying, []byte("PK\x01\x02")); i >= 0; {
+		// A central directory entry: the uncompressed size is at 24.
+		copy(lying[i+24:i+28], []byte{1, 0, 0, 0})
+		n++
+		j := bytes.Index(lying[i+4:], []byte("PK\x01\x02"))
+		if j < 0 {
+			break
+		}
+		i += 4 + j
+	}
+	if n != 3 {
+		t.Fatalf("%d central directory entries", n)
+	}
+	evalLimit = 1 << 20
+	_, _, err = Import(Inspect, lying, Options{Name: "x.eval"})
+	if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "inspect: header.json: reading the archive member") {
+		t.Errorf("error = %v", err)
+	}
+}

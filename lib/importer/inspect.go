@@ -20,6 +20,18 @@ import (
 // timings, joined on message id and tool call id. Strings of the form
 // attachment://<hash> are replaced by the sample's attachment.
 
+// evalLimit bounds what the members of a .eval archive may inflate to,
+// all together: a small archive can hold a huge amount of text.
+var evalLimit int64 = 1 << 30
+
+// sizeText writes n bytes in MiB when it is a whole number of them.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // zipMagic starts every zip archive.
 var zipMagic = []byte("PK\x03\x04")
 
@@ -66,21 +78,27 @@ func (b *builder) inspectArchive(data []byte) error {
 		}
 	}
 	sort.Slice(samples, func(i, j int) bool { return naturalLess(samples[i], samples[j]) })
+	budget := evalLimit // bytes the members may still inflate to
 	read := func(name string) (gjson.Result, error) {
 		f := members[name]
+		// The size the archive declares is checked before inflating; the
+		// reader is bounded too, since the declaration may lie.
+		if f.UncompressedSize64 > uint64(budget) {
+			return gjson.Result{}, b.errorf(name, "the archive's members inflate to more than %s", sizeText(evalLimit))
+		}
 		rc, err := f.Open()
 		if err != nil {
 			return gjson.Result{}, b.errorf(name, "reading the archive member: %v", err)
 		}
 		defer rc.Close()
-		const limit = 1 << 30
-		body, err := io.ReadAll(io.LimitReader(rc, limit+1))
+		body, err := io.ReadAll(io.LimitReader(rc, budget+1))
 		if err != nil {
 			return gjson.Result{}, b.errorf(name, "reading the archive member: %v", err)
 		}
-		if len(body) > limit {
-			return gjson.Result{}, b.errorf(name, "archive member larger than 1 GiB")
+		if int64(len(body)) > budget {
+			return gjson.Result{}, b.errorf(name, "the archive's members inflate to more than %s", sizeText(evalLimit))
 		}
+		budget -= int64(len(body))
 		if !gjson.ValidBytes(body) {
 			return gjson.Result{}, b.errorf(name, "invalid JSON: %s", jsonError(body))
 		}

@@ -78,3 +78,28 @@ func TestChoose(t *testing.T) {
 		}
 	}
 }
+
+// TestNotThisFormat: an empty object is no log of any format; it is an
+// error (exit 1) saying so, not an empty run.
+func TestNotThisFormat(t *testing.T) {
+	want := map[string]string{
+		ClaudeCode:      "claude-code: not a claude-code session: no line is a user, assistant or summary record",
+		Codex:           "codex: not a codex session: no line is a session_meta, turn_context or response_item record",
+		Anthropic:       "anthropic: not an anthropic exchange: expected a request with messages or system, or a response",
+		OpenAIChat:      "openai-chat: not an openai-chat exchange: expected a request with messages or prompt, or a response",
+		OpenAIResponses: "openai-responses: not an openai-responses exchange: expected a request with input or instructions, or a response",
+	}
+	for _, f := range Formats() {
+		for _, in := range []string{"{}", "{}\n{}\n", `[{}]`, `{"type":"x"}`} {
+			out, _, err := Import(f, []byte(in), Options{})
+			var ie *Error
+			if !errors.As(err, &ie) || ie.ExitCode() != 1 {
+				t.Errorf("%s: Import(%q) = %s, %v; want an error", f, in, out, err)
+				continue
+			}
+			if w, ok := want[f]; ok && in == "{}" && err.Error() != w {
+				t.Errorf("%s: error = %q\nwant %q", f, err, w)
+			}
+		}
+	}
+}
