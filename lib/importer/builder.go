@@ -435,6 +435,13 @@ func (b *builder) turn(m *msg) {
 	for _, c := range m.calls {
 		b.call(c, m.ts)
 	}
+	// Results a model's own message holds for calls made earlier.
+	for _, r := range m.results {
+		if r.ts == "" {
+			r.ts = m.ts
+		}
+		b.result(r)
+	}
 }
 
 func (b *builder) call(c *call, ts string) *step {
