@@ -113,6 +113,8 @@ func importClaudeCode(b *builder, data []byte) error {
 			}
 			prev.reasoning = append(prev.reasoning, m.reasoning...)
 			prev.calls = append(prev.calls, m.calls...)
+			prev.results = append(prev.results, m.results...)
+			joinOwnResults(prev)
 			if m.hasText || len(m.reasoning) > 0 || len(m.calls) == 0 {
 				if ts != "" {
 					line = join(obj{{"timestamp", quote(ts)}}, line)
