@@ -43,4 +43,43 @@ var faithful = []fixture{
 			}
 		},
 	},
+	{
+		// An OpenAI-compatible endpoint (Gemini's) sends tool calls with
+		// "id": ""; the client names them call_0 and call_1 in the next
+		// request and reformats their arguments. The copies are the same
+		// calls: nothing is doubled and the results join.
+		file: "openai-chat/empty-ids.json", format: OpenAIChat, model: "gemini-2.5-flash", system: "Answer briefly.",
+		prompts: []string{"Weather in Paris and Rome?"},
+		steps: []wantStep{
+			llm(nil),
+			tool("get_weather", `{"city":"Paris"}`, ptr("18C, sunny"), false),
+			tool("get_weather", `{"city":"Rome"}`, ptr("22C, clear"), false),
+			llm(ptr("Paris: 18C and sunny. Rome: 22C and clear.")),
+		},
+		outputs: map[string]string{finalName: "Paris: 18C and sunny. Rome: 22C and clear."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if l.Steps[1].Metadata["call_id"] != "call_0" || l.Steps[2].Metadata["call_id"] != "call_1" {
+				t.Errorf("call ids = %v, %v", l.Steps[1].Metadata["call_id"], l.Steps[2].Metadata["call_id"])
+			}
+		},
+	},
+	{
+		// OTel GenAI: the model span lists the call in
+		// gen_ai.output.messages without an id; the execute_tool span
+		// names it by gen_ai.tool.call.id, and the next model span repeats
+		// it with that id. One call, with its result.
+		file: "otel-genai/tool-join.json", format: OTelGenAI, model: "gpt-4o-2024-11-20",
+		prompts: []string{"Weather in Oslo?"},
+		steps: []wantStep{
+			llm(nil),
+			tool("get_weather", `{"city":"Oslo"}`, ptr("-3C, snow"), false),
+			llm(ptr("Oslo: -3C with snow.")),
+		},
+		outputs: map[string]string{finalName: "Oslo: -3C with snow."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if l.Steps[1].Metadata["call_id"] != "call_7Qx" || l.Steps[1].Metadata["span_id"] != nil && l.Steps[1].Metadata["span_id"] != "0000000000000003" {
+				t.Errorf("tool step metadata = %v", l.Steps[1].Metadata)
+			}
+		},
+	},
 }
