@@ -435,9 +435,10 @@ func (b *builder) sameCalls(m, cp *msg) {
 			continue
 		}
 		b.calls[c.id] = s
-		if s.meta.get("call_id") == nil {
+		switch have := s.meta.get("call_id"); {
+		case have == nil:
 			s.meta.setString("call_id", c.id)
-		} else {
+		case string(have) != string(quote(c.id)):
 			s.meta.setDefault("renamed_call_id", quote(c.id))
 		}
 	}
