@@ -95,7 +95,7 @@ var fixtures = []fixture{
 		prompts: []string{"Why does the build fail?"},
 		steps: []wantStep{
 			llm(nil),
-			tool("shell", `{"command":["bash","-lc","make"],"workdir":"."}`, ptr(`{"output":"make: *** [all] Error 2","metadata":{"exit_code":2}}`), false),
+			tool("shell", `{"command":["bash","-lc","make"],"workdir":"."}`, ptr(`{"output":"make: *** [all] Error 2","metadata":{"exit_code":2}}`), true),
 			tool("read_file", `{"path":"config.yaml"}`, ptr("port: 80\n"), false),
 			llm(ptr("The Makefile target is wrong; I patched it.")),
 			tool("apply_patch", `"*** Begin Patch\n*** Update File: Makefile\n*** End Patch"`, nil, false),

@@ -82,4 +82,57 @@ var faithful = []fixture{
 			}
 		},
 	},
+	{
+		// Codex: token_count events are the only record of usage (each
+		// request's last_token_usage goes to its model turn; a repeated
+		// event is not counted twice); commands that exit non-zero fail,
+		// as exec_command_end or the output's exit code says; an
+		// interrupted turn is kept.
+		file: "codex/events.jsonl", format: Codex, model: "gpt-5-codex",
+		prompts: []string{"Run the tests and fix what fails", "Stop. Just explain the failure."},
+		steps: []wantStep{
+			llm(nil),
+			tool("shell", `{"command":["bash","-lc","go test ./..."],"workdir":"."}`, ptr(`{"output": "--- FAIL: TestParse\nFAIL\n", "metadata": {"exit_code": 1, "duration_seconds": 1.2}}`), true),
+			llm(nil),
+			tool("shell", `{"command":["bash","-lc","sed -n 1,5p parse_test.go"],"workdir":"."}`, ptr("Exit code: 0\nWall time: 0.1 seconds\nOutput:\npackage parse\n"), false),
+			llm(nil),
+			tool("shell", `{"command":["bash","-lc","go vet ./..."],"workdir":"."}`, ptr("Exit code: 2\nWall time: 0.4 seconds\nOutput:\n# parse\n./parse.go:9:2: unreachable code\n"), true),
+			llm(nil),
+			tool("apply_patch", `"*** Begin Patch\n*** Update File: parse.go\n@@\n-\treturn\n*** End Patch"`, nil, false),
+			llm(ptr("TestParse fails because parse.go returns before reading the header.")),
+		},
+		outputs:  map[string]string{finalName: "TestParse fails because parse.go returns before reading the header."},
+		warnings: []string{"1 tool call(s) have no result"},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			var in, cached, outTok float64
+			for _, s := range l.Steps {
+				if u, ok := s.Metadata["usage"].(map[string]any); ok {
+					in += u["input_tokens"].(float64)
+					cached += u["cached_input_tokens"].(float64)
+					outTok += u["output_tokens"].(float64)
+				}
+			}
+			if in != 27300 || cached != 24000 || outTok != 350 {
+				t.Errorf("usage: %v input (%v cached), %v output; want 27300 (24000), 350", in, cached, outTok)
+			}
+			if ab, _ := l.Steps[6].Metadata["turn_aborted"].(map[string]any); ab["reason"] != "interrupted" {
+				t.Errorf("turn metadata = %v", l.Steps[6].Metadata)
+			}
+			exit := func(i int) any { return l.Steps[i].Metadata["result"].(map[string]any)["exit_code"] }
+			if exit(1) != 1.0 || exit(3) != 0.0 || exit(5) != 2.0 {
+				t.Errorf("exit codes %v %v %v", exit(1), exit(3), exit(5))
+			}
+			want := []string{
+				`event_msg "agent_message" (repeats response items for display): 1`,
+				`event_msg "token_count" repeating the one before: 1`,
+				`event_msg "user_message" (repeats response items for display): 1`,
+			}
+			if !reflect.DeepEqual(rep.Reasons, want) {
+				t.Errorf("reasons = %q", rep.Reasons)
+			}
+			if rl := l.Metadata["rate_limits"].([]any); len(rl) != 1 {
+				t.Errorf("rate limits = %v", rl)
+			}
+		},
+	},
 }
