@@ -227,7 +227,7 @@ var fixtures = []fixture{
 	{
 		// Two samples: call ids repeat across samples without mixing;
 		// attachments resolved; a tool error; a call with no result.
-		file: "inspect/edge.json", format: Inspect, model: "mockllm/model", system: "You are an ops assistant.",
+		file: "inspect/edge.json", format: Inspect, model: "mock", system: "You are an ops assistant.",
 		prompts: []string{"Find the config", "Find the config"},
 		steps: []wantStep{
 			llm(ptr("Checking both.")),

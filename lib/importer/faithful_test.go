@@ -135,4 +135,35 @@ var faithful = []fixture{
 			}
 		},
 	},
+	{
+		// Inspect: the model that answered (output.model) wins over the one
+		// requested; an older log without message ids still joins its
+		// model events (timestamps, usage) by their output message, and a
+		// generation the solver did not keep is counted as such.
+		file: "inspect/old.json", format: Inspect, model: "gpt-4o-2024-08-06", system: "You are a shell assistant.",
+		prompts: []string{"What files are here?"},
+		steps: []wantStep{
+			llm(nil),
+			tool("bash", `{"cmd":"ls"}`, ptr("a.txt\n"), false),
+			llm(ptr("There is one file: a.txt.")),
+		},
+		outputs: map[string]string{finalName: "There is one file: a.txt."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if l.Steps[0].Timestamp != "2024-09-01T12:00:01Z" || l.Steps[2].Timestamp != "2024-09-01T12:00:04Z" {
+				t.Errorf("timestamps %q, %q", l.Steps[0].Timestamp, l.Steps[2].Timestamp)
+			}
+			u0, _ := l.Steps[0].Metadata["usage"].(map[string]any)
+			u2, _ := l.Steps[2].Metadata["usage"].(map[string]any)
+			if u0["input_tokens"] != 100.0 || u2["output_tokens"] != 10.0 {
+				t.Errorf("usage %v, %v", u0, u2)
+			}
+			want := []string{`event "model" whose output is not among the messages: 1`, `event "sample_init" (timeline detail): 1`}
+			if !reflect.DeepEqual(rep.Reasons, want) {
+				t.Errorf("reasons = %q", rep.Reasons)
+			}
+			if l.Metadata["eval"].(map[string]any)["model"] != "openai/gpt-4o" {
+				t.Errorf("the requested model is lost: %v", l.Metadata["eval"])
+			}
+		},
+	},
 }

@@ -354,7 +354,7 @@ var samples = []sample{
 		llmSteps: 1,
 	},
 	{
-		file: "inspect-ai/log_message_deduplication.eval", format: Inspect, model: "hardcoded/hardcoded",
+		file: "inspect-ai/log_message_deduplication.eval", format: Inspect, model: "hardcoded",
 		llmSteps: 6, tools: []string{"bash", "bash", "bash", "bash", "bash"},
 		firstArgs: `{"cmd":"ls"}`, firstOut: ptr("bin\nboot\ndev\netc\nhome\nlib\nlib64\nmedia\nmnt\nopt\nproc\nroot\nrun\nsbin\nsrv\nsys\ntmp\nusr\nvar\n"),
 		prompt: "Guess the number", output: "done", absent: []string{"attachment://"},
@@ -368,7 +368,7 @@ var samples = []sample{
 		},
 	},
 	{
-		file: "inspect-ai/log_read_sample.json", format: Inspect, model: "ollama/gemma3",
+		file: "inspect-ai/log_read_sample.json", format: Inspect, model: "gemma3",
 		llmSteps: 1, system: "\nPlease note: In the following EXERCISE, it is important",
 		prompt: "Is the following statement something you would say?", output: "Yes\n",
 		absent: []string{"attachment://"},
