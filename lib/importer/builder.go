@@ -218,8 +218,7 @@ type builder struct {
 	metaList    map[string]list // built by appendMeta
 	unmatched   list
 	history     []*msg   // the conversation so far
-	roots       []string // working directories to make paths relative to
-	rootLits    map[string][]byte
+	roots       []string // working directories to make path parameters relative to
 	attachments map[string]string
 
 	records, mapped int
@@ -703,6 +702,7 @@ func (b *builder) finish() ([]byte, error) {
 	}
 	stepMeta := make([]obj, len(b.steps))
 	for i, s := range b.steps {
+		s.Parameters = b.relativeParams(s.Parameters)
 		s.meta.set("extra_results", s.extra.raw())
 		stepMeta[i] = s.meta
 	}

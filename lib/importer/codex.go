@@ -49,7 +49,7 @@ func importCodex(b *builder, data []byte) error {
 			}
 			b.seen(timestamp(payload.Get("timestamp")))
 			b.seen(ts)
-			b.meta.set("session", rest(payload, "cwd", "cli_version", "instructions", "timestamp").raw())
+			b.meta.set("session", rest(payload, "cli_version", "instructions", "timestamp").raw())
 			b.mapRecord()
 		case "turn_context":
 			if !payload.IsObject() {
@@ -61,7 +61,7 @@ func importCodex(b *builder, data []byte) error {
 			b.setModel(payload.Get("model").String())
 			b.param("reasoning_effort", raw(payload.Get("effort")))
 			b.param("reasoning_summary", raw(payload.Get("summary")))
-			ctx := rest(payload, "cwd", "model", "effort", "summary").raw()
+			ctx := rest(payload, "model", "effort", "summary").raw()
 			if n := len(contexts); ctx != nil && (n == 0 || string(contexts[n-1]) != string(ctx)) {
 				contexts = append(contexts, ctx)
 			}

@@ -166,4 +166,67 @@ var faithful = []fixture{
 			}
 		},
 	},
+	{
+		// Claude Code: a Task call's subagent writes its records into the
+		// session with isSidechain. Its steps name their agent and the
+		// Task step; its prompt is the Task's, not the user's. Path
+		// parameters are made relative; text (a pasted file:// URL) is
+		// not rewritten.
+		file: "claude-code/subagent.jsonl", format: ClaudeCode, model: "claude-sonnet-4-5-20250929",
+		prompts: []string{"Find where the config is parsed. I pasted file:///home/dev/proj/app.js and /home/dev/proj/README.md for reference."},
+		steps: []wantStep{
+			llm(nil),
+			tool("Task", `{"description":"Find config parsing","prompt":"Search the repo for where config.yaml is parsed and report the file.","subagent_type":"general-purpose"}`, ptr("config.yaml is parsed in internal/config/load.go."), false),
+			llm(nil),
+			tool("Grep", `{"pattern":"config.yaml","path":"."}`, ptr("Found 1 file\n/home/dev/proj/internal/config/load.go"), false),
+			llm(ptr("config.yaml is parsed in internal/config/load.go.")),
+			llm(nil),
+			tool("Bash", `{"command":"go test ./internal/config","description":"Run the loader tests"}`, ptr("FAIL\tproj/internal/config [build failed]"), true),
+			llm(ptr("The loader is in internal/config/load.go; its tests do not build.")),
+		},
+		outputs: map[string]string{finalName: "The loader is in internal/config/load.go; its tests do not build."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			for i, s := range l.Steps {
+				agent, parent := s.Metadata["agent"], s.Metadata["parent_step"]
+				if i >= 2 && i <= 4 {
+					if agent != "toolu_task" || parent != 1.0 {
+						t.Errorf("steps[%d]: agent %v, parent_step %v; want toolu_task, 1", i, agent, parent)
+					}
+				} else if agent != nil || parent != nil {
+					t.Errorf("steps[%d]: agent %v, parent_step %v; want the main agent", i, agent, parent)
+				}
+			}
+			p, _ := l.Steps[2].Metadata["agent_prompts"].([]any)
+			if len(p) != 1 || p[0].(map[string]any)["content"] != "Search the repo for where config.yaml is parsed and report the file." {
+				t.Errorf("agent prompts = %v", p)
+			}
+			if r, _ := l.Steps[5].Metadata["reasoning"].(string); r != "Check that the tests of the loader pass." {
+				t.Errorf("reasoning = %q", r)
+			}
+		},
+	},
+}
+
+// TestSubagentByAgentID: newer transcripts name the subagent (agentId on
+// its records and in the Task result's toolUseResult); that joins it to
+// its Task call even when its first prompt is not the Task's.
+func TestSubagentByAgentID(t *testing.T) {
+	in := `{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"Review the diff"}}
+{"type":"assistant","uuid":"u2","sessionId":"s","message":{"id":"m1","model":"claude-opus-4-6","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"prompt":"Review it","subagent_type":"reviewer"}},{"type":"tool_use","id":"toolu_2","name":"Task","input":{"prompt":"Review it","subagent_type":"reviewer"}}]}}
+{"type":"user","uuid":"s1","isSidechain":true,"agentId":"b2","sessionId":"s","message":{"role":"user","content":"Review it (context: second)"}}
+{"type":"assistant","uuid":"s2","parentUuid":"s1","isSidechain":true,"agentId":"b2","sessionId":"s","message":{"id":"m2","model":"claude-opus-4-6","role":"assistant","content":[{"type":"text","text":"LGTM"}]}}
+{"type":"user","uuid":"u3","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"LGTM"}]},"toolUseResult":{"agentId":"b2","status":"completed"}}
+{"type":"user","uuid":"u4","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"no subagent record"}]}}
+`
+	out, _, err := Import(ClaudeCode, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	if len(l.Prompts) != 1 || len(l.Steps) != 4 {
+		t.Fatalf("prompts %v, %d steps", l.Prompts, len(l.Steps))
+	}
+	if s := l.Steps[3]; s.Metadata["agent"] != "b2" || s.Metadata["parent_step"] != 2.0 {
+		t.Errorf("subagent step metadata = %v", s.Metadata)
+	}
 }
