@@ -142,6 +142,14 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	}
 	fmt.Fprintf(&b, "\nprompts (%d)\n", len(m.Prompts))
 	for i, p := range m.Prompts {
+		if p.Parts != nil {
+			line, err := partsLine(s, p.Parts)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, "  [%d] %s: %s\n", i, printable(p.Role), line)
+			continue
+		}
 		line, err := firstLine(s, p.ContentRef)
 		if err != nil {
 			return "", err
@@ -151,10 +159,25 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	fmt.Fprintf(&b, "\ninputs (%d)\n", len(m.Inputs))
 	w := 0
 	for _, f := range m.Inputs {
-		w = max(w, len(f.Name))
+		w = max(w, len(printable(f.Name)))
 	}
 	for _, f := range m.Inputs {
-		fmt.Fprintf(&b, "  %-*s  %s\n", w, printable(f.Name), size(f.Size))
+		fmt.Fprintf(&b, "  %-*s  ", w, printable(f.Name))
+		switch f.Seen {
+		case manifest.SeenName:
+			b.WriteString("seen by name only")
+		case manifest.SeenPartial:
+			fmt.Fprintf(&b, "%s, lines %s", size(f.Size), ranges(f.Lines))
+			if f.TotalLines > 0 {
+				fmt.Fprintf(&b, " of %d", f.TotalLines)
+			}
+		default:
+			b.WriteString(size(f.Size))
+		}
+		if f.MediaType != "" {
+			fmt.Fprintf(&b, ", %s", printable(f.MediaType))
+		}
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\nsteps (%d)\n", len(m.Steps))
 	for _, st := range m.Steps {
@@ -163,12 +186,28 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 			tool = "-"
 		}
 		fmt.Fprintf(&b, "  [%d] %s %s", st.Index, printable(st.Type), printable(tool))
-		if len(st.Parameters) > 0 {
-			fmt.Fprintf(&b, " %s", clip(string(st.Parameters), 100))
+		if st.Agent != "" {
+			fmt.Fprintf(&b, " (agent %s", printable(st.Agent))
+			if st.ParentStep != nil {
+				fmt.Fprintf(&b, ", started by [%d]", *st.ParentStep)
+			}
+			b.WriteString(")")
+		} else if st.ParentStep != nil {
+			fmt.Fprintf(&b, " (started by [%d])", *st.ParentStep)
 		}
-		if st.OutputRef.IsZero() {
+		if len(st.Parameters) > 0 {
+			fmt.Fprintf(&b, " %s", printable(clip(string(st.Parameters), 100)))
+		}
+		switch {
+		case st.OutputParts != nil:
+			line, err := partsLine(s, st.OutputParts)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, " -> %s", line)
+		case st.OutputRef.IsZero():
 			b.WriteString(" -> no output")
-		} else {
+		default:
 			n, err := s.Size(st.OutputRef)
 			if err != nil {
 				return "", err
@@ -178,15 +217,43 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		if st.Deterministic {
 			b.WriteString(", deterministic")
 		}
+		if e := st.Error; e != nil {
+			b.WriteString(", error")
+			if e.ExitCode != nil {
+				fmt.Fprintf(&b, " (exit %d)", *e.ExitCode)
+			}
+			if e.Message != "" {
+				fmt.Fprintf(&b, ": %s", printable(clip(e.Message, 80)))
+			}
+		}
 		b.WriteString("\n")
+		if !st.ReasoningRef.IsZero() {
+			n, err := s.Size(st.ReasoningRef)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, "      reasoning %s\n", size(n))
+		}
+		if u := st.Usage; u != nil {
+			b.WriteString("      usage")
+			for _, f := range u.Fields() {
+				if *f.Value != nil {
+					fmt.Fprintf(&b, " %s %d", strings.TrimSuffix(f.Name, "_tokens"), **f.Value)
+				}
+			}
+			b.WriteString("\n")
+		}
 	}
 	fmt.Fprintf(&b, "\noutputs (%d)\n", len(m.Outputs))
 	w = 0
 	for _, o := range m.Outputs {
-		w = max(w, len(o.Name))
+		w = max(w, len(printable(o.Name)))
 	}
 	for _, o := range m.Outputs {
 		fmt.Fprintf(&b, "  %-*s  %s", w, printable(o.Name), size(o.Size))
+		if o.MediaType != "" {
+			fmt.Fprintf(&b, ", %s", printable(o.MediaType))
+		}
 		if o.Confidence != "" {
 			fmt.Fprintf(&b, ", confidence %s", o.Confidence)
 		}
@@ -224,6 +291,41 @@ func firstLine(s *store.Store, d digest.Digest) (string, error) {
 		line += " …"
 	}
 	return line, nil
+}
+
+// partsLine describes multimodal content: each part's type, media type
+// and size, and the first line of a text part.
+func partsLine(s *store.Store, parts []manifest.Part) (string, error) {
+	var items []string
+	for _, p := range parts {
+		item := "[" + printable(p.Type)
+		if p.MediaType != "" {
+			item += " " + printable(p.MediaType)
+		}
+		item += " " + size(p.Size) + "]"
+		if p.Type == manifest.PartText {
+			line, err := firstLine(s, p.ContentRef)
+			if err != nil {
+				return "", err
+			}
+			item += " " + line
+		}
+		items = append(items, item)
+	}
+	return strings.Join(items, " "), nil
+}
+
+// ranges writes line ranges as "1-20,41-45".
+func ranges(lines [][2]int64) string {
+	var parts []string
+	for _, r := range lines {
+		if r[0] == r[1] {
+			parts = append(parts, fmt.Sprint(r[0]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", r[0], r[1]))
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // printable escapes what a terminal would act on: control characters
