@@ -215,6 +215,7 @@ type builder struct {
 	roots       []string // working directories to make paths relative to
 	rootLits    map[string][]byte
 	attachments map[string]string
+	workspace   *workspace // files the session read and wrote (claudeCodeWorkspace)
 
 	records, mapped int
 	skipped         map[string]int
@@ -652,6 +653,12 @@ func (b *builder) finish() ([]byte, error) {
 	meta.set("unmatched_tool_results", b.unmatched.raw())
 
 	doc := b.fixup(log.encode(meta, stepMeta))
+	if b.workspace != nil {
+		var err error
+		if doc, err = b.addWorkspace(doc, b.workspace); err != nil {
+			return nil, err
+		}
+	}
 	out, err := canon.Canonicalize(doc)
 	if err != nil {
 		// Text the input carries but canonical JSON cannot (a lone UTF-16

@@ -141,6 +141,9 @@ func importClaudeCode(b *builder, data []byte) error {
 		m.meta.set("merged_records", merged[m].raw())
 		b.add(m)
 	}
+	if len(b.roots) > 0 {
+		b.workspace = claudeCodeWorkspace(data, b.roots[0])
+	}
 	return nil
 }
 

@@ -101,8 +101,8 @@ func TestClaudeCodeTools(t *testing.T) {
 		{"grep multiline", "Grep", `{"pattern":"a","multiline":true}`, "", "skip: Grep: multiline search is not rendered"},
 		{"grep unknown type", "Grep", `{"pattern":"a","type":"cobol"}`, "", `skip: Grep: file type "cobol" is not rendered`},
 
-		{"ls", "LS", `{"path":"."}`, "", "- ./\n  - README.md\n  - docs/\n    - a.md\n  - empty.txt\n  - src/\n    - long.txt\n    - main.go\n    - util/\n      - data.bin\n      - deep/\n        - z.go\n        - z_test\n      - strings.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
-		{"ls sub ignore", "LS", `{"path":"src/util","ignore":["*.bin"]}`, "", "- ./\n  - src/\n    - util/\n      - deep/\n        - z.go\n        - z_test\n      - strings.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+		{"ls", "LS", `{"path":"."}`, "", "- .\n  - README.md\n  - docs/\n    - a.md\n  - empty.txt\n  - src/\n    - long.txt\n    - main.go\n    - util/\n      - data.bin\n      - deep/\n        - z.go\n        - z_test\n      - strings.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+		{"ls sub ignore", "LS", `{"path":"src/util","ignore":["*.bin"]}`, "", "- .\n  - src/\n    - util/\n      - deep/\n        - z.go\n        - z_test\n      - strings.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +148,7 @@ func TestClaudeCodeHermetic(t *testing.T) {
 		{"read to the end", "Read", `{"file_path":"d.txt","offset":3}`, "", "skip: Read: d.txt was seen only in part; line 5 is not in the pack"},
 		{"grep over a name", "Grep", `{"pattern":"hello"}`, "", "skip: Grep: d.txt was seen only in part, so what it holds is not known"},
 		{"grep beside it", "Grep", `{"pattern":"hello","glob":"[ab].go"}`, "Found 2 files\na.go\nb.go", "Found 2 files\na.go\nb.go"},
-		{"ls lists names", "LS", `{}`, "", "- ./\n  - a.go\n  - b.go\n  - d.txt\n  - lib/\n    - c.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+		{"ls lists names", "LS", `{}`, "", "- .\n  - a.go\n  - b.go\n  - d.txt\n  - lib/\n    - c.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,8 +25,9 @@ type Workspace struct {
 	// name or in part are known from the pack (seen), not from the disk.
 	Hermetic bool
 	// RootName is how the agents' listings name the workspace itself
-	// (Claude Code's LS prints its working directory): "." as the
-	// importers make paths under the recorded working directory relative.
+	// (Claude Code's LS prints its working directory "/abs/dir/"): ".", as
+	// the importers record it when they make paths under the recorded
+	// working directory relative.
 	RootName string
 
 	seen map[string]*seenFile

@@ -95,10 +95,10 @@ func TestClaudeCodeListings(t *testing.T) {
 		{"grep count single file", string(ClaudeCodeGrepCount([]string{"5"}, ClaudeGrepPage{})), "5\n\nFound 0 total occurrences across 0 files."},
 		{"grep count none", string(ClaudeCodeGrepCount(nil, ClaudeGrepPage{})), "No matches found\n\nFound 0 total occurrences across 0 files."},
 		{"ls", string(ClaudeCodeLS(".", []string{"src/", "src/util/", "src/util/s.go", "README.md", "src/main.go", "a-b/", "a/"})),
-			"- ./\n  - README.md\n  - a-b/\n  - a/\n  - src/\n    - main.go\n    - util/\n      - s.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
-		{"ls sub", string(ClaudeCodeLS("/p", []string{"src/main.go"})),
+			"- .\n  - README.md\n  - a-b/\n  - a/\n  - src/\n    - main.go\n    - util/\n      - s.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+		{"ls sub", string(ClaudeCodeLS("/p/", []string{"src/main.go"})),
 			"- /p/\n  - src/\n    - main.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
-		{"ls empty", string(ClaudeCodeLS(".", nil)), "- ./\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+		{"ls empty", string(ClaudeCodeLS(".", nil)), "- .\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
