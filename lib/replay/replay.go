@@ -236,6 +236,7 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 		rep.Steps = append(rep.Steps, r)
 	}
 	rep.Drift = append(rep.Drift, versionDrift(m.Environment.ToolVersions, versions)...)
+	nameChangedInputs(rep, selected)
 	rep.Summary = summarize(rep.Steps)
 	rep.Fidelity = grade(rep)
 	return rep, nil
@@ -324,6 +325,39 @@ func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest
 		r.Status = DivergedExpected
 	}
 	return r, ex
+}
+
+// nameChangedInputs gives a diverged step that reads a file whose input
+// changed or went missing a reason naming it.
+func nameChangedInputs(rep *Report, steps []*manifest.Step) {
+	changed := map[string]string{}
+	for _, d := range rep.Drift {
+		switch d.Type {
+		case DriftInputChanged:
+			changed[d.Name] = "input " + d.Name + " changed since the run"
+		case DriftMissingInput:
+			changed[d.Name] = "input " + d.Name + " is missing"
+		}
+	}
+	if len(changed) == 0 {
+		return
+	}
+	for i := range rep.Steps {
+		r := &rep.Steps[i]
+		if r.Status != Diverged && r.Status != DivergedExpected || r.Reason != "" {
+			continue
+		}
+		for _, k := range []string{"file_path", "path", "filename"} {
+			p := gjson.GetBytes(steps[i].Parameters, k)
+			if p.Type != gjson.String {
+				continue
+			}
+			if name, err := resolve(p.Str); err == nil && changed[name] != "" {
+				r.Reason = changed[name]
+				break
+			}
+		}
+	}
 }
 
 // recordedError reports whether the step's call failed when it was
