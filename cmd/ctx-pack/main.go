@@ -35,6 +35,7 @@ type packCmd struct {
 
 	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: anthropic, claude-code, codex, inspect, langsmith, openai-chat, openai-responses, otel-genai." default:"ctx" placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
+	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument). A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
 }
 
 func (c *packCmd) Description() string {
@@ -59,6 +60,15 @@ func (c *packCmd) Run(env *cli.Env) error {
 		}
 	}
 	names := c.Logs
+	if c.Hook != "" {
+		if len(names) > 0 {
+			return cli.Errorf(cli.ExitUsage, "--hook names the log to pack; give no LOG")
+		}
+		if c.From == "ctx" {
+			return cli.Errorf(cli.ExitUsage, "--hook needs --from codex, claude-code or auto")
+		}
+		names = []string{hookArg}
+	}
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
@@ -171,14 +181,21 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 	if err != nil {
 		return src, err
 	}
-	if name == "-" {
+	switch name {
+	case "-":
 		src.name = "<stdin>"
-	} else {
+	case hookArg:
+		src.name = "--hook"
+	default:
 		dir = filepath.Dir(name)
 	}
-	src.data, err = env.ReadInput(name)
-	if err != nil {
+	if name == hookArg {
+		src.data = []byte(c.Hook)
+	} else if src.data, err = env.ReadInput(name); err != nil {
 		return src, cli.WithCode(cli.ExitError, fmt.Errorf("reading log: %w", err))
+	}
+	if err := c.followHook(env, &src, &dir); err != nil {
+		return src, err
 	}
 	if err := c.importLog(env, &src); err != nil {
 		return src, err
@@ -188,6 +205,38 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 		return src, err
 	}
 	return src, src.log.CheckStore(s)
+}
+
+// hookArg stands for the --hook payload among the logs to read.
+const hookArg = "\x00hook"
+
+// followHook replaces a hook payload (an agent's hook input naming its
+// transcript) by the transcript it names, when --from is an agent format.
+func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
+	if c.From == "ctx" {
+		return nil
+	}
+	h, err := importer.ParseHook(src.data, importer.CodexHome())
+	if err != nil {
+		return cli.WithCode(cli.ExitFinding, fmt.Errorf("%s: %w", src.name, err))
+	}
+	if h == nil {
+		if src.name == "--hook" {
+			return cli.Errorf(cli.ExitFinding, "--hook: not a hook payload (an object with transcript_path, or Codex's agent-turn-complete notification)")
+		}
+		return nil
+	}
+	data, err := os.ReadFile(h.Transcript)
+	if err != nil {
+		return cli.WithCode(cli.ExitError, fmt.Errorf("%s: reading the transcript the hook payload names: %w", src.name, err))
+	}
+	what := "hook payload"
+	if h.Event != "" {
+		what += " (" + h.Event + ")"
+	}
+	env.Infof("%s: %s: packing %s", src.name, what, h.Transcript)
+	src.name, src.data, *dir = h.Transcript, data, filepath.Dir(h.Transcript)
+	return nil
 }
 
 // importLog converts src from an agent's own format into an execution log
