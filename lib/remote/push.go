@@ -135,9 +135,10 @@ func (c *Client) Push(ctx context.Context, s *store.Store, d digest.Digest, opts
 			return nil, fmt.Errorf("%w: %v", ErrInvalidRemote, err)
 		}
 	}
+	var have *ocispec.Descriptor
 	if ci := c.cacheLoad(d); ci != nil {
 		// Known layout: if the remote has it, nothing needs reading.
-		res, err := c.repush(ctx, d, ci, opts)
+		res, err := c.repush(ctx, d, ci, opts, &have)
 		if res != nil || err != nil {
 			return res, err
 		}
@@ -146,7 +147,7 @@ func (c *Client) Push(ctx context.Context, s *store.Store, d digest.Digest, opts
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.push(ctx, s, img, opts.Tags)
+	res, err := c.push(ctx, s, img, opts.Tags, have)
 	if err == nil {
 		c.cacheStore(d, img.Manifest)
 	}
@@ -165,9 +166,16 @@ func (c *Client) Push(ctx context.Context, s *store.Store, d digest.Digest, opts
 // repush finishes a push when the remote holds the cached manifest ci
 // under the pack's hash tag (1 request, plus one per tag); it returns
 // nil, nil when it does not.
-func (c *Client) repush(ctx context.Context, d digest.Digest, ci *cachedImage, opts PushOptions) (*PushResult, error) {
+// *found is set to what the remote has under the hash tag (the zero
+// descriptor for nothing), so that push need not ask again.
+func (c *Client) repush(ctx context.Context, d digest.Digest, ci *cachedImage, opts PushOptions, found **ocispec.Descriptor) (*PushResult, error) {
 	have, err := c.ep.resolve(ctx, d.Hex())
-	if errors.Is(err, ErrNotFound) || err == nil && have.Digest != ci.desc.Digest {
+	if errors.Is(err, ErrNotFound) {
+		*found = &ocispec.Descriptor{}
+		return nil, nil
+	}
+	if err == nil && have.Digest != ci.desc.Digest {
+		*found = &have
 		return nil, nil
 	}
 	if err != nil {
@@ -189,7 +197,8 @@ func (c *Client) repush(ctx context.Context, d digest.Digest, ci *cachedImage, o
 	return res, nil
 }
 
-func (c *Client) push(ctx context.Context, s *store.Store, img *Image, tags []string) (*PushResult, error) {
+// have, when known, is what the remote has under the pack's hash tag.
+func (c *Client) push(ctx context.Context, s *store.Store, img *Image, tags []string, have *ocispec.Descriptor) (*PushResult, error) {
 	d := img.Pack.Hash
 	res := &PushResult{Hash: d, Remote: c.Remote.URL, Digest: img.Desc.Digest.String(), Layers: len(img.Layers)}
 	res.Tags = append([]string{d.Hex()}, tags...)
@@ -199,7 +208,12 @@ func (c *Client) push(ctx context.Context, s *store.Store, img *Image, tags []st
 	}
 	blobSizes += int64(len(img.Config))
 
-	have, err := c.ep.resolve(ctx, d.Hex())
+	var err error
+	if have == nil {
+		var h ocispec.Descriptor
+		h, err = c.ep.resolve(ctx, d.Hex())
+		have = &h
+	}
 	switch {
 	case err == nil && have.Digest == img.Desc.Digest:
 		res.Skipped = Transfer{Blobs: len(img.Layers) + 1, Bytes: blobSizes}

@@ -262,6 +262,16 @@ func TestLayoutCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A push elsewhere asks for the hash tag once, cache or not.
+	fresh := reg.client(t, "fresh")
+	fresh.cache = c.cache
+	reg.c.reset()
+	if _, err := fresh.Push(ctx, a, m.Hash, PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := reg.c.reset(); got["HEAD manifest"] != 1 {
+		t.Errorf("first push with a cache entry: %v", got)
+	}
 	if err := os.Chmod(a.ObjectPath(m.Inputs[0].ContentRef), 0o644); err != nil {
 		t.Fatal(err)
 	}
