@@ -9,6 +9,8 @@
 #   repush-nocache   the same, with CTX_OCI_CACHE=off (reads every object)
 #   pull        into an empty store
 #   pull-10     into a store that has all but ten of the pack's objects
+#   pack-W3     anchor: ctx-pack of the same log into an empty store, the
+#               cost of storing 10,000 objects on this file system now
 # Usage: scripts/bench-remote.sh [RUNS]   (default 5)
 set -euo pipefail
 runs=${1:-5}
@@ -95,4 +97,5 @@ run repush ':' 'ctx-push --store "$work/a" "$reg/prep" "$hash"'
 run repush-nocache ':' 'env CTX_OCI_CACHE=off ctx-push --store "$work/a" "$reg/prep" "$hash"'
 run pull 'empty' 'ctx-pull --store "$work/b" "$reg/prep" "$hash"'
 run pull-10 'ten' 'ctx-pull --store "$work/c" "$reg/prep" "$hash"'
+run pack-W3 'empty' 'ctx-pack --store "$work/b" "$work/w3.json"'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
