@@ -14,8 +14,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
@@ -193,37 +191,27 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 }
 
 // importLog converts src from an agent's own format into an execution log
-// when --from asks for it. Problems found in the converted log then name
-// it as such, since their lines are not the input's.
+// when --from asks for it (lib/importer chooses). Problems found in the
+// converted log then name it as such, since their lines are not the
+// input's.
 func (c *packCmd) importLog(env *cli.Env, src *source) error {
-	format := c.From
-	if format == "ctx" {
-		return nil
+	format, err := importer.Choose(c.From, src.name, src.data)
+	if err != nil {
+		var mis *importer.MismatchError
+		if errors.As(err, &mis) {
+			return cli.WithHint(fmt.Errorf("%s: %w", src.name, err), mis.Hint())
+		}
+		var unk *importer.UnknownFormatError
+		if errors.As(err, &unk) {
+			return fmt.Errorf("--from %w", err)
+		}
+		return fmt.Errorf("%s: %w", src.name, err)
 	}
-	if format != "auto" && !slices.Contains(importer.Formats(), format) {
-		return cli.Errorf(cli.ExitUsage, "--from %s: unknown format; use ctx, auto, %s", format, strings.Join(importer.Formats(), ", "))
-	}
-	if format != "auto" {
-		// Importers read leniently; a document of another format would
-		// become an empty pack rather than an error.
-		seen := "ctx"
-		if !isExecLog(src.data) {
-			seen, _ = importer.Detect(src.name, src.data)
-		}
-		if seen != "" && seen != format {
-			return cli.WithHint(cli.Errorf(cli.ExitFinding, "%s: this is a %s log, not %s", src.name, seen, format), "use --from "+seen+" or --from auto")
-		}
-	}
-	if format == "auto" {
-		if isExecLog(src.data) {
-			env.Infof("%s: detected format ctx", src.name)
-			return nil
-		}
-		var err error
-		if format, err = importer.Detect(src.name, src.data); err != nil {
-			return fmt.Errorf("%s: %w", src.name, err)
-		}
+	if c.From == importer.Auto {
 		env.Infof("%s: detected format %s", src.name, format)
+	}
+	if format == importer.Ctx {
+		return nil
 	}
 	data, rep, err := importer.Import(format, src.data, importer.Options{Name: filepath.Base(src.name), Deterministic: c.Deterministic})
 	if err != nil {
@@ -240,13 +228,6 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 	src.name += " (imported as " + format + ")"
 	src.data = data
 	return nil
-}
-
-// isExecLog reports whether data looks like ctx's own execution log: an
-// object with model.identifier and a steps array.
-func isExecLog(data []byte) bool {
-	r := gjson.GetManyBytes(data, "model.identifier", "steps")
-	return r[0].Type == gjson.String && r[1].IsArray()
 }
 
 // result is what ctx-pack prints for each pack.

@@ -104,10 +104,10 @@ func (w *Workspace) write(s *store.Store, in manifest.File) error {
 	return nil
 }
 
-// checkName accepts the clean relative names ctx-pack accepts for inputs.
+// checkName accepts the names ctx-pack accepts for inputs.
 func checkName(name string) error {
-	if !fs.ValidPath(name) || name == "." || strings.ContainsAny(name, "\\\x00") {
-		return fmt.Errorf("input name %q is not a clean relative path", name)
+	if err := manifest.CheckName(name); err != nil {
+		return fmt.Errorf("input %w", err)
 	}
 	return nil
 }
