@@ -156,7 +156,10 @@ func (b *builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 		if e := f.first(t.resultErr...); informative(e) && e.Type != gjson.False {
 			r.isError = e.Type != gjson.String || e.Str != "success"
 			if r.isError {
+				// Inspect's typed ToolCallError: its message is the step's
+				// error, the whole of it stays in the metadata.
 				r.meta.set("error", raw(e))
+				r.failure.msg = e.Get("message").String()
 			}
 		}
 		r.meta = join(r.meta, ms.meta)
@@ -327,12 +330,10 @@ func serverToolResult(f fields, typ string) *result {
 	switch rc := out.Get("return_code"); {
 	case strings.HasSuffix(ct, "_error"):
 		r.isError = true
-		if code := out.Get("error_code"); code.Type == gjson.String {
-			r.meta.setString("error_message", code.Str)
-		}
+		r.failure.msg = out.Get("error_code").String()
 	case rc.Type == gjson.Number && rc.Raw != "0":
 		r.isError = true
-		r.meta.set("exit_code", raw(rc))
+		r.failure.exitCode = raw(rc)
 	}
 	r.meta.setString("type", typ)
 	r.meta = join(r.meta, f.rest("tool_use_id", "content", "type"))
@@ -366,7 +367,7 @@ func joinOwnResults(m *msg) {
 			empty := ""
 			c.output = &empty
 		}
-		c.isError = r.isError
+		c.isError, c.failure = r.isError, r.failure
 		c.meta = join(c.meta, r.meta)
 	}
 	m.results = kept

@@ -886,13 +886,15 @@ func (b *builder) otelTool(s *span) {
 			break
 		}
 	}
-	if code := first(gjson.ParseBytes(s.rest.get("status")), "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
-		r.isError = true
+	var fail *failure
+	status := gjson.ParseBytes(s.rest.get("status"))
+	if code := first(status, "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
+		fail = &failure{msg: first(status, "message", "description").String()}
 	}
 	var out *string
 	if r.hasOut {
 		out = &r.output
 	}
-	b.toolRun(id, name, args(argv), out, r.isError, s.start, b.spanMeta(s, used))
+	b.toolRun(id, name, args(argv), out, fail, s.start, b.spanMeta(s, used))
 	b.countSpan(s, true, "")
 }
