@@ -643,7 +643,17 @@ func (b *builder) otelLLM(s *span) error {
 	}
 	turn.ts = s.start
 	turn.params = params.raw()
+	// gen_ai.usage.input_tokens, gen_ai.usage.cache_read.input_tokens, …:
+	// the step's usage (costs and other counters stay with it in metadata).
+	var usage obj
+	for _, k := range s.attrs.keys {
+		if name, ok := strings.CutPrefix(k, "gen_ai.usage."); ok {
+			usage.set(strings.ReplaceAll(name, ".", "_"), raw(s.attrs.get(k)))
+			used[k] = true
+		}
+	}
 	turn.meta = join(b.spanMeta(s, used), turn.meta)
+	turn.meta.setDefault("usage", usage.raw())
 	b.seen(s.start)
 	b.exchange(in, out)
 	b.countSpan(s, true, "")

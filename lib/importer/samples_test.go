@@ -346,9 +346,8 @@ var samples = []sample{
 			if l.Steps[0].Timestamp != "2026-11-21T21:15:37.778Z" || l.Steps[0].Metadata["span_id"] != "9ff05ed27b3f9030" {
 				t.Errorf("first span = %+v", l.Steps[0])
 			}
-			attrs := l.Steps[1].Metadata["attributes"].(map[string]any)
-			if attrs["gen_ai.usage.output_tokens"] != 27.0 {
-				t.Errorf("attributes = %v", attrs)
+			if !reflect.DeepEqual(l.Steps[1].Usage, map[string]int{"input_tokens": 125, "output_tokens": 27}) {
+				t.Errorf("usage = %v", l.Steps[1].Usage)
 			}
 		},
 	},

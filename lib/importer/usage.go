@@ -27,29 +27,33 @@ var usageNames = []struct {
 	{"total_tokens", []string{"total_tokens"}},
 }
 
-// takeUsage moves the token counts of meta's "usage" member into the
-// step's usage, named as the log names them. Counters it does not know,
-// and values that are not non-negative integers, stay in the metadata.
+// takeUsage moves the token counts of meta's "usage" member (LangChain:
+// "usage_metadata") into the step's usage, named as the log names them.
+// Counters it does not know, and values that are not non-negative
+// integers, stay in the metadata.
 func takeUsage(meta obj) (json.RawMessage, obj) {
-	u := meta.get("usage")
-	if u == nil {
-		return nil, meta
-	}
-	usage, left := normUsage(gjson.ParseBytes(u))
-	if usage == nil {
-		return nil, meta
-	}
-	var out obj
-	for _, m := range meta {
-		if m.k == "usage" {
-			if left != nil {
-				out = append(out, member{"usage", left})
-			}
+	for _, key := range []string{"usage", "usage_metadata"} {
+		u := meta.get(key)
+		if u == nil {
 			continue
 		}
-		out = append(out, m)
+		usage, left := normUsage(gjson.ParseBytes(u))
+		if usage == nil {
+			continue
+		}
+		var out obj
+		for _, m := range meta {
+			if m.k == key {
+				if left != nil {
+					out = append(out, member{key, left})
+				}
+				continue
+			}
+			out = append(out, m)
+		}
+		return usage, out
 	}
-	return usage, out
+	return nil, meta
 }
 
 // normUsage splits a usage object into the log's counters and what is
