@@ -1,6 +1,8 @@
 package importer
 
 import (
+	"bytes"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -207,7 +209,57 @@ var faithful = []fixture{
 			}
 		},
 	},
+	{
+		// Images and PDFs are parts: a pasted image in the prompt, a
+		// screenshot tool's image beside its text, a PDF the Read tool
+		// returns. Their base64 is content, not metadata.
+		file: "claude-code/images.jsonl", format: ClaudeCode, model: "claude-opus-4-6",
+		prompts: []string{""},
+		steps: []wantStep{
+			llm(nil),
+			tool("mcp__browser__screenshot", `{"url":"http://localhost:4000"}`, nil, false),
+			llm(nil),
+			tool("Read", `{"file_path":"docs/style.pdf"}`, nil, false),
+			llm(ptr("The header image is scaled to 1px; the style guide asks for 64px.")),
+		},
+		outputs: map[string]string{finalName: "The header image is scaled to 1px; the style guide asks for 64px."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			parts := l.Prompts[0].Parts
+			if len(parts) != 2 || parts[0]["content"] != "Why does the header look like this?" || parts[1]["type"] != "image" || parts[1]["media_type"] != "image/png" || parts[1]["content_base64"] != onePixelPNG {
+				t.Errorf("prompt parts = %v", parts)
+			}
+			shot := l.Steps[1].OutputParts
+			if len(shot) != 2 || shot[0].Content != "Screenshot of http://localhost:4000" || shot[1].Type != "image" || shot[1].ContentBase64 != onePixelPNG {
+				t.Errorf("screenshot parts = %+v", shot)
+			}
+			pdf := l.Steps[3].OutputParts
+			if len(pdf) != 1 || pdf[0].Type != "document" || pdf[0].MediaType != "application/pdf" {
+				t.Errorf("PDF parts = %+v", pdf)
+			}
+			if bytes.Contains([]byte(fmt.Sprint(l.Metadata, l.Steps[1].Metadata, l.Steps[3].Metadata)), []byte("iVBOR")) {
+				t.Error("base64 content in metadata")
+			}
+		},
+	},
+	{
+		// OpenAI Chat Completions: an image given as a data: URL is a part.
+		file: "openai-chat/image.json", format: OpenAIChat, model: "gpt-4o-2024-08-06",
+		prompts: []string{""},
+		steps:   []wantStep{llm(ptr("A single white pixel."))},
+		outputs: map[string]string{finalName: "A single white pixel."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			parts := l.Prompts[0].Parts
+			if len(parts) != 2 || parts[1]["type"] != "image" || parts[1]["media_type"] != "image/png" || parts[1]["content_base64"] != onePixelPNG {
+				t.Errorf("prompt parts = %v", parts)
+			}
+			if !reflect.DeepEqual(l.Steps[0].Usage, map[string]int{"input_tokens": 93, "output_tokens": 6, "total_tokens": 99, "cache_read_tokens": 0}) {
+				t.Errorf("usage = %v", l.Steps[0].Usage)
+			}
+		},
+	},
 }
+
+const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
 // TestSubagentByAgentID: newer transcripts name the subagent (agentId on
 // its records and in the Task result's toolUseResult); that joins it to
