@@ -29,6 +29,8 @@ type packCmd struct {
 	Tag   string   `help:"Also point tag NAME at the new pack." placeholder:"NAME"`
 	Force bool     `help:"Move --tag even if it already points at another pack, and replace --sidecars that differ."`
 
+	tagLock *store.RefLock // held from the tag check until the tag is set
+
 	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
 
 	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: anthropic, claude-code, codex, inspect, langsmith, openai-chat, openai-responses, otel-genai." default:"ctx" placeholder:"FORMAT"`
@@ -51,7 +53,7 @@ func (c *packCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	if c.Tag != "" {
+	if c.Tag != "" || env.Given("tag") {
 		if err := store.CheckTagName(c.Tag); err != nil {
 			return cli.WithCode(cli.ExitUsage, err)
 		}
@@ -88,8 +90,13 @@ func (c *packCmd) Run(env *cli.Env) error {
 	if bad {
 		return cli.Exit(cli.ExitFinding)
 	}
+	// The tag is decided before the pack's commit point and held until it
+	// is set: a ctx-pack that fails on the tag has changed nothing.
 	if err := c.checkTag(s, srcs); err != nil {
 		return err
+	}
+	if c.tagLock != nil {
+		defer c.tagLock.Unlock()
 	}
 	if c.Sidecars != "" {
 		// Before any pack is written: no name or symlink may lead out of DIR.
@@ -122,22 +129,31 @@ func (c *packCmd) Run(env *cli.Env) error {
 
 // checkTag refuses, before anything is written, to move an existing tag
 // to another pack without --force. Packing the same log again under the
-// same tag is fine, so the new pack's hash is computed first.
+// same tag is fine, so the new pack's hash is computed first. The tag's
+// lock stays held (c.tagLock), so that no other ctx-pack can take the tag
+// before this one sets it.
 func (c *packCmd) checkTag(s *store.Store, srcs []source) error {
 	if c.Tag == "" || c.Force || len(srcs) != 1 {
 		return nil
-	}
-	old, err := s.Ref(c.Tag)
-	if err != nil {
-		return nil // no such tag yet
 	}
 	d, err := srcs[0].log.Hash(s)
 	if err != nil {
 		return err
 	}
-	if d != old {
-		return cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s", c.Tag, old), "use --force to move it")
+	l, err := s.LockRef(c.Tag)
+	if err != nil {
+		return err
 	}
+	old, err := l.Get()
+	if err != nil {
+		l.Unlock()
+		return err
+	}
+	if old != nil && *old != d {
+		l.Unlock()
+		return cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s", c.Tag, *old), "use --force to move it")
+	}
+	c.tagLock = l
 	return nil
 }
 
@@ -251,7 +267,11 @@ func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
 	if err != nil {
 		return err
 	}
-	if c.Tag != "" {
+	if c.tagLock != nil {
+		if err := c.tagLock.Set(m.Hash); err != nil {
+			return fmt.Errorf("pack %s is stored, but not its tag: %w", m.Hash, err)
+		}
+	} else if c.Tag != "" {
 		err := s.UpdateRef(c.Tag, func(old *digest.Digest) (digest.Digest, error) {
 			if old != nil && *old != m.Hash && !c.Force {
 				return m.Hash, cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s", c.Tag, *old), "use --force to move it")

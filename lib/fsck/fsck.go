@@ -522,7 +522,12 @@ func (c *checker) checkPacks() {
 		c.packs++
 		d, _ := digest.Parse(name)
 		entry, err := c.readEntry(rel)
+		// A pack finalized after objects/ was listed has objects the
+		// listing missed; they were durable before its entry appeared, so
+		// look for them now rather than call them missing.
+		c.verify([]digest.Digest{d})
 		if m := c.manifest(d, rel); m != nil {
+			c.verify(m.Refs())
 			c.checkPack(d, rel, m, entry, err == nil)
 		} else if err == nil {
 			c.parseEntry(d, rel, entry)
