@@ -341,6 +341,7 @@ func TestFixtures(t *testing.T) {
 			if rep.Mapped+rep.Skipped != rep.Records {
 				t.Errorf("report = %+v", rep)
 			}
+			tally(t, l) // no call id on two steps
 			if fx.check != nil {
 				fx.check(t, l, out, rep)
 			}
