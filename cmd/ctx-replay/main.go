@@ -34,6 +34,8 @@ type replayCmd struct {
 	Tool    []string      `help:"Run tool NAME with CMD (repeatable): CMD is split into words as a shell splits simple words, without expansion or operators, runs in the workspace with the step's parameters as JSON on stdin and CTX_TOOL, CTX_STEP_INDEX set; its stdout is the output. Overrides built-ins and config.json." placeholder:"NAME=CMD" sep:"none"`
 	Steps   string        `help:"Replay only these steps: indexes and ranges such as 3, 3-7, 3-, -7, separated by commas." placeholder:"RANGE"`
 	Timeout time.Duration `help:"Time limit of a --tool command for one step." default:"30s"`
+
+	CodexShellReads bool `help:"Replay Codex's plain read-only shell commands (cat, sed -n 'A,Bp', head, nl -ba, ls) by reading the workspace, never by running a shell; other commands are skipped with the reason." name:"codex-shell-reads"`
 }
 
 func (c *replayCmd) Description() string {
@@ -115,6 +117,8 @@ func (c *replayCmd) Run(env *cli.Env) error {
 		Keep:  c.Keep,
 		Steps: ranges,
 		Tools: tools,
+
+		CodexShellReads: c.CodexShellReads,
 		Progress: func(pos, total int, st *manifest.Step) {
 			env.Progressf("step %d/%d (index %d, %s)", pos, total, st.Index, toolName(st))
 		},

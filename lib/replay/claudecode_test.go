@@ -34,10 +34,18 @@ var projectTree = map[string]string{
 // "error: message".
 func runClaude(t *testing.T, ws *Workspace, tool, params, recorded string) string {
 	t.Helper()
+	return runWith(t, ws, Lookup(tool, nil), tool, params, recorded)
+}
+
+// runWith runs ex as tool; see runClaude.
+func runWith(t *testing.T, ws *Workspace, ex Executor, tool, params, recorded string) string {
+	t.Helper()
 	var out bytes.Buffer
-	call := &Call{Tool: tool, Parameters: jsontext.Value(params), Workspace: ws,
-		Recorded: func() ([]byte, error) { return []byte(recorded), nil }}
-	err := Lookup(tool, nil).Run(context.Background(), call, &out)
+	call := &Call{Tool: tool, Parameters: jsontext.Value(params), Workspace: ws}
+	if recorded != "" {
+		call.Recorded = func() ([]byte, error) { return []byte(recorded), nil }
+	}
+	err := ex.Run(context.Background(), call, &out)
 	var skip *render.Unsupported
 	switch {
 	case errors.As(err, &skip):
