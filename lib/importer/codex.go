@@ -81,6 +81,9 @@ func importCodex(b *builder, data []byte) error {
 	for _, m := range items.done() {
 		b.add(m)
 	}
+	if len(b.roots) > 0 {
+		b.workspace = codexWorkspace(data, b.roots[0])
+	}
 	return nil
 }
 

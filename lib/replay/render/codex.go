@@ -121,6 +121,23 @@ func CodexFrame(recorded, output []byte) ([]byte, error) {
 	return output, nil
 }
 
+// CodexResult reads a result Codex recorded for a shell call, in one of
+// the forms CodexFrame reads: the command's output, its exit code ("" when
+// the result does not say), and whether Codex shortened the output.
+func CodexResult(recorded []byte) (output []byte, exitCode string, shortened bool) {
+	if len(recorded) > 0 && recorded[0] == '{' && gjson.ValidBytes(recorded) {
+		r := gjson.ParseBytes(recorded)
+		if o := r.Get("output"); o.Type == gjson.String {
+			return []byte(o.Str), r.Get("metadata.exit_code").Raw, bytes.Contains(recorded, []byte("Total output lines:"))
+		}
+	}
+	if head, rest, ok := bytes.Cut(recorded, []byte("Output:\n")); ok && (len(head) == 0 || head[len(head)-1] == '\n') {
+		short := bytes.Contains(head, []byte("Total output lines:")) || bytes.Contains(head, []byte("Original token count:")) && bytes.Contains(recorded, []byte("tokens truncated"))
+		return rest, exitLine(head), short
+	}
+	return recorded, "", false
+}
+
 // CodexOutput returns the command output inside recorded, a result in one
 // of the forms CodexFrame reads.
 func CodexOutput(recorded []byte) []byte {
