@@ -14,8 +14,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
@@ -30,6 +28,8 @@ type packCmd struct {
 	Logs  []string `arg:"" optional:"" help:"Execution logs to pack (default: stdin; - also means stdin)." placeholder:"LOG"`
 	Tag   string   `help:"Also point tag NAME at the new pack." placeholder:"NAME"`
 	Force bool     `help:"Move --tag even if it already points at another pack, and replace --sidecars that differ."`
+
+	tagLock *store.RefLock // held from the tag check until the tag is set
 
 	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
 
@@ -54,7 +54,7 @@ func (c *packCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	if c.Tag != "" {
+	if c.Tag != "" || env.Given("tag") {
 		if err := store.CheckTagName(c.Tag); err != nil {
 			return cli.WithCode(cli.ExitUsage, err)
 		}
@@ -100,8 +100,13 @@ func (c *packCmd) Run(env *cli.Env) error {
 	if bad {
 		return cli.Exit(cli.ExitFinding)
 	}
+	// The tag is decided before the pack's commit point and held until it
+	// is set: a ctx-pack that fails on the tag has changed nothing.
 	if err := c.checkTag(s, srcs); err != nil {
 		return err
+	}
+	if c.tagLock != nil {
+		defer c.tagLock.Unlock()
 	}
 	if c.Sidecars != "" {
 		// Before any pack is written: no name or symlink may lead out of DIR.
@@ -134,22 +139,31 @@ func (c *packCmd) Run(env *cli.Env) error {
 
 // checkTag refuses, before anything is written, to move an existing tag
 // to another pack without --force. Packing the same log again under the
-// same tag is fine, so the new pack's hash is computed first.
+// same tag is fine, so the new pack's hash is computed first. The tag's
+// lock stays held (c.tagLock), so that no other ctx-pack can take the tag
+// before this one sets it.
 func (c *packCmd) checkTag(s *store.Store, srcs []source) error {
 	if c.Tag == "" || c.Force || len(srcs) != 1 {
 		return nil
-	}
-	old, err := s.Ref(c.Tag)
-	if err != nil {
-		return nil // no such tag yet
 	}
 	d, err := srcs[0].log.Hash(s)
 	if err != nil {
 		return err
 	}
-	if d != old {
-		return cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s", c.Tag, old), "use --force to move it")
+	l, err := s.LockRef(c.Tag)
+	if err != nil {
+		return err
 	}
+	old, err := l.Get()
+	if err != nil {
+		l.Unlock()
+		return err
+	}
+	if old != nil && *old != d {
+		l.Unlock()
+		return cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s", c.Tag, *old), "use --force to move it")
+	}
+	c.tagLock = l
 	return nil
 }
 
@@ -226,37 +240,27 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 }
 
 // importLog converts src from an agent's own format into an execution log
-// when --from asks for it. Problems found in the converted log then name
-// it as such, since their lines are not the input's.
+// when --from asks for it (lib/importer chooses). Problems found in the
+// converted log then name it as such, since their lines are not the
+// input's.
 func (c *packCmd) importLog(env *cli.Env, src *source) error {
-	format := c.From
-	if format == "ctx" {
-		return nil
+	format, err := importer.Choose(c.From, src.name, src.data)
+	if err != nil {
+		var mis *importer.MismatchError
+		if errors.As(err, &mis) {
+			return cli.WithHint(fmt.Errorf("%s: %w", src.name, err), mis.Hint())
+		}
+		var unk *importer.UnknownFormatError
+		if errors.As(err, &unk) {
+			return fmt.Errorf("--from %w", err)
+		}
+		return fmt.Errorf("%s: %w", src.name, err)
 	}
-	if format != "auto" && !slices.Contains(importer.Formats(), format) {
-		return cli.Errorf(cli.ExitUsage, "--from %s: unknown format; use ctx, auto, %s", format, strings.Join(importer.Formats(), ", "))
-	}
-	if format != "auto" {
-		// Importers read leniently; a document of another format would
-		// become an empty pack rather than an error.
-		seen := "ctx"
-		if !isExecLog(src.data) {
-			seen, _ = importer.Detect(src.name, src.data)
-		}
-		if seen != "" && seen != format {
-			return cli.WithHint(cli.Errorf(cli.ExitFinding, "%s: this is a %s log, not %s", src.name, seen, format), "use --from "+seen+" or --from auto")
-		}
-	}
-	if format == "auto" {
-		if isExecLog(src.data) {
-			env.Infof("%s: detected format ctx", src.name)
-			return nil
-		}
-		var err error
-		if format, err = importer.Detect(src.name, src.data); err != nil {
-			return fmt.Errorf("%s: %w", src.name, err)
-		}
+	if c.From == importer.Auto {
 		env.Infof("%s: detected format %s", src.name, format)
+	}
+	if format == importer.Ctx {
+		return nil
 	}
 	data, rep, err := importer.Import(format, src.data, importer.Options{Name: filepath.Base(src.name), Deterministic: c.Deterministic})
 	if err != nil {
@@ -273,13 +277,6 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 	src.name += " (imported as " + format + ")"
 	src.data = data
 	return nil
-}
-
-// isExecLog reports whether data looks like ctx's own execution log: an
-// object with model.identifier and a steps array.
-func isExecLog(data []byte) bool {
-	r := gjson.GetManyBytes(data, "model.identifier", "steps")
-	return r[0].Type == gjson.String && r[1].IsArray()
 }
 
 // result is what ctx-pack prints for each pack.
@@ -319,7 +316,11 @@ func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
 	if err != nil {
 		return err
 	}
-	if c.Tag != "" {
+	if c.tagLock != nil {
+		if err := c.tagLock.Set(m.Hash); err != nil {
+			return fmt.Errorf("pack %s is stored, but not its tag: %w", m.Hash, err)
+		}
+	} else if c.Tag != "" {
 		err := s.UpdateRef(c.Tag, func(old *digest.Digest) (digest.Digest, error) {
 			if old != nil && *old != m.Hash && !c.Force {
 				return m.Hash, cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s", c.Tag, *old), "use --force to move it")

@@ -1,7 +1,8 @@
 // Command ctx-replay re-executes the tool calls of a context pack and
 // compares every output with the recorded one. It reads one pack reference
 // (an argument, or a stream of ctx output on stdin) and prints a fidelity
-// report as canonical JSON, or a readable one with --human:
+// report as canonical JSON, a readable one with --human, or with --html a
+// self-contained HTML page of the pack with each step's outcome:
 //
 //	{"pack","fidelity","summary":{steps,verified,matched,…},"steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms}],"drift":[…]}
 //
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/replay"
@@ -34,6 +36,8 @@ type replayCmd struct {
 	Tool    []string      `help:"Run tool NAME with CMD (repeatable): CMD is split into words as a shell splits simple words, without expansion or operators, runs in the workspace with the step's parameters as JSON on stdin and CTX_TOOL, CTX_STEP_INDEX set; its stdout is the output. Overrides built-ins and config.json." placeholder:"NAME=CMD" sep:"none"`
 	Steps   string        `help:"Replay only these steps: indexes and ranges such as 3, 3-7, 3-, -7, separated by commas." placeholder:"RANGE"`
 	Timeout time.Duration `help:"Time limit of a --tool command for one step." default:"30s"`
+	HTML    bool          `name:"html" help:"Print the outcome as one self-contained HTML page (no scripts, no network): the pack with each step's status, the fidelity and the dependencies that drifted."`
+	Output  string        `short:"o" help:"Write the --html page to FILE instead of stdout." placeholder:"FILE"`
 
 	CodexShellReads bool `help:"Replay Codex's plain read-only shell commands (cat, sed -n 'A,Bp', head, nl -ba, ls) by reading the workspace, never by running a shell; other commands are skipped with the reason." name:"codex-shell-reads"`
 }
@@ -65,6 +69,12 @@ func (c *replayCmd) Run(env *cli.Env) error {
 		if ranges, err = replay.ParseSteps(c.Steps); err != nil {
 			return cli.WithCode(cli.ExitUsage, err)
 		}
+	}
+	if c.Output != "" && !c.HTML {
+		return cli.Errorf(cli.ExitUsage, "-o writes the --html page; give --html")
+	}
+	if c.HTML && c.Human {
+		return cli.Errorf(cli.ExitUsage, "give --human or --html, not both")
 	}
 	if c.Timeout <= 0 {
 		return cli.Errorf(cli.ExitUsage, "--timeout must be positive")
@@ -133,9 +143,15 @@ func (c *replayCmd) Run(env *cli.Env) error {
 	if c.Keep {
 		env.Infof("workspace kept in %s", rep.Workspace)
 	}
-	if env.Human() {
+	switch {
+	case c.HTML:
+		var page []byte
+		if page, err = htmlview.Replay(m, rep, s, htmlview.Options{}); err == nil {
+			err = htmlview.Write(env.Stdout, c.Output, page)
+		}
+	case env.Human():
 		err = env.Text(rep.Text())
-	} else {
+	default:
 		err = env.Result(rep)
 	}
 	if err != nil {

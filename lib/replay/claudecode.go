@@ -272,7 +272,7 @@ func claudeGlob(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	}
 	names := make([]string, len(found))
 	for i, e := range found {
-		names[i] = e.name
+		names[i] = call.Workspace.shown(e.name)
 	}
 	return call.unordered(render.ClaudeCodeGlob(names, truncated), len(names), "Glob lists files oldest first")
 }
@@ -534,7 +534,7 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 			continue
 		}
 		matched = append(matched, f)
-		prefix := f.name
+		prefix := ws.shown(f.name)
 		switch mode {
 		case "count":
 			if single {
@@ -560,7 +560,7 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 		})
 		lines = make([]string, len(matched))
 		for i, m := range matched {
-			lines[i] = m.name
+			lines[i] = ws.shown(m.name)
 		}
 	}
 	lines, page, err := paginate(lines, headLimit, hasHead, skip)
@@ -740,7 +740,7 @@ func claudeLS(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	if len(paths) > render.ClaudeLSEntries {
 		return nil, skipf("LS: more than %d entries, which Claude Code cuts with a notice that is not rendered", render.ClaudeLSEntries)
 	}
-	return render.ClaudeCodeLS(ws.RootName, paths), nil
+	return render.ClaudeCodeLS(ws.shown(".")+"/", paths), nil
 }
 
 // fixedMTime is the modification time of every file a hermetic workspace

@@ -141,6 +141,7 @@ func codexRead(call *Call, dir string, argv []string) ([]byte, error) {
 	ws := call.Workspace
 	prog, args := argv[0], argv[1:]
 	file := func(name string) ([]byte, error) {
+		name = ws.local(name)
 		full, err := resolve(path.Join(dir, name))
 		if err != nil || path.IsAbs(name) {
 			if err == nil {
@@ -254,7 +255,7 @@ func codexRead(call *Call, dir string, argv []string) ([]byte, error) {
 		}
 		target := dir
 		if len(dirs) == 1 {
-			d, err := resolve(path.Join(dir, dirs[0]))
+			d, err := resolve(path.Join(dir, ws.local(dirs[0])))
 			if err != nil {
 				return nil, fmt.Errorf("ls: %w", err)
 			}
