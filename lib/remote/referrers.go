@@ -16,7 +16,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/ctx-tools/ctx/lib/digest"
-	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // Referrer is an artifact attached to a pack's OCI manifest (its
@@ -156,7 +156,7 @@ func (c *Client) FetchReferrers(ctx context.Context, subject ocispec.Descriptor,
 		r := Referrer{Digest: d.Digest.String(), ArtifactType: m.ArtifactType, Files: []string{}}
 		for i, l := range m.Layers {
 			name := l.Annotations[ocispec.AnnotationTitle]
-			if err := execlog.CheckName(name); err != nil || strings.Contains(name, "/") || !printableName(name) {
+			if err := manifest.CheckName(name); err != nil || strings.Contains(name, "/") || !printableName(name) {
 				return nil, fmt.Errorf("%w: referrer %s: layers[%d]: title %q is not a plain file name", ErrBadLayer, d.Digest, i, clip(name))
 			}
 			b, err := c.fetchSmall(ctx, l, maxAttachment)
