@@ -24,6 +24,8 @@ var verbs = []struct{ name, does string }{
 	{"verify", "artifact, pack, store or kernel pack → verdict"},
 	{"fork", "pack → editable log with parent lineage"},
 	{"log", "store → packs, newest first"},
+	{"push", "packs → an OCI registry or layout directory"},
+	{"pull", "an OCI registry or layout directory → packs"},
 }
 
 type frontCmd struct {
