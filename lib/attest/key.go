@@ -10,11 +10,11 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -24,10 +24,12 @@ type Signer struct {
 	pub PublicKey
 }
 
-// PublicKey is a key signatures are checked against. ID is the hex SHA-256
-// of its PKIX (SubjectPublicKeyInfo) DER encoding, the key id ctx puts in
-// DSSE signatures and bundle hints. Source says where it came from (a file
-// or a config), for messages.
+// PublicKey is a key signatures are checked against. ID is its OpenSSH
+// SHA-256 fingerprint ("SHA256:<base64>", as ssh-keygen -l prints it),
+// the key id ctx puts in DSSE signatures and bundle hints: it is also the
+// id DSSE verifiers (go-securesystemslib, and so cosign) compute for a key
+// that names none, and they skip a signature whose key id differs. Source
+// says where the key came from (a file or a config), for messages.
 type PublicKey struct {
 	Key    crypto.PublicKey
 	ID     string
@@ -264,21 +266,30 @@ func LoadPublicKey(path string) (PublicKey, error) {
 }
 
 func newPublicKey(k crypto.PublicKey, source string) (PublicKey, error) {
+	var wire []byte
 	switch k := k.(type) {
 	case ed25519.PublicKey:
+		wire = sshString(sshString(nil, []byte("ssh-ed25519")), k)
 	case *ecdsa.PublicKey:
 		if k.Curve != elliptic.P256() {
 			return PublicKey{}, fmt.Errorf("%s: ECDSA keys are read on P-256 only", source)
 		}
+		point, err := k.Bytes()
+		if err != nil {
+			return PublicKey{}, fmt.Errorf("%s: %w", source, err)
+		}
+		wire = sshString(sshString(sshString(nil, []byte("ecdsa-sha2-nistp256")), []byte("nistp256")), point)
 	default:
 		return PublicKey{}, fmt.Errorf("%s: a %s key; ctx checks ed25519 and ECDSA P-256 keys", source, keyType(k))
 	}
-	der, err := x509.MarshalPKIXPublicKey(k)
-	if err != nil {
-		return PublicKey{}, fmt.Errorf("%s: %w", source, err)
-	}
-	sum := sha256.Sum256(der)
-	return PublicKey{Key: k, ID: hex.EncodeToString(sum[:]), Source: source}, nil
+	sum := sha256.Sum256(wire)
+	return PublicKey{Key: k, ID: "SHA256:" + base64.RawStdEncoding.EncodeToString(sum[:]), Source: source}, nil
+}
+
+// sshString appends s in the SSH wire encoding of a string.
+func sshString(b, s []byte) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
+	return append(b, s...)
 }
 
 // PEM returns the key as a PKIX PEM "PUBLIC KEY" block, the form cosign's
@@ -315,4 +326,23 @@ func keyType(k any) string {
 		return "RSA"
 	}
 	return fmt.Sprintf("%T", k)
+}
+
+// CheckKeyOutside refuses a key file inside the store directory root: a
+// store is copied and shared, and keys never belong in it.
+func CheckKeyOutside(path, root string) error {
+	resolve := func(p string) string {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		return p
+	}
+	k, r := resolve(path), resolve(root)
+	if rel, err := filepath.Rel(r, k); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("the key %s is inside the store %s; keys never belong in a store, which is copied and shared: move it out", path, root)
+	}
+	return nil
 }
