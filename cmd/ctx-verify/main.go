@@ -1,9 +1,11 @@
 // Command ctx-verify checks provenance and integrity. It reads artifacts
-// and their <artifact>.ctx.json sidecars, a pack, whole stores, or a
-// context-engine-kernel Run Export Pack directory, and prints one canonical
-// JSON verdict per thing verified: an artifact's status (verified,
-// modified, no_provenance, broken), or {"ok",…,"violations"} for a pack, a
-// store or a kernel pack.
+// with their <artifact>.ctx.json sidecars and <artifact>.sigstore.json
+// signed attestations, a pack, whole stores, or a context-engine-kernel
+// Run Export Pack directory, and prints one canonical JSON verdict per
+// thing verified: an artifact's status (verified, modified,
+// no_provenance, broken, bad_signature, untrusted_signature,
+// wrong_predicate_type, wrong_subject), or {"ok",…,"violations"} for a
+// pack, a store or a kernel pack.
 package main
 
 import (
