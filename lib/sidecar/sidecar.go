@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -118,27 +117,6 @@ func Parse(b []byte) (Sidecar, error) {
 	return sc, nil
 }
 
-// CheckName reports whether name can name an output, and so a sidecar under
-// a directory: a clean relative slash-separated path with no "..", no
-// leading "/", no NUL and no backslash.
-func CheckName(name string) error {
-	switch {
-	case name == "":
-		return errors.New("empty output name")
-	case strings.ContainsRune(name, 0):
-		return fmt.Errorf("output name %q contains NUL", name)
-	case strings.Contains(name, `\`):
-		return fmt.Errorf("output name %q contains a backslash", name)
-	case strings.HasPrefix(name, "/"):
-		return fmt.Errorf("output name %q is absolute", name)
-	case path.Clean(name) != name || name == ".":
-		return fmt.Errorf("output name %q is not a clean relative path", name)
-	case name == ".." || strings.HasPrefix(name, "../"):
-		return fmt.Errorf("output name %q leaves its directory", name)
-	}
-	return nil
-}
-
 // Path returns where Write puts the sidecar of output name under dir.
 func Path(dir, name string) string {
 	return filepath.Join(dir, filepath.FromSlash(name+Suffix))
@@ -155,7 +133,7 @@ func Check(dir string, names []string) error { return CheckFiles(dir, names, Suf
 // suffix, such as an output's sidecar and its signed attestation.
 func CheckFiles(dir string, names []string, suffixes ...string) error {
 	for _, n := range names {
-		if err := CheckName(n); err != nil {
+		if err := manifest.CheckName(n); err != nil {
 			return fmt.Errorf("sidecars in %s: %w", dir, err)
 		}
 	}
@@ -226,7 +204,7 @@ func Write(dir string, sc Sidecar, force bool) (string, error) {
 // a suffix, under the rules of Write, and returns the file's path.
 func WriteFile(dir, name string, b []byte, force bool) (string, error) {
 	p := filepath.Join(dir, filepath.FromSlash(name))
-	if err := CheckName(name); err != nil {
+	if err := manifest.CheckName(name); err != nil {
 		return p, fmt.Errorf("writing %s in %s: %w", name, dir, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
