@@ -327,6 +327,10 @@ func TestGolden(t *testing.T) {
 				t.Fatal("signing twice gave different bundles")
 			}
 			golden(t, names[i]+"."+k.name+".sigstore.json", bu)
+			ann, err := BundleAnnotations(bu)
+			if err != nil || ann["dev.sigstore.bundle.predicateType"] != PredicateType || ann["dev.sigstore.bundle.content"] != "dsse-envelope" {
+				t.Fatalf("annotations %v, %v", ann, err)
+			}
 			// The bundle's payload is the statement, byte for byte.
 			parsed, err := parseBundle(bu)
 			if err != nil || !bytes.Equal(parsed.DSSEEnvelope.Payload, b) {

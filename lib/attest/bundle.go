@@ -107,11 +107,29 @@ type Signed struct {
 // Annotations are the OCI annotations cosign puts on a bundle pushed as a
 // referrer (cosign specs/BUNDLE_SPEC.md); the artifact type of that
 // referrer is BundleMediaType.
-func (Signed) Annotations() map[string]string {
+func (Signed) Annotations() map[string]string { return annotations(PredicateType) }
+
+func annotations(predicateType string) map[string]string {
 	return map[string]string{
 		"dev.sigstore.bundle.content":       "dsse-envelope",
-		"dev.sigstore.bundle.predicateType": PredicateType,
+		"dev.sigstore.bundle.predicateType": predicateType,
 	}
+}
+
+// BundleAnnotations returns the cosign referrer annotations of a bundle
+// file's bytes (see Signed.Annotations), for a push that attaches bundles
+// it did not sign itself. It reads the predicate type from the statement
+// and checks no signature: verification is the reader's.
+func BundleAnnotations(b []byte) (map[string]string, error) {
+	bu, err := parseBundle(b)
+	if err != nil {
+		return nil, fmt.Errorf("reading bundle: %w", err)
+	}
+	st, err := parseStatement(bu.DSSEEnvelope.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("reading bundle: statement: %w", err)
+	}
+	return annotations(st.PredicateType), nil
 }
 
 // SignOutputs signs the statement of every output of m, in manifest order.
