@@ -481,6 +481,14 @@ func TestVerify(t *testing.T) {
 			status: sidecar.Broken, reason: `bundle does not parse: mediaType "x"`,
 		},
 		{
+			name: "bundle that is a directory",
+			change: func(t *testing.T, p *project) {
+				os.Remove(p.path("out/result.md.sigstore.json"))
+				os.Mkdir(p.path("out/result.md.sigstore.json"), 0o755)
+			},
+			status: sidecar.Broken, reason: "bundle cannot be read: not a regular file",
+		},
+		{
 			name: "keyless bundle",
 			change: func(t *testing.T, p *project) {
 				editBundleJSON(t, p.path("out/result.md.sigstore.json"), func(b map[string]any) {

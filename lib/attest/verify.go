@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ type Options struct {
 // stops verification itself: an unreadable artifact, no store, bad keys.
 func Verify(path string, o Options) (*sidecar.Verdict, error) {
 	bpath := path + Suffix
-	b, err := os.ReadFile(bpath)
+	b, err := readBundle(bpath)
 	if errors.Is(err, fs.ErrNotExist) {
 		v, err := sidecar.Verify(path, o.Open)
 		if err == nil && o.Signed && v.OK() {
@@ -153,6 +154,35 @@ func Verify(path string, o Options) (*sidecar.Verdict, error) {
 	}
 	v.Status = sidecar.Verified
 	return v, nil
+}
+
+// MaxBundle bounds the size of a bundle file ctx-verify reads: actions/attest
+// allows a predicate of 16 MB, which base64 makes about 22 MB.
+const MaxBundle = 64 << 20
+
+// readBundle reads a bundle file, refusing what is not a regular file (a
+// FIFO would hang, a device never end) or is larger than MaxBundle.
+func readBundle(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	if fi.Size() > MaxBundle {
+		return nil, fmt.Errorf("%d bytes, more than the %d a bundle may have", fi.Size(), MaxBundle)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxBundle+1))
+	if err == nil && len(b) > MaxBundle {
+		err = fmt.Errorf("more than the %d bytes a bundle may have", MaxBundle)
+	}
+	return b, err
 }
 
 // checkSignatures finds a trusted key whose signature the envelope
