@@ -3,7 +3,9 @@
 // completely before writing anything, stores the content, the manifest and
 // the packs/ entry, moves refs/latest (and a tag), and prints one canonical
 // JSON result per log: {"hash","uri","created","parent","previous",
-// "objects":{"new","reused"},"steps","inputs","outputs","tag"}.
+// "objects":{"new","reused"},"steps","inputs","outputs","tag","sidecars",
+// "bundles"}. --sidecars DIR writes each output's provenance sidecar, and
+// --sign-key KEY its signed in-toto attestation (<output>.sigstore.json).
 package main
 
 import (
