@@ -67,7 +67,7 @@ func TestDiffPage(t *testing.T) {
 		// Summary links to the first entry of each type.
 		`<a href="#drift-0">model_drift <b>1</b></a>`,
 		`<tr class="changed"><th>model.parameters.temperature</th><td>0</td><td>0.2</td></tr>`,
-		`<div class="del">-Rename`, `<div class="add">&#43;Rename`,
+		`<div class="del">-Rename`, `<div class="add">+Rename`,
 		`<tr class="added"><th>summary.md</th>`,
 		`ctx-diff --align lcs sha256:`,
 	} {

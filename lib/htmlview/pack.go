@@ -73,7 +73,19 @@ func Pack(m *manifest.Manifest, objs Objects, opt Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return render("ctx pack "+shortRef(m.Hash.String()), page{Pack: p})
+	return render("ctx pack "+shortRef(m.Hash.String()), page{Pack: p}, p.sizeHint())
+}
+
+// sizeHint guesses the size of the page: its text twice (in the summary
+// and the body), and some markup per step.
+func (p *packPage) sizeHint() int {
+	n := 1024 * len(p.Steps)
+	for _, s := range p.Steps {
+		if s.Output != nil && s.Output.Kind == "text" {
+			n += 2 * int(s.Output.Size)
+		}
+	}
+	return n
 }
 
 func buildPack(m *manifest.Manifest, objs Objects, opt Options) (*packPage, error) {

@@ -82,5 +82,5 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 		}
 	}
 	p.Replay = v
-	return render("ctx replay "+shortRef(m.Hash.String()), page{Pack: p})
+	return render("ctx replay "+shortRef(m.Hash.String()), page{Pack: p}, p.sizeHint())
 }
