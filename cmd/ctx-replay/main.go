@@ -4,9 +4,9 @@
 // report as canonical JSON, a readable one with --human, or with --html a
 // self-contained HTML page of the pack with each step's outcome:
 //
-//	{"pack","fidelity","steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms}],"drift":[…]}
+//	{"pack","fidelity","summary":{steps,verified,matched,…},"steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms}],"drift":[…]}
 //
-// The exit code is the fidelity: 0 exact, 1 degraded, 4 failed. Steps run in
+// The exit code is the fidelity: 0 exact, 1 degraded or unverified, 4 failed. Steps run in
 // a temporary workspace holding the pack's inputs unless --live names a
 // directory. The rules (statuses, built-ins and their exact outputs,
 // external executors) are documented in lib/replay.
@@ -46,12 +46,15 @@ func (c *replayCmd) Description() string {
 Step status: matched; diverged (a deterministic step produced other bytes);
 diverged_expected (a non-deterministic one did); failed (no executor, error,
 timeout, bad parameters); skipped (a non-deterministic step with no
-executor, or a step with no recorded output). Fidelity: exact, degraded (a
-deterministic step diverged) or failed (a deterministic step could not run,
-or an input is missing).
+executor, no recorded output, a recorded error, files seen only in part or
+by name, a rendering not reproduced; the reason says which). Fidelity:
+failed (a deterministic step could not run, or an input is missing),
+degraded (a deterministic step diverged), unverified (nothing was executed
+and compared equal), else exact. summary.verified counts matched steps.
 
 Built-in executors, confined to the workspace: read_file, list_dir, glob,
-grep (also as Read, LS, Glob, Grep). Other tools need an executor: --tool
+grep, and Claude Code's Read, LS, Glob, Grep, whose results are rendered as
+Claude Code renders them. Other tools need an executor: --tool
 NAME=CMD, or "tools" in .ctx/config.json:
   {"tools":{"NAME":{"command":["prog","arg"],"version":"1.2","timeout":"30s"}}}
 A recorded shell command never runs unless you give it an executor.`
