@@ -39,10 +39,10 @@ type packPage struct {
 }
 
 type agentView struct {
-	Name       Text
-	Steps      int
-	First      int // index of its first step
-	From       int // the step that started it, or -1
+	Name  Text
+	Steps int
+	First int // index of its first step
+	From  int // the step that started it, or -1
 }
 
 // partView is one part of multimodal content.
@@ -90,12 +90,12 @@ type stepView struct {
 	Metadata      *JSON
 	Replay        *stepReplay
 
-	Agent      Text
-	From       int // the step that started the subagent, or -1
-	Parts      []partView
-	Reasoning  *Content
-	Error      *errorView
-	Usage      string
+	Agent     Text
+	From      int // the step that started the subagent, or -1
+	Parts     []partView
+	Reasoning *Content
+	Error     *errorView
+	Usage     string
 }
 
 type errorView struct {
