@@ -209,7 +209,7 @@ func checkSignatures(bu *bundle, keys []PublicKey, keysFrom string) (*PublicKey,
 		}
 	}
 	for _, k := range keys {
-		if slices.Contains(named, k.ID) {
+		if slices.Contains(named, k.ID) || slices.Contains(named, k.cosignHint()) {
 			return nil, sidecar.BadSignature, fmt.Sprintf("the signature of trusted key %s (%s) does not match the statement: it was changed after signing", k.ID, k.Source)
 		}
 	}
