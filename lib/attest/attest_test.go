@@ -481,6 +481,13 @@ func TestVerify(t *testing.T) {
 			status: sidecar.Broken, reason: `bundle does not parse: mediaType "x"`,
 		},
 		{
+			name: "long media type",
+			change: func(t *testing.T, p *project) {
+				os.WriteFile(p.path("out/result.md.sigstore.json"), []byte(`{"mediaType":"`+strings.Repeat("é", 5000)+`"}`), 0o644)
+			},
+			status: sidecar.Broken, reason: `bundle does not parse: mediaType "` + strings.Repeat("é", 100) + `…" is not`,
+		},
+		{
 			name: "bundle that is a directory",
 			change: func(t *testing.T, p *project) {
 				os.Remove(p.path("out/result.md.sigstore.json"))
