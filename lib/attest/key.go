@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
+	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
@@ -332,8 +333,7 @@ func keyType(k any) string {
 		return "ed25519"
 	case *ecdsa.PrivateKey, *ecdsa.PublicKey:
 		return "ECDSA"
-	}
-	if s := fmt.Sprintf("%T", k); strings.Contains(s, "rsa") {
+	case *rsa.PrivateKey, *rsa.PublicKey:
 		return "RSA"
 	}
 	return fmt.Sprintf("%T", k)
