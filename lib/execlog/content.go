@@ -23,6 +23,7 @@ const (
 	file                          // a file to read
 	ref                           // an object already stored
 	data                          // bytes in memory
+	text                          // a string in memory
 )
 
 // Content is where one piece of content comes from: text or bytes in
@@ -35,16 +36,22 @@ type Content struct {
 	file   string // a local path under dir (file)
 	ref    digest.Digest
 	data   []byte
+	text   string
 	at     canon.Path // where the log gives it, for messages
 	stated int64      // the size the log states, or -1
 	lines  int64      // the line count the log's ranges cover, or -1
 }
 
 // Text returns content holding s.
-func Text(s string) *Content { return Bytes([]byte(s)) }
+func Text(s string) *Content { return &Content{kind: text, text: s, stated: -1, lines: -1} }
 
 // Bytes returns content holding b, which must not change afterwards.
 func Bytes(b []byte) *Content { return &Content{kind: data, data: b, stated: -1, lines: -1} }
+
+// Quoted returns content given as a JSON string token, quotes included:
+// its decoded text, read only when packed or printed. lit must be a valid
+// JSON string; printing the log (JSON) reports one that is not.
+func Quoted(lit []byte) *Content { return &Content{kind: inline, raw: lit, stated: -1, lines: -1} }
 
 // Ref returns content that is the object d, already in the store.
 func Ref(d digest.Digest) *Content { return &Content{kind: ref, ref: d, stated: -1, lines: -1} }
@@ -56,6 +63,8 @@ func (c *Content) String() (string, bool) {
 	switch c.kind {
 	case data:
 		b = c.data
+	case text:
+		return c.text, utf8.ValidString(c.text)
 	case inline:
 		return decodeString(c.raw), true
 	default:
@@ -177,6 +186,8 @@ func (c *Content) Size(s *store.Store) (int64, error) {
 		return s.Size(c.ref)
 	case data:
 		return int64(len(c.data)), nil
+	case text:
+		return int64(len(c.text)), nil
 	}
 	r, err := c.open(s)
 	if err != nil {
@@ -198,6 +209,8 @@ func (c *Content) open(s *store.Store) (io.ReadCloser, error) {
 		return io.NopCloser(base64.NewDecoder(base64.StdEncoding, newStringReader(c.raw))), nil
 	case data:
 		return io.NopCloser(bytes.NewReader(c.data)), nil
+	case text:
+		return io.NopCloser(strings.NewReader(c.text)), nil
 	case file:
 		f, err := os.OpenInRoot(dirOrDot(c.dir), c.file)
 		if err != nil {
@@ -231,6 +244,9 @@ func (c *Content) put(s *store.Store) (d digest.Digest, size int64, created bool
 	case data:
 		d, created, err = s.Put(c.data)
 		return d, int64(len(c.data)), created, err
+	case text:
+		d, created, err = s.Put([]byte(c.text))
+		return d, int64(len(c.text)), created, err
 	}
 	r, err := c.open(s)
 	if err != nil {
@@ -242,6 +258,14 @@ func (c *Content) put(s *store.Store) (d digest.Digest, size int64, created bool
 		err = fmt.Errorf("%s: %w", c.at, err)
 	}
 	return d, size, created, err
+}
+
+// sizeHint estimates the bytes c takes in the log's JSON.
+func (c *Content) sizeHint() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.raw) + len(c.data)*4/3 + len(c.text) + len(c.file) + 80
 }
 
 // countLines returns the number of lines of the content: its newlines,

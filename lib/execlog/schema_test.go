@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // TestParseExtendedProblems covers the checks of the extended fields:
@@ -88,5 +90,28 @@ func TestCheckStorePartialLines(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), "inputs[0].content: content has ") {
 			t.Errorf("content %q: error %q does not say which content", content, err)
 		}
+	}
+}
+
+// JSON leaves out what is empty, keeps a system prompt given as a string a
+// string, and prints one read from a pack as an object, as ctx-fork does.
+func TestJSONForm(t *testing.T) {
+	l := &Log{Model: manifest.Model{Identifier: "m"}, SystemPrompt: Text("be brief"), Steps: []Step{{Type: manifest.LLMCall, Output: Quoted([]byte(`"a\u00e9"`))}}}
+	b, err := l.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"model":{"identifier":"m"},"steps":[{"deterministic":false,"index":0,"output":"aé","type":"llm_call"}],"system_prompt":"be brief"}`; string(b) != want {
+		t.Errorf("JSON = %s\nwant %s", b, want)
+	}
+	l.SystemPrompt = Bytes([]byte("be brief"))
+	l.Created = "2026-01-01T00:00:00Z"
+	l.Environment.OS = "linux"
+	if b, _ := l.JSON(); !strings.Contains(string(b), `"system_prompt":{"content":"be brief"}`) || !strings.Contains(string(b), `"environment":{"os":"linux"}`) {
+		t.Errorf("JSON = %s", b)
+	}
+	l.Steps[0].Output = Quoted([]byte(`"\ud800"`))
+	if _, err := l.JSON(); err == nil {
+		t.Error("a lone surrogate printed without error")
 	}
 }

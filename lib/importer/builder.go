@@ -8,61 +8,57 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
-// The execution log as ctx-pack reads it (DESIGN.md §5).
-type execLog struct {
-	Created      string          `json:"created,omitempty"`
-	Model        modelInfo       `json:"model"`
-	SystemPrompt string          `json:"system_prompt,omitempty"`
-	Prompts      []prompt        `json:"prompts,omitempty"`
-	Steps        []*step         `json:"steps"`
-	Outputs      []output        `json:"outputs,omitempty"`
-	Environment  *environment    `json:"environment,omitempty"`
-	Metadata     json.RawMessage `json:"metadata,omitempty"`
-}
-
-type modelInfo struct {
-	Identifier string          `json:"identifier"`
-	Parameters json.RawMessage `json:"parameters,omitempty"`
-}
+// What the builder accumulates. finish turns it into an execlog.Log, the
+// one definition of the log: these types only hold what an import is
+// still assembling (the raw input literal of an output, joining state).
 
 type prompt struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role    string
+	Content string
+	Parts   []execlog.Part // instead of Content, when the message holds more than text
 }
 
 type step struct {
-	Index         int             `json:"index"`
-	Type          string          `json:"type"`
-	Tool          string          `json:"tool,omitempty"`
-	Parameters    json.RawMessage `json:"parameters,omitempty"`
-	Output        *string         `json:"output,omitempty"`
-	Deterministic bool            `json:"deterministic"`
-	Timestamp     string          `json:"timestamp,omitempty"`
-	Metadata      json.RawMessage `json:"metadata,omitempty"`
+	Index         int
+	Type          string
+	Tool          string
+	Parameters    json.RawMessage
+	Output        *string
+	OutputParts   []execlog.Part // instead of Output, when it holds more than text
+	Reasoning     *string
+	Error         *manifest.StepError
+	Usage         *manifest.Usage
+	Agent         string
+	ParentStep    *int
+	Deterministic bool
+	Timestamp     string
 
 	outLit   string // the output as a JSON string literal, instead of Output
-	meta     obj    // becomes Metadata
+	meta     obj    // becomes the step's metadata
 	extra    list   // results beyond the first for the same call
 	resolved bool   // a result has been joined
 }
 
 type output struct {
-	Name    string `json:"name"`
-	Content string `json:"content"`
-	Notes   string `json:"notes,omitempty"`
+	Name    string
+	Content string
+	Notes   string
 }
 
 type environment struct {
-	OS           string            `json:"os,omitempty"`
-	Runtime      string            `json:"runtime,omitempty"`
-	ToolVersions map[string]string `json:"tool_versions,omitempty"`
+	OS           string
+	Runtime      string
+	ToolVersions map[string]string
 }
 
-func (s *step) hasOutput() bool { return s.Output != nil || s.outLit != "" }
+func (s *step) hasOutput() bool { return s.Output != nil || s.outLit != "" || s.OutputParts != nil }
 
 // text returns the output.
 func (s *step) text() string {
@@ -670,6 +666,18 @@ func (b *builder) report() Report {
 
 // finish assembles the log and returns its canonical bytes.
 func (b *builder) finish() ([]byte, error) {
+	l := b.log()
+	out, err := l.JSON()
+	if err != nil {
+		// Text the input carries but canonical JSON cannot (a lone UTF-16
+		// surrogate escape): named by where it lands in the log.
+		return nil, b.errorf("", "the imported log cannot be canonical JSON: %v", err)
+	}
+	return out, nil
+}
+
+// log assembles the execution log.
+func (b *builder) log() *execlog.Log {
 	open := 0
 	for _, s := range b.steps {
 		if s.Type == toolCall && !s.resolved {
@@ -679,32 +687,57 @@ func (b *builder) finish() ([]byte, error) {
 	if open > 0 {
 		b.warn("%d tool call(s) have no result", open)
 	}
-	log := execLog{
-		Created:      b.created,
-		Model:        modelInfo{Identifier: b.model, Parameters: b.modelParams.raw()},
-		SystemPrompt: b.system,
-		Prompts:      b.prompts,
-		Steps:        append([]*step{}, b.steps...), // ctx-pack requires "steps", even empty
-		Outputs:      b.outputs,
+	l := &execlog.Log{
+		Created: b.created,
+		Model:   manifest.Model{Identifier: b.model, Parameters: b.portable(b.modelParams.raw())},
+		Steps:   make([]execlog.Step, len(b.steps)),
 	}
-	if log.Model.Identifier == "" {
-		log.Model.Identifier = b.agentModel
+	if l.Model.Identifier == "" {
+		l.Model.Identifier = b.agentModel
 	}
-	if log.Model.Identifier == "" {
-		log.Model.Identifier = "unknown"
+	if l.Model.Identifier == "" {
+		l.Model.Identifier = "unknown"
 		b.warn("the input does not name the model; identifier set to \"unknown\"")
 	}
-	if len(log.Outputs) == 0 && strings.TrimSpace(b.last) != "" {
-		log.Outputs = []output{{Name: finalName, Content: b.last}}
+	if b.hasSystem {
+		l.SystemPrompt = b.text(b.system)
+	}
+	for _, p := range b.prompts {
+		pr := execlog.Prompt{Role: p.Role, Parts: p.Parts}
+		if p.Parts == nil {
+			pr.Content = b.text(p.Content)
+		}
+		l.Prompts = append(l.Prompts, pr)
+	}
+	for i, s := range b.steps {
+		s.meta.set("extra_results", s.extra.raw())
+		st := execlog.Step{
+			Index: s.Index, Type: s.Type, Tool: s.Tool, Agent: s.Agent, ParentStep: s.ParentStep,
+			Parameters:  b.portable(b.relativeParams(s.Parameters)),
+			OutputParts: s.OutputParts, Error: s.Error, Usage: s.Usage,
+			Deterministic: s.Deterministic, Timestamp: s.Timestamp,
+			Metadata: b.portable(s.meta.raw()),
+		}
+		switch {
+		case s.outLit != "":
+			st.Output = b.quoted(s.outLit)
+		case s.Output != nil:
+			st.Output = b.text(*s.Output)
+		}
+		if s.Reasoning != nil {
+			st.Reasoning = b.text(*s.Reasoning)
+		}
+		l.Steps[i] = st
+	}
+	outputs := b.outputs
+	if len(outputs) == 0 && strings.TrimSpace(b.last) != "" {
+		outputs = []output{{Name: finalName, Content: b.last}}
+	}
+	for _, o := range outputs {
+		l.Outputs = append(l.Outputs, execlog.Output{Name: o.Name, Content: b.text(o.Content), Notes: o.Notes})
 	}
 	if b.env.OS != "" || b.env.Runtime != "" || len(b.env.ToolVersions) > 0 {
-		log.Environment = &b.env
-	}
-	stepMeta := make([]obj, len(b.steps))
-	for i, s := range b.steps {
-		s.Parameters = b.relativeParams(s.Parameters)
-		s.meta.set("extra_results", s.extra.raw())
-		stepMeta[i] = s.meta
+		l.Environment = manifest.Environment{OS: b.env.OS, Runtime: b.env.Runtime, ToolVersions: b.env.ToolVersions}
 	}
 	meta := b.meta
 	for _, k := range b.metaLists {
@@ -712,15 +745,8 @@ func (b *builder) finish() ([]byte, error) {
 	}
 	meta.set("prompts", b.promptMeta.raw())
 	meta.set("unmatched_tool_results", b.unmatched.raw())
-
-	doc := b.fixup(log.encode(meta, stepMeta))
-	out, err := canon.Canonicalize(doc)
-	if err != nil {
-		// Text the input carries but canonical JSON cannot (a lone UTF-16
-		// surrogate escape): named by where it lands in the log.
-		return nil, b.errorf("", "the imported log cannot be canonical JSON: %v", err)
-	}
-	return out, nil
+	l.Metadata = b.portable(meta.raw())
+	return l
 }
 
 // sameJSON reports whether two JSON values are equal, ignoring layout and
