@@ -52,6 +52,8 @@ func TestParseExtendedProblems(t *testing.T) {
 			[]string{`1:76: steps[0].error.message: must not be empty (omit it)`, `1:86: steps[0].error.code: unknown field`, `1:117: steps[1].error: expected true, a message string or an object, got number`}},
 		{"usage", head + `"steps":[{"type":"llm_call","usage":{"input_tokens":-1,"output_tokens":1.5,"cost":3}}]}`,
 			[]string{`1:81: steps[0].usage.input_tokens: must not be negative`, `1:100: steps[0].usage.output_tokens: expected integer, got number`, `1:111: steps[0].usage.cost: unknown field (usage holds input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, total_tokens; other counters go in the step's metadata)`}},
+		{"file and directory", head + `"steps":[],"inputs":[{"name":"readme.md/x","content":"x"},{"name":"readme.md","content":"y"}]}`,
+			[]string{`1:58: inputs[0].name: "readme.md/x" needs "readme.md" to be a directory, but inputs[1] is that file`}},
 		{"reasoning twice", head + `"steps":[{"type":"llm_call","reasoning":"a","reasoning_base64":"YQ=="}]}`,
 			[]string{"1:38: steps[0]: give only one of reasoning, reasoning_base64, reasoning_path, reasoning_ref (got reasoning and reasoning_base64)"}},
 	} {
