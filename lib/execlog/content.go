@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -55,26 +54,6 @@ func Quoted(lit []byte) *Content { return &Content{kind: inline, raw: lit, state
 
 // Ref returns content that is the object d, already in the store.
 func Ref(d digest.Digest) *Content { return &Content{kind: ref, ref: d, stated: -1, lines: -1} }
-
-// String returns the content as text when it is held in memory (Text,
-// Bytes, or a log's string) and is valid UTF-8.
-func (c *Content) String() (string, bool) {
-	var b []byte
-	switch c.kind {
-	case data:
-		b = c.data
-	case text:
-		return c.text, utf8.ValidString(c.text)
-	case inline:
-		return decodeString(c.raw), true
-	default:
-		return "", false
-	}
-	if !utf8.Valid(b) {
-		return "", false
-	}
-	return string(b), true
-}
 
 // The four member names that can give content, in this order: text,
 // base64, file, object.
