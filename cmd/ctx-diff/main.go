@@ -211,17 +211,18 @@ func resolve(s *store.Store, which, what, r string) (digest.Digest, error) {
 }
 
 func loadDigest(s *store.Store, which, what, r string, d digest.Digest) (*manifest.Manifest, error) {
-	m, err := manifest.Load(s, d)
+	m, err := ref.LoadResolved(s, r, d)
 	if err != nil {
 		return nil, packErr(which, what, r, err)
 	}
 	return m, nil
 }
 
-// packErr says which pack err is about, and how it was named unless err
-// already says.
+// packErr says which pack err (a *ref.Error, which names the reference)
+// is about, and where the reference came from when the user did not give
+// it (a parent, a previous pack).
 func packErr(which, what, r string, err error) error {
-	if what == r && strings.Contains(err.Error(), r) {
+	if what == r {
 		return fmt.Errorf("pack %s: %w", which, err)
 	}
 	return fmt.Errorf("pack %s (%s): %w", which, what, err)

@@ -232,7 +232,9 @@ func (l *Log) JSON() ([]byte, error) {
 		w.content(outputKeys, s.Output)
 		w.parts("output_parts", s.OutputParts)
 		w.content(reasoningKeys, s.Reasoning)
-		if e := s.Error; e != nil {
+		if e := s.Error; e != nil && e.Message == "" && e.ExitCode == nil {
+			w.raw("error", jsontext.Value("true")) // all that is known: it failed
+		} else if e != nil {
 			w.key("error")
 			w.open('{')
 			w.optStr("message", e.Message)

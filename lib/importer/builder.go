@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,6 +61,21 @@ type environment struct {
 
 func (s *step) hasOutput() bool { return s.Output != nil || s.outLit != "" || s.OutputParts != nil }
 
+// fail records that the step failed: with a message and an exit code when
+// the source gives them.
+func (s *step) fail(f failure) {
+	s.Error = &manifest.StepError{Message: f.msg}
+	if n, err := strconv.ParseInt(string(f.exitCode), 10, 64); err == nil {
+		s.Error.ExitCode = &n
+	}
+}
+
+// A failure is what a source says about a failed call.
+type failure struct {
+	msg      string
+	exitCode json.RawMessage // an integer
+}
+
 // text returns the output.
 func (s *step) text() string {
 	if s.outLit != "" {
@@ -98,6 +114,8 @@ type msg struct {
 	results   []*result
 	ts        string
 	params    json.RawMessage // request parameters, for a model turn
+	parts     []execlog.Part  // the content as parts, when it holds more than text
+	failed    *failure        // a model call that failed
 	meta      obj
 	key       string // identity for history deduplication; computed lazily
 }
@@ -110,6 +128,7 @@ type call struct {
 	meta     obj
 	output   *string // set when the call carries its own result
 	isError  bool
+	failure  failure
 	step     *step // the step it became
 }
 
@@ -119,7 +138,9 @@ type result struct {
 	output   string // see text
 	lit      string // the output as the input's JSON string literal
 	hasOut   bool
+	parts    []execlog.Part // the output as parts, when it holds more than text
 	isError  bool
+	failure  failure
 	ts       string
 	meta     obj
 }
@@ -216,6 +237,7 @@ type builder struct {
 	history     []*msg   // the conversation so far
 	roots       []string // working directories to make path parameters relative to
 	attachments map[string]string
+	workspace   *workspace // files the session read and wrote (claudeCodeWorkspace)
 
 	records, mapped int
 	skipped         map[string]int
@@ -364,6 +386,12 @@ func (b *builder) prompt(role, text string, meta obj, ts string) {
 	b.prompts = append(b.prompts, prompt{Role: role, Content: text})
 }
 
+// promptParts adds a prompt that holds more than text.
+func (b *builder) promptParts(role string, parts []execlog.Part, meta obj, ts string) {
+	b.prompt(role, "", meta, ts)
+	b.prompts[len(b.prompts)-1].Parts = parts
+}
+
 // add appends one message to the log.
 func (b *builder) add(m *msg) {
 	switch m.role {
@@ -380,7 +408,11 @@ func (b *builder) add(m *msg) {
 			if role == "tool" || role == "" {
 				role = "user"
 			}
-			b.prompt(role, m.text, m.meta, m.ts)
+			if len(m.parts) > 0 {
+				b.promptParts(role, m.parts, m.meta, m.ts)
+			} else {
+				b.prompt(role, m.text, m.meta, m.ts)
+			}
 		case len(m.meta) > 0:
 			for _, r := range m.results {
 				r.meta = join(r.meta, m.meta)
@@ -451,9 +483,14 @@ func (b *builder) turn(m *msg) {
 		}
 	}
 	if len(m.reasoning) > 0 {
-		s.meta.setString("reasoning", strings.Join(m.reasoning, "\n"))
+		r := strings.Join(m.reasoning, "\n")
+		s.Reasoning = &r
 	}
 	s.meta = join(s.meta, m.meta)
+	s.Usage, s.meta = takeUsage(s.meta)
+	if m.failed != nil {
+		s.fail(*m.failed)
+	}
 	b.addStep(s)
 	for _, c := range m.calls {
 		b.call(c, m.ts)
@@ -485,7 +522,7 @@ func (b *builder) call(c *call, ts string) *step {
 		s.Output = c.output
 		s.resolved = true
 		if c.isError {
-			s.meta.set("is_error", jsonTrue)
+			s.fail(c.failure)
 		}
 	}
 	b.addStep(s)
@@ -579,7 +616,9 @@ func (b *builder) result(r *result) {
 		s.meta.set("unmatched_result", jsonTrue)
 	}
 	s.resolved = true
-	if r.hasOut && !s.hasOutput() {
+	if len(r.parts) > 0 && !s.hasOutput() {
+		s.OutputParts = r.parts
+	} else if r.hasOut && !s.hasOutput() {
 		if r.lit != "" {
 			s.outLit = r.lit
 		} else {
@@ -588,7 +627,7 @@ func (b *builder) result(r *result) {
 		}
 	}
 	if r.isError {
-		s.meta.set("is_error", jsonTrue)
+		s.fail(r.failure)
 	}
 	if r.ts != "" && r.ts != s.Timestamp {
 		s.meta.setString("result_timestamp", r.ts)
@@ -616,7 +655,11 @@ func objOf(v json.RawMessage) obj {
 // span, a LangSmith tool run). It completes the call a model turn made,
 // matched by id or, for calls without ids, by tool name; without such a
 // call it is a step of its own.
-func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, isError bool, ts string, meta obj) {
+func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, fail *failure, ts string, meta obj) {
+	isError := fail != nil
+	if fail == nil {
+		fail = &failure{}
+	}
 	b.seen(ts)
 	var joined *step
 	if id != "" {
@@ -628,7 +671,7 @@ func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, 
 		joined = b.oldestOpen(name)
 	}
 	if joined != nil && !joined.resolved {
-		r := &result{id: id, name: name, ts: ts, meta: meta, isError: isError}
+		r := &result{id: id, name: name, ts: ts, meta: meta, isError: isError, failure: *fail}
 		if out != nil {
 			r.output, r.hasOut = *out, true
 		}
@@ -643,7 +686,7 @@ func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, 
 		b.result(r)
 		return
 	}
-	b.call(&call{id: id, name: name, args: params, ts: ts, meta: meta, output: out, isError: isError}, "")
+	b.call(&call{id: id, name: name, args: params, ts: ts, meta: meta, output: out, isError: isError, failure: *fail}, "")
 }
 
 func (b *builder) report() Report {
@@ -667,6 +710,9 @@ func (b *builder) report() Report {
 // finish assembles the log and returns its canonical bytes.
 func (b *builder) finish() ([]byte, error) {
 	l := b.log()
+	if b.workspace != nil {
+		b.addWorkspace(l, b.workspace)
+	}
 	out, err := l.JSON()
 	if err != nil {
 		// Text the input carries but canonical JSON cannot (a lone UTF-16
