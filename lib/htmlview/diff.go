@@ -104,6 +104,8 @@ func sameRow(b *strings.Builder, r *rowView) {
 type sideStep struct {
 	Index      int
 	Type, Tool Text
+	Agent      Text
+	Failed     bool
 	Params     Text
 	Output     string
 }
@@ -266,7 +268,8 @@ func side(m *manifest.Manifest) sideInfo {
 }
 
 func stepSide(s *manifest.Step) *sideStep {
-	v := &sideStep{Index: s.Index, Type: vis(s.Type), Tool: vis(s.Tool), Params: vis(clip(string(s.Parameters), 80))}
+	v := &sideStep{Index: s.Index, Type: vis(s.Type), Tool: vis(s.Tool), Agent: vis(s.Agent), Failed: s.Error != nil,
+		Params: vis(clip(string(s.Parameters), 80))}
 	if !s.OutputRef.IsZero() {
 		v.Output = s.OutputRef.String()
 	}
@@ -288,7 +291,16 @@ func (s *sideStep) write(b *strings.Builder) {
 	s.Type.write(b)
 	b.WriteString(`</span> <strong class="tool">`)
 	s.Tool.write(b)
-	b.WriteString(`</strong> <code class="params">`)
+	b.WriteString(`</strong> `)
+	if len(s.Agent) > 0 {
+		b.WriteString(`<span class="badge agent">agent `)
+		s.Agent.write(b)
+		b.WriteString(`</span> `)
+	}
+	if s.Failed {
+		b.WriteString(`<span class="badge error">error</span> `)
+	}
+	b.WriteString(`<code class="params">`)
 	s.Params.write(b)
 	b.WriteString(`</code>`)
 }
