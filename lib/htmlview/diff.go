@@ -198,6 +198,7 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 	}
 	for _, pr := range drift.StepPairs(a.Steps, b.Steps, al) {
 		row := rowView{Entries: byPair[pr], Status: "same"}
+		delete(byPair, pr)
 		if pr.A >= 0 {
 			row.A = stepSide(&a.Steps[pr.A])
 		}
@@ -231,6 +232,24 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 		p.Rows = append(p.Rows, row)
 	}
 	flush()
+	// An entry naming steps no pair has (a report not made with al) is
+	// still shown, with the others.
+	for i := range r.Drift {
+		e := &r.Drift[i]
+		if e.AStep == nil && e.BStep == nil {
+			continue
+		}
+		k := drift.Pair{A: -1, B: -1}
+		if e.AStep != nil {
+			k.A = *e.AStep
+		}
+		if e.BStep != nil {
+			k.B = *e.BStep
+		}
+		if _, left := byPair[k]; left {
+			p.Entries = append(p.Entries, entry(i, e))
+		}
+	}
 	switch {
 	case r.Identical:
 		p.Banner = banner{Text: "identical: no drift", Class: "same"}

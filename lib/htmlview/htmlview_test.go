@@ -329,3 +329,25 @@ func checkPage(t *testing.T, page []byte) {
 func textOnly(page []byte, i int) bool {
 	return bytes.LastIndexByte(page[:i], '>') > bytes.LastIndexByte(page[:i], '<')
 }
+
+// TestDiffPageOtherAlignment: a report made with one alignment and shown
+// with the other still shows every entry.
+func TestDiffPageOtherAlignment(t *testing.T) {
+	f := newFixture(t)
+	a := f.pack(f.sample())
+	b := f.pack(f.variant(a.Hash))
+	r, err := drift.Diff(a, b, drift.StoreObjects(f.s), drift.Options{Align: drift.AlignIndex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := Diff(a, b, r, drift.AlignLCS, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPage(t, page)
+	for i := range r.Drift {
+		if n := bytes.Count(page, []byte(`<div class="entry" id="`+entryID(i)+`">`)); n != 1 {
+			t.Errorf("entry %d (%s %s) shown %d times", i, r.Drift[i].Type, r.Drift[i].Path, n)
+		}
+	}
+}
