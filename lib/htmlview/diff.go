@@ -101,13 +101,14 @@ func sameRow(b *strings.Builder, r *rowView) {
 	b.WriteString("</div>\n</div>\n")
 }
 
+// sideStep is one side of a pair: untrusted strings, escaped as they are
+// written.
 type sideStep struct {
 	Index      int
-	Type, Tool Text
-	Agent      Text
+	Type, Tool string
+	Agent      string
 	Failed     bool
-	Params     Text
-	Output     string
+	Params     string // clipped
 }
 
 type entryView struct {
@@ -120,12 +121,10 @@ type entryView struct {
 	Binary           bool
 	Truncated        bool
 	Note             Text
-	Diff             []diffLine
-}
-
-type diffLine struct {
-	Class string
-	Text  Text
+	// Diff is the unified diff, one <div> per line classed by what the
+	// line is (hdr, hunk, add, del, ctx, note), built here: a large
+	// comparison has thousands of lines.
+	Diff template.HTML
 }
 
 // groupMin is the shortest run of unchanged step pairs shown collapsed.
@@ -287,11 +286,8 @@ func side(m *manifest.Manifest) sideInfo {
 }
 
 func stepSide(s *manifest.Step) *sideStep {
-	v := &sideStep{Index: s.Index, Type: vis(s.Type), Tool: vis(s.Tool), Agent: vis(s.Agent), Failed: s.Error != nil,
-		Params: vis(clip(string(s.Parameters), 80))}
-	if !s.OutputRef.IsZero() {
-		v.Output = s.OutputRef.String()
-	}
+	v := &sideStep{Index: s.Index, Type: s.Type, Tool: s.Tool, Agent: s.Agent, Failed: s.Error != nil,
+		Params: clip(string(s.Parameters), 80)}
 	return v
 }
 
@@ -307,20 +303,20 @@ func (s *sideStep) write(b *strings.Builder) {
 	b.WriteString(`<span class="idx">#`)
 	b.WriteString(strconv.Itoa(s.Index))
 	b.WriteString(`</span> <span class="type">`)
-	s.Type.write(b)
+	writeVis(b, s.Type)
 	b.WriteString(`</span> <strong class="tool">`)
-	s.Tool.write(b)
+	writeVis(b, s.Tool)
 	b.WriteString(`</strong> `)
-	if len(s.Agent) > 0 {
+	if s.Agent != "" {
 		b.WriteString(`<span class="badge agent">agent `)
-		s.Agent.write(b)
+		writeVis(b, s.Agent)
 		b.WriteString(`</span> `)
 	}
 	if s.Failed {
 		b.WriteString(`<span class="badge error">error</span> `)
 	}
 	b.WriteString(`<code class="params">`)
-	s.Params.write(b)
+	writeVis(b, s.Params)
 	b.WriteString(`</code>`)
 }
 
@@ -364,9 +360,16 @@ func entry(i int, e *drift.Entry) entryView {
 		v.BRef = e.BRef.String()
 	}
 	if e.Diff != "" {
+		var b strings.Builder
+		b.Grow(len(e.Diff) + len(e.Diff)/4)
 		for _, l := range strings.Split(strings.TrimSuffix(e.Diff, "\n"), "\n") {
-			v.Diff = append(v.Diff, diffLine{lineClass(l), vis(l)})
+			b.WriteString(`<div class="`)
+			b.WriteString(lineClass(l))
+			b.WriteString(`">`)
+			vis(l).write(&b)
+			b.WriteString(`</div>`)
 		}
+		v.Diff = template.HTML(b.String())
 	}
 	return v
 }

@@ -21,6 +21,11 @@ func FuzzText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		text := vis(s)
 		markup := string(text.HTML())
+		var w strings.Builder
+		writeVis(&w, s)
+		if w.String() != markup {
+			t.Fatalf("writeVis(%q) = %q, vis(%[1]q).HTML() = %q", s, w.String(), markup)
+		}
 		if !utf8.ValidString(markup) {
 			t.Fatalf("markup is not UTF-8: %q", markup)
 		}
