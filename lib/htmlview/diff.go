@@ -226,7 +226,7 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 		}
 		flush()
 		if p.Banner.Text == "" {
-			p.Banner = banner{Text: divergence(pr), Anchor: row.ID, Class: "drift"}
+			p.Banner = banner{Text: divergence(pr, row.Labels), Anchor: row.ID, Class: "drift"}
 		}
 		p.Rows = append(p.Rows, row)
 	}
@@ -261,16 +261,20 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 	return render("ctx diff "+shortRef(a.Hash.String())+" "+shortRef(b.Hash.String()), page{Diff: p}, hint)
 }
 
-func divergence(pr drift.Pair) string {
+// divergence is the banner's text for the first pair that differs, with
+// the drift types found there.
+func divergence(pr drift.Pair, types []string) string {
 	switch {
 	case pr.A < 0:
 		return fmt.Sprintf("first divergence at step %d: added in B", pr.B)
 	case pr.B < 0:
 		return fmt.Sprintf("first divergence at step %d of A: removed in B", pr.A)
-	case pr.A != pr.B:
-		return fmt.Sprintf("first divergence at step %d (step %d of A)", pr.B, pr.A)
 	}
-	return fmt.Sprintf("first divergence at step %d", pr.B)
+	s := fmt.Sprintf("first divergence at step %d", pr.B)
+	if pr.A != pr.B {
+		s += fmt.Sprintf(" (step %d of A)", pr.A)
+	}
+	return s + ": " + strings.Join(types, ", ")
 }
 
 func runLabel(run []rowView) string {
