@@ -180,6 +180,14 @@ func (f *fixture) evilPack(parent bool) *manifest.Manifest {
 	m.Outputs = append(m.Outputs, manifest.Output{Name: evil[3], ContentRef: f.put(all), Size: int64(len(all)), Confidence: evil[4], Notes: evil[6]})
 	m.Environment = manifest.Environment{OS: evil[7], Runtime: evil[8], ToolVersions: map[string]string{evil[9]: evil[13]},
 		Metadata: jsontext.Value(`{"x":` + str(evil[12]) + `}`)}
+	// The extended schema's fields.
+	m.Steps[5].Agent = evil[1]
+	m.Steps[5].Error.Message = evil[0] + evil[11]
+	m.Steps[6].ReasoningRef = f.put(all)
+	m.Steps[6].OutputParts[0].MediaType = evil[2]
+	m.Prompts[1].Parts[0].ContentRef = f.put(all)
+	m.Inputs[0].MediaType = evil[6]
+	m.Outputs[0].MediaType = evil[7]
 	if parent {
 		m.Outputs[0].Notes = evil[12]
 		m.Environment.ToolVersions[evil[1]] = evil[0]
