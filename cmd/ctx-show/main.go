@@ -33,7 +33,7 @@ type showCmd struct {
 }
 
 func (c *showCmd) Description() string {
-	return "Show context packs: the manifest, the resolved log, a readable summary, or one object's bytes."
+	return "Show context packs: the manifest, the resolved log, a readable summary, a self-contained HTML page, or one object's bytes."
 }
 
 func (c *showCmd) Run(env *cli.Env) error {
