@@ -15,9 +15,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/ctx-tools/ctx/lib/cli"
@@ -119,16 +118,33 @@ func (c *replayCmd) Run(env *cli.Env) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	rep, err := replay.Run(ctx, s, m, replay.Options{
-		Live:  c.Live,
-		Keep:  c.Keep,
-		Steps: ranges,
-		Tools: tools,
-		Progress: func(pos, total int, st *manifest.Step) {
-			env.Progressf("step %d/%d (index %d, %s)", pos, total, st.Index, toolName(st))
-		},
+	// The workspace is made in a directory of this run's own, so that a
+	// replay stopped by a signal while blocked can still remove it.
+	tmp := ""
+	if c.Live == "" && !c.Keep {
+		if tmp, err = os.MkdirTemp("", "ctx-replay-run-"); err != nil {
+			return fmt.Errorf("creating workspace: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+	}
+	var rep *replay.Report
+	err = replay.Interrupt(2*time.Second, func() {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+	}, func(ctx context.Context) error {
+		var err error
+		rep, err = replay.Run(ctx, s, m, replay.Options{
+			Live:    c.Live,
+			Keep:    c.Keep,
+			TempDir: tmp,
+			Steps:   ranges,
+			Tools:   tools,
+			Progress: func(pos, total int, st *manifest.Step) {
+				env.Progressf("step %d/%d (index %d, %s)", pos, total, st.Index, toolName(st))
+			},
+		})
+		return err
 	})
 	env.ProgressDone()
 	switch {
