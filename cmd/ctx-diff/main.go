@@ -1,8 +1,8 @@
 // Command ctx-diff compares two context packs, A (the baseline) and B, and
 // prints a typed drift report: {"a","b","identical","drift":[…],
-// "summary":{type:count}} as canonical JSON, or a readable summary with
-// --human. It reads B from stdin (any ctx output line) when it is not an
-// argument; A, when neither given nor named by --against, is B's parent,
+// "summary":{type:count}} as canonical JSON, a readable summary with
+// --human, or a self-contained HTML page with --html. It reads B from
+// stdin (any ctx output line) when it is not an argument; A, when neither given nor named by --against, is B's parent,
 // else the "previous" pack of the stdin line, so `ctx-pack | ctx-diff`
 // compares a run with the one before it and `ctx-fork X | … | ctx-pack |
 // ctx-diff` with X. Exit 0 when identical, 1 when drift is found (like
@@ -19,6 +19,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/drift"
+	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -31,6 +32,8 @@ type diffCmd struct {
 	Against string   `help:"Compare B with REF (instead of its parent or the previous pack)." placeholder:"REF"`
 	Align   string   `help:"How steps are paired: index (step i with step i; extra steps added or removed) or lcs (along the longest common run of type, tool and parameters, so an inserted step is one addition)." enum:"index,lcs" default:"index"`
 	Ignore  []string `help:"Leave out a drift type (repeatable): model_drift, prompt_drift, input_drift, tool_drift, param_drift, reasoning_drift, output_drift, environment_drift." placeholder:"TYPE"`
+	HTML    bool     `name:"html" help:"Print the report as one self-contained HTML page (no scripts, no network): the first divergence, model and environment side by side, the aligned steps with their diffs."`
+	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout." placeholder:"FILE"`
 }
 
 func (c *diffCmd) Description() string {
@@ -54,6 +57,12 @@ func (c *diffCmd) Run(env *cli.Env) error {
 	opt.Ignore = c.Ignore
 	if c.Align == "lcs" {
 		opt.Align = drift.AlignLCS
+	}
+	if c.Output != "" && !c.HTML {
+		return cli.Errorf(cli.ExitUsage, "-o writes the --html page; give --html")
+	}
+	if c.HTML && c.Human {
+		return cli.Errorf(cli.ExitUsage, "give --human or --html, not both")
 	}
 	if c.A != "" && c.Against != "" {
 		return cli.Errorf(cli.ExitUsage, "give A or --against, not both")
@@ -128,9 +137,15 @@ func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest
 	if err != nil {
 		return err
 	}
-	if env.Human() {
+	switch {
+	case c.HTML:
+		var page []byte
+		if page, err = htmlview.Diff(ma, mb, r, opt.Align, htmlview.Options{}); err == nil {
+			err = htmlview.Write(env.Stdout, c.Output, page)
+		}
+	case env.Human():
 		err = env.Text(r.Human())
-	} else {
+	default:
 		var b []byte
 		if b, err = r.JSON(); err == nil {
 			err = env.Result(b)

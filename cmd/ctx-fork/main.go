@@ -38,7 +38,7 @@ With --no-parent the log is exactly the pack's (ctx-fork --no-parent X | ctx-pac
 }
 
 func (c *forkCmd) Run(env *cli.Env) error {
-	if c.Draft != "" {
+	if c.Draft != "" || env.Given("draft") {
 		if err := store.CheckDraftName(c.Draft); err != nil {
 			return cli.WithCode(cli.ExitUsage, err)
 		}

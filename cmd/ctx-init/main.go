@@ -22,20 +22,25 @@ func (c *initCmd) Description() string {
 }
 
 func (c *initCmd) Run(env *cli.Env) error {
-	dir := filepath.Join(c.Dir, store.DirName)
+	// DIR and --store name places by the rule every binary reads --store
+	// and CTX_STORE with; $CTX_STORE applies only when neither is given.
+	var s *store.Store
+	var created bool
+	var err error
 	switch {
-	case c.Store != "" && c.Dir != "":
+	case c.StoreGiven() && c.Dir != "":
 		return cli.Errorf(cli.ExitUsage, "give either DIR or --store, not both")
+	case c.Dir != "":
+		s, created, err = store.Init(filepath.Join(c.Dir, store.DirName))
 	case c.Store != "":
-		dir = c.Store
-	case c.Dir == "":
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
+		s, created, err = store.InitAt(c.Store)
+	default:
+		wd, werr := os.Getwd()
+		if werr != nil {
+			return werr
 		}
-		dir = filepath.Join(wd, store.DirName)
+		s, created, err = store.Init(filepath.Join(wd, store.DirName))
 	}
-	s, created, err := store.Init(dir)
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
@@ -31,10 +29,13 @@ type packCmd struct {
 	Tag   string   `help:"Also point tag NAME at the new pack." placeholder:"NAME"`
 	Force bool     `help:"Move --tag even if it already points at another pack, and replace --sidecars that differ."`
 
+	tagLock *store.RefLock // held from the tag check until the tag is set
+
 	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
 
 	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: anthropic, claude-code, codex, inspect, langsmith, openai-chat, openai-responses, otel-genai." default:"ctx" placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
+	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument). A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
 }
 
 func (c *packCmd) Description() string {
@@ -53,12 +54,21 @@ func (c *packCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	if c.Tag != "" {
+	if c.Tag != "" || env.Given("tag") {
 		if err := store.CheckTagName(c.Tag); err != nil {
 			return cli.WithCode(cli.ExitUsage, err)
 		}
 	}
 	names := c.Logs
+	if c.Hook != "" {
+		if len(names) > 0 {
+			return cli.Errorf(cli.ExitUsage, "--hook names the log to pack; give no LOG")
+		}
+		if c.From == "ctx" {
+			return cli.Errorf(cli.ExitUsage, "--hook needs --from codex, claude-code or auto")
+		}
+		names = []string{hookArg}
+	}
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
@@ -90,8 +100,13 @@ func (c *packCmd) Run(env *cli.Env) error {
 	if bad {
 		return cli.Exit(cli.ExitFinding)
 	}
+	// The tag is decided before the pack's commit point and held until it
+	// is set: a ctx-pack that fails on the tag has changed nothing.
 	if err := c.checkTag(s, srcs); err != nil {
 		return err
+	}
+	if c.tagLock != nil {
+		defer c.tagLock.Unlock()
 	}
 	if c.Sidecars != "" {
 		// Before any pack is written: no name or symlink may lead out of DIR.
@@ -124,22 +139,31 @@ func (c *packCmd) Run(env *cli.Env) error {
 
 // checkTag refuses, before anything is written, to move an existing tag
 // to another pack without --force. Packing the same log again under the
-// same tag is fine, so the new pack's hash is computed first.
+// same tag is fine, so the new pack's hash is computed first. The tag's
+// lock stays held (c.tagLock), so that no other ctx-pack can take the tag
+// before this one sets it.
 func (c *packCmd) checkTag(s *store.Store, srcs []source) error {
 	if c.Tag == "" || c.Force || len(srcs) != 1 {
 		return nil
-	}
-	old, err := s.Ref(c.Tag)
-	if err != nil {
-		return nil // no such tag yet
 	}
 	d, err := srcs[0].log.Hash(s)
 	if err != nil {
 		return err
 	}
-	if d != old {
-		return cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s", c.Tag, old), "use --force to move it")
+	l, err := s.LockRef(c.Tag)
+	if err != nil {
+		return err
 	}
+	old, err := l.Get()
+	if err != nil {
+		l.Unlock()
+		return err
+	}
+	if old != nil && *old != d {
+		l.Unlock()
+		return cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s", c.Tag, *old), "use --force to move it")
+	}
+	c.tagLock = l
 	return nil
 }
 
@@ -157,14 +181,21 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 	if err != nil {
 		return src, err
 	}
-	if name == "-" {
+	switch name {
+	case "-":
 		src.name = "<stdin>"
-	} else {
+	case hookArg:
+		src.name = "--hook"
+	default:
 		dir = filepath.Dir(name)
 	}
-	src.data, err = env.ReadInput(name)
-	if err != nil {
+	if name == hookArg {
+		src.data = []byte(c.Hook)
+	} else if src.data, err = env.ReadInput(name); err != nil {
 		return src, cli.WithCode(cli.ExitError, fmt.Errorf("reading log: %w", err))
+	}
+	if err := c.followHook(env, &src, &dir); err != nil {
+		return src, err
 	}
 	if err := c.importLog(env, &src); err != nil {
 		return src, err
@@ -176,38 +207,60 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 	return src, src.log.CheckStore(s)
 }
 
-// importLog converts src from an agent's own format into an execution log
-// when --from asks for it. Problems found in the converted log then name
-// it as such, since their lines are not the input's.
-func (c *packCmd) importLog(env *cli.Env, src *source) error {
-	format := c.From
-	if format == "ctx" {
+// hookArg stands for the --hook payload among the logs to read.
+const hookArg = "\x00hook"
+
+// followHook replaces a hook payload (an agent's hook input naming its
+// transcript) by the transcript it names, when --from is an agent format.
+func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
+	if c.From == "ctx" {
 		return nil
 	}
-	if format != "auto" && !slices.Contains(importer.Formats(), format) {
-		return cli.Errorf(cli.ExitUsage, "--from %s: unknown format; use ctx, auto, %s", format, strings.Join(importer.Formats(), ", "))
+	h, err := importer.ParseHook(src.data, importer.CodexHome())
+	if err != nil {
+		return cli.WithCode(cli.ExitFinding, fmt.Errorf("%s: %w", src.name, err))
 	}
-	if format != "auto" {
-		// Importers read leniently; a document of another format would
-		// become an empty pack rather than an error.
-		seen := "ctx"
-		if !isExecLog(src.data) {
-			seen, _ = importer.Detect(src.name, src.data)
+	if h == nil {
+		if src.name == "--hook" {
+			return cli.Errorf(cli.ExitFinding, "--hook: not a hook payload (an object with transcript_path, or Codex's agent-turn-complete notification)")
 		}
-		if seen != "" && seen != format {
-			return cli.WithHint(cli.Errorf(cli.ExitFinding, "%s: this is a %s log, not %s", src.name, seen, format), "use --from "+seen+" or --from auto")
-		}
+		return nil
 	}
-	if format == "auto" {
-		if isExecLog(src.data) {
-			env.Infof("%s: detected format ctx", src.name)
-			return nil
+	data, err := os.ReadFile(h.Transcript)
+	if err != nil {
+		return cli.WithCode(cli.ExitError, fmt.Errorf("%s: reading the transcript the hook payload names: %w", src.name, err))
+	}
+	what := "hook payload"
+	if h.Event != "" {
+		what += " (" + h.Event + ")"
+	}
+	env.Infof("%s: %s: packing %s", src.name, what, h.Transcript)
+	src.name, src.data, *dir = h.Transcript, data, filepath.Dir(h.Transcript)
+	return nil
+}
+
+// importLog converts src from an agent's own format into an execution log
+// when --from asks for it (lib/importer chooses). Problems found in the
+// converted log then name it as such, since their lines are not the
+// input's.
+func (c *packCmd) importLog(env *cli.Env, src *source) error {
+	format, err := importer.Choose(c.From, src.name, src.data)
+	if err != nil {
+		var mis *importer.MismatchError
+		if errors.As(err, &mis) {
+			return cli.WithHint(fmt.Errorf("%s: %w", src.name, err), mis.Hint())
 		}
-		var err error
-		if format, err = importer.Detect(src.name, src.data); err != nil {
-			return fmt.Errorf("%s: %w", src.name, err)
+		var unk *importer.UnknownFormatError
+		if errors.As(err, &unk) {
+			return fmt.Errorf("--from %w", err)
 		}
+		return fmt.Errorf("%s: %w", src.name, err)
+	}
+	if c.From == importer.Auto {
 		env.Infof("%s: detected format %s", src.name, format)
+	}
+	if format == importer.Ctx {
+		return nil
 	}
 	data, rep, err := importer.Import(format, src.data, importer.Options{Name: filepath.Base(src.name), Deterministic: c.Deterministic})
 	if err != nil {
@@ -224,13 +277,6 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 	src.name += " (imported as " + format + ")"
 	src.data = data
 	return nil
-}
-
-// isExecLog reports whether data looks like ctx's own execution log: an
-// object with model.identifier and a steps array.
-func isExecLog(data []byte) bool {
-	r := gjson.GetManyBytes(data, "model.identifier", "steps")
-	return r[0].Type == gjson.String && r[1].IsArray()
 }
 
 // result is what ctx-pack prints for each pack.
@@ -270,7 +316,11 @@ func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
 	if err != nil {
 		return err
 	}
-	if c.Tag != "" {
+	if c.tagLock != nil {
+		if err := c.tagLock.Set(m.Hash); err != nil {
+			return fmt.Errorf("pack %s is stored, but not its tag: %w", m.Hash, err)
+		}
+	} else if c.Tag != "" {
 		err := s.UpdateRef(c.Tag, func(old *digest.Digest) (digest.Digest, error) {
 			if old != nil && *old != m.Hash && !c.Force {
 				return m.Hash, cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s", c.Tag, *old), "use --force to move it")

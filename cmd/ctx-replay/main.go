@@ -1,11 +1,12 @@
 // Command ctx-replay re-executes the tool calls of a context pack and
 // compares every output with the recorded one. It reads one pack reference
 // (an argument, or a stream of ctx output on stdin) and prints a fidelity
-// report as canonical JSON, or a readable one with --human:
+// report as canonical JSON, a readable one with --human, or with --html a
+// self-contained HTML page of the pack with each step's outcome:
 //
-//	{"pack","fidelity","steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms}],"drift":[…]}
+//	{"pack","fidelity","summary":{steps,verified,matched,…},"steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms}],"drift":[…]}
 //
-// The exit code is the fidelity: 0 exact, 1 degraded, 4 failed. Steps run in
+// The exit code is the fidelity: 0 exact, 1 degraded or unverified, 4 failed. Steps run in
 // a temporary workspace holding the pack's inputs unless --live names a
 // directory. The rules (statuses, built-ins and their exact outputs,
 // external executors) are documented in lib/replay.
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/replay"
@@ -34,6 +36,8 @@ type replayCmd struct {
 	Tool    []string      `help:"Run tool NAME with CMD (repeatable): CMD is split into words as a shell splits simple words, without expansion or operators, runs in the workspace with the step's parameters as JSON on stdin and CTX_TOOL, CTX_STEP_INDEX set; its stdout is the output. Overrides built-ins and config.json." placeholder:"NAME=CMD" sep:"none"`
 	Steps   string        `help:"Replay only these steps: indexes and ranges such as 3, 3-7, 3-, -7, separated by commas." placeholder:"RANGE"`
 	Timeout time.Duration `help:"Time limit of a --tool command for one step." default:"30s"`
+	HTML    bool          `name:"html" help:"Print the outcome as one self-contained HTML page (no scripts, no network): the pack with each step's status, the fidelity and the dependencies that drifted."`
+	Output  string        `short:"o" help:"Write the --html page to FILE instead of stdout." placeholder:"FILE"`
 }
 
 func (c *replayCmd) Description() string {
@@ -42,12 +46,15 @@ func (c *replayCmd) Description() string {
 Step status: matched; diverged (a deterministic step produced other bytes);
 diverged_expected (a non-deterministic one did); failed (no executor, error,
 timeout, bad parameters); skipped (a non-deterministic step with no
-executor, or a step with no recorded output). Fidelity: exact, degraded (a
-deterministic step diverged) or failed (a deterministic step could not run,
-or an input is missing).
+executor, no recorded output, a recorded error, files seen only in part or
+by name, a rendering not reproduced; the reason says which). Fidelity:
+failed (a deterministic step could not run, or an input is missing),
+degraded (a deterministic step diverged), unverified (nothing was executed
+and compared equal), else exact. summary.verified counts matched steps.
 
 Built-in executors, confined to the workspace: read_file, list_dir, glob,
-grep (also as Read, LS, Glob, Grep). Other tools need an executor: --tool
+grep, and Claude Code's Read, LS, Glob, Grep, whose results are rendered as
+Claude Code renders them. Other tools need an executor: --tool
 NAME=CMD, or "tools" in .ctx/config.json:
   {"tools":{"NAME":{"command":["prog","arg"],"version":"1.2","timeout":"30s"}}}
 A recorded shell command never runs unless you give it an executor.`
@@ -60,6 +67,12 @@ func (c *replayCmd) Run(env *cli.Env) error {
 		if ranges, err = replay.ParseSteps(c.Steps); err != nil {
 			return cli.WithCode(cli.ExitUsage, err)
 		}
+	}
+	if c.Output != "" && !c.HTML {
+		return cli.Errorf(cli.ExitUsage, "-o writes the --html page; give --html")
+	}
+	if c.HTML && c.Human {
+		return cli.Errorf(cli.ExitUsage, "give --human or --html, not both")
 	}
 	if c.Timeout <= 0 {
 		return cli.Errorf(cli.ExitUsage, "--timeout must be positive")
@@ -126,9 +139,15 @@ func (c *replayCmd) Run(env *cli.Env) error {
 	if c.Keep {
 		env.Infof("workspace kept in %s", rep.Workspace)
 	}
-	if env.Human() {
+	switch {
+	case c.HTML:
+		var page []byte
+		if page, err = htmlview.Replay(m, rep, s, htmlview.Options{}); err == nil {
+			err = htmlview.Write(env.Stdout, c.Output, page)
+		}
+	case env.Human():
 		err = env.Text(rep.Text())
-	} else {
+	default:
 		err = env.Result(rep)
 	}
 	if err != nil {

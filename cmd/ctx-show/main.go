@@ -1,7 +1,8 @@
 // Command ctx-show prints context packs. For each reference (arguments, or
 // a stream of ctx output on stdin) it prints the manifest with its hash as
 // canonical JSON, the pack in log form with content inlined (--resolve), or
-// a readable summary (--human). --blob REF writes one object's raw bytes.
+// a readable summary (--human), or a self-contained HTML page (--html).
+// --blob REF writes one object's raw bytes.
 // Everything read is verified against its digest.
 package main
 
@@ -12,12 +13,11 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -28,6 +28,8 @@ type showCmd struct {
 	Refs    []string `arg:"" optional:"" help:"Packs to show: sha256:<hex>, <hex>, ctx://<hex>, a unique prefix (4+ hex digits), latest or a tag, with ^ or ~N for ancestors (default: read from stdin)." placeholder:"REF"`
 	Resolve bool     `help:"Print the pack as an execution log with every content inlined."`
 	Blob    string   `help:"Write the raw bytes of one object (a hash, prefix or pack reference) to stdout." placeholder:"REF"`
+	HTML    bool     `name:"html" help:"Print the pack as one self-contained HTML page (no scripts, no network): header, prompts, timeline, inputs and outputs."`
+	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout." placeholder:"FILE"`
 }
 
 func (c *showCmd) Description() string {
@@ -39,14 +41,17 @@ func (c *showCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if c.Output != "" && !c.HTML {
+		return cli.Errorf(cli.ExitUsage, "-o writes the --html page; give --html")
+	}
 	if c.Blob != "" {
-		if len(c.Refs) > 0 || c.Resolve || c.Human {
-			return cli.Errorf(cli.ExitUsage, "--blob takes no other references and no --resolve or --human")
+		if len(c.Refs) > 0 || c.Resolve || c.Human || c.HTML {
+			return cli.Errorf(cli.ExitUsage, "--blob takes no other references and no --resolve, --human or --html")
 		}
 		return c.blob(env, s)
 	}
-	if c.Resolve && c.Human {
-		return cli.Errorf(cli.ExitUsage, "give --resolve or --human, not both")
+	if c.Resolve && c.Human || c.HTML && (c.Resolve || c.Human) {
+		return cli.Errorf(cli.ExitUsage, "give one of --resolve, --human and --html")
 	}
 	items, err := env.Refs(c.Refs)
 	if err != nil {
@@ -54,6 +59,9 @@ func (c *showCmd) Run(env *cli.Env) error {
 	}
 	if len(items) == 0 {
 		return cli.Errorf(cli.ExitUsage, "no pack reference given (as an argument or on stdin)")
+	}
+	if c.HTML && len(items) > 1 {
+		return cli.Errorf(cli.ExitUsage, "--html shows one pack; %d were given", len(items))
 	}
 	for _, it := range items {
 		if err := c.show(env, s, it.Ref); err != nil {
@@ -79,6 +87,12 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 			return err
 		}
 		return env.Result(b)
+	case c.HTML:
+		page, err := htmlview.Pack(m, s, htmlview.Options{})
+		if err != nil {
+			return err
+		}
+		return htmlview.Write(env.Stdout, c.Output, page)
 	case c.Human:
 		text, err := human(s, m)
 		if err != nil {
@@ -128,7 +142,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	if !m.Parent.IsZero() {
 		fmt.Fprintf(&b, "parent   %s\n", m.Parent)
 	}
-	fmt.Fprintf(&b, "model    %s", printable(m.Model.Identifier))
+	fmt.Fprintf(&b, "model    %s", cli.Escape(m.Model.Identifier))
 	if len(m.Model.Parameters) > 0 {
 		fmt.Fprintf(&b, " %s", m.Model.Parameters)
 	}
@@ -142,19 +156,42 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	}
 	fmt.Fprintf(&b, "\nprompts (%d)\n", len(m.Prompts))
 	for i, p := range m.Prompts {
+		if p.Parts != nil {
+			line, err := partsLine(s, p.Parts)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, "  [%d] %s: %s\n", i, cli.Escape(p.Role), line)
+			continue
+		}
 		line, err := firstLine(s, p.ContentRef)
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "  [%d] %s: %s\n", i, printable(p.Role), line)
+		fmt.Fprintf(&b, "  [%d] %s: %s\n", i, cli.Escape(p.Role), line)
 	}
 	fmt.Fprintf(&b, "\ninputs (%d)\n", len(m.Inputs))
 	w := 0
 	for _, f := range m.Inputs {
-		w = max(w, len(f.Name))
+		w = max(w, len(cli.Escape(f.Name)))
 	}
 	for _, f := range m.Inputs {
-		fmt.Fprintf(&b, "  %-*s  %s\n", w, printable(f.Name), size(f.Size))
+		fmt.Fprintf(&b, "  %-*s  ", w, cli.Escape(f.Name))
+		switch f.Seen {
+		case manifest.SeenName:
+			b.WriteString("seen by name only")
+		case manifest.SeenPartial:
+			fmt.Fprintf(&b, "%s, lines %s", size(f.Size), ranges(f.Lines))
+			if f.TotalLines > 0 {
+				fmt.Fprintf(&b, " of %d", f.TotalLines)
+			}
+		default:
+			b.WriteString(size(f.Size))
+		}
+		if f.MediaType != "" {
+			fmt.Fprintf(&b, ", %s", cli.Escape(f.MediaType))
+		}
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\nsteps (%d)\n", len(m.Steps))
 	for _, st := range m.Steps {
@@ -162,13 +199,29 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		if tool == "" {
 			tool = "-"
 		}
-		fmt.Fprintf(&b, "  [%d] %s %s", st.Index, printable(st.Type), printable(tool))
-		if len(st.Parameters) > 0 {
-			fmt.Fprintf(&b, " %s", clip(string(st.Parameters), 100))
+		fmt.Fprintf(&b, "  [%d] %s %s", st.Index, cli.Escape(st.Type), cli.Escape(tool))
+		if st.Agent != "" {
+			fmt.Fprintf(&b, " (agent %s", cli.Escape(st.Agent))
+			if st.ParentStep != nil {
+				fmt.Fprintf(&b, ", started by [%d]", *st.ParentStep)
+			}
+			b.WriteString(")")
+		} else if st.ParentStep != nil {
+			fmt.Fprintf(&b, " (started by [%d])", *st.ParentStep)
 		}
-		if st.OutputRef.IsZero() {
+		if len(st.Parameters) > 0 {
+			fmt.Fprintf(&b, " %s", cli.Escape(clip(string(st.Parameters), 100)))
+		}
+		switch {
+		case st.OutputParts != nil:
+			line, err := partsLine(s, st.OutputParts)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, " -> %s", line)
+		case st.OutputRef.IsZero():
 			b.WriteString(" -> no output")
-		} else {
+		default:
 			n, err := s.Size(st.OutputRef)
 			if err != nil {
 				return "", err
@@ -178,20 +231,48 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		if st.Deterministic {
 			b.WriteString(", deterministic")
 		}
+		if e := st.Error; e != nil {
+			b.WriteString(", error")
+			if e.ExitCode != nil {
+				fmt.Fprintf(&b, " (exit %d)", *e.ExitCode)
+			}
+			if e.Message != "" {
+				fmt.Fprintf(&b, ": %s", cli.Escape(clip(e.Message, 80)))
+			}
+		}
 		b.WriteString("\n")
+		if !st.ReasoningRef.IsZero() {
+			n, err := s.Size(st.ReasoningRef)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, "      reasoning %s\n", size(n))
+		}
+		if u := st.Usage; u != nil {
+			b.WriteString("      usage")
+			for _, f := range u.Fields() {
+				if *f.Value != nil {
+					fmt.Fprintf(&b, " %s %d", strings.TrimSuffix(f.Name, "_tokens"), **f.Value)
+				}
+			}
+			b.WriteString("\n")
+		}
 	}
 	fmt.Fprintf(&b, "\noutputs (%d)\n", len(m.Outputs))
 	w = 0
 	for _, o := range m.Outputs {
-		w = max(w, len(o.Name))
+		w = max(w, len(cli.Escape(o.Name)))
 	}
 	for _, o := range m.Outputs {
-		fmt.Fprintf(&b, "  %-*s  %s", w, printable(o.Name), size(o.Size))
+		fmt.Fprintf(&b, "  %-*s  %s", w, cli.Escape(o.Name), size(o.Size))
+		if o.MediaType != "" {
+			fmt.Fprintf(&b, ", %s", cli.Escape(o.MediaType))
+		}
 		if o.Confidence != "" {
 			fmt.Fprintf(&b, ", confidence %s", o.Confidence)
 		}
 		if o.Notes != "" {
-			fmt.Fprintf(&b, ", notes: %s", printable(clip(o.Notes, 80)))
+			fmt.Fprintf(&b, ", notes: %s", cli.Escape(clip(o.Notes, 80)))
 		}
 		b.WriteString("\n")
 	}
@@ -199,13 +280,13 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	if env.OS != "" || env.Runtime != "" || len(env.ToolVersions) > 0 {
 		b.WriteString("\nenvironment\n")
 		if env.OS != "" {
-			fmt.Fprintf(&b, "  os       %s\n", printable(env.OS))
+			fmt.Fprintf(&b, "  os       %s\n", cli.Escape(env.OS))
 		}
 		if env.Runtime != "" {
-			fmt.Fprintf(&b, "  runtime  %s\n", printable(env.Runtime))
+			fmt.Fprintf(&b, "  runtime  %s\n", cli.Escape(env.Runtime))
 		}
 		for _, k := range slices.Sorted(maps.Keys(env.ToolVersions)) {
-			fmt.Fprintf(&b, "  tool     %s %s\n", printable(k), printable(env.ToolVersions[k]))
+			fmt.Fprintf(&b, "  tool     %s %s\n", cli.Escape(k), cli.Escape(env.ToolVersions[k]))
 		}
 	}
 	return b.String(), nil
@@ -219,30 +300,46 @@ func firstLine(s *store.Store, d digest.Digest) (string, error) {
 	}
 	text := string(b)
 	line, rest, _ := strings.Cut(text, "\n")
-	line = printable(clip(line, 100))
+	line = cli.Escape(clip(line, 100))
 	if strings.TrimSpace(rest) != "" {
 		line += " …"
 	}
 	return line, nil
 }
 
-// printable escapes what a terminal would act on: control characters
-// (escape sequences could retitle or recolour it), and invalid UTF-8.
-func printable(s string) string {
-	var b strings.Builder
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[0])
-		case unicode.IsControl(r) && r != '\t':
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[:n])
+// partsLine describes multimodal content: each part's type, media type
+// and size, and the first line of a text part.
+func partsLine(s *store.Store, parts []manifest.Part) (string, error) {
+	var items []string
+	for _, p := range parts {
+		item := "[" + cli.Escape(p.Type)
+		if p.MediaType != "" {
+			item += " " + cli.Escape(p.MediaType)
 		}
-		s = s[n:]
+		item += " " + size(p.Size) + "]"
+		if p.Type == manifest.PartText {
+			line, err := firstLine(s, p.ContentRef)
+			if err != nil {
+				return "", err
+			}
+			item += " " + line
+		}
+		items = append(items, item)
 	}
-	return b.String()
+	return strings.Join(items, " "), nil
+}
+
+// ranges writes line ranges as "1-20,41-45".
+func ranges(lines [][2]int64) string {
+	var parts []string
+	for _, r := range lines {
+		if r[0] == r[1] {
+			parts = append(parts, fmt.Sprint(r[0]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", r[0], r[1]))
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 func clip(s string, n int) string {

@@ -267,11 +267,13 @@ func (c *verifyCmd) kernelPack(env *cli.Env) error {
 	if r.Err != nil {
 		return cli.WithCode(r.ExitCode(), fmt.Errorf("verifying kernel pack %s: %w", c.KernelPack, r.Err))
 	}
-	out := r.JSON()
+	var err error
 	if env.Human() {
-		out = []byte(r.Human())
+		err = env.Text(r.Human())
+	} else {
+		err = env.Raw(bytes.NewReader(r.JSON()))
 	}
-	if err := env.Raw(bytes.NewReader(out)); err != nil {
+	if err != nil {
 		return err
 	}
 	if code := r.ExitCode(); code != 0 {

@@ -3,9 +3,10 @@
 //
 // It wraps jsontext's Value.Canonicalize and adds what that leaves to the
 // caller: the input is copied (Canonicalize works in place), and numbers that
-// canonical JSON cannot carry exactly — integers beyond 2^53 and numbers
-// outside the float64 range — are rejected with their JSON path instead of
-// being rounded or clamped. Invalid UTF-8, duplicate object names and
+// canonical JSON cannot carry exactly — values beyond 2^53 that would change
+// (9007199254740993, 9007199254740993.0), numbers outside the float64 range
+// and non-zero numbers that would become 0 (1e-400) — are rejected with
+// their JSON path instead of being rounded or clamped. Invalid UTF-8, duplicate object names and
 // malformed JSON are rejected by jsontext itself.
 package canon
 
@@ -17,6 +18,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -84,8 +86,10 @@ func Indent(in []byte) []byte {
 
 // Check reports whether in is exactly one well-formed JSON value that
 // canonical JSON can carry without change: valid UTF-8, no duplicate
-// object names, no number outside the float64 range, and no integer literal
-// beyond ±2^53 whose digits canonicalisation would change.
+// object names, no number outside the float64 range, no non-zero number
+// that would become 0, and no number beyond ±2^53 whose value
+// canonicalisation would change (9007199254740993.0 as well as
+// 9007199254740993).
 func Check(in []byte) error {
 	dec := jsontext.NewDecoder(bytes.NewBuffer(in))
 	var path Path
@@ -148,39 +152,75 @@ func Check(in []byte) error {
 	}
 }
 
-// checkNumber rejects a number literal that has no exact canonical form.
+// checkNumber rejects a number literal that has no exact canonical form:
+// outside the float64 range, a non-zero value that would become 0, and a
+// magnitude beyond 2^53 (where float64 has no fractional digits left) whose
+// canonical form is another number. Below 2^53 a fraction is a float64
+// like any other: 0.1 is 0.1.
 func checkNumber(lit string) error {
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil || math.IsInf(f, 0) {
 		return fmt.Errorf("number %s is outside the float64 range", lit)
 	}
-	if isIntegerLiteral(lit) && !safeInteger(lit) {
+	if f == 0 {
+		if _, digits, _ := decimal(lit); digits != "" {
+			return fmt.Errorf("number %s is too small for float64: it would change to 0 in canonical JSON (write it as a string)", lit)
+		}
+		return nil
+	}
+	if math.Abs(f) < MaxSafeInteger {
+		return nil
+	}
+	c := string(jsontext.AppendFloat(nil, f, 64))
+	if c == lit {
+		return nil
+	}
+	if isIntegerLiteral(lit) {
 		// Beyond 2^53 an integer survives only if its canonical form is
 		// the same digits (1e20 does; 2^53+1 and 2^60 do not).
-		if c := string(jsontext.AppendFloat(nil, f, 64)); c != lit {
-			return fmt.Errorf("integer %s is beyond 2^53 and would change to %s in canonical JSON (write it as a string)", lit, c)
-		}
+		return fmt.Errorf("integer %s is beyond 2^53 and would change to %s in canonical JSON (write it as a string)", lit, c)
 	}
-	return nil
+	// A fraction or exponent is the float64 it rounds to when it gives
+	// that float64's digits at its own precision (-3.3333333333333331e+20
+	// does); 9007199254740993.0 names an integer float64 cannot hold.
+	neg, digits, exp := decimal(lit)
+	fneg, fdigits, fexp := decimal(strconv.FormatFloat(f, 'e', len(digits)-1, 64))
+	if neg == fneg && digits == fdigits && exp == fexp {
+		return nil
+	}
+	return fmt.Errorf("number %s is beyond 2^53 and would change to %s in canonical JSON (write it as a string)", lit, c)
 }
 
-// safeInteger reports whether the integer literal lit is within ±2^53.
-func safeInteger(lit string) bool {
-	if lit[0] == '-' {
-		lit = lit[1:]
+// decimal splits a JSON number literal into sign, significant digits
+// (without leading or trailing zeros; "" for zero) and the exponent of the
+// last digit, so that equal values give equal parts whatever their
+// notation. An exponent too large for an int is clamped: such literals are
+// outside the float64 range or zero, and only zero-ness is asked of them.
+func decimal(lit string) (neg bool, digits string, exp int) {
+	if lit != "" && lit[0] == '-' {
+		neg, lit = true, lit[1:]
 	}
-	n, err := strconv.ParseUint(lit, 10, 64)
-	return err == nil && n <= MaxSafeInteger
-}
-
-func isIntegerLiteral(lit string) bool {
-	for i := 0; i < len(lit); i++ {
-		switch lit[i] {
-		case '.', 'e', 'E':
-			return false
+	mant, e, _ := strings.Cut(strings.ToLower(lit), "e")
+	if e != "" {
+		n, err := strconv.Atoi(e)
+		if err != nil {
+			n = math.MaxInt32
+			if e[0] == '-' {
+				n = math.MinInt32
+			}
 		}
+		exp = n
 	}
-	return true
+	intPart, frac, _ := strings.Cut(mant, ".")
+	all := intPart + frac
+	exp -= len(frac)
+	all = strings.TrimLeft(all, "0")
+	trimmed := strings.TrimRight(all, "0")
+	exp += len(all) - len(trimmed)
+	if trimmed == "" {
+		return false, "", 0
+	}
+	return neg, trimmed, exp
 }
 
 func syntaxError(in []byte, err error) error {
@@ -212,4 +252,8 @@ func newError(in []byte, off int64, p Path, msg string) *Error {
 		e.Column = int(off) - bytes.LastIndexByte(in[:off], '\n')
 	}
 	return e
+}
+
+func isIntegerLiteral(lit string) bool {
+	return !strings.ContainsAny(lit, ".eE")
 }

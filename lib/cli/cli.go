@@ -57,7 +57,14 @@ type Globals struct {
 	// StoreFlag is how hints name the store-location flag, when a grammar
 	// calls it something other than --store.
 	StoreFlag string `kong:"-"`
+
+	storeGiven bool // --store was on the command line, not from CTX_STORE
 }
+
+// StoreGiven reports whether --store was given on the command line (rather
+// than taken from $CTX_STORE): an explicit argument wins over the
+// environment.
+func (g *Globals) StoreGiven() bool { return g.storeGiven }
 
 // Flags returns g; embedding Globals gives a grammar this method.
 func (g *Globals) Flags() *Globals { return g }
@@ -104,11 +111,19 @@ func Run(name string, cmd Command, args []string, stdin io.Reader, stdout, stder
 		env.printErr(err)
 		return ExitError
 	}
-	if _, err := parser.Parse(args); err != nil {
+	kctx, err := parser.Parse(args)
+	if err != nil {
 		env.printErr(err)
 		return ExitCode(err)
 	}
 	env.G = cmd.Flags()
+	env.given = map[string]bool{}
+	for _, p := range kctx.Path {
+		if p.Flag != nil && !p.Resolved {
+			env.given[p.Flag.Name] = true
+		}
+	}
+	env.G.storeGiven = env.given["store"]
 	env.stdoutTTY = isTerminal(stdout)
 	env.stderrTTY = isTerminal(stderr)
 	if err := cmd.Run(env); err != nil {
@@ -213,9 +228,9 @@ func (e *Env) printErr(err error) {
 	if errors.As(err, &ce) && ce.Silent {
 		return
 	}
-	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, err)
+	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, escape(err.Error(), true))
 	if h := e.hintFor(err); h != "" {
-		fmt.Fprintf(e.Stderr, "%s: hint: %s\n", e.Name, h)
+		fmt.Fprintf(e.Stderr, "%s: hint: %s\n", e.Name, escape(h, true))
 	}
 }
 
@@ -229,7 +244,12 @@ type Env struct {
 
 	stdoutTTY, stderrTTY bool
 	store                *store.Store
+	given                map[string]bool
 }
+
+// Given reports whether the flag --name was on the command line, even with
+// an empty value: an empty --tag is not the same as no --tag.
+func (e *Env) Given(name string) bool { return e.given[name] }
 
 // Store opens the store once: --store or CTX_STORE, else the nearest .ctx/
 // above the working directory.
@@ -276,11 +296,13 @@ func (e *Env) Result(v any) error {
 }
 
 // Text writes a --human rendering; a final newline is added if missing.
+// Whatever a terminal would act on is escaped (see Escape); newlines and
+// tabs are kept.
 func (e *Env) Text(s string) error {
 	if s != "" && !strings.HasSuffix(s, "\n") {
 		s += "\n"
 	}
-	return e.write([]byte(s))
+	return e.write([]byte(escape(s, true)))
 }
 
 // Raw writes bytes to stdout unchanged (ctx-show --blob).
@@ -304,26 +326,26 @@ func (e *Env) Human() bool { return e.G != nil && e.G.Human }
 
 // Warnf prints "NAME: warning: …" on stderr.
 func (e *Env) Warnf(format string, args ...any) {
-	fmt.Fprintf(e.Stderr, "%s: warning: %s\n", e.Name, fmt.Sprintf(format, args...))
+	fmt.Fprintf(e.Stderr, "%s: warning: %s\n", e.Name, escape(fmt.Sprintf(format, args...), true))
 }
 
 // Errorf prints "NAME: error: …" on stderr without stopping; commands that
 // report several problems return Exit(code) afterwards.
 func (e *Env) Errorf(format string, args ...any) {
-	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, fmt.Sprintf(format, args...))
+	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, escape(fmt.Sprintf(format, args...), true))
 }
 
 // Infof prints "NAME: …" on stderr: a note that is neither a warning nor
 // an error (what `--from auto` chose, for instance).
 func (e *Env) Infof(format string, args ...any) {
-	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Name, fmt.Sprintf(format, args...))
+	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Name, escape(fmt.Sprintf(format, args...), true))
 }
 
 // Progressf prints a progress line on stderr, only when stderr is a
 // terminal.
 func (e *Env) Progressf(format string, args ...any) {
 	if e.stderrTTY {
-		fmt.Fprintf(e.Stderr, "\r\033[K%s: %s", e.Name, fmt.Sprintf(format, args...))
+		fmt.Fprintf(e.Stderr, "\r\033[K%s: %s", e.Name, Escape(fmt.Sprintf(format, args...)))
 	}
 }
 

@@ -520,50 +520,72 @@ func (d *differ) environment(a, b *manifest.Environment) {
 
 // steps aligns the steps and compares each pair.
 func (d *differ) steps(a, b []manifest.Step) {
-	if d.opt.Align == AlignIndex {
-		n := min(len(a), len(b))
-		for i := 0; i < n; i++ {
-			d.step(i, i, &a[i], &b[i])
+	for _, p := range StepPairs(a, b, d.opt.Align) {
+		switch {
+		case p.A < 0:
+			d.lone(p.B, &b[p.B], Added)
+		case p.B < 0:
+			d.lone(p.A, &a[p.A], Removed)
+		default:
+			d.step(p.A, p.B, &a[p.A], &b[p.B])
 		}
-		for i := n; i < len(a); i++ {
-			d.lone(i, &a[i], Removed)
-		}
-		for j := n; j < len(b); j++ {
-			d.lone(j, &b[j], Added)
-		}
-		return
 	}
-	d.align(a, b, 0, 0, true)
 }
 
-// align pairs the steps a[i] (A's step ai+i) and b[j] (B's step bi+j)
-// along a common subsequence of their type, tool and (when full)
-// parameters. In the gaps between matched runs, steps are aligned again
-// on type and tool alone, so that a call with other parameters pairs with
-// its counterpart; what still remains pairs in order, and the longer
+// Pair is one row of a step alignment: step A of pack A with step B of
+// pack B. A is -1 for a step only B has (added), B is -1 for one only A
+// has (removed).
+type Pair struct{ A, B int }
+
+// StepPairs returns how Diff pairs the steps of a and b under al, in report
+// order.
+func StepPairs(a, b []manifest.Step, al Alignment) []Pair {
+	out := make([]Pair, 0, max(len(a), len(b)))
+	if al == AlignIndex {
+		n := min(len(a), len(b))
+		for i := 0; i < n; i++ {
+			out = append(out, Pair{i, i})
+		}
+		for i := n; i < len(a); i++ {
+			out = append(out, Pair{i, -1})
+		}
+		for j := n; j < len(b); j++ {
+			out = append(out, Pair{-1, j})
+		}
+		return out
+	}
+	return align(out, a, b, 0, 0, true)
+}
+
+// align appends the pairs of the steps a[i] (A's step ai+i) and b[j] (B's
+// step bi+j) along a common subsequence of their type, tool and (when
+// full) parameters. In the gaps between matched runs, steps are aligned
+// again on type and tool alone, so that a call with other parameters pairs
+// with its counterpart; what still remains pairs in order, and the longer
 // side's rest is added or removed.
-func (d *differ) align(a, b []manifest.Step, ai0, bi0 int, full bool) {
+func align(out []Pair, a, b []manifest.Step, ai0, bi0 int, full bool) []Pair {
 	ms := Align(stepKeys(a, full), stepKeys(b, full))
 	ai, bi := 0, 0
 	for _, m := range append(ms, Match{len(a), len(b), 0}) {
 		if full && ai < m.A && bi < m.B {
-			d.align(a[ai:m.A], b[bi:m.B], ai0+ai, bi0+bi, false)
+			out = align(out, a[ai:m.A], b[bi:m.B], ai0+ai, bi0+bi, false)
 			ai, bi = m.A, m.B
 		}
 		for ; ai < m.A && bi < m.B; ai, bi = ai+1, bi+1 {
-			d.step(ai0+ai, bi0+bi, &a[ai], &b[bi])
+			out = append(out, Pair{ai0 + ai, bi0 + bi})
 		}
 		for ; ai < m.A; ai++ {
-			d.lone(ai0+ai, &a[ai], Removed)
+			out = append(out, Pair{ai0 + ai, -1})
 		}
 		for ; bi < m.B; bi++ {
-			d.lone(bi0+bi, &b[bi], Added)
+			out = append(out, Pair{-1, bi0 + bi})
 		}
 		for k := 0; k < m.N; k++ {
-			d.step(ai0+ai+k, bi0+bi+k, &a[ai+k], &b[bi+k])
+			out = append(out, Pair{ai0 + ai + k, bi0 + bi + k})
 		}
 		ai, bi = ai+m.N, bi+m.N
 	}
+	return out
 }
 
 // stepKeys returns what --align lcs matches steps on: type, tool and, when

@@ -372,6 +372,27 @@ func TestDiffStepsLCS(t *testing.T) {
 	}
 }
 
+func TestStepPairs(t *testing.T) {
+	f := newFixture(t)
+	a := f.base().Steps
+	ins := f.step(1, "list_dir", `{"path":"src"}`, "main.py\n")
+	b := append(append([]manifest.Step{a[0], ins}, a[1:]...), f.step(4, "grep", `{"pattern":"x"}`, ""))
+	for _, c := range []struct {
+		al   Alignment
+		want string
+	}{
+		{AlignIndex, "[{0 0} {1 1} {2 2} {-1 3} {-1 4}]"},
+		{AlignLCS, "[{0 0} {-1 1} {1 2} {2 3} {-1 4}]"},
+	} {
+		if got := fmt.Sprint(StepPairs(a, b, c.al)); got != c.want {
+			t.Errorf("align %d: %s, want %s", c.al, got, c.want)
+		}
+	}
+	if got := fmt.Sprint(StepPairs(b[:2], a[:1], AlignIndex)); got != "[{0 0} {1 -1}]" {
+		t.Errorf("removed: %s", got)
+	}
+}
+
 func TestDiffIgnore(t *testing.T) {
 	f := newFixture(t)
 	a := f.base()

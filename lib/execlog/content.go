@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -21,16 +22,49 @@ const (
 	base64Text                    // a JSON string of standard base64
 	file                          // a file to read
 	ref                           // an object already stored
+	data                          // bytes in memory
 )
 
-// Content is where one piece of content comes from.
+// Content is where one piece of content comes from: text or bytes in
+// memory (Text, Bytes), an object already stored (Ref), or, in a parsed
+// log, the log's own string, base64 string or file.
 type Content struct {
-	kind contentKind
-	raw  []byte // quoted JSON string token (inline, base64Text)
-	dir  string // the log's directory (file)
-	file string // a local path under dir (file)
-	ref  digest.Digest
-	at   canon.Path // where the log gives it, for messages
+	kind   contentKind
+	raw    []byte // quoted JSON string token (inline, base64Text)
+	dir    string // the log's directory (file)
+	file   string // a local path under dir (file)
+	ref    digest.Digest
+	data   []byte
+	at     canon.Path // where the log gives it, for messages
+	stated int64      // the size the log states, or -1
+	lines  int64      // the line count the log's ranges cover, or -1
+}
+
+// Text returns content holding s.
+func Text(s string) *Content { return Bytes([]byte(s)) }
+
+// Bytes returns content holding b, which must not change afterwards.
+func Bytes(b []byte) *Content { return &Content{kind: data, data: b, stated: -1, lines: -1} }
+
+// Ref returns content that is the object d, already in the store.
+func Ref(d digest.Digest) *Content { return &Content{kind: ref, ref: d, stated: -1, lines: -1} }
+
+// String returns the content as text when it is held in memory (Text,
+// Bytes, or a log's string) and is valid UTF-8.
+func (c *Content) String() (string, bool) {
+	var b []byte
+	switch c.kind {
+	case data:
+		b = c.data
+	case inline:
+		return decodeString(c.raw), true
+	default:
+		return "", false
+	}
+	if !utf8.Valid(b) {
+		return "", false
+	}
+	return string(b), true
 }
 
 // The four member names that can give content, in this order: text,
@@ -38,8 +72,9 @@ type Content struct {
 type keySet [4]string
 
 var (
-	contentKeys = keySet{"content", "content_base64", "path", "content_ref"}
-	outputKeys  = keySet{"output", "output_base64", "output_path", "output_ref"}
+	contentKeys   = keySet{"content", "content_base64", "path", "content_ref"}
+	outputKeys    = keySet{"output", "output_base64", "output_path", "output_ref"}
+	reasoningKeys = keySet{"reasoning", "reasoning_base64", "reasoning_path", "reasoning_ref"}
 )
 
 // content reads the one member of keys that gives the content.
@@ -57,7 +92,7 @@ func (o *object) content(keys keySet, required bool) *Content {
 			o.p.errorf(v, at, "expected string, got %s", kindName(v.kind))
 			continue
 		}
-		c = &Content{kind: contentKind(i), raw: v.raw, at: at}
+		c = &Content{kind: contentKind(i), raw: v.raw, at: at, stated: -1, lines: -1}
 		switch c.kind {
 		case base64Text:
 			if _, err := io.Copy(io.Discard, base64.NewDecoder(base64.StdEncoding, newStringReader(v.raw))); err != nil {
@@ -140,6 +175,8 @@ func (c *Content) Size(s *store.Store) (int64, error) {
 		return fi.Size(), nil
 	case ref:
 		return s.Size(c.ref)
+	case data:
+		return int64(len(c.data)), nil
 	}
 	r, err := c.open(s)
 	if err != nil {
@@ -159,6 +196,8 @@ func (c *Content) open(s *store.Store) (io.ReadCloser, error) {
 		return io.NopCloser(newStringReader(c.raw)), nil
 	case base64Text:
 		return io.NopCloser(base64.NewDecoder(base64.StdEncoding, newStringReader(c.raw))), nil
+	case data:
+		return io.NopCloser(bytes.NewReader(c.data)), nil
 	case file:
 		f, err := os.OpenInRoot(dirOrDot(c.dir), c.file)
 		if err != nil {
@@ -189,6 +228,9 @@ func (c *Content) put(s *store.Store) (d digest.Digest, size int64, created bool
 	case ref:
 		size, err = s.Size(c.ref)
 		return c.ref, size, false, err
+	case data:
+		d, created, err = s.Put(c.data)
+		return d, int64(len(c.data)), created, err
 	}
 	r, err := c.open(s)
 	if err != nil {
@@ -200,4 +242,35 @@ func (c *Content) put(s *store.Store) (d digest.Digest, size int64, created bool
 		err = fmt.Errorf("%s: %w", c.at, err)
 	}
 	return d, size, created, err
+}
+
+// countLines returns the number of lines of the content: its newlines,
+// plus one for a last line without one.
+func (c *Content) countLines(s *store.Store) (int64, error) {
+	r, err := c.open(s)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	var n int64
+	var last byte
+	some := false
+	buf := make([]byte, 64<<10)
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+			last, some = buf[k-1], true
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if some && last != '\n' {
+		n++
+	}
+	return n, nil
 }

@@ -58,18 +58,6 @@ func TestStringReader(t *testing.T) {
 	}
 }
 
-func TestCheckName(t *testing.T) {
-	for name, ok := range map[string]bool{
-		"a": true, "src/main.py": true, ".hidden": true, "a/.b/c": true, "..a": true,
-		"": false, "/abs": false, "../x": false, "a/../b": false, "a//b": false, "a/": false,
-		".": false, "..": false, "./a": false, `a\b`: false, "a\x00b": false,
-	} {
-		if err := CheckName(name); (err == nil) != ok {
-			t.Errorf("CheckName(%q) = %v, want ok=%v", name, err, ok)
-		}
-	}
-}
-
 func TestParseProblems(t *testing.T) {
 	for _, tc := range []struct {
 		name, log string

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"path"
+	"mime"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,35 +41,55 @@ type Log struct {
 	Progress func(done, total int)
 }
 
-// Prompt is a prompt message.
+// Prompt is a prompt message: Content, or Parts when it is multimodal.
 type Prompt struct {
 	Role    string
-	Content Content
+	Content *Content
+	Parts   []Part
 }
 
-// File is a named input.
+// Part is one part of multimodal content (manifest.PartTypes).
+type Part struct {
+	Type      string
+	MediaType string
+	Content   *Content
+}
+
+// File is a named input. Seen, Lines and TotalLines say how much of the
+// file the session observed (manifest.File); Content is nil for an input
+// seen only by name.
 type File struct {
-	Name    string
-	Content Content
-	size    int64 // the size the log states, or -1
+	Name       string
+	MediaType  string
+	Seen       string
+	Lines      [][2]int64
+	TotalLines int64
+	Content    *Content
 }
 
 // Output is a named artifact of the run.
 type Output struct {
 	Name       string
-	Content    Content
+	MediaType  string
+	Content    *Content
 	Confidence string
 	Notes      string
-	size       int64
 }
 
-// Step is one recorded action; Output is nil when none was recorded.
+// Step is one recorded action. Output is nil when none was recorded, or
+// when OutputParts holds it; Reasoning is nil when none was recorded.
 type Step struct {
 	Index         int
 	Type          string
 	Tool          string
+	Agent         string
+	ParentStep    *int
 	Parameters    jsontext.Value
 	Output        *Content
+	OutputParts   []Part
+	Reasoning     *Content
+	Error         *manifest.StepError
+	Usage         *manifest.Usage
 	Deterministic bool
 	Timestamp     string
 	Metadata      jsontext.Value
@@ -302,7 +322,7 @@ func (p *parser) log(root *node) *Log {
 		at := canon.Path{"system_prompt"}
 		switch sp.kind {
 		case '"':
-			l.SystemPrompt = &Content{kind: inline, raw: sp.raw, at: at}
+			l.SystemPrompt = &Content{kind: inline, raw: sp.raw, at: at, stated: -1, lines: -1}
 		case '{':
 			if so := p.object(sp, at); so != nil {
 				l.SystemPrompt = so.content(contentKeys, true)
@@ -315,29 +335,15 @@ func (p *parser) log(root *node) *Log {
 	if elems, ok := o.array("prompts", false); ok {
 		for i, e := range elems {
 			if po := p.object(e, canon.Path{"prompts", i}); po != nil {
-				role, _ := po.str("role", true)
-				c := po.content(contentKeys, true)
-				po.finish(nil)
-				if c != nil {
-					l.Prompts = append(l.Prompts, Prompt{Role: role, Content: *c})
-				}
+				l.Prompts = append(l.Prompts, po.prompt())
 			}
 		}
 	}
 	if elems, ok := o.array("inputs", false); ok {
 		seen := map[string]int{}
 		for i, e := range elems {
-			at := canon.Path{"inputs", i}
-			in := p.object(e, at)
-			if in == nil {
-				continue
-			}
-			name := in.name(seen, i)
-			c := in.content(contentKeys, true)
-			size := in.size()
-			in.finish(nil)
-			if c != nil {
-				l.Inputs = append(l.Inputs, File{Name: name, Content: *c, size: size})
+			if in := p.object(e, canon.Path{"inputs", i}); in != nil {
+				l.Inputs = append(l.Inputs, in.input(seen, i))
 			}
 		}
 	}
@@ -356,8 +362,9 @@ func (p *parser) log(root *node) *Log {
 				continue
 			}
 			out := Output{Name: oo.name(seen, i)}
-			c := oo.content(contentKeys, true)
-			out.size = oo.size()
+			out.MediaType = oo.mediaType()
+			out.Content = oo.content(contentKeys, true)
+			oo.statedSize(out.Content)
 			conf, cn := oo.str("confidence", false)
 			if cn != nil && conf != "high" && conf != "medium" && conf != "low" {
 				p.errorf(cn, oo.at.Key("confidence"), "%q is not one of high, medium, low", conf)
@@ -365,10 +372,7 @@ func (p *parser) log(root *node) *Log {
 			out.Confidence = conf
 			out.Notes, _ = oo.str("notes", false)
 			oo.finish(nil)
-			if c != nil {
-				out.Content = *c
-				l.Outputs = append(l.Outputs, out)
-			}
+			l.Outputs = append(l.Outputs, out)
 		}
 	}
 	if en := o.get("environment"); en != nil {
@@ -398,30 +402,250 @@ func (p *parser) log(root *node) *Log {
 
 func (o *object) step(i int) Step {
 	s := Step{Index: i}
-	if v := o.get("index"); v != nil {
-		n, err := strconv.Atoi(string(v.raw))
-		if v.kind != '0' || err != nil {
-			o.p.errorf(v, o.at.Key("index"), "expected integer, got %s", kindName(v.kind))
-		} else if n != i {
-			o.p.errorf(v, o.at.Key("index"), "is %d but the step is at position %d", n, i)
-		}
+	if n, v, ok := o.integer("index"); ok && n != int64(i) {
+		o.p.errorf(v, o.at.Key("index"), "is %d but the step is at position %d", n, i)
 	}
 	var tn *node
 	s.Type, tn = o.str("type", true)
-	if tn != nil && s.Type != "" && !contains(stepTypes, s.Type) {
+	if tn != nil && s.Type != "" && !slices.Contains(stepTypes, s.Type) {
 		o.p.errorf(tn, o.at.Key("type"), "%q is not one of %s", s.Type, strings.Join(stepTypes, ", "))
 	}
 	s.Tool, _ = o.str("tool", s.Type == manifest.ToolCall)
+	if agent, v := o.str("agent", false); v != nil {
+		if agent == "" {
+			o.p.errorf(v, o.at.Key("agent"), "must not be empty (omit it for the main agent)")
+		}
+		s.Agent = agent
+	}
+	if n, v, ok := o.integer("parent_step"); ok {
+		if n < 0 || n >= int64(i) {
+			o.p.errorf(v, o.at.Key("parent_step"), "%d is not the index of an earlier step", n)
+		} else {
+			ps := int(n)
+			s.ParentStep = &ps
+		}
+	}
 	s.Parameters = o.json("parameters", 0)
+	s.OutputParts = o.parts("output_parts")
 	s.Output = o.content(outputKeys, false)
+	if s.OutputParts != nil && s.Output != nil {
+		o.p.errorf(o.n, o.at, "give only one of output_parts and %s", strings.Join(outputKeys[:], ", "))
+	}
+	s.Reasoning = o.content(reasoningKeys, false)
+	s.Error = o.stepError()
+	s.Usage = o.usage()
 	s.Deterministic = o.boolean("deterministic")
 	s.Timestamp = o.time("timestamp")
 	s.Metadata = o.json("metadata", '{')
 	o.finish(map[string]string{
 		"content": "a step's output is \"output\"", "path": "a step's output file is \"output_path\"",
-		"content_ref": "a step's output object is \"output_ref\"",
+		"content_ref": "a step's output object is \"output_ref\"", "parts": "a step's multimodal output is \"output_parts\"",
 	})
 	return s
+}
+
+// prompt reads a prompt: a role and content, or parts.
+func (o *object) prompt() Prompt {
+	var pr Prompt
+	pr.Role, _ = o.str("role", true)
+	pr.Parts = o.parts("parts")
+	pr.Content = o.content(contentKeys, pr.Parts == nil && o.n.member("parts") == nil)
+	if pr.Parts != nil && pr.Content != nil {
+		o.p.errorf(o.n, o.at, "give only one of parts and %s", strings.Join(contentKeys[:], ", "))
+	}
+	o.finish(nil)
+	return pr
+}
+
+// input reads an input: a name, how much of the file was seen, and its
+// content unless only its name was.
+func (o *object) input(names map[string]int, i int) File {
+	f := File{Name: o.name(names, i)}
+	f.MediaType = o.mediaType()
+	var sn *node
+	f.Seen, sn = o.str("seen", false)
+	if ln := o.get("lines"); ln != nil {
+		f.Lines = o.lines(ln)
+	}
+	f.TotalLines = -1
+	if n, _, ok := o.integer("total_lines"); ok {
+		f.TotalLines = n
+	}
+	if err := manifest.CheckSeen(f.Seen, f.Lines, max(f.TotalLines, 0)); err != nil || f.TotalLines == 0 {
+		at, n := o.at, o.n
+		if sn != nil {
+			at, n = o.at.Key("seen"), sn
+		}
+		if err == nil {
+			err = errors.New("total_lines must be at least 1")
+		}
+		o.p.errorf(n, at, "%v", err)
+	}
+	f.TotalLines = max(f.TotalLines, 0)
+	if f.Seen == manifest.SeenName {
+		for _, k := range append(contentKeys[:], "size") {
+			if v := o.get(k); v != nil {
+				o.p.errorf(v, o.at.Key(k), "an input seen only by name has no content")
+			}
+		}
+	} else {
+		f.Content = o.content(contentKeys, true)
+		o.statedSize(f.Content)
+		if f.Seen == manifest.SeenPartial && f.Content != nil {
+			f.Content.lines = manifest.SeenLines(f.Lines)
+		}
+	}
+	o.finish(nil)
+	return f
+}
+
+// lines reads an input's line ranges, [[from, to], …].
+func (o *object) lines(v *node) [][2]int64 {
+	at := o.at.Key("lines")
+	if v.kind != '[' {
+		o.p.errorf(v, at, "expected array of [from, to] line ranges, got %s", kindName(v.kind))
+		return nil
+	}
+	out := [][2]int64{}
+	for k, e := range v.elems {
+		if e.kind != '[' || len(e.elems) != 2 {
+			o.p.errorf(e, at.Index(k), "expected [from, to], two line numbers")
+			continue
+		}
+		var r [2]int64
+		for j, x := range e.elems {
+			n, err := strconv.ParseInt(string(x.raw), 10, 64)
+			if x.kind != '0' || err != nil {
+				o.p.errorf(x, at.Index(k).Index(j), "expected an integer line number")
+			}
+			r[j] = n
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// parts reads an array of parts, nil when the member is absent.
+func (o *object) parts(key string) []Part {
+	elems, ok := o.array(key, false)
+	if !ok {
+		return nil
+	}
+	if len(elems) == 0 {
+		o.p.errorf(o.n.member(key), o.at.Key(key), "must not be empty")
+	}
+	parts := []Part{}
+	for j, e := range elems {
+		po := o.p.object(e, o.at.Key(key).Index(j))
+		if po == nil {
+			continue
+		}
+		var pt Part
+		var tn *node
+		pt.Type, tn = po.str("type", true)
+		if tn != nil && pt.Type != "" {
+			if err := manifest.CheckPartType(pt.Type); err != nil {
+				o.p.errorf(tn, po.at.Key("type"), "%v", err)
+			}
+		}
+		pt.MediaType = po.mediaType()
+		pt.Content = po.content(contentKeys, true)
+		po.statedSize(pt.Content)
+		po.finish(nil)
+		parts = append(parts, pt)
+	}
+	return parts
+}
+
+// mediaType reads an optional media type such as "image/png".
+func (o *object) mediaType() string {
+	mt, v := o.str("media_type", false)
+	if v != nil {
+		if _, _, err := mime.ParseMediaType(mt); err != nil || !strings.Contains(mt, "/") {
+			o.p.errorf(v, o.at.Key("media_type"), "%q is not a media type (like image/png)", mt)
+		}
+	}
+	return mt
+}
+
+// stepError reads a step's error: true, a message, or an object with a
+// message and an exit code.
+func (o *object) stepError() *manifest.StepError {
+	v := o.get("error")
+	if v == nil {
+		return nil
+	}
+	at := o.at.Key("error")
+	switch v.kind {
+	case 't':
+		return &manifest.StepError{}
+	case 'f':
+		o.p.errorf(v, at, "false is not an error: omit error when the step did not fail")
+	case '"':
+		msg := decodeString(v.raw)
+		if msg == "" {
+			o.p.errorf(v, at, "an empty message says nothing: use true")
+		}
+		return &manifest.StepError{Message: msg}
+	case '{':
+		eo := o.p.object(v, at)
+		e := &manifest.StepError{}
+		msg, mn := eo.str("message", false)
+		if mn != nil && msg == "" {
+			o.p.errorf(mn, at.Key("message"), "must not be empty (omit it)")
+		}
+		e.Message = msg
+		if n, _, ok := eo.integer("exit_code"); ok {
+			e.ExitCode = &n
+		}
+		eo.finish(nil)
+		return e
+	default:
+		o.p.errorf(v, at, "expected true, a message string or an object, got %s", kindName(v.kind))
+	}
+	return nil
+}
+
+// usage reads a step's token counts.
+func (o *object) usage() *manifest.Usage {
+	v := o.get("usage")
+	if v == nil {
+		return nil
+	}
+	uo := o.p.object(v, o.at.Key("usage"))
+	if uo == nil {
+		return nil
+	}
+	u := &manifest.Usage{}
+	for _, f := range u.Fields() {
+		if n, nv, ok := uo.integer(f.Name); ok {
+			if n < 0 {
+				o.p.errorf(nv, uo.at.Key(f.Name), "must not be negative")
+			}
+			*f.Value = &n
+		}
+	}
+	hint := "usage holds input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, total_tokens; other counters go in the step's metadata"
+	hints := map[string]string{}
+	for _, k := range v.keys {
+		hints[k] = hint
+	}
+	uo.finish(hints)
+	return u
+}
+
+// integer reads an optional integer member.
+func (o *object) integer(key string) (int64, *node, bool) {
+	v := o.get(key)
+	if v == nil {
+		return 0, nil, false
+	}
+	n, err := strconv.ParseInt(string(v.raw), 10, 64)
+	if v.kind != '0' || err != nil {
+		o.p.errorf(v, o.at.Key(key), "expected integer, got %s", kindName(v.kind))
+		return 0, v, false
+	}
+	return n, v, true
 }
 
 // name reads a clean relative name, unique among its siblings.
@@ -430,7 +654,7 @@ func (o *object) name(seen map[string]int, i int) string {
 	if n == nil || name == "" {
 		return name
 	}
-	if err := CheckName(name); err != nil {
+	if err := manifest.CheckName(name); err != nil {
 		o.p.errorf(n, o.at.Key("name"), "%v", err)
 	} else if j, dup := seen[name]; dup {
 		o.p.errorf(n, o.at.Key("name"), "%q is also the name of [%d]", name, j)
@@ -440,36 +664,21 @@ func (o *object) name(seen map[string]int, i int) string {
 	return name
 }
 
-// size reads an optional stated size, checked against the content later.
-func (o *object) size() int64 {
+// statedSize reads an optional stated size of c, checked against the
+// content by CheckStore.
+func (o *object) statedSize(c *Content) {
 	v := o.get("size")
 	if v == nil {
-		return -1
+		return
 	}
 	n, err := strconv.ParseInt(string(v.raw), 10, 64)
 	if v.kind != '0' || err != nil || n < 0 {
 		o.p.errorf(v, o.at.Key("size"), "expected a non-negative integer")
-		return -1
+		return
 	}
-	return n
-}
-
-// CheckName reports whether name is a clean relative path: not empty, no
-// "." or ".." element, no leading or doubled "/", no backslash, no NUL.
-func CheckName(name string) error {
-	switch {
-	case name == "":
-		return errors.New("name is empty")
-	case strings.ContainsRune(name, 0):
-		return fmt.Errorf("name %q contains NUL", name)
-	case strings.ContainsRune(name, '\\'):
-		return fmt.Errorf("name %q contains a backslash; use /", name)
-	case strings.HasPrefix(name, "/"):
-		return fmt.Errorf("name %q is absolute; names are relative paths", name)
-	case path.Clean(name) != name || name == "." || name == ".." || strings.HasPrefix(name, "../"):
-		return fmt.Errorf("name %q is not a clean relative path (no \".\", \"..\", empty or trailing elements)", name)
+	if c != nil {
+		c.stated = n
 	}
-	return nil
 }
 
 func parseFullDigest(s string) (digest.Digest, error) {
@@ -506,51 +715,35 @@ func (p *parser) created(l *Log) string {
 	return "1970-01-01T00:00:00Z"
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // CheckStore completes validation against the store that will receive the
-// pack: referenced objects must exist and stated sizes must match. Like
+// pack: referenced objects must exist, stated sizes must match, and a
+// partially seen input must hold as many lines as its ranges cover. Like
 // Parse, it reports every problem and writes nothing.
 func (l *Log) CheckStore(s *store.Store) error {
 	var probs Problems
-	check := func(c *Content, stated int64) {
-		if c == nil {
-			return
-		}
+	for _, c := range l.contents() {
 		if c.kind == ref {
 			if ok, err := s.Has(c.ref); err != nil || !ok {
 				probs = append(probs, Problem{Path: c.at, Msg: fmt.Sprintf("object %s is not in the store", c.ref)})
-				return
+				continue
 			}
 		}
-		if stated >= 0 {
+		if c.stated >= 0 {
 			n, err := c.Size(s)
 			if err != nil {
 				probs = append(probs, Problem{Path: c.at, Msg: err.Error()})
-			} else if n != stated {
-				probs = append(probs, Problem{Path: c.at, Msg: fmt.Sprintf("content is %d bytes but size says %d", n, stated)})
+			} else if n != c.stated {
+				probs = append(probs, Problem{Path: c.at, Msg: fmt.Sprintf("content is %d bytes but size says %d", n, c.stated)})
 			}
 		}
-	}
-	check(l.SystemPrompt, -1)
-	for i := range l.Prompts {
-		check(&l.Prompts[i].Content, -1)
-	}
-	for i := range l.Inputs {
-		check(&l.Inputs[i].Content, l.Inputs[i].size)
-	}
-	for i := range l.Steps {
-		check(l.Steps[i].Output, -1)
-	}
-	for i := range l.Outputs {
-		check(&l.Outputs[i].Content, l.Outputs[i].size)
+		if c.lines >= 0 {
+			n, err := c.countLines(s)
+			if err != nil {
+				probs = append(probs, Problem{Path: c.at, Msg: err.Error()})
+			} else if n != c.lines {
+				probs = append(probs, Problem{Path: c.at, Msg: fmt.Sprintf("content has %d lines but lines covers %d", n, c.lines)})
+			}
+		}
 	}
 	if len(probs) > 0 {
 		return probs

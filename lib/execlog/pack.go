@@ -19,11 +19,8 @@ type Stats struct {
 	Reused int `json:"reused"`
 }
 
-// Pack stores the log's content and finalizes its manifest in s. Content
-// objects are written first (by as many workers as there are CPUs), then
-// manifest.Commit makes them durable and writes the manifest and the packs/
-// entry. The returned manifest has its Hash set.
-// job is one content to store and where its digest and size go.
+// job is one content to store and the manifest slot its digest and size
+// go to.
 type job struct {
 	c    *Content
 	d    *digest.Digest
@@ -33,44 +30,13 @@ type job struct {
 // plan returns the log's manifest with every content reference still
 // zero, and the jobs that fill them in.
 func (l *Log) plan() (*manifest.Manifest, []job) {
-	m := &manifest.Manifest{
-		Version:     manifest.Version,
-		Created:     l.Created,
-		Parent:      l.Parent,
-		Model:       l.Model,
-		Prompts:     make([]manifest.Prompt, len(l.Prompts)),
-		Inputs:      make([]manifest.File, len(l.Inputs)),
-		Steps:       make([]manifest.Step, len(l.Steps)),
-		Outputs:     make([]manifest.Output, len(l.Outputs)),
-		Environment: l.Environment,
-		Metadata:    l.Metadata,
-	}
+	m := l.skeleton()
 	var jobs []job
-	if l.SystemPrompt != nil {
-		jobs = append(jobs, job{c: l.SystemPrompt, d: &m.SystemPrompt})
-	}
-	for i, p := range l.Prompts {
-		m.Prompts[i].Role = p.Role
-		jobs = append(jobs, job{c: &l.Prompts[i].Content, d: &m.Prompts[i].ContentRef})
-	}
-	for i, f := range l.Inputs {
-		m.Inputs[i].Name = f.Name
-		jobs = append(jobs, job{c: &l.Inputs[i].Content, d: &m.Inputs[i].ContentRef, size: &m.Inputs[i].Size})
-	}
-	for i, st := range l.Steps {
-		m.Steps[i] = manifest.Step{
-			Index: st.Index, Type: st.Type, Tool: st.Tool, Parameters: st.Parameters,
-			Deterministic: st.Deterministic, Timestamp: st.Timestamp, Metadata: st.Metadata,
-		}
-		if st.Output != nil {
-			jobs = append(jobs, job{c: st.Output, d: &m.Steps[i].OutputRef})
+	for sl := range m.Slots() {
+		if c := *l.slot(sl); c != nil {
+			jobs = append(jobs, job{c: c, d: sl.Ref, size: sl.Size})
 		}
 	}
-	for i, o := range l.Outputs {
-		m.Outputs[i] = manifest.Output{Name: o.Name, Confidence: o.Confidence, Notes: o.Notes}
-		jobs = append(jobs, job{c: &l.Outputs[i].Content, d: &m.Outputs[i].ContentRef, size: &m.Outputs[i].Size})
-	}
-
 	return m, jobs
 }
 
@@ -107,6 +73,10 @@ func (l *Log) Hash(s *store.Store) (digest.Digest, error) {
 	return digest.Of(b), nil
 }
 
+// Pack stores the log's content and finalizes its manifest in s. Content
+// objects are written first (by as many workers as there are CPUs), then
+// manifest.Commit makes them durable and writes the manifest and the packs/
+// entry. The returned manifest has its Hash set.
 func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 	m, jobs := l.plan()
 	created := make([]bool, len(jobs))

@@ -435,9 +435,11 @@ func (c *checker) checkPack(d digest.Digest, rel string, m *manifest.Manifest, e
 	if haveEntry {
 		c.checkEntry(d, rel, m, entry)
 	}
-	for _, r := range refFields(m) {
-		if _, seen := c.state[r.d]; !seen {
-			c.violate(RuleDangling, rel, "%s references %s, which is not in the store", r.field, r.d)
+	for sl := range m.Slots() {
+		if d := *sl.Ref; !d.IsZero() {
+			if _, seen := c.state[d]; !seen {
+				c.violate(RuleDangling, rel, "%s references %s, which is not in the store", sl.Path, d)
+			}
 		}
 	}
 	if !m.Parent.IsZero() {
@@ -498,36 +500,6 @@ func (c *checker) parseEntry(d digest.Digest, rel string, entry []byte) (manifes
 	return sum, true
 }
 
-type refField struct {
-	field string
-	d     digest.Digest
-}
-
-// refFields lists every object reference of m with the manifest field
-// holding it.
-func refFields(m *manifest.Manifest) []refField {
-	var out []refField
-	add := func(d digest.Digest, format string, args ...any) {
-		if !d.IsZero() {
-			out = append(out, refField{fmt.Sprintf(format, args...), d})
-		}
-	}
-	add(m.SystemPrompt, "system_prompt")
-	for i, p := range m.Prompts {
-		add(p.ContentRef, "prompts[%d].content_ref", i)
-	}
-	for i, f := range m.Inputs {
-		add(f.ContentRef, "inputs[%d].content_ref", i)
-	}
-	for i, s := range m.Steps {
-		add(s.OutputRef, "steps[%d].output_ref", i)
-	}
-	for i, o := range m.Outputs {
-		add(o.ContentRef, "outputs[%d].content_ref", i)
-	}
-	return out
-}
-
 // checkPacks checks every packs/ entry against the hashed objects.
 func (c *checker) checkPacks() {
 	ents, ok := c.readDir("packs")
@@ -550,7 +522,12 @@ func (c *checker) checkPacks() {
 		c.packs++
 		d, _ := digest.Parse(name)
 		entry, err := c.readEntry(rel)
+		// A pack finalized after objects/ was listed has objects the
+		// listing missed; they were durable before its entry appeared, so
+		// look for them now rather than call them missing.
+		c.verify([]digest.Digest{d})
 		if m := c.manifest(d, rel); m != nil {
+			c.verify(m.Refs())
 			c.checkPack(d, rel, m, entry, err == nil)
 		} else if err == nil {
 			c.parseEntry(d, rel, entry)

@@ -114,6 +114,7 @@ type call struct {
 	meta     obj
 	output   *string // set when the call carries its own result
 	isError  bool
+	step     *step // the step it became
 }
 
 // A result is a tool's answer to a call.
@@ -161,7 +162,10 @@ func (m *msg) addText(s string) {
 }
 
 // identity is what two copies of a message share when a request repeats
-// the conversation so far: role, text and call ids.
+// the conversation so far: role, text, the calls' tools and arguments and
+// the results' text. Call ids are left out: clients give their own ids to
+// calls a provider sent without one ("id": ""), so the copies of a call
+// may differ in nothing else.
 func (m *msg) identity() string {
 	if m.key == "" {
 		var sb strings.Builder
@@ -170,15 +174,16 @@ func (m *msg) identity() string {
 		sb.WriteString(m.text)
 		for _, c := range m.calls {
 			sb.WriteString("\x00c")
-			sb.WriteString(c.id)
-			if c.id == "" {
-				sb.WriteString(c.name)
+			sb.WriteString(c.name)
+			sb.WriteByte(0)
+			if a, err := canon.Canonicalize(c.args); err == nil {
+				sb.Write(a)
+			} else {
 				sb.Write(c.args)
 			}
 		}
 		for _, r := range m.results {
 			sb.WriteString("\x00r")
-			sb.WriteString(r.id)
 			sb.WriteString(r.text())
 		}
 		m.key = sb.String()
@@ -202,6 +207,7 @@ type builder struct {
 	steps       []*step
 	calls       map[string]*step
 	open        map[string][]*step // calls that may still get a result, by tool name
+	noID        []*step            // calls without an id that may still get a result
 	outputs     []output
 	last        string // last non-empty assistant text
 	earliest    time.Time
@@ -211,10 +217,10 @@ type builder struct {
 	metaLists   []string        // names of the list members of meta, in order
 	metaList    map[string]list // built by appendMeta
 	unmatched   list
-	history     []string // identities of the conversation so far
-	roots       []string // working directories to make paths relative to
-	rootLits    map[string][]byte
+	history     []*msg   // the conversation so far
+	roots       []string // working directories to make path parameters relative to
 	attachments map[string]string
+	workspace   *workspace // files the session read and wrote (claudeCodeWorkspace)
 
 	records, mapped int
 	skipped         map[string]int
@@ -398,7 +404,8 @@ func (b *builder) add(m *msg) {
 // conversation so far; messages already in the log are not added twice.
 func (b *builder) exchange(req, resp []*msg) {
 	k := 0
-	for k < len(req) && k < len(b.history) && req[k].identity() == b.history[k] {
+	for k < len(req) && k < len(b.history) && req[k].identity() == b.history[k].identity() {
+		b.sameCalls(b.history[k], req[k])
 		k++
 	}
 	for _, m := range req[k:] {
@@ -407,12 +414,33 @@ func (b *builder) exchange(req, resp []*msg) {
 	for _, m := range resp {
 		b.add(m)
 	}
-	b.history = b.history[:0]
-	for _, m := range req {
-		b.history = append(b.history, m.identity())
-	}
-	for _, m := range resp {
-		b.history = append(b.history, m.identity())
+	// The request's copies of the messages already added stand for them
+	// from now on: their calls are the same steps.
+	b.history = append(b.history[:0], b.history[:k]...)
+	b.history = append(b.history, req[k:]...)
+	b.history = append(b.history, resp...)
+}
+
+// sameCalls notes that the calls of cp, a later copy of m, are those of m,
+// already in the log: an id cp gives a call that had none (or another)
+// joins its step.
+func (b *builder) sameCalls(m, cp *msg) {
+	for i, c := range cp.calls {
+		if i >= len(m.calls) || m.calls[i].step == nil {
+			return
+		}
+		s := m.calls[i].step
+		c.step = s
+		if c.id == "" || c.id == m.calls[i].id {
+			continue
+		}
+		b.calls[c.id] = s
+		switch have := s.meta.get("call_id"); {
+		case have == nil:
+			s.meta.setString("call_id", c.id)
+		case string(have) != string(quote(c.id)):
+			s.meta.setDefault("renamed_call_id", quote(c.id))
+		}
 	}
 }
 
@@ -435,6 +463,13 @@ func (b *builder) turn(m *msg) {
 	for _, c := range m.calls {
 		b.call(c, m.ts)
 	}
+	// Results a model's own message holds for calls made earlier.
+	for _, r := range m.results {
+		if r.ts == "" {
+			r.ts = m.ts
+		}
+		b.result(r)
+	}
 }
 
 func (b *builder) call(c *call, ts string) *step {
@@ -446,6 +481,7 @@ func (b *builder) call(c *call, ts string) *step {
 		name = "unknown"
 	}
 	s := &step{Type: toolCall, Tool: name, Parameters: c.args, Deterministic: b.det[name], Timestamp: c.ts}
+	c.step = s
 	if c.id != "" {
 		s.meta.setString("call_id", c.id)
 	}
@@ -461,6 +497,8 @@ func (b *builder) call(c *call, ts string) *step {
 	if c.output == nil {
 		if c.id != "" {
 			b.calls[c.id] = s // a reused id means the latest call
+		} else {
+			b.noID = append(b.noID, s)
 		}
 		b.open[name] = append(b.open[name], s)
 	}
@@ -480,11 +518,29 @@ func (b *builder) oldestOpen(name string) *step {
 	return q[0]
 }
 
+// joinByID finds the call a result with an id no call has answers: the
+// oldest call still without a result that has no id of its own (a
+// provider sent it with "id": "", or it was listed where ids are not
+// kept), of the result's tool if it names one. The call takes the id.
+func (b *builder) joinByID(id, name string) *step {
+	for i, s := range b.noID {
+		if s.resolved || s.meta.get("call_id") != nil || name != "" && s.Tool != name {
+			continue
+		}
+		b.noID = append(b.noID[:i:i], b.noID[i+1:]...)
+		s.meta.setString("call_id", id)
+		b.calls[id] = s
+		return s
+	}
+	return nil
+}
+
 // newConversation starts an independent conversation (an Inspect sample):
 // call ids and history do not carry over.
 func (b *builder) newConversation() {
 	b.calls = map[string]*step{}
 	b.open = map[string][]*step{}
+	b.noID = nil
 	b.history = nil
 }
 
@@ -496,6 +552,9 @@ func (b *builder) result(r *result) {
 	var s *step
 	if r.id != "" {
 		s = b.calls[r.id]
+		if s == nil {
+			s = b.joinByID(r.id, r.name)
+		}
 	} else {
 		s = b.oldestOpen(r.name)
 	}
@@ -567,6 +626,9 @@ func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, 
 	var joined *step
 	if id != "" {
 		joined = b.calls[id]
+		if joined == nil {
+			joined = b.joinByID(id, name)
+		}
 	} else {
 		joined = b.oldestOpen(name)
 	}
@@ -641,6 +703,7 @@ func (b *builder) finish() ([]byte, error) {
 	}
 	stepMeta := make([]obj, len(b.steps))
 	for i, s := range b.steps {
+		s.Parameters = b.relativeParams(s.Parameters)
 		s.meta.set("extra_results", s.extra.raw())
 		stepMeta[i] = s.meta
 	}
@@ -652,6 +715,12 @@ func (b *builder) finish() ([]byte, error) {
 	meta.set("unmatched_tool_results", b.unmatched.raw())
 
 	doc := b.fixup(log.encode(meta, stepMeta))
+	if b.workspace != nil {
+		var err error
+		if doc, err = b.addWorkspace(doc, b.workspace); err != nil {
+			return nil, err
+		}
+	}
 	out, err := canon.Canonicalize(doc)
 	if err != nil {
 		// Text the input carries but canonical JSON cannot (a lone UTF-16

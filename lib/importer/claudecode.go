@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -26,12 +27,26 @@ func importClaudeCode(b *builder, data []byte) error {
 	session := &distinct{}
 	var summaries list
 	var other []lineMember // scratch: the line's unmapped members
+	sc := newSidechains()
 	err := b.jsonLines(data, func(where string, rec gjson.Result) error {
 		// One pass over the line's members: long lines (tool results)
 		// are scanned once, not once per member looked up.
 		var typ, message, tsv gjson.Result
+		var ln ccLine
 		other = other[:0]
 		each(rec, func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "isSidechain":
+				ln.sidechain = v.Type == gjson.True
+			case "agentId":
+				ln.agentID = v.String()
+			case "uuid":
+				ln.uuid = v.String()
+			case "parentUuid":
+				ln.parent = v.String()
+			case "toolUseResult":
+				ln.resultAgent = v.Get("agentId").String()
+			}
 			switch k.Str {
 			case "type":
 				typ = v
@@ -43,6 +58,7 @@ func importClaudeCode(b *builder, data []byte) error {
 				if v.Type == gjson.String {
 					b.root(v.Str)
 				}
+				session.add(k.Str, v)
 			case "sessionId", "version", "gitBranch", "userType", "slug", "entrypoint":
 				// The same on every line: once in the log's metadata
 				// (version also in environment.tool_versions).
@@ -81,6 +97,7 @@ func importClaudeCode(b *builder, data []byte) error {
 		if m.role != "assistant" {
 			m.meta = join(line, m.meta)
 			msgs = append(msgs, m)
+			sc.line(m, ln)
 			return nil
 		}
 		if model := message.Get("model").String(); model != "<synthetic>" {
@@ -98,6 +115,7 @@ func importClaudeCode(b *builder, data []byte) error {
 		}
 		id := message.Get("id").String()
 		prev := byID[id]
+		sc.line(m, ln)
 		if prev == nil {
 			if m.hasText || len(m.reasoning) > 0 || len(m.calls) == 0 {
 				m.meta = line
@@ -113,6 +131,8 @@ func importClaudeCode(b *builder, data []byte) error {
 			}
 			prev.reasoning = append(prev.reasoning, m.reasoning...)
 			prev.calls = append(prev.calls, m.calls...)
+			prev.results = append(prev.results, m.results...)
+			joinOwnResults(prev)
 			if m.hasText || len(m.reasoning) > 0 || len(m.calls) == 0 {
 				if ts != "" {
 					line = join(obj{{"timestamp", quote(ts)}}, line)
@@ -132,16 +152,168 @@ func importClaudeCode(b *builder, data []byte) error {
 	if err != nil {
 		return err
 	}
+	if b.mapped == 0 && b.records > 0 {
+		return b.errorf("", "not %s: no line is a user, assistant or summary record", Describe(ClaudeCode))
+	}
 	if v := session.get("version"); v.Type == gjson.String {
 		b.tool("claude-code", v.Str)
 	}
 	b.meta.set("session", session.raw())
 	b.meta.set("summaries", summaries.raw())
+	sc.resolve()
 	for _, m := range msgs {
 		m.meta.set("merged_records", merged[m].raw())
-		b.add(m)
+		sc.add(b, m)
+	}
+	// Prompts of subagents that made no step after them.
+	for _, key := range sc.firstKey {
+		for _, p := range sc.pending[key] {
+			b.appendMeta("subagent_prompts", join(obj{{"agent", quote(sc.names[key])}}, objOf(p)).raw())
+		}
+	}
+	if len(b.roots) > 0 {
+		b.workspace = claudeCodeWorkspace(data, b.roots[0])
 	}
 	return nil
+}
+
+// A ccLine is what a transcript line says about the agent that wrote it.
+type ccLine struct {
+	sidechain    bool
+	agentID      string // newer versions name the subagent
+	uuid, parent string
+	resultAgent  string // toolUseResult.agentId: the agent a Task result came from
+}
+
+// sidechains sorts a transcript's subagent records ("isSidechain": true)
+// from the main agent's. A subagent is started by a Task tool call; its
+// records either name it (agentId) or chain to its first record by
+// parentUuid. Its first user message is the Task's prompt, not the
+// user's. Subagent steps name their agent and the step of the Task call.
+type sidechains struct {
+	agentOf  map[string]string // line uuid -> agent key
+	of       map[*msg]string   // subagent messages -> agent key
+	prompts  map[string]string // agent key -> its first prompt
+	names    map[string]string // agent key -> agent name
+	tasks    []*call           // Task calls of the main agent, in order
+	byAgent  map[string]string // agentId -> the id of the Task call it answered
+	parents  map[string]*call  // agent key -> its Task call
+	pending  map[string]list   // agent key -> prompts not yet given to a step
+	firstKey []string
+}
+
+func newSidechains() *sidechains {
+	return &sidechains{
+		agentOf: map[string]string{}, of: map[*msg]string{}, prompts: map[string]string{},
+		names: map[string]string{}, byAgent: map[string]string{}, parents: map[string]*call{},
+		pending: map[string]list{},
+	}
+}
+
+// isTask reports whether a call starts a subagent.
+func isTask(c *call) bool { return c.name == "Task" || c.name == "Agent" }
+
+// line notes one transcript line's message m.
+func (sc *sidechains) line(m *msg, ln ccLine) {
+	if ln.resultAgent != "" {
+		for _, r := range m.results {
+			sc.byAgent[ln.resultAgent] = r.id
+		}
+	}
+	if !ln.sidechain {
+		for _, c := range m.calls {
+			if isTask(c) {
+				sc.tasks = append(sc.tasks, c)
+			}
+		}
+		return
+	}
+	key := ln.agentID
+	if key == "" {
+		key = sc.agentOf[ln.parent]
+	}
+	if key == "" {
+		key = "uuid:" + ln.uuid // the root of a chain of records
+	}
+	if ln.uuid != "" {
+		sc.agentOf[ln.uuid] = key
+	}
+	if _, ok := sc.names[key]; !ok {
+		sc.names[key] = ln.agentID
+		sc.firstKey = append(sc.firstKey, key)
+	}
+	sc.of[m] = key
+	if m.role == "user" && m.hasText && sc.prompts[key] == "" {
+		sc.prompts[key] = m.text
+	}
+}
+
+// resolve finds each subagent's Task call and name.
+func (sc *sidechains) resolve() {
+	byID := map[string]*call{}
+	for _, c := range sc.tasks {
+		byID[c.id] = c
+	}
+	used := map[*call]bool{}
+	for _, key := range sc.firstKey {
+		var parent *call
+		if id, ok := sc.byAgent[sc.names[key]]; ok && sc.names[key] != "" {
+			parent = byID[id]
+		}
+		if parent == nil {
+			// The Task call whose prompt the subagent was given.
+			for _, c := range sc.tasks {
+				if !used[c] && gjson.GetBytes(c.args, "prompt").String() == sc.prompts[key] {
+					parent = c
+					break
+				}
+			}
+		}
+		if parent != nil {
+			used[parent] = true
+			sc.parents[key] = parent
+		}
+		if sc.names[key] == "" {
+			// Older transcripts do not name subagents: the Task call's
+			// id does, or else the subagent's first record.
+			if parent != nil && parent.id != "" {
+				sc.names[key] = parent.id
+			} else {
+				sc.names[key] = strings.TrimPrefix(key, "uuid:")
+			}
+		}
+	}
+}
+
+// add adds m to the log; a subagent's steps name their agent and parent.
+func (sc *sidechains) add(b *builder, m *msg) {
+	key, side := sc.of[m]
+	if !side {
+		b.add(m)
+		return
+	}
+	if m.role != "assistant" && m.hasText && len(m.results) == 0 {
+		// The subagent's prompt: its Task call's input, not the user's.
+		p := join(obj{{"content", quote(m.text)}}, m.meta)
+		if m.ts != "" {
+			p.setDefault("timestamp", quote(m.ts))
+		}
+		sc.pending[key] = append(sc.pending[key], p.raw())
+		return
+	}
+	n, last := len(b.steps), b.last
+	b.add(m)
+	b.last = last // the run's answer is the main agent's
+	for _, s := range b.steps[n:] {
+		s.meta.setString("agent", sc.names[key])
+		if p := sc.parents[key]; p != nil && p.step != nil && p.step.Index < s.Index {
+			s.meta.set("parent_step", jsonInt(p.step.Index))
+		}
+		if pend := sc.pending[key]; len(pend) > 0 {
+			s.meta.set("agent_prompts", pend.raw())
+			delete(sc.pending, key)
+		}
+	}
 }
 
 // distinct collects the values a member takes over many records, in order
@@ -163,7 +335,7 @@ func (d *distinct) add(k string, v gjson.Result) {
 		d.keys = append(d.keys, k)
 	}
 	for _, h := range have {
-		if h.Raw == v.Raw {
+		if h.Raw == v.Raw || h.Type == gjson.String && v.Type == gjson.String && h.Str == v.Str {
 			return
 		}
 	}

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -158,3 +159,103 @@ func classifyRequest(r gjson.Result) string {
 	}
 	return OpenAIChat
 }
+
+// Ctx names ctx's own execution log among the formats a caller may be
+// given (ctx-pack --from ctx): no import needed.
+const Ctx = "ctx"
+
+// Auto asks Choose to detect the format.
+const Auto = "auto"
+
+// IsExecLog reports whether data looks like ctx's own execution log: an
+// object with model.identifier and a steps array.
+func IsExecLog(data []byte) bool {
+	r := gjson.GetManyBytes(data, "model.identifier", "steps")
+	return r[0].Type == gjson.String && r[1].IsArray()
+}
+
+// Choose decides how to read data, given the format the user named: Ctx
+// (ctx's own log), Auto (detect) or one of Formats. It returns Ctx or the
+// format to import from. Importers read leniently, so a document of
+// another format would become an empty run rather than an error: when
+// the user names a format and data is recognisably another one, Choose
+// returns a *MismatchError. A name that is no format is an
+// *UnknownFormatError.
+func Choose(from, name string, data []byte) (string, error) {
+	if from != Ctx && from != Auto {
+		if _, ok := importers[from]; !ok {
+			return "", &UnknownFormatError{Name: from}
+		}
+	}
+	if IsExecLog(data) {
+		if from == Ctx || from == Auto {
+			return Ctx, nil
+		}
+		return "", &MismatchError{Name: name, Seen: Ctx, Want: from}
+	}
+	if from == Auto {
+		return Detect(name, data)
+	}
+	seen, err := Detect(name, data)
+	if err != nil || seen == from {
+		// Nothing recognisable: the named format's own checks (or
+		// ctx's schema) say what is wrong.
+		return from, nil
+	}
+	return "", &MismatchError{Name: name, Seen: seen, Want: from}
+}
+
+// Describe names what a log of format f is, with its article: "a
+// claude-code session", "an openai-chat log", "a ctx execution log".
+func Describe(f string) string {
+	noun := "log"
+	switch f {
+	case Ctx:
+		noun = "execution log"
+	case ClaudeCode, Codex:
+		noun = "session"
+	}
+	article := "a"
+	if f != "" && strings.ContainsRune("aeiouAEIOU", rune(f[0])) {
+		article = "an"
+	}
+	return article + " " + f + " " + noun
+}
+
+// MismatchError reports data of format Seen given as format Want.
+type MismatchError struct {
+	Name       string
+	Seen, Want string
+}
+
+// Error says what the input is: "this looks like a claude-code session:
+// use --from auto" when ctx's own log was expected, "this is a
+// claude-code session, not a codex session" otherwise.
+func (e *MismatchError) Error() string {
+	if e.Want == Ctx {
+		return fmt.Sprintf("this looks like %s: use --from auto", Describe(e.Seen))
+	}
+	return fmt.Sprintf("this is %s, not %s", Describe(e.Seen), Describe(e.Want))
+}
+
+// Hint says which format to use instead.
+func (e *MismatchError) Hint() string {
+	if e.Want == Ctx {
+		return "or --from " + e.Seen
+	}
+	return "use --from " + e.Seen + " or --from auto"
+}
+
+// ExitCode is 1: the input is not a log of the format given.
+func (e *MismatchError) ExitCode() int { return 1 }
+
+// UnknownFormatError reports a format name that is none of Formats.
+type UnknownFormatError struct{ Name string }
+
+// Error lists the formats.
+func (e *UnknownFormatError) Error() string {
+	return fmt.Sprintf("%s: unknown format; use %s, %s, %s", e.Name, Ctx, Auto, strings.Join(Formats(), ", "))
+}
+
+// ExitCode is 3: a usage error.
+func (e *UnknownFormatError) ExitCode() int { return 3 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -50,23 +49,24 @@ var fixtures = []fixture{
 	{
 		// Multi-turn tool use; one message split over three lines with two
 		// parallel calls answered out of order; a failing tool; a call
-		// with no result; paths under cwd made relative.
+		// with no result; path parameters under cwd made relative, free
+		// text (a command, an output) left as it is.
 		file: "claude-code/edge.jsonl", format: ClaudeCode, model: "claude-sonnet-4-5",
 		prompts: []string{"List the Go files, then read main.go and run the tests"},
 		steps: []wantStep{
 			llm(nil),
-			tool("Glob", `{"pattern":"**/*.go","path":"."}`, ptr("main.go\ncmd/x.go\n/home/dev/proj2/other.go"), false),
+			tool("Glob", `{"pattern":"**/*.go","path":"."}`, ptr("/home/dev/proj/main.go\n/home/dev/proj/cmd/x.go\n/home/dev/proj2/other.go"), false),
 			tool("Read", `{"file_path":"main.go"}`, ptr("package main\n"), false),
-			llm(ptr("Running the tests in ..")),
-			tool("Bash", `{"command":"cd . && go test ./..."}`, ptr("FAIL ./cmd"), true),
+			llm(ptr("Running the tests in /home/dev/proj.")),
+			tool("Bash", `{"command":"cd /home/dev/proj && go test ./..."}`, ptr("FAIL ./cmd"), true),
 			llm(ptr("The cmd package fails; checking it.")),
 			tool("Read", `{"file_path":"cmd/x.go"}`, nil, false),
 		},
 		outputs:  map[string]string{finalName: "The cmd package fails; checking it."},
 		warnings: []string{"1 tool call(s) have no result"},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
-			if regexp.MustCompile(`/home/dev/proj([^2]|$)`).Match(out) {
-				t.Error("the working directory is still in the log")
+			if l.Metadata["session"].(map[string]any)["cwd"] != "/home/dev/proj" {
+				t.Errorf("session = %v", l.Metadata["session"])
 			}
 			if rep.Records != 11 || rep.Mapped != 10 || rep.Skipped != 1 ||
 				!reflect.DeepEqual(rep.Reasons, []string{`record type "progress" (hook and tool progress): 1`}) {
@@ -79,7 +79,7 @@ var fixtures = []fixture{
 				t.Error("Glob and Read are deterministic, Bash is not")
 			}
 			res := l.Steps[2].Metadata["result"].(map[string]any)
-			if res["toolUseResult"].(map[string]any)["file"].(map[string]any)["filePath"] != "main.go" {
+			if res["toolUseResult"].(map[string]any)["file"].(map[string]any)["filePath"] != "/home/dev/proj/main.go" {
 				t.Errorf("result metadata = %v", res)
 			}
 			if l.Created != "2026-01-05T10:00:00Z" || l.Environment.ToolVersions["claude-code"] != "2.0.1" {
@@ -95,16 +95,16 @@ var fixtures = []fixture{
 		prompts: []string{"Why does the build fail?"},
 		steps: []wantStep{
 			llm(nil),
-			tool("shell", `{"command":["bash","-lc","make"],"workdir":"."}`, ptr(`{"output":"make: *** [all] Error 2","metadata":{"exit_code":2}}`), false),
+			tool("shell", `{"command":["bash","-lc","make"],"workdir":"."}`, ptr(`{"output":"make: *** [all] Error 2","metadata":{"exit_code":2}}`), true),
 			tool("read_file", `{"path":"config.yaml"}`, ptr("port: 80\n"), false),
 			llm(ptr("The Makefile target is wrong; I patched it.")),
-			tool("apply_patch", `"*** Begin Patch\n*** Update File: Makefile\n*** End Patch"`, nil, false),
+			tool("apply_patch", `"*** Begin Patch\n*** Update File: /home/dev/app/Makefile\n*** End Patch"`, nil, false),
 		},
 		outputs:  map[string]string{finalName: "The Makefile target is wrong; I patched it."},
 		warnings: []string{"1 tool call(s) have no result"},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
-			if bytes.Contains(out, []byte("/home/dev/app")) {
-				t.Error("the working directory is still in the log")
+			if l.Metadata["session"].(map[string]any)["cwd"] != "/home/dev/app" {
+				t.Errorf("session = %v", l.Metadata["session"])
 			}
 			if l.Model.Parameters["reasoning_effort"] != "medium" || l.Steps[0].Metadata["reasoning"] != "Look at the build and the config together." {
 				t.Errorf("parameters %v, metadata %v", l.Model.Parameters, l.Steps[0].Metadata)
@@ -227,7 +227,7 @@ var fixtures = []fixture{
 	{
 		// Two samples: call ids repeat across samples without mixing;
 		// attachments resolved; a tool error; a call with no result.
-		file: "inspect/edge.json", format: Inspect, model: "mockllm/model", system: "You are an ops assistant.",
+		file: "inspect/edge.json", format: Inspect, model: "mock", system: "You are an ops assistant.",
 		prompts: []string{"Find the config", "Find the config"},
 		steps: []wantStep{
 			llm(ptr("Checking both.")),
@@ -566,26 +566,44 @@ func TestDeterministicOption(t *testing.T) {
 	}
 }
 
-func TestRelativize(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"/home/dev/proj", "."},
-		{"/home/dev/proj/a/b.go", "a/b.go"},
-		{"cd /home/dev/proj && ls /home/dev/proj/", "cd . && ls ."},
-		{"/home/dev/proj2/x and /x/home/dev/proj", "/home/dev/proj2/x and /x/home/dev/proj"},
-		{"\"/home/dev/proj/x\": /home/dev/proj.", "\"x\": .."},
-		{"/home/dev/project.bak", "/home/dev/project.bak"},
-		{"/home/dev/proj//x /home/dev/proj/", "./x ."},
-		{"\n/home/dev/proj\t\"/home/dev/proj/é\"", "\n.\t\"é\""},
-		{"é/home/dev/proj/x", "é/home/dev/proj/x"},
-		{"/home/dev/proj.bak/x", "/home/dev/proj.bak/x"},
+// TestRelativePaths: only whole path values under the working directory
+// become relative.
+func TestRelativePaths(t *testing.T) {
+	roots := []string{"/home/dev/proj"}
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"/home/dev/proj", ".", true},
+		{"/home/dev/proj/", ".", true},
+		{"/home/dev/proj/a/b.go", "a/b.go", true},
+		{"/home/dev/proj//x", "x", true},
+		{"/home/dev/proj2/x", "/home/dev/proj2/x", false},
+		{"/home/dev/proj.bak/x", "/home/dev/proj.bak/x", false},
+		{"/x/home/dev/proj/a", "/x/home/dev/proj/a", false},
+		{"cd /home/dev/proj", "cd /home/dev/proj", false},
+		{"file:///home/dev/proj/a", "file:///home/dev/proj/a", false},
 	}
 	for _, tt := range tests {
-		if got := relativize(tt.in, "/home/dev/proj"); got != tt.want {
-			t.Errorf("relativize(%q) = %q, want %q", tt.in, got, tt.want)
+		if got, ok := relPath(tt.in, roots); got != tt.want || ok != tt.ok {
+			t.Errorf("relPath(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
-	if got := relativize(`C:\src\app\main.go`, `C:\src\app`); got != "main.go" {
+	if got, _ := relPath(`C:\src\app\main.go`, []string{`C:\src\app`}); got != "main.go" {
 		t.Errorf("windows path: %q", got)
+	}
+	for k, want := range map[string]bool{"file_path": true, "path": true, "notebook_path": true, "filePath": true, "workdir": true, "cwd": true, "paths": true,
+		"command": false, "content": false, "pattern": false, "url": false, "old_string": false} {
+		if pathKey(k) != want {
+			t.Errorf("pathKey(%q) = %v", k, !want)
+		}
+	}
+	b := newBuilder(ClaudeCode, Options{})
+	b.root("/home/dev/proj")
+	in := `{"file_path":"/home/dev/proj/a.go","command":"cat /home/dev/proj/a.go","edits":[{"old_string":"/home/dev/proj"}],"paths":["/home/dev/proj/x","/etc/y"],"n":12345678901234567890}`
+	want := `{"file_path":"a.go","command":"cat /home/dev/proj/a.go","edits":[{"old_string":"/home/dev/proj"}],"paths":["x","/etc/y"],"n":12345678901234567890}`
+	if got := b.relativeParams([]byte(in)); string(got) != want {
+		t.Errorf("relativeParams:\n got %s\nwant %s", got, want)
 	}
 }
 
@@ -603,7 +621,8 @@ func TestBigNumbers(t *testing.T) {
 	}
 }
 
-// TestEscapedPaths makes paths relative however the input escapes them.
+// TestEscapedPaths makes path parameters relative however the input
+// escapes them, and leaves free text as it is.
 func TestEscapedPaths(t *testing.T) {
 	in := `{"type":"user","uuid":"u1","sessionId":"s","cwd":"\/home\/dev\/proj","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"see \u002fhome/dev/proj/b.go"}}
 {"type":"assistant","uuid":"u2","sessionId":"s","cwd":"/home/dev/proj","message":{"id":"m","model":"x","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"\/home\/dev\/proj\/a.go"}}]}}`
@@ -612,11 +631,11 @@ func TestEscapedPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := decode(t, out)
-	if !reflect.DeepEqual(l.Steps[1].Parameters, map[string]any{"file_path": "a.go"}) || l.Prompts[0].Content != "see b.go" {
+	if !reflect.DeepEqual(l.Steps[1].Parameters, map[string]any{"file_path": "a.go"}) || l.Prompts[0].Content != "see /home/dev/proj/b.go" {
 		t.Errorf("parameters %v, prompt %q", l.Steps[1].Parameters, l.Prompts[0].Content)
 	}
-	if bytes.Contains(out, []byte("proj")) {
-		t.Errorf("the working directory is still in the log:\n%s", out)
+	if l.Metadata["session"].(map[string]any)["cwd"] != "/home/dev/proj" {
+		t.Errorf("the working directory is not kept: %v", l.Metadata["session"])
 	}
 }
 
@@ -632,5 +651,67 @@ func TestUnrepresentable(t *testing.T) {
 	}
 	if _, _, err := Import(OpenAIChat, []byte(`{"model":"m","messages":[{"role":"user","content":"\ud83d\ude00"}]}`), Options{}); err != nil {
 		t.Errorf("a valid surrogate pair was rejected: %v", err)
+	}
+}
+
+// TestEvalArchiveBounds: the members of a .eval archive are bounded all
+// together, checked on the declared size before inflating and on what
+// inflating gives (a declaration can lie).
+func TestEvalArchiveBounds(t *testing.T) {
+	data, err := os.ReadFile("testdata/inspect/edge.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := gjson.ParseBytes(data)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, body := range map[string]string{
+		"header.json":            `{"version":2,"status":"success","eval":` + doc.Get("eval").Raw + `}`,
+		"samples/1_epoch_1.json": doc.Get("samples.0").Raw,
+		"samples/2_epoch_1.json": doc.Get("samples.1").Raw,
+	} {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	archive := buf.Bytes()
+	if _, _, err := Import(Inspect, archive, Options{Name: "x.eval"}); err != nil {
+		t.Fatal(err)
+	}
+	defer func(old int64) { evalLimit = old }(evalLimit)
+	// Every member fits alone, not all of them together.
+	evalLimit = int64(len(doc.Get("samples.0").Raw)) + 200
+	_, _, err = Import(Inspect, archive, Options{Name: "x.eval"})
+	var ie *Error
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "the archive's members inflate to more than") {
+		t.Errorf("error = %v", err)
+	}
+	// Members that declare less than they hold are stopped while
+	// inflating (archive/zip refuses to read past the declared size, and
+	// the importer's reader is bounded as well).
+	lying := bytes.Clone(archive)
+	n := 0
+	for i := bytes.Index(lying, []byte("PK\x01\x02")); i >= 0; {
+		// A central directory entry: the uncompressed size is at 24.
+		copy(lying[i+24:i+28], []byte{1, 0, 0, 0})
+		n++
+		j := bytes.Index(lying[i+4:], []byte("PK\x01\x02"))
+		if j < 0 {
+			break
+		}
+		i += 4 + j
+	}
+	if n != 3 {
+		t.Fatalf("%d central directory entries", n)
+	}
+	evalLimit = 1 << 20
+	_, _, err = Import(Inspect, lying, Options{Name: "x.eval"})
+	if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "inspect: header.json: reading the archive member") {
+		t.Errorf("error = %v", err)
 	}
 }

@@ -24,6 +24,10 @@ type api struct {
 	// says the record has no request, so a response that repeats its
 	// request's settings stands in for it.
 	response func(b *builder, resp gjson.Result, where string, alone bool) ([]*msg, error)
+	// conversation are the request members that hold the conversation; a
+	// record without any of them and without a response is not an
+	// exchange of this API.
+	conversation []string
 }
 
 // samplingParams are request members that become model parameters.
@@ -51,6 +55,9 @@ func (b *builder) importExchanges(data []byte, a *api) error {
 		}
 		var reqMsgs, respMsgs []*msg
 		var params obj
+		if !resp.Exists() && req.IsObject() && !hasAny(req, a.conversation) {
+			return b.errorf(reqAt, "not %s exchange: expected a request with %s, or a response", article(b.format), strings.Join(a.conversation, " or "))
+		}
 		if req.Exists() {
 			if !req.IsObject() {
 				return b.errorf(reqAt, "expected a request object, got %s", kind(req))
@@ -86,6 +93,23 @@ func (b *builder) importExchanges(data []byte, a *api) error {
 		b.mapRecord()
 		return nil
 	})
+}
+
+// hasAny reports whether the object o has any of the members keys.
+func hasAny(o gjson.Result, keys []string) bool {
+	for _, k := range keys {
+		if o.Get(k).Exists() {
+			return true
+		}
+	}
+	return false
+}
+
+// article is the format name with its indefinite article: "an
+// openai-chat", "a codex".
+func article(format string) string {
+	d := Describe(format)
+	return d[:strings.LastIndexByte(d, ' ')]
 }
 
 func firstTurn(msgs []*msg) *msg {
@@ -218,6 +242,7 @@ var chatAPI = &api{
 		b.param("system_fingerprint", raw(resp.Get("system_fingerprint")))
 		return []*msg{m}, nil
 	},
+	conversation: []string{"messages", "prompt"},
 }
 
 // restOf returns the array elements from index i on.
@@ -266,6 +291,7 @@ var anthropicAPI = &api{
 		b.setModel(resp.Get("model").String())
 		return []*msg{m}, nil
 	},
+	conversation: []string{"messages", "system"},
 }
 
 func importAnthropic(b *builder, data []byte) error { return b.importExchanges(data, anthropicAPI) }
@@ -353,6 +379,7 @@ var responsesAPI = &api{
 		b.samplingParams(resp)
 		return msgs, nil
 	},
+	conversation: []string{"input", "instructions"},
 }
 
 func importOpenAIResponses(b *builder, data []byte) error {

@@ -20,6 +20,18 @@ import (
 // timings, joined on message id and tool call id. Strings of the form
 // attachment://<hash> are replaced by the sample's attachment.
 
+// evalLimit bounds what the members of a .eval archive may inflate to,
+// all together: a small archive can hold a huge amount of text.
+var evalLimit int64 = 1 << 30
+
+// sizeText writes n bytes in MiB when it is a whole number of them.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // zipMagic starts every zip archive.
 var zipMagic = []byte("PK\x03\x04")
 
@@ -34,7 +46,8 @@ func importInspect(b *builder, data []byte) error {
 	if !whole || !doc.IsObject() {
 		return b.errorf("", "expected an Inspect log object")
 	}
-	b.inspectHeader(doc, "")
+	requested := b.inspectHeader(doc, "")
+	defer b.setModel(requested)
 	samples := doc.Get("samples")
 	if samples.Exists() && !samples.IsArray() {
 		return b.errorf("samples", "expected an array, got %s", kind(samples))
@@ -66,21 +79,27 @@ func (b *builder) inspectArchive(data []byte) error {
 		}
 	}
 	sort.Slice(samples, func(i, j int) bool { return naturalLess(samples[i], samples[j]) })
+	budget := evalLimit // bytes the members may still inflate to
 	read := func(name string) (gjson.Result, error) {
 		f := members[name]
+		// The size the archive declares is checked before inflating; the
+		// reader is bounded too, since the declaration may lie.
+		if f.UncompressedSize64 > uint64(budget) {
+			return gjson.Result{}, b.errorf(name, "the archive's members inflate to more than %s", sizeText(evalLimit))
+		}
 		rc, err := f.Open()
 		if err != nil {
 			return gjson.Result{}, b.errorf(name, "reading the archive member: %v", err)
 		}
 		defer rc.Close()
-		const limit = 1 << 30
-		body, err := io.ReadAll(io.LimitReader(rc, limit+1))
+		body, err := io.ReadAll(io.LimitReader(rc, budget+1))
 		if err != nil {
 			return gjson.Result{}, b.errorf(name, "reading the archive member: %v", err)
 		}
-		if len(body) > limit {
-			return gjson.Result{}, b.errorf(name, "archive member larger than 1 GiB")
+		if int64(len(body)) > budget {
+			return gjson.Result{}, b.errorf(name, "the archive's members inflate to more than %s", sizeText(evalLimit))
 		}
+		budget -= int64(len(body))
 		if !gjson.ValidBytes(body) {
 			return gjson.Result{}, b.errorf(name, "invalid JSON: %s", jsonError(body))
 		}
@@ -103,7 +122,8 @@ func (b *builder) inspectArchive(data []byte) error {
 	if err != nil {
 		return err
 	}
-	b.inspectHeader(h, header)
+	requested := b.inspectHeader(h, header)
+	defer b.setModel(requested)
 	if f := members["reductions.json"]; f != nil {
 		r, err := read(f.Name)
 		if err != nil {
@@ -158,10 +178,11 @@ func digitRun(s string) int {
 	return n
 }
 
-// inspectHeader maps the eval-level fields.
-func (b *builder) inspectHeader(h gjson.Result, where string) {
+// inspectHeader maps the eval-level fields. It returns the model the eval
+// requested, which the model events' answering model takes precedence
+// over.
+func (b *builder) inspectHeader(h gjson.Result, where string) string {
 	ev := h.Get("eval")
-	b.setModel(ev.Get("model").String())
 	each(ev.Get("model_generate_config"), func(k, v gjson.Result) bool {
 		b.param(k.String(), raw(v))
 		return true
@@ -178,6 +199,7 @@ func (b *builder) inspectHeader(h gjson.Result, where string) {
 			b.meta.set(k, raw(v))
 		}
 	}
+	return ev.Get("model").String()
 }
 
 // inspectSample adds one sample's conversation.
@@ -193,16 +215,24 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 		b.attachments[k.String()] = v.String()
 		return true
 	})
-	// Index the model and tool events by what they join on.
+	// Index the model and tool events by what they join on. Older logs
+	// have no message ids: their model events join the assistant message
+	// they produced by its content, in order.
 	models := map[string]gjson.Result{} // by output message id
+	var unnamed []gjson.Result          // model events whose message has no id
 	tools := map[string]gjson.Result{}  // by tool call id
 	events := s.Get("events")
 	each(events, func(_, e gjson.Result) bool {
 		switch e.Get("event").String() {
 		case "model":
-			if id := e.Get("output.choices.0.message.id").String(); id != "" {
+			// The model that answered, before the one requested.
+			b.setModel(e.Get("output.model").String())
+			switch id := e.Get("output.choices.0.message.id").String(); {
+			case id != "":
 				models[id] = e
-			} else {
+			case e.Get("output.choices.0.message").IsObject():
+				unnamed = append(unnamed, e)
+			default:
 				b.skip(`event "model" without an output message`)
 			}
 		case "tool":
@@ -226,9 +256,14 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 		b.mapRecord()
 		if m.role == "assistant" {
 			id := gjson.ParseBytes(m.meta.get("id")).String()
-			if e, ok := models[id]; ok {
-				b.mapRecord()
+			e, ok := models[id]
+			if ok {
 				delete(models, id)
+			} else if id == "" {
+				e, ok = b.producedBy(m, &unnamed)
+			}
+			if ok {
+				b.mapRecord()
 				m.ts = timestamp(e.Get("timestamp"))
 				var params obj
 				for _, k := range []string{"tools", "tool_choice", "config"} {
@@ -270,7 +305,7 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 		b.add(m)
 	}
 	// Events that joined nothing are counted, not lost silently.
-	for range models {
+	for range len(models) + len(unnamed) {
 		b.skip(`event "model" whose output is not among the messages`)
 	}
 	for range tools {
@@ -300,6 +335,27 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 		b.outputs = append(b.outputs, output{Name: name, Content: last})
 	}
 	return nil
+}
+
+// producedBy finds, among the model events of an older log (whose messages
+// have no ids), the first one whose output message is m: the same text
+// and tool calls. It is taken out of events.
+func (b *builder) producedBy(m *msg, events *[]gjson.Result) (gjson.Result, bool) {
+	for i, e := range *events {
+		out, err := b.readMsg(e.Get("output.choices.0.message"), inspectTable, "", "assistant")
+		if err != nil || out.text != m.text || len(out.calls) != len(m.calls) {
+			continue
+		}
+		same := true
+		for k, c := range out.calls {
+			same = same && c.id == m.calls[k].id && c.name == m.calls[k].name
+		}
+		if same {
+			*events = append((*events)[:i:i], (*events)[i+1:]...)
+			return e, true
+		}
+	}
+	return gjson.Result{}, false
 }
 
 // safeName makes a sample id usable as one path component.

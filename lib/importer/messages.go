@@ -1,7 +1,10 @@
 package importer
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -258,7 +261,7 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 				args: args(f.first("input", "arguments")),
 				meta: f.rest("call_id", "id", "name", "input", "arguments", "type"),
 			})
-		case "tool_result", "tool_call_response", "mcp_tool_result", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result":
+		case "tool_result", "tool_call_response", "mcp_tool_result":
 			r := &result{id: f.first("tool_use_id", "call_id", "id").String()}
 			out := f.first("content", "response", "result", "output")
 			if out.Exists() {
@@ -282,6 +285,14 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 			}
 			m.results = append(m.results, r)
 		default:
+			if strings.HasSuffix(typ, "_tool_result") {
+				// Anthropic server tools (web_search_tool_result,
+				// web_fetch_tool_result, code_execution_tool_result,
+				// bash_code_execution_tool_result, …): the result is in
+				// the same message as its server_tool_use.
+				m.results = append(m.results, serverToolResult(f, typ))
+				return true
+			}
 			unknown = append(unknown, raw(p))
 		}
 		return true
@@ -289,7 +300,76 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 	if len(unknown) > 0 {
 		m.meta.set("content", unknown.raw())
 	}
+	joinOwnResults(m)
 	return nil
+}
+
+// serverToolResult reads the result block of an Anthropic server tool. Its
+// content is a list of results or one result object, kept as its JSON
+// text; an *_error content (web_search_tool_result_error,
+// web_fetch_tool_error, …) or a non-zero return_code marks the call
+// failed.
+func serverToolResult(f fields, typ string) *result {
+	r := &result{id: f.get("tool_use_id").String()}
+	out := f.get("content")
+	switch {
+	case out.Type == gjson.String || out.Type == gjson.Null:
+		r.setOutput(out)
+	case out.Exists():
+		var buf bytes.Buffer
+		if json.Compact(&buf, []byte(out.Raw)) == nil {
+			r.output, r.hasOut = buf.String(), true
+		} else {
+			r.setOutput(out)
+		}
+	}
+	ct := out.Get("type").String()
+	switch rc := out.Get("return_code"); {
+	case strings.HasSuffix(ct, "_error"):
+		r.isError = true
+		if code := out.Get("error_code"); code.Type == gjson.String {
+			r.meta.setString("error_message", code.Str)
+		}
+	case rc.Type == gjson.Number && rc.Raw != "0":
+		r.isError = true
+		r.meta.set("exit_code", raw(rc))
+	}
+	r.meta.setString("type", typ)
+	r.meta = join(r.meta, f.rest("tool_use_id", "content", "type"))
+	return r
+}
+
+// joinOwnResults gives the calls of m the results m itself holds (server
+// tools answer within the model's message), so that each call carries its
+// output and no result is left waiting for a later message.
+func joinOwnResults(m *msg) {
+	if len(m.calls) == 0 || len(m.results) == 0 {
+		return
+	}
+	kept := m.results[:0]
+	for _, r := range m.results {
+		var c *call
+		for _, mc := range m.calls {
+			if mc.id != "" && mc.id == r.id && mc.output == nil {
+				c = mc
+				break
+			}
+		}
+		if c == nil {
+			kept = append(kept, r)
+			continue
+		}
+		if r.hasOut {
+			out := r.text()
+			c.output = &out
+		} else {
+			empty := ""
+			c.output = &empty
+		}
+		c.isError = r.isError
+		c.meta = join(c.meta, r.meta)
+	}
+	m.results = kept
 }
 
 // kind names the JSON type of r for messages.

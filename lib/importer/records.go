@@ -86,13 +86,22 @@ func invalidUTF8At(data []byte) string {
 }
 
 // jsonLines calls fn for every line of data, each of which must be a JSON
-// object.
+// object. A last line that is cut short (a log still being written) is
+// left out with a warning naming it, unless it is the only one; any other
+// line that is not JSON is an error naming it.
 func (b *builder) jsonLines(data []byte, fn func(where string, rec gjson.Result) error) error {
+	last := lastLine(data)
+	seen := false
 	return lines(data, func(n int, line []byte) error {
 		where := fmt.Sprintf("line %d", n)
 		if !gjson.ValidBytes(line) {
+			if n == last && seen && truncated(line) {
+				b.warn("line %d is cut short (the log was still being written?); it is left out", n)
+				return nil
+			}
 			return b.errorf(where, "invalid JSON: %s", jsonErrorShort(line))
 		}
+		seen = true
 		if !utf8.Valid(line) {
 			return b.errorf(where, "invalid UTF-8")
 		}
@@ -105,6 +114,19 @@ func (b *builder) jsonLines(data []byte, fn func(where string, rec gjson.Result)
 		}
 		return fn(where, rec)
 	})
+}
+
+// lastLine returns the number of the last non-blank line of data.
+func lastLine(data []byte) int {
+	trimmed := bytes.TrimRight(data, " \t\r\n")
+	return 1 + bytes.Count(trimmed, []byte{'\n'})
+}
+
+// truncated reports whether line is the beginning of a JSON value that
+// ends too early, as a record being written when the file was copied.
+func truncated(line []byte) bool {
+	_, err := jsontext.NewDecoder(bytes.NewReader(line)).ReadValue()
+	return errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 func jsonErrorShort(line []byte) string {

@@ -244,7 +244,7 @@ func TestHuman(t *testing.T) {
 	got = Verify("bad", defaults).Human()
 	want = "kernel pack bad: invalid, 2 violations\n" +
 		"  PK1  bundle.json: required file missing: bundle.json (required for BUNDLE/CLARIFY outcomes)\n" +
-		"  PK2  notes\\x01.txt: unknown file in pack: notes\\x01.txt\n"
+		"  PK2  notes\x01.txt: unknown file in pack: notes\x01.txt\n"
 	if got != want {
 		t.Errorf("invalid:\n got %q\nwant %q", got, want)
 	}

@@ -119,18 +119,16 @@ func (r *Result) Human() string {
 	return b.String()
 }
 
-// readable makes a string safe for a terminal: lone surrogates and control
-// characters are shown as escapes.
+// readable shows lone surrogates, which WTF-8 strings may hold and no
+// terminal can show, as \u escapes. Terminal controls are left to the
+// printer (cli.Env.Text escapes every human rendering).
 func readable(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, n := decodeRune(s[i:])
-		switch {
-		case r >= 0xD800 && r <= 0xDFFF:
+		if r >= 0xD800 && r <= 0xDFFF {
 			fmt.Fprintf(&b, `\u%04x`, r)
-		case r < 0x20 || r == 0x7F:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
+		} else {
 			b.WriteString(s[i : i+n])
 		}
 		i += n

@@ -6,6 +6,9 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"iter"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -49,38 +52,159 @@ type Model struct {
 	Parameters jsontext.Value `json:"parameters,omitzero"`
 }
 
-// Prompt is one prompt message.
+// Prompt is one prompt message: its content, or its parts when it is
+// multimodal.
 type Prompt struct {
 	Role       string        `json:"role"`
-	ContentRef digest.Digest `json:"content_ref"`
+	ContentRef digest.Digest `json:"content_ref,omitzero"`
+	Parts      []Part        `json:"parts,omitzero"`
 }
 
-// File is a named piece of content: an input the agent saw.
-type File struct {
-	Name       string        `json:"name"`
+// Part types: what a part of a multimodal prompt or step output holds.
+const (
+	PartText     = "text"
+	PartImage    = "image"
+	PartDocument = "document"
+	PartAudio    = "audio"
+	PartFile     = "file"
+)
+
+// PartTypes lists the part types.
+var PartTypes = []string{PartText, PartImage, PartDocument, PartAudio, PartFile}
+
+// Part is one part of multimodal content: text, an image, a document.
+// Its bytes are an object, whatever they are.
+type Part struct {
+	Type       string        `json:"type"`
+	MediaType  string        `json:"media_type,omitzero"`
 	ContentRef digest.Digest `json:"content_ref"`
 	Size       int64         `json:"size"`
+}
+
+// What an input's Seen says the session observed of the file.
+const (
+	SeenWhole   = ""        // the whole file: the content is the file
+	SeenPartial = "partial" // the lines Lines lists, in order
+	SeenName    = "name"    // only its name (a listing): no content
+)
+
+// File is a named piece of content: an input the agent saw. An input seen
+// only by name has no ContentRef; its JSON has no content_ref and no size.
+type File struct {
+	Name       string
+	MediaType  string
+	Seen       string
+	Lines      [][2]int64 // 1-based inclusive line ranges, for SeenPartial
+	TotalLines int64      // the file's line count when recorded, else 0
+	ContentRef digest.Digest
+	Size       int64
+}
+
+// fileJSON is File as stored: size is present exactly when content_ref is.
+type fileJSON struct {
+	Name       string        `json:"name"`
+	MediaType  string        `json:"media_type,omitzero"`
+	Seen       string        `json:"seen,omitzero"`
+	Lines      [][2]int64    `json:"lines,omitzero"`
+	TotalLines int64         `json:"total_lines,omitzero"`
+	ContentRef digest.Digest `json:"content_ref,omitzero"`
+	Size       *int64        `json:"size,omitzero"`
+}
+
+// MarshalJSONTo writes f as stored.
+func (f File) MarshalJSONTo(enc *jsontext.Encoder) error {
+	j := fileJSON{Name: f.Name, MediaType: f.MediaType, Seen: f.Seen, Lines: f.Lines, TotalLines: f.TotalLines, ContentRef: f.ContentRef}
+	if f.Seen != SeenName {
+		j.Size = &f.Size
+	}
+	return json.MarshalEncode(enc, &j)
+}
+
+// UnmarshalJSONFrom reads f as stored; content_ref and size are required
+// unless Seen is SeenName, where both are refused.
+func (f *File) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	var j fileJSON
+	if err := json.UnmarshalDecode(dec, &j); err != nil {
+		return err
+	}
+	if j.Seen == SeenName {
+		if !j.ContentRef.IsZero() || j.Size != nil {
+			return fmt.Errorf("input %q is seen by name only but has content_ref or size", j.Name)
+		}
+	} else if j.ContentRef.IsZero() || j.Size == nil {
+		return fmt.Errorf("input %q lacks content_ref or size", j.Name)
+	}
+	*f = File{Name: j.Name, MediaType: j.MediaType, Seen: j.Seen, Lines: j.Lines, TotalLines: j.TotalLines, ContentRef: j.ContentRef}
+	if j.Size != nil {
+		f.Size = *j.Size
+	}
+	return nil
 }
 
 // Output is an artifact the run produced.
 type Output struct {
 	Name       string        `json:"name"`
+	MediaType  string        `json:"media_type,omitzero"`
 	ContentRef digest.Digest `json:"content_ref"`
 	Size       int64         `json:"size"`
 	Confidence string        `json:"confidence,omitzero"`
 	Notes      string        `json:"notes,omitzero"`
 }
 
-// Step is one recorded action: a tool call or a model call.
+// Step is one recorded action: a tool call or a model call. Its output is
+// OutputRef, or OutputParts when multimodal, or neither.
 type Step struct {
 	Index         int            `json:"index"`
 	Type          string         `json:"type"`
 	Tool          string         `json:"tool,omitzero"`
+	Agent         string         `json:"agent,omitzero"`
+	ParentStep    *int           `json:"parent_step,omitzero"`
 	Parameters    jsontext.Value `json:"parameters,omitzero"`
 	OutputRef     digest.Digest  `json:"output_ref,omitzero"`
+	OutputParts   []Part         `json:"output_parts,omitzero"`
+	ReasoningRef  digest.Digest  `json:"reasoning_ref,omitzero"`
+	Error         *StepError     `json:"error,omitzero"`
+	Usage         *Usage         `json:"usage,omitzero"`
 	Deterministic bool           `json:"deterministic"`
 	Timestamp     string         `json:"timestamp,omitzero"`
 	Metadata      jsontext.Value `json:"metadata,omitzero"`
+}
+
+// StepError says a step failed: {} when only that is known, else its
+// message and the exit code when there is one.
+type StepError struct {
+	Message  string `json:"message,omitzero"`
+	ExitCode *int64 `json:"exit_code,omitzero"`
+}
+
+// Usage is the token counts a step's source recorded; nil members were
+// not recorded. Nothing here is computed.
+type Usage struct {
+	InputTokens         *int64 `json:"input_tokens,omitzero"`
+	OutputTokens        *int64 `json:"output_tokens,omitzero"`
+	CacheReadTokens     *int64 `json:"cache_read_tokens,omitzero"`
+	CacheCreationTokens *int64 `json:"cache_creation_tokens,omitzero"`
+	ReasoningTokens     *int64 `json:"reasoning_tokens,omitzero"`
+	TotalTokens         *int64 `json:"total_tokens,omitzero"`
+}
+
+// Fields names the counters of u in JSON order, with a pointer to
+// each in u, for code that reads or writes them by name.
+func (u *Usage) Fields() []UsageField {
+	return []UsageField{
+		{"cache_creation_tokens", &u.CacheCreationTokens},
+		{"cache_read_tokens", &u.CacheReadTokens},
+		{"input_tokens", &u.InputTokens},
+		{"output_tokens", &u.OutputTokens},
+		{"reasoning_tokens", &u.ReasoningTokens},
+		{"total_tokens", &u.TotalTokens},
+	}
+}
+
+// UsageField is one counter of a Usage.
+type UsageField struct {
+	Name  string
+	Value **int64
 }
 
 // Environment records where the run happened.
@@ -136,12 +260,225 @@ func (m *Manifest) check() error {
 	if m.Model.Identifier == "" {
 		return errors.New("model.identifier is empty")
 	}
+	for i, p := range m.Prompts {
+		if p.ContentRef.IsZero() == (p.Parts == nil) {
+			return fmt.Errorf("prompts[%d] needs content_ref or parts, and not both", i)
+		}
+		if err := checkParts(p.Parts); err != nil {
+			return fmt.Errorf("prompts[%d].parts%w", i, err)
+		}
+	}
+	names := map[string]bool{}
+	for i, f := range m.Inputs {
+		if err := CheckName(f.Name); err != nil {
+			return fmt.Errorf("inputs[%d].name: %w", i, err)
+		}
+		if names[f.Name] {
+			return fmt.Errorf("inputs[%d].name: %q is not unique", i, f.Name)
+		}
+		names[f.Name] = true
+		if err := CheckSeen(f.Seen, f.Lines, f.TotalLines); err != nil {
+			return fmt.Errorf("inputs[%d]: %w", i, err)
+		}
+		if f.Size < 0 {
+			return fmt.Errorf("inputs[%d].size is negative", i)
+		}
+	}
 	for i, s := range m.Steps {
 		if s.Index != i {
 			return fmt.Errorf("steps[%d].index is %d", i, s.Index)
 		}
+		if s.ParentStep != nil && (*s.ParentStep < 0 || *s.ParentStep >= i) {
+			return fmt.Errorf("steps[%d].parent_step %d is not an earlier step", i, *s.ParentStep)
+		}
+		if !s.OutputRef.IsZero() && s.OutputParts != nil {
+			return fmt.Errorf("steps[%d] has both output_ref and output_parts", i)
+		}
+		if err := checkParts(s.OutputParts); err != nil {
+			return fmt.Errorf("steps[%d].output_parts%w", i, err)
+		}
+		if s.Usage != nil {
+			for _, f := range s.Usage.Fields() {
+				if *f.Value != nil && **f.Value < 0 {
+					return fmt.Errorf("steps[%d].usage.%s is negative", i, f.Name)
+				}
+			}
+		}
+	}
+	names = map[string]bool{}
+	for i, o := range m.Outputs {
+		if err := CheckName(o.Name); err != nil {
+			return fmt.Errorf("outputs[%d].name: %w", i, err)
+		}
+		if names[o.Name] {
+			return fmt.Errorf("outputs[%d].name: %q is not unique", i, o.Name)
+		}
+		names[o.Name] = true
+		if o.ContentRef.IsZero() || o.Size < 0 {
+			return fmt.Errorf("outputs[%d] lacks content_ref or has a negative size", i)
+		}
 	}
 	return nil
+}
+
+// checkParts checks a parts array; the error begins with the element's
+// index, "[2].type: …", for the caller to put after the array's path.
+func checkParts(parts []Part) error {
+	if parts != nil && len(parts) == 0 {
+		return errors.New(": is empty")
+	}
+	for j, p := range parts {
+		if err := CheckPartType(p.Type); err != nil {
+			return fmt.Errorf("[%d].type: %w", j, err)
+		}
+		if p.ContentRef.IsZero() || p.Size < 0 {
+			return fmt.Errorf("[%d] lacks content_ref or has a negative size", j)
+		}
+	}
+	return nil
+}
+
+// CheckPartType reports whether t is one of PartTypes.
+func CheckPartType(t string) error {
+	if !slices.Contains(PartTypes, t) {
+		return fmt.Errorf("%q is not one of %s", t, strings.Join(PartTypes, ", "))
+	}
+	return nil
+}
+
+// CheckSeen reports whether an input's seen, lines and total_lines agree:
+// seen is absent (the whole file), "partial" with at least one range of
+// 1-based inclusive line numbers, ascending and not overlapping, within
+// total_lines when given, or "name" with neither lines nor total_lines.
+func CheckSeen(seen string, lines [][2]int64, total int64) error {
+	switch seen {
+	case SeenWhole, SeenName:
+		if lines != nil || total != 0 {
+			what := "the whole file"
+			if seen == SeenName {
+				what = "only a name"
+			}
+			return fmt.Errorf("lines and total_lines need seen \"partial\" (this input records %s)", what)
+		}
+		return nil
+	case SeenPartial:
+	default:
+		return fmt.Errorf("seen %q is not \"partial\" or \"name\" (omit it for a whole file)", seen)
+	}
+	if len(lines) == 0 {
+		return errors.New("seen \"partial\" needs lines, the ranges [from, to] that were seen")
+	}
+	var last int64
+	for k, r := range lines {
+		if r[0] < 1 || r[1] < r[0] {
+			return fmt.Errorf("lines[%d] [%d, %d] is not a range of 1-based line numbers", k, r[0], r[1])
+		}
+		if r[0] <= last {
+			return fmt.Errorf("lines[%d] [%d, %d] does not follow the range before it", k, r[0], r[1])
+		}
+		last = r[1]
+	}
+	if total < 0 || total != 0 && total < last {
+		return fmt.Errorf("total_lines %d is less than the last line seen, %d", total, last)
+	}
+	return nil
+}
+
+// SeenLines returns how many lines the ranges of a partial input cover.
+func SeenLines(lines [][2]int64) int64 {
+	var n int64
+	for _, r := range lines {
+		n += r[1] - r[0] + 1
+	}
+	return n
+}
+
+// A Field says which kind of manifest member a Slot is.
+type Field int
+
+// The members that hold object references.
+const (
+	FieldSystemPrompt   Field = iota // system_prompt
+	FieldPrompt                      // prompts[Index].content_ref
+	FieldPromptPart                  // prompts[Index].parts[Part].content_ref
+	FieldInput                       // inputs[Index].content_ref
+	FieldStepOutput                  // steps[Index].output_ref
+	FieldStepOutputPart              // steps[Index].output_parts[Part].content_ref
+	FieldStepReasoning               // steps[Index].reasoning_ref
+	FieldOutput                      // outputs[Index].content_ref
+)
+
+// A Slot is one member of a manifest that holds, or may hold, an object
+// reference.
+type Slot struct {
+	Field       Field
+	Index, Part int
+	// Path is the member's JSON path: steps[3].output_parts[0].content_ref.
+	Path canon.Path
+	// Ref is the reference; zero where an optional member is absent.
+	Ref *digest.Digest
+	// Size is the size the manifest states for the object, nil where it
+	// states none.
+	Size *int64
+}
+
+// Slots is the one walk over a manifest's references: it yields, in
+// manifest order, every member that holds an object reference and, zero
+// when absent, the optional ones (system_prompt, a step's output_ref when
+// it has no output_parts, reasoning_ref). A prompt with parts yields its
+// parts and no content_ref; an input seen only by name yields nothing.
+func (m *Manifest) Slots() iter.Seq[Slot] {
+	return func(yield func(Slot) bool) {
+		if !yield(Slot{Field: FieldSystemPrompt, Path: canon.Path{"system_prompt"}, Ref: &m.SystemPrompt}) {
+			return
+		}
+		parts := func(f Field, i int, at canon.Path, ps []Part) bool {
+			for j := range ps {
+				p := &ps[j]
+				if !yield(Slot{Field: f, Index: i, Part: j, Path: at.Index(j).Key("content_ref"), Ref: &p.ContentRef, Size: &p.Size}) {
+					return false
+				}
+			}
+			return true
+		}
+		for i := range m.Prompts {
+			p := &m.Prompts[i]
+			at := canon.Path{"prompts", i}
+			if p.Parts != nil {
+				if !parts(FieldPromptPart, i, at.Key("parts"), p.Parts) {
+					return
+				}
+			} else if !yield(Slot{Field: FieldPrompt, Index: i, Path: at.Key("content_ref"), Ref: &p.ContentRef}) {
+				return
+			}
+		}
+		for i := range m.Inputs {
+			f := &m.Inputs[i]
+			if f.Seen != SeenName && !yield(Slot{Field: FieldInput, Index: i, Path: canon.Path{"inputs", i, "content_ref"}, Ref: &f.ContentRef, Size: &f.Size}) {
+				return
+			}
+		}
+		for i := range m.Steps {
+			s := &m.Steps[i]
+			at := canon.Path{"steps", i}
+			if s.OutputParts != nil {
+				if !parts(FieldStepOutputPart, i, at.Key("output_parts"), s.OutputParts) {
+					return
+				}
+			} else if !yield(Slot{Field: FieldStepOutput, Index: i, Path: at.Key("output_ref"), Ref: &s.OutputRef}) {
+				return
+			}
+			if !yield(Slot{Field: FieldStepReasoning, Index: i, Path: at.Key("reasoning_ref"), Ref: &s.ReasoningRef}) {
+				return
+			}
+		}
+		for i := range m.Outputs {
+			o := &m.Outputs[i]
+			if !yield(Slot{Field: FieldOutput, Index: i, Path: canon.Path{"outputs", i, "content_ref"}, Ref: &o.ContentRef, Size: &o.Size}) {
+				return
+			}
+		}
+	}
 }
 
 // Refs returns every object digest the manifest references, in manifest
@@ -149,24 +486,11 @@ func (m *Manifest) check() error {
 func (m *Manifest) Refs() []digest.Digest {
 	seen := map[digest.Digest]bool{}
 	var out []digest.Digest
-	add := func(d digest.Digest) {
-		if !d.IsZero() && !seen[d] {
+	for sl := range m.Slots() {
+		if d := *sl.Ref; !d.IsZero() && !seen[d] {
 			seen[d] = true
 			out = append(out, d)
 		}
-	}
-	add(m.SystemPrompt)
-	for _, p := range m.Prompts {
-		add(p.ContentRef)
-	}
-	for _, f := range m.Inputs {
-		add(f.ContentRef)
-	}
-	for _, s := range m.Steps {
-		add(s.OutputRef)
-	}
-	for _, o := range m.Outputs {
-		add(o.ContentRef)
 	}
 	return out
 }

@@ -20,6 +20,38 @@ import (
 type Workspace struct {
 	Dir  string
 	Root *os.Root
+	// Hermetic is set for a workspace made of the pack's inputs: the files
+	// have no real modification times, and files the session saw only by
+	// name or in part are known from the pack (seen), not from the disk.
+	Hermetic bool
+	// RootName is how the agents' listings name the workspace itself
+	// (Claude Code's LS prints its working directory "/abs/dir/"): ".", as
+	// the importers record it when they make paths under the recorded
+	// working directory relative.
+	RootName string
+
+	seen map[string]*seenFile
+}
+
+// What an input's seen member says the session observed of a file.
+const (
+	seenPartial = "partial"
+	seenName    = "name"
+)
+
+// seenFile is an input the session saw only by name, or only in part:
+// lines holds the known lines by number, total the file's line count when
+// recorded (else 0).
+type seenFile struct {
+	seen  string
+	lines map[int]string
+	total int
+}
+
+// seenAs returns what the pack knows of name when it is not the whole
+// file, or nil.
+func (w *Workspace) seenAs(name string) *seenFile {
+	return w.seen[name]
 }
 
 // Close releases the workspace and leaves its directory in place.
@@ -41,7 +73,7 @@ func OpenLive(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening workspace: %w", err)
 	}
-	return &Workspace{Dir: abs, Root: root}, nil
+	return &Workspace{Dir: abs, Root: root, RootName: "."}, nil
 }
 
 // Materialise creates a temporary workspace in tmp (os.TempDir() if empty)
@@ -59,6 +91,7 @@ func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
+	ws.Hermetic = true
 	var drift []Drift
 	for _, in := range inputs {
 		if err := ws.write(s, in); errors.Is(err, store.ErrCorrupt) {
@@ -97,6 +130,9 @@ func (w *Workspace) write(s *store.Store, in manifest.File) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = w.setFixedMTime(in.Name)
+	}
 	if err != nil {
 		w.Root.Remove(in.Name)
 		return fmt.Errorf("writing %s: %w", in.Name, err)
@@ -104,10 +140,10 @@ func (w *Workspace) write(s *store.Store, in manifest.File) error {
 	return nil
 }
 
-// checkName accepts the clean relative names ctx-pack accepts for inputs.
+// checkName accepts the names ctx-pack accepts for inputs.
 func checkName(name string) error {
-	if !fs.ValidPath(name) || name == "." || strings.ContainsAny(name, "\\\x00") {
-		return fmt.Errorf("input name %q is not a clean relative path", name)
+	if err := manifest.CheckName(name); err != nil {
+		return fmt.Errorf("input %w", err)
 	}
 	return nil
 }

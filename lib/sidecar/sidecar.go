@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -118,27 +117,6 @@ func Parse(b []byte) (Sidecar, error) {
 	return sc, nil
 }
 
-// CheckName reports whether name can name an output, and so a sidecar under
-// a directory: a clean relative slash-separated path with no "..", no
-// leading "/", no NUL and no backslash.
-func CheckName(name string) error {
-	switch {
-	case name == "":
-		return errors.New("empty output name")
-	case strings.ContainsRune(name, 0):
-		return fmt.Errorf("output name %q contains NUL", name)
-	case strings.Contains(name, `\`):
-		return fmt.Errorf("output name %q contains a backslash", name)
-	case strings.HasPrefix(name, "/"):
-		return fmt.Errorf("output name %q is absolute", name)
-	case path.Clean(name) != name || name == ".":
-		return fmt.Errorf("output name %q is not a clean relative path", name)
-	case name == ".." || strings.HasPrefix(name, "../"):
-		return fmt.Errorf("output name %q leaves its directory", name)
-	}
-	return nil
-}
-
 // Path returns where Write puts the sidecar of output name under dir.
 func Path(dir, name string) string {
 	return filepath.Join(dir, filepath.FromSlash(name+Suffix))
@@ -151,7 +129,7 @@ func Path(dir, name string) string {
 // not an error here: Write compares them.
 func Check(dir string, names []string) error {
 	for _, n := range names {
-		if err := CheckName(n); err != nil {
+		if err := manifest.CheckName(n); err != nil {
 			return fmt.Errorf("sidecars in %s: %w", dir, err)
 		}
 	}
@@ -209,7 +187,7 @@ func checkPath(root *os.Root, name string) error {
 // sidecar with the same bytes is left alone; one with other bytes is
 // ErrExists unless force is set, in which case it is replaced atomically.
 func Write(dir string, sc Sidecar, force bool) (string, error) {
-	if err := CheckName(sc.Output); err != nil {
+	if err := manifest.CheckName(sc.Output); err != nil {
 		return "", fmt.Errorf("writing sidecar in %s: %w", dir, err)
 	}
 	p := Path(dir, sc.Output)

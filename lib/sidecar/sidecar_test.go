@@ -115,19 +115,6 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestCheckName(t *testing.T) {
-	for _, ok := range []string{"result.md", "handlers/user.go", "a/b/c", ".hidden", "a..b"} {
-		if err := CheckName(ok); err != nil {
-			t.Errorf("CheckName(%q) = %v, want nil", ok, err)
-		}
-	}
-	for _, bad := range []string{"", ".", "..", "../x", "a/../../x", "a/../b", "/etc/passwd", `a\b`, "a\x00b", "a//b", "a/", "./a"} {
-		if err := CheckName(bad); err == nil {
-			t.Errorf("CheckName(%q) = nil, want an error", bad)
-		}
-	}
-}
-
 func TestWrite(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "side")
 	scs := ForPack(testManifest())

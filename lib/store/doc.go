@@ -17,5 +17,6 @@
 // identical bytes again is a no-op; a name that already holds other bytes
 // is reported as ErrImmutable. Objects are made durable in one batch by Sync
 // before the pack entry, the commit point, is written. Refs are replaced
-// under a lock file with rename, as git does.
+// with rename under a flock(2) lock on their directory, which the kernel
+// releases when its holder dies, so a crash never leaves a lock behind.
 package store

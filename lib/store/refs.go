@@ -80,72 +80,116 @@ func (s *Store) Ref(name string) (digest.Digest, error) {
 	return d, nil
 }
 
-// UpdateRef sets ref name under its lock file: update gets the current
-// target (nil if unset) and returns the new one. An error from update
-// leaves the ref unchanged. Concurrent updaters are serialised.
+// UpdateRef sets ref name under the lock of its directory: update gets
+// the current target (nil if unset) and returns the new one. An error from
+// update leaves the ref unchanged. Concurrent updaters are serialised; the
+// lock dies with its holder (see lockDir).
 func (s *Store) UpdateRef(name string, update func(old *digest.Digest) (digest.Digest, error)) error {
-	path := s.refPath(name)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("updating ref %s: %w", name, err)
-	}
-	lock, err := acquire(path + ".lock")
+	l, err := s.LockRef(name)
 	if err != nil {
-		return fmt.Errorf("updating ref %s: %w", name, err)
+		return err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			lock.Close()
-			os.Remove(lock.Name())
-		}
-	}()
-	var old *digest.Digest
-	if d, err := s.Ref(name); err == nil {
-		old = &d
-	} else if !errors.Is(err, ErrNotFound) {
+	defer l.Unlock()
+	old, err := l.Get()
+	if err != nil {
 		return err
 	}
 	d, err := update(old)
 	if err != nil {
 		return err
 	}
-	if old != nil && *old == d {
-		return nil // unchanged: no write, no fsync
-	}
-	if _, err := lock.WriteString(d.String() + "\n"); err != nil {
-		return fmt.Errorf("updating ref %s: %w", name, err)
-	}
-	if err := lock.Sync(); err != nil {
-		return fmt.Errorf("updating ref %s: %w", name, err)
-	}
-	if err := lock.Close(); err != nil {
-		return fmt.Errorf("updating ref %s: %w", name, err)
-	}
-	if err := os.Rename(lock.Name(), path); err != nil {
-		return fmt.Errorf("updating ref %s: %w", name, err)
-	}
-	committed = true
-	return syncDir(filepath.Dir(path))
+	return l.Set(d)
 }
 
-// acquire creates the lock file, waiting while another process holds it.
-func acquire(name string) (*os.File, error) {
-	deadline := time.Now().Add(LockTimeout)
-	wait := time.Millisecond
-	for {
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			return f, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, err
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s is held by another process (if none is running, a crashed one left it: remove it)", name)
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 50*time.Millisecond)
+// RefLock holds the lock of a ref, for a caller that must decide on the
+// ref before doing something else and set it after (ctx-pack --tag), with
+// no other writer of the ref in between. Every ref in the same directory
+// (refs/tags/ for tags) waits meanwhile.
+type RefLock struct {
+	s      *Store
+	name   string
+	path   string
+	unlock func()
+}
+
+// LockRef takes the lock of ref name, waiting up to LockTimeout.
+func (s *Store) LockRef(name string) (*RefLock, error) {
+	path := s.refPath(name)
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("updating ref %s: %w", name, err)
 	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("updating ref %s: %w", name, err)
+	}
+	return &RefLock{s: s, name: name, path: path, unlock: unlock}, nil
+}
+
+// Get returns what the ref points at, nil if it is unset.
+func (l *RefLock) Get() (*digest.Digest, error) {
+	d, err := l.s.Ref(l.name)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// Set points the ref at d, durably; unchanged refs are not written.
+func (l *RefLock) Set(d digest.Digest) error {
+	if old, err := l.Get(); err == nil && old != nil && *old == d {
+		return nil // unchanged: no write, no fsync
+	}
+	if err := l.s.writeRef(l.path, d); err != nil {
+		return fmt.Errorf("updating ref %s: %w", l.name, err)
+	}
+	return nil
+}
+
+// Unlock releases the lock; calling it again does nothing.
+func (l *RefLock) Unlock() {
+	if l.unlock != nil {
+		l.unlock()
+		l.unlock = nil
+	}
+}
+
+// writeRef replaces the ref file at path with d, durably, through a
+// temporary file in tmp/ (where a crash leaves only garbage that is safe
+// to delete).
+func (s *Store) writeRef(path string, d digest.Digest) error {
+	tmpDir := filepath.Join(s.root, "tmp")
+	f, err := os.CreateTemp(tmpDir, "ref-")
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(tmpDir, 0o755); err != nil {
+			return err
+		}
+		f, err = os.CreateTemp(tmpDir, "ref-")
+	}
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(d.String() + "\n")
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
 }
 
 // Tag is a named ref under refs/tags.

@@ -76,12 +76,49 @@ func Init(dir string) (s *Store, created bool, err error) {
 		}
 	}
 	// config.json is written last and without replacing: its presence marks
-	// a complete store, and two concurrent inits agree.
-	if err := writeNew(filepath.Join(dir, "config.json"), defaultConfig, 0o644, true); err != nil && !errors.Is(err, fs.ErrExist) {
+	// a complete store, and of concurrent inits only the one whose link
+	// lands has created it.
+	err = writeNew(filepath.Join(dir, "config.json"), defaultConfig, 0o644, true)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, false, fmt.Errorf("creating store: %w", err)
 	}
+	created = err == nil
 	s, err = Open(dir)
-	return s, err == nil, err
+	if err != nil {
+		return nil, false, err
+	}
+	return s, created, nil
+}
+
+// InitAt creates the store named by a --store or CTX_STORE value, read by
+// the rule OpenAt follows: a directory that is a store or holds .ctx names
+// that store (created == false). Otherwise a directory that does not exist
+// yet, is empty or is called .ctx becomes the store itself, and one that
+// holds other things gets .ctx inside, so that a store's files never mix
+// with a project's.
+func InitAt(dir string) (s *Store, created bool, err error) {
+	return Init(initDir(dir))
+}
+
+func initDir(dir string) string {
+	if _, err := os.Stat(filepath.Join(dir, "config.json")); err == nil {
+		return dir
+	}
+	if fi, err := os.Stat(filepath.Join(dir, DirName)); err == nil && fi.IsDir() {
+		return filepath.Join(dir, DirName)
+	}
+	if filepath.Base(filepath.Clean(dir)) == DirName {
+		return dir
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return dir // does not exist (or Init will say why not)
+	}
+	defer f.Close()
+	if names, _ := f.Readdirnames(1); len(names) == 0 {
+		return dir
+	}
+	return filepath.Join(dir, DirName)
 }
 
 // Open opens the store whose directory is dir.

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 )
@@ -273,12 +272,10 @@ func TestRefs(t *testing.T) {
 	if raw, _ := os.ReadFile(filepath.Join(s.Root(), "refs", "tags", "v1")); string(raw) != a.String()+"\n" {
 		t.Fatalf("refs/tags/v1 = %q", raw)
 	}
-	// A held lock makes the next writer wait, then fail clearly.
-	defer func(old time.Duration) { LockTimeout = old }(LockTimeout)
-	LockTimeout = 50 * time.Millisecond
+	// A lock file a crashed older ctx left behind is not a lock.
 	os.WriteFile(filepath.Join(s.Root(), "refs", "latest.lock"), nil, 0o644)
-	if err := s.UpdateRef(Latest, set(a)); err == nil || !strings.Contains(err.Error(), "latest.lock") {
-		t.Fatalf("UpdateRef with a held lock = %v", err)
+	if err := s.UpdateRef(Latest, set(a)); err != nil {
+		t.Fatalf("UpdateRef beside a stale latest.lock = %v", err)
 	}
 }
 

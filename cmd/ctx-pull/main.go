@@ -1,0 +1,103 @@
+// Command ctx-pull fetches context packs from an OCI registry or an OCI
+// image layout directory into the store. It reads references (full pack
+// hashes or tags on the remote; arguments, or a stream of ctx output on
+// stdin) and prints, per pack, one canonical JSON line:
+// {"hash","uri","remote","digest","layers","downloaded","skipped","objects"}.
+// Everything is verified before the first object enters the store.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/remote"
+)
+
+type pullCmd struct {
+	cli.Globals
+	Remote      string   `arg:"" help:"Where to pull from: oci://HOST[:PORT]/REPOSITORY, oci-layout:DIR, or the name of a remote in .ctx/config.json." placeholder:"REMOTE"`
+	Refs        []string `arg:"" optional:"" help:"Packs to pull: full hashes (sha256:<hex>, <hex>, ctx://<hex>) or tags on the remote (default: read from stdin)." placeholder:"REF"`
+	WithParents bool     `name:"with-parents" help:"Also pull each pack's ancestors, following parent."`
+	Referrers   string   `help:"Also fetch the files attached to each pack (sidecars, attestation bundles, reports) into DIR." placeholder:"DIR"`
+	PlainHTTP   bool     `name:"plain-http" help:"Allow plain HTTP to a registry that is not on loopback (loopback registries always get plain HTTP)."`
+	Jobs        int      `default:"8" help:"Concurrent downloads." placeholder:"N"`
+}
+
+func (c *pullCmd) Description() string {
+	return "Pull context packs from an OCI registry or OCI image layout directory. Every object is verified before it is stored, and the pack is finalized last; objects already here are not downloaded."
+}
+
+func (c *pullCmd) Run(env *cli.Env) error {
+	if c.Jobs < 1 {
+		return cli.Errorf(cli.ExitUsage, "--jobs must be at least 1")
+	}
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	r, err := remote.Lookup(c.Remote, s.Config().Raw)
+	if err != nil {
+		return cli.WithCode(cli.ExitUsage, err)
+	}
+	items, err := env.Refs(c.Refs)
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return cli.Errorf(cli.ExitUsage, "no pack reference given (as an argument or on stdin)")
+	}
+	for _, it := range items {
+		if _, _, err := remote.ParseRef(it.Ref); err != nil {
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+	}
+	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version}, false)
+	if err != nil {
+		if errors.Is(err, remote.ErrInvalidRemote) {
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	seen := map[digest.Digest]bool{}
+	for _, it := range items {
+		next := it.Ref
+		for next != "" {
+			env.Progressf("pulling %s from %s", next, r.URL)
+			res, err := client.Pull(ctx, s, next, remote.PullOptions{Referrers: c.Referrers})
+			env.ProgressDone()
+			if err != nil {
+				return err
+			}
+			if !seen[res.Hash] {
+				seen[res.Hash] = true
+				if err := c.print(env, res); err != nil {
+					return err
+				}
+			}
+			next = ""
+			if c.WithParents && !res.Parent.IsZero() && !seen[res.Parent] {
+				next = res.Parent.String()
+			}
+		}
+	}
+	return nil
+}
+
+func (c *pullCmd) print(env *cli.Env, res *remote.PullResult) error {
+	if env.Human() {
+		return env.Text(fmt.Sprintf("%s ← %s (%s): %d layers; downloaded %d blobs, %d bytes; %d layers already here; %d new objects",
+			res.Hash, res.Remote, res.Digest, res.Layers, res.Downloaded.Blobs, res.Downloaded.Bytes, res.Skipped.Blobs, res.Objects.New))
+	}
+	return env.Result(res)
+}
+
+func main() {
+	os.Exit(cli.Run("ctx-pull", &pullCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

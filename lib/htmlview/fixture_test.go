@@ -1,0 +1,197 @@
+package htmlview
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/drift"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/replay"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fixture builds packs in a fresh store the way ctx-pack does: content
+// with store.Put, then manifest.Commit.
+type fixture struct {
+	t testing.TB
+	s *store.Store
+}
+
+func newFixture(t testing.TB) *fixture {
+	s, _, err := store.Init(filepath.Join(t.TempDir(), ".ctx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t, s}
+}
+
+func (f *fixture) put(content string) digest.Digest {
+	d, _, err := f.s.Put([]byte(content))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return d
+}
+
+func (f *fixture) pack(m *manifest.Manifest) *manifest.Manifest {
+	d, _, err := manifest.Commit(f.s, m)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	got, err := manifest.Load(f.s, d)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return got
+}
+
+func (f *fixture) step(i int, typ, tool, params, output string, det bool, ts string) manifest.Step {
+	s := manifest.Step{Index: i, Type: typ, Tool: tool, Parameters: jsontext.Value(params), Deterministic: det, Timestamp: ts}
+	if output != "" {
+		s.OutputRef = f.put(output)
+	}
+	return s
+}
+
+// tinyPNG is a 4×4 PNG, encoded the same way every time.
+func tinyPNG(t testing.TB) string {
+	img := image.NewNRGBA(image.Rect(0, 0, 4, 4))
+	for y := 0; y < 4; y++ {
+		for x := 0; x < 4; x++ {
+			img.Set(x, y, color.NRGBA{uint8(60 * x), uint8(60 * y), 200, 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// sample is a small pack with every kind of content a page shows: text
+// of one and several lines, JSON parameters short and long, an image, a
+// binary object, one over the inline limit, an empty output, a step with
+// no output, and metadata.
+func (f *fixture) sample() *manifest.Manifest {
+	big := bytes.Repeat([]byte("0123456789abcdef\n"), (DefaultMaxInline/17)+10)
+	long := `{"content":"` + strings.Repeat("line of new content\\n", 12) + `","path":"src/report.py"}`
+	return &manifest.Manifest{
+		Version:      manifest.Version,
+		Created:      "2026-02-10T09:00:00Z",
+		Model:        manifest.Model{Identifier: "gpt-4o", Parameters: jsontext.Value(`{"seed":7,"temperature":0}`)},
+		SystemPrompt: f.put("You are a careful refactoring assistant.\nRead before you write.\n"),
+		Prompts: []manifest.Prompt{
+			{Role: "user", ContentRef: f.put("Rename `calc` to `total` and summarise the change.")},
+		},
+		Inputs: []manifest.File{
+			{Name: "src/main.py", ContentRef: f.put("def calc(xs):\n    return sum(xs)\n"), Size: 33},
+			{Name: "docs/logo.png", ContentRef: f.put(tinyPNG(f.t)), Size: int64(len(tinyPNG(f.t)))},
+			{Name: "data.bin", ContentRef: f.put("\x00\x01\x02binary"), Size: 9},
+			{Name: "big.txt", ContentRef: f.put(string(big)), Size: int64(len(big))},
+		},
+		Steps: []manifest.Step{
+			f.step(0, manifest.ToolCall, "read_file", `{"path":"src/main.py"}`, "def calc(xs):\n    return sum(xs)\n", true, "2026-02-10T09:00:01Z"),
+			f.step(1, manifest.LLMCall, "gpt-4o", `{"max_tokens":512}`, "I will rename calc to total.", false, "2026-02-10T09:00:03.250Z"),
+			f.step(2, manifest.ToolCall, "write_file", long, "", true, "2026-02-10T09:01:10Z"),
+			f.step(3, manifest.ToolCall, "run_tests", `{}`, "", false, ""),
+		},
+		Outputs: []manifest.Output{
+			{Name: "src/main.py", ContentRef: f.put("def total(xs):\n    return sum(xs)\n"), Size: 34, Confidence: "high", Notes: "Mechanical rename."},
+			{Name: "empty.txt", ContentRef: f.put(""), Size: 0},
+		},
+		Environment: manifest.Environment{OS: "linux", Runtime: "python3.12", ToolVersions: map[string]string{"grep": "3.11", "read_file": "1.0"}},
+		Metadata:    jsontext.Value(`{"session":"demo"}`),
+	}
+}
+
+// variant is sample changed as a second run would be: another prompt,
+// temperature and runtime, a step inserted, an output changed and one
+// added.
+func (f *fixture) variant(parent digest.Digest) *manifest.Manifest {
+	m := f.sample()
+	m.Parent = parent
+	m.Model.Parameters = jsontext.Value(`{"seed":7,"temperature":0.2}`)
+	m.Prompts[0].ContentRef = f.put("Rename `calc` to `total` and list every call site.")
+	m.Environment.Runtime = "python3.13"
+	ins := f.step(1, manifest.ToolCall, "grep", `{"path":".","pattern":"calc"}`, "src/main.py:1:def calc(xs):\n", true, "2026-02-10T09:00:02Z")
+	m.Steps = append(m.Steps[:1], append([]manifest.Step{ins}, m.Steps[1:]...)...)
+	for i := range m.Steps {
+		m.Steps[i].Index = i
+	}
+	m.Steps[2].OutputRef = f.put("I will rename calc to total in both places.")
+	m.Outputs[0].ContentRef = f.put("def total(xs):\n    return sum(xs)\n\nprint(total([1, 2]))\n")
+	m.Outputs[0].Size = 56
+	m.Outputs = append(m.Outputs, manifest.Output{Name: "summary.md", ContentRef: f.put("Renamed calc.\n"), Size: 14})
+	return m
+}
+
+// replayReport is a replay of sample with every status.
+func replayReport(m *manifest.Manifest) *replay.Report {
+	return &replay.Report{
+		Pack:     m.Hash.String(),
+		Fidelity: replay.Degraded,
+		Steps: []replay.StepResult{
+			{Index: 0, Tool: "read_file", Deterministic: true, Status: replay.Matched, Expected: m.Steps[0].OutputRef.String(), Actual: m.Steps[0].OutputRef.String(), DurationMS: 1},
+			{Index: 1, Tool: "gpt-4o", Status: replay.Skipped, Reason: "no executor for tool \"gpt-4o\""},
+			{Index: 2, Tool: "write_file", Deterministic: true, Status: replay.Diverged, Expected: "sha256:" + fmt.Sprintf("%064x", 1), Actual: "sha256:" + fmt.Sprintf("%064x", 2), DurationMS: 3},
+		},
+		Drift: []replay.Drift{
+			{Type: replay.DriftToolVersion, Tool: "grep", Expected: "3.11", Actual: "3.8"},
+			{Type: replay.DriftRuntime, Expected: "python3.12", Actual: "go1.26"},
+		},
+	}
+}
+
+// pages renders the three sample pages.
+func pages(t testing.TB) map[string][]byte {
+	f := newFixture(t)
+	a := f.pack(f.sample())
+	b := f.pack(f.variant(a.Hash))
+	out := map[string][]byte{}
+	var err error
+	if out["pack"], err = Pack(a, f.s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := drift.Diff(a, b, drift.StoreObjects(f.s), drift.Options{Align: drift.AlignLCS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out["diff"], err = Diff(a, b, r, drift.AlignLCS, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if out["replay"], err = Replay(a, replayReport(a), f.s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it); got:\n%s", name, got)
+	}
+}

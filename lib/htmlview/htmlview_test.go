@@ -1,0 +1,317 @@
+package htmlview
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/xml"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctx-tools/ctx/lib/drift"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/replay"
+)
+
+func TestGolden(t *testing.T) {
+	got := pages(t)
+	for _, name := range []string{"pack", "diff", "replay"} {
+		t.Run(name, func(t *testing.T) {
+			checkPage(t, got[name])
+			golden(t, name+".html", got[name])
+		})
+	}
+}
+
+// TestDeterministic renders the pages again from a fresh store: the same
+// packs give the same bytes.
+func TestDeterministic(t *testing.T) {
+	a, b := pages(t), pages(t)
+	for name := range a {
+		if !bytes.Equal(a[name], b[name]) {
+			t.Errorf("%s page differs between two renderings", name)
+		}
+	}
+}
+
+func TestPackPage(t *testing.T) {
+	page := string(pages(t)["pack"])
+	for _, want := range []string{
+		`id="step-0"`, `href="#step-3"`,
+		`src="data:image/png;base64,`,
+		`binary content, 9 B: <code class="cmd">ctx-show --blob sha256:`,
+		`over the inline limit: <code class="cmd">ctx-show --blob sha256:`,
+		`<span class="dt">&#43;2.2 s</span>`, // 09:00:01 → 09:00:03.250
+		`<span class="dt">&#43;1m7s</span>`,
+		`non-deterministic`,
+		`ctx://`,
+		`4: 2 deterministic, 2 not`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("pack page lacks %q", want)
+		}
+	}
+}
+
+func TestDiffPage(t *testing.T) {
+	page := string(pages(t)["diff"])
+	for _, want := range []string{
+		// The inserted grep is the first divergence, found by lcs.
+		`<a href="#step-1">first divergence at step 1: added in B</a>`,
+		`<div class="pair added" id="step-1">`,
+		`<div class="pair changed" id="step-2">`,
+		// Summary links to the first entry of each type.
+		`<a href="#drift-0">model_drift <b>1</b></a>`,
+		`<tr class="changed"><th>model.parameters.temperature</th><td>0</td><td>0.2</td></tr>`,
+		`<div class="del">-Rename`, `<div class="add">&#43;Rename`,
+		`<tr class="added"><th>summary.md</th>`,
+		`ctx-diff --align lcs sha256:`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("diff page lacks %q", want)
+		}
+	}
+	// Unchanged runs are collapsed.
+	if strings.Contains(page, `<details class="run">`) {
+		t.Error("a run shorter than groupMin is collapsed")
+	}
+}
+
+func TestReplayPage(t *testing.T) {
+	page := string(pages(t)["replay"])
+	for _, want := range []string{
+		`fidelity <strong>degraded</strong>: 1 of 4 steps verified</p>`,
+		`<article class="step st-diverged" id="step-2">`,
+		`<article class="step st-not_replayed" id="step-3">`,
+		`tool grep: recorded version 3.11, replayed with 3.8`,
+		`expected <code>sha256:0000`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("replay page lacks %q", want)
+		}
+	}
+}
+
+func TestVis(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain\ttext\n", "plain\ttext\n"},
+		{"a\r\nb", "a\r\nb"},
+		{"a\rb", `a[\u000d]b`},
+		{"\x1b[31mred\x1b[0m", `[\u001b][31mred[\u001b][0m`},
+		{"abc\u202edef", `abc[\u202e]def`},
+		{"\u200b\u2066x\u2069", `[\u200b\u2066]x[\u2069]`},
+		{"tag\U000e0041", `tag[\ue0041]`},
+		{"bad\xffutf8", `bad[\xff]utf8`},
+		{"\x00", `[\u0000]`},
+		{"\u0085next", `[\u0085]next`},
+		{"日本語 é", "日本語 é"},
+	} {
+		var b strings.Builder
+		for _, s := range vis(c.in) {
+			if s.Esc {
+				b.WriteString("[" + s.S + "]")
+			} else {
+				b.WriteString(s.S)
+			}
+		}
+		if b.String() != c.want {
+			t.Errorf("vis(%q) = %q, want %q", c.in, b.String(), c.want)
+		}
+	}
+}
+
+// The XSS corpus: content that would run script, load something, or
+// disguise itself if it reached the page as markup or raw characters.
+var evil = []string{
+	`</pre><script>alert(1)</script><pre>`,
+	`<img src=x onerror=alert(1)>`,
+	`<a href="javascript:alert(1)">click</a>`,
+	`javascript:alert(1)`,
+	`" onmouseover="alert(1)`,
+	`'><svg onload=alert(1)>`,
+	`</style><style>body{display:none}</style>`,
+	`</textarea></title><iframe src=//evil.example>`,
+	`<meta http-equiv="refresh" content="0;url=https://evil.example">`,
+	`<base href="https://evil.example/">`,
+	`]]><!-- --><?xml version="1.0"?>&amp;&#x3c;`,
+	"invoice\u202egnp.exe",
+	"\x1b]0;title\x07\x1b[2J\x1b[31mred",
+	"nul\x00byte",
+	"bad\xfe\xffbytes",
+}
+
+// evilPack puts the corpus in every field a page shows.
+func (f *fixture) evilPack(parent bool) *manifest.Manifest {
+	m := f.sample()
+	all := strings.Join(evil, "\n")
+	str := func(s string) string {
+		b, _ := jsontext.AppendQuote(nil, strings.ToValidUTF8(s, "?"))
+		return string(b)
+	}
+	m.Model.Identifier = evil[1]
+	m.Model.Parameters = jsontext.Value(`{` + str(evil[2]) + `:` + str(evil[0]) + `}`)
+	m.SystemPrompt = f.put(all)
+	m.Prompts = append(m.Prompts, manifest.Prompt{Role: evil[4], ContentRef: f.put(evil[0])})
+	m.Inputs = append(m.Inputs, manifest.File{Name: evil[5], ContentRef: f.put(evil[11]), Size: int64(len(evil[11]))})
+	for i, e := range evil {
+		v := strings.ToValidUTF8(e, "?") // manifest strings are UTF-8; objects need not be
+		m.Steps = append(m.Steps, f.step(len(m.Steps), v, v, `{"cmd":`+str(e)+`}`, e+"\n"+all, i%2 == 0, v))
+	}
+	m.Outputs = append(m.Outputs, manifest.Output{Name: evil[3], ContentRef: f.put(all), Size: int64(len(all)), Confidence: evil[4], Notes: evil[6]})
+	m.Environment = manifest.Environment{OS: evil[7], Runtime: evil[8], ToolVersions: map[string]string{evil[9]: evil[13]},
+		Metadata: jsontext.Value(`{"x":` + str(evil[12]) + `}`)}
+	if parent {
+		m.Outputs[0].Notes = evil[12]
+		m.Environment.ToolVersions[evil[1]] = evil[0]
+	}
+	return m
+}
+
+func TestXSS(t *testing.T) {
+	f := newFixture(t)
+	clean := f.pack(f.sample())
+	bad := f.pack(f.evilPack(false))
+	bad2 := f.pack(f.evilPack(true))
+	check := func(name string, page []byte, err error) {
+		t.Run(name, func(t *testing.T) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPage(t, page)
+			// The corpus is there, as text.
+			if !bytes.Contains(page, []byte(`&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;`)) {
+				t.Error("the script tag is not shown as text")
+			}
+			if !bytes.Contains(page, []byte(`<span class="esc">\u202e</span>`)) {
+				t.Error("the right-to-left override is not shown as an escape")
+			}
+		})
+	}
+	page, err := Pack(bad, f.s, Options{})
+	check("pack", page, err)
+	for _, al := range []drift.Alignment{drift.AlignIndex, drift.AlignLCS} {
+		for _, pair := range [][2]*manifest.Manifest{{clean, bad}, {bad, bad2}, {bad2, clean}} {
+			r, err := drift.Diff(pair[0], pair[1], drift.StoreObjects(f.s), drift.Options{Align: al})
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, err := Diff(pair[0], pair[1], r, al, Options{})
+			check("diff", page, err)
+		}
+	}
+	rep := &replay.Report{Pack: bad.Hash.String(), Fidelity: replay.Lost}
+	for i, e := range evil {
+		rep.Steps = append(rep.Steps, replay.StepResult{Index: len(bad.Steps) - len(evil) + i, Tool: e, Status: replay.Status(e), Reason: e})
+		rep.Drift = append(rep.Drift, replay.Drift{Type: e, Tool: e, Name: e, Expected: e, Actual: e, Reason: e})
+	}
+	page, err = Replay(bad, rep, f.s, Options{})
+	check("replay", page, err)
+}
+
+var (
+	cspMeta   = regexp.MustCompile(`^<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml" lang="en">\n<head>\n<meta charset="utf-8" />\n<meta http-equiv="Content-Security-Policy" content="([^"]*)" />\n`)
+	styleElem = regexp.MustCompile(`(?s)<style>(.*?)</style>`)
+	dataImage = regexp.MustCompile(`^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$`)
+)
+
+// allowed are the elements a page may contain; anything else (script,
+// iframe, object, embed, link, base, form, svg, math, a second meta…) is
+// content that escaped.
+var allowed = map[string]bool{
+	"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true,
+	"header": true, "main": true, "footer": true, "nav": true, "section": true, "article": true,
+	"h1": true, "h2": true, "p": true, "div": true, "span": true, "a": true, "code": true, "pre": true,
+	"strong": true, "b": true, "br": true, "dl": true, "dt": true, "dd": true, "ul": true, "li": true,
+	"details": true, "summary": true, "img": true,
+	"table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true,
+}
+
+var allowedAttr = map[string]bool{
+	"xmlns": true, "lang": true, "charset": true, "http-equiv": true, "content": true, "name": true,
+	"class": true, "id": true, "href": true, "src": true, "alt": true, "title": true,
+}
+
+// checkPage asserts what every page must be: well-formed XML (polyglot
+// XHTML) that starts with the CSP, whose style sheet hashes to what the
+// CSP allows, with only known elements and attributes, links only within
+// the page, images only as data: URIs, and no raw control or bidi
+// characters.
+func checkPage(t *testing.T, page []byte) {
+	t.Helper()
+	m := cspMeta.FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("page does not open with the charset and CSP meta elements:\n%.400s", page)
+	}
+	if string(m[1]) != strings.ReplaceAll(CSP, "'", "&#39;") {
+		t.Errorf("CSP is %s, want %s", m[1], CSP)
+	}
+	for _, want := range []string{"default-src 'none'", "img-src data:", "style-src 'sha256-"} {
+		if !strings.Contains(CSP, want) {
+			t.Errorf("CSP lacks %s", want)
+		}
+	}
+	styles := styleElem.FindAllSubmatch(page, -1)
+	if len(styles) != 1 {
+		t.Fatalf("%d style elements, want 1", len(styles))
+	}
+	h := sha256.Sum256(styles[0][1])
+	if !strings.Contains(CSP, "'sha256-"+base64.StdEncoding.EncodeToString(h[:])+"'") {
+		t.Error("the style element's hash is not the one the CSP allows")
+	}
+	lower := bytes.ToLower(page)
+	for _, bad := range []string{"<script", "javascript:", "zgotmplz", "<iframe", "<svg", "<base", "\x1b", "\u202e", "\x00"} {
+		if i := bytes.Index(lower, []byte(bad)); i >= 0 && !(bad == "javascript:" && textOnly(page, i)) {
+			t.Errorf("page contains %q: …%s…", bad, page[max(0, i-80):min(len(page), i+80)])
+		}
+	}
+
+	dec := xml.NewDecoder(bytes.NewReader(page))
+	dec.Strict = true
+	metas := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed: %v", err)
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		el := se.Name.Local
+		if !allowed[el] {
+			t.Errorf("element <%s> in page", el)
+		}
+		if el == "meta" {
+			metas++
+		}
+		for _, a := range se.Attr {
+			name := strings.ToLower(a.Name.Local)
+			switch {
+			case !allowedAttr[name] || a.Name.Space != "" && name != "xmlns":
+				t.Errorf("attribute %s on <%s>", a.Name.Local, el)
+			case name == "href" && !strings.HasPrefix(a.Value, "#"):
+				t.Errorf("link leaves the page: href=%q", a.Value)
+			case name == "src" && !dataImage.MatchString(a.Value):
+				t.Errorf("image not a data: URI of a raster image: src=%.60q", a.Value)
+			case name == "http-equiv" && a.Value != "Content-Security-Policy":
+				t.Errorf("http-equiv=%q", a.Value)
+			}
+		}
+	}
+	if metas != 4 {
+		t.Errorf("%d meta elements, want 4", metas)
+	}
+}
+
+// textOnly reports whether position i of page is in text (between a '>'
+// and the next '<'), not inside a tag.
+func textOnly(page []byte, i int) bool {
+	return bytes.LastIndexByte(page[:i], '>') > bytes.LastIndexByte(page[:i], '<')
+}

@@ -1,0 +1,86 @@
+package htmlview
+
+import (
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/replay"
+)
+
+// replayView is what a replay adds to the pack page.
+type replayView struct {
+	Fidelity string
+	// Verified counts the steps whose replayed output matched the
+	// recording, out of Total steps in the pack.
+	Verified, Total int
+	Statuses        []statusCount
+	Drift           []Text
+}
+
+// notReplayed marks the steps a replay left out (--steps).
+const notReplayed replay.Status = "not_replayed"
+
+type statusCount struct {
+	Status string
+	N      int
+}
+
+// stepReplay is one step's replay outcome.
+type stepReplay struct {
+	Status           Text
+	Class            string // the status, when it is one of replay's
+	Reason           Text
+	Expected, Actual Text
+	DurationMS       int64
+}
+
+// statusClass names the style of a step status; a status replay does not
+// define gets none of its own.
+func statusClass(s replay.Status) string {
+	switch s {
+	case replay.Matched, replay.Diverged, replay.DivergedExpected, replay.Failed, replay.Skipped, notReplayed:
+		return string(s)
+	}
+	return "other"
+}
+
+// Replay renders the page of pack m with the outcome of replaying it: the
+// fidelity, each step's status, and the dependencies that drifted.
+func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) ([]byte, error) {
+	p, err := buildPack(m, objs, opt)
+	if err != nil {
+		return nil, err
+	}
+	v := &replayView{Fidelity: string(r.Fidelity), Total: len(m.Steps)}
+	byIndex := map[int]*stepReplay{}
+	count := map[replay.Status]int{}
+	for _, s := range r.Steps {
+		count[s.Status]++
+		if s.Status == replay.Matched {
+			v.Verified++
+		}
+		byIndex[s.Index] = &stepReplay{
+			Status:     vis(string(s.Status)),
+			Class:      statusClass(s.Status),
+			Reason:     vis(s.Reason),
+			DurationMS: s.DurationMS,
+		}
+		if s.Status == replay.Diverged || s.Status == replay.DivergedExpected {
+			byIndex[s.Index].Expected, byIndex[s.Index].Actual = vis(s.Expected), vis(s.Actual)
+		}
+	}
+	for _, st := range []replay.Status{replay.Matched, replay.Diverged, replay.DivergedExpected, replay.Failed, replay.Skipped} {
+		if n := count[st]; n > 0 {
+			v.Statuses = append(v.Statuses, statusCount{string(st), n})
+		}
+	}
+	for _, d := range r.Drift {
+		v.Drift = append(v.Drift, vis(d.Text()))
+	}
+	for i := range p.Steps {
+		p.Steps[i].Replay = byIndex[p.Steps[i].Index]
+		if p.Steps[i].Replay == nil {
+			p.Steps[i].Replay = &stepReplay{Status: vis(string(notReplayed)), Class: string(notReplayed)}
+		}
+	}
+	p.Replay = v
+	return render("ctx replay "+shortRef(m.Hash.String()), page{Pack: p})
+}

@@ -1,0 +1,232 @@
+package importer
+
+import (
+	"reflect"
+	"testing"
+)
+
+// The fixtures of this file each cover a way a real agent's log was
+// imported unfaithfully: a result dropped, a call doubled, a fact lost,
+// structure flattened or text rewritten.
+func init() { fixtures = append(fixtures, faithful...) }
+
+var faithful = []fixture{
+	{
+		// Anthropic server tools answer within the model's own message:
+		// every server_tool_use gets its web_search_tool_result,
+		// web_fetch_tool_result, bash_code_execution_tool_result or
+		// code_execution_tool_result; an *_error content or a non-zero
+		// return_code is a failure. The second request repeats the first
+		// turn, which is not added again.
+		file: "anthropic/server-tools.json", format: Anthropic, model: "claude-sonnet-4-5-20250929",
+		prompts: []string{"What changed in Go 1.26? Then compute 2**100 in bash.", "Thanks. And 3**50?"},
+		steps: []wantStep{
+			llm(ptr("Searching the release notes.\nGo 1.26 lets new take an expression.\n2**100 = 1267650600228229401496703205376.")),
+			tool("web_search", `{"query":"Go 1.26 release notes"}`, ptr(`[{"type":"web_search_result","url":"https://go.dev/doc/go1.26","title":"Go 1.26 Release Notes","encrypted_content":"EqgfCioIARgBIiQ3","page_age":"February 10, 2026"},{"type":"web_search_result","url":"https://go.dev/blog/go1.26","title":"Go 1.26 is released","encrypted_content":"EpMCCioIARgBIiQ4","page_age":null}]`), false),
+			tool("web_fetch", `{"url":"https://go.dev/doc/go1.26"}`, ptr(`{"type":"web_fetch_result","url":"https://go.dev/doc/go1.26","retrieved_at":"2026-03-01T09:00:02Z","content":{"type":"document","source":{"type":"text","media_type":"text/plain","data":"Go 1.26 Release Notes\nThe new(expr) form..."},"title":"Go 1.26 Release Notes"}}`), false),
+			tool("bash_code_execution", `{"command":"python3 -c 'print(2**100)'"}`, ptr(`{"type":"bash_code_execution_result","stdout":"1267650600228229401496703205376\n","stderr":"","return_code":0,"content":[]}`), false),
+			tool("bash_code_execution", `{"command":"cat /tmp/notes.txt"}`, ptr(`{"type":"bash_code_execution_result","stdout":"","stderr":"cat: /tmp/notes.txt: No such file or directory\n","return_code":1,"content":[]}`), true),
+			tool("web_search", `{"query":"Go 1.26 new expression"}`, ptr(`{"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}`), true),
+			llm(ptr("3**50 = 717897987691852588770249.")),
+			tool("code_execution", `{"code":"print(3**50)"}`, ptr(`{"type":"code_execution_result","stdout":"717897987691852588770249\n","stderr":"","return_code":0,"content":[]}`), false),
+		},
+		outputs: map[string]string{finalName: "3**50 = 717897987691852588770249."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if got := l.Steps[4].Metadata["exit_code"]; got != 1.0 {
+				t.Errorf("exit code = %v", got)
+			}
+			if got := l.Steps[5].Metadata["error_message"]; got != "max_uses_exceeded" {
+				t.Errorf("error message = %v", got)
+			}
+			if !reflect.DeepEqual(rep.Warnings, []string(nil)) {
+				t.Errorf("warnings = %q", rep.Warnings)
+			}
+		},
+	},
+	{
+		// An OpenAI-compatible endpoint (Gemini's) sends tool calls with
+		// "id": ""; the client names them call_0 and call_1 in the next
+		// request and reformats their arguments. The copies are the same
+		// calls: nothing is doubled and the results join.
+		file: "openai-chat/empty-ids.json", format: OpenAIChat, model: "gemini-2.5-flash", system: "Answer briefly.",
+		prompts: []string{"Weather in Paris and Rome?"},
+		steps: []wantStep{
+			llm(nil),
+			tool("get_weather", `{"city":"Paris"}`, ptr("18C, sunny"), false),
+			tool("get_weather", `{"city":"Rome"}`, ptr("22C, clear"), false),
+			llm(ptr("Paris: 18C and sunny. Rome: 22C and clear.")),
+		},
+		outputs: map[string]string{finalName: "Paris: 18C and sunny. Rome: 22C and clear."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if l.Steps[1].Metadata["call_id"] != "call_0" || l.Steps[2].Metadata["call_id"] != "call_1" {
+				t.Errorf("call ids = %v, %v", l.Steps[1].Metadata["call_id"], l.Steps[2].Metadata["call_id"])
+			}
+		},
+	},
+	{
+		// OTel GenAI: the model span lists the call in
+		// gen_ai.output.messages without an id; the execute_tool span
+		// names it by gen_ai.tool.call.id, and the next model span repeats
+		// it with that id. One call, with its result.
+		file: "otel-genai/tool-join.json", format: OTelGenAI, model: "gpt-4o-2024-11-20",
+		prompts: []string{"Weather in Oslo?"},
+		steps: []wantStep{
+			llm(nil),
+			tool("get_weather", `{"city":"Oslo"}`, ptr("-3C, snow"), false),
+			llm(ptr("Oslo: -3C with snow.")),
+		},
+		outputs: map[string]string{finalName: "Oslo: -3C with snow."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if l.Steps[1].Metadata["call_id"] != "call_7Qx" || l.Steps[1].Metadata["span_id"] != nil && l.Steps[1].Metadata["span_id"] != "0000000000000003" {
+				t.Errorf("tool step metadata = %v", l.Steps[1].Metadata)
+			}
+		},
+	},
+	{
+		// Codex: token_count events are the only record of usage (each
+		// request's last_token_usage goes to its model turn; a repeated
+		// event is not counted twice); commands that exit non-zero fail,
+		// as exec_command_end or the output's exit code says; an
+		// interrupted turn is kept.
+		file: "codex/events.jsonl", format: Codex, model: "gpt-5-codex",
+		prompts: []string{"Run the tests and fix what fails", "Stop. Just explain the failure."},
+		steps: []wantStep{
+			llm(nil),
+			tool("shell", `{"command":["bash","-lc","go test ./..."],"workdir":"."}`, ptr(`{"output": "--- FAIL: TestParse\nFAIL\n", "metadata": {"exit_code": 1, "duration_seconds": 1.2}}`), true),
+			llm(nil),
+			tool("shell", `{"command":["bash","-lc","sed -n 1,5p parse_test.go"],"workdir":"."}`, ptr("Exit code: 0\nWall time: 0.1 seconds\nOutput:\npackage parse\n"), false),
+			llm(nil),
+			tool("shell", `{"command":["bash","-lc","go vet ./..."],"workdir":"."}`, ptr("Exit code: 2\nWall time: 0.4 seconds\nOutput:\n# parse\n./parse.go:9:2: unreachable code\n"), true),
+			llm(nil),
+			tool("apply_patch", `"*** Begin Patch\n*** Update File: parse.go\n@@\n-\treturn\n*** End Patch"`, nil, false),
+			llm(ptr("TestParse fails because parse.go returns before reading the header.")),
+		},
+		outputs:  map[string]string{finalName: "TestParse fails because parse.go returns before reading the header."},
+		warnings: []string{"1 tool call(s) have no result"},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			var in, cached, outTok float64
+			for _, s := range l.Steps {
+				if u, ok := s.Metadata["usage"].(map[string]any); ok {
+					in += u["input_tokens"].(float64)
+					cached += u["cached_input_tokens"].(float64)
+					outTok += u["output_tokens"].(float64)
+				}
+			}
+			if in != 27300 || cached != 24000 || outTok != 350 {
+				t.Errorf("usage: %v input (%v cached), %v output; want 27300 (24000), 350", in, cached, outTok)
+			}
+			if ab, _ := l.Steps[6].Metadata["turn_aborted"].(map[string]any); ab["reason"] != "interrupted" {
+				t.Errorf("turn metadata = %v", l.Steps[6].Metadata)
+			}
+			exit := func(i int) any { return l.Steps[i].Metadata["result"].(map[string]any)["exit_code"] }
+			if exit(1) != 1.0 || exit(3) != 0.0 || exit(5) != 2.0 {
+				t.Errorf("exit codes %v %v %v", exit(1), exit(3), exit(5))
+			}
+			want := []string{
+				`event_msg "agent_message" (repeats response items for display): 1`,
+				`event_msg "token_count" repeating the one before: 1`,
+				`event_msg "user_message" (repeats response items for display): 1`,
+			}
+			if !reflect.DeepEqual(rep.Reasons, want) {
+				t.Errorf("reasons = %q", rep.Reasons)
+			}
+			if rl := l.Metadata["rate_limits"].([]any); len(rl) != 1 {
+				t.Errorf("rate limits = %v", rl)
+			}
+		},
+	},
+	{
+		// Inspect: the model that answered (output.model) wins over the one
+		// requested; an older log without message ids still joins its
+		// model events (timestamps, usage) by their output message, and a
+		// generation the solver did not keep is counted as such.
+		file: "inspect/old.json", format: Inspect, model: "gpt-4o-2024-08-06", system: "You are a shell assistant.",
+		prompts: []string{"What files are here?"},
+		steps: []wantStep{
+			llm(nil),
+			tool("bash", `{"cmd":"ls"}`, ptr("a.txt\n"), false),
+			llm(ptr("There is one file: a.txt.")),
+		},
+		outputs: map[string]string{finalName: "There is one file: a.txt."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if l.Steps[0].Timestamp != "2024-09-01T12:00:01Z" || l.Steps[2].Timestamp != "2024-09-01T12:00:04Z" {
+				t.Errorf("timestamps %q, %q", l.Steps[0].Timestamp, l.Steps[2].Timestamp)
+			}
+			u0, _ := l.Steps[0].Metadata["usage"].(map[string]any)
+			u2, _ := l.Steps[2].Metadata["usage"].(map[string]any)
+			if u0["input_tokens"] != 100.0 || u2["output_tokens"] != 10.0 {
+				t.Errorf("usage %v, %v", u0, u2)
+			}
+			want := []string{`event "model" whose output is not among the messages: 1`, `event "sample_init" (timeline detail): 1`}
+			if !reflect.DeepEqual(rep.Reasons, want) {
+				t.Errorf("reasons = %q", rep.Reasons)
+			}
+			if l.Metadata["eval"].(map[string]any)["model"] != "openai/gpt-4o" {
+				t.Errorf("the requested model is lost: %v", l.Metadata["eval"])
+			}
+		},
+	},
+	{
+		// Claude Code: a Task call's subagent writes its records into the
+		// session with isSidechain. Its steps name their agent and the
+		// Task step; its prompt is the Task's, not the user's. Path
+		// parameters are made relative; text (a pasted file:// URL) is
+		// not rewritten.
+		file: "claude-code/subagent.jsonl", format: ClaudeCode, model: "claude-sonnet-4-5-20250929",
+		prompts: []string{"Find where the config is parsed. I pasted file:///home/dev/proj/app.js and /home/dev/proj/README.md for reference."},
+		steps: []wantStep{
+			llm(nil),
+			tool("Task", `{"description":"Find config parsing","prompt":"Search the repo for where config.yaml is parsed and report the file.","subagent_type":"general-purpose"}`, ptr("config.yaml is parsed in internal/config/load.go."), false),
+			llm(nil),
+			tool("Grep", `{"pattern":"config.yaml","path":"."}`, ptr("Found 1 file\n/home/dev/proj/internal/config/load.go"), false),
+			llm(ptr("config.yaml is parsed in internal/config/load.go.")),
+			llm(nil),
+			tool("Bash", `{"command":"go test ./internal/config","description":"Run the loader tests"}`, ptr("FAIL\tproj/internal/config [build failed]"), true),
+			llm(ptr("The loader is in internal/config/load.go; its tests do not build.")),
+		},
+		outputs: map[string]string{finalName: "The loader is in internal/config/load.go; its tests do not build."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			for i, s := range l.Steps {
+				agent, parent := s.Metadata["agent"], s.Metadata["parent_step"]
+				if i >= 2 && i <= 4 {
+					if agent != "toolu_task" || parent != 1.0 {
+						t.Errorf("steps[%d]: agent %v, parent_step %v; want toolu_task, 1", i, agent, parent)
+					}
+				} else if agent != nil || parent != nil {
+					t.Errorf("steps[%d]: agent %v, parent_step %v; want the main agent", i, agent, parent)
+				}
+			}
+			p, _ := l.Steps[2].Metadata["agent_prompts"].([]any)
+			if len(p) != 1 || p[0].(map[string]any)["content"] != "Search the repo for where config.yaml is parsed and report the file." {
+				t.Errorf("agent prompts = %v", p)
+			}
+			if r, _ := l.Steps[5].Metadata["reasoning"].(string); r != "Check that the tests of the loader pass." {
+				t.Errorf("reasoning = %q", r)
+			}
+		},
+	},
+}
+
+// TestSubagentByAgentID: newer transcripts name the subagent (agentId on
+// its records and in the Task result's toolUseResult); that joins it to
+// its Task call even when its first prompt is not the Task's.
+func TestSubagentByAgentID(t *testing.T) {
+	in := `{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"Review the diff"}}
+{"type":"assistant","uuid":"u2","sessionId":"s","message":{"id":"m1","model":"claude-opus-4-6","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"prompt":"Review it","subagent_type":"reviewer"}},{"type":"tool_use","id":"toolu_2","name":"Task","input":{"prompt":"Review it","subagent_type":"reviewer"}}]}}
+{"type":"user","uuid":"s1","isSidechain":true,"agentId":"b2","sessionId":"s","message":{"role":"user","content":"Review it (context: second)"}}
+{"type":"assistant","uuid":"s2","parentUuid":"s1","isSidechain":true,"agentId":"b2","sessionId":"s","message":{"id":"m2","model":"claude-opus-4-6","role":"assistant","content":[{"type":"text","text":"LGTM"}]}}
+{"type":"user","uuid":"u3","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"LGTM"}]},"toolUseResult":{"agentId":"b2","status":"completed"}}
+{"type":"user","uuid":"u4","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"no subagent record"}]}}
+`
+	out, _, err := Import(ClaudeCode, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	if len(l.Prompts) != 1 || len(l.Steps) != 4 {
+		t.Fatalf("prompts %v, %d steps", l.Prompts, len(l.Steps))
+	}
+	if s := l.Steps[3]; s.Metadata["agent"] != "b2" || s.Metadata["parent_step"] != 2.0 {
+		t.Errorf("subagent step metadata = %v", s.Metadata)
+	}
+}

@@ -1,0 +1,317 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	godigest "github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content/oci"
+	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry"
+	orasremote "oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/errcode"
+	"oras.land/oras-go/v2/registry/remote/retry"
+)
+
+// ErrNotFound reports a pack or blob the remote does not have.
+var ErrNotFound = errors.New("not found on the remote")
+
+// Options tune a Client.
+type Options struct {
+	// PlainHTTP allows plain HTTP to a registry that is not on loopback
+	// (loopback registries always get plain HTTP).
+	PlainHTTP bool
+	// Jobs bounds concurrent transfers (default 8).
+	Jobs int
+	// Transport carries the HTTP requests (default: a clone of
+	// http.DefaultTransport). Retries happen above it.
+	Transport http.RoundTripper
+	// Credential returns the credential for a registry (default: the
+	// Docker configuration, ~/.docker/config.json and its credential
+	// helpers, as docker login and oras login write it).
+	Credential auth.CredentialFunc
+	// RetryWait is the first wait before retrying a request answered 429
+	// or 5xx (default 200ms); waits double, at most MaxRetry times
+	// (default 5).
+	RetryWait time.Duration
+	MaxRetry  int
+	// UserAgent is sent with every request.
+	UserAgent string
+}
+
+// Client talks to one remote.
+type Client struct {
+	Remote Remote
+	jobs   int
+	ep     endpoint
+}
+
+// endpoint is what push and pull need of a registry or a layout.
+type endpoint interface {
+	// resolve returns the manifest a tag names (ErrNotFound if none).
+	resolve(ctx context.Context, tag string) (ocispec.Descriptor, error)
+	// fetchManifest returns the manifest a tag or digest names, its
+	// bytes verified against the digest the remote states.
+	fetchManifest(ctx context.Context, ref string) (ocispec.Descriptor, []byte, error)
+	exists(ctx context.Context, desc ocispec.Descriptor) (bool, error)
+	// push uploads a blob, calling open again for each retry.
+	push(ctx context.Context, desc ocispec.Descriptor, open func() (io.ReadCloser, error)) error
+	fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error)
+	// pushManifest stores a manifest under each tag (by digest if none).
+	pushManifest(ctx context.Context, desc ocispec.Descriptor, b []byte, tags []string) error
+	referrers(ctx context.Context, desc ocispec.Descriptor) ([]ocispec.Descriptor, error)
+}
+
+// Open returns a client of r. A layout directory is created by the first
+// push (create); pulling from a missing one is an error.
+func Open(r Remote, opts Options, create bool) (*Client, error) {
+	c := &Client{Remote: r, jobs: opts.Jobs}
+	if c.jobs <= 0 {
+		c.jobs = 8
+	}
+	if r.IsLayout() {
+		if !create {
+			if _, err := os.Stat(filepath.Join(r.Dir, ocispec.ImageLayoutFile)); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("%s: no OCI image layout there (%s missing): %w", r.URL, ocispec.ImageLayoutFile, ErrNotFound)
+				}
+				return nil, fmt.Errorf("%s: %w", r.URL, err)
+			}
+		}
+		st, err := oci.New(r.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.URL, err)
+		}
+		c.ep = &layoutEndpoint{st: st}
+		return c, nil
+	}
+	repo, err := orasremote.NewRepository(r.Registry + "/" + r.Repository)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrInvalidRemote, r.URL, err)
+	}
+	// TLS everywhere but on loopback, unless asked for.
+	repo.PlainHTTP = r.Loopback() || opts.PlainHTTP
+	base := opts.Transport
+	if base == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = c.jobs + 2
+		base = t
+	}
+	wait := opts.RetryWait
+	if wait <= 0 {
+		wait = 200 * time.Millisecond
+	}
+	maxRetry := opts.MaxRetry
+	if maxRetry <= 0 {
+		maxRetry = 5
+	}
+	policy := &retry.GenericPolicy{
+		Retryable: retry.DefaultPredicate,
+		Backoff:   retry.ExponentialBackoff(wait, 2, 0.1),
+		MinWait:   wait,
+		MaxWait:   wait * 16,
+		MaxRetry:  maxRetry,
+	}
+	cred := opts.Credential
+	if cred == nil {
+		cs, err := credentials.NewStoreFromDocker(credentials.StoreOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("reading registry credentials: %w", err)
+		}
+		cred = credentials.Credential(cs)
+	}
+	client := &auth.Client{
+		Client:     &http.Client{Transport: &retry.Transport{Base: base, Policy: func() retry.Policy { return policy }}},
+		Cache:      auth.NewCache(),
+		Credential: cred,
+		Header:     http.Header{},
+	}
+	if opts.UserAgent != "" {
+		client.Header.Set("User-Agent", opts.UserAgent)
+	}
+	repo.Client = client
+	// Referrers of a pack are few; one listing request is enough.
+	repo.SkipReferrersGC = true
+	c.ep = &registryEndpoint{repo: repo, wait: wait, maxRetry: maxRetry}
+	return c, nil
+}
+
+// maxManifest bounds an OCI manifest read (distribution's own limit).
+const maxManifest = 4 << 20
+
+func notFound(err error) error {
+	if errors.Is(err, errdef.ErrNotFound) {
+		return fmt.Errorf("%w (%v)", ErrNotFound, err)
+	}
+	return err
+}
+
+// readManifest reads at most maxManifest bytes of a manifest and checks
+// them against desc.
+func readManifest(rc io.ReadCloser, desc ocispec.Descriptor, ref string) ([]byte, error) {
+	defer rc.Close()
+	if desc.Size > maxManifest {
+		return nil, fmt.Errorf("manifest %s is %d bytes, more than %d", ref, desc.Size, maxManifest)
+	}
+	b, err := io.ReadAll(io.LimitReader(rc, maxManifest+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading manifest %s: %w", ref, err)
+	}
+	if int64(len(b)) != desc.Size || godigest.FromBytes(b) != desc.Digest {
+		return nil, fmt.Errorf("%w: manifest %s: the remote sent %d bytes hashing to %s, but names %s (%d bytes)", ErrBadLayer, ref, len(b), godigest.FromBytes(b), desc.Digest, desc.Size)
+	}
+	return b, nil
+}
+
+type registryEndpoint struct {
+	repo     *orasremote.Repository
+	wait     time.Duration
+	maxRetry int
+}
+
+func (e *registryEndpoint) resolve(ctx context.Context, tag string) (ocispec.Descriptor, error) {
+	d, err := e.repo.Manifests().Resolve(ctx, tag)
+	return d, notFound(err)
+}
+
+func (e *registryEndpoint) fetchManifest(ctx context.Context, ref string) (ocispec.Descriptor, []byte, error) {
+	desc, rc, err := e.repo.Manifests().FetchReference(ctx, ref)
+	if err != nil {
+		return desc, nil, notFound(err)
+	}
+	b, err := readManifest(rc, desc, ref)
+	return desc, b, err
+}
+
+func (e *registryEndpoint) exists(ctx context.Context, desc ocispec.Descriptor) (bool, error) {
+	return e.repo.Blobs().Exists(ctx, desc)
+}
+
+// push retries a whole upload (POST, then PUT of a fresh stream) when
+// the registry answers 429 or 5xx or the connection breaks: a streamed
+// body cannot be replayed by the transport.
+func (e *registryEndpoint) push(ctx context.Context, desc ocispec.Descriptor, open func() (io.ReadCloser, error)) error {
+	wait := e.wait
+	for attempt := 0; ; attempt++ {
+		r, err := open()
+		if err != nil {
+			return err
+		}
+		err = e.repo.Blobs().Push(ctx, desc, r)
+		r.Close()
+		if err == nil || attempt >= e.maxRetry || !retryable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+func retryable(err error) bool {
+	var er *errcode.ErrorResponse
+	if errors.As(err, &er) {
+		return er.StatusCode == http.StatusTooManyRequests || er.StatusCode == http.StatusRequestTimeout || er.StatusCode >= 500
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+func (e *registryEndpoint) fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
+	rc, err := e.repo.Blobs().Fetch(ctx, desc)
+	return rc, notFound(err)
+}
+
+func (e *registryEndpoint) pushManifest(ctx context.Context, desc ocispec.Descriptor, b []byte, tags []string) error {
+	if len(tags) == 0 {
+		return e.repo.Manifests().Push(ctx, desc, bytes.NewReader(b))
+	}
+	for _, t := range tags {
+		if err := e.repo.Manifests().PushReference(ctx, desc, bytes.NewReader(b), t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *registryEndpoint) referrers(ctx context.Context, desc ocispec.Descriptor) ([]ocispec.Descriptor, error) {
+	var out []ocispec.Descriptor
+	err := e.repo.Referrers(ctx, desc, "", func(rs []ocispec.Descriptor) error {
+		out = append(out, rs...)
+		return nil
+	})
+	return out, err
+}
+
+type layoutEndpoint struct{ st *oci.Store }
+
+func (e *layoutEndpoint) resolve(ctx context.Context, tag string) (ocispec.Descriptor, error) {
+	d, err := e.st.Resolve(ctx, tag)
+	return d, notFound(err)
+}
+
+func (e *layoutEndpoint) fetchManifest(ctx context.Context, ref string) (ocispec.Descriptor, []byte, error) {
+	desc, err := e.resolve(ctx, ref)
+	if err != nil {
+		return desc, nil, err
+	}
+	rc, err := e.st.Fetch(ctx, desc)
+	if err != nil {
+		return desc, nil, notFound(err)
+	}
+	b, err := readManifest(rc, desc, ref)
+	return desc, b, err
+}
+
+func (e *layoutEndpoint) exists(ctx context.Context, desc ocispec.Descriptor) (bool, error) {
+	return e.st.Exists(ctx, desc)
+}
+
+func (e *layoutEndpoint) push(ctx context.Context, desc ocispec.Descriptor, open func() (io.ReadCloser, error)) error {
+	r, err := open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := e.st.Push(ctx, desc, r); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
+		return err
+	}
+	return nil
+}
+
+func (e *layoutEndpoint) fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
+	rc, err := e.st.Fetch(ctx, desc)
+	return rc, notFound(err)
+}
+
+func (e *layoutEndpoint) pushManifest(ctx context.Context, desc ocispec.Descriptor, b []byte, tags []string) error {
+	if err := e.st.Push(ctx, desc, bytes.NewReader(b)); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
+		return err
+	}
+	for _, t := range tags {
+		if err := e.st.Tag(ctx, desc, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *layoutEndpoint) referrers(ctx context.Context, desc ocispec.Descriptor) ([]ocispec.Descriptor, error) {
+	return registry.Referrers(ctx, e.st, desc, "")
+}

@@ -1,0 +1,14 @@
+// Package remote moves context packs to and from OCI registries and OCI
+// image layout directories, in the layout docs/oci-layout.md specifies:
+// one OCI image manifest per pack whose config blob is the pack's
+// manifest object, the pack's objects in deterministic tar layers
+// bucketed by the first byte of their hash, large objects as their own
+// layers.
+//
+// Push reads objects straight from the store; pull verifies every byte
+// (the config digest is the pack hash, every object is re-hashed, the tar
+// layers must be exactly canonical) in a staging directory before the
+// first object enters the store, and finalizes the pack through
+// manifest.Commit, so that hostile or broken content leaves the store as
+// it was.
+package remote

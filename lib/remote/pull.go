@@ -1,0 +1,459 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// maxConfig bounds a pack manifest read into memory.
+const maxConfig = 256 << 20
+
+// PullResult is what ctx-pull prints for a pack.
+type PullResult struct {
+	Hash       digest.Digest `json:"hash"`
+	URI        string        `json:"uri"`
+	Remote     string        `json:"remote"`
+	Digest     string        `json:"digest"`
+	Layers     int           `json:"layers"`
+	Downloaded Transfer      `json:"downloaded"`
+	Skipped    Transfer      `json:"skipped"`
+	Objects    struct {
+		New    int `json:"new"`
+		Reused int `json:"reused"`
+	} `json:"objects"`
+	Parent    digest.Digest `json:"parent,omitzero"`
+	Referrers []Referrer    `json:"referrers,omitzero"`
+}
+
+// ParseRef reads a pull reference: a full pack hash (sha256:<hex>,
+// <hex>, ctx://<hex>) or a tag on the remote.
+func ParseRef(r string) (tag string, want digest.Digest, err error) {
+	if d, err := digest.Parse(r); err == nil {
+		return d.Hex(), d, nil
+	}
+	if !ValidTag(r) {
+		return "", digest.Digest{}, fmt.Errorf("%q is neither a full pack hash (sha256:<64 hex>) nor a tag name (a remote cannot resolve hash prefixes)", r)
+	}
+	return r, digest.Digest{}, nil
+}
+
+// ValidTag reports the distribution spec's tag rule:
+// [a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}.
+func ValidTag(t string) bool {
+	if t == "" || len(t) > 128 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || i > 0 && (c == '.' || c == '-')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// image is a pack manifest as read from a remote, checked.
+type remoteImage struct {
+	desc    ocispec.Descriptor
+	pack    *manifest.Manifest
+	config  []byte
+	buckets map[string]ocispec.Descriptor // by prefix
+	large   map[digest.Digest]ocispec.Descriptor
+	layers  int
+}
+
+// PullOptions are a pull's extras.
+type PullOptions struct {
+	// Referrers, when set, is the directory to write the files of the
+	// pack's referrers to (FetchReferrers).
+	Referrers string
+}
+
+// Pull fetches the pack a tag or full hash names into s. Everything is
+// downloaded and verified in a staging directory under the store's tmp/
+// before the first object is stored; the packs/ entry is written last.
+func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts PullOptions) (*PullResult, error) {
+	tag, want, err := ParseRef(ref)
+	if err != nil {
+		return nil, err
+	}
+	img, err := c.fetchImage(ctx, tag, want)
+	if err != nil {
+		return nil, err
+	}
+	d := img.pack.Hash
+	res := &PullResult{Hash: d, URI: d.URI(), Remote: c.Remote.URL, Digest: img.desc.Digest.String(), Layers: img.layers, Parent: img.pack.Parent}
+	res.Downloaded.add(int64(len(img.config)))
+
+	// Which layers are needed: those holding an object missing here.
+	refs := img.pack.Refs()
+	inPack := make(map[digest.Digest]bool, len(refs))
+	missing := map[digest.Digest]bool{}
+	for _, r := range refs {
+		inPack[r] = true
+		ok, err := s.Has(r)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			missing[r] = true
+		}
+	}
+	for o := range img.large {
+		if !inPack[o] {
+			return nil, lies(ref, "layer %s is an object the pack does not reference", objectName(o))
+		}
+	}
+	needBucket := map[string]bool{}
+	for r := range missing {
+		if _, ok := img.large[r]; ok {
+			continue
+		}
+		p := r.Hex()[:2]
+		if _, ok := img.buckets[p]; !ok {
+			return nil, lies(ref, "object %s is in no layer", r)
+		}
+		needBucket[p] = true
+	}
+	type job struct {
+		desc   ocispec.Descriptor
+		prefix string        // a bucket
+		object digest.Digest // or an object layer
+	}
+	var jobs []job
+	for p, l := range img.buckets {
+		if needBucket[p] {
+			jobs = append(jobs, job{desc: l, prefix: p})
+		} else {
+			res.Skipped.add(l.Size)
+		}
+	}
+	for o, l := range img.large {
+		if missing[o] {
+			jobs = append(jobs, job{desc: l, object: o})
+		} else {
+			res.Skipped.add(l.Size)
+		}
+	}
+
+	staging, cleanup, err := stagingDir(s)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+
+	// Download and verify everything.
+	files := make([]string, len(jobs))
+	var mu sync.Mutex
+	found := map[digest.Digest]bool{}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(c.jobs)
+	for i, j := range jobs {
+		g.Go(func() error {
+			name, err := c.stage(gctx, staging, j.desc)
+			if err != nil {
+				return fmt.Errorf("pack %s: %s: %w", d, title(j.desc), err)
+			}
+			files[i] = name
+			if j.prefix == "" {
+				mu.Lock()
+				found[j.object] = true
+				mu.Unlock()
+				return nil
+			}
+			f, err := os.Open(name)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return ReadBucket(f, j.prefix, func(o digest.Digest, _ int64, _ io.Reader) error {
+				if !inPack[o] {
+					return lies(ref, "layer objects/%s holds %s, which the pack does not reference", j.prefix, o)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if found[o] {
+					return lies(ref, "object %s is in two layers", o)
+				}
+				found[o] = true
+				return nil
+			})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for r := range missing {
+		if !found[r] {
+			return nil, lies(ref, "object %s is missing from layer objects/%s", r, r.Hex()[:2])
+		}
+	}
+	for _, j := range jobs {
+		res.Downloaded.add(j.desc.Size)
+	}
+
+	// Store the objects, then finalize.
+	var newN, reused int
+	count := func(created bool) {
+		mu.Lock()
+		if created {
+			newN++
+		} else {
+			reused++
+		}
+		mu.Unlock()
+	}
+	g, _ = errgroup.WithContext(ctx)
+	g.SetLimit(c.jobs)
+	for i, j := range jobs {
+		g.Go(func() error {
+			f, err := os.Open(files[i])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if j.prefix == "" {
+				got, _, created, err := s.PutReader(f)
+				if err != nil {
+					return err
+				}
+				if got != j.object {
+					return fmt.Errorf("staged object %s changed on disk (now %s)", j.object, got)
+				}
+				count(created)
+				return nil
+			}
+			return ReadBucket(f, j.prefix, func(o digest.Digest, size int64, r io.Reader) error {
+				if !missing[o] {
+					return nil
+				}
+				b := make([]byte, size)
+				if _, err := io.ReadFull(r, b); err != nil {
+					return err
+				}
+				got, created, err := s.Put(b)
+				if err != nil {
+					return err
+				}
+				if got != o {
+					return fmt.Errorf("staged object %s changed on disk (now %s)", o, got)
+				}
+				count(created)
+				return nil
+			})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	res.Objects.New, res.Objects.Reused = newN, reused
+	got, _, err := manifest.Commit(s, img.pack)
+	if err != nil {
+		return nil, err
+	}
+	if got != d {
+		return nil, fmt.Errorf("pack %s was stored as %s", d, got)
+	}
+	if opts.Referrers != "" {
+		res.Referrers, err = c.FetchReferrers(ctx, img.desc, opts.Referrers)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: %w", d, err)
+		}
+	}
+	return res, nil
+}
+
+// lies reports a remote manifest that breaks the layout.
+func lies(ref, format string, args ...any) error {
+	return fmt.Errorf("%w: %s on the remote: %s", ErrBadLayer, ref, fmt.Sprintf(format, args...))
+}
+
+// fetchImage fetches and checks the OCI manifest and the pack manifest.
+func (c *Client) fetchImage(ctx context.Context, tag string, want digest.Digest) (*remoteImage, error) {
+	desc, mb, err := c.ep.fetchManifest(ctx, tag)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			what := "tag " + tag
+			if !want.IsZero() {
+				what = "pack " + want.String()
+			}
+			return nil, fmt.Errorf("%s: %s: %w", c.Remote.URL, what, err)
+		}
+		return nil, fmt.Errorf("%s: fetching %s: %w", c.Remote.URL, tag, err)
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(mb, &m); err != nil {
+		return nil, lies(tag, "manifest: %v", err)
+	}
+	switch {
+	case m.SchemaVersion != 2 || m.MediaType != ocispec.MediaTypeImageManifest:
+		return nil, lies(tag, "not an OCI image manifest (mediaType %q)", m.MediaType)
+	case m.ArtifactType != ArtifactType:
+		return nil, lies(tag, "artifactType is %q, not %q: not a ctx pack", m.ArtifactType, ArtifactType)
+	case m.Config.MediaType != ConfigMediaType:
+		return nil, lies(tag, "config mediaType is %q, not %q", m.Config.MediaType, ConfigMediaType)
+	case m.Subject != nil:
+		return nil, lies(tag, "a pack manifest has no subject")
+	case m.Config.Size < 0 || m.Config.Size > maxConfig:
+		return nil, lies(tag, "config size %d out of range", m.Config.Size)
+	case len(m.Layers) > 256+MaxObjectLayers:
+		return nil, lies(tag, "%d layers, more than %d", len(m.Layers), 256+MaxObjectLayers)
+	}
+	d, err := ctxDigest(m.Config.Digest)
+	if err != nil {
+		return nil, lies(tag, "config: %v", err)
+	}
+	if !want.IsZero() && d != want {
+		return nil, lies(tag, "its config is pack %s, not the pack its tag names", d)
+	}
+	img := &remoteImage{desc: desc, buckets: map[string]ocispec.Descriptor{}, large: map[digest.Digest]ocispec.Descriptor{}, layers: len(m.Layers)}
+	for i, l := range m.Layers {
+		t := l.Annotations[ocispec.AnnotationTitle]
+		switch l.MediaType {
+		case BucketMediaType:
+			p, ok := bucketPrefix(t)
+			if !ok {
+				return nil, lies(tag, "layers[%d]: title %q is not objects/<2 hex>", i, clip(t))
+			}
+			if _, dup := img.buckets[p]; dup {
+				return nil, lies(tag, "layers[%d]: bucket %s twice", i, t)
+			}
+			if _, err := ctxDigest(l.Digest); err != nil || l.Size < 2*blockSize {
+				return nil, lies(tag, "layers[%d]: bad digest or size", i)
+			}
+			img.buckets[p] = l
+		case ObjectMediaType:
+			od, err := ctxDigest(l.Digest)
+			if err != nil || t != objectName(od) || l.Size < 0 {
+				return nil, lies(tag, "layers[%d]: object layer titled %q does not name its digest %s", i, clip(t), l.Digest)
+			}
+			if _, dup := img.large[od]; dup {
+				return nil, lies(tag, "layers[%d]: object %s twice", i, od)
+			}
+			img.large[od] = l
+		case ocispec.MediaTypeEmptyJSON:
+			if len(m.Layers) != 1 || l.Digest != EmptyDescriptor.Digest || l.Size != 2 {
+				return nil, lies(tag, "layers[%d]: an empty layer only stands alone", i)
+			}
+		default:
+			return nil, lies(tag, "layers[%d]: unknown mediaType %q", i, clip(l.MediaType))
+		}
+	}
+	cb, err := c.fetchSmall(ctx, m.Config, maxConfig)
+	if err != nil {
+		return nil, fmt.Errorf("%s: pack %s: %w", c.Remote.URL, d, err)
+	}
+	pm, err := manifest.Parse(cb)
+	if err != nil {
+		return nil, lies(tag, "config: %v", err)
+	}
+	if enc, err := manifest.Encode(pm); err != nil || !bytes.Equal(enc, cb) {
+		return nil, lies(tag, "config is not a canonical pack manifest")
+	}
+	pm.Hash = d
+	if m.Annotations[ocispec.AnnotationCreated] != pm.Created {
+		return nil, lies(tag, "created annotation %q is not the pack's created %q", clip(m.Annotations[ocispec.AnnotationCreated]), pm.Created)
+	}
+	img.pack, img.config = pm, cb
+	return img, nil
+}
+
+func bucketPrefix(t string) (string, bool) {
+	if len(t) != len("objects/xx") || t[:8] != "objects/" {
+		return "", false
+	}
+	p := t[8:]
+	for i := range 2 {
+		if c := p[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return "", false
+		}
+	}
+	return p, true
+}
+
+// fetchSmall fetches a blob into memory, verified.
+func (c *Client) fetchSmall(ctx context.Context, desc ocispec.Descriptor, limit int64) ([]byte, error) {
+	if desc.Size > limit {
+		return nil, fmt.Errorf("blob %s is %d bytes, more than %d", desc.Digest, desc.Size, limit)
+	}
+	rc, err := c.ep.fetch(ctx, desc)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	var buf bytes.Buffer
+	if err := copyVerified(&buf, rc, desc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// copyVerified copies exactly desc.Size bytes of r to w and checks they
+// hash to desc.Digest.
+func copyVerified(w io.Writer, r io.Reader, desc ocispec.Descriptor) error {
+	v := desc.Digest.Verifier()
+	n, err := io.Copy(io.MultiWriter(w, v), io.LimitReader(r, desc.Size+1))
+	if err != nil {
+		return fmt.Errorf("reading blob %s: %w", desc.Digest, err)
+	}
+	if n != desc.Size {
+		return fmt.Errorf("%w: blob %s: got %d bytes, want %d", ErrBadLayer, desc.Digest, n, desc.Size)
+	}
+	if !v.Verified() {
+		return fmt.Errorf("%w: blob %s: content does not hash to its digest", ErrBadLayer, desc.Digest)
+	}
+	return nil
+}
+
+// stage downloads a blob into the staging directory, verified.
+func (c *Client) stage(ctx context.Context, dir string, desc ocispec.Descriptor) (string, error) {
+	rc, err := c.ep.fetch(ctx, desc)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	f, err := os.CreateTemp(dir, "blob-")
+	if err != nil {
+		return "", err
+	}
+	err = copyVerified(f, rc, desc)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return f.Name(), err
+}
+
+// stagingDir makes a directory under the store's tmp/ for a pull's
+// downloads; cleanup removes it, and tmp/ too if the pull created it.
+func stagingDir(s *store.Store) (string, func(), error) {
+	tmp := s.Path("tmp")
+	_, statErr := os.Stat(tmp)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return "", nil, fmt.Errorf("creating %s: %w", tmp, err)
+	}
+	dir, err := os.MkdirTemp(tmp, "pull-")
+	if err != nil {
+		return "", nil, fmt.Errorf("creating a staging directory: %w", err)
+	}
+	return dir, func() {
+		os.RemoveAll(dir)
+		if errors.Is(statErr, fs.ErrNotExist) {
+			os.Remove(tmp) // only if empty: another writer may use it
+		}
+	}, nil
+}

@@ -1,0 +1,255 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// Transfer counts blobs and their bytes.
+type Transfer struct {
+	Blobs int   `json:"blobs"`
+	Bytes int64 `json:"bytes"`
+}
+
+func (t *Transfer) add(size int64) {
+	t.Blobs++
+	t.Bytes += size
+}
+
+// PushResult is what ctx-push prints for a pack.
+type PushResult struct {
+	Hash     digest.Digest `json:"hash"`
+	Remote   string        `json:"remote"`
+	Digest   string        `json:"digest"`
+	Tags     []string      `json:"tags"`
+	Layers   int           `json:"layers"`
+	Uploaded Transfer      `json:"uploaded"`
+	Skipped  Transfer      `json:"skipped"`
+	// Referrers are the attachments pushed with the pack.
+	Referrers []Referrer `json:"referrers,omitzero"`
+}
+
+// Image is a pack laid out as an OCI image manifest.
+type Image struct {
+	Pack     *manifest.Manifest
+	Config   []byte // the pack's manifest object
+	Layout   Layout
+	Layers   []ocispec.Descriptor
+	Manifest []byte
+	Desc     ocispec.Descriptor
+}
+
+// Build lays out pack d of s: it reads every object the pack references,
+// checking its digest, to compute the bucket layers' digests.
+func Build(ctx context.Context, s *store.Store, d digest.Digest, jobs int) (*Image, error) {
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		return nil, err
+	}
+	config, err := s.Get(d)
+	if err != nil {
+		return nil, err
+	}
+	refs := m.Refs()
+	objs := make([]Object, len(refs))
+	for i, r := range refs {
+		size, err := s.Size(r)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: %w", d, err)
+		}
+		objs[i] = Object{Digest: r, Size: size}
+	}
+	l, err := Plan(objs)
+	if err != nil {
+		return nil, fmt.Errorf("pack %s: %w", d, err)
+	}
+	layers := make([]ocispec.Descriptor, len(l.Buckets), len(l.Buckets)+len(l.Large))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(jobs, 1))
+	open := storeOpener(s)
+	for i, b := range l.Buckets {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			h := digest.NewHasher()
+			if _, err := WriteBucket(h, b, open); err != nil {
+				return fmt.Errorf("pack %s: %w", d, err)
+			}
+			layers[i] = BucketDescriptor(b, h.Digest())
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for _, o := range l.Large {
+		layers = append(layers, ObjectDescriptor(o))
+	}
+	mb, desc, err := EncodeManifest(ConfigDescriptor(d, int64(len(config))), layers, m.Created)
+	if err != nil {
+		return nil, err
+	}
+	return &Image{Pack: m, Config: config, Layout: l, Layers: layers, Manifest: mb, Desc: desc}, nil
+}
+
+func storeOpener(s *store.Store) Opener {
+	return func(d digest.Digest) (io.ReadCloser, error) { return s.Open(d) }
+}
+
+// PushOptions are a push's extras.
+type PushOptions struct {
+	// Tags are tags to set on the remote besides the 64-hex hash.
+	Tags []string
+	// Attach are files to attach to the pack as referrers (AttachType).
+	Attach []string
+}
+
+// Push uploads pack d of s and tags it with its 64-hex hash and
+// opts.Tags. Blobs the remote has are not uploaded; a pack already there
+// under its hash tag costs one request, plus one per extra tag.
+func (c *Client) Push(ctx context.Context, s *store.Store, d digest.Digest, opts PushOptions) (*PushResult, error) {
+	for _, t := range opts.Tags {
+		if !ValidTag(t) {
+			return nil, fmt.Errorf("%w: invalid tag %q: use [A-Za-z0-9_][A-Za-z0-9._-]{0,127}", ErrInvalidRemote, t)
+		}
+	}
+	for _, a := range opts.Attach {
+		if _, err := AttachType(a); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidRemote, err)
+		}
+	}
+	img, err := Build(ctx, s, d, c.jobs)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.push(ctx, s, img, opts.Tags)
+	if err != nil {
+		return nil, err
+	}
+	if len(opts.Attach) > 0 {
+		res.Referrers, err = c.Attach(ctx, img.Desc, img.Pack.Created, opts.Attach)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: %w", d, err)
+		}
+	}
+	return res, nil
+}
+
+func (c *Client) push(ctx context.Context, s *store.Store, img *Image, tags []string) (*PushResult, error) {
+	d := img.Pack.Hash
+	res := &PushResult{Hash: d, Remote: c.Remote.URL, Digest: img.Desc.Digest.String(), Layers: len(img.Layers)}
+	res.Tags = append([]string{d.Hex()}, tags...)
+	var blobSizes int64
+	for _, l := range img.Layers {
+		blobSizes += l.Size
+	}
+	blobSizes += int64(len(img.Config))
+
+	have, err := c.ep.resolve(ctx, d.Hex())
+	switch {
+	case err == nil && have.Digest == img.Desc.Digest:
+		res.Skipped = Transfer{Blobs: len(img.Layers) + 1, Bytes: blobSizes}
+		if len(tags) > 0 {
+			if err := c.ep.pushManifest(ctx, img.Desc, img.Manifest, tags); err != nil {
+				return nil, fmt.Errorf("tagging pack %s on %s: %w", d, c.Remote.URL, err)
+			}
+		}
+		return res, nil
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return nil, fmt.Errorf("looking up pack %s on %s: %w", d, c.Remote.URL, err)
+	}
+
+	open := storeOpener(s)
+	type blob struct {
+		desc ocispec.Descriptor
+		open func() (io.ReadCloser, error)
+	}
+	blobs := []blob{{ConfigDescriptor(d, int64(len(img.Config))), bytesOpener(img.Config)}}
+	bucketOf := map[string]Bucket{}
+	for _, b := range img.Layout.Buckets {
+		bucketOf[b.Title()] = b
+	}
+	for _, l := range img.Layers {
+		switch l.MediaType {
+		case BucketMediaType:
+			b := bucketOf[l.Annotations[ocispec.AnnotationTitle]]
+			blobs = append(blobs, blob{l, func() (io.ReadCloser, error) { return bucketReader(b, open), nil }})
+		case ObjectMediaType:
+			od, _ := ctxDigest(l.Digest)
+			blobs = append(blobs, blob{l, func() (io.ReadCloser, error) { return open(od) }})
+		default: // the empty descriptor of a pack without objects
+			blobs = append(blobs, blob{l, bytesOpener(emptyJSON)})
+		}
+	}
+	var mu sync.Mutex
+	var failed atomic.Bool
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(c.jobs)
+	for _, b := range blobs {
+		g.Go(func() error {
+			if failed.Load() {
+				return nil
+			}
+			ok, err := c.ep.exists(gctx, b.desc)
+			if err != nil {
+				failed.Store(true)
+				return fmt.Errorf("checking blob %s on %s: %w", b.desc.Digest, c.Remote.URL, err)
+			}
+			if !ok {
+				if err := c.ep.push(gctx, b.desc, b.open); err != nil {
+					failed.Store(true)
+					return fmt.Errorf("uploading %s (%s) to %s: %w", title(b.desc), b.desc.Digest, c.Remote.URL, err)
+				}
+			}
+			mu.Lock()
+			if ok {
+				res.Skipped.add(b.desc.Size)
+			} else {
+				res.Uploaded.add(b.desc.Size)
+			}
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := c.ep.pushManifest(ctx, img.Desc, img.Manifest, res.Tags); err != nil {
+		return nil, fmt.Errorf("pushing the manifest of pack %s to %s: %w", d, c.Remote.URL, err)
+	}
+	return res, nil
+}
+
+func title(d ocispec.Descriptor) string {
+	if t := d.Annotations[ocispec.AnnotationTitle]; t != "" {
+		return t
+	}
+	return d.MediaType
+}
+
+func bytesOpener(b []byte) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+}
+
+// bucketReader streams a bucket's tar from the store, without a copy.
+func bucketReader(b Bucket, open Opener) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := WriteBucket(pw, b, open)
+		pw.CloseWithError(err)
+	}()
+	return pr
+}
