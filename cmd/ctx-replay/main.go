@@ -38,6 +38,8 @@ type replayCmd struct {
 	Timeout time.Duration `help:"Time limit of a --tool command for one step." default:"30s"`
 	HTML    bool          `name:"html" help:"Print the outcome as one self-contained HTML page (no scripts, no network): the pack with each step's status, the fidelity and the dependencies that drifted."`
 	Output  string        `short:"o" help:"Write the --html page to FILE instead of stdout." placeholder:"FILE"`
+
+	CodexShellReads bool `help:"Replay Codex's plain read-only shell commands (cat, sed -n 'A,Bp', head, nl -ba, ls) by reading the workspace, never by running a shell; other commands are skipped with the reason." name:"codex-shell-reads"`
 }
 
 func (c *replayCmd) Description() string {
@@ -125,6 +127,8 @@ func (c *replayCmd) Run(env *cli.Env) error {
 		Keep:  c.Keep,
 		Steps: ranges,
 		Tools: tools,
+
+		CodexShellReads: c.CodexShellReads,
 		Progress: func(pos, total int, st *manifest.Step) {
 			env.Progressf("step %d/%d (index %d, %s)", pos, total, st.Index, toolName(st))
 		},

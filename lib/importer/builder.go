@@ -30,8 +30,9 @@ type modelInfo struct {
 }
 
 type prompt struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role    string          `json:"role"`
+	Content string          `json:"content"`
+	Parts   json.RawMessage `json:"parts,omitempty"` // instead of Content
 }
 
 type step struct {
@@ -43,6 +44,13 @@ type step struct {
 	Deterministic bool            `json:"deterministic"`
 	Timestamp     string          `json:"timestamp,omitempty"`
 	Metadata      json.RawMessage `json:"metadata,omitempty"`
+	// The extended schema's step fields.
+	Error       json.RawMessage `json:"error,omitempty"`
+	Usage       json.RawMessage `json:"usage,omitempty"`
+	Reasoning   *string         `json:"reasoning,omitempty"`
+	Agent       string          `json:"agent,omitempty"`
+	ParentStep  *int            `json:"parent_step,omitempty"`
+	OutputParts json.RawMessage `json:"output_parts,omitempty"` // instead of Output
 
 	outLit   string // the output as a JSON string literal, instead of Output
 	meta     obj    // becomes Metadata
@@ -62,7 +70,28 @@ type environment struct {
 	ToolVersions map[string]string `json:"tool_versions,omitempty"`
 }
 
-func (s *step) hasOutput() bool { return s.Output != nil || s.outLit != "" }
+func (s *step) hasOutput() bool { return s.Output != nil || s.outLit != "" || s.OutputParts != nil }
+
+// fail records that the step failed: with a message and an exit code when
+// the source gives them (log form {"message", "exit_code"}), else true.
+func (s *step) fail(f failure) {
+	var e obj
+	if f.msg != "" {
+		e.setString("message", f.msg)
+	}
+	e.set("exit_code", f.exitCode)
+	if len(e) == 0 {
+		s.Error = jsonTrue
+		return
+	}
+	s.Error = e.raw()
+}
+
+// A failure is what a source says about a failed call.
+type failure struct {
+	msg      string
+	exitCode json.RawMessage // an integer
+}
 
 // text returns the output.
 func (s *step) text() string {
@@ -102,6 +131,8 @@ type msg struct {
 	results   []*result
 	ts        string
 	params    json.RawMessage // request parameters, for a model turn
+	parts     list            // the content as parts, when it holds more than text
+	failed    *failure        // a model call that failed
 	meta      obj
 	key       string // identity for history deduplication; computed lazily
 }
@@ -114,6 +145,7 @@ type call struct {
 	meta     obj
 	output   *string // set when the call carries its own result
 	isError  bool
+	failure  failure
 	step     *step // the step it became
 }
 
@@ -123,7 +155,9 @@ type result struct {
 	output   string // see text
 	lit      string // the output as the input's JSON string literal
 	hasOut   bool
+	parts    list // the output as parts, when it holds more than text
 	isError  bool
+	failure  failure
 	ts       string
 	meta     obj
 }
@@ -369,6 +403,12 @@ func (b *builder) prompt(role, text string, meta obj, ts string) {
 	b.prompts = append(b.prompts, prompt{Role: role, Content: text})
 }
 
+// promptParts adds a prompt that holds more than text.
+func (b *builder) promptParts(role string, parts list, meta obj, ts string) {
+	b.prompt(role, "", meta, ts)
+	b.prompts[len(b.prompts)-1].Parts = parts.raw()
+}
+
 // add appends one message to the log.
 func (b *builder) add(m *msg) {
 	switch m.role {
@@ -385,7 +425,11 @@ func (b *builder) add(m *msg) {
 			if role == "tool" || role == "" {
 				role = "user"
 			}
-			b.prompt(role, m.text, m.meta, m.ts)
+			if len(m.parts) > 0 {
+				b.promptParts(role, m.parts, m.meta, m.ts)
+			} else {
+				b.prompt(role, m.text, m.meta, m.ts)
+			}
 		case len(m.meta) > 0:
 			for _, r := range m.results {
 				r.meta = join(r.meta, m.meta)
@@ -456,9 +500,14 @@ func (b *builder) turn(m *msg) {
 		}
 	}
 	if len(m.reasoning) > 0 {
-		s.meta.setString("reasoning", strings.Join(m.reasoning, "\n"))
+		r := strings.Join(m.reasoning, "\n")
+		s.Reasoning = &r
 	}
 	s.meta = join(s.meta, m.meta)
+	s.Usage, s.meta = takeUsage(s.meta)
+	if m.failed != nil {
+		s.fail(*m.failed)
+	}
 	b.addStep(s)
 	for _, c := range m.calls {
 		b.call(c, m.ts)
@@ -490,7 +539,7 @@ func (b *builder) call(c *call, ts string) *step {
 		s.Output = c.output
 		s.resolved = true
 		if c.isError {
-			s.meta.set("is_error", jsonTrue)
+			s.fail(c.failure)
 		}
 	}
 	b.addStep(s)
@@ -584,7 +633,9 @@ func (b *builder) result(r *result) {
 		s.meta.set("unmatched_result", jsonTrue)
 	}
 	s.resolved = true
-	if r.hasOut && !s.hasOutput() {
+	if len(r.parts) > 0 && !s.hasOutput() {
+		s.OutputParts = r.parts.raw()
+	} else if r.hasOut && !s.hasOutput() {
 		if r.lit != "" {
 			s.outLit = r.lit
 		} else {
@@ -593,7 +644,7 @@ func (b *builder) result(r *result) {
 		}
 	}
 	if r.isError {
-		s.meta.set("is_error", jsonTrue)
+		s.fail(r.failure)
 	}
 	if r.ts != "" && r.ts != s.Timestamp {
 		s.meta.setString("result_timestamp", r.ts)
@@ -621,7 +672,11 @@ func objOf(v json.RawMessage) obj {
 // span, a LangSmith tool run). It completes the call a model turn made,
 // matched by id or, for calls without ids, by tool name; without such a
 // call it is a step of its own.
-func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, isError bool, ts string, meta obj) {
+func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, fail *failure, ts string, meta obj) {
+	isError := fail != nil
+	if fail == nil {
+		fail = &failure{}
+	}
 	b.seen(ts)
 	var joined *step
 	if id != "" {
@@ -633,7 +688,7 @@ func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, 
 		joined = b.oldestOpen(name)
 	}
 	if joined != nil && !joined.resolved {
-		r := &result{id: id, name: name, ts: ts, meta: meta, isError: isError}
+		r := &result{id: id, name: name, ts: ts, meta: meta, isError: isError, failure: *fail}
 		if out != nil {
 			r.output, r.hasOut = *out, true
 		}
@@ -648,7 +703,7 @@ func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, 
 		b.result(r)
 		return
 	}
-	b.call(&call{id: id, name: name, args: params, ts: ts, meta: meta, output: out, isError: isError}, "")
+	b.call(&call{id: id, name: name, args: params, ts: ts, meta: meta, output: out, isError: isError, failure: *fail}, "")
 }
 
 func (b *builder) report() Report {

@@ -107,7 +107,11 @@ func (l *execLog) encode(meta obj, stepMeta []obj) []byte {
 			e.sep()
 			e.open('{')
 			e.str("role", p.Role)
-			e.str("content", p.Content)
+			if p.Parts != nil {
+				e.raw("parts", p.Parts)
+			} else {
+				e.str("content", p.Content)
+			}
 			e.close('}')
 		}
 		e.close(']')
@@ -126,8 +130,18 @@ func (l *execLog) encode(meta obj, stepMeta []obj) []byte {
 		} else if s.Output != nil {
 			e.str("output", *s.Output)
 		}
+		e.raw("output_parts", s.OutputParts)
 		e.raw("deterministic", jsonBool(s.Deterministic))
 		e.optStr("timestamp", s.Timestamp)
+		e.raw("error", s.Error)
+		e.raw("usage", s.Usage)
+		if s.Reasoning != nil {
+			e.str("reasoning", *s.Reasoning)
+		}
+		e.optStr("agent", s.Agent)
+		if s.ParentStep != nil {
+			e.raw("parent_step", jsonInt(*s.ParentStep))
+		}
 		e.obj("metadata", stepMeta[i])
 		e.close('}')
 	}

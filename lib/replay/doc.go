@@ -111,6 +111,22 @@
 // serve the Reads whose lines are all known; any other use of them skips
 // the step.
 //
+// With Options.CodexShellReads (ctx-replay --codex-shell-reads), Codex's
+// shell tools (shell, shell_command, exec_command, local_shell) replay the
+// plain read-only commands cat FILE…, sed -n 'A,Bp' FILE, head [-n N] FILE,
+// nl -ba FILE and ls [-1] [-A] [DIR] by reading the workspace as GNU
+// coreutils would print it; no shell ever runs. The command is taken from
+// the step's argv (bash -lc SCRIPT is split as a shell splits simple
+// words); a pipe, redirection, expansion, another program or option skips
+// the step with the reason. Codex records a command's output inside a
+// frame (JSON with exit_code and duration, or an "Exit code … Output:"
+// header) that says nothing about the files: the reproduced output is put
+// back into the recorded frame, so only the output is compared; a recorded
+// non-zero exit or a shortened output skips the step. ls in a hermetic
+// workspace skips (the pack holds the files the session saw, not the
+// directory), and names in another order than ls printed them (the
+// locale's collation) skip too.
+//
 // # External executors
 //
 // A Command runs with the step's parameters as JSON on stdin (canonical

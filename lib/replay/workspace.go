@@ -24,11 +24,12 @@ type Workspace struct {
 	// have no real modification times, and files the session saw only by
 	// name or in part are known from the pack (seen), not from the disk.
 	Hermetic bool
-	// RootName is how the agents' listings name the workspace itself
-	// (Claude Code's LS prints its working directory "/abs/dir/"): ".", as
-	// the importers record it when they make paths under the recorded
-	// working directory relative.
-	RootName string
+	// RecordedDir is the working directory the session ran in, as the pack
+	// records it (metadata.session.cwd, kept by the importers), or "".
+	// Agents print paths under it in their results (Claude Code's Glob
+	// lists absolute paths); the renderers print workspace paths the same
+	// way.
+	RecordedDir string
 
 	seen map[string]*seenFile
 }
@@ -54,6 +55,34 @@ func (w *Workspace) seenAs(name string) *seenFile {
 	return w.seen[name]
 }
 
+// shown is how the recording agent would print workspace path name: under
+// the recorded working directory when there is one.
+func (w *Workspace) shown(name string) string {
+	switch {
+	case w.RecordedDir == "":
+		return name
+	case name == ".":
+		return w.RecordedDir
+	}
+	return strings.TrimSuffix(w.RecordedDir, "/") + "/" + name
+}
+
+// local makes a path the agent wrote under the recorded working directory
+// a workspace path; other paths are returned as they are.
+func (w *Workspace) local(p string) string {
+	if w.RecordedDir == "" {
+		return p
+	}
+	dir := strings.TrimSuffix(w.RecordedDir, "/")
+	if p == dir {
+		return "."
+	}
+	if rest, ok := strings.CutPrefix(p, dir+"/"); ok && rest != "" {
+		return rest
+	}
+	return p
+}
+
 // Close releases the workspace and leaves its directory in place.
 func (w *Workspace) Close() error { return w.Root.Close() }
 
@@ -73,7 +102,7 @@ func OpenLive(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening workspace: %w", err)
 	}
-	return &Workspace{Dir: abs, Root: root, RootName: "."}, nil
+	return &Workspace{Dir: abs, Root: root}, nil
 }
 
 // Materialise creates a temporary workspace in tmp (os.TempDir() if empty)
@@ -94,6 +123,17 @@ func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace
 	ws.Hermetic = true
 	var drift []Drift
 	for _, in := range inputs {
+		if in.Seen != manifest.SeenWhole {
+			err := ws.addSeen(s, in)
+			if errors.Is(err, store.ErrCorrupt) {
+				ws.Root.Close()
+				os.RemoveAll(dir)
+				return nil, nil, fmt.Errorf("reading input %s: %w", in.Name, err)
+			} else if err != nil {
+				drift = append(drift, Drift{Type: DriftMissingInput, Name: in.Name, Expected: in.ContentRef.String(), Reason: err.Error()})
+			}
+			continue
+		}
 		if err := ws.write(s, in); errors.Is(err, store.ErrCorrupt) {
 			ws.Root.Close()
 			os.RemoveAll(dir)
@@ -103,6 +143,41 @@ func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace
 		}
 	}
 	return ws, drift, nil
+}
+
+// addSeen records an input the session saw only by name or in part: it
+// is not written, but listings know its name and Reads its known lines.
+func (w *Workspace) addSeen(s *store.Store, in manifest.File) error {
+	if err := checkName(in.Name); err != nil {
+		return err
+	}
+	if w.seen == nil {
+		w.seen = map[string]*seenFile{}
+	}
+	sf := &seenFile{seen: seenName}
+	if in.Seen == manifest.SeenPartial {
+		b, err := s.Get(in.ContentRef)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("object %s is not in the store", in.ContentRef)
+			}
+			return err
+		}
+		sf.seen, sf.total, sf.lines = seenPartial, int(in.TotalLines), map[int]string{}
+		text := strings.Split(string(b), "\n")
+		if len(text) > 0 && text[len(text)-1] == "" {
+			text = text[:len(text)-1]
+		}
+		k := 0
+		for _, r := range in.Lines {
+			for n := r[0]; n <= r[1] && k < len(text); n++ {
+				sf.lines[int(n)] = text[k]
+				k++
+			}
+		}
+	}
+	w.seen[in.Name] = sf
+	return nil
 }
 
 func (w *Workspace) write(s *store.Store, in manifest.File) error {
@@ -154,6 +229,9 @@ func checkName(name string) error {
 func (w *Workspace) CheckInputs(s *store.Store, inputs []manifest.File) []Drift {
 	var drift []Drift
 	for _, in := range inputs {
+		if in.Seen != manifest.SeenWhole {
+			continue // no bytes to compare: the session did not see them all
+		}
 		d := Drift{Name: in.Name, Expected: in.ContentRef.String()}
 		got, err := w.hash(in.Name)
 		switch {
