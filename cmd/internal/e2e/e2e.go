@@ -265,7 +265,7 @@ func cmdGlob(ts *testscript.TestScript, neg bool, args []string) {
 // Tools are the programs beyond a POSIX sh and its usual utilities that
 // scripts may run; a script that runs one declares it with a condition,
 // [!exec:NAME] skip '…', so that it skips where the program is missing.
-var Tools = []string{"jq", "sha256sum", "chromium"}
+var Tools = []string{"jq", "sha256sum", "timeout", "chromium"}
 
 // Lint reports script lines that cannot do what they say: `exists` with a
 // pattern (exists does not expand it; use glob), and a program of Tools
