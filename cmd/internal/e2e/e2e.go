@@ -80,6 +80,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -269,7 +270,8 @@ var Tools = []string{"jq", "sha256sum", "timeout", "chromium"}
 
 // Lint reports script lines that cannot do what they say: `exists` with a
 // pattern (exists does not expand it; use glob), and a program of Tools
-// run by a script that does not declare it.
+// run by a script that does not declare it, either for the whole script
+// ([!exec:jq] skip …) or on the line ([exec:jq] exec jq …).
 func Lint(dir string) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
 	if err != nil {
@@ -284,7 +286,9 @@ func Lint(dir string) error {
 		script := string(a.Comment)
 		for i, line := range strings.Split(script, "\n") {
 			words := strings.Fields(line)
+			var conds []string
 			for len(words) > 0 && (strings.HasPrefix(words[0], "[") || words[0] == "!" || words[0] == "?") {
+				conds = append(conds, words[0])
 				words = words[1:]
 			}
 			if len(words) == 0 || strings.HasPrefix(words[0], "#") {
@@ -299,7 +303,8 @@ func Lint(dir string) error {
 				}
 			case "exec", "status":
 				for _, tool := range Tools {
-					if runsTool(line, tool) && !strings.Contains(script, "[!exec:"+tool+"]") {
+					declared := strings.Contains(script, "[!exec:"+tool+"]") || slices.Contains(conds, "[exec:"+tool+"]")
+					if runsTool(line, tool) && !declared {
 						errs = append(errs, fmt.Errorf("%s:%d: runs %s without declaring it: add [!exec:%s] skip 'needs %s, which is not installed'", f, i+1, tool, tool, tool))
 					}
 				}

@@ -98,6 +98,8 @@ func TestLint(t *testing.T) {
 		{"exec sh -c 'sha256sum x'\n", []string{"runs sha256sum"}},
 		{"[!exec:jq] skip 'needs jq'\nexec sh -c 'cat x | jq -r .a'\n! exists plain\n", nil},
 		{"exec sh -c 'echo jqx jq-like'\nstdout 'jq'\n", nil},
+		{"[exec:jq] exec jq .a x.json\n[exec:jq] stdout .\n", nil},
+		{"[exec:jq] exec jq .a x.json\nexec jq .b x.json\n", []string{"s.txtar:2: runs jq"}},
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "s.txtar"), []byte(tc.script+"-- x.json --\n{}\n"), 0o644); err != nil {
