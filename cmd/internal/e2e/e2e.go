@@ -14,7 +14,10 @@
 // compares the build ID recorded in the existing file), and a file lock
 // keeps concurrent test processes from building at once, so
 // `go test ./...` links each binary at most once; a build error fails every
-// test of every package. The directory lives under the user's cache
+// test that needs the binaries. The build runs inside the tests after they
+// have looked at every source file of the module, so the go command's test
+// cache reruns every package's scenarios when any command's source
+// changes. The directory lives under the user's cache
 // directory (os.UserCacheDir, else the temporary directory):
 // ctx-e2e/<hash of the module root>/{race,plain}.
 //
