@@ -170,7 +170,7 @@ func (c *replayCmd) Run(env *cli.Env) error {
 			err = htmlview.Write(env.Stdout, c.Output, page)
 		}
 	case env.Human():
-		err = env.Text(rep.Text())
+		err = env.Text(rep.Human())
 	default:
 		err = env.Result(rep)
 	}

@@ -542,7 +542,7 @@ drift:
 3 steps: 1 matched, 1 diverged, 1 skipped
 1 of 3 steps verified (executed and compared equal)
 `
-	if got := rep.Text(); got != want {
+	if got := rep.Human(); got != want {
 		t.Errorf("Text():\n%s\nwant:\n%s", got, want)
 	}
 }
