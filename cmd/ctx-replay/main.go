@@ -24,6 +24,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/replay"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 type replayCmd struct {
@@ -57,7 +58,7 @@ and compared equal), else exact. summary.verified counts matched steps.
 Built-in executors, confined to the workspace: read_file, list_dir, glob,
 grep, and Claude Code's Read, LS, Glob, Grep, whose results are rendered as
 Claude Code renders them. Other tools need an executor: --tool NAME=CMD, or
-"tools" in your config ($XDG_CONFIG_HOME/ctx/config.json):
+"tools" in your config ($CTX_CONFIG, else $XDG_CONFIG_HOME/ctx/config.json):
   {"tools":{"NAME":{"command":["prog","arg"],"version":"1.2","timeout":"30s"}}}
 "tools" in the store's .ctx/config.json run only if you trust that store
 (--trust-store-config, or its path in "trusted_stores" of your config).
@@ -102,8 +103,14 @@ func (c *replayCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	var user *userconfig.Config
+	if path, err := userconfig.Path(); err == nil { // no home: no user config
+		if user, err = userconfig.Load(path); err != nil {
+			return cli.WithHint(err, "fix "+path)
+		}
+	}
 	tools, warnings, err := replay.LoadTools(replay.ToolSources{
-		Flags: flagTools, UserConfig: replay.UserConfigPath(), Store: s, TrustStore: c.TrustStoreConfig,
+		Flags: flagTools, User: user, Store: s, TrustStore: c.TrustStoreConfig,
 	})
 	if ce := (*replay.ConfigError)(nil); errors.As(err, &ce) {
 		return cli.WithHint(err, "fix "+ce.Path)

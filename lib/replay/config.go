@@ -1,11 +1,8 @@
 package replay
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 // Where executors come from. A pack, and the store it travels in, come
@@ -24,27 +22,17 @@ import (
 //  2. "tools" in the store's .ctx/config.json, only when the user trusts
 //     that store: --trust-store-config for this run, or its directory
 //     listed in "trusted_stores" of the user's config;
-//  3. "tools" in the user's config, $XDG_CONFIG_HOME/ctx/config.json
-//     (~/.config/ctx/config.json), which the user wrote.
+//  3. "tools" in the user's config (lib/userconfig: $CTX_CONFIG, else
+//     $XDG_CONFIG_HOME/ctx/config.json or ~/.config/ctx/config.json),
+//     which the user wrote.
 //
 // No configuration replaces a built-in (read_file, list_dir, glob, grep
 // and their aliases): an entry for one is ignored with a warning.
 
-// UserConfigPath returns where the user's ctx configuration lives:
-// $XDG_CONFIG_HOME/ctx/config.json, else ~/.config/ctx/config.json; "" if
-// neither can be told.
-func UserConfigPath() string {
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "ctx", "config.json")
-}
-
 // ToolSources are the places executors may come from (see above).
 type ToolSources struct {
 	Flags      map[string]Executor // --tool
-	UserConfig string              // path of the user's config file; "" for none
+	User       *userconfig.Config  // the user's config; nil for none
 	Store      *store.Store        // the store replayed from
 	TrustStore bool                // --trust-store-config
 }
@@ -71,27 +59,16 @@ func IsBuiltin(tool string) bool {
 func LoadTools(src ToolSources) (map[string]Executor, []string, error) {
 	tools := map[string]Executor{}
 	var warnings []string
-	var trusted []string
-	if src.UserConfig != "" {
-		raw, err := store.ReadFile(src.UserConfig, store.MaxConfigSize)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			return nil, nil, fmt.Errorf("reading %s: %w", src.UserConfig, err)
-		default:
-			user, err := ConfigTools(raw, filepath.Dir(src.UserConfig))
-			if err != nil {
-				return nil, nil, &ConfigError{Path: src.UserConfig, Err: fmt.Errorf("%s: %w", src.UserConfig, err)}
-			}
-			warnings = append(warnings, addConfigured(tools, user, src.UserConfig)...)
-			if trusted, err = trustedStores(raw); err != nil {
-				return nil, nil, &ConfigError{Path: src.UserConfig, Err: fmt.Errorf("%s: %w", src.UserConfig, err)}
-			}
+	if u := src.User; u != nil && u.Raw != nil {
+		user, err := ConfigTools(u.Raw, filepath.Dir(u.Path))
+		if err != nil {
+			return nil, nil, &ConfigError{Path: u.Path, Err: fmt.Errorf("%s: %w", u.Path, err)}
 		}
+		warnings = append(warnings, addConfigured(tools, user, u.Path)...)
 	}
 	if s := src.Store; s != nil {
 		cfg := s.Path("config.json")
-		if src.TrustStore || slices.ContainsFunc(trusted, func(dir string) bool { return sameDir(dir, s.Root()) }) {
+		if src.TrustStore || (src.User != nil && src.User.TrustsStore(s)) {
 			st, err := ConfigTools(s.Config().Raw, filepath.Dir(s.Root()))
 			if err != nil {
 				return nil, nil, &ConfigError{Path: cfg, Err: err}
@@ -99,7 +76,7 @@ func LoadTools(src ToolSources) (map[string]Executor, []string, error) {
 			warnings = append(warnings, addConfigured(tools, st, cfg)...)
 		} else if names := configuredNames(s.Config().Raw); len(names) > 0 {
 			warnings = append(warnings, fmt.Sprintf("ignoring the executors %s names (%s): a store's config is not trusted, since stores travel; "+
-				"trust this one with --trust-store-config, or list it in \"trusted_stores\" of %s", cfg, strings.Join(names, ", "), userConfigName(src.UserConfig)))
+				"trust this one with --trust-store-config, or list it in \"trusted_stores\" of %s", cfg, strings.Join(names, ", "), src.User.Name()))
 		}
 	}
 	maps.Copy(tools, src.Flags)
@@ -130,35 +107,4 @@ func configuredNames(raw []byte) []string {
 		return nil
 	}
 	return slices.Sorted(maps.Keys(top.Tools))
-}
-
-// trustedStores reads "trusted_stores" of the user's config: absolute
-// paths of store directories whose config.json executors the user trusts.
-func trustedStores(raw []byte) ([]string, error) {
-	var top struct {
-		Trusted []string `json:"trusted_stores"`
-	}
-	if err := json.Unmarshal(raw, &top); err != nil {
-		return nil, fmt.Errorf("trusted_stores: %w", err)
-	}
-	for i, dir := range top.Trusted {
-		if !filepath.IsAbs(dir) {
-			return nil, fmt.Errorf("trusted_stores[%d]: %q is not an absolute path", i, dir)
-		}
-	}
-	return top.Trusted, nil
-}
-
-// sameDir reports whether two paths name the same directory.
-func sameDir(a, b string) bool {
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(fa, fb)
-}
-
-func userConfigName(path string) string {
-	if path == "" {
-		return "your ctx config"
-	}
-	return path
 }
