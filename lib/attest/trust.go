@@ -121,4 +121,3 @@ func readKeys(entries []string, dir, source string) ([]PublicKey, error) {
 	}
 	return keys, nil
 }
-
