@@ -41,6 +41,11 @@ type Content struct {
 	at     canon.Path // where the log gives it, for messages
 	stated int64      // the size the log states, or -1
 	lines  int64      // the line count the log's ranges cover, or -1
+
+	// from is set on an object (ref) that JSON writes inline, streamed
+	// from this store; isText says whether its bytes are valid UTF-8.
+	from   *store.Store
+	isText bool
 }
 
 // Text returns content holding s.

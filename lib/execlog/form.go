@@ -1,8 +1,10 @@
 package execlog
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -135,20 +137,43 @@ func (l *Log) contents() []*Content {
 // FromManifest reads every object m references (verifying each) and
 // returns the pack in log form, with m's own parent: what ctx-show
 // --resolve and ctx-fork print. Packing it gives back m.
+//
+// Objects up to inlineInMemory bytes are held in memory; larger ones are
+// read once here, to verify them and learn whether they are text, and
+// once more, streamed, when the log is written: memory stays bounded by
+// the smaller objects, whatever the size of the larger ones.
 func FromManifest(s *store.Store, m *manifest.Manifest) (*Log, error) {
 	l := fromSkeleton(m)
 	for sl := range m.Slots() {
 		if sl.Ref.IsZero() {
 			continue
 		}
-		b, err := s.Get(*sl.Ref)
+		d := *sl.Ref
+		size, err := s.Size(d)
 		if err != nil {
 			return nil, err
 		}
-		*l.slot(sl) = Bytes(b)
+		if size <= inlineInMemory {
+			b, err := s.Get(d)
+			if err != nil {
+				return nil, err
+			}
+			*l.slot(sl) = Bytes(b)
+			continue
+		}
+		text, err := scanObject(s, d)
+		if err != nil {
+			return nil, err
+		}
+		c := Ref(d)
+		c.from, c.isText = s, text
+		*l.slot(sl) = c
 	}
 	return l, nil
 }
+
+// inlineInMemory is the largest object FromManifest holds in memory.
+const inlineInMemory = 1 << 20
 
 // JSON returns the log's canonical JSON. Empty prompts, inputs and
 // outputs and an empty environment are left out. A system prompt given as
@@ -158,8 +183,21 @@ func FromManifest(s *store.Store, m *manifest.Manifest) (*Log, error) {
 // written as text when it is UTF-8 (content, output, reasoning) and as
 // base64 otherwise (content_base64, …), as are parts that are not text
 // parts; content from a log keeps its form (a file stays "path", an object
-// "content_ref").
+// "content_ref"), except objects FromManifest resolved, which are inlined.
 func (l *Log) JSON() ([]byte, error) {
+	var b bytes.Buffer
+	if err := l.WriteJSON(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// WriteJSON writes what JSON returns to out, streaming the objects
+// FromManifest left in the store rather than holding them in memory.
+// Everything else is checked before the first byte is written; an object
+// that changes while it is streamed fails at its end, with a
+// *store.CorruptError, leaving the output cut short.
+func (l *Log) WriteJSON(out io.Writer) error {
 	w := &writer{b: make([]byte, 0, l.sizeHint())}
 	w.open('{')
 	w.optStr("created", l.Created)
@@ -291,9 +329,13 @@ func (l *Log) JSON() ([]byte, error) {
 	w.close('}')
 	b, err := canon.Canonicalize(w.b)
 	if err != nil {
-		return nil, fmt.Errorf("encoding log: %w", err)
+		return fmt.Errorf("encoding log: %w", err)
 	}
-	return b, nil
+	if len(w.streamed) == 0 {
+		_, err = out.Write(b)
+		return err
+	}
+	return w.stream(out, b)
 }
 
 // sizeHint estimates the size of the log's JSON, with room for
@@ -324,9 +366,13 @@ func partsHint(ps []Part) int {
 }
 
 // writer appends JSON; canonicalization orders the members afterwards.
+// Objects to stream are written as placeholder strings (see stream.go).
 type writer struct {
 	b     []byte
 	comma bool
+
+	streamed []streamed
+	nonce    string
 }
 
 func (w *writer) elem() {
@@ -410,7 +456,15 @@ func (w *writer) contentAs(keys keySet, c *Content, binary bool) {
 	case file:
 		w.str(keys[2], c.file)
 	case ref:
-		w.str(keys[3], c.ref.String())
+		if c.from == nil {
+			w.str(keys[3], c.ref.String())
+			break
+		}
+		if !binary && c.isText {
+			w.placeholder(keys[0], c, true)
+		} else {
+			w.placeholder(keys[1], c, false)
+		}
 	case text:
 		if !binary && utf8.ValidString(c.text) {
 			w.str(keys[0], c.text)

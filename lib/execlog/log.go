@@ -1,6 +1,7 @@
 package execlog
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -171,16 +172,36 @@ type parser struct {
 	opts     Options
 	probs    Problems
 	warnings []string
+
+	pos scanPos // where position last counted to
 }
+
+// scanPos is an offset in the log, the line breaks before it and where its
+// line starts.
+type scanPos struct{ off, lines, lineStart int }
 
 func (p *parser) errorf(n *node, at canon.Path, format string, args ...any) {
 	pr := Problem{Path: at, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
-		off := int(n.off)
-		pr.Line = 1 + strings.Count(string(p.data[:off]), "\n")
-		pr.Column = off - strings.LastIndexByte(string(p.data[:off]), '\n')
+		pr.Line, pr.Column = p.position(int(n.off))
 	}
 	p.probs = append(p.probs, pr)
+}
+
+// position returns the 1-based line and byte column of offset off in the
+// log. Problems come mostly in document order, so it scans only from the
+// last offset asked for, not from the start each time.
+func (p *parser) position(off int) (line, col int) {
+	if off < p.pos.off {
+		p.pos = scanPos{}
+	}
+	seg := p.data[p.pos.off:off]
+	if i := bytes.LastIndexByte(seg, '\n'); i >= 0 {
+		p.pos.lines += bytes.Count(seg, []byte{'\n'})
+		p.pos.lineStart = p.pos.off + i + 1
+	}
+	p.pos.off = off
+	return p.pos.lines + 1, off - p.pos.lineStart + 1
 }
 
 // object walks an object node's members, remembering which were used so

@@ -39,6 +39,18 @@ func (t Text) HTML() template.HTML {
 	return template.HTML(b.String())
 }
 
+// writeVis writes s as vis(s).HTML() would, without building the Text
+// when s is printable ASCII.
+func writeVis(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			vis(s).write(b)
+			return
+		}
+	}
+	b.WriteString(template.HTMLEscapeString(s))
+}
+
 func (t Text) write(b *strings.Builder) {
 	for _, s := range t {
 		if s.Esc {

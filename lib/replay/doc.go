@@ -4,8 +4,9 @@
 // # Steps and fidelity
 //
 // Steps run in order, each with the executor its tool name selects: a
-// command given by the user (Options.Tools, filled from --tool and from
-// "tools" in .ctx/config.json), else a built-in. The output is hashed and
+// command given by the user (Options.Tools, filled by LoadTools from
+// --tool, the user's config and a store config the user trusts), else a
+// built-in. The output is hashed and
 // compared with the step's output_ref:
 //
 //   - matched: same hash.

@@ -253,12 +253,14 @@ func (w *Workspace) hash(name string) (digest.Digest, error) {
 	if err := checkName(name); err != nil {
 		return digest.Digest{}, err
 	}
-	f, err := w.Root.Open(name)
+	// Without blocking: a named pipe would hang the open until a writer
+	// came; its type is then checked.
+	f, err := w.Root.OpenFile(name, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return digest.Digest{}, fmt.Errorf("opening %s: %w", name, unwrapPath(err))
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return digest.Digest{}, fmt.Errorf("%s is not a regular file", name)
 	}
 	d, _, err := digest.OfReader(f)
