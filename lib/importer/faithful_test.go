@@ -239,6 +239,14 @@ var faithful = []fixture{
 			if bytes.Contains([]byte(fmt.Sprint(l.Metadata, l.Steps[1].Metadata, l.Steps[3].Metadata)), []byte("iVBOR")) {
 				t.Error("base64 content in metadata")
 			}
+			if f := l.Steps[1].Metadata["result"].(map[string]any)["toolUseResult"].(map[string]any)["file"]; !reflect.DeepEqual(f, map[string]any{
+				"type": "image/png", "originalSize": 70.0, "base64_omitted": "the same as the step's output_parts[1]"}) {
+				t.Errorf("toolUseResult.file = %v", f)
+			}
+			// Redacted thinking is reasoning, as the block's JSON text.
+			if r := deref(l.Steps[4].Reasoning); r != `{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"}` {
+				t.Errorf("reasoning = %v", r)
+			}
 		},
 	},
 	{

@@ -264,6 +264,9 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 			if extra := f.rest("text", "content", "type"); len(extra) > 0 {
 				unknown = append(unknown, f.rest("text", "content").raw())
 			}
+		case "redacted_thinking":
+			// Encrypted thinking: the block's JSON text is the reasoning.
+			m.reasoning = append(m.reasoning, p.Raw)
 		case "thinking", "reasoning", "reasoning_text", "summary_text":
 			t := f.first("thinking", "reasoning", "text", "content")
 			if t.Type == gjson.String {
