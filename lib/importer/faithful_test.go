@@ -122,6 +122,9 @@ var faithful = []fixture{
 			if in != 27300 || cached != 24000 || outTok != 350 {
 				t.Errorf("usage: %v input (%v cached), %v output; want 27300 (24000), 350", in, cached, outTok)
 			}
+			if r := deref(l.Steps[8].Reasoning); r != `{"type":"reasoning","id":"rs_9","summary":[],"content":null,"encrypted_content":"gAAAAABoQ2sX"}` {
+				t.Errorf("encrypted reasoning = %v", r)
+			}
 			if ab, _ := l.Steps[6].Metadata["turn_aborted"].(map[string]any); ab["reason"] != "interrupted" {
 				t.Errorf("turn metadata = %v", l.Steps[6].Metadata)
 			}
