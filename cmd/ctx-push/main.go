@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/ref"
@@ -40,7 +41,7 @@ func (c *pushCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	r, err := remote.Lookup(c.Remote, s.Config().Raw)
+	r, err := remote.Lookup(c.Remote, s.Config().Raw, filepath.Dir(s.Root()))
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
@@ -54,7 +55,7 @@ func (c *pushCmd) Run(env *cli.Env) error {
 	if len(items) > 1 && (len(c.Tag) > 0 || len(c.Attach) > 0) {
 		return cli.Errorf(cli.ExitUsage, "--tag and --attach apply to one pack; %d were given", len(items))
 	}
-	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version}, true)
+	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version, Cache: remote.DefaultCacheDir()}, true)
 	if err != nil {
 		return usage(err)
 	}

@@ -4,9 +4,9 @@
 // report as canonical JSON, a readable one with --human, or with --html a
 // self-contained HTML page of the pack with each step's outcome:
 //
-//	{"pack","fidelity","steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms}],"drift":[…]}
+//	{"pack","fidelity","summary":{steps,verified,matched,…},"steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms}],"drift":[…]}
 //
-// The exit code is the fidelity: 0 exact, 1 degraded, 4 failed. Steps run in
+// The exit code is the fidelity: 0 exact, 1 degraded or unverified, 4 failed. Steps run in
 // a temporary workspace holding the pack's inputs unless --live names a
 // directory. The rules (statuses, built-ins and their exact outputs,
 // external executors) are documented in lib/replay.
@@ -38,6 +38,8 @@ type replayCmd struct {
 	Timeout time.Duration `help:"Time limit of a --tool command for one step." default:"30s"`
 	HTML    bool          `name:"html" help:"Print the outcome as one self-contained HTML page (no scripts, no network): the pack with each step's status, the fidelity and the dependencies that drifted."`
 	Output  string        `short:"o" help:"Write the --html page to FILE instead of stdout." placeholder:"FILE"`
+
+	CodexShellReads bool `help:"Replay Codex's plain read-only shell commands (cat, sed -n 'A,Bp', head, nl -ba, ls) by reading the workspace, never by running a shell; other commands are skipped with the reason." name:"codex-shell-reads"`
 }
 
 func (c *replayCmd) Description() string {
@@ -46,12 +48,15 @@ func (c *replayCmd) Description() string {
 Step status: matched; diverged (a deterministic step produced other bytes);
 diverged_expected (a non-deterministic one did); failed (no executor, error,
 timeout, bad parameters); skipped (a non-deterministic step with no
-executor, or a step with no recorded output). Fidelity: exact, degraded (a
-deterministic step diverged) or failed (a deterministic step could not run,
-or an input is missing).
+executor, no recorded output, a recorded error, files seen only in part or
+by name, a rendering not reproduced; the reason says which). Fidelity:
+failed (a deterministic step could not run, or an input is missing),
+degraded (a deterministic step diverged), unverified (nothing was executed
+and compared equal), else exact. summary.verified counts matched steps.
 
 Built-in executors, confined to the workspace: read_file, list_dir, glob,
-grep (also as Read, LS, Glob, Grep). Other tools need an executor: --tool
+grep, and Claude Code's Read, LS, Glob, Grep, whose results are rendered as
+Claude Code renders them. Other tools need an executor: --tool
 NAME=CMD, or "tools" in .ctx/config.json:
   {"tools":{"NAME":{"command":["prog","arg"],"version":"1.2","timeout":"30s"}}}
 A recorded shell command never runs unless you give it an executor.`
@@ -122,6 +127,8 @@ func (c *replayCmd) Run(env *cli.Env) error {
 		Keep:  c.Keep,
 		Steps: ranges,
 		Tools: tools,
+
+		CodexShellReads: c.CodexShellReads,
 		Progress: func(pos, total int, st *manifest.Step) {
 			env.Progressf("step %d/%d (index %d, %s)", pos, total, st.Index, toolName(st))
 		},

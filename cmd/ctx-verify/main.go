@@ -1,25 +1,26 @@
 // Command ctx-verify checks provenance and integrity. It reads artifacts
-// and their <artifact>.ctx.json sidecars, a pack, whole stores, or a
-// context-engine-kernel Run Export Pack directory, and prints one canonical
-// JSON verdict per thing verified: an artifact's status (verified,
-// modified, no_provenance, broken), or {"ok",…,"violations"} for a pack, a
-// store or a kernel pack.
+// with their <artifact>.ctx.json sidecars and <artifact>.sigstore.json
+// signed attestations, a pack, whole stores, or a context-engine-kernel
+// Run Export Pack directory, and prints one canonical JSON verdict per
+// thing verified: an artifact's status (verified, modified,
+// no_provenance, broken, bad_signature, untrusted_signature,
+// wrong_predicate_type, wrong_subject), or {"ok",…,"violations"} for a
+// pack, a store or a kernel pack.
 package main
 
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
 	"github.com/alecthomas/kong"
 
+	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/fsck"
 	"github.com/ctx-tools/ctx/lib/kernelpack"
 	"github.com/ctx-tools/ctx/lib/ref"
-	"github.com/ctx-tools/ctx/lib/sidecar"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -52,6 +53,8 @@ type verifyCmd struct {
 	KernelPack string   `name:"kernel-pack" help:"Verify a context-engine-kernel Run Export Pack directory (PACK_SPEC 1.0.0, PK1-PK12)." placeholder:"DIR"`
 	NoDeep     bool     `name:"no-deep" help:"With --kernel-pack: skip bundle, optional-file and ledger validation (PK4, PK8, PK9)."`
 	NoRefs     bool     `name:"no-refs" help:"With --kernel-pack: skip the run.json to bundle.json hash check (PK5)."`
+	Key        []string `help:"Trust attestations (ARTIFACT.sigstore.json) signed with this public key: PEM, or an OpenSSH .pub; repeatable. Without it, keys come from trusted_keys in the user config ($CTX_CONFIG, else ~/.config/ctx/config.json)." placeholder:"PUB"`
+	Signed     bool     `help:"Require a signed attestation: an artifact with only a sidecar is no_provenance. Implied by --key."`
 }
 
 func (c *verifyCmd) Description() string {
@@ -60,6 +63,11 @@ func (c *verifyCmd) Description() string {
   ctx-verify ARTIFACT...         each artifact against ARTIFACT.ctx.json and the
                                  pack it names: verified (0), or modified,
                                  no_provenance, broken (1)
+  ctx-verify --key PUB ARTIFACT...
+                                 ARTIFACT.sigstore.json, a signed attestation,
+                                 too: verified (0), or bad_signature,
+                                 untrusted_signature, wrong_predicate_type,
+                                 wrong_subject, modified, broken (1)
   ctx-verify --pack REF          a pack and every object it references
   ctx-verify --store [DIR...]    whole stores (fsck); DIR defaults to the store
                                  --store-dir, $CTX_STORE or the working
@@ -98,6 +106,8 @@ func (c *verifyCmd) Run(env *cli.Env) error {
 		return cli.Errorf(cli.ExitUsage, "give one of ARTIFACT..., --pack REF, --store and --kernel-pack DIR")
 	case (c.NoDeep || c.NoRefs) && c.KernelPack == "":
 		return cli.Errorf(cli.ExitUsage, "--no-deep and --no-refs go with --kernel-pack")
+	case (len(c.Key) > 0 || c.Signed) && (c.Pack != "" || c.Store || c.KernelPack != ""):
+		return cli.Errorf(cli.ExitUsage, "--key and --signed go with ARTIFACT...")
 	case c.Pack != "" && len(c.Args) > 0:
 		return cli.Errorf(cli.ExitUsage, "--pack takes one reference (- for stdin), not arguments")
 	case c.KernelPack != "" && len(c.Args) > 0:
@@ -147,9 +157,14 @@ func (c *verifyCmd) artifacts(env *cli.Env) error {
 		}
 		return s, err
 	}
+	opts, err := c.attestOptions(env)
+	if err != nil {
+		return err
+	}
+	opts.Open = open
 	var o outcome
 	for _, a := range c.Args {
-		v, err := sidecar.Verify(a, open)
+		v, err := attest.Verify(a, opts)
 		if err != nil {
 			env.Errorf("%s: %v", a, err)
 			if errors.Is(err, store.ErrNoStore) {
@@ -164,6 +179,46 @@ func (c *verifyCmd) artifacts(env *cli.Env) error {
 		o.add(v.ExitCode())
 	}
 	return o.err()
+}
+
+// attestOptions says which keys signed attestations are checked against:
+// exactly the --key keys, else the user's trusted keys (and a store's
+// own only when the user trusts that store). A store naming keys it may
+// not trust itself gets one warning.
+func (c *verifyCmd) attestOptions(env *cli.Env) (attest.Options, error) {
+	var trust *attest.Trust
+	if len(c.Key) > 0 {
+		var keys []attest.PublicKey
+		for _, p := range c.Key {
+			k, err := attest.LoadPublicKey(p)
+			if err != nil {
+				return attest.Options{}, cli.WithCode(cli.ExitUsage, err)
+			}
+			keys = append(keys, k)
+		}
+		trust = attest.TrustKeys(keys)
+	} else {
+		p, err := attest.UserConfig()
+		if err == nil {
+			trust, err = attest.LoadTrust(p)
+		}
+		if err != nil {
+			return attest.Options{}, err
+		}
+	}
+	warned := map[string]bool{}
+	return attest.Options{
+		Keys: func(s *store.Store) ([]attest.PublicKey, error) {
+			keys, note, err := trust.Keys(s)
+			if note != "" && !warned[s.Root()] {
+				warned[s.Root()] = true
+				env.Warnf("%s", note)
+			}
+			return keys, err
+		},
+		KeysFrom: trust.Described(),
+		Signed:   c.Signed || len(c.Key) > 0,
+	}, nil
 }
 
 // print writes v as JSON, or human() with --human.
@@ -265,7 +320,9 @@ func (c *verifyCmd) report(env *cli.Env, r *fsck.Report) error {
 func (c *verifyCmd) kernelPack(env *cli.Env) error {
 	r := kernelpack.Verify(c.KernelPack, kernelpack.Options{Deep: !c.NoDeep, Refs: !c.NoRefs})
 	if r.Err != nil {
-		return cli.WithCode(r.ExitCode(), fmt.Errorf("verifying kernel pack %s: %w", c.KernelPack, r.Err))
+		// Where the reference throws, its CLI prints this and nothing else.
+		env.Diag("IO_ERROR: " + r.Err.Error())
+		return cli.Exit(r.ExitCode())
 	}
 	var err error
 	if env.Human() {

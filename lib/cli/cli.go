@@ -335,6 +335,13 @@ func (e *Env) Errorf(format string, args ...any) {
 	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, escape(fmt.Sprintf(format, args...), true))
 }
 
+// Diag prints line on stderr as it is, without the "NAME: " prefix (but
+// escaped, as every message is): for diagnostics whose form a contract
+// fixes, such as the kernel verifier's "IO_ERROR: <message>".
+func (e *Env) Diag(line string) {
+	fmt.Fprintf(e.Stderr, "%s\n", escape(line, true))
+}
+
 // Infof prints "NAME: …" on stderr: a note that is neither a warning nor
 // an error (what `--from auto` chose, for instance).
 func (e *Env) Infof(format string, args ...any) {

@@ -73,7 +73,7 @@ func TestBrowser(t *testing.T) {
 		t.Skip("-short: pages not rendered in a browser")
 	}
 	dir := t.TempDir()
-	light := color.RGBA{0xf6, 0xf8, 0xfa, 0xff} // --panel
+	light := color.RGBA{0xf6, 0xf8, 0xfa, 0xff}  // --panel
 	darkBG := color.RGBA{0x0d, 0x11, 0x17, 0xff} // --bg, dark
 	for name, page := range pages(t) {
 		file := filepath.Join(dir, name+".html")

@@ -3,8 +3,10 @@ package htmlview
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -81,6 +83,22 @@ type rowView struct {
 	Entries []entryView
 	Group   []rowView
 	Label   string
+	// Markup is the whole row of an unchanged pair, or of a run of them
+	// (Group): most rows of a large comparison, built here rather than by
+	// the template.
+	Markup template.HTML
+}
+
+// sameRow writes the markup of an unchanged pair, as the "pair" template
+// would.
+func sameRow(b *strings.Builder, r *rowView) {
+	b.WriteString(`<div class="pair same" id="`)
+	b.WriteString(template.HTMLEscapeString(r.ID))
+	b.WriteString("\">\n<div class=\"sa\">")
+	r.A.write(b)
+	b.WriteString("</div>\n<div class=\"sm\"><span class=\"badge s-same\">same</span></div>\n<div class=\"sb\">")
+	r.B.write(b)
+	b.WriteString("</div>\n</div>\n")
 }
 
 type sideStep struct {
@@ -158,10 +176,20 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 		byPair[k] = append(byPair[k], v)
 	}
 	var run []rowView
+	var buf strings.Builder
 	flush := func() {
 		if len(run) >= groupMin {
-			p.Rows = append(p.Rows, rowView{Status: "same", Group: run, Label: runLabel(run)})
+			buf.Reset()
+			for i := range run {
+				sameRow(&buf, &run[i])
+			}
+			p.Rows = append(p.Rows, rowView{Status: "same", Group: run, Label: runLabel(run), Markup: template.HTML(buf.String())})
 		} else {
+			for i := range run {
+				buf.Reset()
+				sameRow(&buf, &run[i])
+				run[i].Markup = template.HTML(buf.String())
+			}
 			p.Rows = append(p.Rows, run...)
 		}
 		run = nil
@@ -209,7 +237,8 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 	}
 	p.Table = table(a, b)
 	p.Outputs = outputs(a, b)
-	return render("ctx diff "+shortRef(a.Hash.String())+" "+shortRef(b.Hash.String()), page{Diff: p})
+	hint := 640*max(len(a.Steps), len(b.Steps)) + 2048*len(r.Drift)
+	return render("ctx diff "+shortRef(a.Hash.String())+" "+shortRef(b.Hash.String()), page{Diff: p}, hint)
 }
 
 func divergence(pr drift.Pair) string {
@@ -242,6 +271,26 @@ func stepSide(s *manifest.Step) *sideStep {
 		v.Output = s.OutputRef.String()
 	}
 	return v
+}
+
+// HTML is the side's markup, built here rather than by the template: a
+// diff page has one per step of each pack.
+func (s *sideStep) HTML() template.HTML {
+	var b strings.Builder
+	s.write(&b)
+	return template.HTML(b.String())
+}
+
+func (s *sideStep) write(b *strings.Builder) {
+	b.WriteString(`<span class="idx">#`)
+	b.WriteString(strconv.Itoa(s.Index))
+	b.WriteString(`</span> <span class="type">`)
+	s.Type.write(b)
+	b.WriteString(`</span> <strong class="tool">`)
+	s.Tool.write(b)
+	b.WriteString(`</strong> <code class="params">`)
+	s.Params.write(b)
+	b.WriteString(`</code>`)
 }
 
 func entryID(i int) string { return fmt.Sprintf("drift-%d", i) }

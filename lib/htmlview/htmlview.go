@@ -66,10 +66,12 @@ type page struct {
 	Diff  *diffPage
 }
 
-func render(title string, p page) ([]byte, error) {
+// render executes the page template; sizeHint is the expected size of the
+// page, so that a large one is not copied as it grows.
+func render(title string, p page, sizeHint int) ([]byte, error) {
 	p.Title, p.CSP, p.CSS = title, CSP, template.CSS(css)
 	var b bytes.Buffer
-	b.Grow(64 << 10)
+	b.Grow(max(sizeHint, 0) + len(css) + 4<<10)
 	if err := tmpl.ExecuteTemplate(&b, "page", &p); err != nil {
 		return nil, fmt.Errorf("rendering page: %w", err)
 	}

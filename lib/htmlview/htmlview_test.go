@@ -49,7 +49,18 @@ func TestPackPage(t *testing.T) {
 		`<span class="dt">&#43;1m7s</span>`,
 		`non-deterministic`,
 		`ctx://`,
-		`4: 2 deterministic, 2 not`,
+		`7: 3 deterministic, 4 not; 1 failed`,
+		`<article class="step err sub" id="step-5">`,
+		`<span class="badge agent">agent explore-1</span> <a class="from" href="#step-4">from #4</a> <span class="badge error">error</span>`,
+		`<p class="errmsg">failed with exit code 1: file not found</p>`,
+		`<dt>failed steps</dt><dd class="links"><a href="#step-5">#5</a> </dd>`,
+		`<strong>explore-1</strong>: 1 step from <a href="#step-5">#5</a>, started by <a href="#step-4">#4</a>`,
+		`<details class="reasoning"><summary>reasoning`,
+		`<p class="usage">tokens: input 1200, output 85</p>`,
+		`<span class="idx">part 1</span> <span class="badge">image</span> <span class="meta">image/png</span>`,
+		`<span class="badge seen">partly seen: lines 3–5, 9 of 20</span>`,
+		`<span class="badge seen">seen by name only: no content</span>`,
+		`text/x-python`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("pack page lacks %q", want)
@@ -67,7 +78,7 @@ func TestDiffPage(t *testing.T) {
 		// Summary links to the first entry of each type.
 		`<a href="#drift-0">model_drift <b>1</b></a>`,
 		`<tr class="changed"><th>model.parameters.temperature</th><td>0</td><td>0.2</td></tr>`,
-		`<div class="del">-Rename`, `<div class="add">&#43;Rename`,
+		`<div class="del">-Rename`, `<div class="add">+Rename`,
 		`<tr class="added"><th>summary.md</th>`,
 		`ctx-diff --align lcs sha256:`,
 	} {
@@ -75,16 +86,19 @@ func TestDiffPage(t *testing.T) {
 			t.Errorf("diff page lacks %q", want)
 		}
 	}
-	// Unchanged runs are collapsed.
-	if strings.Contains(page, `<details class="run">`) {
-		t.Error("a run shorter than groupMin is collapsed")
+	// A run of unchanged steps is collapsed, one of a single step not.
+	if !strings.Contains(page, `<details class="run"><summary>5 unchanged steps: 3–7 (A: 2–6)</summary>`) {
+		t.Error("the run of unchanged steps 3–7 is not collapsed")
+	}
+	if !strings.Contains(page, `<div class="pair same" id="step-0">`) || strings.Count(page, `<details class="run">`) != 1 {
+		t.Error("step 0, unchanged, is not a row of its own")
 	}
 }
 
 func TestReplayPage(t *testing.T) {
 	page := string(pages(t)["replay"])
 	for _, want := range []string{
-		`fidelity <strong>degraded</strong>: 1 of 4 steps verified</p>`,
+		`fidelity <strong>degraded</strong>: 1 of 7 steps verified</p>`,
 		`<article class="step st-diverged" id="step-2">`,
 		`<article class="step st-not_replayed" id="step-3">`,
 		`tool grep: recorded version 3.11, replayed with 3.8`,

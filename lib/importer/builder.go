@@ -254,6 +254,7 @@ type builder struct {
 	history     []*msg   // the conversation so far
 	roots       []string // working directories to make path parameters relative to
 	attachments map[string]string
+	workspace   *workspace // files the session read and wrote (claudeCodeWorkspace)
 
 	records, mapped int
 	skipped         map[string]int
@@ -769,6 +770,12 @@ func (b *builder) finish() ([]byte, error) {
 	meta.set("unmatched_tool_results", b.unmatched.raw())
 
 	doc := b.fixup(log.encode(meta, stepMeta))
+	if b.workspace != nil {
+		var err error
+		if doc, err = b.addWorkspace(doc, b.workspace); err != nil {
+			return nil, err
+		}
+	}
 	out, err := canon.Canonicalize(doc)
 	if err != nil {
 		// Text the input carries but canonical JSON cannot (a lone UTF-16

@@ -172,6 +172,9 @@ func importClaudeCode(b *builder, data []byte) error {
 			b.appendMeta("subagent_prompts", join(obj{{"agent", quote(sc.names[key])}}, objOf(p)).raw())
 		}
 	}
+	if len(b.roots) > 0 {
+		b.workspace = claudeCodeWorkspace(data, b.roots[0])
+	}
 	return nil
 }
 

@@ -152,6 +152,9 @@ func importCodex(b *builder, data []byte) error {
 	for _, m := range msgs {
 		b.add(m)
 	}
+	if len(b.roots) > 0 {
+		b.workspace = codexWorkspace(data, b.roots[0])
+	}
 	return nil
 }
 

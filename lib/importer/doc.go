@@ -83,6 +83,24 @@
 //     error naming it. An input with no record of its format ({}) is an
 //     error, not an empty run.
 //
+// # The workspace
+//
+// Claude Code and Codex sessions also tell which files the agent saw and
+// wrote (workspace.go, codexworkspace.go). A file the session observed
+// whole becomes an input, named relative to the recorded working
+// directory, its content byte for byte: Claude Code's Read of the whole
+// file (toolUseResult.file with startLine 1 and numLines == totalLines),
+// the originalFile a Write, Edit or MultiEdit result records; Codex's
+// plain `cat FILE` that succeeded. A file the session wrote is an output
+// with its final content: Claude Code's Write content; Edit and MultiEdit
+// applied, as Claude Code applies them, to the known content; Codex's
+// apply_patch (the tool, or the command with a heredoc) applied as
+// apply_patch applies it. A file first seen by being written is no input.
+// What cannot be reconstructed (a partial read, an edit of a file whose
+// content is unknown, a NotebookEdit, a file outside the working
+// directory) is a warning. Contents are added after paths are made
+// relative, so file bytes are never rewritten.
+//
 // Per format: Claude Code lines sharing message.id are one model turn;
 // tool results come back in user lines (toolUseResult goes into the step's
 // metadata.result). Subagent records (isSidechain) are the steps of the

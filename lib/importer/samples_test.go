@@ -49,6 +49,10 @@ type testLog struct {
 			ContentBase64 string `json:"content_base64"`
 		} `json:"output_parts"`
 	} `json:"steps"`
+	Inputs []struct {
+		Name    string `json:"name"`
+		Content string `json:"content"`
+	} `json:"inputs"`
 	Outputs []struct {
 		Name    string `json:"name"`
 		Content string `json:"content"`
@@ -137,6 +141,7 @@ type sample struct {
 	prompt    string   // first prompt
 	output    string   // content prefix of the first output ("" = no outputs)
 	absent    []string // strings that must not appear in the log
+	written   []string // files the session wrote: outputs after the first
 	check     func(t *testing.T, l *testLog)
 }
 
@@ -149,7 +154,12 @@ var samples = []sample{
 		firstArgs: `{"file_path":"hello.py","content":"def hello():\n    return 'Hello, World!'\n"}`,
 		firstOut:  ptr("File written successfully"),
 		prompt:    "Create a hello world function", output: "Done! The hello function is ready.",
+		written: []string{"hello.py"},
 		check: func(t *testing.T, l *testLog) {
+			// The file the session wrote is an output, with what it wrote.
+			if len(l.Outputs) != 2 || l.Outputs[1].Name != "hello.py" || l.Outputs[1].Content != "def hello():\n    return 'Hello, World!'\n" {
+				t.Errorf("outputs = %+v, want final.md and hello.py", l.Outputs)
+			}
 			if len(l.Prompts) != 2 || l.Prompts[1].Content != "Now add a goodbye function" {
 				t.Errorf("prompts = %+v", l.Prompts)
 			}
@@ -524,7 +534,7 @@ func TestSamples(t *testing.T) {
 			switch {
 			case sm.output == "" && len(l.Outputs) != 0:
 				t.Errorf("outputs = %+v, want none", l.Outputs)
-			case sm.output != "" && (len(l.Outputs) != 1 || l.Outputs[0].Name != finalName || !strings.HasPrefix(l.Outputs[0].Content, sm.output)):
+			case sm.output != "" && (len(l.Outputs) != 1+len(sm.written) || l.Outputs[0].Name != finalName || !strings.HasPrefix(l.Outputs[0].Content, sm.output)):
 				t.Errorf("outputs = %+v, want %s starting %q", l.Outputs, finalName, sm.output)
 			}
 			if sm.check != nil {

@@ -179,9 +179,7 @@ func ConfigDescriptor(pack digest.Digest, size int64) ocispec.Descriptor {
 // descriptor as the one layer.
 func EncodeManifest(config ocispec.Descriptor, layers []ocispec.Descriptor, created string) ([]byte, ocispec.Descriptor, error) {
 	if len(layers) == 0 {
-		e := EmptyDescriptor
-		e.Data = nil
-		layers = []ocispec.Descriptor{e}
+		layers = []ocispec.Descriptor{plain(EmptyDescriptor)}
 	}
 	m := ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},

@@ -98,6 +98,10 @@ func Build(ctx context.Context, s *store.Store, d digest.Digest, jobs int) (*Ima
 	for _, o := range l.Large {
 		layers = append(layers, ObjectDescriptor(o))
 	}
+	if len(layers) == 0 {
+		// A manifest has at least one layer: the empty one.
+		layers = append(layers, plain(EmptyDescriptor))
+	}
 	mb, desc, err := EncodeManifest(ConfigDescriptor(d, int64(len(config))), layers, m.Created)
 	if err != nil {
 		return nil, err
@@ -131,11 +135,22 @@ func (c *Client) Push(ctx context.Context, s *store.Store, d digest.Digest, opts
 			return nil, fmt.Errorf("%w: %v", ErrInvalidRemote, err)
 		}
 	}
+	var have *ocispec.Descriptor
+	if ci := c.cacheLoad(d); ci != nil {
+		// Known layout: if the remote has it, nothing needs reading.
+		res, err := c.repush(ctx, d, ci, opts, &have)
+		if res != nil || err != nil {
+			return res, err
+		}
+	}
 	img, err := Build(ctx, s, d, c.jobs)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.push(ctx, s, img, opts.Tags)
+	res, err := c.push(ctx, s, img, opts.Tags, have)
+	if err == nil {
+		c.cacheStore(d, img.Manifest)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +163,42 @@ func (c *Client) Push(ctx context.Context, s *store.Store, d digest.Digest, opts
 	return res, nil
 }
 
-func (c *Client) push(ctx context.Context, s *store.Store, img *Image, tags []string) (*PushResult, error) {
+// repush finishes a push when the remote holds the cached manifest ci
+// under the pack's hash tag (1 request, plus one per tag); it returns
+// nil, nil when it does not.
+// *found is set to what the remote has under the hash tag (the zero
+// descriptor for nothing), so that push need not ask again.
+func (c *Client) repush(ctx context.Context, d digest.Digest, ci *cachedImage, opts PushOptions, found **ocispec.Descriptor) (*PushResult, error) {
+	have, err := c.ep.resolve(ctx, d.Hex())
+	if errors.Is(err, ErrNotFound) {
+		*found = &ocispec.Descriptor{}
+		return nil, nil
+	}
+	if err == nil && have.Digest != ci.desc.Digest {
+		*found = &have
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("looking up pack %s on %s: %w", d, c.Remote.URL, err)
+	}
+	res := &PushResult{Hash: d, Remote: c.Remote.URL, Digest: ci.desc.Digest.String(), Layers: ci.layers,
+		Tags: append([]string{d.Hex()}, opts.Tags...), Skipped: Transfer{Blobs: ci.layers + 1, Bytes: ci.blobs}}
+	if len(opts.Tags) > 0 {
+		if err := c.ep.pushManifest(ctx, ci.desc, ci.bytes, opts.Tags); err != nil {
+			return nil, fmt.Errorf("tagging pack %s on %s: %w", d, c.Remote.URL, err)
+		}
+	}
+	if len(opts.Attach) > 0 {
+		res.Referrers, err = c.Attach(ctx, ci.desc, ci.created, opts.Attach)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: %w", d, err)
+		}
+	}
+	return res, nil
+}
+
+// have, when known, is what the remote has under the pack's hash tag.
+func (c *Client) push(ctx context.Context, s *store.Store, img *Image, tags []string, have *ocispec.Descriptor) (*PushResult, error) {
 	d := img.Pack.Hash
 	res := &PushResult{Hash: d, Remote: c.Remote.URL, Digest: img.Desc.Digest.String(), Layers: len(img.Layers)}
 	res.Tags = append([]string{d.Hex()}, tags...)
@@ -158,7 +208,12 @@ func (c *Client) push(ctx context.Context, s *store.Store, img *Image, tags []st
 	}
 	blobSizes += int64(len(img.Config))
 
-	have, err := c.ep.resolve(ctx, d.Hex())
+	var err error
+	if have == nil {
+		var h ocispec.Descriptor
+		h, err = c.ep.resolve(ctx, d.Hex())
+		have = &h
+	}
 	switch {
 	case err == nil && have.Digest == img.Desc.Digest:
 		res.Skipped = Transfer{Blobs: len(img.Layers) + 1, Bytes: blobSizes}

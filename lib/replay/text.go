@@ -55,6 +55,12 @@ func (r *Report) Text() string {
 		summary = fmt.Sprintf("%d steps: %s", len(r.Steps), strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(&b, "\n%s\n", summary)
+	switch v := counts[Matched]; {
+	case v == 0:
+		b.WriteString("nothing verified: no step was executed and compared equal\n")
+	default:
+		fmt.Fprintf(&b, "%d of %d steps verified (executed and compared equal)\n", v, len(r.Steps))
+	}
 	return b.String()
 }
 
