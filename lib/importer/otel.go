@@ -901,6 +901,10 @@ func (b *builder) otelTool(s *span) {
 	if code := first(status, "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
 		fail = &failure{msg: first(status, "message", "description").String()}
 	}
+	if et := s.attrs.str("error.type"); et != "" && fail == nil {
+		// The semantic conventions' error.type marks a failed tool call.
+		fail = &failure{msg: et}
+	}
 	var out *string
 	if r.hasOut {
 		out = &r.output
