@@ -311,3 +311,25 @@ func TestOTelToolErrorType(t *testing.T) {
 		t.Errorf("steps = %+v", l.Steps)
 	}
 }
+
+// TestInspectImageAttachment: an Inspect image given as attachment://
+// (the sample's attachments hold the data: URL) is a part, not text or
+// metadata.
+func TestInspectImageAttachment(t *testing.T) {
+	in := `{"version":2,"status":"success","eval":{"model":"mockllm/model"},"samples":[{"id":1,"epoch":1,
+"attachments":{"a1":"data:image/png;base64,` + onePixelPNG + `"},
+"messages":[{"role":"user","content":[{"type":"text","text":"Describe it"},{"type":"image","image":"attachment://a1","detail":"auto"}]},
+{"role":"assistant","content":"A pixel."}]}]}`
+	out, _, err := Import(Inspect, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	parts := l.Prompts[0].Parts
+	if len(parts) != 2 || parts[1]["type"] != "image" || parts[1]["content_base64"] != onePixelPNG || parts[1]["media_type"] != "image/png" {
+		t.Errorf("parts = %v", parts)
+	}
+	if bytes.Contains(out, []byte("attachment://")) || bytes.Count(out, []byte(onePixelPNG)) != 1 {
+		t.Errorf("the image is not exactly once, as a part:\n%s", out)
+	}
+}

@@ -245,7 +245,7 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 		}
 		f := fieldsOf(p)
 		typ := f.get("type").String()
-		if part, extra, ok := mediaPart(f, typ); ok {
+		if part, extra, ok := mediaPart(f, typ, b.attachment); ok {
 			parts = append(parts, part)
 			media = true
 			if len(extra) > 0 {
@@ -336,7 +336,7 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 // The base64 text is copied as it is, never decoded here; the part's
 // other members are returned to be kept in metadata. A reference to
 // content elsewhere (a URL, a file id) is no part: ok is false.
-func mediaPart(f fields, typ string) (part json.RawMessage, extra obj, ok bool) {
+func mediaPart(f fields, typ string, attachment func(string) string) (part json.RawMessage, extra obj, ok bool) {
 	kind := ""
 	var mediaType, data, textData string
 	var mapped []string
@@ -361,7 +361,7 @@ func mediaPart(f fields, typ string) (part json.RawMessage, extra obj, ok bool) 
 				extra.set("source", rest.raw())
 			}
 		} else if u := f.get("image"); u.Type == gjson.String { // Inspect
-			if mediaType, data, ok = dataURL(u.Str); !ok {
+			if mediaType, data, ok = dataURL(attachment(u.Str)); !ok {
 				return nil, nil, false
 			}
 			mapped = []string{"type", "image"}
@@ -422,6 +422,17 @@ func mediaPart(f fields, typ string) (part json.RawMessage, extra obj, ok bool) 
 		extra.setDefault("type", quote(typ))
 	}
 	return p.raw(), extra, true
+}
+
+// attachment resolves an Inspect attachment://<hash> reference to the
+// sample's attachment; anything else is returned as it is.
+func (b *builder) attachment(s string) string {
+	if h, ok := strings.CutPrefix(s, attachmentScheme); ok {
+		if a, ok := b.attachments[h]; ok {
+			return a
+		}
+	}
+	return s
 }
 
 // dataURL splits a base64 data: URL into its media type and data.
