@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -331,5 +332,22 @@ func TestInspectImageAttachment(t *testing.T) {
 	}
 	if bytes.Contains(out, []byte("attachment://")) || bytes.Count(out, []byte(onePixelPNG)) != 1 {
 		t.Errorf("the image is not exactly once, as a part:\n%s", out)
+	}
+}
+
+// TestInvalidBase64Part: an image whose base64 does not decode is no part
+// (ctx-pack would refuse the log); it stays in metadata, with a warning.
+func TestInvalidBase64Part(t *testing.T) {
+	in := `{"request":{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,%%%"}}]}]},"response":{"object":"chat.completion","model":"m","choices":[{"message":{"role":"assistant","content":"?"}}]}}`
+	out, rep, err := Import(OpenAIChat, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	if l.Prompts[0].Parts != nil || l.Prompts[0].Content != "see" || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "base64 is not valid") {
+		t.Errorf("prompt %+v, warnings %q", l.Prompts[0], rep.Warnings)
+	}
+	if !bytes.Contains(out, []byte("base64,%%%")) {
+		t.Error("the image reference is lost")
 	}
 }

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -245,7 +246,7 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 		}
 		f := fieldsOf(p)
 		typ := f.get("type").String()
-		if part, extra, ok := mediaPart(f, typ, b.attachment); ok {
+		if part, extra, ok := mediaPart(f, typ, b.attachment); ok && b.validBase64(part, where) {
 			parts = append(parts, part)
 			media = true
 			if len(extra) > 0 {
@@ -433,6 +434,21 @@ func (b *builder) attachment(s string) string {
 		}
 	}
 	return s
+}
+
+// validBase64 reports whether a part's content_base64, if it has one, is
+// standard base64 (the log's form); a part that is not stays in metadata,
+// with a warning.
+func (b *builder) validBase64(part json.RawMessage, where string) bool {
+	v := gjson.GetBytes(part, "content_base64")
+	if !v.Exists() {
+		return true
+	}
+	if _, err := base64.StdEncoding.DecodeString(v.Str); err != nil {
+		b.warn("%s: a %s part's base64 is not valid (%v); it is kept in metadata", where, gjson.GetBytes(part, "type").String(), err)
+		return false
+	}
+	return true
 }
 
 // dataURL splits a base64 data: URL into its media type and data.
