@@ -297,18 +297,20 @@ func TestSubagentByAgentID(t *testing.T) {
 	}
 }
 
-// TestOTelToolErrorType: an execute_tool span's error.type (the semantic
-// conventions' mark of a failed operation) is the step's error, as is an
-// error status with its message.
+// TestOTelToolErrorType: a span's error.type (the semantic conventions'
+// mark of a failed operation) is its step's error, as is an error status
+// with its message; for tool calls and model calls alike.
 func TestOTelToolErrorType(t *testing.T) {
 	in := `[{"name":"execute_tool fetch","context":{"span_id":"0x01"},"start_time":"2026-01-07T10:00:00Z","attributes":{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":"fetch","gen_ai.tool.call.id":"c1","error.type":"timeout"}},
-{"name":"execute_tool ls","context":{"span_id":"0x02"},"start_time":"2026-01-07T10:00:01Z","status":{"status_code":"ERROR","description":"no such directory"},"attributes":{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":"ls","gen_ai.tool.call.id":"c2"}}]`
+{"name":"execute_tool ls","context":{"span_id":"0x02"},"start_time":"2026-01-07T10:00:01Z","status":{"status_code":"ERROR","description":"no such directory"},"attributes":{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":"ls","gen_ai.tool.call.id":"c2"}},
+{"name":"chat m","context":{"span_id":"0x03"},"start_time":"2026-01-07T10:00:02Z","status":{"status_code":"ERROR"},"attributes":{"gen_ai.operation.name":"chat","gen_ai.request.model":"m","error.type":"429"}}]`
 	out, _, err := Import(OTelGenAI, []byte(in), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := decode(t, out)
-	if len(l.Steps) != 2 || !reflect.DeepEqual(l.Steps[0].Error, map[string]any{"message": "timeout"}) || !reflect.DeepEqual(l.Steps[1].Error, map[string]any{"message": "no such directory"}) {
+	if len(l.Steps) != 3 || !reflect.DeepEqual(l.Steps[0].Error, map[string]any{"message": "timeout"}) || !reflect.DeepEqual(l.Steps[1].Error, map[string]any{"message": "no such directory"}) ||
+		!reflect.DeepEqual(l.Steps[2].Error, map[string]any{"message": "429"}) {
 		t.Errorf("steps = %+v", l.Steps)
 	}
 }
