@@ -367,6 +367,12 @@ func partsHint(ps []Part) int {
 
 // writer appends JSON; canonicalization orders the members afterwards.
 // Objects to stream are written as placeholder strings (see stream.go).
+// It is hand-written rather than json.Marshal of tagged structs because a
+// member's name depends on the form of its content (content, output,
+// reasoning, their _base64, path and _ref forms) and because a log's own
+// string tokens and an importer's JSON string literals (Quoted) are copied
+// as they are, never decoded and re-encoded: tool outputs are most of an
+// import's bytes (BenchmarkClaudeCode50MB, docs/performance.md).
 type writer struct {
 	b     []byte
 	comma bool

@@ -521,9 +521,9 @@ func (b *builder) call(c *call, ts string) *step {
 	if c.output != nil {
 		s.Output = c.output
 		s.resolved = true
-		if c.isError {
-			s.fail(c.failure)
-		}
+	}
+	if c.isError {
+		s.fail(c.failure) // with or without an output
 	}
 	b.addStep(s)
 	if c.output == nil {
