@@ -64,7 +64,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 # requests: the access log lines since mark, by method.
 mark() { wc -l <"$work/registry/access.log"; }
 requests() {
-	tail -n +"$(($1 + 1))" "$work/registry/access.log" | grep -oE '"(GET|HEAD|POST|PUT|PATCH|DELETE) /v2/[^ ]*' |
+	tail -n +"$(($1 + 1))" "$work/registry/access.log" | { grep -oE '"(GET|HEAD|POST|PUT|PATCH|DELETE) /v2/[^ ]*' || true; } |
 		awk '{split($1, m, "\""); n[m[2]]++; t++} END {printf "%d (", t; s=""; for (k in n) {printf "%s%s %d", s, k, n[k]; s=", "}; printf ")"}'
 }
 
