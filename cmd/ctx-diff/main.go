@@ -148,7 +148,7 @@ func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest
 	default:
 		var b []byte
 		if b, err = r.JSON(); err == nil {
-			err = env.Result(b)
+			err = env.ResultCanonical(b)
 		}
 	}
 	if err != nil {

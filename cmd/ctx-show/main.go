@@ -82,11 +82,7 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		if err != nil {
 			return err
 		}
-		b, err := l.JSON()
-		if err != nil {
-			return err
-		}
-		return env.Result(b)
+		return env.ResultStream(l.WriteJSON)
 	case c.HTML:
 		page, err := htmlview.Pack(m, s, htmlview.Options{})
 		if err != nil {
@@ -104,7 +100,7 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 	if err != nil {
 		return err
 	}
-	return env.Result(b)
+	return env.ResultCanonical(b)
 }
 
 // blobInMemory is the largest object checked before any byte is written;

@@ -187,6 +187,7 @@ func (c *verifyCmd) artifacts(env *cli.Env) error {
 // not trust itself gets one warning.
 func (c *verifyCmd) attestOptions(env *cli.Env) (attest.Options, error) {
 	var trust *attest.Trust
+	keysFrom := ""
 	if len(c.Key) > 0 {
 		var keys []attest.PublicKey
 		for _, p := range c.Key {
@@ -197,18 +198,27 @@ func (c *verifyCmd) attestOptions(env *cli.Env) (attest.Options, error) {
 			keys = append(keys, k)
 		}
 		trust = attest.TrustKeys(keys)
-	} else {
-		p, err := attest.UserConfig()
-		if err == nil {
-			trust, err = attest.LoadTrust(p)
-		}
-		if err != nil {
-			return attest.Options{}, err
-		}
+		keysFrom = trust.Described()
 	}
+	config, err := attest.UserConfig()
+	if trust == nil && err != nil {
+		return attest.Options{}, err
+	}
+	if trust == nil {
+		keysFrom = "trusted_keys in " + config
+	}
+	// The user config is read only once an artifact has a bundle: a
+	// sidecar alone needs no key.
+	var loadErr error
 	warned := map[string]bool{}
 	return attest.Options{
 		Keys: func(s *store.Store) ([]attest.PublicKey, error) {
+			if trust == nil && loadErr == nil {
+				trust, loadErr = attest.LoadTrust(config)
+			}
+			if loadErr != nil {
+				return nil, loadErr
+			}
 			keys, note, err := trust.Keys(s)
 			if note != "" && !warned[s.Root()] {
 				warned[s.Root()] = true
@@ -216,7 +226,7 @@ func (c *verifyCmd) attestOptions(env *cli.Env) (attest.Options, error) {
 			}
 			return keys, err
 		},
-		KeysFrom: trust.Described(),
+		KeysFrom: keysFrom,
 		Signed:   c.Signed || len(c.Key) > 0,
 	}, nil
 }

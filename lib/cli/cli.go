@@ -6,6 +6,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -293,6 +294,40 @@ func (e *Env) Result(v any) error {
 		b = canon.Indent(b)
 	}
 	return e.write(append(b, '\n'))
+}
+
+// ResultCanonical writes b, which is already canonical JSON (what
+// manifest.JSON, a log's JSON or a drift report's JSON return), as Result
+// would, without checking and copying it again.
+func (e *Env) ResultCanonical(b []byte) error {
+	if e.stdoutTTY {
+		b = canon.Indent(b)
+	}
+	return e.write(append(b, '\n'))
+}
+
+// ResultStream writes one result, canonical JSON that write produces, and
+// a newline, streamed to stdout rather than held in memory (a resolved
+// pack can hold objects of any size). On a terminal it is collected and
+// indented, as Result does. Unlike Result, an error in the middle leaves
+// the document cut short; write should check what it can first.
+func (e *Env) ResultStream(write func(io.Writer) error) error {
+	if e.stdoutTTY {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			return err
+		}
+		return e.ResultCanonical(b.Bytes())
+	}
+	bw := bufio.NewWriterSize(e.Stdout, 64<<10)
+	if err := write(bw); err != nil {
+		return err
+	}
+	bw.WriteByte('\n')
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing output: %w", err)
+	}
+	return nil
 }
 
 // Text writes a --human rendering; a final newline is added if missing.

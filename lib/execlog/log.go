@@ -341,10 +341,22 @@ func (p *parser) log(root *node) *Log {
 	}
 	if elems, ok := o.array("inputs", false); ok {
 		seen := map[string]int{}
+		var names []string
+		var nodes []*node
+		var idx []int
 		for i, e := range elems {
 			if in := p.object(e, canon.Path{"inputs", i}); in != nil {
-				l.Inputs = append(l.Inputs, in.input(seen, i))
+				f := in.input(seen, i)
+				l.Inputs = append(l.Inputs, f)
+				if n := e.member("name"); n != nil && n.kind == '"' {
+					names, nodes, idx = append(names, f.Name), append(nodes, n), append(idx, i)
+				}
 			}
+		}
+		// A replay writes every input into one workspace: a name cannot be
+		// both a file and the directory of another.
+		if f, u, ok := manifest.DirConflict(names); ok {
+			p.errorf(nodes[u], canon.Path{"inputs", idx[u], "name"}, "%q needs %q to be a directory, but inputs[%d] is that file", names[u], names[f], idx[f])
 		}
 	}
 	if elems, ok := o.array("steps", true); ok {

@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // A msgTable says where a message dialect keeps what the log needs. Each
@@ -232,11 +235,11 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 		return b.errorf(where, "expected a string or an array of content parts, got %s", kind(c))
 	}
 	var unknown list
-	var parts list // every text and media part, in order
+	var parts []execlog.Part // every text and media part, in order
 	media := false
 	text := func(s string) {
 		m.addText(s)
-		parts = append(parts, obj{{"type", quote("text")}, {"content", quote(s)}}.raw())
+		parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(s)})
 	}
 	each(c, func(_, p gjson.Result) bool {
 		if p.Type == gjson.String {
@@ -333,7 +336,7 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 // The base64 text is copied as it is, never decoded here; the part's
 // other members are returned to be kept in metadata. A reference to
 // content elsewhere (a URL, a file id) is no part: ok is false.
-func mediaPart(f fields, typ string) (part json.RawMessage, extra obj, ok bool) {
+func mediaPart(f fields, typ string) (part execlog.Part, extra obj, ok bool) {
 	kind := ""
 	var mediaType, data, textData string
 	var mapped []string
@@ -351,7 +354,7 @@ func mediaPart(f fields, typ string) (part json.RawMessage, extra obj, ok bool) 
 					mediaType = "text/plain"
 				}
 			default:
-				return nil, nil, false
+				return execlog.Part{}, nil, false
 			}
 			mapped = []string{"type", "source"}
 			if rest := rest(src, "type", "media_type", "data"); len(rest) > 0 {
@@ -359,11 +362,11 @@ func mediaPart(f fields, typ string) (part json.RawMessage, extra obj, ok bool) 
 			}
 		} else if u := f.get("image"); u.Type == gjson.String { // Inspect
 			if mediaType, data, ok = dataURL(u.Str); !ok {
-				return nil, nil, false
+				return execlog.Part{}, nil, false
 			}
 			mapped = []string{"type", "image"}
 		} else {
-			return nil, nil, false
+			return execlog.Part{}, nil, false
 		}
 	case "image_url", "input_image":
 		kind = "image"
@@ -375,14 +378,14 @@ func mediaPart(f fields, typ string) (part json.RawMessage, extra obj, ok bool) 
 			u = u.Get("url")
 		}
 		if mediaType, data, ok = dataURL(u.String()); !ok {
-			return nil, nil, false
+			return execlog.Part{}, nil, false
 		}
 		mapped = []string{"type", "image_url"}
 	case "file", "input_file":
 		kind = "file"
 		d := f.first("file.file_data", "file_data")
 		if mediaType, data, ok = dataURL(d.String()); !ok {
-			return nil, nil, false
+			return execlog.Part{}, nil, false
 		}
 		if mediaType == "application/pdf" {
 			kind = "document"
@@ -403,22 +406,19 @@ func mediaPart(f fields, typ string) (part json.RawMessage, extra obj, ok bool) 
 		}
 		mapped = []string{"type", "mime_type", "media_type", "content", "modality"}
 	default:
-		return nil, nil, false
+		return execlog.Part{}, nil, false
 	}
-	p := obj{{"type", quote(kind)}}
-	if mediaType != "" {
-		p.setString("media_type", mediaType)
-	}
+	p := execlog.Part{Type: kind, MediaType: mediaType}
 	if data != "" || textData == "" {
-		p.setString("content_base64", data)
+		p.Content = execlog.Base64(data)
 	} else {
-		p.setString("content", textData)
+		p.Content = execlog.Text(textData)
 	}
 	extra = join(f.rest(mapped...), extra)
 	if len(extra) > 0 {
 		extra.setDefault("type", quote(typ))
 	}
-	return p.raw(), extra, true
+	return p, extra, true
 }
 
 // dataURL splits a base64 data: URL into its media type and data.
