@@ -36,7 +36,7 @@ type replayCmd struct {
 	Steps   string        `help:"Replay only these steps: indexes and ranges such as 3, 3-7, 3-, -7, separated by commas." placeholder:"RANGE"`
 	Timeout time.Duration `help:"Time limit of a --tool command for one step." default:"30s"`
 	HTML    bool          `name:"html" help:"Print the outcome as one self-contained HTML page (no scripts, no network): the pack with each step's status, the fidelity and the dependencies that drifted."`
-	Output  string        `short:"o" help:"Write the --html page to FILE instead of stdout." placeholder:"FILE"`
+	Output  string        `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
 
 	CodexShellReads bool `help:"Replay Codex's plain read-only shell commands (cat, sed -n 'A,Bp', head, nl -ba, ls) by reading the workspace, never by running a shell; other commands are skipped with the reason." name:"codex-shell-reads"`
 

@@ -167,7 +167,7 @@ func fillContent(c *Content, b []byte) {
 	default:
 		c.Kind = "text"
 		s := string(b)
-		line, _ := firstLine(s)
+		line := firstLine(s)
 		c.Summary, c.Lines = vis(line), lines(s)
 		// Anything not in the summary (more lines, a clipped line,
 		// leading blank lines) is in the body.

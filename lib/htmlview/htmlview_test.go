@@ -104,6 +104,7 @@ func TestReplayPage(t *testing.T) {
 		`<article class="step st-diverged" id="step-2">`,
 		`<article class="step st-not_replayed" id="step-3">`,
 		`tool grep: recorded version 3.11, replayed with 3.8`,
+		`Steps that diverged or failed: <a href="#step-2">#2 diverged</a> </p>`,
 		`expected <code>sha256:0000`,
 	} {
 		if !strings.Contains(page, want) {

@@ -139,21 +139,19 @@ func clip(s string, n int) string {
 	return s[:i] + "…"
 }
 
-// firstLine returns the first non-blank line of s, clipped, and whether
-// anything else follows it.
-func firstLine(s string) (string, bool) {
+// firstLine returns the first non-blank line of s, clipped ("" when s is
+// blank).
+func firstLine(s string) string {
 	rest := s
 	for rest != "" {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")
 		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" {
-			continue
+		if strings.TrimSpace(line) != "" {
+			return clip(line, previewRunes)
 		}
-		c := clip(line, previewRunes)
-		return c, c != line || strings.TrimSpace(rest) != ""
 	}
-	return "", false
+	return ""
 }
 
 // previewRunes is how much of a first line a preview shows.
