@@ -2,6 +2,7 @@ package execlog
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -135,20 +137,56 @@ func (l *Log) contents() []*Content {
 // FromManifest reads every object m references (verifying each) and
 // returns the pack in log form, with m's own parent: what ctx-show
 // --resolve and ctx-fork print. Packing it gives back m.
+//
+// A pack can name one object many times; it is read once and shared.
+// What the log would hold in all is bounded by MaxResolved, checked from
+// the objects' sizes before anything is read: beyond it, ErrTooLarge.
 func FromManifest(s *store.Store, m *manifest.Manifest) (*Log, error) {
-	l := fromSkeleton(m)
+	sizes := map[digest.Digest]int64{}
+	var total int64
 	for sl := range m.Slots() {
 		if sl.Ref.IsZero() {
 			continue
 		}
-		b, err := s.Get(*sl.Ref)
-		if err != nil {
-			return nil, err
+		n, ok := sizes[*sl.Ref]
+		if !ok {
+			var err error
+			if n, err = s.Size(*sl.Ref); err != nil {
+				return nil, err
+			}
+			sizes[*sl.Ref] = n
+		}
+		if total += n; total > MaxResolved {
+			return nil, fmt.Errorf("pack %s resolves to more than %d bytes of content (%s names %s, %d bytes): %w",
+				m.Hash, MaxResolved, sl.Path, sl.Ref, n, ErrTooLarge)
+		}
+	}
+	l := fromSkeleton(m)
+	read := map[digest.Digest][]byte{}
+	for sl := range m.Slots() {
+		if sl.Ref.IsZero() {
+			continue
+		}
+		b, ok := read[*sl.Ref]
+		if !ok {
+			var err error
+			if b, err = s.Get(*sl.Ref); err != nil {
+				return nil, err
+			}
+			read[*sl.Ref] = b
 		}
 		*l.slot(sl) = Bytes(b)
 	}
 	return l, nil
 }
+
+// MaxResolved bounds the content FromManifest puts in one log (counted
+// once per reference, as the log holds it): 256 MiB. A pack can name one
+// small object thousands of times; its log form is built in memory.
+var MaxResolved int64 = 256 << 20
+
+// ErrTooLarge reports a pack whose log form would exceed MaxResolved.
+var ErrTooLarge = errors.New("too large to resolve in memory; read its objects with ctx-show --blob")
 
 // JSON returns the log's canonical JSON. Content held in memory is
 // written as text when it is UTF-8 (content, output, reasoning) and as
