@@ -282,7 +282,7 @@ func problems(env *cli.Env, probs []error) error {
 	}
 	corrupt := false
 	for _, p := range probs {
-		env.Errorf("%v", p)
+		env.Problem(p)
 		corrupt = corrupt || errors.Is(p, store.ErrCorrupt)
 	}
 	err := cli.Errorf(cli.ExitError, "%d problem(s) reading the store; everything else was listed", len(probs))

@@ -3,7 +3,9 @@
 // completely before writing anything, stores the content, the manifest and
 // the packs/ entry, moves refs/latest (and a tag), and prints one canonical
 // JSON result per log: {"hash","uri","created","parent","previous",
-// "objects":{"new","reused"},"steps","inputs","outputs","tag"}.
+// "objects":{"new","reused"},"steps","inputs","outputs","tag","sidecars",
+// "bundles"}. --sidecars DIR writes each output's provenance sidecar, and
+// --sign-key KEY its signed in-toto attestation (<output>.sigstore.json).
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
@@ -32,9 +35,13 @@ type packCmd struct {
 	tagLock *store.RefLock // held from the tag check until the tag is set
 
 	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
+	SignKey  string `name:"sign-key" help:"With --sidecars, also write DIR/<output name>.sigstore.json: the output's in-toto attestation signed with this ed25519 key (PKCS#8 PEM or unencrypted OpenSSH; never one inside the store)." placeholder:"KEY"`
 
 	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: anthropic, claude-code, codex, inspect, langsmith, openai-chat, openai-responses, otel-genai." default:"ctx" placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
+	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument). A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
+
+	signer *attest.Signer
 }
 
 func (c *packCmd) Description() string {
@@ -59,6 +66,15 @@ func (c *packCmd) Run(env *cli.Env) error {
 		}
 	}
 	names := c.Logs
+	if c.Hook != "" {
+		if len(names) > 0 {
+			return cli.Errorf(cli.ExitUsage, "--hook names the log to pack; give no LOG")
+		}
+		if c.From == "ctx" {
+			return cli.Errorf(cli.ExitUsage, "--hook needs --from codex, claude-code or auto")
+		}
+		names = []string{hookArg}
+	}
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
@@ -67,6 +83,14 @@ func (c *packCmd) Run(env *cli.Env) error {
 	}
 	if len(names) > 1 && c.Tag != "" {
 		return cli.Errorf(cli.ExitUsage, "--tag names one pack; give one log")
+	}
+	if c.SignKey != "" {
+		if c.Sidecars == "" {
+			return cli.WithHint(cli.Errorf(cli.ExitUsage, "--sign-key signs the attestations written beside the sidecars: give --sidecars DIR"), "to sign a pack already made: ctx-attest --sign-key KEY --dir DIR REF")
+		}
+		if c.signer, err = signer(c.SignKey, s); err != nil {
+			return err
+		}
 	}
 
 	// Validate every log before writing anything.
@@ -80,7 +104,7 @@ func (c *packCmd) Run(env *cli.Env) error {
 				return err
 			}
 			for _, p := range probs {
-				env.Errorf("%s:%s", src.name, prefixed(p))
+				env.Problem(cli.WithCode(cli.ExitFinding, fmt.Errorf("%s:%s", src.name, prefixed(p))))
 			}
 			bad = true
 			continue
@@ -105,7 +129,7 @@ func (c *packCmd) Run(env *cli.Env) error {
 			for _, o := range src.log.Outputs {
 				names = append(names, o.Name)
 			}
-			if err := sidecar.Check(c.Sidecars, names); err != nil {
+			if err := sidecar.CheckFiles(c.Sidecars, names, sidecar.Suffix, attest.Suffix); err != nil {
 				return err
 			}
 		}
@@ -171,14 +195,21 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 	if err != nil {
 		return src, err
 	}
-	if name == "-" {
+	switch name {
+	case "-":
 		src.name = "<stdin>"
-	} else {
+	case hookArg:
+		src.name = "--hook"
+	default:
 		dir = filepath.Dir(name)
 	}
-	src.data, err = env.ReadInput(name)
-	if err != nil {
+	if name == hookArg {
+		src.data = []byte(c.Hook)
+	} else if src.data, err = env.ReadInput(name); err != nil {
 		return src, cli.WithCode(cli.ExitError, fmt.Errorf("reading log: %w", err))
+	}
+	if err := c.followHook(env, &src, &dir); err != nil {
+		return src, err
 	}
 	if err := c.importLog(env, &src); err != nil {
 		return src, err
@@ -188,6 +219,38 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 		return src, err
 	}
 	return src, src.log.CheckStore(s)
+}
+
+// hookArg stands for the --hook payload among the logs to read.
+const hookArg = "\x00hook"
+
+// followHook replaces a hook payload (an agent's hook input naming its
+// transcript) by the transcript it names, when --from is an agent format.
+func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
+	if c.From == "ctx" {
+		return nil
+	}
+	h, err := importer.ParseHook(src.data, importer.CodexHome())
+	if err != nil {
+		return cli.WithCode(cli.ExitFinding, fmt.Errorf("%s: %w", src.name, err))
+	}
+	if h == nil {
+		if src.name == "--hook" {
+			return cli.Errorf(cli.ExitFinding, "--hook: not a hook payload (an object with transcript_path, or Codex's agent-turn-complete notification)")
+		}
+		return nil
+	}
+	data, err := os.ReadFile(h.Transcript)
+	if err != nil {
+		return cli.WithCode(cli.ExitError, fmt.Errorf("%s: reading the transcript the hook payload names: %w", src.name, err))
+	}
+	what := "hook payload"
+	if h.Event != "" {
+		what += " (" + h.Event + ")"
+	}
+	env.Infof("%s: %s: packing %s", src.name, what, h.Transcript)
+	src.name, src.data, *dir = h.Transcript, data, filepath.Dir(h.Transcript)
+	return nil
 }
 
 // importLog converts src from an agent's own format into an execution log
@@ -243,6 +306,7 @@ type result struct {
 	Outputs  int           `json:"outputs"`
 	Tag      string        `json:"tag,omitzero"`
 	Sidecars []string      `json:"sidecars,omitzero"`
+	Bundles  []string      `json:"bundles,omitzero"`
 }
 
 func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
@@ -294,11 +358,51 @@ func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
 			}
 			res.Sidecars = append(res.Sidecars, p)
 		}
+		if c.signer != nil {
+			if res.Bundles, err = c.sign(m); err != nil {
+				return err
+			}
+		}
 	}
 	if env.Human() {
 		return env.Text(human(m, res))
 	}
 	return env.Result(res)
+}
+
+// signer reads the signing key before anything is written, refusing one
+// kept inside the store.
+func signer(path string, s *store.Store) (*attest.Signer, error) {
+	if err := attest.CheckKeyOutside(path, s.Root()); err != nil {
+		return nil, cli.WithCode(cli.ExitUsage, err)
+	}
+	k, err := attest.LoadSigner(path)
+	if err != nil {
+		return nil, cli.WithCode(cli.ExitUsage, err)
+	}
+	return k, nil
+}
+
+// sign writes the signed attestation of every output of m beside its
+// sidecar.
+func (c *packCmd) sign(m *manifest.Manifest) ([]string, error) {
+	signed, err := c.signer.SignOutputs(m)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, sb := range signed {
+		p, err := sidecar.WriteFile(c.Sidecars, sb.Name+attest.Suffix, sb.Bundle, c.Force)
+		if err != nil {
+			err = fmt.Errorf("pack %s is stored, but not its signed attestations: %w", m.Hash, err)
+			if errors.Is(err, sidecar.ErrExists) {
+				err = cli.WithHint(err, "use --force to replace it")
+			}
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
 }
 
 func human(m *manifest.Manifest, r result) string {
@@ -312,6 +416,9 @@ func human(m *manifest.Manifest, r result) string {
 	}
 	for _, p := range r.Sidecars {
 		s += "  sidecar " + p + "\n"
+	}
+	for _, p := range r.Bundles {
+		s += "  signed  " + p + "\n"
 	}
 	return s
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -40,7 +41,7 @@ func (c *pullCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	r, err := remote.Lookup(c.Remote, s.Config().Raw)
+	r, err := remote.Lookup(c.Remote, s.Config().Raw, filepath.Dir(s.Root()))
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
 	}

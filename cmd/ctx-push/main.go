@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/ref"
@@ -23,7 +24,7 @@ type pushCmd struct {
 	Remote    string   `arg:"" help:"Where to push: oci://HOST[:PORT]/REPOSITORY, oci-layout:DIR, or the name of a remote in .ctx/config.json (\"remotes\": {\"origin\": \"oci://…\"})." placeholder:"REMOTE"`
 	Refs      []string `arg:"" optional:"" help:"Packs to push (default: read from stdin)." placeholder:"REF"`
 	Tag       []string `help:"Also tag the pack NAME on the remote (repeatable; with one pack only)." placeholder:"NAME"`
-	Attach    []string `help:"Attach FILE to the pack as an OCI referrer: a sidecar (*.ctx.json), an attestation bundle (*.sigstore.json) or a report (*.html); with one pack only." placeholder:"FILE"`
+	Attach    []string `sep:"none" help:"Attach FILE to the pack as an OCI referrer: a sidecar (*.ctx.json), an attestation bundle (*.sigstore.json) or a report (*.html); with one pack only." placeholder:"FILE"`
 	PlainHTTP bool     `name:"plain-http" help:"Allow plain HTTP to a registry that is not on loopback (loopback registries always get plain HTTP)."`
 	Jobs      int      `default:"8" help:"Concurrent uploads." placeholder:"N"`
 }
@@ -40,7 +41,7 @@ func (c *pushCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	r, err := remote.Lookup(c.Remote, s.Config().Raw)
+	r, err := remote.Lookup(c.Remote, s.Config().Raw, filepath.Dir(s.Root()))
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
@@ -54,7 +55,7 @@ func (c *pushCmd) Run(env *cli.Env) error {
 	if len(items) > 1 && (len(c.Tag) > 0 || len(c.Attach) > 0) {
 		return cli.Errorf(cli.ExitUsage, "--tag and --attach apply to one pack; %d were given", len(items))
 	}
-	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version}, true)
+	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version, Cache: remote.DefaultCacheDir()}, true)
 	if err != nil {
 		return usage(err)
 	}

@@ -4,9 +4,9 @@
 // report as canonical JSON, a readable one with --human, or with --html a
 // self-contained HTML page of the pack with each step's outcome:
 //
-//	{"pack","fidelity","steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms}],"drift":[…]}
+//	{"pack","fidelity","summary":{steps,verified,matched,…},"steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms}],"drift":[…]}
 //
-// The exit code is the fidelity: 0 exact, 1 degraded, 4 failed. Steps run in
+// The exit code is the fidelity: 0 exact, 1 degraded or unverified, 4 failed. Steps run in
 // a temporary workspace holding the pack's inputs unless --live names a
 // directory. The rules (statuses, built-ins and their exact outputs,
 // external executors) are documented in lib/replay.
@@ -37,6 +37,8 @@ type replayCmd struct {
 	HTML    bool          `name:"html" help:"Print the outcome as one self-contained HTML page (no scripts, no network): the pack with each step's status, the fidelity and the dependencies that drifted."`
 	Output  string        `short:"o" help:"Write the --html page to FILE instead of stdout." placeholder:"FILE"`
 
+	CodexShellReads bool `help:"Replay Codex's plain read-only shell commands (cat, sed -n 'A,Bp', head, nl -ba, ls) by reading the workspace, never by running a shell; other commands are skipped with the reason." name:"codex-shell-reads"`
+
 	TrustStoreConfig bool `help:"Run the executors the store's config.json names (ignored otherwise: stores travel, and a received one must not run code)."`
 }
 
@@ -46,13 +48,16 @@ func (c *replayCmd) Description() string {
 Step status: matched; diverged (a deterministic step produced other bytes);
 diverged_expected (a non-deterministic one did); failed (no executor, error,
 timeout, bad parameters); skipped (a non-deterministic step with no
-executor, or a step with no recorded output). Fidelity: exact, degraded (a
-deterministic step diverged) or failed (a deterministic step could not run,
-or an input is missing).
+executor, no recorded output, a recorded error, files seen only in part or
+by name, a rendering not reproduced; the reason says which). Fidelity:
+failed (a deterministic step could not run, or an input is missing),
+degraded (a deterministic step diverged), unverified (nothing was executed
+and compared equal), else exact. summary.verified counts matched steps.
 
 Built-in executors, confined to the workspace: read_file, list_dir, glob,
-grep (also as Read, LS, Glob, Grep). Other tools need an executor: --tool
-NAME=CMD, or "tools" in your config ($XDG_CONFIG_HOME/ctx/config.json):
+grep, and Claude Code's Read, LS, Glob, Grep, whose results are rendered as
+Claude Code renders them. Other tools need an executor: --tool NAME=CMD, or
+"tools" in your config ($XDG_CONFIG_HOME/ctx/config.json):
   {"tools":{"NAME":{"command":["prog","arg"],"version":"1.2","timeout":"30s"}}}
 "tools" in the store's .ctx/config.json run only if you trust that store
 (--trust-store-config, or its path in "trusted_stores" of your config).
@@ -140,6 +145,8 @@ func (c *replayCmd) Run(env *cli.Env) error {
 			TempDir: tmp,
 			Steps:   ranges,
 			Tools:   tools,
+
+			CodexShellReads: c.CodexShellReads,
 			Progress: func(pos, total int, st *manifest.Step) {
 				env.Progressf("step %d/%d (index %d, %s)", pos, total, st.Index, toolName(st))
 			},
@@ -163,7 +170,7 @@ func (c *replayCmd) Run(env *cli.Env) error {
 			err = htmlview.Write(env.Stdout, c.Output, page)
 		}
 	case env.Human():
-		err = env.Text(rep.Text())
+		err = env.Text(rep.Human())
 	default:
 		err = env.Result(rep)
 	}

@@ -33,7 +33,7 @@ type showCmd struct {
 }
 
 func (c *showCmd) Description() string {
-	return "Show context packs: the manifest, the resolved log, a readable summary, or one object's bytes."
+	return "Show context packs: the manifest, the resolved log, a readable summary, a self-contained HTML page, or one object's bytes."
 }
 
 func (c *showCmd) Run(env *cli.Env) error {
@@ -82,11 +82,7 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		if err != nil {
 			return err
 		}
-		b, err := l.JSON()
-		if err != nil {
-			return err
-		}
-		return env.Result(b)
+		return env.ResultStream(l.WriteJSON)
 	case c.HTML:
 		page, err := htmlview.Pack(m, s, htmlview.Options{})
 		if err != nil {
@@ -104,7 +100,7 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 	if err != nil {
 		return err
 	}
-	return env.Result(b)
+	return env.ResultCanonical(b)
 }
 
 // blobInMemory is the largest object checked before any byte is written;

@@ -1,6 +1,7 @@
 package execlog
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -171,16 +172,36 @@ type parser struct {
 	opts     Options
 	probs    Problems
 	warnings []string
+
+	pos scanPos // where position last counted to
 }
+
+// scanPos is an offset in the log, the line breaks before it and where its
+// line starts.
+type scanPos struct{ off, lines, lineStart int }
 
 func (p *parser) errorf(n *node, at canon.Path, format string, args ...any) {
 	pr := Problem{Path: at, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
-		off := int(n.off)
-		pr.Line = 1 + strings.Count(string(p.data[:off]), "\n")
-		pr.Column = off - strings.LastIndexByte(string(p.data[:off]), '\n')
+		pr.Line, pr.Column = p.position(int(n.off))
 	}
 	p.probs = append(p.probs, pr)
+}
+
+// position returns the 1-based line and byte column of offset off in the
+// log. Problems come mostly in document order, so it scans only from the
+// last offset asked for, not from the start each time.
+func (p *parser) position(off int) (line, col int) {
+	if off < p.pos.off {
+		p.pos = scanPos{}
+	}
+	seg := p.data[p.pos.off:off]
+	if i := bytes.LastIndexByte(seg, '\n'); i >= 0 {
+		p.pos.lines += bytes.Count(seg, []byte{'\n'})
+		p.pos.lineStart = p.pos.off + i + 1
+	}
+	p.pos.off = off
+	return p.pos.lines + 1, off - p.pos.lineStart + 1
 }
 
 // object walks an object node's members, remembering which were used so
@@ -341,10 +362,22 @@ func (p *parser) log(root *node) *Log {
 	}
 	if elems, ok := o.array("inputs", false); ok {
 		seen := map[string]int{}
+		var names []string
+		var nodes []*node
+		var idx []int
 		for i, e := range elems {
 			if in := p.object(e, canon.Path{"inputs", i}); in != nil {
-				l.Inputs = append(l.Inputs, in.input(seen, i))
+				f := in.input(seen, i)
+				l.Inputs = append(l.Inputs, f)
+				if n := e.member("name"); n != nil && n.kind == '"' {
+					names, nodes, idx = append(names, f.Name), append(nodes, n), append(idx, i)
+				}
 			}
+		}
+		// A replay writes every input into one workspace: a name cannot be
+		// both a file and the directory of another.
+		if f, u, ok := manifest.DirConflict(names); ok {
+			p.errorf(nodes[u], canon.Path{"inputs", idx[u], "name"}, "%q needs %q to be a directory, but inputs[%d] is that file", names[u], names[f], idx[f])
 		}
 	}
 	if elems, ok := o.array("steps", true); ok {

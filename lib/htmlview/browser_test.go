@@ -30,7 +30,7 @@ func screenshot(t *testing.T, bin, file, out string, width, height int, dark boo
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	args := []string{
-		"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update",
 		"--disable-sync", "--disable-extensions", "--disable-default-apps",
 		"--user-data-dir=" + filepath.Join(t.TempDir(), "profile"),
@@ -73,7 +73,7 @@ func TestBrowser(t *testing.T) {
 		t.Skip("-short: pages not rendered in a browser")
 	}
 	dir := t.TempDir()
-	light := color.RGBA{0xf6, 0xf8, 0xfa, 0xff} // --panel
+	light := color.RGBA{0xf6, 0xf8, 0xfa, 0xff}  // --panel
 	darkBG := color.RGBA{0x0d, 0x11, 0x17, 0xff} // --bg, dark
 	for name, page := range pages(t) {
 		file := filepath.Join(dir, name+".html")

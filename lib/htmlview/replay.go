@@ -49,14 +49,11 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	v := &replayView{Fidelity: string(r.Fidelity), Total: len(m.Steps)}
+	v := &replayView{Fidelity: string(r.Fidelity), Total: len(m.Steps), Verified: r.Summary.Verified}
 	byIndex := map[int]*stepReplay{}
 	count := map[replay.Status]int{}
 	for _, s := range r.Steps {
 		count[s.Status]++
-		if s.Status == replay.Matched {
-			v.Verified++
-		}
 		byIndex[s.Index] = &stepReplay{
 			Status:     vis(string(s.Status)),
 			Class:      statusClass(s.Status),
@@ -82,5 +79,5 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 		}
 	}
 	p.Replay = v
-	return render("ctx replay "+shortRef(m.Hash.String()), page{Pack: p})
+	return render("ctx replay "+shortRef(m.Hash.String()), page{Pack: p}, p.sizeHint())
 }

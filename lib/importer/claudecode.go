@@ -171,6 +171,9 @@ func importClaudeCode(b *builder, data []byte) error {
 			b.appendMeta("subagent_prompts", join(obj{{"agent", quote(sc.names[key])}}, objOf(p)).raw())
 		}
 	}
+	if len(b.roots) > 0 {
+		b.workspace = claudeCodeWorkspace(data, b.roots[0])
+	}
 	return nil
 }
 
@@ -302,9 +305,10 @@ func (sc *sidechains) add(b *builder, m *msg) {
 	b.add(m)
 	b.last = last // the run's answer is the main agent's
 	for _, s := range b.steps[n:] {
-		s.meta.setString("agent", sc.names[key])
+		s.Agent = sc.names[key]
 		if p := sc.parents[key]; p != nil && p.step != nil && p.step.Index < s.Index {
-			s.meta.set("parent_step", jsonInt(p.step.Index))
+			parent := p.step.Index
+			s.ParentStep = &parent
 		}
 		if pend := sc.pending[key]; len(pend) > 0 {
 			s.meta.set("agent_prompts", pend.raw())

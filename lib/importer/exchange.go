@@ -519,6 +519,11 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			}
 			if e := item.Get("error"); informative(e) {
 				c.isError = true
+				if e.Type == gjson.String {
+					c.failure.msg = e.Str
+				} else {
+					c.failure.msg = e.Get("message").String()
+				}
 			}
 		}
 		c.meta = rest(item, mapped...)

@@ -643,7 +643,17 @@ func (b *builder) otelLLM(s *span) error {
 	}
 	turn.ts = s.start
 	turn.params = params.raw()
+	// gen_ai.usage.input_tokens, gen_ai.usage.cache_read.input_tokens, …:
+	// the step's usage (costs and other counters stay with it in metadata).
+	var usage obj
+	for _, k := range s.attrs.keys {
+		if name, ok := strings.CutPrefix(k, "gen_ai.usage."); ok {
+			usage.set(strings.ReplaceAll(name, ".", "_"), raw(s.attrs.get(k)))
+			used[k] = true
+		}
+	}
 	turn.meta = join(b.spanMeta(s, used), turn.meta)
+	turn.meta.setDefault("usage", usage.raw())
 	b.seen(s.start)
 	b.exchange(in, out)
 	b.countSpan(s, true, "")
@@ -886,13 +896,15 @@ func (b *builder) otelTool(s *span) {
 			break
 		}
 	}
-	if code := first(gjson.ParseBytes(s.rest.get("status")), "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
-		r.isError = true
+	var fail *failure
+	status := gjson.ParseBytes(s.rest.get("status"))
+	if code := first(status, "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
+		fail = &failure{msg: first(status, "message", "description").String()}
 	}
 	var out *string
 	if r.hasOut {
 		out = &r.output
 	}
-	b.toolRun(id, name, args(argv), out, r.isError, s.start, b.spanMeta(s, used))
+	b.toolRun(id, name, args(argv), out, fail, s.start, b.spanMeta(s, used))
 	b.countSpan(s, true, "")
 }

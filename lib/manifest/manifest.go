@@ -305,6 +305,13 @@ func (m *Manifest) check() error {
 			}
 		}
 	}
+	inputs := make([]string, len(m.Inputs))
+	for i, f := range m.Inputs {
+		inputs[i] = f.Name
+	}
+	if f, u, ok := DirConflict(inputs); ok {
+		return fmt.Errorf("inputs[%d].name: %q is a file, but inputs[%d] %q needs it to be a directory", f, inputs[f], u, inputs[u])
+	}
 	names = map[string]bool{}
 	for i, o := range m.Outputs {
 		if err := CheckName(o.Name); err != nil {

@@ -50,12 +50,16 @@ type Options struct {
 	MaxRetry  int
 	// UserAgent is sent with every request.
 	UserAgent string
+	// Cache is the layout cache directory ("" for none; see
+	// DefaultCacheDir).
+	Cache string
 }
 
 // Client talks to one remote.
 type Client struct {
 	Remote Remote
 	jobs   int
+	cache  string
 	ep     endpoint
 }
 
@@ -78,7 +82,7 @@ type endpoint interface {
 // Open returns a client of r. A layout directory is created by the first
 // push (create); pulling from a missing one is an error.
 func Open(r Remote, opts Options, create bool) (*Client, error) {
-	c := &Client{Remote: r, jobs: opts.Jobs}
+	c := &Client{Remote: r, jobs: opts.Jobs, cache: opts.Cache}
 	if c.jobs <= 0 {
 		c.jobs = 8
 	}

@@ -52,29 +52,29 @@ var builtins = map[string]*Builtin{
 	"grep":      {name: "grep", run: grep},
 }
 
-// Aliases maps tool names that agents use to built-in names.
+// Aliases maps tool names that agents use to built-in names, for tools
+// whose output is the raw one.
 var Aliases = map[string]string{
-	"Read":           "read_file",
-	"LS":             "list_dir",
-	"Glob":           "glob",
-	"Grep":           "grep",
 	"list_directory": "list_dir",
 }
 
 // aliasDefaults are the defaults an alias changes, so that a step recorded
 // with the agent's defaults replays with them.
-var aliasDefaults = map[string]map[string]jsontext.Value{
-	"Grep": {"output_mode": jsontext.Value(`"files_with_matches"`)},
-}
+var aliasDefaults = map[string]map[string]jsontext.Value{}
 
 // Lookup returns the executor for a tool name: the user's (tools) first,
-// then a built-in, then a built-in through Aliases; nil if none.
+// then a built-in, then an agent's own tool rendered as the agent renders
+// it (Claude Code's Read, Glob, Grep, LS), then a built-in through
+// Aliases; nil if none.
 func Lookup(tool string, tools map[string]Executor) Executor {
 	if ex, ok := tools[tool]; ok {
 		return ex
 	}
 	if b, ok := builtins[tool]; ok {
 		return b
+	}
+	if a, ok := claudeTools[tool]; ok {
+		return a
 	}
 	if name, ok := Aliases[tool]; ok {
 		b := *builtins[name]

@@ -87,7 +87,7 @@ func TestBuiltins(t *testing.T) {
 		{"read file_path", "read_file", `{"file_path":"src/main.go"}`, sampleTree["src/main.go"]},
 		{"read filename", "read_file", `{"filename":"./docs/../docs/a.md"}`, "error: read_file: path \"./docs/../docs/a.md\" contains \"..\"; built-in tools only read inside the workspace"},
 		{"read dot slash", "read_file", `{"filename":"./docs/a.md"}`, "alpha\n"},
-		{"read alias Read", "Read", `{"file_path":"docs/b.txt"}`, "beta\n"},
+		{"read alias list_directory", "list_directory", `{"path":"docs"}`, "a.md\nb.txt\n"},
 		{"read empty file", "read_file", `{"path":"empty.txt"}`, ""},
 		{"read binary raw", "read_file", `{"path":"src/util/data.bin"}`, "hello\x00binary\n"},
 		{"read spellings agree", "read_file", `{"path":"docs/a.md","file_path":"docs/a.md"}`, "alpha\n"},
@@ -112,14 +112,14 @@ func TestBuiltins(t *testing.T) {
 
 		{"ls root", "list_dir", `{}`, ".git/\nREADME.md\ndocs/\nempty.txt\nsrc/\n"},
 		{"ls sub", "list_dir", `{"path":"src"}`, "main.go\nnotes.txt\nutil/\n"},
-		{"ls alias", "LS", `{"path":"docs","ignore":["*.txt"]}`, "a.md\n"},
+		{"ls ignore", "list_dir", `{"path":"docs","ignore":["*.txt"]}`, "a.md\n"},
 		{"ls file", "list_dir", `{"path":"README.md"}`, "error: list_dir: README.md: not a directory"},
 		{"ls dotdot", "list_dir", `{"path":".."}`, `error: list_dir: path ".." contains ".."; built-in tools only read inside the workspace`},
 		{"ls bad ignore", "list_dir", `{"ignore":["["]}`, `error: list_dir: ignore pattern "[": syntax error in pattern`},
 
 		{"glob star", "glob", `{"pattern":"*.md"}`, "README.md\n"},
 		{"glob doublestar", "glob", `{"pattern":"**/*.go"}`, "src/main.go\nsrc/util/strings.go\n"},
-		{"glob braces", "Glob", `{"pattern":"docs/*.{md,txt}"}`, "docs/a.md\ndocs/b.txt\n"},
+		{"glob braces", "glob", `{"pattern":"docs/*.{md,txt}"}`, "docs/a.md\ndocs/b.txt\n"},
 		{"glob base path", "glob", `{"pattern":"**/*.go","path":"src/util"}`, "src/util/strings.go\n"},
 		{"glob doublestar everything skips .git", "glob", `{"pattern":"**"}`, "README.md\ndocs/a.md\ndocs/b.txt\nempty.txt\nsrc/main.go\nsrc/notes.txt\nsrc/util/data.bin\nsrc/util/strings.go\n"},
 		{"glob no match", "glob", `{"pattern":"*.rs"}`, ""},
@@ -130,8 +130,7 @@ func TestBuiltins(t *testing.T) {
 		{"grep content", "grep", `{"pattern":"hello"}`, "README.md:2:hello world\nsrc/notes.txt:1:no newline at end, hello\nsrc/util/strings.go:2:// hello again\n"},
 		{"grep ignore case no numbers", "grep", `{"pattern":"HELLO","-i":true,"-n":false,"path":"src"}`, "src/main.go:\tprintln(\"Hello\")\nsrc/notes.txt:no newline at end, hello\nsrc/util/strings.go:// hello again\n"},
 		{"grep files", "grep", `{"pattern":"hello","output_mode":"files_with_matches"}`, "README.md\nsrc/notes.txt\nsrc/util/strings.go\n"},
-		{"grep alias defaults to files", "Grep", `{"pattern":"hello"}`, "README.md\nsrc/notes.txt\nsrc/util/strings.go\n"},
-		{"grep alias content", "Grep", `{"pattern":"l","output_mode":"content","path":"docs"}`, "docs/a.md:1:alpha\n"},
+		{"grep content in a directory", "grep", `{"pattern":"l","output_mode":"content","path":"docs"}`, "docs/a.md:1:alpha\n"},
 		{"grep count counts lines", "grep", `{"pattern":"i","output_mode":"count","path":"src/main.go"}`, "src/main.go:3\n"},
 		{"grep glob filter", "grep", `{"pattern":"hello","glob":"*.go"}`, "src/util/strings.go:2:// hello again\n"},
 		{"grep glob filter with slash", "grep", `{"pattern":"a","glob":"docs/*.txt"}`, "docs/b.txt:1:beta\n"},
@@ -139,7 +138,7 @@ func TestBuiltins(t *testing.T) {
 		{"grep head limit", "grep", `{"pattern":"hello","head_limit":1}`, "README.md:2:hello world\n"},
 		{"grep bad regexp", "grep", `{"pattern":"("}`, "error: grep: pattern: error parsing regexp: missing closing ): `(`"},
 		{"grep bad mode", "grep", `{"pattern":"a","output_mode":"json"}`, `error: grep: output_mode "json" is not content, files_with_matches or count`},
-		{"grep unsupported context", "Grep", `{"pattern":"a","-C":2}`, `error: grep: unsupported parameter "-C"; give an executor with --tool to replay this step`},
+		{"grep unsupported context", "grep", `{"pattern":"a","-C":2}`, `error: grep: unsupported parameter "-C"; give an executor with --tool to replay this step`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

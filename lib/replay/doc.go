@@ -17,13 +17,26 @@
 //     timeout, parameters the executor cannot use, or a step with no tool.
 //     A failed non-deterministic step is reported but does not lower
 //     fidelity.
-//   - skipped: a non-deterministic step with no executor (a model call, say),
-//     or a step that ran but has no recorded output to compare with: the
-//     hash of what it produced is reported as actual.
+//   - skipped: a non-deterministic step with no executor (a model call,
+//     say); a step that ran but has no recorded output to compare with (the
+//     hash of what it produced is reported as actual); a step whose
+//     recorded call failed (metadata.is_error: an error message is not a
+//     result to reproduce); a step whose files the session saw only in part
+//     or only by name, where what it asks is not in the pack; and a step
+//     whose result the agent would have rendered in a way the renderer does
+//     not reproduce (package render). The reason says which.
 //
-// Fidelity is exact when every deterministic step matched, degraded when a
-// deterministic step diverged, and failed when a deterministic step could
-// not execute or an input of the pack is missing.
+// Skipped steps never lower fidelity, but they verify nothing. The report's
+// summary counts the steps by status; verified is the number of steps that
+// were executed and compared equal (matched). Fidelity is, in this order:
+//
+//   - failed (exit 4): a deterministic step could not execute, or an input
+//     of the pack is missing;
+//   - degraded (exit 1): a deterministic step diverged;
+//   - unverified (exit 1): nothing diverged or failed, but no step was
+//     verified either: a replay that compared nothing proves nothing;
+//   - exact (exit 0): every deterministic step that could be compared
+//     matched, and at least one step was verified.
 //
 // Nothing runs commands unless the user named the command: a recorded
 // "bash" step with no executor fails with a reason saying how to give one;
@@ -79,8 +92,47 @@
 //     line ends in "\n"; head_limit keeps the first lines only.
 //
 // The built-ins' version (for tool_versions drift) is BuiltinVersion.
-// Tool names used by real agents map to them through Aliases; an alias may
-// also change a default (Claude Code's Grep lists matching files).
+// Other tool names map to them through Aliases (list_directory).
+//
+// # Agents' own tools
+//
+// Claude Code's Read, Glob, Grep and LS give their results as Claude Code
+// gives them to its model, byte for byte (the renderings, and what they
+// leave out, are documented in package render): Read as "%6d→line" lines
+// and its notices, Glob as paths oldest first or "No files found", Grep in
+// each output mode as ripgrep prints and Claude Code frames it, LS as a
+// tree. They read with the same confinement as the built-ins. Their
+// version is ClaudeCodeVersion.
+//
+// Some of an agent's output does not depend on the files: the notice
+// Claude Code appends to a Read depends on its version and the model. A
+// renderer may look at the recorded output (Call.Recorded) to choose among
+// such fixed notices, never to produce the result itself.
+//
+// In a hermetic workspace (the pack's inputs, not --live) files have no
+// real modification times: all get the same one. Listings that Claude Code
+// orders by modification time then come out in path order; when the
+// recorded output holds the same lines in another order, the step is
+// skipped with that reason rather than reported as diverged. Inputs the
+// session saw only by name are listed by Glob and LS; inputs seen in part
+// serve the Reads whose lines are all known; any other use of them skips
+// the step.
+//
+// With Options.CodexShellReads (ctx-replay --codex-shell-reads), Codex's
+// shell tools (shell, shell_command, exec_command, local_shell) replay the
+// plain read-only commands cat FILE…, sed -n 'A,Bp' FILE, head [-n N] FILE,
+// nl -ba FILE and ls [-1] [-A] [DIR] by reading the workspace as GNU
+// coreutils would print it; no shell ever runs. The command is taken from
+// the step's argv (bash -lc SCRIPT is split as a shell splits simple
+// words); a pipe, redirection, expansion, another program or option skips
+// the step with the reason. Codex records a command's output inside a
+// frame (JSON with exit_code and duration, or an "Exit code … Output:"
+// header) that says nothing about the files: the reproduced output is put
+// back into the recorded frame, so only the output is compared; a recorded
+// non-zero exit or a shortened output skips the step. ls in a hermetic
+// workspace skips (the pack holds the files the session saw, not the
+// directory), and names in another order than ls printed them (the
+// locale's collation) skip too.
 //
 // # External executors
 //

@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/replay/render"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -32,19 +35,21 @@ const (
 // Fidelity grades a whole replay.
 type Fidelity string
 
-// Fidelity levels.
+// Fidelity levels (see the package documentation for the rule).
 const (
-	Exact    Fidelity = "exact"
-	Degraded Fidelity = "degraded"
-	Lost     Fidelity = "failed"
+	Exact      Fidelity = "exact"
+	Degraded   Fidelity = "degraded"
+	Unverified Fidelity = "unverified"
+	Lost       Fidelity = "failed"
 )
 
-// ExitCode returns the exit code of the DESIGN.md table for f: 0, 1 or 4.
+// ExitCode returns the exit code of the DESIGN.md table for f: 0 exact, 1
+// degraded or unverified (negative findings), 4 failed.
 func (f Fidelity) ExitCode() int {
 	switch f {
 	case Exact:
 		return 0
-	case Degraded:
+	case Degraded, Unverified:
 		return 1
 	}
 	return 4
@@ -63,12 +68,46 @@ const (
 type Report struct {
 	Pack     string       `json:"pack"`
 	Fidelity Fidelity     `json:"fidelity"`
+	Summary  Summary      `json:"summary"`
 	Steps    []StepResult `json:"steps"`
 	Drift    []Drift      `json:"drift"`
 
 	// Workspace is the directory the steps ran in; it is gone after Run
 	// unless Options.Keep or Options.Live.
 	Workspace string `json:"-"`
+}
+
+// Summary counts the replayed steps by status. Verified is the number of
+// steps that were executed and whose output was compared and found equal
+// to the recorded one (the matched steps): what the replay proves.
+type Summary struct {
+	Steps            int `json:"steps"`
+	Verified         int `json:"verified"`
+	Matched          int `json:"matched"`
+	Diverged         int `json:"diverged"`
+	DivergedExpected int `json:"diverged_expected"`
+	Failed           int `json:"failed"`
+	Skipped          int `json:"skipped"`
+}
+
+func summarize(steps []StepResult) Summary {
+	sum := Summary{Steps: len(steps)}
+	for _, r := range steps {
+		switch r.Status {
+		case Matched:
+			sum.Matched++
+		case Diverged:
+			sum.Diverged++
+		case DivergedExpected:
+			sum.DivergedExpected++
+		case Failed:
+			sum.Failed++
+		case Skipped:
+			sum.Skipped++
+		}
+	}
+	sum.Verified = sum.Matched
+	return sum
 }
 
 // StepResult is one replayed step. Expected and Actual are output digests;
@@ -110,6 +149,9 @@ type Options struct {
 	// Tools are the user's executors by tool name; they take precedence
 	// over built-ins and aliases.
 	Tools map[string]Executor
+	// CodexShellReads replays Codex's plain read-only shell commands
+	// (CodexShellTools) where Tools names no executor for them.
+	CodexShellReads bool
 	// Progress, if set, is called before each step runs: pos counts from 1
 	// up to total, the number of selected steps.
 	Progress func(pos, total int, step *manifest.Step)
@@ -132,6 +174,22 @@ type Call struct {
 	Index      int
 	Parameters jsontext.Value
 	Workspace  *Workspace
+
+	// Recorded returns the step's recorded output (nil when none was
+	// recorded). Renderers use it only to choose among notices that do
+	// not depend on the files (see package render), never to make up a
+	// result.
+	Recorded func() ([]byte, error)
+}
+
+// maxRecorded bounds the recorded output a renderer may load.
+const maxRecorded = 64 << 20
+
+func (c *Call) recorded() ([]byte, error) {
+	if c.Recorded == nil {
+		return nil, nil
+	}
+	return c.Recorded()
 }
 
 // Run replays the steps of m (loaded from s) and grades them. It returns an
@@ -165,14 +223,23 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 		rep.Drift = append(rep.Drift, missing...)
 	}
 	rep.Workspace = ws.Dir
+	if dir := gjson.GetBytes(m.Metadata, "session.cwd"); dir.Type == gjson.String && strings.HasPrefix(dir.Str, "/") {
+		ws.RecordedDir = dir.Str
+	}
 	rep.Drift = append(rep.Drift, environmentDrift(m.Environment, opt)...)
 
+	tools := opt.Tools
+	if opt.CodexShellReads {
+		tools = map[string]Executor{}
+		maps.Copy(tools, CodexShellTools())
+		maps.Copy(tools, opt.Tools)
+	}
 	versions := map[string]string{}
 	for i, st := range selected {
 		if opt.Progress != nil {
 			opt.Progress(i+1, len(selected), st)
 		}
-		r, ex := replayStep(ctx, ws, st, opt.Tools)
+		r, ex := replayStep(ctx, s, ws, st, tools)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("replaying pack %s: %w", m.Hash, err)
 		}
@@ -182,6 +249,8 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 		rep.Steps = append(rep.Steps, r)
 	}
 	rep.Drift = append(rep.Drift, versionDrift(m.Environment.ToolVersions, versions)...)
+	nameChangedInputs(rep, selected)
+	rep.Summary = summarize(rep.Steps)
 	rep.Fidelity = grade(rep)
 	return rep, nil
 }
@@ -204,16 +273,23 @@ func grade(rep *Report) Fidelity {
 			f = Degraded
 		}
 	}
+	if f == Exact && rep.Summary.Verified == 0 {
+		return Unverified
+	}
 	return f
 }
 
-func replayStep(ctx context.Context, ws *Workspace, st *manifest.Step, tools map[string]Executor) (StepResult, Executor) {
+func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest.Step, tools map[string]Executor) (StepResult, Executor) {
 	r := StepResult{Index: st.Index, Tool: st.Tool, Deterministic: st.Deterministic}
 	if !st.OutputRef.IsZero() {
 		r.Expected = st.OutputRef.String()
 	}
 	var ex Executor
 	switch {
+	case st.Tool != "" && recordedError(st):
+		r.Status = Skipped
+		r.Reason = "the recorded call failed: an error is not replayed"
+		return r, nil
 	case st.Tool == "":
 		r.Reason = fmt.Sprintf("%s step has no tool to run", stepType(st))
 	default:
@@ -231,9 +307,19 @@ func replayStep(ctx context.Context, ws *Workspace, st *manifest.Step, tools map
 	}
 	h := digest.NewHasher()
 	start := time.Now()
-	err := ex.Run(ctx, &Call{Tool: st.Tool, Index: st.Index, Parameters: st.Parameters, Workspace: ws}, h)
+	call := &Call{Tool: st.Tool, Index: st.Index, Parameters: st.Parameters, Workspace: ws}
+	if !st.OutputRef.IsZero() {
+		call.Recorded = func() ([]byte, error) { return recordedOutput(s, st.OutputRef) }
+	}
+	err := ex.Run(ctx, call, h)
 	r.DurationMS = time.Since(start).Milliseconds()
-	if err != nil {
+	var skip *render.Unsupported
+	switch {
+	case errors.As(err, &skip):
+		r.Status = Skipped
+		r.Reason = skip.Reason
+		return r, ex
+	case err != nil:
 		r.Status = Failed
 		r.Reason = err.Error()
 		return r, ex
@@ -252,6 +338,62 @@ func replayStep(ctx context.Context, ws *Workspace, st *manifest.Step, tools map
 		r.Status = DivergedExpected
 	}
 	return r, ex
+}
+
+// nameChangedInputs gives a diverged step that reads a file whose input
+// changed or went missing a reason naming it.
+func nameChangedInputs(rep *Report, steps []*manifest.Step) {
+	changed := map[string]string{}
+	for _, d := range rep.Drift {
+		switch d.Type {
+		case DriftInputChanged:
+			changed[d.Name] = "input " + d.Name + " changed since the run"
+		case DriftMissingInput:
+			changed[d.Name] = "input " + d.Name + " is missing"
+		}
+	}
+	if len(changed) == 0 {
+		return
+	}
+	for i := range rep.Steps {
+		r := &rep.Steps[i]
+		if r.Status != Diverged && r.Status != DivergedExpected || r.Reason != "" {
+			continue
+		}
+		for _, k := range []string{"file_path", "path", "filename"} {
+			p := gjson.GetBytes(steps[i].Parameters, k)
+			if p.Type != gjson.String {
+				continue
+			}
+			if name, err := resolve(p.Str); err == nil && changed[name] != "" {
+				r.Reason = changed[name]
+				break
+			}
+		}
+	}
+}
+
+// recordedError reports whether the step's call failed when it was
+// recorded (metadata.is_error, as the importers keep it).
+func recordedError(st *manifest.Step) bool {
+	return len(st.Metadata) > 0 && gjson.GetBytes(st.Metadata, "is_error").Type == gjson.True
+}
+
+// recordedOutput reads a step's recorded output for a renderer.
+func recordedOutput(s *store.Store, d digest.Digest) ([]byte, error) {
+	r, err := s.Open(d)
+	if err != nil {
+		return nil, fmt.Errorf("reading the recorded output: %w", err)
+	}
+	defer r.Close()
+	if r.Size() > maxRecorded {
+		return nil, nil
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading the recorded output: %w", err)
+	}
+	return b, nil
 }
 
 func stepType(st *manifest.Step) string {

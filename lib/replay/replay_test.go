@@ -146,12 +146,12 @@ func TestReplayStatuses(t *testing.T) {
 			name: "all matched",
 			steps: []step{
 				{tool: "read_file", params: `{"path":"src/main.py"}`, out: main, det: true},
-				{tool: "Glob", params: `{"pattern":"**/*.py"}`, out: "src/main.py\n", det: true},
+				{tool: "Glob", params: `{"pattern":"**/*.py"}`, out: "src/main.py", det: true},
 			},
 			fidelity: Exact,
 			want: []brief{
 				{Matched, hashOf(main), hashOf(main), ""},
-				{Matched, hashOf("src/main.py\n"), hashOf("src/main.py\n"), ""},
+				{Matched, hashOf("src/main.py"), hashOf("src/main.py"), ""},
 			},
 		},
 		{
@@ -171,8 +171,22 @@ func TestReplayStatuses(t *testing.T) {
 			steps: []step{
 				{tool: "read_file", params: `{"path":"README.md"}`, out: "whatever\n", det: false},
 				{typ: manifest.LLMCall, out: "a model answer", det: false},
+				{tool: "read_file", params: `{"path":"README.md"}`, out: "# r\n", det: true},
 			},
 			fidelity: Exact,
+			want: []brief{
+				{DivergedExpected, hashOf("whatever\n"), hashOf("# r\n"), ""},
+				{Skipped, hashOf("a model answer"), "", "the llm_call step has no tool to run"},
+				{Matched, hashOf("# r\n"), hashOf("# r\n"), ""},
+			},
+		},
+		{
+			name: "nothing compared is unverified",
+			steps: []step{
+				{tool: "read_file", params: `{"path":"README.md"}`, out: "whatever\n", det: false},
+				{typ: manifest.LLMCall, out: "a model answer", det: false},
+			},
+			fidelity: Unverified,
 			want: []brief{
 				{DivergedExpected, hashOf("whatever\n"), hashOf("# r\n"), ""},
 				{Skipped, hashOf("a model answer"), "", "the llm_call step has no tool to run"},
@@ -195,7 +209,7 @@ func TestReplayStatuses(t *testing.T) {
 			steps: []step{
 				{tool: "web_search", params: `{"q":"x"}`, out: "results", det: false},
 			},
-			fidelity: Exact,
+			fidelity: Unverified,
 			want: []brief{
 				{Skipped, hashOf("results"), "", `no executor for tool "web_search"; give one with --tool web_search=CMD or in your ctx config`},
 			},
@@ -215,7 +229,7 @@ func TestReplayStatuses(t *testing.T) {
 			steps: []step{
 				{tool: "read_file", params: `{"path":"gone.txt"}`, out: "x", det: false},
 			},
-			fidelity: Exact,
+			fidelity: Unverified,
 			want: []brief{
 				{Failed, hashOf("x"), "", "read_file: gone.txt: no such file or directory"},
 			},
@@ -235,14 +249,14 @@ func TestReplayStatuses(t *testing.T) {
 			steps: []step{
 				{tool: "read_file", params: `{"path":"README.md"}`, out: "<none>", det: true},
 			},
-			fidelity: Exact,
+			fidelity: Unverified,
 			want: []brief{
 				{Skipped, "", hashOf("# r\n"), "no output was recorded to compare with"},
 			},
 		},
 		{
 			name:     "no steps",
-			fidelity: Exact,
+			fidelity: Unverified,
 		},
 	}
 	for _, tt := range tests {
@@ -280,7 +294,7 @@ func TestReplayStatuses(t *testing.T) {
 }
 
 func TestFidelityExitCodes(t *testing.T) {
-	for f, want := range map[Fidelity]int{Exact: 0, Degraded: 1, Lost: 4} {
+	for f, want := range map[Fidelity]int{Exact: 0, Degraded: 1, Unverified: 1, Lost: 4} {
 		if got := f.ExitCode(); got != want {
 			t.Errorf("%s.ExitCode() = %d, want %d", f, got, want)
 		}
@@ -312,11 +326,11 @@ func TestMissingInput(t *testing.T) {
 func TestEnvironmentAndVersionDrift(t *testing.T) {
 	p := newPacker(t)
 	env := manifest.Environment{OS: "plan9", Runtime: "python3.12",
-		ToolVersions: map[string]string{"read_file": "0.9", "Glob": BuiltinVersion, "fetch": "2.0", "never_used": "1"}}
+		ToolVersions: map[string]string{"read_file": "0.9", "Glob": ClaudeCodeVersion, "fetch": "2.0", "never_used": "1"}}
 	script := writeScript(t, "fetch.sh", "cat >/dev/null; printf page")
 	m := p.pack(map[string]string{"a.txt": "a"}, []step{
 		{tool: "read_file", params: `{"path":"a.txt"}`, out: "a", det: true},
-		{tool: "Glob", params: `{"pattern":"*"}`, out: "a.txt\n", det: true},
+		{tool: "Glob", params: `{"pattern":"*"}`, out: "a.txt", det: true},
 		{tool: "fetch", params: `{}`, out: "page", det: true},
 	}, env)
 	rep := replay(t, p, m, Options{OS: "linux", Runtime: "go1.26.8",
@@ -526,8 +540,9 @@ drift:
   os: recorded darwin, replayed on linux
 
 3 steps: 1 matched, 1 diverged, 1 skipped
+1 of 3 steps verified (executed and compared equal)
 `
-	if got := rep.Text(); got != want {
+	if got := rep.Human(); got != want {
 		t.Errorf("Text():\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -20,6 +20,67 @@ import (
 type Workspace struct {
 	Dir  string
 	Root *os.Root
+	// Hermetic is set for a workspace made of the pack's inputs: the files
+	// have no real modification times, and files the session saw only by
+	// name or in part are known from the pack (seen), not from the disk.
+	Hermetic bool
+	// RecordedDir is the working directory the session ran in, as the pack
+	// records it (metadata.session.cwd, kept by the importers), or "".
+	// Agents print paths under it in their results (Claude Code's Glob
+	// lists absolute paths); the renderers print workspace paths the same
+	// way.
+	RecordedDir string
+
+	seen map[string]*seenFile
+}
+
+// What an input's seen member says the session observed of a file.
+const (
+	seenPartial = "partial"
+	seenName    = "name"
+)
+
+// seenFile is an input the session saw only by name, or only in part:
+// lines holds the known lines by number, total the file's line count when
+// recorded (else 0).
+type seenFile struct {
+	seen  string
+	lines map[int]string
+	total int
+}
+
+// seenAs returns what the pack knows of name when it is not the whole
+// file, or nil.
+func (w *Workspace) seenAs(name string) *seenFile {
+	return w.seen[name]
+}
+
+// shown is how the recording agent would print workspace path name: under
+// the recorded working directory when there is one.
+func (w *Workspace) shown(name string) string {
+	switch {
+	case w.RecordedDir == "":
+		return name
+	case name == ".":
+		return w.RecordedDir
+	}
+	return strings.TrimSuffix(w.RecordedDir, "/") + "/" + name
+}
+
+// local makes a path the agent wrote under the recorded working directory
+// a workspace path; other paths are returned as they are.
+func (w *Workspace) local(p string) string {
+	if w.RecordedDir == "" {
+		return p
+	}
+	dir := strings.TrimSuffix(w.RecordedDir, "/")
+	if p == dir {
+		return "."
+	}
+	if rest, ok := strings.CutPrefix(p, dir+"/"); ok && rest != "" {
+		return rest
+	}
+	return p
 }
 
 // Close releases the workspace and leaves its directory in place.
@@ -59,12 +120,24 @@ func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
+	ws.Hermetic = true
 	var drift []Drift
 	// One object named by many inputs is written once; the other names
 	// are hard links to it, so a pack cannot make the workspace larger
 	// than the distinct content it holds.
 	written := map[digest.Digest]string{}
 	for _, in := range inputs {
+		if in.Seen != manifest.SeenWhole {
+			err := ws.addSeen(s, in)
+			if errors.Is(err, store.ErrCorrupt) {
+				ws.Root.Close()
+				os.RemoveAll(dir)
+				return nil, nil, fmt.Errorf("reading input %s: %w", in.Name, err)
+			} else if err != nil {
+				drift = append(drift, Drift{Type: DriftMissingInput, Name: in.Name, Expected: in.ContentRef.String(), Reason: err.Error()})
+			}
+			continue
+		}
 		if first, ok := written[in.ContentRef]; ok && ws.link(first, in.Name) == nil {
 			continue
 		}
@@ -81,6 +154,41 @@ func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace
 		}
 	}
 	return ws, drift, nil
+}
+
+// addSeen records an input the session saw only by name or in part: it
+// is not written, but listings know its name and Reads its known lines.
+func (w *Workspace) addSeen(s *store.Store, in manifest.File) error {
+	if err := checkName(in.Name); err != nil {
+		return err
+	}
+	if w.seen == nil {
+		w.seen = map[string]*seenFile{}
+	}
+	sf := &seenFile{seen: seenName}
+	if in.Seen == manifest.SeenPartial {
+		b, err := s.Get(in.ContentRef)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("object %s is not in the store", in.ContentRef)
+			}
+			return err
+		}
+		sf.seen, sf.total, sf.lines = seenPartial, int(in.TotalLines), map[int]string{}
+		text := strings.Split(string(b), "\n")
+		if len(text) > 0 && text[len(text)-1] == "" {
+			text = text[:len(text)-1]
+		}
+		k := 0
+		for _, r := range in.Lines {
+			for n := r[0]; n <= r[1] && k < len(text); n++ {
+				sf.lines[int(n)] = text[k]
+				k++
+			}
+		}
+	}
+	w.seen[in.Name] = sf
+	return nil
 }
 
 func (w *Workspace) write(s *store.Store, in manifest.File) error {
@@ -114,6 +222,9 @@ func (w *Workspace) write(s *store.Store, in manifest.File) error {
 	_, err = io.Copy(f, io.LimitReader(r, in.Size+1))
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = w.setFixedMTime(in.Name)
 	}
 	if err != nil {
 		w.Root.Remove(in.Name)
@@ -149,6 +260,9 @@ func checkName(name string) error {
 func (w *Workspace) CheckInputs(s *store.Store, inputs []manifest.File) []Drift {
 	var drift []Drift
 	for _, in := range inputs {
+		if in.Seen != manifest.SeenWhole {
+			continue // no bytes to compare: the session did not see them all
+		}
 		d := Drift{Name: in.Name, Expected: in.ContentRef.String()}
 		got, err := w.hash(in.Name)
 		switch {

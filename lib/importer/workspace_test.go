@@ -1,0 +1,145 @@
+package importer
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestApplyEdits(t *testing.T) {
+	tests := []struct {
+		name, content string
+		edits         []edit
+		want          string // "error: …" for an error
+	}{
+		{"first occurrence", "a a a", []edit{{"a", "b", false}}, "b a a"},
+		{"replace all", "a a a", []edit{{"a", "b", true}}, "b b b"},
+		{"in order", "x = 1\n", []edit{{"x", "y", false}, {"y = 1", "y = 2", false}}, "y = 2\n"},
+		{"missing", "abc", []edit{{"z", "y", false}}, "error: edit 0: old_string is not in the file"},
+		{"empty old on empty file", "", []edit{{"", "new\n", false}}, "new\n"},
+		{"empty old on a file", "abc", []edit{{"", "new", false}}, "error: edit 0 has an empty old_string on a non-empty file"},
+	}
+	for _, tt := range tests {
+		got, err := apply(tt.content, tt.edits)
+		if err != nil {
+			got = "error: " + err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// ccUse builds an assistant transcript line making a tool call; ccResult
+// the user line with its result.
+func ccUse(id, name string, input any) string {
+	b, _ := json.Marshal(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant",
+		"content": []any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}}}})
+	return string(b)
+}
+
+func ccResult(id string, isError bool, result any) string {
+	b, _ := json.Marshal(map[string]any{"type": "user", "toolUseResult": result, "message": map[string]any{"role": "user",
+		"content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": "…", "is_error": isError}}}})
+	return string(b)
+}
+
+func readResult(path, content string, start, n, total int) map[string]any {
+	return map[string]any{"type": "text", "file": map[string]any{"filePath": path, "content": content, "startLine": start, "numLines": n, "totalLines": total}}
+}
+
+func TestClaudeCodeWorkspace(t *testing.T) {
+	const root = "/p"
+	lines := []string{
+		// Read whole: an input.
+		ccUse("1", "Read", map[string]any{"file_path": "/p/a.txt"}),
+		ccResult("1", false, readResult("/p/a.txt", "one\ntwo\n", 1, 3, 3)),
+		// Read in part: not recorded (said so).
+		ccUse("2", "Read", map[string]any{"file_path": "/p/big.txt", "offset": 10, "limit": 2}),
+		ccResult("2", false, readResult("/p/big.txt", "x\ny", 10, 2, 50)),
+		// Written first: an output, not an input; then edited.
+		ccUse("3", "Write", map[string]any{"file_path": "/p/new.txt", "content": "v1\n"}),
+		ccResult("3", false, map[string]any{"type": "create", "filePath": "/p/new.txt", "content": "v1\n", "originalFile": nil}),
+		ccUse("4", "Edit", map[string]any{"file_path": "/p/new.txt", "old_string": "v1", "new_string": "v2"}),
+		ccResult("4", false, map[string]any{"filePath": "/p/new.txt", "originalFile": "v1\n"}),
+		// Edit of a file never read: its original is recorded, so it is
+		// an input too.
+		ccUse("5", "MultiEdit", map[string]any{"file_path": "/p/src/b.go", "edits": []any{
+			map[string]any{"old_string": "1", "new_string": "2", "replace_all": true},
+			map[string]any{"old_string": "package a", "new_string": "package c"}}}),
+		ccResult("5", false, map[string]any{"filePath": "/p/src/b.go", "originalFile": "package a\nvar a = 1 + 1\n"}),
+		// A rejected write changes nothing.
+		ccUse("6", "Write", map[string]any{"file_path": "/p/a.txt", "content": "rejected"}),
+		ccResult("6", true, "User rejected tool use"),
+		// Outside the working directory: said so.
+		ccUse("7", "Read", map[string]any{"file_path": "/etc/hosts"}),
+		ccResult("7", false, readResult("/etc/hosts", "h\n", 1, 2, 2)),
+		// An edit whose original is unknown cannot be applied.
+		ccUse("8", "Edit", map[string]any{"file_path": "/p/c.txt", "old_string": "a", "new_string": "b"}),
+		ccResult("8", false, map[string]any{"filePath": "/p/c.txt"}),
+		ccUse("9", "NotebookEdit", map[string]any{"notebook_path": "/p/n.ipynb", "new_source": "x"}),
+		ccResult("9", false, map[string]any{}),
+	}
+	w := claudeCodeWorkspace([]byte(strings.Join(lines, "\n")+"\n"), root)
+	if want := []wsFile{{"a.txt", "one\ntwo\n"}, {"src/b.go", "package a\nvar a = 1 + 1\n"}}; !reflect.DeepEqual(w.inputs, want) {
+		t.Errorf("inputs = %q, want %q", w.inputs, want)
+	}
+	var outputs []wsFile
+	for _, name := range w.outputs {
+		outputs = append(outputs, wsFile{name, w.current[name]})
+	}
+	if want := []wsFile{{"new.txt", "v2\n"}, {"src/b.go", "package c\nvar a = 2 + 2\n"}}; !reflect.DeepEqual(outputs, want) {
+		t.Errorf("outputs = %q, want %q", outputs, want)
+	}
+	wantSkipped := []string{
+		"Read of big.txt: lines 10-11 of 50 seen; a file seen in part is not recorded",
+		"Read of /etc/hosts: not a file under the working directory",
+		"Edit of c.txt: the file's content before the edit is not known; its final content is not recorded",
+		"NotebookEdit of n.ipynb: notebook edits are not applied; its final content is not recorded",
+	}
+	if !reflect.DeepEqual(w.skipped, wantSkipped) {
+		t.Errorf("skipped:\n got %q\nwant %q", w.skipped, wantSkipped)
+	}
+}
+
+func TestParseHook(t *testing.T) {
+	home := t.TempDir()
+	rollout := filepath.Join(home, "sessions", "2025", "01", "02", "rollout-2025-01-02T03-04-05-abc-123.jsonl")
+	if err := os.MkdirAll(filepath.Dir(rollout), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rollout, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, data string
+		want       *Hook
+		err        string
+	}{
+		{"claude code stop", `{"session_id":"s","transcript_path":"/t/s.jsonl","cwd":"/p","hook_event_name":"Stop"}`,
+			&Hook{Transcript: "/t/s.jsonl", Cwd: "/p", SessionID: "s", Event: "Stop"}, ""},
+		{"relative transcript", `{"session_id":"s","transcript_path":"t.jsonl","cwd":"/p"}`,
+			&Hook{Transcript: filepath.Join("/p", "t.jsonl"), Cwd: "/p", SessionID: "s"}, ""},
+		{"empty transcript", `{"session_id":"s","transcript_path":""}`, nil, "hook payload: transcript_path is not a non-empty string"},
+		{"codex notify", `{"type":"agent-turn-complete","thread-id":"abc-123","turn-id":"1","cwd":"/p"}`,
+			&Hook{Transcript: rollout, Cwd: "/p", SessionID: "abc-123", Event: "agent-turn-complete"}, ""},
+		{"codex unknown thread", `{"type":"agent-turn-complete","thread-id":"zzz"}`, nil, "codex notify payload: no rollout of thread zzz under " + filepath.Join(home, "sessions")},
+		{"codex bad thread", `{"type":"agent-turn-complete","thread-id":"../x"}`, nil, `codex notify payload: thread-id "../x" is not an id`},
+		{"a transcript line", `{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}`, nil, ""},
+		{"a transcript", "{\"type\":\"user\"}\n{\"type\":\"assistant\"}\n", nil, ""},
+		{"not json", "hello", nil, ""},
+	}
+	for _, tt := range tests {
+		got, err := ParseHook([]byte(tt.data), home)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if msg != tt.err || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: got %+v, %q; want %+v, %q", tt.name, got, msg, tt.want, tt.err)
+		}
+	}
+}

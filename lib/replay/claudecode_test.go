@@ -1,0 +1,170 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctx-tools/ctx/lib/replay/render"
+)
+
+var projectTree = map[string]string{
+	"README.md":            "# demo\nhello world\n",
+	"src/main.go":          "package main\n\n// hello\nfunc main() {\n\tprintln(\"Hello\")\n}\n",
+	"src/util/strings.go":  "package util\n// hello again\n",
+	"src/util/data.bin":    "hello\x00binary\n",
+	".hidden/x.go":         "package x // hello\n",
+	"__pycache__/m.pyc":    "x",
+	".git/config":          "hello\n",
+	"docs/a.md":            "alpha\nbeta\ngamma\ndelta\nepsilon\n",
+	"empty.txt":            "",
+	"src/long.txt":         string(bytes.Repeat([]byte("x"), 600)) + "\n",
+	"src/util/deep/z.go":   "package deep\n",
+	"src/util/deep/z_test": "hello\n",
+}
+
+// runClaude runs Claude Code's tool on params in ws, with recorded as the
+// step's recorded output, and returns the output, "skip: reason" or
+// "error: message".
+func runClaude(t *testing.T, ws *Workspace, tool, params, recorded string) string {
+	t.Helper()
+	return runWith(t, ws, Lookup(tool, nil), tool, params, recorded)
+}
+
+// runWith runs ex as tool; see runClaude.
+func runWith(t *testing.T, ws *Workspace, ex Executor, tool, params, recorded string) string {
+	t.Helper()
+	var out bytes.Buffer
+	call := &Call{Tool: tool, Parameters: jsontext.Value(params), Workspace: ws}
+	if recorded != "" {
+		call.Recorded = func() ([]byte, error) { return []byte(recorded), nil }
+	}
+	err := ex.Run(context.Background(), call, &out)
+	var skip *render.Unsupported
+	switch {
+	case errors.As(err, &skip):
+		return "skip: " + skip.Reason
+	case err != nil:
+		return "error: " + err.Error()
+	}
+	return out.String()
+}
+
+func TestClaudeCodeTools(t *testing.T) {
+	dir := t.TempDir()
+	tree(t, dir, projectTree)
+	// Modification times, oldest first: docs/a.md, src/main.go, README.md;
+	// the rest at the same, older time.
+	old := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			os.Chtimes(p, old, old)
+		}
+		return err
+	})
+	for i, name := range []string{"docs/a.md", "src/main.go", "README.md"} {
+		ts := old.Add(time.Duration(i+1) * time.Hour)
+		if err := os.Chtimes(filepath.Join(dir, name), ts, ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := liveWorkspace(t, dir)
+	tests := []struct {
+		name, tool, params, recorded, want string
+	}{
+		{"read", "Read", `{"file_path":"README.md"}`, "", "     1→# demo\n     2→hello world\n     3→"},
+		{"read keeps the recorded reminder", "Read", `{"file_path":"README.md","limit":1}`, "whatever" + render.ClaudeReadReminders[1], "     1→# demo" + render.ClaudeReadReminders[1]},
+		{"read offset", "Read", `{"file_path":"docs/a.md","offset":4,"limit":1}`, "", "     4→delta"},
+		{"read empty", "Read", `{"file_path":"empty.txt"}`, "", "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"},
+		{"read missing", "Read", `{"file_path":"nope"}`, "", "error: Read: nope: no such file or directory"},
+		{"read outside", "Read", `{"file_path":"../x"}`, "", `error: Read: path "../x" contains ".."; built-in tools only read inside the workspace`},
+		{"read pdf pages", "Read", `{"file_path":"a.pdf","pages":"1-2"}`, "", `skip: Read: pages "1-2" reads a PDF, which is not rendered`},
+		{"read unknown parameter", "Read", `{"file_path":"README.md","encoding":"x"}`, "", `error: Read: unsupported parameter "encoding"; give an executor with --tool to replay this step`},
+
+		{"glob oldest first", "Glob", `{"pattern":"**/*.md"}`, "", "docs/a.md\nREADME.md"},
+		{"glob name at any depth", "Glob", `{"pattern":"*.go"}`, "", ".hidden/x.go\nsrc/util/deep/z.go\nsrc/util/strings.go\nsrc/main.go"},
+		{"glob anchored", "Glob", `{"pattern":"src/*.go"}`, "", "src/main.go"},
+		{"glob in path", "Glob", `{"pattern":"**/*.go","path":"src/util"}`, "", "src/util/deep/z.go\nsrc/util/strings.go"},
+		{"glob none", "Glob", `{"pattern":"*.rs"}`, "", "No files found"},
+
+		{"grep files newest first", "Grep", `{"pattern":"hello"}`, "", "Found 5 files\nREADME.md\nsrc/main.go\n.hidden/x.go\nsrc/util/deep/z_test\nsrc/util/strings.go"},
+		{"grep files glob", "Grep", `{"pattern":"hello","glob":"*.go"}`, "", "Found 3 files\nsrc/main.go\n.hidden/x.go\nsrc/util/strings.go"},
+		{"grep files type", "Grep", `{"pattern":"package","type":"go","path":"src"}`, "", "Found 3 files\nsrc/main.go\nsrc/util/deep/z.go\nsrc/util/strings.go"},
+		{"grep none", "Grep", `{"pattern":"nothing here"}`, "", "No files found"},
+		{"grep content", "Grep", `{"pattern":"hello","output_mode":"content","path":"src"}`, "", "src/main.go:3:// hello\nsrc/util/deep/z_test:1:hello\nsrc/util/strings.go:2:// hello again"},
+		{"grep content single file", "Grep", `{"pattern":"a$","output_mode":"content","path":"docs/a.md","-n":false}`, "", "alpha\nbeta\ngamma\ndelta"},
+		{"grep context", "Grep", `{"pattern":"gamma|epsilon","output_mode":"content","path":"docs","-B":1}`, "", "docs/a.md-2-beta\ndocs/a.md:3:gamma\ndocs/a.md-4-delta\ndocs/a.md:5:epsilon"},
+		{"grep context groups", "Grep", `{"pattern":"^(alpha|epsilon)$","output_mode":"content","path":"docs/a.md","-C":1}`, "", "1:alpha\n2-beta\n--\n4-delta\n5:epsilon"},
+		{"grep ignore case", "Grep", `{"pattern":"HELLO\\\"","output_mode":"content","-i":true,"path":"src/main.go"}`, "", "5:\tprintln(\"Hello\")"},
+		{"grep count", "Grep", `{"pattern":"a","output_mode":"count","path":"docs"}`, "", "docs/a.md:4\n\nFound 4 total occurrences across 1 file."},
+		{"grep head limit", "Grep", `{"pattern":"a","output_mode":"content","path":"docs","head_limit":2}`, "", "docs/a.md:1:alpha\ndocs/a.md:2:beta\n\n[Showing results with pagination = limit: 2]"},
+		{"grep long line", "Grep", `{"pattern":"x","output_mode":"content","path":"src/long.txt"}`, "", "skip: Grep: line 1 of src/long.txt is longer than 500 bytes, which ripgrep omits with a notice that is not rendered"},
+		{"grep long line listed", "Grep", `{"pattern":"xxx","path":"src"}`, "", "Found 1 file\nsrc/long.txt"},
+		{"grep multiline", "Grep", `{"pattern":"a","multiline":true}`, "", "skip: Grep: multiline search is not rendered"},
+		{"grep unknown type", "Grep", `{"pattern":"a","type":"cobol"}`, "", `skip: Grep: file type "cobol" is not rendered`},
+
+		{"ls", "LS", `{"path":"."}`, "", "- ./\n  - README.md\n  - docs/\n    - a.md\n  - empty.txt\n  - src/\n    - long.txt\n    - main.go\n    - util/\n      - data.bin\n      - deep/\n        - z.go\n        - z_test\n      - strings.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+		{"ls sub ignore", "LS", `{"path":"src/util","ignore":["*.bin"]}`, "", "- ./\n  - src/\n    - util/\n      - deep/\n        - z.go\n        - z_test\n      - strings.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := runClaude(t, ws, tt.tool, tt.params, tt.recorded); got != tt.want {
+				t.Errorf("%s %s:\n got %q\nwant %q", tt.tool, tt.params, got, tt.want)
+			}
+		})
+	}
+	// An .ignore file would change what ripgrep searches.
+	tree(t, dir, map[string]string{"docs/.ignore": "a.md\n"})
+	if got := runClaude(t, ws, "Grep", `{"pattern":"a","path":"docs"}`, ""); got != "skip: Grep: ripgrep would apply the ignore rules of docs/.ignore, which are not rendered" {
+		t.Errorf("ignore file: %q", got)
+	}
+}
+
+// TestClaudeCodeHermetic checks what a workspace made of the pack's inputs
+// can and cannot know: files seen by name are listed, files seen in part
+// are read where their lines are known, and an order that depends on
+// modification times is not claimed.
+func TestClaudeCodeHermetic(t *testing.T) {
+	dir := t.TempDir()
+	tree(t, dir, map[string]string{"a.go": "package a // hello\n", "b.go": "package b // hello\n"})
+	ws := liveWorkspace(t, dir)
+	for _, name := range []string{"a.go", "b.go"} {
+		if err := ws.setFixedMTime(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws.Hermetic = true
+	ws.RecordedDir = "/w"
+	ws.seen = map[string]*seenFile{
+		"lib/c.go": {seen: seenName},
+		"d.txt":    {seen: seenPartial, lines: map[int]string{3: "three", 4: "four"}, total: 5},
+	}
+	tests := []struct {
+		name, tool, params, recorded, want string
+	}{
+		{"glob lists names", "Glob", `{"pattern":"**/*.go"}`, "", "/w/a.go\n/w/b.go\n/w/lib/c.go"},
+		{"glob order unknown", "Glob", `{"pattern":"*.go"}`, "/w/b.go\n/w/lib/c.go\n/w/a.go", "skip: the same 3 entries in another order: Glob lists files oldest first, and the pack does not record modification times"},
+		{"glob other files diverge", "Glob", `{"pattern":"*.go"}`, "/w/b.go\n/w/a.go", "/w/a.go\n/w/b.go\n/w/lib/c.go"},
+		{"read name only", "Read", `{"file_path":"lib/c.go"}`, "", "skip: Read: lib/c.go was seen only by name; its content is not in the pack"},
+		{"read known lines", "Read", `{"file_path":"d.txt","offset":3,"limit":2}`, "", "     3→three\n     4→four"},
+		{"read unknown lines", "Read", `{"file_path":"d.txt","offset":2,"limit":2}`, "", "skip: Read: d.txt was seen only in part; line 2 is not in the pack"},
+		{"read to the end", "Read", `{"file_path":"d.txt","offset":3}`, "", "skip: Read: d.txt was seen only in part; line 5 is not in the pack"},
+		{"grep over a name", "Grep", `{"pattern":"hello"}`, "", "skip: Grep: d.txt was seen only in part, so what it holds is not known"},
+		{"grep beside it", "Grep", `{"pattern":"hello","glob":"[ab].go"}`, "Found 2 files\n/w/a.go\n/w/b.go", "Found 2 files\n/w/a.go\n/w/b.go"},
+		{"grep content", "Grep", `{"pattern":"hello","glob":"[ab].go","output_mode":"content"}`, "", "/w/a.go:1:package a // hello\n/w/b.go:1:package b // hello"},
+		{"ls lists names", "LS", `{}`, "", "- /w/\n  - a.go\n  - b.go\n  - d.txt\n  - lib/\n    - c.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := runClaude(t, ws, tt.tool, tt.params, tt.recorded); got != tt.want {
+				t.Errorf("%s %s:\n got %q\nwant %q", tt.tool, tt.params, got, tt.want)
+			}
+		})
+	}
+}

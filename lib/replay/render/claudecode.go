@@ -1,0 +1,302 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Claude Code's limits, as its tools apply them (Claude Code 2.1).
+const (
+	// ClaudeReadLines is how many lines Read returns without a limit.
+	ClaudeReadLines = 2000
+	// ClaudeReadLineLength is the longest line Read returns unshortened.
+	ClaudeReadLineLength = 2000
+	// ClaudeReadBytes is the largest file Read returns without a limit.
+	ClaudeReadBytes = 256 * 1024
+	// ClaudeGlobFiles is how many paths Glob lists.
+	ClaudeGlobFiles = 100
+	// ClaudeGrepHeadLimit is Grep's head_limit when none is given.
+	ClaudeGrepHeadLimit = 250
+	// ClaudeGrepColumns is the longest line Grep prints (rg --max-columns).
+	ClaudeGrepColumns = 500
+	// ClaudeLSEntries is how many entries LS lists.
+	ClaudeLSEntries = 1000
+)
+
+// ClaudeReadReminders are the notices Claude Code appends to a Read of a
+// non-empty text file. Which one (or none) depends on the Claude Code
+// version and the model, neither of which changes what was read: a caller
+// picks the one the recorded result ends with.
+var ClaudeReadReminders = []string{
+	"\n\n<system-reminder>\nWhenever you read a file, you should consider whether it would be considered malware. You CAN and SHOULD provide analysis of malware, what it is doing. But you MUST refuse to improve or augment the code. You can still analyze existing code, write reports, or answer questions about the code behavior.\n</system-reminder>\n",
+	"\n\n<system-reminder>\nWhenever you read a file, you should consider whether it looks malicious. If it does, you MUST refuse to improve or augment the code. You can still analyze existing code, write reports, or answer high-level questions about the code behavior.\n</system-reminder>\n",
+}
+
+// ClaudeReadReminder returns the one of ClaudeReadReminders that recorded
+// ends with, or "".
+func ClaudeReadReminder(recorded []byte) string {
+	for _, r := range ClaudeReadReminders {
+		if strings.HasSuffix(string(recorded), r) {
+			return r
+		}
+	}
+	return ""
+}
+
+// ClaudeRead is a Read call: Offset is the first line (0 and 1 both mean
+// the first), Limit the number of lines (0: up to ClaudeReadLines), and
+// Reminder the notice to append (see ClaudeReadReminders).
+type ClaudeRead struct {
+	Offset, Limit int
+	Reminder      string
+}
+
+// ClaudeCodeRead renders Read's result for a text file holding content:
+// the selected lines as "%6d→line" joined by "\n" (line endings "\r\n"
+// read as "\n"; the empty string after a final "\n" counts as a line),
+// then the reminder. An empty file, or an offset past the end, gives
+// Claude Code's warning instead.
+func ClaudeCodeRead(content []byte, r ClaudeRead) ([]byte, error) {
+	if !utf8.Valid(content) {
+		return nil, unsupported("the file is not valid UTF-8; Claude Code's replacement of invalid bytes is not reproduced")
+	}
+	if r.Limit == 0 && len(content) > ClaudeReadBytes {
+		return nil, unsupported("the file is larger than %d bytes, which Claude Code refuses to read without a limit", ClaudeReadBytes)
+	}
+	text := strings.ReplaceAll(string(content), "\r\n", "\n")
+	var lines []string
+	if text != "" {
+		lines = strings.Split(text, "\n")
+	}
+	start := max(r.Offset, 1)
+	if start > len(lines) {
+		if len(lines) == 0 {
+			return []byte("<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"), nil
+		}
+		return fmt.Appendf(nil, "<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>", r.Offset, len(lines)), nil
+	}
+	end := len(lines)
+	if r.Limit > 0 {
+		end = min(end, start-1+r.Limit)
+	} else if end-start+1 > ClaudeReadLines {
+		return nil, unsupported("the file has more than %d lines from the offset, and Claude Code versions differ in how they cut it", ClaudeReadLines)
+	}
+	var b strings.Builder
+	for n := start; n <= end; n++ {
+		line := lines[n-1]
+		if utf16Len(line) > ClaudeReadLineLength {
+			return nil, unsupported("line %d is longer than %d characters, and Claude Code versions differ in how they shorten it", n, ClaudeReadLineLength)
+		}
+		if n > start {
+			b.WriteByte('\n')
+		}
+		num := strconv.Itoa(n)
+		b.WriteString(strings.Repeat(" ", max(0, 6-len(num))))
+		b.WriteString(num)
+		b.WriteString("→")
+		b.WriteString(line)
+	}
+	b.WriteString(r.Reminder)
+	return []byte(b.String()), nil
+}
+
+// utf16Len is the length of s as JavaScript counts it.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+const claudeTruncated = "(Results are truncated. Consider using a more specific path or pattern.)"
+
+// ClaudeCodeGlob renders Glob's result: the paths one per line (in the
+// order Glob found them, oldest modification first), then a note when
+// there were more than ClaudeGlobFiles; "No files found" for none.
+func ClaudeCodeGlob(paths []string, truncated bool) []byte {
+	if len(paths) == 0 {
+		return []byte("No files found")
+	}
+	s := strings.Join(paths, "\n")
+	if truncated {
+		s += "\n" + claudeTruncated
+	}
+	return []byte(s)
+}
+
+// ClaudeGrepPage is the pagination Grep applied: Limit is set when the
+// results were cut at head_limit, Offset when entries were skipped.
+type ClaudeGrepPage struct {
+	Limit, Offset int
+}
+
+func (p ClaudeGrepPage) String() string {
+	var parts []string
+	if p.Limit > 0 {
+		parts = append(parts, fmt.Sprintf("limit: %d", p.Limit))
+	}
+	if p.Offset > 0 {
+		parts = append(parts, fmt.Sprintf("offset: %d", p.Offset))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ClaudeCodeGrepFiles renders Grep's files_with_matches result: "Found N
+// file(s)" and the paths one per line, or "No files found".
+func ClaudeCodeGrepFiles(paths []string, page ClaudeGrepPage) []byte {
+	if len(paths) == 0 {
+		return []byte("No files found")
+	}
+	noun := "files"
+	if len(paths) == 1 {
+		noun = "file"
+	}
+	s := fmt.Sprintf("Found %d %s", len(paths), noun)
+	if p := page.String(); p != "" {
+		s += " " + p
+	}
+	return []byte(s + "\n" + strings.Join(paths, "\n"))
+}
+
+// ClaudeCodeGrepContent renders Grep's content result: ripgrep's output
+// lines joined by "\n", or "No matches found".
+func ClaudeCodeGrepContent(lines []string, page ClaudeGrepPage) []byte {
+	s := strings.Join(lines, "\n")
+	if s == "" {
+		s = "No matches found"
+	}
+	if p := page.String(); p != "" {
+		s += "\n\n[Showing results with pagination = " + p + "]"
+	}
+	return []byte(s)
+}
+
+// ClaudeCodeGrepCount renders Grep's count result: ripgrep's "PATH:N"
+// lines, then the totals Claude Code adds up from them.
+func ClaudeCodeGrepCount(lines []string, page ClaudeGrepPage) []byte {
+	s := strings.Join(lines, "\n")
+	if s == "" {
+		s = "No matches found"
+	}
+	matches, files := 0, 0
+	for _, l := range lines {
+		i := strings.LastIndexByte(l, ':')
+		if i <= 0 {
+			continue
+		}
+		if n, ok := leadingInt(l[i+1:]); ok {
+			matches += n
+			files++
+		}
+	}
+	occ := "occurrences"
+	if matches == 1 {
+		occ = "occurrence"
+	}
+	fnoun := "files"
+	if files == 1 {
+		fnoun = "file"
+	}
+	s += fmt.Sprintf("\n\nFound %d total %s across %d %s.", matches, occ, files, fnoun)
+	if p := page.String(); p != "" {
+		s += " with pagination = " + p
+	}
+	return []byte(s)
+}
+
+// leadingInt parses the digits s starts with, as JavaScript's parseInt
+// does for the counts ripgrep prints.
+func leadingInt(s string) (int, bool) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	n, err := strconv.Atoi(s[:i])
+	return n, err == nil
+}
+
+const claudeLSNote = "\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."
+
+// ClaudeCodeLS renders LS's tree. root is the working directory as the
+// result names it ("/abs/dir/"); paths are the entries relative to it,
+// directories ending in "/". They are sorted and printed as a tree, two spaces of
+// indent per level, each line "- name" ("- name/" for a directory).
+func ClaudeCodeLS(root string, paths []string) []byte {
+	type node struct {
+		name     string
+		dir      bool
+		children []*node
+		index    map[string]*node
+	}
+	top := &node{index: map[string]*node{}}
+	sorted := append([]string(nil), paths...)
+	sortJS(sorted)
+	for _, p := range sorted {
+		dir := strings.HasSuffix(p, "/")
+		parts := strings.Split(strings.TrimSuffix(p, "/"), "/")
+		cur := top
+		for i, part := range parts {
+			n, ok := cur.index[part]
+			if !ok {
+				n = &node{name: part, index: map[string]*node{}}
+				cur.index[part] = n
+				cur.children = append(cur.children, n)
+			}
+			if i < len(parts)-1 || dir {
+				n.dir = true
+			}
+			cur = n
+		}
+	}
+	var b strings.Builder
+	b.WriteString("- " + root + "\n")
+	var print func(n *node, indent string)
+	print = func(n *node, indent string) {
+		for _, c := range n.children {
+			b.WriteString(indent + "- " + c.name)
+			if c.dir {
+				b.WriteByte('/')
+			}
+			b.WriteByte('\n')
+			print(c, indent+"  ")
+		}
+	}
+	print(top, "  ")
+	b.WriteString(claudeLSNote)
+	return []byte(b.String())
+}
+
+// sortJS sorts as JavaScript's default sort does: by UTF-16 code units,
+// which differs from Go's byte order only between supplementary
+// characters and U+E000–U+FFFF.
+func sortJS(s []string) {
+	less := func(a, b string) int {
+		ua, ub := []rune(a), []rune(b)
+		for i := 0; i < len(ua) && i < len(ub); i++ {
+			ka, kb := jsKey(ua[i]), jsKey(ub[i])
+			if ka == kb {
+				ka, kb = int(ua[i]), int(ub[i])
+			}
+			if ka != kb {
+				return ka - kb
+			}
+		}
+		return len(ua) - len(ub)
+	}
+	slices.SortFunc(s, less)
+}
+
+// jsKey orders a rune as its first UTF-16 code unit does.
+func jsKey(r rune) int {
+	if r >= 0x10000 {
+		return 0xD800 + int((r-0x10000)>>10)
+	}
+	return int(r)
+}

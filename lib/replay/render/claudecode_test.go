@@ -1,0 +1,152 @@
+package render
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/internal/sharedtest"
+)
+
+var malware = ClaudeReadReminders[0]
+
+func TestClaudeCodeRead(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		req     ClaudeRead
+		want    string // "skip: …" for an *Unsupported error
+	}{
+		{"whole file", "a\nb\n", ClaudeRead{}, "     1→a\n     2→b\n     3→"},
+		{"no final newline", "a\nb", ClaudeRead{}, "     1→a\n     2→b"},
+		{"reminder", "x\n", ClaudeRead{Reminder: malware}, "     1→x\n     2→" + malware},
+		{"crlf", "a\r\nb\r\n", ClaudeRead{}, "     1→a\n     2→b\n     3→"},
+		{"lone cr stays", "a\rb", ClaudeRead{}, "     1→a\rb"},
+		{"offset", "1\n2\n3\n4\n", ClaudeRead{Offset: 2}, "     2→2\n     3→3\n     4→4\n     5→"},
+		{"offset limit", "1\n2\n3\n4\n", ClaudeRead{Offset: 2, Limit: 2}, "     2→2\n     3→3"},
+		{"offset zero", "1\n2", ClaudeRead{Offset: 0, Limit: 1}, "     1→1"},
+		{"limit past end", "1\n2", ClaudeRead{Limit: 10}, "     1→1\n     2→2"},
+		{"empty file", "", ClaudeRead{Reminder: malware}, "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"},
+		{"offset past end", "1\n2\n", ClaudeRead{Offset: 7, Reminder: malware}, "<system-reminder>Warning: the file exists but is shorter than the provided offset (7). The file has 3 lines.</system-reminder>"},
+		{"tabs and unicode", "\tgo → ü\n", ClaudeRead{}, "     1→\tgo → ü\n     2→"},
+		{"invalid utf-8", "a\xffb", ClaudeRead{}, "skip: the file is not valid UTF-8; Claude Code's replacement of invalid bytes is not reproduced"},
+		{"long line", strings.Repeat("x", 2001), ClaudeRead{}, "skip: line 1 is longer than 2000 characters, and Claude Code versions differ in how they shorten it"},
+		{"line of 2000", strings.Repeat("é", 2000), ClaudeRead{}, "     1→" + strings.Repeat("é", 2000)},
+		{"too many lines", strings.Repeat("\n", 2000), ClaudeRead{}, "skip: the file has more than 2000 lines from the offset, and Claude Code versions differ in how they cut it"},
+		{"many lines with a limit", strings.Repeat("\n", 2000), ClaudeRead{Offset: 1999, Limit: 5}, "  1999→\n  2000→\n  2001→"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ClaudeCodeRead([]byte(tt.content), tt.req)
+			if s := result(got, err); s != tt.want {
+				t.Errorf("got  %q\nwant %q", s, tt.want)
+			}
+		})
+	}
+	// Seven-digit line numbers are not padded.
+	many := strings.Repeat("\n", 1_000_000)
+	got, err := ClaudeCodeRead([]byte(many), ClaudeRead{Offset: 999_999, Limit: 2})
+	if s := result(got, err); s != "999999→\n1000000→" {
+		t.Errorf("wide numbers: %q", s)
+	}
+}
+
+func result(b []byte, err error) string {
+	var u *Unsupported
+	switch {
+	case errors.As(err, &u):
+		return "skip: " + u.Reason
+	case err != nil:
+		return "error: " + err.Error()
+	}
+	return string(b)
+}
+
+func TestClaudeReadReminder(t *testing.T) {
+	for _, r := range ClaudeReadReminders {
+		if got := ClaudeReadReminder([]byte("     1→x" + r)); got != r {
+			t.Errorf("reminder not recognised: %q", got)
+		}
+	}
+	if got := ClaudeReadReminder([]byte("     1→x\n\n<system-reminder>\nsomething else\n</system-reminder>\n")); got != "" {
+		t.Errorf("unknown reminder taken: %q", got)
+	}
+}
+
+func TestClaudeCodeListings(t *testing.T) {
+	tests := []struct{ name, got, want string }{
+		{"glob none", string(ClaudeCodeGlob(nil, false)), "No files found"},
+		{"glob", string(ClaudeCodeGlob([]string{"b.go", "a/c.go"}, false)), "b.go\na/c.go"},
+		{"glob truncated", string(ClaudeCodeGlob([]string{"a"}, true)), "a\n(Results are truncated. Consider using a more specific path or pattern.)"},
+		{"grep files none", string(ClaudeCodeGrepFiles(nil, ClaudeGrepPage{})), "No files found"},
+		{"grep one file", string(ClaudeCodeGrepFiles([]string{"a.go"}, ClaudeGrepPage{})), "Found 1 file\na.go"},
+		{"grep files", string(ClaudeCodeGrepFiles([]string{"a.go", "b.go"}, ClaudeGrepPage{})), "Found 2 files\na.go\nb.go"},
+		{"grep files paged", string(ClaudeCodeGrepFiles([]string{"a.go"}, ClaudeGrepPage{Limit: 1, Offset: 3})), "Found 1 file limit: 1, offset: 3\na.go"},
+		{"grep content none", string(ClaudeCodeGrepContent(nil, ClaudeGrepPage{})), "No matches found"},
+		{"grep content", string(ClaudeCodeGrepContent([]string{"a.go:1:x", "a.go-2-y"}, ClaudeGrepPage{})), "a.go:1:x\na.go-2-y"},
+		{"grep content paged", string(ClaudeCodeGrepContent([]string{"a.go:1:x"}, ClaudeGrepPage{Limit: 1})), "a.go:1:x\n\n[Showing results with pagination = limit: 1]"},
+		{"grep count", string(ClaudeCodeGrepCount([]string{"a.go:3", "b:c.go:1"}, ClaudeGrepPage{})), "a.go:3\nb:c.go:1\n\nFound 4 total occurrences across 2 files."},
+		{"grep count one", string(ClaudeCodeGrepCount([]string{"a.go:1"}, ClaudeGrepPage{})), "a.go:1\n\nFound 1 total occurrence across 1 file."},
+		{"grep count single file", string(ClaudeCodeGrepCount([]string{"5"}, ClaudeGrepPage{})), "5\n\nFound 0 total occurrences across 0 files."},
+		{"grep count none", string(ClaudeCodeGrepCount(nil, ClaudeGrepPage{})), "No matches found\n\nFound 0 total occurrences across 0 files."},
+		{"ls", string(ClaudeCodeLS(".", []string{"src/", "src/util/", "src/util/s.go", "README.md", "src/main.go", "a-b/", "a/"})),
+			"- .\n  - README.md\n  - a-b/\n  - a/\n  - src/\n    - main.go\n    - util/\n      - s.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+		{"ls sub", string(ClaudeCodeLS("/p/", []string{"src/main.go"})),
+			"- /p/\n  - src/\n    - main.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+		{"ls empty", string(ClaudeCodeLS(".", nil)), "- .\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+// TestClaudeCodeReadSamples renders every whole-file Read of the shared
+// Claude Code sessions from the file content the session recorded
+// (toolUseResult.file) and compares it with the tool_result Claude Code
+// gave the model.
+func TestClaudeCodeReadSamples(t *testing.T) {
+	dir := sharedtest.Dir(t, "agent-logs/claude-code")
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 64<<20)
+		for line := 1; sc.Scan(); line++ {
+			rec := gjson.ParseBytes(sc.Bytes())
+			file := rec.Get("toolUseResult.file")
+			if rec.Get("toolUseResult.type").String() != "text" || !file.Get("content").Exists() {
+				continue
+			}
+			want := rec.Get("message.content.0.content").String()
+			got, err := ClaudeCodeRead([]byte(file.Get("content").String()), ClaudeRead{
+				Offset: int(file.Get("startLine").Int()), Limit: int(file.Get("numLines").Int()),
+				Reminder: ClaudeReadReminder([]byte(want))})
+			if err != nil {
+				t.Errorf("%s:%d: %v", filepath.Base(name), line, err)
+				continue
+			}
+			if string(got) != want {
+				t.Errorf("%s:%d: rendering differs\n got %q\nwant %q", filepath.Base(name), line, got, want)
+			}
+			n++
+		}
+		f.Close()
+	}
+	if n == 0 {
+		t.Fatal("no Read result in the shared Claude Code sessions")
+	}
+}
