@@ -50,6 +50,12 @@
 // real directory instead; each input is then hashed in place, and a missing
 // or changed input is reported as drift.
 //
+// The workspace holds no more than the pack's distinct content: an input
+// is written only when its object has the size the pack declares, and
+// inputs naming the same object share one file (hard links), so one 1 MB
+// object named by 1,000 inputs costs 1 MB, not 1 GB. An external executor
+// that rewrites such a file in place changes its twins too.
+//
 // # Built-in executors
 //
 // Built-ins only read, and only inside the workspace. A path parameter must

@@ -476,9 +476,9 @@ func TestMaterialiseRefusesBadNames(t *testing.T) {
 	d := p.put("evil\n")
 	tmp := t.TempDir()
 	ws, drift, err := Materialise(p.s, []manifest.File{
-		{Name: "../evil.txt", ContentRef: d},
-		{Name: "/tmp/evil.txt", ContentRef: d},
-		{Name: "ok.txt", ContentRef: d},
+		{Name: "../evil.txt", ContentRef: d, Size: 5},
+		{Name: "/tmp/evil.txt", ContentRef: d, Size: 5},
+		{Name: "ok.txt", ContentRef: d, Size: 5},
 	}, tmp)
 	if err != nil {
 		t.Fatal(err)
