@@ -33,9 +33,10 @@ func WriteFile(path string, page []byte) error {
 	return nil
 }
 
-// Write writes a page to file (see WriteFile), or to w when file is "".
+// Write writes a page to file (see WriteFile), or to w when file is ""
+// or "-".
 func Write(w io.Writer, file string, page []byte) error {
-	if file != "" {
+	if file != "" && file != "-" {
 		return WriteFile(file, page)
 	}
 	if _, err := w.Write(page); err != nil {

@@ -2,6 +2,7 @@ package htmlview
 
 import (
 	"fmt"
+	"html/template"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -25,6 +26,41 @@ func (t Text) String() string {
 		b.WriteString(s.S)
 	}
 	return b.String()
+}
+
+// HTML is the text as markup for an element's content: each run escaped
+// by html/template's own escaper, escapes inside <span class="esc">. It
+// is valid only where text is (the template writes it between tags, never
+// in an attribute); rendering thousands of rows this way is several times
+// faster than ranging over the runs in the template.
+func (t Text) HTML() template.HTML {
+	var b strings.Builder
+	t.write(&b)
+	return template.HTML(b.String())
+}
+
+// writeVis writes s as vis(s).HTML() would, without building the Text
+// when s is printable ASCII.
+func writeVis(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			vis(s).write(b)
+			return
+		}
+	}
+	b.WriteString(template.HTMLEscapeString(s))
+}
+
+func (t Text) write(b *strings.Builder) {
+	for _, s := range t {
+		if s.Esc {
+			b.WriteString(`<span class="esc">`)
+			b.WriteString(template.HTMLEscapeString(s.S))
+			b.WriteString(`</span>`)
+		} else {
+			b.WriteString(template.HTMLEscapeString(s.S))
+		}
+	}
 }
 
 // visible reports whether r is shown as itself. Tab and newline are; a
@@ -103,21 +139,19 @@ func clip(s string, n int) string {
 	return s[:i] + "…"
 }
 
-// firstLine returns the first non-blank line of s, clipped, and whether
-// anything else follows it.
-func firstLine(s string) (string, bool) {
+// firstLine returns the first non-blank line of s, clipped ("" when s is
+// blank).
+func firstLine(s string) string {
 	rest := s
 	for rest != "" {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")
 		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" {
-			continue
+		if strings.TrimSpace(line) != "" {
+			return clip(line, previewRunes)
 		}
-		c := clip(line, previewRunes)
-		return c, c != line || strings.TrimSpace(rest) != ""
 	}
-	return "", false
+	return ""
 }
 
 // previewRunes is how much of a first line a preview shows.

@@ -272,7 +272,7 @@ func claudeGlob(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	}
 	names := make([]string, len(found))
 	for i, e := range found {
-		names[i] = e.name
+		names[i] = call.Workspace.shown(e.name)
 	}
 	return call.unordered(render.ClaudeCodeGlob(names, truncated), len(names), "Glob lists files oldest first")
 }
@@ -299,7 +299,17 @@ func optionalPath(p *params, tool string) (string, error) {
 // times the pack does not record) and the recorded output holds the same
 // lines in another order: then the step is skipped with that reason.
 func (c *Call) unordered(out []byte, n int, why string) ([]byte, error) {
-	if !c.Workspace.Hermetic || n < 2 {
+	if !c.Workspace.Hermetic {
+		return out, nil
+	}
+	return c.reordered(out, n, why+", and the pack does not record modification times")
+}
+
+// reordered returns out, unless the recorded output holds the same lines
+// in another order, which the renderer cannot know (why): then the step
+// is skipped with that reason.
+func (c *Call) reordered(out []byte, n int, why string) ([]byte, error) {
+	if n < 2 {
 		return out, nil
 	}
 	rec, err := c.recorded()
@@ -307,7 +317,7 @@ func (c *Call) unordered(out []byte, n int, why string) ([]byte, error) {
 		return out, err
 	}
 	if sameLines(rec, out) {
-		return nil, skipf("the same %d entries in another order: %s, and the pack does not record modification times", n, why)
+		return nil, skipf("the same %d entries in another order: %s", n, why)
 	}
 	return out, nil
 }
@@ -524,7 +534,7 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 			continue
 		}
 		matched = append(matched, f)
-		prefix := f.name
+		prefix := ws.shown(f.name)
 		switch mode {
 		case "count":
 			if single {
@@ -550,7 +560,7 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 		})
 		lines = make([]string, len(matched))
 		for i, m := range matched {
-			lines[i] = m.name
+			lines[i] = ws.shown(m.name)
 		}
 	}
 	lines, page, err := paginate(lines, headLimit, hasHead, skip)
@@ -730,7 +740,7 @@ func claudeLS(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	if len(paths) > render.ClaudeLSEntries {
 		return nil, skipf("LS: more than %d entries, which Claude Code cuts with a notice that is not rendered", render.ClaudeLSEntries)
 	}
-	return render.ClaudeCodeLS(ws.RootName, paths), nil
+	return render.ClaudeCodeLS(ws.shown(".")+"/", paths), nil
 }
 
 // fixedMTime is the modification time of every file a hermetic workspace

@@ -34,10 +34,18 @@ var projectTree = map[string]string{
 // "error: message".
 func runClaude(t *testing.T, ws *Workspace, tool, params, recorded string) string {
 	t.Helper()
+	return runWith(t, ws, Lookup(tool, nil), tool, params, recorded)
+}
+
+// runWith runs ex as tool; see runClaude.
+func runWith(t *testing.T, ws *Workspace, ex Executor, tool, params, recorded string) string {
+	t.Helper()
 	var out bytes.Buffer
-	call := &Call{Tool: tool, Parameters: jsontext.Value(params), Workspace: ws,
-		Recorded: func() ([]byte, error) { return []byte(recorded), nil }}
-	err := Lookup(tool, nil).Run(context.Background(), call, &out)
+	call := &Call{Tool: tool, Parameters: jsontext.Value(params), Workspace: ws}
+	if recorded != "" {
+		call.Recorded = func() ([]byte, error) { return []byte(recorded), nil }
+	}
+	err := ex.Run(context.Background(), call, &out)
 	var skip *render.Unsupported
 	switch {
 	case errors.As(err, &skip):
@@ -101,8 +109,8 @@ func TestClaudeCodeTools(t *testing.T) {
 		{"grep multiline", "Grep", `{"pattern":"a","multiline":true}`, "", "skip: Grep: multiline search is not rendered"},
 		{"grep unknown type", "Grep", `{"pattern":"a","type":"cobol"}`, "", `skip: Grep: file type "cobol" is not rendered`},
 
-		{"ls", "LS", `{"path":"."}`, "", "- .\n  - README.md\n  - docs/\n    - a.md\n  - empty.txt\n  - src/\n    - long.txt\n    - main.go\n    - util/\n      - data.bin\n      - deep/\n        - z.go\n        - z_test\n      - strings.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
-		{"ls sub ignore", "LS", `{"path":"src/util","ignore":["*.bin"]}`, "", "- .\n  - src/\n    - util/\n      - deep/\n        - z.go\n        - z_test\n      - strings.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+		{"ls", "LS", `{"path":"."}`, "", "- ./\n  - README.md\n  - docs/\n    - a.md\n  - empty.txt\n  - src/\n    - long.txt\n    - main.go\n    - util/\n      - data.bin\n      - deep/\n        - z.go\n        - z_test\n      - strings.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+		{"ls sub ignore", "LS", `{"path":"src/util","ignore":["*.bin"]}`, "", "- ./\n  - src/\n    - util/\n      - deep/\n        - z.go\n        - z_test\n      - strings.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,6 +140,7 @@ func TestClaudeCodeHermetic(t *testing.T) {
 		}
 	}
 	ws.Hermetic = true
+	ws.RecordedDir = "/w"
 	ws.seen = map[string]*seenFile{
 		"lib/c.go": {seen: seenName},
 		"d.txt":    {seen: seenPartial, lines: map[int]string{3: "three", 4: "four"}, total: 5},
@@ -139,16 +148,17 @@ func TestClaudeCodeHermetic(t *testing.T) {
 	tests := []struct {
 		name, tool, params, recorded, want string
 	}{
-		{"glob lists names", "Glob", `{"pattern":"**/*.go"}`, "", "a.go\nb.go\nlib/c.go"},
-		{"glob order unknown", "Glob", `{"pattern":"*.go"}`, "b.go\nlib/c.go\na.go", "skip: the same 3 entries in another order: Glob lists files oldest first, and the pack does not record modification times"},
-		{"glob other files diverge", "Glob", `{"pattern":"*.go"}`, "b.go\na.go", "a.go\nb.go\nlib/c.go"},
+		{"glob lists names", "Glob", `{"pattern":"**/*.go"}`, "", "/w/a.go\n/w/b.go\n/w/lib/c.go"},
+		{"glob order unknown", "Glob", `{"pattern":"*.go"}`, "/w/b.go\n/w/lib/c.go\n/w/a.go", "skip: the same 3 entries in another order: Glob lists files oldest first, and the pack does not record modification times"},
+		{"glob other files diverge", "Glob", `{"pattern":"*.go"}`, "/w/b.go\n/w/a.go", "/w/a.go\n/w/b.go\n/w/lib/c.go"},
 		{"read name only", "Read", `{"file_path":"lib/c.go"}`, "", "skip: Read: lib/c.go was seen only by name; its content is not in the pack"},
 		{"read known lines", "Read", `{"file_path":"d.txt","offset":3,"limit":2}`, "", "     3→three\n     4→four"},
 		{"read unknown lines", "Read", `{"file_path":"d.txt","offset":2,"limit":2}`, "", "skip: Read: d.txt was seen only in part; line 2 is not in the pack"},
 		{"read to the end", "Read", `{"file_path":"d.txt","offset":3}`, "", "skip: Read: d.txt was seen only in part; line 5 is not in the pack"},
 		{"grep over a name", "Grep", `{"pattern":"hello"}`, "", "skip: Grep: d.txt was seen only in part, so what it holds is not known"},
-		{"grep beside it", "Grep", `{"pattern":"hello","glob":"[ab].go"}`, "Found 2 files\na.go\nb.go", "Found 2 files\na.go\nb.go"},
-		{"ls lists names", "LS", `{}`, "", "- .\n  - a.go\n  - b.go\n  - d.txt\n  - lib/\n    - c.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
+		{"grep beside it", "Grep", `{"pattern":"hello","glob":"[ab].go"}`, "Found 2 files\n/w/a.go\n/w/b.go", "Found 2 files\n/w/a.go\n/w/b.go"},
+		{"grep content", "Grep", `{"pattern":"hello","glob":"[ab].go","output_mode":"content"}`, "", "/w/a.go:1:package a // hello\n/w/b.go:1:package b // hello"},
+		{"ls lists names", "LS", `{}`, "", "- /w/\n  - a.go\n  - b.go\n  - d.txt\n  - lib/\n    - c.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

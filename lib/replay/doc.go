@@ -4,8 +4,9 @@
 // # Steps and fidelity
 //
 // Steps run in order, each with the executor its tool name selects: a
-// command given by the user (Options.Tools, filled from --tool and from
-// "tools" in .ctx/config.json), else a built-in. The output is hashed and
+// command given by the user (Options.Tools, filled by LoadTools from
+// --tool, the user's config and a store config the user trusts), else a
+// built-in. The output is hashed and
 // compared with the step's output_ref:
 //
 //   - matched: same hash.
@@ -48,6 +49,12 @@
 // set: the replay sees what the agent saw. With Live, steps run against a
 // real directory instead; each input is then hashed in place, and a missing
 // or changed input is reported as drift.
+//
+// The workspace holds no more than the pack's distinct content: an input
+// is written only when its object has the size the pack declares, and
+// inputs naming the same object share one file (hard links), so one 1 MB
+// object named by 1,000 inputs costs 1 MB, not 1 GB. An external executor
+// that rewrites such a file in place changes its twins too.
 //
 // # Built-in executors
 //
@@ -110,6 +117,22 @@
 // session saw only by name are listed by Glob and LS; inputs seen in part
 // serve the Reads whose lines are all known; any other use of them skips
 // the step.
+//
+// With Options.CodexShellReads (ctx-replay --codex-shell-reads), Codex's
+// shell tools (shell, shell_command, exec_command, local_shell) replay the
+// plain read-only commands cat FILE…, sed -n 'A,Bp' FILE, head [-n N] FILE,
+// nl -ba FILE and ls [-1] [-A] [DIR] by reading the workspace as GNU
+// coreutils would print it; no shell ever runs. The command is taken from
+// the step's argv (bash -lc SCRIPT is split as a shell splits simple
+// words); a pipe, redirection, expansion, another program or option skips
+// the step with the reason. Codex records a command's output inside a
+// frame (JSON with exit_code and duration, or an "Exit code … Output:"
+// header) that says nothing about the files: the reproduced output is put
+// back into the recorded frame, so only the output is compared; a recorded
+// non-zero exit or a shortened output skips the step. ls in a hermetic
+// workspace skips (the pack holds the files the session saw, not the
+// directory), and names in another order than ls printed them (the
+// locale's collation) skip too.
 //
 // # External executors
 //

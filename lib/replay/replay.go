@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -148,6 +149,9 @@ type Options struct {
 	// Tools are the user's executors by tool name; they take precedence
 	// over built-ins and aliases.
 	Tools map[string]Executor
+	// CodexShellReads replays Codex's plain read-only shell commands
+	// (CodexShellTools) where Tools names no executor for them.
+	CodexShellReads bool
 	// Progress, if set, is called before each step runs: pos counts from 1
 	// up to total, the number of selected steps.
 	Progress func(pos, total int, step *manifest.Step)
@@ -219,14 +223,23 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 		rep.Drift = append(rep.Drift, missing...)
 	}
 	rep.Workspace = ws.Dir
+	if dir := gjson.GetBytes(m.Metadata, "session.cwd"); dir.Type == gjson.String && strings.HasPrefix(dir.Str, "/") {
+		ws.RecordedDir = dir.Str
+	}
 	rep.Drift = append(rep.Drift, environmentDrift(m.Environment, opt)...)
 
+	tools := opt.Tools
+	if opt.CodexShellReads {
+		tools = map[string]Executor{}
+		maps.Copy(tools, CodexShellTools())
+		maps.Copy(tools, opt.Tools)
+	}
 	versions := map[string]string{}
 	for i, st := range selected {
 		if opt.Progress != nil {
 			opt.Progress(i+1, len(selected), st)
 		}
-		r, ex := replayStep(ctx, s, ws, st, opt.Tools)
+		r, ex := replayStep(ctx, s, ws, st, tools)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("replaying pack %s: %w", m.Hash, err)
 		}
@@ -400,7 +413,7 @@ var shellTools = map[string]bool{
 }
 
 func noExecutorReason(tool string) string {
-	hint := fmt.Sprintf("give one with --tool %s=CMD or in .ctx/config.json", quoteTool(tool))
+	hint := fmt.Sprintf("give one with --tool %s=CMD or in your ctx config", quoteTool(tool))
 	if shellTools[strings.ToLower(tool)] {
 		return fmt.Sprintf("tool %q runs commands and ctx never runs them by itself; %s", tool, hint)
 	}

@@ -24,11 +24,12 @@ type Workspace struct {
 	// have no real modification times, and files the session saw only by
 	// name or in part are known from the pack (seen), not from the disk.
 	Hermetic bool
-	// RootName is how the agents' listings name the workspace itself
-	// (Claude Code's LS prints its working directory "/abs/dir/"): ".", as
-	// the importers record it when they make paths under the recorded
-	// working directory relative.
-	RootName string
+	// RecordedDir is the working directory the session ran in, as the pack
+	// records it (metadata.session.cwd, kept by the importers), or "".
+	// Agents print paths under it in their results (Claude Code's Glob
+	// lists absolute paths); the renderers print workspace paths the same
+	// way.
+	RecordedDir string
 
 	seen map[string]*seenFile
 }
@@ -54,6 +55,34 @@ func (w *Workspace) seenAs(name string) *seenFile {
 	return w.seen[name]
 }
 
+// shown is how the recording agent would print workspace path name: under
+// the recorded working directory when there is one.
+func (w *Workspace) shown(name string) string {
+	switch {
+	case w.RecordedDir == "":
+		return name
+	case name == ".":
+		return w.RecordedDir
+	}
+	return strings.TrimSuffix(w.RecordedDir, "/") + "/" + name
+}
+
+// local makes a path the agent wrote under the recorded working directory
+// a workspace path; other paths are returned as they are.
+func (w *Workspace) local(p string) string {
+	if w.RecordedDir == "" {
+		return p
+	}
+	dir := strings.TrimSuffix(w.RecordedDir, "/")
+	if p == dir {
+		return "."
+	}
+	if rest, ok := strings.CutPrefix(p, dir+"/"); ok && rest != "" {
+		return rest
+	}
+	return p
+}
+
 // Close releases the workspace and leaves its directory in place.
 func (w *Workspace) Close() error { return w.Root.Close() }
 
@@ -73,7 +102,7 @@ func OpenLive(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening workspace: %w", err)
 	}
-	return &Workspace{Dir: abs, Root: root, RootName: "."}, nil
+	return &Workspace{Dir: abs, Root: root}, nil
 }
 
 // Materialise creates a temporary workspace in tmp (os.TempDir() if empty)
@@ -93,8 +122,30 @@ func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace
 	}
 	ws.Hermetic = true
 	var drift []Drift
+	// One object named by many inputs is written once; the other names
+	// are hard links to it, so a pack cannot make the workspace larger
+	// than the distinct content it holds.
+	written := map[digest.Digest]string{}
 	for _, in := range inputs {
-		if err := ws.write(s, in); errors.Is(err, store.ErrCorrupt) {
+		if in.Seen != manifest.SeenWhole {
+			err := ws.addSeen(s, in)
+			if errors.Is(err, store.ErrCorrupt) {
+				ws.Root.Close()
+				os.RemoveAll(dir)
+				return nil, nil, fmt.Errorf("reading input %s: %w", in.Name, err)
+			} else if err != nil {
+				drift = append(drift, Drift{Type: DriftMissingInput, Name: in.Name, Expected: in.ContentRef.String(), Reason: err.Error()})
+			}
+			continue
+		}
+		if first, ok := written[in.ContentRef]; ok && ws.link(first, in.Name) == nil {
+			continue
+		}
+		err := ws.write(s, in)
+		if err == nil {
+			written[in.ContentRef] = in.Name
+		}
+		if errors.Is(err, store.ErrCorrupt) {
 			ws.Root.Close()
 			os.RemoveAll(dir)
 			return nil, nil, fmt.Errorf("materialising input %s: %w", in.Name, err)
@@ -103,6 +154,41 @@ func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace
 		}
 	}
 	return ws, drift, nil
+}
+
+// addSeen records an input the session saw only by name or in part: it
+// is not written, but listings know its name and Reads its known lines.
+func (w *Workspace) addSeen(s *store.Store, in manifest.File) error {
+	if err := checkName(in.Name); err != nil {
+		return err
+	}
+	if w.seen == nil {
+		w.seen = map[string]*seenFile{}
+	}
+	sf := &seenFile{seen: seenName}
+	if in.Seen == manifest.SeenPartial {
+		b, err := s.Get(in.ContentRef)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("object %s is not in the store", in.ContentRef)
+			}
+			return err
+		}
+		sf.seen, sf.total, sf.lines = seenPartial, int(in.TotalLines), map[int]string{}
+		text := strings.Split(string(b), "\n")
+		if len(text) > 0 && text[len(text)-1] == "" {
+			text = text[:len(text)-1]
+		}
+		k := 0
+		for _, r := range in.Lines {
+			for n := r[0]; n <= r[1] && k < len(text); n++ {
+				sf.lines[int(n)] = text[k]
+				k++
+			}
+		}
+	}
+	w.seen[in.Name] = sf
+	return nil
 }
 
 func (w *Workspace) write(s *store.Store, in manifest.File) error {
@@ -122,11 +208,18 @@ func (w *Workspace) write(s *store.Store, in manifest.File) error {
 			return fmt.Errorf("creating %s: %w", dir, err)
 		}
 	}
+	// Never more than the pack declares: an object of another size is
+	// not this input.
+	if r.Size() != in.Size {
+		return fmt.Errorf("object %s is %d bytes, but the pack declares %d", in.ContentRef, r.Size(), in.Size)
+	}
 	f, err := w.Root.OpenFile(in.Name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", in.Name, err)
 	}
-	_, err = io.Copy(f, r)
+	// One byte more than declared lets the reader reach EOF, where it
+	// verifies the digest.
+	_, err = io.Copy(f, io.LimitReader(r, in.Size+1))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -138,6 +231,19 @@ func (w *Workspace) write(s *store.Store, in manifest.File) error {
 		return fmt.Errorf("writing %s: %w", in.Name, err)
 	}
 	return nil
+}
+
+// link makes name a hard link to the input first, already written.
+func (w *Workspace) link(first, name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	if dir := path.Dir(name); dir != "." {
+		if err := w.Root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return w.Root.Link(first, name)
 }
 
 // checkName accepts the names ctx-pack accepts for inputs.
@@ -154,6 +260,9 @@ func checkName(name string) error {
 func (w *Workspace) CheckInputs(s *store.Store, inputs []manifest.File) []Drift {
 	var drift []Drift
 	for _, in := range inputs {
+		if in.Seen != manifest.SeenWhole {
+			continue // no bytes to compare: the session did not see them all
+		}
 		d := Drift{Name: in.Name, Expected: in.ContentRef.String()}
 		got, err := w.hash(in.Name)
 		switch {
@@ -175,12 +284,14 @@ func (w *Workspace) hash(name string) (digest.Digest, error) {
 	if err := checkName(name); err != nil {
 		return digest.Digest{}, err
 	}
-	f, err := w.Root.Open(name)
+	// Without blocking: a named pipe would hang the open until a writer
+	// came; its type is then checked.
+	f, err := w.Root.OpenFile(name, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return digest.Digest{}, fmt.Errorf("opening %s: %w", name, unwrapPath(err))
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return digest.Digest{}, fmt.Errorf("%s is not a regular file", name)
 	}
 	d, _, err := digest.OfReader(f)

@@ -225,9 +225,8 @@ func leadingInt(s string) (int, bool) {
 const claudeLSNote = "\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."
 
 // ClaudeCodeLS renders LS's tree. root is the working directory as the
-// result names it: Claude Code prints "/abs/dir/", which the importers,
-// making paths under it relative, record as "."; paths are the entries
-// relative to it, directories ending in "/". They are sorted and printed as a tree, two spaces of
+// result names it ("/abs/dir/"); paths are the entries relative to it,
+// directories ending in "/". They are sorted and printed as a tree, two spaces of
 // indent per level, each line "- name" ("- name/" for a directory).
 func ClaudeCodeLS(root string, paths []string) []byte {
 	type node struct {

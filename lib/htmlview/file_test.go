@@ -1,0 +1,41 @@
+package htmlview
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "page.html")
+	if err := WriteFile(path, []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "two" {
+		t.Errorf("page.html holds %q, want the second page", b)
+	}
+	// A name the page cannot take (a directory is there): an error, and
+	// nothing left behind.
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(sub, []byte("three")); err == nil {
+		t.Error("writing over a non-empty directory succeeded")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("directory holds %v, want page.html and sub", names)
+	}
+}

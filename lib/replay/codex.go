@@ -1,0 +1,281 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ctx-tools/ctx/lib/replay/render"
+)
+
+// CodexShellVersion is the version of the Codex shell-read renderings.
+const CodexShellVersion = "codex-shell-reads-1"
+
+// CodexShellTools returns executors for Codex's shell tools (shell,
+// shell_command, exec_command, local_shell) that replay only plain
+// read-only commands — cat, sed -n 'A,Bp', head -n N, nl -ba, ls — by
+// reading the workspace as those commands would, never by running a shell.
+// Anything else (pipes, redirections, expansions, other programs or
+// options) is skipped with the reason. ctx-replay uses them only when
+// asked (--codex-shell-reads).
+func CodexShellTools() map[string]Executor {
+	out := map[string]Executor{}
+	for _, name := range []string{"shell", "shell_command", "exec_command", "local_shell"} {
+		out[name] = &codexShell{name: name}
+	}
+	return out
+}
+
+type codexShell struct{ name string }
+
+// Version returns CodexShellVersion.
+func (c *codexShell) Version() string { return CodexShellVersion }
+
+// Run renders the step's command if it is a plain read.
+func (c *codexShell) Run(ctx context.Context, call *Call, out io.Writer) error {
+	p, err := parseParams(c.name, call.Parameters, nil)
+	if err != nil {
+		return err
+	}
+	argv, dir, err := codexCommand(p)
+	if err != nil {
+		return err
+	}
+	b, err := codexRead(call, dir, argv)
+	if err != nil {
+		return err
+	}
+	n := 0 // names whose order the locale decides
+	if argv[0] == "ls" {
+		n = bytes.Count(b, []byte("\n"))
+	}
+	if rec, err := call.recorded(); err != nil {
+		return err
+	} else if rec != nil {
+		if got := render.CodexOutput(rec); n > 1 && !bytes.Equal(got, b) && sameLines(got, b) {
+			return skipf("%s: the same %d names in another order: ls sorts by the locale's collation, which the pack does not record", argv[0], n)
+		}
+		if b, err = render.CodexFrame(rec, b); err != nil {
+			return err
+		}
+	}
+	_, err = out.Write(b)
+	return err
+}
+
+// codexCommand reads the command and working directory of a shell call.
+// Every other parameter (timeouts, justification, sandbox settings) does
+// not change what a read prints and is ignored.
+func codexCommand(p *params) ([]string, string, error) {
+	var argv []string
+	var script string
+	for _, k := range []string{"command", "cmd"} {
+		v, ok := p.m[k]
+		if !ok {
+			continue
+		}
+		p.used[k] = true
+		switch v.Kind() {
+		case '[':
+			if _, err := p.get(k, &argv, "an array of strings"); err != nil {
+				return nil, "", err
+			}
+		case '"':
+			if _, err := p.get(k, &script, "a string"); err != nil {
+				return nil, "", err
+			}
+		default:
+			return nil, "", fmt.Errorf("%s: parameter %s: want a string or an array of strings", p.tool, k)
+		}
+	}
+	dir := "."
+	for _, k := range []string{"workdir", "working_directory", "cwd"} {
+		if s, ok, err := p.str(k); err != nil {
+			return nil, "", err
+		} else if ok && s != "" {
+			d, err := resolve(s)
+			if err != nil {
+				return nil, "", skipf("%s: working directory: %v", p.tool, err)
+			}
+			dir = d
+		}
+	}
+	if len(argv) >= 3 && isShell(argv[0]) && (argv[1] == "-c" || argv[1] == "-lc") {
+		script, argv = argv[2], nil
+	}
+	if script != "" {
+		if strings.ContainsAny(script, "*?[]{}~") {
+			return nil, "", skipf("%s: %q holds characters a shell would expand; only plain commands are replayed", p.tool, script)
+		}
+		words, err := Split(script)
+		if err != nil {
+			return nil, "", skipf("%s: not a plain command: %v", p.tool, err)
+		}
+		argv = words
+	}
+	if len(argv) == 0 {
+		return nil, "", fmt.Errorf("%s: no command parameter", p.tool)
+	}
+	return argv, dir, nil
+}
+
+func isShell(prog string) bool {
+	switch path.Base(prog) {
+	case "bash", "sh", "zsh", "dash":
+		return true
+	}
+	return false
+}
+
+var sedRange = regexp.MustCompile(`^([0-9]+)(?:,([0-9]+))?p$`)
+
+// codexRead prints what argv, a read-only command, prints when run in dir.
+func codexRead(call *Call, dir string, argv []string) ([]byte, error) {
+	ws := call.Workspace
+	prog, args := argv[0], argv[1:]
+	file := func(name string) ([]byte, error) {
+		name = ws.local(name)
+		full, err := resolve(path.Join(dir, name))
+		if err != nil || path.IsAbs(name) {
+			if err == nil {
+				err = fmt.Errorf("path %q is absolute; built-in tools only read inside the workspace", name)
+			}
+			return nil, fmt.Errorf("%s: %w", prog, err)
+		}
+		if sf := ws.seenAs(full); sf != nil {
+			return nil, skipf("%s: %s was seen only %s", prog, full, map[string]string{seenName: "by name", seenPartial: "in part"}[sf.seen])
+		}
+		b, err := readRegular(ws.Root, full)
+		switch {
+		case err != nil && ws.Hermetic:
+			return nil, skipf("%s: %s is not among the pack's inputs", prog, full)
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", prog, err)
+		}
+		return b, nil
+	}
+	plain := func(what string) error {
+		return skipf("%s: %s is not replayed; only plain reads are", prog, what)
+	}
+	switch prog {
+	case "cat":
+		if len(args) == 0 {
+			return nil, plain("cat without a file")
+		}
+		var out []byte
+		for _, a := range args {
+			if strings.HasPrefix(a, "-") {
+				return nil, plain("option " + a)
+			}
+			b, err := file(a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b...)
+		}
+		return out, nil
+	case "sed":
+		if len(args) != 3 || args[0] != "-n" {
+			return nil, plain("a sed other than sed -n 'A,Bp' FILE")
+		}
+		m := sedRange.FindStringSubmatch(args[1])
+		if m == nil {
+			return nil, plain("sed script " + strconv.Quote(args[1]))
+		}
+		from, _ := strconv.Atoi(m[1])
+		to := from
+		if m[2] != "" {
+			to, _ = strconv.Atoi(m[2])
+		}
+		b, err := file(args[2])
+		if err != nil {
+			return nil, err
+		}
+		if from == 0 || to < from {
+			return nil, plain("sed range " + args[1])
+		}
+		return render.Sed(b, from, to), nil
+	case "head":
+		n := 10
+		switch {
+		case len(args) == 1:
+		case len(args) == 3 && args[0] == "-n":
+			v, err := strconv.Atoi(args[1])
+			if err != nil || v < 0 {
+				return nil, plain("head -n " + args[1])
+			}
+			n, args = v, args[2:]
+		case len(args) == 2 && strings.HasPrefix(args[0], "-"):
+			v, err := strconv.Atoi(args[0][1:])
+			if err != nil || v < 0 {
+				return nil, plain("option " + args[0])
+			}
+			n, args = v, args[1:]
+		default:
+			return nil, plain("a head other than head [-n N] FILE")
+		}
+		b, err := file(args[len(args)-1])
+		if err != nil {
+			return nil, err
+		}
+		return render.Head(b, n), nil
+	case "nl":
+		if len(args) != 2 || args[0] != "-ba" {
+			return nil, plain("an nl other than nl -ba FILE")
+		}
+		b, err := file(args[1])
+		if err != nil {
+			return nil, err
+		}
+		return render.Nl(b), nil
+	case "ls":
+		all := false
+		var dirs []string
+		for _, a := range args {
+			switch a {
+			case "-1":
+			case "-A":
+				all = true
+			default:
+				if strings.HasPrefix(a, "-") {
+					return nil, plain("option " + a)
+				}
+				dirs = append(dirs, a)
+			}
+		}
+		if len(dirs) > 1 {
+			return nil, plain("ls of several directories")
+		}
+		target := dir
+		if len(dirs) == 1 {
+			d, err := resolve(path.Join(dir, ws.local(dirs[0])))
+			if err != nil {
+				return nil, fmt.Errorf("ls: %w", err)
+			}
+			target = d
+		}
+		if ws.Hermetic {
+			return nil, skipf("ls: a workspace made of the pack's inputs holds the files the session saw, not the directory %s", target)
+		}
+		entries, err := fs.ReadDir(ws.Root.FS(), target)
+		if err != nil {
+			return nil, fmt.Errorf("ls: %s: %w", target, unwrapPath(err))
+		}
+		var names []string
+		for _, e := range entries {
+			if all || !strings.HasPrefix(e.Name(), ".") {
+				names = append(names, e.Name())
+			}
+		}
+		slices.Sort(names)
+		return render.Lines(names), nil
+	}
+	return nil, skipf("%s is not one of the read-only commands replayed (cat, sed -n, head, nl -ba, ls)", prog)
+}

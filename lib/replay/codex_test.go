@@ -1,0 +1,57 @@
+package replay
+
+import (
+	"testing"
+)
+
+func TestCodexShellReads(t *testing.T) {
+	dir := t.TempDir()
+	tree(t, dir, map[string]string{
+		"a.txt":     "one\ntwo\nthree\n",
+		"src/b.go":  "package b\n",
+		"src/.hide": "h\n",
+		"src/c.txt": "c",
+		"notes.md":  "n\n",
+		"Zebra.md":  "z\n",
+	})
+	ws := liveWorkspace(t, dir)
+	tools := CodexShellTools()
+	run := func(tool, params, recorded string) string {
+		t.Helper()
+		return runWith(t, ws, tools[tool], tool, params, recorded)
+	}
+	const json0 = `{"output":"","metadata":{"exit_code":0,"duration_seconds":0.5}}`
+	tests := []struct{ name, tool, params, recorded, want string }{
+		{"cat via bash -lc", "shell", `{"command":["bash","-lc","cat a.txt"],"workdir":"."}`, json0,
+			`{"output":"one\ntwo\nthree\n","metadata":{"exit_code":0,"duration_seconds":0.5}}`},
+		{"cat argv", "shell", `{"command":["cat","src/b.go","src/c.txt"]}`, "", "package b\nc"},
+		{"workdir", "shell", `{"command":["cat","b.go"],"workdir":"src","timeout_ms":1000}`, "", "package b\n"},
+		{"sed -n", "shell_command", `{"command":"sed -n '2,3p' a.txt"}`, "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nold", "Exit code: 0\nWall time: 0.1 seconds\nOutput:\ntwo\nthree\n"},
+		{"sed one line", "exec_command", `{"cmd":"sed -n 2p a.txt"}`, "", "two\n"},
+		{"head", "shell", `{"command":["sh","-c","head -n 1 a.txt"]}`, "", "one\n"},
+		{"head -N", "shell", `{"command":["head","-2","a.txt"]}`, "", "one\ntwo\n"},
+		{"nl -ba", "shell", `{"command":["nl","-ba","a.txt"]}`, "", "     1\tone\n     2\ttwo\n     3\tthree\n"},
+		{"ls", "shell", `{"command":["ls"]}`, "", "Zebra.md\na.txt\nnotes.md\nsrc\n"},
+		{"ls -A dir", "shell", `{"command":["ls","-A","src"]}`, "", ".hide\nb.go\nc.txt\n"},
+		{"ls in another order", "shell", `{"command":["ls"]}`, "a.txt\nnotes.md\nsrc\nZebra.md\n", "skip: ls: the same 4 names in another order: ls sorts by the locale's collation, which the pack does not record"},
+		{"pipe", "shell", `{"command":["bash","-lc","cat a.txt | wc -l"]}`, "", `skip: shell: not a plain command: splitting "cat a.txt | wc -l": "|" would mean something to a shell, and no shell runs it; quote it or name a script`},
+		{"glob", "shell", `{"command":["bash","-lc","cat *.txt"]}`, "", `skip: shell: "cat *.txt" holds characters a shell would expand; only plain commands are replayed`},
+		{"other program", "shell", `{"command":["python3","-c","print(1)"]}`, "", "skip: python3 is not one of the read-only commands replayed (cat, sed -n, head, nl -ba, ls)"},
+		{"sed script", "shell", `{"command":["sed","-n","s/a/b/p","a.txt"]}`, "", `skip: sed: sed script "s/a/b/p" is not replayed; only plain reads are`},
+		{"ls -l", "shell", `{"command":["ls","-l"]}`, "", "skip: ls: option -l is not replayed; only plain reads are"},
+		{"outside", "shell", `{"command":["cat","../x"]}`, "", `error: cat: path "../x" contains ".."; built-in tools only read inside the workspace`},
+		{"missing file live", "shell", `{"command":["cat","nope"]}`, "", "error: cat: nope: no such file or directory"},
+		{"recorded failure", "shell", `{"command":["cat","a.txt"]}`, `{"output":"x","metadata":{"exit_code":1}}`, "skip: the recorded command exited with code 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := run(tt.tool, tt.params, tt.recorded); got != tt.want {
+				t.Errorf("%s %s:\n got %q\nwant %q", tt.tool, tt.params, got, tt.want)
+			}
+		})
+	}
+	ws.Hermetic = true
+	if got := run("shell", `{"command":["cat","gone.txt"]}`, ""); got != "skip: cat: gone.txt is not among the pack's inputs" {
+		t.Errorf("hermetic missing file: %q", got)
+	}
+}
