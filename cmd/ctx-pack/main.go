@@ -104,7 +104,7 @@ func (c *packCmd) Run(env *cli.Env) error {
 				return err
 			}
 			for _, p := range probs {
-				env.Errorf("%s:%s", src.name, prefixed(p))
+				env.Problem(cli.WithCode(cli.ExitFinding, fmt.Errorf("%s:%s", src.name, prefixed(p))))
 			}
 			bad = true
 			continue

@@ -24,7 +24,7 @@ type pushCmd struct {
 	Remote    string   `arg:"" help:"Where to push: oci://HOST[:PORT]/REPOSITORY, oci-layout:DIR, or the name of a remote in .ctx/config.json (\"remotes\": {\"origin\": \"oci://…\"})." placeholder:"REMOTE"`
 	Refs      []string `arg:"" optional:"" help:"Packs to push (default: read from stdin)." placeholder:"REF"`
 	Tag       []string `help:"Also tag the pack NAME on the remote (repeatable; with one pack only)." placeholder:"NAME"`
-	Attach    []string `help:"Attach FILE to the pack as an OCI referrer: a sidecar (*.ctx.json), an attestation bundle (*.sigstore.json) or a report (*.html); with one pack only." placeholder:"FILE"`
+	Attach    []string `sep:"none" help:"Attach FILE to the pack as an OCI referrer: a sidecar (*.ctx.json), an attestation bundle (*.sigstore.json) or a report (*.html); with one pack only." placeholder:"FILE"`
 	PlainHTTP bool     `name:"plain-http" help:"Allow plain HTTP to a registry that is not on loopback (loopback registries always get plain HTTP)."`
 	Jobs      int      `default:"8" help:"Concurrent uploads." placeholder:"N"`
 }

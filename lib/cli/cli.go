@@ -127,11 +127,11 @@ func Run(name string, cmd Command, args []string, stdin io.Reader, stdout, stder
 	env.G.storeGiven = env.given["store"]
 	env.stdoutTTY = isTerminal(stdout)
 	env.stderrTTY = isTerminal(stderr)
-	if err := cmd.Run(env); err != nil {
+	err = cmd.Run(env)
+	if err != nil {
 		env.printErr(err)
-		return ExitCode(err)
 	}
-	return ExitOK
+	return max(ExitCode(err), env.exit)
 }
 
 func versionString(name string) string {
@@ -245,6 +245,7 @@ type Env struct {
 
 	stdoutTTY, stderrTTY bool
 	store                *store.Store
+	exit                 int // the worst code of Problem and AtLeast
 	given                map[string]bool
 }
 
@@ -364,10 +365,24 @@ func (e *Env) Warnf(format string, args ...any) {
 	fmt.Fprintf(e.Stderr, "%s: warning: %s\n", e.Name, escape(fmt.Sprintf(format, args...), true))
 }
 
-// Errorf prints "NAME: error: …" on stderr without stopping; commands that
-// report several problems return Exit(code) afterwards.
-func (e *Env) Errorf(format string, args ...any) {
-	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, escape(fmt.Sprintf(format, args...), true))
+// Problem prints err as "NAME: error: …" on stderr, as Run prints the
+// error a command returns but without a hint, and the command goes on: it
+// exits with err's code, or a worse one, whatever it returns. A command
+// that checks several things (logs, packs, stores, artifacts) calls it for
+// each one it cannot check, and AtLeast with each verdict it prints. A
+// silent error (Exit) prints nothing.
+func (e *Env) Problem(err error) {
+	var ce *Error
+	if !errors.As(err, &ce) || !ce.Silent {
+		fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, escape(err.Error(), true))
+	}
+	e.AtLeast(ExitCode(err))
+}
+
+// AtLeast makes the command exit with code, or a worse (higher) one,
+// whatever it returns.
+func (e *Env) AtLeast(code int) {
+	e.exit = max(e.exit, code)
 }
 
 // Diag prints line on stderr as it is, without the "NAME: " prefix (but

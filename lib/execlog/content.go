@@ -67,6 +67,15 @@ func Base64(s string) *Content {
 	return &Content{kind: base64Text, raw: lit, stated: -1, lines: -1}
 }
 
+// Base64Text returns the base64 text content was given as (Base64, or a
+// log's content_base64), ok false for content in any other form.
+func (c *Content) Base64Text() (string, bool) {
+	if c == nil || c.kind != base64Text {
+		return "", false
+	}
+	return decodeString(c.raw), true
+}
+
 // Ref returns content that is the object d, already in the store.
 func Ref(d digest.Digest) *Content { return &Content{kind: ref, ref: d, stated: -1, lines: -1} }
 

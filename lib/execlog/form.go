@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -141,32 +142,42 @@ func (l *Log) contents() []*Content {
 // Objects up to inlineInMemory bytes are held in memory; larger ones are
 // read once here, to verify them and learn whether they are text, and
 // once more, streamed, when the log is written: memory stays bounded by
-// the smaller objects, whatever the size of the larger ones.
+// the smaller objects, whatever the size of the larger ones. An object
+// the pack names many times is read once and shared, so that one object
+// named by 1,000 inputs costs its size, not 1,000 times it.
 func FromManifest(s *store.Store, m *manifest.Manifest) (*Log, error) {
 	l := fromSkeleton(m)
+	shared := map[digest.Digest]*Content{}
 	for sl := range m.Slots() {
 		if sl.Ref.IsZero() {
 			continue
 		}
 		d := *sl.Ref
+		if c, ok := shared[d]; ok {
+			cp := *c // its own Content, the same bytes
+			*l.slot(sl) = &cp
+			continue
+		}
 		size, err := s.Size(d)
 		if err != nil {
 			return nil, err
 		}
+		var c *Content
 		if size <= inlineInMemory {
 			b, err := s.Get(d)
 			if err != nil {
 				return nil, err
 			}
-			*l.slot(sl) = Bytes(b)
-			continue
+			c = Bytes(b)
+		} else {
+			text, err := scanObject(s, d)
+			if err != nil {
+				return nil, err
+			}
+			c = Ref(d)
+			c.from, c.isText = s, text
 		}
-		text, err := scanObject(s, d)
-		if err != nil {
-			return nil, err
-		}
-		c := Ref(d)
-		c.from, c.isText = s, text
+		shared[d] = c
 		*l.slot(sl) = c
 	}
 	return l, nil
@@ -367,6 +378,12 @@ func partsHint(ps []Part) int {
 
 // writer appends JSON; canonicalization orders the members afterwards.
 // Objects to stream are written as placeholder strings (see stream.go).
+// It is hand-written rather than json.Marshal of tagged structs because a
+// member's name depends on the form of its content (content, output,
+// reasoning, their _base64, path and _ref forms) and because a log's own
+// string tokens and an importer's JSON string literals (Quoted) are copied
+// as they are, never decoded and re-encoded: tool outputs are most of an
+// import's bytes (BenchmarkClaudeCode50MB, docs/performance.md).
 type writer struct {
 	b     []byte
 	comma bool

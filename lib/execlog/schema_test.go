@@ -35,7 +35,7 @@ func TestParseExtendedProblems(t *testing.T) {
 		{"lines out of order", head + `"steps":[],"inputs":[{"name":"a","content":"x","seen":"partial","lines":[[3,4],[2,2]]}]}`,
 			[]string{`1:83: inputs[0].seen: lines[1] [2, 2] does not follow the range before it`}},
 		{"lines shape", head + `"steps":[],"inputs":[{"name":"a","content":"x","seen":"partial","lines":[[1],[2,"3"]]}]}`,
-			[]string{`1:83: inputs[0].seen: lines[0] [2, 0] is not a range of 1-based line numbers`, `1:102: inputs[0].lines[0]: expected [from, to], two line numbers`, `1:109: inputs[0].lines[1][1]: expected an integer line number`}},
+			[]string{`1:102: inputs[0].lines[0]: expected [from, to], two line numbers`, `1:109: inputs[0].lines[1][1]: expected an integer line number`}},
 		{"total below lines", head + `"steps":[],"inputs":[{"name":"a","content":"x","seen":"partial","lines":[[1,5]],"total_lines":3}]}`,
 			[]string{`1:83: inputs[0].seen: total_lines 3 is less than the last line seen, 5`}},
 		{"lines on a whole file", head + `"steps":[],"inputs":[{"name":"a","content":"x","lines":[[1,1]]}]}`,
@@ -54,6 +54,8 @@ func TestParseExtendedProblems(t *testing.T) {
 			[]string{`1:81: steps[0].usage.input_tokens: must not be negative`, `1:100: steps[0].usage.output_tokens: expected integer, got number`, `1:111: steps[0].usage.cost: unknown field (usage holds input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, total_tokens; other counters go in the step's metadata)`}},
 		{"file and directory", head + `"steps":[],"inputs":[{"name":"readme.md/x","content":"x"},{"name":"readme.md","content":"y"}]}`,
 			[]string{`1:58: inputs[0].name: "readme.md/x" needs "readme.md" to be a directory, but inputs[1] is that file`}},
+		{"total_lines zero", head + `"steps":[],"inputs":[{"name":"a","content":"x","seen":"partial","lines":[[1,1]],"total_lines":0}]}`,
+			[]string{`1:123: inputs[0].total_lines: must be at least 1`}},
 		{"reasoning twice", head + `"steps":[{"type":"llm_call","reasoning":"a","reasoning_base64":"YQ=="}]}`,
 			[]string{"1:38: steps[0]: give only one of reasoning, reasoning_base64, reasoning_path, reasoning_ref (got reasoning and reasoning_base64)"}},
 	} {

@@ -145,8 +145,6 @@ type result struct {
 	meta     obj
 }
 
-// addText adds a text part, on a new line unless a line break already
-// separates it from the text before.
 // setOutput sets the output from a JSON value. A string is kept as its
 // literal, copied to the log as is and decoded only when compared: tool
 // outputs are most of a transcript's bytes.
@@ -167,6 +165,8 @@ func (r *result) text() string {
 	return r.output
 }
 
+// addText adds a text part, on a new line unless a line break already
+// separates it from the text before.
 func (m *msg) addText(s string) {
 	switch {
 	case !m.hasText:
@@ -521,9 +521,9 @@ func (b *builder) call(c *call, ts string) *step {
 	if c.output != nil {
 		s.Output = c.output
 		s.resolved = true
-		if c.isError {
-			s.fail(c.failure)
-		}
+	}
+	if c.isError {
+		s.fail(c.failure) // with or without an output
 	}
 	b.addStep(s)
 	if c.output == nil {

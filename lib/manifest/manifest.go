@@ -1,6 +1,12 @@
-// Package manifest defines the context pack manifest (DESIGN §4), its
-// canonical encoding, the pack summary kept in packs/, and loading a
+// Package manifest defines the context pack manifest (DESIGN §4, with the
+// extended fields the README documents: step errors, usage, reasoning,
+// agents, multimodal parts, media types, inputs seen in part or by name),
+// its canonical encoding, the pack summary kept in packs/, and loading a
 // finalized pack from a store with its digest verified.
+//
+// It also holds the two rules every package applies the same way:
+// CheckName, the clean-relative-name rule for inputs and outputs, and
+// Slots, the one walk over a manifest's object references.
 package manifest
 
 import (

@@ -159,8 +159,17 @@ func TestForkUploadsChangedBuckets(t *testing.T) {
 }
 
 // TestRetries: 429 and 500 answers are retried, for idempotent requests
-// and for streamed uploads alike.
+// and for uploads from memory and streamed from the store alike.
 func TestRetries(t *testing.T) {
+	t.Run("held", testRetries)
+	t.Run("streamed", func(t *testing.T) {
+		defer func(old int64) { maxHeld = old }(maxHeld)
+		maxHeld = 0
+		testRetries(t)
+	})
+}
+
+func testRetries(t *testing.T) {
 	reg := newRegistry(t)
 	a, b := newStore(t), newStore(t)
 	m := makePack(t, a, "retry", sizes(40, 10), digest.Digest{})

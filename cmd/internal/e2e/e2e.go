@@ -14,7 +14,10 @@
 // compares the build ID recorded in the existing file), and a file lock
 // keeps concurrent test processes from building at once, so
 // `go test ./...` links each binary at most once; a build error fails every
-// test of every package. The directory lives under the user's cache
+// test that needs the binaries. The build runs inside the tests after they
+// have looked at every source file of the module, so the go command's test
+// cache reruns every package's scenarios when any command's source
+// changes. The directory lives under the user's cache
 // directory (os.UserCacheDir, else the temporary directory):
 // ctx-e2e/<hash of the module root>/{race,plain}.
 //
@@ -58,8 +61,10 @@
 //	                        does not expand patterns
 //
 // and the condition [shared] (../shared/testdata is present) beside
-// testscript's built-in ones; a script that runs an external program other
-// than sh declares it, e.g. `[!exec:jq] skip 'needs jq'`.
+// testscript's built-in ones. A script that runs a program of Tools (jq,
+// sha256sum, …) declares it, `[!exec:jq] skip 'needs jq, which is not
+// installed'`; Run fails a script that does not, or that gives exists a
+// pattern (see Lint).
 //
 // # Updating scripts
 //
@@ -78,12 +83,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
@@ -127,9 +134,13 @@ func PlainBin(t testing.TB, name string) string {
 	return filepath.Join(dir, name)
 }
 
-// Run runs the scripts in dir (usually "testdata/script").
+// Run checks the scripts in dir (usually "testdata/script") with Lint and
+// runs them.
 func Run(t *testing.T, dir string) {
 	t.Helper()
+	if err := Lint(dir); err != nil {
+		t.Error(err)
+	}
 	if _, err := binaries(raceEnabled); err != nil {
 		t.Fatal(err)
 	}
@@ -252,6 +263,80 @@ func cmdGlob(ts *testscript.TestScript, neg bool, args []string) {
 		case !neg && len(matches) == 0:
 			ts.Fatalf("%s matches nothing", p)
 		}
+	}
+}
+
+// Tools are the programs beyond a POSIX sh and its usual utilities that
+// scripts may run; a script that runs one declares it with a condition,
+// [!exec:NAME] skip '…', so that it skips where the program is missing.
+var Tools = []string{"jq", "sha256sum", "timeout", "chromium"}
+
+// Lint reports script lines that cannot do what they say: `exists` with a
+// pattern (exists does not expand it; use glob), and a program of Tools
+// run by a script that does not declare it, either for the whole script
+// ([!exec:jq] skip …) or on the line ([exec:jq] exec jq …).
+func Lint(dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, f := range files {
+		a, err := txtar.ParseFile(f)
+		if err != nil {
+			return err
+		}
+		script := string(a.Comment)
+		for i, line := range strings.Split(script, "\n") {
+			words := strings.Fields(line)
+			var conds []string
+			for len(words) > 0 && (strings.HasPrefix(words[0], "[") || words[0] == "!" || words[0] == "?") {
+				conds = append(conds, words[0])
+				words = words[1:]
+			}
+			if len(words) == 0 || strings.HasPrefix(words[0], "#") {
+				continue
+			}
+			switch words[0] {
+			case "exists":
+				for _, w := range words[1:] {
+					if strings.ContainsAny(w, "*?[") {
+						errs = append(errs, fmt.Errorf("%s:%d: exists does not expand %s: use glob", f, i+1, w))
+					}
+				}
+			case "exec", "status":
+				for _, tool := range Tools {
+					declared := strings.Contains(script, "[!exec:"+tool+"]") || slices.Contains(conds, "[exec:"+tool+"]")
+					if runsTool(line, tool) && !declared {
+						errs = append(errs, fmt.Errorf("%s:%d: runs %s without declaring it: add [!exec:%s] skip 'needs %s, which is not installed'", f, i+1, tool, tool, tool))
+					}
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// runsTool reports whether a command line mentions tool as a word, as
+// `exec jq …` or `exec sh -c '… | jq …'` do.
+func runsTool(line, tool string) bool {
+	for i := 0; ; {
+		j := strings.Index(line[i:], tool)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before, after := byte(' '), byte(' ')
+		if j > 0 {
+			before = line[j-1]
+		}
+		if k := j + len(tool); k < len(line) {
+			after = line[k]
+		}
+		if strings.IndexByte(" \t'\"|;&(", before) >= 0 && strings.IndexByte(" \t'\";&)", after) >= 0 {
+			return true
+		}
+		i = j + len(tool)
 	}
 }
 
