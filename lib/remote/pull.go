@@ -68,7 +68,7 @@ func ValidTag(t string) bool {
 	return true
 }
 
-// image is a pack manifest as read from a remote, checked.
+// remoteImage is a pack's OCI manifest as read from a remote, checked.
 type remoteImage struct {
 	desc    ocispec.Descriptor
 	pack    *manifest.Manifest
@@ -241,12 +241,14 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 				count(created)
 				return nil
 			}
-			return ReadBucket(f, j.prefix, func(o digest.Digest, size int64, r io.Reader) error {
+			return ReadBucket(f, j.prefix, func(o digest.Digest, _ int64, r io.Reader) error {
 				if !missing[o] {
 					return nil
 				}
-				b := make([]byte, size)
-				if _, err := io.ReadFull(r, b); err != nil {
+				// Read what is there, not what the header claims: the
+				// size was checked in the first pass, on these bytes.
+				b, err := io.ReadAll(r)
+				if err != nil {
 					return err
 				}
 				got, created, err := s.Put(b)
