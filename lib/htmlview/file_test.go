@@ -27,8 +27,12 @@ func TestWriteFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sub, "x"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(sub, []byte("three")); err == nil {
-		t.Error("writing over a non-empty directory succeeded")
+	if err := WriteFile(sub, []byte("three")); err == nil || err.Error() != "writing "+sub+": is a directory" {
+		t.Errorf("writing over a directory: %v", err)
+	}
+	missing := filepath.Join(dir, "none", "page.html")
+	if err := WriteFile(missing, []byte("four")); err == nil || err.Error() != "writing "+missing+": no such file or directory" {
+		t.Errorf("writing into a missing directory: %v", err)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 2 {

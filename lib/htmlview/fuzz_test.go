@@ -30,7 +30,7 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("markup is not UTF-8: %q", markup)
 		}
 		for i, r := range markup {
-			if !visible(r) && !(r == '\r' && strings.HasPrefix(markup[i:], "\r\n")) {
+			if !shown(r) && !(r == '\r' && strings.HasPrefix(markup[i:], "\r\n")) {
 				t.Fatalf("markup of %q holds %U", s, r)
 			}
 		}
@@ -43,7 +43,7 @@ func FuzzText(f *testing.F) {
 		for i := 0; i < len(s); {
 			r, n := utf8.DecodeRuneInString(s[i:])
 			keep := r != utf8.RuneError || n > 1
-			keep = keep && (visible(r) || r == '\r' && strings.HasPrefix(s[i+n:], "\n"))
+			keep = keep && (shown(r) || r == '\r' && strings.HasPrefix(s[i+n:], "\n"))
 			if keep {
 				want.WriteString(s[i : i+n])
 			}

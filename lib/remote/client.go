@@ -171,11 +171,16 @@ func Open(r Remote, opts Options, create bool) (*Client, error) {
 // maxManifest bounds an OCI manifest read (distribution's own limit).
 const maxManifest = 4 << 20
 
+// notFound turns the library's not-found errors into ErrNotFound, keeping
+// what the registry said when it says more than "not found".
 func notFound(err error) error {
-	if errors.Is(err, errdef.ErrNotFound) {
-		return fmt.Errorf("%w (%v)", ErrNotFound, err)
+	if !errors.Is(err, errdef.ErrNotFound) {
+		return err
 	}
-	return err
+	if msg := err.Error(); msg == "not found" || strings.HasSuffix(msg, ": not found") {
+		return ErrNotFound
+	}
+	return fmt.Errorf("%w (%v)", ErrNotFound, err)
 }
 
 // readManifest reads at most maxManifest bytes of a manifest and checks
