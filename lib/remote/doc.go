@@ -11,4 +11,10 @@
 // first object enters the store, and finalizes the pack through
 // manifest.Commit, so that hostile or broken content leaves the store as
 // it was.
+//
+// Registries are reached through oras-go: credentials from the Docker
+// configuration and its helpers, retries with backoff on 429 and 5xx,
+// the referrers API with its tag-schema fallback. Pushed layouts are
+// remembered in a cache outside the store (cache.go), so that a re-push
+// of a pack the remote has is one request.
 package remote
