@@ -7,8 +7,8 @@
 //
 // Push reads objects straight from the store; pull verifies every byte
 // (the config digest is the pack hash, every object is re-hashed, the tar
-// layers must be exactly canonical) in a staging directory before the
-// first object enters the store, and finalizes the pack through
+// layers must be exactly canonical), in memory or a staging directory,
+// before the first object enters the store, and finalizes the pack through
 // manifest.Commit, so that hostile or broken content leaves the store as
 // it was.
 //

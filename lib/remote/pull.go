@@ -87,8 +87,9 @@ type PullOptions struct {
 }
 
 // Pull fetches the pack a tag or full hash names into s. Everything is
-// downloaded and verified in a staging directory under the store's tmp/
-// before the first object is stored; the packs/ entry is written last.
+// downloaded and verified (held in memory up to maxHeld, beyond that in a
+// staging directory under the store's tmp/) before the first object is
+// stored; the packs/ entry is written last.
 func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts PullOptions) (*PullResult, error) {
 	tag, want, err := ParseRef(ref)
 	if err != nil {
