@@ -104,7 +104,21 @@ var update = flag.Bool("update", false, "rewrite the files that cmp compares in 
 // command sees which sources the result depends on (see noteSources); a
 // build error fails every test that needs them.
 func Main(m *testing.M) int {
+	os.Setenv("GORACE", goRace())
 	return m.Run()
+}
+
+// goRace returns $GORACE with atexit_sleep_ms=0: a binary built with -race
+// otherwise sleeps a second before it exits, to let other goroutines
+// report races, which made every command a script runs take a second.
+// A race found still fails the command (exit 66).
+// A GORACE that sets atexit_sleep_ms itself is kept as it is.
+func goRace() string {
+	v := os.Getenv("GORACE")
+	if strings.Contains(v, "atexit_sleep_ms") {
+		return v
+	}
+	return strings.TrimSpace(v + " atexit_sleep_ms=0")
 }
 
 // Race reports whether the binaries are built with the race detector,
@@ -158,6 +172,7 @@ func Params(dir string) testscript.Params {
 			env.Setenv("CTX_STORE", "")
 			env.Setenv("SOURCE_DATE_EPOCH", "")
 			env.Setenv("NO_COLOR", "1")
+			env.Setenv("GORACE", goRace())
 			if d, err := sharedtest.Path(); err == nil {
 				env.Setenv("SHARED", d)
 			}
