@@ -104,7 +104,21 @@ var update = flag.Bool("update", false, "rewrite the files that cmp compares in 
 // command sees which sources the result depends on (see noteSources); a
 // build error fails every test that needs them.
 func Main(m *testing.M) int {
+	os.Setenv("GORACE", goRace())
 	return m.Run()
+}
+
+// goRace returns $GORACE with atexit_sleep_ms=0: a binary built with -race
+// otherwise sleeps a second before it exits, to let other goroutines
+// report races, which made every command a script runs take a second.
+// A race found still fails the command (exit 66).
+// A GORACE that sets atexit_sleep_ms itself is kept as it is.
+func goRace() string {
+	v := os.Getenv("GORACE")
+	if strings.Contains(v, "atexit_sleep_ms") {
+		return v
+	}
+	return strings.TrimSpace(v + " atexit_sleep_ms=0")
 }
 
 // Race reports whether the binaries are built with the race detector,
@@ -127,12 +141,28 @@ func Bin(name string) string {
 // run with -race.
 func PlainBin(t testing.TB, name string) string {
 	t.Helper()
-	dir, err := binaries(false)
-	if err != nil {
-		t.Fatal(err)
+	if !raceEnabled {
+		return Bin(name)
 	}
-	return filepath.Join(dir, name)
+	// Under -race only the binaries asked for are linked a second time.
+	plainMu.Lock()
+	b := plainBuilds[name]
+	if b == nil {
+		b = new(build)
+		plainBuilds[name] = b
+	}
+	plainMu.Unlock()
+	b.once.Do(func() { b.dir, b.err = buildAll(false, "./cmd/"+name) })
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return filepath.Join(b.dir, name)
 }
+
+var (
+	plainMu     sync.Mutex
+	plainBuilds = map[string]*build{}
+)
 
 // Run checks the scripts in dir (usually "testdata/script") with Lint and
 // runs them.
@@ -158,6 +188,7 @@ func Params(dir string) testscript.Params {
 			env.Setenv("CTX_STORE", "")
 			env.Setenv("SOURCE_DATE_EPOCH", "")
 			env.Setenv("NO_COLOR", "1")
+			env.Setenv("GORACE", goRace())
 			if d, err := sharedtest.Path(); err == nil {
 				env.Setenv("SHARED", d)
 			}
@@ -356,11 +387,13 @@ func binaries(race bool) (string, error) {
 	if race {
 		b = &builds[1]
 	}
-	b.once.Do(func() { b.dir, b.err = buildAll(race) })
+	b.once.Do(func() { b.dir, b.err = buildAll(race, "./cmd/...") })
 	return b.dir, b.err
 }
 
-func buildAll(race bool) (string, error) {
+// buildAll builds the commands pkgs names (./cmd/... or one) into the
+// cache directory of its build mode.
+func buildAll(race bool, pkgs string) (string, error) {
 	root, err := sharedtest.ModuleRoot()
 	if err != nil {
 		return "", fmt.Errorf("building the ctx binaries: finding the module root: %w", err)
@@ -381,7 +414,7 @@ func buildAll(race bool) (string, error) {
 	if race {
 		args = append(args, "-race")
 	}
-	args = append(args, "./cmd/...")
+	args = append(args, pkgs)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
