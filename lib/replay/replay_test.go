@@ -47,6 +47,7 @@ type step struct {
 	tool, params, out string
 	det               bool
 	typ               string
+	failed            *manifest.StepError // the recorded call failed
 }
 
 func (p *packer) pack(inputs map[string]string, steps []step, env manifest.Environment) *manifest.Manifest {
@@ -71,6 +72,7 @@ func (p *packer) pack(inputs map[string]string, steps []step, env manifest.Envir
 		if st.out != "<none>" {
 			ms.OutputRef = p.put(st.out)
 		}
+		ms.Error = st.failed
 		m.Steps = append(m.Steps, ms)
 	}
 	if _, _, err := manifest.Commit(p.s, m); err != nil {
@@ -320,6 +322,27 @@ func TestMissingInput(t *testing.T) {
 	}
 	if rep.Steps[0].Status != Matched {
 		t.Errorf("step 0 = %s, want matched", rep.Steps[0].Status)
+	}
+}
+
+// A step whose recorded call failed (the step's error, as importers record
+// it) is not replayed: an error message is not a result to reproduce.
+func TestRecordedErrorSkipped(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(map[string]string{"a.txt": "aaa\n"}, []step{
+		{tool: "read_file", params: `{"path":"gone.txt"}`, out: "File does not exist.", det: true, failed: &manifest.StepError{}},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "aaa\n", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{})
+	want := []brief{
+		{Skipped, hashOf("File does not exist."), "", "the recorded call failed: an error is not replayed"},
+		{Matched, hashOf("aaa\n"), hashOf("aaa\n"), ""},
+	}
+	if got := briefs(rep); !reflect.DeepEqual(got, want) {
+		t.Errorf("steps:\n got %+v\nwant %+v", got, want)
+	}
+	if rep.Fidelity != Exact {
+		t.Errorf("fidelity = %s, want exact", rep.Fidelity)
 	}
 }
 
