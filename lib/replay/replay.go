@@ -374,9 +374,10 @@ func nameChangedInputs(rep *Report, steps []*manifest.Step) {
 }
 
 // recordedError reports whether the step's call failed when it was
-// recorded (metadata.is_error, as the importers keep it).
+// recorded: its error, or metadata.is_error as importers kept it before
+// steps had one.
 func recordedError(st *manifest.Step) bool {
-	return len(st.Metadata) > 0 && gjson.GetBytes(st.Metadata, "is_error").Type == gjson.True
+	return st.Error != nil || len(st.Metadata) > 0 && gjson.GetBytes(st.Metadata, "is_error").Type == gjson.True
 }
 
 // recordedOutput reads a step's recorded output for a renderer.

@@ -47,6 +47,8 @@ type step struct {
 	tool, params, out string
 	det               bool
 	typ               string
+	err               *manifest.StepError // the recorded call failed
+	meta              string
 }
 
 func (p *packer) pack(inputs map[string]string, steps []step, env manifest.Environment) *manifest.Manifest {
@@ -70,6 +72,10 @@ func (p *packer) pack(inputs map[string]string, steps []step, env manifest.Envir
 		}
 		if st.out != "<none>" {
 			ms.OutputRef = p.put(st.out)
+		}
+		ms.Error = st.err
+		if st.meta != "" {
+			ms.Metadata = jsontext.Value(st.meta)
 		}
 		m.Steps = append(m.Steps, ms)
 	}
@@ -232,6 +238,20 @@ func TestReplayStatuses(t *testing.T) {
 			fidelity: Unverified,
 			want: []brief{
 				{Failed, hashOf("x"), "", "read_file: gone.txt: no such file or directory"},
+			},
+		},
+		{
+			name: "a recorded error is not replayed",
+			steps: []step{
+				{tool: "read_file", params: `{"path":"nope.txt"}`, out: "File does not exist.", det: true, err: &manifest.StepError{}},
+				{tool: "Glob", params: `{"pattern":"*"}`, out: "The user doesn't want to proceed", det: true, meta: `{"is_error":true}`},
+				{tool: "read_file", params: `{"path":"README.md"}`, out: "# r\n", det: true},
+			},
+			fidelity: Exact,
+			want: []brief{
+				{Skipped, hashOf("File does not exist."), "", "the recorded call failed: an error is not replayed"},
+				{Skipped, hashOf("The user doesn't want to proceed"), "", "the recorded call failed: an error is not replayed"},
+				{Matched, hashOf("# r\n"), hashOf("# r\n"), ""},
 			},
 		},
 		{
