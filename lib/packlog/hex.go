@@ -33,4 +33,3 @@ func decodeHex(dst, src []byte) bool {
 	}
 	return bad&0xf0 == 0
 }
-
