@@ -40,7 +40,7 @@ shot() { # PAGE WIDTH HEIGHT [dark]
 		dark="--force-dark-mode --blink-settings=preferredColorScheme=0"
 	fi
 	# shellcheck disable=SC2086
-	HOME=$tmp chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+	HOME=$tmp chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars \
 		--no-first-run --disable-background-networking --disable-component-update \
 		--disable-sync --disable-extensions --disable-default-apps \
 		--user-data-dir="$tmp/profile" $dark --window-size="$2,$3" \

@@ -244,7 +244,7 @@ func table(es []packlog.Entry) string {
 		if !e.Parent.IsZero() {
 			parent = e.Parent.Short()
 		}
-		rows = append(rows, [6]string{e.Hash.Short(), e.Created, e.Model, strconv.Itoa(e.Steps), parent, strings.Join(e.Tags, ",")})
+		rows = append(rows, [6]string{e.Hash.Short(), e.Created, cli.Escape(e.Model), strconv.Itoa(e.Steps), parent, strings.Join(e.Tags, ",")})
 	}
 	var width [6]int
 	size := 0

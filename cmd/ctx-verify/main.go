@@ -23,6 +23,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/kernelpack"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 // globals replaces cli.Globals: in ctx-verify, --store is the mode that
@@ -183,7 +184,7 @@ func (c *verifyCmd) attestOptions(env *cli.Env) (attest.Options, error) {
 		trust = attest.TrustKeys(keys)
 		keysFrom = trust.Described()
 	}
-	config, err := attest.UserConfig()
+	config, err := userconfig.Path()
 	if trust == nil && err != nil {
 		return attest.Options{}, err
 	}
@@ -197,7 +198,10 @@ func (c *verifyCmd) attestOptions(env *cli.Env) (attest.Options, error) {
 	return attest.Options{
 		Keys: func(s *store.Store) ([]attest.PublicKey, error) {
 			if trust == nil && loadErr == nil {
-				trust, loadErr = attest.LoadTrust(config)
+				var user *userconfig.Config
+				if user, loadErr = userconfig.Load(config); loadErr == nil {
+					trust, loadErr = attest.LoadTrust(user)
+				}
 			}
 			if loadErr != nil {
 				return nil, loadErr

@@ -26,6 +26,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/sidecar"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -713,9 +714,16 @@ func TestTrust(t *testing.T) {
 		}
 	}
 
+	loadTrust := func(path string) (*Trust, error) {
+		u, err := userconfig.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		return LoadTrust(u)
+	}
 	// No user config: nothing is trusted, and the store's key is not
 	// either.
-	tr, err := LoadTrust(filepath.Join(dir, "missing.json"))
+	tr, err := loadTrust(filepath.Join(dir, "missing.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -725,7 +733,7 @@ func TestTrust(t *testing.T) {
 	}
 
 	write(`{"trusted_keys":["keys/ci.pub",` + string(mustJSON(strings.TrimSpace(string(sshLine)))) + `]}`)
-	tr, err = LoadTrust(user)
+	tr, err = loadTrust(user)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -736,7 +744,7 @@ func TestTrust(t *testing.T) {
 
 	// Listing the store in trusted_stores adds the store's keys.
 	write(`{"trusted_keys":["keys/ci.pub"],"trusted_stores":[` + string(mustJSON(s.Root())) + `]}`)
-	tr, err = LoadTrust(user)
+	tr, err = loadTrust(user)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -758,7 +766,7 @@ func TestTrust(t *testing.T) {
 		{`{"trusted_keys":["ssh-ed25519 AAAA"]}`, "trusted_keys[0]: OpenSSH public key"},
 	} {
 		write(c.config)
-		if _, err := LoadTrust(user); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := loadTrust(user); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.config, err, c.want)
 		}
 	}

@@ -127,6 +127,7 @@
 // metadata.eval. A .eval archive's members are bounded all together (1
 // GiB), on their declared size before inflating and while inflating.
 //
-// The output is canonical JSON, and the same input always gives the same
-// bytes: nothing depends on map order, the clock or the machine.
+// The output is canonical JSON, printed from an execlog.Log (there is no
+// second encoder of the log here), and the same input always gives the
+// same bytes: nothing depends on map order, the clock or the machine.
 package importer

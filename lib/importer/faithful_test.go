@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -122,6 +123,9 @@ var faithful = []fixture{
 			if in != 27300 || cached != 24000 || outTok != 350 {
 				t.Errorf("usage: %v input (%v cached), %v output; want 27300 (24000), 350", in, cached, outTok)
 			}
+			if r := deref(l.Steps[8].Reasoning); r != `{"type":"reasoning","id":"rs_9","summary":[],"content":null,"encrypted_content":"gAAAAABoQ2sX"}` {
+				t.Errorf("encrypted reasoning = %v", r)
+			}
 			if ab, _ := l.Steps[6].Metadata["turn_aborted"].(map[string]any); ab["reason"] != "interrupted" {
 				t.Errorf("turn metadata = %v", l.Steps[6].Metadata)
 			}
@@ -239,6 +243,14 @@ var faithful = []fixture{
 			if bytes.Contains([]byte(fmt.Sprint(l.Metadata, l.Steps[1].Metadata, l.Steps[3].Metadata)), []byte("iVBOR")) {
 				t.Error("base64 content in metadata")
 			}
+			if f := l.Steps[1].Metadata["result"].(map[string]any)["toolUseResult"].(map[string]any)["file"]; !reflect.DeepEqual(f, map[string]any{
+				"type": "image/png", "originalSize": 70.0, "base64_omitted": "the same as the step's output_parts[1]"}) {
+				t.Errorf("toolUseResult.file = %v", f)
+			}
+			// Redacted thinking is reasoning, as the block's JSON text.
+			if r := deref(l.Steps[4].Reasoning); r != `{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"}` {
+				t.Errorf("reasoning = %v", r)
+			}
 		},
 	},
 	{
@@ -282,5 +294,62 @@ func TestSubagentByAgentID(t *testing.T) {
 	}
 	if s := l.Steps[3]; s.Agent != "b2" || s.ParentStep == nil || *s.ParentStep != 2 {
 		t.Errorf("subagent step: agent %q, parent_step %v", s.Agent, s.ParentStep)
+	}
+}
+
+// TestOTelToolErrorType: a span's error.type (the semantic conventions'
+// mark of a failed operation) is its step's error, as is an error status
+// with its message; for tool calls and model calls alike.
+func TestOTelToolErrorType(t *testing.T) {
+	in := `[{"name":"execute_tool fetch","context":{"span_id":"0x01"},"start_time":"2026-01-07T10:00:00Z","attributes":{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":"fetch","gen_ai.tool.call.id":"c1","error.type":"timeout"}},
+{"name":"execute_tool ls","context":{"span_id":"0x02"},"start_time":"2026-01-07T10:00:01Z","status":{"status_code":"ERROR","description":"no such directory"},"attributes":{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":"ls","gen_ai.tool.call.id":"c2"}},
+{"name":"chat m","context":{"span_id":"0x03"},"start_time":"2026-01-07T10:00:02Z","status":{"status_code":"ERROR"},"attributes":{"gen_ai.operation.name":"chat","gen_ai.request.model":"m","error.type":"429"}}]`
+	out, _, err := Import(OTelGenAI, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	if len(l.Steps) != 3 || !reflect.DeepEqual(l.Steps[0].Error, map[string]any{"message": "timeout"}) || !reflect.DeepEqual(l.Steps[1].Error, map[string]any{"message": "no such directory"}) ||
+		!reflect.DeepEqual(l.Steps[2].Error, map[string]any{"message": "429"}) {
+		t.Errorf("steps = %+v", l.Steps)
+	}
+}
+
+// TestInspectImageAttachment: an Inspect image given as attachment://
+// (the sample's attachments hold the data: URL) is a part, not text or
+// metadata.
+func TestInspectImageAttachment(t *testing.T) {
+	in := `{"version":2,"status":"success","eval":{"model":"mockllm/model"},"samples":[{"id":1,"epoch":1,
+"attachments":{"a1":"data:image/png;base64,` + onePixelPNG + `"},
+"messages":[{"role":"user","content":[{"type":"text","text":"Describe it"},{"type":"image","image":"attachment://a1","detail":"auto"}]},
+{"role":"assistant","content":"A pixel."}]}]}`
+	out, _, err := Import(Inspect, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	parts := l.Prompts[0].Parts
+	if len(parts) != 2 || parts[1]["type"] != "image" || parts[1]["content_base64"] != onePixelPNG || parts[1]["media_type"] != "image/png" {
+		t.Errorf("parts = %v", parts)
+	}
+	if bytes.Contains(out, []byte("attachment://")) || bytes.Count(out, []byte(onePixelPNG)) != 1 {
+		t.Errorf("the image is not exactly once, as a part:\n%s", out)
+	}
+}
+
+// TestInvalidBase64Part: an image whose base64 does not decode is no part
+// (ctx-pack would refuse the log); it stays in metadata, with a warning.
+func TestInvalidBase64Part(t *testing.T) {
+	in := `{"request":{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,%%%"}}]}]},"response":{"object":"chat.completion","model":"m","choices":[{"message":{"role":"assistant","content":"?"}}]}}`
+	out, rep, err := Import(OpenAIChat, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	if l.Prompts[0].Parts != nil || l.Prompts[0].Content != "see" || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "base64 is not valid") {
+		t.Errorf("prompt %+v, warnings %q", l.Prompts[0], rep.Warnings)
+	}
+	if !bytes.Contains(out, []byte("base64,%%%")) {
+		t.Error("the image reference is lost")
 	}
 }

@@ -654,6 +654,7 @@ func (b *builder) otelLLM(s *span) error {
 	}
 	turn.meta = join(b.spanMeta(s, used), turn.meta)
 	turn.meta.setDefault("usage", usage.raw())
+	turn.failed = spanFailure(s)
 	b.seen(s.start)
 	b.exchange(in, out)
 	b.countSpan(s, true, "")
@@ -867,6 +868,23 @@ func agentOutput(o gjson.Result, typ string) *msg {
 	return m
 }
 
+// spanFailure says whether a span records a failed operation: an error
+// status (with its message) or the semantic conventions' error.type.
+func spanFailure(s *span) *failure {
+	status := gjson.ParseBytes(s.rest.get("status"))
+	if code := first(status, "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
+		msg := first(status, "message", "description").String()
+		if msg == "" {
+			msg = s.attrs.str("error.type")
+		}
+		return &failure{msg: msg}
+	}
+	if et := s.attrs.str("error.type"); et != "" {
+		return &failure{msg: et}
+	}
+	return nil
+}
+
 func (b *builder) otelTool(s *span) {
 	used := map[string]bool{
 		"gen_ai.operation.name": true, "gen_ai.tool.name": true, "gen_ai.tool.call.id": true,
@@ -896,11 +914,7 @@ func (b *builder) otelTool(s *span) {
 			break
 		}
 	}
-	var fail *failure
-	status := gjson.ParseBytes(s.rest.get("status"))
-	if code := first(status, "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
-		fail = &failure{msg: first(status, "message", "description").String()}
-	}
+	fail := spanFailure(s)
 	var out *string
 	if r.hasOut {
 		out = &r.output
