@@ -86,6 +86,6 @@ run() {
 printf '%-36s %8s %8s %8s\n' "case" "wall-med" "wall-min" "cpu-med"
 run "ctx-diff A B" "$A" "$B"
 run "ctx-diff --align lcs A B" --align lcs "$A" "$B"
-run "ctx-diff --ignore reasoning_drift A B" --ignore reasoning_drift "$A" "$B"
+run "ctx-diff --ignore tool_output_drift A B" --ignore tool_output_drift "$A" "$B"
 run "ctx-diff A A (same pack)" "$A" "$A"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

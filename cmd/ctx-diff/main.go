@@ -31,9 +31,9 @@ type diffCmd struct {
 	B       string   `arg:"" optional:"" help:"The pack to compare (default: read from stdin, as a reference or any ctx output line)." placeholder:"B"`
 	Against string   `help:"Compare B with REF (instead of its parent or the previous pack)." placeholder:"REF"`
 	Align   string   `help:"How steps are paired: index (step i with step i; extra steps added or removed) or lcs (along the longest common run of type, tool and parameters, so an inserted step is one addition)." enum:"index,lcs" default:"index"`
-	Ignore  []string `help:"Leave out a drift type (repeatable): model_drift, prompt_drift, input_drift, tool_drift, param_drift, reasoning_drift, output_drift, environment_drift." placeholder:"TYPE"`
+	Ignore  []string `help:"Leave out a drift type (repeatable): model_drift, prompt_drift, input_drift, tool_drift, param_drift, reasoning_drift, tool_output_drift, part_drift, error_drift, usage_drift, output_drift, environment_drift, metadata_drift." placeholder:"TYPE"`
 	HTML    bool     `name:"html" help:"Print the report as one self-contained HTML page (no scripts, no network): the first divergence, model and environment side by side, the aligned steps with their diffs."`
-	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout." placeholder:"FILE"`
+	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
 }
 
 func (c *diffCmd) Description() string {
@@ -148,7 +148,7 @@ func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest
 	default:
 		var b []byte
 		if b, err = r.JSON(); err == nil {
-			err = env.Result(b)
+			err = env.ResultCanonical(b)
 		}
 	}
 	if err != nil {
@@ -211,17 +211,18 @@ func resolve(s *store.Store, which, what, r string) (digest.Digest, error) {
 }
 
 func loadDigest(s *store.Store, which, what, r string, d digest.Digest) (*manifest.Manifest, error) {
-	m, err := manifest.Load(s, d)
+	m, err := ref.LoadResolved(s, r, d)
 	if err != nil {
 		return nil, packErr(which, what, r, err)
 	}
 	return m, nil
 }
 
-// packErr says which pack err is about, and how it was named unless err
-// already says.
+// packErr says which pack err (a *ref.Error, which names the reference)
+// is about, and where the reference came from when the user did not give
+// it (a parent, a previous pack).
 func packErr(which, what, r string, err error) error {
-	if what == r && strings.Contains(err.Error(), r) {
+	if what == r {
 		return fmt.Errorf("pack %s: %w", which, err)
 	}
 	return fmt.Errorf("pack %s (%s): %w", which, what, err)

@@ -3,7 +3,9 @@
 // completely before writing anything, stores the content, the manifest and
 // the packs/ entry, moves refs/latest (and a tag), and prints one canonical
 // JSON result per log: {"hash","uri","created","parent","previous",
-// "objects":{"new","reused"},"steps","inputs","outputs","tag"}.
+// "objects":{"new","reused"},"steps","inputs","outputs","tag","sidecars",
+// "bundles"}. --sidecars DIR writes each output's provenance sidecar, and
+// --sign-key KEY its signed in-toto attestation (<output>.sigstore.json).
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
@@ -32,10 +35,13 @@ type packCmd struct {
 	tagLock *store.RefLock // held from the tag check until the tag is set
 
 	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
+	SignKey  string `name:"sign-key" help:"With --sidecars, also write DIR/<output name>.sigstore.json: the output's in-toto attestation signed with this ed25519 key (PKCS#8 PEM or unencrypted OpenSSH; never one inside the store)." placeholder:"KEY"`
 
 	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: anthropic, claude-code, codex, inspect, langsmith, openai-chat, openai-responses, otel-genai." default:"ctx" placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
 	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument). A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
+
+	signer *attest.Signer
 }
 
 func (c *packCmd) Description() string {
@@ -78,6 +84,14 @@ func (c *packCmd) Run(env *cli.Env) error {
 	if len(names) > 1 && c.Tag != "" {
 		return cli.Errorf(cli.ExitUsage, "--tag names one pack; give one log")
 	}
+	if c.SignKey != "" {
+		if c.Sidecars == "" {
+			return cli.WithHint(cli.Errorf(cli.ExitUsage, "--sign-key signs the attestations written beside the sidecars: give --sidecars DIR"), "to sign a pack already made: ctx-attest --sign-key KEY --dir DIR REF")
+		}
+		if c.signer, err = signer(c.SignKey, s); err != nil {
+			return err
+		}
+	}
 
 	// Validate every log before writing anything.
 	var srcs []source
@@ -90,7 +104,7 @@ func (c *packCmd) Run(env *cli.Env) error {
 				return err
 			}
 			for _, p := range probs {
-				env.Errorf("%s:%s", src.name, prefixed(p))
+				env.Problem(cli.WithCode(cli.ExitFinding, fmt.Errorf("%s:%s", src.name, prefixed(p))))
 			}
 			bad = true
 			continue
@@ -115,7 +129,7 @@ func (c *packCmd) Run(env *cli.Env) error {
 			for _, o := range src.log.Outputs {
 				names = append(names, o.Name)
 			}
-			if err := sidecar.Check(c.Sidecars, names); err != nil {
+			if err := sidecar.CheckFiles(c.Sidecars, names, sidecar.Suffix, attest.Suffix); err != nil {
 				return err
 			}
 		}
@@ -292,6 +306,7 @@ type result struct {
 	Outputs  int           `json:"outputs"`
 	Tag      string        `json:"tag,omitzero"`
 	Sidecars []string      `json:"sidecars,omitzero"`
+	Bundles  []string      `json:"bundles,omitzero"`
 }
 
 func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
@@ -343,11 +358,51 @@ func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
 			}
 			res.Sidecars = append(res.Sidecars, p)
 		}
+		if c.signer != nil {
+			if res.Bundles, err = c.sign(m); err != nil {
+				return err
+			}
+		}
 	}
 	if env.Human() {
 		return env.Text(human(m, res))
 	}
 	return env.Result(res)
+}
+
+// signer reads the signing key before anything is written, refusing one
+// kept inside the store.
+func signer(path string, s *store.Store) (*attest.Signer, error) {
+	if err := attest.CheckKeyOutside(path, s.Root()); err != nil {
+		return nil, cli.WithCode(cli.ExitUsage, err)
+	}
+	k, err := attest.LoadSigner(path)
+	if err != nil {
+		return nil, cli.WithCode(cli.ExitUsage, err)
+	}
+	return k, nil
+}
+
+// sign writes the signed attestation of every output of m beside its
+// sidecar.
+func (c *packCmd) sign(m *manifest.Manifest) ([]string, error) {
+	signed, err := c.signer.SignOutputs(m)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, sb := range signed {
+		p, err := sidecar.WriteFile(c.Sidecars, sb.Name+attest.Suffix, sb.Bundle, c.Force)
+		if err != nil {
+			err = fmt.Errorf("pack %s is stored, but not its signed attestations: %w", m.Hash, err)
+			if errors.Is(err, sidecar.ErrExists) {
+				err = cli.WithHint(err, "use --force to replace it")
+			}
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
 }
 
 func human(m *manifest.Manifest, r result) string {
@@ -361,6 +416,9 @@ func human(m *manifest.Manifest, r result) string {
 	}
 	for _, p := range r.Sidecars {
 		s += "  sidecar " + p + "\n"
+	}
+	for _, p := range r.Bundles {
+		s += "  signed  " + p + "\n"
 	}
 	return s
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -40,7 +41,7 @@ func (c *pullCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	r, err := remote.Lookup(c.Remote, s.Config().Raw)
+	r, err := remote.Lookup(c.Remote, s.Config().Raw, filepath.Dir(s.Root()))
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
@@ -73,6 +74,9 @@ func (c *pullCmd) Run(env *cli.Env) error {
 			res, err := client.Pull(ctx, s, next, remote.PullOptions{Referrers: c.Referrers})
 			env.ProgressDone()
 			if err != nil {
+				if h := remote.Hint(err, r); h != "" {
+					return cli.WithHint(err, h)
+				}
 				return err
 			}
 			if !seen[res.Hash] {

@@ -1,9 +1,11 @@
 // Command ctx-verify checks provenance and integrity. It reads artifacts
-// and their <artifact>.ctx.json sidecars, a pack, whole stores, or a
-// context-engine-kernel Run Export Pack directory, and prints one canonical
-// JSON verdict per thing verified: an artifact's status (verified,
-// modified, no_provenance, broken), or {"ok",…,"violations"} for a pack, a
-// store or a kernel pack.
+// with their <artifact>.ctx.json sidecars and <artifact>.sigstore.json
+// signed attestations, a pack, whole stores, or a context-engine-kernel
+// Run Export Pack directory, and prints one canonical JSON verdict per
+// thing verified: an artifact's status (verified, modified,
+// no_provenance, broken, bad_signature, untrusted_signature,
+// wrong_predicate_type, wrong_subject), or {"ok",…,"violations"} for a
+// pack, a store or a kernel pack.
 package main
 
 import (
@@ -15,12 +17,13 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/fsck"
 	"github.com/ctx-tools/ctx/lib/kernelpack"
 	"github.com/ctx-tools/ctx/lib/ref"
-	"github.com/ctx-tools/ctx/lib/sidecar"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 // globals replaces cli.Globals: in ctx-verify, --store is the mode that
@@ -52,6 +55,8 @@ type verifyCmd struct {
 	KernelPack string   `name:"kernel-pack" help:"Verify a context-engine-kernel Run Export Pack directory (PACK_SPEC 1.0.0, PK1-PK12)." placeholder:"DIR"`
 	NoDeep     bool     `name:"no-deep" help:"With --kernel-pack: skip bundle, optional-file and ledger validation (PK4, PK8, PK9)."`
 	NoRefs     bool     `name:"no-refs" help:"With --kernel-pack: skip the run.json to bundle.json hash check (PK5)."`
+	Key        []string `help:"Trust attestations (ARTIFACT.sigstore.json) signed with this public key: PEM, or an OpenSSH .pub; repeatable. Without it, keys come from trusted_keys in the user config ($CTX_CONFIG, else ~/.config/ctx/config.json)." placeholder:"PUB"`
+	Signed     bool     `help:"Require a signed attestation: an artifact with only a sidecar is no_provenance. Implied by --key."`
 }
 
 func (c *verifyCmd) Description() string {
@@ -60,6 +65,11 @@ func (c *verifyCmd) Description() string {
   ctx-verify ARTIFACT...         each artifact against ARTIFACT.ctx.json and the
                                  pack it names: verified (0), or modified,
                                  no_provenance, broken (1)
+  ctx-verify --key PUB ARTIFACT...
+                                 ARTIFACT.sigstore.json, a signed attestation,
+                                 too: verified (0), or bad_signature,
+                                 untrusted_signature, wrong_predicate_type,
+                                 wrong_subject, modified, broken (1)
   ctx-verify --pack REF          a pack and every object it references
   ctx-verify --store [DIR...]    whole stores (fsck); DIR defaults to the store
                                  --store-dir, $CTX_STORE or the working
@@ -98,6 +108,8 @@ func (c *verifyCmd) Run(env *cli.Env) error {
 		return cli.Errorf(cli.ExitUsage, "give one of ARTIFACT..., --pack REF, --store and --kernel-pack DIR")
 	case (c.NoDeep || c.NoRefs) && c.KernelPack == "":
 		return cli.Errorf(cli.ExitUsage, "--no-deep and --no-refs go with --kernel-pack")
+	case (len(c.Key) > 0 || c.Signed) && (c.Pack != "" || c.Store || c.KernelPack != ""):
+		return cli.Errorf(cli.ExitUsage, "--key and --signed go with ARTIFACT...")
 	case c.Pack != "" && len(c.Args) > 0:
 		return cli.Errorf(cli.ExitUsage, "--pack takes one reference (- for stdin), not arguments")
 	case c.KernelPack != "" && len(c.Args) > 0:
@@ -116,22 +128,6 @@ func (c *verifyCmd) Run(env *cli.Env) error {
 	return c.artifacts(env)
 }
 
-// outcome accumulates the exit code of several verdicts: the worst wins.
-type outcome int
-
-func (o *outcome) add(code int) {
-	if code > int(*o) {
-		*o = outcome(code)
-	}
-}
-
-func (o outcome) err() error {
-	if o == 0 {
-		return nil
-	}
-	return cli.Exit(int(o))
-}
-
 func (c *verifyCmd) artifacts(env *cli.Env) error {
 	// An explicit store serves every artifact; otherwise each artifact's
 	// store is the nearest .ctx above it, then above the working directory.
@@ -147,23 +143,79 @@ func (c *verifyCmd) artifacts(env *cli.Env) error {
 		}
 		return s, err
 	}
-	var o outcome
+	opts, err := c.attestOptions(env)
+	if err != nil {
+		return err
+	}
+	opts.Open = open
 	for _, a := range c.Args {
-		v, err := sidecar.Verify(a, open)
+		v, err := attest.Verify(a, opts)
 		if err != nil {
-			env.Errorf("%s: %v", a, err)
+			env.Problem(fmt.Errorf("%s: %w", a, err))
 			if errors.Is(err, store.ErrNoStore) {
 				env.Infof("hint: name the store with --store-dir DIR or CTX_STORE")
 			}
-			o.add(cli.ExitCode(err))
 			continue
 		}
 		if err := c.print(env, v, v.Human); err != nil {
 			return err
 		}
-		o.add(v.ExitCode())
+		env.AtLeast(v.ExitCode())
 	}
-	return o.err()
+	return nil
+}
+
+// attestOptions says which keys signed attestations are checked against:
+// exactly the --key keys, else the user's trusted keys (and a store's
+// own only when the user trusts that store). A store naming keys it may
+// not trust itself gets one warning.
+func (c *verifyCmd) attestOptions(env *cli.Env) (attest.Options, error) {
+	var trust *attest.Trust
+	keysFrom := ""
+	if len(c.Key) > 0 {
+		var keys []attest.PublicKey
+		for _, p := range c.Key {
+			k, err := attest.LoadPublicKey(p)
+			if err != nil {
+				return attest.Options{}, cli.WithCode(cli.ExitUsage, err)
+			}
+			keys = append(keys, k)
+		}
+		trust = attest.TrustKeys(keys)
+		keysFrom = trust.Described()
+	}
+	config, err := userconfig.Path()
+	if trust == nil && err != nil {
+		return attest.Options{}, err
+	}
+	if trust == nil {
+		keysFrom = "trusted_keys in " + config
+	}
+	// The user config is read only once an artifact has a bundle: a
+	// sidecar alone needs no key.
+	var loadErr error
+	warned := map[string]bool{}
+	return attest.Options{
+		Keys: func(s *store.Store) ([]attest.PublicKey, error) {
+			if trust == nil && loadErr == nil {
+				var user *userconfig.Config
+				if user, loadErr = userconfig.Load(config); loadErr == nil {
+					trust, loadErr = attest.LoadTrust(user)
+				}
+			}
+			if loadErr != nil {
+				return nil, loadErr
+			}
+			keys, note, err := trust.Keys(s)
+			if note != "" && !warned[s.Root()] {
+				warned[s.Root()] = true
+				env.Warnf("%s", note)
+			}
+			return keys, err
+		},
+		KeysFrom: keysFrom,
+		Signed:   c.Signed || len(c.Key) > 0,
+	}, nil
 }
 
 // print writes v as JSON, or human() with --human.
@@ -183,25 +235,32 @@ func (c *verifyCmd) packs(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	var o outcome
 	for _, it := range items {
-		d, err := ref.Resolve(s, it.Ref)
-		if err == nil {
-			var r *fsck.Report
-			if r, err = fsck.Pack(s, d, c.options(env)); err == nil {
-				env.ProgressDone()
-				if err := c.report(env, r); err != nil {
-					return err
-				}
-				o.add(r.ExitCode())
-				continue
-			}
-		}
+		r, err := c.pack(env, s, it.Ref)
 		env.ProgressDone()
-		env.Errorf("%s: %v", it.Ref, err)
-		o.add(cli.ExitCode(err))
+		if err != nil {
+			env.Problem(err)
+			continue
+		}
+		if err := c.report(env, r); err != nil {
+			return err
+		}
+		env.AtLeast(r.ExitCode())
 	}
-	return o.err()
+	return nil
+}
+
+// pack checks the pack r names; its errors name r.
+func (c *verifyCmd) pack(env *cli.Env, s *store.Store, r string) (*fsck.Report, error) {
+	d, err := ref.Resolve(s, r)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := fsck.Pack(s, d, c.options(env))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r, err)
+	}
+	return rep, nil
 }
 
 func (c *verifyCmd) stores(env *cli.Env) error {
@@ -213,12 +272,10 @@ func (c *verifyCmd) stores(env *cli.Env) error {
 		}
 		stores = append(stores, s)
 	}
-	var o outcome
 	for _, dir := range c.Args {
 		s, err := store.OpenAt(dir)
 		if err != nil {
-			env.Errorf("%v", err)
-			o.add(cli.ExitCode(err))
+			env.Problem(err)
 			continue
 		}
 		stores = append(stores, s)
@@ -227,16 +284,15 @@ func (c *verifyCmd) stores(env *cli.Env) error {
 		r, err := fsck.Store(s, c.options(env))
 		env.ProgressDone()
 		if err != nil {
-			env.Errorf("%v", err)
-			o.add(cli.ExitCode(err))
+			env.Problem(err)
 			continue
 		}
 		if err := c.report(env, r); err != nil {
 			return err
 		}
-		o.add(r.ExitCode())
+		env.AtLeast(r.ExitCode())
 	}
-	return o.err()
+	return nil
 }
 
 // options shows progress on a terminal, at most ten times a second.
@@ -265,7 +321,9 @@ func (c *verifyCmd) report(env *cli.Env, r *fsck.Report) error {
 func (c *verifyCmd) kernelPack(env *cli.Env) error {
 	r := kernelpack.Verify(c.KernelPack, kernelpack.Options{Deep: !c.NoDeep, Refs: !c.NoRefs})
 	if r.Err != nil {
-		return cli.WithCode(r.ExitCode(), fmt.Errorf("verifying kernel pack %s: %w", c.KernelPack, r.Err))
+		// Where the reference throws, its CLI prints this and nothing else.
+		env.Diag("IO_ERROR: " + r.Err.Error())
+		return cli.Exit(r.ExitCode())
 	}
 	var err error
 	if env.Human() {

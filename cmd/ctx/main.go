@@ -22,8 +22,11 @@ var verbs = []struct{ name, does string }{
 	{"diff", "two packs → typed drift report"},
 	{"replay", "pack → re-executed steps and fidelity report"},
 	{"verify", "artifact, pack, store or kernel pack → verdict"},
+	{"attest", "pack → signed in-toto attestations of its outputs"},
 	{"fork", "pack → editable log with parent lineage"},
 	{"log", "store → packs, newest first"},
+	{"push", "packs → an OCI registry or layout directory"},
+	{"pull", "an OCI registry or layout directory → packs"},
 }
 
 type frontCmd struct {

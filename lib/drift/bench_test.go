@@ -50,7 +50,7 @@ func benchDiff(b *testing.B, opt Options) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if r.Summary[ReasoningDrift] != 1000 || len(r.Drift) != 1000 {
+		if r.Summary[ToolOutputDrift] != 1000 || len(r.Drift) != 1000 {
 			b.Fatalf("summary %v", r.Summary)
 		}
 	}

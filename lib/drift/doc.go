@@ -25,27 +25,49 @@
 //
 //	model_drift        model.identifier; model.parameters.<path>
 //	prompt_drift       system_prompt; prompts[i] (content); prompts[i].role
-//	input_drift        inputs["name"] (content; added; removed)
-//	tool_drift         steps[i].type, .tool, .deterministic; steps[i] added or removed
+//	input_drift        inputs["name"] (content; added; removed); .media_type,
+//	                   .seen, .lines[k][0|1], .total_lines
+//	tool_drift         steps[i].type, .tool, .deterministic, .agent,
+//	                   .parent_step; steps[i] added or removed
 //	param_drift        steps[i].parameters.<path>, one entry per changed leaf
-//	reasoning_drift    steps[i].output (the step's output content)
-//	output_drift       outputs["name"] (content; added; removed); .confidence, .notes
+//	reasoning_drift    the model's reasoning diverged: steps[i].output of a
+//	                   model call (llm_call), steps[i].reasoning of any step
+//	tool_output_drift  steps[i].output of a tool call: the tool answered
+//	                   differently
+//	part_drift         prompts[i].parts[k], steps[i].output_parts[k] (content;
+//	                   added; removed); .type, .media_type
+//	error_drift        steps[i].error (failed in one pack only);
+//	                   .message, .exit_code
+//	usage_drift        steps[i].usage.<counter>, one entry per token count
+//	output_drift       outputs["name"] (content; added; removed); .media_type,
+//	                   .confidence, .notes
 //	environment_drift  environment.os, .runtime, .tool_versions.<tool>, .metadata.<path>
+//	metadata_drift     metadata.<path>; steps[i].metadata.<path>
+//
+// Whether a step's output is reasoning_drift or tool_output_drift follows
+// the step's type in B: what a model said on the way is its reasoning; what a tool returned is the world answering
+// differently. An input seen only by name has no content: it is added or
+// removed by name (note "seen by name only").
 //
 // A step is named by its index in B, or in A when it was removed.
-// Parameters and other JSON values are compared member by member (objects)
-// and element by element (arrays), down to the leaves that differ. Run
-// bookkeeping is not drift and is not compared: version, created, parent,
-// step timestamps, and manifest and step metadata.
+// Parameters and other JSON values (errors, usage, metadata) are compared
+// member by member (objects) and element by element (arrays), down to the
+// leaves that differ. Run bookkeeping is not drift and is not compared:
+// version, created, parent and step timestamps. Metadata is compared, as
+// metadata_drift, since importers keep there what has no field of its own;
+// leave it out with --ignore metadata_drift when runs differ in ids.
 //
 // # Order
 //
-// Entries follow the manifest: model, system prompt, prompts by index,
-// inputs by name (byte order), steps in alignment order, outputs by name,
-// environment (os, runtime, tool versions by name, metadata). Within a
-// step: type, tool, deterministic, parameters (members in byte order,
-// elements by index), output. JSON object members are always in sorted
-// order too, so the same two packs always give byte-identical reports.
+// Entries follow the manifest: model, system prompt, prompts by index
+// (content, then parts), inputs by name (byte order; content, media type,
+// seen, lines, total lines), steps in alignment order, outputs by name,
+// environment (os, runtime, tool versions by name, metadata), metadata.
+// Within a step: type, tool, deterministic, agent, parent step,
+// parameters (members in byte order, elements by index), output, output
+// parts, reasoning, error, usage, metadata. JSON object members are always
+// in sorted order too, so the same two packs always give byte-identical
+// reports.
 //
 // # Step alignment
 //

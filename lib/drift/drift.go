@@ -24,15 +24,23 @@ import (
 const (
 	ModelDrift       = "model_drift"       // model identifier or parameters
 	PromptDrift      = "prompt_drift"      // system prompt or prompts
-	InputDrift       = "input_drift"       // inputs, matched by name
-	ToolDrift        = "tool_drift"        // a step's tool, type or determinism; added or removed steps
+	InputDrift       = "input_drift"       // inputs, matched by name: content, media type, how much was seen
+	ToolDrift        = "tool_drift"        // a step's type, tool, determinism, agent or parent step; added or removed steps
 	ParamDrift       = "param_drift"       // one parameter of a step
-	ReasoningDrift   = "reasoning_drift"   // a step's output
+	ReasoningDrift   = "reasoning_drift"   // the model's reasoning: a model call's output, or a step's reasoning (thinking)
+	ToolOutputDrift  = "tool_output_drift" // a tool call's output
+	PartDrift        = "part_drift"        // a part of a multimodal prompt or step output: content, type, media type
+	ErrorDrift       = "error_drift"       // a step's error: failed in one pack only, or another message or exit code
+	UsageDrift       = "usage_drift"       // one token count of a step
 	OutputDrift      = "output_drift"      // outputs, matched by name
-	EnvironmentDrift = "environment_drift" // os, runtime, tool versions
+	EnvironmentDrift = "environment_drift" // os, runtime, tool versions, environment metadata
+	MetadataDrift    = "metadata_drift"    // the log's and the steps' metadata
 )
 
-var types = []string{ModelDrift, PromptDrift, InputDrift, ToolDrift, ParamDrift, ReasoningDrift, OutputDrift, EnvironmentDrift}
+var types = []string{
+	ModelDrift, PromptDrift, InputDrift, ToolDrift, ParamDrift, ReasoningDrift, ToolOutputDrift,
+	PartDrift, ErrorDrift, UsageDrift, OutputDrift, EnvironmentDrift, MetadataDrift,
+}
 
 // Types returns the drift types in report order.
 func Types() []string { return slices.Clone(types) }
@@ -172,6 +180,7 @@ func Diff(a, b *manifest.Manifest, objs Objects, opt Options) (*Report, error) {
 		d.steps(a.Steps, b.Steps)
 		d.outputs(a.Outputs, b.Outputs)
 		d.environment(&a.Environment, &b.Environment)
+		d.tree(Entry{Type: MetadataDrift}, canon.Path{"metadata"}, a.Metadata, b.Metadata)
 	}
 	if err := d.fill(); err != nil {
 		return nil, err
@@ -408,7 +417,51 @@ func (d *differ) prompts(a, b *manifest.Manifest) {
 			d.scalar(Entry{Type: PromptDrift, Path: p + ".role"}, pa.Role, pb.Role)
 		}
 		d.content(Entry{Type: PromptDrift, Path: p}, pa.ContentRef, pb.ContentRef)
+		d.parts(Entry{Type: PartDrift}, p+".parts", pa.Parts, pb.Parts)
 	}
+}
+
+// parts compares two lists of parts element by element: each part's type,
+// media type and content.
+func (d *differ) parts(e Entry, p string, a, b []manifest.Part) {
+	for j := 0; j < max(len(a), len(b)); j++ {
+		e.Path = p + "[" + strconv.Itoa(j) + "]"
+		switch {
+		case j >= len(a) || j >= len(b):
+			var pa, pb manifest.Part
+			if j < len(a) {
+				pa = a[j]
+			} else {
+				pb = b[j]
+			}
+			e.Note = partNote(pa, pb)
+			d.content(e, pa.ContentRef, pb.ContentRef)
+			e.Note = ""
+		default:
+			d.scalar(at(e, e.Path+".type"), a[j].Type, b[j].Type)
+			d.scalar(at(e, e.Path+".media_type"), a[j].MediaType, b[j].MediaType)
+			d.content(e, a[j].ContentRef, b[j].ContentRef)
+		}
+	}
+}
+
+// partNote describes the part a pack alone has: "image part, image/png".
+func partNote(a, b manifest.Part) string {
+	p := a
+	if p.Type == "" {
+		p = b
+	}
+	n := p.Type + " part"
+	if p.MediaType != "" {
+		n += ", " + p.MediaType
+	}
+	return n
+}
+
+// at returns e with another path.
+func at(e Entry, path string) Entry {
+	e.Path = path
+	return e
 }
 
 // named locates a member of a list matched by name: outputs["result.md"].
@@ -452,15 +505,56 @@ func (d *differ) inputs(a, b []manifest.File) {
 		return b[i].Name
 	})
 	for k, name := range names {
-		var ra, rb digest.Digest
+		p := named("inputs", name)
+		var fa, fb manifest.File
 		if ia[k] >= 0 {
-			ra = a[ia[k]].ContentRef
+			fa = a[ia[k]]
 		}
 		if ib[k] >= 0 {
-			rb = b[ib[k]].ContentRef
+			fb = b[ib[k]]
 		}
-		d.content(Entry{Type: InputDrift, Path: named("inputs", name)}, ra, rb)
+		if ia[k] < 0 || ib[k] < 0 {
+			if e := (Entry{Type: InputDrift, Path: p}); fa.Seen == manifest.SeenName || fb.Seen == manifest.SeenName {
+				// Only the name was seen: there is no content to show.
+				e.Note = "seen by name only"
+				d.value(e, nilIf(ia[k] < 0, str(name)), nilIf(ib[k] < 0, str(name)))
+			} else {
+				d.content(e, fa.ContentRef, fb.ContentRef)
+			}
+			continue
+		}
+		d.content(Entry{Type: InputDrift, Path: p}, fa.ContentRef, fb.ContentRef)
+		d.scalar(Entry{Type: InputDrift, Path: p + ".media_type"}, fa.MediaType, fb.MediaType)
+		d.scalar(Entry{Type: InputDrift, Path: p + ".seen"}, fa.Seen, fb.Seen)
+		d.tree(Entry{Type: InputDrift}, canon.Path{"inputs", name, "lines"}, linesJSON(fa.Lines), linesJSON(fb.Lines))
+		if fa.TotalLines != fb.TotalLines {
+			d.value(Entry{Type: InputDrift, Path: p + ".total_lines"}, lineCount(fa.TotalLines), lineCount(fb.TotalLines))
+		}
 	}
+}
+
+// nilIf returns nil when absent, else v.
+func nilIf(absent bool, v jsontext.Value) jsontext.Value {
+	if absent {
+		return nil
+	}
+	return v
+}
+
+// lineCount is a positive count as JSON, nil for zero (absent).
+func lineCount(n int64) jsontext.Value {
+	if n == 0 {
+		return nil
+	}
+	return jsontext.Value(strconv.FormatInt(n, 10))
+}
+
+func linesJSON(lines [][2]int64) jsontext.Value {
+	if lines == nil {
+		return nil
+	}
+	b, _ := json.Marshal(lines)
+	return b
 }
 
 func (d *differ) outputs(a, b []manifest.Output) {
@@ -481,6 +575,7 @@ func (d *differ) outputs(a, b []manifest.Output) {
 		}
 		d.content(Entry{Type: OutputDrift, Path: p}, oa.ContentRef, ob.ContentRef)
 		if ia[k] >= 0 && ib[k] >= 0 {
+			d.scalar(Entry{Type: OutputDrift, Path: p + ".media_type"}, oa.MediaType, ob.MediaType)
 			d.scalar(Entry{Type: OutputDrift, Path: p + ".confidence"}, oa.Confidence, ob.Confidence)
 			d.scalar(Entry{Type: OutputDrift, Path: p + ".notes"}, oa.Notes, ob.Notes)
 		}
@@ -606,8 +701,7 @@ func stepPath(i int) string { return "steps[" + strconv.Itoa(i) + "]" }
 
 // step compares step i of A with step j of B.
 func (d *differ) step(i, j int, a, b *manifest.Step) {
-	if a.Type == b.Type && a.Tool == b.Tool && a.Deterministic == b.Deterministic &&
-		a.OutputRef == b.OutputRef && bytes.Equal(a.Parameters, b.Parameters) {
+	if sameStep(a, b) {
 		return
 	}
 	base := Entry{Tool: b.Tool, AStep: &i, BStep: &j}
@@ -622,8 +716,56 @@ func (d *differ) step(i, j int, a, b *manifest.Step) {
 	if a.Deterministic != b.Deterministic {
 		d.value(at(ToolDrift, p+".deterministic"), boolean(a.Deterministic), boolean(b.Deterministic))
 	}
+	d.scalar(at(ToolDrift, p+".agent"), a.Agent, b.Agent)
+	if !slices.Equal(intJSON(a.ParentStep), intJSON(b.ParentStep)) {
+		d.value(at(ToolDrift, p+".parent_step"), intJSON(a.ParentStep), intJSON(b.ParentStep))
+	}
 	d.tree(at(ParamDrift, ""), canon.Path{"steps", j, "parameters"}, a.Parameters, b.Parameters)
-	d.content(at(ReasoningDrift, p+".output"), a.OutputRef, b.OutputRef)
+	d.content(at(outputType(b), p+".output"), a.OutputRef, b.OutputRef)
+	d.parts(at(PartDrift, ""), p+".output_parts", a.OutputParts, b.OutputParts)
+	d.content(at(ReasoningDrift, p+".reasoning"), a.ReasoningRef, b.ReasoningRef)
+	d.tree(at(ErrorDrift, ""), canon.Path{"steps", j, "error"}, marshalOrNil(a.Error), marshalOrNil(b.Error))
+	d.tree(at(UsageDrift, ""), canon.Path{"steps", j, "usage"}, marshalOrNil(a.Usage), marshalOrNil(b.Usage))
+	d.tree(at(MetadataDrift, ""), canon.Path{"steps", j, "metadata"}, a.Metadata, b.Metadata)
+}
+
+// outputType is the drift type of a step's changed output: what the model
+// said is its reasoning; what a tool returned is its output.
+func outputType(s *manifest.Step) string {
+	if s.Type == manifest.LLMCall {
+		return ReasoningDrift
+	}
+	return ToolOutputDrift
+}
+
+// sameStep reports whether two steps are equal in everything compared.
+func sameStep(a, b *manifest.Step) bool {
+	return a.Type == b.Type && a.Tool == b.Tool && a.Deterministic == b.Deterministic &&
+		a.Agent == b.Agent && slices.Equal(intJSON(a.ParentStep), intJSON(b.ParentStep)) &&
+		a.OutputRef == b.OutputRef && a.ReasoningRef == b.ReasoningRef &&
+		slices.Equal(a.OutputParts, b.OutputParts) &&
+		bytes.Equal(a.Parameters, b.Parameters) && bytes.Equal(a.Metadata, b.Metadata) &&
+		bytes.Equal(marshalOrNil(a.Error), marshalOrNil(b.Error)) &&
+		bytes.Equal(marshalOrNil(a.Usage), marshalOrNil(b.Usage))
+}
+
+func intJSON(n *int) jsontext.Value {
+	if n == nil {
+		return nil
+	}
+	return jsontext.Value(strconv.Itoa(*n))
+}
+
+// marshalOrNil returns the canonical JSON of *v, or nil for a nil v.
+func marshalOrNil[T any](v *T) jsontext.Value {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v, json.Deterministic(true))
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // lone reports step i of one pack that the other lacks.
@@ -779,11 +921,17 @@ func (d *differ) compare(e *Entry, a, b *blob) {
 			*side.val = str(string(side.bl.data))
 		}
 	}
+	note := func(n string) {
+		if e.Note != "" {
+			n = e.Note + "; " + n
+		}
+		e.Note = n
+	}
 	switch {
 	case large:
-		e.Note = fmt.Sprintf("content larger than %d MiB: compared by size and hash only", MaxTextBytes>>20)
+		note(fmt.Sprintf("content larger than %d MiB: compared by size and hash only", MaxTextBytes>>20))
 	case e.Binary:
-		e.Note = "binary content: compared by size and hash only"
+		note("binary content: compared by size and hash only")
 	case a != nil && b != nil:
 		e.Diff, e.Truncated = Unified(e.Path, a.data, b.data, 0, d.opt.DiffLines, d.opt.DiffBytes)
 	}

@@ -180,7 +180,7 @@ func TestDiffTypes(t *testing.T) {
 			`param_drift steps[1].parameters.path added tool=grep a_step=1 b_step=1 b="src"` + "\n" +
 			`param_drift steps[1].parameters.pattern removed tool=grep a_step=1 b_step=1 a="hi"`},
 		{"step output", func(m *manifest.Manifest) { m.Steps[0].OutputRef = f.put("print('hello')\n") },
-			`reasoning_drift steps[0].output changed tool=read_file a_step=0 b_step=0 a="print('hi')\n" b="print('hello')\n" a_size=12 b_size=15`},
+			`tool_output_drift steps[0].output changed tool=read_file a_step=0 b_step=0 a="print('hi')\n" b="print('hello')\n" a_size=12 b_size=15`},
 		{"outputs", func(m *manifest.Manifest) {
 			m.Outputs[0].ContentRef = f.put("# Result\n\nNot fixed.\n")
 			m.Outputs[0].Confidence = "low"
@@ -340,7 +340,7 @@ func TestDiffStepsLCS(t *testing.T) {
 	}
 	// By index the insertion shifts every later step.
 	r = diff(t, f, ma, mb, Options{})
-	if r.Summary[ToolDrift] != 3 || r.Summary[ParamDrift] == 0 || r.Summary[ReasoningDrift] != 2 {
+	if r.Summary[ToolDrift] != 3 || r.Summary[ParamDrift] == 0 || r.Summary[ToolOutputDrift] != 2 {
 		t.Errorf("index alignment summary %v", r.Summary)
 	}
 
@@ -401,15 +401,15 @@ func TestDiffIgnore(t *testing.T) {
 	b.Steps[1].OutputRef = f.put("other 2\n")
 	b.Model.Identifier = "o3"
 	ma, mb := f.pack(a), f.pack(b)
-	r := diff(t, f, ma, mb, Options{Ignore: []string{ReasoningDrift}})
+	r := diff(t, f, ma, mb, Options{Ignore: []string{ToolOutputDrift}})
 	if got := briefs(r); got != `model_drift model.identifier changed a="gpt-4o" b="o3"` {
 		t.Errorf("drift:\n%s", got)
 	}
-	if r.Ignored[ReasoningDrift] != 2 || len(r.Summary) != 1 {
+	if r.Ignored[ToolOutputDrift] != 2 || len(r.Summary) != 1 {
 		t.Errorf("summary %v ignored %v", r.Summary, r.Ignored)
 	}
-	r = diff(t, f, ma, mb, Options{Ignore: []string{ReasoningDrift, ModelDrift}})
-	if !r.Identical || r.Human() != "no differences (1 model_drift, 2 reasoning_drift ignored)\n" {
+	r = diff(t, f, ma, mb, Options{Ignore: []string{ToolOutputDrift, ModelDrift}})
+	if !r.Identical || r.Human() != "no differences (1 model_drift, 2 tool_output_drift ignored)\n" {
 		t.Errorf("all ignored: identical %v, %q", r.Identical, r.Human())
 	}
 	if _, err := Diff(ma, mb, StoreObjects(f.s), Options{Ignore: []string{"vibes_drift"}}); err == nil {
@@ -435,7 +435,7 @@ func TestDiffIgnoreReadsNothing(t *testing.T) {
 	if _, err := Diff(ma, mb, StoreObjects(f.s), Options{}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("missing object: err = %v", err)
 	}
-	if _, err := Diff(ma, mb, StoreObjects(f.s), Options{Ignore: []string{ReasoningDrift}}); err != nil {
+	if _, err := Diff(ma, mb, StoreObjects(f.s), Options{Ignore: []string{ToolOutputDrift}}); err != nil {
 		t.Errorf("ignored missing object: %v", err)
 	}
 }

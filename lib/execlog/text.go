@@ -38,10 +38,13 @@ func (r *stringReader) Read(p []byte) (int, error) {
 		if len(r.raw) == 0 {
 			break
 		}
-		i := bytes.IndexByte(r.raw, '\\')
+		// Look for an escape only as far as p has room: searching the
+		// whole rest of the string on every Read made a long string
+		// without escapes (base64) quadratic to read.
+		i := bytes.IndexByte(r.raw[:min(len(r.raw), len(p)-n)], '\\')
 		if i != 0 {
 			if i < 0 {
-				i = len(r.raw)
+				i = min(len(r.raw), len(p)-n)
 			}
 			c := copy(p[n:], r.raw[:i])
 			r.raw = r.raw[c:]

@@ -320,7 +320,7 @@ func (c *checker) fanout(w *worker, fan string) {
 
 // hashObject hashes the object d at rel and records whether it is intact.
 func (c *checker) hashObject(w *worker, d digest.Digest, rel string) {
-	f, err := os.Open(c.abs(rel))
+	f, _, err := store.OpenFile(c.abs(rel))
 	if err != nil {
 		c.violate(RuleObject, rel, "cannot be read: %s", ioMessage(err))
 		w.state[d] = false
@@ -392,7 +392,7 @@ func (c *checker) manifest(d digest.Digest, rel string) *manifest.Manifest {
 		c.violate(RuleManifest, rel, "manifest object %s is corrupt", obj)
 		return nil
 	}
-	b, err := os.ReadFile(c.abs(obj))
+	b, err := store.ReadFile(c.abs(obj), store.MaxObjectInMemory)
 	if err != nil {
 		c.violate(RuleManifest, rel, "manifest object %s cannot be read: %s", obj, ioMessage(err))
 		return nil
@@ -422,7 +422,7 @@ func (c *checker) readEntry(rel string) ([]byte, error) {
 		c.violate(RuleFileType, rel, "%s", fileType(fi.Mode().Type()))
 		return nil, errors.New("not a regular file")
 	}
-	b, err := os.ReadFile(c.abs(rel))
+	b, err := store.ReadFile(c.abs(rel), store.MaxEntrySize)
 	if err != nil {
 		c.violate(RuleEntry, rel, "cannot be read: %s", ioMessage(err))
 	}
@@ -584,7 +584,7 @@ func (c *checker) checkTags() {
 
 func (c *checker) checkRef(name, rel string) {
 	c.refCount++
-	b, err := os.ReadFile(c.abs(rel))
+	b, err := store.ReadFile(c.abs(rel), store.MaxRefSize)
 	if err != nil {
 		c.violate(RuleRef, rel, "cannot be read: %s", ioMessage(err))
 		return

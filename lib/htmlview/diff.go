@@ -3,8 +3,10 @@ package htmlview
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -81,13 +83,32 @@ type rowView struct {
 	Entries []entryView
 	Group   []rowView
 	Label   string
+	// Markup is the whole row of an unchanged pair, or of a run of them
+	// (Group): most rows of a large comparison, built here rather than by
+	// the template.
+	Markup template.HTML
 }
 
+// sameRow writes the markup of an unchanged pair, as the "pair" template
+// would.
+func sameRow(b *strings.Builder, r *rowView) {
+	b.WriteString(`<div class="pair same" id="`)
+	b.WriteString(template.HTMLEscapeString(r.ID))
+	b.WriteString("\">\n<div class=\"sa\">")
+	r.A.write(b)
+	b.WriteString("</div>\n<div class=\"sm\"><span class=\"badge s-same\">same</span></div>\n<div class=\"sb\">")
+	r.B.write(b)
+	b.WriteString("</div>\n</div>\n")
+}
+
+// sideStep is one side of a pair: untrusted strings, escaped as they are
+// written.
 type sideStep struct {
 	Index      int
-	Type, Tool Text
-	Params     Text
-	Output     string
+	Type, Tool string
+	Agent      string
+	Failed     bool
+	Params     string // clipped
 }
 
 type entryView struct {
@@ -100,12 +121,10 @@ type entryView struct {
 	Binary           bool
 	Truncated        bool
 	Note             Text
-	Diff             []diffLine
-}
-
-type diffLine struct {
-	Class string
-	Text  Text
+	// Diff is the unified diff, one <div> per line classed by what the
+	// line is (hdr, hunk, add, del, ctx, note), built here: a large
+	// comparison has thousands of lines.
+	Diff template.HTML
 }
 
 // groupMin is the shortest run of unchanged step pairs shown collapsed.
@@ -158,16 +177,27 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 		byPair[k] = append(byPair[k], v)
 	}
 	var run []rowView
+	var buf strings.Builder
 	flush := func() {
 		if len(run) >= groupMin {
-			p.Rows = append(p.Rows, rowView{Status: "same", Group: run, Label: runLabel(run)})
+			buf.Reset()
+			for i := range run {
+				sameRow(&buf, &run[i])
+			}
+			p.Rows = append(p.Rows, rowView{Status: "same", Group: run, Label: runLabel(run), Markup: template.HTML(buf.String())})
 		} else {
+			for i := range run {
+				buf.Reset()
+				sameRow(&buf, &run[i])
+				run[i].Markup = template.HTML(buf.String())
+			}
 			p.Rows = append(p.Rows, run...)
 		}
 		run = nil
 	}
 	for _, pr := range drift.StepPairs(a.Steps, b.Steps, al) {
 		row := rowView{Entries: byPair[pr], Status: "same"}
+		delete(byPair, pr)
 		if pr.A >= 0 {
 			row.A = stepSide(&a.Steps[pr.A])
 		}
@@ -196,11 +226,29 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 		}
 		flush()
 		if p.Banner.Text == "" {
-			p.Banner = banner{Text: divergence(pr), Anchor: row.ID, Class: "drift"}
+			p.Banner = banner{Text: divergence(pr, row.Labels), Anchor: row.ID, Class: "drift"}
 		}
 		p.Rows = append(p.Rows, row)
 	}
 	flush()
+	// An entry naming steps no pair has (a report not made with al) is
+	// still shown, with the others.
+	for i := range r.Drift {
+		e := &r.Drift[i]
+		if e.AStep == nil && e.BStep == nil {
+			continue
+		}
+		k := drift.Pair{A: -1, B: -1}
+		if e.AStep != nil {
+			k.A = *e.AStep
+		}
+		if e.BStep != nil {
+			k.B = *e.BStep
+		}
+		if _, left := byPair[k]; left {
+			p.Entries = append(p.Entries, entry(i, e))
+		}
+	}
 	switch {
 	case r.Identical:
 		p.Banner = banner{Text: "identical: no drift", Class: "same"}
@@ -209,19 +257,24 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 	}
 	p.Table = table(a, b)
 	p.Outputs = outputs(a, b)
-	return render("ctx diff "+shortRef(a.Hash.String())+" "+shortRef(b.Hash.String()), page{Diff: p})
+	hint := 640*max(len(a.Steps), len(b.Steps)) + 2048*len(r.Drift)
+	return render("ctx diff "+shortRef(a.Hash.String())+" "+shortRef(b.Hash.String()), page{Diff: p}, hint)
 }
 
-func divergence(pr drift.Pair) string {
+// divergence is the banner's text for the first pair that differs, with
+// the drift types found there.
+func divergence(pr drift.Pair, types []string) string {
 	switch {
 	case pr.A < 0:
 		return fmt.Sprintf("first divergence at step %d: added in B", pr.B)
 	case pr.B < 0:
 		return fmt.Sprintf("first divergence at step %d of A: removed in B", pr.A)
-	case pr.A != pr.B:
-		return fmt.Sprintf("first divergence at step %d (step %d of A)", pr.B, pr.A)
 	}
-	return fmt.Sprintf("first divergence at step %d", pr.B)
+	s := fmt.Sprintf("first divergence at step %d", pr.B)
+	if pr.A != pr.B {
+		s += fmt.Sprintf(" (step %d of A)", pr.A)
+	}
+	return s + ": " + strings.Join(types, ", ")
 }
 
 func runLabel(run []rowView) string {
@@ -237,11 +290,38 @@ func side(m *manifest.Manifest) sideInfo {
 }
 
 func stepSide(s *manifest.Step) *sideStep {
-	v := &sideStep{Index: s.Index, Type: vis(s.Type), Tool: vis(s.Tool), Params: vis(clip(string(s.Parameters), 80))}
-	if !s.OutputRef.IsZero() {
-		v.Output = s.OutputRef.String()
-	}
+	v := &sideStep{Index: s.Index, Type: s.Type, Tool: s.Tool, Agent: s.Agent, Failed: s.Error != nil,
+		Params: clip(string(s.Parameters), 80)}
 	return v
+}
+
+// HTML is the side's markup, built here rather than by the template: a
+// diff page has one per step of each pack.
+func (s *sideStep) HTML() template.HTML {
+	var b strings.Builder
+	s.write(&b)
+	return template.HTML(b.String())
+}
+
+func (s *sideStep) write(b *strings.Builder) {
+	b.WriteString(`<span class="idx">#`)
+	b.WriteString(strconv.Itoa(s.Index))
+	b.WriteString(`</span> <span class="type">`)
+	writeVis(b, s.Type)
+	b.WriteString(`</span> <strong class="tool">`)
+	writeVis(b, s.Tool)
+	b.WriteString(`</strong> `)
+	if s.Agent != "" {
+		b.WriteString(`<span class="badge agent">agent `)
+		writeVis(b, s.Agent)
+		b.WriteString(`</span> `)
+	}
+	if s.Failed {
+		b.WriteString(`<span class="badge error">error</span> `)
+	}
+	b.WriteString(`<code class="params">`)
+	writeVis(b, s.Params)
+	b.WriteString(`</code>`)
 }
 
 func entryID(i int) string { return fmt.Sprintf("drift-%d", i) }
@@ -284,9 +364,16 @@ func entry(i int, e *drift.Entry) entryView {
 		v.BRef = e.BRef.String()
 	}
 	if e.Diff != "" {
+		var b strings.Builder
+		b.Grow(len(e.Diff) + len(e.Diff)/4)
 		for _, l := range strings.Split(strings.TrimSuffix(e.Diff, "\n"), "\n") {
-			v.Diff = append(v.Diff, diffLine{lineClass(l), vis(l)})
+			b.WriteString(`<div class="`)
+			b.WriteString(lineClass(l))
+			b.WriteString(`">`)
+			vis(l).write(&b)
+			b.WriteString(`</div>`)
 		}
+		v.Diff = template.HTML(b.String())
 	}
 	return v
 }

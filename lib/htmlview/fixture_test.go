@@ -88,7 +88,7 @@ func tinyPNG(t testing.TB) string {
 func (f *fixture) sample() *manifest.Manifest {
 	big := bytes.Repeat([]byte("0123456789abcdef\n"), (DefaultMaxInline/17)+10)
 	long := `{"content":"` + strings.Repeat("line of new content\\n", 12) + `","path":"src/report.py"}`
-	return &manifest.Manifest{
+	m := &manifest.Manifest{
 		Version:      manifest.Version,
 		Created:      "2026-02-10T09:00:00Z",
 		Model:        manifest.Model{Identifier: "gpt-4o", Parameters: jsontext.Value(`{"seed":7,"temperature":0}`)},
@@ -107,6 +107,9 @@ func (f *fixture) sample() *manifest.Manifest {
 			f.step(1, manifest.LLMCall, "gpt-4o", `{"max_tokens":512}`, "I will rename calc to total.", false, "2026-02-10T09:00:03.250Z"),
 			f.step(2, manifest.ToolCall, "write_file", long, "", true, "2026-02-10T09:01:10Z"),
 			f.step(3, manifest.ToolCall, "run_tests", `{}`, "", false, ""),
+			f.step(4, manifest.ToolCall, "Task", `{"description":"find callers","subagent_type":"explore"}`, "Two callers, both in src/main.py.", false, "2026-02-10T09:01:12Z"),
+			f.step(5, manifest.ToolCall, "Read", `{"file_path":"src/missing.py"}`, "File does not exist.", true, "2026-02-10T09:01:13Z"),
+			f.step(6, manifest.LLMCall, "gpt-4o", `{"max_tokens":512}`, "", false, "2026-02-10T09:01:20Z"),
 		},
 		Outputs: []manifest.Output{
 			{Name: "src/main.py", ContentRef: f.put("def total(xs):\n    return sum(xs)\n"), Size: 34, Confidence: "high", Notes: "Mechanical rename."},
@@ -115,6 +118,26 @@ func (f *fixture) sample() *manifest.Manifest {
 		Environment: manifest.Environment{OS: "linux", Runtime: "python3.12", ToolVersions: map[string]string{"grep": "3.11", "read_file": "1.0"}},
 		Metadata:    jsontext.Value(`{"session":"demo"}`),
 	}
+	// The facts the extended schema records: subagents, errors, usage,
+	// reasoning, multimodal parts, partly seen inputs.
+	four, one, in, out := 4, int64(1), int64(1200), int64(85)
+	m.Steps[5].Agent, m.Steps[5].ParentStep = "explore-1", &four
+	m.Steps[5].Error = &manifest.StepError{Message: "file not found", ExitCode: &one}
+	m.Steps[6].ReasoningRef = f.put("The user wants callers listed.\nI should grep first.\n")
+	m.Steps[6].Usage = &manifest.Usage{InputTokens: &in, OutputTokens: &out}
+	m.Steps[6].OutputParts = []manifest.Part{
+		{Type: manifest.PartText, ContentRef: f.put("Here is the chart:"), Size: 18},
+		{Type: manifest.PartImage, MediaType: "image/png", ContentRef: f.put(tinyPNG(f.t)), Size: int64(len(tinyPNG(f.t)))},
+	}
+	m.Prompts = append(m.Prompts, manifest.Prompt{Role: "user", Parts: []manifest.Part{
+		{Type: manifest.PartText, ContentRef: f.put("What does this logo show?"), Size: 25},
+		{Type: manifest.PartImage, MediaType: "image/svg+xml", ContentRef: f.put(`<svg onload="alert(1)"/>`), Size: 24},
+	}})
+	m.Inputs = append(m.Inputs,
+		manifest.File{Name: "src/util.py", MediaType: "text/x-python", Seen: manifest.SeenPartial, Lines: [][2]int64{{3, 5}, {9, 9}}, TotalLines: 20,
+			ContentRef: f.put("def a():\n    pass\n\nx = 1\n"), Size: 24},
+		manifest.File{Name: "src/helper.py", Seen: manifest.SeenName})
+	return m
 }
 
 // variant is sample changed as a second run would be: another prompt,
@@ -143,6 +166,7 @@ func replayReport(m *manifest.Manifest) *replay.Report {
 	return &replay.Report{
 		Pack:     m.Hash.String(),
 		Fidelity: replay.Degraded,
+		Summary:  replay.Summary{Steps: 3, Verified: 1, Matched: 1, Diverged: 1, Skipped: 1},
 		Steps: []replay.StepResult{
 			{Index: 0, Tool: "read_file", Deterministic: true, Status: replay.Matched, Expected: m.Steps[0].OutputRef.String(), Actual: m.Steps[0].OutputRef.String(), DurationMS: 1},
 			{Index: 1, Tool: "gpt-4o", Status: replay.Skipped, Reason: "no executor for tool \"gpt-4o\""},

@@ -30,7 +30,25 @@ type packPage struct {
 	Inputs  []fileView
 	Outputs []outputView
 
+	// Errors lists the steps that failed; Agents the subagents, in the
+	// order they first appear.
+	Errors []int
+	Agents []agentView
+
 	Replay *replayView
+}
+
+type agentView struct {
+	Name  Text
+	Steps int
+	First int // index of its first step
+	From  int // the step that started it, or -1
+}
+
+// partView is one part of multimodal content.
+type partView struct {
+	Type, Media Text
+	Content     *Content
 }
 
 type kv struct {
@@ -40,15 +58,21 @@ type kv struct {
 type promptView struct {
 	Role    Text
 	Content *Content
+	Parts   []partView
 }
 
 type fileView struct {
 	Name    Text
+	Media   Text
 	Content *Content
+	// Seen says how much of the file the session observed, when not all
+	// of it: "lines 3–10, 20–25 of 120", or "by name only".
+	Seen string
 }
 
 type outputView struct {
 	Name       Text
+	Media      Text
 	Content    *Content
 	Confidence Text
 	Notes      Text
@@ -65,6 +89,18 @@ type stepView struct {
 	Delta         string
 	Metadata      *JSON
 	Replay        *stepReplay
+
+	Agent     Text
+	From      int // the step that started the subagent, or -1
+	Parts     []partView
+	Reasoning *Content
+	Error     *errorView
+	Usage     string
+}
+
+type errorView struct {
+	Message  Text
+	ExitCode string
 }
 
 // Pack renders the page of pack m, reading its content from objs.
@@ -73,7 +109,19 @@ func Pack(m *manifest.Manifest, objs Objects, opt Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return render("ctx pack "+shortRef(m.Hash.String()), page{Pack: p})
+	return render("ctx pack "+shortRef(m.Hash.String()), page{Pack: p}, p.sizeHint())
+}
+
+// sizeHint guesses the size of the page: its text twice (in the summary
+// and the body), and some markup per step.
+func (p *packPage) sizeHint() int {
+	n := 1024 * len(p.Steps)
+	for _, s := range p.Steps {
+		if s.Output != nil && s.Output.Kind == "text" {
+			n += 2 * int(s.Output.Size)
+		}
+	}
+	return n
 }
 
 func buildPack(m *manifest.Manifest, objs Objects, opt Options) (*packPage, error) {
@@ -98,11 +146,12 @@ func buildPack(m *manifest.Manifest, objs Objects, opt Options) (*packPage, erro
 
 	// Each object once: the same content may appear in several places.
 	cache := map[digest.Digest]*Content{}
+	budget := opt.maxTotal()
 	get := func(d digest.Digest) (*Content, error) {
 		if c, ok := cache[d]; ok || d.IsZero() {
 			return c, nil
 		}
-		c, err := content(objs, d, opt)
+		c, err := content(objs, d, opt, &budget)
 		if err != nil {
 			return nil, err
 		}
@@ -113,20 +162,36 @@ func buildPack(m *manifest.Manifest, objs Objects, opt Options) (*packPage, erro
 	if p.System, err = get(m.SystemPrompt); err != nil {
 		return nil, err
 	}
+	parts := func(ps []manifest.Part) ([]partView, error) {
+		var out []partView
+		for _, pt := range ps {
+			c, err := get(pt.ContentRef)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, partView{vis(pt.Type), vis(pt.MediaType), c})
+		}
+		return out, nil
+	}
 	for _, pr := range m.Prompts {
 		c, err := get(pr.ContentRef)
 		if err != nil {
 			return nil, err
 		}
-		p.Prompts = append(p.Prompts, promptView{vis(pr.Role), c})
+		v := promptView{Role: vis(pr.Role), Content: c}
+		if v.Parts, err = parts(pr.Parts); err != nil {
+			return nil, err
+		}
+		p.Prompts = append(p.Prompts, v)
 	}
 	for _, f := range m.Inputs {
 		c, err := get(f.ContentRef)
 		if err != nil {
 			return nil, err
 		}
-		p.Inputs = append(p.Inputs, fileView{vis(f.Name), c})
+		p.Inputs = append(p.Inputs, fileView{Name: vis(f.Name), Media: vis(f.MediaType), Content: c, Seen: seen(&f)})
 	}
+	agents := map[string]int{}
 	prev, havePrev := parseTime(m.Created)
 	for i := range m.Steps {
 		st := &m.Steps[i]
@@ -148,6 +213,34 @@ func buildPack(m *manifest.Manifest, objs Objects, opt Options) (*packPage, erro
 		if v.Output, err = get(st.OutputRef); err != nil {
 			return nil, err
 		}
+		if v.Parts, err = parts(st.OutputParts); err != nil {
+			return nil, err
+		}
+		if v.Reasoning, err = get(st.ReasoningRef); err != nil {
+			return nil, err
+		}
+		v.Agent, v.From = vis(st.Agent), -1
+		if st.ParentStep != nil {
+			v.From = *st.ParentStep
+		}
+		if st.Agent != "" {
+			if k, ok := agents[st.Agent]; ok {
+				p.Agents[k].Steps++
+			} else {
+				agents[st.Agent] = len(p.Agents)
+				p.Agents = append(p.Agents, agentView{Name: vis(st.Agent), Steps: 1, First: st.Index, From: v.From})
+			}
+		}
+		if e := st.Error; e != nil {
+			v.Error = &errorView{Message: vis(e.Message)}
+			if e.ExitCode != nil {
+				v.Error.ExitCode = fmt.Sprint(*e.ExitCode)
+			}
+			p.Errors = append(p.Errors, st.Index)
+		}
+		if st.Usage != nil {
+			v.Usage = usage(st.Usage)
+		}
 		p.Steps = append(p.Steps, v)
 	}
 	for _, o := range m.Outputs {
@@ -155,7 +248,7 @@ func buildPack(m *manifest.Manifest, objs Objects, opt Options) (*packPage, erro
 		if err != nil {
 			return nil, err
 		}
-		p.Outputs = append(p.Outputs, outputView{vis(o.Name), c, vis(o.Confidence), vis(o.Notes)})
+		p.Outputs = append(p.Outputs, outputView{vis(o.Name), vis(o.MediaType), c, vis(o.Confidence), vis(o.Notes)})
 	}
 	var total int64
 	for _, c := range cache {
@@ -168,12 +261,54 @@ func buildPack(m *manifest.Manifest, objs Objects, opt Options) (*packPage, erro
 	return p, nil
 }
 
+// seen says how much of an input the session saw, when not all of it.
+func seen(f *manifest.File) string {
+	switch f.Seen {
+	case manifest.SeenWhole:
+		return ""
+	case manifest.SeenName:
+		return "seen by name only: no content"
+	case manifest.SeenPartial:
+		var rs []string
+		for _, r := range f.Lines {
+			if r[0] == r[1] {
+				rs = append(rs, fmt.Sprint(r[0]))
+			} else {
+				rs = append(rs, fmt.Sprintf("%d–%d", r[0], r[1]))
+			}
+		}
+		s := "partly seen: lines " + strings.Join(rs, ", ")
+		if f.TotalLines > 0 {
+			s += fmt.Sprintf(" of %d", f.TotalLines)
+		}
+		return s
+	}
+	return "seen: " + f.Seen
+}
+
+// usage lists the token counts a step recorded.
+func usage(u *manifest.Usage) string {
+	var parts []string
+	for _, f := range u.Fields() {
+		if *f.Value != nil {
+			parts = append(parts, fmt.Sprintf("%s %d", strings.TrimSuffix(f.Name, "_tokens"), **f.Value))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "tokens: " + strings.Join(parts, ", ")
+}
+
 // counts summarises the steps by type and tool, determinism, inputs and
 // outputs.
 func counts(m *manifest.Manifest) []kv {
 	byType, byTool := map[string]int{}, map[string]int{}
-	det := 0
+	det, failed := 0, 0
 	for _, st := range m.Steps {
+		if st.Error != nil {
+			failed++
+		}
 		byType[st.Type]++
 		if st.Tool != "" {
 			byTool[st.Tool]++
@@ -182,7 +317,11 @@ func counts(m *manifest.Manifest) []kv {
 			det++
 		}
 	}
-	out := []kv{{vis("steps"), vis(fmt.Sprintf("%d: %d deterministic, %d not", len(m.Steps), det, len(m.Steps)-det))}}
+	line := fmt.Sprintf("%d: %d deterministic, %d not", len(m.Steps), det, len(m.Steps)-det)
+	if failed > 0 {
+		line += fmt.Sprintf("; %d failed", failed)
+	}
+	out := []kv{{vis("steps"), vis(line)}}
 	if len(byType) > 0 {
 		out = append(out, kv{vis("step types"), vis(tally(byType))})
 	}

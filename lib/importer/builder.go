@@ -5,64 +5,76 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
-// The execution log as ctx-pack reads it (DESIGN.md §5).
-type execLog struct {
-	Created      string          `json:"created,omitempty"`
-	Model        modelInfo       `json:"model"`
-	SystemPrompt string          `json:"system_prompt,omitempty"`
-	Prompts      []prompt        `json:"prompts,omitempty"`
-	Steps        []*step         `json:"steps"`
-	Outputs      []output        `json:"outputs,omitempty"`
-	Environment  *environment    `json:"environment,omitempty"`
-	Metadata     json.RawMessage `json:"metadata,omitempty"`
-}
-
-type modelInfo struct {
-	Identifier string          `json:"identifier"`
-	Parameters json.RawMessage `json:"parameters,omitempty"`
-}
+// What the builder accumulates. finish turns it into an execlog.Log, the
+// one definition of the log: these types only hold what an import is
+// still assembling (the raw input literal of an output, joining state).
 
 type prompt struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role    string
+	Content string
+	Parts   []execlog.Part // instead of Content, when the message holds more than text
 }
 
 type step struct {
-	Index         int             `json:"index"`
-	Type          string          `json:"type"`
-	Tool          string          `json:"tool,omitempty"`
-	Parameters    json.RawMessage `json:"parameters,omitempty"`
-	Output        *string         `json:"output,omitempty"`
-	Deterministic bool            `json:"deterministic"`
-	Timestamp     string          `json:"timestamp,omitempty"`
-	Metadata      json.RawMessage `json:"metadata,omitempty"`
+	Index         int
+	Type          string
+	Tool          string
+	Parameters    json.RawMessage
+	Output        *string
+	OutputParts   []execlog.Part // instead of Output, when it holds more than text
+	Reasoning     *string
+	Error         *manifest.StepError
+	Usage         *manifest.Usage
+	Agent         string
+	ParentStep    *int
+	Deterministic bool
+	Timestamp     string
 
 	outLit   string // the output as a JSON string literal, instead of Output
-	meta     obj    // becomes Metadata
+	meta     obj    // becomes the step's metadata
 	extra    list   // results beyond the first for the same call
 	resolved bool   // a result has been joined
 }
 
 type output struct {
-	Name    string `json:"name"`
-	Content string `json:"content"`
-	Notes   string `json:"notes,omitempty"`
+	Name    string
+	Content string
+	Notes   string
 }
 
 type environment struct {
-	OS           string            `json:"os,omitempty"`
-	Runtime      string            `json:"runtime,omitempty"`
-	ToolVersions map[string]string `json:"tool_versions,omitempty"`
+	OS           string
+	Runtime      string
+	ToolVersions map[string]string
 }
 
-func (s *step) hasOutput() bool { return s.Output != nil || s.outLit != "" }
+func (s *step) hasOutput() bool { return s.Output != nil || s.outLit != "" || s.OutputParts != nil }
+
+// fail records that the step failed: with a message and an exit code when
+// the source gives them.
+func (s *step) fail(f failure) {
+	s.Error = &manifest.StepError{Message: f.msg}
+	if n, err := strconv.ParseInt(string(f.exitCode), 10, 64); err == nil {
+		s.Error.ExitCode = &n
+	}
+}
+
+// A failure is what a source says about a failed call.
+type failure struct {
+	msg      string
+	exitCode json.RawMessage // an integer
+}
 
 // text returns the output.
 func (s *step) text() string {
@@ -102,6 +114,8 @@ type msg struct {
 	results   []*result
 	ts        string
 	params    json.RawMessage // request parameters, for a model turn
+	parts     []execlog.Part  // the content as parts, when it holds more than text
+	failed    *failure        // a model call that failed
 	meta      obj
 	key       string // identity for history deduplication; computed lazily
 }
@@ -114,6 +128,7 @@ type call struct {
 	meta     obj
 	output   *string // set when the call carries its own result
 	isError  bool
+	failure  failure
 	step     *step // the step it became
 }
 
@@ -123,13 +138,13 @@ type result struct {
 	output   string // see text
 	lit      string // the output as the input's JSON string literal
 	hasOut   bool
+	parts    []execlog.Part // the output as parts, when it holds more than text
 	isError  bool
+	failure  failure
 	ts       string
 	meta     obj
 }
 
-// addText adds a text part, on a new line unless a line break already
-// separates it from the text before.
 // setOutput sets the output from a JSON value. A string is kept as its
 // literal, copied to the log as is and decoded only when compared: tool
 // outputs are most of a transcript's bytes.
@@ -150,6 +165,8 @@ func (r *result) text() string {
 	return r.output
 }
 
+// addText adds a text part, on a new line unless a line break already
+// separates it from the text before.
 func (m *msg) addText(s string) {
 	switch {
 	case !m.hasText:
@@ -369,6 +386,12 @@ func (b *builder) prompt(role, text string, meta obj, ts string) {
 	b.prompts = append(b.prompts, prompt{Role: role, Content: text})
 }
 
+// promptParts adds a prompt that holds more than text.
+func (b *builder) promptParts(role string, parts []execlog.Part, meta obj, ts string) {
+	b.prompt(role, "", meta, ts)
+	b.prompts[len(b.prompts)-1].Parts = parts
+}
+
 // add appends one message to the log.
 func (b *builder) add(m *msg) {
 	switch m.role {
@@ -385,7 +408,11 @@ func (b *builder) add(m *msg) {
 			if role == "tool" || role == "" {
 				role = "user"
 			}
-			b.prompt(role, m.text, m.meta, m.ts)
+			if len(m.parts) > 0 {
+				b.promptParts(role, m.parts, m.meta, m.ts)
+			} else {
+				b.prompt(role, m.text, m.meta, m.ts)
+			}
 		case len(m.meta) > 0:
 			for _, r := range m.results {
 				r.meta = join(r.meta, m.meta)
@@ -456,9 +483,14 @@ func (b *builder) turn(m *msg) {
 		}
 	}
 	if len(m.reasoning) > 0 {
-		s.meta.setString("reasoning", strings.Join(m.reasoning, "\n"))
+		r := strings.Join(m.reasoning, "\n")
+		s.Reasoning = &r
 	}
 	s.meta = join(s.meta, m.meta)
+	s.Usage, s.meta = takeUsage(s.meta)
+	if m.failed != nil {
+		s.fail(*m.failed)
+	}
 	b.addStep(s)
 	for _, c := range m.calls {
 		b.call(c, m.ts)
@@ -489,9 +521,9 @@ func (b *builder) call(c *call, ts string) *step {
 	if c.output != nil {
 		s.Output = c.output
 		s.resolved = true
-		if c.isError {
-			s.meta.set("is_error", jsonTrue)
-		}
+	}
+	if c.isError {
+		s.fail(c.failure) // with or without an output
 	}
 	b.addStep(s)
 	if c.output == nil {
@@ -584,7 +616,9 @@ func (b *builder) result(r *result) {
 		s.meta.set("unmatched_result", jsonTrue)
 	}
 	s.resolved = true
-	if r.hasOut && !s.hasOutput() {
+	if len(r.parts) > 0 && !s.hasOutput() {
+		s.OutputParts = r.parts
+	} else if r.hasOut && !s.hasOutput() {
 		if r.lit != "" {
 			s.outLit = r.lit
 		} else {
@@ -593,7 +627,7 @@ func (b *builder) result(r *result) {
 		}
 	}
 	if r.isError {
-		s.meta.set("is_error", jsonTrue)
+		s.fail(r.failure)
 	}
 	if r.ts != "" && r.ts != s.Timestamp {
 		s.meta.setString("result_timestamp", r.ts)
@@ -621,7 +655,11 @@ func objOf(v json.RawMessage) obj {
 // span, a LangSmith tool run). It completes the call a model turn made,
 // matched by id or, for calls without ids, by tool name; without such a
 // call it is a step of its own.
-func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, isError bool, ts string, meta obj) {
+func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, fail *failure, ts string, meta obj) {
+	isError := fail != nil
+	if fail == nil {
+		fail = &failure{}
+	}
 	b.seen(ts)
 	var joined *step
 	if id != "" {
@@ -633,7 +671,7 @@ func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, 
 		joined = b.oldestOpen(name)
 	}
 	if joined != nil && !joined.resolved {
-		r := &result{id: id, name: name, ts: ts, meta: meta, isError: isError}
+		r := &result{id: id, name: name, ts: ts, meta: meta, isError: isError, failure: *fail}
 		if out != nil {
 			r.output, r.hasOut = *out, true
 		}
@@ -648,7 +686,7 @@ func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, 
 		b.result(r)
 		return
 	}
-	b.call(&call{id: id, name: name, args: params, ts: ts, meta: meta, output: out, isError: isError}, "")
+	b.call(&call{id: id, name: name, args: params, ts: ts, meta: meta, output: out, isError: isError, failure: *fail}, "")
 }
 
 func (b *builder) report() Report {
@@ -671,6 +709,21 @@ func (b *builder) report() Report {
 
 // finish assembles the log and returns its canonical bytes.
 func (b *builder) finish() ([]byte, error) {
+	l := b.log()
+	if b.workspace != nil {
+		b.addWorkspace(l, b.workspace)
+	}
+	out, err := l.JSON()
+	if err != nil {
+		// Text the input carries but canonical JSON cannot (a lone UTF-16
+		// surrogate escape): named by where it lands in the log.
+		return nil, b.errorf("", "the imported log cannot be canonical JSON: %v", err)
+	}
+	return out, nil
+}
+
+// log assembles the execution log.
+func (b *builder) log() *execlog.Log {
 	open := 0
 	for _, s := range b.steps {
 		if s.Type == toolCall && !s.resolved {
@@ -680,32 +733,57 @@ func (b *builder) finish() ([]byte, error) {
 	if open > 0 {
 		b.warn("%d tool call(s) have no result", open)
 	}
-	log := execLog{
-		Created:      b.created,
-		Model:        modelInfo{Identifier: b.model, Parameters: b.modelParams.raw()},
-		SystemPrompt: b.system,
-		Prompts:      b.prompts,
-		Steps:        append([]*step{}, b.steps...), // ctx-pack requires "steps", even empty
-		Outputs:      b.outputs,
+	l := &execlog.Log{
+		Created: b.created,
+		Model:   manifest.Model{Identifier: b.model, Parameters: b.portable(b.modelParams.raw())},
+		Steps:   make([]execlog.Step, len(b.steps)),
 	}
-	if log.Model.Identifier == "" {
-		log.Model.Identifier = b.agentModel
+	if l.Model.Identifier == "" {
+		l.Model.Identifier = b.agentModel
 	}
-	if log.Model.Identifier == "" {
-		log.Model.Identifier = "unknown"
+	if l.Model.Identifier == "" {
+		l.Model.Identifier = "unknown"
 		b.warn("the input does not name the model; identifier set to \"unknown\"")
 	}
-	if len(log.Outputs) == 0 && strings.TrimSpace(b.last) != "" {
-		log.Outputs = []output{{Name: finalName, Content: b.last}}
+	if b.hasSystem {
+		l.SystemPrompt = b.text(b.system)
+	}
+	for _, p := range b.prompts {
+		pr := execlog.Prompt{Role: p.Role, Parts: p.Parts}
+		if p.Parts == nil {
+			pr.Content = b.text(p.Content)
+		}
+		l.Prompts = append(l.Prompts, pr)
+	}
+	for i, s := range b.steps {
+		s.meta.set("extra_results", s.extra.raw())
+		st := execlog.Step{
+			Index: s.Index, Type: s.Type, Tool: s.Tool, Agent: s.Agent, ParentStep: s.ParentStep,
+			Parameters:  b.portable(b.relativeParams(s.Parameters)),
+			OutputParts: s.OutputParts, Error: s.Error, Usage: s.Usage,
+			Deterministic: s.Deterministic, Timestamp: s.Timestamp,
+			Metadata: b.portable(s.meta.raw()),
+		}
+		switch {
+		case s.outLit != "":
+			st.Output = b.quoted(s.outLit)
+		case s.Output != nil:
+			st.Output = b.text(*s.Output)
+		}
+		if s.Reasoning != nil {
+			st.Reasoning = b.text(*s.Reasoning)
+		}
+		l.Steps[i] = st
+	}
+	outputs := b.outputs
+	if len(outputs) == 0 && strings.TrimSpace(b.last) != "" {
+		outputs = []output{{Name: finalName, Content: b.last}}
+	}
+	for _, o := range outputs {
+		l.Outputs = append(l.Outputs, execlog.Output{Name: o.Name, Content: b.text(o.Content), Notes: o.Notes})
 	}
 	if b.env.OS != "" || b.env.Runtime != "" || len(b.env.ToolVersions) > 0 {
-		log.Environment = &b.env
-	}
-	stepMeta := make([]obj, len(b.steps))
-	for i, s := range b.steps {
-		s.Parameters = b.relativeParams(s.Parameters)
-		s.meta.set("extra_results", s.extra.raw())
-		stepMeta[i] = s.meta
+		l.Environment = manifest.Environment{OS: b.env.OS, Runtime: b.env.Runtime, ToolVersions: b.env.ToolVersions}
 	}
 	meta := b.meta
 	for _, k := range b.metaLists {
@@ -713,21 +791,8 @@ func (b *builder) finish() ([]byte, error) {
 	}
 	meta.set("prompts", b.promptMeta.raw())
 	meta.set("unmatched_tool_results", b.unmatched.raw())
-
-	doc := b.fixup(log.encode(meta, stepMeta))
-	if b.workspace != nil {
-		var err error
-		if doc, err = b.addWorkspace(doc, b.workspace); err != nil {
-			return nil, err
-		}
-	}
-	out, err := canon.Canonicalize(doc)
-	if err != nil {
-		// Text the input carries but canonical JSON cannot (a lone UTF-16
-		// surrogate escape): named by where it lands in the log.
-		return nil, b.errorf("", "the imported log cannot be canonical JSON: %v", err)
-	}
-	return out, nil
+	l.Metadata = b.portable(meta.raw())
+	return l
 }
 
 // sameJSON reports whether two JSON values are equal, ignoring layout and

@@ -95,6 +95,7 @@ func importClaudeCode(b *builder, data []byte) error {
 		line := fields(other).rest()
 		b.mapRecord()
 		if m.role != "assistant" {
+			line = withoutPartCopies(line, m)
 			m.meta = join(line, m.meta)
 			msgs = append(msgs, m)
 			sc.line(m, ln)
@@ -305,9 +306,10 @@ func (sc *sidechains) add(b *builder, m *msg) {
 	b.add(m)
 	b.last = last // the run's answer is the main agent's
 	for _, s := range b.steps[n:] {
-		s.meta.setString("agent", sc.names[key])
+		s.Agent = sc.names[key]
 		if p := sc.parents[key]; p != nil && p.step != nil && p.step.Index < s.Index {
-			s.meta.set("parent_step", jsonInt(p.step.Index))
+			parent := p.step.Index
+			s.ParentStep = &parent
 		}
 		if pend := sc.pending[key]; len(pend) > 0 {
 			s.meta.set("agent_prompts", pend.raw())
@@ -366,4 +368,30 @@ func (d *distinct) raw() []byte {
 		o.set(k, l.raw())
 	}
 	return o.raw()
+}
+
+// withoutPartCopies leaves out of a user line's toolUseResult the base64
+// of an image that is also the tool result's part (the Read tool of an
+// image repeats it there), saying so: binary content is a part, never
+// metadata.
+func withoutPartCopies(line obj, m *msg) obj {
+	tur := gjson.ParseBytes(line.get("toolUseResult"))
+	b64 := tur.Get("file.base64")
+	if b64.Type != gjson.String || b64.Str == "" {
+		return line
+	}
+	for _, r := range m.results {
+		for i, p := range r.parts {
+			if t, ok := p.Content.Base64Text(); !ok || t != b64.Str {
+				continue
+			}
+			file := rest(tur.Get("file"), "base64")
+			file.setString("base64_omitted", fmt.Sprintf("the same as the step's output_parts[%d]", i))
+			out := rest(tur, "file")
+			out = append(out, member{"file", file.raw()})
+			line.set("toolUseResult", out.raw())
+			return line
+		}
+	}
+	return line
 }

@@ -216,11 +216,13 @@ func codexExit(r *result, exec gjson.Result) {
 			}
 		}
 	}
-	if code.Type == gjson.Number {
+	switch {
+	case code.Type != gjson.Number:
+	case code.Raw != "0":
+		r.isError = true
+		r.failure.exitCode = raw(code)
+	default:
 		r.meta.set("exit_code", raw(code))
-		if code.Raw != "0" {
-			r.isError = true
-		}
 	}
 }
 

@@ -6,7 +6,10 @@
 // exchanges, Anthropic Messages exchanges, Claude Code session transcripts,
 // Codex CLI rollouts, OpenTelemetry GenAI telemetry (OTLP JSON and SDK span
 // dumps), Inspect AI eval logs (.json and .eval archives) and LangSmith run
-// payloads. Detect guesses the format from the first record.
+// payloads. Detect guesses the format from the first record; Choose
+// resolves what a user asked for (ctx, auto or a format), refusing a log
+// that is recognisably of another format (MismatchError: "this looks like
+// a claude-code session: use --from auto").
 //
 // # Mapping
 //
@@ -22,20 +25,37 @@
 //     become model parameters, the first value seen winning.
 //   - The first system message is the system prompt; user messages are
 //     prompts. What a prompt cannot carry (timestamps, ids) is in
-//     metadata.prompts, by prompt index.
+//     metadata.prompts, by prompt index. A prompt holding images or
+//     documents (Anthropic image/document blocks, data: URLs, OpenAI file
+//     parts, GenAI blob parts) is a list of parts, its text parts and its
+//     media in order; the base64 is copied as content_base64, never into
+//     metadata. A URL or file id is no content: it stays in metadata.
 //   - Each model turn is a non-deterministic llm_call step: its text is the
-//     output, its reasoning (thinking blocks, reasoning summaries) is
-//     metadata.reasoning, the request's settings (tools, model, …) are its
-//     parameters, and the response's other fields (id, usage, stop reason)
-//     its metadata.
+//     output, its reasoning (thinking blocks, reasoning summaries) is the
+//     step's reasoning, its token counts the step's usage (input, output,
+//     cache read and creation, reasoning and total tokens, renamed from
+//     each format's spelling; other counters and costs stay in
+//     metadata.usage), the request's settings (tools, model, …) are its
+//     parameters, and the response's other fields (id, stop reason) its
+//     metadata.
 //   - Each tool call the turn makes is a tool_call step after it. Arguments
 //     that are JSON strings are parsed; other strings stay strings. The
 //     result joins by call id (tool_call_id, call_id, tool_use_id), or, for
 //     calls without ids (LangSmith tool runs, any-agent spans), to the
-//     oldest open call of the same tool. An error result sets
-//     metadata.is_error. A result whose call is not in the log becomes a
+//     oldest open call of the same tool. Ids survive being empty, renamed
+//     and listed twice: a call a provider sent with "id": "" and the
+//     client's later copy under its own id are one call (copies are
+//     matched by tool and arguments); a result whose id no call has joins
+//     the oldest call without an id (of its tool, if it names one). A
+//     failed call (is_error, a typed error, an error status, a non-zero
+//     exit code) has the step's error: its message and exit code when the
+//     source gives them, else true. A tool's images and documents are the
+//     step's output_parts. A result whose call is not in the log becomes a
 //     step of its own when it names its tool, and is kept in
-//     metadata.unmatched_tool_results otherwise.
+//     metadata.unmatched_tool_results otherwise. Anthropic server tools
+//     (web search and fetch, code execution) answer inside the model's own
+//     message: the result block's content (as JSON text) is the call's
+//     output, an *_error content or a non-zero return_code its error.
 //   - A tool step is deterministic when the tool is one of the read-only
 //     built-ins (Read, Glob, Grep, LS, read_file, list_dir, …) or is named
 //     in Options.Deterministic.
@@ -50,10 +70,18 @@
 //     are counted in the Report with their reasons. Credential headers in
 //     HTTP recordings are replaced by "[redacted]".
 //   - Timestamps become RFC 3339 in UTC; created is the earliest one.
-//   - Absolute paths under the working directory that Claude Code and Codex
-//     record become relative, everywhere in the log; the directory itself
-//     is not stored. Inspect attachment:// references are replaced by the
-//     attachment. Integers beyond 2^53 become strings of their digits.
+//   - In a step's parameters, a path under the working directory that
+//     Claude Code and Codex record (the whole value of a member named like
+//     a path: file_path, path, cwd, workdir, …) becomes relative to it.
+//     Nothing else is rewritten: prompts, outputs, metadata and free-text
+//     parameters (a shell command) are evidence and stay byte-exact, and
+//     the directory is kept in metadata.session. Inspect attachment://
+//     references are replaced by the attachment. Integers beyond 2^53
+//     become strings of their digits.
+//   - JSON Lines: a last line cut short (a log still being written) is left
+//     out with a warning naming it; any other line that is not JSON is an
+//     error naming it. An input with no record of its format ({}) is an
+//     error, not an empty run.
 //
 // # The workspace
 //
@@ -80,16 +108,31 @@
 //
 // Per format: Claude Code lines sharing message.id are one model turn;
 // tool results come back in user lines (toolUseResult goes into the step's
-// metadata.result). Codex response_item payloads are Responses API items;
-// event_msg lines repeat them and are skipped. OpenTelemetry attribute lists
+// metadata.result). Subagent records (isSidechain) are the steps of the
+// subagent a Task call started: their agent is its agentId (older
+// transcripts: the Task call's id) and their parent_step the Task step,
+// found by agentId or by the Task's prompt; the subagent's prompt is kept
+// with its first step (metadata.agent_prompts), not made a user prompt.
+// Codex response_item payloads are Responses API items; event_msg lines
+// mostly repeat them and are skipped, except token_count (the only record
+// of usage: each request's last_token_usage is its model turn's usage),
+// exec_command_end (a command's exit code and streams) and turn_aborted
+// (a user interrupt, kept with the turn it ended). A command's exit code
+// is also read from its output (the {"output", "metadata": {"exit_code"}}
+// JSON of older rollouts, the "Exit code: N" line of newer ones). OpenTelemetry attribute lists
 // are flattened; content is read from gen_ai.input/output.messages, the
 // older per-message events and gen_ai.prompt.N / gen_ai.completion.N
 // attributes; log records join their spans by span id (traces and logs may
 // be concatenated into one input); execute_tool spans complete their calls.
 // LangSmith create and update records merge by run id (or dotted_order).
-// Inspect model and tool events add timestamps and per-call settings to the
-// messages, joined on message id and call id.
+// Inspect model and tool events add timestamps, usage and per-call settings
+// to the messages, joined on message id and call id (older logs without
+// message ids: on the output message itself); the model that answered
+// (output.model) is the run's model, the one requested stays in
+// metadata.eval. A .eval archive's members are bounded all together (1
+// GiB), on their declared size before inflating and while inflating.
 //
-// The output is canonical JSON, and the same input always gives the same
-// bytes: nothing depends on map order, the clock or the machine.
+// The output is canonical JSON, printed from an execlog.Log (there is no
+// second encoder of the log here), and the same input always gives the
+// same bytes: nothing depends on map order, the clock or the machine.
 package importer

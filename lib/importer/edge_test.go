@@ -72,8 +72,8 @@ var fixtures = []fixture{
 				!reflect.DeepEqual(rep.Reasons, []string{`record type "progress" (hook and tool progress): 1`}) {
 				t.Errorf("report = %+v", rep)
 			}
-			if l.Steps[0].Metadata["reasoning"] != "Two independent reads first." {
-				t.Errorf("reasoning = %v", l.Steps[0].Metadata["reasoning"])
+			if deref(l.Steps[0].Reasoning) != "Two independent reads first." {
+				t.Errorf("reasoning = %v", deref(l.Steps[0].Reasoning))
 			}
 			if !l.Steps[1].Deterministic || !l.Steps[2].Deterministic || l.Steps[4].Deterministic {
 				t.Error("Glob and Read are deterministic, Bash is not")
@@ -106,7 +106,7 @@ var fixtures = []fixture{
 			if l.Metadata["session"].(map[string]any)["cwd"] != "/home/dev/app" {
 				t.Errorf("session = %v", l.Metadata["session"])
 			}
-			if l.Model.Parameters["reasoning_effort"] != "medium" || l.Steps[0].Metadata["reasoning"] != "Look at the build and the config together." {
+			if l.Model.Parameters["reasoning_effort"] != "medium" || deref(l.Steps[0].Reasoning) != "Look at the build and the config together." {
 				t.Errorf("parameters %v, metadata %v", l.Model.Parameters, l.Steps[0].Metadata)
 			}
 			if rep.Skipped != 2 || rep.Mapped != 10 {
@@ -152,7 +152,7 @@ var fixtures = []fixture{
 		outputs:  map[string]string{finalName: "/var/log holds 12M; /tmp could not be read."},
 		warnings: []string{"1 tool call(s) have no result"},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
-			if l.Steps[0].Metadata["reasoning"] != "Check both directories." {
+			if deref(l.Steps[0].Reasoning) != "Check both directories." {
 				t.Errorf("metadata = %v", l.Steps[0].Metadata)
 			}
 			if !reflect.DeepEqual(l.Model.Parameters["reasoning"], map[string]any{"effort": "high"}) {
@@ -173,7 +173,7 @@ var fixtures = []fixture{
 		outputs:  map[string]string{finalName: "linux built; darwin failed to link."},
 		warnings: []string{"1 tool call(s) have no result"},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
-			if l.Steps[3].Metadata["reasoning"] != "darwin failed at link time." {
+			if deref(l.Steps[3].Reasoning) != "darwin failed at link time." {
 				t.Errorf("metadata = %v", l.Steps[3].Metadata)
 			}
 			if l.Model.Parameters["temperature"] != 0.2 || l.Model.Parameters["max_tokens"] != 1024.0 {
@@ -249,7 +249,7 @@ var fixtures = []fixture{
 			if l.Steps[0].Timestamp != "2026-03-01T11:00:01Z" || l.Steps[8].Metadata["sample_id"] != "b/2" {
 				t.Errorf("steps = %+v / %+v", l.Steps[0], l.Steps[8])
 			}
-			if l.Steps[0].Metadata["reasoning"] != "Look in two places." {
+			if deref(l.Steps[0].Reasoning) != "Look in two places." {
 				t.Errorf("metadata = %v", l.Steps[0].Metadata)
 			}
 		},
@@ -324,8 +324,8 @@ func TestFixtures(t *testing.T) {
 				if (s.Output == nil) != (w.output == nil) || s.Output != nil && *s.Output != *w.output {
 					t.Errorf("steps[%d].output = %v, want %v", i, deref(s.Output), deref(w.output))
 				}
-				if (s.Metadata["is_error"] == true) != w.isError {
-					t.Errorf("steps[%d].metadata.is_error = %v, want %v", i, s.Metadata["is_error"], w.isError)
+				if (s.Error != nil) != w.isError {
+					t.Errorf("steps[%d].error = %v, want it set: %v", i, s.Error, w.isError)
 				}
 			}
 			outputs := map[string]string{}
@@ -341,6 +341,7 @@ func TestFixtures(t *testing.T) {
 			if rep.Mapped+rep.Skipped != rep.Records {
 				t.Errorf("report = %+v", rep)
 			}
+			tally(t, l) // no call id on two steps
 			if fx.check != nil {
 				fx.check(t, l, out, rep)
 			}

@@ -460,6 +460,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		r.out = append(r.out, m)
 	case typ == "reasoning":
 		m := r.turn(ts)
+		n := len(m.reasoning)
 		each(item.Get("summary"), func(_, s gjson.Result) bool {
 			if t := s.Get("text"); t.Type == gjson.String {
 				m.reasoning = append(m.reasoning, t.Str)
@@ -472,6 +473,12 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			}
 			return true
 		})
+		if n == len(m.reasoning) && informative(item.Get("encrypted_content")) {
+			// Only encrypted reasoning: the item's JSON text is the
+			// reasoning.
+			m.reasoning = append(m.reasoning, item.Raw)
+			return nil
+		}
 		if extra := rest(item, "summary", "content"); len(extra) > 0 {
 			m.meta.set("items", append(listOf(m.meta.get("items")), extra.raw()).raw())
 		}
@@ -519,6 +526,11 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			}
 			if e := item.Get("error"); informative(e) {
 				c.isError = true
+				if e.Type == gjson.String {
+					c.failure.msg = e.Str
+				} else {
+					c.failure.msg = e.Get("message").String()
+				}
 			}
 		}
 		c.meta = rest(item, mapped...)

@@ -1,7 +1,10 @@
 package importer
 
 import (
+	"bytes"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -32,11 +35,18 @@ var faithful = []fixture{
 		},
 		outputs: map[string]string{finalName: "3**50 = 717897987691852588770249."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
-			if got := l.Steps[4].Metadata["exit_code"]; got != 1.0 {
-				t.Errorf("exit code = %v", got)
+			if got := l.Steps[4].Error; !reflect.DeepEqual(got, map[string]any{"exit_code": 1.0}) {
+				t.Errorf("steps[4].error = %v", got)
 			}
-			if got := l.Steps[5].Metadata["error_message"]; got != "max_uses_exceeded" {
-				t.Errorf("error message = %v", got)
+			if got := l.Steps[5].Error; !reflect.DeepEqual(got, map[string]any{"message": "max_uses_exceeded"}) {
+				t.Errorf("steps[5].error = %v", got)
+			}
+			want := map[string]int{"input_tokens": 2110, "output_tokens": 412, "cache_read_tokens": 0, "cache_creation_tokens": 0}
+			if !reflect.DeepEqual(l.Steps[0].Usage, want) {
+				t.Errorf("usage = %v", l.Steps[0].Usage)
+			}
+			if u := l.Steps[0].Metadata["usage"]; !reflect.DeepEqual(u, map[string]any{"server_tool_use": map[string]any{"web_search_requests": 2.0, "web_fetch_requests": 1.0}}) {
+				t.Errorf("other counters = %v", u)
 			}
 			if !reflect.DeepEqual(rep.Warnings, []string(nil)) {
 				t.Errorf("warnings = %q", rep.Warnings)
@@ -104,23 +114,24 @@ var faithful = []fixture{
 		outputs:  map[string]string{finalName: "TestParse fails because parse.go returns before reading the header."},
 		warnings: []string{"1 tool call(s) have no result"},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
-			var in, cached, outTok float64
+			var in, cached, outTok int
 			for _, s := range l.Steps {
-				if u, ok := s.Metadata["usage"].(map[string]any); ok {
-					in += u["input_tokens"].(float64)
-					cached += u["cached_input_tokens"].(float64)
-					outTok += u["output_tokens"].(float64)
-				}
+				in += s.Usage["input_tokens"]
+				cached += s.Usage["cache_read_tokens"]
+				outTok += s.Usage["output_tokens"]
 			}
 			if in != 27300 || cached != 24000 || outTok != 350 {
 				t.Errorf("usage: %v input (%v cached), %v output; want 27300 (24000), 350", in, cached, outTok)
 			}
+			if r := deref(l.Steps[8].Reasoning); r != `{"type":"reasoning","id":"rs_9","summary":[],"content":null,"encrypted_content":"gAAAAABoQ2sX"}` {
+				t.Errorf("encrypted reasoning = %v", r)
+			}
 			if ab, _ := l.Steps[6].Metadata["turn_aborted"].(map[string]any); ab["reason"] != "interrupted" {
 				t.Errorf("turn metadata = %v", l.Steps[6].Metadata)
 			}
-			exit := func(i int) any { return l.Steps[i].Metadata["result"].(map[string]any)["exit_code"] }
-			if exit(1) != 1.0 || exit(3) != 0.0 || exit(5) != 2.0 {
-				t.Errorf("exit codes %v %v %v", exit(1), exit(3), exit(5))
+			ok := l.Steps[3].Metadata["result"].(map[string]any)["exit_code"]
+			if !reflect.DeepEqual(l.Steps[1].Error, map[string]any{"exit_code": 1.0}) || ok != 0.0 || !reflect.DeepEqual(l.Steps[5].Error, map[string]any{"exit_code": 2.0}) {
+				t.Errorf("errors %v, %v (exit code %v), %v", l.Steps[1].Error, l.Steps[3].Error, ok, l.Steps[5].Error)
 			}
 			want := []string{
 				`event_msg "agent_message" (repeats response items for display): 1`,
@@ -152,9 +163,7 @@ var faithful = []fixture{
 			if l.Steps[0].Timestamp != "2024-09-01T12:00:01Z" || l.Steps[2].Timestamp != "2024-09-01T12:00:04Z" {
 				t.Errorf("timestamps %q, %q", l.Steps[0].Timestamp, l.Steps[2].Timestamp)
 			}
-			u0, _ := l.Steps[0].Metadata["usage"].(map[string]any)
-			u2, _ := l.Steps[2].Metadata["usage"].(map[string]any)
-			if u0["input_tokens"] != 100.0 || u2["output_tokens"] != 10.0 {
+			if u0, u2 := l.Steps[0].Usage, l.Steps[2].Usage; !reflect.DeepEqual(u0, map[string]int{"input_tokens": 100, "output_tokens": 20, "total_tokens": 120}) || u2["output_tokens"] != 10 {
 				t.Errorf("usage %v, %v", u0, u2)
 			}
 			want := []string{`event "model" whose output is not among the messages: 1`, `event "sample_init" (timeline detail): 1`}
@@ -187,25 +196,82 @@ var faithful = []fixture{
 		outputs: map[string]string{finalName: "The loader is in internal/config/load.go; its tests do not build."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			for i, s := range l.Steps {
-				agent, parent := s.Metadata["agent"], s.Metadata["parent_step"]
 				if i >= 2 && i <= 4 {
-					if agent != "toolu_task" || parent != 1.0 {
-						t.Errorf("steps[%d]: agent %v, parent_step %v; want toolu_task, 1", i, agent, parent)
+					if s.Agent != "toolu_task" || s.ParentStep == nil || *s.ParentStep != 1 {
+						t.Errorf("steps[%d]: agent %q, parent_step %v; want toolu_task, 1", i, s.Agent, s.ParentStep)
 					}
-				} else if agent != nil || parent != nil {
-					t.Errorf("steps[%d]: agent %v, parent_step %v; want the main agent", i, agent, parent)
+				} else if s.Agent != "" || s.ParentStep != nil {
+					t.Errorf("steps[%d]: agent %q, parent_step %v; want the main agent", i, s.Agent, s.ParentStep)
 				}
 			}
 			p, _ := l.Steps[2].Metadata["agent_prompts"].([]any)
 			if len(p) != 1 || p[0].(map[string]any)["content"] != "Search the repo for where config.yaml is parsed and report the file." {
 				t.Errorf("agent prompts = %v", p)
 			}
-			if r, _ := l.Steps[5].Metadata["reasoning"].(string); r != "Check that the tests of the loader pass." {
+			if r, _ := deref(l.Steps[5].Reasoning).(string); r != "Check that the tests of the loader pass." {
 				t.Errorf("reasoning = %q", r)
 			}
 		},
 	},
+	{
+		// Images and PDFs are parts: a pasted image in the prompt, a
+		// screenshot tool's image beside its text, a PDF the Read tool
+		// returns. Their base64 is content, not metadata.
+		file: "claude-code/images.jsonl", format: ClaudeCode, model: "claude-opus-4-6",
+		prompts: []string{""},
+		steps: []wantStep{
+			llm(nil),
+			tool("mcp__browser__screenshot", `{"url":"http://localhost:4000"}`, nil, false),
+			llm(nil),
+			tool("Read", `{"file_path":"docs/style.pdf"}`, nil, false),
+			llm(ptr("The header image is scaled to 1px; the style guide asks for 64px.")),
+		},
+		outputs: map[string]string{finalName: "The header image is scaled to 1px; the style guide asks for 64px."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			parts := l.Prompts[0].Parts
+			if len(parts) != 2 || parts[0]["content"] != "Why does the header look like this?" || parts[1]["type"] != "image" || parts[1]["media_type"] != "image/png" || parts[1]["content_base64"] != onePixelPNG {
+				t.Errorf("prompt parts = %v", parts)
+			}
+			shot := l.Steps[1].OutputParts
+			if len(shot) != 2 || shot[0].Content != "Screenshot of http://localhost:4000" || shot[1].Type != "image" || shot[1].ContentBase64 != onePixelPNG {
+				t.Errorf("screenshot parts = %+v", shot)
+			}
+			pdf := l.Steps[3].OutputParts
+			if len(pdf) != 1 || pdf[0].Type != "document" || pdf[0].MediaType != "application/pdf" {
+				t.Errorf("PDF parts = %+v", pdf)
+			}
+			if bytes.Contains([]byte(fmt.Sprint(l.Metadata, l.Steps[1].Metadata, l.Steps[3].Metadata)), []byte("iVBOR")) {
+				t.Error("base64 content in metadata")
+			}
+			if f := l.Steps[1].Metadata["result"].(map[string]any)["toolUseResult"].(map[string]any)["file"]; !reflect.DeepEqual(f, map[string]any{
+				"type": "image/png", "originalSize": 70.0, "base64_omitted": "the same as the step's output_parts[1]"}) {
+				t.Errorf("toolUseResult.file = %v", f)
+			}
+			// Redacted thinking is reasoning, as the block's JSON text.
+			if r := deref(l.Steps[4].Reasoning); r != `{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"}` {
+				t.Errorf("reasoning = %v", r)
+			}
+		},
+	},
+	{
+		// OpenAI Chat Completions: an image given as a data: URL is a part.
+		file: "openai-chat/image.json", format: OpenAIChat, model: "gpt-4o-2024-08-06",
+		prompts: []string{""},
+		steps:   []wantStep{llm(ptr("A single white pixel."))},
+		outputs: map[string]string{finalName: "A single white pixel."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			parts := l.Prompts[0].Parts
+			if len(parts) != 2 || parts[1]["type"] != "image" || parts[1]["media_type"] != "image/png" || parts[1]["content_base64"] != onePixelPNG {
+				t.Errorf("prompt parts = %v", parts)
+			}
+			if !reflect.DeepEqual(l.Steps[0].Usage, map[string]int{"input_tokens": 93, "output_tokens": 6, "total_tokens": 99, "cache_read_tokens": 0}) {
+				t.Errorf("usage = %v", l.Steps[0].Usage)
+			}
+		},
+	},
 }
+
+const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
 // TestSubagentByAgentID: newer transcripts name the subagent (agentId on
 // its records and in the Task result's toolUseResult); that joins it to
@@ -226,7 +292,64 @@ func TestSubagentByAgentID(t *testing.T) {
 	if len(l.Prompts) != 1 || len(l.Steps) != 4 {
 		t.Fatalf("prompts %v, %d steps", l.Prompts, len(l.Steps))
 	}
-	if s := l.Steps[3]; s.Metadata["agent"] != "b2" || s.Metadata["parent_step"] != 2.0 {
-		t.Errorf("subagent step metadata = %v", s.Metadata)
+	if s := l.Steps[3]; s.Agent != "b2" || s.ParentStep == nil || *s.ParentStep != 2 {
+		t.Errorf("subagent step: agent %q, parent_step %v", s.Agent, s.ParentStep)
+	}
+}
+
+// TestOTelToolErrorType: a span's error.type (the semantic conventions'
+// mark of a failed operation) is its step's error, as is an error status
+// with its message; for tool calls and model calls alike.
+func TestOTelToolErrorType(t *testing.T) {
+	in := `[{"name":"execute_tool fetch","context":{"span_id":"0x01"},"start_time":"2026-01-07T10:00:00Z","attributes":{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":"fetch","gen_ai.tool.call.id":"c1","error.type":"timeout"}},
+{"name":"execute_tool ls","context":{"span_id":"0x02"},"start_time":"2026-01-07T10:00:01Z","status":{"status_code":"ERROR","description":"no such directory"},"attributes":{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":"ls","gen_ai.tool.call.id":"c2"}},
+{"name":"chat m","context":{"span_id":"0x03"},"start_time":"2026-01-07T10:00:02Z","status":{"status_code":"ERROR"},"attributes":{"gen_ai.operation.name":"chat","gen_ai.request.model":"m","error.type":"429"}}]`
+	out, _, err := Import(OTelGenAI, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	if len(l.Steps) != 3 || !reflect.DeepEqual(l.Steps[0].Error, map[string]any{"message": "timeout"}) || !reflect.DeepEqual(l.Steps[1].Error, map[string]any{"message": "no such directory"}) ||
+		!reflect.DeepEqual(l.Steps[2].Error, map[string]any{"message": "429"}) {
+		t.Errorf("steps = %+v", l.Steps)
+	}
+}
+
+// TestInspectImageAttachment: an Inspect image given as attachment://
+// (the sample's attachments hold the data: URL) is a part, not text or
+// metadata.
+func TestInspectImageAttachment(t *testing.T) {
+	in := `{"version":2,"status":"success","eval":{"model":"mockllm/model"},"samples":[{"id":1,"epoch":1,
+"attachments":{"a1":"data:image/png;base64,` + onePixelPNG + `"},
+"messages":[{"role":"user","content":[{"type":"text","text":"Describe it"},{"type":"image","image":"attachment://a1","detail":"auto"}]},
+{"role":"assistant","content":"A pixel."}]}]}`
+	out, _, err := Import(Inspect, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	parts := l.Prompts[0].Parts
+	if len(parts) != 2 || parts[1]["type"] != "image" || parts[1]["content_base64"] != onePixelPNG || parts[1]["media_type"] != "image/png" {
+		t.Errorf("parts = %v", parts)
+	}
+	if bytes.Contains(out, []byte("attachment://")) || bytes.Count(out, []byte(onePixelPNG)) != 1 {
+		t.Errorf("the image is not exactly once, as a part:\n%s", out)
+	}
+}
+
+// TestInvalidBase64Part: an image whose base64 does not decode is no part
+// (ctx-pack would refuse the log); it stays in metadata, with a warning.
+func TestInvalidBase64Part(t *testing.T) {
+	in := `{"request":{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,%%%"}}]}]},"response":{"object":"chat.completion","model":"m","choices":[{"message":{"role":"assistant","content":"?"}}]}}`
+	out, rep, err := Import(OpenAIChat, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	if l.Prompts[0].Parts != nil || l.Prompts[0].Content != "see" || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "base64 is not valid") {
+		t.Errorf("prompt %+v, warnings %q", l.Prompts[0], rep.Warnings)
+	}
+	if !bytes.Contains(out, []byte("base64,%%%")) {
+		t.Error("the image reference is lost")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/tidwall/gjson"
 )
 
 // FuzzImport feeds arbitrary bytes to every importer (and to Detect): none
@@ -29,6 +30,21 @@ func FuzzImport(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"/p/x"}}]},"cwd":"/p"}`), uint8(1))
 	f.Add([]byte(`{"timestamp":"x","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":[1]}}`), uint8(2))
+	// The extended fields: server tools answering in the model's message,
+	// calls with empty ids renamed later, token_count and exit codes,
+	// subagent records, images, a cut-short last line.
+	f.Add([]byte(`{"request":{"messages":[{"role":"user","content":"q"}]},"response":{"type":"message","content":[{"type":"server_tool_use","id":"s","name":"web_search","input":{}},{"type":"web_search_tool_result","tool_use_id":"s","content":{"type":"web_search_tool_result_error","error_code":"x"}}],"usage":{"input_tokens":1,"output_tokens":2}}}`), uint8(0))
+	f.Add([]byte(`[{"request":{"messages":[{"role":"user","content":"q"}]},"response":{"object":"chat.completion","choices":[{"message":{"role":"assistant","tool_calls":[{"id":"","function":{"name":"f","arguments":"{}"}}]}}]}},{"request":{"messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c0","function":{"name":"f","arguments":"{ }"}}]},{"role":"tool","tool_call_id":"c0","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,AA=="}}]}]}}]`), uint8(5))
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c"}}
+{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":3,"cached_input_tokens":-1}}}}
+{"type":"event_msg","payload":{"type":"exec_command_end","call_id":"c","exit_code":2}}
+{"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}
+{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"Exit code: 2\n"}}
+{"type":"response_item","pay`), uint8(2))
+	f.Add([]byte(`{"type":"assistant","uuid":"a","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Task","input":{"prompt":"p"}}]}}
+{"type":"user","uuid":"b","isSidechain":true,"message":{"role":"user","content":"p"}}
+{"type":"assistant","uuid":"c","parentUuid":"b","isSidechain":true,"message":{"id":"n","role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"x"}]}}
+{"type":"user","uuid":"d","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}]}}`), uint8(1))
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		format := Formats()[int(which)%len(Formats())]
 		Detect("", data)
@@ -44,6 +60,21 @@ func FuzzImport(f *testing.F) {
 		}
 		if rep.Mapped+rep.Skipped != rep.Records {
 			t.Fatalf("%s: report %+v does not add up", format, rep)
+		}
+		// No call is two steps (call ids repeat only across Inspect
+		// samples), and a subagent's parent is an earlier step.
+		steps := gjson.GetBytes(out, "steps").Array()
+		seen := map[string]bool{}
+		for i, st := range steps {
+			if id := st.Get("metadata.call_id").String(); id != "" && format != Inspect {
+				if seen[id] {
+					t.Fatalf("%s: call %q is two steps:\n%s", format, id, out)
+				}
+				seen[id] = true
+			}
+			if p := st.Get("parent_step"); p.Exists() && (p.Int() >= int64(i) || st.Get("agent").String() == "") {
+				t.Fatalf("%s: steps[%d]: parent_step %s without agent or not earlier", format, i, p.Raw)
+			}
 		}
 	})
 }

@@ -145,7 +145,7 @@ func (b *builder) langSmithRun(run gjson.Result, where string) error {
 		turn.params = params.raw()
 		turn.meta = join(rest(run, mapped...), turn.meta)
 		if e := run.Get("error"); informative(e) {
-			turn.meta.set("is_error", jsonTrue)
+			turn.failed = &failure{msg: e.String()}
 		}
 		b.exchange(in, out)
 		b.mapRecord()
@@ -159,9 +159,12 @@ func (b *builder) langSmithRun(run gjson.Result, where string) error {
 			}
 			out = &s
 		}
-		e := run.Get("error")
+		var fail *failure
+		if e := run.Get("error"); informative(e) {
+			fail = &failure{msg: e.String()}
+		}
 		id := first(run, "extra.metadata.tool_call_id", "inputs.tool_call_id").String()
-		b.toolRun(id, name, raw(run.Get("inputs")), out, informative(e), ts, rest(run, append(mapped, "name")...))
+		b.toolRun(id, name, raw(run.Get("inputs")), out, fail, ts, rest(run, append(mapped, "name")...))
 		b.mapRecord()
 	default:
 		if run.Get("parent_run_id").String() == "" && !run.Get("trace_id").Exists() || run.Get("trace_id").String() == run.Get("id").String() {

@@ -2,11 +2,15 @@ package importer
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // A msgTable says where a message dialect keeps what the log needs. Each
@@ -148,6 +152,7 @@ func (b *builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 				return nil, err
 			}
 			r.output, r.hasOut = part.text, part.hasText || len(part.results) == 0
+			r.parts = part.parts
 			if len(part.meta) > 0 {
 				r.meta = part.meta
 			}
@@ -156,7 +161,10 @@ func (b *builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 		if e := f.first(t.resultErr...); informative(e) && e.Type != gjson.False {
 			r.isError = e.Type != gjson.String || e.Str != "success"
 			if r.isError {
+				// Inspect's typed ToolCallError: its message is the step's
+				// error, the whole of it stays in the metadata.
 				r.meta.set("error", raw(e))
+				r.failure.msg = e.Get("message").String()
 			}
 		}
 		r.meta = join(r.meta, ms.meta)
@@ -228,13 +236,27 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 		return b.errorf(where, "expected a string or an array of content parts, got %s", kind(c))
 	}
 	var unknown list
+	var parts []execlog.Part // every text and media part, in order
+	media := false
+	text := func(s string) {
+		m.addText(s)
+		parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(s)})
+	}
 	each(c, func(_, p gjson.Result) bool {
 		if p.Type == gjson.String {
-			m.addText(p.Str)
+			text(p.Str)
 			return true
 		}
 		f := fieldsOf(p)
 		typ := f.get("type").String()
+		if part, b64, extra, ok := mediaPart(f, typ, b.attachment); ok && b.validBase64(part, b64, where) {
+			parts = append(parts, part)
+			media = true
+			if len(extra) > 0 {
+				unknown = append(unknown, extra.raw())
+			}
+			return true
+		}
 		switch typ {
 		case "text", "input_text", "output_text", "":
 			t := f.first("text", "content")
@@ -242,10 +264,13 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 				unknown = append(unknown, raw(p))
 				return true
 			}
-			m.addText(t.Str)
+			text(t.Str)
 			if extra := f.rest("text", "content", "type"); len(extra) > 0 {
 				unknown = append(unknown, f.rest("text", "content").raw())
 			}
+		case "redacted_thinking":
+			// Encrypted thinking: the block's JSON text is the reasoning.
+			m.reasoning = append(m.reasoning, p.Raw)
 		case "thinking", "reasoning", "reasoning_text", "summary_text":
 			t := f.first("thinking", "reasoning", "text", "content")
 			if t.Type == gjson.String {
@@ -269,7 +294,7 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 				if out.IsArray() {
 					if err := b.readParts(part, out, where); err == nil {
 						r.output, r.hasOut = part.text, true
-						r.meta = part.meta
+						r.meta, r.parts = part.meta, part.parts
 					}
 				}
 				if !r.hasOut {
@@ -300,8 +325,132 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 	if len(unknown) > 0 {
 		m.meta.set("content", unknown.raw())
 	}
+	if media {
+		m.parts = parts
+	}
 	joinOwnResults(m)
 	return nil
+}
+
+// mediaPart reads an image or a document given inline, in any dialect's
+// spelling, as a part of the log: Anthropic's image and document blocks
+// ({"source": {"type": "base64" | "text", "media_type", "data"}}), data:
+// URLs (OpenAI image_url and input_image, Inspect's image), OpenAI file
+// parts ({"file_data"}) and GenAI blob parts ({"mime_type", "content"}).
+// The base64 text is copied as it is, never decoded here; the part's
+// other members are returned to be kept in metadata. A reference to
+// content elsewhere (a URL, a file id) is no part: ok is false.
+func mediaPart(f fields, typ string, attachment func(string) string) (part execlog.Part, b64 string, extra obj, ok bool) {
+	kind := ""
+	var mediaType, data, textData string
+	var mapped []string
+	switch typ {
+	case "image", "document":
+		kind = typ
+		if src := f.get("source"); src.IsObject() {
+			mediaType = src.Get("media_type").String()
+			switch src.Get("type").String() {
+			case "base64":
+				data = src.Get("data").String()
+			case "text":
+				textData = src.Get("data").String()
+				if mediaType == "" {
+					mediaType = "text/plain"
+				}
+			default:
+				return execlog.Part{}, "", nil, false
+			}
+			mapped = []string{"type", "source"}
+			if rest := rest(src, "type", "media_type", "data"); len(rest) > 0 {
+				extra.set("source", rest.raw())
+			}
+		} else if u := f.get("image"); u.Type == gjson.String { // Inspect
+			if mediaType, data, ok = dataURL(attachment(u.Str)); !ok {
+				return execlog.Part{}, "", nil, false
+			}
+			mapped = []string{"type", "image"}
+		} else {
+			return execlog.Part{}, "", nil, false
+		}
+	case "image_url", "input_image":
+		kind = "image"
+		u := f.get("image_url")
+		if u.IsObject() {
+			if rest := rest(u, "url"); len(rest) > 0 {
+				extra.set("image_url", rest.raw())
+			}
+			u = u.Get("url")
+		}
+		if mediaType, data, ok = dataURL(u.String()); !ok {
+			return execlog.Part{}, "", nil, false
+		}
+		mapped = []string{"type", "image_url"}
+	case "file", "input_file":
+		kind = "file"
+		d := f.first("file.file_data", "file_data")
+		if mediaType, data, ok = dataURL(d.String()); !ok {
+			return execlog.Part{}, "", nil, false
+		}
+		if mediaType == "application/pdf" {
+			kind = "document"
+		}
+		mapped = []string{"type", "file", "file_data"}
+		if fo := f.get("file"); fo.IsObject() {
+			if rest := rest(fo, "file_data"); len(rest) > 0 {
+				extra.set("file", rest.raw())
+			}
+		}
+	case "blob":
+		mediaType, data = f.first("mime_type", "media_type").String(), f.get("content").String()
+		switch m := f.get("modality").String(); m {
+		case "image", "audio":
+			kind = m
+		default:
+			kind = "file"
+		}
+		mapped = []string{"type", "mime_type", "media_type", "content", "modality"}
+	default:
+		return execlog.Part{}, "", nil, false
+	}
+	p := execlog.Part{Type: kind, MediaType: mediaType}
+	if data != "" || textData == "" {
+		p.Content, b64 = execlog.Base64(data), data
+	} else {
+		p.Content = execlog.Text(textData)
+	}
+	extra = join(f.rest(mapped...), extra)
+	if len(extra) > 0 {
+		extra.setDefault("type", quote(typ))
+	}
+	return p, b64, extra, true
+}
+
+// validBase64 reports whether a part's base64 text b64, if it has any, is
+// standard base64 (the log's form); a part that is not stays in metadata,
+// with a warning.
+func (b *builder) validBase64(p execlog.Part, b64, where string) bool {
+	if b64 == "" {
+		return true
+	}
+	if _, err := base64.StdEncoding.DecodeString(b64); err != nil {
+		b.warn("%s: a %s part's base64 is not valid (%v); it is kept in metadata", where, p.Type, err)
+		return false
+	}
+	return true
+}
+
+// dataURL splits a base64 data: URL into its media type and data.
+func dataURL(u string) (mediaType, data string, ok bool) {
+	rest, found := strings.CutPrefix(u, "data:")
+	if !found {
+		return "", "", false
+	}
+	head, data, found := strings.Cut(rest, ",")
+	mediaType, enc, _ := strings.Cut(head, ";")
+	if !found || enc != "base64" {
+		return "", "", false
+	}
+	return mediaType, data, true
 }
 
 // serverToolResult reads the result block of an Anthropic server tool. Its
@@ -327,12 +476,10 @@ func serverToolResult(f fields, typ string) *result {
 	switch rc := out.Get("return_code"); {
 	case strings.HasSuffix(ct, "_error"):
 		r.isError = true
-		if code := out.Get("error_code"); code.Type == gjson.String {
-			r.meta.setString("error_message", code.Str)
-		}
+		r.failure.msg = out.Get("error_code").String()
 	case rc.Type == gjson.Number && rc.Raw != "0":
 		r.isError = true
-		r.meta.set("exit_code", raw(rc))
+		r.failure.exitCode = raw(rc)
 	}
 	r.meta.setString("type", typ)
 	r.meta = join(r.meta, f.rest("tool_use_id", "content", "type"))
@@ -366,7 +513,7 @@ func joinOwnResults(m *msg) {
 			empty := ""
 			c.output = &empty
 		}
-		c.isError = r.isError
+		c.isError, c.failure = r.isError, r.failure
 		c.meta = join(c.meta, r.meta)
 	}
 	m.results = kept

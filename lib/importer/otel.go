@@ -643,7 +643,18 @@ func (b *builder) otelLLM(s *span) error {
 	}
 	turn.ts = s.start
 	turn.params = params.raw()
+	// gen_ai.usage.input_tokens, gen_ai.usage.cache_read.input_tokens, …:
+	// the step's usage (costs and other counters stay with it in metadata).
+	var usage obj
+	for _, k := range s.attrs.keys {
+		if name, ok := strings.CutPrefix(k, "gen_ai.usage."); ok {
+			usage.set(strings.ReplaceAll(name, ".", "_"), raw(s.attrs.get(k)))
+			used[k] = true
+		}
+	}
 	turn.meta = join(b.spanMeta(s, used), turn.meta)
+	turn.meta.setDefault("usage", usage.raw())
+	turn.failed = spanFailure(s)
 	b.seen(s.start)
 	b.exchange(in, out)
 	b.countSpan(s, true, "")
@@ -857,6 +868,23 @@ func agentOutput(o gjson.Result, typ string) *msg {
 	return m
 }
 
+// spanFailure says whether a span records a failed operation: an error
+// status (with its message) or the semantic conventions' error.type.
+func spanFailure(s *span) *failure {
+	status := gjson.ParseBytes(s.rest.get("status"))
+	if code := first(status, "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
+		msg := first(status, "message", "description").String()
+		if msg == "" {
+			msg = s.attrs.str("error.type")
+		}
+		return &failure{msg: msg}
+	}
+	if et := s.attrs.str("error.type"); et != "" {
+		return &failure{msg: et}
+	}
+	return nil
+}
+
 func (b *builder) otelTool(s *span) {
 	used := map[string]bool{
 		"gen_ai.operation.name": true, "gen_ai.tool.name": true, "gen_ai.tool.call.id": true,
@@ -886,13 +914,11 @@ func (b *builder) otelTool(s *span) {
 			break
 		}
 	}
-	if code := first(gjson.ParseBytes(s.rest.get("status")), "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
-		r.isError = true
-	}
+	fail := spanFailure(s)
 	var out *string
 	if r.hasOut {
 		out = &r.output
 	}
-	b.toolRun(id, name, args(argv), out, r.isError, s.start, b.spanMeta(s, used))
+	b.toolRun(id, name, args(argv), out, fail, s.start, b.spanMeta(s, used))
 	b.countSpan(s, true, "")
 }

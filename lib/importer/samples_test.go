@@ -24,8 +24,9 @@ type testLog struct {
 	} `json:"model"`
 	SystemPrompt string `json:"system_prompt"`
 	Prompts      []struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
+		Role    string           `json:"role"`
+		Content string           `json:"content"`
+		Parts   []map[string]any `json:"parts"`
 	} `json:"prompts"`
 	Steps []struct {
 		Index         int            `json:"index"`
@@ -36,6 +37,17 @@ type testLog struct {
 		Deterministic bool           `json:"deterministic"`
 		Timestamp     string         `json:"timestamp"`
 		Metadata      map[string]any `json:"metadata"`
+		Error         any            `json:"error"`
+		Usage         map[string]int `json:"usage"`
+		Reasoning     *string        `json:"reasoning"`
+		Agent         string         `json:"agent"`
+		ParentStep    *int           `json:"parent_step"`
+		OutputParts   []struct {
+			Type          string `json:"type"`
+			MediaType     string `json:"media_type"`
+			Content       string `json:"content"`
+			ContentBase64 string `json:"content_base64"`
+		} `json:"output_parts"`
 	} `json:"steps"`
 	Inputs []struct {
 		Name       string     `json:"name"`
@@ -170,7 +182,7 @@ var samples = []sample{
 		output:    "\n\nLet me check the project structure and try running the server to see the error.",
 		check: func(t *testing.T, l *testLog) {
 			// Four assistant lines share message.id: one model turn.
-			if got := l.Steps[0].Metadata["reasoning"]; !strings.HasPrefix(got.(string), "The user is having trouble starting") {
+			if got := deref(l.Steps[0].Reasoning); !strings.HasPrefix(got.(string), "The user is having trouble starting") {
 				t.Errorf("reasoning = %v", got)
 			}
 			glob := l.Steps[2]
@@ -178,7 +190,7 @@ var samples = []sample{
 				t.Errorf("Glob step = %+v", glob)
 			}
 			for _, i := range l.toolSteps() {
-				if l.Steps[i].Metadata["is_error"] != true {
+				if l.Steps[i].Error != true {
 					t.Errorf("steps[%d] (rejected by the user) not marked is_error", i)
 				}
 			}
@@ -221,8 +233,8 @@ var samples = []sample{
 		llmSteps: 1, system: "Sample instructions", prompt: "Write a hello world function",
 		output: "Here is a simple hello world function.",
 		check: func(t *testing.T, l *testLog) {
-			if l.Steps[0].Metadata["reasoning"] != "I'll include a minimal example and keep it short." {
-				t.Errorf("reasoning = %v", l.Steps[0].Metadata["reasoning"])
+			if deref(l.Steps[0].Reasoning) != "I'll include a minimal example and keep it short." {
+				t.Errorf("reasoning = %v", deref(l.Steps[0].Reasoning))
 			}
 			if l.Environment.ToolVersions["codex"] != "0.0.0" {
 				t.Errorf("tool_versions = %v", l.Environment.ToolVersions)
@@ -279,7 +291,7 @@ var samples = []sample{
 		file: "anthropic-messages/otel-py-anthropic-thinking.json", format: Anthropic, model: "claude-sonnet-4-20250514",
 		llmSteps: 1, prompt: "What is 17*19? Think first.", output: "I need to calculate 17 × 19.\n\nLet me work through this step by step:",
 		check: func(t *testing.T, l *testLog) {
-			if r, _ := l.Steps[0].Metadata["reasoning"].(string); !strings.HasSuffix(r, "Both methods give me 323.") {
+			if r, _ := deref(l.Steps[0].Reasoning).(string); !strings.HasSuffix(r, "Both methods give me 323.") {
 				t.Errorf("reasoning = %q", r)
 			}
 			if l.Model.Parameters["max_tokens"] != 16000.0 {
@@ -347,9 +359,8 @@ var samples = []sample{
 			if l.Steps[0].Timestamp != "2026-11-21T21:15:37.778Z" || l.Steps[0].Metadata["span_id"] != "9ff05ed27b3f9030" {
 				t.Errorf("first span = %+v", l.Steps[0])
 			}
-			attrs := l.Steps[1].Metadata["attributes"].(map[string]any)
-			if attrs["gen_ai.usage.output_tokens"] != 27.0 {
-				t.Errorf("attributes = %v", attrs)
+			if !reflect.DeepEqual(l.Steps[1].Usage, map[string]int{"input_tokens": 125, "output_tokens": 27}) {
+				t.Errorf("usage = %v", l.Steps[1].Usage)
 			}
 		},
 	},
@@ -394,7 +405,7 @@ var samples = []sample{
 			for _, s := range l.Steps {
 				res := s.Metadata["result"].(map[string]any)
 				types = append(types, res["error"].(map[string]any)["type"].(string))
-				if s.Metadata["is_error"] != true || s.Metadata["unmatched_result"] != true {
+				if s.Error == nil || s.Metadata["unmatched_result"] != true {
 					t.Errorf("steps[%d].metadata = %v", s.Index, s.Metadata)
 				}
 			}

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/execlog"
 )
 
 // workspace is what a session's file tools tell about the files it worked
@@ -335,60 +335,34 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 	}
 }
 
-// addWorkspace adds w's inputs and outputs to doc, the imported log, after
-// its paths were made relative: file contents are kept byte for byte.
-// Outputs already in the log (final.md) come first; a written file of the
-// same name replaces it, with a warning.
-func (b *builder) addWorkspace(doc []byte, w *workspace) ([]byte, error) {
+// addWorkspace adds w's inputs and outputs to the imported log: file
+// contents are kept byte for byte. Outputs already in the log (final.md)
+// come first; a written file of the same name replaces it, with a warning.
+func (b *builder) addWorkspace(l *execlog.Log, w *workspace) {
 	for _, s := range w.skipped {
 		b.warn("%s", s)
 	}
 	if len(w.inputs) == 0 && len(w.outputs) == 0 {
-		return doc, nil
+		return
 	}
-	var top map[string]jsontext.Value
-	if err := json.Unmarshal(doc, &top); err != nil {
-		return nil, fmt.Errorf("adding the workspace: %w", err)
-	}
-	type file struct {
-		Name    string `json:"name"`
-		Content string `json:"content"`
-	}
-	var outputs []jsontext.Value
-	if old, ok := top["outputs"]; ok {
-		var list []jsontext.Value
-		if err := json.Unmarshal(old, &list); err != nil {
-			return nil, fmt.Errorf("adding the workspace: %w", err)
+	var outputs []execlog.Output
+	for _, o := range l.Outputs {
+		if w.isOutput(o.Name) {
+			b.warn("the session wrote %s, which replaces the output of the same name holding its last message", o.Name)
+			continue
 		}
-		for _, o := range list {
-			if name := gjson.GetBytes(o, "name").String(); w.isOutput(name) {
-				b.warn("the session wrote %s, which replaces the output of the same name holding its last message", name)
-				continue
-			}
-			outputs = append(outputs, o)
-		}
+		outputs = append(outputs, o)
 	}
 	for _, name := range w.outputs {
-		v, err := json.Marshal(file{name, w.current[name]})
-		if err != nil {
-			return nil, err
-		}
-		outputs = append(outputs, v)
+		outputs = append(outputs, execlog.Output{Name: name, Content: execlog.Text(w.current[name])})
 	}
-	type input struct {
-		Name       string     `json:"name"`
-		Content    *string    `json:"content,omitzero"`
-		Seen       string     `json:"seen,omitzero"`
-		Lines      [][2]int64 `json:"lines,omitzero"`
-		TotalLines int64      `json:"total_lines,omitzero"`
-	}
-	var inputs []input
+	l.Outputs = outputs
 	for _, in := range w.inputs {
 		switch in.seen {
 		case "":
-			inputs = append(inputs, input{Name: in.name, Content: &in.content})
+			l.Inputs = append(l.Inputs, execlog.File{Name: in.name, Content: execlog.Text(in.content)})
 		case seenName:
-			inputs = append(inputs, input{Name: in.name, Seen: seenName})
+			l.Inputs = append(l.Inputs, execlog.File{Name: in.name, Seen: seenName})
 		case seenPartial:
 			nums := make([]int, 0, len(in.known))
 			for n := range in.known {
@@ -406,22 +380,11 @@ func (b *builder) addWorkspace(doc []byte, w *workspace) ([]byte, error) {
 					ranges = append(ranges, [2]int64{int64(n), int64(n)})
 				}
 			}
-			content := b.String()
 			total := int64(in.total)
 			if total > 0 && total < ranges[len(ranges)-1][1] {
 				total = 0
 			}
-			inputs = append(inputs, input{Name: in.name, Content: &content, Seen: seenPartial, Lines: ranges, TotalLines: total})
+			l.Inputs = append(l.Inputs, execlog.File{Name: in.name, Content: execlog.Text(b.String()), Seen: seenPartial, Lines: ranges, TotalLines: total})
 		}
 	}
-	var err error
-	if len(inputs) > 0 {
-		if top["inputs"], err = json.Marshal(inputs); err != nil {
-			return nil, err
-		}
-	}
-	if top["outputs"], err = json.Marshal(outputs); err != nil {
-		return nil, err
-	}
-	return json.Marshal(top, json.Deterministic(true))
 }

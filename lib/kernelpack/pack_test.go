@@ -94,8 +94,9 @@ func TestPackEdgeCases(t *testing.T) {
 		{"dirs", defaults, []string{
 			"PK12 ledger.jsonl: not a regular file: ledger.jsonl",
 			"PK12 policy.json: not a regular file: policy.json",
-			"PK8 policy.json: failed to parse: policy.json: is a directory",
-			"PK9 ledger.jsonl: failed to read ledger: ledger.jsonl: is a directory",
+			// Node's own text for reading a directory.
+			"PK8 policy.json: failed to parse: EISDIR: illegal operation on a directory, read",
+			"PK9 ledger.jsonl: failed to read ledger: EISDIR: illegal operation on a directory, read",
 		}, 1},
 		{"dirs", Options{}, []string{
 			"PK12 ledger.jsonl: not a regular file: ledger.jsonl",

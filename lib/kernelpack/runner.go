@@ -36,8 +36,8 @@ var runnerLimits = []runnerLimit{
 // other file verifiers it reads only values whose type it has checked, so it
 // never throws.
 func verifyRunner(input value) []subViolation {
-	var vs []subViolation
-	add := func(rule, msg string) { vs = append(vs, subViolation{rule, msg}) }
+	var vs violations
+	add := vs.add
 
 	runner, ok := input.(*object)
 	if !ok {
@@ -424,9 +424,27 @@ func changesWhenUppercased(s string) bool {
 		if r >= 0xD800 && r <= 0xDFFF {
 			continue
 		}
-		if unicode.ToUpper(r) != r || specialUpper(r) {
+		if unicode.ToUpper(r) != r || specialUpper(r) || newerUpper(r) {
 			return true
 		}
+	}
+	return false
+}
+
+// newerUpper reports whether r is one of the 55 lowercase letters that
+// gained an uppercase mapping after Unicode 15, the version of Go's
+// tables, and which the JavaScript engines the reference runs on map:
+// U+019B ƛ, U+0264 ɤ, U+1C8A, U+A7CD, U+A7CF, U+A7D3, U+A7D5, U+A7DB,
+// Garay U+10D70–10D85 and U+16EBB–16ED3 (UnicodeData.txt, Unicode 16
+// and 17).
+func newerUpper(r rune) bool {
+	switch {
+	case r == 0x019B, r == 0x0264, r == 0x1C8A:
+		return true
+	case r == 0xA7CD, r == 0xA7CF, r == 0xA7D3, r == 0xA7D5, r == 0xA7DB:
+		return true
+	case r >= 0x10D70 && r <= 0x10D85, r >= 0x16EBB && r <= 0x16ED3:
+		return true
 	}
 	return false
 }

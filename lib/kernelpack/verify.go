@@ -417,7 +417,11 @@ func (v *verifier) read(name string) ([]byte, error) {
 	if err != nil {
 		return nil, errors.New(ioReason(err, name))
 	}
-	if !fi.Mode().IsRegular() && !fi.IsDir() {
+	if fi.IsDir() {
+		// What readFileSync throws, word for word.
+		return nil, errors.New("EISDIR: illegal operation on a directory, read")
+	}
+	if !fi.Mode().IsRegular() {
 		return nil, errors.New(name + ": not a regular file")
 	}
 	data, err := os.ReadFile(p)

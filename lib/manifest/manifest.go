@@ -1,6 +1,12 @@
-// Package manifest defines the context pack manifest (DESIGN §4), its
-// canonical encoding, the pack summary kept in packs/, and loading a
+// Package manifest defines the context pack manifest (DESIGN §4, with the
+// extended fields the README documents: step errors, usage, reasoning,
+// agents, multimodal parts, media types, inputs seen in part or by name),
+// its canonical encoding, the pack summary kept in packs/, and loading a
 // finalized pack from a store with its digest verified.
+//
+// It also holds the two rules every package applies the same way:
+// CheckName, the clean-relative-name rule for inputs and outputs, and
+// Slots, the one walk over a manifest's object references.
 package manifest
 
 import (
@@ -304,6 +310,13 @@ func (m *Manifest) check() error {
 				}
 			}
 		}
+	}
+	inputs := make([]string, len(m.Inputs))
+	for i, f := range m.Inputs {
+		inputs[i] = f.Name
+	}
+	if f, u, ok := DirConflict(inputs); ok {
+		return fmt.Errorf("inputs[%d].name: %q is a file, but inputs[%d] %q needs it to be a directory", f, inputs[f], u, inputs[u])
 	}
 	names = map[string]bool{}
 	for i, o := range m.Outputs {

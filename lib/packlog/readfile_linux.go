@@ -2,6 +2,7 @@ package packlog
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"syscall"
@@ -88,11 +89,11 @@ func (r *entryReader) list() ([]name, error) {
 // through the store.)
 func (r *entryReader) read(d digest.Digest, buf []byte) ([]byte, error) {
 	var name [digest.HexSize + 1]byte // NUL-terminated for the kernel
-	encodeHex(name[:digest.HexSize], d[:])
+	hex.Encode(name[:digest.HexSize], d[:])
 	var fd int
 	for {
 		v, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(r.dir), uintptr(unsafe.Pointer(&name[0])),
-			uintptr(syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW), 0, 0, 0)
+			uintptr(syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK), 0, 0, 0)
 		if errno == syscall.EINTR {
 			continue
 		}
@@ -107,7 +108,23 @@ func (r *entryReader) read(d digest.Digest, buf []byte) ([]byte, error) {
 		break
 	}
 	defer syscall.Close(fd)
+	// Only a regular file is an entry, and only so large: a pipe, device
+	// or runaway file in a received store must not hang or fill memory.
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return buf, fmt.Errorf("reading pack entry %s: %w", d, err)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return buf, fmt.Errorf("reading pack entry %s: packs/%s: %w", d, d.Hex(), store.ErrNotRegular)
+	}
+	if st.Size > store.MaxEntrySize {
+		return buf, fmt.Errorf("reading pack entry %s: packs/%s is %d bytes, more than the %d it may hold", d, d.Hex(), st.Size, store.MaxEntrySize)
+	}
+	start := len(buf)
 	for {
+		if len(buf)-start > store.MaxEntrySize {
+			return buf, fmt.Errorf("reading pack entry %s: packs/%s is more than the %d bytes it may hold", d, d.Hex(), store.MaxEntrySize)
+		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}

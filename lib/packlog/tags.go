@@ -16,6 +16,10 @@ import (
 // whose ref cannot be read is returned among problems and does not hide
 // the others; err is set only when refs/tags cannot be listed.
 func ReadTags(s *store.Store) (tags []store.Tag, problems []error, err error) {
+	if fi, err := os.Lstat(s.Path("refs", "tags")); err == nil && !fi.IsDir() {
+		// A symlink would list and read tags outside the store.
+		return nil, nil, fmt.Errorf("listing tags: %s is not a directory of the store", s.Path("refs", "tags"))
+	}
 	ents, err := os.ReadDir(s.Path("refs", "tags"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil

@@ -24,6 +24,45 @@ const MinPrefix = 4
 // ErrInvalid reports text that is not a reference at all.
 var ErrInvalid = errors.New("invalid reference")
 
+// Error reports a reference that names no usable pack or object. Ref is
+// the reference as given. Err says why, for errors.Is and errors.As:
+// ErrInvalid (not a reference), store.ErrNotFound (it names nothing here,
+// or a parent that does not exist), an *AmbiguousError, or what went wrong
+// reading the store (store.ErrCorrupt, I/O errors).
+type Error struct {
+	Ref string
+	Err error
+
+	named bool // Err's text already names the reference
+}
+
+// Error returns a sentence that names the reference.
+func (e *Error) Error() string {
+	if e.named {
+		return e.Err.Error()
+	}
+	return e.Ref + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// notFound is a sentence that errors.Is matches to store.ErrNotFound,
+// so messages need no ": not found" tail.
+type notFound string
+
+func (e notFound) Error() string        { return string(e) }
+func (e notFound) Is(target error) bool { return target == store.ErrNotFound }
+
+// invalid returns a reference error wrapping ErrInvalid; detail, if any,
+// says what is wrong.
+func invalid(r, detail string) *Error {
+	err := fmt.Errorf("%w %q", ErrInvalid, r)
+	if detail != "" {
+		err = fmt.Errorf("%w %q: %s", ErrInvalid, r, detail)
+	}
+	return &Error{Ref: r, Err: err, named: true}
+}
+
 // AmbiguousError reports a prefix that matches several packs or objects.
 type AmbiguousError struct {
 	Ref        string
@@ -49,24 +88,24 @@ func (e *AmbiguousError) Error() string {
 }
 
 // Resolve returns the pack named by r. A full hash is returned as is, even
-// if no such pack exists (manifest.Load says so); prefixes are matched
-// against finalized packs only.
+// if no such pack exists (Load says so); prefixes are matched against
+// finalized packs only. Its errors are *Error.
 func Resolve(s *store.Store, r string) (digest.Digest, error) {
 	base, up, err := split(r)
 	if err != nil {
 		return digest.Digest{}, err
 	}
-	d, err := resolveBase(s, r, base, s.Packs)
+	d, err := resolveBase(s, r, base, "pack", s.Packs)
 	if err != nil {
 		return d, err
 	}
 	for range up {
 		parent, err := parentOf(s, d)
 		if err != nil {
-			return d, fmt.Errorf("resolving %s: %w", r, err)
+			return d, &Error{Ref: r, Err: err}
 		}
 		if parent.IsZero() {
-			return d, fmt.Errorf("resolving %s: pack %s has no parent: %w", r, d, store.ErrNotFound)
+			return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("pack %s has no parent", d))}
 		}
 		d = parent
 	}
@@ -85,13 +124,14 @@ func parentOf(s *store.Store, d digest.Digest) (digest.Digest, error) {
 	}
 	m, err := manifest.Load(s, d)
 	if err != nil {
-		return digest.Digest{}, err
+		return digest.Digest{}, loadErr(d, err)
 	}
 	return m.Parent, nil
 }
 
-// ResolveObject returns the object named by r: a full hash, a unique prefix
-// among all objects, or a pack reference (whose manifest object it names).
+// ResolveObject returns the object named by r: a full hash or a unique
+// prefix of an object in the store, or a pack reference (whose manifest
+// object it names). Its errors are *Error.
 func ResolveObject(s *store.Store, r string) (digest.Digest, error) {
 	base, up, err := split(r)
 	if err != nil {
@@ -100,7 +140,48 @@ func ResolveObject(s *store.Store, r string) (digest.Digest, error) {
 	if up > 0 {
 		return Resolve(s, r)
 	}
-	return resolveBase(s, r, base, s.Objects)
+	d, err := resolveBase(s, r, base, "object", s.Objects)
+	if err != nil {
+		return d, err
+	}
+	switch ok, err := s.Has(d); {
+	case err != nil:
+		return d, &Error{Ref: r, Err: err}
+	case !ok:
+		return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("no object %s in this store", d)), named: strings.Contains(strings.ToLower(r), d.Hex())}
+	}
+	return d, nil
+}
+
+// Load resolves r and loads the finalized pack it names. Its errors are
+// *Error.
+func Load(s *store.Store, r string) (*manifest.Manifest, error) {
+	d, err := Resolve(s, r)
+	if err != nil {
+		return nil, err
+	}
+	return LoadResolved(s, r, d)
+}
+
+// LoadResolved loads pack d, which r resolved to, with errors (*Error)
+// that name r.
+func LoadResolved(s *store.Store, r string, d digest.Digest) (*manifest.Manifest, error) {
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		// A reference that spells out the hash is named by the message.
+		return nil, &Error{Ref: r, Err: loadErr(d, err), named: strings.Contains(strings.ToLower(r), d.Hex())}
+	}
+	return m, nil
+}
+
+// loadErr says in a sentence that pack d is absent; other errors (a
+// manifest that is not a finalized pack, corruption, I/O) keep their own
+// words, which name d.
+func loadErr(d digest.Digest, err error) error {
+	if errors.Is(err, store.ErrNotFound) && !errors.Is(err, manifest.ErrNotPack) {
+		return notFound(fmt.Sprintf("no pack %s in this store", d))
+	}
+	return err
 }
 
 // split separates trailing ^ and ~N suffixes from the base reference.
@@ -118,7 +199,7 @@ func split(r string) (base string, up int, err error) {
 			if num := base[i+1:]; num != "" {
 				v, err := strconv.Atoi(num)
 				if err != nil || v < 0 {
-					return "", 0, fmt.Errorf("%w %q: ~ must be followed by a number", ErrInvalid, r)
+					return "", 0, invalid(r, "~ must be followed by a number")
 				}
 				n = v
 			}
@@ -129,69 +210,66 @@ func split(r string) (base string, up int, err error) {
 		break
 	}
 	if base == "" {
-		return "", 0, fmt.Errorf("%w %q", ErrInvalid, r)
+		return "", 0, invalid(r, "")
 	}
 	return base, up, nil
 }
 
-func resolveBase(s *store.Store, r, base string, list func(prefix string) ([]digest.Digest, error)) (digest.Digest, error) {
+// resolveBase resolves a reference without ^ or ~N; kind ("pack" or
+// "object") is what a hash prefix is matched against.
+func resolveBase(s *store.Store, r, base, kind string, list func(prefix string) ([]digest.Digest, error)) (digest.Digest, error) {
 	hex, isHash := strings.CutPrefix(base, "sha256:")
 	if !isHash {
 		hex, isHash = strings.CutPrefix(base, "ctx://")
 	}
 	if len(hex) == digest.HexSize && digest.IsHex(hex) {
-		return digest.Parse(hex)
+		d, err := digest.Parse(hex)
+		if err != nil {
+			return d, &Error{Ref: r, Err: err}
+		}
+		return d, nil
 	}
 	if !isHash && (base == store.Latest || !digest.IsHex(base) || len(base) < MinPrefix) {
 		if base == store.Latest {
 			d, err := s.Ref(store.Latest)
-			if errors.Is(err, store.ErrNotFound) {
-				return d, fmt.Errorf("latest: no pack has been made in this store yet: %w", store.ErrNotFound)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				return d, &Error{Ref: r, Err: notFound("latest names no pack: none has been made in this store yet"), named: true}
+			case err != nil:
+				return d, &Error{Ref: r, Err: err}
 			}
-			return d, err
+			return d, nil
 		}
 		if err := store.CheckTagName(base); err != nil {
 			if digest.IsHex(base) {
-				return digest.Digest{}, fmt.Errorf("%w %q: a hash prefix needs at least %d hex digits", ErrInvalid, r, MinPrefix)
+				return digest.Digest{}, invalid(r, fmt.Sprintf("a hash prefix needs at least %d hex digits", MinPrefix))
 			}
-			return digest.Digest{}, fmt.Errorf("%w %q: not a hash, hash prefix, latest or tag name", ErrInvalid, r)
+			return digest.Digest{}, invalid(r, "not a hash, hash prefix, latest or tag name")
 		}
 		d, err := s.Ref(base)
-		if errors.Is(err, store.ErrNotFound) {
-			if digest.IsHex(base) {
-				return d, fmt.Errorf("no pack or tag named %q (a hash prefix needs at least %d hex digits): %w", base, MinPrefix, store.ErrNotFound)
-			}
-			return d, fmt.Errorf("no pack or tag named %q: %w", base, store.ErrNotFound)
+		switch {
+		case errors.Is(err, store.ErrNotFound) && digest.IsHex(base):
+			return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("no pack or tag named %q (a hash prefix needs at least %d hex digits)", base, MinPrefix)), named: true}
+		case errors.Is(err, store.ErrNotFound):
+			return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("no pack or tag named %q", base)), named: true}
+		case err != nil:
+			return d, &Error{Ref: r, Err: err}
 		}
-		return d, err
+		return d, nil
 	}
 	if len(hex) < MinPrefix || !digest.IsHex(hex) {
-		return digest.Digest{}, fmt.Errorf("%w %q: a hash prefix needs at least %d hex digits", ErrInvalid, r, MinPrefix)
+		return digest.Digest{}, invalid(r, fmt.Sprintf("a hash prefix needs at least %d hex digits", MinPrefix))
 	}
 	cands, err := list(strings.ToLower(hex))
 	if err != nil {
-		return digest.Digest{}, err
+		return digest.Digest{}, &Error{Ref: r, Err: err}
 	}
 	switch len(cands) {
 	case 0:
-		return digest.Digest{}, fmt.Errorf("no pack matches %q: %w", r, store.ErrNotFound)
+		return digest.Digest{}, &Error{Ref: r, Err: notFound(fmt.Sprintf("no %s matches %q", kind, r)), named: true}
 	case 1:
 		return cands[0], nil
 	}
 	slices.SortFunc(cands, func(a, b digest.Digest) int { return bytes.Compare(a[:], b[:]) })
-	return digest.Digest{}, &AmbiguousError{Ref: r, Candidates: cands}
-}
-
-// Load resolves r and loads the finalized pack it names. Errors name the
-// reference when it is not already visible in them (a prefix, a tag, ^).
-func Load(s *store.Store, r string) (*manifest.Manifest, error) {
-	d, err := Resolve(s, r)
-	if err != nil {
-		return nil, err
-	}
-	m, err := manifest.Load(s, d)
-	if err != nil && !strings.Contains(r, d.Hex()) {
-		return nil, fmt.Errorf("%s: %w", r, err)
-	}
-	return m, err
+	return digest.Digest{}, &Error{Ref: r, Err: &AmbiguousError{Ref: r, Candidates: cands}, named: true}
 }

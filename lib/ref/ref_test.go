@@ -74,6 +74,78 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// TestErrors checks that every failure is a *Error naming the reference
+// in a plain sentence, with the cause errors.Is still sees.
+func TestErrors(t *testing.T) {
+	s, _, err := store.Init(filepath.Join(t.TempDir(), ".ctx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _, err := s.Put([]byte("an object, not a pack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(s, "latest"); err == nil || err.Error() != "latest names no pack: none has been made in this store yet" {
+		t.Errorf("Load(latest) on an empty store = %v", err)
+	}
+	a := commit(t, s, "2026-01-01T00:00:00Z", digest.Digest{})
+	b := commit(t, s, "2026-01-02T00:00:00Z", a)
+	orphan := digest.Of([]byte("absent parent"))
+	if err := s.UpdateRef(store.Latest, func(*digest.Digest) (digest.Digest, error) { return b, nil }); err != nil {
+		t.Fatal(err)
+	}
+	absent := digest.Of([]byte("absent"))
+
+	for _, tc := range []struct {
+		ref, want string
+		cause     error
+		object    bool // ResolveObject instead of Load
+	}{
+		{"nosuch", `no pack or tag named "nosuch"`, store.ErrNotFound, false},
+		{"abc", `no pack or tag named "abc" (a hash prefix needs at least 4 hex digits)`, store.ErrNotFound, false},
+		{"ffff0000", `no pack matches "ffff0000"`, store.ErrNotFound, false},
+		{"ffff0000", `no object matches "ffff0000"`, store.ErrNotFound, true},
+		{absent.String(), "no object " + absent.String() + " in this store", store.ErrNotFound, true},
+		{"latest^^", "latest^^: pack " + a.String() + " has no parent", store.ErrNotFound, false},
+		{absent.String(), "no pack " + absent.String() + " in this store", store.ErrNotFound, false},
+		{absent.URI(), "no pack " + absent.String() + " in this store", store.ErrNotFound, false},
+		{strings.ToUpper(absent.Hex()), "no pack " + absent.String() + " in this store", store.ErrNotFound, false},
+		{absent.Hex()[:12] + "~0", `no pack matches "` + absent.Hex()[:12] + `~0"`, store.ErrNotFound, false},
+		{obj.Hex(), obj.String() + " is an object but not a pack", manifest.ErrNotPack, false},
+		{"not a ref!", `invalid reference "not a ref!": not a hash, hash prefix, latest or tag name`, ErrInvalid, false},
+		{"latest~x", `invalid reference "latest~x": ~ must be followed by a number`, ErrInvalid, false},
+		{"^", `invalid reference "^"`, ErrInvalid, false},
+		{"sha256:zz99", `invalid reference "sha256:zz99": a hash prefix needs at least 4 hex digits`, ErrInvalid, false},
+	} {
+		var err error
+		if tc.object {
+			_, err = ResolveObject(s, tc.ref)
+		} else {
+			_, err = Load(s, tc.ref)
+		}
+		var re *Error
+		switch {
+		case !errors.As(err, &re):
+			t.Errorf("%q: error %v (%T) is not a *ref.Error", tc.ref, err, err)
+		case re.Ref != tc.ref:
+			t.Errorf("%q: Error.Ref = %q", tc.ref, re.Ref)
+		case !strings.HasPrefix(err.Error(), tc.want):
+			t.Errorf("%q: error %q, want it to start %q", tc.ref, err, tc.want)
+		case strings.HasSuffix(err.Error(), ": not found") && !errors.Is(err, manifest.ErrNotPack):
+			t.Errorf("%q: error %q ends in a bare cause", tc.ref, err)
+		case !errors.Is(err, tc.cause):
+			t.Errorf("%q: error %v is not %v", tc.ref, err, tc.cause)
+		}
+	}
+
+	// A reference through a parent that is not here names both.
+	c := commit(t, s, "2026-01-03T00:00:00Z", orphan)
+	_, err = Load(s, c.Hex()[:10]+"^")
+	if want := c.Hex()[:10] + "^: no pack " + orphan.String() + " in this store"; err == nil || err.Error() != want {
+		t.Errorf("Load(parent not here) = %v, want %s", err, want)
+	}
+}
+
 func TestAmbiguous(t *testing.T) {
 	s, _, _ := store.Init(filepath.Join(t.TempDir(), ".ctx"))
 	s.SetSyncMode(store.SyncNone)

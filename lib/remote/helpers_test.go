@@ -114,7 +114,7 @@ type testRegistry struct {
 	c   *counter
 }
 
-func newRegistry(t *testing.T) *testRegistry {
+func newRegistry(t testing.TB) *testRegistry {
 	t.Helper()
 	srv := httptest.NewServer(registry.New(registry.WithReferrersSupport(true), registry.Logger(log.New(io.Discard, "", 0))))
 	t.Cleanup(srv.Close)
@@ -124,7 +124,7 @@ func newRegistry(t *testing.T) *testRegistry {
 func (r *testRegistry) host() string { return strings.TrimPrefix(r.srv.URL, "http://") }
 
 // client returns a Client of repository repo on r.
-func (r *testRegistry) client(t *testing.T, repo string) *Client {
+func (r *testRegistry) client(t testing.TB, repo string) *Client {
 	t.Helper()
 	rem, err := Parse("oci://" + r.host() + "/" + repo)
 	if err != nil {
@@ -149,7 +149,7 @@ func (r *testRegistry) raw(t *testing.T, repo string) *orasremote.Repository {
 	return rp
 }
 
-func newStore(t *testing.T) *store.Store {
+func newStore(t testing.TB) *store.Store {
 	t.Helper()
 	s, _, err := store.Init(filepath.Join(t.TempDir(), ".ctx"))
 	if err != nil {
@@ -170,7 +170,7 @@ func content(seed string, i, size int) []byte {
 }
 
 // makePack stores a pack with an input per size in sizes and returns it.
-func makePack(t *testing.T, s *store.Store, seed string, sizes []int, parent digest.Digest) *manifest.Manifest {
+func makePack(t testing.TB, s *store.Store, seed string, sizes []int, parent digest.Digest) *manifest.Manifest {
 	t.Helper()
 	m := &manifest.Manifest{
 		Version: manifest.Version, Created: "2026-02-10T09:00:00Z", Parent: parent,

@@ -3,7 +3,6 @@ package remote
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -179,9 +178,7 @@ func ConfigDescriptor(pack digest.Digest, size int64) ocispec.Descriptor {
 // descriptor as the one layer.
 func EncodeManifest(config ocispec.Descriptor, layers []ocispec.Descriptor, created string) ([]byte, ocispec.Descriptor, error) {
 	if len(layers) == 0 {
-		e := EmptyDescriptor
-		e.Data = nil
-		layers = []ocispec.Descriptor{e}
+		layers = []ocispec.Descriptor{plain(EmptyDescriptor)}
 	}
 	m := ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},
@@ -195,11 +192,7 @@ func EncodeManifest(config ocispec.Descriptor, layers []ocispec.Descriptor, crea
 }
 
 func encodeManifest(m ocispec.Manifest) ([]byte, ocispec.Descriptor, error) {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, ocispec.Descriptor{}, fmt.Errorf("encoding OCI manifest: %w", err)
-	}
-	b, err = canon.Canonicalize(b)
+	b, err := canon.Marshal(m)
 	if err != nil {
 		return nil, ocispec.Descriptor{}, fmt.Errorf("encoding OCI manifest: %w", err)
 	}

@@ -1,10 +1,17 @@
 package remote
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 )
@@ -116,4 +123,54 @@ func mustParse(t *testing.T, s string) Remote {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestReferrerTitles: a referrer whose file title is a path, not a plain
+// name, is refused; nothing is written outside the directory.
+func TestReferrerTitles(t *testing.T) {
+	reg := newRegistry(t)
+	a, b := newStore(t), newStore(t)
+	m := makePack(t, a, "evil-ref", sizes(3, 20), digest.Digest{})
+	base := t.TempDir()
+	for i, title := range []string{"../escape.html", "/tmp/abs.html", "a/b.html", "bidi\u202e.html", ""} {
+		repo := fmt.Sprintf("r%d", i)
+		c := reg.client(t, repo)
+		res, err := c.Push(ctx, a, m.Hash, PushOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp := reg.raw(t, repo)
+		subject, err := c.PackDescriptor(ctx, m.Hash.Hex())
+		if err != nil || subject.Digest.String() != res.Digest {
+			t.Fatalf("pack descriptor %v %v", subject, err)
+		}
+		layer := plant(t, rp, ReportMediaType, title, []byte("<p>x</p>"))
+		plant(t, rp, EmptyDescriptor.MediaType, "", emptyJSON)
+		om := ocispec.Manifest{
+			Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
+			ArtifactType: ReportMediaType, Config: plain(EmptyDescriptor), Layers: []ocispec.Descriptor{layer},
+			Subject: &ocispec.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size},
+		}
+		mb, desc, err := encodeManifest(om)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rp.Manifests().Push(ctx, desc, bytes.NewReader(mb)); err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Pull(ctx, b, m.Hash.Hex(), PullOptions{Referrers: filepath.Join(base, "out")})
+		if !errors.Is(err, ErrBadLayer) || !strings.Contains(err.Error(), "not a plain file name") {
+			t.Errorf("title %q: %v", title, err)
+		}
+	}
+	var found []string
+	filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if len(found) > 0 {
+		t.Errorf("files written: %v", found)
+	}
 }

@@ -49,6 +49,7 @@ type Image struct {
 	Layers   []ocispec.Descriptor
 	Manifest []byte
 	Desc     ocispec.Descriptor
+	tars     [][]byte // bucket tars kept from Build, by bucket; nil where not
 }
 
 // Build lays out pack d of s: it reads every object the pack references,
@@ -76,6 +77,8 @@ func Build(ctx context.Context, s *store.Store, d digest.Digest, jobs int) (*Ima
 		return nil, fmt.Errorf("pack %s: %w", d, err)
 	}
 	layers := make([]ocispec.Descriptor, len(l.Buckets), len(l.Buckets)+len(l.Large))
+	tars := make([][]byte, len(l.Buckets))
+	var held atomic.Int64
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(jobs, 1))
 	open := storeOpener(s)
@@ -85,10 +88,23 @@ func Build(ctx context.Context, s *store.Store, d digest.Digest, jobs int) (*Ima
 				return err
 			}
 			h := digest.NewHasher()
-			if _, err := WriteBucket(h, b, open); err != nil {
+			var w io.Writer = h
+			// Small buckets are kept for the upload, saving a second read
+			// of every object; the rest stream from the store again.
+			var buf *bytes.Buffer
+			if size := b.Size(); held.Add(size) <= maxHeld {
+				buf = bytes.NewBuffer(make([]byte, 0, size))
+				w = io.MultiWriter(h, buf)
+			} else {
+				held.Add(-size)
+			}
+			if _, err := WriteBucket(w, b, open); err != nil {
 				return fmt.Errorf("pack %s: %w", d, err)
 			}
 			layers[i] = BucketDescriptor(b, h.Digest())
+			if buf != nil {
+				tars[i] = buf.Bytes()
+			}
 			return nil
 		})
 	}
@@ -98,12 +114,20 @@ func Build(ctx context.Context, s *store.Store, d digest.Digest, jobs int) (*Ima
 	for _, o := range l.Large {
 		layers = append(layers, ObjectDescriptor(o))
 	}
+	if len(layers) == 0 {
+		// A manifest has at least one layer: the empty one.
+		layers = append(layers, plain(EmptyDescriptor))
+	}
 	mb, desc, err := EncodeManifest(ConfigDescriptor(d, int64(len(config))), layers, m.Created)
 	if err != nil {
 		return nil, err
 	}
-	return &Image{Pack: m, Config: config, Layout: l, Layers: layers, Manifest: mb, Desc: desc}, nil
+	return &Image{Pack: m, Config: config, Layout: l, Layers: layers, Manifest: mb, Desc: desc, tars: tars}, nil
 }
+
+// maxHeld bounds the bucket tars Build keeps in memory for the upload
+// (a variable for tests).
+var maxHeld int64 = 64 << 20
 
 func storeOpener(s *store.Store) Opener {
 	return func(d digest.Digest) (io.ReadCloser, error) { return s.Open(d) }
@@ -131,11 +155,22 @@ func (c *Client) Push(ctx context.Context, s *store.Store, d digest.Digest, opts
 			return nil, fmt.Errorf("%w: %v", ErrInvalidRemote, err)
 		}
 	}
+	var have *ocispec.Descriptor
+	if ci := c.cacheLoad(d); ci != nil {
+		// Known layout: if the remote has it, nothing needs reading.
+		res, err := c.repush(ctx, d, ci, opts, &have)
+		if res != nil || err != nil {
+			return res, err
+		}
+	}
 	img, err := Build(ctx, s, d, c.jobs)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.push(ctx, s, img, opts.Tags)
+	res, err := c.push(ctx, s, img, opts.Tags, have)
+	if err == nil {
+		c.cacheStore(d, img.Manifest)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +183,42 @@ func (c *Client) Push(ctx context.Context, s *store.Store, d digest.Digest, opts
 	return res, nil
 }
 
-func (c *Client) push(ctx context.Context, s *store.Store, img *Image, tags []string) (*PushResult, error) {
+// repush finishes a push when the remote holds the cached manifest ci
+// under the pack's hash tag (1 request, plus one per tag); it returns
+// nil, nil when it does not.
+// *found is set to what the remote has under the hash tag (the zero
+// descriptor for nothing), so that push need not ask again.
+func (c *Client) repush(ctx context.Context, d digest.Digest, ci *cachedImage, opts PushOptions, found **ocispec.Descriptor) (*PushResult, error) {
+	have, err := c.ep.resolve(ctx, d.Hex())
+	if errors.Is(err, ErrNotFound) {
+		*found = &ocispec.Descriptor{}
+		return nil, nil
+	}
+	if err == nil && have.Digest != ci.desc.Digest {
+		*found = &have
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("looking up pack %s on %s: %w", d, c.Remote.URL, err)
+	}
+	res := &PushResult{Hash: d, Remote: c.Remote.URL, Digest: ci.desc.Digest.String(), Layers: ci.layers,
+		Tags: append([]string{d.Hex()}, opts.Tags...), Skipped: Transfer{Blobs: ci.layers + 1, Bytes: ci.blobs}}
+	if len(opts.Tags) > 0 {
+		if err := c.ep.pushManifest(ctx, ci.desc, ci.bytes, opts.Tags); err != nil {
+			return nil, fmt.Errorf("tagging pack %s on %s: %w", d, c.Remote.URL, err)
+		}
+	}
+	if len(opts.Attach) > 0 {
+		res.Referrers, err = c.Attach(ctx, ci.desc, ci.created, opts.Attach)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: %w", d, err)
+		}
+	}
+	return res, nil
+}
+
+// have, when known, is what the remote has under the pack's hash tag.
+func (c *Client) push(ctx context.Context, s *store.Store, img *Image, tags []string, have *ocispec.Descriptor) (*PushResult, error) {
 	d := img.Pack.Hash
 	res := &PushResult{Hash: d, Remote: c.Remote.URL, Digest: img.Desc.Digest.String(), Layers: len(img.Layers)}
 	res.Tags = append([]string{d.Hex()}, tags...)
@@ -158,7 +228,12 @@ func (c *Client) push(ctx context.Context, s *store.Store, img *Image, tags []st
 	}
 	blobSizes += int64(len(img.Config))
 
-	have, err := c.ep.resolve(ctx, d.Hex())
+	var err error
+	if have == nil {
+		var h ocispec.Descriptor
+		h, err = c.ep.resolve(ctx, d.Hex())
+		have = &h
+	}
 	switch {
 	case err == nil && have.Digest == img.Desc.Digest:
 		res.Skipped = Transfer{Blobs: len(img.Layers) + 1, Bytes: blobSizes}
@@ -178,14 +253,15 @@ func (c *Client) push(ctx context.Context, s *store.Store, img *Image, tags []st
 		open func() (io.ReadCloser, error)
 	}
 	blobs := []blob{{ConfigDescriptor(d, int64(len(img.Config))), bytesOpener(img.Config)}}
-	bucketOf := map[string]Bucket{}
-	for _, b := range img.Layout.Buckets {
-		bucketOf[b.Title()] = b
-	}
-	for _, l := range img.Layers {
+	for i, l := range img.Layers {
 		switch l.MediaType {
 		case BucketMediaType:
-			b := bucketOf[l.Annotations[ocispec.AnnotationTitle]]
+			// Layers begin with the buckets, in the same order.
+			b := img.Layout.Buckets[i]
+			if t := img.tars[i]; t != nil {
+				blobs = append(blobs, blob{l, bytesOpener(t)})
+				break
+			}
 			blobs = append(blobs, blob{l, func() (io.ReadCloser, error) { return bucketReader(b, open), nil }})
 		case ObjectMediaType:
 			od, _ := ctxDigest(l.Digest)

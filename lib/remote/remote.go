@@ -75,8 +75,9 @@ func Parse(s string) (Remote, error) {
 
 // Lookup resolves a REMOTE argument: a URL, or the name of a remote in
 // the store's config.json ("remotes": {"origin": "oci://…"}), as git's
-// remotes.
-func Lookup(arg string, config []byte) (Remote, error) {
+// remotes. A relative oci-layout:DIR in config.json is relative to base,
+// the directory holding the store.
+func Lookup(arg string, config []byte, base string) (Remote, error) {
 	if strings.HasPrefix(arg, "oci://") || strings.HasPrefix(arg, "oci-layout:") {
 		return Parse(arg)
 	}
@@ -100,6 +101,10 @@ func Lookup(arg string, config []byte) (Remote, error) {
 	r, err := Parse(url)
 	if err != nil {
 		return Remote{}, fmt.Errorf("config.json: remotes.%s: %w", arg, err)
+	}
+	if r.IsLayout() && !filepath.IsAbs(r.Dir) {
+		r.Dir = filepath.Join(base, r.Dir)
+		r.URL = "oci-layout:" + r.Dir
 	}
 	return r, nil
 }

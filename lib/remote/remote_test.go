@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -78,6 +80,27 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if got := reg.c.reset(); got["total"] != 2 || pr.Hash != m.Hash || pr.Downloaded.Blobs != 1 {
 		t.Errorf("pull of a present pack: %v %+v", got, pr)
+	}
+}
+
+// TestPullStagedOnDisk: beyond the memory budget, downloads go to a
+// directory under tmp/, removed afterwards with tmp/ itself.
+func TestPullStagedOnDisk(t *testing.T) {
+	defer func(old int64) { maxHeld = old }(maxHeld)
+	maxHeld = 4096
+	reg := newRegistry(t)
+	a, b := newStore(t), newStore(t)
+	m := makePack(t, a, "disk", append(sizes(200, 100), LargeObject), digest.Digest{})
+	c := reg.client(t, "disk")
+	if _, err := c.Push(ctx, a, m.Hash, PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Pull(ctx, b, m.Hash.Hex(), PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, a, b, m.Hash)
+	if _, err := os.Stat(b.Path("tmp")); !os.IsNotExist(err) {
+		t.Errorf("tmp/ left behind: %v", err)
 	}
 }
 
@@ -157,8 +180,17 @@ func TestForkUploadsChangedBuckets(t *testing.T) {
 }
 
 // TestRetries: 429 and 500 answers are retried, for idempotent requests
-// and for streamed uploads alike.
+// and for uploads from memory and streamed from the store alike.
 func TestRetries(t *testing.T) {
+	t.Run("held", testRetries)
+	t.Run("streamed", func(t *testing.T) {
+		defer func(old int64) { maxHeld = old }(maxHeld)
+		maxHeld = 0
+		testRetries(t)
+	})
+}
+
+func testRetries(t *testing.T) {
 	reg := newRegistry(t)
 	a, b := newStore(t), newStore(t)
 	m := makePack(t, a, "retry", sizes(40, 10), digest.Digest{})
@@ -230,16 +262,75 @@ func TestParseRemote(t *testing.T) {
 		}
 	}
 	cfg := []byte(`{"version":1,"hash":"sha256","remotes":{"origin":"oci://ghcr.io/acme/runs","bad":"ftp://x"}}`)
-	if r, err := Lookup("origin", cfg); err != nil || r.Registry != "ghcr.io" || r.Repository != "acme/runs" {
+	if r, err := Lookup("origin", cfg, "/base"); err != nil || r.Registry != "ghcr.io" || r.Repository != "acme/runs" {
 		t.Errorf("Lookup(origin) = %+v, %v", r, err)
 	}
-	if _, err := Lookup("bad", cfg); err == nil || !strings.Contains(err.Error(), "remotes.bad") {
+	if r, err := Lookup("local", []byte(`{"remotes":{"local":"oci-layout:l/dir"}}`), "/base"); err != nil || r.Dir != "/base/l/dir" || r.URL != "oci-layout:/base/l/dir" {
+		t.Errorf("Lookup(local) = %+v, %v", r, err)
+	}
+	if _, err := Lookup("bad", cfg, "/base"); err == nil || !strings.Contains(err.Error(), "remotes.bad") {
 		t.Errorf("Lookup(bad): %v", err)
 	}
-	if _, err := Lookup("nope", cfg); err == nil || !strings.Contains(err.Error(), "configured: bad, origin") {
+	if _, err := Lookup("nope", cfg, "/base"); err == nil || !strings.Contains(err.Error(), "configured: bad, origin") {
 		t.Errorf("Lookup(nope): %v", err)
 	}
-	if _, err := Lookup("origin", []byte(`{"remotes":["x"]}`)); err == nil {
+	if _, err := Lookup("origin", []byte(`{"remotes":["x"]}`), "/base"); err == nil {
 		t.Error("Lookup with remotes not an object succeeded")
+	}
+}
+
+// TestLayoutCache: with the layout cache, re-pushing a pack the remote
+// has reads no object (one is even gone) and costs one request; a cache
+// entry that does not match the remote is not trusted.
+func TestLayoutCache(t *testing.T) {
+	reg := newRegistry(t)
+	a := newStore(t)
+	m := makePack(t, a, "cache", sizes(50, 10), digest.Digest{})
+	c := reg.client(t, "runs")
+	c.cache = t.TempDir()
+	res, err := c.Push(ctx, a, m.Hash, PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A push elsewhere asks for the hash tag once, cache or not.
+	fresh := reg.client(t, "fresh")
+	fresh.cache = c.cache
+	reg.c.reset()
+	if _, err := fresh.Push(ctx, a, m.Hash, PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := reg.c.reset(); got["HEAD manifest"] != 1 {
+		t.Errorf("first push with a cache entry: %v", got)
+	}
+	if err := os.Chmod(a.ObjectPath(m.Inputs[0].ContentRef), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(a.ObjectPath(m.Inputs[0].ContentRef)); err != nil {
+		t.Fatal(err)
+	}
+	reg.c.reset()
+	res2, err := c.Push(ctx, a, m.Hash, PushOptions{Tags: []string{"t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reg.c.reset(); got["total"] != 2 || res2.Digest != res.Digest || res2.Skipped != (Transfer{Blobs: res.Uploaded.Blobs, Bytes: res.Uploaded.Bytes}) {
+		t.Errorf("cached re-push: %v, %+v (first push %+v)", got, res2, res)
+	}
+	// The remote lost the pack: the cache is not enough, the missing
+	// object is an error.
+	other := reg.client(t, "elsewhere")
+	other.cache = c.cache
+	if _, err := other.Push(ctx, a, m.Hash, PushOptions{}); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("push to a remote without the pack, object missing: %v", err)
+	}
+	// A poisoned entry is not trusted.
+	os.WriteFile(filepath.Join(c.cache, m.Hash.Hex()+".json"), []byte(`{"artifactType":"`+ArtifactType+`","config":{"digest":"`+ociDigest(m.Hash).String()+`"}}`), 0o644)
+	b := newStore(t)
+	m2 := makePack(t, b, "cache", sizes(50, 10), digest.Digest{})
+	if m2.Hash != m.Hash {
+		t.Fatal("the same pack made twice has two hashes")
+	}
+	if _, err := c.Push(ctx, b, m.Hash, PushOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,8 +4,9 @@
 // # Steps and fidelity
 //
 // Steps run in order, each with the executor its tool name selects: a
-// command given by the user (Options.Tools, filled from --tool and from
-// "tools" in .ctx/config.json), else a built-in. The output is hashed and
+// command given by the user (Options.Tools, filled by LoadTools from
+// --tool, the user's config and a store config the user trusts), else a
+// built-in. The output is hashed and
 // compared with the step's output_ref:
 //
 //   - matched: same hash.
@@ -48,6 +49,12 @@
 // set: the replay sees what the agent saw. With Live, steps run against a
 // real directory instead; each input is then hashed in place, and a missing
 // or changed input is reported as drift.
+//
+// The workspace holds no more than the pack's distinct content: an input
+// is written only when its object has the size the pack declares, and
+// inputs naming the same object share one file (hard links), so one 1 MB
+// object named by 1,000 inputs costs 1 MB, not 1 GB. An external executor
+// that rewrites such a file in place changes its twins too.
 //
 // # Built-in executors
 //

@@ -414,7 +414,7 @@ var shellTools = map[string]bool{
 }
 
 func noExecutorReason(tool string) string {
-	hint := fmt.Sprintf("give one with --tool %s=CMD or in .ctx/config.json", quoteTool(tool))
+	hint := fmt.Sprintf("give one with --tool %s=CMD or in your ctx config", quoteTool(tool))
 	if shellTools[strings.ToLower(tool)] {
 		return fmt.Sprintf("tool %q runs commands and ctx never runs them by itself; %s", tool, hint)
 	}

@@ -206,7 +206,7 @@ func TestReplayStatuses(t *testing.T) {
 			},
 			fidelity: Lost,
 			want: []brief{
-				{Failed, hashOf("<html>"), "", `no executor for tool "web_fetch"; give one with --tool web_fetch=CMD or in .ctx/config.json`},
+				{Failed, hashOf("<html>"), "", `no executor for tool "web_fetch"; give one with --tool web_fetch=CMD or in your ctx config`},
 				{Diverged, hashOf("# old\n"), hashOf("# r\n"), ""},
 			},
 		},
@@ -217,7 +217,7 @@ func TestReplayStatuses(t *testing.T) {
 			},
 			fidelity: Unverified,
 			want: []brief{
-				{Skipped, hashOf("results"), "", `no executor for tool "web_search"; give one with --tool web_search=CMD or in .ctx/config.json`},
+				{Skipped, hashOf("results"), "", `no executor for tool "web_search"; give one with --tool web_search=CMD or in your ctx config`},
 			},
 		},
 		{
@@ -227,7 +227,7 @@ func TestReplayStatuses(t *testing.T) {
 			},
 			fidelity: Lost,
 			want: []brief{
-				{Failed, hashOf(""), "", `tool "Bash" runs commands and ctx never runs them by itself; give one with --tool Bash=CMD or in .ctx/config.json`},
+				{Failed, hashOf(""), "", `tool "Bash" runs commands and ctx never runs them by itself; give one with --tool Bash=CMD or in your ctx config`},
 			},
 		},
 		{
@@ -496,9 +496,9 @@ func TestMaterialiseRefusesBadNames(t *testing.T) {
 	d := p.put("evil\n")
 	tmp := t.TempDir()
 	ws, drift, err := Materialise(p.s, []manifest.File{
-		{Name: "../evil.txt", ContentRef: d},
-		{Name: "/tmp/evil.txt", ContentRef: d},
-		{Name: "ok.txt", ContentRef: d},
+		{Name: "../evil.txt", ContentRef: d, Size: 5},
+		{Name: "/tmp/evil.txt", ContentRef: d, Size: 5},
+		{Name: "ok.txt", ContentRef: d, Size: 5},
 	}, tmp)
 	if err != nil {
 		t.Fatal(err)
@@ -562,7 +562,7 @@ drift:
 3 steps: 1 matched, 1 diverged, 1 skipped
 1 of 3 steps verified (executed and compared equal)
 `
-	if got := rep.Text(); got != want {
+	if got := rep.Human(); got != want {
 		t.Errorf("Text():\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -46,7 +46,7 @@ type Sidecar struct {
 
 // ErrExists reports an existing sidecar with other content, which Write
 // replaces only when forced.
-var ErrExists = errors.New("a different sidecar exists")
+var ErrExists = errors.New("a different file exists")
 
 // ForPack returns the sidecar of every output of m, in manifest order. m.Hash
 // must be set. Inputs are the content digests of the pack's inputs, in
@@ -130,7 +130,11 @@ func Path(dir, name string) string {
 // existing file or directory on the way leads outside dir or is in the way,
 // and dir, if it exists, is a directory. Sidecars that already exist are
 // not an error here: Write compares them.
-func Check(dir string, names []string) error {
+func Check(dir string, names []string) error { return CheckFiles(dir, names, Suffix) }
+
+// CheckFiles is Check for the files <name><suffix> of every name and
+// suffix, such as an output's sidecar and its signed attestation.
+func CheckFiles(dir string, names []string, suffixes ...string) error {
 	for _, n := range names {
 		if err := manifest.CheckName(n); err != nil {
 			return fmt.Errorf("sidecars in %s: %w", dir, err)
@@ -152,8 +156,10 @@ func Check(dir string, names []string) error {
 	}
 	defer root.Close()
 	for _, n := range names {
-		if err := checkPath(root, n+Suffix); err != nil {
-			return fmt.Errorf("sidecar %s: %w", Path(dir, n), err)
+		for _, suf := range suffixes {
+			if err := checkPath(root, n+suf); err != nil {
+				return fmt.Errorf("%s: %w", filepath.Join(dir, filepath.FromSlash(n+suf)), err)
+			}
 		}
 	}
 	return nil
@@ -190,46 +196,52 @@ func checkPath(root *os.Root, name string) error {
 // sidecar with the same bytes is left alone; one with other bytes is
 // ErrExists unless force is set, in which case it is replaced atomically.
 func Write(dir string, sc Sidecar, force bool) (string, error) {
-	if err := manifest.CheckName(sc.Output); err != nil {
-		return "", fmt.Errorf("writing sidecar in %s: %w", dir, err)
-	}
-	p := Path(dir, sc.Output)
 	b, err := Encode(sc)
 	if err != nil {
-		return p, err
+		return Path(dir, sc.Output), err
+	}
+	return WriteFile(dir, sc.Output+Suffix, b, force)
+}
+
+// WriteFile stores b as dir/<name>, where name is an output's name with
+// a suffix, under the rules of Write, and returns the file's path.
+func WriteFile(dir, name string, b []byte, force bool) (string, error) {
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if err := manifest.CheckName(name); err != nil {
+		return p, fmt.Errorf("writing %s in %s: %w", name, dir, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return p, fmt.Errorf("writing sidecar %s: %w", p, err)
+		return p, fmt.Errorf("writing %s: %w", p, err)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return p, fmt.Errorf("writing sidecar %s: %w", p, err)
+		return p, fmt.Errorf("writing %s: %w", p, err)
 	}
 	defer root.Close()
-	rel := filepath.FromSlash(sc.Output + Suffix)
+	rel := filepath.FromSlash(name)
 	if sub := filepath.Dir(rel); sub != "." {
 		if err := root.MkdirAll(sub, 0o755); err != nil {
-			return p, fmt.Errorf("writing sidecar %s: %w", p, err)
+			return p, fmt.Errorf("writing %s: %w", p, err)
 		}
 	}
 	exists, same, err := compare(root, rel, b)
 	switch {
 	case err != nil:
-		return p, fmt.Errorf("writing sidecar %s: %w", p, err)
+		return p, fmt.Errorf("writing %s: %w", p, err)
 	case same:
 		return p, nil
 	case exists && !force:
-		return p, fmt.Errorf("writing sidecar %s: %w", p, ErrExists)
+		return p, fmt.Errorf("writing %s: %w", p, ErrExists)
 	}
 	tmp, err := writeTemp(root, rel, b)
 	if err != nil {
-		return p, fmt.Errorf("writing sidecar %s: %w", p, err)
+		return p, fmt.Errorf("writing %s: %w", p, err)
 	}
 	defer root.Remove(tmp)
 	if force {
 		err = root.Rename(tmp, rel)
 	} else {
-		// A link never replaces: a sidecar created meanwhile by another
+		// A link never replaces: a file created meanwhile by another
 		// writer is compared, not clobbered.
 		err = root.Link(tmp, rel)
 		if errors.Is(err, fs.ErrExist) {
@@ -239,7 +251,7 @@ func Write(dir string, sc Sidecar, force bool) (string, error) {
 		}
 	}
 	if err != nil {
-		return p, fmt.Errorf("writing sidecar %s: %w", p, err)
+		return p, fmt.Errorf("writing %s: %w", p, err)
 	}
 	return p, nil
 }

@@ -20,6 +20,12 @@ const (
 	Modified     = "modified"      // the artifact's bytes differ from the recorded output
 	NoProvenance = "no_provenance" // no sidecar beside the artifact
 	Broken       = "broken"        // a sidecar that cannot be read or followed to its pack and output
+
+	// Statuses of a signed attestation (<artifact>.sigstore.json).
+	BadSignature       = "bad_signature"        // a trusted key's signature does not match the statement
+	UntrustedSignature = "untrusted_signature"  // signed by no trusted key
+	WrongSubject       = "wrong_subject"        // the attestation is about another artifact
+	WrongPredicateType = "wrong_predicate_type" // the attestation is not ctx's context-pack predicate
 )
 
 // Verdict is the outcome of verifying one artifact against its sidecar and
@@ -27,7 +33,9 @@ const (
 // could be loaded, else from the sidecar.
 type Verdict struct {
 	Artifact    string          `json:"artifact"`
-	Sidecar     string          `json:"sidecar"`
+	Sidecar     string          `json:"sidecar,omitzero"`
+	Bundle      string          `json:"bundle,omitzero"`
+	Signer      string          `json:"signer,omitzero"`
 	Status      string          `json:"status"`
 	Reason      string          `json:"reason,omitzero"`
 	ContextPack digest.Digest   `json:"context_pack,omitzero"`
@@ -60,7 +68,7 @@ func (v *Verdict) ExitCode() int {
 // that cannot be read, or no store.
 func Verify(path string, open func(dir string) (*store.Store, error)) (*Verdict, error) {
 	v := &Verdict{Artifact: path, Sidecar: path + Suffix}
-	actual, err := hashFile(path)
+	actual, err := HashFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -100,13 +108,7 @@ func Verify(path string, open func(dir string) (*store.Store, error)) (*Verdict,
 		return nil, err
 	}
 	v.Created, v.Model = m.Created, m.Model.Identifier
-	var want *Sidecar
-	for _, rec := range ForPack(m) {
-		if rec.Output == sc.Output {
-			want = &rec
-			break
-		}
-	}
+	want := Record(m, sc.Output)
 	if want == nil {
 		return v.broken("pack %s has no output named %q", m.Hash, sc.Output), nil
 	}
@@ -114,7 +116,7 @@ func Verify(path string, open func(dir string) (*store.Store, error)) (*Verdict,
 	// claims.
 	v.Expected, v.Inputs, v.Tools = want.ContentRef, want.Inputs, want.Tools
 	v.Confidence, v.Notes = want.Confidence, want.Notes
-	if diff := differences(sc, *want); len(diff) > 0 {
+	if diff := Differences(sc, *want); len(diff) > 0 {
 		return v.broken("sidecar disagrees with the pack's record of %q on %s", sc.Output, strings.Join(diff, ", ")), nil
 	}
 	if actual != want.ContentRef {
@@ -126,12 +128,29 @@ func Verify(path string, open func(dir string) (*store.Store, error)) (*Verdict,
 }
 
 func (v *Verdict) broken(format string, args ...any) *Verdict {
-	v.Status, v.Reason = Broken, fmt.Sprintf(format, args...)
+	return v.Set(Broken, format, args...)
+}
+
+// Set sets the verdict's status and reason and returns it.
+func (v *Verdict) Set(status, format string, args ...any) *Verdict {
+	v.Status, v.Reason = status, fmt.Sprintf(format, args...)
 	return v
 }
 
-// differences names the fields in which a sidecar departs from the pack's.
-func differences(got, want Sidecar) []string {
+// Record returns the pack's own sidecar for its output name, or nil when
+// m has no such output.
+func Record(m *manifest.Manifest, name string) *Sidecar {
+	for _, rec := range ForPack(m) {
+		if rec.Output == name {
+			return &rec
+		}
+	}
+	return nil
+}
+
+// Differences names the fields in which a sidecar departs from the
+// pack's record of it (Record).
+func Differences(got, want Sidecar) []string {
 	var diff []string
 	if !got.ContentRef.IsZero() && got.ContentRef != want.ContentRef {
 		diff = append(diff, "content_ref")
@@ -151,7 +170,9 @@ func differences(got, want Sidecar) []string {
 	return diff
 }
 
-func hashFile(path string) (digest.Digest, error) {
+// HashFile returns the digest of the artifact at path; a directory is an
+// error.
+func HashFile(path string) (digest.Digest, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return digest.Digest{}, fmt.Errorf("reading artifact: %w", err)
@@ -187,6 +208,8 @@ func (v *Verdict) Human() string {
 	line("created", v.Created)
 	line("model", v.Model)
 	line("output", v.Output)
+	line("bundle", v.Bundle)
+	line("signer", v.Signer)
 	if v.Status == Modified {
 		line("expected", v.Expected.String())
 		line("actual", v.Actual.String())

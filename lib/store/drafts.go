@@ -34,8 +34,8 @@ func (s *Store) PutDraft(name string, b []byte, replace bool) (string, error) {
 		return "", err
 	}
 	dir := filepath.Join(s.root, "drafts")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("creating %s: %w", dir, err)
+	if err := s.storeDir(dir); err != nil {
+		return "", err
 	}
 	path := filepath.Join(dir, name+".json")
 	if !replace {
@@ -67,4 +67,20 @@ func (s *Store) PutDraft(name string, b []byte, replace bool) (string, error) {
 		return path, fmt.Errorf("writing draft %s: %w", path, err)
 	}
 	return path, syncDir(dir)
+}
+
+// storeDir creates the store directory dir if needed and makes sure it is
+// a directory, not a symlink that would lead writes out of the store.
+func (s *Store) storeDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s %s, not a directory: a store is never written through one", dir, describe(fi.Mode()))
+	}
+	return nil
 }

@@ -64,9 +64,14 @@ func (s *Store) refPath(name string) string {
 	return filepath.Join(s.root, "refs", "tags", name)
 }
 
-// Ref returns what the ref name ("latest" or a tag) points at.
+// Ref returns what the ref name ("latest" or a tag) points at. Refs are
+// read only from the store's own refs/ and refs/tags/ directories, never
+// through a symlink.
 func (s *Store) Ref(name string) (digest.Digest, error) {
-	b, err := os.ReadFile(s.refPath(name))
+	if err := s.refDirs(name); err != nil {
+		return digest.Digest{}, fmt.Errorf("reading ref %s: %w", name, err)
+	}
+	b, err := ReadFile(s.refPath(name), MaxRefSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return digest.Digest{}, fmt.Errorf("ref %s: %w", name, ErrNotFound)
 	}
@@ -75,7 +80,11 @@ func (s *Store) Ref(name string) (digest.Digest, error) {
 	}
 	d, err := digest.Parse(strings.TrimSpace(string(b)))
 	if err != nil || !strings.HasPrefix(string(b), "sha256:") {
-		return digest.Digest{}, &CorruptError{What: "ref " + name, Err: fmt.Errorf("content %q is not sha256:<hex>", strings.TrimSpace(string(b)))}
+		text := strings.TrimSpace(string(b))
+		if len(text) > 80 {
+			text = text[:80] + "…"
+		}
+		return digest.Digest{}, &CorruptError{What: "ref " + name, Err: fmt.Errorf("content %q is not sha256:<hex>", text)}
 	}
 	return d, nil
 }
@@ -116,7 +125,10 @@ type RefLock struct {
 func (s *Store) LockRef(name string) (*RefLock, error) {
 	path := s.refPath(name)
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := s.storeDir(filepath.Join(s.root, "refs")); err != nil {
+		return nil, fmt.Errorf("updating ref %s: %w", name, err)
+	}
+	if err := s.storeDir(dir); err != nil {
 		return nil, fmt.Errorf("updating ref %s: %w", name, err)
 	}
 	unlock, err := lockDir(dir)
@@ -196,4 +208,27 @@ func (s *Store) writeRef(path string, d digest.Digest) error {
 type Tag struct {
 	Name   string
 	Target digest.Digest
+}
+
+// refDirs checks that the directories holding ref name are directories of
+// the store, not symlinks that lead out of it. A missing one is fine: the
+// ref is then not found.
+func (s *Store) refDirs(name string) error {
+	dirs := []string{filepath.Join(s.root, "refs")}
+	if name != Latest {
+		dirs = append(dirs, filepath.Join(s.root, "refs", "tags"))
+	}
+	for _, dir := range dirs {
+		fi, err := os.Lstat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s %s, not a directory", dir, describe(fi.Mode()))
+		}
+	}
+	return nil
 }

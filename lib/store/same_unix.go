@@ -13,9 +13,10 @@ import (
 // re-packing checks thousands of small objects. A missing file is
 // fs.ErrNotExist.
 func sameContent(name string, b []byte) (bool, error) {
-	fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	const flags = syscall.O_RDONLY | syscall.O_CLOEXEC | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
+	fd, err := syscall.Open(name, flags, 0)
 	for err == syscall.EINTR {
-		fd, err = syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		fd, err = syscall.Open(name, flags, 0)
 	}
 	if err == syscall.ENOENT {
 		return false, fs.ErrNotExist
@@ -24,6 +25,13 @@ func sameContent(name string, b []byte) (bool, error) {
 		return false, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return false, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size != int64(len(b)) {
+		return false, nil // the general check says what it is
+	}
 	// One byte more than b, to see a longer file.
 	buf := make([]byte, min(len(b)+1, 1<<20))
 	rest := b

@@ -123,7 +123,7 @@ func initDir(dir string) string {
 
 // Open opens the store whose directory is dir.
 func Open(dir string) (*Store, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	b, err := ReadFile(filepath.Join(dir, "config.json"), MaxConfigSize)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: %w (config.json missing)", dir, ErrNoStore)
@@ -221,9 +221,19 @@ func (s *Store) objectErr(d digest.Digest, err error) error {
 	return fmt.Errorf("reading object %s: %w", d, err)
 }
 
-// Get returns the bytes of object d after checking they hash to d.
+// Get returns the bytes of object d after checking they hash to d. An
+// object larger than MaxObjectInMemory is refused: read it with Open.
 func (s *Store) Get(d digest.Digest) ([]byte, error) {
-	b, err := os.ReadFile(s.ObjectPath(d))
+	f, fi, err := OpenFile(s.ObjectPath(d))
+	if err != nil {
+		return nil, s.objectErr(d, err)
+	}
+	defer f.Close()
+	if fi.Size() > MaxObjectInMemory {
+		return nil, fmt.Errorf("object %s is %d bytes, too large to read into memory (more than %d)", d, fi.Size(), MaxObjectInMemory)
+	}
+	b := make([]byte, 0, fi.Size()+1)
+	b, err = readAll(io.LimitReader(f, fi.Size()+1), b)
 	if err != nil {
 		return nil, s.objectErr(d, err)
 	}
@@ -236,13 +246,8 @@ func (s *Store) Get(d digest.Digest) ([]byte, error) {
 // Open returns a reader of object d that fails at its end, with a
 // *CorruptError, if the bytes read do not hash to d.
 func (s *Store) Open(d digest.Digest) (*Reader, error) {
-	f, err := os.Open(s.ObjectPath(d))
+	f, fi, err := OpenFile(s.ObjectPath(d))
 	if err != nil {
-		return nil, s.objectErr(d, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, s.objectErr(d, err)
 	}
 	return &Reader{f: f, want: d, h: digest.NewHasher(), size: fi.Size()}, nil
@@ -369,7 +374,7 @@ type lazyFile struct {
 
 func (l *lazyFile) Read(p []byte) (int, error) {
 	if l.f == nil {
-		f, err := os.Open(l.name)
+		f, _, err := OpenFile(l.name)
 		if err != nil {
 			return 0, err
 		}
@@ -658,7 +663,7 @@ func (s *Store) PutPackEntry(d digest.Digest, entry []byte) (created bool, err e
 		err = writeNew(name, entry, 0o444, s.sync != SyncNone)
 	}
 	if errors.Is(err, fs.ErrExist) {
-		old, rerr := os.ReadFile(name)
+		old, rerr := ReadFile(name, MaxEntrySize)
 		if rerr != nil {
 			return false, fmt.Errorf("reading pack entry %s: %w", d, rerr)
 		}
@@ -676,7 +681,7 @@ func (s *Store) PutPackEntry(d digest.Digest, entry []byte) (created bool, err e
 // PackEntry returns the bytes of packs/<hex of d>; ErrNotFound if the pack
 // is not finalized in this store.
 func (s *Store) PackEntry(d digest.Digest) ([]byte, error) {
-	b, err := os.ReadFile(filepath.Join(s.root, "packs", d.Hex()))
+	b, err := ReadFile(filepath.Join(s.root, "packs", d.Hex()), MaxEntrySize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("pack %s: %w", d, ErrNotFound)
 	}
@@ -725,4 +730,21 @@ func (s *Store) Packs(prefix string) ([]digest.Digest, error) {
 		}
 	}
 	return out, nil
+}
+
+// readAll appends r's content to b, as io.ReadAll does, into b's capacity.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+
+	"github.com/ctx-tools/ctx/cmd/internal/e2e"
+	"github.com/ctx-tools/ctx/lib/fsck"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/remote"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// TestKilledPull kills ctx-pull at points spread over its download and
+// write phases: each time the store stays valid for ctx-verify --store
+// (at most leftover temporaries, a warning), and a last pull completes.
+func TestKilledPull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills processes; skipped with -short")
+	}
+	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/blobs/") {
+			time.Sleep(3 * time.Millisecond) // a download phase long enough to land in
+		}
+		reg.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+
+	a, _, err := store.Init(filepath.Join(t.TempDir(), ".ctx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.SetSyncMode(store.SyncNone)
+	m := &manifest.Manifest{Version: manifest.Version, Created: "2026-02-10T09:00:00Z", Model: manifest.Model{Identifier: "m"}}
+	for i := range 3000 {
+		d, _, err := a.Put([]byte(fmt.Sprintf("object %d %s", i, strings.Repeat("x", i%300))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Inputs = append(m.Inputs, manifest.File{Name: fmt.Sprint("in/", i), ContentRef: d, Size: 1})
+	}
+	d, _, err := manifest.Commit(a, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rem, _ := remote.Parse("oci://" + host + "/runs")
+	c, err := remote.Open(rem, remote.Options{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Push(context.Background(), a, d, remote.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	if out, err := exec.Command(e2e.Bin("ctx-init"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("ctx-init: %v\n%s", err, out)
+	}
+	b, err := store.Open(filepath.Join(dir, ".ctx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pull := func() *exec.Cmd {
+		cmd := exec.Command(e2e.Bin("ctx-pull"), "--store", dir, rem.URL, d.String())
+		cmd.Env = append(cmd.Environ(), "DOCKER_CONFIG="+t.TempDir())
+		return cmd
+	}
+	// How long a whole pull takes here and now, into a scratch store.
+	scratch := t.TempDir()
+	if out, err := exec.Command(e2e.Bin("ctx-init"), scratch).CombinedOutput(); err != nil {
+		t.Fatalf("ctx-init: %v\n%s", err, out)
+	}
+	start := time.Now()
+	full := pull()
+	full.Args[2] = scratch
+	if out, err := full.CombinedOutput(); err != nil {
+		t.Fatalf("pull: %v\n%s", err, out)
+	}
+	whole := time.Since(start)
+
+	killed, written := 0, 0
+	for i := 1; i <= 9; i++ {
+		delay := whole * time.Duration(i) / 10
+		cmd := pull()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(delay)
+		cmd.Process.Kill()
+		if err := cmd.Wait(); err != nil {
+			killed++
+		}
+		rep, err := fsck.Store(b, fsck.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.OK() {
+			t.Fatalf("after a kill at %v: store invalid: %+v", delay, rep.Violations)
+		}
+		if rep.Objects > 0 {
+			written++ // killed in the write phase, or after
+		}
+		if ok, _ := b.HasPack(d); ok {
+			break // this pull finished: later kills would test nothing
+		}
+	}
+	if killed == 0 {
+		t.Fatal("no pull was killed before it finished")
+	}
+	if out, err := pull().CombinedOutput(); err != nil {
+		t.Fatalf("pull after %d kills: %v\n%s", killed, err, out)
+	}
+	rep, err := fsck.Pack(b, d, fsck.Options{})
+	if err != nil || !rep.OK() {
+		t.Fatalf("pack after the last pull: %v %+v", err, rep)
+	}
+	out, err := exec.Command(e2e.Bin("ctx-verify"), "--store", "--store-dir", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ctx-verify --store: %v\n%s", err, out)
+	}
+	t.Logf("a whole pull takes %v; %d pulls killed; the store held pulled objects after %d of them", whole, killed, written)
+}

@@ -1,0 +1,122 @@
+package importer
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/manifest"
+)
+
+// usageNames maps each token counter of the log's step usage to where the
+// formats record it, first match winning: Anthropic and Claude Code
+// (cache_*_input_tokens), OpenAI Chat Completions (prompt_tokens,
+// *_details), Responses, Codex token_count (cached_input_tokens,
+// reasoning_output_tokens), Inspect (input_tokens_cache_*) and LangChain
+// (input_token_details, output_token_details).
+var usageNames = []struct {
+	name  string
+	paths []string
+}{
+	{"input_tokens", []string{"input_tokens", "prompt_tokens"}},
+	{"output_tokens", []string{"output_tokens", "completion_tokens"}},
+	{"cache_read_tokens", []string{"cache_read_input_tokens", "cached_input_tokens", "input_tokens_cache_read",
+		"prompt_tokens_details.cached_tokens", "input_tokens_details.cached_tokens", "input_token_details.cache_read"}},
+	{"cache_creation_tokens", []string{"cache_creation_input_tokens", "input_tokens_cache_write", "input_token_details.cache_creation"}},
+	{"reasoning_tokens", []string{"reasoning_output_tokens", "reasoning_tokens",
+		"completion_tokens_details.reasoning_tokens", "output_tokens_details.reasoning_tokens", "output_token_details.reasoning"}},
+	{"total_tokens", []string{"total_tokens"}},
+}
+
+// takeUsage moves the token counts of meta's "usage" member (LangChain:
+// "usage_metadata") into the step's usage, named as the log names them.
+// Counters it does not know, and values that are not non-negative
+// integers, stay in the metadata.
+func takeUsage(meta obj) (*manifest.Usage, obj) {
+	for _, key := range []string{"usage", "usage_metadata"} {
+		u := meta.get(key)
+		if u == nil {
+			continue
+		}
+		usage, left := normUsage(gjson.ParseBytes(u))
+		if usage == nil {
+			continue
+		}
+		var out obj
+		for _, m := range meta {
+			if m.k == key {
+				if left != nil {
+					out = append(out, member{key, left})
+				}
+				continue
+			}
+			out = append(out, m)
+		}
+		return usage, out
+	}
+	return nil, meta
+}
+
+// normUsage splits a usage object into the log's counters and what is
+// left of it (nil when nothing is).
+func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
+	if !u.IsObject() {
+		return nil, nil
+	}
+	counts := &manifest.Usage{}
+	fields := map[string]**int64{}
+	for _, f := range counts.Fields() {
+		fields[f.Name] = f.Value
+	}
+	taken := map[string]bool{}
+	for _, n := range usageNames {
+		for _, p := range n.paths {
+			v := u.Get(p)
+			if v.Type != gjson.Number || !isDigits(v.Raw) {
+				continue
+			}
+			c, err := strconv.ParseInt(v.Raw, 10, 64)
+			if err != nil {
+				continue
+			}
+			*fields[n.name] = &c
+			taken[p] = true
+			break
+		}
+	}
+	if len(taken) == 0 {
+		return nil, nil
+	}
+	return counts, without(u, taken, "").raw()
+}
+
+// without returns object o without the dotted paths in taken (relative to
+// prefix); members left empty are dropped.
+func without(o gjson.Result, taken map[string]bool, prefix string) obj {
+	var out obj
+	each(o, func(k, v gjson.Result) bool {
+		p := prefix + k.String()
+		switch {
+		case taken[p]:
+		case v.IsObject() && hasPrefix(taken, p+"."):
+			if rest := without(v, taken, p+"."); len(rest) > 0 {
+				out = append(out, member{k.String(), rest.raw()})
+			}
+		default:
+			out = append(out, member{k.String(), raw(v)})
+		}
+		return true
+	})
+	return out
+}
+
+func hasPrefix(taken map[string]bool, prefix string) bool {
+	for p := range taken {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,91 @@
+package remote
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	godigest "github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+)
+
+// The layout cache keeps, outside the store (in the user's cache
+// directory), the OCI manifest each pushed pack was laid out as, so that
+// re-pushing a pack the remote already has reads one small file instead
+// of every object the pack references. A pack's layout is a function of
+// the pack alone, so an entry never goes stale. It is only ever used to
+// recognise that the remote holds this very manifest under the pack's
+// hash tag; anything else is uploaded from a layout computed afresh.
+//
+// Files are <dir>/<pack hex>.json holding the manifest bytes, written to
+// a temporary file and renamed into place.
+
+// DefaultCacheDir is $XDG_CACHE_HOME/ctx/oci (os.UserCacheDir), or ""
+// (no cache) when CTX_OCI_CACHE=off or there is no cache directory.
+func DefaultCacheDir() string {
+	if os.Getenv("CTX_OCI_CACHE") == "off" {
+		return ""
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "ctx", "oci")
+}
+
+// cachedImage is a pack's OCI manifest from the cache.
+type cachedImage struct {
+	bytes   []byte
+	desc    ocispec.Descriptor
+	created string
+	layers  int
+	blobs   int64 // bytes of config and layers
+}
+
+func (c *Client) cacheLoad(d digest.Digest) *cachedImage {
+	if c.cache == "" {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(c.cache, d.Hex()+".json"))
+	if err != nil || len(b) > maxManifest {
+		return nil
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(b, &m); err != nil || m.ArtifactType != ArtifactType || m.Config.Digest != ociDigest(d) {
+		return nil
+	}
+	ci := &cachedImage{
+		bytes:   b,
+		desc:    ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: ArtifactType, Digest: godigest.FromBytes(b), Size: int64(len(b))},
+		created: m.Annotations[ocispec.AnnotationCreated],
+		layers:  len(m.Layers),
+		blobs:   m.Config.Size,
+	}
+	for _, l := range m.Layers {
+		ci.blobs += l.Size
+	}
+	return ci
+}
+
+func (c *Client) cacheStore(d digest.Digest, manifest []byte) {
+	if c.cache == "" {
+		return
+	}
+	if err := os.MkdirAll(c.cache, 0o755); err != nil {
+		return
+	}
+	f, err := os.CreateTemp(c.cache, ".tmp-")
+	if err != nil {
+		return
+	}
+	_, err = f.Write(manifest)
+	if cerr := f.Close(); err != nil || cerr != nil {
+		os.Remove(f.Name())
+		return
+	}
+	if os.Rename(f.Name(), filepath.Join(c.cache, d.Hex()+".json")) != nil {
+		os.Remove(f.Name())
+	}
+}
