@@ -95,7 +95,11 @@
 // with its final content: Claude Code's Write content; Edit and MultiEdit
 // applied, as Claude Code applies them, to the known content; Codex's
 // apply_patch (the tool, or the command with a heredoc) applied as
-// apply_patch applies it. A file first seen by being written is no input.
+// apply_patch applies it. The known content is the latest the log shows:
+// an Edit applies to the originalFile it records and a whole Read
+// replaces what the session last wrote, since a hook, a command or the
+// user may have changed the file since. A file first seen by being
+// written is no input.
 // A file Claude Code read only in part is an input with seen "partial":
 // its content is the lines read, each ending in "\n", and lines their
 // ranges (total_lines from totalLines, which counts the empty string after

@@ -160,6 +160,15 @@ func (w *workspace) sawName(name string) {
 	w.inputs = append(w.inputs, wsFile{name: name, seen: seenName})
 }
 
+// observed records that name holds content now, as a whole Read or the
+// originalFile of a write shows it: the file may have changed since the
+// session last wrote it (a formatter run by a hook, a shell command, the
+// user), and what comes next applies to what it holds.
+func (w *workspace) observed(name, content string) {
+	w.saw(name, content)
+	w.current[name] = content
+}
+
 // wrote records name's new content.
 func (w *workspace) wrote(name, content string) {
 	if _, ok := w.current[name]; !ok {
@@ -260,7 +269,7 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 		}
 		start, n, total := f.Get("startLine").Int(), f.Get("numLines").Int(), f.Get("totalLines").Int()
 		if start <= 1 && n == total {
-			w.saw(name, f.Get("content").String())
+			w.observed(name, f.Get("content").String())
 			return
 		}
 		lines := strings.Split(f.Get("content").String(), "\n")
@@ -295,7 +304,7 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 			return
 		}
 		if orig := result.Get("originalFile"); orig.Type == gjson.String {
-			w.saw(name, orig.Str)
+			w.observed(name, orig.Str)
 		}
 		w.wrote(name, input.Get("content").String())
 	case "Edit", "MultiEdit":
@@ -304,7 +313,7 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 			return
 		}
 		if orig := result.Get("originalFile"); orig.Type == gjson.String {
-			w.saw(name, orig.Str)
+			w.observed(name, orig.Str)
 		}
 		base, known := w.current[name]
 		if !known {

@@ -147,3 +147,32 @@ func TestParseHook(t *testing.T) {
 		}
 	}
 }
+
+// A file can change between the session's own writes (a formatter run by a
+// hook, a shell command, the user): an Edit applies to the originalFile it
+// records and a whole Read shows the file as it is, not to what the session
+// last wrote.
+func TestClaudeCodeWorkspaceChangedOutside(t *testing.T) {
+	lines := []string{
+		ccUse("1", "Write", map[string]any{"file_path": "/p/f.ex", "content": "x = 1\ny=2\n"}),
+		ccResult("1", false, map[string]any{"type": "create", "filePath": "/p/f.ex", "content": "x = 1\ny=2\n", "originalFile": nil}),
+		// A hook reformatted the file: the Edit's originalFile says so.
+		ccUse("2", "Edit", map[string]any{"file_path": "/p/f.ex", "old_string": "x = 1", "new_string": "x = 3"}),
+		ccResult("2", false, map[string]any{"filePath": "/p/f.ex", "originalFile": "x = 1\ny = 2\n"}),
+		// The user changed it again; a whole Read shows it.
+		ccUse("3", "Read", map[string]any{"file_path": "/p/f.ex"}),
+		ccResult("3", false, readResult("/p/f.ex", "x = 3\ny = 2\nz = 4\n", 1, 3, 3)),
+		ccUse("4", "Edit", map[string]any{"file_path": "/p/f.ex", "old_string": "z = 4", "new_string": "z = 5"}),
+		ccResult("4", false, map[string]any{"filePath": "/p/f.ex"}),
+	}
+	w := claudeCodeWorkspace([]byte(strings.Join(lines, "\n")+"\n"), "/p")
+	if len(w.inputs) != 0 {
+		t.Errorf("inputs = %+v, want none: the file was first seen being written", w.inputs)
+	}
+	if got, want := w.current["f.ex"], "x = 3\ny = 2\nz = 5\n"; got != want {
+		t.Errorf("final content = %q, want %q", got, want)
+	}
+	if len(w.skipped) != 0 {
+		t.Errorf("skipped = %q, want none", w.skipped)
+	}
+}
