@@ -100,7 +100,12 @@
 // replaces what the session last wrote, since a hook, a command or the
 // user may have changed the file since. A file first seen by being
 // written is no input.
-// What cannot be reconstructed (a partial read, an edit of a file whose
+// A file Claude Code read only in part is an input with seen "partial":
+// its content is the lines read, each ending in "\n", and lines their
+// ranges (total_lines from totalLines, which counts the empty string after
+// a final newline as Claude Code does); several partial reads merge. A
+// file only listed (Glob and Grep filenames, the LS tree) is an input with
+// seen "name". What cannot be reconstructed (an edit of a file whose
 // content is unknown, a NotebookEdit, a file outside the working
 // directory) is a warning. Contents are added after paths are made
 // relative, so file bytes are never rewritten.

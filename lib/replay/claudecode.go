@@ -184,25 +184,11 @@ type entry struct {
 func (w *Workspace) files(ctx context.Context, base string, keep func(rel string) bool) ([]entry, error) {
 	var out []entry
 	seen := map[string]bool{}
-	err := walk(ctx, w.Root, base, func(rel string, d fs.DirEntry) error {
-		if d.IsDir() {
-			if vcsDirs[d.Name()] {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || !keep(rel) {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		name := path.Join(base, rel)
-		seen[name] = true
-		out = append(out, entry{name: name, mtime: info.ModTime()})
-		return nil
-	})
+	var err error
+	if _, serr := w.Root.Stat(base); !errors.Is(serr, fs.ErrNotExist) || !w.knowsUnder(base) {
+		err = w.walkFiles(ctx, base, keep, seen, &out)
+	}
+	// Otherwise base holds only files the session saw by name or in part.
 	if err != nil {
 		return nil, err
 	}
@@ -218,6 +204,41 @@ func (w *Workspace) files(ctx context.Context, base string, keep func(rel string
 		slices.SortStableFunc(out, func(a, b entry) int { return comparePaths(a.name, b.name) })
 	}
 	return out, nil
+}
+
+// knowsUnder reports whether the pack knows a file under base that the
+// workspace does not hold.
+func (w *Workspace) knowsUnder(base string) bool {
+	for name := range w.seen {
+		if _, ok := under(name, base); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// walkFiles is the walk of files: the regular files under base keep
+// accepts, in out, noted in seen.
+func (w *Workspace) walkFiles(ctx context.Context, base string, keep func(rel string) bool, seen map[string]bool, out *[]entry) error {
+	return walk(ctx, w.Root, base, func(rel string, d fs.DirEntry) error {
+		if d.IsDir() {
+			if vcsDirs[d.Name()] {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !keep(rel) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		name := path.Join(base, rel)
+		seen[name] = true
+		*out = append(*out, entry{name: name, mtime: info.ModTime()})
+		return nil
+	})
 }
 
 var vcsDirs = map[string]bool{".git": true, ".svn": true, ".hg": true, ".bzr": true, ".jj": true, ".sl": true}
@@ -252,6 +273,15 @@ func claudeGlob(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	if err := p.finish(); err != nil {
 		return nil, err
 	}
+	if strings.HasPrefix(pattern, "/") {
+		// An absolute pattern names its own directory: the part before
+		// the first wildcard, up to its last "/" (as Glob splits it).
+		dir, rel := splitGlobBase(pattern)
+		if base, err = resolve(call.Workspace.local(dir)); err != nil {
+			return nil, fmt.Errorf("Glob: pattern: %w", err)
+		}
+		pattern = rel
+	}
 	if _, err := resolve(pattern); err != nil {
 		return nil, fmt.Errorf("Glob: pattern: %w", err)
 	}
@@ -275,6 +305,20 @@ func claudeGlob(ctx context.Context, call *Call, p *params) ([]byte, error) {
 		names[i] = call.Workspace.shown(e.name)
 	}
 	return call.unordered(render.ClaudeCodeGlob(names, truncated), len(names), "Glob lists files oldest first")
+}
+
+// splitGlobBase splits an absolute glob pattern into the directory before
+// its first wildcard and the pattern relative to it.
+func splitGlobBase(pattern string) (string, string) {
+	i := strings.IndexAny(pattern, "*?[{")
+	if i < 0 {
+		return path.Dir(pattern), path.Base(pattern)
+	}
+	j := strings.LastIndexByte(pattern[:i], '/')
+	if j <= 0 {
+		return "/", pattern[j+1:]
+	}
+	return pattern[:j], pattern[j+1:]
 }
 
 // optionalPath reads a "path" parameter naming a directory, "." when
@@ -482,6 +526,8 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 		single = !fi.IsDir()
 	case ws.seenAs(base) != nil:
 		single = true
+	case ws.knowsUnder(base):
+		return nil, skipf("Grep: the files under %s were seen only by name or in part, so what they hold is not known", base)
 	default:
 		return nil, fmt.Errorf("Grep: %s: %w", base, unwrapPath(err))
 	}

@@ -20,8 +20,8 @@
 //   - skipped: a non-deterministic step with no executor (a model call,
 //     say); a step that ran but has no recorded output to compare with (the
 //     hash of what it produced is reported as actual); a step whose
-//     recorded call failed (the step's error, or metadata.is_error in
-//     older packs: an error message is not a result to reproduce); a step whose files the session saw only in part
+//     recorded call failed (its error, or metadata.is_error: an error
+//     message is not a result to reproduce); a step whose files the session saw only in part
 //     or only by name, where what it asks is not in the pack; and a step
 //     whose result the agent would have rendered in a way the renderer does
 //     not reproduce (package render). The reason says which.

@@ -374,7 +374,7 @@ func nameChangedInputs(rep *Report, steps []*manifest.Step) {
 }
 
 // recordedError reports whether the step's call failed when it was
-// recorded: the step's error, or metadata.is_error in packs made before
+// recorded: its error, or metadata.is_error as importers kept it before
 // steps had one.
 func recordedError(st *manifest.Step) bool {
 	return st.Error != nil || len(st.Metadata) > 0 && gjson.GetBytes(st.Metadata, "is_error").Type == gjson.True

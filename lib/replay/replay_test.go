@@ -47,7 +47,8 @@ type step struct {
 	tool, params, out string
 	det               bool
 	typ               string
-	failed            *manifest.StepError // the recorded call failed
+	err               *manifest.StepError // the recorded call failed
+	meta              string
 }
 
 func (p *packer) pack(inputs map[string]string, steps []step, env manifest.Environment) *manifest.Manifest {
@@ -72,7 +73,10 @@ func (p *packer) pack(inputs map[string]string, steps []step, env manifest.Envir
 		if st.out != "<none>" {
 			ms.OutputRef = p.put(st.out)
 		}
-		ms.Error = st.failed
+		ms.Error = st.err
+		if st.meta != "" {
+			ms.Metadata = jsontext.Value(st.meta)
+		}
 		m.Steps = append(m.Steps, ms)
 	}
 	if _, _, err := manifest.Commit(p.s, m); err != nil {
@@ -237,6 +241,20 @@ func TestReplayStatuses(t *testing.T) {
 			},
 		},
 		{
+			name: "a recorded error is not replayed",
+			steps: []step{
+				{tool: "read_file", params: `{"path":"nope.txt"}`, out: "File does not exist.", det: true, err: &manifest.StepError{}},
+				{tool: "Glob", params: `{"pattern":"*"}`, out: "The user doesn't want to proceed", det: true, meta: `{"is_error":true}`},
+				{tool: "read_file", params: `{"path":"README.md"}`, out: "# r\n", det: true},
+			},
+			fidelity: Exact,
+			want: []brief{
+				{Skipped, hashOf("File does not exist."), "", "the recorded call failed: an error is not replayed"},
+				{Skipped, hashOf("The user doesn't want to proceed"), "", "the recorded call failed: an error is not replayed"},
+				{Matched, hashOf("# r\n"), hashOf("# r\n"), ""},
+			},
+		},
+		{
 			name: "path traversal fails",
 			steps: []step{
 				{tool: "read_file", params: `{"path":"../secret.txt"}`, out: "TOP SECRET\n", det: true},
@@ -322,27 +340,6 @@ func TestMissingInput(t *testing.T) {
 	}
 	if rep.Steps[0].Status != Matched {
 		t.Errorf("step 0 = %s, want matched", rep.Steps[0].Status)
-	}
-}
-
-// A step whose recorded call failed (the step's error, as importers record
-// it) is not replayed: an error message is not a result to reproduce.
-func TestRecordedErrorSkipped(t *testing.T) {
-	p := newPacker(t)
-	m := p.pack(map[string]string{"a.txt": "aaa\n"}, []step{
-		{tool: "read_file", params: `{"path":"gone.txt"}`, out: "File does not exist.", det: true, failed: &manifest.StepError{}},
-		{tool: "read_file", params: `{"path":"a.txt"}`, out: "aaa\n", det: true},
-	}, here)
-	rep := replay(t, p, m, Options{})
-	want := []brief{
-		{Skipped, hashOf("File does not exist."), "", "the recorded call failed: an error is not replayed"},
-		{Matched, hashOf("aaa\n"), hashOf("aaa\n"), ""},
-	}
-	if got := briefs(rep); !reflect.DeepEqual(got, want) {
-		t.Errorf("steps:\n got %+v\nwant %+v", got, want)
-	}
-	if rep.Fidelity != Exact {
-		t.Errorf("fidelity = %s, want exact", rep.Fidelity)
 	}
 }
 
