@@ -22,7 +22,11 @@
 //     hash of what it produced is reported as actual); a step whose
 //     recorded call failed (its error, or metadata.is_error: an error
 //     message is not a result to reproduce); a step whose files the session saw only in part
-//     or only by name, where what it asks is not in the pack; and a step
+//     or only by name, where what it asks is not in the pack; a step that
+//     diverged or failed reading a file the session had written before it (Claude Code's
+//     Write, Edit, MultiEdit, NotebookEdit), or searching a directory
+//     holding one: the workspace holds the files as the session first saw
+//     them, not as it changed them; and a step
 //     whose result the agent would have rendered in a way the renderer does
 //     not reproduce (package render). The reason says which.
 //

@@ -579,3 +579,40 @@ func writeScript(t *testing.T, name, body string) string {
 	}
 	return p
 }
+
+// A file the session wrote (Write, Edit, MultiEdit, NotebookEdit) no
+// longer holds what the workspace holds: later steps that read it, or
+// search a directory holding it, and differ or fail are skipped with the
+// reason, not failed or diverged; steps that match are verified.
+func TestWrittenBySession(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(map[string]string{"src/a.txt": "aaa\n", "b.txt": "bbb\n"}, []step{
+		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "aaa\n", det: true},
+		{tool: "Edit", params: `{"file_path":"src/a.txt","old_string":"aaa","new_string":"xxx"}`, out: "edited"},
+		{tool: "Write", params: `{"file_path":"src/new.txt","content":"n\n"}`, out: "created"},
+		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "xxx\n", det: true},
+		{tool: "read_file", params: `{"path":"src/new.txt"}`, out: "n\n", det: true},
+		{tool: "grep", params: `{"pattern":"x","path":"src"}`, out: "src/a.txt:1:xxx\n", det: true},
+		{tool: "grep", params: `{"pattern":"x"}`, out: "src/a.txt:1:xxx\n", det: true},
+		{tool: "read_file", params: `{"path":"b.txt"}`, out: "bbb\n", det: true},
+		// A search over written files that still gives what was recorded
+		// is verified.
+		{tool: "grep", params: `{"pattern":"b"}`, out: "b.txt:1:bbb\n", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{})
+	want := []Status{Matched, Skipped, Skipped, Skipped, Skipped, Skipped, Skipped, Matched, Matched}
+	for i, r := range rep.Steps {
+		if r.Status != want[i] {
+			t.Errorf("step %d: %s (%s), want %s", i, r.Status, r.Reason, want[i])
+		}
+	}
+	if got, want := rep.Steps[3].Reason, "the session wrote src/a.txt at step 1: the workspace holds the files as the session first saw them"; got != want {
+		t.Errorf("step 3 reason = %q, want %q", got, want)
+	}
+	if got, want := rep.Steps[4].Reason, "the session wrote src/new.txt at step 2: the workspace holds the files as the session first saw them"; got != want {
+		t.Errorf("step 4 reason = %q, want %q", got, want)
+	}
+	if rep.Fidelity != Exact {
+		t.Errorf("fidelity = %s, want exact", rep.Fidelity)
+	}
+}
