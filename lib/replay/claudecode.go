@@ -551,6 +551,8 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 	}
 	var lines []string // content or count lines
 	var matched []entry
+	var rec []byte // the recorded output, read when content needs it
+	recRead := false
 	for _, f := range files {
 		if sf := ws.seenAs(f.name); sf != nil {
 			what := "by name"
@@ -589,7 +591,14 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 				lines = append(lines, prefix+":"+strconv.Itoa(len(hits)))
 			}
 		case "content":
-			out, err := rgContext(text, hits, prefix, single, numbers, before, after, len(lines) > 0)
+			if rec == nil && !recRead {
+				if rec, err = call.recorded(); err != nil {
+					return nil, err
+				}
+				recRead = true
+			}
+			match, context := grepPrefixes(ws, f.name, rec)
+			out, err := rgContext(text, hits, match, context, single, numbers, before, after, len(lines) > 0)
 			if err != nil {
 				return nil, err
 			}
@@ -645,11 +654,37 @@ func (w *Workspace) checkNoIgnoreFiles(ctx context.Context, base string) error {
 	return nil
 }
 
+// grepPrefixes are the paths Claude Code prints before a matching line and
+// before a context line of workspace file name in Grep's content mode.
+// Claude Code shortens a matching line's path to one relative to its
+// working directory and leaves a context line's as ripgrep printed it
+// (absolute); older versions shortened neither, newer ones both. The
+// recorded output, when there is one, tells which of these the recording
+// agent did; it chooses the convention, never the lines.
+func grepPrefixes(ws *Workspace, name string, recorded []byte) (match, context string) {
+	abs := ws.shown(name)
+	match, context = name, abs
+	if linePrefixed(recorded, abs+":") {
+		match = abs
+	}
+	if linePrefixed(recorded, name+"-") {
+		context = name
+	}
+	return match, context
+}
+
+// linePrefixed reports whether a line of b starts with prefix.
+func linePrefixed(b []byte, prefix string) bool {
+	return bytes.HasPrefix(b, []byte(prefix)) || bytes.Contains(b, []byte("\n"+prefix))
+}
+
 // rgContext prints one file's matches as ripgrep does: "PATH:N:LINE" for
-// a match, "PATH-N-LINE" for context, "--" between groups that do not
-// touch (and before a file's first group when another file printed
-// before). A single file searched by name has no PATH.
-func rgContext(text [][]byte, hits []int, name string, single, numbers bool, before, after int, printed bool) ([]string, error) {
+// a match (PATH is match), "PATH-N-LINE" for context (PATH is context),
+// "--" between groups that do not touch (and before a file's first group
+// when another file printed before). A single file searched by name has
+// no PATH.
+func rgContext(text [][]byte, hits []int, match, context string, single, numbers bool, before, after int, printed bool) ([]string, error) {
+	name := match
 	isHit := map[int]bool{}
 	for _, h := range hits {
 		isHit[h] = true
@@ -677,7 +712,11 @@ func rgContext(text [][]byte, hits []int, name string, single, numbers bool, bef
 			}
 			var b strings.Builder
 			if !single {
-				b.WriteString(name + sep)
+				if isHit[i] {
+					b.WriteString(match + sep)
+				} else {
+					b.WriteString(context + sep)
+				}
 			}
 			if numbers {
 				b.WriteString(strconv.Itoa(i+1) + sep)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -161,7 +162,12 @@ func TestClaudeCodeHermetic(t *testing.T) {
 		{"glob absolute pattern elsewhere", "Glob", `{"pattern":"/etc/*.conf"}`, "", `error: Glob: pattern: path "/etc" is absolute; built-in tools only read inside the workspace`},
 		{"grep a directory of names", "Grep", `{"pattern":"x","path":"lib"}`, "", "skip: Grep: the files under lib were seen only by name or in part, so what they hold is not known"},
 		{"grep beside it", "Grep", `{"pattern":"hello","glob":"[ab].go"}`, "Found 2 files\n/w/a.go\n/w/b.go", "Found 2 files\n/w/a.go\n/w/b.go"},
-		{"grep content", "Grep", `{"pattern":"hello","glob":"[ab].go","output_mode":"content"}`, "", "/w/a.go:1:package a // hello\n/w/b.go:1:package b // hello"},
+		// Claude Code prints a matching line's path relative to its
+		// working directory, a context line's as ripgrep gave it; older
+		// versions printed both absolute, newer ones both relative: the
+		// recorded output chooses among these.
+		{"grep content", "Grep", `{"pattern":"hello","glob":"[ab].go","output_mode":"content"}`, "", "a.go:1:package a // hello\nb.go:1:package b // hello"},
+		{"grep content recorded absolute", "Grep", `{"pattern":"hello","glob":"[ab].go","output_mode":"content"}`, "/w/a.go:1:x\n/w/b.go:1:y", "/w/a.go:1:package a // hello\n/w/b.go:1:package b // hello"},
 		{"ls lists names", "LS", `{}`, "", "- /w/\n  - a.go\n  - b.go\n  - d.txt\n  - lib/\n    - c.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
 	}
 	for _, tt := range tests {
@@ -170,5 +176,30 @@ func TestClaudeCodeHermetic(t *testing.T) {
 				t.Errorf("%s %s:\n got %q\nwant %q", tt.tool, tt.params, got, tt.want)
 			}
 		})
+	}
+}
+
+// A context line keeps the path ripgrep printed (absolute under a recorded
+// working directory) unless the recording shows Claude Code shortening
+// context lines too; a matching line's path is shortened unless the
+// recording shows it absolute.
+func TestGrepPrefixes(t *testing.T) {
+	ws := &Workspace{RecordedDir: "/w"}
+	tests := []struct{ recorded, match, context string }{
+		{"", "d/a.go", "/w/d/a.go"},
+		{"d/a.go:2:x\n/w/d/a.go-3-y", "d/a.go", "/w/d/a.go"},
+		{"d/a.go-1-w\nd/a.go:2:x", "d/a.go", "d/a.go"},
+		{"/w/d/a.go:2:x\n/w/d/a.go-3-y", "/w/d/a.go", "/w/d/a.go"},
+	}
+	for _, tt := range tests {
+		m, c := grepPrefixes(ws, "d/a.go", []byte(tt.recorded))
+		if m != tt.match || c != tt.context {
+			t.Errorf("recorded %q: prefixes %q, %q; want %q, %q", tt.recorded, m, c, tt.match, tt.context)
+		}
+	}
+	text := [][]byte{[]byte("w"), []byte("x"), []byte("y")}
+	got, err := rgContext(text, []int{1}, "d/a.go", "/w/d/a.go", false, true, 1, 1, false)
+	if want := []string{"/w/d/a.go-1-w", "d/a.go:2:x", "/w/d/a.go-3-y"}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("rgContext = %q, %v; want %q", got, err, want)
 	}
 }

@@ -104,7 +104,10 @@
 // gives them to its model, byte for byte (the renderings, and what they
 // leave out, are documented in package render): Read as "%6d→line" lines
 // and its notices, Glob as paths oldest first or "No files found", Grep in
-// each output mode as ripgrep prints and Claude Code frames it, LS as a
+// each output mode as ripgrep prints and Claude Code frames it (in
+// content mode a matching line's path relative to the working directory,
+// a context line's absolute, unless the recording shows the older or newer
+// convention; see grepPrefixes), LS as a
 // tree. They read with the same confinement as the built-ins. Their
 // version is ClaudeCodeVersion.
 //
