@@ -87,6 +87,9 @@ func claudeRead(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	if hasPages {
 		return nil, skipf("Read: pages %q reads a PDF, which is not rendered", pages)
 	}
+	if ws := call.Workspace; ws.RecordedDir != "" && strings.HasPrefix(raw, "/") && ws.local(raw) == raw {
+		return nil, skipf("Read: %s is outside the recorded working directory %s; the pack holds only files under it", raw, ws.RecordedDir)
+	}
 	name, err := resolve(raw)
 	if err != nil {
 		return nil, fmt.Errorf("Read: %w", err)

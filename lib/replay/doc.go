@@ -123,7 +123,8 @@
 // skipped with that reason rather than reported as diverged. Inputs the
 // session saw only by name are listed by Glob and LS; inputs seen in part
 // serve the Reads whose lines are all known; any other use of them skips
-// the step.
+// the step. A Read of a file outside the recorded working directory
+// (the pack holds only files under it) skips the step too.
 //
 // With Options.CodexShellReads (ctx-replay --codex-shell-reads), Codex's
 // shell tools (shell, shell_command, exec_command, local_shell) replay the
