@@ -121,7 +121,11 @@
 // mostly repeat them and are skipped, except token_count (the only record
 // of usage: each request's last_token_usage is its model turn's usage),
 // exec_command_end (a command's exit code and streams) and turn_aborted
-// (a user interrupt, kept with the turn it ended). A command's exit code
+// (a user interrupt, kept with the turn it ended); the turn lifecycle
+// and failure events (task_started, task_complete with the turn's
+// duration, error, stream_error, warning, context_compacted, …) repeat no
+// item and are kept, in order, in metadata.events. An event type the
+// importer does not know is skipped with that reason. A command's exit code
 // is also read from its output (the {"output", "metadata": {"exit_code"}}
 // JSON of older rollouts, the "Exit code: N" line of newer ones). OpenTelemetry attribute lists
 // are flattened; content is read from gen_ai.input/output.messages, the
