@@ -212,7 +212,10 @@ func (m *msg) identity() string {
 type builder struct {
 	format string
 	opts   Options
-	det    map[string]bool
+	// linePrefix names the file whose lines are being read, when an
+	// import reads more than one ("agent-x.jsonl: ").
+	linePrefix string
+	det        map[string]bool
 
 	model       string
 	agentModel  string // the model an agent span names, if no call does

@@ -115,7 +115,10 @@
 // metadata.result). Subagent records (isSidechain) are the steps of the
 // subagent a Task call started: their agent is its agentId (older
 // transcripts: the Task call's id) and their parent_step the Task step,
-// found by agentId or by the Task's prompt; the subagent's prompt is kept
+// found by agentId or by the Task's prompt (newer versions write them to
+// <session>/subagents/agent-<id>.jsonl, which ClaudeCodeSubagents reads
+// and Options.Subagents takes after the session's own lines; a line of
+// one is named "<file>: line N"); the subagent's prompt is kept
 // with its first step (metadata.agent_prompts), not made a user prompt.
 // Codex response_item payloads are Responses API items; event_msg lines
 // mostly repeat them and are skipped, except token_count (the only record

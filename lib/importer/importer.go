@@ -49,6 +49,16 @@ type Options struct {
 	// Deterministic lists tools to mark deterministic in addition to the
 	// built-in read-only ones (ctx-pack --deterministic TOOL).
 	Deterministic []string
+	// Subagents are, for a Claude Code session, its subagents'
+	// transcripts (the files under <session>/subagents/, see
+	// ClaudeCodeSubagents), read after the session's own.
+	Subagents []File
+}
+
+// File is a named input.
+type File struct {
+	Name string
+	Data []byte
 }
 
 // Report says what an import did with its input.
