@@ -12,6 +12,9 @@
 #
 #   scripts/bench-html.sh           # RUNS=5
 set -eu
+# Static binaries, as they should be installed: kong imports os/user, which
+# would otherwise link libc through cgo and slow every start.
+export CGO_ENABLED=0
 
 RUNS=${RUNS:-5}
 

@@ -11,6 +11,9 @@
 # Usage: scripts/bench-pack.sh [RUNS]   (default 5); scripts/bench.sh runs
 #   every benchmark.
 set -euo pipefail
+# Static binaries, as they should be installed: kong imports os/user, which
+# would otherwise link libc through cgo and slow every start.
+export CGO_ENABLED=0
 runs=${1:-5}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctx-bench.XXXXXX")

@@ -13,6 +13,9 @@
 #               cost of storing 10,000 objects on this file system now
 # Usage: scripts/bench-remote.sh [RUNS]   (default 5)
 set -euo pipefail
+# Static binaries, as they should be installed: kong imports os/user, which
+# would otherwise link libc through cgo and slow every start.
+export CGO_ENABLED=0
 runs=${1:-5}
 command -v docker-registry >/dev/null || { echo "bench-remote: docker-registry is not installed (apt-get install docker-registry)" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)

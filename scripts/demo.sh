@@ -6,6 +6,9 @@
 # packs through an OCI image layout directory into a second store.
 # Usage: scripts/demo.sh [WORKDIR]   (default: a fresh temporary directory)
 set -eu
+# Static binaries, as they should be installed: kong imports os/user, which
+# would otherwise link libc through cgo and slow every start.
+export CGO_ENABLED=0
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/bin"
 echo "building ctx into $bin" >&2

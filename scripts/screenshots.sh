@@ -6,6 +6,9 @@
 #   scripts/screenshots.sh [OUTDIR]     (default: docs/screenshots)
 # Needs chromium (apt-get install chromium) and jq.
 set -eu
+# Static binaries, as they should be installed: kong imports os/user, which
+# would otherwise link libc through cgo and slow every start.
+export CGO_ENABLED=0
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/docs/screenshots}
 command -v chromium >/dev/null 2>&1 || { echo "screenshots.sh: chromium is required (apt-get install chromium)" >&2; exit 2; }

@@ -417,6 +417,12 @@ func buildAll(race bool, pkgs string) (string, error) {
 	args = append(args, pkgs)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
+	if !race {
+		// The binaries users build: static, no cgo (kong's os/user would
+		// otherwise link libc, and the dynamic loader costs each start).
+		// The race detector needs cgo.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building the ctx binaries (go %s): %v\n%s", strings.Join(args, " "), err, out)
 	}
