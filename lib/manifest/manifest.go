@@ -10,6 +10,7 @@
 package manifest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"iter"
@@ -243,7 +244,12 @@ func marshal(v any) ([]byte, error) {
 // Parse decodes stored manifest bytes strictly: unknown members, a hash
 // member, or a wrong version are errors.
 func Parse(b []byte) (*Manifest, error) {
-	var m Manifest
+	// Size the step list up front: growing it one append at a time copied
+	// a 10,000-step manifest's steps about 20 times over (a fifth of the
+	// parse). Unmarshal appends to a slice that has room, from length 0.
+	// The count is only a capacity hint: "index" may occur in other
+	// members too, and every step has exactly one.
+	m := Manifest{Steps: make([]Step, 0, bytes.Count(b, []byte(`"index":`)))}
 	if err := json.Unmarshal(b, &m, json.RejectUnknownMembers(true)); err != nil {
 		return nil, fmt.Errorf("parsing manifest: %w", err)
 	}
