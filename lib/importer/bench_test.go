@@ -53,7 +53,7 @@ var (
 )
 
 // BenchmarkClaudeCode50MB imports a generated 50 MB Claude Code transcript
-// (the budget: under one second).
+// (the target: under one second).
 func BenchmarkClaudeCode50MB(b *testing.B) {
 	benchOnce.Do(func() { benchData = claudeSession(50 << 20) })
 	b.SetBytes(int64(len(benchData)))
