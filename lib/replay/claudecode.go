@@ -103,7 +103,12 @@ func claudeRead(ctx context.Context, call *Call, p *params) ([]byte, error) {
 		return sf.claudeRead(name, req)
 	}
 	data, err := readRegular(call.Workspace.Root, name)
-	if err != nil {
+	switch {
+	case err != nil && call.Workspace.Hermetic && errors.Is(err, fs.ErrNotExist):
+		// The session's log did not show the file whole (older
+		// transcripts, subagents' ones, record no Read results).
+		return nil, skipf("Read: %s is not among the pack's inputs", name)
+	case err != nil:
 		return nil, fmt.Errorf("Read: %w", err)
 	}
 	return render.ClaudeCodeRead(data, req)

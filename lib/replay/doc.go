@@ -124,7 +124,9 @@
 // session saw only by name are listed by Glob and LS; inputs seen in part
 // serve the Reads whose lines are all known; any other use of them skips
 // the step. A Read of a file outside the recorded working directory
-// (the pack holds only files under it) skips the step too.
+// (the pack holds only files under it), or, in a hermetic workspace, of a
+// file that is not among the pack's inputs (the session's log did not show
+// it whole), skips the step too, as Codex's reads do.
 //
 // With Options.CodexShellReads (ctx-replay --codex-shell-reads), Codex's
 // shell tools (shell, shell_command, exec_command, local_shell) replay the
