@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
@@ -44,8 +46,42 @@ func (a *agentTool) Run(ctx context.Context, call *Call, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := call.listsUnknown(a.name, b); err != nil {
+		return err
+	}
 	_, err = out.Write(b)
 	return err
+}
+
+// listsUnknown skips a listing (Glob, Grep's file list) in a hermetic
+// workspace whose recorded result names a file under the recorded working
+// directory that the pack does not hold, not even by name: the pack cannot
+// reproduce what it does not know, so a difference says nothing.
+func (c *Call) listsUnknown(tool string, out []byte) error {
+	ws := c.Workspace
+	mode := gjson.GetBytes(c.Parameters, "output_mode").String()
+	lists := tool == "Glob" || tool == "Grep" && (mode == "" || mode == "files_with_matches")
+	if !ws.Hermetic || ws.RecordedDir == "" || !lists {
+		return nil
+	}
+	rec, err := c.recorded()
+	if err != nil || rec == nil || bytes.Equal(rec, out) {
+		return err
+	}
+	for line := range strings.SplitSeq(string(rec), "\n") {
+		if !strings.HasPrefix(line, "/") {
+			continue
+		}
+		name := ws.local(line)
+		if name == line || ws.seenAs(name) != nil {
+			continue
+		}
+		if _, err := ws.Root.Stat(name); err == nil {
+			continue
+		}
+		return skipf("%s: the recorded result names %s, which is not among the pack's inputs", tool, name)
+	}
+	return nil
 }
 
 // claudeTools are Claude Code's read-only tools, rendered as Claude Code

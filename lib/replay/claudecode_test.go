@@ -155,6 +155,8 @@ func TestClaudeCodeHermetic(t *testing.T) {
 		{"read name only", "Read", `{"file_path":"lib/c.go"}`, "", "skip: Read: lib/c.go was seen only by name; its content is not in the pack"},
 		{"read known lines", "Read", `{"file_path":"d.txt","offset":3,"limit":2}`, "", "     3→three\n     4→four"},
 		{"read unknown lines", "Read", `{"file_path":"d.txt","offset":2,"limit":2}`, "", "skip: Read: d.txt was seen only in part; line 2 is not in the pack"},
+		{"glob listing a file not in the pack", "Glob", `{"pattern":"**/*.go"}`, "/w/a.go\n/w/b.go\n/w/lib/c.go\n/w/lib/e.go", "skip: Glob: the recorded result names lib/e.go, which is not among the pack's inputs"},
+		{"glob listing files it knows", "Glob", `{"pattern":"**/*.go"}`, "/w/a.go\n/w/lib/c.go", "/w/a.go\n/w/b.go\n/w/lib/c.go"},
 		{"read a file not in the pack", "Read", `{"file_path":"src/nowhere.go"}`, "", "skip: Read: src/nowhere.go is not among the pack's inputs"},
 		{"read outside the working directory", "Read", `{"file_path":"/tmp/task.output"}`, "", "skip: Read: /tmp/task.output is outside the recorded working directory /w; the pack holds only files under it"},
 		{"read to the end", "Read", `{"file_path":"d.txt","offset":3}`, "", "skip: Read: d.txt was seen only in part; line 5 is not in the pack"},

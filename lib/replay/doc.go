@@ -126,7 +126,9 @@
 // the step. A Read of a file outside the recorded working directory
 // (the pack holds only files under it), or, in a hermetic workspace, of a
 // file that is not among the pack's inputs (the session's log did not show
-// it whole), skips the step too, as Codex's reads do.
+// it whole), skips the step too, as Codex's reads do. So does a Glob or a
+// Grep file list whose recorded result names a file under the working
+// directory that the pack holds not even by name.
 //
 // With Options.CodexShellReads (ctx-replay --codex-shell-reads), Codex's
 // shell tools (shell, shell_command, exec_command, local_shell) replay the
