@@ -68,12 +68,18 @@ func (c *Call) listsUnknown(tool string, out []byte) error {
 	if err != nil || rec == nil || bytes.Equal(rec, out) {
 		return err
 	}
-	for line := range strings.SplitSeq(string(rec), "\n") {
-		if !strings.HasPrefix(line, "/") {
+	for i, line := range strings.Split(string(rec), "\n") {
+		if line == "" || tool == "Grep" && i == 0 && (strings.HasPrefix(line, "Found ") || line == "No files found") {
 			continue
 		}
 		name := ws.local(line)
-		if name == line || ws.seenAs(name) != nil {
+		if strings.HasPrefix(name, "/") || ws.seenAs(name) != nil {
+			continue // outside the working directory, or known by name
+		}
+		if tool == "Glob" && name == line {
+			continue // Glob lists absolute paths: a notice
+		}
+		if _, err := resolve(name); err != nil {
 			continue
 		}
 		if _, err := ws.Root.Stat(name); err == nil {
@@ -657,9 +663,22 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 			}
 			return localeCompare(a.name, b.name)
 		})
+		// Claude Code lists the files relative to its working
+		// directory; older versions listed them absolute, as a
+		// recording may show.
+		if rec == nil && !recRead {
+			if rec, err = call.recorded(); err != nil {
+				return nil, err
+			}
+			recRead = true
+		}
+		absolute := ws.RecordedDir != "" && bytes.Contains(rec, []byte("\n"+strings.TrimSuffix(ws.RecordedDir, "/")+"/"))
 		lines = make([]string, len(matched))
 		for i, m := range matched {
-			lines[i] = ws.shown(m.name)
+			lines[i] = m.name
+			if absolute {
+				lines[i] = ws.shown(m.name)
+			}
 		}
 	}
 	lines, page, err := paginate(lines, headLimit, hasHead, skip)

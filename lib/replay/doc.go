@@ -107,7 +107,8 @@
 // each output mode as ripgrep prints and Claude Code frames it (in
 // content mode a matching line's path relative to the working directory,
 // a context line's absolute, unless the recording shows the older or newer
-// convention; see grepPrefixes), LS as a
+// convention; see grepPrefixes; its file lists relative too, unless the
+// recording lists them absolute), LS as a
 // tree. They read with the same confinement as the built-ins. Their
 // version is ClaudeCodeVersion.
 //
