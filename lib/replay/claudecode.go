@@ -578,6 +578,8 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 		single = true
 	case ws.knowsUnder(base):
 		return nil, skipf("Grep: the files under %s were seen only by name or in part, so what they hold is not known", base)
+	case ws.Hermetic && errors.Is(err, fs.ErrNotExist):
+		return nil, skipf("Grep: %s is not among the pack's inputs", base)
 	default:
 		return nil, fmt.Errorf("Grep: %s: %w", base, unwrapPath(err))
 	}

@@ -160,6 +160,7 @@ func TestClaudeCodeHermetic(t *testing.T) {
 		{"grep files relative", "Grep", `{"pattern":"hello","glob":"[ab].go"}`, "Found 1 file\na.go", "Found 2 files\na.go\nb.go"},
 		{"grep files unrecorded", "Grep", `{"pattern":"hello","glob":"[ab].go"}`, "", "Found 2 files\na.go\nb.go"},
 		{"grep files naming a file not in the pack", "Grep", `{"pattern":"hello","glob":"[ab].go"}`, "Found 2 files\n.beads/x.jsonl\na.go", "skip: Grep: the recorded result names .beads/x.jsonl, which is not among the pack's inputs"},
+		{"grep a file not in the pack", "Grep", `{"pattern":"x","path":"src/nowhere.css"}`, "", "skip: Grep: src/nowhere.css is not among the pack's inputs"},
 		{"read a file not in the pack", "Read", `{"file_path":"src/nowhere.go"}`, "", "skip: Read: src/nowhere.go is not among the pack's inputs"},
 		{"read outside the working directory", "Read", `{"file_path":"/tmp/task.output"}`, "", "skip: Read: /tmp/task.output is outside the recorded working directory /w; the pack holds only files under it"},
 		{"read to the end", "Read", `{"file_path":"d.txt","offset":3}`, "", "skip: Read: d.txt was seen only in part; line 5 is not in the pack"},

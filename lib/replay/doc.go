@@ -129,7 +129,8 @@
 // file that is not among the pack's inputs (the session's log did not show
 // it whole), skips the step too, as Codex's reads do. So does a Glob or a
 // Grep file list whose recorded result names a file under the working
-// directory that the pack holds not even by name.
+// directory that the pack holds not even by name, and a Grep of a path
+// that is not among the inputs.
 //
 // With Options.CodexShellReads (ctx-replay --codex-shell-reads), Codex's
 // shell tools (shell, shell_command, exec_command, local_shell) replay the
