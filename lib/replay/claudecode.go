@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
@@ -44,8 +46,48 @@ func (a *agentTool) Run(ctx context.Context, call *Call, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := call.listsUnknown(a.name, b); err != nil {
+		return err
+	}
 	_, err = out.Write(b)
 	return err
+}
+
+// listsUnknown skips a listing (Glob, Grep's file list) in a hermetic
+// workspace whose recorded result names a file under the recorded working
+// directory that the pack does not hold, not even by name: the pack cannot
+// reproduce what it does not know, so a difference says nothing.
+func (c *Call) listsUnknown(tool string, out []byte) error {
+	ws := c.Workspace
+	mode := gjson.GetBytes(c.Parameters, "output_mode").String()
+	lists := tool == "Glob" || tool == "Grep" && (mode == "" || mode == "files_with_matches")
+	if !ws.Hermetic || ws.RecordedDir == "" || !lists {
+		return nil
+	}
+	rec, err := c.recorded()
+	if err != nil || rec == nil || bytes.Equal(rec, out) {
+		return err
+	}
+	for i, line := range strings.Split(string(rec), "\n") {
+		if line == "" || tool == "Grep" && i == 0 && (strings.HasPrefix(line, "Found ") || line == "No files found") {
+			continue
+		}
+		name := ws.local(line)
+		if strings.HasPrefix(name, "/") || ws.seenAs(name) != nil {
+			continue // outside the working directory, or known by name
+		}
+		if tool == "Glob" && name == line {
+			continue // Glob lists absolute paths: a notice
+		}
+		if _, err := resolve(name); err != nil {
+			continue
+		}
+		if _, err := ws.Root.Stat(name); err == nil {
+			continue
+		}
+		return skipf("%s: the recorded result names %s, which is not among the pack's inputs", tool, name)
+	}
+	return nil
 }
 
 // claudeTools are Claude Code's read-only tools, rendered as Claude Code
@@ -103,7 +145,12 @@ func claudeRead(ctx context.Context, call *Call, p *params) ([]byte, error) {
 		return sf.claudeRead(name, req)
 	}
 	data, err := readRegular(call.Workspace.Root, name)
-	if err != nil {
+	switch {
+	case err != nil && call.Workspace.Hermetic && errors.Is(err, fs.ErrNotExist):
+		// The session's log did not show the file whole (older
+		// transcripts, subagents' ones, record no Read results).
+		return nil, skipf("Read: %s is not among the pack's inputs", name)
+	case err != nil:
 		return nil, fmt.Errorf("Read: %w", err)
 	}
 	return render.ClaudeCodeRead(data, req)
@@ -531,6 +578,8 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 		single = true
 	case ws.knowsUnder(base):
 		return nil, skipf("Grep: the files under %s were seen only by name or in part, so what they hold is not known", base)
+	case ws.Hermetic && errors.Is(err, fs.ErrNotExist):
+		return nil, skipf("Grep: %s is not among the pack's inputs", base)
 	default:
 		return nil, fmt.Errorf("Grep: %s: %w", base, unwrapPath(err))
 	}
@@ -616,9 +665,22 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 			}
 			return localeCompare(a.name, b.name)
 		})
+		// Claude Code lists the files relative to its working
+		// directory; older versions listed them absolute, as a
+		// recording may show.
+		if rec == nil && !recRead {
+			if rec, err = call.recorded(); err != nil {
+				return nil, err
+			}
+			recRead = true
+		}
+		absolute := ws.RecordedDir != "" && bytes.Contains(rec, []byte("\n"+strings.TrimSuffix(ws.RecordedDir, "/")+"/"))
 		lines = make([]string, len(matched))
 		for i, m := range matched {
-			lines[i] = ws.shown(m.name)
+			lines[i] = m.name
+			if absolute {
+				lines[i] = ws.shown(m.name)
+			}
 		}
 	}
 	lines, page, err := paginate(lines, headLimit, hasHead, skip)

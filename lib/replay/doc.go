@@ -107,7 +107,8 @@
 // each output mode as ripgrep prints and Claude Code frames it (in
 // content mode a matching line's path relative to the working directory,
 // a context line's absolute, unless the recording shows the older or newer
-// convention; see grepPrefixes), LS as a
+// convention; see grepPrefixes; its file lists relative too, unless the
+// recording lists them absolute), LS as a
 // tree. They read with the same confinement as the built-ins. Their
 // version is ClaudeCodeVersion.
 //
@@ -124,7 +125,12 @@
 // session saw only by name are listed by Glob and LS; inputs seen in part
 // serve the Reads whose lines are all known; any other use of them skips
 // the step. A Read of a file outside the recorded working directory
-// (the pack holds only files under it) skips the step too.
+// (the pack holds only files under it), or, in a hermetic workspace, of a
+// file that is not among the pack's inputs (the session's log did not show
+// it whole), skips the step too, as Codex's reads do. So does a Glob or a
+// Grep file list whose recorded result names a file under the working
+// directory that the pack holds not even by name, and a Grep of a path
+// that is not among the inputs.
 //
 // With Options.CodexShellReads (ctx-replay --codex-shell-reads), Codex's
 // shell tools (shell, shell_command, exec_command, local_shell) replay the
