@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -92,7 +93,7 @@ func writeObject(w *bufio.Writer, s streamed) error {
 		var esc []byte
 		for {
 			n, err := r.Read(buf)
-			esc = appendEscaped(esc[:0], buf[:n])
+			esc = canon.AppendEscaped(esc[:0], buf[:n])
 			if _, werr := w.Write(esc); werr != nil {
 				return werr
 			}
@@ -113,39 +114,6 @@ func writeObject(w *bufio.Writer, s streamed) error {
 		}
 	}
 	return w.WriteByte('"')
-}
-
-// appendEscaped appends b, valid UTF-8 possibly cut mid-character, escaped
-// for the inside of a canonical JSON string: '"', '\\' and C0 controls,
-// with the short forms where JSON has them and \u00xx otherwise. Every
-// other byte stands for itself, so cutting b anywhere changes nothing.
-func appendEscaped(dst, b []byte) []byte {
-	const hexDigits = "0123456789abcdef"
-	start := 0
-	for i, c := range b {
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, b[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		start = i + 1
-	}
-	return append(dst, b[start:]...)
 }
 
 // scanObject reads object d through the store's verifying reader and

@@ -143,32 +143,6 @@ func TestWriteJSONObjectChanged(t *testing.T) {
 	}
 }
 
-// FuzzAppendEscaped: quoting a string in pieces cut anywhere gives what
-// canonical JSON gives for the whole string.
-func FuzzAppendEscaped(f *testing.F) {
-	f.Add("plain", 2)
-	f.Add("a\"b\\c\n\x00\x1f\x7f é€𝄞\u2028", 5)
-	f.Fuzz(func(t *testing.T, s string, cut int) {
-		if !utf8.ValidString(s) {
-			return
-		}
-		q, err := jsontext.AppendQuote(nil, s)
-		if err != nil {
-			t.Skip()
-		}
-		want, err := canon.Canonicalize(q)
-		if err != nil {
-			t.Skip()
-		}
-		cut = min(max(cut, 0), len(s))
-		got := append([]byte{'"'}, appendEscaped(nil, []byte(s[:cut]))...)
-		got = append(appendEscaped(got, []byte(s[cut:])), '"')
-		if !bytes.Equal(got, want) {
-			t.Fatalf("%q cut at %d: got %s, want %s", s, cut, got, want)
-		}
-	})
-}
-
 // FuzzUTF8Checker: validity judged in pieces cut anywhere is validity of
 // the whole.
 func FuzzUTF8Checker(f *testing.F) {
