@@ -2,6 +2,8 @@ package remote
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,7 +15,9 @@ import (
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // TestLayoutRoundTrip pushes into an OCI image layout directory and
@@ -86,9 +90,9 @@ func TestReferrersOnRegistry(t *testing.T) {
 	m := makePack(t, a, "refs", sizes(5, 20), digest.Digest{})
 	dir := t.TempDir()
 	files := []string{filepath.Join(dir, "pack.html"), filepath.Join(dir, "att.sigstore.json")}
-	for _, f := range files {
-		os.WriteFile(f, []byte("content of "+filepath.Base(f)), 0o644)
-	}
+	os.WriteFile(files[0], []byte("content of pack.html"), 0o644)
+	bundle := signedBundle(t, m)
+	os.WriteFile(files[1], bundle, 0o644)
 	c := reg.client(t, "r")
 	if _, err := c.Push(ctx, a, m.Hash, PushOptions{Attach: []string{filepath.Join(dir, "x.txt")}}); !errors.Is(err, ErrInvalidRemote) {
 		t.Errorf("attaching a .txt: %v", err)
@@ -108,11 +112,68 @@ func TestReferrersOnRegistry(t *testing.T) {
 	if len(pr.Referrers) != 2 || !types[ReportMediaType] || !types[BundleMediaType] {
 		t.Errorf("referrers %+v", pr.Referrers)
 	}
-	for _, f := range files {
-		got, err := os.ReadFile(filepath.Join(out, filepath.Base(f)))
-		if err != nil || string(got) != "content of "+filepath.Base(f) {
+	for f, want := range map[string]string{"pack.html": "content of pack.html", "att.sigstore.json": string(bundle)} {
+		got, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil || string(got) != want {
 			t.Errorf("%s: %q %v", f, got, err)
 		}
+	}
+}
+
+// signedBundle signs m's pack statement with a fixed key.
+func signedBundle(t *testing.T, m *manifest.Manifest) []byte {
+	t.Helper()
+	s, err := attest.NewSigner(ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, err := s.SignPack(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signed.Bundle
+}
+
+// TestAttachBundleAnnotations: an attestation bundle is attached with the
+// annotations cosign lists attestations by, and a file named like a
+// bundle that is none is refused before anything is pushed.
+func TestAttachBundleAnnotations(t *testing.T) {
+	a := newStore(t)
+	m := makePack(t, a, "bundle", sizes(3, 20), digest.Digest{})
+	dir := t.TempDir()
+	layout := filepath.Join(dir, "layout")
+	c, err := Open(mustParse(t, "oci-layout:"+layout), Options{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := filepath.Join(dir, "fake.sigstore.json")
+	os.WriteFile(fake, []byte("{}"), 0o644)
+	if _, err := c.Push(ctx, a, m.Hash, PushOptions{Attach: []string{fake}}); err == nil {
+		t.Error("a .sigstore.json file that is no bundle was attached")
+	}
+	real := filepath.Join(dir, "pack.sigstore.json")
+	os.WriteFile(real, signedBundle(t, m), 0o644)
+	if _, err := c.Push(ctx, a, m.Hash, PushOptions{Attach: []string{real}}); err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	filepath.WalkDir(filepath.Join(layout, "blobs"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		var om struct {
+			ArtifactType string            `json:"artifactType"`
+			Annotations  map[string]string `json:"annotations"`
+		}
+		if json.Unmarshal(b, &om) == nil && om.ArtifactType == BundleMediaType {
+			found = om.Annotations["dev.sigstore.bundle.content"] == "dsse-envelope" &&
+				om.Annotations["dev.sigstore.bundle.predicateType"] == attest.PredicateType
+		}
+		return nil
+	})
+	if !found {
+		t.Error("no referrer manifest of the bundle carries cosign's dev.sigstore.bundle annotations")
 	}
 }
 
