@@ -238,11 +238,27 @@ var chatAPI = &api{
 		meta = join(meta, rest(choice, "message", "text", "index"))
 		meta.set("other_choices", restOf(choices, 1).raw())
 		m.meta = join(meta, m.meta)
+		m.failed = responseError(resp)
 		b.setModel(resp.Get("model").String())
 		b.param("system_fingerprint", raw(resp.Get("system_fingerprint")))
 		return []*msg{m}, nil
 	},
 	conversation: []string{"messages", "prompt"},
+}
+
+// responseError reads the error a response reports instead of (or as
+// well as) an answer: {"error": {"message", "type", "code"}} in all three
+// APIs (Anthropic: "type": "error"; Responses: "status": "failed"). The
+// error object itself stays in the step's metadata.
+func responseError(resp gjson.Result) *failure {
+	e := resp.Get("error")
+	if !informative(e) {
+		return nil
+	}
+	if e.Type == gjson.String {
+		return &failure{msg: e.Str}
+	}
+	return &failure{msg: first(e, "message", "type", "code").String()}
 }
 
 // restOf returns the array elements from index i on.
@@ -288,6 +304,7 @@ var anthropicAPI = &api{
 			return nil, err
 		}
 		m.meta = join(rest(resp, "content", "role"), m.meta)
+		m.failed = responseError(resp)
 		b.setModel(resp.Get("model").String())
 		return []*msg{m}, nil
 	},
@@ -375,6 +392,7 @@ var responsesAPI = &api{
 			skip = append(skip, responseEcho...)
 		}
 		m.meta = join(rest(resp, skip...), m.meta)
+		m.failed = responseError(resp)
 		b.setModel(resp.Get("model").String())
 		b.samplingParams(resp)
 		return msgs, nil

@@ -353,3 +353,24 @@ func TestInvalidBase64Part(t *testing.T) {
 		t.Error("the image reference is lost")
 	}
 }
+
+// TestResponseErrors: a response reporting an error is a failed model
+// call, in the three exchange APIs.
+func TestResponseErrors(t *testing.T) {
+	tests := []struct{ format, in string }{
+		{Anthropic, `{"request":{"model":"m","messages":[{"role":"user","content":"hi"}]},"response":{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}}`},
+		{OpenAIChat, `{"request":{"model":"m","messages":[{"role":"user","content":"hi"}]},"response":{"object":"chat.completion","choices":[],"error":{"message":"Overloaded","type":"server_error"}}}`},
+		{OpenAIResponses, `{"request":{"model":"m","input":"hi"},"response":{"object":"response","status":"failed","output":[],"created_at":1,"error":{"code":"server_error","message":"Overloaded"}}}`},
+	}
+	for _, tt := range tests {
+		out, _, err := Import(tt.format, []byte(tt.in), Options{})
+		if err != nil {
+			t.Errorf("%s: %v", tt.format, err)
+			continue
+		}
+		l := decode(t, out)
+		if len(l.Steps) != 1 || !reflect.DeepEqual(l.Steps[0].Error, map[string]any{"message": "Overloaded"}) {
+			t.Errorf("%s: steps = %+v", tt.format, l.Steps)
+		}
+	}
+}
