@@ -12,6 +12,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/tidwall/gjson v1.20.0
 	golang.org/x/sync v0.24.0
+	golang.org/x/sys v0.47.0
 	google.golang.org/protobuf v1.36.11
 	oras.land/oras-go/v2 v2.7.0
 )
@@ -19,6 +20,5 @@ require (
 require (
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect
 )

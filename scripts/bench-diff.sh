@@ -14,6 +14,9 @@
 #   scripts/bench-diff.sh           # N=10000 RUNS=11
 #   N=1000 RUNS=5 scripts/bench-diff.sh
 set -eu
+# Static binaries, as they should be installed: kong imports os/user, which
+# would otherwise link libc through cgo and slow every start.
+export CGO_ENABLED=0
 
 N=${N:-10000}
 RUNS=${RUNS:-11}

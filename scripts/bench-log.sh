@@ -17,6 +17,9 @@
 #   scripts/bench-log.sh            # N=100000 RUNS=11
 #   N=10000 RUNS=5 scripts/bench-log.sh
 set -eu
+# Static binaries, as they should be installed: kong imports os/user, which
+# would otherwise link libc through cgo and slow every start.
+export CGO_ENABLED=0
 
 N=${N:-100000}
 RUNS=${RUNS:-11}

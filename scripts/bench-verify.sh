@@ -7,6 +7,9 @@
 # one brings.
 # Usage: scripts/bench-verify.sh [RUNS]   (default 7)
 set -euo pipefail
+# Static binaries, as they should be installed: kong imports os/user, which
+# would otherwise link libc through cgo and slow every start.
+export CGO_ENABLED=0
 runs=${1:-7}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctx-bench-verify.XXXXXX")

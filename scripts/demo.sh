@@ -1,9 +1,14 @@
 #!/bin/sh
 # Builds the ctx toolkit and runs it on the bundled example run
 # (examples/run.json): create a store, pack the run, show it, then fork it
-# with an edited prompt, pack the fork and diff the two.
+# with an edited prompt, pack the fork and diff the two, replay the
+# original, list the packs, write an HTML page of the diff, and share both
+# packs through an OCI image layout directory into a second store.
 # Usage: scripts/demo.sh [WORKDIR]   (default: a fresh temporary directory)
 set -eu
+# Static binaries, as they should be installed: kong imports os/user, which
+# would otherwise link libc through cgo and slow every start.
+export CGO_ENABLED=0
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/bin"
 echo "building ctx into $bin" >&2
@@ -36,3 +41,16 @@ if command -v ctx-replay >/dev/null 2>&1; then
 fi
 step ctx log --human
 if command -v ctx-log >/dev/null 2>&1; then ctx log --human; fi
+if command -v ctx-push >/dev/null 2>&1 && command -v ctx-pull >/dev/null 2>&1; then
+	step "ctx diff --html -o diff.html latest^ latest"
+	ctx diff --html -o diff.html 'latest^' latest || true
+	echo "wrote $work/diff.html" >&2
+	hash=$(ctx log -n 1 | sed 's/.*"hash":"\([^"]*\)".*/\1/')
+	step "ctx log | ctx push oci-layout:layout"
+	ctx log | ctx push oci-layout:layout
+	step "ctx init elsewhere; ctx pull --store elsewhere --with-parents oci-layout:layout $hash"
+	ctx init elsewhere >/dev/null
+	ctx pull --store elsewhere --with-parents oci-layout:layout "$hash"
+	step "ctx verify --store-dir elsewhere --pack $hash"
+	ctx verify --store-dir elsewhere --pack "$hash"
+fi

@@ -6,6 +6,9 @@
 #   scripts/screenshots.sh [OUTDIR]     (default: docs/screenshots)
 # Needs chromium (apt-get install chromium) and jq.
 set -eu
+# Static binaries, as they should be installed: kong imports os/user, which
+# would otherwise link libc through cgo and slow every start.
+export CGO_ENABLED=0
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/docs/screenshots}
 command -v chromium >/dev/null 2>&1 || { echo "screenshots.sh: chromium is required (apt-get install chromium)" >&2; exit 2; }
@@ -40,7 +43,7 @@ shot() { # PAGE WIDTH HEIGHT [dark]
 		dark="--force-dark-mode --blink-settings=preferredColorScheme=0"
 	fi
 	# shellcheck disable=SC2086
-	HOME=$tmp chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+	HOME=$tmp chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars \
 		--no-first-run --disable-background-networking --disable-component-update \
 		--disable-sync --disable-extensions --disable-default-apps \
 		--user-data-dir="$tmp/profile" $dark --window-size="$2,$3" \

@@ -47,8 +47,9 @@ func cosign(t *testing.T) string {
 
 // TestCosign checks ctx's bundles with the real cosign, offline: the
 // documented verify-blob-attestation command accepts them, and refuses a
-// changed artifact, another key and another predicate type. Opt in with
-// CTX_TEST_COSIGN=1.
+// changed artifact, another key and another predicate type; and a bundle
+// cosign attest-blob makes of ctx's predicate passes ctx-verify. Opt in
+// with CTX_TEST_COSIGN=1.
 func TestCosign(t *testing.T) {
 	if os.Getenv("CTX_TEST_COSIGN") == "" {
 		t.Skip("set CTX_TEST_COSIGN=1 to check bundles with cosign " + cosignVersion + " (installed with go install when absent)")
@@ -100,13 +101,16 @@ func TestCosign(t *testing.T) {
 		write("keys/"+k+".pub", string(run("ctx-attest", "--public-key", "keys/"+k)))
 	}
 
-	verify := func(key, typ, bundle, artifact string) (bool, string) {
-		cmd := exec.Command(cos, "verify-blob-attestation", "--key", key, "--insecure-ignore-tlog",
-			"--type", typ, "--bundle", bundle, artifact)
+	cosignRun := func(args ...string) (bool, string) {
+		cmd := exec.Command(cos, args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "HOME="+dir, "TUF_ROOT="+filepath.Join(dir, "tuf"))
+		cmd.Env = append(os.Environ(), "HOME="+dir, "TUF_ROOT="+filepath.Join(dir, "tuf"), "COSIGN_PASSWORD=")
 		out, err := cmd.CombinedOutput()
 		return err == nil, string(out)
+	}
+	verify := func(key, typ, bundle, artifact string) (bool, string) {
+		return cosignRun("verify-blob-attestation", "--key", key, "--insecure-ignore-tlog",
+			"--type", typ, "--bundle", bundle, artifact)
 	}
 	for _, c := range []struct {
 		name, key, typ, bundle, artifact string
@@ -127,4 +131,28 @@ func TestCosign(t *testing.T) {
 			}
 		})
 	}
+
+	// The other way round: cosign signs ctx's predicate with its own
+	// (ECDSA) key, offline, and ctx-verify checks the bundle.
+	t.Run("signed by cosign", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"generate-key-pair"},
+			{"signing-config", "create", "--out", "no-tlog.json"},
+		} {
+			if ok, out := cosignRun(args...); !ok {
+				t.Fatalf("cosign %s: %s", strings.Join(args, " "), out)
+			}
+		}
+		write("pred.json", string(run("ctx-attest", "--predicate", "--output", "result.md", hash)))
+		write("cos/result.md", "# Result\n")
+		if ok, out := cosignRun("attest-blob", "--key", "cosign.key", "--predicate", "pred.json",
+			"--type", attest.PredicateType, "--signing-config", "no-tlog.json",
+			"--bundle", "cos/result.md.sigstore.json", "--yes", "cos/result.md"); !ok {
+			t.Fatalf("cosign attest-blob: %s", out)
+		}
+		out := run("ctx-verify", "--key", "cosign.pub", "cos/result.md")
+		if gjson.GetBytes(out, "status").String() != "verified" || gjson.GetBytes(out, "context_pack").String() != "sha256:"+hash {
+			t.Fatalf("ctx-verify: %s", out)
+		}
+	})
 }

@@ -33,7 +33,7 @@ type diffCmd struct {
 	Align   string   `help:"How steps are paired: index (step i with step i; extra steps added or removed) or lcs (along the longest common run of type, tool and parameters, so an inserted step is one addition)." enum:"index,lcs" default:"index"`
 	Ignore  []string `help:"Leave out a drift type (repeatable): model_drift, prompt_drift, input_drift, tool_drift, param_drift, reasoning_drift, tool_output_drift, part_drift, error_drift, usage_drift, output_drift, environment_drift, metadata_drift." placeholder:"TYPE"`
 	HTML    bool     `name:"html" help:"Print the report as one self-contained HTML page (no scripts, no network): the first divergence, model and environment side by side, the aligned steps with their diffs."`
-	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout." placeholder:"FILE"`
+	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
 }
 
 func (c *diffCmd) Description() string {
@@ -148,7 +148,7 @@ func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest
 	default:
 		var b []byte
 		if b, err = r.JSON(); err == nil {
-			err = env.Result(b)
+			err = env.ResultCanonical(b)
 		}
 	}
 	if err != nil {

@@ -65,6 +65,9 @@ func (c *forkCmd) Run(env *cli.Env) error {
 	if !c.NoParent {
 		l.Parent = d
 	}
+	if c.Draft == "" && !env.Human() {
+		return env.ResultStream(l.WriteJSON)
+	}
 	b, err := l.JSON()
 	if err != nil {
 		return fmt.Errorf("forking %s: %w", d, err)
@@ -72,10 +75,7 @@ func (c *forkCmd) Run(env *cli.Env) error {
 	if c.Draft != "" {
 		return c.writeDraft(env, s, b, l.Parent)
 	}
-	if env.Human() {
-		return env.Text(string(canon.Indent(b)))
-	}
-	return env.Result(b)
+	return env.Text(string(canon.Indent(b)))
 }
 
 // writeDraft writes the log, indented for editing, to drafts/NAME.json,

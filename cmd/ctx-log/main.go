@@ -244,7 +244,7 @@ func table(es []packlog.Entry) string {
 		if !e.Parent.IsZero() {
 			parent = e.Parent.Short()
 		}
-		rows = append(rows, [6]string{e.Hash.Short(), e.Created, e.Model, strconv.Itoa(e.Steps), parent, strings.Join(e.Tags, ",")})
+		rows = append(rows, [6]string{e.Hash.Short(), e.Created, cli.Escape(e.Model), strconv.Itoa(e.Steps), parent, strings.Join(e.Tags, ",")})
 	}
 	var width [6]int
 	size := 0
@@ -282,7 +282,7 @@ func problems(env *cli.Env, probs []error) error {
 	}
 	corrupt := false
 	for _, p := range probs {
-		env.Errorf("%v", p)
+		env.Problem(p)
 		corrupt = corrupt || errors.Is(p, store.ErrCorrupt)
 	}
 	err := cli.Errorf(cli.ExitError, "%d problem(s) reading the store; everything else was listed", len(probs))

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -51,6 +52,7 @@ func (c *packCmd) Description() string {
 // source is one log read and validated, not yet packed.
 type source struct {
 	name string
+	file bool // name is a file read from disk
 	data []byte
 	log  *execlog.Log
 }
@@ -104,7 +106,7 @@ func (c *packCmd) Run(env *cli.Env) error {
 				return err
 			}
 			for _, p := range probs {
-				env.Errorf("%s:%s", src.name, prefixed(p))
+				env.Problem(cli.WithCode(cli.ExitFinding, fmt.Errorf("%s:%s", src.name, prefixed(p))))
 			}
 			bad = true
 			continue
@@ -202,6 +204,7 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 		src.name = "--hook"
 	default:
 		dir = filepath.Dir(name)
+		src.file = true
 	}
 	if name == hookArg {
 		src.data = []byte(c.Hook)
@@ -249,7 +252,7 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 		what += " (" + h.Event + ")"
 	}
 	env.Infof("%s: %s: packing %s", src.name, what, h.Transcript)
-	src.name, src.data, *dir = h.Transcript, data, filepath.Dir(h.Transcript)
+	src.name, src.data, *dir, src.file = h.Transcript, data, filepath.Dir(h.Transcript), true
 	return nil
 }
 
@@ -276,7 +279,18 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 	if format == importer.Ctx {
 		return nil
 	}
-	data, rep, err := importer.Import(format, src.data, importer.Options{Name: filepath.Base(src.name), Deterministic: c.Deterministic})
+	opts := importer.Options{Name: filepath.Base(src.name), Deterministic: c.Deterministic}
+	if format == importer.ClaudeCode && src.file {
+		subs, err := importer.ClaudeCodeSubagents(src.name)
+		if err != nil {
+			return cli.WithCode(cli.ExitError, fmt.Errorf("%s: %w", src.name, err))
+		}
+		if len(subs) > 0 {
+			env.Infof("%s: including the %d subagent transcript(s) under %s", src.name, len(subs), path.Dir(subs[0].Name))
+		}
+		opts.Subagents = subs
+	}
+	data, rep, err := importer.Import(format, src.data, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src.name, err)
 	}

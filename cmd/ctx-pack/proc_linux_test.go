@@ -3,13 +3,8 @@ package main
 // Tests that watch a running ctx-pack through /proc.
 
 import (
-	"bytes"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -90,36 +85,8 @@ func TestLargePathBoundedMemory(t *testing.T) {
 	log := filepath.Join(dir, "big.json")
 	writeFile(t, log, []byte(`{"created":"2026-01-02T00:00:00Z","model":{"identifier":"m"},"inputs":[{"name":"big.bin","path":"big.bin"}],"steps":[]}`), 0o644)
 	// Measure the binary users run, not one carrying race shadow memory.
-	bin := e2e.PlainBin(t, "ctx-pack")
-	cmd := exec.Command(bin, "--store", s.Root(), log)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// getrusage's ru_maxrss of a child includes its parent's memory (the
-	// Go runtime starts children with vfork), so read the child's own
-	// high-water mark, VmHWM, while it runs.
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var hwm int64
-	for running := true; running; {
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("%v\n%s", err, out.String())
-			}
-			running = false
-		case <-time.After(2 * time.Millisecond):
-			if kb := vmHWM(cmd.Process.Pid); kb > hwm {
-				hwm = kb
-			}
-		}
-	}
+	hwm := e2e.PeakRSS(t, exec.Command(e2e.PlainBin(t, "ctx-pack"), "--store", s.Root(), log))
 	const limit = bigSize >> 2 >> 10 // KiB
-	if hwm == 0 {
-		t.Fatal("could not read the process's VmHWM")
-	}
 	if hwm > limit {
 		t.Fatalf("peak RSS %d MiB packing a %d MiB file, want < %d MiB", hwm>>10, bigSize>>20, limit>>10)
 	}
@@ -131,27 +98,4 @@ func TestLargePathBoundedMemory(t *testing.T) {
 
 // writtenBytes returns how many bytes a running process has written
 // (wchar in /proc/PID/io), or 0 if it cannot be read.
-func writtenBytes(pid int) int64 {
-	return procField(fmt.Sprintf("/proc/%d/io", pid), "wchar:")
-}
-
-// vmHWM returns the peak resident set size in KiB of a running process,
-// or 0 if it cannot be read.
-func vmHWM(pid int) int64 {
-	return procField(fmt.Sprintf("/proc/%d/status", pid), "VmHWM:")
-}
-
-// procField returns the number after key in a /proc file, or 0.
-func procField(name, key string) int64 {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, key); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
-}
+func writtenBytes(pid int) int64 { return e2e.ProcField(pid, "io", "wchar:") }

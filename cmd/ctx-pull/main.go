@@ -74,6 +74,9 @@ func (c *pullCmd) Run(env *cli.Env) error {
 			res, err := client.Pull(ctx, s, next, remote.PullOptions{Referrers: c.Referrers})
 			env.ProgressDone()
 			if err != nil {
+				if h := remote.Hint(err, r); h != "" {
+					return cli.WithHint(err, h)
+				}
 				return err
 			}
 			if !seen[res.Hash] {

@@ -24,7 +24,7 @@ type pushCmd struct {
 	Remote    string   `arg:"" help:"Where to push: oci://HOST[:PORT]/REPOSITORY, oci-layout:DIR, or the name of a remote in .ctx/config.json (\"remotes\": {\"origin\": \"oci://…\"})." placeholder:"REMOTE"`
 	Refs      []string `arg:"" optional:"" help:"Packs to push (default: read from stdin)." placeholder:"REF"`
 	Tag       []string `help:"Also tag the pack NAME on the remote (repeatable; with one pack only)." placeholder:"NAME"`
-	Attach    []string `help:"Attach FILE to the pack as an OCI referrer: a sidecar (*.ctx.json), an attestation bundle (*.sigstore.json) or a report (*.html); with one pack only." placeholder:"FILE"`
+	Attach    []string `sep:"none" help:"Attach FILE to the pack as an OCI referrer: a sidecar (*.ctx.json), an attestation bundle (*.sigstore.json) or a report (*.html); with one pack only." placeholder:"FILE"`
 	PlainHTTP bool     `name:"plain-http" help:"Allow plain HTTP to a registry that is not on loopback (loopback registries always get plain HTTP)."`
 	Jobs      int      `default:"8" help:"Concurrent uploads." placeholder:"N"`
 }
@@ -57,7 +57,7 @@ func (c *pushCmd) Run(env *cli.Env) error {
 	}
 	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version, Cache: remote.DefaultCacheDir()}, true)
 	if err != nil {
-		return usage(err)
+		return explain(err, r)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -70,7 +70,7 @@ func (c *pushCmd) Run(env *cli.Env) error {
 		res, err := client.Push(ctx, s, d, remote.PushOptions{Tags: c.Tag, Attach: c.Attach})
 		env.ProgressDone()
 		if err != nil {
-			return usage(err)
+			return explain(err, r)
 		}
 		if env.Human() {
 			err = env.Text(fmt.Sprintf("%s → %s (%s): %d layers; uploaded %d blobs, %d bytes; %d already there",
@@ -85,10 +85,14 @@ func (c *pushCmd) Run(env *cli.Env) error {
 	return nil
 }
 
-// usage gives remote and tag errors the usage exit code.
-func usage(err error) error {
+// explain gives remote and tag errors the usage exit code, and others
+// their hint.
+func explain(err error, r remote.Remote) error {
 	if errors.Is(err, remote.ErrInvalidRemote) {
 		return cli.WithCode(cli.ExitUsage, err)
+	}
+	if h := remote.Hint(err, r); h != "" {
+		return cli.WithHint(err, h)
 	}
 	return err
 }

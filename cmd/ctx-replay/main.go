@@ -15,10 +15,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/ctx-tools/ctx/lib/cli"
@@ -26,6 +24,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/replay"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 type replayCmd struct {
@@ -33,13 +32,15 @@ type replayCmd struct {
 	Ref     string        `arg:"" optional:"" help:"Pack to replay: sha256:<hex>, <hex>, ctx://<hex>, a unique prefix, latest or a tag, with ^ or ~N for ancestors (default: read from stdin)." placeholder:"REF"`
 	Live    string        `help:"Replay against the files of DIR instead of a temporary workspace holding the pack's inputs; inputs missing or changed in DIR are reported as drift." placeholder:"DIR" xor:"workspace"`
 	Keep    bool          `help:"Keep the temporary workspace and print where it is on stderr." xor:"workspace"`
-	Tool    []string      `help:"Run tool NAME with CMD (repeatable): CMD is split into words as a shell splits simple words, without expansion or operators, runs in the workspace with the step's parameters as JSON on stdin and CTX_TOOL, CTX_STEP_INDEX set; its stdout is the output. Overrides built-ins and config.json." placeholder:"NAME=CMD" sep:"none"`
+	Tool    []string      `help:"Run tool NAME with CMD (repeatable): CMD is split into words as a shell splits simple words, without expansion or operators, runs in the workspace with the step's parameters as JSON on stdin and CTX_TOOL, CTX_STEP_INDEX set; its stdout is the output. Overrides built-ins and configured executors." placeholder:"NAME=CMD" sep:"none"`
 	Steps   string        `help:"Replay only these steps: indexes and ranges such as 3, 3-7, 3-, -7, separated by commas." placeholder:"RANGE"`
 	Timeout time.Duration `help:"Time limit of a --tool command for one step." default:"30s"`
 	HTML    bool          `name:"html" help:"Print the outcome as one self-contained HTML page (no scripts, no network): the pack with each step's status, the fidelity and the dependencies that drifted."`
-	Output  string        `short:"o" help:"Write the --html page to FILE instead of stdout." placeholder:"FILE"`
+	Output  string        `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
 
 	CodexShellReads bool `help:"Replay Codex's plain read-only shell commands (cat, sed -n 'A,Bp', head, nl -ba, ls) by reading the workspace, never by running a shell; other commands are skipped with the reason." name:"codex-shell-reads"`
+
+	TrustStoreConfig bool `help:"Run the executors the store's config.json names (ignored otherwise: stores travel, and a received one must not run code)."`
 }
 
 func (c *replayCmd) Description() string {
@@ -56,10 +57,13 @@ and compared equal), else exact. summary.verified counts matched steps.
 
 Built-in executors, confined to the workspace: read_file, list_dir, glob,
 grep, and Claude Code's Read, LS, Glob, Grep, whose results are rendered as
-Claude Code renders them. Other tools need an executor: --tool
-NAME=CMD, or "tools" in .ctx/config.json:
+Claude Code renders them. Other tools need an executor: --tool NAME=CMD, or
+"tools" in your config ($CTX_CONFIG, else $XDG_CONFIG_HOME/ctx/config.json):
   {"tools":{"NAME":{"command":["prog","arg"],"version":"1.2","timeout":"30s"}}}
-A recorded shell command never runs unless you give it an executor.`
+"tools" in the store's .ctx/config.json run only if you trust that store
+(--trust-store-config, or its path in "trusted_stores" of your config).
+Configuration never replaces a built-in. A recorded shell command never
+runs unless you give it an executor.`
 }
 
 func (c *replayCmd) Run(env *cli.Env) error {
@@ -99,16 +103,22 @@ func (c *replayCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	configTools, err := replay.ConfigTools(s.Config().Raw, filepath.Dir(s.Root()))
-	if err != nil {
-		return cli.WithHint(err, "fix "+s.Path("config.json"))
+	var user *userconfig.Config
+	if path, err := userconfig.Path(); err == nil { // no home: no user config
+		if user, err = userconfig.Load(path); err != nil {
+			return cli.WithHint(err, "fix "+path)
+		}
 	}
-	tools := map[string]replay.Executor{}
-	for name, cmd := range configTools {
-		tools[name] = cmd
+	tools, warnings, err := replay.LoadTools(replay.ToolSources{
+		Flags: flagTools, User: user, Store: s, TrustStore: c.TrustStoreConfig,
+	})
+	if ce := (*replay.ConfigError)(nil); errors.As(err, &ce) {
+		return cli.WithHint(err, "fix "+ce.Path)
+	} else if err != nil {
+		return err
 	}
-	for name, ex := range flagTools {
-		tools[name] = ex
+	for _, w := range warnings {
+		env.Warnf("%s", w)
 	}
 
 	it, err := env.Ref(c.Ref, "replay")
@@ -120,18 +130,35 @@ func (c *replayCmd) Run(env *cli.Env) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	rep, err := replay.Run(ctx, s, m, replay.Options{
-		Live:  c.Live,
-		Keep:  c.Keep,
-		Steps: ranges,
-		Tools: tools,
+	// The workspace is made in a directory of this run's own, so that a
+	// replay stopped by a signal while blocked can still remove it.
+	tmp := ""
+	if c.Live == "" && !c.Keep {
+		if tmp, err = os.MkdirTemp("", "ctx-replay-run-"); err != nil {
+			return fmt.Errorf("creating workspace: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+	}
+	var rep *replay.Report
+	err = replay.Interrupt(2*time.Second, func() {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+	}, func(ctx context.Context) error {
+		var err error
+		rep, err = replay.Run(ctx, s, m, replay.Options{
+			Live:    c.Live,
+			Keep:    c.Keep,
+			TempDir: tmp,
+			Steps:   ranges,
+			Tools:   tools,
 
-		CodexShellReads: c.CodexShellReads,
-		Progress: func(pos, total int, st *manifest.Step) {
-			env.Progressf("step %d/%d (index %d, %s)", pos, total, st.Index, toolName(st))
-		},
+			CodexShellReads: c.CodexShellReads,
+			Progress: func(pos, total int, st *manifest.Step) {
+				env.Progressf("step %d/%d (index %d, %s)", pos, total, st.Index, toolName(st))
+			},
+		})
+		return err
 	})
 	env.ProgressDone()
 	switch {
@@ -150,7 +177,7 @@ func (c *replayCmd) Run(env *cli.Env) error {
 			err = htmlview.Write(env.Stdout, c.Output, page)
 		}
 	case env.Human():
-		err = env.Text(rep.Text())
+		err = env.Text(rep.Human())
 	default:
 		err = env.Result(rep)
 	}

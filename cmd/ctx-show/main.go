@@ -29,11 +29,11 @@ type showCmd struct {
 	Resolve bool     `help:"Print the pack as an execution log with every content inlined."`
 	Blob    string   `help:"Write the raw bytes of one object (a hash, prefix or pack reference) to stdout." placeholder:"REF"`
 	HTML    bool     `name:"html" help:"Print the pack as one self-contained HTML page (no scripts, no network): header, prompts, timeline, inputs and outputs."`
-	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout." placeholder:"FILE"`
+	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
 }
 
 func (c *showCmd) Description() string {
-	return "Show context packs: the manifest, the resolved log, a readable summary, or one object's bytes."
+	return "Show context packs: the manifest, the resolved log, a readable summary, a self-contained HTML page, or one object's bytes."
 }
 
 func (c *showCmd) Run(env *cli.Env) error {
@@ -82,11 +82,7 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		if err != nil {
 			return err
 		}
-		b, err := l.JSON()
-		if err != nil {
-			return err
-		}
-		return env.Result(b)
+		return env.ResultStream(l.WriteJSON)
 	case c.HTML:
 		page, err := htmlview.Pack(m, s, htmlview.Options{})
 		if err != nil {
@@ -104,7 +100,7 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 	if err != nil {
 		return err
 	}
-	return env.Result(b)
+	return env.ResultCanonical(b)
 }
 
 // blobInMemory is the largest object checked before any byte is written;

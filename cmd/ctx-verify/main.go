@@ -11,6 +11,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/kernelpack"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 // globals replaces cli.Globals: in ctx-verify, --store is the mode that
@@ -126,22 +128,6 @@ func (c *verifyCmd) Run(env *cli.Env) error {
 	return c.artifacts(env)
 }
 
-// outcome accumulates the exit code of several verdicts: the worst wins.
-type outcome int
-
-func (o *outcome) add(code int) {
-	if code > int(*o) {
-		*o = outcome(code)
-	}
-}
-
-func (o outcome) err() error {
-	if o == 0 {
-		return nil
-	}
-	return cli.Exit(int(o))
-}
-
 func (c *verifyCmd) artifacts(env *cli.Env) error {
 	// An explicit store serves every artifact; otherwise each artifact's
 	// store is the nearest .ctx above it, then above the working directory.
@@ -162,23 +148,21 @@ func (c *verifyCmd) artifacts(env *cli.Env) error {
 		return err
 	}
 	opts.Open = open
-	var o outcome
 	for _, a := range c.Args {
 		v, err := attest.Verify(a, opts)
 		if err != nil {
-			env.Errorf("%s: %v", a, err)
+			env.Problem(fmt.Errorf("%s: %w", a, err))
 			if errors.Is(err, store.ErrNoStore) {
 				env.Infof("hint: name the store with --store-dir DIR or CTX_STORE")
 			}
-			o.add(cli.ExitCode(err))
 			continue
 		}
 		if err := c.print(env, v, v.Human); err != nil {
 			return err
 		}
-		o.add(v.ExitCode())
+		env.AtLeast(v.ExitCode())
 	}
-	return o.err()
+	return nil
 }
 
 // attestOptions says which keys signed attestations are checked against:
@@ -187,6 +171,7 @@ func (c *verifyCmd) artifacts(env *cli.Env) error {
 // not trust itself gets one warning.
 func (c *verifyCmd) attestOptions(env *cli.Env) (attest.Options, error) {
 	var trust *attest.Trust
+	keysFrom := ""
 	if len(c.Key) > 0 {
 		var keys []attest.PublicKey
 		for _, p := range c.Key {
@@ -197,18 +182,30 @@ func (c *verifyCmd) attestOptions(env *cli.Env) (attest.Options, error) {
 			keys = append(keys, k)
 		}
 		trust = attest.TrustKeys(keys)
-	} else {
-		p, err := attest.UserConfig()
-		if err == nil {
-			trust, err = attest.LoadTrust(p)
-		}
-		if err != nil {
-			return attest.Options{}, err
-		}
+		keysFrom = trust.Described()
 	}
+	config, err := userconfig.Path()
+	if trust == nil && err != nil {
+		return attest.Options{}, err
+	}
+	if trust == nil {
+		keysFrom = "trusted_keys in " + config
+	}
+	// The user config is read only once an artifact has a bundle: a
+	// sidecar alone needs no key.
+	var loadErr error
 	warned := map[string]bool{}
 	return attest.Options{
 		Keys: func(s *store.Store) ([]attest.PublicKey, error) {
+			if trust == nil && loadErr == nil {
+				var user *userconfig.Config
+				if user, loadErr = userconfig.Load(config); loadErr == nil {
+					trust, loadErr = attest.LoadTrust(user)
+				}
+			}
+			if loadErr != nil {
+				return nil, loadErr
+			}
 			keys, note, err := trust.Keys(s)
 			if note != "" && !warned[s.Root()] {
 				warned[s.Root()] = true
@@ -216,7 +213,7 @@ func (c *verifyCmd) attestOptions(env *cli.Env) (attest.Options, error) {
 			}
 			return keys, err
 		},
-		KeysFrom: trust.Described(),
+		KeysFrom: keysFrom,
 		Signed:   c.Signed || len(c.Key) > 0,
 	}, nil
 }
@@ -238,25 +235,32 @@ func (c *verifyCmd) packs(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	var o outcome
 	for _, it := range items {
-		d, err := ref.Resolve(s, it.Ref)
-		if err == nil {
-			var r *fsck.Report
-			if r, err = fsck.Pack(s, d, c.options(env)); err == nil {
-				env.ProgressDone()
-				if err := c.report(env, r); err != nil {
-					return err
-				}
-				o.add(r.ExitCode())
-				continue
-			}
-		}
+		r, err := c.pack(env, s, it.Ref)
 		env.ProgressDone()
-		env.Errorf("%s: %v", it.Ref, err)
-		o.add(cli.ExitCode(err))
+		if err != nil {
+			env.Problem(err)
+			continue
+		}
+		if err := c.report(env, r); err != nil {
+			return err
+		}
+		env.AtLeast(r.ExitCode())
 	}
-	return o.err()
+	return nil
+}
+
+// pack checks the pack r names; its errors name r.
+func (c *verifyCmd) pack(env *cli.Env, s *store.Store, r string) (*fsck.Report, error) {
+	d, err := ref.Resolve(s, r)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := fsck.Pack(s, d, c.options(env))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r, err)
+	}
+	return rep, nil
 }
 
 func (c *verifyCmd) stores(env *cli.Env) error {
@@ -268,12 +272,10 @@ func (c *verifyCmd) stores(env *cli.Env) error {
 		}
 		stores = append(stores, s)
 	}
-	var o outcome
 	for _, dir := range c.Args {
 		s, err := store.OpenAt(dir)
 		if err != nil {
-			env.Errorf("%v", err)
-			o.add(cli.ExitCode(err))
+			env.Problem(err)
 			continue
 		}
 		stores = append(stores, s)
@@ -282,16 +284,15 @@ func (c *verifyCmd) stores(env *cli.Env) error {
 		r, err := fsck.Store(s, c.options(env))
 		env.ProgressDone()
 		if err != nil {
-			env.Errorf("%v", err)
-			o.add(cli.ExitCode(err))
+			env.Problem(err)
 			continue
 		}
 		if err := c.report(env, r); err != nil {
 			return err
 		}
-		o.add(r.ExitCode())
+		env.AtLeast(r.ExitCode())
 	}
-	return o.err()
+	return nil
 }
 
 // options shows progress on a terminal, at most ten times a second.

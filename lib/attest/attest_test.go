@@ -26,6 +26,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/sidecar"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -481,6 +482,13 @@ func TestVerify(t *testing.T) {
 			status: sidecar.Broken, reason: `bundle does not parse: mediaType "x"`,
 		},
 		{
+			name: "long media type",
+			change: func(t *testing.T, p *project) {
+				os.WriteFile(p.path("out/result.md.sigstore.json"), []byte(`{"mediaType":"`+strings.Repeat("é", 5000)+`"}`), 0o644)
+			},
+			status: sidecar.Broken, reason: `bundle does not parse: mediaType "` + strings.Repeat("é", 100) + `…" is not`,
+		},
+		{
 			name: "bundle that is a directory",
 			change: func(t *testing.T, p *project) {
 				os.Remove(p.path("out/result.md.sigstore.json"))
@@ -579,9 +587,16 @@ func TestVerify(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		der, _ := x509.MarshalPKIXPublicKey(&k.PublicKey)
+		pub, err := ParsePublicKey(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), "cosign.pub")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The hint is the one cosign writes: base64 of the PKIX SHA-256.
+		sum256 := sha256.Sum256(der)
 		bu := map[string]any{
 			"mediaType":            BundleMediaType,
-			"verificationMaterial": map[string]any{"publicKey": map[string]any{"hint": ""}},
+			"verificationMaterial": map[string]any{"publicKey": map[string]any{"hint": base64.StdEncoding.EncodeToString(sum256[:])}},
 			"dsseEnvelope": map[string]any{
 				"payload": base64.StdEncoding.EncodeToString(st), "payloadType": PayloadType,
 				"signatures": []any{map[string]any{"sig": base64.StdEncoding.EncodeToString(sig)}},
@@ -589,15 +604,17 @@ func TestVerify(t *testing.T) {
 		}
 		b, _ := json.Marshal(bu)
 		os.WriteFile(p.path("out/result.md.sigstore.json"), b, 0o644)
-		der, _ := x509.MarshalPKIXPublicKey(&k.PublicKey)
-		pub, err := ParsePublicKey(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), "cosign.pub")
-		if err != nil {
-			t.Fatal(err)
-		}
 		if v := p.verify(t, "out/result.md", pub); v.Status != sidecar.Verified {
 			t.Fatalf("%+v", v)
 		}
-		if v := p.verify(t, "out/result.md", trusted); v.Status != sidecar.UntrustedSignature || !strings.Contains(v.Reason, "an unnamed key") {
+		if v := p.verify(t, "out/result.md", trusted); v.Status != sidecar.UntrustedSignature || !strings.Contains(v.Reason, "signed by key "+base64.StdEncoding.EncodeToString(sum256[:])) {
+			t.Fatalf("%+v", v)
+		}
+		// cosign's hint names the trusted key: an edit is a bad signature.
+		editBundle(t, p.path("out/result.md.sigstore.json"), func(st []byte) []byte {
+			return bytes.Replace(st, []byte(`"high"`), []byte(`"certain"`), 1)
+		})
+		if v := p.verify(t, "out/result.md", pub); v.Status != sidecar.BadSignature {
 			t.Fatalf("%+v", v)
 		}
 	})
@@ -697,9 +714,16 @@ func TestTrust(t *testing.T) {
 		}
 	}
 
+	loadTrust := func(path string) (*Trust, error) {
+		u, err := userconfig.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		return LoadTrust(u)
+	}
 	// No user config: nothing is trusted, and the store's key is not
 	// either.
-	tr, err := LoadTrust(filepath.Join(dir, "missing.json"))
+	tr, err := loadTrust(filepath.Join(dir, "missing.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -709,7 +733,7 @@ func TestTrust(t *testing.T) {
 	}
 
 	write(`{"trusted_keys":["keys/ci.pub",` + string(mustJSON(strings.TrimSpace(string(sshLine)))) + `]}`)
-	tr, err = LoadTrust(user)
+	tr, err = loadTrust(user)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -720,7 +744,7 @@ func TestTrust(t *testing.T) {
 
 	// Listing the store in trusted_stores adds the store's keys.
 	write(`{"trusted_keys":["keys/ci.pub"],"trusted_stores":[` + string(mustJSON(s.Root())) + `]}`)
-	tr, err = LoadTrust(user)
+	tr, err = loadTrust(user)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -742,7 +766,7 @@ func TestTrust(t *testing.T) {
 		{`{"trusted_keys":["ssh-ed25519 AAAA"]}`, "trusted_keys[0]: OpenSSH public key"},
 	} {
 		write(c.config)
-		if _, err := LoadTrust(user); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := loadTrust(user); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.config, err, c.want)
 		}
 	}

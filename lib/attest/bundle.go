@@ -170,7 +170,7 @@ func parseBundle(b []byte) (*bundle, error) {
 	}
 	switch {
 	case bu.MediaType != BundleMediaType && bu.MediaType != bundleMediaTypeAlt:
-		return nil, fmt.Errorf("mediaType %q is not a Sigstore bundle v0.3", bu.MediaType)
+		return nil, fmt.Errorf("mediaType %q is not a Sigstore bundle v0.3", clip(bu.MediaType))
 	case bu.DSSEEnvelope == nil && len(bu.MessageSignature) > 0:
 		return nil, errors.New("it holds a message signature, not a DSSE envelope with an attestation")
 	case bu.DSSEEnvelope == nil:

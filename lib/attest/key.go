@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
+	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
@@ -302,6 +303,17 @@ func (k PublicKey) PEM() []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 }
 
+// cosignHint is the public-key hint cosign writes into the bundles it
+// signs: the standard base64 of the SHA-256 of the PKIX encoding.
+func (k PublicKey) cosignHint() string {
+	der, err := x509.MarshalPKIXPublicKey(k.Key)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(der)
+	return base64.StdEncoding.EncodeToString(sum[:])
+}
+
 // verify reports whether sig is k's signature of msg: ed25519 over msg
 // itself, ECDSA (ASN.1) over its SHA-256, as DSSE and cosign use them.
 func (k PublicKey) verify(msg, sig []byte) bool {
@@ -321,8 +333,7 @@ func keyType(k any) string {
 		return "ed25519"
 	case *ecdsa.PrivateKey, *ecdsa.PublicKey:
 		return "ECDSA"
-	}
-	if s := fmt.Sprintf("%T", k); strings.Contains(s, "rsa") {
+	case *rsa.PrivateKey, *rsa.PublicKey:
 		return "RSA"
 	}
 	return fmt.Sprintf("%T", k)

@@ -177,7 +177,7 @@ func parseStatement(b []byte) (*parsedStatement, error) {
 	}
 	switch {
 	case st.Type != StatementType && st.Type != statementTypeLegacy:
-		return nil, fmt.Errorf("_type %q is not an in-toto statement", st.Type)
+		return nil, fmt.Errorf("_type %q is not an in-toto statement", clip(st.Type))
 	case len(st.Subject) == 0:
 		return nil, errors.New("no subject")
 	case st.PredicateType == "":
@@ -199,7 +199,7 @@ func parsePredicate(b jsontext.Value) (*Predicate, digest.Digest, error) {
 	}
 	d, err := digest.Parse(h)
 	if err != nil || h != d.Hex() {
-		return nil, digest.Digest{}, fmt.Errorf("predicate: contextPack.digest.sha256 %q is not 64 lowercase hex digits", h)
+		return nil, digest.Digest{}, fmt.Errorf("predicate: contextPack.digest.sha256 %q is not 64 lowercase hex digits", clip(h))
 	}
 	return &p, d, nil
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 
@@ -71,7 +72,7 @@ func Verify(path string, o Options) (*sidecar.Verdict, error) {
 	}
 	env := bu.DSSEEnvelope
 	if env.PayloadType != PayloadType {
-		return v.Set(sidecar.WrongPredicateType, "payload type %q is not an in-toto statement", env.PayloadType), nil
+		return v.Set(sidecar.WrongPredicateType, "payload type %q is not an in-toto statement", clip(env.PayloadType)), nil
 	}
 
 	dir, err := filepath.Abs(filepath.Dir(path))
@@ -97,7 +98,7 @@ func Verify(path string, o Options) (*sidecar.Verdict, error) {
 		return v.Set(sidecar.Broken, "statement does not parse: %v", err), nil
 	}
 	if st.PredicateType != PredicateType {
-		return v.Set(sidecar.WrongPredicateType, "predicate type %q is not %s", st.PredicateType, PredicateType), nil
+		return v.Set(sidecar.WrongPredicateType, "predicate type %q is not %s", clip(st.PredicateType), PredicateType), nil
 	}
 	pred, pack, err := parsePredicate(st.Predicate)
 	if err != nil {
@@ -113,7 +114,7 @@ func Verify(path string, o Options) (*sidecar.Verdict, error) {
 		if matchesName(path, first.Name) {
 			return v.Set(sidecar.Modified, "the artifact's content differs from the subject of the signed statement"), nil
 		}
-		return v.Set(sidecar.WrongSubject, "the signed statement is about %q, not this artifact", first.Name), nil
+		return v.Set(sidecar.WrongSubject, "the signed statement is about %q, not this artifact", clip(first.Name)), nil
 	}
 	v.Output, v.Expected = subj.Name, v.Actual
 
@@ -209,7 +210,7 @@ func checkSignatures(bu *bundle, keys []PublicKey, keysFrom string) (*PublicKey,
 		}
 	}
 	for _, k := range keys {
-		if slices.Contains(named, k.ID) {
+		if slices.Contains(named, k.ID) || slices.Contains(named, k.cosignHint()) {
 			return nil, sidecar.BadSignature, fmt.Sprintf("the signature of trusted key %s (%s) does not match the statement: it was changed after signing", k.ID, k.Source)
 		}
 	}
@@ -323,4 +324,18 @@ func checkSidecar(path string, m *manifest.Manifest, output string, v *sidecar.V
 		return fmt.Sprintf("sidecar disagrees with the pack's record of %q on %s", output, strings.Join(diff, ", ")), nil
 	}
 	return "", nil
+}
+
+// clip shortens a string read from a bundle for a message: a hostile
+// bundle of many megabytes must not become a reason of that size.
+func clip(s string) string {
+	const max = 200
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }

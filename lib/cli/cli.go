@@ -6,6 +6,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -126,11 +127,11 @@ func Run(name string, cmd Command, args []string, stdin io.Reader, stdout, stder
 	env.G.storeGiven = env.given["store"]
 	env.stdoutTTY = isTerminal(stdout)
 	env.stderrTTY = isTerminal(stderr)
-	if err := cmd.Run(env); err != nil {
+	err = cmd.Run(env)
+	if err != nil {
 		env.printErr(err)
-		return ExitCode(err)
 	}
-	return ExitOK
+	return max(ExitCode(err), env.exit)
 }
 
 func versionString(name string) string {
@@ -244,6 +245,7 @@ type Env struct {
 
 	stdoutTTY, stderrTTY bool
 	store                *store.Store
+	exit                 int // the worst code of Problem and AtLeast
 	given                map[string]bool
 }
 
@@ -295,6 +297,40 @@ func (e *Env) Result(v any) error {
 	return e.write(append(b, '\n'))
 }
 
+// ResultCanonical writes b, which is already canonical JSON (what
+// manifest.JSON, a log's JSON or a drift report's JSON return), as Result
+// would, without checking and copying it again.
+func (e *Env) ResultCanonical(b []byte) error {
+	if e.stdoutTTY {
+		b = canon.Indent(b)
+	}
+	return e.write(append(b, '\n'))
+}
+
+// ResultStream writes one result, canonical JSON that write produces, and
+// a newline, streamed to stdout rather than held in memory (a resolved
+// pack can hold objects of any size). On a terminal it is collected and
+// indented, as Result does. Unlike Result, an error in the middle leaves
+// the document cut short; write should check what it can first.
+func (e *Env) ResultStream(write func(io.Writer) error) error {
+	if e.stdoutTTY {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			return err
+		}
+		return e.ResultCanonical(b.Bytes())
+	}
+	bw := bufio.NewWriterSize(e.Stdout, 64<<10)
+	if err := write(bw); err != nil {
+		return err
+	}
+	bw.WriteByte('\n')
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing output: %w", err)
+	}
+	return nil
+}
+
 // Text writes a --human rendering; a final newline is added if missing.
 // Whatever a terminal would act on is escaped (see Escape); newlines and
 // tabs are kept.
@@ -329,10 +365,24 @@ func (e *Env) Warnf(format string, args ...any) {
 	fmt.Fprintf(e.Stderr, "%s: warning: %s\n", e.Name, escape(fmt.Sprintf(format, args...), true))
 }
 
-// Errorf prints "NAME: error: …" on stderr without stopping; commands that
-// report several problems return Exit(code) afterwards.
-func (e *Env) Errorf(format string, args ...any) {
-	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, escape(fmt.Sprintf(format, args...), true))
+// Problem prints err as "NAME: error: …" on stderr, as Run prints the
+// error a command returns but without a hint, and the command goes on: it
+// exits with err's code, or a worse one, whatever it returns. A command
+// that checks several things (logs, packs, stores, artifacts) calls it for
+// each one it cannot check, and AtLeast with each verdict it prints. A
+// silent error (Exit) prints nothing.
+func (e *Env) Problem(err error) {
+	var ce *Error
+	if !errors.As(err, &ce) || !ce.Silent {
+		fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Name, escape(err.Error(), true))
+	}
+	e.AtLeast(ExitCode(err))
+}
+
+// AtLeast makes the command exit with code, or a worse (higher) one,
+// whatever it returns.
+func (e *Env) AtLeast(code int) {
+	e.exit = max(e.exit, code)
 }
 
 // Diag prints line on stderr as it is, without the "NAME: " prefix (but

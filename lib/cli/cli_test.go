@@ -13,11 +13,17 @@ import (
 
 type testCmd struct {
 	Globals
-	Arg  string `arg:"" optional:""`
-	fail error
+	Arg      string `arg:"" optional:""`
+	fail     error
+	problems []error // given to Env.Problem before Run returns fail
+	atLeast  int     // given to Env.AtLeast
 }
 
 func (c *testCmd) Run(env *Env) error {
+	for _, p := range c.problems {
+		env.Problem(p)
+	}
+	env.AtLeast(c.atLeast)
 	if c.fail != nil {
 		return c.fail
 	}
@@ -46,6 +52,33 @@ func TestRun(t *testing.T) {
 	code, out, _ = run(&testCmd{}, "--help")
 	if code != 0 || !strings.Contains(out, "4  replay failed") {
 		t.Fatalf("--help = %d, %q", code, out)
+	}
+}
+
+// TestProblems checks that a command reporting several problems prints
+// each and exits with the worst code, whatever it returns.
+func TestProblems(t *testing.T) {
+	for _, tc := range []struct {
+		cmd      *testCmd
+		code     int
+		stderr   string
+		noStdout bool
+	}{
+		{&testCmd{problems: []error{Errorf(ExitFinding, "log a: bad"), fmt.Errorf("pack b: %w", store.ErrCorrupt)}},
+			ExitError, "ctx-test: error: log a: bad\nctx-test: error: pack b: corrupt\n", false},
+		{&testCmd{problems: []error{Errorf(ExitFinding, "one")}, atLeast: ExitOK},
+			ExitFinding, "ctx-test: error: one\n", false},
+		{&testCmd{atLeast: ExitFinding}, ExitFinding, "", false},
+		{&testCmd{problems: []error{Exit(ExitFinding)}}, ExitFinding, "", false},
+		{&testCmd{problems: []error{Errorf(ExitError, "read x")}, fail: Errorf(ExitFinding, "then y")},
+			ExitError, "ctx-test: error: read x\nctx-test: error: then y\n", true},
+		{&testCmd{problems: []error{Errorf(ExitFinding, "x")}, fail: Errorf(ExitUsage, "bad")},
+			ExitUsage, "ctx-test: error: x\nctx-test: error: bad\n", true},
+	} {
+		code, out, errs := run(tc.cmd)
+		if code != tc.code || errs != tc.stderr || tc.noStdout && out != "" {
+			t.Errorf("problems %v, fail %v: exit %d, stderr %q, stdout %q; want %d, %q", tc.cmd.problems, tc.cmd.fail, code, errs, out, tc.code, tc.stderr)
+		}
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 // Escape makes s safe to print on a terminal: every rune a terminal would
@@ -11,8 +13,9 @@ import (
 // DEL and C1 controls (U+0080–U+009F: U+009B is a one-byte CSI) are
 // written \u001b; bidirectional overrides, embeddings, isolates and marks
 // (which reorder what follows them, so a line can be made to read other
-// than it is) are written \u202e; bytes that are not UTF-8 are written
-// \xff. Everything else, backslashes included, is unchanged.
+// than it is) are written \u202e, as are the other characters
+// lib/visible hides (zero-width, tags); bytes that are not UTF-8 are
+// written \xff. Everything else, backslashes included, is unchanged.
 //
 // Pack content is untrusted: every human rendering passes it through
 // Escape, directly for a field or through Env.Text for a whole text.
@@ -32,7 +35,7 @@ func escape(s string, lines bool) string {
 			break
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || unsafeRune(r) {
+		if r == utf8.RuneError && n == 1 || visible.Hidden(r) {
 			break
 		}
 		i += n
@@ -58,7 +61,7 @@ func escape(s string, lines bool) string {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			fmt.Fprintf(&b, `\x%02x`, c)
-		case unsafeRune(r):
+		case visible.Hidden(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+n])
@@ -66,20 +69,4 @@ func escape(s string, lines bool) string {
 		i += n
 	}
 	return b.String()
-}
-
-// unsafeRune reports whether r (not ASCII) is a C1 control or a
-// bidirectional formatting character, or a line or paragraph separator.
-func unsafeRune(r rune) bool {
-	switch {
-	case r >= 0x80 && r <= 0x9f: // C1 controls
-		return true
-	case r == 0x061c, // ARABIC LETTER MARK
-		r == 0x200e, r == 0x200f, // LRM, RLM
-		r >= 0x202a && r <= 0x202e, // LRE, RLE, PDF, LRO, RLO
-		r >= 0x2066 && r <= 0x2069, // LRI, RLI, FSI, PDI
-		r == 0x2028, r == 0x2029:   // LINE and PARAGRAPH SEPARATOR
-		return true
-	}
-	return false
 }

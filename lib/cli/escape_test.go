@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -46,7 +47,7 @@ func TestMessagesEscape(t *testing.T) {
 	var errb bytes.Buffer
 	env := &Env{Name: "ctx-test", Stderr: &errb}
 	env.Warnf("w %s", "\x1b]0;t\x07")
-	env.Errorf("e %s", "\u009b2J")
+	env.Problem(fmt.Errorf("e %s", "\u009b2J"))
 	env.Infof("i %s", "\u2066")
 	env.printErr(Errorf(ExitError, "x %s", "\x1b[2J"))
 	if s := errb.String(); strings.ContainsAny(s, "\x1b\x07\u009b\u2066") {

@@ -119,8 +119,10 @@ func (d Digest) MarshalText() ([]byte, error) {
 	return []byte(d.String()), nil
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler; it accepts only the
-// canonical "sha256:<hex>" form.
+// UnmarshalText implements encoding.TextUnmarshaler; it requires the
+// "sha256:" prefix (not a bare hex or ctx:// form, which Parse takes) and,
+// as Parse, takes upper- or lowercase hex digits: "sha256:AB…" is read as
+// the digest MarshalText writes as "sha256:ab…".
 func (d *Digest) UnmarshalText(b []byte) error {
 	s := string(b)
 	if !strings.HasPrefix(s, "sha256:") {

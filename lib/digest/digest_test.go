@@ -62,6 +62,13 @@ func TestText(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"D":"`+emptyHex+`"}`), &v); err == nil {
 		t.Fatal("unmarshal accepted a digest without the sha256: prefix")
 	}
+	if err := json.Unmarshal([]byte(`{"D":"ctx://`+emptyHex+`"}`), &v); err == nil {
+		t.Fatal("unmarshal accepted a ctx:// digest")
+	}
+	// As documented: uppercase hex names the same digest.
+	if err := json.Unmarshal([]byte(`{"D":"sha256:`+strings.ToUpper(emptyHex)+`"}`), &v); err != nil || v.D != d {
+		t.Fatalf("unmarshal of uppercase hex = %v, %v", v.D, err)
+	}
 	if _, err := json.Marshal(struct{ D Digest }{}); err == nil {
 		t.Fatal("marshal accepted a zero digest")
 	}

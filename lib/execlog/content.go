@@ -8,7 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -23,6 +24,7 @@ const (
 	file                          // a file to read
 	ref                           // an object already stored
 	data                          // bytes in memory
+	text                          // a string in memory
 )
 
 // Content is where one piece of content comes from: text or bytes in
@@ -35,37 +37,47 @@ type Content struct {
 	file   string // a local path under dir (file)
 	ref    digest.Digest
 	data   []byte
+	text   string
 	at     canon.Path // where the log gives it, for messages
 	stated int64      // the size the log states, or -1
 	lines  int64      // the line count the log's ranges cover, or -1
+
+	// from is set on an object (ref) that JSON writes inline, streamed
+	// from this store; isText says whether its bytes are valid UTF-8.
+	from   *store.Store
+	isText bool
 }
 
 // Text returns content holding s.
-func Text(s string) *Content { return Bytes([]byte(s)) }
+func Text(s string) *Content { return &Content{kind: text, text: s, stated: -1, lines: -1} }
 
 // Bytes returns content holding b, which must not change afterwards.
 func Bytes(b []byte) *Content { return &Content{kind: data, data: b, stated: -1, lines: -1} }
 
+// Quoted returns content given as a JSON string token, quotes included:
+// its decoded text, read only when packed or printed. lit must be a valid
+// JSON string; printing the log (JSON) reports one that is not.
+func Quoted(lit []byte) *Content { return &Content{kind: inline, raw: lit, stated: -1, lines: -1} }
+
+// Base64 returns content given as standard base64 text, decoded only when
+// packed; printed, it stays the base64 it is (content_base64). Text that
+// is not valid base64 is reported when the printed log is parsed.
+func Base64(s string) *Content {
+	lit, _ := jsontext.AppendQuote(nil, s)
+	return &Content{kind: base64Text, raw: lit, stated: -1, lines: -1}
+}
+
+// Base64Text returns the base64 text content was given as (Base64, or a
+// log's content_base64), ok false for content in any other form.
+func (c *Content) Base64Text() (string, bool) {
+	if c == nil || c.kind != base64Text {
+		return "", false
+	}
+	return decodeString(c.raw), true
+}
+
 // Ref returns content that is the object d, already in the store.
 func Ref(d digest.Digest) *Content { return &Content{kind: ref, ref: d, stated: -1, lines: -1} }
-
-// String returns the content as text when it is held in memory (Text,
-// Bytes, or a log's string) and is valid UTF-8.
-func (c *Content) String() (string, bool) {
-	var b []byte
-	switch c.kind {
-	case data:
-		b = c.data
-	case inline:
-		return decodeString(c.raw), true
-	default:
-		return "", false
-	}
-	if !utf8.Valid(b) {
-		return "", false
-	}
-	return string(b), true
-}
 
 // The four member names that can give content, in this order: text,
 // base64, file, object.
@@ -177,6 +189,8 @@ func (c *Content) Size(s *store.Store) (int64, error) {
 		return s.Size(c.ref)
 	case data:
 		return int64(len(c.data)), nil
+	case text:
+		return int64(len(c.text)), nil
 	}
 	r, err := c.open(s)
 	if err != nil {
@@ -198,6 +212,8 @@ func (c *Content) open(s *store.Store) (io.ReadCloser, error) {
 		return io.NopCloser(base64Reader(c.raw)), nil
 	case data:
 		return io.NopCloser(bytes.NewReader(c.data)), nil
+	case text:
+		return io.NopCloser(strings.NewReader(c.text)), nil
 	case file:
 		f, err := os.OpenInRoot(dirOrDot(c.dir), c.file)
 		if err != nil {
@@ -241,6 +257,9 @@ func (c *Content) put(s *store.Store) (d digest.Digest, size int64, created bool
 	case data:
 		d, created, err = s.Put(c.data)
 		return d, int64(len(c.data)), created, err
+	case text:
+		d, created, err = s.Put([]byte(c.text))
+		return d, int64(len(c.text)), created, err
 	}
 	r, err := c.open(s)
 	if err != nil {
@@ -252,6 +271,14 @@ func (c *Content) put(s *store.Store) (d digest.Digest, size int64, created bool
 		err = fmt.Errorf("%s: %w", c.at, err)
 	}
 	return d, size, created, err
+}
+
+// sizeHint estimates the bytes c takes in the log's JSON.
+func (c *Content) sizeHint() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.raw) + len(c.data)*4/3 + len(c.text) + len(c.file) + 80
 }
 
 // countLines returns the number of lines of the content: its newlines,

@@ -1,8 +1,10 @@
 package execlog
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -135,30 +138,80 @@ func (l *Log) contents() []*Content {
 // FromManifest reads every object m references (verifying each) and
 // returns the pack in log form, with m's own parent: what ctx-show
 // --resolve and ctx-fork print. Packing it gives back m.
+//
+// Objects up to inlineInMemory bytes are held in memory; larger ones are
+// read once here, to verify them and learn whether they are text, and
+// once more, streamed, when the log is written: memory stays bounded by
+// the smaller objects, whatever the size of the larger ones. An object
+// the pack names many times is read once and shared, so that one object
+// named by 1,000 inputs costs its size, not 1,000 times it.
 func FromManifest(s *store.Store, m *manifest.Manifest) (*Log, error) {
 	l := fromSkeleton(m)
+	shared := map[digest.Digest]*Content{}
 	for sl := range m.Slots() {
 		if sl.Ref.IsZero() {
 			continue
 		}
-		b, err := s.Get(*sl.Ref)
+		d := *sl.Ref
+		if c, ok := shared[d]; ok {
+			cp := *c // its own Content, the same bytes
+			*l.slot(sl) = &cp
+			continue
+		}
+		size, err := s.Size(d)
 		if err != nil {
 			return nil, err
 		}
-		*l.slot(sl) = Bytes(b)
+		var c *Content
+		if size <= inlineInMemory {
+			b, err := s.Get(d)
+			if err != nil {
+				return nil, err
+			}
+			c = Bytes(b)
+		} else {
+			text, err := scanObject(s, d)
+			if err != nil {
+				return nil, err
+			}
+			c = Ref(d)
+			c.from, c.isText = s, text
+		}
+		shared[d] = c
+		*l.slot(sl) = c
 	}
 	return l, nil
 }
 
-// JSON returns the log's canonical JSON. Content held in memory is
+// inlineInMemory is the largest object FromManifest holds in memory.
+const inlineInMemory = 1 << 20
+
+// JSON returns the log's canonical JSON. Empty prompts, inputs and
+// outputs and an empty environment are left out. A system prompt given as
+// a string (a log's string, Text) stays a string; read from a pack
+// (FromManifest) it is an object, {"content"} or {"content_base64"}, as
+// ctx-fork has always printed it. Content held in memory is
 // written as text when it is UTF-8 (content, output, reasoning) and as
 // base64 otherwise (content_base64, …), as are parts that are not text
 // parts; content from a log keeps its form (a file stays "path", an object
-// "content_ref").
+// "content_ref"), except objects FromManifest resolved, which are inlined.
 func (l *Log) JSON() ([]byte, error) {
-	w := &writer{}
+	var b bytes.Buffer
+	if err := l.WriteJSON(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// WriteJSON writes what JSON returns to out, streaming the objects
+// FromManifest left in the store rather than holding them in memory.
+// Everything else is checked before the first byte is written; an object
+// that changes while it is streamed fails at its end, with a
+// *store.CorruptError, leaving the output cut short.
+func (l *Log) WriteJSON(out io.Writer) error {
+	w := &writer{b: make([]byte, 0, l.sizeHint())}
 	w.open('{')
-	w.str("created", l.Created)
+	w.optStr("created", l.Created)
 	if !l.Parent.IsZero() {
 		w.str("parent", l.Parent.String())
 	}
@@ -167,14 +220,19 @@ func (l *Log) JSON() ([]byte, error) {
 	w.str("identifier", l.Model.Identifier)
 	w.raw("parameters", l.Model.Parameters)
 	w.close('}')
-	if l.SystemPrompt != nil {
+	switch sp := l.SystemPrompt; {
+	case sp == nil:
+	case sp.kind == inline:
+		w.raw("system_prompt", sp.raw)
+	case sp.kind == text && utf8.ValidString(sp.text):
+		w.str("system_prompt", sp.text)
+	default:
 		w.key("system_prompt")
 		w.open('{')
-		w.content(contentKeys, l.SystemPrompt)
+		w.content(contentKeys, sp)
 		w.close('}')
 	}
-	w.key("prompts")
-	w.open('[')
+	w.list("prompts", len(l.Prompts))
 	for _, p := range l.Prompts {
 		w.elem()
 		w.open('{')
@@ -183,9 +241,8 @@ func (l *Log) JSON() ([]byte, error) {
 		w.parts("parts", p.Parts)
 		w.close('}')
 	}
-	w.close(']')
-	w.key("inputs")
-	w.open('[')
+	w.end(len(l.Prompts))
+	w.list("inputs", len(l.Inputs))
 	for _, f := range l.Inputs {
 		w.elem()
 		w.open('{')
@@ -207,7 +264,7 @@ func (l *Log) JSON() ([]byte, error) {
 		w.content(contentKeys, f.Content)
 		w.close('}')
 	}
-	w.close(']')
+	w.end(len(l.Inputs))
 	w.key("steps")
 	w.open('[')
 	for _, s := range l.Steps {
@@ -224,7 +281,9 @@ func (l *Log) JSON() ([]byte, error) {
 		w.content(outputKeys, s.Output)
 		w.parts("output_parts", s.OutputParts)
 		w.content(reasoningKeys, s.Reasoning)
-		if e := s.Error; e != nil {
+		if e := s.Error; e != nil && e.Message == "" && e.ExitCode == nil {
+			w.raw("error", jsontext.Value("true")) // all that is known: it failed
+		} else if e != nil {
 			w.key("error")
 			w.open('{')
 			w.optStr("message", e.Message)
@@ -249,8 +308,7 @@ func (l *Log) JSON() ([]byte, error) {
 		w.close('}')
 	}
 	w.close(']')
-	w.key("outputs")
-	w.open('[')
+	w.list("outputs", len(l.Outputs))
 	for _, o := range l.Outputs {
 		w.elem()
 		w.open('{')
@@ -261,35 +319,77 @@ func (l *Log) JSON() ([]byte, error) {
 		w.optStr("notes", o.Notes)
 		w.close('}')
 	}
-	w.close(']')
-	env := l.Environment
-	w.key("environment")
-	w.open('{')
-	w.optStr("os", env.OS)
-	w.optStr("runtime", env.Runtime)
-	if env.ToolVersions != nil {
-		w.key("tool_versions")
+	w.end(len(l.Outputs))
+	if env := l.Environment; env.OS != "" || env.Runtime != "" || env.ToolVersions != nil || env.Metadata != nil {
+		w.key("environment")
 		w.open('{')
-		for _, k := range slices.Sorted(maps.Keys(env.ToolVersions)) {
-			w.str(k, env.ToolVersions[k])
+		w.optStr("os", env.OS)
+		w.optStr("runtime", env.Runtime)
+		if env.ToolVersions != nil {
+			w.key("tool_versions")
+			w.open('{')
+			for _, k := range slices.Sorted(maps.Keys(env.ToolVersions)) {
+				w.str(k, env.ToolVersions[k])
+			}
+			w.close('}')
 		}
+		w.raw("metadata", env.Metadata)
 		w.close('}')
 	}
-	w.raw("metadata", env.Metadata)
-	w.close('}')
 	w.raw("metadata", l.Metadata)
 	w.close('}')
 	b, err := canon.Canonicalize(w.b)
 	if err != nil {
-		return nil, fmt.Errorf("encoding log: %w", err)
+		return fmt.Errorf("encoding log: %w", err)
 	}
-	return b, nil
+	if len(w.streamed) == 0 {
+		_, err = out.Write(b)
+		return err
+	}
+	return w.stream(out, b)
+}
+
+// sizeHint estimates the size of the log's JSON, with room for
+// canonicalization to work in place.
+func (l *Log) sizeHint() int {
+	n := 1024 + len(l.Metadata) + len(l.Model.Parameters) + l.SystemPrompt.sizeHint()
+	for _, p := range l.Prompts {
+		n += p.Content.sizeHint() + partsHint(p.Parts) + 32
+	}
+	for _, f := range l.Inputs {
+		n += f.Content.sizeHint() + len(f.Name) + 64
+	}
+	for _, s := range l.Steps {
+		n += len(s.Parameters) + len(s.Metadata) + s.Output.sizeHint() + s.Reasoning.sizeHint() + partsHint(s.OutputParts) + 128
+	}
+	for _, o := range l.Outputs {
+		n += o.Content.sizeHint() + len(o.Name) + len(o.Notes) + 64
+	}
+	return n + n/8
+}
+
+func partsHint(ps []Part) int {
+	n := 0
+	for _, p := range ps {
+		n += p.Content.sizeHint() + 64
+	}
+	return n
 }
 
 // writer appends JSON; canonicalization orders the members afterwards.
+// Objects to stream are written as placeholder strings (see stream.go).
+// It is hand-written rather than json.Marshal of tagged structs because a
+// member's name depends on the form of its content (content, output,
+// reasoning, their _base64, path and _ref forms) and because a log's own
+// string tokens and an importer's JSON string literals (Quoted) are copied
+// as they are, never decoded and re-encoded: tool outputs are most of an
+// import's bytes (BenchmarkClaudeCode50MB, docs/performance.md).
 type writer struct {
 	b     []byte
 	comma bool
+
+	streamed []streamed
+	nonce    string
 }
 
 func (w *writer) elem() {
@@ -314,6 +414,20 @@ func (w *writer) open(c byte) {
 func (w *writer) close(c byte) {
 	w.b = append(w.b, c)
 	w.comma = true
+}
+
+// list opens the array member k when it has n > 0 elements; end closes it.
+func (w *writer) list(k string, n int) {
+	if n > 0 {
+		w.key(k)
+		w.open('[')
+	}
+}
+
+func (w *writer) end(n int) {
+	if n > 0 {
+		w.close(']')
+	}
 }
 
 func (w *writer) str(k, s string) {
@@ -359,7 +473,21 @@ func (w *writer) contentAs(keys keySet, c *Content, binary bool) {
 	case file:
 		w.str(keys[2], c.file)
 	case ref:
-		w.str(keys[3], c.ref.String())
+		if c.from == nil {
+			w.str(keys[3], c.ref.String())
+			break
+		}
+		if !binary && c.isText {
+			w.placeholder(keys[0], c, true)
+		} else {
+			w.placeholder(keys[1], c, false)
+		}
+	case text:
+		if !binary && utf8.ValidString(c.text) {
+			w.str(keys[0], c.text)
+		} else {
+			w.str(keys[1], base64.StdEncoding.EncodeToString([]byte(c.text)))
+		}
 	case data:
 		if !binary && utf8.Valid(c.data) {
 			w.str(keys[0], string(c.data))

@@ -1,6 +1,7 @@
 package execlog
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -171,16 +172,36 @@ type parser struct {
 	opts     Options
 	probs    Problems
 	warnings []string
+
+	pos scanPos // where position last counted to
 }
+
+// scanPos is an offset in the log, the line breaks before it and where its
+// line starts.
+type scanPos struct{ off, lines, lineStart int }
 
 func (p *parser) errorf(n *node, at canon.Path, format string, args ...any) {
 	pr := Problem{Path: at, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
-		off := int(n.off)
-		pr.Line = 1 + strings.Count(string(p.data[:off]), "\n")
-		pr.Column = off - strings.LastIndexByte(string(p.data[:off]), '\n')
+		pr.Line, pr.Column = p.position(int(n.off))
 	}
 	p.probs = append(p.probs, pr)
+}
+
+// position returns the 1-based line and byte column of offset off in the
+// log. Problems come mostly in document order, so it scans only from the
+// last offset asked for, not from the start each time.
+func (p *parser) position(off int) (line, col int) {
+	if off < p.pos.off {
+		p.pos = scanPos{}
+	}
+	seg := p.data[p.pos.off:off]
+	if i := bytes.LastIndexByte(seg, '\n'); i >= 0 {
+		p.pos.lines += bytes.Count(seg, []byte{'\n'})
+		p.pos.lineStart = p.pos.off + i + 1
+	}
+	p.pos.off = off
+	return p.pos.lines + 1, off - p.pos.lineStart + 1
 }
 
 // object walks an object node's members, remembering which were used so
@@ -341,10 +362,22 @@ func (p *parser) log(root *node) *Log {
 	}
 	if elems, ok := o.array("inputs", false); ok {
 		seen := map[string]int{}
+		var names []string
+		var nodes []*node
+		var idx []int
 		for i, e := range elems {
 			if in := p.object(e, canon.Path{"inputs", i}); in != nil {
-				l.Inputs = append(l.Inputs, in.input(seen, i))
+				f := in.input(seen, i)
+				l.Inputs = append(l.Inputs, f)
+				if n := e.member("name"); n != nil && n.kind == '"' {
+					names, nodes, idx = append(names, f.Name), append(nodes, n), append(idx, i)
+				}
 			}
+		}
+		// A replay writes every input into one workspace: a name cannot be
+		// both a file and the directory of another.
+		if f, u, ok := manifest.DirConflict(names); ok {
+			p.errorf(nodes[u], canon.Path{"inputs", idx[u], "name"}, "%q needs %q to be a directory, but inputs[%d] is that file", names[u], names[f], idx[f])
 		}
 	}
 	if elems, ok := o.array("steps", true); ok {
@@ -464,20 +497,21 @@ func (o *object) input(names map[string]int, i int) File {
 	f.MediaType = o.mediaType()
 	var sn *node
 	f.Seen, sn = o.str("seen", false)
+	linesOK := true
 	if ln := o.get("lines"); ln != nil {
-		f.Lines = o.lines(ln)
+		f.Lines, linesOK = o.lines(ln)
 	}
 	f.TotalLines = -1
-	if n, _, ok := o.integer("total_lines"); ok {
+	if n, v, ok := o.integer("total_lines"); ok {
+		if n < 1 {
+			o.p.errorf(v, o.at.Key("total_lines"), "must be at least 1")
+		}
 		f.TotalLines = n
 	}
-	if err := manifest.CheckSeen(f.Seen, f.Lines, max(f.TotalLines, 0)); err != nil || f.TotalLines == 0 {
+	if err := manifest.CheckSeen(f.Seen, f.Lines, max(f.TotalLines, 0)); linesOK && err != nil {
 		at, n := o.at, o.n
 		if sn != nil {
 			at, n = o.at.Key("seen"), sn
-		}
-		if err == nil {
-			err = errors.New("total_lines must be at least 1")
 		}
 		o.p.errorf(n, at, "%v", err)
 	}
@@ -499,17 +533,20 @@ func (o *object) input(names map[string]int, i int) File {
 	return f
 }
 
-// lines reads an input's line ranges, [[from, to], …].
-func (o *object) lines(v *node) [][2]int64 {
+// lines reads an input's line ranges, [[from, to], …]; ok is false when
+// they could not all be read (and that was reported).
+func (o *object) lines(v *node) (ranges [][2]int64, ok bool) {
 	at := o.at.Key("lines")
 	if v.kind != '[' {
 		o.p.errorf(v, at, "expected array of [from, to] line ranges, got %s", kindName(v.kind))
-		return nil
+		return nil, false
 	}
-	out := [][2]int64{}
+	ok = true
+	ranges = [][2]int64{}
 	for k, e := range v.elems {
 		if e.kind != '[' || len(e.elems) != 2 {
 			o.p.errorf(e, at.Index(k), "expected [from, to], two line numbers")
+			ok = false
 			continue
 		}
 		var r [2]int64
@@ -517,12 +554,13 @@ func (o *object) lines(v *node) [][2]int64 {
 			n, err := strconv.ParseInt(string(x.raw), 10, 64)
 			if x.kind != '0' || err != nil {
 				o.p.errorf(x, at.Index(k).Index(j), "expected an integer line number")
+				ok = false
 			}
 			r[j] = n
 		}
-		out = append(out, r)
+		ranges = append(ranges, r)
 	}
-	return out
+	return ranges, ok
 }
 
 // parts reads an array of parts, nil when the member is absent.

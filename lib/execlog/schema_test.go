@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // TestParseExtendedProblems covers the checks of the extended fields:
@@ -33,7 +35,7 @@ func TestParseExtendedProblems(t *testing.T) {
 		{"lines out of order", head + `"steps":[],"inputs":[{"name":"a","content":"x","seen":"partial","lines":[[3,4],[2,2]]}]}`,
 			[]string{`1:83: inputs[0].seen: lines[1] [2, 2] does not follow the range before it`}},
 		{"lines shape", head + `"steps":[],"inputs":[{"name":"a","content":"x","seen":"partial","lines":[[1],[2,"3"]]}]}`,
-			[]string{`1:83: inputs[0].seen: lines[0] [2, 0] is not a range of 1-based line numbers`, `1:102: inputs[0].lines[0]: expected [from, to], two line numbers`, `1:109: inputs[0].lines[1][1]: expected an integer line number`}},
+			[]string{`1:102: inputs[0].lines[0]: expected [from, to], two line numbers`, `1:109: inputs[0].lines[1][1]: expected an integer line number`}},
 		{"total below lines", head + `"steps":[],"inputs":[{"name":"a","content":"x","seen":"partial","lines":[[1,5]],"total_lines":3}]}`,
 			[]string{`1:83: inputs[0].seen: total_lines 3 is less than the last line seen, 5`}},
 		{"lines on a whole file", head + `"steps":[],"inputs":[{"name":"a","content":"x","lines":[[1,1]]}]}`,
@@ -50,6 +52,10 @@ func TestParseExtendedProblems(t *testing.T) {
 			[]string{`1:76: steps[0].error.message: must not be empty (omit it)`, `1:86: steps[0].error.code: unknown field`, `1:117: steps[1].error: expected true, a message string or an object, got number`}},
 		{"usage", head + `"steps":[{"type":"llm_call","usage":{"input_tokens":-1,"output_tokens":1.5,"cost":3}}]}`,
 			[]string{`1:81: steps[0].usage.input_tokens: must not be negative`, `1:100: steps[0].usage.output_tokens: expected integer, got number`, `1:111: steps[0].usage.cost: unknown field (usage holds input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, total_tokens; other counters go in the step's metadata)`}},
+		{"file and directory", head + `"steps":[],"inputs":[{"name":"readme.md/x","content":"x"},{"name":"readme.md","content":"y"}]}`,
+			[]string{`1:58: inputs[0].name: "readme.md/x" needs "readme.md" to be a directory, but inputs[1] is that file`}},
+		{"total_lines zero", head + `"steps":[],"inputs":[{"name":"a","content":"x","seen":"partial","lines":[[1,1]],"total_lines":0}]}`,
+			[]string{`1:123: inputs[0].total_lines: must be at least 1`}},
 		{"reasoning twice", head + `"steps":[{"type":"llm_call","reasoning":"a","reasoning_base64":"YQ=="}]}`,
 			[]string{"1:38: steps[0]: give only one of reasoning, reasoning_base64, reasoning_path, reasoning_ref (got reasoning and reasoning_base64)"}},
 	} {
@@ -88,5 +94,28 @@ func TestCheckStorePartialLines(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), "inputs[0].content: content has ") {
 			t.Errorf("content %q: error %q does not say which content", content, err)
 		}
+	}
+}
+
+// JSON leaves out what is empty, keeps a system prompt given as a string a
+// string, and prints one read from a pack as an object, as ctx-fork does.
+func TestJSONForm(t *testing.T) {
+	l := &Log{Model: manifest.Model{Identifier: "m"}, SystemPrompt: Text("be brief"), Steps: []Step{{Type: manifest.LLMCall, Output: Quoted([]byte(`"a\u00e9"`))}}}
+	b, err := l.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"model":{"identifier":"m"},"steps":[{"deterministic":false,"index":0,"output":"aé","type":"llm_call"}],"system_prompt":"be brief"}`; string(b) != want {
+		t.Errorf("JSON = %s\nwant %s", b, want)
+	}
+	l.SystemPrompt = Bytes([]byte("be brief"))
+	l.Created = "2026-01-01T00:00:00Z"
+	l.Environment.OS = "linux"
+	if b, _ := l.JSON(); !strings.Contains(string(b), `"system_prompt":{"content":"be brief"}`) || !strings.Contains(string(b), `"environment":{"os":"linux"}`) {
+		t.Errorf("JSON = %s", b)
+	}
+	l.Steps[0].Output = Quoted([]byte(`"\ud800"`))
+	if _, err := l.JSON(); err == nil {
+		t.Error("a lone surrogate printed without error")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ctx-tools/ctx/internal/testsys"
 	"github.com/ctx-tools/ctx/lib/drift"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
@@ -46,7 +47,7 @@ func benchDiffPage(b *testing.B, al drift.Alignment) {
 	}
 	var n int
 	b.ResetTimer()
-	start := cpuTime()
+	start := testsys.CPUTime()
 	for b.Loop() {
 		page, err := Diff(ma, mb, r, al, Options{})
 		if err != nil {
@@ -101,7 +102,7 @@ func BenchmarkPackPage(b *testing.B) {
 	f, m := session(b, 300)
 	var n int
 	b.ResetTimer()
-	start := cpuTime()
+	start := testsys.CPUTime()
 	for b.Loop() {
 		page, err := Pack(m, f.s, Options{})
 		if err != nil {
@@ -117,7 +118,7 @@ func BenchmarkPackPage(b *testing.B) {
 // wall time also measures the neighbours.
 func report(b *testing.B, start time.Duration, size int) {
 	b.ReportMetric(float64(size)/1e6, "MB")
-	if used := cpuTime() - start; used > 0 {
+	if used := testsys.CPUTime() - start; used > 0 {
 		b.ReportMetric(float64(used.Milliseconds())/float64(b.N), "cpu-ms/op")
 	}
 }

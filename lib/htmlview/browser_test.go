@@ -30,7 +30,7 @@ func screenshot(t *testing.T, bin, file, out string, width, height int, dark boo
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	args := []string{
-		"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update",
 		"--disable-sync", "--disable-extensions", "--disable-default-apps",
 		"--user-data-dir=" + filepath.Join(t.TempDir(), "profile"),

@@ -101,11 +101,14 @@ func sameRow(b *strings.Builder, r *rowView) {
 	b.WriteString("</div>\n</div>\n")
 }
 
+// sideStep is one side of a pair: untrusted strings, escaped as they are
+// written.
 type sideStep struct {
 	Index      int
-	Type, Tool Text
-	Params     Text
-	Output     string
+	Type, Tool string
+	Agent      string
+	Failed     bool
+	Params     string // clipped
 }
 
 type entryView struct {
@@ -118,12 +121,10 @@ type entryView struct {
 	Binary           bool
 	Truncated        bool
 	Note             Text
-	Diff             []diffLine
-}
-
-type diffLine struct {
-	Class string
-	Text  Text
+	// Diff is the unified diff, one <div> per line classed by what the
+	// line is (hdr, hunk, add, del, ctx, note), built here: a large
+	// comparison has thousands of lines.
+	Diff template.HTML
 }
 
 // groupMin is the shortest run of unchanged step pairs shown collapsed.
@@ -196,6 +197,7 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 	}
 	for _, pr := range drift.StepPairs(a.Steps, b.Steps, al) {
 		row := rowView{Entries: byPair[pr], Status: "same"}
+		delete(byPair, pr)
 		if pr.A >= 0 {
 			row.A = stepSide(&a.Steps[pr.A])
 		}
@@ -224,11 +226,29 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 		}
 		flush()
 		if p.Banner.Text == "" {
-			p.Banner = banner{Text: divergence(pr), Anchor: row.ID, Class: "drift"}
+			p.Banner = banner{Text: divergence(pr, row.Labels), Anchor: row.ID, Class: "drift"}
 		}
 		p.Rows = append(p.Rows, row)
 	}
 	flush()
+	// An entry naming steps no pair has (a report not made with al) is
+	// still shown, with the others.
+	for i := range r.Drift {
+		e := &r.Drift[i]
+		if e.AStep == nil && e.BStep == nil {
+			continue
+		}
+		k := drift.Pair{A: -1, B: -1}
+		if e.AStep != nil {
+			k.A = *e.AStep
+		}
+		if e.BStep != nil {
+			k.B = *e.BStep
+		}
+		if _, left := byPair[k]; left {
+			p.Entries = append(p.Entries, entry(i, e))
+		}
+	}
 	switch {
 	case r.Identical:
 		p.Banner = banner{Text: "identical: no drift", Class: "same"}
@@ -241,16 +261,20 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 	return render("ctx diff "+shortRef(a.Hash.String())+" "+shortRef(b.Hash.String()), page{Diff: p}, hint)
 }
 
-func divergence(pr drift.Pair) string {
+// divergence is the banner's text for the first pair that differs, with
+// the drift types found there.
+func divergence(pr drift.Pair, types []string) string {
 	switch {
 	case pr.A < 0:
 		return fmt.Sprintf("first divergence at step %d: added in B", pr.B)
 	case pr.B < 0:
 		return fmt.Sprintf("first divergence at step %d of A: removed in B", pr.A)
-	case pr.A != pr.B:
-		return fmt.Sprintf("first divergence at step %d (step %d of A)", pr.B, pr.A)
 	}
-	return fmt.Sprintf("first divergence at step %d", pr.B)
+	s := fmt.Sprintf("first divergence at step %d", pr.B)
+	if pr.A != pr.B {
+		s += fmt.Sprintf(" (step %d of A)", pr.A)
+	}
+	return s + ": " + strings.Join(types, ", ")
 }
 
 func runLabel(run []rowView) string {
@@ -266,10 +290,8 @@ func side(m *manifest.Manifest) sideInfo {
 }
 
 func stepSide(s *manifest.Step) *sideStep {
-	v := &sideStep{Index: s.Index, Type: vis(s.Type), Tool: vis(s.Tool), Params: vis(clip(string(s.Parameters), 80))}
-	if !s.OutputRef.IsZero() {
-		v.Output = s.OutputRef.String()
-	}
+	v := &sideStep{Index: s.Index, Type: s.Type, Tool: s.Tool, Agent: s.Agent, Failed: s.Error != nil,
+		Params: clip(string(s.Parameters), 80)}
 	return v
 }
 
@@ -285,11 +307,20 @@ func (s *sideStep) write(b *strings.Builder) {
 	b.WriteString(`<span class="idx">#`)
 	b.WriteString(strconv.Itoa(s.Index))
 	b.WriteString(`</span> <span class="type">`)
-	s.Type.write(b)
+	writeVis(b, s.Type)
 	b.WriteString(`</span> <strong class="tool">`)
-	s.Tool.write(b)
-	b.WriteString(`</strong> <code class="params">`)
-	s.Params.write(b)
+	writeVis(b, s.Tool)
+	b.WriteString(`</strong> `)
+	if s.Agent != "" {
+		b.WriteString(`<span class="badge agent">agent `)
+		writeVis(b, s.Agent)
+		b.WriteString(`</span> `)
+	}
+	if s.Failed {
+		b.WriteString(`<span class="badge error">error</span> `)
+	}
+	b.WriteString(`<code class="params">`)
+	writeVis(b, s.Params)
 	b.WriteString(`</code>`)
 }
 
@@ -333,9 +364,16 @@ func entry(i int, e *drift.Entry) entryView {
 		v.BRef = e.BRef.String()
 	}
 	if e.Diff != "" {
+		var b strings.Builder
+		b.Grow(len(e.Diff) + len(e.Diff)/4)
 		for _, l := range strings.Split(strings.TrimSuffix(e.Diff, "\n"), "\n") {
-			v.Diff = append(v.Diff, diffLine{lineClass(l), vis(l)})
+			b.WriteString(`<div class="`)
+			b.WriteString(lineClass(l))
+			b.WriteString(`">`)
+			vis(l).write(&b)
+			b.WriteString(`</div>`)
 		}
+		v.Diff = template.HTML(b.String())
 	}
 	return v
 }

@@ -1,6 +1,7 @@
 package htmlview
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +12,16 @@ import (
 // file beside it, renamed into place once complete, so a failed write
 // never leaves half a page (or clobbers an earlier one).
 func WriteFile(path string, page []byte) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("writing %s: is a directory", path)
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
+		// Name the page, not the temporary file.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	tmp := f.Name()
@@ -33,9 +42,10 @@ func WriteFile(path string, page []byte) error {
 	return nil
 }
 
-// Write writes a page to file (see WriteFile), or to w when file is "".
+// Write writes a page to file (see WriteFile), or to w when file is ""
+// or "-".
 func Write(w io.Writer, file string, page []byte) error {
-	if file != "" {
+	if file != "" && file != "-" {
 		return WriteFile(file, page)
 	}
 	if _, err := w.Write(page); err != nil {

@@ -23,11 +23,27 @@ type Objects interface {
 // DefaultMaxInline is the largest object shown inline by default.
 const DefaultMaxInline = 64 << 10
 
+// DefaultMaxTotal is how much content a page shows inline by default, all
+// objects together; objects met after it is spent are shown by size and
+// hash like large ones, so a page of many steps stays a size a browser
+// opens.
+const DefaultMaxTotal = 16 << 20
+
 // Options tune a page. The zero value uses the defaults.
 type Options struct {
 	// MaxInline is the largest object (or parameter value) shown inline;
 	// larger ones are shown by size and hash (zero: DefaultMaxInline).
 	MaxInline int64
+	// MaxTotal bounds the content of all objects shown inline, in page
+	// order (zero: DefaultMaxTotal).
+	MaxTotal int64
+}
+
+func (o Options) maxTotal() int64 {
+	if o.MaxTotal <= 0 {
+		return DefaultMaxTotal
+	}
+	return o.MaxTotal
 }
 
 func (o Options) maxInline() int64 {
@@ -82,8 +98,8 @@ func render(title string, p page, sizeHint int) ([]byte, error) {
 type Content struct {
 	Ref  string // sha256:<hex>
 	Size int64
-	// Kind is text, image, binary, large (over the inline limit) or
-	// empty.
+	// Kind is text, image, binary, empty, large (over the per-object
+	// limit) or budget (past the page's budget).
 	Kind    string
 	Summary Text // first line, clipped
 	More    bool // the content goes on past Summary
@@ -110,8 +126,10 @@ func shortRef(r string) string {
 	return r
 }
 
-// content reads d for showing: size always, bytes when within the limit.
-func content(objs Objects, d digest.Digest, opt Options) (*Content, error) {
+// content reads d for showing: size always, bytes when within the
+// per-object limit and what is left of the page's budget (*budget, which
+// it decreases).
+func content(objs Objects, d digest.Digest, opt Options, budget *int64) (*Content, error) {
 	if d.IsZero() {
 		return nil, nil
 	}
@@ -120,10 +138,15 @@ func content(objs Objects, d digest.Digest, opt Options) (*Content, error) {
 		return nil, err
 	}
 	c := &Content{Ref: d.String(), Size: n}
-	if n > opt.maxInline() {
+	switch {
+	case n > opt.maxInline():
 		c.Kind = "large"
 		return c, nil
+	case n > *budget:
+		c.Kind = "budget"
+		return c, nil
 	}
+	*budget -= n
 	b, err := objs.Get(d)
 	if err != nil {
 		return nil, err
@@ -144,7 +167,7 @@ func fillContent(c *Content, b []byte) {
 	default:
 		c.Kind = "text"
 		s := string(b)
-		line, _ := firstLine(s)
+		line := firstLine(s)
 		c.Summary, c.Lines = vis(line), lines(s)
 		// Anything not in the summary (more lines, a clipped line,
 		// leading blank lines) is in the body.

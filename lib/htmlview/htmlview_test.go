@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/xml"
+	"fmt"
+	"html"
 	"io"
 	"regexp"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/drift"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/replay"
@@ -102,6 +105,7 @@ func TestReplayPage(t *testing.T) {
 		`<article class="step st-diverged" id="step-2">`,
 		`<article class="step st-not_replayed" id="step-3">`,
 		`tool grep: recorded version 3.11, replayed with 3.8`,
+		`Steps that diverged or failed: <a href="#step-2">#2 diverged</a> </p>`,
 		`expected <code>sha256:0000`,
 	} {
 		if !strings.Contains(page, want) {
@@ -178,6 +182,14 @@ func (f *fixture) evilPack(parent bool) *manifest.Manifest {
 	m.Outputs = append(m.Outputs, manifest.Output{Name: evil[3], ContentRef: f.put(all), Size: int64(len(all)), Confidence: evil[4], Notes: evil[6]})
 	m.Environment = manifest.Environment{OS: evil[7], Runtime: evil[8], ToolVersions: map[string]string{evil[9]: evil[13]},
 		Metadata: jsontext.Value(`{"x":` + str(evil[12]) + `}`)}
+	// The extended schema's fields.
+	m.Steps[5].Agent = evil[1]
+	m.Steps[5].Error.Message = evil[0] + evil[11]
+	m.Steps[6].ReasoningRef = f.put(all)
+	m.Steps[6].OutputParts[0].MediaType = evil[2]
+	m.Prompts[1].Parts[0].ContentRef = f.put(all)
+	m.Inputs[0].MediaType = evil[6]
+	m.Outputs[0].MediaType = evil[7]
 	if parent {
 		m.Outputs[0].Notes = evil[12]
 		m.Environment.ToolVersions[evil[1]] = evil[0]
@@ -260,8 +272,8 @@ func checkPage(t *testing.T, page []byte) {
 	if m == nil {
 		t.Fatalf("page does not open with the charset and CSP meta elements:\n%.400s", page)
 	}
-	if string(m[1]) != strings.ReplaceAll(CSP, "'", "&#39;") {
-		t.Errorf("CSP is %s, want %s", m[1], CSP)
+	if got := html.UnescapeString(string(m[1])); got != CSP {
+		t.Errorf("CSP is %s, want %s", got, CSP)
 	}
 	for _, want := range []string{"default-src 'none'", "img-src data:", "style-src 'sha256-"} {
 		if !strings.Contains(CSP, want) {
@@ -328,4 +340,58 @@ func checkPage(t *testing.T, page []byte) {
 // and the next '<'), not inside a tag.
 func textOnly(page []byte, i int) bool {
 	return bytes.LastIndexByte(page[:i], '>') > bytes.LastIndexByte(page[:i], '<')
+}
+
+// TestDiffPageOtherAlignment: a report made with one alignment and shown
+// with the other still shows every entry.
+func TestDiffPageOtherAlignment(t *testing.T) {
+	f := newFixture(t)
+	a := f.pack(f.sample())
+	b := f.pack(f.variant(a.Hash))
+	r, err := drift.Diff(a, b, drift.StoreObjects(f.s), drift.Options{Align: drift.AlignIndex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := Diff(a, b, r, drift.AlignLCS, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPage(t, page)
+	for i := range r.Drift {
+		if n := bytes.Count(page, []byte(`<div class="entry" id="`+entryID(i)+`">`)); n != 1 {
+			t.Errorf("entry %d (%s %s) shown %d times", i, r.Drift[i].Type, r.Drift[i].Path, n)
+		}
+	}
+}
+
+// TestPageBudget: past the page's budget, objects are shown by size and
+// hash, in page order, and the same object twice costs once.
+func TestPageBudget(t *testing.T) {
+	f := newFixture(t)
+	m := f.sample()
+	m.Steps = nil
+	for i := 0; i < 6; i++ {
+		out := strings.Repeat(fmt.Sprintf("step %d line\n", i), 100) // 1,200 bytes
+		if i == 3 {
+			out = strings.Repeat("step 0 line\n", 100) // the same as step 0
+		}
+		m.Steps = append(m.Steps, f.step(i, manifest.ToolCall, "read_file", `{}`, out, true, ""))
+	}
+	m.Inputs, m.Outputs, m.Prompts, m.SystemPrompt = nil, nil, nil, digest.Digest{}
+	pk := f.pack(m)
+	page, err := Pack(pk, f.s, Options{MaxTotal: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPage(t, page)
+	// Steps 0, 1 and 3 (step 0's object again) fit; 2, 4 and 5 do not.
+	for i := 0; i < 6; i++ {
+		shown := bytes.Contains(page, []byte(fmt.Sprintf("step %d line\nstep %d line", i, i)))
+		if want := i <= 1; shown != want {
+			t.Errorf("step %d content shown: %v, want %v", i, shown, want)
+		}
+	}
+	if n := bytes.Count(page, []byte("the page has shown all the content it holds")); n != 3 {
+		t.Errorf("%d objects past the budget, want 3", n)
+	}
 }

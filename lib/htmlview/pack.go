@@ -146,11 +146,12 @@ func buildPack(m *manifest.Manifest, objs Objects, opt Options) (*packPage, erro
 
 	// Each object once: the same content may appear in several places.
 	cache := map[digest.Digest]*Content{}
+	budget := opt.maxTotal()
 	get := func(d digest.Digest) (*Content, error) {
 		if c, ok := cache[d]; ok || d.IsZero() {
 			return c, nil
 		}
-		c, err := content(objs, d, opt)
+		c, err := content(objs, d, opt, &budget)
 		if err != nil {
 			return nil, err
 		}

@@ -12,11 +12,18 @@ type replayView struct {
 	// recording, out of Total steps in the pack.
 	Verified, Total int
 	Statuses        []statusCount
-	Drift           []Text
+	// Problems are the steps that diverged or failed, in pack order.
+	Problems []statusStep
+	Drift    []Text
 }
 
 // notReplayed marks the steps a replay left out (--steps).
 const notReplayed replay.Status = "not_replayed"
+
+type statusStep struct {
+	Index  int
+	Status string
+}
 
 type statusCount struct {
 	Status string
@@ -74,6 +81,9 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 	}
 	for i := range p.Steps {
 		p.Steps[i].Replay = byIndex[p.Steps[i].Index]
+		if r := p.Steps[i].Replay; r != nil && (r.Class == string(replay.Diverged) || r.Class == string(replay.Failed)) {
+			v.Problems = append(v.Problems, statusStep{p.Steps[i].Index, r.Class})
+		}
 		if p.Steps[i].Replay == nil {
 			p.Steps[i].Replay = &stepReplay{Status: vis(string(notReplayed)), Class: string(notReplayed)}
 		}

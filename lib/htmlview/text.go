@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 // seg is a run of text: plain, or the visible escape of characters that
@@ -39,6 +41,18 @@ func (t Text) HTML() template.HTML {
 	return template.HTML(b.String())
 }
 
+// writeVis writes s as vis(s).HTML() would, without building the Text
+// when s is printable ASCII.
+func writeVis(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			vis(s).write(b)
+			return
+		}
+	}
+	b.WriteString(template.HTMLEscapeString(s))
+}
+
 func (t Text) write(b *strings.Builder) {
 	for _, s := range t {
 		if s.Esc {
@@ -51,30 +65,12 @@ func (t Text) write(b *strings.Builder) {
 	}
 }
 
-// visible reports whether r is shown as itself. Tab and newline are; a
-// carriage return only before a newline (HTML turns a lone one into a line
-// break, hiding what it does on a terminal). Other C0 and C1 controls, DEL,
-// bidirectional controls, zero-width and other invisible formatting
-// characters, Unicode tag characters (invisible text smuggling) and the
-// noncharacters XML forbids are not.
-func visible(r rune) bool {
-	switch {
-	case r == '\t' || r == '\n':
-		return true
-	case r < 0x20 || (r >= 0x7f && r <= 0x9f):
-		return false
-	case r < 0x061c:
-		return true
-	case r == 0x061c, // Arabic letter mark
-		r >= 0x200b && r <= 0x200f, // zero width space, joiners, LRM, RLM
-		r >= 0x2028 && r <= 0x202e, // line and paragraph separators, LRE…RLO
-		r >= 0x2060 && r <= 0x206f, // word joiner, invisible operators, LRI…PDI
-		r == 0xfeff,                // zero width no-break space (BOM)
-		r == 0xfffe || r == 0xffff,
-		r >= 0xe0000 && r <= 0xe007f: // tags
-		return false
-	}
-	return true
+// shown reports whether r is shown as itself: tab, newline and what
+// lib/visible does not hide. A carriage return is shown only before a
+// newline (see vis): HTML turns a lone one into a line break, hiding what
+// it does on a terminal.
+func shown(r rune) bool {
+	return r == '\t' || r == '\n' || !visible.Hidden(r)
 }
 
 // vis prepares s for a page.
@@ -93,7 +89,7 @@ func vis(s string) Text {
 		case r == utf8.RuneError && n == 1:
 			esc = fmt.Sprintf(`\x%02x`, s[i])
 		case r == '\r' && i+1 < len(s) && s[i+1] == '\n':
-		case !visible(r):
+		case !shown(r):
 			esc = fmt.Sprintf(`\u%04x`, r)
 		}
 		if esc != "" {
@@ -127,21 +123,19 @@ func clip(s string, n int) string {
 	return s[:i] + "…"
 }
 
-// firstLine returns the first non-blank line of s, clipped, and whether
-// anything else follows it.
-func firstLine(s string) (string, bool) {
+// firstLine returns the first non-blank line of s, clipped ("" when s is
+// blank).
+func firstLine(s string) string {
 	rest := s
 	for rest != "" {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")
 		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" {
-			continue
+		if strings.TrimSpace(line) != "" {
+			return clip(line, previewRunes)
 		}
-		c := clip(line, previewRunes)
-		return c, c != line || strings.TrimSpace(rest) != ""
 	}
-	return "", false
+	return ""
 }
 
 // previewRunes is how much of a first line a preview shows.

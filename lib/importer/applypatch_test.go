@@ -89,15 +89,15 @@ func TestCodexWorkspace(t *testing.T) {
 			"output": args(map[string]any{"output": "Success. Updated the following files:\nM src/new.py\n", "metadata": map[string]any{"exit_code": 0}})}),
 	}
 	w := codexWorkspace([]byte(strings.Join(lines, "\n")+"\n"), "/p")
-	if want := []wsFile{{"src/a.py", "x = 1\nprint(x)\n"}}; !reflect.DeepEqual(w.inputs, want) {
-		t.Errorf("inputs = %q, want %q", w.inputs, want)
+	if want := []wsFile{{name: "src/a.py", content: "x = 1\nprint(x)\n"}}; !reflect.DeepEqual(w.inputs, want) {
+		t.Errorf("inputs = %+v, want %+v", w.inputs, want)
 	}
 	var outputs []wsFile
 	for _, name := range w.outputs {
-		outputs = append(outputs, wsFile{name, w.current[name]})
+		outputs = append(outputs, wsFile{name: name, content: w.current[name]})
 	}
-	if want := []wsFile{{"src/a.py", "x = 2\nprint(x)\n"}, {"src/new.py", "y = 4\n"}}; !reflect.DeepEqual(outputs, want) {
-		t.Errorf("outputs = %q, want %q", outputs, want)
+	if want := []wsFile{{name: "src/a.py", content: "x = 2\nprint(x)\n"}, {name: "src/new.py", content: "y = 4\n"}}; !reflect.DeepEqual(outputs, want) {
+		t.Errorf("outputs = %+v, want %+v", outputs, want)
 	}
 	if want := []string{"apply_patch of unknown.py: the file's content before the patch is not known; its final content is not recorded"}; !reflect.DeepEqual(w.skipped, want) {
 		t.Errorf("skipped = %q, want %q", w.skipped, want)

@@ -5,86 +5,69 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
-// The execution log as ctx-pack reads it (DESIGN.md §5).
-type execLog struct {
-	Created      string          `json:"created,omitempty"`
-	Model        modelInfo       `json:"model"`
-	SystemPrompt string          `json:"system_prompt,omitempty"`
-	Prompts      []prompt        `json:"prompts,omitempty"`
-	Steps        []*step         `json:"steps"`
-	Outputs      []output        `json:"outputs,omitempty"`
-	Environment  *environment    `json:"environment,omitempty"`
-	Metadata     json.RawMessage `json:"metadata,omitempty"`
-}
-
-type modelInfo struct {
-	Identifier string          `json:"identifier"`
-	Parameters json.RawMessage `json:"parameters,omitempty"`
-}
+// What the builder accumulates. finish turns it into an execlog.Log, the
+// one definition of the log: these types only hold what an import is
+// still assembling (the raw input literal of an output, joining state).
 
 type prompt struct {
-	Role    string          `json:"role"`
-	Content string          `json:"content"`
-	Parts   json.RawMessage `json:"parts,omitempty"` // instead of Content
+	Role    string
+	Content string
+	Parts   []execlog.Part // instead of Content, when the message holds more than text
 }
 
 type step struct {
-	Index         int             `json:"index"`
-	Type          string          `json:"type"`
-	Tool          string          `json:"tool,omitempty"`
-	Parameters    json.RawMessage `json:"parameters,omitempty"`
-	Output        *string         `json:"output,omitempty"`
-	Deterministic bool            `json:"deterministic"`
-	Timestamp     string          `json:"timestamp,omitempty"`
-	Metadata      json.RawMessage `json:"metadata,omitempty"`
-	// The extended schema's step fields.
-	Error       json.RawMessage `json:"error,omitempty"`
-	Usage       json.RawMessage `json:"usage,omitempty"`
-	Reasoning   *string         `json:"reasoning,omitempty"`
-	Agent       string          `json:"agent,omitempty"`
-	ParentStep  *int            `json:"parent_step,omitempty"`
-	OutputParts json.RawMessage `json:"output_parts,omitempty"` // instead of Output
+	Index         int
+	Type          string
+	Tool          string
+	Parameters    json.RawMessage
+	Output        *string
+	OutputParts   []execlog.Part // instead of Output, when it holds more than text
+	Reasoning     *string
+	Error         *manifest.StepError
+	Usage         *manifest.Usage
+	Agent         string
+	ParentStep    *int
+	Deterministic bool
+	Timestamp     string
 
 	outLit   string // the output as a JSON string literal, instead of Output
-	meta     obj    // becomes Metadata
+	meta     obj    // becomes the step's metadata
 	extra    list   // results beyond the first for the same call
 	resolved bool   // a result has been joined
 }
 
 type output struct {
-	Name    string `json:"name"`
-	Content string `json:"content"`
-	Notes   string `json:"notes,omitempty"`
+	Name    string
+	Content string
+	Notes   string
 }
 
 type environment struct {
-	OS           string            `json:"os,omitempty"`
-	Runtime      string            `json:"runtime,omitempty"`
-	ToolVersions map[string]string `json:"tool_versions,omitempty"`
+	OS           string
+	Runtime      string
+	ToolVersions map[string]string
 }
 
 func (s *step) hasOutput() bool { return s.Output != nil || s.outLit != "" || s.OutputParts != nil }
 
 // fail records that the step failed: with a message and an exit code when
-// the source gives them (log form {"message", "exit_code"}), else true.
+// the source gives them.
 func (s *step) fail(f failure) {
-	var e obj
-	if f.msg != "" {
-		e.setString("message", f.msg)
+	s.Error = &manifest.StepError{Message: f.msg}
+	if n, err := strconv.ParseInt(string(f.exitCode), 10, 64); err == nil {
+		s.Error.ExitCode = &n
 	}
-	e.set("exit_code", f.exitCode)
-	if len(e) == 0 {
-		s.Error = jsonTrue
-		return
-	}
-	s.Error = e.raw()
 }
 
 // A failure is what a source says about a failed call.
@@ -131,7 +114,7 @@ type msg struct {
 	results   []*result
 	ts        string
 	params    json.RawMessage // request parameters, for a model turn
-	parts     list            // the content as parts, when it holds more than text
+	parts     []execlog.Part  // the content as parts, when it holds more than text
 	failed    *failure        // a model call that failed
 	meta      obj
 	key       string // identity for history deduplication; computed lazily
@@ -155,15 +138,13 @@ type result struct {
 	output   string // see text
 	lit      string // the output as the input's JSON string literal
 	hasOut   bool
-	parts    list // the output as parts, when it holds more than text
+	parts    []execlog.Part // the output as parts, when it holds more than text
 	isError  bool
 	failure  failure
 	ts       string
 	meta     obj
 }
 
-// addText adds a text part, on a new line unless a line break already
-// separates it from the text before.
 // setOutput sets the output from a JSON value. A string is kept as its
 // literal, copied to the log as is and decoded only when compared: tool
 // outputs are most of a transcript's bytes.
@@ -184,6 +165,8 @@ func (r *result) text() string {
 	return r.output
 }
 
+// addText adds a text part, on a new line unless a line break already
+// separates it from the text before.
 func (m *msg) addText(s string) {
 	switch {
 	case !m.hasText:
@@ -229,7 +212,10 @@ func (m *msg) identity() string {
 type builder struct {
 	format string
 	opts   Options
-	det    map[string]bool
+	// linePrefix names the file whose lines are being read, when an
+	// import reads more than one ("agent-x.jsonl: ").
+	linePrefix string
+	det        map[string]bool
 
 	model       string
 	agentModel  string // the model an agent span names, if no call does
@@ -404,9 +390,9 @@ func (b *builder) prompt(role, text string, meta obj, ts string) {
 }
 
 // promptParts adds a prompt that holds more than text.
-func (b *builder) promptParts(role string, parts list, meta obj, ts string) {
+func (b *builder) promptParts(role string, parts []execlog.Part, meta obj, ts string) {
 	b.prompt(role, "", meta, ts)
-	b.prompts[len(b.prompts)-1].Parts = parts.raw()
+	b.prompts[len(b.prompts)-1].Parts = parts
 }
 
 // add appends one message to the log.
@@ -634,7 +620,7 @@ func (b *builder) result(r *result) {
 	}
 	s.resolved = true
 	if len(r.parts) > 0 && !s.hasOutput() {
-		s.OutputParts = r.parts.raw()
+		s.OutputParts = r.parts
 	} else if r.hasOut && !s.hasOutput() {
 		if r.lit != "" {
 			s.outLit = r.lit
@@ -726,6 +712,21 @@ func (b *builder) report() Report {
 
 // finish assembles the log and returns its canonical bytes.
 func (b *builder) finish() ([]byte, error) {
+	l := b.log()
+	if b.workspace != nil {
+		b.addWorkspace(l, b.workspace)
+	}
+	out, err := l.JSON()
+	if err != nil {
+		// Text the input carries but canonical JSON cannot (a lone UTF-16
+		// surrogate escape): named by where it lands in the log.
+		return nil, b.errorf("", "the imported log cannot be canonical JSON: %v", err)
+	}
+	return out, nil
+}
+
+// log assembles the execution log.
+func (b *builder) log() *execlog.Log {
 	open := 0
 	for _, s := range b.steps {
 		if s.Type == toolCall && !s.resolved {
@@ -735,32 +736,57 @@ func (b *builder) finish() ([]byte, error) {
 	if open > 0 {
 		b.warn("%d tool call(s) have no result", open)
 	}
-	log := execLog{
-		Created:      b.created,
-		Model:        modelInfo{Identifier: b.model, Parameters: b.modelParams.raw()},
-		SystemPrompt: b.system,
-		Prompts:      b.prompts,
-		Steps:        append([]*step{}, b.steps...), // ctx-pack requires "steps", even empty
-		Outputs:      b.outputs,
+	l := &execlog.Log{
+		Created: b.created,
+		Model:   manifest.Model{Identifier: b.model, Parameters: b.portable(b.modelParams.raw())},
+		Steps:   make([]execlog.Step, len(b.steps)),
 	}
-	if log.Model.Identifier == "" {
-		log.Model.Identifier = b.agentModel
+	if l.Model.Identifier == "" {
+		l.Model.Identifier = b.agentModel
 	}
-	if log.Model.Identifier == "" {
-		log.Model.Identifier = "unknown"
+	if l.Model.Identifier == "" {
+		l.Model.Identifier = "unknown"
 		b.warn("the input does not name the model; identifier set to \"unknown\"")
 	}
-	if len(log.Outputs) == 0 && strings.TrimSpace(b.last) != "" {
-		log.Outputs = []output{{Name: finalName, Content: b.last}}
+	if b.hasSystem {
+		l.SystemPrompt = b.text(b.system)
+	}
+	for _, p := range b.prompts {
+		pr := execlog.Prompt{Role: p.Role, Parts: p.Parts}
+		if p.Parts == nil {
+			pr.Content = b.text(p.Content)
+		}
+		l.Prompts = append(l.Prompts, pr)
+	}
+	for i, s := range b.steps {
+		s.meta.set("extra_results", s.extra.raw())
+		st := execlog.Step{
+			Index: s.Index, Type: s.Type, Tool: s.Tool, Agent: s.Agent, ParentStep: s.ParentStep,
+			Parameters:  b.portable(b.relativeParams(s.Parameters)),
+			OutputParts: s.OutputParts, Error: s.Error, Usage: s.Usage,
+			Deterministic: s.Deterministic, Timestamp: s.Timestamp,
+			Metadata: b.portable(s.meta.raw()),
+		}
+		switch {
+		case s.outLit != "":
+			st.Output = b.quoted(s.outLit)
+		case s.Output != nil:
+			st.Output = b.text(*s.Output)
+		}
+		if s.Reasoning != nil {
+			st.Reasoning = b.text(*s.Reasoning)
+		}
+		l.Steps[i] = st
+	}
+	outputs := b.outputs
+	if len(outputs) == 0 && strings.TrimSpace(b.last) != "" {
+		outputs = []output{{Name: finalName, Content: b.last}}
+	}
+	for _, o := range outputs {
+		l.Outputs = append(l.Outputs, execlog.Output{Name: o.Name, Content: b.text(o.Content), Notes: o.Notes})
 	}
 	if b.env.OS != "" || b.env.Runtime != "" || len(b.env.ToolVersions) > 0 {
-		log.Environment = &b.env
-	}
-	stepMeta := make([]obj, len(b.steps))
-	for i, s := range b.steps {
-		s.Parameters = b.relativeParams(s.Parameters)
-		s.meta.set("extra_results", s.extra.raw())
-		stepMeta[i] = s.meta
+		l.Environment = manifest.Environment{OS: b.env.OS, Runtime: b.env.Runtime, ToolVersions: b.env.ToolVersions}
 	}
 	meta := b.meta
 	for _, k := range b.metaLists {
@@ -768,21 +794,8 @@ func (b *builder) finish() ([]byte, error) {
 	}
 	meta.set("prompts", b.promptMeta.raw())
 	meta.set("unmatched_tool_results", b.unmatched.raw())
-
-	doc := b.fixup(log.encode(meta, stepMeta))
-	if b.workspace != nil {
-		var err error
-		if doc, err = b.addWorkspace(doc, b.workspace); err != nil {
-			return nil, err
-		}
-	}
-	out, err := canon.Canonicalize(doc)
-	if err != nil {
-		// Text the input carries but canonical JSON cannot (a lone UTF-16
-		// surrogate escape): named by where it lands in the log.
-		return nil, b.errorf("", "the imported log cannot be canonical JSON: %v", err)
-	}
-	return out, nil
+	l.Metadata = b.portable(meta.raw())
+	return l
 }
 
 // sameJSON reports whether two JSON values are equal, ignoring layout and

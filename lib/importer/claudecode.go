@@ -28,7 +28,7 @@ func importClaudeCode(b *builder, data []byte) error {
 	var summaries list
 	var other []lineMember // scratch: the line's unmapped members
 	sc := newSidechains()
-	err := b.jsonLines(data, func(where string, rec gjson.Result) error {
+	line := func(where string, rec gjson.Result) error {
 		// One pass over the line's members: long lines (tool results)
 		// are scanned once, not once per member looked up.
 		var typ, message, tsv gjson.Result
@@ -149,10 +149,21 @@ func importClaudeCode(b *builder, data []byte) error {
 			}
 		}
 		return nil
-	})
-	if err != nil {
+	}
+	if err := b.jsonLines(data, line); err != nil {
 		return err
 	}
+	// The transcripts of the session's subagents, after the session's
+	// own: their records are read as if the session held them.
+	all := data
+	for _, sub := range b.opts.Subagents {
+		b.linePrefix = sub.Name + ": "
+		if err := b.jsonLines(sub.Data, line); err != nil {
+			return err
+		}
+		all = append(append(all[:len(all):len(all)], '\n'), sub.Data...)
+	}
+	b.linePrefix = ""
 	if b.mapped == 0 && b.records > 0 {
 		return b.errorf("", "not %s: no line is a user, assistant or summary record", Describe(ClaudeCode))
 	}
@@ -173,7 +184,7 @@ func importClaudeCode(b *builder, data []byte) error {
 		}
 	}
 	if len(b.roots) > 0 {
-		b.workspace = claudeCodeWorkspace(data, b.roots[0])
+		b.workspace = claudeCodeWorkspace(all, b.roots[0])
 	}
 	return nil
 }
@@ -382,7 +393,7 @@ func withoutPartCopies(line obj, m *msg) obj {
 	}
 	for _, r := range m.results {
 		for i, p := range r.parts {
-			if gjson.GetBytes(p, "content_base64").String() != b64.Str {
+			if t, ok := p.Content.Base64Text(); !ok || t != b64.Str {
 				continue
 			}
 			file := rest(tur.Get("file"), "base64")

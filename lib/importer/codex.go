@@ -12,6 +12,20 @@ import (
 // OpenAI Responses API items; event_msg payloads repeat them for the UI.
 // Older rollouts have no envelope: a session header, then bare items.
 
+// codexDisplayEvents are the event_msg types that repeat, for display,
+// what response items record (messages, reasoning, the start and end of
+// tool calls, streamed deltas).
+var codexDisplayEvents = map[string]bool{
+	"user_message": true, "agent_message": true, "agent_message_delta": true,
+	"agent_reasoning": true, "agent_reasoning_delta": true, "agent_reasoning_raw_content": true,
+	"agent_reasoning_raw_content_delta": true, "agent_reasoning_section_break": true,
+	"exec_command_begin": true, "exec_command_output_delta": true,
+	"patch_apply_begin": true, "patch_apply_end": true,
+	"mcp_tool_call_begin": true, "mcp_tool_call_end": true,
+	"web_search_begin": true, "web_search_end": true, "view_image_tool_call": true,
+	"plan_update": true, "turn_diff": true, "item_started": true, "item_completed": true,
+}
+
 func importCodex(b *builder, data []byte) error {
 	items := &itemReader{b: b}
 	var contexts list
@@ -111,8 +125,17 @@ func importCodex(b *builder, data []byte) error {
 				}
 				items.flush()
 				b.mapRecord()
+			case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning", "context_compacted", "background_event", "entered_review_mode", "exited_review_mode":
+				// The turn's lifecycle and what went wrong: no
+				// response item says it.
+				b.appendMeta("events", join(obj{{"timestamp", quote(ts)}, {"type", quote(et)}}, rest(payload, "type")).raw())
+				b.mapRecord()
 			default:
-				b.skip(fmt.Sprintf("event_msg %q (repeats response items for display)", et))
+				if codexDisplayEvents[et] {
+					b.skip(fmt.Sprintf("event_msg %q (repeats response items for display)", et))
+				} else {
+					b.skip(fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
+				}
 			}
 		default:
 			b.skip(fmt.Sprintf("record type %q", typ))

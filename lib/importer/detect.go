@@ -28,6 +28,9 @@ func Detect(name string, data []byte) (string, error) {
 	if bytes.HasPrefix(data, zipMagic) || strings.HasSuffix(name, ".eval") {
 		return Inspect, nil
 	}
+	if len(bytes.TrimLeft(data, " \t\r\n\ufeff")) == 0 {
+		return "", &DetectError{Name: name, Reason: "it is empty"}
+	}
 	rec, ok := firstRecord(data)
 	if !ok {
 		return "", &DetectError{Name: name, Reason: "it is not JSON"}

@@ -95,8 +95,17 @@
 // with its final content: Claude Code's Write content; Edit and MultiEdit
 // applied, as Claude Code applies them, to the known content; Codex's
 // apply_patch (the tool, or the command with a heredoc) applied as
-// apply_patch applies it. A file first seen by being written is no input.
-// What cannot be reconstructed (a partial read, an edit of a file whose
+// apply_patch applies it. The known content is the latest the log shows:
+// an Edit applies to the originalFile it records and a whole Read
+// replaces what the session last wrote, since a hook, a command or the
+// user may have changed the file since. A file first seen by being
+// written is no input.
+// A file Claude Code read only in part is an input with seen "partial":
+// its content is the lines read, each ending in "\n", and lines their
+// ranges (total_lines from totalLines, which counts the empty string after
+// a final newline as Claude Code does); several partial reads merge. A
+// file only listed (Glob and Grep filenames, the LS tree) is an input with
+// seen "name". What cannot be reconstructed (an edit of a file whose
 // content is unknown, a NotebookEdit, a file outside the working
 // directory) is a warning. Contents are added after paths are made
 // relative, so file bytes are never rewritten.
@@ -106,13 +115,20 @@
 // metadata.result). Subagent records (isSidechain) are the steps of the
 // subagent a Task call started: their agent is its agentId (older
 // transcripts: the Task call's id) and their parent_step the Task step,
-// found by agentId or by the Task's prompt; the subagent's prompt is kept
+// found by agentId or by the Task's prompt (newer versions write them to
+// <session>/subagents/agent-<id>.jsonl, which ClaudeCodeSubagents reads
+// and Options.Subagents takes after the session's own lines; a line of
+// one is named "<file>: line N"); the subagent's prompt is kept
 // with its first step (metadata.agent_prompts), not made a user prompt.
 // Codex response_item payloads are Responses API items; event_msg lines
 // mostly repeat them and are skipped, except token_count (the only record
 // of usage: each request's last_token_usage is its model turn's usage),
 // exec_command_end (a command's exit code and streams) and turn_aborted
-// (a user interrupt, kept with the turn it ended). A command's exit code
+// (a user interrupt, kept with the turn it ended); the turn lifecycle
+// and failure events (task_started, task_complete with the turn's
+// duration, error, stream_error, warning, context_compacted, …) repeat no
+// item and are kept, in order, in metadata.events. An event type the
+// importer does not know is skipped with that reason. A command's exit code
 // is also read from its output (the {"output", "metadata": {"exit_code"}}
 // JSON of older rollouts, the "Exit code: N" line of newer ones). OpenTelemetry attribute lists
 // are flattened; content is read from gen_ai.input/output.messages, the
@@ -127,6 +143,7 @@
 // metadata.eval. A .eval archive's members are bounded all together (1
 // GiB), on their declared size before inflating and while inflating.
 //
-// The output is canonical JSON, and the same input always gives the same
-// bytes: nothing depends on map order, the clock or the machine.
+// The output is canonical JSON, printed from an execlog.Log (there is no
+// second encoder of the log here), and the same input always gives the
+// same bytes: nothing depends on map order, the clock or the machine.
 package importer

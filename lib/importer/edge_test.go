@@ -535,6 +535,11 @@ func TestDetect(t *testing.T) {
 			}
 		}
 	}
+	for data, reason := range map[string]string{"": "it is empty", " \n\n": "it is empty", "hello": "it is not JSON"} {
+		if _, err := Detect("in.json", []byte(data)); err == nil || !strings.Contains(err.Error(), "("+reason+")") {
+			t.Errorf("Detect(%q) error = %v, want the reason %q", data, err, reason)
+		}
+	}
 }
 
 func TestFormats(t *testing.T) {

@@ -2,57 +2,90 @@ package importer
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctx-tools/ctx/lib/execlog"
 )
 
 const attachmentScheme = "attachment://"
 
-// fixup makes the encoded log canonicalisable, when it needs it at all:
-// Inspect attachment:// references are replaced by their content, and
-// numbers canonical JSON cannot carry exactly (integers beyond 2^53,
-// numbers beyond float64) become strings holding their digits. doc is JSON
-// this package wrote, so a byte scanner that skips strings finds every
-// string and number token; only strings that may need a rewrite are
-// decoded.
-func (b *builder) fixup(doc []byte) []byte {
-	rewrite := b.rewriteNeeded(doc)
-	numbers := bigNumbers(doc)
-	if !rewrite && !numbers {
-		return doc
+// What the builder does to values on their way into the log: an Inspect
+// attachment:// reference (a whole string) becomes the attachment, and a
+// number canonical JSON cannot carry exactly (an integer beyond 2^53, a
+// number beyond float64) becomes a string holding its digits. Nothing else
+// is rewritten; path-valued parameters are made relative in paths.go.
+
+// text returns the content of a recorded text.
+func (b *builder) text(s string) *execlog.Content {
+	return execlog.Text(b.attachment(s))
+}
+
+// quoted returns the content of a text the input gives as the JSON string
+// literal lit, kept as it is (not decoded) unless it is an attachment.
+func (b *builder) quoted(lit string) *execlog.Content {
+	if len(b.attachments) > 0 && strings.HasPrefix(lit, `"`+attachmentScheme) {
+		if s, err := jsontext.AppendUnquote(nil, lit); err == nil {
+			if a, ok := b.attachments[string(s[len(attachmentScheme):])]; ok {
+				return execlog.Text(a)
+			}
+		}
+	}
+	return execlog.Quoted([]byte(lit))
+}
+
+// attachment returns the attachment s refers to, or s.
+func (b *builder) attachment(s string) string {
+	if len(b.attachments) > 0 && strings.HasPrefix(s, attachmentScheme) {
+		if a, ok := b.attachments[s[len(attachmentScheme):]]; ok {
+			return a
+		}
+	}
+	return s
+}
+
+// portable returns the JSON value v with attachments resolved and numbers
+// canonical JSON cannot carry made strings; v itself when nothing needs
+// it, as for almost every value. v is valid JSON from the input, so a byte
+// scanner that skips strings finds every string and number token; only
+// tokens that may need a rewrite are decoded. (Re-encoding every such
+// value with jsontext instead cost a third more allocations in
+// BenchmarkClaudeCode50MB, whose metadata often holds long digit runs.)
+func (b *builder) portable(v json.RawMessage) jsontext.Value {
+	attach := len(b.attachments) > 0 && bytes.Contains(v, []byte(attachmentScheme))
+	if !attach && !bigNumbers(v) {
+		return jsontext.Value(v)
 	}
 	var out []byte
 	last := 0
 	replace := func(i, end int, with []byte) {
-		if out == nil {
-			out = make([]byte, 0, len(doc)+len(doc)/32)
-		}
-		out = append(out, doc[last:i]...)
+		out = append(out, v[last:i]...)
 		out = append(out, with...)
 		last = end
 	}
-	for i := 0; i < len(doc); {
-		switch c := doc[i]; {
+	for i := 0; i < len(v); {
+		switch c := v[i]; {
 		case c == '"':
-			end := stringEnd(doc, i)
-			if lit := doc[i:end]; rewrite && b.mayNeed(lit) {
-				if nl := b.rewriteLit(nil, lit); !bytes.Equal(nl, lit) {
-					replace(i, end, nl)
+			end := stringEnd(v, i)
+			if lit := v[i:end]; attach && bytes.HasPrefix(lit, []byte(`"`+attachmentScheme)) {
+				if s, err := jsontext.AppendUnquote(nil, lit); err == nil {
+					if a := b.attachment(string(s)); a != string(s) {
+						replace(i, end, appendQuote(nil, a))
+					}
 				}
 			}
 			i = end
 		case c == '-' || c >= '0' && c <= '9':
 			end := i + 1
-			for end < len(doc) && strings.IndexByte("0123456789.eE+-", doc[end]) >= 0 {
+			for end < len(v) && strings.IndexByte("0123456789.eE+-", v[end]) >= 0 {
 				end++
 			}
-			if lit := string(doc[i:end]); numbers && (end-i >= 16 || strings.ContainsAny(lit, "eE")) {
-				if !exactNumber(lit) {
-					replace(i, end, appendQuote(nil, lit))
-				}
+			if lit := string(v[i:end]); (end-i >= 16 || strings.ContainsAny(lit, "eE")) && !exactNumber(lit) {
+				replace(i, end, appendQuote(nil, lit))
 			}
 			i = end
 		default:
@@ -60,9 +93,9 @@ func (b *builder) fixup(doc []byte) []byte {
 		}
 	}
 	if out == nil {
-		return doc
+		return jsontext.Value(v)
 	}
-	return append(out, doc[last:]...)
+	return jsontext.Value(append(out, v[last:]...))
 }
 
 // stringEnd returns the index just past the JSON string starting at i.
@@ -85,29 +118,6 @@ func stringEnd(doc []byte, i int) int {
 			return j
 		}
 	}
-}
-
-// mayNeed reports whether the quoted string lit may hold something to
-// rewrite (escapes may hide a path, so any escaped slash or \u counts).
-func (b *builder) mayNeed(lit []byte) bool {
-	return len(b.attachments) > 0 && bytes.Contains(lit, []byte(attachmentScheme))
-}
-
-func (b *builder) rewriteNeeded(doc []byte) bool {
-	return len(b.attachments) > 0 && bytes.Contains(doc, []byte(attachmentScheme))
-}
-
-// rewriteLit appends the quoted string lit to dst with an attachment
-// reference replaced by the attachment.
-func (b *builder) rewriteLit(dst, lit []byte) []byte {
-	if bytes.HasPrefix(lit, []byte(`"`+attachmentScheme)) {
-		if s, err := jsontext.AppendUnquote(nil, lit); err == nil {
-			if a, ok := b.attachments[string(s[len(attachmentScheme):])]; ok {
-				lit = appendQuote(nil, a)
-			}
-		}
-	}
-	return append(dst, lit...)
 }
 
 // bigNumbers reports whether doc may hold a number canonical JSON cannot

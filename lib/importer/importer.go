@@ -49,6 +49,16 @@ type Options struct {
 	// Deterministic lists tools to mark deterministic in addition to the
 	// built-in read-only ones (ctx-pack --deterministic TOOL).
 	Deterministic []string
+	// Subagents are, for a Claude Code session, its subagents'
+	// transcripts (the files under <session>/subagents/, see
+	// ClaudeCodeSubagents), read after the session's own.
+	Subagents []File
+}
+
+// File is a named input.
+type File struct {
+	Name string
+	Data []byte
 }
 
 // Report says what an import did with its input.
@@ -108,7 +118,10 @@ func (e *DetectError) Error() string {
 func (e *DetectError) ExitCode() int { return 1 }
 
 // Import converts data in the given format to an execution log: canonical
-// JSON bytes that ctx-pack accepts. format must be one of Formats (resolve
+// JSON bytes that ctx-pack accepts. The importer builds the log as an
+// execlog.Log, the one definition of the log, and prints it with
+// (*execlog.Log).JSON, as ctx-fork does; ctx-pack then validates it with
+// execlog.Parse like any log. format must be one of Formats (resolve
 // "auto" with Detect first). Malformed input gives an *Error naming the
 // line or record.
 func Import(format string, data []byte, opts Options) ([]byte, Report, error) {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/canon"
 )
 
 // obj is a JSON object built in insertion order. Canonicalisation sorts
@@ -128,39 +130,8 @@ func (l list) raw() json.RawMessage {
 // quote returns s as a JSON string.
 func quote(s string) json.RawMessage { return appendQuote(nil, s) }
 
-// appendQuote appends s as a JSON string. Input was checked to be valid
-// UTF-8, so only the characters JSON requires are escaped.
-func appendQuote(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendQuote appends s, valid UTF-8, as a canonical JSON string.
+func appendQuote(b []byte, s string) []byte { return canon.AppendString(b, s) }
 
 var (
 	jsonTrue  = json.RawMessage("true")

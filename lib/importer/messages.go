@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // A msgTable says where a message dialect keeps what the log needs. Each
@@ -233,11 +236,11 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 		return b.errorf(where, "expected a string or an array of content parts, got %s", kind(c))
 	}
 	var unknown list
-	var parts list // every text and media part, in order
+	var parts []execlog.Part // every text and media part, in order
 	media := false
 	text := func(s string) {
 		m.addText(s)
-		parts = append(parts, obj{{"type", quote("text")}, {"content", quote(s)}}.raw())
+		parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(s)})
 	}
 	each(c, func(_, p gjson.Result) bool {
 		if p.Type == gjson.String {
@@ -246,7 +249,7 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 		}
 		f := fieldsOf(p)
 		typ := f.get("type").String()
-		if part, extra, ok := mediaPart(f, typ, b.attachment); ok && b.validBase64(part, where) {
+		if part, b64, extra, ok := mediaPart(f, typ, b.attachment); ok && b.validBase64(part, b64, where) {
 			parts = append(parts, part)
 			media = true
 			if len(extra) > 0 {
@@ -337,7 +340,7 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 // The base64 text is copied as it is, never decoded here; the part's
 // other members are returned to be kept in metadata. A reference to
 // content elsewhere (a URL, a file id) is no part: ok is false.
-func mediaPart(f fields, typ string, attachment func(string) string) (part json.RawMessage, extra obj, ok bool) {
+func mediaPart(f fields, typ string, attachment func(string) string) (part execlog.Part, b64 string, extra obj, ok bool) {
 	kind := ""
 	var mediaType, data, textData string
 	var mapped []string
@@ -355,7 +358,7 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part json.
 					mediaType = "text/plain"
 				}
 			default:
-				return nil, nil, false
+				return execlog.Part{}, "", nil, false
 			}
 			mapped = []string{"type", "source"}
 			if rest := rest(src, "type", "media_type", "data"); len(rest) > 0 {
@@ -363,11 +366,11 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part json.
 			}
 		} else if u := f.get("image"); u.Type == gjson.String { // Inspect
 			if mediaType, data, ok = dataURL(attachment(u.Str)); !ok {
-				return nil, nil, false
+				return execlog.Part{}, "", nil, false
 			}
 			mapped = []string{"type", "image"}
 		} else {
-			return nil, nil, false
+			return execlog.Part{}, "", nil, false
 		}
 	case "image_url", "input_image":
 		kind = "image"
@@ -379,14 +382,14 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part json.
 			u = u.Get("url")
 		}
 		if mediaType, data, ok = dataURL(u.String()); !ok {
-			return nil, nil, false
+			return execlog.Part{}, "", nil, false
 		}
 		mapped = []string{"type", "image_url"}
 	case "file", "input_file":
 		kind = "file"
 		d := f.first("file.file_data", "file_data")
 		if mediaType, data, ok = dataURL(d.String()); !ok {
-			return nil, nil, false
+			return execlog.Part{}, "", nil, false
 		}
 		if mediaType == "application/pdf" {
 			kind = "document"
@@ -407,45 +410,30 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part json.
 		}
 		mapped = []string{"type", "mime_type", "media_type", "content", "modality"}
 	default:
-		return nil, nil, false
+		return execlog.Part{}, "", nil, false
 	}
-	p := obj{{"type", quote(kind)}}
-	if mediaType != "" {
-		p.setString("media_type", mediaType)
-	}
+	p := execlog.Part{Type: kind, MediaType: mediaType}
 	if data != "" || textData == "" {
-		p.setString("content_base64", data)
+		p.Content, b64 = execlog.Base64(data), data
 	} else {
-		p.setString("content", textData)
+		p.Content = execlog.Text(textData)
 	}
 	extra = join(f.rest(mapped...), extra)
 	if len(extra) > 0 {
 		extra.setDefault("type", quote(typ))
 	}
-	return p.raw(), extra, true
+	return p, b64, extra, true
 }
 
-// attachment resolves an Inspect attachment://<hash> reference to the
-// sample's attachment; anything else is returned as it is.
-func (b *builder) attachment(s string) string {
-	if h, ok := strings.CutPrefix(s, attachmentScheme); ok {
-		if a, ok := b.attachments[h]; ok {
-			return a
-		}
-	}
-	return s
-}
-
-// validBase64 reports whether a part's content_base64, if it has one, is
+// validBase64 reports whether a part's base64 text b64, if it has any, is
 // standard base64 (the log's form); a part that is not stays in metadata,
 // with a warning.
-func (b *builder) validBase64(part json.RawMessage, where string) bool {
-	v := gjson.GetBytes(part, "content_base64")
-	if !v.Exists() {
+func (b *builder) validBase64(p execlog.Part, b64, where string) bool {
+	if b64 == "" {
 		return true
 	}
-	if _, err := base64.StdEncoding.DecodeString(v.Str); err != nil {
-		b.warn("%s: a %s part's base64 is not valid (%v); it is kept in metadata", where, gjson.GetBytes(part, "type").String(), err)
+	if _, err := base64.StdEncoding.DecodeString(b64); err != nil {
+		b.warn("%s: a %s part's base64 is not valid (%v); it is kept in metadata", where, p.Type, err)
 		return false
 	}
 	return true

@@ -93,10 +93,10 @@ func (b *builder) jsonLines(data []byte, fn func(where string, rec gjson.Result)
 	last := lastLine(data)
 	seen := false
 	return lines(data, func(n int, line []byte) error {
-		where := fmt.Sprintf("line %d", n)
+		where := fmt.Sprintf("%sline %d", b.linePrefix, n)
 		if !gjson.ValidBytes(line) {
 			if n == last && seen && truncated(line) {
-				b.warn("line %d is cut short (the log was still being written?); it is left out", n)
+				b.warn("%s is cut short (the log was still being written?); it is left out", where)
 				return nil
 			}
 			return b.errorf(where, "invalid JSON: %s", jsonErrorShort(line))

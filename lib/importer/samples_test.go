@@ -50,8 +50,11 @@ type testLog struct {
 		} `json:"output_parts"`
 	} `json:"steps"`
 	Inputs []struct {
-		Name    string `json:"name"`
-		Content string `json:"content"`
+		Name       string     `json:"name"`
+		Content    string     `json:"content"`
+		Seen       string     `json:"seen"`
+		Lines      [][2]int64 `json:"lines"`
+		TotalLines int64      `json:"total_lines"`
 	} `json:"inputs"`
 	Outputs []struct {
 		Name    string `json:"name"`

@@ -2,9 +2,12 @@ package importer
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // usageNames maps each token counter of the log's step usage to where the
@@ -31,7 +34,7 @@ var usageNames = []struct {
 // "usage_metadata") into the step's usage, named as the log names them.
 // Counters it does not know, and values that are not non-negative
 // integers, stay in the metadata.
-func takeUsage(meta obj) (json.RawMessage, obj) {
+func takeUsage(meta obj) (*manifest.Usage, obj) {
 	for _, key := range []string{"usage", "usage_metadata"} {
 		u := meta.get(key)
 		if u == nil {
@@ -58,11 +61,15 @@ func takeUsage(meta obj) (json.RawMessage, obj) {
 
 // normUsage splits a usage object into the log's counters and what is
 // left of it (nil when nothing is).
-func normUsage(u gjson.Result) (usage, left json.RawMessage) {
+func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 	if !u.IsObject() {
 		return nil, nil
 	}
-	var counts obj
+	counts := &manifest.Usage{}
+	fields := map[string]**int64{}
+	for _, f := range counts.Fields() {
+		fields[f.Name] = f.Value
+	}
 	taken := map[string]bool{}
 	for _, n := range usageNames {
 		for _, p := range n.paths {
@@ -70,15 +77,19 @@ func normUsage(u gjson.Result) (usage, left json.RawMessage) {
 			if v.Type != gjson.Number || !isDigits(v.Raw) {
 				continue
 			}
-			counts.set(n.name, raw(v))
+			c, err := strconv.ParseInt(v.Raw, 10, 64)
+			if err != nil {
+				continue
+			}
+			*fields[n.name] = &c
 			taken[p] = true
 			break
 		}
 	}
-	if len(counts) == 0 {
+	if len(taken) == 0 {
 		return nil, nil
 	}
-	return counts.raw(), without(u, taken, "").raw()
+	return counts, without(u, taken, "").raw()
 }
 
 // without returns object o without the dotted paths in taken (relative to

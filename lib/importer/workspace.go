@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/execlog"
 )
 
 // workspace is what a session's file tools tell about the files it worked
@@ -30,7 +31,18 @@ type workspace struct {
 type wsFile struct {
 	name    string
 	content string
+	// seen is "" for a whole file; "partial" with known lines (number →
+	// text) and total (the line count, 0 if unknown); "name" for a name.
+	seen  string
+	known map[int]string
+	total int
 }
+
+// Input seen values (the schema's seen member).
+const (
+	seenPartial = "partial"
+	seenName    = "name"
+)
 
 func newWorkspace(root string) *workspace {
 	return &workspace{root: root, inputAt: map[string]int{}, current: map[string]string{}, written: map[string]bool{}}
@@ -51,19 +63,110 @@ func (w *workspace) rel(abs, what string) (string, bool) {
 	return name, true
 }
 
+// relQuiet is rel for paths a listing printed: one outside the working
+// directory is left out without a note (the listing itself is a step).
+func (w *workspace) relQuiet(abs string) (string, bool) {
+	name, ok := strings.CutPrefix(abs, w.root+"/")
+	if w.root == "" || !ok || name == "" || path.Clean(name) != name || strings.HasPrefix(name, "../") || strings.ContainsAny(name, "\\\x00") {
+		return "", false
+	}
+	return name, true
+}
+
+// lsTree reads the files of Claude Code's LS tree ("- /dir/", then
+// "  - name" lines two spaces deeper per level, directories ending in
+// "/") as absolute paths.
+func lsTree(text string) []string {
+	lines := strings.Split(text, "\n")
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "- /") || !strings.HasSuffix(lines[0], "/") {
+		return nil
+	}
+	stack := []string{strings.TrimSuffix(strings.TrimPrefix(lines[0], "- "), "/")}
+	var files []string
+	for _, l := range lines[1:] {
+		trimmed := strings.TrimLeft(l, " ")
+		indent := len(l) - len(trimmed)
+		if !strings.HasPrefix(trimmed, "- ") || indent%2 != 0 || indent < 2 {
+			break // the tree ends (a blank line, then the note)
+		}
+		level := indent / 2
+		if level > len(stack) {
+			return nil
+		}
+		stack = stack[:level]
+		entry := strings.TrimPrefix(trimmed, "- ")
+		if dir, ok := strings.CutSuffix(entry, "/"); ok {
+			stack = append(stack, stack[level-1]+"/"+dir)
+			continue
+		}
+		files = append(files, stack[level-1]+"/"+entry)
+	}
+	return files
+}
+
 func (w *workspace) skip(format string, a ...any) {
 	w.skipped = append(w.skipped, fmt.Sprintf(format, a...))
 }
 
 // saw records that the session observed the whole of name holding
-// content: an input, unless the session wrote the file first.
+// content: an input, unless the session wrote the file first. A file seen
+// before only in part or by name is now known whole.
 func (w *workspace) saw(name, content string) {
 	if _, ok := w.current[name]; ok {
 		return // known already: an input, or the session's own writing
 	}
 	w.current[name] = content
+	if i, ok := w.inputAt[name]; ok {
+		w.inputs[i] = wsFile{name: name, content: content}
+		return
+	}
 	w.inputAt[name] = len(w.inputs)
-	w.inputs = append(w.inputs, wsFile{name, content})
+	w.inputs = append(w.inputs, wsFile{name: name, content: content})
+}
+
+// sawLines records lines of name from start on (1-based), of a file of
+// total lines (0 if unknown), unless the file is known whole or written.
+func (w *workspace) sawLines(name string, start int, lines []string, total int) {
+	if _, ok := w.current[name]; ok || w.written[name] {
+		return
+	}
+	i, ok := w.inputAt[name]
+	if !ok {
+		i = len(w.inputs)
+		w.inputAt[name] = i
+		w.inputs = append(w.inputs, wsFile{name: name})
+	}
+	f := &w.inputs[i]
+	if f.seen != seenPartial {
+		f.seen, f.known = seenPartial, map[int]string{}
+	}
+	for k, l := range lines {
+		f.known[start+k] = l
+	}
+	if total > 0 {
+		f.total = total
+	}
+}
+
+// sawName records that a listing showed name.
+func (w *workspace) sawName(name string) {
+	if _, ok := w.inputAt[name]; ok || w.written[name] {
+		return
+	}
+	if _, ok := w.current[name]; ok {
+		return
+	}
+	w.inputAt[name] = len(w.inputs)
+	w.inputs = append(w.inputs, wsFile{name: name, seen: seenName})
+}
+
+// observed records that name holds content now, as a whole Read or the
+// originalFile of a write shows it: the file may have changed since the
+// session last wrote it (a formatter run by a hook, a shell command, the
+// user), and what comes next applies to what it holds.
+func (w *workspace) observed(name, content string) {
+	w.saw(name, content)
+	w.current[name] = content
 }
 
 // wrote records name's new content.
@@ -166,11 +269,34 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 		}
 		start, n, total := f.Get("startLine").Int(), f.Get("numLines").Int(), f.Get("totalLines").Int()
 		if start <= 1 && n == total {
-			w.saw(name, f.Get("content").String())
+			w.observed(name, f.Get("content").String())
 			return
 		}
-		if _, known := w.current[name]; !known {
-			w.skip("Read of %s: lines %d-%d of %d seen; a file seen in part is not recorded", name, start, start+n-1, total)
+		lines := strings.Split(f.Get("content").String(), "\n")
+		if int64(len(lines)) == n+1 && lines[n] == "" {
+			lines = lines[:n]
+		}
+		if int64(len(lines)) != n || n == 0 {
+			w.skip("Read of %s: %d lines recorded where numLines says %d; not recorded", name, len(lines), n)
+			return
+		}
+		w.sawLines(name, int(max(start, 1)), lines, int(total))
+	case "Glob", "Grep":
+		result.Get("filenames").ForEach(func(_, f gjson.Result) bool {
+			if name, ok := w.relQuiet(f.String()); ok {
+				w.sawName(name)
+			}
+			return true
+		})
+	case "LS":
+		text := result.String()
+		if result.IsObject() {
+			return
+		}
+		for _, p := range lsTree(text) {
+			if name, ok := w.relQuiet(p); ok {
+				w.sawName(name)
+			}
 		}
 	case "Write":
 		name, ok := w.rel(input.Get("file_path").String(), "Write of")
@@ -178,7 +304,7 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 			return
 		}
 		if orig := result.Get("originalFile"); orig.Type == gjson.String {
-			w.saw(name, orig.Str)
+			w.observed(name, orig.Str)
 		}
 		w.wrote(name, input.Get("content").String())
 	case "Edit", "MultiEdit":
@@ -187,7 +313,7 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 			return
 		}
 		if orig := result.Get("originalFile"); orig.Type == gjson.String {
-			w.saw(name, orig.Str)
+			w.observed(name, orig.Str)
 		}
 		base, known := w.current[name]
 		if !known {
@@ -218,58 +344,56 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 	}
 }
 
-// addWorkspace adds w's inputs and outputs to doc, the imported log, after
-// its paths were made relative: file contents are kept byte for byte.
-// Outputs already in the log (final.md) come first; a written file of the
-// same name replaces it, with a warning.
-func (b *builder) addWorkspace(doc []byte, w *workspace) ([]byte, error) {
+// addWorkspace adds w's inputs and outputs to the imported log: file
+// contents are kept byte for byte. Outputs already in the log (final.md)
+// come first; a written file of the same name replaces it, with a warning.
+func (b *builder) addWorkspace(l *execlog.Log, w *workspace) {
 	for _, s := range w.skipped {
 		b.warn("%s", s)
 	}
 	if len(w.inputs) == 0 && len(w.outputs) == 0 {
-		return doc, nil
+		return
 	}
-	var top map[string]jsontext.Value
-	if err := json.Unmarshal(doc, &top); err != nil {
-		return nil, fmt.Errorf("adding the workspace: %w", err)
-	}
-	type file struct {
-		Name    string `json:"name"`
-		Content string `json:"content"`
-	}
-	var outputs []jsontext.Value
-	if old, ok := top["outputs"]; ok {
-		var list []jsontext.Value
-		if err := json.Unmarshal(old, &list); err != nil {
-			return nil, fmt.Errorf("adding the workspace: %w", err)
+	var outputs []execlog.Output
+	for _, o := range l.Outputs {
+		if w.isOutput(o.Name) {
+			b.warn("the session wrote %s, which replaces the output of the same name holding its last message", o.Name)
+			continue
 		}
-		for _, o := range list {
-			if name := gjson.GetBytes(o, "name").String(); w.isOutput(name) {
-				b.warn("the session wrote %s, which replaces the output of the same name holding its last message", name)
-				continue
-			}
-			outputs = append(outputs, o)
-		}
+		outputs = append(outputs, o)
 	}
 	for _, name := range w.outputs {
-		v, err := json.Marshal(file{name, w.current[name]})
-		if err != nil {
-			return nil, err
-		}
-		outputs = append(outputs, v)
+		outputs = append(outputs, execlog.Output{Name: name, Content: execlog.Text(w.current[name])})
 	}
-	var inputs []file
+	l.Outputs = outputs
 	for _, in := range w.inputs {
-		inputs = append(inputs, file{in.name, in.content})
-	}
-	var err error
-	if len(inputs) > 0 {
-		if top["inputs"], err = json.Marshal(inputs); err != nil {
-			return nil, err
+		switch in.seen {
+		case "":
+			l.Inputs = append(l.Inputs, execlog.File{Name: in.name, Content: execlog.Text(in.content)})
+		case seenName:
+			l.Inputs = append(l.Inputs, execlog.File{Name: in.name, Seen: seenName})
+		case seenPartial:
+			nums := make([]int, 0, len(in.known))
+			for n := range in.known {
+				nums = append(nums, n)
+			}
+			slices.Sort(nums)
+			var b strings.Builder
+			var ranges [][2]int64
+			for _, n := range nums {
+				b.WriteString(in.known[n])
+				b.WriteByte('\n')
+				if k := len(ranges); k > 0 && ranges[k-1][1] == int64(n-1) {
+					ranges[k-1][1] = int64(n)
+				} else {
+					ranges = append(ranges, [2]int64{int64(n), int64(n)})
+				}
+			}
+			total := int64(in.total)
+			if total > 0 && total < ranges[len(ranges)-1][1] {
+				total = 0
+			}
+			l.Inputs = append(l.Inputs, execlog.File{Name: in.name, Content: execlog.Text(b.String()), Seen: seenPartial, Lines: ranges, TotalLines: total})
 		}
 	}
-	if top["outputs"], err = json.Marshal(outputs); err != nil {
-		return nil, err
-	}
-	return json.Marshal(top, json.Deterministic(true))
 }

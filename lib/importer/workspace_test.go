@@ -84,18 +84,22 @@ func TestClaudeCodeWorkspace(t *testing.T) {
 		ccResult("9", false, map[string]any{}),
 	}
 	w := claudeCodeWorkspace([]byte(strings.Join(lines, "\n")+"\n"), root)
-	if want := []wsFile{{"a.txt", "one\ntwo\n"}, {"src/b.go", "package a\nvar a = 1 + 1\n"}}; !reflect.DeepEqual(w.inputs, want) {
-		t.Errorf("inputs = %q, want %q", w.inputs, want)
+	want := []wsFile{
+		{name: "a.txt", content: "one\ntwo\n"},
+		{name: "big.txt", seen: seenPartial, known: map[int]string{10: "x", 11: "y"}, total: 50},
+		{name: "src/b.go", content: "package a\nvar a = 1 + 1\n"},
+	}
+	if !reflect.DeepEqual(w.inputs, want) {
+		t.Errorf("inputs = %+v, want %+v", w.inputs, want)
 	}
 	var outputs []wsFile
 	for _, name := range w.outputs {
-		outputs = append(outputs, wsFile{name, w.current[name]})
+		outputs = append(outputs, wsFile{name: name, content: w.current[name]})
 	}
-	if want := []wsFile{{"new.txt", "v2\n"}, {"src/b.go", "package c\nvar a = 2 + 2\n"}}; !reflect.DeepEqual(outputs, want) {
-		t.Errorf("outputs = %q, want %q", outputs, want)
+	if want := []wsFile{{name: "new.txt", content: "v2\n"}, {name: "src/b.go", content: "package c\nvar a = 2 + 2\n"}}; !reflect.DeepEqual(outputs, want) {
+		t.Errorf("outputs = %+v, want %+v", outputs, want)
 	}
 	wantSkipped := []string{
-		"Read of big.txt: lines 10-11 of 50 seen; a file seen in part is not recorded",
 		"Read of /etc/hosts: not a file under the working directory",
 		"Edit of c.txt: the file's content before the edit is not known; its final content is not recorded",
 		"NotebookEdit of n.ipynb: notebook edits are not applied; its final content is not recorded",
@@ -141,5 +145,34 @@ func TestParseHook(t *testing.T) {
 		if msg != tt.err || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: got %+v, %q; want %+v, %q", tt.name, got, msg, tt.want, tt.err)
 		}
+	}
+}
+
+// A file can change between the session's own writes (a formatter run by a
+// hook, a shell command, the user): an Edit applies to the originalFile it
+// records and a whole Read shows the file as it is, not to what the session
+// last wrote.
+func TestClaudeCodeWorkspaceChangedOutside(t *testing.T) {
+	lines := []string{
+		ccUse("1", "Write", map[string]any{"file_path": "/p/f.ex", "content": "x = 1\ny=2\n"}),
+		ccResult("1", false, map[string]any{"type": "create", "filePath": "/p/f.ex", "content": "x = 1\ny=2\n", "originalFile": nil}),
+		// A hook reformatted the file: the Edit's originalFile says so.
+		ccUse("2", "Edit", map[string]any{"file_path": "/p/f.ex", "old_string": "x = 1", "new_string": "x = 3"}),
+		ccResult("2", false, map[string]any{"filePath": "/p/f.ex", "originalFile": "x = 1\ny = 2\n"}),
+		// The user changed it again; a whole Read shows it.
+		ccUse("3", "Read", map[string]any{"file_path": "/p/f.ex"}),
+		ccResult("3", false, readResult("/p/f.ex", "x = 3\ny = 2\nz = 4\n", 1, 3, 3)),
+		ccUse("4", "Edit", map[string]any{"file_path": "/p/f.ex", "old_string": "z = 4", "new_string": "z = 5"}),
+		ccResult("4", false, map[string]any{"filePath": "/p/f.ex"}),
+	}
+	w := claudeCodeWorkspace([]byte(strings.Join(lines, "\n")+"\n"), "/p")
+	if len(w.inputs) != 0 {
+		t.Errorf("inputs = %+v, want none: the file was first seen being written", w.inputs)
+	}
+	if got, want := w.current["f.ex"], "x = 3\ny = 2\nz = 5\n"; got != want {
+		t.Errorf("final content = %q, want %q", got, want)
+	}
+	if len(w.skipped) != 0 {
+		t.Errorf("skipped = %q, want none", w.skipped)
 	}
 }

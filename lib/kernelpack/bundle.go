@@ -8,46 +8,76 @@ import "strings"
 // file verifier's own JSON path is dropped, so it is not kept here.
 type subViolation struct{ Rule, Message string }
 
+// violations collects a file verifier's findings in the order found.
+type violations []subViolation
+
+func (vs *violations) add(rule, msg string) { *vs = append(*vs, subViolation{rule, msg}) }
+
+// schemaVersion is the first check of the bundle, model I/O and patch
+// specs, made only when v is an object: its field must be a non-empty
+// string, and satisfy more (when non-nil), which returns a message for a
+// string it rejects.
+func (vs *violations) schemaVersion(v value, rule, field string, more func(s string) string) {
+	o, ok := v.(*object)
+	if !ok {
+		return
+	}
+	sv := o.prop(field)
+	switch s, isStr := sv.(string); {
+	case isNullish(sv):
+		vs.add(rule, field+" is missing")
+	case !isStr:
+		vs.add(rule, field+" must be string, got "+typeOf(sv))
+	case s == "":
+		vs.add(rule, field+" cannot be empty")
+	case more != nil:
+		if msg := more(s); msg != "" {
+			vs.add(rule, msg)
+		}
+	}
+}
+
+// schema is the SCHEMA check that ends those specs' verification when it
+// fails: v must be an object (what names it in the message) holding every
+// field of required, and each field of arrays it holds must be an array.
+func (vs *violations) schema(v value, what string, required []string, arrays ...string) (*object, bool) {
+	o, ok := v.(*object)
+	if !ok {
+		got := typeOf(v)
+		if isNull(v) {
+			got = "null"
+		}
+		vs.add("SCHEMA", what+" must be object, got "+got)
+		return nil, false
+	}
+	valid := true
+	for _, f := range required {
+		if !has(o, f) {
+			vs.add("SCHEMA", "required field "+f+" is missing")
+			valid = false
+		}
+	}
+	for _, f := range arrays {
+		if has(o, f) && !isArray(o.prop(f)) {
+			vs.add("SCHEMA", f+" must be an array")
+			valid = false
+		}
+	}
+	return o, valid
+}
+
 // Every check below follows the reference verifier statement by statement,
 // including its loose JavaScript comparisons and the property reads that
 // throw on null elements (returned as a *jsError).
 
 // verifyBundle is BUNDLE_SPEC verification (bundle_verify.ts).
 func verifyBundle(b value) ([]subViolation, error) {
-	var vs []subViolation
-	add := func(rule, msg string) { vs = append(vs, subViolation{rule, msg}) }
-
-	// BS1, only for an object.
-	if o, ok := b.(*object); ok {
-		sv := o.prop("schema_version")
-		switch s, isStr := sv.(string); {
-		case isNullish(sv):
-			add("BS1", "schema_version is missing")
-		case !isStr:
-			add("BS1", "schema_version must be string, got "+typeOf(sv))
-		case s == "":
-			add("BS1", "schema_version cannot be empty")
-		}
-	}
-
+	var vs violations
+	add := vs.add
+	vs.schemaVersion(b, "BS1", "schema_version", nil)
 	// SCHEMA; any failure stops here.
-	o, ok := b.(*object)
+	o, ok := vs.schema(b, "bundle", []string{"id", "schema_version", "kernel_version", "status", "root_node", "terminal_nodes", "outputs", "unresolved_questions", "stats"})
 	if !ok {
-		got := typeOf(b)
-		if isNull(b) {
-			got = "null"
-		}
-		add("SCHEMA", "bundle must be object, got "+got)
-		return vs, nil
-	}
-	missing := false
-	for _, f := range []string{"id", "schema_version", "kernel_version", "status", "root_node", "terminal_nodes", "outputs", "unresolved_questions", "stats"} {
-		if !has(o, f) {
-			add("SCHEMA", "required field "+f+" is missing")
-			missing = true
-		}
-	}
-	if missing {
 		return vs, nil
 	}
 

@@ -25,46 +25,17 @@ func isContentHash(v value) bool {
 
 // verifyModelIO is MODEL_IO_SPEC verification (model_io_verify.ts).
 func verifyModelIO(session value) ([]subViolation, error) {
-	var vs []subViolation
-	add := func(rule, msg string) { vs = append(vs, subViolation{rule, msg}) }
-
-	// MI1, only for an object.
-	if o, ok := session.(*object); ok {
-		sv := o.prop("model_io_schema_version")
-		switch s, isStr := sv.(string); {
-		case isNullish(sv):
-			add("MI1", "model_io_schema_version is missing")
-		case !isStr:
-			add("MI1", "model_io_schema_version must be string, got "+typeOf(sv))
-		case s == "":
-			add("MI1", "model_io_schema_version cannot be empty")
-		case !semverPattern.MatchString(s):
-			add("MI1", "model_io_schema_version must be semver format, got "+s)
+	var vs violations
+	add := vs.add
+	vs.schemaVersion(session, "MI1", "model_io_schema_version", func(s string) string {
+		if !semverPattern.MatchString(s) {
+			return "model_io_schema_version must be semver format, got " + s
 		}
-	}
-
+		return ""
+	})
 	// SCHEMA; any failure stops here.
-	o, ok := session.(*object)
+	o, ok := vs.schema(session, "session", []string{"model_io_schema_version", "adapter_id", "model_id", "mode", "interactions"}, "interactions")
 	if !ok {
-		got := typeOf(session)
-		if isNull(session) {
-			got = "null"
-		}
-		add("SCHEMA", "session must be object, got "+got)
-		return vs, nil
-	}
-	valid := true
-	for _, f := range []string{"model_io_schema_version", "adapter_id", "model_id", "mode", "interactions"} {
-		if !has(o, f) {
-			add("SCHEMA", "required field "+f+" is missing")
-			valid = false
-		}
-	}
-	if has(o, "interactions") && !isArray(o.prop("interactions")) {
-		add("SCHEMA", "interactions must be an array")
-		valid = false
-	}
-	if !valid {
 		return vs, nil
 	}
 	items := o.prop("interactions").(*array).elems

@@ -5,8 +5,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/ctx-tools/ctx/internal/testsys"
 )
 
 const (
@@ -186,7 +187,7 @@ func TestPackFIFO(t *testing.T) {
 	t.Chdir(t.TempDir())
 	writePack(t, "p", map[string]string{"run.json": testRun("BUNDLE"), "bundle.json": testBundle})
 	for _, name := range []string{"meta.json", "policy.json"} {
-		if err := syscall.Mkfifo(filepath.Join("p", name), 0o644); err != nil {
+		if err := testsys.Mkfifo(filepath.Join("p", name)); err != nil {
 			t.Skipf("mkfifo: %v", err)
 		}
 	}

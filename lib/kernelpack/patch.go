@@ -12,44 +12,12 @@ var driveLetter = regexp.MustCompile(`^[A-Za-z]:`)
 
 // verifyPatch is PATCH_SPEC verification (patch_verify.ts).
 func verifyPatch(p value) ([]subViolation, error) {
-	var vs []subViolation
-	add := func(rule, msg string) { vs = append(vs, subViolation{rule, msg}) }
-
-	// PS1, only for an object.
-	if o, ok := p.(*object); ok {
-		sv := o.prop("patch_schema_version")
-		switch s, isStr := sv.(string); {
-		case isNullish(sv):
-			add("PS1", "patch_schema_version is missing")
-		case !isStr:
-			add("PS1", "patch_schema_version must be string, got "+typeOf(sv))
-		case s == "":
-			add("PS1", "patch_schema_version cannot be empty")
-		}
-	}
-
+	var vs violations
+	add := vs.add
+	vs.schemaVersion(p, "PS1", "patch_schema_version", nil)
 	// SCHEMA; any failure stops here.
-	o, ok := p.(*object)
+	o, ok := vs.schema(p, "patch", []string{"patch_schema_version", "source_proposal_id", "source_proposal_hash", "operations", "total_bytes"}, "operations")
 	if !ok {
-		got := typeOf(p)
-		if isNull(p) {
-			got = "null"
-		}
-		add("SCHEMA", "patch must be object, got "+got)
-		return vs, nil
-	}
-	valid := true
-	for _, f := range []string{"patch_schema_version", "source_proposal_id", "source_proposal_hash", "operations", "total_bytes"} {
-		if !has(o, f) {
-			add("SCHEMA", "required field "+f+" is missing")
-			valid = false
-		}
-	}
-	if has(o, "operations") && !isArray(o.prop("operations")) {
-		add("SCHEMA", "operations must be an array")
-		valid = false
-	}
-	if !valid {
 		return vs, nil
 	}
 	ops := o.prop("operations").(*array).elems

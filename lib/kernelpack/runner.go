@@ -36,8 +36,8 @@ var runnerLimits = []runnerLimit{
 // other file verifiers it reads only values whose type it has checked, so it
 // never throws.
 func verifyRunner(input value) []subViolation {
-	var vs []subViolation
-	add := func(rule, msg string) { vs = append(vs, subViolation{rule, msg}) }
+	var vs violations
+	add := vs.add
 
 	runner, ok := input.(*object)
 	if !ok {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The kernel's verifiers are JavaScript and check values of any JSON type
@@ -343,48 +345,20 @@ func strictEqual(a, b value) bool {
 }
 
 // numberToString is Number::toString(10), the form JSON.stringify and
-// template literals give a Number: shortest round-trip digits, plain notation
-// for exponents in [-7, 21), "e+N"/"e-N" otherwise, and "0" for -0.
+// template literals give a Number. For a finite number other than -0 that
+// is RFC 8785's form, which jsontext.AppendFloat writes: shortest
+// round-trip digits, plain notation for magnitudes in [1e-6, 1e21),
+// "e+N"/"e-N" otherwise.
 func numberToString(f float64) string {
 	switch {
 	case math.IsNaN(f):
 		return "NaN"
 	case f == 0:
-		return "0"
+		return "0" // and -0
 	case math.IsInf(f, 1):
 		return "Infinity"
 	case math.IsInf(f, -1):
 		return "-Infinity"
-	case f < 0:
-		return "-" + numberToString(-f)
 	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // d[.ddd]e±XX
-	mant, exp, _ := strings.Cut(e, "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	x, _ := strconv.Atoi(exp)
-	k, n := len(digits), x+1
-	switch {
-	case k <= n && n <= 21:
-		return digits + strings.Repeat("0", n-k)
-	case 0 < n && n <= 21:
-		return digits[:n] + "." + digits[n:]
-	case -6 < n && n <= 0:
-		return "0." + strings.Repeat("0", -n) + digits
-	}
-	sign := "+"
-	if n-1 < 0 {
-		sign = "-"
-	}
-	es := strconv.Itoa(abs(n - 1))
-	if k == 1 {
-		return digits + "e" + sign + es
-	}
-	return digits[:1] + "." + digits[1:] + "e" + sign + es
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
+	return string(jsontext.AppendFloat(nil, f, 64))
 }

@@ -27,3 +27,25 @@ func CheckName(name string) error {
 	}
 	return nil
 }
+
+// DirConflict returns, for a list of names, the first name that a later or
+// earlier name needs as a directory ("readme.md" and "readme.md/x": no
+// workspace can hold both), as indexes (file, under), or ok false.
+func DirConflict(names []string) (file, under int, ok bool) {
+	at := make(map[string]int, len(names))
+	for i, n := range names {
+		if _, dup := at[n]; !dup {
+			at[n] = i
+		}
+	}
+	for i, n := range names {
+		for k := len(n) - 1; k > 0; k-- {
+			if n[k] == '/' {
+				if j, ok := at[n[:k]]; ok {
+					return j, i, true
+				}
+			}
+		}
+	}
+	return 0, 0, false
+}

@@ -96,6 +96,7 @@ func TestParseRejectsExtended(t *testing.T) {
 		"name with content":  func(m *Manifest) { m.Inputs[2].ContentRef = m.Inputs[0].ContentRef },
 		"bad input name":     func(m *Manifest) { m.Inputs[0].Name = "../x" },
 		"repeated name":      func(m *Manifest) { m.Inputs[1].Name = "whole" },
+		"file and directory": func(m *Manifest) { m.Inputs[1].Name = "whole/part" },
 		"bad output name":    func(m *Manifest) { m.Outputs[0].Name = "/abs" },
 		"input without size": func(m *Manifest) {},
 	} {

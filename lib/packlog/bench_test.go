@@ -2,10 +2,9 @@ package packlog
 
 import (
 	"os"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/ctx-tools/ctx/internal/testsys"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -23,18 +22,11 @@ func benchStore(b *testing.B) *store.Store {
 	return s
 }
 
-// cpuTime returns the process's user and system time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // reportCPU adds a cpu-ns/op metric: on a shared machine wall time
 // measures the neighbours, CPU time measures the code.
 func reportCPU(b *testing.B) func() {
-	start := cpuTime()
-	return func() { b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op") }
+	start := testsys.CPUTime()
+	return func() { b.ReportMetric(float64(testsys.CPUTime()-start)/float64(b.N), "cpu-ns/op") }
 }
 
 func BenchmarkReadDir(b *testing.B) {

@@ -2,6 +2,7 @@ package packlog
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -219,6 +220,6 @@ func (c *cache) write(res readResult) error {
 func hexAppend(dst, src []byte) []byte {
 	n := len(dst)
 	dst = append(dst, make([]byte, 2*len(src))...)
-	encodeHex(dst[n:], src)
+	hex.Encode(dst[n:], src)
 	return dst
 }

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx-tools/ctx/internal/packgen"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
-	"github.com/ctx-tools/ctx/lib/packlog/packgen"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ctx-tools/ctx/internal/packgen"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
-	"github.com/ctx-tools/ctx/lib/packlog/packgen"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 

@@ -135,7 +135,27 @@ func top(es []Entry, n int, keep func(*Entry) bool, inPlace bool) []Entry {
 	for i := len(h) - 1; i >= 0; i-- {
 		out[i] = *heap.Pop(&h).(*Entry)
 	}
-	return out
+	if len(out) == 0 {
+		return out
+	}
+	// The heap compared without generations. Among entries created at the
+	// same instant a descendant comes first (a fork keeps its parent's
+	// time), so take every accepted entry at least as new as the oldest
+	// kept — the kept ones and their ties, usually none more — and sort
+	// those fully.
+	last := out[len(out)-1]
+	cands := out[:0:0]
+	for i := range es {
+		e := &es[i]
+		if e.sec < last.sec || e.sec == last.sec && e.nsec < last.nsec {
+			continue
+		}
+		if keep == nil || keep(e) {
+			cands = append(cands, *e)
+		}
+	}
+	Sort(cands)
+	return cands[:min(n, len(cands))]
 }
 
 // oldestFirst is a heap whose root is the entry that sorts last.

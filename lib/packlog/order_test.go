@@ -129,3 +129,34 @@ func TestDescendantsFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestTopTiedFork: a fork keeps its parent's created time, so the newest
+// pack is the child; Top(1), as ctx-log -n 1 asks, must say so however the
+// hashes compare, and with more packs around than it keeps.
+func TestTopTiedFork(t *testing.T) {
+	h := func(c byte) digest.Digest {
+		var d digest.Digest
+		for i := range d {
+			d[i] = c
+		}
+		return d
+	}
+	old := entry(t, h(0x01), "2026-02-09T09:00:00Z")
+	parent := entry(t, h(0x22), "2026-02-10T09:00:00Z")
+	child := entry(t, h(0x99), "2026-02-10T09:00:00Z")
+	child.Parent = parent.Hash
+	grandchild := entry(t, h(0x55), "2026-02-10T09:00:00Z")
+	grandchild.Parent = child.Hash
+	for n := 1; n <= 3; n++ {
+		es := []Entry{old, parent, child, grandchild}
+		got := hashes(Top(es, n, nil))
+		want := hashes([]Entry{grandchild, child, parent}[:n])
+		if !slices.Equal(got, want) {
+			t.Errorf("Top(%d) = %v, want %v", n, got, want)
+		}
+	}
+	es := []Entry{old, parent, child}
+	if got := hashes(Top(es, 1, nil)); !slices.Equal(got, hashes([]Entry{child})) {
+		t.Errorf("Top(1) after a fork = %v, want the child %v", got, child.Hash.Short())
+	}
+}

@@ -2,6 +2,7 @@ package packlog
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"syscall"
@@ -88,7 +89,7 @@ func (r *entryReader) list() ([]name, error) {
 // through the store.)
 func (r *entryReader) read(d digest.Digest, buf []byte) ([]byte, error) {
 	var name [digest.HexSize + 1]byte // NUL-terminated for the kernel
-	encodeHex(name[:digest.HexSize], d[:])
+	hex.Encode(name[:digest.HexSize], d[:])
 	var fd int
 	for {
 		v, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(r.dir), uintptr(unsafe.Pointer(&name[0])),

@@ -129,9 +129,9 @@ func parentOf(s *store.Store, d digest.Digest) (digest.Digest, error) {
 	return m.Parent, nil
 }
 
-// ResolveObject returns the object named by r: a full hash, a unique prefix
-// among all objects, or a pack reference (whose manifest object it names).
-// Its errors are *Error.
+// ResolveObject returns the object named by r: a full hash or a unique
+// prefix of an object in the store, or a pack reference (whose manifest
+// object it names). Its errors are *Error.
 func ResolveObject(s *store.Store, r string) (digest.Digest, error) {
 	base, up, err := split(r)
 	if err != nil {
@@ -140,7 +140,17 @@ func ResolveObject(s *store.Store, r string) (digest.Digest, error) {
 	if up > 0 {
 		return Resolve(s, r)
 	}
-	return resolveBase(s, r, base, "object", s.Objects)
+	d, err := resolveBase(s, r, base, "object", s.Objects)
+	if err != nil {
+		return d, err
+	}
+	switch ok, err := s.Has(d); {
+	case err != nil:
+		return d, &Error{Ref: r, Err: err}
+	case !ok:
+		return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("no object %s in this store", d)), named: strings.Contains(strings.ToLower(r), d.Hex())}
+	}
+	return d, nil
 }
 
 // Load resolves r and loads the finalized pack it names. Its errors are

@@ -105,6 +105,7 @@ func TestErrors(t *testing.T) {
 		{"abc", `no pack or tag named "abc" (a hash prefix needs at least 4 hex digits)`, store.ErrNotFound, false},
 		{"ffff0000", `no pack matches "ffff0000"`, store.ErrNotFound, false},
 		{"ffff0000", `no object matches "ffff0000"`, store.ErrNotFound, true},
+		{absent.String(), "no object " + absent.String() + " in this store", store.ErrNotFound, true},
 		{"latest^^", "latest^^: pack " + a.String() + " has no parent", store.ErrNotFound, false},
 		{absent.String(), "no pack " + absent.String() + " in this store", store.ErrNotFound, false},
 		{absent.URI(), "no pack " + absent.String() + " in this store", store.ErrNotFound, false},

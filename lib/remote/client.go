@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,6 +29,20 @@ import (
 
 // ErrNotFound reports a pack or blob the remote does not have.
 var ErrNotFound = errors.New("not found on the remote")
+
+// ErrUnauthorized reports a registry that wants credentials it did not
+// get, or refused them.
+var ErrUnauthorized = errors.New("unauthorized")
+
+// authErr marks credential failures with ErrUnauthorized.
+func authErr(err error) error {
+	var er *errcode.ErrorResponse
+	if errors.Is(err, auth.ErrBasicCredentialNotFound) ||
+		errors.As(err, &er) && (er.StatusCode == http.StatusUnauthorized || er.StatusCode == http.StatusForbidden) {
+		return fmt.Errorf("%w: %w", ErrUnauthorized, err)
+	}
+	return err
+}
 
 // Options tune a Client.
 type Options struct {
@@ -156,11 +171,16 @@ func Open(r Remote, opts Options, create bool) (*Client, error) {
 // maxManifest bounds an OCI manifest read (distribution's own limit).
 const maxManifest = 4 << 20
 
+// notFound turns the library's not-found errors into ErrNotFound, keeping
+// what the registry said when it says more than "not found".
 func notFound(err error) error {
-	if errors.Is(err, errdef.ErrNotFound) {
-		return fmt.Errorf("%w (%v)", ErrNotFound, err)
+	if !errors.Is(err, errdef.ErrNotFound) {
+		return err
 	}
-	return err
+	if msg := err.Error(); msg == "not found" || strings.HasSuffix(msg, ": not found") {
+		return ErrNotFound
+	}
+	return fmt.Errorf("%w (%v)", ErrNotFound, err)
 }
 
 // readManifest reads at most maxManifest bytes of a manifest and checks
@@ -188,20 +208,21 @@ type registryEndpoint struct {
 
 func (e *registryEndpoint) resolve(ctx context.Context, tag string) (ocispec.Descriptor, error) {
 	d, err := e.repo.Manifests().Resolve(ctx, tag)
-	return d, notFound(err)
+	return d, authErr(notFound(err))
 }
 
 func (e *registryEndpoint) fetchManifest(ctx context.Context, ref string) (ocispec.Descriptor, []byte, error) {
 	desc, rc, err := e.repo.Manifests().FetchReference(ctx, ref)
 	if err != nil {
-		return desc, nil, notFound(err)
+		return desc, nil, authErr(notFound(err))
 	}
 	b, err := readManifest(rc, desc, ref)
 	return desc, b, err
 }
 
 func (e *registryEndpoint) exists(ctx context.Context, desc ocispec.Descriptor) (bool, error) {
-	return e.repo.Blobs().Exists(ctx, desc)
+	ok, err := e.repo.Blobs().Exists(ctx, desc)
+	return ok, authErr(err)
 }
 
 // push retries a whole upload (POST, then PUT of a fresh stream) when
@@ -217,7 +238,7 @@ func (e *registryEndpoint) push(ctx context.Context, desc ocispec.Descriptor, op
 		err = e.repo.Blobs().Push(ctx, desc, r)
 		r.Close()
 		if err == nil || attempt >= e.maxRetry || !retryable(err) {
-			return err
+			return authErr(err)
 		}
 		select {
 		case <-ctx.Done():
@@ -239,16 +260,16 @@ func retryable(err error) bool {
 
 func (e *registryEndpoint) fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
 	rc, err := e.repo.Blobs().Fetch(ctx, desc)
-	return rc, notFound(err)
+	return rc, authErr(notFound(err))
 }
 
 func (e *registryEndpoint) pushManifest(ctx context.Context, desc ocispec.Descriptor, b []byte, tags []string) error {
 	if len(tags) == 0 {
-		return e.repo.Manifests().Push(ctx, desc, bytes.NewReader(b))
+		return authErr(e.repo.Manifests().Push(ctx, desc, bytes.NewReader(b)))
 	}
 	for _, t := range tags {
 		if err := e.repo.Manifests().PushReference(ctx, desc, bytes.NewReader(b), t); err != nil {
-			return err
+			return authErr(err)
 		}
 	}
 	return nil
@@ -260,7 +281,7 @@ func (e *registryEndpoint) referrers(ctx context.Context, desc ocispec.Descripto
 		out = append(out, rs...)
 		return nil
 	})
-	return out, err
+	return out, authErr(err)
 }
 
 type layoutEndpoint struct{ st *oci.Store }
@@ -318,4 +339,18 @@ func (e *layoutEndpoint) pushManifest(ctx context.Context, desc ocispec.Descript
 
 func (e *layoutEndpoint) referrers(ctx context.Context, desc ocispec.Descriptor) ([]ocispec.Descriptor, error) {
 	return registry.Referrers(ctx, e.st, desc, "")
+}
+
+// Hint returns a line of advice for an error of a push or pull to r, or
+// "" when there is none.
+func Hint(err error, r Remote) string {
+	switch {
+	case errors.Is(err, ErrUnauthorized):
+		return fmt.Sprintf("log in with docker login %s (or oras login); ctx reads ~/.docker/config.json ($DOCKER_CONFIG) and its credential helpers", r.Registry)
+	case errors.Is(err, ErrBadLayer):
+		return "the remote holds content that is not a valid ctx pack; nothing of it was stored"
+	case r.Registry != "" && strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return "the registry speaks plain HTTP: add --plain-http if you trust the network to it"
+	}
+	return ""
 }

@@ -7,8 +7,14 @@
 //
 // Push reads objects straight from the store; pull verifies every byte
 // (the config digest is the pack hash, every object is re-hashed, the tar
-// layers must be exactly canonical) in a staging directory before the
-// first object enters the store, and finalizes the pack through
+// layers must be exactly canonical), in memory or a staging directory,
+// before the first object enters the store, and finalizes the pack through
 // manifest.Commit, so that hostile or broken content leaves the store as
 // it was.
+//
+// Registries are reached through oras-go: credentials from the Docker
+// configuration and its helpers, retries with backoff on 429 and 5xx,
+// the referrers API with its tag-schema fallback. Pushed layouts are
+// remembered in a cache outside the store (cache.go), so that a re-push
+// of a pack the remote has is one request.
 package remote

@@ -62,8 +62,18 @@ func rawTar(entries ...[2]string) []byte {
 }
 
 // TestPullRejectsHostileContent: each broken or lying image is an error
-// that leaves the pulling store exactly as it was.
+// that leaves the pulling store exactly as it was, whether downloads are
+// held in memory or staged in the store's tmp/.
 func TestPullRejectsHostileContent(t *testing.T) {
+	t.Run("held", testPullRejectsHostileContent)
+	t.Run("staged", func(t *testing.T) {
+		defer func(old int64) { maxHeld = old }(maxHeld)
+		maxHeld = 0
+		testPullRejectsHostileContent(t)
+	})
+}
+
+func testPullRejectsHostileContent(t *testing.T) {
 	reg := newRegistry(t)
 	a := newStore(t)
 	m := makePack(t, a, "victim", sizes(60, 30), digest.Digest{})

@@ -3,7 +3,6 @@ package remote
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -193,11 +192,7 @@ func EncodeManifest(config ocispec.Descriptor, layers []ocispec.Descriptor, crea
 }
 
 func encodeManifest(m ocispec.Manifest) ([]byte, ocispec.Descriptor, error) {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, ocispec.Descriptor{}, fmt.Errorf("encoding OCI manifest: %w", err)
-	}
-	b, err = canon.Canonicalize(b)
+	b, err := canon.Marshal(m)
 	if err != nil {
 		return nil, ocispec.Descriptor{}, fmt.Errorf("encoding OCI manifest: %w", err)
 	}

@@ -49,6 +49,7 @@ type Image struct {
 	Layers   []ocispec.Descriptor
 	Manifest []byte
 	Desc     ocispec.Descriptor
+	tars     [][]byte // bucket tars kept from Build, by bucket; nil where not
 }
 
 // Build lays out pack d of s: it reads every object the pack references,
@@ -76,6 +77,8 @@ func Build(ctx context.Context, s *store.Store, d digest.Digest, jobs int) (*Ima
 		return nil, fmt.Errorf("pack %s: %w", d, err)
 	}
 	layers := make([]ocispec.Descriptor, len(l.Buckets), len(l.Buckets)+len(l.Large))
+	tars := make([][]byte, len(l.Buckets))
+	var held atomic.Int64
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(jobs, 1))
 	open := storeOpener(s)
@@ -85,10 +88,23 @@ func Build(ctx context.Context, s *store.Store, d digest.Digest, jobs int) (*Ima
 				return err
 			}
 			h := digest.NewHasher()
-			if _, err := WriteBucket(h, b, open); err != nil {
+			var w io.Writer = h
+			// Small buckets are kept for the upload, saving a second read
+			// of every object; the rest stream from the store again.
+			var buf *bytes.Buffer
+			if size := b.Size(); held.Add(size) <= maxHeld {
+				buf = bytes.NewBuffer(make([]byte, 0, size))
+				w = io.MultiWriter(h, buf)
+			} else {
+				held.Add(-size)
+			}
+			if _, err := WriteBucket(w, b, open); err != nil {
 				return fmt.Errorf("pack %s: %w", d, err)
 			}
 			layers[i] = BucketDescriptor(b, h.Digest())
+			if buf != nil {
+				tars[i] = buf.Bytes()
+			}
 			return nil
 		})
 	}
@@ -106,8 +122,12 @@ func Build(ctx context.Context, s *store.Store, d digest.Digest, jobs int) (*Ima
 	if err != nil {
 		return nil, err
 	}
-	return &Image{Pack: m, Config: config, Layout: l, Layers: layers, Manifest: mb, Desc: desc}, nil
+	return &Image{Pack: m, Config: config, Layout: l, Layers: layers, Manifest: mb, Desc: desc, tars: tars}, nil
 }
+
+// maxHeld bounds the bucket tars Build keeps in memory for the upload
+// (a variable for tests).
+var maxHeld int64 = 64 << 20
 
 func storeOpener(s *store.Store) Opener {
 	return func(d digest.Digest) (io.ReadCloser, error) { return s.Open(d) }
@@ -233,14 +253,15 @@ func (c *Client) push(ctx context.Context, s *store.Store, img *Image, tags []st
 		open func() (io.ReadCloser, error)
 	}
 	blobs := []blob{{ConfigDescriptor(d, int64(len(img.Config))), bytesOpener(img.Config)}}
-	bucketOf := map[string]Bucket{}
-	for _, b := range img.Layout.Buckets {
-		bucketOf[b.Title()] = b
-	}
-	for _, l := range img.Layers {
+	for i, l := range img.Layers {
 		switch l.MediaType {
 		case BucketMediaType:
-			b := bucketOf[l.Annotations[ocispec.AnnotationTitle]]
+			// Layers begin with the buckets, in the same order.
+			b := img.Layout.Buckets[i]
+			if t := img.tars[i]; t != nil {
+				blobs = append(blobs, blob{l, bytesOpener(t)})
+				break
+			}
 			blobs = append(blobs, blob{l, func() (io.ReadCloser, error) { return bucketReader(b, open), nil }})
 		case ObjectMediaType:
 			od, _ := ctxDigest(l.Digest)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
@@ -78,6 +80,15 @@ func (c *Client) Attach(ctx context.Context, subject ocispec.Descriptor, created
 			Size:        int64(len(b)),
 			Annotations: map[string]string{ocispec.AnnotationTitle: base},
 		}
+		annotations := map[string]string{ocispec.AnnotationCreated: created}
+		if typ == BundleMediaType {
+			// cosign lists attestations by these (dev.sigstore.bundle.*).
+			extra, err := attest.BundleAnnotations(b)
+			if err != nil {
+				return nil, fmt.Errorf("attaching %s: %w", name, err)
+			}
+			maps.Copy(annotations, extra)
+		}
 		m := ocispec.Manifest{
 			Versioned:    specs.Versioned{SchemaVersion: 2},
 			MediaType:    ocispec.MediaTypeImageManifest,
@@ -85,7 +96,7 @@ func (c *Client) Attach(ctx context.Context, subject ocispec.Descriptor, created
 			Config:       plain(EmptyDescriptor),
 			Layers:       []ocispec.Descriptor{layer},
 			Subject:      &ocispec.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size},
-			Annotations:  map[string]string{ocispec.AnnotationCreated: created},
+			Annotations:  annotations,
 		}
 		mb, desc, err := encodeManifest(m)
 		if err != nil {

@@ -83,6 +83,27 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestPullStagedOnDisk: beyond the memory budget, downloads go to a
+// directory under tmp/, removed afterwards with tmp/ itself.
+func TestPullStagedOnDisk(t *testing.T) {
+	defer func(old int64) { maxHeld = old }(maxHeld)
+	maxHeld = 4096
+	reg := newRegistry(t)
+	a, b := newStore(t), newStore(t)
+	m := makePack(t, a, "disk", append(sizes(200, 100), LargeObject), digest.Digest{})
+	c := reg.client(t, "disk")
+	if _, err := c.Push(ctx, a, m.Hash, PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Pull(ctx, b, m.Hash.Hex(), PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, a, b, m.Hash)
+	if _, err := os.Stat(b.Path("tmp")); !os.IsNotExist(err) {
+		t.Errorf("tmp/ left behind: %v", err)
+	}
+}
+
 // checkSame checks pack d is complete and valid in b, byte for byte as in a.
 func checkSame(t *testing.T, a, b *store.Store, d digest.Digest) {
 	t.Helper()
@@ -159,8 +180,17 @@ func TestForkUploadsChangedBuckets(t *testing.T) {
 }
 
 // TestRetries: 429 and 500 answers are retried, for idempotent requests
-// and for streamed uploads alike.
+// and for uploads from memory and streamed from the store alike.
 func TestRetries(t *testing.T) {
+	t.Run("held", testRetries)
+	t.Run("streamed", func(t *testing.T) {
+		defer func(old int64) { maxHeld = old }(maxHeld)
+		maxHeld = 0
+		testRetries(t)
+	})
+}
+
+func testRetries(t *testing.T) {
 	reg := newRegistry(t)
 	a, b := newStore(t), newStore(t)
 	m := makePack(t, a, "retry", sizes(40, 10), digest.Digest{})

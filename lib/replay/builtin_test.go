@@ -7,11 +7,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctx-tools/ctx/internal/testsys"
 )
 
 // tree writes files (name → content) under dir; a content starting with
@@ -206,7 +207,7 @@ func TestReadFIFODoesNotBlock(t *testing.T) {
 		t.Skip("no FIFOs on Windows")
 	}
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+	if err := testsys.Mkfifo(filepath.Join(dir, "pipe")); err != nil {
 		t.Skip("mkfifo:", err)
 	}
 	ws := liveWorkspace(t, dir)

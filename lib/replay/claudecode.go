@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
@@ -44,8 +46,48 @@ func (a *agentTool) Run(ctx context.Context, call *Call, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := call.listsUnknown(a.name, b); err != nil {
+		return err
+	}
 	_, err = out.Write(b)
 	return err
+}
+
+// listsUnknown skips a listing (Glob, Grep's file list) in a hermetic
+// workspace whose recorded result names a file under the recorded working
+// directory that the pack does not hold, not even by name: the pack cannot
+// reproduce what it does not know, so a difference says nothing.
+func (c *Call) listsUnknown(tool string, out []byte) error {
+	ws := c.Workspace
+	mode := gjson.GetBytes(c.Parameters, "output_mode").String()
+	lists := tool == "Glob" || tool == "Grep" && (mode == "" || mode == "files_with_matches")
+	if !ws.Hermetic || ws.RecordedDir == "" || !lists {
+		return nil
+	}
+	rec, err := c.recorded()
+	if err != nil || rec == nil || bytes.Equal(rec, out) {
+		return err
+	}
+	for i, line := range strings.Split(string(rec), "\n") {
+		if line == "" || tool == "Grep" && i == 0 && (strings.HasPrefix(line, "Found ") || line == "No files found") {
+			continue
+		}
+		name := ws.local(line)
+		if strings.HasPrefix(name, "/") || ws.seenAs(name) != nil {
+			continue // outside the working directory, or known by name
+		}
+		if tool == "Glob" && name == line {
+			continue // Glob lists absolute paths: a notice
+		}
+		if _, err := resolve(name); err != nil {
+			continue
+		}
+		if _, err := ws.Root.Stat(name); err == nil {
+			continue
+		}
+		return skipf("%s: the recorded result names %s, which is not among the pack's inputs", tool, name)
+	}
+	return nil
 }
 
 // claudeTools are Claude Code's read-only tools, rendered as Claude Code
@@ -87,6 +129,9 @@ func claudeRead(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	if hasPages {
 		return nil, skipf("Read: pages %q reads a PDF, which is not rendered", pages)
 	}
+	if ws := call.Workspace; ws.RecordedDir != "" && strings.HasPrefix(raw, "/") && ws.local(raw) == raw {
+		return nil, skipf("Read: %s is outside the recorded working directory %s; the pack holds only files under it", raw, ws.RecordedDir)
+	}
 	name, err := resolve(raw)
 	if err != nil {
 		return nil, fmt.Errorf("Read: %w", err)
@@ -100,7 +145,12 @@ func claudeRead(ctx context.Context, call *Call, p *params) ([]byte, error) {
 		return sf.claudeRead(name, req)
 	}
 	data, err := readRegular(call.Workspace.Root, name)
-	if err != nil {
+	switch {
+	case err != nil && call.Workspace.Hermetic && errors.Is(err, fs.ErrNotExist):
+		// The session's log did not show the file whole (older
+		// transcripts, subagents' ones, record no Read results).
+		return nil, skipf("Read: %s is not among the pack's inputs", name)
+	case err != nil:
 		return nil, fmt.Errorf("Read: %w", err)
 	}
 	return render.ClaudeCodeRead(data, req)
@@ -184,25 +234,11 @@ type entry struct {
 func (w *Workspace) files(ctx context.Context, base string, keep func(rel string) bool) ([]entry, error) {
 	var out []entry
 	seen := map[string]bool{}
-	err := walk(ctx, w.Root, base, func(rel string, d fs.DirEntry) error {
-		if d.IsDir() {
-			if vcsDirs[d.Name()] {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || !keep(rel) {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		name := path.Join(base, rel)
-		seen[name] = true
-		out = append(out, entry{name: name, mtime: info.ModTime()})
-		return nil
-	})
+	var err error
+	if _, serr := w.Root.Stat(base); !errors.Is(serr, fs.ErrNotExist) || !w.knowsUnder(base) {
+		err = w.walkFiles(ctx, base, keep, seen, &out)
+	}
+	// Otherwise base holds only files the session saw by name or in part.
 	if err != nil {
 		return nil, err
 	}
@@ -218,6 +254,41 @@ func (w *Workspace) files(ctx context.Context, base string, keep func(rel string
 		slices.SortStableFunc(out, func(a, b entry) int { return comparePaths(a.name, b.name) })
 	}
 	return out, nil
+}
+
+// knowsUnder reports whether the pack knows a file under base that the
+// workspace does not hold.
+func (w *Workspace) knowsUnder(base string) bool {
+	for name := range w.seen {
+		if _, ok := under(name, base); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// walkFiles is the walk of files: the regular files under base keep
+// accepts, in out, noted in seen.
+func (w *Workspace) walkFiles(ctx context.Context, base string, keep func(rel string) bool, seen map[string]bool, out *[]entry) error {
+	return walk(ctx, w.Root, base, func(rel string, d fs.DirEntry) error {
+		if d.IsDir() {
+			if vcsDirs[d.Name()] {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !keep(rel) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		name := path.Join(base, rel)
+		seen[name] = true
+		*out = append(*out, entry{name: name, mtime: info.ModTime()})
+		return nil
+	})
 }
 
 var vcsDirs = map[string]bool{".git": true, ".svn": true, ".hg": true, ".bzr": true, ".jj": true, ".sl": true}
@@ -252,6 +323,15 @@ func claudeGlob(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	if err := p.finish(); err != nil {
 		return nil, err
 	}
+	if strings.HasPrefix(pattern, "/") {
+		// An absolute pattern names its own directory: the part before
+		// the first wildcard, up to its last "/" (as Glob splits it).
+		dir, rel := splitGlobBase(pattern)
+		if base, err = resolve(call.Workspace.local(dir)); err != nil {
+			return nil, fmt.Errorf("Glob: pattern: %w", err)
+		}
+		pattern = rel
+	}
 	if _, err := resolve(pattern); err != nil {
 		return nil, fmt.Errorf("Glob: pattern: %w", err)
 	}
@@ -275,6 +355,20 @@ func claudeGlob(ctx context.Context, call *Call, p *params) ([]byte, error) {
 		names[i] = call.Workspace.shown(e.name)
 	}
 	return call.unordered(render.ClaudeCodeGlob(names, truncated), len(names), "Glob lists files oldest first")
+}
+
+// splitGlobBase splits an absolute glob pattern into the directory before
+// its first wildcard and the pattern relative to it.
+func splitGlobBase(pattern string) (string, string) {
+	i := strings.IndexAny(pattern, "*?[{")
+	if i < 0 {
+		return path.Dir(pattern), path.Base(pattern)
+	}
+	j := strings.LastIndexByte(pattern[:i], '/')
+	if j <= 0 {
+		return "/", pattern[j+1:]
+	}
+	return pattern[:j], pattern[j+1:]
 }
 
 // optionalPath reads a "path" parameter naming a directory, "." when
@@ -482,6 +576,10 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 		single = !fi.IsDir()
 	case ws.seenAs(base) != nil:
 		single = true
+	case ws.knowsUnder(base):
+		return nil, skipf("Grep: the files under %s were seen only by name or in part, so what they hold is not known", base)
+	case ws.Hermetic && errors.Is(err, fs.ErrNotExist):
+		return nil, skipf("Grep: %s is not among the pack's inputs", base)
 	default:
 		return nil, fmt.Errorf("Grep: %s: %w", base, unwrapPath(err))
 	}
@@ -505,6 +603,8 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 	}
 	var lines []string // content or count lines
 	var matched []entry
+	var rec []byte // the recorded output, read when content needs it
+	recRead := false
 	for _, f := range files {
 		if sf := ws.seenAs(f.name); sf != nil {
 			what := "by name"
@@ -543,7 +643,14 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 				lines = append(lines, prefix+":"+strconv.Itoa(len(hits)))
 			}
 		case "content":
-			out, err := rgContext(text, hits, prefix, single, numbers, before, after, len(lines) > 0)
+			if rec == nil && !recRead {
+				if rec, err = call.recorded(); err != nil {
+					return nil, err
+				}
+				recRead = true
+			}
+			match, context := grepPrefixes(ws, f.name, rec)
+			out, err := rgContext(text, hits, match, context, single, numbers, before, after, len(lines) > 0)
 			if err != nil {
 				return nil, err
 			}
@@ -558,9 +665,22 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 			}
 			return localeCompare(a.name, b.name)
 		})
+		// Claude Code lists the files relative to its working
+		// directory; older versions listed them absolute, as a
+		// recording may show.
+		if rec == nil && !recRead {
+			if rec, err = call.recorded(); err != nil {
+				return nil, err
+			}
+			recRead = true
+		}
+		absolute := ws.RecordedDir != "" && bytes.Contains(rec, []byte("\n"+strings.TrimSuffix(ws.RecordedDir, "/")+"/"))
 		lines = make([]string, len(matched))
 		for i, m := range matched {
-			lines[i] = ws.shown(m.name)
+			lines[i] = m.name
+			if absolute {
+				lines[i] = ws.shown(m.name)
+			}
 		}
 	}
 	lines, page, err := paginate(lines, headLimit, hasHead, skip)
@@ -599,11 +719,37 @@ func (w *Workspace) checkNoIgnoreFiles(ctx context.Context, base string) error {
 	return nil
 }
 
+// grepPrefixes are the paths Claude Code prints before a matching line and
+// before a context line of workspace file name in Grep's content mode.
+// Claude Code shortens a matching line's path to one relative to its
+// working directory and leaves a context line's as ripgrep printed it
+// (absolute); older versions shortened neither, newer ones both. The
+// recorded output, when there is one, tells which of these the recording
+// agent did; it chooses the convention, never the lines.
+func grepPrefixes(ws *Workspace, name string, recorded []byte) (match, context string) {
+	abs := ws.shown(name)
+	match, context = name, abs
+	if linePrefixed(recorded, abs+":") {
+		match = abs
+	}
+	if linePrefixed(recorded, name+"-") {
+		context = name
+	}
+	return match, context
+}
+
+// linePrefixed reports whether a line of b starts with prefix.
+func linePrefixed(b []byte, prefix string) bool {
+	return bytes.HasPrefix(b, []byte(prefix)) || bytes.Contains(b, []byte("\n"+prefix))
+}
+
 // rgContext prints one file's matches as ripgrep does: "PATH:N:LINE" for
-// a match, "PATH-N-LINE" for context, "--" between groups that do not
-// touch (and before a file's first group when another file printed
-// before). A single file searched by name has no PATH.
-func rgContext(text [][]byte, hits []int, name string, single, numbers bool, before, after int, printed bool) ([]string, error) {
+// a match (PATH is match), "PATH-N-LINE" for context (PATH is context),
+// "--" between groups that do not touch (and before a file's first group
+// when another file printed before). A single file searched by name has
+// no PATH.
+func rgContext(text [][]byte, hits []int, match, context string, single, numbers bool, before, after int, printed bool) ([]string, error) {
+	name := match
 	isHit := map[int]bool{}
 	for _, h := range hits {
 		isHit[h] = true
@@ -631,7 +777,11 @@ func rgContext(text [][]byte, hits []int, name string, single, numbers bool, bef
 			}
 			var b strings.Builder
 			if !single {
-				b.WriteString(name + sep)
+				if isHit[i] {
+					b.WriteString(match + sep)
+				} else {
+					b.WriteString(context + sep)
+				}
 			}
 			if numbers {
 				b.WriteString(strconv.Itoa(i+1) + sep)

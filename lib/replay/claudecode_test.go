@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -154,10 +155,27 @@ func TestClaudeCodeHermetic(t *testing.T) {
 		{"read name only", "Read", `{"file_path":"lib/c.go"}`, "", "skip: Read: lib/c.go was seen only by name; its content is not in the pack"},
 		{"read known lines", "Read", `{"file_path":"d.txt","offset":3,"limit":2}`, "", "     3→three\n     4→four"},
 		{"read unknown lines", "Read", `{"file_path":"d.txt","offset":2,"limit":2}`, "", "skip: Read: d.txt was seen only in part; line 2 is not in the pack"},
+		{"glob listing a file not in the pack", "Glob", `{"pattern":"**/*.go"}`, "/w/a.go\n/w/b.go\n/w/lib/c.go\n/w/lib/e.go", "skip: Glob: the recorded result names lib/e.go, which is not among the pack's inputs"},
+		{"glob listing files it knows", "Glob", `{"pattern":"**/*.go"}`, "/w/a.go\n/w/lib/c.go", "/w/a.go\n/w/b.go\n/w/lib/c.go"},
+		{"grep files relative", "Grep", `{"pattern":"hello","glob":"[ab].go"}`, "Found 1 file\na.go", "Found 2 files\na.go\nb.go"},
+		{"grep files unrecorded", "Grep", `{"pattern":"hello","glob":"[ab].go"}`, "", "Found 2 files\na.go\nb.go"},
+		{"grep files naming a file not in the pack", "Grep", `{"pattern":"hello","glob":"[ab].go"}`, "Found 2 files\n.beads/x.jsonl\na.go", "skip: Grep: the recorded result names .beads/x.jsonl, which is not among the pack's inputs"},
+		{"grep a file not in the pack", "Grep", `{"pattern":"x","path":"src/nowhere.css"}`, "", "skip: Grep: src/nowhere.css is not among the pack's inputs"},
+		{"read a file not in the pack", "Read", `{"file_path":"src/nowhere.go"}`, "", "skip: Read: src/nowhere.go is not among the pack's inputs"},
+		{"read outside the working directory", "Read", `{"file_path":"/tmp/task.output"}`, "", "skip: Read: /tmp/task.output is outside the recorded working directory /w; the pack holds only files under it"},
 		{"read to the end", "Read", `{"file_path":"d.txt","offset":3}`, "", "skip: Read: d.txt was seen only in part; line 5 is not in the pack"},
 		{"grep over a name", "Grep", `{"pattern":"hello"}`, "", "skip: Grep: d.txt was seen only in part, so what it holds is not known"},
+		{"glob absolute pattern", "Glob", `{"pattern":"/w/lib/*.go"}`, "", "/w/lib/c.go"},
+		{"glob absolute pattern without wildcard", "Glob", `{"pattern":"/w/a.go"}`, "", "/w/a.go"},
+		{"glob absolute pattern elsewhere", "Glob", `{"pattern":"/etc/*.conf"}`, "", `error: Glob: pattern: path "/etc" is absolute; built-in tools only read inside the workspace`},
+		{"grep a directory of names", "Grep", `{"pattern":"x","path":"lib"}`, "", "skip: Grep: the files under lib were seen only by name or in part, so what they hold is not known"},
 		{"grep beside it", "Grep", `{"pattern":"hello","glob":"[ab].go"}`, "Found 2 files\n/w/a.go\n/w/b.go", "Found 2 files\n/w/a.go\n/w/b.go"},
-		{"grep content", "Grep", `{"pattern":"hello","glob":"[ab].go","output_mode":"content"}`, "", "/w/a.go:1:package a // hello\n/w/b.go:1:package b // hello"},
+		// Claude Code prints a matching line's path relative to its
+		// working directory, a context line's as ripgrep gave it; older
+		// versions printed both absolute, newer ones both relative: the
+		// recorded output chooses among these.
+		{"grep content", "Grep", `{"pattern":"hello","glob":"[ab].go","output_mode":"content"}`, "", "a.go:1:package a // hello\nb.go:1:package b // hello"},
+		{"grep content recorded absolute", "Grep", `{"pattern":"hello","glob":"[ab].go","output_mode":"content"}`, "/w/a.go:1:x\n/w/b.go:1:y", "/w/a.go:1:package a // hello\n/w/b.go:1:package b // hello"},
 		{"ls lists names", "LS", `{}`, "", "- /w/\n  - a.go\n  - b.go\n  - d.txt\n  - lib/\n    - c.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."},
 	}
 	for _, tt := range tests {
@@ -166,5 +184,30 @@ func TestClaudeCodeHermetic(t *testing.T) {
 				t.Errorf("%s %s:\n got %q\nwant %q", tt.tool, tt.params, got, tt.want)
 			}
 		})
+	}
+}
+
+// A context line keeps the path ripgrep printed (absolute under a recorded
+// working directory) unless the recording shows Claude Code shortening
+// context lines too; a matching line's path is shortened unless the
+// recording shows it absolute.
+func TestGrepPrefixes(t *testing.T) {
+	ws := &Workspace{RecordedDir: "/w"}
+	tests := []struct{ recorded, match, context string }{
+		{"", "d/a.go", "/w/d/a.go"},
+		{"d/a.go:2:x\n/w/d/a.go-3-y", "d/a.go", "/w/d/a.go"},
+		{"d/a.go-1-w\nd/a.go:2:x", "d/a.go", "d/a.go"},
+		{"/w/d/a.go:2:x\n/w/d/a.go-3-y", "/w/d/a.go", "/w/d/a.go"},
+	}
+	for _, tt := range tests {
+		m, c := grepPrefixes(ws, "d/a.go", []byte(tt.recorded))
+		if m != tt.match || c != tt.context {
+			t.Errorf("recorded %q: prefixes %q, %q; want %q, %q", tt.recorded, m, c, tt.match, tt.context)
+		}
+	}
+	text := [][]byte{[]byte("w"), []byte("x"), []byte("y")}
+	got, err := rgContext(text, []int{1}, "d/a.go", "/w/d/a.go", false, true, 1, 1, false)
+	if want := []string{"/w/d/a.go-1-w", "d/a.go:2:x", "/w/d/a.go-3-y"}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("rgContext = %q, %v; want %q", got, err, want)
 	}
 }

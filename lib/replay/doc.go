@@ -4,8 +4,9 @@
 // # Steps and fidelity
 //
 // Steps run in order, each with the executor its tool name selects: a
-// command given by the user (Options.Tools, filled from --tool and from
-// "tools" in .ctx/config.json), else a built-in. The output is hashed and
+// command given by the user (Options.Tools, filled by LoadTools from
+// --tool, the user's config and a store config the user trusts), else a
+// built-in. The output is hashed and
 // compared with the step's output_ref:
 //
 //   - matched: same hash.
@@ -19,9 +20,13 @@
 //   - skipped: a non-deterministic step with no executor (a model call,
 //     say); a step that ran but has no recorded output to compare with (the
 //     hash of what it produced is reported as actual); a step whose
-//     recorded call failed (metadata.is_error: an error message is not a
-//     result to reproduce); a step whose files the session saw only in part
-//     or only by name, where what it asks is not in the pack; and a step
+//     recorded call failed (its error, or metadata.is_error: an error
+//     message is not a result to reproduce); a step whose files the session saw only in part
+//     or only by name, where what it asks is not in the pack; a step that
+//     diverged or failed reading a file the session had written before it (Claude Code's
+//     Write, Edit, MultiEdit, NotebookEdit), or searching a directory
+//     holding one: the workspace holds the files as the session first saw
+//     them, not as it changed them; and a step
 //     whose result the agent would have rendered in a way the renderer does
 //     not reproduce (package render). The reason says which.
 //
@@ -48,6 +53,12 @@
 // set: the replay sees what the agent saw. With Live, steps run against a
 // real directory instead; each input is then hashed in place, and a missing
 // or changed input is reported as drift.
+//
+// The workspace holds no more than the pack's distinct content: an input
+// is written only when its object has the size the pack declares, and
+// inputs naming the same object share one file (hard links), so one 1 MB
+// object named by 1,000 inputs costs 1 MB, not 1 GB. An external executor
+// that rewrites such a file in place changes its twins too.
 //
 // # Built-in executors
 //
@@ -93,7 +104,11 @@
 // gives them to its model, byte for byte (the renderings, and what they
 // leave out, are documented in package render): Read as "%6d→line" lines
 // and its notices, Glob as paths oldest first or "No files found", Grep in
-// each output mode as ripgrep prints and Claude Code frames it, LS as a
+// each output mode as ripgrep prints and Claude Code frames it (in
+// content mode a matching line's path relative to the working directory,
+// a context line's absolute, unless the recording shows the older or newer
+// convention; see grepPrefixes; its file lists relative too, unless the
+// recording lists them absolute), LS as a
 // tree. They read with the same confinement as the built-ins. Their
 // version is ClaudeCodeVersion.
 //
@@ -109,7 +124,13 @@
 // skipped with that reason rather than reported as diverged. Inputs the
 // session saw only by name are listed by Glob and LS; inputs seen in part
 // serve the Reads whose lines are all known; any other use of them skips
-// the step.
+// the step. A Read of a file outside the recorded working directory
+// (the pack holds only files under it), or, in a hermetic workspace, of a
+// file that is not among the pack's inputs (the session's log did not show
+// it whole), skips the step too, as Codex's reads do. So does a Glob or a
+// Grep file list whose recorded result names a file under the working
+// directory that the pack holds not even by name, and a Grep of a path
+// that is not among the inputs.
 //
 // With Options.CodexShellReads (ctx-replay --codex-shell-reads), Codex's
 // shell tools (shell, shell_command, exec_command, local_shell) replay the

@@ -235,11 +235,18 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 		maps.Copy(tools, opt.Tools)
 	}
 	versions := map[string]string{}
+	writes := firstWrites(m.Steps, ws)
 	for i, st := range selected {
 		if opt.Progress != nil {
 			opt.Progress(i+1, len(selected), st)
 		}
 		r, ex := replayStep(ctx, s, ws, st, tools)
+		if r.Status == Diverged || r.Status == Failed {
+			if name, at, ok := writtenBefore(st, writes, ws); ok {
+				r.Status = Skipped
+				r.Reason = fmt.Sprintf("the session wrote %s at step %d: the workspace holds the files as the session first saw them", name, at)
+			}
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("replaying pack %s: %w", m.Hash, err)
 		}
@@ -277,6 +284,65 @@ func grade(rep *Report) Fidelity {
 		return Unverified
 	}
 	return f
+}
+
+// fileWriters are the agents' tools that change the file a parameter
+// names (Claude Code's).
+var fileWriters = map[string]string{"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
+
+// firstWrites maps each workspace file a step of the pack wrote to the
+// index of the first step that wrote it.
+func firstWrites(steps []manifest.Step, ws *Workspace) map[string]int {
+	writes := map[string]int{}
+	for _, st := range steps {
+		key, ok := fileWriters[st.Tool]
+		if !ok || st.Type != manifest.ToolCall || recordedError(&st) {
+			continue
+		}
+		p := gjson.GetBytes(st.Parameters, key)
+		if p.Type != gjson.String {
+			continue
+		}
+		if name, err := resolve(ws.local(p.Str)); err == nil {
+			if _, seen := writes[name]; !seen {
+				writes[name] = st.Index
+			}
+		}
+	}
+	return writes
+}
+
+// writtenBefore reports a file the session wrote before deterministic step
+// st, which st reads or whose directory it searches: the workspace holds
+// files as the session first saw them, not as it left them, so a
+// difference or a missing file says nothing about the step.
+func writtenBefore(st *manifest.Step, writes map[string]int, ws *Workspace) (string, int, bool) {
+	if !st.Deterministic || st.Tool == "" || len(writes) == 0 || recordedError(st) {
+		return "", 0, false
+	}
+	scope := "."
+	for _, k := range []string{"file_path", "path", "filename", "notebook_path"} {
+		p := gjson.GetBytes(st.Parameters, k)
+		if p.Type != gjson.String {
+			continue
+		}
+		name, err := resolve(ws.local(p.Str))
+		if err != nil {
+			return "", 0, false // the executor says what is wrong with it
+		}
+		scope = name
+		break
+	}
+	best, at := "", -1
+	for name, i := range writes {
+		if i >= st.Index || !(scope == "." || name == scope || strings.HasPrefix(name, scope+"/")) {
+			continue
+		}
+		if at < 0 || i < at || i == at && name < best {
+			best, at = name, i
+		}
+	}
+	return best, at, at >= 0
 }
 
 func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest.Step, tools map[string]Executor) (StepResult, Executor) {
@@ -374,9 +440,10 @@ func nameChangedInputs(rep *Report, steps []*manifest.Step) {
 }
 
 // recordedError reports whether the step's call failed when it was
-// recorded (metadata.is_error, as the importers keep it).
+// recorded: its error, or metadata.is_error as importers kept it before
+// steps had one.
 func recordedError(st *manifest.Step) bool {
-	return len(st.Metadata) > 0 && gjson.GetBytes(st.Metadata, "is_error").Type == gjson.True
+	return st.Error != nil || len(st.Metadata) > 0 && gjson.GetBytes(st.Metadata, "is_error").Type == gjson.True
 }
 
 // recordedOutput reads a step's recorded output for a renderer.
@@ -413,7 +480,7 @@ var shellTools = map[string]bool{
 }
 
 func noExecutorReason(tool string) string {
-	hint := fmt.Sprintf("give one with --tool %s=CMD or in .ctx/config.json", quoteTool(tool))
+	hint := fmt.Sprintf("give one with --tool %s=CMD or in your ctx config", quoteTool(tool))
 	if shellTools[strings.ToLower(tool)] {
 		return fmt.Sprintf("tool %q runs commands and ctx never runs them by itself; %s", tool, hint)
 	}

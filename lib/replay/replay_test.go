@@ -47,6 +47,8 @@ type step struct {
 	tool, params, out string
 	det               bool
 	typ               string
+	err               *manifest.StepError // the recorded call failed
+	meta              string
 }
 
 func (p *packer) pack(inputs map[string]string, steps []step, env manifest.Environment) *manifest.Manifest {
@@ -70,6 +72,10 @@ func (p *packer) pack(inputs map[string]string, steps []step, env manifest.Envir
 		}
 		if st.out != "<none>" {
 			ms.OutputRef = p.put(st.out)
+		}
+		ms.Error = st.err
+		if st.meta != "" {
+			ms.Metadata = jsontext.Value(st.meta)
 		}
 		m.Steps = append(m.Steps, ms)
 	}
@@ -200,7 +206,7 @@ func TestReplayStatuses(t *testing.T) {
 			},
 			fidelity: Lost,
 			want: []brief{
-				{Failed, hashOf("<html>"), "", `no executor for tool "web_fetch"; give one with --tool web_fetch=CMD or in .ctx/config.json`},
+				{Failed, hashOf("<html>"), "", `no executor for tool "web_fetch"; give one with --tool web_fetch=CMD or in your ctx config`},
 				{Diverged, hashOf("# old\n"), hashOf("# r\n"), ""},
 			},
 		},
@@ -211,7 +217,7 @@ func TestReplayStatuses(t *testing.T) {
 			},
 			fidelity: Unverified,
 			want: []brief{
-				{Skipped, hashOf("results"), "", `no executor for tool "web_search"; give one with --tool web_search=CMD or in .ctx/config.json`},
+				{Skipped, hashOf("results"), "", `no executor for tool "web_search"; give one with --tool web_search=CMD or in your ctx config`},
 			},
 		},
 		{
@@ -221,7 +227,7 @@ func TestReplayStatuses(t *testing.T) {
 			},
 			fidelity: Lost,
 			want: []brief{
-				{Failed, hashOf(""), "", `tool "Bash" runs commands and ctx never runs them by itself; give one with --tool Bash=CMD or in .ctx/config.json`},
+				{Failed, hashOf(""), "", `tool "Bash" runs commands and ctx never runs them by itself; give one with --tool Bash=CMD or in your ctx config`},
 			},
 		},
 		{
@@ -232,6 +238,20 @@ func TestReplayStatuses(t *testing.T) {
 			fidelity: Unverified,
 			want: []brief{
 				{Failed, hashOf("x"), "", "read_file: gone.txt: no such file or directory"},
+			},
+		},
+		{
+			name: "a recorded error is not replayed",
+			steps: []step{
+				{tool: "read_file", params: `{"path":"nope.txt"}`, out: "File does not exist.", det: true, err: &manifest.StepError{}},
+				{tool: "Glob", params: `{"pattern":"*"}`, out: "The user doesn't want to proceed", det: true, meta: `{"is_error":true}`},
+				{tool: "read_file", params: `{"path":"README.md"}`, out: "# r\n", det: true},
+			},
+			fidelity: Exact,
+			want: []brief{
+				{Skipped, hashOf("File does not exist."), "", "the recorded call failed: an error is not replayed"},
+				{Skipped, hashOf("The user doesn't want to proceed"), "", "the recorded call failed: an error is not replayed"},
+				{Matched, hashOf("# r\n"), hashOf("# r\n"), ""},
 			},
 		},
 		{
@@ -476,9 +496,9 @@ func TestMaterialiseRefusesBadNames(t *testing.T) {
 	d := p.put("evil\n")
 	tmp := t.TempDir()
 	ws, drift, err := Materialise(p.s, []manifest.File{
-		{Name: "../evil.txt", ContentRef: d},
-		{Name: "/tmp/evil.txt", ContentRef: d},
-		{Name: "ok.txt", ContentRef: d},
+		{Name: "../evil.txt", ContentRef: d, Size: 5},
+		{Name: "/tmp/evil.txt", ContentRef: d, Size: 5},
+		{Name: "ok.txt", ContentRef: d, Size: 5},
 	}, tmp)
 	if err != nil {
 		t.Fatal(err)
@@ -542,7 +562,7 @@ drift:
 3 steps: 1 matched, 1 diverged, 1 skipped
 1 of 3 steps verified (executed and compared equal)
 `
-	if got := rep.Text(); got != want {
+	if got := rep.Human(); got != want {
 		t.Errorf("Text():\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -558,4 +578,41 @@ func writeScript(t *testing.T, name, body string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// A file the session wrote (Write, Edit, MultiEdit, NotebookEdit) no
+// longer holds what the workspace holds: later steps that read it, or
+// search a directory holding it, and differ or fail are skipped with the
+// reason, not failed or diverged; steps that match are verified.
+func TestWrittenBySession(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(map[string]string{"src/a.txt": "aaa\n", "b.txt": "bbb\n"}, []step{
+		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "aaa\n", det: true},
+		{tool: "Edit", params: `{"file_path":"src/a.txt","old_string":"aaa","new_string":"xxx"}`, out: "edited"},
+		{tool: "Write", params: `{"file_path":"src/new.txt","content":"n\n"}`, out: "created"},
+		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "xxx\n", det: true},
+		{tool: "read_file", params: `{"path":"src/new.txt"}`, out: "n\n", det: true},
+		{tool: "grep", params: `{"pattern":"x","path":"src"}`, out: "src/a.txt:1:xxx\n", det: true},
+		{tool: "grep", params: `{"pattern":"x"}`, out: "src/a.txt:1:xxx\n", det: true},
+		{tool: "read_file", params: `{"path":"b.txt"}`, out: "bbb\n", det: true},
+		// A search over written files that still gives what was recorded
+		// is verified.
+		{tool: "grep", params: `{"pattern":"b"}`, out: "b.txt:1:bbb\n", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{})
+	want := []Status{Matched, Skipped, Skipped, Skipped, Skipped, Skipped, Skipped, Matched, Matched}
+	for i, r := range rep.Steps {
+		if r.Status != want[i] {
+			t.Errorf("step %d: %s (%s), want %s", i, r.Status, r.Reason, want[i])
+		}
+	}
+	if got, want := rep.Steps[3].Reason, "the session wrote src/a.txt at step 1: the workspace holds the files as the session first saw them"; got != want {
+		t.Errorf("step 3 reason = %q, want %q", got, want)
+	}
+	if got, want := rep.Steps[4].Reason, "the session wrote src/new.txt at step 2: the workspace holds the files as the session first saw them"; got != want {
+		t.Errorf("step 4 reason = %q, want %q", got, want)
+	}
+	if rep.Fidelity != Exact {
+		t.Errorf("fidelity = %s, want exact", rep.Fidelity)
+	}
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/ctx-tools/ctx/lib/digest"
 )
 
-// Text renders the report for reading: a header with the fidelity, one
+// Human renders the report for --human: a header with the fidelity, one
 // line per step, the drift, and a count of statuses.
-func (r *Report) Text() string {
+func (r *Report) Human() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "replay of %s: %s\n", r.Pack, r.Fidelity)
 	if len(r.Steps) > 0 {

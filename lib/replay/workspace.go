@@ -122,6 +122,10 @@ func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace
 	}
 	ws.Hermetic = true
 	var drift []Drift
+	// One object named by many inputs is written once; the other names
+	// are hard links to it, so a pack cannot make the workspace larger
+	// than the distinct content it holds.
+	written := map[digest.Digest]string{}
 	for _, in := range inputs {
 		if in.Seen != manifest.SeenWhole {
 			err := ws.addSeen(s, in)
@@ -134,7 +138,14 @@ func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace
 			}
 			continue
 		}
-		if err := ws.write(s, in); errors.Is(err, store.ErrCorrupt) {
+		if first, ok := written[in.ContentRef]; ok && ws.link(first, in.Name) == nil {
+			continue
+		}
+		err := ws.write(s, in)
+		if err == nil {
+			written[in.ContentRef] = in.Name
+		}
+		if errors.Is(err, store.ErrCorrupt) {
 			ws.Root.Close()
 			os.RemoveAll(dir)
 			return nil, nil, fmt.Errorf("materialising input %s: %w", in.Name, err)
@@ -197,11 +208,18 @@ func (w *Workspace) write(s *store.Store, in manifest.File) error {
 			return fmt.Errorf("creating %s: %w", dir, err)
 		}
 	}
+	// Never more than the pack declares: an object of another size is
+	// not this input.
+	if r.Size() != in.Size {
+		return fmt.Errorf("object %s is %d bytes, but the pack declares %d", in.ContentRef, r.Size(), in.Size)
+	}
 	f, err := w.Root.OpenFile(in.Name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", in.Name, err)
 	}
-	_, err = io.Copy(f, r)
+	// One byte more than declared lets the reader reach EOF, where it
+	// verifies the digest.
+	_, err = io.Copy(f, io.LimitReader(r, in.Size+1))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -213,6 +231,19 @@ func (w *Workspace) write(s *store.Store, in manifest.File) error {
 		return fmt.Errorf("writing %s: %w", in.Name, err)
 	}
 	return nil
+}
+
+// link makes name a hard link to the input first, already written.
+func (w *Workspace) link(first, name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	if dir := path.Dir(name); dir != "." {
+		if err := w.Root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return w.Root.Link(first, name)
 }
 
 // checkName accepts the names ctx-pack accepts for inputs.
@@ -253,12 +284,14 @@ func (w *Workspace) hash(name string) (digest.Digest, error) {
 	if err := checkName(name); err != nil {
 		return digest.Digest{}, err
 	}
-	f, err := w.Root.Open(name)
+	// Without blocking: a named pipe would hang the open until a writer
+	// came; its type is then checked.
+	f, err := w.Root.OpenFile(name, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return digest.Digest{}, fmt.Errorf("opening %s: %w", name, unwrapPath(err))
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return digest.Digest{}, fmt.Errorf("%s is not a regular file", name)
 	}
 	d, _, err := digest.OfReader(f)

@@ -56,6 +56,9 @@ func ForPack(m *manifest.Manifest) []Sidecar {
 	inputs := []digest.Digest{}
 	seen := map[digest.Digest]bool{}
 	for _, in := range m.Inputs {
+		if in.ContentRef.IsZero() {
+			continue // seen only by name: no content to name
+		}
 		if !seen[in.ContentRef] {
 			seen[in.ContentRef] = true
 			inputs = append(inputs, in.ContentRef)

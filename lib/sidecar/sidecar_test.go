@@ -71,6 +71,19 @@ func TestForPack(t *testing.T) {
 	}
 }
 
+// An input seen only by name has no content, so no digest to list.
+func TestForPackNameOnlyInput(t *testing.T) {
+	m := testManifest()
+	m.Inputs = append(m.Inputs, manifest.File{Name: "listed.txt", Seen: manifest.SeenName})
+	sc := ForPack(m)[0]
+	if len(sc.Inputs) != 2 || sc.Inputs[0] != in2 || sc.Inputs[1] != in1 {
+		t.Errorf("inputs = %v, want [%s %s]", sc.Inputs, in2, in1)
+	}
+	if _, err := Encode(sc); err != nil {
+		t.Errorf("encoding: %v", err)
+	}
+}
+
 func TestEncodeEmptyLists(t *testing.T) {
 	b, err := Encode(Sidecar{ContextPack: pack, Output: "x", ContentRef: out1})
 	if err != nil {

@@ -14,8 +14,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ctx-tools/ctx/internal/packgen"
 	"github.com/ctx-tools/ctx/lib/digest"
-	"github.com/ctx-tools/ctx/lib/packlog/packgen"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 

@@ -14,7 +14,10 @@
 // compares the build ID recorded in the existing file), and a file lock
 // keeps concurrent test processes from building at once, so
 // `go test ./...` links each binary at most once; a build error fails every
-// test of every package. The directory lives under the user's cache
+// test that needs the binaries. The build runs inside the tests after they
+// have looked at every source file of the module, so the go command's test
+// cache reruns every package's scenarios when any command's source
+// changes. The directory lives under the user's cache
 // directory (os.UserCacheDir, else the temporary directory):
 // ctx-e2e/<hash of the module root>/{race,plain}.
 //
@@ -58,8 +61,10 @@
 //	                        does not expand patterns
 //
 // and the condition [shared] (../shared/testdata is present) beside
-// testscript's built-in ones; a script that runs an external program other
-// than sh declares it, e.g. `[!exec:jq] skip 'needs jq'`.
+// testscript's built-in ones. A script that runs a program of Tools (jq,
+// sha256sum, …) declares it, `[!exec:jq] skip 'needs jq, which is not
+// installed'`; Run fails a script that does not, or that gives exists a
+// pattern (see Lint).
 //
 // # Updating scripts
 //
@@ -78,12 +83,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
@@ -97,7 +104,21 @@ var update = flag.Bool("update", false, "rewrite the files that cmp compares in 
 // command sees which sources the result depends on (see noteSources); a
 // build error fails every test that needs them.
 func Main(m *testing.M) int {
+	os.Setenv("GORACE", goRace())
 	return m.Run()
+}
+
+// goRace returns $GORACE with atexit_sleep_ms=0: a binary built with -race
+// otherwise sleeps a second before it exits, to let other goroutines
+// report races, which made every command a script runs take a second.
+// A race found still fails the command (exit 66).
+// A GORACE that sets atexit_sleep_ms itself is kept as it is.
+func goRace() string {
+	v := os.Getenv("GORACE")
+	if strings.Contains(v, "atexit_sleep_ms") {
+		return v
+	}
+	return strings.TrimSpace(v + " atexit_sleep_ms=0")
 }
 
 // Race reports whether the binaries are built with the race detector,
@@ -120,16 +141,36 @@ func Bin(name string) string {
 // run with -race.
 func PlainBin(t testing.TB, name string) string {
 	t.Helper()
-	dir, err := binaries(false)
-	if err != nil {
-		t.Fatal(err)
+	if !raceEnabled {
+		return Bin(name)
 	}
-	return filepath.Join(dir, name)
+	// Under -race only the binaries asked for are linked a second time.
+	plainMu.Lock()
+	b := plainBuilds[name]
+	if b == nil {
+		b = new(build)
+		plainBuilds[name] = b
+	}
+	plainMu.Unlock()
+	b.once.Do(func() { b.dir, b.err = buildAll(false, "./cmd/"+name) })
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return filepath.Join(b.dir, name)
 }
 
-// Run runs the scripts in dir (usually "testdata/script").
+var (
+	plainMu     sync.Mutex
+	plainBuilds = map[string]*build{}
+)
+
+// Run checks the scripts in dir (usually "testdata/script") with Lint and
+// runs them.
 func Run(t *testing.T, dir string) {
 	t.Helper()
+	if err := Lint(dir); err != nil {
+		t.Error(err)
+	}
 	if _, err := binaries(raceEnabled); err != nil {
 		t.Fatal(err)
 	}
@@ -147,6 +188,7 @@ func Params(dir string) testscript.Params {
 			env.Setenv("CTX_STORE", "")
 			env.Setenv("SOURCE_DATE_EPOCH", "")
 			env.Setenv("NO_COLOR", "1")
+			env.Setenv("GORACE", goRace())
 			if d, err := sharedtest.Path(); err == nil {
 				env.Setenv("SHARED", d)
 			}
@@ -255,6 +297,80 @@ func cmdGlob(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// Tools are the programs beyond a POSIX sh and its usual utilities that
+// scripts may run; a script that runs one declares it with a condition,
+// [!exec:NAME] skip '…', so that it skips where the program is missing.
+var Tools = []string{"jq", "sha256sum", "timeout", "chromium"}
+
+// Lint reports script lines that cannot do what they say: `exists` with a
+// pattern (exists does not expand it; use glob), and a program of Tools
+// run by a script that does not declare it, either for the whole script
+// ([!exec:jq] skip …) or on the line ([exec:jq] exec jq …).
+func Lint(dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, f := range files {
+		a, err := txtar.ParseFile(f)
+		if err != nil {
+			return err
+		}
+		script := string(a.Comment)
+		for i, line := range strings.Split(script, "\n") {
+			words := strings.Fields(line)
+			var conds []string
+			for len(words) > 0 && (strings.HasPrefix(words[0], "[") || words[0] == "!" || words[0] == "?") {
+				conds = append(conds, words[0])
+				words = words[1:]
+			}
+			if len(words) == 0 || strings.HasPrefix(words[0], "#") {
+				continue
+			}
+			switch words[0] {
+			case "exists":
+				for _, w := range words[1:] {
+					if strings.ContainsAny(w, "*?[") {
+						errs = append(errs, fmt.Errorf("%s:%d: exists does not expand %s: use glob", f, i+1, w))
+					}
+				}
+			case "exec", "status":
+				for _, tool := range Tools {
+					declared := strings.Contains(script, "[!exec:"+tool+"]") || slices.Contains(conds, "[exec:"+tool+"]")
+					if runsTool(line, tool) && !declared {
+						errs = append(errs, fmt.Errorf("%s:%d: runs %s without declaring it: add [!exec:%s] skip 'needs %s, which is not installed'", f, i+1, tool, tool, tool))
+					}
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// runsTool reports whether a command line mentions tool as a word, as
+// `exec jq …` or `exec sh -c '… | jq …'` do.
+func runsTool(line, tool string) bool {
+	for i := 0; ; {
+		j := strings.Index(line[i:], tool)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before, after := byte(' '), byte(' ')
+		if j > 0 {
+			before = line[j-1]
+		}
+		if k := j + len(tool); k < len(line) {
+			after = line[k]
+		}
+		if strings.IndexByte(" \t'\"|;&(", before) >= 0 && strings.IndexByte(" \t'\";&)", after) >= 0 {
+			return true
+		}
+		i = j + len(tool)
+	}
+}
+
 // build holds one build mode's outcome, computed once per process.
 type build struct {
 	once sync.Once
@@ -271,11 +387,13 @@ func binaries(race bool) (string, error) {
 	if race {
 		b = &builds[1]
 	}
-	b.once.Do(func() { b.dir, b.err = buildAll(race) })
+	b.once.Do(func() { b.dir, b.err = buildAll(race, "./cmd/...") })
 	return b.dir, b.err
 }
 
-func buildAll(race bool) (string, error) {
+// buildAll builds the commands pkgs names (./cmd/... or one) into the
+// cache directory of its build mode.
+func buildAll(race bool, pkgs string) (string, error) {
 	root, err := sharedtest.ModuleRoot()
 	if err != nil {
 		return "", fmt.Errorf("building the ctx binaries: finding the module root: %w", err)
@@ -296,9 +414,15 @@ func buildAll(race bool) (string, error) {
 	if race {
 		args = append(args, "-race")
 	}
-	args = append(args, "./cmd/...")
+	args = append(args, pkgs)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
+	if !race {
+		// The binaries users build: static, no cgo (kong's os/user would
+		// otherwise link libc, and the dynamic loader costs each start).
+		// The race detector needs cgo.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building the ctx binaries (go %s): %v\n%s", strings.Join(args, " "), err, out)
 	}

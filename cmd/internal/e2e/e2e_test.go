@@ -84,3 +84,51 @@ func (t *fakeT) Run(_ string, f func(testscript.T)) {
 	}()
 	f(t)
 }
+
+// TestLint checks that Lint finds a pattern given to exists and an
+// undeclared tool, and passes a script that declares what it runs.
+func TestLint(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		want   []string // substrings of the error; none: no error
+	}{
+		{"! exists .ctx/tmp/obj-*\nexists a/[ab]\nexists plain\n", []string{"s.txtar:1: exists does not expand .ctx/tmp/obj-*", "s.txtar:2: exists does not expand a/[ab]"}},
+		{"exec jq .a x.json\n", []string{"s.txtar:1: runs jq without declaring it"}},
+		{"# jq in a comment\nexec sh -c 'cat x | jq -r .a'\n", []string{"s.txtar:2: runs jq"}},
+		{"exec sh -c 'sha256sum x'\n", []string{"runs sha256sum"}},
+		{"[!exec:jq] skip 'needs jq'\nexec sh -c 'cat x | jq -r .a'\n! exists plain\n", nil},
+		{"exec sh -c 'echo jqx jq-like'\nstdout 'jq'\n", nil},
+		{"[exec:jq] exec jq .a x.json\n[exec:jq] stdout .\n", nil},
+		{"[exec:jq] exec jq .a x.json\nexec jq .b x.json\n", []string{"s.txtar:2: runs jq"}},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "s.txtar"), []byte(tc.script+"-- x.json --\n{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := Lint(dir)
+		if len(tc.want) == 0 {
+			if err != nil {
+				t.Errorf("Lint(%q) = %v, want nil", tc.script, err)
+			}
+			continue
+		}
+		for _, w := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("Lint(%q) = %v, want it to say %q", tc.script, err, w)
+			}
+		}
+	}
+}
+
+// TestLintScripts lints every command's scripts.
+func TestLintScripts(t *testing.T) {
+	dirs, err := filepath.Glob("../../*/testdata/script")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no script directories found (%v)", err)
+	}
+	for _, d := range dirs {
+		if err := Lint(d); err != nil {
+			t.Error(err)
+		}
+	}
+}

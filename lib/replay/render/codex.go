@@ -3,11 +3,12 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/canon"
 )
 
 // Codex runs shell commands; the read-only ones below print what GNU
@@ -105,7 +106,7 @@ func CodexFrame(recorded, output []byte) ([]byte, error) {
 		o := r.Get("output")
 		var b []byte
 		b = append(b, recorded[:o.Index]...)
-		b = appendSerdeQuote(b, string(output))
+		b = canon.AppendString(b, output) // serde_json escapes exactly as canonical JSON does
 		b = append(b, recorded[o.Index+len(o.Raw):]...)
 		return b, nil
 	}
@@ -163,39 +164,4 @@ func exitLine(head []byte) string {
 		}
 	}
 	return ""
-}
-
-// appendSerdeQuote appends s as a JSON string the way serde_json writes
-// one: \" \\ \n \r \t \b \f escaped, other control characters as \u00XX,
-// everything else (non-ASCII, "/") as is.
-func appendSerdeQuote(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
-			if c < 0x20 {
-				b = append(b, `\u00`...)
-				b = append(b, strconv.FormatInt(int64(c)>>4, 16)...)
-				b = append(b, strconv.FormatInt(int64(c)&0xf, 16)...)
-				continue
-			}
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }

@@ -1,8 +1,9 @@
 //go:build !unix
 
-package htmlview
+package testsys
 
 import "time"
 
-// cpuTime is not measured here.
 func cpuTime() time.Duration { return 0 }
+
+func mkfifo(string) error { return ErrUnsupported }

@@ -1,13 +1,12 @@
 //go:build unix
 
-package htmlview
+package testsys
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the process's user and system CPU time so far.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
@@ -15,3 +14,5 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+func mkfifo(path string) error { return syscall.Mkfifo(path, 0o644) }

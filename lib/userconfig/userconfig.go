@@ -1,0 +1,118 @@
+// Package userconfig reads the user's own ctx configuration: the one file
+// on this machine that says what ctx may trust. Its members belong to the
+// features that read them ("tools" to ctx-replay, "trusted_keys" to
+// ctx-verify); this package owns where the file is and "trusted_stores",
+// the stores whose own config.json the user vouches for. A store's
+// config.json travels with the store (copied, pulled, checked out), so it
+// is never trusted by itself.
+//
+//	{"tools": {…}, "trusted_keys": […],
+//	 "trusted_stores": ["/home/me/src/app/.ctx", "~/work/.ctx"]}
+package userconfig
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// Path returns where the user's config is: $CTX_CONFIG, else
+// ctx/config.json in the user's config directory ($XDG_CONFIG_HOME, else
+// ~/.config, on Linux).
+func Path() (string, error) {
+	if p := os.Getenv("CTX_CONFIG"); p != "" {
+		return p, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("locating the user config: %w", err)
+	}
+	return filepath.Join(dir, "ctx", "config.json"), nil
+}
+
+// Config is the user's config as read.
+type Config struct {
+	// Path is the file's path, for messages and for paths relative to it.
+	Path string
+	// Raw is the file's JSON; nil when there is no such file.
+	Raw []byte
+	// TrustedStores are the absolute, cleaned store directories listed
+	// in "trusted_stores".
+	TrustedStores []string
+}
+
+// Load reads the config at path (see Path); a missing file is an empty
+// config. The file is read as store files are: a regular file, bounded.
+func Load(path string) (*Config, error) {
+	c := &Config{Path: path}
+	raw, err := store.ReadFile(path, store.MaxConfigSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var top struct {
+		TrustedStores []string `json:"trusted_stores"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	c.Raw = raw
+	for i, s := range top.TrustedStores {
+		p, err := ExpandHome(s)
+		if err == nil && !filepath.IsAbs(p) {
+			err = errors.New("not an absolute path")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: trusted_stores[%d] %q: %v", path, i, s, err)
+		}
+		c.TrustedStores = append(c.TrustedStores, filepath.Clean(p))
+	}
+	return c, nil
+}
+
+// TrustsStore reports whether the user listed s in "trusted_stores", as
+// its .ctx directory or the directory holding it.
+func (c *Config) TrustsStore(s *store.Store) bool {
+	root, err := os.Stat(s.Root())
+	if err != nil {
+		return false
+	}
+	for _, dir := range c.TrustedStores {
+		for _, d := range []string{dir, filepath.Join(dir, ".ctx")} {
+			if fi, err := os.Stat(d); err == nil && os.SameFile(fi, root) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Name names the config in messages.
+func (c *Config) Name() string {
+	if c == nil || c.Path == "" {
+		return "your ctx config"
+	}
+	return c.Path
+}
+
+// ExpandHome replaces a leading "~" or "~/" with the user's home
+// directory.
+func ExpandHome(p string) (string, error) {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, p[1:]), nil
+}

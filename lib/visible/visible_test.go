@@ -1,0 +1,16 @@
+package visible
+
+import "testing"
+
+func TestHidden(t *testing.T) {
+	for _, r := range []rune{0, '\t', '\n', '\r', 0x1b, 0x7f, 0x80, 0x9b, 0x9f, 0x061c, 0x200b, 0x200e, 0x2028, 0x202e, 0x2066, 0x2069, 0xfeff, 0xffff, 0xe0041} {
+		if !Hidden(r) {
+			t.Errorf("Hidden(%U) = false", r)
+		}
+	}
+	for _, r := range []rune{' ', 'a', '~', 0xa0, 0xe9, 0x061b, 0x2027, 0x202f, 0x2070, 0x4e2d, 0x1f600, 0xe0080} {
+		if Hidden(r) {
+			t.Errorf("Hidden(%U) = true", r)
+		}
+	}
+}
