@@ -38,7 +38,7 @@ type replayCmd struct {
 	HTML    bool          `name:"html" help:"Print the outcome as one self-contained HTML page (no scripts, no network): the pack with each step's status, the fidelity and the dependencies that drifted."`
 	Output  string        `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
 
-	CodexShellReads bool `help:"Replay Codex's plain read-only shell commands (cat, sed -n 'A,Bp', head, nl -ba, ls) by reading the workspace, never by running a shell; other commands are skipped with the reason." name:"codex-shell-reads"`
+	CodexShellReads bool `help:"Replay Codex's plain read-only shell commands (cat, sed -n 'A,Bp', head, nl -ba, ls, rg) by reading the workspace, never by running a shell; other commands are skipped with the reason." name:"codex-shell-reads"`
 
 	TrustStoreConfig bool `help:"Run the executors the store's config.json names (ignored otherwise: stores travel, and a received one must not run code)."`
 }

@@ -20,7 +20,7 @@ const CodexShellVersion = "codex-shell-reads-1"
 
 // CodexShellTools returns executors for Codex's shell tools (shell,
 // shell_command, exec_command, local_shell) that replay only plain
-// read-only commands — cat, sed -n 'A,Bp', head -n N, nl -ba, ls — by
+// read-only commands — cat, sed -n 'A,Bp', head -n N, nl -ba, ls, rg — by
 // reading the workspace as those commands would, never by running a shell.
 // Anything else (pipes, redirections, expansions, other programs or
 // options) is skipped with the reason. ctx-replay uses them only when
@@ -276,6 +276,152 @@ func codexRead(call *Call, dir string, argv []string) ([]byte, error) {
 		}
 		slices.Sort(names)
 		return render.Lines(names), nil
+	case "rg":
+		return codexRg(call, dir, args)
 	}
-	return nil, skipf("%s is not one of the read-only commands replayed (cat, sed -n, head, nl -ba, ls)", prog)
+	return nil, skipf("%s is not one of the read-only commands replayed (cat, sed -n, head, nl -ba, ls, rg)", prog)
+}
+
+// codexRg prints what `rg [-n] [-i] [-F] PATTERN [PATH…]` or
+// `rg --files [PATH…]` prints when its output is not a terminal: matching
+// lines as "PATH:LINE" ("PATH:N:LINE" with -n; no PATH for a single file
+// named), or the files; hidden files and binary files left out, no line
+// numbers unless asked. Files are taken in walk order; ripgrep searches in
+// parallel, so a recorded output holding the same lines in another order
+// skips the step rather than diverging.
+func codexRg(call *Call, dir string, args []string) ([]byte, error) {
+	ws := call.Workspace
+	numbers, icase, fixed, files := false, false, false, false
+	var operands []string
+	for i, a := range args {
+		switch {
+		case a == "--":
+			operands = append(operands, args[i+1:]...)
+		case a == "-n" || a == "--line-number":
+			numbers = true
+		case a == "-i" || a == "--ignore-case":
+			icase = true
+		case a == "-F" || a == "--fixed-strings":
+			fixed = true
+		case a == "--files":
+			files = true
+		case strings.HasPrefix(a, "-"):
+			return nil, skipf("rg: option %s is not replayed; only plain reads are", a)
+		default:
+			operands = append(operands, a)
+			continue
+		}
+		if a == "--" {
+			break
+		}
+	}
+	var pattern string
+	if !files {
+		if len(operands) == 0 {
+			return nil, skipf("rg: no pattern")
+		}
+		pattern, operands = operands[0], operands[1:]
+	}
+	if fixed {
+		pattern = regexp.QuoteMeta(pattern)
+	}
+	if icase {
+		pattern = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, skipf("rg: pattern %q is not a regular expression Go reads as ripgrep does: %v", pattern, err)
+	}
+	if ws.Hermetic {
+		return nil, skipf("rg: a workspace made of the pack's inputs holds the files the session saw, not the tree rg searched")
+	}
+	type target struct{ shown, name string }
+	var targets []target
+	if len(operands) == 0 {
+		operands = []string{""}
+	}
+	single := len(operands) == 1
+	for _, op := range operands {
+		name := "."
+		if op != "" {
+			n, err := resolve(path.Join(dir, ws.local(op)))
+			if err != nil {
+				return nil, fmt.Errorf("rg: %w", err)
+			}
+			name = n
+		} else if dir != "." {
+			name = dir
+		}
+		fi, err := ws.Root.Stat(name)
+		if err != nil {
+			return nil, fmt.Errorf("rg: %s: %w", name, unwrapPath(err))
+		}
+		if !fi.IsDir() {
+			targets = append(targets, target{op, name})
+			continue
+		}
+		single = false
+		if err := ws.checkNoIgnoreFiles(context.Background(), name); err != nil {
+			return nil, skipf("rg: ripgrep would apply the ignore rules of the tree, which are not rendered")
+		}
+		err = walk(context.Background(), ws.Root, name, func(rel string, d fs.DirEntry) error {
+			if strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
+				shown := rel
+				if op != "" {
+					shown = strings.TrimSuffix(op, "/") + "/" + rel
+				}
+				targets = append(targets, target{shown, path.Join(name, rel)})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("rg: %w", err)
+		}
+	}
+	var lines []string
+	for _, t := range targets {
+		data, err := readRegular(ws.Root, t.name)
+		if err != nil {
+			return nil, fmt.Errorf("rg: %w", err)
+		}
+		if bytes.IndexByte(data, 0) >= 0 {
+			if single {
+				return nil, skipf("rg: %s is binary; ripgrep's notice for it is not rendered", t.shown)
+			}
+			continue
+		}
+		if files {
+			lines = append(lines, t.shown)
+			continue
+		}
+		for i, l := range splitLines(data) {
+			if !re.Match(l) {
+				continue
+			}
+			var b strings.Builder
+			if !single {
+				b.WriteString(t.shown + ":")
+			}
+			if numbers {
+				b.WriteString(strconv.Itoa(i+1) + ":")
+			}
+			b.Write(l)
+			lines = append(lines, b.String())
+		}
+	}
+	out := render.Lines(lines)
+	rec, err := call.recorded()
+	if err != nil {
+		return nil, err
+	}
+	if got := render.CodexOutput(rec); rec != nil && len(lines) > 1 && !bytes.Equal(got, out) && sameLines(got, out) {
+		return nil, skipf("rg: the same %d lines in another order: ripgrep searches files in parallel", len(lines))
+	}
+	return out, nil
 }

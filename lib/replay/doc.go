@@ -135,18 +135,21 @@
 // With Options.CodexShellReads (ctx-replay --codex-shell-reads), Codex's
 // shell tools (shell, shell_command, exec_command, local_shell) replay the
 // plain read-only commands cat FILE…, sed -n 'A,Bp' FILE, head [-n N] FILE,
-// nl -ba FILE and ls [-1] [-A] [DIR] by reading the workspace as GNU
-// coreutils would print it; no shell ever runs. The command is taken from
-// the step's argv (bash -lc SCRIPT is split as a shell splits simple
-// words); a pipe, redirection, expansion, another program or option skips
-// the step with the reason. Codex records a command's output inside a
-// frame (JSON with exit_code and duration, or an "Exit code … Output:"
-// header) that says nothing about the files: the reproduced output is put
-// back into the recorded frame, so only the output is compared; a recorded
-// non-zero exit or a shortened output skips the step. ls in a hermetic
-// workspace skips (the pack holds the files the session saw, not the
-// directory), and names in another order than ls printed them (the
-// locale's collation) skip too.
+// nl -ba FILE, ls [-1] [-A] [DIR] and rg [-n] [-i] [-F] PATTERN [PATH…] or
+// rg --files [PATH…] by reading the workspace as GNU coreutils and
+// ripgrep (output not a terminal: no line numbers unless -n, hidden and
+// binary files left out) would print it; no shell ever runs. The command
+// is taken from the step's argv (bash -lc SCRIPT is split as a shell
+// splits simple words); a pipe, redirection, expansion, another program or
+// option skips the step with the reason. Codex records a command's output
+// inside a frame (JSON with exit_code and duration, or an "Exit code …
+// Output:" header) that says nothing about the files: the reproduced
+// output is put back into the recorded frame, so only the output is
+// compared; a recorded non-zero exit or a shortened output skips the
+// step. ls and rg in a hermetic workspace skip (the pack holds the files
+// the session saw, not the directory), and names or lines in another order
+// than recorded (ls sorts by the locale's collation, ripgrep searches in
+// parallel) skip too.
 //
 // # External executors
 //
