@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -92,10 +93,17 @@ type Objects interface {
 	Open(d digest.Digest) (io.ReadCloser, error)
 }
 
-// StoreObjects reads the objects of s through its verifying reader.
+// StoreObjects reads the objects of s: whole when small (verified as
+// read), else through its verifying reader.
 func StoreObjects(s *store.Store) Objects { return storeObjects{s} }
 
 type storeObjects struct{ s *store.Store }
+
+// getUpTo returns the verified bytes of d when it holds at most max
+// bytes, else nil and its size.
+func (o storeObjects) getUpTo(d digest.Digest, max int64) ([]byte, int64, error) {
+	return o.s.GetUpTo(d, max)
+}
 
 func (o storeObjects) Open(d digest.Digest) (io.ReadCloser, error) {
 	r, err := o.s.Open(d)
@@ -149,15 +157,6 @@ type Entry struct {
 	Diff      string `json:"diff,omitzero"`
 	Truncated bool   `json:"truncated,omitzero"`
 	Note      string `json:"note,omitzero"`
-}
-
-// JSON returns the report as canonical JSON.
-func (r *Report) JSON() ([]byte, error) {
-	b, err := json.Marshal(r, json.Deterministic(true))
-	if err != nil {
-		return nil, fmt.Errorf("encoding drift report: %w", err)
-	}
-	return canon.Canonicalize(b)
 }
 
 // Diff compares pack a with pack b, reading the content that differs from
@@ -274,6 +273,10 @@ func (d *differ) setValue(v *jsontext.Value, size **int64, x jsontext.Value) {
 		return
 	}
 	if len(x) <= d.opt.ValueBytes {
+		// Report.JSON writes values as they are: make them canonical.
+		if c, err := canon.Canonicalize(x); err == nil {
+			x = c
+		}
 		*v = x
 		return
 	}
@@ -281,9 +284,13 @@ func (d *differ) setValue(v *jsontext.Value, size **int64, x jsontext.Value) {
 	*size = &n
 }
 
-func str(s string) jsontext.Value {
-	b, _ := jsontext.AppendQuote(nil, s)
-	return b
+// str returns s as a canonical JSON string, invalid UTF-8 replaced as
+// the JSON encoder replaces it.
+func str[T ~string | ~[]byte](s T) jsontext.Value {
+	if !utf8.Valid([]byte(s)) {
+		return canon.AppendString(nil, strings.ToValidUTF8(string(s), "\uFFFD"))
+	}
+	return canon.AppendString(nil, s)
 }
 
 func boolean(v bool) jsontext.Value {
@@ -801,6 +808,17 @@ type blob struct {
 }
 
 func (d *differ) read(ref digest.Digest) (blob, error) {
+	if o, ok := d.objs.(storeObjects); ok {
+		// Small objects whole: a diff reads thousands of them, and the
+		// general reader costs two system calls more each.
+		b, size, err := o.getUpTo(ref, MaxTextBytes)
+		if err != nil {
+			return blob{}, objectErr(ref, err)
+		}
+		if b != nil {
+			return blob{size: size, data: b}, nil
+		}
+	}
 	r, err := d.objs.Open(ref)
 	if err != nil {
 		return blob{}, objectErr(ref, err)
@@ -918,7 +936,7 @@ func (d *differ) compare(e *Entry, a, b *blob) {
 		case !IsText(side.bl.data):
 			e.Binary = true
 		case n <= int64(d.opt.ValueBytes):
-			*side.val = str(string(side.bl.data))
+			*side.val = str(side.bl.data)
 		}
 	}
 	note := func(n string) {

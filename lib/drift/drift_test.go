@@ -97,6 +97,9 @@ func diff(t *testing.T, f *fixture, a, b *manifest.Manifest, opt Options) *Repor
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !a.Hash.IsZero() && !b.Hash.IsZero() {
+		checkJSON(t, r)
+	}
 	return r
 }
 

@@ -6,8 +6,10 @@ import (
 	"io"
 	"testing"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -150,10 +152,12 @@ func FuzzDiffSeesEveryFact(f *testing.F) {
 		if _, err := manifest.Parse(ea); err != nil {
 			t.Fatalf("generated manifest is invalid: %v\n%s", err, ea)
 		}
+		a.Hash, b.Hash = digest.Of(ea), digest.Of(eb)
 		r, err := Diff(a, b, objs, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkJSON(t, r)
 		if r.Identical != bytes.Equal(ea, eb) {
 			t.Fatalf("identical = %v for\n%s\n%s\n%s", r.Identical, ea, eb, briefs(r))
 		}
@@ -165,4 +169,25 @@ func FuzzDiffSeesEveryFact(f *testing.F) {
 			t.Fatalf("ignoring %v leaves %s (%v)", ignore, briefs(r), err)
 		}
 	})
+}
+
+// checkJSON requires Report.JSON to give what encoding the report and
+// canonicalizing the result gives.
+func checkJSON(t *testing.T, r *Report) {
+	t.Helper()
+	got, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := json.Marshal(r, json.Deterministic(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := canon.Canonicalize(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("Report.JSON:\n%s\nencoded and canonicalized:\n%s", got, want)
+	}
 }

@@ -24,11 +24,13 @@ import (
 // decodes several times faster, allocating a handful of times instead of
 // several times per member.
 //
-// Strings are cut from one copy of b as a string, and raw values
-// (parameters, metadata) from one copy of b as bytes, capped so that an
-// append to one never writes over the next.
+// Raw values (parameters, metadata) are cut from b, which decodeCanonical
+// keeps, capped so that an append to one never writes over the next; the
+// caller gives b up (Parse passes a copy). Strings are copied out one by
+// one, the short ones that recur (member names, step types, tool names)
+// once each.
 func decodeCanonical(b []byte, m *Manifest) (ok bool) {
-	d := decoder{b: bytes.Clone(b), s: string(b)}
+	d := decoder{b: b, strs: map[string]string{}}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, declined := r.(decline); !declined {
@@ -50,9 +52,27 @@ func decodeCanonical(b []byte, m *Manifest) (ok bool) {
 type decline struct{}
 
 type decoder struct {
-	b []byte // the input, owned: raw values are cut from it
-	s string // the same bytes: strings are cut from it
-	i int    // the next byte to read
+	b    []byte            // the input, owned: raw values are cut from it
+	i    int               // the next byte to read
+	strs map[string]string // short strings already made
+}
+
+// Bounds on the strings a decoder keeps to give again.
+const (
+	maxInterned    = 1024
+	maxInternedLen = 64
+)
+
+// string returns b as a string, the same one for the same short bytes.
+func (d *decoder) string(b []byte) string {
+	if s, ok := d.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(b) <= maxInternedLen && len(d.strs) < maxInterned {
+		d.strs[s] = s
+	}
+	return s
 }
 
 func (d *decoder) fail() { panic(decline{}) }
@@ -76,16 +96,16 @@ func (d *decoder) want(c byte) {
 // decoder at the member's value. Names must ascend strictly, as canonical
 // JSON orders them (byte order, which is UTF-16 order for the ASCII names
 // a manifest's own objects have), so no name occurs twice.
-func (d *decoder) object(member func(name string)) {
+func (d *decoder) object(member func(name []byte)) {
 	d.want('{')
 	if d.peek() == '}' {
 		d.i++
 		return
 	}
-	prev := ""
+	var prev []byte
 	for first := true; ; first = false {
 		name := d.name()
-		if !first && name <= prev {
+		if !first && bytes.Compare(name, prev) <= 0 {
 			d.fail()
 		}
 		prev = name
@@ -125,20 +145,21 @@ func (d *decoder) array(elem func()) {
 	}
 }
 
-// name reads a member name without escapes.
-func (d *decoder) name() string {
+// name reads a member name without escapes. The members switch on it
+// as string(name), which makes no string.
+func (d *decoder) name() []byte {
 	start, end, escaped := d.scanString()
 	if escaped {
 		d.fail()
 	}
-	return d.s[start:end]
+	return d.b[start:end]
 }
 
 // str reads a string value.
 func (d *decoder) str() string {
 	start, end, escaped := d.scanString()
 	if !escaped {
-		return d.s[start:end]
+		return d.string(d.b[start:end])
 	}
 	return unescape(d.b[start:end])
 }
@@ -177,7 +198,7 @@ func (d *decoder) scanString() (start, end int, escaped bool) {
 			case 'u':
 				// Canonical JSON writes \u00XX for the control characters
 				// that have no short escape, and for nothing else.
-				if d.i+5 > len(d.b) || d.s[d.i+1:d.i+3] != "00" || hexValue[d.b[d.i+3]] > 1 || hexValue[d.b[d.i+4]] > 15 {
+				if d.i+5 > len(d.b) || string(d.b[d.i+1:d.i+3]) != "00" || hexValue[d.b[d.i+3]] > 1 || hexValue[d.b[d.i+4]] > 15 {
 					d.fail()
 				}
 				d.i += 5
@@ -256,7 +277,7 @@ func (d *decoder) digest() digest.Digest {
 	const prefix = `"sha256:`
 	var v digest.Digest
 	end := d.i + len(prefix) + 2*len(v) + 1
-	if end > len(d.b) || d.s[d.i:d.i+len(prefix)] != prefix || d.b[end-1] != '"' {
+	if end > len(d.b) || string(d.b[d.i:d.i+len(prefix)]) != prefix || d.b[end-1] != '"' {
 		d.fail()
 	}
 	h := (*[2 * len(v)]byte)(d.b[d.i+len(prefix) : end-1])
@@ -432,8 +453,8 @@ const minStep = 40
 // reflection decoder knows is here; any other name declines.
 
 func (d *decoder) manifest(m *Manifest) {
-	d.object(func(name string) {
-		switch name {
+	d.object(func(name []byte) {
+		switch string(name) {
 		case "created":
 			m.Created = d.str()
 		case "environment":
@@ -444,8 +465,8 @@ func (d *decoder) manifest(m *Manifest) {
 		case "metadata":
 			m.Metadata = d.value()
 		case "model":
-			d.object(func(name string) {
-				switch name {
+			d.object(func(name []byte) {
+				switch string(name) {
 				case "identifier":
 					m.Model.Identifier = d.str()
 				case "parameters":
@@ -487,8 +508,8 @@ func (d *decoder) manifest(m *Manifest) {
 }
 
 func (d *decoder) environment(e *Environment) {
-	d.object(func(name string) {
-		switch name {
+	d.object(func(name []byte) {
+		switch string(name) {
 		case "metadata":
 			e.Metadata = d.value()
 		case "os":
@@ -497,7 +518,7 @@ func (d *decoder) environment(e *Environment) {
 			e.Runtime = d.str()
 		case "tool_versions":
 			e.ToolVersions = map[string]string{}
-			d.object(func(name string) { e.ToolVersions[name] = d.str() })
+			d.object(func(name []byte) { e.ToolVersions[d.string(name)] = d.str() })
 		default:
 			d.fail()
 		}
@@ -506,8 +527,8 @@ func (d *decoder) environment(e *Environment) {
 
 func (d *decoder) prompt() Prompt {
 	var p Prompt
-	d.object(func(name string) {
-		switch name {
+	d.object(func(name []byte) {
+		switch string(name) {
 		case "content_ref":
 			p.ContentRef = d.digest()
 		case "parts":
@@ -525,8 +546,8 @@ func (d *decoder) parts() []Part {
 	ps := []Part{}
 	d.array(func() {
 		var p Part
-		d.object(func(name string) {
-			switch name {
+		d.object(func(name []byte) {
+			switch string(name) {
 			case "content_ref":
 				p.ContentRef = d.digest()
 			case "media_type":
@@ -549,8 +570,8 @@ func (d *decoder) parts() []Part {
 func (d *decoder) file() File {
 	var f File
 	var size *int64
-	d.object(func(name string) {
-		switch name {
+	d.object(func(name []byte) {
+		switch string(name) {
 		case "content_ref":
 			f.ContentRef = d.digest()
 		case "lines":
@@ -593,8 +614,8 @@ func (d *decoder) file() File {
 
 func (d *decoder) output() Output {
 	var o Output
-	d.object(func(name string) {
-		switch name {
+	d.object(func(name []byte) {
+		switch string(name) {
 		case "confidence":
 			o.Confidence = d.str()
 		case "content_ref":
@@ -615,16 +636,16 @@ func (d *decoder) output() Output {
 }
 
 func (d *decoder) step(s *Step) {
-	d.object(func(name string) {
-		switch name {
+	d.object(func(name []byte) {
+		switch string(name) {
 		case "agent":
 			s.Agent = d.str()
 		case "deterministic":
 			s.Deterministic = d.bool()
 		case "error":
 			s.Error = &StepError{}
-			d.object(func(name string) {
-				switch name {
+			d.object(func(name []byte) {
+				switch string(name) {
 				case "exit_code":
 					s.Error.ExitCode = d.intPtr()
 				case "message":
@@ -657,9 +678,9 @@ func (d *decoder) step(s *Step) {
 		case "usage":
 			s.Usage = &Usage{}
 			fields := s.Usage.Fields()
-			d.object(func(name string) {
+			d.object(func(name []byte) {
 				for _, f := range fields {
-					if f.Name == name {
+					if f.Name == string(name) {
 						*f.Value = d.intPtr()
 						return
 					}

@@ -244,6 +244,12 @@ func marshal(v any) ([]byte, error) {
 // Parse decodes stored manifest bytes strictly: unknown members, a hash
 // member, or a wrong version are errors.
 func Parse(b []byte) (*Manifest, error) {
+	return parse(bytes.Clone(b))
+}
+
+// parse is Parse of bytes the caller gives up: the manifest's raw values
+// are cut from them.
+func parse(b []byte) (*Manifest, error) {
 	var m Manifest
 	if !decodeCanonical(b, &m) {
 		// Not in the form ctx writes: the reflection decoder, which
@@ -552,7 +558,7 @@ func Load(s *store.Store, d digest.Digest) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading pack %s: %w", d, err)
 	}
-	m, err := Parse(b)
+	m, err := parse(b)
 	if err != nil {
 		if !finalized {
 			return nil, fmt.Errorf("%s is an object but %w (no finalized pack has this hash): %w", d, ErrNotPack, store.ErrNotFound)

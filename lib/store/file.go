@@ -91,3 +91,18 @@ func describe(m fs.FileMode) string {
 }
 
 func isLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }
+
+// readRegularFile is readRegular through OpenFile.
+func readRegularFile(name string, max int64) ([]byte, int64, error) {
+	f, fi, err := OpenFile(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	if fi.Size() > max {
+		return nil, fi.Size(), nil
+	}
+	b := make([]byte, 0, fi.Size())
+	b, err = readAll(io.LimitReader(f, fi.Size()), b)
+	return b, fi.Size(), err
+}

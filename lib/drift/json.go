@@ -1,0 +1,175 @@
+package drift
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/digest"
+)
+
+// JSON returns the report as canonical JSON. It is written member by
+// member in canonical order, not encoded and then canonicalized: on a
+// report of a thousand entries the second pass cost as much as the
+// comparison. The values an entry holds (A, B) are canonical as Diff
+// makes them; a value that is not is an error, never written as it is.
+func (r *Report) JSON() ([]byte, error) {
+	w := reportWriter{b: make([]byte, 0, 512+384*len(r.Drift))}
+	w.raw(`{"a":`)
+	w.digest(r.A)
+	w.raw(`,"b":`)
+	w.digest(r.B)
+	w.raw(`,"drift":[`)
+	for i := range r.Drift {
+		if i > 0 {
+			w.raw(",")
+		}
+		w.entry(&r.Drift[i])
+	}
+	w.raw(`],"identical":`)
+	w.b = strconv.AppendBool(w.b, r.Identical)
+	if len(r.Ignored) > 0 {
+		w.raw(`,"ignored":`)
+		w.counts(r.Ignored)
+	}
+	w.raw(`,"summary":`)
+	w.counts(r.Summary)
+	w.raw("}")
+	if w.err != nil {
+		return nil, fmt.Errorf("encoding drift report: %w", w.err)
+	}
+	return w.b, nil
+}
+
+// reportWriter appends canonical JSON to b, keeping the first error.
+type reportWriter struct {
+	b   []byte
+	err error
+}
+
+func (w *reportWriter) raw(s string) { w.b = append(w.b, s...) }
+
+func (w *reportWriter) str(s string) {
+	if !utf8.ValidString(s) {
+		w.fail(fmt.Errorf("string %q is not valid UTF-8", s))
+		return
+	}
+	w.b = canon.AppendString(w.b, s)
+}
+
+func (w *reportWriter) fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+func (w *reportWriter) digest(d digest.Digest) {
+	if d.IsZero() {
+		w.fail(errors.New("a pack's hash is missing"))
+		return
+	}
+	w.raw(`"` + d.String() + `"`)
+}
+
+func (w *reportWriter) value(v jsontext.Value) {
+	if !canon.IsCanonical(v) {
+		w.fail(fmt.Errorf("value %.40q is not canonical JSON", v))
+		return
+	}
+	w.b = append(w.b, v...)
+}
+
+func (w *reportWriter) counts(m map[string]int) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // drift types are ASCII: byte order is canonical order
+	w.raw("{")
+	for i, k := range keys {
+		if i > 0 {
+			w.raw(",")
+		}
+		w.str(k)
+		w.raw(":")
+		w.b = strconv.AppendInt(w.b, int64(m[k]), 10)
+	}
+	w.raw("}")
+}
+
+// entry writes e's members in canonical (sorted) order, leaving out the
+// zero ones its JSON tags mark omitzero.
+func (w *reportWriter) entry(e *Entry) {
+	sep := "{"
+	member := func(name string) {
+		w.raw(sep)
+		sep = ","
+		w.raw(`"`) // names are plain ASCII
+		w.raw(name)
+		w.raw(`":`)
+	}
+	if e.A != nil {
+		member("a")
+		w.value(e.A)
+	}
+	if !e.ARef.IsZero() {
+		member("a_ref")
+		w.digest(e.ARef)
+	}
+	if e.ASize != nil {
+		member("a_size")
+		w.b = strconv.AppendInt(w.b, *e.ASize, 10)
+	}
+	if e.AStep != nil {
+		member("a_step")
+		w.b = strconv.AppendInt(w.b, int64(*e.AStep), 10)
+	}
+	if e.B != nil {
+		member("b")
+		w.value(e.B)
+	}
+	if !e.BRef.IsZero() {
+		member("b_ref")
+		w.digest(e.BRef)
+	}
+	if e.BSize != nil {
+		member("b_size")
+		w.b = strconv.AppendInt(w.b, *e.BSize, 10)
+	}
+	if e.BStep != nil {
+		member("b_step")
+		w.b = strconv.AppendInt(w.b, int64(*e.BStep), 10)
+	}
+	if e.Binary {
+		member("binary")
+		w.raw("true")
+	}
+	member("change")
+	w.str(e.Change)
+	if e.Diff != "" {
+		member("diff")
+		w.str(e.Diff)
+	}
+	if e.Note != "" {
+		member("note")
+		w.str(e.Note)
+	}
+	member("path")
+	w.str(e.Path)
+	if e.Tool != "" {
+		member("tool")
+		w.str(e.Tool)
+	}
+	if e.Truncated {
+		member("truncated")
+		w.raw("true")
+	}
+	member("type")
+	w.str(e.Type)
+	w.raw("}")
+}
