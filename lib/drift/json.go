@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -19,7 +20,12 @@ import (
 // comparison. The values an entry holds (A, B) are canonical as Diff
 // makes them; a value that is not is an error, never written as it is.
 func (r *Report) JSON() ([]byte, error) {
-	w := reportWriter{b: make([]byte, 0, 512+384*len(r.Drift))}
+	size := 512
+	for i := range r.Drift {
+		e := &r.Drift[i]
+		size += 320 + len(e.A) + len(e.B) + len(e.Diff) + len(e.Note) + len(e.Path)
+	}
+	w := reportWriter{b: make([]byte, 0, size)}
 	w.raw(`{"a":`)
 	w.digest(r.A)
 	w.raw(`,"b":`)
@@ -73,7 +79,9 @@ func (w *reportWriter) digest(d digest.Digest) {
 		w.fail(errors.New("a pack's hash is missing"))
 		return
 	}
-	w.raw(`"` + d.String() + `"`)
+	w.raw(`"sha256:`)
+	w.b = hex.AppendEncode(w.b, d[:])
+	w.raw(`"`)
 }
 
 func (w *reportWriter) value(v jsontext.Value) {
