@@ -99,11 +99,6 @@ func StoreObjects(s *store.Store) Objects { return storeObjects{s} }
 
 type storeObjects struct{ s *store.Store }
 
-// getUpTo returns the verified bytes of d when it holds at most max
-// bytes, else nil and its size.
-func (o storeObjects) getUpTo(d digest.Digest, max int64) ([]byte, int64, error) {
-	return o.s.GetUpTo(d, max)
-}
 
 func (o storeObjects) Open(d digest.Digest) (io.ReadCloser, error) {
 	r, err := o.s.Open(d)
@@ -807,11 +802,13 @@ type blob struct {
 	data []byte // nil when larger than MaxTextBytes
 }
 
-func (d *differ) read(ref digest.Digest) (blob, error) {
-	if o, ok := d.objs.(storeObjects); ok {
+// read reads ref from dir when there is one (objs is a store), else from
+// objs.
+func (d *differ) read(dir *store.ObjectDir, ref digest.Digest) (blob, error) {
+	if dir != nil {
 		// Small objects whole: a diff reads thousands of them, and the
 		// general reader costs two system calls more each.
-		b, size, err := o.getUpTo(ref, MaxTextBytes)
+		b, size, err := dir.GetUpTo(ref, MaxTextBytes)
 		if err != nil {
 			return blob{}, objectErr(ref, err)
 		}
@@ -864,9 +861,17 @@ func (d *differ) fill() error {
 			}
 		}
 	}
+	var dir *store.ObjectDir
+	if o, ok := d.objs.(storeObjects); ok {
+		var err error
+		if dir, err = o.s.OpenObjectDir(); err != nil {
+			return err
+		}
+		defer dir.Close()
+	}
 	blobs := make([]blob, len(refs))
 	errs := make([]error, len(refs))
-	parallel(len(refs), func(k int) { blobs[k], errs[k] = d.read(refs[k]) })
+	parallel(len(refs), func(k int) { blobs[k], errs[k] = d.read(dir, refs[k]) })
 	for _, err := range errs {
 		if err != nil {
 			return err

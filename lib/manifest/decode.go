@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"slices"
 	"unicode/utf8"
 
@@ -174,9 +176,7 @@ func (d *decoder) scanString() (start, end int, escaped bool) {
 	ascii := true
 	for {
 		// Most of a string is plain ASCII: pass over it first.
-		for d.i < len(d.b) && plain[d.b[d.i]] {
-			d.i++
-		}
+		d.i += plainRun(d.b[d.i:])
 		if d.i >= len(d.b) {
 			d.fail()
 		}
@@ -224,6 +224,27 @@ var plain = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// plainRun returns how many bytes at the start of b are plain, eight at
+// a time: a word has a byte that is not when one of its bytes is below
+// 0x20, a quote, a backslash, or has its top bit set. The lowest byte
+// these tests flag is exact (a borrow only runs upwards), and the scan
+// stops there.
+func plainRun(b []byte) int {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	zero := func(x uint64) uint64 { return (x - ones) &^ x }
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if special := (zero(x^(ones*'"')) | zero(x^(ones*'\\')) | (x - ones*0x20) | x) & tops; special != 0 {
+			return i + bits.TrailingZeros64(special)/8
+		}
+	}
+	for i < len(b) && plain[b[i]] {
+		i++
+	}
+	return i
+}
 
 // unescape decodes the contents of a string scanString accepted.
 func unescape(b []byte) string {

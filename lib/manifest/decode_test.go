@@ -155,3 +155,19 @@ func FuzzDecodeCanonical(f *testing.F) {
 		decodeBoth(t, b)
 	})
 }
+
+// FuzzPlainRun: the word-at-a-time scan stops where the byte-at-a-time
+// one does.
+func FuzzPlainRun(f *testing.F) {
+	f.Add([]byte(`abcdefgh"ijklmnop`))
+	f.Add([]byte("abcdefghijklmno\x7f\x80\x1f\\"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := 0
+		for want < len(b) && plain[b[want]] {
+			want++
+		}
+		if got := plainRun(b); got != want {
+			t.Fatalf("plainRun(%q) = %d, want %d", b, got, want)
+		}
+	})
+}

@@ -81,6 +81,16 @@ func TestHostileFiles(t *testing.T) {
 				}
 			}
 			within(t, "Get", func() { _, err := s.Get(d); check("Get", err) })
+			within(t, "GetUpTo", func() { _, _, err := s.GetUpTo(d, 1<<20); check("GetUpTo", err) })
+			within(t, "ObjectDir", func() {
+				o, err := s.OpenObjectDir()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer o.Close()
+				_, _, err = o.GetUpTo(d, 1<<20)
+				check("ObjectDir.GetUpTo", err)
+			})
 			within(t, "Open", func() {
 				r, err := s.Open(d)
 				if err == nil {

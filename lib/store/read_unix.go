@@ -15,10 +15,16 @@ import (
 // nothing. Its errors are OpenFile's. Bytes the file gains after the fstat
 // are not read: the caller verifies what it got.
 func readRegular(name string, max int64) ([]byte, int64, error) {
+	return readRegularAt(atCWD, name, name, max)
+}
+
+// readRegularAt is readRegular of the file name, opened as the path rel
+// relative to the directory dirfd (atCWD: the working directory).
+func readRegularAt(dirfd int, name, rel string, max int64) ([]byte, int64, error) {
 	const flags = syscall.O_RDONLY | syscall.O_CLOEXEC | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
-	fd, err := syscall.Open(name, flags, 0)
+	fd, err := openat(dirfd, rel, flags)
 	for err == syscall.EINTR {
-		fd, err = syscall.Open(name, flags, 0)
+		fd, err = openat(dirfd, rel, flags)
 	}
 	if err == syscall.ENOENT {
 		return nil, 0, &fs.PathError{Op: "open", Path: name, Err: err}

@@ -377,3 +377,41 @@ func TestPutDraft(t *testing.T) {
 		t.Fatalf("drafts/ holds %d files, want 1", len(ents))
 	}
 }
+
+// GetUpTo, and ObjectDir's, read a small object whole and verified, give
+// only the size of a larger one, and fail on a missing or changed one as
+// Get does.
+func TestGetUpTo(t *testing.T) {
+	s := newStore(t)
+	small, _, _ := s.Put([]byte("small"))
+	large, _, _ := s.Put([]byte("larger than the bound"))
+	empty, _, _ := s.Put(nil)
+	tampered, _, _ := s.Put([]byte("original"))
+	os.Chmod(s.ObjectPath(tampered), 0o644)
+	os.WriteFile(s.ObjectPath(tampered), []byte("tampered"), 0o444)
+	missing := digest.Of([]byte("never stored"))
+
+	o, err := s.OpenObjectDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	for name, get := range map[string]func(digest.Digest, int64) ([]byte, int64, error){"Store": s.GetUpTo, "ObjectDir": o.GetUpTo} {
+		if b, n, err := get(small, 8); string(b) != "small" || n != 5 || err != nil {
+			t.Errorf("%s: small = %q, %d, %v", name, b, n, err)
+		}
+		if b, n, err := get(large, 8); b != nil || n != 21 || err != nil {
+			t.Errorf("%s: large = %q, %d, %v; want nil, 21, nil", name, b, n, err)
+		}
+		if b, n, err := get(empty, 8); b == nil || len(b) != 0 || n != 0 || err != nil {
+			t.Errorf("%s: empty = %#v, %d, %v; want empty, 0, nil", name, b, n, err)
+		}
+		if _, _, err := get(tampered, 8); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: tampered = %v, want ErrCorrupt", name, err)
+		}
+		_, _, err := get(missing, 8)
+		if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), missing.String()) {
+			t.Errorf("%s: missing = %v, want ErrNotFound naming the object", name, err)
+		}
+	}
+}

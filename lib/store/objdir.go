@@ -1,0 +1,30 @@
+package store
+
+import "github.com/ctx-tools/ctx/lib/digest"
+
+// ObjectDir reads many objects of a store, each opened relative to the
+// store's objects directory, which it holds open until Close: a diff
+// reads thousands of objects, and the kernel then looks up two path
+// components for each instead of the whole path. Where the system has no
+// such opens it reads as Store.GetUpTo does.
+type ObjectDir struct {
+	s *Store
+	objectDir
+}
+
+// OpenObjectDir opens s's objects directory for reading many objects.
+func (s *Store) OpenObjectDir() (*ObjectDir, error) {
+	o := &ObjectDir{s: s}
+	if err := o.open(s.Path("objects")); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// GetUpTo is Store.GetUpTo, read through o.
+func (o *ObjectDir) GetUpTo(d digest.Digest, max int64) ([]byte, int64, error) {
+	return o.s.getUpTo(d, max, o.read)
+}
+
+// Close closes the directory.
+func (o *ObjectDir) Close() error { return o.close() }
