@@ -99,7 +99,6 @@ func StoreObjects(s *store.Store) Objects { return storeObjects{s} }
 
 type storeObjects struct{ s *store.Store }
 
-
 func (o storeObjects) Open(d digest.Digest) (io.ReadCloser, error) {
 	r, err := o.s.Open(d)
 	if err != nil {
