@@ -20,7 +20,7 @@ const harnessRole = "harness"
 // writes, and the kind each says it is.
 var harnessTags = []struct{ tag, kind string }{
 	{"task-notification", "task-notification"}, // a background command or subagent finished
-	{"command-name", "command"},                 // a slash command
+	{"command-name", "command"},                // a slash command
 	{"command-message", "command"},
 	{"command-args", "command"},
 	{"command-contents", "command"},
