@@ -53,6 +53,7 @@ type ccMarks struct {
 	meta    bool   // "isMeta": true
 	compact bool   // "isCompactSummary": true
 	origin  string // origin.kind (newer versions): "human", "task-notification", …
+	uuid    string
 }
 
 // harness sorts the user records of a transcript into the user's and the
@@ -63,25 +64,22 @@ type harness struct {
 }
 
 // classify tells whether the user record m (at where, with the message
-// content c) is the harness's, and if so makes it a harness prompt.
-// Tool results are never prompts and are left as they are.
-func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk ccMarks) {
+// content c) is the harness's, and if so makes it a harness prompt. A
+// record whose first text blocks are the harness's and the others not
+// (a <system-reminder> before what the user typed) is split: the
+// harness's blocks are returned as a prompt of their own, to come
+// before m, which keeps the rest. Tool results are never prompts and are
+// left as they are.
+func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk ccMarks) *msg {
 	if len(m.results) > 0 || !m.hasText && len(m.parts) == 0 {
-		return
+		return nil
 	}
-	// The leading tag of each text block: a record is the harness's by
-	// its text only when all its text is.
-	var tagKind, tag string
-	tagged, plain := 0, 0
+	// The text blocks, and the kind of the tag each opens with.
+	var texts, kinds, tags []string
+	onlyText := true
 	block := func(s string) {
-		if k, t := harnessTag(s); k != "" {
-			tagged++
-			if tagKind == "" {
-				tagKind, tag = k, t
-			}
-		} else {
-			plain++
-		}
+		k, t := harnessTag(s)
+		texts, kinds, tags = append(texts, s), append(kinds, k), append(tags, t)
 	}
 	switch {
 	case c.Type == gjson.String:
@@ -93,9 +91,21 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 				block(p.Str)
 			case p.Get("type").String() == "text" && p.Get("text").Type == gjson.String:
 				block(p.Get("text").Str)
+			default:
+				onlyText = false
 			}
 			return true
 		})
+	}
+	lead := 0 // the harness's blocks before the first other one
+	for lead < len(kinds) && kinds[lead] != "" {
+		lead++
+	}
+	tagged := lead
+	for _, k := range kinds[lead:] {
+		if k != "" {
+			tagged++
+		}
 	}
 	kind, byText := "", false
 	switch {
@@ -103,27 +113,53 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 		kind = "compact-summary"
 	case mk.origin != "" && mk.origin != "human":
 		kind = mk.origin
-	case tagged > 0 && plain == 0:
-		kind = tagKind
+	case tagged > 0 && tagged == len(kinds):
+		kind = kinds[0]
 		byText = !mk.meta
 	case mk.meta:
 		kind = "meta"
+	case lead > 0 && tagged == lead && onlyText && len(m.parts) == 0:
+		// Split: the harness's leading blocks, then the user's.
+		hm := &msg{role: harnessRole, ts: m.ts}
+		for _, t := range texts[:lead] {
+			hm.addText(t)
+		}
+		hm.meta.setString("harness", kinds[0])
+		if mk.uuid != "" {
+			hm.meta.setString("uuid", mk.uuid)
+		}
+		m.text, m.hasText = "", false
+		for _, t := range texts[lead:] {
+			m.addText(t)
+		}
+		h.note(kinds[0], tags[0], where)
+		return hm
 	case tagged > 0:
-		b.warn("%s: a user prompt holds text the harness writes (<%s>) beside other text; it is kept as the user's", where, tag)
-		return
+		i := 0
+		for kinds[i] == "" {
+			i++
+		}
+		b.warn("%s: a user prompt holds text the harness writes (<%s>) after other text; it is kept as the user's", where, tags[i])
+		return nil
 	default:
-		return
+		return nil
 	}
 	m.role = harnessRole
 	m.meta.setString("harness", kind)
 	if byText {
-		if h.byText == nil {
-			h.byText, h.tags = map[string][]string{}, map[string]string{}
-		}
-		h.byText[kind] = append(h.byText[kind], where)
-		if _, ok := h.tags[kind]; !ok {
-			h.tags[kind] = tag
-		}
+		h.note(kind, tags[0], where)
+	}
+	return nil
+}
+
+// note remembers a record taken as the harness's by its leading tag.
+func (h *harness) note(kind, tag, where string) {
+	if h.byText == nil {
+		h.byText, h.tags = map[string][]string{}, map[string]string{}
+	}
+	h.byText[kind] = append(h.byText[kind], where)
+	if _, ok := h.tags[kind]; !ok {
+		h.tags[kind] = tag
 	}
 }
 

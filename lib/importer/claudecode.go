@@ -105,7 +105,11 @@ func importClaudeCode(b *builder, data []byte) error {
 		if m.role != "assistant" {
 			line = withoutPartCopies(line, m)
 			m.meta = join(line, m.meta)
-			hs.classify(b, where, m, message.Get("content"), mk)
+			mk.uuid = ln.uuid
+			if hm := hs.classify(b, where, m, message.Get("content"), mk); hm != nil {
+				msgs = append(msgs, hm)
+				sc.line(hm, ln)
+			}
 			msgs = append(msgs, m)
 			sc.line(m, ln)
 			return nil
