@@ -71,7 +71,7 @@ type harness struct {
 // before m, which keeps the rest. Tool results are never prompts and are
 // left as they are.
 func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk ccMarks) *msg {
-	if len(m.results) > 0 || !m.hasText && len(m.parts) == 0 {
+	if len(m.results) > 0 {
 		return nil
 	}
 	// The text blocks, and the kind of the tag each opens with.

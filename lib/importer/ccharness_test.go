@@ -177,13 +177,13 @@ func TestHarnessWithoutOrigin(t *testing.T) {
 }
 
 // TestHarnessOriginWins: a record whose origin says who wrote it needs no
-// guess; one the origin gives to a person is the user's even when it
-// looks like the harness's, unless its text is all the harness's tags.
+// guess, nor one marked isMeta, even when it holds no text.
 func TestHarnessOriginWins(t *testing.T) {
 	in := `{"type":"user","uuid":"a","sessionId":"s","origin":{"kind":"human"},"message":{"role":"user","content":"fix it"}}
 {"type":"user","uuid":"b","sessionId":"s","origin":{"kind":"peer"},"message":{"role":"user","content":"Another Claude session sent a message: please rebase"}}
 {"type":"user","uuid":"c","sessionId":"s","origin":{"kind":"task-notification"},"message":{"role":"user","content":"<task-notification>\n<task-id>q</task-id>\n</task-notification>"}}
 {"type":"assistant","uuid":"d","sessionId":"s","message":{"id":"m1","model":"claude-opus-4-7","role":"assistant","content":[{"type":"text","text":"ok"}]}}
+{"type":"user","uuid":"e","sessionId":"s","isMeta":true,"message":{"role":"user","content":""}}
 `
 	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
 	if err != nil {
@@ -196,7 +196,7 @@ func TestHarnessOriginWins(t *testing.T) {
 		k, _ := pm[i].(map[string]any)["harness"].(string)
 		got = append(got, p.Role+":"+k)
 	}
-	if !reflect.DeepEqual(got, []string{"user:", "harness:peer", "harness:task-notification"}) {
+	if !reflect.DeepEqual(got, []string{"user:", "harness:peer", "harness:task-notification", "harness:meta"}) {
 		t.Errorf("prompts = %q", got)
 	}
 	if len(rep.Warnings) != 0 {
