@@ -177,7 +177,7 @@ func (h *harness) report(b *builder) {
 		if len(where) > 5 {
 			list += fmt.Sprintf(" and %d more", len(where)-5)
 		}
-		b.warn("%d user record(s) taken as the harness's %s by their leading <%s> alone (no isMeta or origin says who wrote them): %s",
+		b.warn("%d user record(s) taken as the harness's %s by their leading <%s> alone (nothing else in the record says the harness wrote it): %s",
 			len(where), k, h.tags[k], list)
 	}
 }
