@@ -54,6 +54,25 @@ var faithful = []fixture{
 		},
 	},
 	{
+		// A server_tool_use recorded without its id, answered in the same
+		// message by a result naming srvtoolu_01: the result is the
+		// call's, which takes its id, and the next request's copy of the
+		// turn (with the id) is the same turn, not a second one.
+		file: "anthropic/server-tool-no-id.json", format: Anthropic, model: "claude-sonnet-4-5-20250929",
+		prompts: []string{"Latest Go release?", "Thanks."},
+		steps: []wantStep{
+			llm(ptr("Go 1.26.")),
+			tool("web_search", `{"query":"latest Go release"}`, ptr(`[{"type":"web_search_result","url":"https://go.dev/doc/devel/release","title":"Release History","encrypted_content":"Eq1","page_age":null}]`), false),
+			llm(ptr("You're welcome.")),
+		},
+		outputs: map[string]string{finalName: "You're welcome."},
+		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+			if got := l.Steps[1].Metadata["call_id"]; got != "srvtoolu_01" {
+				t.Errorf("steps[1] call_id = %v, want srvtoolu_01", got)
+			}
+		},
+	},
+	{
 		// An OpenAI-compatible endpoint (Gemini's) sends tool calls with
 		// "id": ""; the client names them call_0 and call_1 in the next
 		// request and reformats their arguments. The copies are the same

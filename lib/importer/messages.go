@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -488,19 +489,29 @@ func serverToolResult(f fields, typ string) *result {
 
 // joinOwnResults gives the calls of m the results m itself holds (server
 // tools answer within the model's message), so that each call carries its
-// output and no result is left waiting for a later message.
+// output and no result is left waiting for a later message. A result
+// whose id names no call of m answers the first call m records without an
+// id, which then takes the result's id: so a message whose call lost its
+// id is still the same message as a later copy that has it.
 func joinOwnResults(m *msg) {
 	if len(m.calls) == 0 || len(m.results) == 0 {
 		return
 	}
 	kept := m.results[:0]
 	for _, r := range m.results {
-		var c *call
+		var c, unnamed *call
 		for _, mc := range m.calls {
 			if mc.id != "" && mc.id == r.id && mc.output == nil {
 				c = mc
 				break
 			}
+			if mc.id == "" && mc.output == nil && unnamed == nil {
+				unnamed = mc
+			}
+		}
+		if c == nil && unnamed != nil && r.id != "" && !slices.ContainsFunc(m.calls, func(mc *call) bool { return mc.id == r.id }) {
+			c = unnamed
+			c.id = r.id
 		}
 		if c == nil {
 			kept = append(kept, r)
