@@ -24,6 +24,7 @@ type workspace struct {
 	outputs []string          // written files, in order of first write
 	current map[string]string // what the session knows each file holds now
 	written map[string]bool   // files first seen by being written
+	stale   map[string]bool   // files changed in a way not known (Codex)
 
 	skipped []string // what could not be recorded, and why
 }
@@ -45,7 +46,7 @@ const (
 )
 
 func newWorkspace(root string) *workspace {
-	return &workspace{root: root, inputAt: map[string]int{}, current: map[string]string{}, written: map[string]bool{}}
+	return &workspace{root: root, inputAt: map[string]int{}, current: map[string]string{}, written: map[string]bool{}, stale: map[string]bool{}}
 }
 
 // rel makes an absolute path relative to the working directory; ok is

@@ -240,6 +240,9 @@ func ParseCodexRead(stages [][]string) (*CodexRead, error) {
 		r.Files = args
 		return r, nil
 	case "sed":
+		if len(args) > 3 && args[0] == "-n" && sedRange.MatchString(args[1]) {
+			return nil, not("sed of several files")
+		}
 		if len(args) != 3 || args[0] != "-n" {
 			return nil, not("a sed other than sed -n 'A,Bp' FILE")
 		}
@@ -356,18 +359,17 @@ func (r *CodexRead) PrintLines(lines []string) []byte {
 // Shown reads what r printed: the lines of the file it showed, from r.From
 // on, without their line endings, and whether the file ends after the
 // last of them (fewer lines than asked for, a last line without a line
-// ending, or a read to the end of the file). open is set when the last
-// line shown has no line ending (the file's last line). An output that r
-// could not have printed (more lines than asked for, nl's numbers missing
-// or out of order) is an error.
-func (r *CodexRead) Shown(out []byte) (lines []string, ended, open bool, err error) {
+// ending, or a read to the end of the file). An output that r could not
+// have printed (more lines than asked for, nl's numbers missing or out of
+// order) is an error.
+func (r *CodexRead) Shown(out []byte) (lines []string, ended bool, err error) {
 	s := string(out)
 	if s != "" && !strings.HasSuffix(s, "\n") {
 		if r.Numbered {
-			return nil, false, false, errors.New("the last line printed has no line ending, which nl -ba always writes")
+			return nil, false, errors.New("the last line printed has no line ending, which nl -ba always writes")
 		}
 		s += "\n"
-		open = true
+		ended = true
 	}
 	if s != "" {
 		lines = strings.Split(s[:len(s)-1], "\n")
@@ -377,14 +379,14 @@ func (r *CodexRead) Shown(out []byte) (lines []string, ended, open bool, err err
 			prefix := fmt.Sprintf("%6d\t", r.From+k)
 			text, ok := strings.CutPrefix(l, prefix)
 			if !ok {
-				return nil, false, false, fmt.Errorf("line %d printed does not start with its number %d as nl -ba writes it", k+1, r.From+k)
+				return nil, false, fmt.Errorf("line %d printed does not start with its number %d as nl -ba writes it", k+1, r.From+k)
 			}
 			lines[k] = text
 		}
 	}
 	if r.To != ToEnd && len(lines) > r.To-r.From+1 {
-		return nil, false, false, fmt.Errorf("%d lines printed where at most %d were asked for", len(lines), max(r.To-r.From+1, 0))
+		return nil, false, fmt.Errorf("%d lines printed where at most %d were asked for", len(lines), max(r.To-r.From+1, 0))
 	}
-	ended = open || r.To == ToEnd || len(lines) < r.To-r.From+1
-	return lines, ended, open, nil
+	ended = ended || r.To == ToEnd || len(lines) < r.To-r.From+1
+	return lines, ended, nil
 }
