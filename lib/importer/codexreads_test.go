@@ -1,7 +1,14 @@
 package importer
 
 import (
+	"fmt"
+	"os"
+
 	"encoding/json"
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/execlog"
 	"reflect"
 	"strings"
 	"testing"
@@ -43,8 +50,9 @@ func TestCodexPartialReads(t *testing.T) {
 	const big = "l1\nl2\nl3\nl4\nl5\nl6\nl7\n"
 	var lines []string
 	add := func(l []string) { lines = append(lines, l...) }
-	// Parts of big.go, merged into one input: 1-2, 5-6, 3-4 through nl,
-	// and 6-20, which shows the file ends at 7.
+	// Parts of big.go, merged: 1-2, 5-6, 3-4 through nl, and 6-20, which
+	// shows the file ends at line 7 with a line break: big.go is then
+	// known whole.
 	add(codexCall("1", "exec_command", "sed -n '1,2p' big.go", "0", "l1\nl2\n"))
 	add(codexCall("2", "shell", "sed -n 5,6p big.go", "0", "l5\nl6\n"))
 	add(codexCall("3", "shell_command", "nl -ba big.go | sed -n '3,4p'", "0", "     3\tl3\n     4\tl4\n"))
@@ -97,7 +105,7 @@ func TestCodexPartialReads(t *testing.T) {
 
 	w := codexWorkspace([]byte(strings.Join(lines, "\n")+"\n"), "/p")
 	want := []wsFile{
-		{name: "big.go", seen: seenPartial, known: map[int]string{1: "l1", 2: "l2", 3: "l3", 4: "l4", 5: "l5", 6: "l6", 7: "l7"}, total: 7},
+		{name: "big.go", content: big},
 		{name: "short.txt", content: "a\nb"},
 		{name: "empty.txt", content: ""},
 		{name: "n.txt", seen: seenPartial, known: map[int]string{1: "x", 2: ""}, total: 2},
@@ -133,5 +141,45 @@ func TestCodexPartialReads(t *testing.T) {
 	}
 	if !reflect.DeepEqual(w.skipped, wantSkipped) {
 		t.Errorf("skipped:\n got %q\nwant %q", w.skipped, wantSkipped)
+	}
+}
+
+// TestCodexReadsFixture imports a rollout whose file reads take the forms
+// Codex records (exec_command with a text frame, shell with a JSON
+// result): three reads cover src/parse.go to its end, so it is known
+// whole and its patch gives an output; two reads of docs/notes.md make a
+// partial input of two ranges; go.mod, shorter than head asked, is whole;
+// a failed read is named.
+func TestCodexReadsFixture(t *testing.T) {
+	const path = "testdata/codex/reads.jsonl"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, rep, err := Import(Codex, data, Options{Name: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/codex/reads.golden.json", canon.Indent(out))
+	l, err := execlog.Parse(out, execlog.Options{})
+	if err != nil {
+		t.Fatalf("ctx-pack would reject the log: %v", err)
+	}
+	var got []string
+	for _, in := range l.Inputs {
+		got = append(got, fmt.Sprintf("%s %q %v %d", in.Name, in.Seen, in.Lines, in.TotalLines))
+	}
+	want := []string{`src/parse.go "" [] 0`, `docs/notes.md "partial" [[1 3] [10 12]] 0`, `go.mod "" [] 0`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("inputs = %q, want %q", got, want)
+	}
+	wantWarnings := []string{
+		`command "sed -n '1,40p' src/parse_test.go" exited with code 2; what it printed is not recorded`,
+	}
+	if got := gjson.GetBytes(out, `outputs.#(name=="src/parse.go").content`).String(); !strings.Contains(got, "\t\t\tout = append(out, f)\n") || !strings.HasPrefix(got, "package parse\n") {
+		t.Errorf("output src/parse.go = %q, want the file as patched", got)
+	}
+	if !reflect.DeepEqual(rep.Warnings, wantWarnings) {
+		t.Errorf("warnings:\n got %q\nwant %q", rep.Warnings, wantWarnings)
 	}
 }

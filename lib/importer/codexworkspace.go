@@ -187,11 +187,17 @@ func (w *workspace) codexRead(argv []string, script, dir, exit string, short boo
 			w.skip("command %q printed nothing: %s has fewer than %d lines, which a partial input cannot record", shown, name, r.From)
 		}
 	default:
-		total := 0
+		total, ending := 0, ""
 		if ended {
 			total = r.From + len(lines) - 1
+			if !r.Numbered { // nl ends every line it prints
+				ending = "none"
+				if bytes.HasSuffix(out, []byte("\n")) {
+					ending = "\n"
+				}
+			}
 		}
-		w.codexSawLines(name, r.From, lines, total, shown)
+		w.codexSawLines(name, r.From, lines, total, ending, shown)
 	}
 }
 
@@ -216,11 +222,13 @@ func (w *workspace) codexSawWhole(name, content string) {
 }
 
 // codexSawLines records lines of name from line from on, of a file of
-// total lines (0 if unknown), shown by command. Lines that contradict what
+// total lines (0 if unknown) whose last line ends in ending ("\n", "none",
+// or "" if not shown), shown by command. Once every line is known, and how
+// the last one ends, the file is known whole. Lines that contradict what
 // is known of the file (its content, the lines seen before) mean it
 // changed in a way the rollout does not show: what it holds is then no
 // longer known.
-func (w *workspace) codexSawLines(name string, from int, lines []string, total int, command string) {
+func (w *workspace) codexSawLines(name string, from int, lines []string, total int, ending, command string) {
 	if w.stale[name] {
 		return
 	}
@@ -249,6 +257,23 @@ func (w *workspace) codexSawLines(name string, from int, lines []string, total i
 		}
 	}
 	w.sawLines(name, from, lines, total)
+	i := w.inputAt[name]
+	f := &w.inputs[i]
+	if ending != "" {
+		f.ending = ending
+	}
+	if f.total == 0 || f.ending == "" || len(f.known) != f.total || maxLine(*f) != f.total {
+		return
+	}
+	var b strings.Builder
+	for n := 1; n <= f.total; n++ {
+		b.WriteString(f.known[n])
+		if n < f.total || f.ending == "\n" {
+			b.WriteByte('\n')
+		}
+	}
+	w.inputs[i] = wsFile{name: name, content: b.String()}
+	w.current[name] = b.String()
 }
 
 // lose forgets what name holds: the session changed it in a way that is

@@ -37,6 +37,9 @@ type wsFile struct {
 	seen  string
 	known map[int]string
 	total int
+	// ending is how the last line of a partial file ends, when a read
+	// printed it as it is: "\n", or "none" for no line ending.
+	ending string
 }
 
 // Input seen values (the schema's seen member).
