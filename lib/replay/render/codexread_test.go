@@ -3,8 +3,8 @@ package render
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
