@@ -100,6 +100,11 @@ func TestCodexPartialReads(t *testing.T) {
 		codexItem(map[string]any{"type": "function_call", "name": "shell", "call_id": "31", "arguments": `{"command":["sed","-n","1,3p","big.go"],"workdir":"/p"}`}),
 		codexItem(map[string]any{"type": "function_call_output", "call_id": "31", "output": `{"output":"Total output lines: 3\n\nl1\n[... omitted 1 of 3 lines ...]\n","metadata":{"exit_code":0}}`}),
 	)
+	add(codexCall("33", "exec_command", "cd src && sed -n '1,2p' big.go", "0", "l1\nl2\n"))
+	// A file read whole that grew since: the input stays what was read.
+	add(codexCall("34", "exec_command", "cat g.txt", "0", "a\n"))
+	add(codexCall("35", "exec_command", "sed -n '2,2p' g.txt", "0", "b\n"))
+	add(codexCall("36", "exec_command", "cat g.txt", "0", "a\nb\n"))
 	// Anything else is no read, and says nothing.
 	add(codexCall("32", "exec_command", "go test ./...", "1", "FAIL\n"))
 
@@ -112,6 +117,7 @@ func TestCodexPartialReads(t *testing.T) {
 		{name: "w.txt", content: "one\ntwo\n"},
 		{name: "p.py", seen: seenPartial, known: map[int]string{1: "x = 1"}},
 		{name: "q.py", content: "a\nb\n"},
+		{name: "g.txt", content: "a\n"},
 	}
 	if !reflect.DeepEqual(w.inputs, want) {
 		t.Errorf("inputs:\n got %+v\nwant %+v", w.inputs, want)
@@ -138,6 +144,8 @@ func TestCodexPartialReads(t *testing.T) {
 		"head of /etc/passwd: not a file under the working directory",
 		`command "sed -n '1,3p' big.go": the result records no exit code; what it printed is not recorded`,
 		`command "sed -n 1,3p big.go": Codex shortened its output; what it printed is not recorded`,
+		`command "cd src && sed -n '1,2p' big.go" is not a plain read (splitting "cd src && sed -n '1,2p' big.go": "&" would mean something to a shell, and no shell runs it; quote it or name a script); what it printed is not recorded`,
+		`command "sed -n '2,2p' g.txt" shows other lines of g.txt than the session knew it to hold: it changed in a way the rollout does not show; its content is no longer known`,
 	}
 	if !reflect.DeepEqual(w.skipped, wantSkipped) {
 		t.Errorf("skipped:\n got %q\nwant %q", w.skipped, wantSkipped)

@@ -130,8 +130,7 @@ func (w *workspace) codexRead(argv []string, script, dir, exit string, short boo
 	shown := strings.Join(argv, " ")
 	if script != "" {
 		shown = script
-		fields := strings.Fields(script)
-		if len(fields) == 0 || !isReadProgram(fields[0]) {
+		if !mentionsRead(script) {
 			return
 		}
 		if strings.ContainsAny(script, "*?[]{}~") {
@@ -239,7 +238,7 @@ func (w *workspace) codexSawLines(name string, from int, lines []string, total i
 			f.known[k+1] = l
 		}
 		f.total = len(all)
-		if !agrees(f, from, lines, total > 0) || total > 0 && total != f.total {
+		if !agrees(f, from, lines, total > 0) || from+len(lines)-1 > f.total {
 			w.skip("command %q shows other lines of %s than the session knew it to hold: it changed in a way the rollout does not show; its content is no longer known", command, name)
 			w.lose(name)
 		}
@@ -250,7 +249,7 @@ func (w *workspace) codexSawLines(name string, from int, lines []string, total i
 	}
 	if i, ok := w.inputAt[name]; ok && w.inputs[i].seen == seenPartial {
 		f := w.inputs[i]
-		if !agrees(f, from, lines, false) || total > 0 && f.total > 0 && total != f.total || total > 0 && maxLine(f) > total {
+		if !agrees(f, from, lines, false) || total > 0 && f.total > 0 && total != f.total || total > 0 && maxLine(f) > total || f.total > 0 && from+len(lines)-1 > f.total {
 			w.skip("command %q shows other lines of %s than were seen of it before: it changed in between; its input keeps the lines first seen", command, name)
 			w.stale[name] = true
 			return
@@ -319,6 +318,25 @@ func splitLines(content string) []string {
 		return nil
 	}
 	return strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+}
+
+// mentionsRead reports whether a script runs one of the programs whose
+// plain reads are recorded: first, or after an operator (cd DIR && sed …).
+func mentionsRead(script string) bool {
+	fields := strings.Fields(script)
+	for i, f := range fields {
+		if !isReadProgram(f) {
+			continue
+		}
+		if i == 0 {
+			return true
+		}
+		switch prev := fields[i-1]; {
+		case prev == "&&" || prev == "||" || prev == "|" || strings.HasSuffix(prev, ";"):
+			return true
+		}
+	}
+	return false
 }
 
 // isReadProgram reports whether prog is one of the programs whose plain
