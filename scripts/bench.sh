@@ -3,6 +3,8 @@
 #   scripts/bench.sh            all of them (several minutes; bench-log
 #                               builds a 100,000-pack store on first use)
 #   scripts/bench.sh pack diff  only those
+# scripts/bench-ab.sh BASE compares packing and verifying with an earlier
+# revision's build in the same run (the "no regression" figures).
 # Areas: pack (W1-W7, fsync strategies, git and sha256sum anchors), diff,
 # log, verify, replay, import, base64, html, remote (ctx-push/ctx-pull
 # against a loopback docker-registry).

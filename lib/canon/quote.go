@@ -51,6 +51,26 @@ func AppendEscaped[T ~string | ~[]byte](dst []byte, s T) []byte {
 	return append(dst, s[start:]...)
 }
 
+// Unescape returns the character the short JSON escape \e stands for: e
+// is one of " \\ / b f n r t.
+func Unescape(e byte) (c byte, ok bool) {
+	switch e {
+	case '"', '\\', '/':
+		return e, true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
+}
+
 // IsCanonical reports whether in is one JSON value in canonical form, so
 // that a writer may copy it into canonical output as it is. A string is
 // judged in one pass; any other value is canonicalized and compared.
@@ -66,6 +86,7 @@ func IsCanonical(in []byte) bool {
 // valid UTF-8 text: each escape is the one it writes for its character.
 func canonicalString(s []byte) bool {
 	var esc [6]byte
+	var ok bool
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
@@ -74,26 +95,13 @@ func canonicalString(s []byte) bool {
 		if c != '\\' || i+1 >= len(s) {
 			return false
 		}
-		switch e := s[i+1]; e {
-		case '"', '\\':
-			c = e
-		case 'b':
-			c = '\b'
-		case 'f':
-			c = '\f'
-		case 'n':
-			c = '\n'
-		case 'r':
-			c = '\r'
-		case 't':
-			c = '\t'
-		case 'u':
+		if e := s[i+1]; e == 'u' {
 			v, err := strconv.ParseUint(string(s[i+2:min(i+6, len(s))]), 16, 16)
 			if err != nil || i+6 > len(s) || v >= 0x20 {
 				return false
 			}
 			c = byte(v)
-		default:
+		} else if c, ok = Unescape(e); !ok {
 			return false
 		}
 		want := AppendEscaped(esc[:0], []byte{c})

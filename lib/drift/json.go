@@ -121,37 +121,32 @@ func (w *reportWriter) entry(e *Entry) {
 		w.raw(name)
 		w.raw(`":`)
 	}
-	if e.A != nil {
-		member("a")
-		w.value(e.A)
-	}
-	if !e.ARef.IsZero() {
-		member("a_ref")
-		w.digest(e.ARef)
-	}
-	if e.ASize != nil {
-		member("a_size")
-		w.b = strconv.AppendInt(w.b, *e.ASize, 10)
-	}
-	if e.AStep != nil {
-		member("a_step")
-		w.b = strconv.AppendInt(w.b, int64(*e.AStep), 10)
-	}
-	if e.B != nil {
-		member("b")
-		w.value(e.B)
-	}
-	if !e.BRef.IsZero() {
-		member("b_ref")
-		w.digest(e.BRef)
-	}
-	if e.BSize != nil {
-		member("b_size")
-		w.b = strconv.AppendInt(w.b, *e.BSize, 10)
-	}
-	if e.BStep != nil {
-		member("b_step")
-		w.b = strconv.AppendInt(w.b, int64(*e.BStep), 10)
+	for _, side := range [2]struct {
+		names [4]string
+		value jsontext.Value
+		ref   digest.Digest
+		size  *int64
+		step  *int
+	}{
+		{[4]string{"a", "a_ref", "a_size", "a_step"}, e.A, e.ARef, e.ASize, e.AStep},
+		{[4]string{"b", "b_ref", "b_size", "b_step"}, e.B, e.BRef, e.BSize, e.BStep},
+	} {
+		if side.value != nil {
+			member(side.names[0])
+			w.value(side.value)
+		}
+		if !side.ref.IsZero() {
+			member(side.names[1])
+			w.digest(side.ref)
+		}
+		if side.size != nil {
+			member(side.names[2])
+			w.b = strconv.AppendInt(w.b, *side.size, 10)
+		}
+		if side.step != nil {
+			member(side.names[3])
+			w.b = strconv.AppendInt(w.b, int64(*side.step), 10)
+		}
 	}
 	if e.Binary {
 		member("binary")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
 )
 
@@ -256,22 +257,11 @@ func unescape(b []byte) string {
 			continue
 		}
 		i++
-		switch b[i] {
-		case 'b':
-			c = '\b'
-		case 'f':
-			c = '\f'
-		case 'n':
-			c = '\n'
-		case 'r':
-			c = '\r'
-		case 't':
-			c = '\t'
-		case 'u':
+		if b[i] == 'u' {
 			c = hexValue[b[i+3]]<<4 | hexValue[b[i+4]]
 			i += 4
-		default: // '"' or '\\'
-			c = b[i]
+		} else {
+			c, _ = canon.Unescape(b[i])
 		}
 		out = append(out, c)
 	}
