@@ -12,9 +12,11 @@ import (
 
 // codexWorkspace reads a Codex rollout's shell calls and apply_patch
 // calls, in order: a plain `cat FILE` that succeeded shows the whole file
-// (an input), and an apply_patch applied to files whose content is known
-// gives their final content (outputs). Paths are relative to root, the
-// session's working directory.
+// (an input), a plain read of part of it (sed -n 'A,Bp', head, nl -ba,
+// nl -ba | sed -n) the lines it printed (a partial input; codexRead), and
+// an apply_patch applied to files whose content is known gives their
+// final content (outputs). Paths are relative to root, the session's
+// working directory.
 func codexWorkspace(data []byte, root string) *workspace {
 	w := newWorkspace(root)
 	type call struct {
