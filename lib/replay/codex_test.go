@@ -84,6 +84,7 @@ func TestCodexShellReadsPartial(t *testing.T) {
 		{"sed of known lines", `{"cmd":"sed -n '5,6p' big.go"}`, frame + "old\n", frame + "l5\nl6\n"},
 		{"sed absolute path", `{"cmd":"sed -n '1,2p' /w/big.go","workdir":"."}`, "", "l1\nl2\n"},
 		{"head", `{"command":["bash","-lc","head -n 2 big.go"]}`, "", "l1\nl2\n"},
+		{"dot path", `{"cmd":"sed -n '5,6p' ./big.go"}`, "", "l5\nl6\n"},
 		{"nl | sed", `{"cmd":"nl -ba big.go | sed -n '5,6p'"}`, "", "     5\tl5\n     6\tl6\n"},
 		{"nl | sed to the end", `{"cmd":"nl -ba big.go | sed -n '6,30p'"}`, "", "     6\tl6\n     7\tl7\n"},
 		{"nl | head", `{"cmd":"nl -ba big.go | head -n 1"}`, "", "     1\tl1\n"},
