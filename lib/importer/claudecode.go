@@ -28,11 +28,13 @@ func importClaudeCode(b *builder, data []byte) error {
 	var summaries list
 	var other []lineMember // scratch: the line's unmapped members
 	sc := newSidechains()
+	var hs harness
 	line := func(where string, rec gjson.Result) error {
 		// One pass over the line's members: long lines (tool results)
 		// are scanned once, not once per member looked up.
 		var typ, message, tsv gjson.Result
 		var ln ccLine
+		var mk ccMarks
 		other = other[:0]
 		each(rec, func(k, v gjson.Result) bool {
 			switch k.Str {
@@ -46,6 +48,12 @@ func importClaudeCode(b *builder, data []byte) error {
 				ln.parent = v.String()
 			case "toolUseResult":
 				ln.resultAgent = v.Get("agentId").String()
+			case "isMeta":
+				mk.meta = v.Type == gjson.True
+			case "isCompactSummary":
+				mk.compact = v.Type == gjson.True
+			case "origin":
+				mk.origin = v.Get("kind").String()
 			}
 			switch k.Str {
 			case "type":
@@ -97,6 +105,11 @@ func importClaudeCode(b *builder, data []byte) error {
 		if m.role != "assistant" {
 			line = withoutPartCopies(line, m)
 			m.meta = join(line, m.meta)
+			mk.uuid = ln.uuid
+			if hm := hs.classify(b, where, m, message.Get("content"), mk); hm != nil {
+				msgs = append(msgs, hm)
+				sc.line(hm, ln)
+			}
 			msgs = append(msgs, m)
 			sc.line(m, ln)
 			return nil
@@ -164,6 +177,7 @@ func importClaudeCode(b *builder, data []byte) error {
 		all = append(append(all[:len(all):len(all)], '\n'), sub.Data...)
 	}
 	b.linePrefix = ""
+	hs.report(b)
 	if b.mapped == 0 && b.records > 0 {
 		return b.errorf("", "not %s: no line is a user, assistant or summary record", Describe(ClaudeCode))
 	}
@@ -307,6 +321,9 @@ func (sc *sidechains) add(b *builder, m *msg) {
 	if m.role != "assistant" && m.hasText && len(m.results) == 0 {
 		// The subagent's prompt: its Task call's input, not the user's.
 		p := join(obj{{"content", quote(m.text)}}, m.meta)
+		if m.role == harnessRole {
+			p = join(obj{{"role", quote(harnessRole)}}, p)
+		}
 		if m.ts != "" {
 			p.setDefault("timestamp", quote(m.ts))
 		}

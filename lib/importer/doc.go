@@ -133,6 +133,25 @@
 // and Options.Subagents takes after the session's own lines; a line of
 // one is named "<file>: line N"); the subagent's prompt is kept
 // with its first step (metadata.agent_prompts), not made a user prompt.
+// User records Claude Code writes itself (ccharness.go) are prompts with
+// role "harness", their text byte for byte, and their kind in
+// metadata.prompts[i].harness: "compact-summary" (isCompactSummary),
+// origin.kind when it is not "human" (2.1 and later: "task-notification",
+// "auto-continuation", "peer", …), the kind of the tag all their text
+// blocks open with (<task-notification>: "task-notification";
+// <command-name>, <command-message>, <command-args>, <command-contents>:
+// "command"; <local-command-stdout>, <local-command-stderr>:
+// "command-output"; <local-command-caveat>: "command-caveat";
+// <bash-input>: "shell-input"; <bash-stdout>, <bash-stderr>:
+// "shell-output"; <system-reminder>: "system-reminder"), else "meta"
+// (isMeta). A kind told by the tag alone, without isMeta, is a warning
+// listing the lines: a person could type the same text. A record whose
+// leading text blocks are the harness's and the rest not is split into
+// the harness's prompt (with the record's uuid) and the user's; a tag
+// after the user's text leaves the prompt the user's, with a warning.
+// Tool results are never prompts (a <system-reminder> in a tool's output
+// stays in it); a subagent's harness records join its agent_prompts with
+// "role": "harness".
 // Codex response_item payloads are Responses API items; event_msg lines
 // mostly repeat them and are skipped, except token_count (the only record
 // of usage: each request's last_token_usage is its model turn's usage),

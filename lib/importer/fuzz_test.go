@@ -45,6 +45,12 @@ func FuzzImport(f *testing.F) {
 {"type":"user","uuid":"b","isSidechain":true,"message":{"role":"user","content":"p"}}
 {"type":"assistant","uuid":"c","parentUuid":"b","isSidechain":true,"message":{"id":"n","role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"x"}]}}
 {"type":"user","uuid":"d","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}]}}`), uint8(1))
+	// Claude Code's own records: a notification, a reminder before the
+	// user's text (split), one after it (kept), a compaction summary.
+	f.Add([]byte(`{"type":"user","uuid":"a","origin":{"kind":"task-notification"},"message":{"role":"user","content":"<task-notification>x</task-notification>"}}
+{"type":"user","uuid":"b","isSidechain":true,"message":{"role":"user","content":[{"type":"text","text":"<system-reminder>r</system-reminder>"},{"type":"text","text":"typed"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}}
+{"type":"user","uuid":"c","message":{"role":"user","content":[{"type":"text","text":" <system-reminder>r</system-reminder>"},"typed",{"type":"text","text":"<bash-input>ls</bash-input>"}]}}
+{"type":"user","uuid":"d","isCompactSummary":true,"message":{"role":"user","content":"<command-name"}}`), uint8(1))
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		format := Formats()[int(which)%len(Formats())]
 		Detect("", data)
