@@ -99,7 +99,11 @@ func TestCodexWorkspace(t *testing.T) {
 	if want := []wsFile{{name: "src/a.py", content: "x = 2\nprint(x)\n"}, {name: "src/new.py", content: "y = 4\n"}}; !reflect.DeepEqual(outputs, want) {
 		t.Errorf("outputs = %+v, want %+v", outputs, want)
 	}
-	if want := []string{"apply_patch of unknown.py: the file's content before the patch is not known; its final content is not recorded"}; !reflect.DeepEqual(w.skipped, want) {
+	if want := []string{
+		`command "cat gone.py" exited with code 1; what it printed is not recorded`,
+		`command "cat b.py | head": cat: a pipeline is not a plain read; what it printed is not recorded`,
+		"apply_patch of unknown.py: the file's content before the patch is not known; its final content is not recorded",
+	}; !reflect.DeepEqual(w.skipped, want) {
 		t.Errorf("skipped = %q, want %q", w.skipped, want)
 	}
 }

@@ -12,9 +12,11 @@ import (
 
 // codexWorkspace reads a Codex rollout's shell calls and apply_patch
 // calls, in order: a plain `cat FILE` that succeeded shows the whole file
-// (an input), and an apply_patch applied to files whose content is known
-// gives their final content (outputs). Paths are relative to root, the
-// session's working directory.
+// (an input), a plain read of part of it (sed -n 'A,Bp', head, nl -ba,
+// nl -ba | sed -n) the lines it printed (a partial input; codexRead), and
+// an apply_patch applied to files whose content is known gives their
+// final content (outputs). Paths are relative to root, the session's
+// working directory.
 func codexWorkspace(data []byte, root string) *workspace {
 	w := newWorkspace(root)
 	type call struct {
@@ -116,26 +118,237 @@ func (w *workspace) codexResult(name, workdir string, argv []string, script, pat
 		w.applyPatch(patch, dir)
 		return
 	}
-	if failed || short {
-		return
-	}
-	words := argv
+	w.codexRead(argv, script, dir, exit, short, out)
+}
+
+// codexRead records what a plain read of a file (render.ParseCodexRead:
+// cat, sed -n 'A,Bp', head, nl -ba, nl -ba | sed -n) that exited 0
+// showed: the whole file when the output is all of it byte for byte,
+// else the lines it printed, as a partial input. A command of one of
+// those programs that is not such a read, failed, or whose output Codex
+// shortened is named as skipped.
+func (w *workspace) codexRead(argv []string, script, dir, exit string, short bool, out []byte) {
+	stages := [][]string{argv}
+	shown := strings.Join(argv, " ")
 	if script != "" {
-		if strings.ContainsAny(script, "|&;<>()$`\\\"'*?[]{}~\n") {
+		shown = script
+		if !mentionsRead(script) {
 			return
 		}
-		words = strings.Fields(script)
+		if strings.ContainsAny(script, "*?[]{}~") {
+			w.skip("command %q holds characters a shell would expand; what it printed is not recorded", shown)
+			return
+		}
+		var err error
+		if stages, err = render.SplitPipeline(script); err != nil {
+			w.skip("command %q is not a plain read (%v); what it printed is not recorded", shown, err)
+			return
+		}
 	}
-	if len(words) != 2 || words[0] != "cat" || strings.HasPrefix(words[1], "-") {
+	if len(stages[0]) == 0 || !isReadProgram(stages[0][0]) {
 		return
 	}
-	file := words[1]
+	r, err := render.ParseCodexRead(stages)
+	if err != nil {
+		w.skip("command %q: %v; what it printed is not recorded", shown, err)
+		return
+	}
+	switch {
+	case exit == "":
+		w.skip("command %q: the result records no exit code; what it printed is not recorded", shown)
+		return
+	case exit != "0":
+		w.skip("command %q exited with code %s; what it printed is not recorded", shown, exit)
+		return
+	case short:
+		w.skip("command %q: Codex shortened its output; what it printed is not recorded", shown)
+		return
+	case len(r.Files) != 1:
+		w.skip("command %q reads %d files, and its output does not say where each ends; what it printed is not recorded", shown, len(r.Files))
+		return
+	}
+	file := r.Files[0]
 	if !path.IsAbs(file) {
 		file = path.Join(dir, file)
 	}
-	if rel, ok := w.rel(path.Clean(file), "cat of"); ok {
-		w.saw(rel, string(out))
+	name, ok := w.rel(path.Clean(file), r.Prog+" of")
+	if !ok {
+		return
 	}
+	lines, ended, err := r.Shown(out)
+	switch {
+	case err != nil:
+		w.skip("command %q: %v; what it printed is not recorded", shown, err)
+	case r.From == 1 && ended && !r.Numbered:
+		w.codexSawWhole(name, string(out))
+	case r.From == 1 && ended && len(lines) == 0:
+		w.codexSawWhole(name, "") // nl prints nothing of an empty file only
+	case len(lines) == 0:
+		if r.To >= r.From {
+			w.skip("command %q printed nothing: %s has fewer than %d lines, which a partial input cannot record", shown, name, r.From)
+		}
+	default:
+		total, ending := 0, ""
+		if ended {
+			total = r.From + len(lines) - 1
+			if !r.Numbered { // nl ends every line it prints
+				ending = "none"
+				if bytes.HasSuffix(out, []byte("\n")) {
+					ending = "\n"
+				}
+			}
+		}
+		w.codexSawLines(name, r.From, lines, total, ending, shown)
+	}
+}
+
+// codexSawWhole records that a read showed the whole of name holding
+// content. A file the session changed in a way the rollout does not show
+// is known again, but is no input; nor is content that contradicts the
+// lines seen before (the file changed in between).
+func (w *workspace) codexSawWhole(name, content string) {
+	if w.stale[name] {
+		delete(w.stale, name)
+		w.current[name] = content
+		return
+	}
+	if i, ok := w.inputAt[name]; ok && w.inputs[i].seen == seenPartial {
+		if _, known := w.current[name]; !known && !agrees(w.inputs[i], 1, splitLines(content), true) {
+			w.skip("%s holds other lines than were seen of it before: it changed in between; its input keeps the lines first seen", name)
+			w.current[name] = content
+			return
+		}
+	}
+	w.observed(name, content)
+}
+
+// codexSawLines records lines of name from line from on, of a file of
+// total lines (0 if unknown) whose last line ends in ending ("\n", "none",
+// or "" if not shown), shown by command. Once every line is known, and how
+// the last one ends, the file is known whole. Lines that contradict what
+// is known of the file (its content, the lines seen before) mean it
+// changed in a way the rollout does not show: what it holds is then no
+// longer known.
+func (w *workspace) codexSawLines(name string, from int, lines []string, total int, ending, command string) {
+	if w.stale[name] {
+		return
+	}
+	if cur, ok := w.current[name]; ok {
+		f := wsFile{seen: seenPartial, known: map[int]string{}}
+		all := splitLines(cur)
+		for k, l := range all {
+			f.known[k+1] = l
+		}
+		f.total = len(all)
+		if !agrees(f, from, lines, total > 0) || from+len(lines)-1 > f.total {
+			w.skip("command %q shows other lines of %s than the session knew it to hold: it changed in a way the rollout does not show; its content is no longer known", command, name)
+			w.lose(name)
+		}
+		return
+	}
+	if w.written[name] {
+		return
+	}
+	if i, ok := w.inputAt[name]; ok && w.inputs[i].seen == seenPartial {
+		f := w.inputs[i]
+		if !agrees(f, from, lines, false) || total > 0 && f.total > 0 && total != f.total || total > 0 && maxLine(f) > total || f.total > 0 && from+len(lines)-1 > f.total {
+			w.skip("command %q shows other lines of %s than were seen of it before: it changed in between; its input keeps the lines first seen", command, name)
+			w.stale[name] = true
+			return
+		}
+	}
+	w.sawLines(name, from, lines, total)
+	i := w.inputAt[name]
+	f := &w.inputs[i]
+	if ending != "" {
+		f.ending = ending
+	}
+	if f.total == 0 || f.ending == "" || len(f.known) != f.total || maxLine(*f) != f.total {
+		return
+	}
+	var b strings.Builder
+	for n := 1; n <= f.total; n++ {
+		b.WriteString(f.known[n])
+		if n < f.total || f.ending == "\n" {
+			b.WriteByte('\n')
+		}
+	}
+	w.inputs[i] = wsFile{name: name, content: b.String()}
+	w.current[name] = b.String()
+}
+
+// lose forgets what name holds: the session changed it in a way that is
+// not known. An output of that name is no longer one (its final content
+// is not known), and later reads of it are no input.
+func (w *workspace) lose(name string) {
+	delete(w.current, name)
+	w.outputs = removeName(w.outputs, name)
+	w.stale[name] = true
+}
+
+// agrees reports whether lines, lines of a file from line from on, agree
+// with the lines f knows; with whole, they are all of the file, so f's
+// known lines past them and f's total must agree too.
+func agrees(f wsFile, from int, lines []string, whole bool) bool {
+	for k, l := range lines {
+		if known, ok := f.known[from+k]; ok && known != l {
+			return false
+		}
+	}
+	if whole {
+		last := from + len(lines) - 1
+		if f.total > 0 && f.total != last || maxLine(f) > last {
+			return false
+		}
+	}
+	return true
+}
+
+// maxLine is the last line number f knows.
+func maxLine(f wsFile) int {
+	n := 0
+	for k := range f.known {
+		n = max(n, k)
+	}
+	return n
+}
+
+// splitLines splits content into its lines, without their line endings,
+// as sed and nl count them: a last line without one is a line.
+func splitLines(content string) []string {
+	if content == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+}
+
+// mentionsRead reports whether a script runs one of the programs whose
+// plain reads are recorded: first, or after an operator (cd DIR && sed …).
+func mentionsRead(script string) bool {
+	fields := strings.Fields(script)
+	for i, f := range fields {
+		if !isReadProgram(f) {
+			continue
+		}
+		if i == 0 {
+			return true
+		}
+		switch prev := fields[i-1]; {
+		case prev == "&&" || prev == "||" || prev == "|" || strings.HasSuffix(prev, ";"):
+			return true
+		}
+	}
+	return false
+}
+
+// isReadProgram reports whether prog is one of the programs whose plain
+// reads are recorded.
+func isReadProgram(prog string) bool {
+	switch prog {
+	case "cat", "sed", "head", "nl":
+		return true
+	}
+	return false
 }
 
 // applyPatchOf finds the patch of an apply_patch run as a command:
@@ -196,21 +409,22 @@ func (w *workspace) applyPatch(patch, dir string) {
 		}
 		switch op.kind {
 		case "add":
+			delete(w.stale, name)
 			w.wrote(name, op.add)
 		case "delete":
 			w.skip("apply_patch deleted %s; a deleted file is not an output", name)
-			delete(w.current, name)
-			w.outputs = removeName(w.outputs, name)
+			w.lose(name)
 		case "update":
 			base, known := w.current[name]
 			if !known {
 				w.skip("apply_patch of %s: the file's content before the patch is not known; its final content is not recorded", name)
+				w.lose(name)
 				continue
 			}
 			out, err := applyChunks(base, op.chunks)
 			if err != nil {
 				w.skip("apply_patch of %s: %v; its final content is not recorded", name, err)
-				delete(w.current, name)
+				w.lose(name)
 				continue
 			}
 			target := name
@@ -222,9 +436,9 @@ func (w *workspace) applyPatch(patch, dir string) {
 				if target, ok = w.rel(path.Clean(mv), "apply_patch move to"); !ok {
 					continue
 				}
-				delete(w.current, name)
-				w.outputs = removeName(w.outputs, name)
+				w.lose(name)
 			}
+			delete(w.stale, target)
 			w.wrote(target, out)
 		}
 	}

@@ -105,7 +105,20 @@
 // ranges (total_lines from totalLines, which counts the empty string after
 // a final newline as Claude Code does); several partial reads merge. A
 // file only listed (Glob and Grep filenames, the LS tree) is an input with
-// seen "name". What cannot be reconstructed (an edit of a file whose
+// seen "name". Codex's plain reads of part of a file that exited 0 (sed
+// -n 'A,Bp' FILE, head [-n N] FILE, nl -ba FILE, nl -ba FILE | sed -n
+// 'A,Bp', also wrapped in bash -lc; render.ParseCodexRead) are partial
+// inputs the same way, nl's numbers stripped; total_lines is the file's
+// line count as sed counts it, known when a read printed fewer lines than
+// it asked for or a last line without a line ending. A read from line 1
+// that ran past the end, or reads that together cover every line and
+// show how the last one ends, make the file whole. A read whose lines
+// contradict what is known means the file changed unseen: it is no
+// longer known (nor an output), and what is read of it later is no
+// input. Reads Codex shortened, that failed or whose exit code is not
+// recorded, and commands of cat, sed, head or nl that are no plain read
+// (options, several files, redirections, pipes into other programs) are
+// warnings. What cannot be reconstructed (an edit of a file whose
 // content is unknown, a NotebookEdit, a file outside the working
 // directory) is a warning. Contents are added after paths are made
 // relative, so file bytes are never rewritten.

@@ -10,20 +10,22 @@ import (
 )
 
 // FuzzWorkspace imports arbitrary Claude Code and Codex sessions, seeded
-// with sessions that read, list, write, edit and patch files: none may
+// with sessions that read (whole and in part: Read with offset, sed -n,
+// head, nl -ba), list, write, edit and patch files: none may
 // panic, and whatever inputs and outputs the workspace adds must be a log
 // ctx-pack accepts (clean unique names, partial inputs whose lines agree
 // with their content).
 func FuzzWorkspace(f *testing.F) {
-	for _, name := range []string{"claude-code", "codex"} {
-		data, err := os.ReadFile("testdata/workspace/" + name + ".jsonl")
+	for _, name := range []string{"workspace/claude-code", "workspace/codex", "codex/reads"} {
+		data, err := os.ReadFile("testdata/" + name + ".jsonl")
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(data, name == "codex")
+		codex := name != "workspace/claude-code"
+		f.Add(data, codex)
 		// Each line alone, so that the fuzzer starts from small inputs.
 		for line := range bytes.SplitSeq(data, []byte("\n")) {
-			f.Add(line, name == "codex")
+			f.Add(line, codex)
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, codex bool) {

@@ -24,6 +24,7 @@ type workspace struct {
 	outputs []string          // written files, in order of first write
 	current map[string]string // what the session knows each file holds now
 	written map[string]bool   // files first seen by being written
+	stale   map[string]bool   // files changed in a way not known (Codex)
 
 	skipped []string // what could not be recorded, and why
 }
@@ -36,6 +37,9 @@ type wsFile struct {
 	seen  string
 	known map[int]string
 	total int
+	// ending is how the last line of a partial file ends, when a read
+	// printed it as it is: "\n", or "none" for no line ending.
+	ending string
 }
 
 // Input seen values (the schema's seen member).
@@ -45,7 +49,7 @@ const (
 )
 
 func newWorkspace(root string) *workspace {
-	return &workspace{root: root, inputAt: map[string]int{}, current: map[string]string{}, written: map[string]bool{}}
+	return &workspace{root: root, inputAt: map[string]int{}, current: map[string]string{}, written: map[string]bool{}, stale: map[string]bool{}}
 }
 
 // rel makes an absolute path relative to the working directory; ok is

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -44,23 +45,23 @@ func (c *codexShell) Run(ctx context.Context, call *Call, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	argv, dir, err := codexCommand(p)
+	stages, dir, err := codexCommand(p)
 	if err != nil {
 		return err
 	}
-	b, err := codexRead(call, dir, argv)
+	b, err := codexRead(call, dir, stages)
 	if err != nil {
 		return err
 	}
 	n := 0 // names whose order the locale decides
-	if argv[0] == "ls" {
+	if stages[0][0] == "ls" {
 		n = bytes.Count(b, []byte("\n"))
 	}
 	if rec, err := call.recorded(); err != nil {
 		return err
 	} else if rec != nil {
 		if got := render.CodexOutput(rec); n > 1 && !bytes.Equal(got, b) && sameLines(got, b) {
-			return skipf("%s: the same %d names in another order: ls sorts by the locale's collation, which the pack does not record", argv[0], n)
+			return skipf("%s: the same %d names in another order: ls sorts by the locale's collation, which the pack does not record", stages[0][0], n)
 		}
 		if b, err = render.CodexFrame(rec, b); err != nil {
 			return err
@@ -70,10 +71,11 @@ func (c *codexShell) Run(ctx context.Context, call *Call, out io.Writer) error {
 	return err
 }
 
-// codexCommand reads the command and working directory of a shell call.
+// codexCommand reads the command and working directory of a shell call:
+// one simple command, or the stages of a pipeline that is a plain read.
 // Every other parameter (timeouts, justification, sandbox settings) does
 // not change what a read prints and is ignored.
-func codexCommand(p *params) ([]string, string, error) {
+func codexCommand(p *params) ([][]string, string, error) {
 	var argv []string
 	var script string
 	for _, k := range []string{"command", "cmd"} {
@@ -110,20 +112,29 @@ func codexCommand(p *params) ([]string, string, error) {
 	if len(argv) >= 3 && isShell(argv[0]) && (argv[1] == "-c" || argv[1] == "-lc") {
 		script, argv = argv[2], nil
 	}
+	stages := [][]string{argv}
 	if script != "" {
 		if strings.ContainsAny(script, "*?[]{}~") {
 			return nil, "", skipf("%s: %q holds characters a shell would expand; only plain commands are replayed", p.tool, script)
 		}
 		words, err := Split(script)
 		if err != nil {
-			return nil, "", skipf("%s: not a plain command: %v", p.tool, err)
+			// A pipeline only when it is a plain read (nl -ba FILE | sed -n 'A,Bp').
+			pipeline, perr := render.SplitPipeline(script)
+			if perr != nil || len(pipeline) < 2 {
+				return nil, "", skipf("%s: not a plain command: %v", p.tool, err)
+			}
+			if r, rerr := render.ParseCodexRead(pipeline); r == nil || rerr != nil {
+				return nil, "", skipf("%s: not a plain command: %v", p.tool, err)
+			}
+			return pipeline, dir, nil
 		}
-		argv = words
+		stages = [][]string{words}
 	}
-	if len(argv) == 0 {
+	if len(stages[0]) == 0 {
 		return nil, "", fmt.Errorf("%s: no command parameter", p.tool)
 	}
-	return argv, dir, nil
+	return stages, dir, nil
 }
 
 func isShell(prog string) bool {
@@ -134,24 +145,24 @@ func isShell(prog string) bool {
 	return false
 }
 
-var sedRange = regexp.MustCompile(`^([0-9]+)(?:,([0-9]+))?p$`)
-
-// codexRead prints what argv, a read-only command, prints when run in dir.
-func codexRead(call *Call, dir string, argv []string) ([]byte, error) {
+// codexRead prints what a read-only command (one simple command, or the
+// stages of a pipeline ParseCodexRead reads) prints when run in dir.
+func codexRead(call *Call, dir string, stages [][]string) ([]byte, error) {
 	ws := call.Workspace
+	argv := stages[0]
 	prog, args := argv[0], argv[1:]
-	file := func(name string) ([]byte, error) {
+	where := func(name string) (string, error) {
 		name = ws.local(name)
 		full, err := resolve(path.Join(dir, name))
 		if err != nil || path.IsAbs(name) {
 			if err == nil {
 				err = fmt.Errorf("path %q is absolute; built-in tools only read inside the workspace", name)
 			}
-			return nil, fmt.Errorf("%s: %w", prog, err)
+			return "", fmt.Errorf("%s: %w", prog, err)
 		}
-		if sf := ws.seenAs(full); sf != nil {
-			return nil, skipf("%s: %s was seen only %s", prog, full, map[string]string{seenName: "by name", seenPartial: "in part"}[sf.seen])
-		}
+		return full, nil
+	}
+	file := func(full string) ([]byte, error) {
 		b, err := readRegular(ws.Root, full)
 		switch {
 		case err != nil && ws.Hermetic:
@@ -164,77 +175,37 @@ func codexRead(call *Call, dir string, argv []string) ([]byte, error) {
 	plain := func(what string) error {
 		return skipf("%s: %s is not replayed; only plain reads are", prog, what)
 	}
-	switch prog {
-	case "cat":
-		if len(args) == 0 {
-			return nil, plain("cat without a file")
-		}
+	r, err := render.ParseCodexRead(stages)
+	var nr *render.NotARead
+	switch {
+	case errors.As(err, &nr):
+		return nil, plain(nr.What)
+	case err != nil:
+		return nil, err
+	case r != nil:
 		var out []byte
-		for _, a := range args {
-			if strings.HasPrefix(a, "-") {
-				return nil, plain("option " + a)
-			}
-			b, err := file(a)
+		for _, a := range r.Files {
+			full, err := where(a)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, b...)
+			if sf := ws.seenAs(full); sf != nil {
+				b, err := sf.codexRead(full, r)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, b...)
+				continue
+			}
+			b, err := file(full)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r.Print(b)...)
 		}
 		return out, nil
-	case "sed":
-		if len(args) != 3 || args[0] != "-n" {
-			return nil, plain("a sed other than sed -n 'A,Bp' FILE")
-		}
-		m := sedRange.FindStringSubmatch(args[1])
-		if m == nil {
-			return nil, plain("sed script " + strconv.Quote(args[1]))
-		}
-		from, _ := strconv.Atoi(m[1])
-		to := from
-		if m[2] != "" {
-			to, _ = strconv.Atoi(m[2])
-		}
-		b, err := file(args[2])
-		if err != nil {
-			return nil, err
-		}
-		if from == 0 || to < from {
-			return nil, plain("sed range " + args[1])
-		}
-		return render.Sed(b, from, to), nil
-	case "head":
-		n := 10
-		switch {
-		case len(args) == 1:
-		case len(args) == 3 && args[0] == "-n":
-			v, err := strconv.Atoi(args[1])
-			if err != nil || v < 0 {
-				return nil, plain("head -n " + args[1])
-			}
-			n, args = v, args[2:]
-		case len(args) == 2 && strings.HasPrefix(args[0], "-"):
-			v, err := strconv.Atoi(args[0][1:])
-			if err != nil || v < 0 {
-				return nil, plain("option " + args[0])
-			}
-			n, args = v, args[1:]
-		default:
-			return nil, plain("a head other than head [-n N] FILE")
-		}
-		b, err := file(args[len(args)-1])
-		if err != nil {
-			return nil, err
-		}
-		return render.Head(b, n), nil
-	case "nl":
-		if len(args) != 2 || args[0] != "-ba" {
-			return nil, plain("an nl other than nl -ba FILE")
-		}
-		b, err := file(args[1])
-		if err != nil {
-			return nil, err
-		}
-		return render.Nl(b), nil
+	}
+	switch prog {
 	case "ls":
 		all := false
 		var dirs []string
@@ -424,4 +395,35 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 		return nil, skipf("rg: the same %d lines in another order: ripgrep searches files in parallel", len(lines))
 	}
 	return out, nil
+}
+
+// codexRead prints what r prints of a file the session saw in part, when
+// the lines it prints are all known and end in a line break: a partial
+// input holds lines, not whether the file's last line has one.
+func (sf *seenFile) codexRead(name string, r *render.CodexRead) ([]byte, error) {
+	if sf.seen != seenPartial {
+		return nil, skipf("%s: %s was seen only by name; its content is not in the pack", r.Prog, name)
+	}
+	if r.Prog == "cat" {
+		return nil, skipf("%s: %s was seen only in part", r.Prog, name)
+	}
+	end := r.To
+	if sf.total > 0 && end > sf.total {
+		end = sf.total
+	}
+	if end == render.ToEnd {
+		return nil, skipf("%s: %s was seen only in part, and its length is not known", r.Prog, name)
+	}
+	var lines []string
+	for n := r.From; n <= end; n++ {
+		l, ok := sf.lines[n]
+		if !ok {
+			return nil, skipf("%s: %s was seen only in part; line %d is not in the pack", r.Prog, name, n)
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) > 0 && end == sf.total && !r.Numbered {
+		return nil, skipf("%s: %s was seen only in part; whether its last line ends in a line break is not in the pack", r.Prog, name)
+	}
+	return r.PrintLines(lines), nil
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -60,5 +61,54 @@ func TestCodexShellReads(t *testing.T) {
 	ws.Hermetic = true
 	if got := run("shell", `{"command":["cat","gone.txt"]}`, ""); got != "skip: cat: gone.txt is not among the pack's inputs" {
 		t.Errorf("hermetic missing file: %q", got)
+	}
+}
+
+// TestCodexShellReadsPartial replays Codex's reads of files the pack holds
+// in part: those whose lines are all known, and end in a line break, are
+// printed from them; the others skip, saying which line is missing.
+func TestCodexShellReadsPartial(t *testing.T) {
+	dir := t.TempDir()
+	tree(t, dir, map[string]string{"a.txt": "one\n"})
+	ws := liveWorkspace(t, dir)
+	ws.Hermetic = true
+	ws.RecordedDir = "/w"
+	ws.seen = map[string]*seenFile{
+		"big.go":   {seen: seenPartial, lines: map[int]string{1: "l1", 2: "l2", 5: "l5", 6: "l6", 7: "l7"}, total: 7},
+		"open.txt": {seen: seenPartial, lines: map[int]string{2: "b", 3: "c"}},
+		"name.go":  {seen: seenName},
+	}
+	tools := CodexShellTools()
+	const frame = "Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\n"
+	tests := []struct{ name, params, recorded, want string }{
+		{"sed of known lines", `{"cmd":"sed -n '5,6p' big.go"}`, frame + "old\n", frame + "l5\nl6\n"},
+		{"sed absolute path", `{"cmd":"sed -n '1,2p' /w/big.go","workdir":"."}`, "", "l1\nl2\n"},
+		{"head", `{"command":["bash","-lc","head -n 2 big.go"]}`, "", "l1\nl2\n"},
+		{"dot path", `{"cmd":"sed -n '5,6p' ./big.go"}`, "", "l5\nl6\n"},
+		{"nl | sed", `{"cmd":"nl -ba big.go | sed -n '5,6p'"}`, "", "     5\tl5\n     6\tl6\n"},
+		{"nl | sed to the end", `{"cmd":"nl -ba big.go | sed -n '6,30p'"}`, "", "     6\tl6\n     7\tl7\n"},
+		{"nl | head", `{"cmd":"nl -ba big.go | head -n 1"}`, "", "     1\tl1\n"},
+		{"sed past the end", `{"cmd":"sed -n '9,12p' big.go"}`, "", ""},
+		{"sed of lines unknown", `{"cmd":"sed -n '2,5p' big.go"}`, "", "skip: sed: big.go was seen only in part; line 3 is not in the pack"},
+		{"sed to the last line", `{"cmd":"sed -n '6,20p' big.go"}`, "", "skip: sed: big.go was seen only in part; whether its last line ends in a line break is not in the pack"},
+		{"length unknown", `{"cmd":"nl -ba open.txt"}`, "", "skip: nl: open.txt was seen only in part, and its length is not known"},
+		{"past the known lines", `{"cmd":"sed -n '2,4p' open.txt"}`, "", "skip: sed: open.txt was seen only in part; line 4 is not in the pack"},
+		{"within them", `{"cmd":"sed -n '2,3p' open.txt"}`, "", "b\nc\n"},
+		{"cat of a part", `{"cmd":"cat big.go"}`, "", "skip: cat: big.go was seen only in part"},
+		{"a name", `{"cmd":"head name.go"}`, "", "skip: head: name.go was seen only by name; its content is not in the pack"},
+		{"nl into grep", `{"cmd":"nl -ba big.go | grep l1"}`, "", `skip: exec_command: not a plain command: splitting "nl -ba big.go | grep l1": "|" would mean something to a shell, and no shell runs it; quote it or name a script`},
+		{"nl | sed of a whole file", `{"cmd":"nl -ba a.txt | sed -n '1,5p'"}`, "", "     1\tone\n"},
+		{"sed of several files", `{"command":["sed","-n","1,2p","a.txt","big.go"]}`, "", "skip: sed: sed of several files is not replayed; only plain reads are"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := "exec_command"
+			if strings.Contains(tt.params, `"command"`) {
+				tool = "shell"
+			}
+			if got := runWith(t, ws, tools[tool], tool, tt.params, tt.recorded); got != tt.want {
+				t.Errorf("%s %s:\n got %q\nwant %q", tool, tt.params, got, tt.want)
+			}
+		})
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
 // DefaultTimeout bounds an external executor that sets no timeout.
@@ -118,69 +119,9 @@ func (t *tailBuffer) lines(n int) string {
 }
 
 // Split splits a command line into words as a POSIX shell splits simple
-// words: blanks separate words, '…' quotes literally, "…" quotes with \
-// escaping only \ " $ and `, and a \ outside quotes escapes the next
-// character. Nothing is expanded: no variables, globs or ~. Unquoted
-// operators (| & ; < > ( ) $ `) are errors, since a shell would give them
-// a meaning; put such a pipeline in a script and name the script.
+// words, expanding nothing (render.Split).
 func Split(line string) ([]string, error) {
-	var words []string
-	var w strings.Builder
-	inWord := false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch c {
-		case ' ', '\t', '\n':
-			if inWord {
-				words = append(words, w.String())
-				w.Reset()
-				inWord = false
-			}
-		case '\\':
-			inWord = true
-			if i+1 < len(line) {
-				i++
-				if line[i] != '\n' {
-					w.WriteByte(line[i])
-				}
-			}
-		case '\'':
-			inWord = true
-			end := strings.IndexByte(line[i+1:], '\'')
-			if end < 0 {
-				return nil, fmt.Errorf("splitting %q: unterminated '", line)
-			}
-			w.WriteString(line[i+1 : i+1+end])
-			i += end + 1
-		case '"':
-			inWord = true
-			i++
-			for ; i < len(line) && line[i] != '"'; i++ {
-				if line[i] == '\\' && i+1 < len(line) && strings.IndexByte("\\\"$`\n", line[i+1]) >= 0 {
-					i++
-					if line[i] == '\n' {
-						continue
-					}
-				}
-				w.WriteByte(line[i])
-			}
-			if i >= len(line) {
-				return nil, fmt.Errorf("splitting %q: unterminated \"", line)
-			}
-		case '|', '&', ';', '<', '>', '(', ')', '$', '`':
-			return nil, fmt.Errorf("splitting %q: %q would mean something to a shell, and no shell runs it; quote it or name a script", line, string(c))
-		default:
-			inWord = true
-			w.WriteByte(c)
-		}
-	}
-	if inWord {
-		words = append(words, w.String())
-	}
-	if len(words) == 0 {
-		return nil, fmt.Errorf("splitting %q: no command", line)
-	}
-	return words, nil
+	return render.Split(line)
 }
 
 // ParseToolFlag parses a --tool NAME=CMD value. A program given as a

@@ -135,7 +135,8 @@
 // With Options.CodexShellReads (ctx-replay --codex-shell-reads), Codex's
 // shell tools (shell, shell_command, exec_command, local_shell) replay the
 // plain read-only commands cat FILE…, sed -n 'A,Bp' FILE, head [-n N] FILE,
-// nl -ba FILE, ls [-1] [-A] [DIR] and rg [-n] [-i] [-F] PATTERN [PATH…] or
+// nl -ba FILE, nl -ba FILE | sed -n 'A,Bp' (or | head -n N; the one
+// pipeline replayed), ls [-1] [-A] [DIR] and rg [-n] [-i] [-F] PATTERN [PATH…] or
 // rg --files [PATH…] by reading the workspace as GNU coreutils and
 // ripgrep (output not a terminal: no line numbers unless -n, hidden and
 // binary files left out) would print it; no shell ever runs. The command
@@ -146,7 +147,13 @@
 // Output:" header) that says nothing about the files: the reproduced
 // output is put back into the recorded frame, so only the output is
 // compared; a recorded non-zero exit or a shortened output skips the
-// step. ls and rg in a hermetic workspace skip (the pack holds the files
+// step. A sed, head or nl of a file the pack holds in part (Codex's reads
+// of part of a file, imported) prints its known lines, each ending in a
+// line break, when every line it prints is known; otherwise it skips,
+// naming the first missing line, and so does one that would print the
+// file's last line (total_lines) as it is, since a partial input does not
+// record whether that line ends in a line break (nl always ends it); cat
+// of such a file skips. ls and rg in a hermetic workspace skip (the pack holds the files
 // the session saw, not the directory), and names or lines in another order
 // than recorded (ls sorts by the locale's collation, ripgrep searches in
 // parallel) skip too.

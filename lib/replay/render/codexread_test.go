@@ -1,0 +1,157 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestSplitPipeline(t *testing.T) {
+	tests := []struct {
+		in   string
+		want [][]string
+		err  string
+	}{
+		{"nl -ba a.go | sed -n '1,80p'", [][]string{{"nl", "-ba", "a.go"}, {"sed", "-n", "1,80p"}}, ""},
+		{"cat 'a|b'", [][]string{{"cat", "a|b"}}, ""},
+		{"a|b|c", [][]string{{"a"}, {"b"}, {"c"}}, ""},
+		{"a || b", nil, `splitting "a || b": a pipeline with an empty command`},
+		{"| a", nil, `splitting "| a": a pipeline with an empty command`},
+		{"a |", nil, `splitting "a |": a pipeline with an empty command`},
+		{"a | b > c", nil, `splitting "a | b > c": ">" would mean something to a shell, and no shell runs it; quote it or name a script`},
+		{"", nil, `splitting "": no command`},
+	}
+	for _, tt := range tests {
+		got, err := SplitPipeline(tt.in)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("SplitPipeline(%q) error = %v, want %s", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("SplitPipeline(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestParseCodexRead(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // Prog Files From To Numbered, "nil", or "error: …"
+	}{
+		{"cat a b", "cat [a b] 1 end false"},
+		{"sed -n 120,200p f", "sed [f] 120 200 false"},
+		{"sed -n 7p f", "sed [f] 7 7 false"},
+		{"head f", "head [f] 1 10 false"},
+		{"head -n 40 f", "head [f] 1 40 false"},
+		{"head -3 f", "head [f] 1 3 false"},
+		{"head -n 0 f", "head [f] 1 0 false"},
+		{"nl -ba f", "nl [f] 1 end true"},
+		{"nl -ba f | sed -n 1,80p", "nl [f] 1 80 true"},
+		{"nl -ba f | head -n 5", "nl [f] 1 5 true"},
+		{"ls", "nil"},
+		{"rg x | head", "nil"},
+		{"cat -n f", "error: cat: option -n is not a plain read"},
+		{"cat", "error: cat: cat without a file is not a plain read"},
+		{"cat f | head", "error: cat: a pipeline is not a plain read"},
+		{"sed -n 1,5p a b", "error: sed: sed of several files is not a plain read"},
+		{"sed -i s/a/b/ f", "error: sed: a sed other than sed -n 'A,Bp' FILE is not a plain read"},
+		{"sed -n 5,2p f", "error: sed: sed range 5,2p is not a plain read"},
+		{"sed -n 0,2p f", "error: sed: sed range 0,2p is not a plain read"},
+		{"sed -n $p f", "error: sed: sed script \"$p\" is not a plain read"},
+		{"head -n -5 f", "error: head: head -n -5 is not a plain read"},
+		{"head -c 5 f", "error: head: option -c is not a plain read"},
+		{"head a b", "error: head: a head other than head [-n N] FILE is not a plain read"},
+		{"nl f", "error: nl: an nl other than nl -ba FILE is not a plain read"},
+		{"nl -ba f | grep x", `error: nl: a pipeline into "grep x" is not a plain read`},
+		{"nl -ba f | sed -n 1,2p | head", "error: nl: a pipeline is not a plain read"},
+		{"nl -ba f | head f", "error: head: a head other than head [-n N] FILE is not a plain read"},
+	}
+	for _, tt := range tests {
+		var stages [][]string
+		for s := range strings.SplitSeq(tt.in, " | ") {
+			stages = append(stages, strings.Fields(s))
+		}
+		r, err := ParseCodexRead(stages)
+		var got string
+		switch {
+		case err != nil:
+			var nr *NotARead
+			if !errors.As(err, &nr) {
+				t.Errorf("%q: error %v is not a *NotARead", tt.in, err)
+			}
+			got = "error: " + err.Error()
+		case r == nil:
+			got = "nil"
+		default:
+			to := "end"
+			if r.To != ToEnd {
+				to = strconv.Itoa(r.To)
+			}
+			got = fmt.Sprintf("%s %v %d %s %v", r.Prog, r.Files, r.From, to, r.Numbered)
+		}
+		if got != tt.want {
+			t.Errorf("%q: got %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCodexReadShown(t *testing.T) {
+	const f = "one\ntwo\nthree"
+	tests := []struct {
+		read     string
+		out      string
+		lines    []string
+		ended    bool
+		err      string
+		printsIt bool // out is what the read prints of f
+	}{
+		{"sed -n 1,2p f", "one\ntwo\n", []string{"one", "two"}, false, "", true},
+		{"sed -n 2,9p f", "two\nthree", []string{"two", "three"}, true, "", true},
+		{"sed -n 3p f", "three", []string{"three"}, true, "", true},
+		{"sed -n 5,9p f", "", nil, true, "", true},
+		{"sed -n 1,2p f", "one\ntwo\nthree\n", nil, false, "3 lines printed where at most 2 were asked for", false},
+		{"head -n 2 f", "one\ntwo\n", []string{"one", "two"}, false, "", true},
+		{"head -n 0 f", "", nil, false, "", true},
+		{"cat f", f, []string{"one", "two", "three"}, true, "", true},
+		{"nl -ba f", "     1\tone\n     2\ttwo\n     3\tthree\n", []string{"one", "two", "three"}, true, "", true},
+		{"nl -ba f | sed -n 2,2p", "     2\ttwo\n", []string{"two"}, false, "", true},
+		{"nl -ba f | sed -n 3,4p", "     3\tthree\n", []string{"three"}, true, "", true},
+		{"nl -ba f | head -n 1", "     1\tone\n", []string{"one"}, false, "", true},
+		{"nl -ba f | sed -n 2,2p", "     1\tone\n", nil, false, "line 1 printed does not start with its number 2 as nl -ba writes it", false},
+		{"nl -ba f", "     1\tone", nil, false, "the last line printed has no line ending, which nl -ba always writes", false},
+		{"nl -ba f", "1\tone\n", nil, false, "line 1 printed does not start with its number 1 as nl -ba writes it", false},
+	}
+	for _, tt := range tests {
+		var stages [][]string
+		for s := range strings.SplitSeq(tt.read, " | ") {
+			stages = append(stages, strings.Fields(s))
+		}
+		r, err := ParseCodexRead(stages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(r.Print([]byte(f))); tt.printsIt != (got == tt.out) {
+			t.Errorf("%s prints %q of %q; the case says %q is printed: %v", tt.read, got, f, tt.out, tt.printsIt)
+		}
+		lines, ended, err := r.Shown([]byte(tt.out))
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("%s shown %q: error %v, want %s", tt.read, tt.out, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(lines, tt.lines) || ended != tt.ended {
+			t.Errorf("%s shown %q = %q, %v, %v; want %q, %v", tt.read, tt.out, lines, ended, err, tt.lines, tt.ended)
+		}
+		if !tt.ended || strings.HasSuffix(tt.out, "\n") || r.Numbered {
+			if got := string(r.PrintLines(lines)); got != tt.out {
+				t.Errorf("%s: PrintLines(%q) = %q, want %q", tt.read, lines, got, tt.out)
+			}
+		}
+	}
+}
