@@ -277,15 +277,6 @@ func (w *workspace) codexSawLines(name string, from int, lines []string, total i
 	w.current[name] = b.String()
 }
 
-// lose forgets what name holds: the session changed it in a way that is
-// not known. An output of that name is no longer one (its final content
-// is not known), and later reads of it are no input.
-func (w *workspace) lose(name string) {
-	delete(w.current, name)
-	w.outputs = removeName(w.outputs, name)
-	w.stale[name] = true
-}
-
 // agrees reports whether lines, lines of a file from line from on, agree
 // with the lines f knows; with whole, they are all of the file, so f's
 // known lines past them and f's total must agree too.

@@ -24,7 +24,7 @@ type workspace struct {
 	outputs []string          // written files, in order of first write
 	current map[string]string // what the session knows each file holds now
 	written map[string]bool   // files first seen by being written
-	stale   map[string]bool   // files changed in a way not known (Codex)
+	stale   map[string]bool   // files changed in a way not known
 
 	skipped []string // what could not be recorded, and why
 }
@@ -184,6 +184,15 @@ func (w *workspace) wrote(name, content string) {
 	w.current[name] = content
 }
 
+// lose forgets what name holds: the session changed it in a way that is
+// not known. An output of that name is no longer one (its final content
+// is not known), and later Codex reads of it are no input.
+func (w *workspace) lose(name string) {
+	delete(w.current, name)
+	w.outputs = removeName(w.outputs, name)
+	w.stale[name] = true
+}
+
 func (w *workspace) isOutput(name string) bool {
 	for _, o := range w.outputs {
 		if o == name {
@@ -336,14 +345,14 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 		out, err := apply(base, edits)
 		if err != nil {
 			w.skip("%s of %s: %v; its final content is not recorded", tool, name, err)
-			delete(w.current, name)
+			w.lose(name)
 			return
 		}
 		w.wrote(name, out)
 	case "NotebookEdit":
 		if name, ok := w.rel(input.Get("notebook_path").String(), "NotebookEdit of"); ok {
 			w.skip("NotebookEdit of %s: notebook edits are not applied; its final content is not recorded", name)
-			delete(w.current, name)
+			w.lose(name)
 		}
 	}
 }

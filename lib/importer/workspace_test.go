@@ -176,3 +176,29 @@ func TestClaudeCodeWorkspaceChangedOutside(t *testing.T) {
 		t.Errorf("skipped = %q, want none", w.skipped)
 	}
 }
+
+// A file the session wrote, then changed in a way ctx cannot follow (an
+// Edit whose old_string is not there, a NotebookEdit), is no output: its
+// final content is not known, and none is invented. A later Write makes it
+// one again.
+func TestClaudeCodeWorkspaceLostOutput(t *testing.T) {
+	lines := []string{
+		ccUse("1", "Write", map[string]any{"file_path": "/p/a.txt", "content": "v1\n"}),
+		ccResult("1", false, map[string]any{"type": "create", "filePath": "/p/a.txt", "content": "v1\n", "originalFile": nil}),
+		ccUse("2", "Edit", map[string]any{"file_path": "/p/a.txt", "old_string": "absent", "new_string": "x"}),
+		ccResult("2", false, map[string]any{"filePath": "/p/a.txt"}),
+		ccUse("3", "Write", map[string]any{"file_path": "/p/n.ipynb", "content": "{}"}),
+		ccResult("3", false, map[string]any{"type": "create", "filePath": "/p/n.ipynb", "content": "{}", "originalFile": nil}),
+		ccUse("4", "NotebookEdit", map[string]any{"notebook_path": "/p/n.ipynb", "new_source": "x"}),
+		ccResult("4", false, map[string]any{}),
+		ccUse("5", "Write", map[string]any{"file_path": "/p/n.ipynb", "content": "{\"cells\":[]}"}),
+		ccResult("5", false, map[string]any{"type": "update", "filePath": "/p/n.ipynb", "content": "{\"cells\":[]}", "originalFile": nil}),
+	}
+	w := claudeCodeWorkspace([]byte(strings.Join(lines, "\n")+"\n"), "/p")
+	if !reflect.DeepEqual(w.outputs, []string{"n.ipynb"}) || w.current["n.ipynb"] != `{"cells":[]}` {
+		t.Errorf("outputs = %q (n.ipynb holds %q), want only n.ipynb as last written", w.outputs, w.current["n.ipynb"])
+	}
+	if len(w.skipped) != 2 || !strings.HasPrefix(w.skipped[0], "Edit of a.txt: edit 0: old_string is not in the file") {
+		t.Errorf("skipped = %q", w.skipped)
+	}
+}
