@@ -2,7 +2,9 @@ package importer
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -33,8 +35,22 @@ var harnessTags = []struct{ tag, kind string }{
 	{"system-reminder", "system-reminder"},
 }
 
+// interrupts are the texts Claude Code writes as a user record when the
+// user stops a turn (Esc): the whole text of the record.
+var interrupts = []string{"[Request interrupted by user]", "[Request interrupted by user for tool use]"}
+
+// harnessText returns the kind of harness text a text block is, if it is
+// one — it opens with one of harnessTags, or is an interrupt — and what
+// shows it ("<task-notification>", the interrupt's text).
+func harnessText(text string) (kind, shown string) {
+	if slices.Contains(interrupts, text) {
+		return "interrupt", text
+	}
+	return harnessTag(text)
+}
+
 // harnessTag returns the kind of the tag text opens with, if it is one
-// of harnessTags, and the tag.
+// of harnessTags, and the tag as "<tag>".
 func harnessTag(text string) (kind, tag string) {
 	t := strings.TrimLeft(text, " \t\r\n")
 	if !strings.HasPrefix(t, "<") {
@@ -42,7 +58,7 @@ func harnessTag(text string) (kind, tag string) {
 	}
 	for _, h := range harnessTags {
 		if rest, ok := strings.CutPrefix(t[1:], h.tag); ok && rest != "" && (rest[0] == '>' || rest[0] == ' ') {
-			return h.kind, h.tag
+			return h.kind, "<" + h.tag + ">"
 		}
 	}
 	return "", ""
@@ -78,7 +94,7 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 	var texts, kinds, tags []string
 	onlyText := true
 	block := func(s string) {
-		k, t := harnessTag(s)
+		k, t := harnessText(s)
 		texts, kinds, tags = append(texts, s), append(kinds, k), append(tags, t)
 	}
 	switch {
@@ -139,7 +155,7 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 		for kinds[i] == "" {
 			i++
 		}
-		b.warn("%s: a user prompt holds text the harness writes (<%s>) after other text; it is kept as the user's", where, tags[i])
+		b.warn("%s: a user prompt holds text the harness writes (%s) after other text; it is kept as the user's", where, tags[i])
 		return nil
 	default:
 		return nil
@@ -152,7 +168,7 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 	return nil
 }
 
-// note remembers a record taken as the harness's by its leading tag.
+// note remembers a record taken as the harness's by its text.
 func (h *harness) note(kind, tag, where string) {
 	if h.byText == nil {
 		h.byText, h.tags = map[string][]string{}, map[string]string{}
@@ -177,7 +193,11 @@ func (h *harness) report(b *builder) {
 		if len(where) > 5 {
 			list += fmt.Sprintf(" and %d more", len(where)-5)
 		}
-		b.warn("%d user record(s) taken as the harness's %s by their leading <%s> alone (nothing else in the record says the harness wrote it): %s",
-			len(where), k, h.tags[k], list)
+		by := "leading " + h.tags[k]
+		if !strings.HasPrefix(h.tags[k], "<") {
+			by = "text " + strconv.Quote(h.tags[k])
+		}
+		b.warn("%d user record(s) taken as the harness's %s by their %s alone (nothing else in the record says the harness wrote it): %s",
+			len(where), k, by, list)
 	}
 }

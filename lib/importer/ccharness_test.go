@@ -141,6 +141,45 @@ func TestHarnessTag(t *testing.T) {
 	}
 }
 
+// An interrupt is the harness's only when it is the whole text.
+func TestHarnessInterrupt(t *testing.T) {
+	for _, c := range []struct{ text, kind string }{
+		{"[Request interrupted by user]", "interrupt"},
+		{"[Request interrupted by user for tool use]", "interrupt"},
+		{"[Request interrupted by user] and then", ""},
+		{"why was the [Request interrupted by user]?", ""},
+		{"<bash-input>ls</bash-input>", "shell-input"},
+	} {
+		if k, _ := harnessText(c.text); k != c.kind {
+			t.Errorf("harnessText(%q) = %q, want %q", c.text, k, c.kind)
+		}
+	}
+	in := `{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"fix the test"}}
+{"type":"assistant","uuid":"b","sessionId":"s","message":{"id":"m1","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"Looking."}]}}
+{"type":"user","uuid":"c","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}
+{"type":"user","uuid":"d","sessionId":"s","message":{"role":"user","content":"no, the other one"}}
+`
+	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	var roles []string
+	for _, p := range l.Prompts {
+		roles = append(roles, p.Role)
+	}
+	if want := []string{"user", "harness", "user"}; !reflect.DeepEqual(roles, want) {
+		t.Errorf("roles = %q, want %q", roles, want)
+	}
+	if l.Prompts[1].Content != "[Request interrupted by user]" {
+		t.Errorf("the interrupt's text = %q", l.Prompts[1].Content)
+	}
+	want := []string{`1 user record(s) taken as the harness's interrupt by their text "[Request interrupted by user]" alone (nothing else in the record says the harness wrote it): line 3`}
+	if !reflect.DeepEqual(rep.Warnings, want) {
+		t.Errorf("warnings = %q, want %q", rep.Warnings, want)
+	}
+}
+
 // TestHarnessWithoutOrigin: versions before origin was recorded leave
 // only the text to go by. A notification is the harness's, said on
 // stderr; a prompt whose text merely mentions a tag, or that a person

@@ -143,8 +143,10 @@
 // "command"; <local-command-stdout>, <local-command-stderr>:
 // "command-output"; <local-command-caveat>: "command-caveat";
 // <bash-input>: "shell-input"; <bash-stdout>, <bash-stderr>:
-// "shell-output"; <system-reminder>: "system-reminder"), else "meta"
-// (isMeta). A kind told by the tag alone, without isMeta, is a warning
+// "shell-output"; <system-reminder>: "system-reminder"), "interrupt"
+// for a record whose whole text is "[Request interrupted by user]" (or
+// "… for tool use"), written when the user stops a turn, else "meta"
+// (isMeta). A kind told by the text alone, without isMeta, is a warning
 // listing the lines: a person could type the same text. A record whose
 // leading text blocks are the harness's and the rest not is split into
 // the harness's prompt (with the record's uuid) and the user's; a tag
