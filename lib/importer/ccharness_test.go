@@ -111,7 +111,7 @@ var harnessFixture = fixture{
 		// boundary are not in the conversation; they are counted.
 		if rep.Records != 22 || rep.Mapped != 19 || !reflect.DeepEqual(rep.Reasons, []string{
 			`record type "queue-operation" (input queue): 2`,
-			`record type "system" (local command and status output): 1`}) {
+			`record type "system" (compact_boundary: where a compaction began; the summary it left is a prompt): 1`}) {
 			t.Errorf("report = %+v", rep)
 		}
 		if bytes.Contains(out, []byte("\x1b")) || !bytes.Contains(out, []byte(`Kept model as \u001b[1mDefault`)) {
