@@ -218,9 +218,21 @@ func (h *harness) report(b *builder) {
 //     harness prompt of the kind its tag says, with "type": "system" in
 //     its metadata.
 //
+// A "system" record of subtype "compact_boundary" marks a compaction; what
+// it alone says (compactMetadata: the trigger, the tokens before) is kept
+// in the metadata of the compaction summary written after it (the user
+// record whose parentUuid is its uuid), as compact_boundary.
+//
 // Other attachments (reminders, hook output, file changes Claude Code adds
-// to a turn) and other system records (compact_boundary, turn_duration,
-// stop_hook_summary, api_error, …) are skipped and counted.
+// to a turn) and other system records (turn_duration, stop_hook_summary,
+// api_error, …) are skipped and counted.
+
+// A ccBoundary is a compact_boundary record, kept with the summary after it.
+type ccBoundary struct {
+	uuid   string
+	meta   obj
+	joined bool
+}
 
 // ccAside reads an attachment or system record (its members but type,
 // timestamp and the session's, in f) into a prompt, or says why it is
@@ -250,8 +262,6 @@ func (b *builder) ccAside(where, typ string, f fields, ts string) (m *msg, conte
 	sub := f.get("subtype").String()
 	switch sub {
 	case "local_command":
-	case "compact_boundary":
-		return nil, content, `record type "system" (compact_boundary: where a compaction began; the summary it left is a prompt)`, nil
 	case "":
 		return nil, content, `record type "system" (status output)`, nil
 	default:

@@ -99,6 +99,12 @@ var harnessFixture = fixture{
 		if m := pm[7].(map[string]any); m["isCompactSummary"] != true || m["isVisibleInTranscriptOnly"] != true {
 			t.Errorf("compact summary metadata = %v", m)
 		}
+		// The compaction boundary before the summary (line 14) is kept
+		// with it: its compactMetadata is in no other record.
+		if bd, _ := pm[7].(map[string]any)["compact_boundary"].(map[string]any); bd["uuid"] != "u12" || bd["timestamp"] != "2026-05-01T02:03:00Z" ||
+			!reflect.DeepEqual(bd["compactMetadata"], map[string]any{"trigger": "manual", "preTokens": float64(48211)}) {
+			t.Errorf("metadata.prompts[7].compact_boundary = %v", bd)
+		}
 		// The split record: the reminder keeps only the record's uuid
 		// and time; what the user typed keeps the rest.
 		if m := pm[9].(map[string]any); len(m) != 4 || m["timestamp"] != "2026-05-01T02:03:05Z" {
@@ -107,11 +113,10 @@ var harnessFixture = fixture{
 		if m := pm[10].(map[string]any); m["promptId"] != "p3" || m["timestamp"] != "2026-05-01T02:03:05Z" {
 			t.Errorf("split prompt metadata = %v", m)
 		}
-		// The queue copies of the notification and the compaction
-		// boundary are not in the conversation; they are counted.
-		if rep.Records != 22 || rep.Mapped != 19 || !reflect.DeepEqual(rep.Reasons, []string{
-			`record type "queue-operation" (input queue): 2`,
-			`record type "system" (compact_boundary: where a compaction began; the summary it left is a prompt): 1`}) {
+		// The queue copies of the notification are not in the
+		// conversation; they are counted.
+		if rep.Records != 22 || rep.Mapped != 20 || !reflect.DeepEqual(rep.Reasons, []string{
+			`record type "queue-operation" (input queue): 2`}) {
 			t.Errorf("report = %+v", rep)
 		}
 		if bytes.Contains(out, []byte("\x1b")) || !bytes.Contains(out, []byte(`Kept model as \u001b[1mDefault`)) {
@@ -468,5 +473,36 @@ func TestQueuedShapes(t *testing.T) {
 	_, _, err = Import(ClaudeCode, []byte(strings.Replace(in, `"prompt":[`, `"prompt":7,"x":[`, 1)), Options{})
 	if err == nil || !strings.Contains(err.Error(), "line 2: attachment.prompt") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestCompactBoundary: a compact_boundary is kept with the summary whose
+// parentUuid is its uuid; one no summary follows is counted as skipped.
+func TestCompactBoundary(t *testing.T) {
+	in := `{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"go on"}}
+{"type":"system","subtype":"compact_boundary","uuid":"b1","parentUuid":null,"logicalParentUuid":"a","sessionId":"s","timestamp":"2026-06-02T09:00:04Z","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":155025}}
+{"type":"user","uuid":"c","parentUuid":"b1","sessionId":"s","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation."}}
+{"type":"system","subtype":"compact_boundary","uuid":"b2","parentUuid":null,"sessionId":"s","content":"Conversation compacted","compactMetadata":{"trigger":"manual","preTokens":9000}}
+{"type":"user","uuid":"d","parentUuid":"x","sessionId":"s","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued, again."}}
+`
+	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	pm, _ := l.Metadata["prompts"].([]any)
+	if len(pm) != 3 {
+		t.Fatalf("metadata.prompts = %v", pm)
+	}
+	bd, _ := pm[1].(map[string]any)["compact_boundary"].(map[string]any)
+	if bd["uuid"] != "b1" || bd["timestamp"] != "2026-06-02T09:00:04Z" || bd["logicalParentUuid"] != "a" ||
+		!reflect.DeepEqual(bd["compactMetadata"], map[string]any{"trigger": "auto", "preTokens": float64(155025)}) {
+		t.Errorf("compact_boundary = %v", bd)
+	}
+	if _, ok := pm[2].(map[string]any)["compact_boundary"]; ok {
+		t.Errorf("a boundary joined a summary that is not its own: %v", pm[2])
+	}
+	if rep.Mapped != 4 || !reflect.DeepEqual(rep.Reasons, []string{`record type "system" (compact_boundary with no compaction summary after it): 1`}) {
+		t.Errorf("report = %+v", rep)
 	}
 }

@@ -30,6 +30,7 @@ func importClaudeCode(b *builder, data []byte) error {
 	var hs harness
 	src := map[*msg]ccSource{} // where the prompts of other records than user records came from
 	var absorbed []lineMember  // the text of queued prompts a turn took in, by line
+	var boundaries []*ccBoundary
 	line := func(where string, rec gjson.Result) error {
 		// One pass over the line's members: long lines (tool results)
 		// are scanned once, not once per member looked up.
@@ -85,6 +86,17 @@ func importClaudeCode(b *builder, data []byte) error {
 			return nil
 		case "attachment", "system":
 			ts := timestamp(tsv)
+			if typ.String() == "system" && fields(other).get("subtype").String() == "compact_boundary" {
+				// Kept with the compaction summary that follows it.
+				bd := fields(other).rest()
+				if ts != "" {
+					bd = join(obj{{"timestamp", quote(ts)}}, bd)
+				}
+				boundaries = append(boundaries, &ccBoundary{uuid: ln.uuid, meta: bd})
+				b.seen(ts)
+				b.mapRecord()
+				return nil
+			}
 			m, content, reason, err := b.ccAside(where, typ.String(), fields(other), ts)
 			if err != nil {
 				return err
@@ -147,6 +159,12 @@ func importClaudeCode(b *builder, data []byte) error {
 		if m.role != "assistant" {
 			line = withoutPartCopies(line, m)
 			m.meta = join(line, m.meta)
+			if mk.compact && len(boundaries) > 0 {
+				if bd := boundaries[len(boundaries)-1]; !bd.joined && (bd.uuid == "" || bd.uuid == ln.parent) {
+					m.meta.set("compact_boundary", bd.meta.raw())
+					bd.joined = true
+				}
+			}
 			mk.uuid = ln.uuid
 			if hm := hs.classify(b, where, m, message.Get("content"), mk); hm != nil {
 				msgs = append(msgs, hm)
@@ -222,6 +240,11 @@ func importClaudeCode(b *builder, data []byte) error {
 	b.linePrefix = ""
 	hs.report(b)
 	msgs = ccOnce(b, msgs, src, sc.of)
+	for _, bd := range boundaries {
+		if !bd.joined {
+			unmap(b, `record type "system" (compact_boundary with no compaction summary after it)`)
+		}
+	}
 	ccAbsorbed(b, absorbed, src)
 	if b.mapped == 0 && b.records > 0 {
 		return b.errorf("", "not %s: no line is a user, assistant or summary record", Describe(ClaudeCode))

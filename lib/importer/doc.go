@@ -171,9 +171,11 @@
 // user record or a queued_command attachment; a removal "absorbed_mid_turn"
 // whose text no attachment holds is a warning), other attachments
 // (reminders, hook output, file changes) and queued_commands of another
-// commandMode, and the other system records by subtype (compact_boundary:
-// its summary is the compact-summary prompt; turn_duration,
-// stop_hook_summary, api_error: status).
+// commandMode, and the other system records by subtype (turn_duration,
+// stop_hook_summary, api_error: status). A compact_boundary record is
+// kept in the metadata of the compaction summary after it (the record
+// whose parentUuid is its uuid) as compact_boundary: its compactMetadata
+// (trigger, tokens before) is in no other record.
 // Codex response_item payloads are Responses API items; event_msg lines
 // mostly repeat them and are skipped, except token_count (the only record
 // of usage: each request's last_token_usage is its model turn's usage),
