@@ -224,8 +224,9 @@ func (h *harness) report(b *builder) {
 // record whose parentUuid is its uuid), as compact_boundary.
 //
 // Other attachments (reminders, hook output, file changes Claude Code adds
-// to a turn) and other system records (turn_duration, stop_hook_summary,
-// api_error, …) are skipped and counted.
+// to a turn: many kinds, undocumented and changing from version to
+// version, not read yet) and other system records (turn_duration,
+// stop_hook_summary, api_error, …) are skipped and counted.
 
 // A ccBoundary is a compact_boundary record, kept with the summary after it.
 type ccBoundary struct {
