@@ -159,15 +159,7 @@ func TestHarnessInterrupt(t *testing.T) {
 {"type":"user","uuid":"c","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}
 {"type":"user","uuid":"d","sessionId":"s","message":{"role":"user","content":"no, the other one"}}
 `
-	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := decode(t, out)
-	var roles []string
-	for _, p := range l.Prompts {
-		roles = append(roles, p.Role)
-	}
+	l, rep, roles := importRoles(t, in)
 	if want := []string{"user", "harness", "user"}; !reflect.DeepEqual(roles, want) {
 		t.Errorf("roles = %q, want %q", roles, want)
 	}
@@ -191,15 +183,7 @@ func TestHarnessWithoutOrigin(t *testing.T) {
 {"type":"user","uuid":"d","sessionId":"s","version":"2.0.76","message":{"role":"user","content":"what does <task-notification> mean?"}}
 {"type":"user","uuid":"e","sessionId":"s","version":"2.0.76","message":{"role":"user","content":[{"type":"text","text":"and this"},{"type":"text","text":"<system-reminder>x</system-reminder>"}]}}
 `
-	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := decode(t, out)
-	var roles []string
-	for _, p := range l.Prompts {
-		roles = append(roles, p.Role)
-	}
+	l, rep, roles := importRoles(t, in)
 	if !reflect.DeepEqual(roles, []string{"user", "harness", "user", "user"}) {
 		t.Errorf("roles = %q", roles)
 	}
@@ -275,4 +259,20 @@ func TestHarnessInSubagent(t *testing.T) {
 	if strings.Contains(string(out), `"role":"user","content":"look around"`) {
 		t.Error("the subagent's prompt is a prompt of the main agent")
 	}
+}
+
+// importRoles imports the Claude Code transcript in and returns the log,
+// the report and the role of each prompt.
+func importRoles(t *testing.T, in string) (*testLog, Report, []string) {
+	t.Helper()
+	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	var roles []string
+	for _, p := range l.Prompts {
+		roles = append(roles, p.Role)
+	}
+	return l, rep, roles
 }
