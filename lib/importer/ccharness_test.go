@@ -120,8 +120,14 @@ var harnessFixture = fixture{
 	},
 }
 
-func TestHarnessTag(t *testing.T) {
+// TestHarnessText: a tag counts where a text opens with it; an interrupt
+// only as the whole text.
+func TestHarnessText(t *testing.T) {
 	for _, c := range []struct{ text, kind string }{
+		{"[Request interrupted by user]", "interrupt"},
+		{"[Request interrupted by user for tool use]", "interrupt"},
+		{"[Request interrupted by user] and then", ""},
+		{"why was the [Request interrupted by user]?", ""},
 		{"<task-notification>\n<task-id>x</task-id>\n</task-notification>", "task-notification"},
 		{"  \n<task-notification>x", "task-notification"},
 		{"<command-message>review</command-message>\n<command-name>/review</command-name>", "command"},
@@ -135,25 +141,14 @@ func TestHarnessTag(t *testing.T) {
 		{"/compact keep the plan", ""},
 		{"", ""},
 	} {
-		if k, _ := harnessTag(c.text); k != c.kind {
-			t.Errorf("harnessTag(%q) = %q, want %q", c.text, k, c.kind)
-		}
-	}
-}
-
-// An interrupt is the harness's only when it is the whole text.
-func TestHarnessInterrupt(t *testing.T) {
-	for _, c := range []struct{ text, kind string }{
-		{"[Request interrupted by user]", "interrupt"},
-		{"[Request interrupted by user for tool use]", "interrupt"},
-		{"[Request interrupted by user] and then", ""},
-		{"why was the [Request interrupted by user]?", ""},
-		{"<bash-input>ls</bash-input>", "shell-input"},
-	} {
 		if k, _ := harnessText(c.text); k != c.kind {
 			t.Errorf("harnessText(%q) = %q, want %q", c.text, k, c.kind)
 		}
 	}
+}
+
+// An interrupt is the harness's, said on stderr.
+func TestHarnessInterrupt(t *testing.T) {
 	in := `{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"fix the test"}}
 {"type":"assistant","uuid":"b","sessionId":"s","message":{"id":"m1","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"Looking."}]}}
 {"type":"user","uuid":"c","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}
