@@ -125,8 +125,14 @@ var harnessFixture = fixture{
 	},
 }
 
-func TestHarnessTag(t *testing.T) {
+// TestHarnessText: a tag counts where a text opens with it; an interrupt
+// only as the whole text.
+func TestHarnessText(t *testing.T) {
 	for _, c := range []struct{ text, kind string }{
+		{"[Request interrupted by user]", "interrupt"},
+		{"[Request interrupted by user for tool use]", "interrupt"},
+		{"[Request interrupted by user] and then", ""},
+		{"why was the [Request interrupted by user]?", ""},
 		{"<task-notification>\n<task-id>x</task-id>\n</task-notification>", "task-notification"},
 		{"  \n<task-notification>x", "task-notification"},
 		{"<command-message>review</command-message>\n<command-name>/review</command-name>", "command"},
@@ -140,39 +146,20 @@ func TestHarnessTag(t *testing.T) {
 		{"/compact keep the plan", ""},
 		{"", ""},
 	} {
-		if k, _ := harnessTag(c.text); k != c.kind {
-			t.Errorf("harnessTag(%q) = %q, want %q", c.text, k, c.kind)
-		}
-	}
-}
-
-// An interrupt is the harness's only when it is the whole text.
-func TestHarnessInterrupt(t *testing.T) {
-	for _, c := range []struct{ text, kind string }{
-		{"[Request interrupted by user]", "interrupt"},
-		{"[Request interrupted by user for tool use]", "interrupt"},
-		{"[Request interrupted by user] and then", ""},
-		{"why was the [Request interrupted by user]?", ""},
-		{"<bash-input>ls</bash-input>", "shell-input"},
-	} {
 		if k, _ := harnessText(c.text); k != c.kind {
 			t.Errorf("harnessText(%q) = %q, want %q", c.text, k, c.kind)
 		}
 	}
+}
+
+// An interrupt is the harness's, said on stderr.
+func TestHarnessInterrupt(t *testing.T) {
 	in := `{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"fix the test"}}
 {"type":"assistant","uuid":"b","sessionId":"s","message":{"id":"m1","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"Looking."}]}}
 {"type":"user","uuid":"c","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}
 {"type":"user","uuid":"d","sessionId":"s","message":{"role":"user","content":"no, the other one"}}
 `
-	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := decode(t, out)
-	var roles []string
-	for _, p := range l.Prompts {
-		roles = append(roles, p.Role)
-	}
+	l, rep, roles := importRoles(t, in)
 	if want := []string{"user", "harness", "user"}; !reflect.DeepEqual(roles, want) {
 		t.Errorf("roles = %q, want %q", roles, want)
 	}
@@ -196,15 +183,7 @@ func TestHarnessWithoutOrigin(t *testing.T) {
 {"type":"user","uuid":"d","sessionId":"s","version":"2.0.76","message":{"role":"user","content":"what does <task-notification> mean?"}}
 {"type":"user","uuid":"e","sessionId":"s","version":"2.0.76","message":{"role":"user","content":[{"type":"text","text":"and this"},{"type":"text","text":"<system-reminder>x</system-reminder>"}]}}
 `
-	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := decode(t, out)
-	var roles []string
-	for _, p := range l.Prompts {
-		roles = append(roles, p.Role)
-	}
+	l, rep, roles := importRoles(t, in)
 	if !reflect.DeepEqual(roles, []string{"user", "harness", "user", "user"}) {
 		t.Errorf("roles = %q", roles)
 	}
@@ -280,6 +259,22 @@ func TestHarnessInSubagent(t *testing.T) {
 	if strings.Contains(string(out), `"role":"user","content":"look around"`) {
 		t.Error("the subagent's prompt is a prompt of the main agent")
 	}
+}
+
+// importRoles imports the Claude Code transcript in and returns the log,
+// the report and the role of each prompt.
+func importRoles(t *testing.T, in string) (*testLog, Report, []string) {
+	t.Helper()
+	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	var roles []string
+	for _, p := range l.Prompts {
+		roles = append(roles, p.Role)
+	}
+	return l, rep, roles
 }
 
 func init() { fixtures = append(fixtures, queuedFixture) }
@@ -381,11 +376,7 @@ func TestQueuedOnce(t *testing.T) {
 {"type":"user","uuid":"h","sessionId":"s","timestamp":"2026-06-02T09:00:10Z","message":{"role":"user","content":"stop"}}
 {"type":"user","uuid":"i","sessionId":"s","timestamp":"2026-06-02T09:00:11Z","message":{"role":"user","content":"continue"}}
 `
-	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := decode(t, out)
+	l, rep, _ := importRoles(t, in)
 	pm, _ := l.Metadata["prompts"].([]any)
 	var got []string
 	for i, p := range l.Prompts {
@@ -424,11 +415,7 @@ func TestLocalCommandOnce(t *testing.T) {
 {"type":"system","subtype":"local_command","uuid":"d","sessionId":"s","timestamp":"2026-06-02T09:00:10Z","level":"info","content":"Status: ok"}
 {"type":"system","subtype":"informational","uuid":"e","sessionId":"s","timestamp":"2026-06-02T09:00:11Z","level":"info","content":"Model changed"}
 `
-	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := decode(t, out)
+	l, rep, _ := importRoles(t, in)
 	pm, _ := l.Metadata["prompts"].([]any)
 	if len(l.Prompts) != 2 || pm[0].(map[string]any)["uuid"] != "a" || pm[1].(map[string]any)["uuid"] != "c" ||
 		pm[1].(map[string]any)["harness"] != "command-output" || l.Prompts[1].Role != "harness" {
@@ -453,11 +440,7 @@ func TestQueuedShapes(t *testing.T) {
 {"type":"queue-operation","operation":"remove","reason":"absorbed_mid_turn","sessionId":"s","content":"and this"}
 {"type":"queue-operation","operation":"remove","sessionId":"s","content":"never mind"}
 `
-	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := decode(t, out)
+	l, rep, _ := importRoles(t, in)
 	if len(l.Prompts) != 2 || len(l.Prompts[1].Parts) != 2 || l.Prompts[1].Parts[0]["content"] != "this one" {
 		t.Errorf("prompts = %+v", l.Prompts)
 	}
@@ -470,7 +453,7 @@ func TestQueuedShapes(t *testing.T) {
 	if len(rep.Warnings) == 0 || rep.Warnings[0] != want {
 		t.Errorf("warnings = %q", rep.Warnings)
 	}
-	_, _, err = Import(ClaudeCode, []byte(strings.Replace(in, `"prompt":[`, `"prompt":7,"x":[`, 1)), Options{})
+	_, _, err := Import(ClaudeCode, []byte(strings.Replace(in, `"prompt":[`, `"prompt":7,"x":[`, 1)), Options{})
 	if err == nil || !strings.Contains(err.Error(), "line 2: attachment.prompt") {
 		t.Errorf("err = %v", err)
 	}
@@ -485,11 +468,7 @@ func TestCompactBoundary(t *testing.T) {
 {"type":"system","subtype":"compact_boundary","uuid":"b2","parentUuid":null,"sessionId":"s","content":"Conversation compacted","compactMetadata":{"trigger":"manual","preTokens":9000}}
 {"type":"user","uuid":"d","parentUuid":"x","sessionId":"s","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued, again."}}
 `
-	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := decode(t, out)
+	l, rep, _ := importRoles(t, in)
 	pm, _ := l.Metadata["prompts"].([]any)
 	if len(pm) != 3 {
 		t.Fatalf("metadata.prompts = %v", pm)
