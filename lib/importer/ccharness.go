@@ -201,3 +201,173 @@ func (h *harness) report(b *builder) {
 			len(where), k, by, list)
 	}
 }
+
+// Besides its user records, Claude Code writes two kinds of record that
+// hold the only copy of something said in the session:
+//
+//   - an "attachment" record of attachment.type "queued_command": a
+//     prompt the user (or a background task, commandMode
+//     "task-notification") sent while the agent was working, which the
+//     running turn took in. No user record is written for it; the
+//     queue-operation records beside it only log the input queue. It is
+//     a prompt, in its place in the file, its other members (commandMode,
+//     origin) in metadata.prompts[i].attachment.
+//   - a "system" record of subtype "local_command": a local command
+//     (/model, /mcp) and its output, shown to the user and not sent to the
+//     model, where Claude Code writes no user record for them. It is a
+//     harness prompt of the kind its tag says, with "type": "system" in
+//     its metadata.
+//
+// A "system" record of subtype "compact_boundary" marks a compaction; what
+// it alone says (compactMetadata: the trigger, the tokens before) is kept
+// in the metadata of the compaction summary written after it (the user
+// record whose parentUuid is its uuid), as compact_boundary.
+//
+// Other attachments (reminders, hook output, file changes Claude Code adds
+// to a turn: many kinds, undocumented and changing from version to
+// version, not read yet) and other system records (turn_duration,
+// stop_hook_summary, api_error, …) are skipped and counted.
+
+// A ccBoundary is a compact_boundary record, kept with the summary after it.
+type ccBoundary struct {
+	uuid   string
+	meta   obj
+	joined bool
+}
+
+// ccAside reads an attachment or system record (its members but type,
+// timestamp and the session's, in f) into a prompt, or says why it is
+// skipped.
+func (b *builder) ccAside(where, typ string, f fields, ts string) (m *msg, content gjson.Result, reason string, err error) {
+	m = &msg{role: "user", ts: ts}
+	if typ == "attachment" {
+		att := f.get("attachment")
+		if t := att.Get("type").String(); t != "queued_command" {
+			return nil, content, `record type "attachment" (what Claude Code adds to a turn: reminders, hook output, file changes)`, nil
+		}
+		switch mode := att.Get("commandMode"); mode.String() {
+		case "", "prompt", "task-notification":
+		default:
+			return nil, content, fmt.Sprintf(`record type "attachment" (a queued_command of commandMode %s, not known to reach the model)`, mode.Raw), nil
+		}
+		content = att.Get("prompt")
+		if err := b.readParts(m, content, at(where, "attachment.prompt")); err != nil {
+			return nil, content, "", err
+		}
+		if !m.hasText && len(m.parts) == 0 {
+			return nil, content, `record type "attachment" (a queued_command with no prompt)`, nil
+		}
+		m.meta = join(f.rest("attachment.prompt"), m.meta)
+		return m, content, "", nil
+	}
+	sub := f.get("subtype").String()
+	switch sub {
+	case "local_command":
+	case "":
+		return nil, content, `record type "system" (status output)`, nil
+	default:
+		return nil, content, fmt.Sprintf(`record type "system" (%s: status output)`, sub), nil
+	}
+	content = f.get("content")
+	k, _ := harnessTag(content.String())
+	if content.Type != gjson.String || k == "" {
+		return nil, content, `record type "system" (local_command whose content opens with no tag of a command or its output)`, nil
+	}
+	m.role = harnessRole
+	m.addText(content.Str)
+	m.meta = join(obj{{"type", quote("system")}}, f.rest("content"))
+	m.meta.setString("harness", k)
+	return m, content, "", nil
+}
+
+// A ccSource is the kind of record a prompt came from.
+type ccSource struct {
+	kind   string // "user", "queued" (an attachment) or "local" (a system record)
+	where  string
+	queued bool // a user record with "promptSource": "queued"
+}
+
+// ccOnce leaves out the prompts of attachment and system records that a
+// user record repeats, counting them as skipped: a queued prompt whose
+// text is that of the next prompt the user's records hold, and a local
+// command whose text and time are those of a user record. When the user
+// record does not say it was queued, the two are taken to be one all the
+// same, and stderr says so.
+func ccOnce(b *builder, msgs []*msg, src map[*msg]ccSource, agent map[*msg]string) []*msg {
+	type key struct{ ts, text string }
+	users := map[key]bool{}
+	for _, m := range msgs {
+		if s, ok := src[m]; ok && s.kind == "user" && m.ts != "" && m.hasText && len(m.parts) == 0 {
+			users[key{m.ts, m.text}] = true
+		}
+	}
+	drop := map[*msg]bool{}
+	for i, m := range msgs {
+		s := src[m]
+		switch s.kind {
+		case "local":
+			if m.ts != "" && users[key{m.ts, m.text}] {
+				drop[m] = true
+				unmap(b, `record type "system" (local_command: the same text, at the same time, as a user record)`)
+			}
+		case "queued":
+			for _, n := range msgs[i+1:] {
+				ns := src[n]
+				if ns.kind != "user" || n.role != "user" || len(n.results) > 0 || agent[n] != agent[m] {
+					continue
+				}
+				if n.hasText && m.hasText && n.text == m.text && len(n.parts) == 0 && len(m.parts) == 0 {
+					drop[m] = true
+					unmap(b, `record type "attachment" (a queued_command whose prompt the next user record repeats)`)
+					if !ns.queued {
+						b.warn("%s: the prompt queued at %s is taken to be this user record, which has its text; it is kept once, from %s", ns.where, s.where, ns.where)
+					}
+				}
+				break
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return msgs
+	}
+	out := msgs[:0]
+	for _, m := range msgs {
+		if !drop[m] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// unmap counts a record already counted as mapped as skipped instead.
+func unmap(b *builder, reason string) {
+	b.records--
+	b.mapped--
+	b.skip(reason)
+}
+
+// ccAbsorbed warns of the queue-operation records that say a turn took in
+// a queued prompt (operation "remove", reason "absorbed_mid_turn") whose
+// text no queued_command attachment holds: that text is in the skipped
+// queue record alone.
+func ccAbsorbed(b *builder, absorbed []lineMember, src map[*msg]ccSource) {
+	if len(absorbed) == 0 {
+		return
+	}
+	queued := map[string]bool{}
+	for m, s := range src {
+		if s.kind == "queued" && m.hasText {
+			queued[m.text] = true
+		}
+	}
+	var lost []string
+	for _, a := range absorbed {
+		if !queued[a.v.Str] {
+			lost = append(lost, a.k)
+		}
+	}
+	if len(lost) > 0 {
+		b.warn("%d prompt(s) queued while the agent worked were taken into its turn with no queued_command attachment; their text is only in the queue-operation record, not kept: %s",
+			len(lost), strings.Join(lost, ", "))
+	}
+}

@@ -99,6 +99,12 @@ var harnessFixture = fixture{
 		if m := pm[7].(map[string]any); m["isCompactSummary"] != true || m["isVisibleInTranscriptOnly"] != true {
 			t.Errorf("compact summary metadata = %v", m)
 		}
+		// The compaction boundary before the summary (line 14) is kept
+		// with it: its compactMetadata is in no other record.
+		if bd, _ := pm[7].(map[string]any)["compact_boundary"].(map[string]any); bd["uuid"] != "u12" || bd["timestamp"] != "2026-05-01T02:03:00Z" ||
+			!reflect.DeepEqual(bd["compactMetadata"], map[string]any{"trigger": "manual", "preTokens": float64(48211)}) {
+			t.Errorf("metadata.prompts[7].compact_boundary = %v", bd)
+		}
 		// The split record: the reminder keeps only the record's uuid
 		// and time; what the user typed keeps the rest.
 		if m := pm[9].(map[string]any); len(m) != 4 || m["timestamp"] != "2026-05-01T02:03:05Z" {
@@ -107,11 +113,10 @@ var harnessFixture = fixture{
 		if m := pm[10].(map[string]any); m["promptId"] != "p3" || m["timestamp"] != "2026-05-01T02:03:05Z" {
 			t.Errorf("split prompt metadata = %v", m)
 		}
-		// The queue copies of the notification and the compaction
-		// boundary are not in the conversation; they are counted.
-		if rep.Records != 22 || rep.Mapped != 19 || !reflect.DeepEqual(rep.Reasons, []string{
-			`record type "queue-operation" (input queue): 2`,
-			`record type "system" (local command and status output): 1`}) {
+		// The queue copies of the notification are not in the
+		// conversation; they are counted.
+		if rep.Records != 22 || rep.Mapped != 20 || !reflect.DeepEqual(rep.Reasons, []string{
+			`record type "queue-operation" (input queue): 2`}) {
 			t.Errorf("report = %+v", rep)
 		}
 		if bytes.Contains(out, []byte("\x1b")) || !bytes.Contains(out, []byte(`Kept model as \u001b[1mDefault`)) {
@@ -270,4 +275,213 @@ func importRoles(t *testing.T, in string) (*testLog, Report, []string) {
 		roles = append(roles, p.Role)
 	}
 	return l, rep, roles
+}
+
+func init() { fixtures = append(fixtures, queuedFixture) }
+
+const queuedFile = "claude-code/queued.jsonl"
+
+// Records other than user records that hold the only copy of what was
+// said, as Claude Code 2.1 writes them: a prompt typed while a tool ran,
+// which the turn took in (a queued_command attachment, line 5, beside
+// its queue-operation records), a local command and its output shown to
+// the user alone (system local_command records, lines 9-10), and a
+// background task's notification the turn took in (line 16). A prompt
+// queued until the turn ended is an ordinary user record (line 21) and
+// its queue records are not a second copy. The other attachment (line
+// 14), the turn_duration record (line 8) and the queue records are
+// counted as skipped.
+var queuedFixture = fixture{
+	file: queuedFile, format: ClaudeCode, model: "claude-opus-4-7",
+	prompts: []string{
+		"Move the tokenizer into its own package", "keep the exported names as they are",
+		recordContent(queuedFile, 9), recordContent(queuedFile, 10),
+		"Now add a test for empty input", gjson.Get(recordLine(queuedFile, 16), "attachment.prompt").Str,
+		"then commit",
+	},
+	steps: []wantStep{
+		llm(nil),
+		tool("Bash", `{"command":"go build ./...","description":"Build"}`, ptr(""), false),
+		llm(ptr("Moved; the exported names are unchanged.")),
+		llm(nil),
+		tool("Bash", `{"command":"go test ./...","description":"Run the tests","run_in_background":true}`, ptr("Command running in background with ID: b9x."), false),
+		llm(ptr("The tests pass.")),
+		llm(ptr("Committed.")),
+	},
+	outputs: map[string]string{finalName: "Committed."},
+	check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+		var got []string
+		pm, _ := l.Metadata["prompts"].([]any)
+		for i, p := range l.Prompts {
+			m := pm[i].(map[string]any)
+			k, _ := m["harness"].(string)
+			got = append(got, p.Role+":"+k+":"+m["uuid"].(string)+"@"+m["timestamp"].(string))
+		}
+		want := []string{
+			"user::u01@2026-06-02T09:00:00Z", "user::t01@2026-06-02T09:00:03Z",
+			"harness:command:s02@2026-06-02T09:00:20Z", "harness:command-output:s03@2026-06-02T09:00:20Z",
+			"user::u03@2026-06-02T09:00:30Z", "harness:task-notification:t03@2026-06-02T09:00:40Z",
+			"user::u05@2026-06-02T09:00:42.6Z",
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("prompts = %q\nwant      %q", got, want)
+		}
+		// The attachment's other members, and the system record's, stay
+		// with the prompt; the prompt itself is not repeated there.
+		if a := pm[1].(map[string]any)["attachment"]; !reflect.DeepEqual(a, map[string]any{
+			"type": "queued_command", "commandMode": "prompt", "origin": map[string]any{"kind": "human"}}) {
+			t.Errorf("metadata.prompts[1].attachment = %v", a)
+		}
+		if m := pm[3].(map[string]any); m["type"] != "system" || m["subtype"] != "local_command" || m["level"] != "info" || m["content"] != nil {
+			t.Errorf("metadata.prompts[3] = %v", m)
+		}
+		if bytes.Count(out, []byte("keep the exported names as they are")) != 1 || bytes.Count(out, []byte("then commit")) != 1 {
+			t.Error("a queued prompt is in the log twice")
+		}
+		if rep.Records != 22 || rep.Mapped != 14 || !reflect.DeepEqual(rep.Reasons, []string{
+			`record type "attachment" (what Claude Code adds to a turn: reminders, hook output, file changes): 1`,
+			`record type "queue-operation" (input queue): 6`,
+			`record type "system" (turn_duration: status output): 1`}) {
+			t.Errorf("report = %+v", rep)
+		}
+	},
+}
+
+// recordLine returns line n (1-based) of a fixture file.
+func recordLine(file string, n int) string {
+	data, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		panic(err)
+	}
+	return string(bytes.Split(data, []byte("\n"))[n-1])
+}
+
+// recordContent returns the content member of a system record.
+func recordContent(file string, n int) string {
+	return gjson.Get(recordLine(file, n), "content").Str
+}
+
+// TestQueuedOnce: a queued prompt that the next user record repeats is
+// kept once, from the user record; said on stderr when the user record
+// does not say it was queued. A user record that only looks like a later
+// copy (another prompt came between) leaves both.
+func TestQueuedOnce(t *testing.T) {
+	in := `{"type":"user","uuid":"a","sessionId":"s","timestamp":"2026-06-02T09:00:00Z","message":{"role":"user","content":"fix the test"}}
+{"type":"attachment","uuid":"b","sessionId":"s","timestamp":"2026-06-02T09:00:01Z","attachment":{"type":"queued_command","prompt":"and the lint","commandMode":"prompt"}}
+{"type":"user","uuid":"c","sessionId":"s","timestamp":"2026-06-02T09:00:05Z","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}
+{"type":"user","uuid":"d","sessionId":"s","timestamp":"2026-06-02T09:00:06Z","message":{"role":"user","content":"and the lint"}}
+{"type":"attachment","uuid":"e","sessionId":"s","timestamp":"2026-06-02T09:00:07Z","attachment":{"type":"queued_command","prompt":"continue","commandMode":"prompt"}}
+{"type":"user","uuid":"f","sessionId":"s","timestamp":"2026-06-02T09:00:08Z","promptSource":"queued","message":{"role":"user","content":"continue"}}
+{"type":"attachment","uuid":"g","sessionId":"s","timestamp":"2026-06-02T09:00:09Z","attachment":{"type":"queued_command","prompt":"continue","commandMode":"prompt"}}
+{"type":"user","uuid":"h","sessionId":"s","timestamp":"2026-06-02T09:00:10Z","message":{"role":"user","content":"stop"}}
+{"type":"user","uuid":"i","sessionId":"s","timestamp":"2026-06-02T09:00:11Z","message":{"role":"user","content":"continue"}}
+`
+	l, rep, _ := importRoles(t, in)
+	pm, _ := l.Metadata["prompts"].([]any)
+	var got []string
+	for i, p := range l.Prompts {
+		got = append(got, p.Role+":"+p.Content+"@"+pm[i].(map[string]any)["uuid"].(string))
+	}
+	want := []string{"user:fix the test@a", "harness:[Request interrupted by user]@c", "user:and the lint@d",
+		"user:continue@f", "user:continue@g", "user:stop@h", "user:continue@i"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("prompts = %q\nwant      %q", got, want)
+	}
+	if !reflect.DeepEqual(rep.Reasons, []string{`record type "attachment" (a queued_command whose prompt the next user record repeats): 2`}) ||
+		rep.Records != 9 || rep.Mapped != 7 {
+		t.Errorf("report = %+v", rep)
+	}
+	n := 0
+	for _, w := range rep.Warnings {
+		if strings.Contains(w, "prompt queued") {
+			n++
+			if w != "line 4: the prompt queued at line 2 is taken to be this user record, which has its text; it is kept once, from line 4" {
+				t.Errorf("warning = %q", w)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("warnings = %q", rep.Warnings)
+	}
+}
+
+// TestLocalCommandOnce: a local_command record holding the text a user
+// record holds at the same time is that record's copy; the same command
+// run again later is a prompt of its own.
+func TestLocalCommandOnce(t *testing.T) {
+	in := `{"type":"user","uuid":"a","sessionId":"s","timestamp":"2026-06-02T09:00:00Z","message":{"role":"user","content":"<local-command-stdout>Reconnected to db.</local-command-stdout>"}}
+{"type":"system","subtype":"local_command","uuid":"b","sessionId":"s","timestamp":"2026-06-02T09:00:00Z","level":"info","content":"<local-command-stdout>Reconnected to db.</local-command-stdout>"}
+{"type":"system","subtype":"local_command","uuid":"c","sessionId":"s","timestamp":"2026-06-02T09:00:09Z","level":"info","content":"<local-command-stdout>Reconnected to db.</local-command-stdout>"}
+{"type":"system","subtype":"local_command","uuid":"d","sessionId":"s","timestamp":"2026-06-02T09:00:10Z","level":"info","content":"Status: ok"}
+{"type":"system","subtype":"informational","uuid":"e","sessionId":"s","timestamp":"2026-06-02T09:00:11Z","level":"info","content":"Model changed"}
+`
+	l, rep, _ := importRoles(t, in)
+	pm, _ := l.Metadata["prompts"].([]any)
+	if len(l.Prompts) != 2 || pm[0].(map[string]any)["uuid"] != "a" || pm[1].(map[string]any)["uuid"] != "c" ||
+		pm[1].(map[string]any)["harness"] != "command-output" || l.Prompts[1].Role != "harness" {
+		t.Errorf("prompts = %+v, %v", l.Prompts, pm)
+	}
+	if !reflect.DeepEqual(rep.Reasons, []string{
+		`record type "system" (informational: status output): 1`,
+		`record type "system" (local_command whose content opens with no tag of a command or its output): 1`,
+		`record type "system" (local_command: the same text, at the same time, as a user record): 1`}) || rep.Mapped != 2 {
+		t.Errorf("report = %+v", rep)
+	}
+}
+
+// TestQueuedShapes: a queued prompt with an image is a prompt of parts;
+// a queued "!" command (another commandMode) is not known to reach the
+// model and is skipped; a prompt of the wrong type is an error naming
+// it; a turn that took in a prompt no attachment holds is said on stderr.
+func TestQueuedShapes(t *testing.T) {
+	in := `{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"look at this"}}
+{"type":"attachment","uuid":"b","sessionId":"s","attachment":{"type":"queued_command","prompt":[{"type":"text","text":"this one"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}],"commandMode":"prompt"}}
+{"type":"attachment","uuid":"c","sessionId":"s","attachment":{"type":"queued_command","prompt":"ls","commandMode":"bash"}}
+{"type":"queue-operation","operation":"remove","reason":"absorbed_mid_turn","sessionId":"s","content":"and this"}
+{"type":"queue-operation","operation":"remove","sessionId":"s","content":"never mind"}
+`
+	l, rep, _ := importRoles(t, in)
+	if len(l.Prompts) != 2 || len(l.Prompts[1].Parts) != 2 || l.Prompts[1].Parts[0]["content"] != "this one" {
+		t.Errorf("prompts = %+v", l.Prompts)
+	}
+	if !reflect.DeepEqual(rep.Reasons, []string{
+		`record type "attachment" (a queued_command of commandMode "bash", not known to reach the model): 1`,
+		`record type "queue-operation" (input queue): 2`}) {
+		t.Errorf("reasons = %q", rep.Reasons)
+	}
+	want := "1 prompt(s) queued while the agent worked were taken into its turn with no queued_command attachment; their text is only in the queue-operation record, not kept: line 4"
+	if len(rep.Warnings) == 0 || rep.Warnings[0] != want {
+		t.Errorf("warnings = %q", rep.Warnings)
+	}
+	_, _, err := Import(ClaudeCode, []byte(strings.Replace(in, `"prompt":[`, `"prompt":7,"x":[`, 1)), Options{})
+	if err == nil || !strings.Contains(err.Error(), "line 2: attachment.prompt") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestCompactBoundary: a compact_boundary is kept with the summary whose
+// parentUuid is its uuid; one no summary follows is counted as skipped.
+func TestCompactBoundary(t *testing.T) {
+	in := `{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"go on"}}
+{"type":"system","subtype":"compact_boundary","uuid":"b1","parentUuid":null,"logicalParentUuid":"a","sessionId":"s","timestamp":"2026-06-02T09:00:04Z","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":155025}}
+{"type":"user","uuid":"c","parentUuid":"b1","sessionId":"s","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation."}}
+{"type":"system","subtype":"compact_boundary","uuid":"b2","parentUuid":null,"sessionId":"s","content":"Conversation compacted","compactMetadata":{"trigger":"manual","preTokens":9000}}
+{"type":"user","uuid":"d","parentUuid":"x","sessionId":"s","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued, again."}}
+`
+	l, rep, _ := importRoles(t, in)
+	pm, _ := l.Metadata["prompts"].([]any)
+	if len(pm) != 3 {
+		t.Fatalf("metadata.prompts = %v", pm)
+	}
+	bd, _ := pm[1].(map[string]any)["compact_boundary"].(map[string]any)
+	if bd["uuid"] != "b1" || bd["timestamp"] != "2026-06-02T09:00:04Z" || bd["logicalParentUuid"] != "a" ||
+		!reflect.DeepEqual(bd["compactMetadata"], map[string]any{"trigger": "auto", "preTokens": float64(155025)}) {
+		t.Errorf("compact_boundary = %v", bd)
+	}
+	if _, ok := pm[2].(map[string]any)["compact_boundary"]; ok {
+		t.Errorf("a boundary joined a summary that is not its own: %v", pm[2])
+	}
+	if rep.Mapped != 4 || !reflect.DeepEqual(rep.Reasons, []string{`record type "system" (compact_boundary with no compaction summary after it): 1`}) {
+		t.Errorf("report = %+v", rep)
+	}
 }

@@ -17,7 +17,6 @@ var ccSkipped = map[string]string{
 	"progress":              `record type "progress" (hook and tool progress)`,
 	"file-history-snapshot": `record type "file-history-snapshot" (editor undo state)`,
 	"queue-operation":       `record type "queue-operation" (input queue)`,
-	"system":                `record type "system" (local command and status output)`,
 }
 
 func importClaudeCode(b *builder, data []byte) error {
@@ -29,6 +28,9 @@ func importClaudeCode(b *builder, data []byte) error {
 	var other []lineMember // scratch: the line's unmapped members
 	sc := newSidechains()
 	var hs harness
+	src := map[*msg]ccSource{} // where the prompts of other records than user records came from
+	var absorbed []lineMember  // the text of queued prompts a turn took in, by line
+	var boundaries []*ccBoundary
 	line := func(where string, rec gjson.Result) error {
 		// One pass over the line's members: long lines (tool results)
 		// are scanned once, not once per member looked up.
@@ -82,6 +84,58 @@ func importClaudeCode(b *builder, data []byte) error {
 			summaries = append(summaries, fields(other).rest().raw())
 			b.mapRecord()
 			return nil
+		case "attachment", "system":
+			ts := timestamp(tsv)
+			if typ.String() == "system" && fields(other).get("subtype").String() == "compact_boundary" {
+				// Kept with the compaction summary that follows it.
+				bd := fields(other).rest()
+				if ts != "" {
+					bd = join(obj{{"timestamp", quote(ts)}}, bd)
+				}
+				boundaries = append(boundaries, &ccBoundary{uuid: ln.uuid, meta: bd})
+				b.seen(ts)
+				b.mapRecord()
+				return nil
+			}
+			m, content, reason, err := b.ccAside(where, typ.String(), fields(other), ts)
+			if err != nil {
+				return err
+			}
+			if m == nil {
+				b.seen(ts)
+				b.skip(reason)
+				return nil
+			}
+			b.mapRecord()
+			if m.role != harnessRole {
+				// A queued prompt: its origin says who sent it.
+				att := fields(other).get("attachment")
+				if mk.origin == "" {
+					mk.origin = att.Get("origin.kind").String()
+				}
+				if mk.origin == "" && att.Get("commandMode").String() == "task-notification" {
+					mk.origin = "task-notification"
+				}
+				mk.uuid = ln.uuid
+				if hm := hs.classify(b, where, m, content, mk); hm != nil {
+					msgs = append(msgs, hm)
+					sc.line(hm, ln)
+				}
+				src[m] = ccSource{kind: "queued", where: where}
+			} else {
+				src[m] = ccSource{kind: "local", where: where}
+			}
+			msgs = append(msgs, m)
+			sc.line(m, ln)
+			return nil
+		case "queue-operation":
+			f := fields(other)
+			if c := f.get("content"); f.get("operation").String() == "remove" && f.get("reason").String() == "absorbed_mid_turn" && c.Type == gjson.String && c.Str != "" {
+				absorbed = append(absorbed, lineMember{where, c})
+			}
+			b.seen(timestamp(tsv))
+			b.skip(ccSkipped["queue-operation"])
+			return nil
 		default:
 			reason, ok := ccSkipped[typ.String()]
 			if !ok {
@@ -105,11 +159,18 @@ func importClaudeCode(b *builder, data []byte) error {
 		if m.role != "assistant" {
 			line = withoutPartCopies(line, m)
 			m.meta = join(line, m.meta)
+			if mk.compact && len(boundaries) > 0 {
+				if bd := boundaries[len(boundaries)-1]; !bd.joined && (bd.uuid == "" || bd.uuid == ln.parent) {
+					m.meta.set("compact_boundary", bd.meta.raw())
+					bd.joined = true
+				}
+			}
 			mk.uuid = ln.uuid
 			if hm := hs.classify(b, where, m, message.Get("content"), mk); hm != nil {
 				msgs = append(msgs, hm)
 				sc.line(hm, ln)
 			}
+			src[m] = ccSource{kind: "user", where: where, queued: string(line.get("promptSource")) == `"queued"`}
 			msgs = append(msgs, m)
 			sc.line(m, ln)
 			return nil
@@ -178,6 +239,13 @@ func importClaudeCode(b *builder, data []byte) error {
 	}
 	b.linePrefix = ""
 	hs.report(b)
+	msgs = ccOnce(b, msgs, src, sc.of)
+	for _, bd := range boundaries {
+		if !bd.joined {
+			unmap(b, `record type "system" (compact_boundary with no compaction summary after it)`)
+		}
+	}
+	ccAbsorbed(b, absorbed, src)
 	if b.mapped == 0 && b.records > 0 {
 		return b.errorf("", "not %s: no line is a user, assistant or summary record", Describe(ClaudeCode))
 	}

@@ -153,7 +153,29 @@
 // after the user's text leaves the prompt the user's, with a warning.
 // Tool results are never prompts (a <system-reminder> in a tool's output
 // stays in it); a subagent's harness records join its agent_prompts with
-// "role": "harness".
+// "role": "harness". Two other records hold the only copy of what they
+// say and are prompts too: a "system" record of subtype "local_command"
+// (a local command and its output shown to the user, not sent to the
+// model) is a harness prompt of its tag's kind, "type": "system" in its
+// metadata; an "attachment" record of attachment.type "queued_command"
+// (a prompt sent while the agent worked that the running turn took in,
+// for which no user record is written) is the user's prompt, or the
+// harness's when its origin.kind or commandMode says so
+// ("task-notification", "peer"), in its place in the file, its other
+// members in metadata.prompts[i].attachment. A copy is kept once: a
+// local_command record with a user record's text and time, and a queued
+// prompt whose text the next user prompt has (the prompt queued until
+// the turn ended), are counted as skipped, with a warning when that user
+// record does not say "promptSource": "queued". Skipped and counted:
+// queue-operation records (the input queue: what reached the model is a
+// user record or a queued_command attachment; a removal "absorbed_mid_turn"
+// whose text no attachment holds is a warning), other attachments
+// (reminders, hook output, file changes) and queued_commands of another
+// commandMode, and the other system records by subtype (turn_duration,
+// stop_hook_summary, api_error: status). A compact_boundary record is
+// kept in the metadata of the compaction summary after it (the record
+// whose parentUuid is its uuid) as compact_boundary: its compactMetadata
+// (trigger, tokens before) is in no other record.
 // Codex response_item payloads are Responses API items; event_msg lines
 // mostly repeat them and are skipped, except token_count (the only record
 // of usage: each request's last_token_usage is its model turn's usage),

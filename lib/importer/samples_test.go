@@ -200,6 +200,21 @@ var samples = []sample{
 			if l.Environment.ToolVersions["claude-code"] != "2.1.38" {
 				t.Errorf("tool_versions = %v", l.Environment.ToolVersions)
 			}
+			// Lines 14-15, the system records of /model, are the only
+			// record of that command and its output: harness prompts
+			// after the user's (line 4) and the interrupt (line 13).
+			var got []string
+			pm, _ := l.Metadata["prompts"].([]any)
+			for i, p := range l.Prompts {
+				k, _ := pm[i].(map[string]any)["harness"].(string)
+				got = append(got, p.Role+":"+k)
+			}
+			if want := []string{"user:", "harness:interrupt", "harness:command", "harness:command-output"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("prompts = %q, want %q", got, want)
+			}
+			if c := l.Prompts[3].Content; c != "<local-command-stdout>Kept model as \x1b[1mDefault (recommended)\x1b[22m</local-command-stdout>" {
+				t.Errorf("the /model output = %q", c)
+			}
 		},
 	},
 	{
@@ -229,16 +244,31 @@ var samples = []sample{
 			// Lines 20-22 are Claude Code's own: the local-command caveat
 			// (isMeta), the /mcp command and its output; so are lines 18
 			// and 39, "[Request interrupted by user]" written when the
-			// user stopped a turn. Lines 4 and 26 are the user's.
-			var roles []string
-			for _, p := range l.Prompts {
+			// user stopped a turn, and lines 23-24, the system records of
+			// a second /mcp, whose output ("MCP dialog dismissed") no
+			// other record holds. Lines 4 and 26 are the user's.
+			var roles, kinds []string
+			pm, _ := l.Metadata["prompts"].([]any)
+			for i, p := range l.Prompts {
 				roles = append(roles, p.Role)
+				k, _ := pm[i].(map[string]any)["harness"].(string)
+				kinds = append(kinds, k)
 			}
-			if want := []string{"user", "harness", "harness", "harness", "harness", "user", "harness"}; !reflect.DeepEqual(roles, want) {
+			if want := []string{"user", "harness", "harness", "harness", "harness", "harness", "harness", "user", "harness"}; !reflect.DeepEqual(roles, want) {
 				t.Errorf("prompt roles = %q, want %q", roles, want)
 			}
-			if l.Prompts[3].Content != "<command-name>/mcp</command-name>\n            <command-message>mcp</command-message>\n            <command-args></command-args>" {
-				t.Errorf("the /mcp command = %q", l.Prompts[3].Content)
+			if want := []string{"", "interrupt", "command-caveat", "command", "command-output", "command", "command-output", "", "interrupt"}; !reflect.DeepEqual(kinds, want) {
+				t.Errorf("harness kinds = %q, want %q", kinds, want)
+			}
+			mcp := "<command-name>/mcp</command-name>\n            <command-message>mcp</command-message>\n            <command-args></command-args>"
+			if l.Prompts[3].Content != mcp || l.Prompts[5].Content != mcp {
+				t.Errorf("the /mcp commands = %q, %q", l.Prompts[3].Content, l.Prompts[5].Content)
+			}
+			if l.Prompts[6].Content != "<local-command-stdout>MCP dialog dismissed</local-command-stdout>" {
+				t.Errorf("the second /mcp's output = %q", l.Prompts[6].Content)
+			}
+			if m := pm[6].(map[string]any); m["type"] != "system" || m["subtype"] != "local_command" || m["uuid"] != "2ef15da6-63ae-4a98-b781-676d95ac2692" || m["timestamp"] != "2026-02-10T22:58:11.673Z" {
+				t.Errorf("the second /mcp's output's metadata = %v", m)
 			}
 		},
 	},
