@@ -3,6 +3,8 @@ package drift
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 // Human renders r for reading: a headline with the counts, then the
@@ -40,9 +42,10 @@ func (r *Report) Human() string {
 }
 
 func (e *Entry) human(b *strings.Builder) {
-	b.WriteString("  " + e.Path)
+	// Fields from the packs are escaped: none may end the line.
+	b.WriteString("  " + visible.Escape(e.Path))
 	if e.Tool != "" {
-		fmt.Fprintf(b, " (%s)", e.Tool)
+		fmt.Fprintf(b, " (%s)", visible.Escape(e.Tool))
 	}
 	if e.AStep != nil && e.BStep != nil && *e.AStep != *e.BStep {
 		fmt.Fprintf(b, " [a: steps[%d]]", *e.AStep)
@@ -52,7 +55,7 @@ func (e *Entry) human(b *strings.Builder) {
 	case Changed:
 		switch {
 		case e.A != nil && e.B != nil && e.Diff == "":
-			fmt.Fprintf(b, " %s → %s", e.A, e.B)
+			fmt.Fprintf(b, " %s → %s", visible.Escape(string(e.A)), visible.Escape(string(e.B)))
 		case e.ASize != nil && e.BSize != nil:
 			fmt.Fprintf(b, " (%d → %d bytes)", *e.ASize, *e.BSize)
 		}
@@ -66,7 +69,7 @@ func (e *Entry) human(b *strings.Builder) {
 	}
 	b.WriteString("\n")
 	if e.Note != "" {
-		b.WriteString("    " + e.Note + "\n")
+		b.WriteString("    " + visible.Escape(e.Note) + "\n")
 	}
 	if e.Diff != "" {
 		for _, l := range strings.SplitAfter(strings.TrimSuffix(e.Diff, "\n"), "\n") {
@@ -78,7 +81,7 @@ func (e *Entry) human(b *strings.Builder) {
 func side(b *strings.Builder, v []byte, size *int64) {
 	switch {
 	case v != nil:
-		fmt.Fprintf(b, " %s", v)
+		fmt.Fprintf(b, " %s", visible.Escape(string(v)))
 	case size != nil:
 		fmt.Fprintf(b, " (%d bytes)", *size)
 	}

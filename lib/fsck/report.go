@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 // Rule ids; see the package documentation.
@@ -106,10 +107,12 @@ func (r *Report) Human() string {
 		fmt.Fprintf(&b, "%s: %d %s; %s checked\n", what, len(r.Violations), n, counts)
 	}
 	for _, v := range r.Violations {
-		fmt.Fprintf(&b, "  %-4s %s: %s\n", v.RuleID, v.Path, v.Message)
+		// Paths and messages name store files, which a received store
+		// can name as it likes: escaped, none may end its line.
+		fmt.Fprintf(&b, "  %-4s %s: %s\n", v.RuleID, visible.Escape(v.Path), visible.Escape(v.Message))
 	}
 	for _, v := range r.Warnings {
-		fmt.Fprintf(&b, "  warning %s %s: %s\n", v.RuleID, v.Path, v.Message)
+		fmt.Fprintf(&b, "  warning %s %s: %s\n", v.RuleID, visible.Escape(v.Path), visible.Escape(v.Message))
 	}
 	return b.String()
 }

@@ -246,7 +246,7 @@ func TestHuman(t *testing.T) {
 	got = Verify("bad", defaults).Human()
 	want = "kernel pack bad: invalid, 2 violations\n" +
 		"  PK1  bundle.json: required file missing: bundle.json (required for BUNDLE/CLARIFY outcomes)\n" +
-		"  PK2  notes\x01.txt: unknown file in pack: notes\x01.txt\n"
+		"  PK2  notes\\u0001.txt: unknown file in pack: notes\\u0001.txt\n" // escaped: a name must not act on the terminal
 	if got != want {
 		t.Errorf("invalid:\n got %q\nwant %q", got, want)
 	}

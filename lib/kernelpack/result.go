@@ -3,6 +3,8 @@ package kernelpack
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 // Exit codes of the kernel's pack-verify CLI (PACK_SPEC §7.3), which
@@ -113,7 +115,7 @@ func (r *Result) Human() string {
 		}
 		fmt.Fprintf(&b, "kernel pack %s: invalid, %d violation%s\n", path, n, plural)
 		for _, v := range r.Violations {
-			fmt.Fprintf(&b, "  %-4s %s: %s\n", v.RuleID, readable(v.Path), readable(v.Message))
+			fmt.Fprintf(&b, "  %-4s %s: %s\n", v.RuleID, visible.Escape(readable(v.Path)), visible.Escape(readable(v.Message)))
 		}
 	}
 	return b.String()

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 // Human renders the report for --human: a header with the fidelity, one
@@ -16,13 +17,14 @@ func (r *Report) Human() string {
 		b.WriteString("\nsteps:\n")
 	}
 	width := 4
+	// Fields from the pack are escaped: none may end its line.
 	for _, s := range r.Steps {
-		width = max(width, len(s.Tool))
+		width = max(width, len(visible.Escape(s.Tool)))
 	}
 	counts := map[Status]int{}
 	for _, s := range r.Steps {
 		counts[s.Status]++
-		tool := s.Tool
+		tool := visible.Escape(s.Tool)
 		if tool == "" {
 			tool = "-"
 		}
@@ -32,17 +34,17 @@ func (r *Report) Human() string {
 		}
 		fmt.Fprintf(&b, "  %4d  %-*s  %-17s  %-17s  %dms\n", s.Index, width, tool, s.Status, det, s.DurationMS)
 		if s.Status == Diverged || s.Status == DivergedExpected {
-			fmt.Fprintf(&b, "        expected %s\n        got      %s\n", s.Expected, s.Actual)
+			fmt.Fprintf(&b, "        expected %s\n        got      %s\n", visible.Escape(s.Expected), visible.Escape(s.Actual))
 		}
 		if s.Reason != "" {
-			fmt.Fprintf(&b, "        %s\n", s.Reason)
+			fmt.Fprintf(&b, "        %s\n", visible.Escape(s.Reason))
 		}
 	}
 	if len(r.Drift) > 0 {
 		b.WriteString("\ndrift:\n")
 	}
 	for _, d := range r.Drift {
-		b.WriteString("  " + d.Text() + "\n")
+		b.WriteString("  " + visible.Escape(d.Text()) + "\n")
 	}
 	var parts []string
 	for _, st := range []Status{Matched, Diverged, DivergedExpected, Failed, Skipped} {

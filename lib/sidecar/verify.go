@@ -12,6 +12,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 // Verdict statuses. Only Verified is a success.
@@ -192,14 +193,16 @@ func HashFile(path string) (digest.Digest, error) {
 // and replay the pack.
 func (v *Verdict) Human() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", v.Artifact, strings.ReplaceAll(v.Status, "_", " "))
+	// Fields from the pack and the sidecar are escaped: none may end its
+	// line.
+	fmt.Fprintf(&b, "%s: %s", visible.Escape(v.Artifact), strings.ReplaceAll(v.Status, "_", " "))
 	if v.Reason != "" && v.Status != Modified {
-		fmt.Fprintf(&b, " (%s)", v.Reason)
+		fmt.Fprintf(&b, " (%s)", visible.Escape(v.Reason))
 	}
 	b.WriteString("\n")
 	line := func(k, val string) {
 		if val != "" {
-			fmt.Fprintf(&b, "  %-10s %s\n", k, val)
+			fmt.Fprintf(&b, "  %-10s %s\n", k, visible.Escape(val))
 		}
 	}
 	if !v.ContextPack.IsZero() {

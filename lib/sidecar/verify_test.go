@@ -192,3 +192,18 @@ func TestVerifyErrors(t *testing.T) {
 		t.Errorf("no store: err %v", err)
 	}
 }
+
+// The readable verdict escapes what the pack and the sidecar say: a field
+// cannot end its line and forge the next.
+func TestHumanEscapes(t *testing.T) {
+	v := &Verdict{Artifact: "out\n.txt", Status: Verified, Model: "m\nforged: yes", Notes: "n\u001b[2J", Tools: []string{"a\nforged"}}
+	h := v.Human()
+	for _, line := range strings.Split(h, "\n") {
+		if strings.HasPrefix(line, "forged") || strings.HasPrefix(line, ".txt") || strings.ContainsRune(line, '\x1b') {
+			t.Errorf("line %q of\n%s", line, h)
+		}
+	}
+	if !strings.Contains(h, `m\u000aforged: yes`) || !strings.Contains(h, `n\u001b[2J`) {
+		t.Errorf("fields not shown escaped:\n%s", h)
+	}
+}
