@@ -197,7 +197,7 @@ func (h *harness) report(b *builder) {
 		if !strings.HasPrefix(h.tags[k], "<") {
 			by = "text " + strconv.Quote(h.tags[k])
 		}
-		b.warn("%d user record(s) taken as the harness's %s by their %s alone (nothing else in the record says the harness wrote it): %s",
+		b.warn("%d record(s) taken as the harness's %s by their %s alone (nothing else in the record says the harness wrote it): %s",
 			len(where), k, by, list)
 	}
 }

@@ -62,11 +62,11 @@ var harnessFixture = fixture{
 	},
 	outputs: map[string]string{finalName: "The tests pass."},
 	warnings: []string{
-		"1 user record(s) taken as the harness's command by their leading <command-name> alone (nothing else in the record says the harness wrote it): line 10",
-		"1 user record(s) taken as the harness's command-output by their leading <local-command-stdout> alone (nothing else in the record says the harness wrote it): line 11",
-		"1 user record(s) taken as the harness's shell-input by their leading <bash-input> alone (nothing else in the record says the harness wrote it): line 12",
-		"1 user record(s) taken as the harness's shell-output by their leading <bash-stdout> alone (nothing else in the record says the harness wrote it): line 13",
-		"2 user record(s) taken as the harness's system-reminder by their leading <system-reminder> alone (nothing else in the record says the harness wrote it): line 16, line 17",
+		"1 record(s) taken as the harness's command by their leading <command-name> alone (nothing else in the record says the harness wrote it): line 10",
+		"1 record(s) taken as the harness's command-output by their leading <local-command-stdout> alone (nothing else in the record says the harness wrote it): line 11",
+		"1 record(s) taken as the harness's shell-input by their leading <bash-input> alone (nothing else in the record says the harness wrote it): line 12",
+		"1 record(s) taken as the harness's shell-output by their leading <bash-stdout> alone (nothing else in the record says the harness wrote it): line 13",
+		"2 record(s) taken as the harness's system-reminder by their leading <system-reminder> alone (nothing else in the record says the harness wrote it): line 16, line 17",
 	},
 	check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 		wantRoles := []string{"user", "harness", "harness", "harness", "harness", "harness", "harness",
@@ -166,7 +166,7 @@ func TestHarnessInterrupt(t *testing.T) {
 	if l.Prompts[1].Content != "[Request interrupted by user]" {
 		t.Errorf("the interrupt's text = %q", l.Prompts[1].Content)
 	}
-	want := []string{`1 user record(s) taken as the harness's interrupt by their text "[Request interrupted by user]" alone (nothing else in the record says the harness wrote it): line 3`}
+	want := []string{`1 record(s) taken as the harness's interrupt by their text "[Request interrupted by user]" alone (nothing else in the record says the harness wrote it): line 3`}
 	if !reflect.DeepEqual(rep.Warnings, want) {
 		t.Errorf("warnings = %q, want %q", rep.Warnings, want)
 	}
@@ -191,7 +191,7 @@ func TestHarnessWithoutOrigin(t *testing.T) {
 		t.Errorf("prompts[3] = %q", l.Prompts[3].Content)
 	}
 	want := []string{
-		"1 user record(s) taken as the harness's task-notification by their leading <task-notification> alone (nothing else in the record says the harness wrote it): line 3",
+		"1 record(s) taken as the harness's task-notification by their leading <task-notification> alone (nothing else in the record says the harness wrote it): line 3",
 		"line 5: a user prompt holds text the harness writes (<system-reminder>) after other text; it is kept as the user's",
 	}
 	if !reflect.DeepEqual(rep.Warnings, want) {
