@@ -228,14 +228,20 @@ func importClaudeCode(b *builder, data []byte) error {
 		return err
 	}
 	// The transcripts of the session's subagents, after the session's
-	// own: their records are read as if the session held them.
-	all := data
-	for _, sub := range b.opts.Subagents {
+	// own: their records are read as if the session held them, then put
+	// in their place in time (interleave).
+	fileOf := map[*msg]int{} // the subagent transcript a message came from, from 1
+	transcripts := [][]byte{data}
+	for i, sub := range b.opts.Subagents {
 		b.linePrefix = sub.Name + ": "
+		n := len(msgs)
 		if err := b.jsonLines(sub.Data, line); err != nil {
 			return err
 		}
-		all = append(append(all[:len(all):len(all)], '\n'), sub.Data...)
+		for _, m := range msgs[n:] {
+			fileOf[m] = i + 1
+		}
+		transcripts = append(transcripts, sub.Data)
 	}
 	b.linePrefix = ""
 	hs.report(b)
@@ -255,6 +261,7 @@ func importClaudeCode(b *builder, data []byte) error {
 	b.meta.set("session", session.raw())
 	b.meta.set("summaries", summaries.raw())
 	sc.resolve()
+	msgs = interleave(msgs, fileOf, sc)
 	for _, m := range msgs {
 		m.meta.set("merged_records", merged[m].raw())
 		sc.add(b, m)
@@ -266,7 +273,7 @@ func importClaudeCode(b *builder, data []byte) error {
 		}
 	}
 	if len(b.roots) > 0 {
-		b.workspace = claudeCodeWorkspace(all, b.roots[0])
+		b.workspace = claudeCodeWorkspace(interleaveLines(transcripts), b.roots[0])
 	}
 	return nil
 }

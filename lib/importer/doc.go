@@ -130,8 +130,10 @@
 // transcripts: the Task call's id) and their parent_step the Task step,
 // found by agentId or by the Task's prompt (newer versions write them to
 // <session>/subagents/agent-<id>.jsonl, which ClaudeCodeSubagents reads
-// and Options.Subagents takes after the session's own lines; a line of
-// one is named "<file>: line N"); the subagent's prompt is kept
+// and Options.Subagents takes after the session's own lines, then merged
+// among them by timestamp (interleave.go: never before the Task call, the
+// session's first on equal times; the workspace follows the same order);
+// a line of one is named "<file>: line N"); the subagent's prompt is kept
 // with its first step (metadata.agent_prompts), not made a user prompt.
 // User records Claude Code writes itself (ccharness.go) are prompts with
 // role "harness", their text byte for byte, and their kind in
