@@ -102,25 +102,7 @@ func TestClaudeCodeSubagentInterleaved(t *testing.T) {
 		`{"type":"assistant","uuid":"x2","isSidechain":true,"agentId":"ab12","sessionId":"s","cwd":"/p","timestamp":"2026-03-01T10:00:03Z","message":{"id":"m2","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"r1","name":"Read","input":{"file_path":"/p/a.txt"}}]}}`,
 		`{"type":"user","uuid":"x3","isSidechain":true,"agentId":"ab12","sessionId":"s","cwd":"/p","timestamp":"2026-03-01T10:00:04Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"r1","content":"     1\told"}]},"toolUseResult":{"type":"text","file":{"filePath":"/p/a.txt","content":"old\n","numLines":1,"startLine":1,"totalLines":1}}}`,
 	}, "\n") + "\n"
-	out, _, err := Import(ClaudeCode, []byte(main), Options{Subagents: []File{{Name: "s/subagents/agent-ab12.jsonl", Data: []byte(sub)}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l struct {
-		Steps []struct {
-			Type, Tool, Agent string
-			ParentStep        *int `json:"parent_step"`
-		}
-		Inputs  []struct{ Name, Content string }
-		Outputs []struct{ Name, Content string }
-	}
-	if err := json.Unmarshal(out, &l); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, s := range l.Steps {
-		got = append(got, s.Type+" "+s.Tool+" "+s.Agent)
-	}
+	l, got := importWithSubagent(t, main, sub)
 	want := []string{"llm_call  ", "tool_call Task ", "llm_call  ab12", "tool_call Read ab12", "llm_call  ", "tool_call Write ", "llm_call  "}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("steps:\n got %q\nwant %q", got, want)
@@ -146,23 +128,7 @@ func TestClaudeCodeSubagentAfterItsTask(t *testing.T) {
 		`{"type":"user","uuid":"x1","isSidechain":true,"agentId":"ab12","sessionId":"s","timestamp":"2026-03-01T09:59:00Z","message":{"role":"user","content":"look around"}}`,
 		`{"type":"assistant","uuid":"x2","isSidechain":true,"agentId":"ab12","sessionId":"s","timestamp":"2026-03-01T09:59:01Z","message":{"id":"m2","role":"assistant","model":"claude-x","content":[{"type":"text","text":"done"}]}}`,
 	}, "\n") + "\n"
-	out, _, err := Import(ClaudeCode, []byte(main), Options{Subagents: []File{{Name: "s/subagents/agent-ab12.jsonl", Data: []byte(sub)}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l struct {
-		Steps []struct {
-			Type, Tool, Agent string
-			ParentStep        *int `json:"parent_step"`
-		}
-	}
-	if err := json.Unmarshal(out, &l); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, s := range l.Steps {
-		got = append(got, s.Type+" "+s.Tool+" "+s.Agent)
-	}
+	l, got := importWithSubagent(t, main, sub)
 	// The session's records after the Task call have no time: they
 	// stay after it, and the subagent's (earlier by its clock) go first.
 	want := []string{"llm_call  ", "tool_call Task ", "llm_call  ab12", "llm_call  "}
@@ -172,4 +138,32 @@ func TestClaudeCodeSubagentAfterItsTask(t *testing.T) {
 	if p := l.Steps[2].ParentStep; p == nil || *p != 1 {
 		t.Errorf("the subagent's step has parent %v, want the Task step 1", p)
 	}
+}
+
+// subagentLog is the part of an imported log the subagent tests read.
+type subagentLog struct {
+	Steps []struct {
+		Type, Tool, Agent string
+		ParentStep        *int `json:"parent_step"`
+	}
+	Inputs []struct{ Name, Content string }
+}
+
+// importWithSubagent imports the transcript main with sub as its
+// subagent ab12's, and returns the log and each step as "type tool agent".
+func importWithSubagent(t *testing.T, main, sub string) (*subagentLog, []string) {
+	t.Helper()
+	out, _, err := Import(ClaudeCode, []byte(main), Options{Subagents: []File{{Name: "s/subagents/agent-ab12.jsonl", Data: []byte(sub)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l subagentLog
+	if err := json.Unmarshal(out, &l); err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, s := range l.Steps {
+		steps = append(steps, s.Type+" "+s.Tool+" "+s.Agent)
+	}
+	return &l, steps
 }
