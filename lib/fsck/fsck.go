@@ -167,21 +167,6 @@ func ioMessage(err error) string {
 	return err.Error()
 }
 
-// fileType describes a non-regular, non-directory entry.
-func fileType(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "is a symlink"
-	case m&fs.ModeDevice != 0:
-		return "is a device"
-	case m&fs.ModeNamedPipe != 0:
-		return "is a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "is a socket"
-	}
-	return "is not a regular file"
-}
-
 // wantFile reports whether e is a regular file, and a violation if not.
 func (c *checker) wantFile(rel string, e fs.DirEntry) bool {
 	t := e.Type()
@@ -191,7 +176,7 @@ func (c *checker) wantFile(rel string, e fs.DirEntry) bool {
 	case t.IsDir():
 		c.violate(RuleFileType, rel, "is a directory where a file belongs")
 	default:
-		c.violate(RuleFileType, rel, "%s", fileType(t))
+		c.violate(RuleFileType, rel, "%s", store.DescribeMode(t))
 	}
 	return false
 }
@@ -205,7 +190,7 @@ func (c *checker) wantDir(rel string, e fs.DirEntry) bool {
 	case t.IsRegular():
 		c.violate(RuleFileType, rel, "is a file where a directory belongs")
 	default:
-		c.violate(RuleFileType, rel, "%s", fileType(t))
+		c.violate(RuleFileType, rel, "%s", store.DescribeMode(t))
 	}
 	return false
 }
@@ -371,7 +356,7 @@ func (c *checker) verify(ds []digest.Digest) {
 			c.violate(RuleObject, rel, "cannot be read: %s", ioMessage(err))
 			w.state[d] = false
 		case !fi.Mode().IsRegular():
-			c.violate(RuleFileType, rel, "%s", fileType(fi.Mode().Type()))
+			c.violate(RuleFileType, rel, "%s", store.DescribeMode(fi.Mode().Type()))
 			w.state[d] = false
 		default:
 			c.hashObject(w, d, rel)
@@ -419,7 +404,7 @@ func (c *checker) readEntry(rel string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		c.violate(RuleFileType, rel, "%s", fileType(fi.Mode().Type()))
+		c.violate(RuleFileType, rel, "%s", store.DescribeMode(fi.Mode().Type()))
 		return nil, errors.New("not a regular file")
 	}
 	b, err := store.ReadFile(c.abs(rel), store.MaxEntrySize)

@@ -80,7 +80,7 @@ func (s *Store) storeDir(dir string) error {
 		return err
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("%s %s, not a directory: a store is never written through one", dir, describe(fi.Mode()))
+		return fmt.Errorf("%s %s, not a directory: a store is never written through one", dir, DescribeMode(fi.Mode()))
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ func OpenFile(name string) (*os.File, fs.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s %s: %w", name, describe(fi.Mode()), ErrNotRegular)
+		return nil, nil, fmt.Errorf("%s %s: %w", name, DescribeMode(fi.Mode()), ErrNotRegular)
 	}
 	return f, fi, nil
 }
@@ -74,7 +74,9 @@ func ReadFile(name string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-func describe(m fs.FileMode) string {
+// DescribeMode says what kind of file, other than a regular one, m is:
+// "is a symlink", "is a named pipe", … for messages about store files.
+func DescribeMode(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
 		return "is a symlink"

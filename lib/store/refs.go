@@ -227,7 +227,7 @@ func (s *Store) refDirs(name string) error {
 			return err
 		}
 		if !fi.IsDir() {
-			return fmt.Errorf("%s %s, not a directory", dir, describe(fi.Mode()))
+			return fmt.Errorf("%s %s, not a directory", dir, DescribeMode(fi.Mode()))
 		}
 	}
 	return nil
