@@ -1,7 +1,8 @@
 // Command ctx-show prints context packs. For each reference (arguments, or
 // a stream of ctx output on stdin) it prints the manifest with its hash as
-// canonical JSON, the pack in log form with content inlined (--resolve), or
-// a readable summary (--human), or a self-contained HTML page (--html).
+// canonical JSON, the pack in log form with content inlined (--resolve),
+// a readable summary (--human), a self-contained HTML page (--html), or an
+// ATIF trajectory (--atif, lib/atif).
 // --blob REF writes one object's raw bytes.
 // Everything read is verified against its digest.
 package main
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctx-tools/ctx/lib/atif"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
@@ -29,6 +31,7 @@ type showCmd struct {
 	Resolve bool     `help:"Print the pack as an execution log with every content inlined."`
 	Blob    string   `help:"Write the raw bytes of one object (a hash, prefix or pack reference) to stdout." placeholder:"REF"`
 	HTML    bool     `name:"html" help:"Print the pack as one self-contained HTML page (no scripts, no network): header, prompts, timeline, inputs and outputs."`
+	ATIF    bool     `name:"atif" help:"Print the pack as an ATIF trajectory (Agent Trajectory Interchange Format, ATIF-v1.7), as Harbor and other evaluation tools read it; what ATIF cannot hold is named on stderr."`
 	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
 }
 
@@ -45,13 +48,13 @@ func (c *showCmd) Run(env *cli.Env) error {
 		return cli.Errorf(cli.ExitUsage, "-o writes the --html page; give --html")
 	}
 	if c.Blob != "" {
-		if len(c.Refs) > 0 || c.Resolve || c.Human || c.HTML {
-			return cli.Errorf(cli.ExitUsage, "--blob takes no other references and no --resolve, --human or --html")
+		if len(c.Refs) > 0 || c.Resolve || c.Human || c.HTML || c.ATIF {
+			return cli.Errorf(cli.ExitUsage, "--blob takes no other references and no --resolve, --human, --html or --atif")
 		}
 		return c.blob(env, s)
 	}
-	if c.Resolve && c.Human || c.HTML && (c.Resolve || c.Human) {
-		return cli.Errorf(cli.ExitUsage, "give one of --resolve, --human and --html")
+	if n := countTrue(c.Resolve, c.Human, c.HTML, c.ATIF); n > 1 {
+		return cli.Errorf(cli.ExitUsage, "give one of --resolve, --human, --html and --atif")
 	}
 	items, err := env.Refs(c.Refs)
 	if err != nil {
@@ -77,6 +80,23 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		return err
 	}
 	switch {
+	case c.ATIF:
+		l, err := execlog.FromManifest(s, m)
+		if err != nil {
+			return err
+		}
+		b, err := l.JSON()
+		if err != nil {
+			return err
+		}
+		out, warnings, err := atif.Export(b, atif.Options{Pack: m.Hash.String()})
+		if err != nil {
+			return fmt.Errorf("writing %s as ATIF: %w", m.Hash, err)
+		}
+		for _, w := range warnings {
+			env.Warnf("%s: %s", m.Hash, w)
+		}
+		return env.ResultCanonical(out)
 	case c.Resolve:
 		l, err := execlog.FromManifest(s, m)
 		if err != nil {
@@ -360,4 +380,14 @@ func size(n int64) string {
 
 func main() {
 	os.Exit(cli.Run("ctx-show", &showCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func countTrue(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }

@@ -70,6 +70,8 @@ func classify(rec gjson.Result) string {
 	has := func(p string) bool { return rec.Get(p).Exists() }
 	typ := rec.Get("type").String()
 	switch {
+	case strings.HasPrefix(rec.Get("schema_version").String(), "ATIF-") && has("steps"):
+		return ATIF
 	case has("resourceSpans") || has("resourceLogs") || has("resource_spans") || has("resource_logs"):
 		return OTelGenAI
 	case rec.Get("spans").IsArray() || has("name") && has("context") && (has("attributes") || has("start_time")):

@@ -9,6 +9,7 @@ import (
 // Format names, as given to ctx-pack --from.
 const (
 	Anthropic       = "anthropic"
+	ATIF            = "atif"
 	ClaudeCode      = "claude-code"
 	Codex           = "codex"
 	Inspect         = "inspect"
@@ -22,6 +23,7 @@ type importFunc func(b *builder, data []byte) error
 
 var importers = map[string]importFunc{
 	Anthropic:       importAnthropic,
+	ATIF:            importATIF,
 	ClaudeCode:      importClaudeCode,
 	Codex:           importCodex,
 	Inspect:         importInspect,
@@ -49,6 +51,10 @@ type Options struct {
 	// Deterministic lists tools to mark deterministic in addition to the
 	// built-in read-only ones (ctx-pack --deterministic TOOL).
 	Deterministic []string
+	// Dir is the directory of the input file: media an ATIF trajectory
+	// names by a relative path are read from under it. Empty: no file is
+	// read.
+	Dir string
 	// Subagents are, for a Claude Code session, its subagents'
 	// transcripts (the files under <session>/subagents/, see
 	// ClaudeCodeSubagents), read after the session's own.
