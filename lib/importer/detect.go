@@ -72,6 +72,8 @@ func classify(rec gjson.Result) string {
 	switch {
 	case strings.HasPrefix(rec.Get("schema_version").String(), "ATIF-") && has("steps"):
 		return ATIF
+	case has("sessionId") && has("projectHash") || typ == "init" && has("session_id") && has("model") && has("timestamp"):
+		return GeminiCLI
 	case has("resourceSpans") || has("resourceLogs") || has("resource_spans") || has("resource_logs"):
 		return OTelGenAI
 	case rec.Get("spans").IsArray() || has("name") && has("context") && (has("attributes") || has("start_time")):

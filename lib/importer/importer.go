@@ -12,6 +12,7 @@ const (
 	ATIF            = "atif"
 	ClaudeCode      = "claude-code"
 	Codex           = "codex"
+	GeminiCLI       = "gemini-cli"
 	Inspect         = "inspect"
 	LangSmith       = "langsmith"
 	OpenAIChat      = "openai-chat"
@@ -26,6 +27,7 @@ var importers = map[string]importFunc{
 	ATIF:            importATIF,
 	ClaudeCode:      importClaudeCode,
 	Codex:           importCodex,
+	GeminiCLI:       importGemini,
 	Inspect:         importInspect,
 	LangSmith:       importLangSmith,
 	OpenAIChat:      importOpenAIChat,
