@@ -432,7 +432,7 @@ func (a *atifImport) result(c *step, r gjson.Result, w string, joined bool) erro
 func atifUsage(m gjson.Result) (*manifest.Usage, obj) {
 	u := &manifest.Usage{}
 	var left obj
-	any := false
+	found := false
 	each(m, func(k, v gjson.Result) bool {
 		var dst **int64
 		switch k.Str {
@@ -445,14 +445,14 @@ func atifUsage(m gjson.Result) (*manifest.Usage, obj) {
 		}
 		if dst != nil && v.Type == gjson.Number && isDigits(v.Raw) {
 			if n, err := strconv.ParseInt(v.Raw, 10, 64); err == nil {
-				*dst, any = &n, true
+				*dst, found = &n, true
 				return true
 			}
 		}
 		left = append(left, member{k.Str, raw(v)})
 		return true
 	})
-	if !any {
+	if !found {
 		u = nil
 	}
 	return u, left

@@ -20,6 +20,13 @@ var codexTypes = map[string]bool{
 	"turn_context": true, "compacted": true,
 }
 
+// copilotNamespace reports whether an event type is one of Copilot CLI's
+// ("session.start", "user.message", …).
+func copilotNamespace(typ string) bool {
+	ns, _, ok := strings.Cut(typ, ".")
+	return ok && (ns == "session" || ns == "user" || ns == "assistant" || ns == "tool" || ns == "subagent")
+}
+
 // Detect guesses the format of data from its first record (the first line
 // of JSON Lines, the first element of an array, or the document itself).
 // name is the file name, if any; a .eval name or a zip archive is Inspect.
@@ -72,6 +79,8 @@ func classify(rec gjson.Result) string {
 	switch {
 	case strings.HasPrefix(rec.Get("schema_version").String(), "ATIF-") && has("steps"):
 		return ATIF
+	case has("data") && has("id") && has("parentId") && copilotNamespace(typ):
+		return CopilotCLI
 	case has("sessionId") && has("projectHash") || typ == "init" && has("session_id") && has("model") && has("timestamp"):
 		return GeminiCLI
 	case has("resourceSpans") || has("resourceLogs") || has("resource_spans") || has("resource_logs"):

@@ -12,6 +12,7 @@ const (
 	ATIF            = "atif"
 	ClaudeCode      = "claude-code"
 	Codex           = "codex"
+	CopilotCLI      = "copilot-cli"
 	GeminiCLI       = "gemini-cli"
 	Inspect         = "inspect"
 	LangSmith       = "langsmith"
@@ -27,6 +28,7 @@ var importers = map[string]importFunc{
 	ATIF:            importATIF,
 	ClaudeCode:      importClaudeCode,
 	Codex:           importCodex,
+	CopilotCLI:      importCopilot,
 	GeminiCLI:       importGemini,
 	Inspect:         importInspect,
 	LangSmith:       importLangSmith,

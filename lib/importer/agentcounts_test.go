@@ -1,0 +1,134 @@
+package importer
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/execlog"
+)
+
+// logCounts are what a test counts in an imported log, to compare with
+// the counts taken from the source by hand.
+type logCounts struct {
+	calls, results, errors, turns, users, images, subagentSteps int
+	usage                                                       map[string]int64
+}
+
+func countLog(out []byte) logCounts {
+	var c logCounts
+	c.usage = map[string]int64{}
+	l := gjson.ParseBytes(out)
+	for _, s := range l.Get("steps").Array() {
+		if s.Get("agent").String() != "" {
+			c.subagentSteps++
+		}
+		for _, p := range s.Get("output_parts").Array() {
+			if p.Get("type").String() == "image" {
+				c.images++
+			}
+		}
+		if s.Get("type").String() == "tool_call" {
+			c.calls++
+			if s.Get("output").Exists() || s.Get("output_parts").Exists() {
+				c.results++
+			}
+			if s.Get("error").Exists() {
+				c.errors++
+			}
+			continue
+		}
+		c.turns++
+		s.Get("usage").ForEach(func(k, v gjson.Result) bool {
+			c.usage[k.Str] += v.Int()
+			return true
+		})
+	}
+	for _, p := range l.Get("prompts").Array() {
+		if p.Get("role").String() == "user" {
+			c.users++
+		}
+		for _, part := range p.Get("parts").Array() {
+			if part.Get("type").String() == "image" {
+				c.images++
+			}
+		}
+	}
+	return c
+}
+
+// importFixture imports testdata/<format>/<file>, checks detection, the
+// golden log and that ctx-pack accepts it, and returns the log.
+func importFixture(t *testing.T, format, file string) ([]byte, Report) {
+	t.Helper()
+	path := filepath.Join("testdata", format, file)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Detect(path, data); f != format {
+		t.Fatalf("Detect = %q, %v", f, err)
+	}
+	out, rep, err := Import(format, data, Options{Name: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, strings.TrimSuffix(path, filepath.Ext(path))+".golden.json", canon.Indent(out))
+	if _, err := execlog.Parse(out, execlog.Options{}); err != nil {
+		t.Fatalf("ctx-pack would reject the log:\n%v", err)
+	}
+	if rep.Mapped+rep.Skipped != rep.Records {
+		t.Errorf("report = %+v", rep)
+	}
+	return out, rep
+}
+
+// checkCounts compares counts with those taken from the source.
+func checkCounts(t *testing.T, got, want logCounts) {
+	t.Helper()
+	if got.calls != want.calls || got.results != want.results || got.errors != want.errors || got.turns != want.turns ||
+		got.users != want.users || got.images != want.images || got.subagentSteps != want.subagentSteps {
+		t.Errorf("%d calls, %d results, %d errors, %d turns, %d user prompts, %d images, %d subagent steps; want %d, %d, %d, %d, %d, %d, %d",
+			got.calls, got.results, got.errors, got.turns, got.users, got.images, got.subagentSteps,
+			want.calls, want.results, want.errors, want.turns, want.users, want.images, want.subagentSteps)
+	}
+	if len(got.usage) != len(want.usage) {
+		t.Errorf("usage = %v, want %v", got.usage, want.usage)
+	}
+	for k, v := range want.usage {
+		if got.usage[k] != v {
+			t.Errorf("usage %s = %d, want %d", k, got.usage[k], v)
+		}
+	}
+}
+
+// TestCopilotCLI: the Copilot CLI fixture, counted by hand: 4 calls (one
+// the subagent's), 4 results, 1 failure, 5 assistant.message events (2
+// the subagent's), 1 user prompt with 1 image, the sums of the 4
+// assistant.usage events, and the one streaming delta skipped.
+func TestCopilotCLI(t *testing.T) {
+	out, rep := importFixture(t, CopilotCLI, "session.jsonl")
+	checkCounts(t, countLog(out), logCounts{calls: 4, results: 4, errors: 1, turns: 5, users: 1, images: 1, subagentSteps: 3,
+		usage: map[string]int64{"input_tokens": 14510, "output_tokens": 178, "cache_read_tokens": 12600, "cache_creation_tokens": 300, "reasoning_tokens": 0}})
+	if rep.Skipped != 1 || !strings.Contains(strings.Join(rep.Reasons, ","), "streaming event") {
+		t.Errorf("report = %+v", rep)
+	}
+	l := gjson.ParseBytes(out)
+	if l.Get("model.identifier").String() != "claude-sonnet-4.5" {
+		t.Errorf("model = %s", l.Get("model").Raw)
+	}
+	// Paths under the session's cwd are relative; the subagent's steps
+	// hang off the task call.
+	for _, s := range l.Get("steps").Array() {
+		if s.Get("tool").String() == "view" && s.Get("parameters.path").String() != "src/cart.js" {
+			t.Errorf("view parameters = %s", s.Get("parameters").Raw)
+		}
+		if s.Get("agent").String() == "toolu_03" && l.Get("steps").Array()[s.Get("parent_step").Int()].Get("tool").String() != "task" {
+			t.Errorf("subagent step %s has parent %s", s.Get("index").Raw, s.Get("parent_step").Raw)
+		}
+	}
+}
