@@ -132,3 +132,70 @@ func TestCopilotCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenCode: the OpenCode export, counted by hand: 3 tool parts, 2 with
+// a result recorded and 1 failed (its output so far kept), 3 model calls
+// (2 steps, and the aborted message, failed), 2 user prompts and a
+// synthetic one, 1 image, and the step-finish tokens.
+func TestOpenCode(t *testing.T) {
+	out, _ := importFixture(t, OpenCode, "export.json")
+	checkCounts(t, countLog(out), logCounts{calls: 3, results: 3, errors: 1, turns: 3, users: 2, images: 1,
+		usage: map[string]int64{"input_tokens": 7, "output_tokens": 412, "reasoning_tokens": 0, "cache_read_tokens": 24100, "cache_creation_tokens": 1830}})
+	l := gjson.ParseBytes(out)
+	if l.Get("prompts.1.role").String() != "harness" || l.Get("steps.2.parameters.command").String() != "bun test slug" ||
+		l.Get("steps.1.parameters.filePath").String() != "src/slug.ts" {
+		t.Errorf("prompts %s, steps %s", l.Get("prompts").Raw, l.Get("steps").Raw)
+	}
+	if last := l.Get("steps.5"); last.Get("error.message").String() != "MessageAbortedError: The operation was aborted." {
+		t.Errorf("last step = %s", last.Raw)
+	}
+}
+
+// TestOpenCodeStorage: a session of OpenCode's file storage reads as its
+// export does.
+func TestOpenCodeStorage(t *testing.T) {
+	data, err := os.ReadFile("testdata/opencode/export.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	doc := gjson.ParseBytes(data)
+	sid := doc.Get("info.id").String()
+	write := func(path string, v gjson.Result) {
+		p := filepath.Join(root, "storage", path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(v.Raw), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("session/"+doc.Get("info.projectID").String()+"/"+sid+".json", doc.Get("info"))
+	for _, m := range doc.Get("messages").Array() {
+		mid := m.Get("info.id").String()
+		write("message/"+sid+"/"+mid+".json", m.Get("info"))
+		for _, p := range m.Get("parts").Array() {
+			write("part/"+mid+"/"+p.Get("id").String()+".json", p)
+		}
+	}
+	got, err := OpenCodeStorage(filepath.Join(root, "storage", "session", doc.Get("info.projectID").String(), sid+".json"))
+	if err != nil || got == nil {
+		t.Fatal(got, err)
+	}
+	want, _, err := Import(OpenCode, data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, _, err := Import(OpenCode, got, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The export has todos the storage keeps elsewhere.
+	want = []byte(strings.Replace(string(want), `,"todos":[{"content":"Strip accents in slugify","id":"1","priority":"high","status":"completed"}]`, "", 1))
+	if string(log) != string(want) {
+		t.Errorf("storage and export differ:\n%s\n%s", log, want)
+	}
+	if d, err := OpenCodeStorage("testdata/opencode/export.json"); d != nil || err != nil {
+		t.Errorf("a file out of storage: %v, %v", d != nil, err)
+	}
+}

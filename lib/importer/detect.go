@@ -79,6 +79,9 @@ func classify(rec gjson.Result) string {
 	switch {
 	case strings.HasPrefix(rec.Get("schema_version").String(), "ATIF-") && has("steps"):
 		return ATIF
+	case rec.Get("info.projectID").Exists() && rec.Get("messages").IsArray() ||
+		has("projectID") && has("directory") && has("title") && rec.Get("time.created").Exists():
+		return OpenCode
 	case has("data") && has("id") && has("parentId") && copilotNamespace(typ):
 		return CopilotCLI
 	case has("sessionId") && has("projectHash") || typ == "init" && has("session_id") && has("model") && has("timestamp"):

@@ -17,6 +17,7 @@ const (
 	Inspect         = "inspect"
 	LangSmith       = "langsmith"
 	OpenAIChat      = "openai-chat"
+	OpenCode        = "opencode"
 	OpenAIResponses = "openai-responses"
 	OTelGenAI       = "otel-genai"
 )
@@ -33,6 +34,7 @@ var importers = map[string]importFunc{
 	Inspect:         importInspect,
 	LangSmith:       importLangSmith,
 	OpenAIChat:      importOpenAIChat,
+	OpenCode:        importOpenCode,
 	OpenAIResponses: importOpenAIResponses,
 	OTelGenAI:       importOTel,
 }
