@@ -38,7 +38,7 @@ type packCmd struct {
 	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
 	SignKey  string `name:"sign-key" help:"With --sidecars, also write DIR/<output name>.sigstore.json: the output's in-toto attestation signed with this ed25519 key (PKCS#8 PEM or unencrypted OpenSSH; never one inside the store)." placeholder:"KEY"`
 
-	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: anthropic, atif, claude-code, codex, copilot-cli, gemini-cli, inspect, langsmith, openai-chat, openai-responses, opencode, otel-genai." default:"ctx" placeholder:"FORMAT"`
+	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: aider, anthropic, atif, claude-code, codex, copilot-cli, gemini-cli, inspect, langsmith, openai-chat, openai-responses, opencode, otel-genai." default:"ctx" placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
 	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument). A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
 

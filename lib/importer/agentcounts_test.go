@@ -199,3 +199,37 @@ func TestOpenCodeStorage(t *testing.T) {
 		t.Errorf("a file out of storage: %v, %v", d != nil, err)
 	}
 }
+
+// TestAider: the Aider history, counted by hand: 5 user inputs (one
+// of two lines), 3 answers; 3 SEARCH/REPLACE blocks (2 applied, with
+// aider's "Applied edit" line as output, 1 that failed to match, without
+// one), 1 whole file (applied: an output), 2 shell commands (one aider
+// ran for the model, one the user ran with /run), whose output the
+// history does not hold; no usage, no times.
+func TestAider(t *testing.T) {
+	out, rep := importFixture(t, Aider, "history.md")
+	checkCounts(t, countLog(out), logCounts{calls: 6, results: 3, errors: 1, turns: 3, users: 5, usage: map[string]int64{}})
+	l := gjson.ParseBytes(out)
+	if l.Get("prompts.1.content").String() != "make divide() raise a ValueError on zero\nand say so in its docstring" {
+		t.Errorf("prompt = %s", l.Get("prompts.1").Raw)
+	}
+	if l.Get("model.identifier").String() != "anthropic/claude-3-7-sonnet-20250219" || l.Get("created").Exists() {
+		t.Errorf("model %s, created %s", l.Get("model").Raw, l.Get("created").Raw)
+	}
+	var tools []string
+	for _, s := range l.Get("steps").Array() {
+		if s.Get("type").String() == "tool_call" {
+			tools = append(tools, s.Get("tool").String()+":"+s.Get("parameters.path").String()+s.Get("parameters.command").String())
+		}
+	}
+	want := "edit:calc.py,shell:python -m pytest -q,shell:python -m pytest -q tests/test_calc.py,edit:tests/test_calc.py,edit:calc.py,write:hello.py"
+	if strings.Join(tools, ",") != want {
+		t.Errorf("tool steps = %s", strings.Join(tools, ","))
+	}
+	if l.Get(`outputs.#(name=="hello.py").content`).String() != "print(\"hello\")\n" {
+		t.Errorf("outputs = %s", l.Get("outputs").Raw)
+	}
+	if !strings.Contains(strings.Join(rep.Warnings, "|"), "2 tool call(s) have no result") {
+		t.Errorf("warnings = %q", rep.Warnings)
+	}
+}

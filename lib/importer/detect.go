@@ -38,6 +38,9 @@ func Detect(name string, data []byte) (string, error) {
 	if len(bytes.TrimLeft(data, " \t\r\n\ufeff")) == 0 {
 		return "", &DetectError{Name: name, Reason: "it is empty"}
 	}
+	if IsAiderHistory(name, data) {
+		return Aider, nil
+	}
 	rec, ok := firstRecord(data)
 	if !ok {
 		return "", &DetectError{Name: name, Reason: "it is not JSON"}

@@ -6,7 +6,8 @@
 // exchanges, Anthropic Messages exchanges, ATIF trajectories (atif.go),
 // Gemini CLI saved sessions and stream-json transcripts (gemini.go),
 // GitHub Copilot CLI session events (copilot.go), OpenCode exports and
-// storage (opencode.go), Claude Code session transcripts,
+// storage (opencode.go), Aider chat histories (aider.go, the one format
+// that is not JSON), Claude Code session transcripts,
 // Codex CLI rollouts, OpenTelemetry GenAI telemetry (OTLP JSON and SDK span
 // dumps), Inspect AI eval logs (.json and .eval archives) and LangSmith run
 // payloads. Detect guesses the format from the first record; Choose

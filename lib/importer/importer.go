@@ -8,6 +8,7 @@ import (
 
 // Format names, as given to ctx-pack --from.
 const (
+	Aider           = "aider"
 	Anthropic       = "anthropic"
 	ATIF            = "atif"
 	ClaudeCode      = "claude-code"
@@ -25,6 +26,7 @@ const (
 type importFunc func(b *builder, data []byte) error
 
 var importers = map[string]importFunc{
+	Aider:           importAider,
 	Anthropic:       importAnthropic,
 	ATIF:            importATIF,
 	ClaudeCode:      importClaudeCode,
