@@ -200,15 +200,17 @@ func TestOpenCodeStorage(t *testing.T) {
 	}
 }
 
-// TestAider: the Aider history, counted by hand: 5 user inputs (one
-// of two lines), 3 answers; 3 SEARCH/REPLACE blocks (2 applied, with
+// TestAider: the Aider history, counted by hand: 7 user inputs (one
+// of two lines), 5 answers; 5 SEARCH/REPLACE blocks (4 applied, with
 // aider's "Applied edit" line as output, 1 that failed to match, without
-// one), 1 whole file (applied: an output), 2 shell commands (one aider
-// ran for the model, one the user ran with /run), whose output the
-// history does not hold; no usage, no times.
+// one), 1 whole file (applied: an output), a new file made by an empty
+// SEARCH and edited (an output with both applied), 4 shell commands
+// (three aider ran for the model, one the user ran with /run; a
+// question of two lines read as one), whose output the history does not
+// hold; no usage, no times.
 func TestAider(t *testing.T) {
 	out, rep := importFixture(t, Aider, "history.md")
-	checkCounts(t, countLog(out), logCounts{calls: 6, results: 3, errors: 1, turns: 3, users: 5, usage: map[string]int64{}})
+	checkCounts(t, countLog(out), logCounts{calls: 10, results: 5, errors: 1, turns: 5, users: 7, usage: map[string]int64{}})
 	l := gjson.ParseBytes(out)
 	if l.Get("prompts.1.content").String() != "make divide() raise a ValueError on zero\nand say so in its docstring" {
 		t.Errorf("prompt = %s", l.Get("prompts.1").Raw)
@@ -222,14 +224,19 @@ func TestAider(t *testing.T) {
 			tools = append(tools, s.Get("tool").String()+":"+s.Get("parameters.path").String()+s.Get("parameters.command").String())
 		}
 	}
-	want := "edit:calc.py,shell:python -m pytest -q,shell:python -m pytest -q tests/test_calc.py,edit:tests/test_calc.py,edit:calc.py,write:hello.py"
+	want := "edit:calc.py,shell:python -m pytest -q,shell:python -m pytest -q tests/test_calc.py,edit:tests/test_calc.py,edit:calc.py,write:hello.py," +
+		"edit:NOTES.md,edit:NOTES.md,shell:python hello.py,shell:python -m pytest -q"
 	if strings.Join(tools, ",") != want {
 		t.Errorf("tool steps = %s", strings.Join(tools, ","))
 	}
 	if l.Get(`outputs.#(name=="hello.py").content`).String() != "print(\"hello\")\n" {
 		t.Errorf("outputs = %s", l.Get("outputs").Raw)
 	}
-	if !strings.Contains(strings.Join(rep.Warnings, "|"), "2 tool call(s) have no result") {
+	if l.Get(`outputs.#(name=="NOTES.md").content`).String() != "# Notes\n\n- divide() raises ValueError on zero\n- hello.py prints hello\n" {
+		t.Errorf("outputs = %s", l.Get("outputs").Raw)
+	}
+	if !strings.Contains(strings.Join(rep.Warnings, "|"), "4 tool call(s) have no result") ||
+		!strings.Contains(strings.Join(rep.Warnings, "|"), "2 SEARCH/REPLACE edit(s) applied to files whose content the history does not hold") {
 		t.Errorf("warnings = %q", rep.Warnings)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -80,8 +81,11 @@ func importAider(b *builder, data []byte) error {
 			user = nil
 		}
 	}
+	prevTool := false // the line before was one of aider's messages
 	for i, line := range lines {
 		n := i + 1
+		wasTool := prevTool
+		prevTool = false
 		if len(answer) > 0 && inFence {
 			answer = append(answer, line)
 			if strings.HasPrefix(strings.TrimSpace(line), "```") {
@@ -105,6 +109,12 @@ func importAider(b *builder, data []byte) error {
 			flushUser()
 			flushAnswer()
 			a.tool(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(line, ">"), " "), "  "))
+			prevTool = true
+		case wasTool && strings.TrimSpace(line) != "":
+			// A message of several lines (a question's subject): only its
+			// first line has the "> " mark.
+			a.toolMore(strings.TrimSuffix(line, "  "))
+			prevTool = true
 		case len(answer) == 0 && strings.TrimSpace(line) == "":
 			flushUser()
 		default:
@@ -139,7 +149,8 @@ type aiderImport struct {
 	last     *step    // the step aider's messages follow, if any
 	lastUser int      // the prompt they follow, -1 if a step or none
 	edits    []*step
-	failed   string // aider's message that blocks of the last answer failed to match
+	failed   string          // aider's message that blocks of the last answer failed to match
+	created  map[string]bool // files aider asked to create for the last answer
 }
 
 // closeEdits ends the last answer's edits: those aider did not apply,
@@ -153,7 +164,7 @@ func (a *aiderImport) closeEdits() {
 			}
 		}
 	}
-	a.edits, a.failed = nil, ""
+	a.edits, a.failed, a.created = nil, "", nil
 }
 
 func (a *aiderImport) session(started string) {
@@ -193,16 +204,33 @@ func (a *aiderImport) tool(text string) {
 		return
 	case strings.Contains(text, "SEARCH/REPLACE block failed to match") || strings.Contains(text, "SEARCH/REPLACE blocks failed to match"):
 		a.failed = strings.TrimLeft(text, "# ")
+	case strings.HasPrefix(text, "Create new file?") && len(a.out) > 0:
+		if a.created == nil {
+			a.created = map[string]bool{}
+		}
+		a.created[a.out[len(a.out)-1]] = true
 	case strings.HasPrefix(text, "Applied edit to "):
 		path := strings.TrimPrefix(text, "Applied edit to ")
 		for _, e := range a.edits {
 			if !e.resolved && gjsonString(e.Parameters, "path") == path {
 				out := text
 				e.Output, e.resolved = &out, true
+				if a.created[path] {
+					e.meta.set("new_file", jsonTrue)
+				}
 			}
 		}
 	}
 	a.out = append(a.out, text)
+}
+
+// toolMore adds a line to aider's last message.
+func (a *aiderImport) toolMore(line string) {
+	if len(a.out) == 0 {
+		a.out = append(a.out, line)
+		return
+	}
+	a.out[len(a.out)-1] += "\n" + line
 }
 
 // flushOut keeps aider's messages with what they follow.
@@ -277,37 +305,65 @@ func (a *aiderImport) finish() {
 	var meta obj
 	meta.set("sessions", a.sessions.raw())
 	b.meta.set("aider", meta.raw())
-	// Whole files the model wrote, in their final form, when aider
-	// applied them.
-	written := map[string]string{}
+	a.workspace()
+}
+
+// workspace makes outputs of the files whose content the history shows:
+// a whole file aider applied, a new file made by a SEARCH/REPLACE block
+// with an empty SEARCH; and the SEARCH/REPLACE edits aider applied to
+// such a file later, where its SEARCH text is in the known content (the
+// first occurrence replaced, as aider does). An edit of a file whose
+// content is unknown, or that aider matched loosely, leaves the file no
+// output.
+func (a *aiderImport) workspace() {
+	b := a.b
+	known := map[string]string{}
 	var order []string
+	unknown := 0
 	for _, s := range b.steps {
-		if s.Tool == "write" && s.resolved {
-			p := gjsonString(s.Parameters, "path")
-			if _, ok := written[p]; !ok {
-				order = append(order, p)
-			}
-			written[p] = gjsonString(s.Parameters, "content")
+		if !s.resolved || s.Error != nil || (s.Tool != "write" && s.Tool != "edit") {
+			continue
 		}
+		p := gjsonString(s.Parameters, "path")
+		have, ok := known[p]
+		search, replace := gjsonString(s.Parameters, "search"), gjsonString(s.Parameters, "replace")
+		switch {
+		case s.Tool == "write":
+			have, ok = gjsonString(s.Parameters, "content"), true
+		case search == "" && s.meta.get("new_file") != nil:
+			have, ok = replace, true
+		case ok && strings.Contains(have, search) && search != "":
+			have = strings.Replace(have, search, replace, 1)
+		case ok:
+			b.warn("aider applied an edit to %s whose SEARCH text is not in its known content (aider matches loosely): %s is no output", p, p)
+			delete(known, p)
+			continue
+		default:
+			unknown++
+			continue
+		}
+		if _, seen := known[p]; !seen && !slices.Contains(order, p) {
+			order = append(order, p)
+		}
+		known[p] = have
 	}
+	var outs []output
 	for _, p := range order {
-		if cleanRelative(p) {
-			b.outputs = append(b.outputs, output{Name: p, Content: written[p]})
-		} else {
-			b.warn("file %q written by a whole-file edit is no clean relative path: not an output", p)
+		content, ok := known[p]
+		switch {
+		case !ok:
+		case cleanRelative(p):
+			outs = append(outs, output{Name: p, Content: content})
+		default:
+			b.warn("file %q is no clean relative path: not an output", p)
 		}
 	}
-	if len(order) > 0 && strings.TrimSpace(b.last) != "" {
-		b.outputs = append(b.outputs, output{Name: finalName, Content: b.last})
+	if len(outs) > 0 && strings.TrimSpace(b.last) != "" {
+		outs = append(outs, output{Name: finalName, Content: b.last})
 	}
-	edits := 0
-	for _, s := range b.steps {
-		if s.Tool == "edit" && s.resolved {
-			edits++
-		}
-	}
-	if edits > 0 {
-		b.warn("%d SEARCH/REPLACE edit(s) applied to files whose content the history does not hold: they are steps, not outputs", edits)
+	b.outputs = append(b.outputs, outs...)
+	if unknown > 0 {
+		b.warn("%d SEARCH/REPLACE edit(s) applied to files whose content the history does not hold: they are steps, not outputs", unknown)
 	}
 }
 
