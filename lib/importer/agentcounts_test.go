@@ -207,10 +207,11 @@ func TestOpenCodeStorage(t *testing.T) {
 // SEARCH and edited (an output with both applied), 4 shell commands
 // (three aider ran for the model, one the user ran with /run; a
 // question of two lines read as one), whose output the history does not
-// hold; no usage, no times.
+// hold; an input of several lines with an empty one, an answer cut
+// short by ^C (no edit); no usage, no times.
 func TestAider(t *testing.T) {
 	out, rep := importFixture(t, Aider, "history.md")
-	checkCounts(t, countLog(out), logCounts{calls: 10, results: 5, errors: 1, turns: 5, users: 7, usage: map[string]int64{}})
+	checkCounts(t, countLog(out), logCounts{calls: 10, results: 5, errors: 1, turns: 7, users: 10, usage: map[string]int64{}})
 	l := gjson.ParseBytes(out)
 	if l.Get("prompts.1.content").String() != "make divide() raise a ValueError on zero\nand say so in its docstring" {
 		t.Errorf("prompt = %s", l.Get("prompts.1").Raw)
@@ -231,6 +232,9 @@ func TestAider(t *testing.T) {
 	}
 	if l.Get(`outputs.#(name=="hello.py").content`).String() != "print(\"hello\")\n" {
 		t.Errorf("outputs = %s", l.Get("outputs").Raw)
+	}
+	if l.Get("prompts.8.content").String() != "Rewrite hello.py:\n\n- read the name from argv\n- default to \"world\"" {
+		t.Errorf("prompt = %s", l.Get("prompts.8").Raw)
 	}
 	if l.Get(`outputs.#(name=="NOTES.md").content`).String() != "# Notes\n\n- divide() raises ValueError on zero\n- hello.py prints hello\n" {
 		t.Errorf("outputs = %s", l.Get("outputs").Raw)

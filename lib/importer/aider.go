@@ -86,7 +86,10 @@ func importAider(b *builder, data []byte) error {
 		n := i + 1
 		wasTool := prevTool
 		prevTool = false
-		if len(answer) > 0 && inFence {
+		// Inside a code fence, only a mark after a blank line ends the
+		// answer (one cut short, its fence never closed).
+		afterBlank := i > 0 && strings.TrimSpace(lines[i-1]) == ""
+		if len(answer) > 0 && inFence && !(afterBlank && aiderMark(line)) {
 			answer = append(answer, line)
 			if strings.HasPrefix(strings.TrimSpace(line), "```") {
 				inFence = false
@@ -133,12 +136,13 @@ func importAider(b *builder, data []byte) error {
 
 // aiderMarked reports whether lines hold one of the history's own marks.
 func aiderMarked(lines []string) bool {
-	for _, l := range lines {
-		if strings.HasPrefix(l, aiderStart) || strings.HasPrefix(l, "#### ") || strings.HasPrefix(l, "> ") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(lines, aiderMark)
+}
+
+// aiderMark reports whether a line is a session's start, a line of the
+// user or one of aider's messages.
+func aiderMark(l string) bool {
+	return strings.HasPrefix(l, aiderStart) || strings.HasPrefix(l, "#### ") || strings.HasPrefix(l, "> ")
 }
 
 type aiderImport struct {
