@@ -38,11 +38,14 @@ func importGemini(b *builder, data []byte) error {
 		return err
 	}
 	if whole && doc.IsObject() && doc.Get("messages").IsArray() {
-		b.mapRecord()
 		g := &geminiSession{b: b}
 		g.meta(doc, "messages")
 		for i, m := range elems(doc.Get("messages")) {
+			b.mapRecord() // a record is a message
 			g.put(m, fmt.Sprintf("messages[%d]", i))
+		}
+		if b.records == 0 {
+			return b.errorf("messages", "the session holds no message")
 		}
 		return g.finish()
 	}
@@ -118,6 +121,10 @@ func (g *geminiSession) put(m gjson.Result, where string) {
 		g.byID = map[string]gjson.Result{}
 	}
 	id := m.Get("id").String()
+	if id == "" {
+		// Older sessions' messages may have no id: each is its own.
+		id = fmt.Sprintf("\x00%d", len(g.order))
+	}
 	if _, ok := g.byID[id]; !ok {
 		g.order = append(g.order, id)
 	}
