@@ -245,7 +245,11 @@ func trailers(env *cli.Env, ix *blame.Index, repo *git.Repo) error {
 	}
 	counts := map[string]int{}
 	for file, lines := range added {
-		for p, n := range ix.PackLines(file, lines) {
+		content, err := repo.Staged(file)
+		if err != nil {
+			return cli.WithCode(cli.ExitError, err)
+		}
+		for p, n := range ix.PackLines(file, content, lines) {
 			counts[p] += n
 		}
 	}

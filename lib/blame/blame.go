@@ -161,8 +161,10 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 			return joinText(f.v), nil
 		}
 		changes, err := e.ed.Apply(read)
-		if errors.Is(err, errUnknown) && e.ed.Replacements() == nil && e.ed.Patch() == nil {
-			// A whole-file write needs nothing of the file before it.
+		if errors.Is(err, errUnknown) {
+			// A whole-file write, or a patch adding files, needs nothing
+			// of what was there: try again as if unknown files were
+			// absent, which fails for edits that need their content.
 			changes, err = e.ed.Apply(func(p string) (string, error) {
 				if s, err := read(p); err == nil {
 					return s, nil

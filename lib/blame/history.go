@@ -23,6 +23,7 @@ type Origin struct {
 type line struct {
 	text   string // without its newline
 	origin *Origin
+	mixed  bool // an agent's line that a change nobody recorded altered
 }
 
 // version is a file's content as a history reached it.
@@ -53,26 +54,33 @@ func (v version) texts() []string {
 
 // next returns the version whose text is after, taking each line's origin
 // from v where the alignment of the two keeps it, and giving every other
-// line the origin o (nil for a change nobody recorded). It also returns
-// the lines o added.
+// line the origin o. When o is nil (a change nobody recorded: a person's,
+// seen by a later session), a changed line still similar to an agent's
+// line it replaced keeps that origin as mixed. It also returns the lines
+// o added.
 func (v version) next(after []string, o *Origin) (version, []string) {
 	out := make(version, len(after))
 	var added []string
-	ms := drift.Align(v.texts(), after)
-	bi := 0
-	for _, m := range ms {
-		for ; bi < m.B; bi++ {
-			out[bi] = line{after[bi], o}
-			added = append(added, after[bi])
+	ai, bi := 0, 0
+	for _, m := range append(drift.Align(v.texts(), after), drift.Match{A: len(v), B: len(after)}) {
+		var pair []int
+		if o == nil {
+			pair = pairMixed(v[ai:m.A], after[bi:m.B])
+		}
+		for j := bi; j < m.B; j++ {
+			out[j] = line{text: after[j], origin: o}
+			if pair != nil && pair[j-bi] >= 0 {
+				out[j] = line{text: after[j], origin: v[ai+pair[j-bi]].origin, mixed: true}
+			}
+			if o != nil {
+				added = append(added, after[j])
+			}
 		}
 		for k := 0; k < m.N; k++ {
-			out[m.B+k] = line{after[m.B+k], v[m.A+k].origin}
+			out[m.B+k] = v[m.A+k]
+			out[m.B+k].text = after[m.B+k]
 		}
-		bi = m.B + m.N
-	}
-	for ; bi < len(after); bi++ {
-		out[bi] = line{after[bi], o}
-		added = append(added, after[bi])
+		ai, bi = m.A+m.N, m.B+m.N
 	}
 	return out, added
 }

@@ -41,7 +41,7 @@ func (p pool) add(lines []string, o *Origin) {
 	}
 	for _, l := range lines {
 		if t := strings.TrimSpace(l); len(t) >= minMovedLen {
-			p[t] = line{l, o}
+			p[t] = line{text: l, origin: o}
 		}
 	}
 }
@@ -66,13 +66,20 @@ func attribute(last version, current []string, p pool) []Line {
 		ms := drift.Align(norm(lt), norm(current))
 		ai, bi := 0, 0
 		for _, m := range append(ms, drift.Match{A: len(last), B: len(current)}) {
-			mixed(last[ai:m.A], current[bi:m.B], out[bi:m.B])
+			for j, i := range pairMixed(last[ai:m.A], current[bi:m.B]) {
+				if i >= 0 {
+					out[bi+j] = Line{By: ByMixed, Origin: last[ai+i].origin}
+				}
+			}
 			for k := 0; k < m.N; k++ {
 				l := last[m.A+k]
-				if l.origin == nil {
-					continue
+				switch {
+				case l.origin == nil:
+				case l.mixed:
+					out[m.B+k] = Line{By: ByMixed, Origin: l.origin}
+				default:
+					out[m.B+k] = Line{By: ByAgent, Origin: l.origin, Reindented: l.text != current[m.B+k]}
 				}
-				out[m.B+k] = Line{By: ByAgent, Origin: l.origin, Reindented: l.text != current[m.B+k]}
 			}
 			ai, bi = m.A+m.N, m.B+m.N
 		}
@@ -89,15 +96,48 @@ func attribute(last version, current []string, p pool) []Line {
 			out[i] = Line{By: ByAgent, Origin: w.origin, Moved: true, Reindented: w.text != l}
 		}
 	}
+	fillTrivial(current, out)
 	return out
 }
 
-// mixed marks, among the lines cur that replaced the lines old, those
-// similar enough to an attributed line of old to be that line, changed.
-// Each old line is used once, for the most similar current line.
-func mixed(old version, cur []string, out []Line) {
+// fillTrivial gives a run of unknown lines too common to match by text
+// (blank lines, braces) the origin of the lines around it when both name
+// the same step: a blank line inside a function an agent wrote is the
+// agent's, even after the function moved.
+func fillTrivial(current []string, out []Line) {
+	for i := 0; i < len(out); i++ {
+		if out[i].By != ByUnknown || i == 0 || out[i-1].By != ByAgent {
+			continue
+		}
+		j := i
+		for j < len(out) && out[j].By == ByUnknown && len(strings.TrimSpace(current[j])) < minMovedLen {
+			j++
+		}
+		if j == len(out) || out[j].By != ByAgent {
+			i = j
+			continue
+		}
+		a, b := out[i-1].Origin, out[j].Origin
+		if a.Pack == b.Pack && a.Step == b.Step {
+			for k := i; k < j; k++ {
+				out[k] = Line{By: ByAgent, Origin: a, Moved: out[i-1].Moved && out[j].Moved}
+			}
+		}
+		i = j
+	}
+}
+
+// pairMixed pairs each of the lines cur that replaced the lines old with
+// the attributed line of old it is a changed form of: similar enough
+// (mixedSimilarity) and the most similar one; -1 for none. Each old line
+// is used once.
+func pairMixed(old version, cur []string) []int {
+	pair := make([]int, len(cur))
+	for j := range pair {
+		pair[j] = -1
+	}
 	if len(old) == 0 || len(cur) == 0 {
-		return
+		return pair
 	}
 	// Pairing is quadratic in the size of one changed block; past this
 	// size lines are paired in order.
@@ -120,9 +160,10 @@ func mixed(old version, cur []string, out []Line) {
 		}
 		if best >= 0 && bestSim >= mixedSimilarity {
 			used[best] = true
-			out[j] = Line{By: ByMixed, Origin: old[best].origin}
+			pair[j] = best
 		}
 	}
+	return pair
 }
 
 // tokens splits a line into words (runs of letters, digits and '_') and

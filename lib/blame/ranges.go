@@ -57,30 +57,16 @@ func same(r Range, l Line) bool {
 	return r.Pack == l.Origin.Pack && r.Step != nil && *r.Step == l.Origin.Step
 }
 
-// PackLines counts, per pack, the lines of lines (lines a commit or the
-// index adds to file) that the pack's recorded edits wrote: by the file's
-// recorded history where it has one, else by their text.
-func (ix *Index) PackLines(file string, lines []string) map[string]int {
+// PackLines counts, per pack, the lines numbered lines (1-based: the
+// lines a commit or the index adds) of content, the text of file, that
+// the pack's recorded edits wrote as they are, as Blame attributes them:
+// a mixed line is a person's change, and does not count.
+func (ix *Index) PackLines(file string, content []byte, lines []int, names ...string) map[string]int {
 	counts := map[string]int{}
-	var last version
-	if p, ok := ix.Lookup(file); ok {
-		last = ix.last[p]
-	}
-	written := map[string]*Origin{}
-	for _, l := range last {
-		if l.origin != nil {
-			written[strings.TrimSpace(l.text)] = l.origin
-		}
-	}
-	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		if t == "" {
-			continue
-		}
-		if o := written[t]; o != nil {
-			counts[o.Pack]++
-		} else if w, ok := ix.pool[t]; ok && len(t) >= minMovedLen {
-			counts[w.origin.Pack]++
+	attr := ix.Blame(file, content, names...)
+	for _, n := range lines {
+		if n >= 1 && n <= len(attr) && attr[n-1].By == ByAgent {
+			counts[attr[n-1].Origin.Pack]++
 		}
 	}
 	return counts

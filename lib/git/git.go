@@ -137,9 +137,10 @@ func (r *Repo) Trailers(commit, key string) ([]string, error) {
 	return vs, nil
 }
 
-// Added returns, per file, the lines commit added (against its first
-// parent; every line for a root commit).
-func (r *Repo) Added(commit string) (map[string][]string, error) {
+// Added returns, per file, the numbers (1-based) of the lines commit
+// adds, in the file as it is at commit (against its first parent; every
+// line for a root commit).
+func (r *Repo) Added(commit string) (map[string][]int, error) {
 	out, err := r.git("show", "--format=", "--no-color", "--no-ext-diff", "--unified=0", "--no-renames", "--root", commit)
 	if err != nil {
 		return nil, err
@@ -147,9 +148,10 @@ func (r *Repo) Added(commit string) (map[string][]string, error) {
 	return addedLines(out), nil
 }
 
-// StagedAdded returns, per file, the lines the index adds to HEAD (to the
-// empty tree before the first commit).
-func (r *Repo) StagedAdded() (map[string][]string, error) {
+// StagedAdded returns, per file, the numbers of the lines the index adds
+// to HEAD (to the empty tree before the first commit), in the file as
+// the index has it.
+func (r *Repo) StagedAdded() (map[string][]int, error) {
 	args := []string{"diff", "--cached", "--no-color", "--no-ext-diff", "--unified=0", "--no-renames"}
 	if _, err := r.git("rev-parse", "--verify", "HEAD"); err != nil {
 		empty, err := run(r.Root, []byte{}, "hash-object", "-t", "tree", "--stdin")
@@ -165,11 +167,16 @@ func (r *Repo) StagedAdded() (map[string][]string, error) {
 	return addedLines(out), nil
 }
 
-// addedLines reads the "+" lines of a unified diff, by the file they go
-// to.
-func addedLines(diff []byte) map[string][]string {
-	added := map[string][]string{}
-	file := ""
+// Staged returns file as the index holds it.
+func (r *Repo) Staged(file string) ([]byte, error) {
+	return r.git("cat-file", "blob", ":"+file)
+}
+
+// addedLines reads the numbers of the "+" lines of a unified diff with
+// no context, by the file they go to.
+func addedLines(diff []byte) map[string][]int {
+	added := map[string][]int{}
+	file, next := "", 0
 	sc := bufio.NewScanner(bytes.NewReader(diff))
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
@@ -180,9 +187,17 @@ func addedLines(diff []byte) map[string][]string {
 			if name, ok := strings.CutPrefix(l, "+++ b/"); ok {
 				file = unquote(name)
 			}
-		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "@@"):
+		case strings.HasPrefix(l, "@@ "):
+			// @@ -a,b +c,d @@: the added lines start at c.
+			f := strings.Fields(l)
+			if len(f) >= 3 {
+				c, _, _ := strings.Cut(strings.TrimPrefix(f[2], "+"), ",")
+				next, _ = strconv.Atoi(c)
+			}
+		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "diff "):
 		case strings.HasPrefix(l, "+") && file != "":
-			added[file] = append(added[file], l[1:])
+			added[file] = append(added[file], next)
+			next++
 		}
 	}
 	return added
