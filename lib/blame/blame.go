@@ -129,6 +129,7 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 	ix := &Index{last: map[string]version{}, pool: pool{}}
 	type file struct {
 		v     version
+		text  string // v's text, when known
 		known bool
 	}
 	ws := map[string]*file{}
@@ -139,10 +140,14 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 				return nil, fmt.Errorf("pack %s: input %s: %w", e.pack, e.path, err)
 			}
 			f := ws[e.path]
-			if f != nil && f.known {
+			switch {
+			case f != nil && f.known && f.text == string(b):
+				// The session saw what the history has: nothing changed.
+			case f != nil && f.known:
 				f.v, _ = f.v.next(splitText(string(b)), nil)
-			} else {
-				ws[e.path] = &file{v: fromText(string(b)), known: true}
+				f.text = string(b)
+			default:
+				ws[e.path] = &file{v: fromText(string(b)), text: string(b), known: true}
 			}
 			continue
 		}
@@ -158,7 +163,7 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 			case f.v == nil:
 				return "", edit.ErrNotExist
 			}
-			return joinText(f.v), nil
+			return f.text, nil
 		}
 		changes, err := e.ed.Apply(read)
 		if errors.Is(err, errUnknown) {
@@ -203,7 +208,7 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 			if v == nil {
 				v = version{}
 			}
-			ws[rel] = &file{v: v, known: true}
+			ws[rel] = &file{v: v, text: ch.Content, known: true}
 			ix.pool.add(added, e.origin)
 		}
 	}
@@ -230,13 +235,6 @@ func written(ed *edit.Edit) []string {
 		}
 	}
 	return out
-}
-
-func joinText(v version) string {
-	if len(v) == 0 {
-		return ""
-	}
-	return strings.Join(v.texts(), "\n") + "\n"
 }
 
 // relative returns p, a path an edit named, as a clean slash-separated

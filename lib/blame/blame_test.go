@@ -25,7 +25,7 @@ type step struct {
 	params map[string]any
 }
 
-func pack(t *testing.T, s *store.Store, ss session) digest.Digest {
+func pack(t testing.TB, s *store.Store, ss session) digest.Digest {
 	t.Helper()
 	if ss.created == "" {
 		ss.created = "2026-01-01T10:00:00Z"

@@ -61,8 +61,23 @@ func (v version) texts() []string {
 func (v version) next(after []string, o *Origin) (version, []string) {
 	out := make(version, len(after))
 	var added []string
+	// Edits are local: align only what lies between the lines the two
+	// share at their start and at their end.
+	pre := 0
+	for pre < len(v) && pre < len(after) && v[pre].text == after[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(v)-pre && suf < len(after)-pre && v[len(v)-1-suf].text == after[len(after)-1-suf] {
+		suf++
+	}
+	ms := []drift.Match{{A: 0, B: 0, N: pre}}
+	for _, m := range drift.Align(v[pre:len(v)-suf].texts(), after[pre:len(after)-suf]) {
+		ms = append(ms, drift.Match{A: m.A + pre, B: m.B + pre, N: m.N})
+	}
+	ms = append(ms, drift.Match{A: len(v) - suf, B: len(after) - suf, N: suf}, drift.Match{A: len(v), B: len(after)})
 	ai, bi := 0, 0
-	for _, m := range append(drift.Align(v.texts(), after), drift.Match{A: len(v), B: len(after)}) {
+	for _, m := range ms {
 		var pair []int
 		if o == nil {
 			pair = pairMixed(v[ai:m.A], after[bi:m.B])
