@@ -8,7 +8,8 @@
 //	 "session","model","agent","prompt","timestamp","moved","reindented"}
 //
 // (by is "agent", "mixed" or "unknown"; the origin fields are left out of
-// unknown lines). --human prints the lines as git blame does;
+// unknown lines). --human prints the lines as git blame does; --html a
+// page;
 // --agent-trace prints an Agent Trace record; --trailers prints the
 // Ctx-Pack: trailers of the packs whose edits the index (the staged
 // changes) holds.
@@ -26,6 +27,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/git"
+	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -36,6 +38,8 @@ type blameCmd struct {
 	Rev        string   `help:"Blame the files as they are at git revision REV instead of in the work tree." placeholder:"REV"`
 	Pack       []string `help:"Only the edits of these packs (repeatable; default: every pack in the store)." placeholder:"REF"`
 	AgentTrace bool     `name:"agent-trace" help:"Print one Agent Trace 0.1.0 record for the files instead of line ranges."`
+	HTML       bool     `name:"html" help:"Print a self-contained HTML page of the files' lines and who wrote them (no scripts, no network)."`
+	Output     string   `short:"o" help:"With --html: write the page to FILE (whole or not at all) instead of stdout." placeholder:"FILE"`
 	Trailers   bool     `help:"Print a 'Ctx-Pack: ctx://<hash>' trailer line for each pack whose edits are in the staged changes (for a prepare-commit-msg hook); takes no files."`
 }
 
@@ -59,6 +63,12 @@ Exit status: 0 when the files were read, 2 when one cannot be (the others are st
 func (c *blameCmd) Run(env *cli.Env) error {
 	if c.Trailers && (len(c.Files) > 0 || c.Rev != "" || c.AgentTrace) {
 		return cli.Errorf(cli.ExitUsage, "--trailers reads the staged changes; it takes no files, --rev or --agent-trace")
+	}
+	if c.Output != "" && !c.HTML {
+		return cli.Errorf(cli.ExitUsage, "-o names the --html page's file; give --html")
+	}
+	if c.HTML && (c.AgentTrace || c.Human) {
+		return cli.Errorf(cli.ExitUsage, "give one of --html, --agent-trace and --human")
 	}
 	if !c.Trailers && len(c.Files) == 0 {
 		return cli.Errorf(cli.ExitUsage, "name the files to blame, e.g. ctx-blame src/main.go")
@@ -91,6 +101,18 @@ func (c *blameCmd) Run(env *cli.Env) error {
 		files = append(files, b)
 	}
 	switch {
+	case c.HTML:
+		in := make([]htmlview.BlameFile, len(files))
+		for i, f := range files {
+			in[i] = htmlview.BlameFile{Path: f.name, Text: f.text, Lines: f.lines}
+		}
+		page, err := htmlview.Blame(in)
+		if err != nil {
+			return err
+		}
+		if err := htmlview.Write(env.Stdout, c.Output, page); err != nil {
+			return cli.WithCode(cli.ExitError, err)
+		}
 	case c.AgentTrace:
 		rev := ""
 		if repo != nil {
