@@ -184,8 +184,8 @@ func addedLines(diff []byte) map[string][]int {
 		switch {
 		case strings.HasPrefix(l, "+++ "):
 			file = ""
-			if name, ok := strings.CutPrefix(l, "+++ b/"); ok {
-				file = unquote(name)
+			if name, ok := strings.CutPrefix(unquote(l[len("+++ "):]), "b/"); ok {
+				file = name
 			}
 		case strings.HasPrefix(l, "@@ "):
 			// @@ -a,b +c,d @@: the added lines start at c.
