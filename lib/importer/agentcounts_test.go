@@ -106,18 +106,22 @@ func checkCounts(t *testing.T, got, want logCounts) {
 	}
 }
 
-// TestCopilotCLI: the Copilot CLI fixture, counted by hand: 4 calls (one
-// the subagent's), 4 results, 1 failure, 5 assistant.message events (2
+// TestCopilotCLI: the Copilot CLI fixture, counted by hand: 6 calls (one
+// the subagent's), 6 results, 1 failure, 6 assistant.message events (2
 // the subagent's), 1 user prompt with 1 image, the sums of the 4
-// assistant.usage events, and the one streaming delta skipped.
+// assistant.usage events, the one streaming delta skipped, and the file
+// created then edited as an output.
 func TestCopilotCLI(t *testing.T) {
 	out, rep := importFixture(t, CopilotCLI, "session.jsonl")
-	checkCounts(t, countLog(out), logCounts{calls: 4, results: 4, errors: 1, turns: 5, users: 1, images: 1, subagentSteps: 3,
+	checkCounts(t, countLog(out), logCounts{calls: 6, results: 6, errors: 1, turns: 6, users: 1, images: 1, subagentSteps: 3,
 		usage: map[string]int64{"input_tokens": 14510, "output_tokens": 178, "cache_read_tokens": 12600, "cache_creation_tokens": 300, "reasoning_tokens": 0}})
 	if rep.Skipped != 1 || !strings.Contains(strings.Join(rep.Reasons, ","), "streaming event") {
 		t.Errorf("report = %+v", rep)
 	}
 	l := gjson.ParseBytes(out)
+	if l.Get(`outputs.#(name=="src/total.js").content`).String() != "export const total = (items) =>\n  items.reduce((s, i) => s + i.price * i.qty, 0);\n" {
+		t.Errorf("outputs = %s", l.Get("outputs").Raw)
+	}
 	if l.Get("model.identifier").String() != "claude-sonnet-4.5" {
 		t.Errorf("model = %s", l.Get("model").Raw)
 	}
@@ -133,20 +137,25 @@ func TestCopilotCLI(t *testing.T) {
 	}
 }
 
-// TestOpenCode: the OpenCode export, counted by hand: 3 tool parts, 2 with
+// TestOpenCode: the OpenCode export, counted by hand: 5 tool parts, 4 with
 // a result recorded and 1 failed (its output so far kept), 3 model calls
 // (2 steps, and the aborted message, failed), 2 user prompts and a
-// synthetic one, 1 image, and the step-finish tokens.
+// synthetic one, 1 image, the step-finish tokens, and the file written
+// then edited as an output (the edit of a file only read is no output).
 func TestOpenCode(t *testing.T) {
-	out, _ := importFixture(t, OpenCode, "export.json")
-	checkCounts(t, countLog(out), logCounts{calls: 3, results: 3, errors: 1, turns: 3, users: 2, images: 1,
+	out, rep := importFixture(t, OpenCode, "export.json")
+	checkCounts(t, countLog(out), logCounts{calls: 5, results: 5, errors: 1, turns: 3, users: 2, images: 1,
 		usage: map[string]int64{"input_tokens": 7, "output_tokens": 412, "reasoning_tokens": 0, "cache_read_tokens": 24100, "cache_creation_tokens": 1830}})
 	l := gjson.ParseBytes(out)
 	if l.Get("prompts.1.role").String() != "harness" || l.Get("steps.2.parameters.command").String() != "bun test slug" ||
 		l.Get("steps.1.parameters.filePath").String() != "src/slug.ts" {
 		t.Errorf("prompts %s, steps %s", l.Get("prompts").Raw, l.Get("steps").Raw)
 	}
-	if last := l.Get("steps.5"); last.Get("error.message").String() != "MessageAbortedError: The operation was aborted." {
+	if l.Get(`outputs.#(name=="CHANGELOG.md").content`).String() != "# Changelog\n\n- slugify strips accents (NFD)\n" ||
+		strings.Join(rep.Warnings, "|") != "1 edit(s) of files whose content the session does not show: they are steps, not outputs" {
+		t.Errorf("outputs = %s, warnings %q", l.Get("outputs").Raw, rep.Warnings)
+	}
+	if last := l.Get("steps.7"); last.Get("error.message").String() != "MessageAbortedError: The operation was aborted." {
 		t.Errorf("last step = %s", last.Raw)
 	}
 }

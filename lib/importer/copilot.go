@@ -40,6 +40,7 @@ func importCopilot(b *builder, data []byte) error {
 	if b.mapped == 0 {
 		return b.errorf("", "the input holds no Copilot CLI session event")
 	}
+	b.agentFiles()
 	return nil
 }
 

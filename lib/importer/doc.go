@@ -224,6 +224,14 @@
 // is kept under "atif" in metadata (empty objects too), so that lib/atif
 // writes the trajectory back as it was.
 //
+// Gemini CLI, OpenCode and Copilot CLI sessions' files written
+// (agentfiles.go): a whole-file write (write_file, write, create) gives a
+// file's content, and a later replacement (replace, edit, str_replace)
+// whose old text occurs once (or as often as the call says) the new
+// content; the files whose final content is known, under the working
+// directory, are outputs. Edits of files the session never showed whole
+// are counted in a warning.
+//
 // The output is canonical JSON, printed from an execlog.Log (there is no
 // second encoder of the log here), and the same input always gives the
 // same bytes: nothing depends on map order, the clock or the machine.

@@ -47,7 +47,11 @@ func importGemini(b *builder, data []byte) error {
 		if b.records == 0 {
 			return b.errorf("messages", "the session holds no message")
 		}
-		return g.finish()
+		if err := g.finish(); err != nil {
+			return err
+		}
+		b.agentFiles()
+		return nil
 	}
 	if whole && !doc.IsObject() {
 		return b.errorf("", "expected a Gemini CLI session (an object or JSON Lines), got %s", kind(doc))
@@ -92,7 +96,11 @@ func importGemini(b *builder, data []byte) error {
 	if b.mapped == 0 {
 		return b.errorf("", "the input holds no Gemini CLI session record")
 	}
-	return g.finish()
+	if err := g.finish(); err != nil {
+		return err
+	}
+	b.agentFiles()
+	return nil
 }
 
 // geminiSession is a saved session being read: its messages by id, in
@@ -447,5 +455,6 @@ func importGeminiStream(b *builder, data []byte) error {
 		return b.errorf("", "the input holds no Gemini CLI stream-json event")
 	}
 	flush()
+	b.agentFiles()
 	return nil
 }

@@ -56,6 +56,7 @@ func importOpenCode(b *builder, data []byte) error {
 			return err
 		}
 	}
+	b.agentFiles()
 	return nil
 }
 
