@@ -122,6 +122,9 @@ func TestCopilotCLI(t *testing.T) {
 	if l.Get(`outputs.#(name=="src/total.js").content`).String() != "export const total = (items) =>\n  items.reduce((s, i) => s + i.price * i.qty, 0);\n" {
 		t.Errorf("outputs = %s", l.Get("outputs").Raw)
 	}
+	if !strings.HasPrefix(l.Get("system_prompt").String(), "You are the GitHub Copilot CLI") {
+		t.Errorf("system prompt = %s", l.Get("system_prompt").Raw)
+	}
 	if l.Get("model.identifier").String() != "claude-sonnet-4.5" {
 		t.Errorf("model = %s", l.Get("model").Raw)
 	}

@@ -14,9 +14,10 @@ import (
 // one session event per line, {type, id, timestamp, parentId, data},
 // typed as github/copilot-sdk's generated session-events declare them.
 //
-// user.message is a prompt (its attachments' blobs are parts; a prompt
-// the CLI rewrote before sending, transformedContent, is kept in its
-// metadata). assistant.message is a model turn: content its output,
+// system.message is the system prompt (a later, different one a prompt
+// of role system). user.message is a prompt (its attachments' blobs are
+// parts; the text the CLI sent instead, transformedContent, is kept in
+// its metadata). assistant.message is a model turn: content its output,
 // reasoningText (or the assistant.reasoning events before it) its
 // reasoning, toolRequests its calls; the assistant.usage after it its
 // usage (inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens,
@@ -76,6 +77,16 @@ func (c *copilotImport) event(where string, rec gjson.Result) error {
 		}
 		b.tool("copilot", d.Get("copilotVersion").String())
 		b.meta.set("session", raw(d))
+	case "system.message":
+		// The system prompt (and later ones) the CLI sent.
+		var meta obj
+		meta.set("system_message", rest(d, "content").raw())
+		b.systemPrompt(d.Get("content").String(), meta)
+	case "session.model_change":
+		if b.agentModel == "" {
+			b.agentModel = d.Get("newModel").String() // the model asked for, if none answered
+		}
+		c.appendEvent(rec)
 	case "user.message":
 		m := &msg{role: "user", ts: ts}
 		m.addText(d.Get("content").String())

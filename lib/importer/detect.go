@@ -85,7 +85,7 @@ func classify(rec gjson.Result) string {
 	case rec.Get("info.projectID").Exists() && rec.Get("messages").IsArray() ||
 		has("projectID") && has("directory") && has("title") && rec.Get("time.created").Exists():
 		return OpenCode
-	case has("data") && has("id") && has("parentId") && copilotNamespace(typ):
+	case rec.Get("data").IsObject() && copilotNamespace(typ) && (has("id") || has("timestamp")):
 		return CopilotCLI
 	case has("sessionId") && has("projectHash") || typ == "init" && has("session_id") && has("model") && has("timestamp"):
 		return GeminiCLI
