@@ -87,6 +87,8 @@ func classify(rec gjson.Result) string {
 		return OpenCode
 	case rec.Get("data").IsObject() && copilotNamespace(typ) && (has("id") || has("timestamp")):
 		return CopilotCLI
+	case rec.Get("history.0.parts").IsArray() || has("role") && rec.Get("parts").IsArray():
+		return GeminiCLI // a checkpoint: {history: Content[]}, or the list alone
 	case has("sessionId") && has("projectHash") || typ == "init" && has("session_id") && has("model") && has("timestamp"):
 		return GeminiCLI
 	case has("resourceSpans") || has("resourceLogs") || has("resource_spans") || has("resource_logs"):

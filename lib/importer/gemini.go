@@ -22,6 +22,9 @@ import (
 //     {"$rewindTo": id} (the conversation from that message on is
 //     undone). Older versions wrote one JSON ConversationRecord
 //     (session-*.json) with the messages in an array.
+//   - checkpoints (/chat save <tag>: checkpoint-<tag>.json): the
+//     conversation as the model API's Content list
+//     (importGeminiCheckpoint);
 //   - the headless transcript, gemini -p … --output-format stream-json:
 //     init, message (assistant text in deltas), tool_use, tool_result,
 //     error and result events, one per line.
@@ -36,6 +39,9 @@ func importGemini(b *builder, data []byte) error {
 	doc, whole, err := b.wholeDoc(data)
 	if err != nil {
 		return err
+	}
+	if whole && (doc.Get("history").IsArray() || doc.IsArray() && doc.Get("0.parts").IsArray()) {
+		return importGeminiCheckpoint(b, doc)
 	}
 	if whole && doc.IsObject() && doc.Get("messages").IsArray() {
 		g := &geminiSession{b: b}
@@ -455,6 +461,88 @@ func importGeminiStream(b *builder, data []byte) error {
 		return b.errorf("", "the input holds no Gemini CLI stream-json event")
 	}
 	flush()
+	b.agentFiles()
+	return nil
+}
+
+// importGeminiCheckpoint reads a checkpoint (/chat save <tag>:
+// ~/.gemini/tmp/<hash>/checkpoint-<tag>.json): the conversation as the
+// model API's Content list, {"history": [...], "authType"} (older
+// versions: the list alone). A "user" Content's text is a prompt and its
+// functionResponse parts results; a "model" Content is a model turn:
+// text its output, thought parts its reasoning, functionCall parts its
+// calls. A checkpoint records no times, ids of messages or usage.
+func importGeminiCheckpoint(b *builder, doc gjson.Result) error {
+	history := doc
+	if doc.IsObject() {
+		history = doc.Get("history")
+		var meta obj
+		meta.set("checkpoint", rest(doc, "history").raw())
+		b.meta.set("gemini", meta.raw())
+	}
+	for i, c := range elems(history) {
+		where := fmt.Sprintf("history[%d]", i)
+		if !c.IsObject() || !c.Get("parts").IsArray() {
+			return b.errorf(where, "expected a Content {role, parts}, got %s", kind(c))
+		}
+		b.mapRecord()
+		role := c.Get("role").String()
+		m := &msg{role: "user"}
+		if role == "model" {
+			m.role = "assistant"
+		}
+		var media []execlog.Part
+		var other list
+		for _, p := range elems(c.Get("parts")) {
+			switch {
+			case p.Get("thought").Type == gjson.True && p.Get("text").Type == gjson.String:
+				m.reasoning = append(m.reasoning, p.Get("text").Str)
+			case p.Get("text").Type == gjson.String:
+				m.addText(p.Get("text").Str)
+			case p.Get("functionCall").IsObject():
+				fc := p.Get("functionCall")
+				m.calls = append(m.calls, &call{id: fc.Get("id").String(), name: fc.Get("name").String(), args: args(fc.Get("args")),
+					meta: rest(fc, "id", "name", "args")})
+			case p.Get("functionResponse").IsObject():
+				fr := p.Get("functionResponse")
+				r := &result{id: fr.Get("id").String(), name: fr.Get("name").String()}
+				resp := fr.Get("response")
+				switch {
+				case resp.Get("output").Type == gjson.String:
+					r.setOutput(resp.Get("output"))
+				case resp.Get("error").Exists():
+					r.isError, r.failure.msg = true, str(resp.Get("error"))
+					r.setOutput(resp.Get("error"))
+				default:
+					r.output, r.hasOut = resp.Raw, true
+				}
+				r.meta = rest(fr, "id", "name", "response")
+				m.results = append(m.results, r)
+			case p.Get("inlineData").IsObject():
+				d := p.Get("inlineData")
+				part := execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+					Content: execlog.Base64(d.Get("data").String())}
+				if b.validBase64(part, d.Get("data").String(), where) {
+					media = append(media, part)
+					continue
+				}
+				other = append(other, raw(p))
+			default:
+				other = append(other, raw(p))
+			}
+		}
+		m.meta.set("parts", other.raw())
+		if role != "user" && role != "model" {
+			m.meta.setString("role", role)
+		}
+		if len(media) > 0 && m.role == "user" {
+			m.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(m.text)}}, media...)
+		}
+		b.add(m)
+	}
+	if b.records == 0 {
+		return b.errorf("history", "the checkpoint holds no Content")
+	}
 	b.agentFiles()
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/execlog"
 )
 
-// TestGeminiCLI imports the three forms Gemini CLI writes and checks them
+// TestGeminiCLI imports the four forms Gemini CLI writes and checks them
 // against counts taken from each file by hand: tool calls, results,
 // failed calls, model turns, prompts by role, images and token sums.
 func TestGeminiCLI(t *testing.T) {
@@ -27,6 +27,8 @@ func TestGeminiCLI(t *testing.T) {
 			[]string{"line 9: $rewindTo undid 1 message(s); they are not in the log"}},
 		{"legacy.json", 1, 1, 0, 2, 1, 0, map[string]int64{"input_tokens": 1830, "output_tokens": 23, "cache_read_tokens": 0, "reasoning_tokens": 0, "total_tokens": 1853}, nil},
 		{"stream.jsonl", 2, 2, 1, 3, 1, 0, map[string]int64{}, nil},
+		// The context Gemini CLI sends first is a user Content too.
+		{"checkpoint.json", 2, 2, 1, 4, 2, 0, map[string]int64{}, []string{"the input does not name the model; identifier set to \"unknown\""}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata/gemini-cli", tc.file)
