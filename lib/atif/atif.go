@@ -78,6 +78,7 @@ type object = map[string]any
 type exporter struct {
 	log, meta gjson.Result
 	steps     []gjson.Result
+	kids      map[int64][]string // the subagents each step started, by its index
 	warnings  []string
 }
 
@@ -658,21 +659,23 @@ func (e *exporter) result(t gjson.Result, id string) (object, error) {
 
 // children are the trajectory ids of the subagents step i started.
 func (e *exporter) children(i int64) []string {
-	var out []string
-	for _, s := range e.steps {
-		if p := s.Get("parent_step"); p.Exists() && p.Int() == i {
-			a := s.Get("agent").String()
-			parent := e.steps[i].Get("agent").String()
+	if e.kids == nil {
+		e.kids = map[int64][]string{}
+		for _, s := range e.steps {
+			p, a := s.Get("parent_step"), s.Get("agent").String()
+			if !p.Exists() || a == "" || p.Int() < 0 || p.Int() >= int64(len(e.steps)) {
+				continue
+			}
 			id := a
-			if parent != "" {
+			if parent := e.steps[p.Int()].Get("agent").String(); parent != "" {
 				id = strings.TrimPrefix(a, parent+"/")
 			}
-			if a != "" && !slices.Contains(out, id) {
-				out = append(out, id)
+			if !slices.Contains(e.kids[p.Int()], id) {
+				e.kids[p.Int()] = append(e.kids[p.Int()], id)
 			}
 		}
 	}
-	return out
+	return e.kids[i]
 }
 
 // metrics writes a step's usage as ATIF metrics: input_tokens as

@@ -236,8 +236,12 @@ func Describe(f string) string {
 	switch f {
 	case Ctx:
 		noun = "execution log"
-	case ClaudeCode, Codex:
+	case ClaudeCode, Codex, GeminiCLI, CopilotCLI, OpenCode:
 		noun = "session"
+	case ATIF:
+		noun = "trajectory"
+	case Aider:
+		noun = "chat history"
 	}
 	article := "a"
 	if f != "" && strings.ContainsRune("aeiouAEIOU", rune(f[0])) {
