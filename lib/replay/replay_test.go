@@ -231,11 +231,11 @@ func TestReplayStatuses(t *testing.T) {
 			},
 		},
 		{
-			name: "an executor error fails, but not fidelity on a non-deterministic step",
+			name: "an executor error fails a non-deterministic step: never exact",
 			steps: []step{
 				{tool: "read_file", params: `{"path":"gone.txt"}`, out: "x", det: false},
 			},
-			fidelity: Unverified,
+			fidelity: Degraded,
 			want: []brief{
 				{Failed, hashOf("x"), "", "read_file: gone.txt: no such file or directory"},
 			},
@@ -255,13 +255,15 @@ func TestReplayStatuses(t *testing.T) {
 			},
 		},
 		{
-			name: "path traversal fails",
+			name: "a path outside the working directory is skipped",
 			steps: []step{
 				{tool: "read_file", params: `{"path":"../secret.txt"}`, out: "TOP SECRET\n", det: true},
+				{tool: "Glob", params: `{"pattern":"*.md","path":"~/.claude/commands"}`, out: "No files found", det: true},
 			},
-			fidelity: Lost,
+			fidelity: Unverified,
 			want: []brief{
-				{Failed, hashOf("TOP SECRET\n"), "", `read_file: path "../secret.txt" contains ".."; built-in tools only read inside the workspace`},
+				{Skipped, hashOf("TOP SECRET\n"), "", `read_file: path "../secret.txt" leads outside the working directory through ".."; only files inside the working directory are replayed`},
+				{Skipped, hashOf("No files found"), "", `Glob: path "~/.claude/commands" is under a home directory (~), outside the recorded working directory; only files inside the working directory are replayed`},
 			},
 		},
 		{
@@ -580,39 +582,49 @@ func writeScript(t *testing.T, name, body string) string {
 	return p
 }
 
-// A file the session wrote (Write, Edit, MultiEdit, NotebookEdit) no
-// longer holds what the workspace holds: later steps that read it, or
-// search a directory holding it, and differ or fail are skipped with the
-// reason, not failed or diverged; steps that match are verified.
-func TestWrittenBySession(t *testing.T) {
+// The session's edits are replayed in step order: later steps see the
+// files as the session left them, and each edit's answer is verified.
+// An edit that does not apply diverges, and what it left unknown skips
+// the steps that read it.
+func TestEditsReplayed(t *testing.T) {
 	p := newPacker(t)
 	m := p.pack(map[string]string{"src/a.txt": "aaa\n", "b.txt": "bbb\n"}, []step{
 		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "aaa\n", det: true},
-		{tool: "Edit", params: `{"file_path":"src/a.txt","old_string":"aaa","new_string":"xxx"}`, out: "edited"},
-		{tool: "Write", params: `{"file_path":"src/new.txt","content":"n\n"}`, out: "created"},
+		{tool: "Edit", params: `{"file_path":"src/a.txt","old_string":"aaa","new_string":"xxx"}`, out: "The file src/a.txt has been updated successfully."},
+		{tool: "Write", params: `{"file_path":"src/new.txt","content":"n\n"}`, out: "File created successfully at: src/new.txt"},
 		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "xxx\n", det: true},
 		{tool: "read_file", params: `{"path":"src/new.txt"}`, out: "n\n", det: true},
 		{tool: "grep", params: `{"pattern":"x","path":"src"}`, out: "src/a.txt:1:xxx\n", det: true},
-		{tool: "grep", params: `{"pattern":"x"}`, out: "src/a.txt:1:xxx\n", det: true},
-		{tool: "read_file", params: `{"path":"b.txt"}`, out: "bbb\n", det: true},
-		// A search over written files that still gives what was recorded
-		// is verified.
-		{tool: "grep", params: `{"pattern":"b"}`, out: "b.txt:1:bbb\n", det: true},
+		// An edit whose old_string is not there diverges; the file is
+		// then unknown, and a read of it that differs is skipped.
+		{tool: "Edit", params: `{"file_path":"b.txt","old_string":"zzz","new_string":"y"}`, out: "The file b.txt has been updated successfully."},
+		{tool: "read_file", params: `{"path":"b.txt"}`, out: "y\n", det: true},
+		// A recorded failed edit stays skipped, and changes nothing.
+		{tool: "Edit", params: `{"file_path":"src/a.txt","old_string":"xxx","new_string":"q"}`, out: "<tool_use_error>", err: &manifest.StepError{}},
+		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "xxx\n", det: true},
+		// Outside the working directory: skipped.
+		{tool: "Write", params: `{"file_path":"/etc/passwd","content":"x"}`, out: "File created successfully at: /etc/passwd"},
 	}, here)
 	rep := replay(t, p, m, Options{})
-	want := []Status{Matched, Skipped, Skipped, Skipped, Skipped, Skipped, Skipped, Matched, Matched}
+	want := []Status{Matched, Matched, Matched, Matched, Matched, Matched, Diverged, Skipped, Skipped, Matched, Skipped}
 	for i, r := range rep.Steps {
 		if r.Status != want[i] {
 			t.Errorf("step %d: %s (%s), want %s", i, r.Status, r.Reason, want[i])
 		}
 	}
-	if got, want := rep.Steps[3].Reason, "the session wrote src/a.txt at step 1: the workspace holds the files as the session first saw them"; got != want {
-		t.Errorf("step 3 reason = %q, want %q", got, want)
+	for i, want := range map[int]string{
+		6:  "Edit: b.txt: old_string is not in the file: the workspace is not what the session had",
+		7:  "b.txt is not known: step 6's edit of it did not apply",
+		10: `Write: path "/etc/passwd" is absolute, outside the recorded working directory; only files inside the working directory are replayed`,
+	} {
+		if got := rep.Steps[i].Reason; got != want {
+			t.Errorf("step %d reason = %q, want %q", i, got, want)
+		}
 	}
-	if got, want := rep.Steps[4].Reason, "the session wrote src/new.txt at step 2: the workspace holds the files as the session first saw them"; got != want {
-		t.Errorf("step 4 reason = %q, want %q", got, want)
+	if got := rep.Steps[2].Changes; len(got) != 1 || got[0].Name != "src/new.txt" || got[0].Change != Created || got[0].After != hashOf("n\n") {
+		t.Errorf("step 2 changes = %+v", got)
 	}
-	if rep.Fidelity != Exact {
-		t.Errorf("fidelity = %s, want exact", rep.Fidelity)
+	if rep.Fidelity != Degraded {
+		t.Errorf("fidelity = %s, want degraded", rep.Fidelity)
 	}
 }
