@@ -304,7 +304,7 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 			opt.Progress(pos, total, st)
 		}
 		r, ex := replayStep(ctx, s, ws, st, tools, opt.Tools)
-		if (r.Status == Diverged || r.Status == Failed) && editorFor(st, opt.Tools) == nil {
+		if (r.Status == Diverged || r.Status == DivergedExpected || r.Status == Failed) && editorFor(st, opt.Tools) == nil {
 			if why, ok := touchesUnknown(st, ws); ok {
 				r.Status = Skipped
 				r.Reason = why
@@ -507,7 +507,7 @@ func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest
 		r.Reason = "no output was recorded to compare with"
 	case got == st.OutputRef:
 		r.Status = Matched
-	case st.Deterministic:
+	case r.Deterministic:
 		r.Status = Diverged
 	default:
 		r.Status = DivergedExpected

@@ -128,6 +128,10 @@ func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace
 	return materialise(s, inputs, dir)
 }
 
+// ErrWorkspaceNotEmpty reports a directory given for the workspace that
+// already holds files.
+var ErrWorkspaceNotEmpty = errors.New("the directory is not empty")
+
 // MaterialiseDir is Materialise into dir, which must not exist yet or be
 // an empty directory. On an error, dir is left as it was found.
 func MaterialiseDir(s *store.Store, inputs []manifest.File, dir string) (*Workspace, []Drift, error) {
@@ -138,7 +142,7 @@ func MaterialiseDir(s *store.Store, inputs []manifest.File, dir string) (*Worksp
 		case rerr != nil:
 			return nil, nil, fmt.Errorf("creating workspace: %w", rerr)
 		case len(entries) > 0:
-			return nil, nil, fmt.Errorf("creating workspace: %s is not empty", dir)
+			return nil, nil, fmt.Errorf("creating workspace in %s: %w", dir, ErrWorkspaceNotEmpty)
 		}
 		ws, drift, err := materialise(s, inputs, dir)
 		if err != nil {
