@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -293,4 +294,52 @@ func FuzzGlob(f *testing.F) {
 		}
 		m.match(name)
 	})
+}
+
+func TestExpandBraces(t *testing.T) {
+	tests := []struct {
+		pattern string
+		want    []string
+	}{
+		{"a", []string{"a"}},
+		{"{a,b}", []string{"a", "b"}},
+		{"x{a,b}y{1,2}", []string{"xay1", "xay2", "xby1", "xby2"}},
+		{"{a,{b,c}d}", []string{"a", "bd", "cd"}},
+		{"{x{a,b}}", []string{"{xa}", "{xb}"}},
+		{"{a}", []string{"{a}"}},
+		{"{a,b", []string{"{a,b"}},
+		{"a,b}", []string{"a,b}"}},
+		{`\{a,b}`, []string{`\{a,b}`}},
+		{`{a\,b,c}`, []string{`a\,b`, "c"}},
+		{"{,a}", []string{"", "a"}},
+	}
+	for _, tt := range tests {
+		got, err := expandBraces(tt.pattern)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("expandBraces(%q) = %q, %v; want %q", tt.pattern, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{strings.Repeat("{a,b}", 11), strings.Repeat("{a,b}", maxBraceGroups+1)} {
+		if _, err := expandBraces(bad); err == nil {
+			t.Errorf("expandBraces of %d bytes of groups accepted", len(bad))
+		}
+	}
+}
+
+// TestExpandBracesMemory: a recorded pattern of 25,000 {a,b} groups (once
+// about 2 GB) is refused having allocated little more than its size.
+func TestExpandBracesMemory(t *testing.T) {
+	for _, p := range []string{strings.Repeat("{a,b}", 25000), strings.Repeat("{", 25000) + strings.Repeat("a,b}", 25000), strings.Repeat("x", 1<<20) + "{a,b}"} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := compileGlob(p)
+		runtime.ReadMemStats(&after)
+		if err != nil && len(err.Error()) > 300 {
+			t.Errorf("the error quotes %d bytes of the pattern", len(err.Error()))
+		}
+		if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(20*len(p)+1<<20); got > limit {
+			t.Errorf("compiling a pattern of %d bytes allocated %d bytes (limit %d)", len(p), got, limit)
+		}
+	}
 }
