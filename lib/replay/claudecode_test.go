@@ -82,6 +82,8 @@ func TestClaudeCodeTools(t *testing.T) {
 		{"read", "Read", `{"file_path":"README.md"}`, "", "     1→# demo\n     2→hello world\n     3→"},
 		{"read keeps the recorded reminder", "Read", `{"file_path":"README.md","limit":1}`, "whatever" + render.ClaudeReadReminders[1], "     1→# demo" + render.ClaudeReadReminders[1]},
 		{"read offset", "Read", `{"file_path":"docs/a.md","offset":4,"limit":1}`, "", "     4→delta"},
+		{"read in the tab form the recording shows", "Read", `{"file_path":"README.md"}`, "1\t# other\n2\tx", "1\t# demo\n2\thello world\n3\t"},
+		{"read in the padded tab form", "Read", `{"file_path":"docs/a.md","offset":4,"limit":1}`, "     9\tx", "     4\tdelta"},
 		{"read empty", "Read", `{"file_path":"empty.txt"}`, "", "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"},
 		{"read missing", "Read", `{"file_path":"nope"}`, "", "error: Read: nope: no such file or directory"},
 		{"read outside", "Read", `{"file_path":"../x"}`, "", `error: Read: path "../x" leads outside the working directory through ".."; only files inside the working directory are replayed`},
