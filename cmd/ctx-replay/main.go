@@ -30,10 +30,11 @@ import (
 type replayCmd struct {
 	cli.Globals
 	Ref       string        `arg:"" optional:"" help:"Pack to replay: sha256:<hex>, <hex>, ctx://<hex>, a unique prefix, latest or a tag, with ^ or ~N for ancestors (default: read from stdin)." placeholder:"REF"`
-	Live      string        `help:"Replay against the files of DIR instead of a temporary workspace holding the pack's inputs; inputs missing or changed in DIR are reported as drift." placeholder:"DIR" xor:"workspace"`
+	Live      string        `help:"Replay against the files of DIR instead of a temporary workspace holding the pack's inputs; inputs missing or changed in DIR are reported as drift." placeholder:"DIR" xor:"workspace,git"`
+	Git       string        `help:"Replay in a temporary git work tree of REPO at the commit the session started from (recorded by ctx-pack from a hook, or with --git-state), with the pack's inputs over it; it is removed afterwards unless --keep. Files the session saw only by name or in part are then known from the commit." placeholder:"REPO" xor:"git"`
 	Keep      bool          `help:"Keep the temporary workspace and print where it is on stderr." xor:"workspace"`
 	Until     *int          `help:"Stop after step N: the workspace is left as the session had it after that step (see --workspace, --keep); later steps are not replayed, and written outputs are not compared." placeholder:"N"`
-	Workspace string        `help:"Make the workspace in DIR (created; if it exists it must be empty) and leave it there: with --until, the files as they were at that step." placeholder:"DIR" xor:"workspace"`
+	Workspace string        `help:"Make the workspace in DIR (created; if it exists it must be empty) and leave it there: with --until, the files as they were at that step." placeholder:"DIR" xor:"workspace,git"`
 	Tool      []string      `help:"Run tool NAME with CMD (repeatable): CMD is split into words as a shell splits simple words, without expansion or operators, runs in the workspace with the step's parameters as JSON on stdin and CTX_TOOL, CTX_STEP_INDEX set; its stdout is the output. Overrides built-ins and configured executors." placeholder:"NAME=CMD" sep:"none"`
 	Steps     string        `help:"Replay only these steps: indexes and ranges such as 3, 3-7, 3-, -7, separated by commas." placeholder:"RANGE"`
 	Timeout   time.Duration `help:"Time limit of a --tool command for one step." default:"30s"`
@@ -145,7 +146,7 @@ func (c *replayCmd) Run(env *cli.Env) error {
 	// The workspace is made in a directory of this run's own, so that a
 	// replay stopped by a signal while blocked can still remove it.
 	tmp := ""
-	if c.Live == "" && !c.Keep && c.Workspace == "" {
+	if c.Live == "" && !c.Keep && c.Workspace == "" && c.Git == "" {
 		if tmp, err = os.MkdirTemp("", "ctx-replay-run-"); err != nil {
 			return fmt.Errorf("creating workspace: %w", err)
 		}
@@ -165,6 +166,7 @@ func (c *replayCmd) Run(env *cli.Env) error {
 			Steps:   ranges,
 			Until:   c.Until,
 			Dir:     c.Workspace,
+			Git:     c.Git,
 			Tools:   tools,
 
 			CodexShellReads: c.CodexShellReads,
@@ -180,6 +182,8 @@ func (c *replayCmd) Run(env *cli.Env) error {
 		return cli.WithCode(cli.ExitUsage, err)
 	case errors.Is(err, replay.ErrWorkspaceNotEmpty):
 		return cli.WithCode(cli.ExitUsage, err)
+	case errors.Is(err, replay.ErrNoGitState):
+		return cli.WithHint(fmt.Errorf("--git: %w", err), "pack the session from its hook, or with ctx-pack --from FORMAT --git-state, on the machine it ran on")
 	case err != nil:
 		return err
 	}

@@ -178,6 +178,11 @@ type Options struct {
 	// new directory under TempDir: a directory that does not exist yet,
 	// or an empty one. It is kept.
 	Dir string
+	// Git, if set, is a git repository holding the commit the session
+	// started from (the pack's environment.metadata.git): the workspace is
+	// a temporary work tree of it at that commit, with the pack's inputs
+	// over it, removed afterwards unless Keep.
+	Git string
 	// Tools are the user's executors by tool name; they take precedence
 	// over built-ins and aliases.
 	Tools map[string]Executor
@@ -244,6 +249,19 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 	rep := &Report{Pack: m.Hash.String(), Steps: []StepResult{}, Drift: []Drift{}}
 	var ws *Workspace
 	switch {
+	case opt.Git != "":
+		var missing []Drift
+		var remove func()
+		ws, missing, remove, err = gitWorkspace(ctx, s, m, opt.Git, opt.TempDir)
+		if err != nil {
+			return nil, err
+		}
+		if opt.Keep {
+			defer ws.Close()
+		} else {
+			defer remove()
+		}
+		rep.Drift = append(rep.Drift, missing...)
 	case opt.Live != "":
 		ws, err = OpenLive(opt.Live)
 		if err != nil {

@@ -157,6 +157,12 @@ func MaterialiseDir(s *store.Store, inputs []manifest.File, dir string) (*Worksp
 }
 
 func materialise(s *store.Store, inputs []manifest.File, dir string) (*Workspace, []Drift, error) {
+	return materialiseOver(s, inputs, dir, false)
+}
+
+// materialiseOver writes the inputs into dir; with over, an input replaces
+// a file of its name already there (a work tree's).
+func materialiseOver(s *store.Store, inputs []manifest.File, dir string, over bool) (*Workspace, []Drift, error) {
 	ws, err := OpenLive(dir)
 	if err != nil {
 		os.RemoveAll(dir)
@@ -179,6 +185,14 @@ func materialise(s *store.Store, inputs []manifest.File, dir string) (*Workspace
 				drift = append(drift, Drift{Type: DriftMissingInput, Name: in.Name, Expected: in.ContentRef.String(), Reason: err.Error()})
 			}
 			continue
+		}
+		if over {
+			if err := checkName(in.Name); err == nil {
+				if err := ws.Root.Remove(in.Name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					drift = append(drift, Drift{Type: DriftMissingInput, Name: in.Name, Expected: in.ContentRef.String(), Reason: unwrapPath(err).Error()})
+					continue
+				}
+			}
 		}
 		if first, ok := written[in.ContentRef]; ok && ws.link(first, in.Name) == nil {
 			continue
