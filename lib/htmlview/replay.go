@@ -1,10 +1,6 @@
 package htmlview
 
 import (
-	"fmt"
-	"html/template"
-
-	"github.com/ctx-tools/ctx/lib/drift"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/replay"
 )
@@ -19,34 +15,14 @@ type replayView struct {
 	// Problems are the steps that diverged or failed, in pack order.
 	Problems []statusStep
 	Drift    []Text
-	// Changes link to what each replayed edit did to the workspace.
-	Changes []changeLink
 	// Outputs are the written outputs compared after the last step.
 	Outputs []outputCheck
-}
-
-// changeLink names one file a step changed, linking to its diff.
-type changeLink struct {
-	ID     string
-	Index  int
-	Change string
-	Name   Text
 }
 
 // outputCheck is a written output compared with the workspace.
 type outputCheck struct {
 	Status, Class string
 	Name, Reason  Text
-}
-
-// fileChange is what a replayed edit did to one file: its diff, when
-// both sides are text the report kept.
-type fileChange struct {
-	ID, Change string
-	Name       Text
-	Diff       template.HTML
-	Truncated  bool
-	Note       string
 }
 
 // notReplayed marks the steps a replay left out (--steps).
@@ -69,7 +45,6 @@ type stepReplay struct {
 	Reason           Text
 	Expected, Actual Text
 	DurationMS       int64
-	Changes          []fileChange
 }
 
 // statusClass names the style of a step status; a status replay does not
@@ -91,6 +66,7 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 	}
 	v := &replayView{Fidelity: string(r.Fidelity), Total: len(m.Steps), Verified: r.Summary.Verified}
 	byIndex := map[int]*stepReplay{}
+	changes := map[int][]replay.FileChange{}
 	count := map[replay.Status]int{}
 	for _, s := range r.Steps {
 		count[s.Status]++
@@ -103,12 +79,12 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 		if s.Status == replay.Diverged || s.Status == replay.DivergedExpected {
 			byIndex[s.Index].Expected, byIndex[s.Index].Actual = vis(s.Expected), vis(s.Actual)
 		}
-		for i, c := range s.Changes {
-			fc := changeView(s.Index, i, c)
-			byIndex[s.Index].Changes = append(byIndex[s.Index].Changes, fc)
-			v.Changes = append(v.Changes, changeLink{ID: fc.ID, Index: s.Index, Change: c.Change, Name: fc.Name})
+		if len(s.Changes) > 0 {
+			changes[s.Index] = s.Changes
 		}
 	}
+	// What the replay did, not what the pack says it would.
+	p.setChanges(changes)
 	for _, o := range r.Outputs {
 		v.Outputs = append(v.Outputs, outputCheck{Status: string(o.Status), Class: statusClass(o.Status), Name: vis(o.Name), Reason: vis(o.Reason)})
 	}
@@ -131,24 +107,4 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 	}
 	p.Replay = v
 	return render("ctx replay "+shortRef(m.Hash.String()), page{Pack: p}, p.sizeHint())
-}
-
-// changeView shows change i of step index: a unified diff of the file
-// before and after (from nothing when created, to nothing when deleted).
-func changeView(index, i int, c replay.FileChange) fileChange {
-	fc := fileChange{ID: fmt.Sprintf("change-%d-%d", index, i), Change: c.Change, Name: vis(c.Name)}
-	before, after := c.BeforeText, c.AfterText
-	switch {
-	case c.Before != "" && before == nil || c.After != "" && after == nil:
-		fc.Note = "too large to show here"
-	case !drift.IsText(before) || !drift.IsText(after):
-		fc.Note = "binary, not shown"
-	default:
-		d, cut := drift.Unified(c.Name, before, after, 0, 0, 0)
-		fc.Diff, fc.Truncated = udiff(d), cut
-		if d == "" {
-			fc.Note = "same content"
-		}
-	}
-	return fc
 }

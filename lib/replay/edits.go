@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/manifest"
@@ -256,15 +258,7 @@ func (w *Workspace) forget(names map[string]string, why string) {
 // content share one file. Written files get a modification time after
 // every input's, in step order, as the session's own writes had.
 func (w *Workspace) applyChange(name string, c edit.Change, index int) (FileChange, error) {
-	fc := FileChange{Name: name, Change: Updated}
-	if c.Existed {
-		fc.Before = digest.Of([]byte(c.Before)).String()
-		if len(c.Before) <= maxDiffContent {
-			fc.BeforeText = []byte(c.Before)
-		}
-	} else {
-		fc.Change = Created
-	}
+	fc := fileChange(name, c)
 	if err := w.Root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fc, fmt.Errorf("removing %s: %w", name, unwrapPath(err))
 	}
@@ -274,7 +268,6 @@ func (w *Workspace) applyChange(name string, c edit.Change, index int) (FileChan
 		w.written = map[string]bool{}
 	}
 	if c.Deleted {
-		fc.Change = Deleted
 		delete(w.written, name)
 		return fc, nil
 	}
@@ -299,9 +292,117 @@ func (w *Workspace) applyChange(name string, c edit.Change, index int) (FileChan
 		return fc, fmt.Errorf("writing %s: %w", name, unwrapPath(err))
 	}
 	w.written[name] = true
+	return fc, nil
+}
+
+// fileChange reports change c of workspace file name.
+func fileChange(name string, c edit.Change) FileChange {
+	fc := FileChange{Name: name, Change: Updated}
+	if c.Existed {
+		fc.Before = digest.Of([]byte(c.Before)).String()
+		if len(c.Before) <= maxDiffContent {
+			fc.BeforeText = []byte(c.Before)
+		}
+	} else {
+		fc.Change = Created
+	}
+	if c.Deleted {
+		fc.Change = Deleted
+		return fc
+	}
 	fc.After = digest.Of([]byte(c.Content)).String()
 	if len(c.Content) <= maxDiffContent {
 		fc.AfterText = []byte(c.Content)
 	}
-	return fc, nil
+	return fc
+}
+
+// maxKnownInput bounds the input a pack page (EditChanges) loads to apply
+// edits to.
+const maxKnownInput = 8 << 20
+
+// EditChanges returns, by step index, what each edit of m does to the
+// files when carried out as a replay carries it out, from the pack's
+// inputs, in memory: no workspace, nothing run, nothing rendered. It is
+// what a page of the pack links each edit step to. An edit of a file
+// whose content is not known (seen only by name or in part, larger than
+// 8 MiB, changed by an edit that did not apply), outside the working
+// directory, or that does not apply, has no changes.
+func EditChanges(get func(digest.Digest) ([]byte, error), m *manifest.Manifest) map[int][]FileChange {
+	ws := &Workspace{}
+	if dir := gjson.GetBytes(m.Metadata, "session.cwd"); dir.Type == gjson.String && strings.HasPrefix(dir.Str, "/") {
+		ws.RecordedDir = dir.Str
+	}
+	inputs := map[string]manifest.File{}
+	for _, in := range m.Inputs {
+		inputs[in.Name] = in
+	}
+	files := map[string]*string{} // nil: deleted
+	unknown := map[string]bool{}
+	read := func(name string) (string, error) {
+		if c, ok := files[name]; ok {
+			if c == nil {
+				return "", edit.ErrNotExist
+			}
+			return *c, nil
+		}
+		in, ok := inputs[name]
+		switch {
+		case unknown[name]:
+			return "", &unknownContent{reason: name + " is not known"}
+		case !ok:
+			return "", edit.ErrNotExist
+		case in.Seen != manifest.SeenWhole || in.Size > maxKnownInput:
+			return "", &unknownContent{reason: name + " is not known"}
+		}
+		b, err := get(in.ContentRef)
+		if err != nil {
+			return "", &unknownContent{reason: err.Error()}
+		}
+		return string(b), nil
+	}
+	out := map[int][]FileChange{}
+	for i := range m.Steps {
+		st := &m.Steps[i]
+		if editorFor(st, nil) == nil || recordedError(st) {
+			continue
+		}
+		e, err := edit.Parse(st.Tool, st.Parameters)
+		if err != nil || e == nil {
+			continue
+		}
+		names := map[string]string{}
+		ok := true
+		for _, p := range e.Paths() {
+			name, err := ws.editName(p)
+			if err != nil {
+				ok = false
+				break
+			}
+			names[p] = name
+		}
+		if !ok {
+			continue
+		}
+		changes, err := e.Apply(func(p string) (string, error) { return read(names[p]) })
+		if err != nil {
+			for _, name := range names {
+				unknown[name] = true
+				delete(files, name)
+			}
+			continue
+		}
+		for _, c := range changes {
+			name := names[c.Path]
+			delete(unknown, name)
+			if c.Deleted {
+				files[name] = nil
+			} else {
+				content := c.Content
+				files[name] = &content
+			}
+			out[st.Index] = append(out[st.Index], fileChange(name, c))
+		}
+	}
+	return out
 }

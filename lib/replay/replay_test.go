@@ -628,3 +628,33 @@ func TestEditsReplayed(t *testing.T) {
 		t.Errorf("fidelity = %s, want degraded", rep.Fidelity)
 	}
 }
+
+// EditChanges follows the edits from the pack's inputs alone: what each
+// did, and nothing for an edit of a file it does not know.
+func TestEditChanges(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(map[string]string{"a.txt": "one\n"}, []step{
+		{tool: "Edit", params: `{"file_path":"a.txt","old_string":"one","new_string":"two"}`, out: "ok"},
+		{tool: "apply_patch", params: `"*** Begin Patch\n*** Add File: b.txt\n+b\n*** Delete File: a.txt\n*** End Patch"`, out: "ok"},
+		{tool: "Edit", params: `{"file_path":"c.txt","old_string":"x","new_string":"y"}`, out: "ok"},
+		{tool: "Write", params: `{"file_path":"/etc/x","content":"y"}`, out: "ok"},
+		{tool: "Edit", params: `{"file_path":"a.txt","old_string":"","new_string":"again\n"}`, out: "ok"},
+	}, here)
+	got := EditChanges(p.s.Get, m)
+	brief := func(cs []FileChange) string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Change+" "+c.Name+" "+string(c.AfterText))
+		}
+		return strings.Join(out, ", ")
+	}
+	want := map[int]string{0: "updated a.txt two\n", 1: "created b.txt b\n, deleted a.txt ", 4: "created a.txt again\n"}
+	if len(got) != len(want) {
+		t.Errorf("EditChanges gave changes for %d steps, want %d: %v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if b := brief(got[i]); b != w {
+			t.Errorf("step %d: %q, want %q", i, b, w)
+		}
+	}
+}
