@@ -94,6 +94,20 @@ func (editor) Run(ctx context.Context, call *Call, out io.Writer) error {
 	if !ws.Hermetic {
 		return skipf("%s: edits are not applied to a live tree; replay in a temporary workspace (without --live) to follow them", call.Tool)
 	}
+	if e.Patch() != nil {
+		// Codex does not always mark a failed apply_patch as an error:
+		// its result says so, as the importer reads it.
+		rec, err := call.recorded()
+		if err != nil {
+			return err
+		}
+		if rec != nil {
+			out, exit, _ := render.CodexResult(rec)
+			if exit != "" && exit != "0" || exit == "" && !bytes.Contains(out, []byte("Success.")) {
+				return skipf("%s: the recorded apply_patch did not succeed, so it changed nothing", call.Tool)
+			}
+		}
+	}
 	var unknown *unknownContent
 	changes, err := e.Apply(func(p string) (string, error) { return ws.current(names[p]) })
 	var conflict *edit.Conflict

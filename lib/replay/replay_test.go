@@ -658,3 +658,20 @@ func TestEditChanges(t *testing.T) {
 		}
 	}
 }
+
+// A patch Codex recorded as failed, without marking the step an error,
+// changes nothing.
+func TestFailedPatchNotApplied(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(map[string]string{"a.txt": "one\n"}, []step{
+		{tool: "apply_patch", params: `"*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch"`, out: "Exit code: 1\nWall time: 0 seconds\nOutput:\napply_patch verification failed\n"},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "one\n", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{})
+	if r := rep.Steps[0]; r.Status != Skipped || r.Reason != "apply_patch: the recorded apply_patch did not succeed, so it changed nothing" || len(r.Changes) > 0 {
+		t.Errorf("step 0: %+v", r)
+	}
+	if r := rep.Steps[1]; r.Status != Matched {
+		t.Errorf("step 1: %+v", r)
+	}
+}
