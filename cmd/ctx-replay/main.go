@@ -4,12 +4,16 @@
 // report as canonical JSON, a readable one with --human, or with --html a
 // self-contained HTML page of the pack with each step's outcome:
 //
-//	{"pack","fidelity","summary":{steps,verified,matched,…},"steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms}],"drift":[…]}
+//	{"pack","fidelity","summary":{steps,verified,matched,…,outputs:{written,reproduced}},"steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms,changes:[{name,change,before,after}]}],"drift":[…],"outputs":[{name,status,expected,actual,reason}]}
 //
 // The exit code is the fidelity: 0 exact, 1 degraded or unverified, 4 failed. Steps run in
-// a temporary workspace holding the pack's inputs unless --live names a
-// directory. The rules (statuses, built-ins and their exact outputs,
-// external executors) are documented in lib/replay.
+// a temporary workspace holding the pack's inputs (--workspace DIR: in
+// DIR, kept; --git REPO: a temporary git work tree at the commit the
+// session started from, the inputs over it) unless --live names a
+// directory; the session's own edits are carried out in it in step order,
+// and --until N stops after step N. The rules (statuses, edits, built-ins
+// and their exact outputs, external executors) are documented in
+// lib/replay.
 package main
 
 import (
