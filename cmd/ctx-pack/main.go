@@ -9,7 +9,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -345,7 +344,7 @@ func (c *packCmd) recordGit(env *cli.Env, src *source) {
 		return
 	}
 	start, _ := time.Parse(time.RFC3339Nano, src.log.Created)
-	st, err := gitstate.Capture(context.Background(), dir, start)
+	st, err := gitstate.Capture(dir, start)
 	switch {
 	case errors.Is(err, gitstate.ErrNotWorkTree):
 		if c.GitState {

@@ -15,7 +15,6 @@ package gitstate
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +29,7 @@ import (
 	"time"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	gitcmd "github.com/ctx-tools/ctx/lib/git"
 )
 
 // Deleted is the hash recorded for a file that the commit holds and the
@@ -58,59 +58,49 @@ type State struct {
 // (or a machine without git).
 var ErrNotWorkTree = errors.New("not a git work tree")
 
-// git runs git in dir and returns its stdout; stderr goes into the error.
-func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	// A repository's own config must not run programs (fsmonitor, a
-	// pager) or ask for anything.
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_OPTIONAL_LOCKS=0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("git %s: %s", args[0], msg)
-	}
-	return out, nil
+// git runs git in dir, through lib/git.
+func git(dir string, args ...string) ([]byte, error) {
+	return gitcmd.Run(dir, args...)
 }
 
 // Capture reads the git state of dir for a session that started at start
 // (the zero time: now). It returns ErrNotWorkTree when dir is not in a
 // git work tree or git is not installed.
-func Capture(ctx context.Context, dir string, start time.Time) (*State, error) {
+func Capture(dir string, start time.Time) (*State, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNotWorkTree
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, ErrNotWorkTree
 	}
-	inside, err := git(ctx, dir, "rev-parse", "--is-inside-work-tree")
+	inside, err := git(dir, "rev-parse", "--is-inside-work-tree")
 	if err != nil || strings.TrimSpace(string(inside)) != "true" {
 		return nil, ErrNotWorkTree
 	}
-	head, err := git(ctx, dir, "rev-parse", "--verify", "-q", "HEAD")
+	repo, err := gitcmd.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("reading the git state of %s: no commit yet: %w", dir, err)
+		return nil, ErrNotWorkTree
 	}
-	st := &State{Commit: strings.TrimSpace(string(head))}
+	head := repo.Head()
+	if head == "" {
+		return nil, fmt.Errorf("reading the git state of %s: no commit yet", dir)
+	}
+	st := &State{Commit: head}
 	if !start.IsZero() {
-		if c := headAt(ctx, dir, start); c != "" {
+		if c := headAt(dir, start); c != "" {
 			st.Commit = c
 		}
 	}
-	if b, err := git(ctx, dir, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
+	if b, err := git(dir, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
 		st.Branch = strings.TrimSpace(string(b))
 	}
-	st.Remote = remote(ctx, dir, st.Branch)
-	prefix, err := git(ctx, dir, "rev-parse", "--show-prefix")
+	st.Remote = remote(dir, st.Branch)
+	prefix, err := git(dir, "rev-parse", "--show-prefix")
 	if err != nil {
 		return nil, err
 	}
 	st.Prefix = strings.TrimSuffix(strings.TrimSpace(string(prefix)), "/")
-	if st.Changed, err = changed(ctx, dir, st.Commit); err != nil {
+	if st.Changed, err = changed(dir, st.Commit); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -118,8 +108,8 @@ func Capture(ctx context.Context, dir string, start time.Time) (*State, error) {
 
 // headAt returns the commit HEAD pointed at at time t by the reflog, or
 // "" when the reflog does not reach back that far.
-func headAt(ctx context.Context, dir string, t time.Time) string {
-	out, err := git(ctx, dir, "reflog", "show", "--date=unix", "--format=%H %gd", "HEAD")
+func headAt(dir string, t time.Time) string {
+	out, err := git(dir, "reflog", "show", "--date=unix", "--format=%H %gd", "HEAD")
 	if err != nil {
 		return ""
 	}
@@ -139,14 +129,14 @@ func headAt(ctx context.Context, dir string, t time.Time) string {
 
 // remote returns the URL of the branch's remote (else origin), with any
 // user information removed, or "".
-func remote(ctx context.Context, dir, branch string) string {
+func remote(dir, branch string) string {
 	name := "origin"
 	if branch != "" {
-		if r, err := git(ctx, dir, "config", "--get", "branch."+branch+".remote"); err == nil {
+		if r, err := git(dir, "config", "--get", "branch."+branch+".remote"); err == nil {
 			name = strings.TrimSpace(string(r))
 		}
 	}
-	out, err := git(ctx, dir, "remote", "get-url", name)
+	out, err := git(dir, "remote", "get-url", name)
 	if err != nil {
 		return ""
 	}
@@ -169,13 +159,13 @@ func stripUser(raw string) string {
 
 // changed lists the files under dir that differ from commit: tracked
 // files changed or deleted, and untracked files not ignored.
-func changed(ctx context.Context, dir, commit string) (map[string]string, error) {
+func changed(dir, commit string) (map[string]string, error) {
 	out := map[string]string{}
-	diff, err := git(ctx, dir, "diff", "--name-only", "--no-renames", "--relative", "-z", commit, "--", ".")
+	diff, err := git(dir, "diff", "--name-only", "--no-renames", "--relative", "-z", commit, "--", ".")
 	if err != nil {
 		return nil, err
 	}
-	untracked, err := git(ctx, dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+	untracked, err := git(dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
 	if err != nil {
 		return nil, err
 	}
@@ -234,14 +224,14 @@ type Worktree struct {
 
 // AddWorktree makes a detached work tree of repo at commit in a new
 // directory under tmp (os.TempDir() if empty). The commit must be in repo.
-func AddWorktree(ctx context.Context, repo, commit, tmp string) (*Worktree, error) {
+func AddWorktree(repo, commit, tmp string) (*Worktree, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, errors.New("git is not installed")
 	}
 	if !isHash(commit) {
 		return nil, fmt.Errorf("%q is not a commit hash", commit)
 	}
-	if _, err := git(ctx, repo, "rev-parse", "--verify", "-q", commit+"^{commit}"); err != nil {
+	if _, err := git(repo, "rev-parse", "--verify", "-q", commit+"^{commit}"); err != nil {
 		return nil, fmt.Errorf("commit %s is not in %s (fetch it first)", commit, repo)
 	}
 	parent, err := os.MkdirTemp(tmp, "ctx-replay-git-")
@@ -249,7 +239,7 @@ func AddWorktree(ctx context.Context, repo, commit, tmp string) (*Worktree, erro
 		return nil, fmt.Errorf("creating the work tree: %w", err)
 	}
 	dir := filepath.Join(parent, "tree")
-	if _, err := git(ctx, repo, "worktree", "add", "--detach", "--quiet", dir, commit); err != nil {
+	if _, err := git(repo, "worktree", "add", "--detach", "--quiet", dir, commit); err != nil {
 		os.RemoveAll(parent)
 		return nil, fmt.Errorf("creating a work tree of %s at %s: %w", repo, commit, err)
 	}
@@ -258,11 +248,11 @@ func AddWorktree(ctx context.Context, repo, commit, tmp string) (*Worktree, erro
 
 // Remove deletes the work tree and its registration in the repository.
 func (w *Worktree) Remove() error {
-	_, err := git(context.Background(), w.repo, "worktree", "remove", "--force", w.Dir)
+	_, err := git(w.repo, "worktree", "remove", "--force", w.Dir)
 	os.RemoveAll(filepath.Dir(w.Dir))
 	if err != nil {
 		// The directory is gone: forget it.
-		git(context.Background(), w.repo, "worktree", "prune")
+		git(w.repo, "worktree", "prune")
 	}
 	return err
 }

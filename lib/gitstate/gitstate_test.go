@@ -1,7 +1,6 @@
 package gitstate
 
 import (
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -68,7 +67,7 @@ func TestCapture(t *testing.T) {
 	write(t, repo, map[string]string{"proj/b.txt": "b2\n", "proj/new.txt": "n\n", "proj/x.log": "ignored\n", "top.txt": "outside\n"})
 	os.Remove(filepath.Join(repo, "proj/gone.txt"))
 
-	st, err := Capture(context.Background(), filepath.Join(repo, "proj"), start)
+	st, err := Capture(filepath.Join(repo, "proj"), start)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,11 +84,11 @@ func TestCapture(t *testing.T) {
 		t.Errorf("Capture:\n got %+v\nwant %+v", st, want)
 	}
 	// A start before the reflog reaches: HEAD.
-	st, err = Capture(context.Background(), repo, t0.Add(-time.Hour))
+	st, err = Capture(repo, t0.Add(-time.Hour))
 	if err != nil || st.Commit != run(t, repo, t0, "rev-parse", "HEAD") || st.Prefix != "" {
 		t.Errorf("Capture before the reflog = %+v, %v", st, err)
 	}
-	if _, err := Capture(context.Background(), t.TempDir(), start); !errors.Is(err, ErrNotWorkTree) {
+	if _, err := Capture(t.TempDir(), start); !errors.Is(err, ErrNotWorkTree) {
 		t.Errorf("Capture of a plain directory: %v", err)
 	}
 }
@@ -106,7 +105,7 @@ func TestWorktree(t *testing.T) {
 	write(t, repo, map[string]string{"sub/f.txt": "two\n"})
 	run(t, repo, t0, "commit", "-q", "-am", "two")
 
-	w, err := AddWorktree(context.Background(), repo, c, t.TempDir())
+	w, err := AddWorktree(repo, c, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +126,7 @@ func TestWorktree(t *testing.T) {
 		t.Errorf("worktree list after Remove:\n%s", list)
 	}
 	for _, bad := range []string{"--help", "HEAD", strings.Repeat("z", 40)} {
-		if _, err := AddWorktree(context.Background(), repo, bad, t.TempDir()); err == nil {
+		if _, err := AddWorktree(repo, bad, t.TempDir()); err == nil {
 			t.Errorf("AddWorktree(%q) accepted", bad)
 		}
 	}

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -37,12 +36,12 @@ func GitState(m *manifest.Manifest) (*gitstate.State, error) {
 // held what the session wrote; the files the
 // pack saw only by name or in part and that did not differ are known from
 // the commit. remove deletes the work tree.
-func gitWorkspace(ctx context.Context, s *store.Store, m *manifest.Manifest, repo, tmp string) (ws *Workspace, drift []Drift, remove func(), err error) {
+func gitWorkspace(s *store.Store, m *manifest.Manifest, repo, tmp string) (ws *Workspace, drift []Drift, remove func(), err error) {
 	st, err := GitState(m)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	wt, err := gitstate.AddWorktree(ctx, repo, st.Commit, tmp)
+	wt, err := gitstate.AddWorktree(repo, st.Commit, tmp)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -252,7 +252,7 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 	case opt.Git != "":
 		var missing []Drift
 		var remove func()
-		ws, missing, remove, err = gitWorkspace(ctx, s, m, opt.Git, opt.TempDir)
+		ws, missing, remove, err = gitWorkspace(s, m, opt.Git, opt.TempDir)
 		if err != nil {
 			return nil, err
 		}
