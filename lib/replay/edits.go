@@ -92,6 +92,9 @@ func (editor) Run(ctx context.Context, call *Call, out io.Writer) error {
 		names[p] = name
 	}
 	if !ws.Hermetic {
+		// The tree holds what it holds now: a read of these files that
+		// differs later says nothing.
+		ws.forget(names, fmt.Sprintf("step %d changed it, and edits are not applied to a live tree", call.Index))
 		return skipf("%s: edits are not applied to a live tree; replay in a temporary workspace (without --live) to follow them", call.Tool)
 	}
 	if e.Patch() != nil {

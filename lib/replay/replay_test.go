@@ -675,3 +675,27 @@ func TestFailedPatchNotApplied(t *testing.T) {
 		t.Errorf("step 1: %+v", r)
 	}
 }
+
+// In a live tree edits are not applied: a later read of the file they
+// changed that differs is skipped, not diverged.
+func TestLiveEditsNotApplied(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("now\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := newPacker(t)
+	m := p.pack(nil, []step{
+		{tool: "Write", params: `{"file_path":"a.txt","content":"then\n"}`, out: "File created successfully at: a.txt"},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "then\n", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{Live: dir})
+	if r := rep.Steps[0]; r.Status != Skipped || len(r.Changes) > 0 {
+		t.Errorf("step 0: %+v", r)
+	}
+	if r := rep.Steps[1]; r.Status != Skipped || r.Reason != "a.txt is not known: step 0 changed it, and edits are not applied to a live tree" {
+		t.Errorf("step 1: %+v", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "now\n" {
+		t.Errorf("the live tree was changed: %q", b)
+	}
+}
