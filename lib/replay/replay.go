@@ -313,6 +313,9 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 			// so that the steps after it see them as the session did.
 			if ed := editorFor(st, opt.Tools); ed != nil && !recordedError(st) {
 				call := &Call{Tool: st.Tool, Index: st.Index, Parameters: st.Parameters, Workspace: ws}
+				if !st.OutputRef.IsZero() {
+					call.Recorded = func() ([]byte, error) { return recordedOutput(s, st.OutputRef) }
+				}
 				ed.Run(ctx, call, io.Discard)
 			}
 			continue

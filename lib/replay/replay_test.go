@@ -699,3 +699,24 @@ func TestLiveEditsNotApplied(t *testing.T) {
 		t.Errorf("the live tree was changed: %q", b)
 	}
 }
+
+// Steps left out by Options.Steps still change the files, so that the
+// selected ones see them as the session did.
+func TestStepsLeftOutStillEdit(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(nil, []step{
+		{tool: "Write", params: `{"file_path":"a.txt","content":"one\n"}`, out: "File created successfully at: a.txt"},
+		{tool: "apply_patch", params: `"*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch"`, out: "Exit code: 1\nWall time: 0 seconds\nOutput:\nerror: rejected\n"},
+		{tool: "Edit", params: `{"file_path":"a.txt","old_string":"one","new_string":"three"}`, out: "The file a.txt has been updated successfully."},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "three\n", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{Steps: []Range{{From: 3, To: 3}}})
+	if len(rep.Steps) != 1 || rep.Steps[0].Status != Matched {
+		t.Errorf("steps: %+v", rep.Steps)
+	}
+	until := 0
+	rep = replay(t, p, m, Options{Until: &until})
+	if len(rep.Steps) != 1 || rep.Outputs != nil {
+		t.Errorf("--until 0: %+v, outputs %+v", rep.Steps, rep.Outputs)
+	}
+}
