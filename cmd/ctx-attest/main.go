@@ -17,6 +17,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/sidecar"
@@ -192,9 +193,9 @@ type result struct {
 }
 
 func (c *attestCmd) publicKey(env *cli.Env) error {
-	b, err := os.ReadFile(c.PublicKey)
+	b, err := found.ReadFile(c.PublicKey, found.Rule{What: "key", Max: attest.MaxKeyFile})
 	if err != nil {
-		return fmt.Errorf("reading key: %w", err)
+		return err
 	}
 	var pub attest.PublicKey
 	if priv, perr := attest.ParsePrivateKey(b); perr == nil {

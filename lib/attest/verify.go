@@ -188,8 +188,9 @@ func readBundle(path string) ([]byte, error) {
 
 // checkSignatures finds a trusted key whose signature the envelope
 // carries. When there is none it says why: no trusted key at all, a
-// trusted key whose signature does not match (the statement or signature
-// was changed), or a key that is not trusted.
+// signature naming a trusted key that does not verify with it (the
+// statement was changed, or another key claims that key's name), or a key
+// that is not trusted.
 func checkSignatures(bu *bundle, keys []PublicKey, keysFrom string) (*PublicKey, string, string) {
 	env := bu.DSSEEnvelope
 	msg := PAE(env.PayloadType, env.Payload)
@@ -211,7 +212,9 @@ func checkSignatures(bu *bundle, keys []PublicKey, keysFrom string) (*PublicKey,
 	}
 	for _, k := range keys {
 		if slices.Contains(named, k.ID) || slices.Contains(named, k.cosignHint()) {
-			return nil, sidecar.BadSignature, fmt.Sprintf("the signature of trusted key %s (%s) does not match the statement: it was changed after signing", k.ID, k.Source)
+			// Which of the two cannot be told: only the key's name is in
+			// the bundle, not the key.
+			return nil, sidecar.BadSignature, fmt.Sprintf("the signature naming trusted key %s (%s) does not verify with that key: the statement was changed after signing, or another key signed it under that key's name", k.ID, k.Source)
 		}
 	}
 	if len(keys) == 0 {
