@@ -38,6 +38,9 @@ type PullResult struct {
 	} `json:"objects"`
 	Parent    digest.Digest `json:"parent,omitzero"`
 	Referrers []Referrer    `json:"referrers,omitzero"`
+	// ReferrersSkipped counts referrers of kinds ctx does not attach,
+	// left on the remote (ReferrerOptions.AllKinds).
+	ReferrersSkipped int `json:"referrers_skipped,omitzero"`
 }
 
 // ParseRef reads a pull reference: a full pack hash (sha256:<hex>,
@@ -82,8 +85,9 @@ type remoteImage struct {
 // PullOptions are a pull's extras.
 type PullOptions struct {
 	// Referrers, when set, is the directory to write the files of the
-	// pack's referrers to (FetchReferrers).
-	Referrers string
+	// pack's referrers to (FetchReferrers), as ReferrerOptions says.
+	Referrers       string
+	ReferrerOptions ReferrerOptions
 }
 
 // Pull fetches the pack a tag or full hash names into s. Everything is
@@ -121,6 +125,9 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 		if !inPack[o] {
 			return nil, lies(ref, "layer %s is an object the pack does not reference", objectName(o))
 		}
+	}
+	if err := img.checkSizes(ref); err != nil {
+		return nil, err
 	}
 	needBucket := map[string]bool{}
 	for r := range missing {
@@ -274,7 +281,7 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 		return nil, fmt.Errorf("pack %s was stored as %s", d, got)
 	}
 	if opts.Referrers != "" {
-		res.Referrers, err = c.FetchReferrers(ctx, img.desc, opts.Referrers)
+		res.Referrers, res.ReferrersSkipped, err = c.FetchReferrers(ctx, img.desc, opts.Referrers, opts.ReferrerOptions)
 		if err != nil {
 			return nil, fmt.Errorf("pack %s: %w", d, err)
 		}
@@ -375,6 +382,48 @@ func (c *Client) fetchImage(ctx context.Context, tag string, want *digest.Digest
 	}
 	img.pack, img.config = pm, cb
 	return img, nil
+}
+
+// checkSizes refuses layers declared larger than they can be, before
+// anything is downloaded: a bucket holds only the pack's objects of its
+// prefix that have no layer of their own, each smaller than LargeObject
+// (or, once MaxObjectLayers objects have their own layers, no larger than
+// the smallest of those); an object layer of a file the pack records with
+// a size has that size. So a registry that declares a bucket of 100 GiB
+// and streams without end is cut at what the pack can hold.
+func (img *remoteImage) checkSizes(ref string) error {
+	known := map[digest.Digest]int64{}
+	for _, f := range img.pack.Inputs {
+		known[f.ContentRef] = f.Size
+	}
+	for _, f := range img.pack.Outputs {
+		known[f.ContentRef] = f.Size
+	}
+	maxObject := int64(LargeObject - 1)
+	if len(img.large) >= MaxObjectLayers {
+		maxObject = maxTarSize
+		for _, l := range img.large {
+			maxObject = min(maxObject, l.Size)
+		}
+	}
+	for o, l := range img.large {
+		if size, ok := known[o]; ok && size != l.Size {
+			return lies(ref, "layer %s declares %d bytes, but the pack records %d", objectName(o), l.Size, size)
+		}
+	}
+	count := map[string]int64{}
+	for _, r := range img.pack.Refs() {
+		if _, ok := img.large[r]; !ok {
+			count[r.Hex()[:2]]++
+		}
+	}
+	for p, l := range img.buckets {
+		limit := int64(2*blockSize) + count[p]*(blockSize+padded(maxObject))
+		if l.Size > limit {
+			return lies(ref, "layer objects/%s declares %d bytes, more than the %d its %d objects can take", p, l.Size, limit, count[p])
+		}
+	}
+	return nil
 }
 
 func bucketPrefix(t string) (string, bool) {
