@@ -21,6 +21,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/visible"
 )
@@ -55,28 +56,81 @@ func AttachType(name string) (string, error) {
 // maxAttachment bounds an attachment, pushed and pulled in memory.
 const maxAttachment = 64 << 20
 
-// Attach pushes each file as a referrer of the pack manifest subject,
-// one artifact per file, titled with the file's base name. The
-// artifact's created annotation is the pack's, so the same file attached
-// twice is the same artifact.
-func (c *Client) Attach(ctx context.Context, subject ocispec.Descriptor, created string, files []string) ([]Referrer, error) {
-	var out []Referrer
+// ArgError reports a bad argument of a push — a tag, an attachment's
+// name — found before anything was written: a usage error.
+type ArgError struct{ msg string }
+
+func (e *ArgError) Error() string { return e.msg }
+
+// CheckTags refuses a tag that is not a valid OCI tag.
+func CheckTags(tags []string) error {
+	for _, t := range tags {
+		if !ValidTag(t) {
+			return &ArgError{fmt.Sprintf("invalid tag %s: a tag is [A-Za-z0-9_][A-Za-z0-9._-]{0,127}", quote(t))}
+		}
+	}
+	return nil
+}
+
+// attachment is a file to attach, read and checked.
+type attachment struct {
+	name, typ   string
+	b           []byte
+	annotations map[string]string
+}
+
+// loadAttachments reads and checks every file to attach — its name
+// gives a kind (AttachType), it is a regular file of at most 64 MiB, a
+// bundle parses as one — so that a bad one is found before the first
+// upload.
+func loadAttachments(files []string) ([]attachment, error) {
+	var out []attachment
 	for _, name := range files {
 		typ, err := AttachType(name)
 		if err != nil {
+			return nil, &ArgError{err.Error()}
+		}
+		b, err := found.ReadFile(name, found.Rule{What: "attachment", Max: maxAttachment})
+		if err != nil {
 			return nil, err
 		}
-		fi, err := os.Stat(name)
-		if err != nil {
-			return nil, fmt.Errorf("attaching %s: %w", name, err)
+		a := attachment{name: name, typ: typ, b: b}
+		if typ == BundleMediaType {
+			// cosign lists attestations by these (dev.sigstore.bundle.*).
+			a.annotations, err = attest.BundleAnnotations(b)
+			if err != nil {
+				return nil, fmt.Errorf("attachment %s: %w", name, err)
+			}
 		}
-		if !fi.Mode().IsRegular() || fi.Size() > maxAttachment {
-			return nil, fmt.Errorf("attaching %s: not a regular file of at most %d bytes", name, maxAttachment)
-		}
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return nil, fmt.Errorf("attaching %s: %w", name, err)
-		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// CheckAttachments does every check Push makes of files to attach,
+// for a caller to run before it creates anything (a layout directory).
+func CheckAttachments(files []string) error {
+	_, err := loadAttachments(files)
+	return err
+}
+
+// Attach pushes each file as a referrer of the pack manifest subject,
+// one artifact per file, titled with the file's base name. The
+// artifact's created annotation is the pack's, so the same file attached
+// twice is the same artifact. Every file is checked before the first
+// upload.
+func (c *Client) Attach(ctx context.Context, subject ocispec.Descriptor, created string, files []string) ([]Referrer, error) {
+	as, err := loadAttachments(files)
+	if err != nil {
+		return nil, err
+	}
+	return c.attach(ctx, subject, created, as)
+}
+
+func (c *Client) attach(ctx context.Context, subject ocispec.Descriptor, created string, as []attachment) ([]Referrer, error) {
+	var out []Referrer
+	for _, a := range as {
+		name, typ, b := a.name, a.typ, a.b
 		base := filepath.Base(name)
 		layer := ocispec.Descriptor{
 			MediaType:   typ,
@@ -85,14 +139,7 @@ func (c *Client) Attach(ctx context.Context, subject ocispec.Descriptor, created
 			Annotations: map[string]string{ocispec.AnnotationTitle: base},
 		}
 		annotations := map[string]string{ocispec.AnnotationCreated: created}
-		if typ == BundleMediaType {
-			// cosign lists attestations by these (dev.sigstore.bundle.*).
-			extra, err := attest.BundleAnnotations(b)
-			if err != nil {
-				return nil, fmt.Errorf("attaching %s: %w", name, err)
-			}
-			maps.Copy(annotations, extra)
-		}
+		maps.Copy(annotations, a.annotations)
 		m := ocispec.Manifest{
 			Versioned:    specs.Versioned{SchemaVersion: 2},
 			MediaType:    ocispec.MediaTypeImageManifest,

@@ -18,13 +18,13 @@ import (
 type Timeouts struct {
 	// Connect bounds setting up a connection: TCP connect and TLS
 	// handshake.
-	Connect time.Duration `name:"connect-timeout" env:"CTX_CONNECT_TIMEOUT" default:"30s" help:"Give up connecting to a registry (TCP and TLS) after this long (env CTX_CONNECT_TIMEOUT)." placeholder:"DURATION"`
+	Connect time.Duration `name:"connect-timeout" env:"CTX_CONNECT_TIMEOUT" default:"30s" help:"Give up connecting to a registry (TCP and TLS) after this long." placeholder:"DURATION"`
 	// Response bounds the wait for a response's headers once the request
 	// is sent.
-	Response time.Duration `name:"response-timeout" env:"CTX_RESPONSE_TIMEOUT" default:"60s" help:"Give up on a registry that has not begun to answer a request this long after it was sent (env CTX_RESPONSE_TIMEOUT)." placeholder:"DURATION"`
+	Response time.Duration `name:"response-timeout" env:"CTX_RESPONSE_TIMEOUT" default:"60s" help:"Give up on a registry that has not begun to answer a request this long after it was sent." placeholder:"DURATION"`
 	// Idle bounds a stalled transfer: a connection on which fewer than
 	// StallBytes move in this long is cut.
-	Idle time.Duration `name:"idle-timeout" env:"CTX_IDLE_TIMEOUT" default:"60s" help:"Cut a transfer during which less than 16 KiB moved in this long: a stalled or dripping registry (env CTX_IDLE_TIMEOUT)." placeholder:"DURATION"`
+	Idle time.Duration `name:"idle-timeout" env:"CTX_IDLE_TIMEOUT" default:"60s" help:"Cut a transfer during which less than 16 KiB moved in this long: a stalled or dripping registry." placeholder:"DURATION"`
 }
 
 // DefaultTimeouts are the timeouts of a Client whose Options give none.
