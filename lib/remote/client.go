@@ -113,11 +113,14 @@ func Open(r Remote, opts Options, create bool) (*Client, error) {
 				return nil, fmt.Errorf("%s: %w", r.URL, err)
 			}
 		}
+		if err := checkLayout(r.Dir); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.URL, err)
+		}
 		st, err := oci.New(r.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.URL, err)
 		}
-		c.ep = &layoutEndpoint{st: st}
+		c.ep = &layoutEndpoint{st: st, dir: r.Dir}
 		return c, nil
 	}
 	repo, err := orasremote.NewRepository(r.Registry + "/" + r.Repository)
@@ -297,7 +300,10 @@ func (e *registryEndpoint) referrers(ctx context.Context, desc ocispec.Descripto
 	return out, authErr(err)
 }
 
-type layoutEndpoint struct{ st *oci.Store }
+type layoutEndpoint struct {
+	st  *oci.Store
+	dir string
+}
 
 func (e *layoutEndpoint) resolve(ctx context.Context, tag string) (ocispec.Descriptor, error) {
 	d, err := e.st.Resolve(ctx, tag)
@@ -309,9 +315,9 @@ func (e *layoutEndpoint) fetchManifest(ctx context.Context, ref string) (ocispec
 	if err != nil {
 		return desc, nil, err
 	}
-	rc, err := e.st.Fetch(ctx, desc)
+	rc, err := e.fetch(ctx, desc)
 	if err != nil {
-		return desc, nil, notFound(err)
+		return desc, nil, err
 	}
 	b, err := readManifest(rc, desc, ref)
 	return desc, b, err
@@ -334,8 +340,7 @@ func (e *layoutEndpoint) push(ctx context.Context, desc ocispec.Descriptor, open
 }
 
 func (e *layoutEndpoint) fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
-	rc, err := e.st.Fetch(ctx, desc)
-	return rc, notFound(err)
+	return fetchLayoutBlob(e.dir, desc)
 }
 
 func (e *layoutEndpoint) pushManifest(ctx context.Context, desc ocispec.Descriptor, b []byte, tags []string) error {

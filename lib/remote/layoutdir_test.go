@@ -94,7 +94,7 @@ func TestReferrersOnRegistry(t *testing.T) {
 	bundle := signedBundle(t, m)
 	os.WriteFile(files[1], bundle, 0o644)
 	c := reg.client(t, "r")
-	if _, err := c.Push(ctx, a, m.Hash, PushOptions{Attach: []string{filepath.Join(dir, "x.txt")}}); !errors.Is(err, ErrInvalidRemote) {
+	if _, err := c.Push(ctx, a, m.Hash, PushOptions{Attach: []string{filepath.Join(dir, "x.txt")}}); !errors.As(err, new(*ArgError)) {
 		t.Errorf("attaching a .txt: %v", err)
 	}
 	if _, err := c.Push(ctx, a, m.Hash, PushOptions{Attach: files}); err != nil {

@@ -154,7 +154,11 @@ func (c *Client) Push(ctx context.Context, s *store.Store, d digest.Digest, opts
 		return nil, err
 	}
 	var have *ocispec.Descriptor
-	if ci := c.cacheLoad(d); ci != nil {
+	ci, err := c.cacheLoad(d)
+	if err != nil {
+		return nil, err
+	}
+	if ci != nil {
 		// Known layout: if the remote has it, nothing needs reading.
 		res, err := c.repush(ctx, d, ci, opts.Tags, attach, &have)
 		if res != nil || err != nil {
