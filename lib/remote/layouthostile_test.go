@@ -4,9 +4,11 @@ package remote
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -114,5 +116,43 @@ func TestCacheEntryNotRegular(t *testing.T) {
 				t.Errorf("error %v", err)
 			}
 		})
+	}
+}
+
+// TestConcurrentStagedPulls: pulls that stage on disk share the store's
+// tmp/; one finishing never takes it from another still staging.
+func TestConcurrentStagedPulls(t *testing.T) {
+	defer func(old int64) { maxHeld = old }(maxHeld)
+	maxHeld = 0
+	a := newStore(t)
+	layout := filepath.Join(t.TempDir(), "l")
+	c, err := Open(mustParse(t, "oci-layout:"+layout), Options{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var packs []digest.Digest
+	for i := range 4 {
+		m := makePack(t, a, fmt.Sprintf("conc%d", i), sizes(20, 50), digest.Digest{})
+		if _, err := c.Push(ctx, a, m.Hash, PushOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		packs = append(packs, m.Hash)
+	}
+	for range 10 {
+		b := newStore(t)
+		var wg sync.WaitGroup
+		for _, d := range packs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := c.Pull(ctx, b, d.Hex(), PullOptions{}); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if ents, _ := os.ReadDir(b.Path("tmp")); len(ents) > 0 {
+			t.Errorf("tmp/ holds %d entries after the pulls", len(ents))
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -488,47 +487,38 @@ func (b staged) open() (io.ReadCloser, error) {
 }
 
 // staging holds a pull's downloads. Its directory, under the store's
-// tmp/, is made on first need, so a pull that fits in memory leaves no
-// trace in the store even when killed.
+// tmp/ (store.Staging: locked while the pull runs, removed by the next
+// one if the pull is killed), is made on first need, so a pull that fits
+// in memory leaves no trace in the store even when killed.
 type staging struct {
 	s    *store.Store
 	held atomic.Int64
 
 	mu      sync.Mutex
 	dir     string
-	madeTmp bool
+	release func()
 }
 
 func (st *staging) file() (*os.File, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.dir == "" {
-		tmp := st.s.Path("tmp")
-		if _, err := os.Stat(tmp); errors.Is(err, fs.ErrNotExist) {
-			st.madeTmp = true
-		}
-		if err := os.MkdirAll(tmp, 0o755); err != nil {
-			return nil, fmt.Errorf("creating %s: %w", tmp, err)
-		}
-		dir, err := os.MkdirTemp(tmp, "pull-")
+		dir, release, err := st.s.Staging("pull-")
 		if err != nil {
-			return nil, fmt.Errorf("creating a staging directory: %w", err)
+			return nil, err
 		}
-		st.dir = dir
+		st.dir, st.release = dir, release
 	}
 	return os.CreateTemp(st.dir, "blob-")
 }
 
-// cleanup removes the staging directory, and tmp/ too if the pull made
-// it (only if empty: another writer may use it).
+// cleanup removes the staging directory. tmp/ stays: another command
+// may be using it.
 func (st *staging) cleanup() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.dir != "" {
-		os.RemoveAll(st.dir)
-		if st.madeTmp {
-			os.Remove(st.s.Path("tmp"))
-		}
+	if st.release != nil {
+		st.release()
 	}
 }
 
