@@ -157,7 +157,7 @@ func Open(r Remote, opts Options, create bool) (*Client, error) {
 		cred = credentials.Credential(cs)
 	}
 	client := &auth.Client{
-		Client:     &http.Client{Transport: &retry.Transport{Base: redirectCheck{base}, Policy: func() retry.Policy { return policy }}},
+		Client:     &http.Client{Transport: &retry.Transport{Base: checked{base, opts.Timeouts.orDefault().Response}, Policy: func() retry.Policy { return policy }}},
 		Cache:      auth.NewCache(),
 		Credential: cred,
 		Header:     http.Header{},

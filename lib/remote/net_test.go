@@ -97,7 +97,7 @@ func TestHostileNetwork(t *testing.T) {
 				return true
 			}
 			return false
-		}, "timeout awaiting response headers", nil},
+		}, "did not answer within 300ms (--response-timeout", nil},
 		{"drip a blob", func(w http.ResponseWriter, r *http.Request) bool {
 			if !isBlobGet(r) {
 				return false
@@ -130,7 +130,7 @@ func TestHostileNetwork(t *testing.T) {
 					return true
 				}
 			}
-		}, "got", ErrBadLayer},
+		}, "sends more than the", ErrBadLayer},
 		{"redirect to nothing", func(w http.ResponseWriter, r *http.Request) bool {
 			if !isBlobGet(r) {
 				return false

@@ -463,6 +463,9 @@ func copyVerified(w io.Writer, r io.Reader, desc ocispec.Descriptor) error {
 	if err != nil {
 		return fmt.Errorf("reading blob %s: %w", desc.Digest, err)
 	}
+	if n > desc.Size {
+		return fmt.Errorf("%w: blob %s: the remote sends more than the %d bytes it declares (cut there)", ErrBadLayer, desc.Digest, desc.Size)
+	}
 	if n != desc.Size {
 		return fmt.Errorf("%w: blob %s: got %d bytes, want %d", ErrBadLayer, desc.Digest, n, desc.Size)
 	}

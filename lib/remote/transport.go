@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -160,13 +161,35 @@ func (e *redirectedError) Error() string {
 	return fmt.Sprintf("the registry redirected the request to %s, which answered %s", e.host, e.status)
 }
 
-// redirectCheck turns a redirect target's 404 into a redirectedError.
-// Other statuses of a redirect target pass as they are (a 5xx is
-// retried, a 401 or 403 is the registry's storage refusing).
-type redirectCheck struct{ base http.RoundTripper }
+// unansweredError is net/http's response-header timeout, said in ctx's
+// words.
+type unansweredError struct {
+	host  string
+	after time.Duration
+}
 
-func (t redirectCheck) RoundTrip(req *http.Request) (*http.Response, error) {
+func (e *unansweredError) Error() string {
+	return fmt.Sprintf("%s did not answer within %s (--response-timeout, CTX_RESPONSE_TIMEOUT)", e.host, e.after)
+}
+func (e *unansweredError) Timeout() bool   { return true }
+func (e *unansweredError) Temporary() bool { return false }
+
+// checked is the transport under the retries: it turns a redirect
+// target's 404 into a redirectedError (other statuses of a redirect
+// target pass as they are: a 5xx is retried, a 401 or 403 is the
+// registry's storage refusing) and net/http's response-header timeout
+// into an unansweredError.
+type checked struct {
+	base     http.RoundTripper
+	response time.Duration
+}
+
+func (t checked) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
+	var ne net.Error
+	if err != nil && errors.As(err, &ne) && ne.Timeout() && strings.Contains(err.Error(), "timeout awaiting response headers") {
+		return nil, &unansweredError{host: req.URL.Host, after: t.response}
+	}
 	if err == nil && req.Response != nil && resp.StatusCode == http.StatusNotFound {
 		resp.Body.Close()
 		return nil, &redirectedError{host: req.URL.Host, status: resp.Status}
