@@ -117,6 +117,10 @@ func loadSigner(path string, s *store.Store) (*attest.Signer, error) {
 	if errors.Is(err, attest.ErrEncryptedKey) {
 		return nil, cli.WithHint(cli.WithCode(cli.ExitUsage, err), "ctx reads unencrypted keys only; keep one for signing in a safe place outside the store, e.g. openssl genpkey -algorithm ed25519 -out ctx.key")
 	}
+	var fe *found.Error
+	if errors.As(err, &fe) {
+		return nil, err // a pipe or device given as a key: exit 2
+	}
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}

@@ -396,6 +396,10 @@ func signer(path string, s *store.Store) (*attest.Signer, error) {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
 	k, err := attest.LoadSigner(path)
+	var fe *found.Error
+	if errors.As(err, &fe) {
+		return nil, err // a pipe or device given as a key: exit 2
+	}
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
