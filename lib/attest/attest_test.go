@@ -505,7 +505,7 @@ func TestVerify(t *testing.T) {
 				os.Remove(p.path("out/result.md.sigstore.json"))
 				os.Mkdir(p.path("out/result.md.sigstore.json"), 0o755)
 			},
-			status: sidecar.Broken, reason: "bundle cannot be read: not a regular file",
+			status: sidecar.Broken, reason: "bundle cannot be read: is a directory, not a regular file: refused",
 		},
 		{
 			name: "keyless bundle",
