@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"log"
@@ -18,6 +19,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/auth"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // hostileRegistry is a real registry behind a handler that may answer a
@@ -202,4 +204,45 @@ func TestHostileNetwork(t *testing.T) {
 			t.Error("the lying layer was fetched")
 		}
 	})
+}
+
+// TestPullDeclaredBeyondDisk: an object layer the pack records no size
+// for, declared larger than the store's filesystem can take, is refused
+// before anything is downloaded.
+func TestPullDeclaredBeyondDisk(t *testing.T) {
+	if freeSpace(t.TempDir()) < 0 {
+		t.Skip("free space unknown here")
+	}
+	reg := newRegistry(t)
+	a := newStore(t)
+	out, _, err := a.Put(content("disk", 0, LargeObject))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &manifest.Manifest{Version: manifest.Version, Created: "2026-02-10T09:00:00Z", Model: manifest.Model{Identifier: "m"},
+		Steps: []manifest.Step{{Index: 0, Type: "tool_call", Tool: "t", OutputRef: out}}}
+	if _, _, err := manifest.Commit(a, m); err != nil {
+		t.Fatal(err)
+	}
+	c := reg.client(t, "disk")
+	img, err := Build(ctx, a, m.Hash, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var om ocispec.Manifest
+	if err := json.Unmarshal(img.Manifest, &om); err != nil {
+		t.Fatal(err)
+	}
+	rp := reg.raw(t, "disk")
+	plant(t, rp, ConfigMediaType, "", img.Config)
+	om.Layers[0].Size = 1 << 50
+	plantManifest(t, rp, om, "huge")
+	reg.c.reset()
+	_, err = c.Pull(ctx, newStore(t), "huge", PullOptions{})
+	if err == nil || !strings.Contains(err.Error(), "declares 1125899906842624 bytes of layers to download") {
+		t.Errorf("error %v", err)
+	}
+	if n := reg.c.get("GET blob"); n > 1 { // the config only
+		t.Errorf("%d blobs fetched", n)
+	}
 }

@@ -160,6 +160,19 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 		}
 	}
 
+	// What will not be held in memory is staged on disk, then stored:
+	// twice its size, which the store's filesystem must have. A remote
+	// declaring more is refused before the first download.
+	var total int64
+	for _, j := range jobs {
+		total += j.desc.Size
+	}
+	if onDisk := total - maxHeld; onDisk > 0 {
+		if free := freeSpace(s.Root()); free >= 0 && 2*onDisk > free {
+			return nil, fmt.Errorf("pack %s: the remote declares %d bytes of layers to download; staging and storing them needs %d bytes, and %s has %d free", d, total, 2*onDisk, s.Root(), free)
+		}
+	}
+
 	stg := &staging{s: s}
 	defer stg.cleanup()
 
