@@ -169,3 +169,88 @@ func TestKilledPullStagingCleaned(t *testing.T) {
 		t.Errorf("tmp/ holds %d entries", len(ents))
 	}
 }
+
+// TestStallingRegistry: a registry that accepts requests and never
+// answers, or answers a byte at a time, fails ctx-pull and ctx-push
+// promptly (exit 2) at the timeouts given by flag or environment.
+func TestStallingRegistry(t *testing.T) {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/drip/") {
+			// A manifest of 1000 bytes, sent a byte at a time.
+			w.Header().Set("Content-Type", "application/vnd.oci.image.manifest.v1+json")
+			w.Header().Set("Content-Length", "1000")
+			w.Header().Set("Docker-Content-Digest", "sha256:"+strings.Repeat("cd", 32))
+			w.WriteHeader(http.StatusOK)
+			if r.Method == http.MethodHead {
+				return
+			}
+			for {
+				if _, err := w.Write([]byte{' '}); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				select {
+				case <-time.After(100 * time.Millisecond):
+				case <-stop:
+					return
+				}
+			}
+		}
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	defer srv.Close()
+	defer close(stop)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	dir := initStore(t)
+	hash := "sha256:" + strings.Repeat("ab", 32)
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string
+		want string
+	}{
+		{"pull, no answer, flag", []string{"ctx-pull", "--response-timeout", "500ms", "oci://" + host + "/stall", hash}, "", "did not answer within 500ms (--response-timeout, CTX_RESPONSE_TIMEOUT)"},
+		{"pull, no answer, env", []string{"ctx-pull", "oci://" + host + "/stall", hash}, "CTX_RESPONSE_TIMEOUT=400ms", "did not answer within 400ms"},
+		{"pull, drip, env", []string{"ctx-pull", "oci://" + host + "/drip", hash}, "CTX_IDLE_TIMEOUT=500ms", "the registry stalled"},
+		{"push, no answer", []string{"ctx-push", "--response-timeout", "500ms", "oci://" + host + "/stall", "latest"}, "", "did not answer within 500ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.args[0] == "ctx-push" {
+				log := filepath.Join(t.TempDir(), "log.json")
+				os.WriteFile(log, []byte(`{"created":"2026-03-01T10:00:00Z","model":{"identifier":"m"},"steps":[]}`), 0o644)
+				if out, err := exec.Command(e2e.Bin("ctx-pack"), "--store", dir, log).CombinedOutput(); err != nil {
+					t.Fatalf("ctx-pack: %v\n%s", err, out)
+				}
+			}
+			args := append([]string{"--store", dir}, tc.args[1:]...)
+			cmd := exec.Command(e2e.Bin(tc.args[0]), args...)
+			for _, e := range os.Environ() {
+				if !strings.HasPrefix(e, "CTX_") {
+					cmd.Env = append(cmd.Env, e)
+				}
+			}
+			cmd.Env = append(cmd.Env, "DOCKER_CONFIG="+t.TempDir(), "CTX_OCI_CACHE=off")
+			if tc.env != "" {
+				cmd.Env = append(cmd.Env, tc.env)
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			start := time.Now()
+			err := cmd.Run()
+			took := time.Since(start)
+			if code := cmd.ProcessState.ExitCode(); code != 2 {
+				t.Errorf("exit %d (%v), want 2", code, err)
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr %q: want %q", stderr.String(), tc.want)
+			}
+			if took > 10*time.Second {
+				t.Errorf("took %v", took)
+			}
+		})
+	}
+}

@@ -87,19 +87,21 @@ func newTransport(t Timeouts, jobs int) *http.Transport {
 	return tr
 }
 
-// meteredConn cuts a connection on which too little moves. Every write
-// (a request, or part of an upload) grants the connection the longer of
-// the response and idle timeouts to move again; every StallBytes read
-// grants it the idle timeout. A registry that answers a byte every few
-// seconds therefore runs out of time as surely as one that never answers.
+// meteredConn cuts a connection on which too little moves. A write (a
+// request, or part of an upload) grants the connection the longer of the
+// response and idle timeouts for the answer to begin; once it has begun,
+// every StallBytes read grant it the idle timeout again. A registry that
+// answers a byte every few seconds therefore runs out of time as surely
+// as one that never answers.
 type meteredConn struct {
 	net.Conn
 	host   string
 	t      Timeouts
 	window time.Duration
 
-	mu    sync.Mutex
-	moved int64 // read since the last extension
+	mu       sync.Mutex
+	awaiting bool  // written since the last read: the answer has not begun
+	moved    int64 // read since the last extension
 }
 
 func newMeteredConn(c net.Conn, host string, t Timeouts) *meteredConn {
@@ -110,19 +112,21 @@ func newMeteredConn(c net.Conn, host string, t Timeouts) *meteredConn {
 
 func (c *meteredConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
-	c.mu.Lock()
-	c.moved += int64(n)
-	if c.moved >= StallBytes {
-		c.moved = 0
-		c.Conn.SetDeadline(time.Now().Add(c.t.Idle))
+	if n > 0 {
+		c.mu.Lock()
+		c.moved += int64(n)
+		if c.awaiting || c.moved >= StallBytes {
+			c.awaiting, c.moved = false, 0
+			c.Conn.SetDeadline(time.Now().Add(c.t.Idle))
+		}
+		c.mu.Unlock()
 	}
-	c.mu.Unlock()
 	return n, c.explain(err)
 }
 
 func (c *meteredConn) Write(b []byte) (int, error) {
 	c.mu.Lock()
-	c.moved = 0
+	c.awaiting, c.moved = true, 0
 	c.Conn.SetDeadline(time.Now().Add(c.window))
 	c.mu.Unlock()
 	n, err := c.Conn.Write(b)
