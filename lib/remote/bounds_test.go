@@ -22,7 +22,7 @@ import (
 
 // plantReferrer attaches a file of the given artifact and layer media
 // types to subject on rp, bypassing ctx's checks.
-func plantReferrer(t *testing.T, rp *orasremote.Repository, subject ocispec.Descriptor, artifactType, mediaType, title string, body []byte) {
+func plantReferrer(t testing.TB, rp *orasremote.Repository, subject ocispec.Descriptor, artifactType, mediaType, title string, body []byte) {
 	t.Helper()
 	layer := plant(t, rp, mediaType, title, body)
 	plant(t, rp, EmptyDescriptor.MediaType, "", emptyJSON)
