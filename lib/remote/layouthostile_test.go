@@ -156,3 +156,38 @@ func TestConcurrentStagedPulls(t *testing.T) {
 		}
 	}
 }
+
+// TestReferrerOverPipe: a pipe or symlink where a referrer's file is to
+// be written is neither read nor followed.
+func TestReferrerOverPipe(t *testing.T) {
+	a := newStore(t)
+	m := makePack(t, a, "overpipe", sizes(2, 20), digest.Digest{})
+	dir := t.TempDir()
+	report := filepath.Join(dir, "r.html")
+	os.WriteFile(report, []byte("<p>r</p>"), 0o644)
+	layout := filepath.Join(t.TempDir(), "l")
+	c, err := Open(mustParse(t, "oci-layout:"+layout), Options{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Push(ctx, a, m.Hash, PushOptions{Attach: []string{report}}); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("keep"), 0o644)
+	for _, kind := range []string{"pipe", "symlink"} {
+		out := t.TempDir()
+		if kind == "pipe" {
+			syscall.Mkfifo(filepath.Join(out, "r.html"), 0o644)
+		} else {
+			os.Symlink(victim, filepath.Join(out, "r.html"))
+		}
+		_, err := c.Pull(ctx, newStore(t), m.Hash.Hex(), PullOptions{Referrers: out})
+		if err == nil || !strings.Contains(err.Error(), "r.html exists and is a") {
+			t.Errorf("%s: %v", kind, err)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("victim now %q", b)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
 	"github.com/ctx-tools/ctx/lib/visible"
 )
 
@@ -368,7 +369,12 @@ func plainName(s string) bool {
 func quote(s string) string { return strconv.Quote(visible.Escape(clip(s))) }
 
 // writeFileNew writes b to name unless name holds other bytes already.
+// What is there is compared only if it is a regular file: a symlink or a
+// pipe in its place is neither followed nor read.
 func writeFileNew(name string, b []byte) error {
+	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s exists and %s", name, store.DescribeMode(fi.Mode()))
+	}
 	old, err := os.ReadFile(name)
 	if err == nil {
 		if bytes.Equal(old, b) {
