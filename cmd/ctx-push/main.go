@@ -38,6 +38,9 @@ func (c *pushCmd) Run(env *cli.Env) error {
 	if c.Jobs < 1 {
 		return cli.Errorf(cli.ExitUsage, "--jobs must be at least 1")
 	}
+	if err := c.Timeouts.Validate(); err != nil {
+		return cli.WithCode(cli.ExitUsage, err)
+	}
 	s, err := env.Store()
 	if err != nil {
 		return err

@@ -35,6 +35,19 @@ var DefaultTimeouts = Timeouts{Connect: 30 * time.Second, Response: 60 * time.Se
 // for a transfer to go on.
 const StallBytes = 16 << 10
 
+// Validate refuses a timeout that is not positive: there is no "never".
+func (t Timeouts) Validate() error {
+	for _, f := range []struct {
+		flag string
+		d    time.Duration
+	}{{"--connect-timeout", t.Connect}, {"--response-timeout", t.Response}, {"--idle-timeout", t.Idle}} {
+		if f.d <= 0 {
+			return &ArgError{fmt.Sprintf("%s must be a positive duration (got %s)", f.flag, f.d)}
+		}
+	}
+	return nil
+}
+
 func (t Timeouts) orDefault() Timeouts {
 	if t.Connect <= 0 {
 		t.Connect = DefaultTimeouts.Connect
