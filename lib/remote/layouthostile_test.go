@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/found"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // TestHostileLayout: a layout directory whose files are symlinks, pipes
@@ -120,7 +121,8 @@ func TestCacheEntryNotRegular(t *testing.T) {
 }
 
 // TestConcurrentStagedPulls: pulls that stage on disk share the store's
-// tmp/; one finishing never takes it from another still staging.
+// tmp/ with each other and with packs being written; one finishing never
+// takes it from another still at work.
 func TestConcurrentStagedPulls(t *testing.T) {
 	defer func(old int64) { maxHeld = old }(maxHeld)
 	maxHeld = 0
@@ -150,6 +152,25 @@ func TestConcurrentStagedPulls(t *testing.T) {
 				}
 			}()
 		}
+		// A pack being written meanwhile: its ref goes through tmp/.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 5 {
+				obj, _, err := b.Put([]byte(fmt.Sprint("packed ", j)))
+				if err == nil {
+					m := &manifest.Manifest{Version: manifest.Version, Created: "2026-02-10T09:00:00Z", Model: manifest.Model{Identifier: "m"},
+						Inputs: []manifest.File{{Name: "a", ContentRef: obj, Size: int64(len(fmt.Sprint("packed ", j)))}}}
+					var pack digest.Digest
+					if pack, _, err = manifest.Commit(b, m); err == nil {
+						err = b.UpdateRef("latest", func(*digest.Digest) (digest.Digest, error) { return pack, nil })
+					}
+				}
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		}()
 		wg.Wait()
 		if ents, _ := os.ReadDir(b.Path("tmp")); len(ents) > 0 {
 			t.Errorf("tmp/ holds %d entries after the pulls", len(ents))
