@@ -64,7 +64,7 @@ func TestHostileLayout(t *testing.T) {
 			if err := os.Truncate(filepath.Join(dir, "index.json"), MaxLayoutIndex+1); err != nil {
 				t.Fatal(err)
 			}
-		}, "index.json: is 67108865 bytes, more than the 67108864 accepted"},
+		}, "index.json: is 16777217 bytes, more than the 16777216 accepted"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
