@@ -6,7 +6,8 @@
 // not reach back that far), the branch, the remote's URL (without any
 // user name or password in it), and the files under the directory that
 // differed from that commit when it ran: each with the SHA-256 of what
-// it held, or "deleted". No file content is recorded. State is what a
+// it held, "deleted", or "unhashed" (larger than MaxHashed, or not a
+// regular file). No file content is recorded. State is what a
 // pack carries as environment.metadata.git.
 //
 // Worktree adds a detached `git worktree` at a recorded commit in a
@@ -29,12 +30,21 @@ import (
 	"time"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 	gitcmd "github.com/ctx-tools/ctx/lib/git"
 )
 
 // Deleted is the hash recorded for a file that the commit holds and the
 // working directory did not.
 const Deleted = "deleted"
+
+// Unhashed is recorded for a changed file that is not hashed: larger than
+// MaxHashed, or not a regular file (lib/found's rule for files ctx finds
+// itself).
+const Unhashed = "unhashed"
+
+// MaxHashed is the largest changed file Capture hashes.
+const MaxHashed = 1 << 30
 
 // State is the git state of a session's working directory.
 type State struct {
@@ -175,7 +185,7 @@ func changed(dir, commit string) (map[string]string, error) {
 				continue
 			}
 			n := string(name)
-			h, err := hashFile(filepath.Join(dir, filepath.FromSlash(n)))
+			h, err := hashFile(dir, filepath.Join(dir, filepath.FromSlash(n)))
 			if err != nil {
 				return nil, fmt.Errorf("reading the git state of %s: %w", dir, err)
 			}
@@ -185,9 +195,11 @@ func changed(dir, commit string) (map[string]string, error) {
 	return out, nil
 }
 
-// hashFile returns the SHA-256 of a regular file, or Deleted when there
-// is none; a link is hashed by its target's name, as git stores it.
-func hashFile(p string) (string, error) {
+// hashFile returns the SHA-256 of a file under dir, Deleted when there is
+// none, or Unhashed; a link is hashed by its target's name, as git stores
+// it. The file is opened by lib/found's rule: a file git names is one ctx
+// found, not one the user gave.
+func hashFile(dir, p string) (string, error) {
 	fi, err := os.Lstat(p)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -200,17 +212,23 @@ func hashFile(p string) (string, error) {
 			return "", err
 		}
 		return digest.Of([]byte(target)).String(), nil
-	case !fi.Mode().IsRegular():
-		return "", fmt.Errorf("%s is not a regular file", p)
+	case !fi.Mode().IsRegular() || fi.Size() > MaxHashed:
+		return Unhashed, nil
 	}
-	f, err := os.Open(p)
-	if err != nil {
+	f, size, err := found.Open(p, found.Rule{What: "changed file", Max: MaxHashed, Within: dir})
+	var fe *found.Error
+	if errors.As(err, &fe) {
+		return Unhashed, nil
+	} else if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	d, _, err := digest.OfReader(io.Reader(f))
-	if err != nil {
+	d, n, err := digest.OfReader(io.LimitReader(f, size+1))
+	switch {
+	case err != nil:
 		return "", err
+	case n != size:
+		return Unhashed, nil // it changed while being read
 	}
 	return d.String(), nil
 }
