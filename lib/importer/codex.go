@@ -27,7 +27,7 @@ var codexDisplayEvents = map[string]bool{
 }
 
 func importCodex(b *builder, data []byte) error {
-	items := &itemReader{b: b}
+	items := &itemReader{b: b, context: codexHarness(b)}
 	var contexts list
 	execs := map[string]gjson.Result{} // exec_command_end events by call id
 	var execOrder []string
@@ -58,12 +58,18 @@ func importCodex(b *builder, data []byte) error {
 				b.root(cwd.Str)
 			}
 			b.tool("codex", payload.Get("cli_version").String())
+			// The system prompt: instructions, or (0.5x and later)
+			// base_instructions.text.
+			mapped := []string{"cli_version", "instructions", "timestamp"}
 			if s := payload.Get("instructions"); s.Type == gjson.String && s.Str != "" {
 				b.systemPrompt(s.Str, nil)
+			} else if s := first(payload, "base_instructions.text", "base_instructions"); s.Type == gjson.String && s.Str != "" {
+				b.systemPrompt(s.Str, nil)
+				mapped = append(mapped, "base_instructions")
 			}
 			b.seen(timestamp(payload.Get("timestamp")))
 			b.seen(ts)
-			b.meta.set("session", rest(payload, "cli_version", "instructions", "timestamp").raw())
+			b.meta.set("session", rest(payload, mapped...).raw())
 			b.mapRecord()
 		case "turn_context":
 			if !payload.IsObject() {
@@ -72,7 +78,14 @@ func importCodex(b *builder, data []byte) error {
 			if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
 				b.root(cwd.Str)
 			}
-			b.setModel(payload.Get("model").String())
+			// A session may move to another model (/model): each turn
+			// after this record names the one it went to.
+			model := payload.Get("model").String()
+			b.setModel(model)
+			if model != "" && model != items.model {
+				items.flush()
+				items.model = model
+			}
 			b.param("reasoning_effort", raw(payload.Get("effort")))
 			b.param("reasoning_summary", raw(payload.Get("summary")))
 			ctx := rest(payload, "model", "effort", "summary").raw()
@@ -84,6 +97,26 @@ func importCodex(b *builder, data []byte) error {
 			if err := items.add(payload, payloadAt, ts); err != nil {
 				return err
 			}
+			b.mapRecord()
+		case "compacted":
+			// The history was compacted: message is the summary the
+			// model sees from then on, in place of what came before
+			// (replacement_history, in newer versions, is that new
+			// history: the user's earlier messages and the summary again,
+			// which the log already holds; only its length is kept).
+			items.flush()
+			text := payload.Get("message")
+			if text.Type != gjson.String {
+				b.skip(`record type "compacted" without a message`)
+				return nil
+			}
+			m := &msg{role: harnessRole, ts: ts, meta: rest(payload, "message", "replacement_history")}
+			m.addText(text.Str)
+			m.meta.setString("harness", "compact-summary")
+			if h := payload.Get("replacement_history"); h.IsArray() {
+				m.meta.set("replacement_history_items", jsonInt(len(h.Array())))
+			}
+			items.out = append(items.out, m)
 			b.mapRecord()
 		case "event_msg":
 			switch et := payload.Get("type").String(); et {
@@ -219,32 +252,54 @@ func (r *itemReader) lastTurn() *msg {
 	return nil
 }
 
-// codexExit marks a command's result failed when it exited non-zero: as
-// its exec_command_end event says, or as its output records it (the JSON
-// {"output", "metadata": {"exit_code"}} of older rollouts, or the
-// "Exit code: N" first line of newer ones).
+// codexExit marks a call's result failed as Codex says it failed
+// (codexfail.go): its exec_command_end event's exit code or status, the
+// success flag of an older rollout's output object, or the text of the
+// output.
 func codexExit(r *result, exec gjson.Result) {
 	code := exec.Get("exit_code")
 	if exec.Exists() {
 		r.meta.set("exec_command_end", rest(exec, "type", "call_id", "aggregated_output", "formatted_output", "exit_code").raw())
 	}
-	if code.Type != gjson.Number && r.hasOut {
+	failed, msg := false, ""
+	switch st := exec.Get("status").String(); {
+	case st == "declined":
+		// Not run: the -1 Codex writes is no exit code.
+		failed, msg, code = true, "declined", gjson.Result{}
+	case code.Type == gjson.Number:
+		failed = code.Raw != "0"
+	case st == "failed":
+		failed, msg = true, "failed"
+	}
+	if r.hasOut && (failed && msg != "" || code.Type != gjson.Number) {
 		text := r.text()
-		if strings.HasPrefix(text, "{") && gjson.Valid(text) {
-			code = gjson.Get(text, "metadata.exit_code")
-		} else if rest, ok := strings.CutPrefix(text, "Exit code: "); ok {
-			n, _, _ := strings.Cut(rest, "\n")
-			if isDigits(strings.TrimPrefix(n, "-")) {
-				code = gjson.Parse(n)
+		if o := gjson.Parse(text); strings.HasPrefix(text, "{") && o.Get("content").Type == gjson.String && o.Get("success").IsBool() {
+			// Before 0.2x a failed output was {"content", "success": false}.
+			r.output, r.lit = o.Get("content").Str, ""
+			r.meta.set("success", raw(o.Get("success")))
+			failed = !o.Get("success").Bool()
+			text = r.output
+		}
+		if f, c, m := codexFailure(text); f {
+			failed = true
+			if !code.Exists() {
+				code = c
 			}
+			if m != "" {
+				msg = m
+			}
+		} else if !failed {
+			code = c // a success's exit code
 		}
 	}
 	switch {
-	case code.Type != gjson.Number:
-	case code.Raw != "0":
+	case failed:
 		r.isError = true
-		r.failure.exitCode = raw(code)
-	default:
+		r.failure.msg = msg
+		if code.Type == gjson.Number {
+			r.failure.exitCode = raw(code)
+		}
+	case code.Type == gjson.Number:
 		r.meta.set("exit_code", raw(code))
 	}
 }

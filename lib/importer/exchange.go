@@ -408,7 +408,12 @@ func importOpenAIResponses(b *builder, data []byte) error {
 // the model produced (messages, reasoning, tool calls) form one model turn.
 type itemReader struct {
 	b       *builder
-	oneTurn bool // a response's output: every item belongs to one turn
+	oneTurn bool   // a response's output: every item belongs to one turn
+	model   string // the model the turns read from now on are sent to (Codex's turn_context)
+	// context, when set, sees each message that is not the model's, with
+	// its content, and may return a message to put before it (Codex's own
+	// context items: codexContextItem).
+	context func(m *msg, content gjson.Result, where string) *msg
 	cur     *msg
 	out     []*msg
 }
@@ -416,6 +421,9 @@ type itemReader struct {
 func (r *itemReader) turn(ts string) *msg {
 	if r.cur == nil {
 		r.cur = &msg{role: "assistant", ts: ts}
+		if r.model != "" {
+			r.cur.meta.setString("model", r.model)
+		}
 	}
 	return r.cur
 }
@@ -474,6 +482,11 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		m := &msg{role: role, ts: ts, meta: rest(item, "role", "content", "type")}
 		if err := r.b.readParts(m, item.Get("content"), at(where, "content")); err != nil {
 			return err
+		}
+		if r.context != nil {
+			if before := r.context(m, item.Get("content"), where); before != nil {
+				r.out = append(r.out, before)
+			}
 		}
 		r.out = append(r.out, m)
 	case typ == "reasoning":

@@ -105,7 +105,9 @@ func (o obj) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// list is a JSON array of raw values.
+// list is a JSON array of raw values. An element that holds nothing (nil
+// or empty) is written as null, so that the array stays JSON and its
+// other elements keep their positions.
 type list []json.RawMessage
 
 func (l list) raw() json.RawMessage {
@@ -114,13 +116,16 @@ func (l list) raw() json.RawMessage {
 	}
 	n := 2
 	for _, v := range l {
-		n += len(v) + 1
+		n += len(v) + 5
 	}
 	b := make([]byte, 0, n)
 	b = append(b, '[')
 	for i, v := range l {
 		if i > 0 {
 			b = append(b, ',')
+		}
+		if len(v) == 0 {
+			v = jsonNull
 		}
 		b = append(b, v...)
 	}
@@ -136,6 +141,7 @@ func appendQuote(b []byte, s string) []byte { return canon.AppendString(b, s) }
 var (
 	jsonTrue  = json.RawMessage("true")
 	jsonFalse = json.RawMessage("false")
+	jsonNull  = json.RawMessage("null")
 )
 
 func jsonBool(v bool) json.RawMessage {
