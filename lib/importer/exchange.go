@@ -196,7 +196,7 @@ func (b *builder) recordedBody(r gjson.Result, where string) (gjson.Result, erro
 	if !gjson.ValidBytes(data) || !utf8.Valid(data) || checkSurrogates(data) != nil {
 		return gjson.Result{}, b.errorf(where, "the recorded body is not JSON")
 	}
-	return gjson.ParseBytes(data), nil
+	return parse(data), nil
 }
 
 // OpenAI Chat Completions.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -103,6 +104,16 @@ func (o obj) MarshalJSON() ([]byte, error) {
 		b = append(b, m.v...)
 	}
 	return append(b, '}'), nil
+}
+
+// parse parses JSON data without copying it: gjson.ParseBytes copies
+// its input into a string first, which for a log of one large line
+// doubles what an import holds. The strings the results hold share
+// data's memory: the importers never write their input, and Import's
+// caller must not write it while Import runs; what an import returns is
+// built in memory of its own.
+func parse(data []byte) gjson.Result {
+	return gjson.Parse(unsafe.String(unsafe.SliceData(data), len(data)))
 }
 
 // list is a JSON array of raw values. An element that holds nothing (nil
