@@ -186,9 +186,18 @@
 // and failure events (task_started, task_complete with the turn's
 // duration, error, stream_error, warning, context_compacted, …) repeat no
 // item and are kept, in order, in metadata.events. An event type the
-// importer does not know is skipped with that reason. A command's exit code
-// is also read from its output (the {"output", "metadata": {"exit_code"}}
-// JSON of older rollouts, the "Exit code: N" line of newer ones). OpenTelemetry attribute lists
+// importer does not know is skipped with that reason. A call's failure
+// and exit code are also read from what Codex wrote to the model
+// (codexfail.go): the {"output", "metadata": {"exit_code"}} JSON of older
+// rollouts, the header above "Output:" ("Exit code: N", unified exec's
+// "Process exited with code N"), sandbox refusals, the texts Codex
+// answers instead of running a call, a declined command. Codex's own
+// context items (AGENTS.md, <environment_context>, <permissions
+// instructions>, <user_shell_command>, <turn_aborted>, …; codexharness.go)
+// are harness prompts of their kind, told by the markers Codex tells them
+// by, and a compacted record's summary is a harness prompt of kind
+// "compact-summary". Each llm_call names in metadata.model the model of
+// the turn_context before it. OpenTelemetry attribute lists
 // are flattened; content is read from gen_ai.input/output.messages, the
 // older per-message events and gen_ai.prompt.N / gen_ai.completion.N
 // attributes; log records join their spans by span id (traces and logs may
@@ -198,7 +207,9 @@
 // to the messages, joined on message id and call id (older logs without
 // message ids: on the output message itself); the model that answered
 // (output.model) is the run's model, the one requested stays in
-// metadata.eval. A .eval archive's members are bounded all together (1
+// metadata.eval, and each turn names in metadata.model the model that
+// answered it: its model event's output.model, else the sample output's
+// (the message's own model member, when it differs, is message_model). A .eval archive's members are bounded all together (1
 // GiB), on their declared size before inflating and while inflating.
 //
 // The output is canonical JSON, printed from an execlog.Log (there is no
