@@ -83,6 +83,23 @@ func TestCodexCurrent(t *testing.T) {
 		t.Errorf("usage = %v\nwant    %v", usage, wantUsage)
 	}
 
+	// An image among a result's content items is an output part, its
+	// bytes the data: URL's.
+	images := 0
+	for _, s := range l.Steps {
+		for _, p := range s.OutputParts {
+			if p.Type == "image" {
+				images++
+				if p.MediaType != "image/png" || p.ContentBase64 != "iVBORw0KGgo=" {
+					t.Errorf("image part = %+v", p)
+				}
+			}
+		}
+	}
+	if want := strings.Count(string(data), `"type":"input_image"`); images != want {
+		t.Errorf("%d image parts, the source has %d", images, want)
+	}
+
 	// Failures, counted by hand in the source: each call's exit code, or
 	// the first line of what Codex answered instead.
 	type fail struct {
@@ -137,7 +154,7 @@ func TestCodexCurrent(t *testing.T) {
 			models = append(models, m)
 		}
 	}
-	wantModels := append(slicesRepeat("gpt-5.4", 8), "gpt-5.5", "gpt-5.5")
+	wantModels := append(slicesRepeat("gpt-5.4", 8), "gpt-5.5", "gpt-5.5", "gpt-5.5")
 	if !reflect.DeepEqual(models, wantModels) || l.Model.Identifier != "gpt-5.4" {
 		t.Errorf("run model %q, turns %v\nwant turns %v", l.Model.Identifier, models, wantModels)
 	}

@@ -517,12 +517,21 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		r.flush()
 		out := item.Get("output")
 		res := &result{id: item.Get("call_id").String(), ts: ts, meta: rest(item, "call_id", "output", "type")}
-		if out.Exists() {
-			if out.Type == gjson.String {
-				res.setOutput(out)
+		switch {
+		case out.Type == gjson.String:
+			res.setOutput(out)
+		case out.IsArray():
+			// Content items: an image among them (input_image, a data:
+			// URL) makes the output a list of parts, as a message's.
+			part := &msg{}
+			if err := r.b.readParts(part, out, at(where, "output")); err == nil && len(part.parts) > 0 {
+				res.output, res.hasOut, res.parts = part.text, true, part.parts
+				res.meta = join(res.meta, part.meta)
 			} else {
 				res.output, res.hasOut = outputText(out), true
 			}
+		case out.Exists():
+			res.output, res.hasOut = outputText(out), true
 		}
 		if typ != "function_call_output" {
 			res.meta.setString("type", typ)
