@@ -41,7 +41,9 @@ func importCodex(b *builder, data []byte) error {
 		if !payload.Exists() {
 			switch {
 			case rec.Get("record_type").Exists():
-				b.skip(fmt.Sprintf("record_type %q", rec.Get("record_type").String()))
+				// Older rollouts' state lines ({"record_type": "state"}):
+				// the CLI's own bookkeeping, no message, call or usage.
+				b.skip(fmt.Sprintf("record_type %q (the CLI's session state, no conversation)", rec.Get("record_type").String()))
 				return nil
 			case isItem(typ, rec):
 				typ, payload, payloadAt = "response_item", rec, where
@@ -171,7 +173,7 @@ func importCodex(b *builder, data []byte) error {
 				}
 			}
 		default:
-			b.skip(fmt.Sprintf("record type %q", typ))
+			b.skip(fmt.Sprintf("record type %q (a kind of rollout line this importer does not know)", typ))
 		}
 		return nil
 	})

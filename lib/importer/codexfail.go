@@ -41,7 +41,8 @@ var codexFailurePrefixes = []string{
 	"failed in sandbox", "sandbox error:", "sandbox denied exec error",
 	"execution error:", "exec_command failed", "write_stdin failed",
 	"failed to parse ", "unsupported call", "unsupported unified exec function",
-	"apply_patch verification failed", "approval policy is ", "err: ",
+	"apply_patch verification failed", "apply_patch handler received", "unified_exec handler received",
+	"approval policy is ", "err: ",
 	"exec command rejected by user", "patch rejected by user", "rejected by user",
 }
 
