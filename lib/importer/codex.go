@@ -23,7 +23,10 @@ var codexDisplayEvents = map[string]bool{
 	"patch_apply_begin": true, "patch_apply_end": true,
 	"mcp_tool_call_begin": true, "mcp_tool_call_end": true,
 	"web_search_begin": true, "web_search_end": true, "view_image_tool_call": true,
-	"plan_update": true, "turn_diff": true, "item_started": true, "item_completed": true,
+	"plan_update": true, "turn_diff": true, "item_started": true,
+	"terminal_interaction": true, "image_generation_begin": true, "image_generation_end": true,
+	"collab_agent_spawn_begin": true, "collab_agent_spawn_end": true,
+	"collab_agent_interaction_begin": true, "collab_agent_interaction_end": true,
 }
 
 func importCodex(b *builder, data []byte) error {
@@ -100,6 +103,24 @@ func importCodex(b *builder, data []byte) error {
 				return err
 			}
 			b.mapRecord()
+		case "inter_agent_communication":
+			// A message another agent (a parent, a peer) sent this one:
+			// what it says reaches the model, and no other line holds it.
+			items.flush()
+			text := payload.Get("content")
+			if text.Type != gjson.String {
+				b.skip(`record type "inter_agent_communication" without content`)
+				return nil
+			}
+			m := &msg{role: harnessRole, ts: ts, meta: rest(payload, "content")}
+			m.addText(text.Str)
+			m.meta.setString("harness", "agent-message")
+			items.out = append(items.out, m)
+			b.mapRecord()
+		case "world_state", "inter_agent_communication_metadata":
+			// The thread's settings and bookkeeping as Codex restores
+			// them; what reached the model is in the response items.
+			b.skip(fmt.Sprintf("record type %q (thread state Codex restores, no message or call)", typ))
 		case "compacted":
 			// The history was compacted: message is the summary the
 			// model sees from then on, in place of what came before
@@ -160,9 +181,14 @@ func importCodex(b *builder, data []byte) error {
 				}
 				items.flush()
 				b.mapRecord()
-			case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning", "context_compacted", "background_event", "entered_review_mode", "exited_review_mode":
-				// The turn's lifecycle and what went wrong: no
-				// response item says it.
+			case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning",
+				"context_compacted", "background_event", "entered_review_mode", "exited_review_mode",
+				"thread_rolled_back", "thread_goal_updated", "sub_agent_activity", "item_completed",
+				"guardian_assessment", "guardian_warning", "model_reroute", "undo_completed":
+				// The turn's lifecycle, what went wrong, the turns the
+				// user rolled back, goals, a subagent's activity, and the
+				// items Codex completes with no response item (a plan):
+				// no response item says it.
 				b.appendMeta("events", join(obj{{"timestamp", quote(ts)}, {"type", quote(et)}}, rest(payload, "type")).raw())
 				b.mapRecord()
 			default:
@@ -273,7 +299,10 @@ func codexExit(r *result, exec gjson.Result) {
 	case st == "failed":
 		failed, msg = true, "failed"
 	}
-	if r.hasOut && (failed && msg != "" || code.Type != gjson.Number) {
+	// -1 is what Codex writes for a command that failed without
+	// running (an execution error, a refusal): the text then says why.
+	unran := code.Raw == "-1"
+	if r.hasOut && (failed && msg != "" || unran || code.Type != gjson.Number) {
 		text := r.text()
 		if o := gjson.Parse(text); strings.HasPrefix(text, "{") && o.Get("content").Type == gjson.String && o.Get("success").IsBool() {
 			// Before 0.2x a failed output was {"content", "success": false}.
@@ -284,6 +313,9 @@ func codexExit(r *result, exec gjson.Result) {
 		}
 		if f, c, m := codexFailure(text); f {
 			failed = true
+			if unran && m != "" {
+				code = gjson.Result{}
+			}
 			if !code.Exists() {
 				code = c
 			}

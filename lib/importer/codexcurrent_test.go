@@ -32,7 +32,7 @@ func countCodex(t *testing.T, data []byte) codexSource {
 		switch typ := p.Get("type").String(); {
 		case rec.Get("type").String() == "response_item" && strings.HasSuffix(typ, "_call"):
 			src.calls++
-		case rec.Get("type").String() == "response_item" && strings.HasSuffix(typ, "_call_output"):
+		case rec.Get("type").String() == "response_item" && strings.HasSuffix(typ, "_output"):
 			src.results++
 		case typ == "token_count" && p.Get("info").IsObject():
 			p.Get("info.last_token_usage").ForEach(func(k, v gjson.Result) bool {
@@ -292,5 +292,64 @@ func TestInspectSamples(t *testing.T) {
 	one := `{"version":2,"eval":{"model":"m"},"samples":[{"messages":[{"role":"user","content":"a"}]},{"messages":[{"role":"user","content":"b"}]}]}`
 	if _, _, err := Import(Inspect, []byte(one), Options{}); err != nil {
 		t.Errorf("two samples of messages only: %v", err)
+	}
+}
+
+// TestCodexShapes: the newest rollout shapes (0.14x): a tool search and
+// its output, a namespaced MCP tool and its error, an older rollout's
+// {"content", "success": false}, a command that failed without running
+// (exec_command_end status "failed", no output item), a code-mode script
+// that failed, the items Codex completes with no response item (a plan)
+// and the turns a user rolled back, a message from another agent; thread
+// state lines and display events are skipped with their reasons.
+func TestCodexShapes(t *testing.T) {
+	const file = "testdata/codex/shapes.jsonl"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, rep, err := Import(Codex, data, Options{Name: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/codex/shapes.golden.json", canon.Indent(out))
+	l := decode(t, out)
+	src := countCodex(t, data)
+	tools, results, errs, _ := tally(t, l)
+	// call_e1's output is only in its exec_command_end event.
+	if tools != src.calls || results != src.results+1 || errs != 4 {
+		t.Errorf("%d tool steps, %d results, %d errors; the source has %d calls, %d outputs and an exec_command_end, 4 failures",
+			tools, results, errs, src.calls, src.results)
+	}
+	var names []string
+	for _, s := range l.Steps {
+		if s.Type == toolCall {
+			names = append(names, s.Tool)
+		}
+	}
+	if want := []string{"tool_search", "mcp__docs__search", "shell", "exec_command", "exec"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("tools %v, want %v", names, want)
+	}
+	if e, _ := l.Steps[7].Error.(map[string]any); e["exit_code"] != nil || e["message"] != "execution error: Io(Os { code: 2 })" {
+		t.Errorf("a command that did not run: error %v", l.Steps[7].Error)
+	}
+	var events []string
+	for _, e := range l.Metadata["events"].([]any) {
+		events = append(events, e.(map[string]any)["type"].(string))
+	}
+	if want := []string{"turn_started", "item_completed", "thread_rolled_back"}; !reflect.DeepEqual(events, want) {
+		t.Errorf("events %v, want %v", events, want)
+	}
+	if p := l.Prompts[len(l.Prompts)-1]; p.Role != harnessRole || p.Content != "Stop after the lint step." || promptMeta(l, len(l.Prompts)-1)["harness"] != "agent-message" {
+		t.Errorf("the other agent's message: %+v", p)
+	}
+	wantReasons := []string{
+		`event_msg "mcp_tool_call_end" (repeats response items for display): 1`,
+		`event_msg "patch_apply_end" (repeats response items for display): 1`,
+		`event_msg "some_new_event" (an event type this importer does not map): 1`,
+		`record type "world_state" (thread state Codex restores, no message or call): 1`,
+	}
+	if !reflect.DeepEqual(rep.Reasons, wantReasons) {
+		t.Errorf("reasons:\n got %q\nwant %q", rep.Reasons, wantReasons)
 	}
 }

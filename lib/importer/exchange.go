@@ -455,7 +455,12 @@ var itemCalls = map[string]struct{ tool, id, args, output string }{
 	"file_search_call":      {"file_search", "id", "queries", "results"},
 	"code_interpreter_call": {"code_interpreter", "id", "code", "outputs"},
 	"image_generation_call": {"image_generation", "id", "", "result"},
+	"tool_search_call":      {"tool_search", "call_id", "arguments", ""},
 }
+
+// outputMembers names where an output item other than {call_id, output}
+// keeps its output.
+var outputMembers = map[string]string{"tool_search_output": "tools"}
 
 func (r *itemReader) add(item gjson.Result, where, ts string) error {
 	if !item.IsObject() {
@@ -515,8 +520,12 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		}
 	case strings.HasSuffix(typ, "_output"):
 		r.flush()
-		out := item.Get("output")
-		res := &result{id: item.Get("call_id").String(), ts: ts, meta: rest(item, "call_id", "output", "type")}
+		member := "output"
+		if m, ok := outputMembers[typ]; ok {
+			member = m
+		}
+		out := item.Get(member)
+		res := &result{id: item.Get("call_id").String(), ts: ts, meta: rest(item, "call_id", member, "type")}
 		switch {
 		case out.Type == gjson.String:
 			res.setOutput(out)
@@ -551,7 +560,10 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		}
 		c := &call{id: item.Get(spec.id).String(), name: spec.tool, ts: ts}
 		if c.name == "" {
-			c.name = item.Get("name").String()
+			// A namespaced tool (an MCP server's) is known to the
+			// model by the namespace and name together, as Codex
+			// flattens them.
+			c.name = item.Get("namespace").String() + item.Get("name").String()
 		}
 		mapped := []string{"type", "name", spec.id}
 		if spec.args != "" {
