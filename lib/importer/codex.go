@@ -36,6 +36,7 @@ func importCodex(b *builder, data []byte) error {
 	var execOrder []string
 	execTS := map[string]string{}
 	lastInfo := ""
+	var said []userEvent
 	err := b.jsonLines(data, func(where string, rec gjson.Result) error {
 		ts := timestamp(rec.Get("timestamp"))
 		typ := rec.Get("type").String()
@@ -191,6 +192,10 @@ func importCodex(b *builder, data []byte) error {
 				// no response item says it.
 				b.appendMeta("events", join(obj{{"timestamp", quote(ts)}, {"type", quote(et)}}, rest(payload, "type")).raw())
 				b.mapRecord()
+			case "user_message":
+				// The prompt as the UI shows it, after the response item
+				// that sent it; checked at the end that one holds it.
+				said = append(said, userEvent{at: len(items.out), ts: ts, where: where, payload: payload})
 			default:
 				if codexDisplayEvents[et] {
 					b.skip(fmt.Sprintf("event_msg %q (repeats response items for display)", et))
@@ -210,7 +215,10 @@ func importCodex(b *builder, data []byte) error {
 		return b.errorf("", "not %s: no line is a session_meta, turn_context or response_item record", Describe(Codex))
 	}
 	b.meta.set("turn_contexts", contexts.raw())
-	msgs := items.done()
+	msgs, err := codexUserEvents(b, items.done(), said)
+	if err != nil {
+		return err
+	}
 	answered := map[string]bool{}
 	for _, m := range msgs {
 		for _, r := range m.results {
@@ -344,4 +352,55 @@ func isItem(typ string, rec gjson.Result) bool {
 		return true
 	}
 	return typ == "message" || typ == "reasoning" || strings.HasSuffix(typ, "_output")
+}
+
+// A userEvent is a user_message event, where it came among the messages.
+type userEvent struct {
+	at        int // the number of messages read before it
+	ts, where string
+	payload   gjson.Result
+}
+
+// codexUserEvents checks that each user_message event repeats a prompt a
+// response item holds (its text within a user message's), as it does when
+// Codex writes both; one that repeats none is the only record of what the
+// user said and becomes a user prompt in its place, its other members in
+// metadata.prompts[i] with "from": "event_msg".
+func codexUserEvents(b *builder, msgs []*msg, said []userEvent) ([]*msg, error) {
+	var out []*msg
+	next := 0
+	for _, e := range said {
+		text := e.payload.Get("message")
+		known := text.Type != gjson.String || text.Str == ""
+		for _, m := range msgs {
+			if known {
+				break
+			}
+			known = (m.role == "user" || m.role == harnessRole) && m.hasText && strings.Contains(m.text, text.Str)
+		}
+		if known {
+			b.skip(`event_msg "user_message" (repeats response items for display)`)
+			continue
+		}
+		pos := min(e.at, len(msgs))
+		out = append(out, msgs[next:pos]...)
+		next = pos
+		// Its images (data: URLs) are parts of the prompt, as a
+		// message's input_image would be.
+		content := list{join(obj{{"type", quote("input_text")}}, obj{{"text", raw(text)}}).raw()}
+		each(e.payload.Get("images"), func(_, u gjson.Result) bool {
+			content = append(content, join(obj{{"type", quote("input_image")}}, obj{{"image_url", raw(u)}}).raw())
+			return true
+		})
+		m := &msg{role: "user", ts: e.ts, meta: join(obj{{"from", quote("event_msg")}}, rest(e.payload, "type", "message", "images"))}
+		if err := b.readParts(m, gjson.ParseBytes(content.raw()), at(e.where, "payload")); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+		b.mapRecord()
+	}
+	if out == nil {
+		return msgs, nil
+	}
+	return append(out, msgs[next:]...), nil
 }

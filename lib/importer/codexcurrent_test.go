@@ -340,6 +340,11 @@ func TestCodexShapes(t *testing.T) {
 	if want := []string{"turn_started", "item_completed", "thread_rolled_back"}; !reflect.DeepEqual(events, want) {
 		t.Errorf("events %v, want %v", events, want)
 	}
+	// A user_message event no response item repeats is the only record
+	// of that prompt; one that repeats a response item is skipped.
+	if p := l.Prompts[1]; p.Role != "user" || len(p.Parts) != 2 || p.Parts[0]["content"] != "Also check this screenshot." || p.Parts[1]["content_base64"] != "iVBORw0KGgo=" || promptMeta(l, 1)["from"] != "event_msg" {
+		t.Errorf("the prompt only an event holds: %+v", p)
+	}
 	if p := l.Prompts[len(l.Prompts)-1]; p.Role != harnessRole || p.Content != "Stop after the lint step." || promptMeta(l, len(l.Prompts)-1)["harness"] != "agent-message" {
 		t.Errorf("the other agent's message: %+v", p)
 	}
@@ -347,6 +352,7 @@ func TestCodexShapes(t *testing.T) {
 		`event_msg "mcp_tool_call_end" (repeats response items for display): 1`,
 		`event_msg "patch_apply_end" (repeats response items for display): 1`,
 		`event_msg "some_new_event" (an event type this importer does not map): 1`,
+		`event_msg "user_message" (repeats response items for display): 1`,
 		`record type "world_state" (thread state Codex restores, no message or call): 1`,
 	}
 	if !reflect.DeepEqual(rep.Reasons, wantReasons) {

@@ -185,8 +185,10 @@
 // (a user interrupt, kept with the turn it ended); the turn lifecycle
 // and failure events (task_started, task_complete with the turn's
 // duration, error, stream_error, warning, context_compacted, …) repeat no
-// item and are kept, in order, in metadata.events. An event type the
-// importer does not know is skipped with that reason. A call's failure
+// item and are kept, in order, in metadata.events. A user_message event
+// whose text no user message item holds is a user prompt of its own. An
+// event type the importer does not know is skipped with that reason. A
+// call's failure
 // and exit code are also read from what Codex wrote to the model
 // (codexfail.go): the {"output", "metadata": {"exit_code"}} JSON of older
 // rollouts, the header above "Output:" ("Exit code: N", unified exec's
