@@ -192,10 +192,11 @@ func importCodex(b *builder, data []byte) error {
 				// no response item says it.
 				b.appendMeta("events", join(obj{{"timestamp", quote(ts)}, {"type", quote(et)}}, rest(payload, "type")).raw())
 				b.mapRecord()
-			case "user_message":
-				// The prompt as the UI shows it, after the response item
-				// that sent it; checked at the end that one holds it.
-				said = append(said, userEvent{at: len(items.out), ts: ts, where: where, payload: payload})
+			case "user_message", "agent_message":
+				// The prompt or the answer as the UI shows it, beside the
+				// response item that holds it; checked at the end that
+				// one does.
+				said = append(said, userEvent{at: len(items.out), ts: ts, where: where, model: items.model, payload: payload})
 			default:
 				if codexDisplayEvents[et] {
 					b.skip(fmt.Sprintf("event_msg %q (repeats response items for display)", et))
@@ -354,32 +355,40 @@ func isItem(typ string, rec gjson.Result) bool {
 	return typ == "message" || typ == "reasoning" || strings.HasSuffix(typ, "_output")
 }
 
-// A userEvent is a user_message event, where it came among the messages.
+// A userEvent is a user_message or agent_message event, where it came
+// among the messages.
 type userEvent struct {
 	at        int // the number of messages read before it
 	ts, where string
+	model     string // the turn_context's, for an answer
 	payload   gjson.Result
 }
 
 // codexUserEvents checks that each user_message event repeats a prompt a
-// response item holds (its text within a user message's), as it does when
-// Codex writes both; one that repeats none is the only record of what the
-// user said and becomes a user prompt in its place, its other members in
-// metadata.prompts[i] with "from": "event_msg".
+// response item holds (its text within a user message's), and each
+// agent_message an answer (within an assistant message's), as they do
+// when Codex writes both; one that repeats none is the only record of
+// what was said and becomes a user prompt (or a model turn) in its
+// place, its other members in its metadata with "from": "event_msg".
 func codexUserEvents(b *builder, msgs []*msg, said []userEvent) ([]*msg, error) {
 	var out []*msg
 	next := 0
 	for _, e := range said {
 		text := e.payload.Get("message")
+		et := e.payload.Get("type").String()
+		role := "user"
+		if et == "agent_message" {
+			role = "assistant"
+		}
 		known := text.Type != gjson.String || text.Str == ""
 		for _, m := range msgs {
 			if known {
 				break
 			}
-			known = (m.role == "user" || m.role == harnessRole) && m.hasText && strings.Contains(m.text, text.Str)
+			known = (m.role == role || role == "user" && m.role == harnessRole) && m.hasText && strings.Contains(m.text, text.Str)
 		}
 		if known {
-			b.skip(`event_msg "user_message" (repeats response items for display)`)
+			b.skip(fmt.Sprintf("event_msg %q (repeats response items for display)", et))
 			continue
 		}
 		pos := min(e.at, len(msgs))
@@ -392,7 +401,10 @@ func codexUserEvents(b *builder, msgs []*msg, said []userEvent) ([]*msg, error) 
 			content = append(content, join(obj{{"type", quote("input_image")}}, obj{{"image_url", raw(u)}}).raw())
 			return true
 		})
-		m := &msg{role: "user", ts: e.ts, meta: join(obj{{"from", quote("event_msg")}}, rest(e.payload, "type", "message", "images"))}
+		m := &msg{role: role, ts: e.ts, meta: join(obj{{"from", quote("event_msg")}}, rest(e.payload, "type", "message", "images"))}
+		if role == "assistant" && e.model != "" {
+			m.meta.setString("model", e.model)
+		}
 		if err := b.readParts(m, gjson.ParseBytes(content.raw()), at(e.where, "payload")); err != nil {
 			return nil, err
 		}

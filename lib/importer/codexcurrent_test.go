@@ -348,7 +348,13 @@ func TestCodexShapes(t *testing.T) {
 	if p := l.Prompts[len(l.Prompts)-1]; p.Role != harnessRole || p.Content != "Stop after the lint step." || promptMeta(l, len(l.Prompts)-1)["harness"] != "agent-message" {
 		t.Errorf("the other agent's message: %+v", p)
 	}
+	// So is an agent_message no assistant message item holds: a model
+	// turn of its own, of the turn's model.
+	if s := l.Steps[9]; s.Type != llmCall || s.Output == nil || *s.Output != "Checking the docs server first." || s.Metadata["model"] != "gpt-5.6" {
+		t.Errorf("the answer only an event holds: %+v", s)
+	}
 	wantReasons := []string{
+		`event_msg "agent_message" (repeats response items for display): 1`,
 		`event_msg "mcp_tool_call_end" (repeats response items for display): 1`,
 		`event_msg "patch_apply_end" (repeats response items for display): 1`,
 		`event_msg "some_new_event" (an event type this importer does not map): 1`,

@@ -186,7 +186,8 @@
 // and failure events (task_started, task_complete with the turn's
 // duration, error, stream_error, warning, context_compacted, …) repeat no
 // item and are kept, in order, in metadata.events. A user_message event
-// whose text no user message item holds is a user prompt of its own. An
+// whose text no user message item holds is a user prompt of its own, an
+// agent_message no assistant message holds a model turn. An
 // event type the importer does not know is skipped with that reason. A
 // call's failure
 // and exit code are also read from what Codex wrote to the model
