@@ -373,6 +373,13 @@ type userEvent struct {
 func codexUserEvents(b *builder, msgs []*msg, said []userEvent) ([]*msg, error) {
 	var out []*msg
 	next := 0
+	// Most events repeat an item's text exactly: looked up first.
+	texts := map[[2]string]bool{}
+	for _, m := range msgs {
+		if m.hasText {
+			texts[[2]string{m.role, m.text}] = true
+		}
+	}
 	for _, e := range said {
 		text := e.payload.Get("message")
 		et := e.payload.Get("type").String()
@@ -380,7 +387,7 @@ func codexUserEvents(b *builder, msgs []*msg, said []userEvent) ([]*msg, error) 
 		if et == "agent_message" {
 			role = "assistant"
 		}
-		known := text.Type != gjson.String || text.Str == ""
+		known := text.Type != gjson.String || text.Str == "" || texts[[2]string{role, text.Str}]
 		for _, m := range msgs {
 			if known {
 				break
