@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
@@ -57,4 +59,33 @@ func TestLargeTextInMemory(t *testing.T) {
 	if err := l.WriteJSON(&buf); err == nil || buf.Len() != 0 {
 		t.Errorf("a lone surrogate: %v, %d bytes written", err, buf.Len())
 	}
+}
+
+// FuzzCanonicalLiteral: writing a JSON string literal a piece at a time
+// gives what decoding it and quoting it canonically gives, and a literal
+// that does not decode is refused.
+func FuzzCanonicalLiteral(f *testing.F) {
+	for _, s := range []string{`""`, `"a"`, `"\u00e9\/\n\"\\"`, `"\ud83d\ude00"`, `"\ud800"`, `"\u0001x\t"`, `"é😀"`, `"\x"`, `"a`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, lit []byte) {
+		var got []byte
+		err := canonicalLiteral(lit, func(b []byte) error {
+			got = append(got, b...)
+			return nil
+		})
+		dec, derr := jsontext.AppendUnquote(nil, lit)
+		if derr != nil || !bytes.HasPrefix(lit, []byte(`"`)) {
+			if err == nil {
+				t.Fatalf("%q: accepted, but it does not decode (%v)", lit, derr)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%q: %v, but it decodes", lit, err)
+		}
+		if want := canon.AppendEscaped(nil, dec); !bytes.Equal(got, want) {
+			t.Fatalf("%q: wrote %q, want %q", lit, got, want)
+		}
+	})
 }
