@@ -586,6 +586,9 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			}
 		}
 		c.meta = rest(item, mapped...)
+		// A hosted web search runs on the provider's side: its results
+		// reach the model there and are in no item.
+		c.noResult = typ == "web_search_call" && spec.output == ""
 		if typ != "function_call" {
 			c.meta.setString("item_type", typ)
 		}
