@@ -196,7 +196,11 @@ func importCodex(b *builder, data []byte) error {
 				// The prompt or the answer as the UI shows it, beside the
 				// response item that holds it; checked at the end that
 				// one does.
-				said = append(said, userEvent{at: len(items.out), ts: ts, where: where, model: items.model, payload: payload})
+				pos := len(items.out)
+				if items.cur != nil {
+					pos++ // after the turn being read, which it follows
+				}
+				said = append(said, userEvent{at: pos, ts: ts, where: where, model: items.model, payload: payload})
 			default:
 				if codexDisplayEvents[et] {
 					b.skip(fmt.Sprintf("event_msg %q (repeats response items for display)", et))
