@@ -60,8 +60,10 @@
 //     built-ins (Read, Glob, Grep, LS, read_file, list_dir, …) or is named
 //     in Options.Deterministic.
 //   - The last non-empty assistant text is the output final.md (Inspect:
-//     one per sample; any-agent: final_output; LangSmith: the root run's
-//     output).
+//     one per sample, samples/<id>_epoch_<n>/final.md, or
+//     samples/sample_<position>/final.md for a sample without an id, whose
+//     steps then carry sample_index; any-agent: final_output; LangSmith:
+//     the root run's output).
 //   - Exchange formats repeat the conversation in every request: messages
 //     already in the log are not added again.
 //   - Fields that map nowhere are kept in the step's or the log's metadata
