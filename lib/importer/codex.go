@@ -21,8 +21,8 @@ var codexDisplayEvents = map[string]bool{
 	"agent_reasoning_raw_content_delta": true, "agent_reasoning_section_break": true,
 	"exec_command_begin": true, "exec_command_output_delta": true,
 	"patch_apply_begin": true, "patch_apply_end": true,
-	"mcp_tool_call_begin": true, "mcp_tool_call_end": true,
-	"web_search_begin": true, "web_search_end": true, "view_image_tool_call": true,
+	"mcp_tool_call_begin": true,
+	"web_search_begin":    true, "web_search_end": true, "view_image_tool_call": true,
 	"plan_update": true, "turn_diff": true, "item_started": true,
 	"terminal_interaction": true, "image_generation_begin": true, "image_generation_end": true,
 	"collab_agent_spawn_begin": true, "collab_agent_spawn_end": true,
@@ -164,7 +164,9 @@ func importCodex(b *builder, data []byte) error {
 				lastInfo = info.Raw
 				items.tokenCount(payload, ts)
 				b.mapRecord()
-			case "exec_command_end":
+			case "exec_command_end", "mcp_tool_call_end":
+				// A command's exit code and streams; an MCP tool's result,
+				// whose error (Err, or isError) no output item says.
 				id := payload.Get("call_id").String()
 				if _, ok := execs[id]; !ok {
 					execOrder = append(execOrder, id)
@@ -230,7 +232,7 @@ func importCodex(b *builder, data []byte) error {
 			answered[r.id] = true
 			codexExit(r, execs[r.id])
 			if ts := execTS[r.id]; ts != "" && execs[r.id].Exists() {
-				r.meta.set("exec_command_end_timestamp", quote(ts))
+				r.meta.set(execs[r.id].Get("type").String()+"_timestamp", quote(ts))
 			}
 		}
 	}
@@ -241,9 +243,18 @@ func importCodex(b *builder, data []byte) error {
 		}
 		e := execs[id]
 		r := &result{id: id, ts: execTS[id]}
-		r.setOutput(e.Get("aggregated_output"))
+		if res := e.Get("result"); res.Exists() {
+			// An MCP result: {"Ok": CallToolResult} or {"Err": text}.
+			if ok := res.Get("Ok"); ok.Exists() {
+				r.output, r.hasOut = outputText(ok.Get("content")), true
+			} else {
+				r.setOutput(res.Get("Err"))
+			}
+		} else {
+			r.setOutput(e.Get("aggregated_output"))
+		}
 		codexExit(r, e)
-		r.meta.set("output_from", quote("exec_command_end"))
+		r.meta.set("output_from", quote(e.Get("type").String()))
 		msgs = append(msgs, &msg{role: "tool", results: []*result{r}})
 	}
 	for _, m := range msgs {
@@ -298,6 +309,10 @@ func (r *itemReader) lastTurn() *msg {
 // success flag of an older rollout's output object, or the text of the
 // output.
 func codexExit(r *result, exec gjson.Result) {
+	if exec.Get("type").String() == "mcp_tool_call_end" {
+		mcpEnd(r, exec)
+		return
+	}
 	code := exec.Get("exit_code")
 	if exec.Exists() {
 		r.meta.set("exec_command_end", rest(exec, "type", "call_id", "aggregated_output", "formatted_output", "exit_code").raw())
@@ -348,6 +363,24 @@ func codexExit(r *result, exec gjson.Result) {
 		}
 	case code.Type == gjson.Number:
 		r.meta.set("exit_code", raw(code))
+	}
+}
+
+// mcpEnd marks an MCP tool call's result failed as its mcp_tool_call_end
+// event says: an Err, or a result with isError; else as its text says.
+// The event's other members (the server and tool, the duration) are kept
+// with the result; its result, which the output repeats, is not.
+func mcpEnd(r *result, end gjson.Result) {
+	r.meta.set("mcp_tool_call_end", rest(end, "type", "call_id", "result").raw())
+	res := end.Get("result")
+	switch e := res.Get("Err"); {
+	case e.Exists():
+		r.isError = true
+		r.failure.msg, _, _ = strings.Cut(e.String(), "\n")
+	case first(res.Get("Ok"), "isError", "is_error").Type == gjson.True:
+		r.isError = true
+	default:
+		codexExit(r, gjson.Result{})
 	}
 }
 

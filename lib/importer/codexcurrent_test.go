@@ -330,6 +330,10 @@ func TestCodexShapes(t *testing.T) {
 	if want := []string{"tool_search", "mcp__docs__search", "shell", "exec_command", "exec"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
+	// The MCP call's error is its mcp_tool_call_end event's Err.
+	if e, _ := l.Steps[3].Error.(map[string]any); e["message"] != "timeout" || l.Steps[3].Metadata["result"].(map[string]any)["mcp_tool_call_end"] == nil {
+		t.Errorf("the MCP call: error %v, metadata %v", l.Steps[3].Error, l.Steps[3].Metadata)
+	}
 	if e, _ := l.Steps[7].Error.(map[string]any); e["exit_code"] != nil || e["message"] != "execution error: Io(Os { code: 2 })" {
 		t.Errorf("a command that did not run: error %v", l.Steps[7].Error)
 	}
@@ -355,7 +359,6 @@ func TestCodexShapes(t *testing.T) {
 	}
 	wantReasons := []string{
 		`event_msg "agent_message" (repeats response items for display): 1`,
-		`event_msg "mcp_tool_call_end" (repeats response items for display): 1`,
 		`event_msg "patch_apply_end" (repeats response items for display): 1`,
 		`event_msg "some_new_event" (an event type this importer does not map): 1`,
 		`event_msg "user_message" (repeats response items for display): 1`,

@@ -29,7 +29,9 @@ import (
 //     arguments…", "unsupported call…", "apply_patch verification
 //     failed…", "approval policy is …; reject command…", a rejection
 //     ("exec command rejected by user", "patch rejected by user",
-//     "rejected by user"), an MCP tool's error ("err: …");
+//     "rejected by user"), an MCP tool's error ("err: …"; the
+//     mcp_tool_call_end event, when the rollout has one, says it first:
+//     mcpEnd);
 //   - a code-mode script that failed ("Script failed" above "Output:").
 //
 // The failure's message is the text's first line, unless the exit code

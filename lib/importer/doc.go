@@ -183,7 +183,8 @@
 // Codex response_item payloads are Responses API items; event_msg lines
 // mostly repeat them and are skipped, except token_count (the only record
 // of usage: each request's last_token_usage is its model turn's usage),
-// exec_command_end (a command's exit code and streams) and turn_aborted
+// exec_command_end (a command's exit code and streams), mcp_tool_call_end
+// (an MCP tool's error, which its output item does not say) and turn_aborted
 // (a user interrupt, kept with the turn it ended); the turn lifecycle
 // and failure events (task_started, task_complete with the turn's
 // duration, error, stream_error, warning, context_compacted, …) repeat no
