@@ -4,14 +4,15 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
@@ -42,19 +43,11 @@ func importATIF(b *builder, data []byte) error {
 		return b.errorf("", "an ATIF trajectory is one JSON object")
 	}
 	a := &atifImport{b: b}
-	defer func() {
-		if a.root != nil {
-			a.root.Close()
-		}
-	}()
 	return a.trajectory(doc, "", "", nil, 0)
 }
 
 type atifImport struct {
-	b    *builder
-	root *os.Root // the directory image paths are relative to, once opened
-	// rootErr is why the directory could not be opened.
-	rootErr error
+	b *builder
 }
 
 // trajectory adds the steps of trajectory t. agent is "" for the root
@@ -540,19 +533,16 @@ func (a *atifImport) media(p gjson.Result, typ, w string) (part execlog.Part, fi
 	return execlog.Part{Type: typ, MediaType: mt.Str, Content: execlog.Bytes(data)}, where.Str, true
 }
 
-// readFile reads a file named relative to Options.Dir, never outside it.
+// readFile reads a file named relative to Options.Dir, never outside it
+// (symlinks resolved) and only a regular file of a bounded size.
 func (a *atifImport) readFile(name string) ([]byte, error) {
 	if a.b.opts.Dir == "" {
 		return nil, fmt.Errorf("no directory to read it from")
 	}
-	if name == "" || path.IsAbs(name) || strings.Contains(name, "://") || strings.ContainsRune(name, '\\') {
-		return nil, fmt.Errorf("not a relative file path")
+	if name == "" || path.IsAbs(name) || strings.Contains(name, "://") || strings.ContainsRune(name, '\\') ||
+		!cleanRelative(path.Clean(name)) {
+		return nil, fmt.Errorf("not a relative file path under the trajectory's directory")
 	}
-	if a.root == nil && a.rootErr == nil {
-		a.root, a.rootErr = os.OpenRoot(a.b.opts.Dir)
-	}
-	if a.rootErr != nil {
-		return nil, a.rootErr
-	}
-	return a.root.ReadFile(path.Clean(name))
+	return found.ReadFile(filepath.Join(a.b.opts.Dir, filepath.FromSlash(path.Clean(name))),
+		found.Rule{What: "the image the trajectory names", Max: MaxTranscript, Within: a.b.opts.Dir})
 }

@@ -2,7 +2,6 @@ package importer
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
@@ -285,7 +285,7 @@ func OpenCodeStorage(name string) ([]byte, error) {
 	if filepath.Base(filepath.Dir(dir)) != "session" || filepath.Ext(name) != ".json" {
 		return nil, nil
 	}
-	info, err := os.ReadFile(name)
+	info, err := found.ReadFile(name, found.Rule{What: "OpenCode session file", Max: MaxTranscript})
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +293,7 @@ func OpenCodeStorage(name string) ([]byte, error) {
 	if id == "" || id != strings.TrimSuffix(filepath.Base(name), ".json") {
 		return nil, nil
 	}
-	msgs, err := readJSONDir(filepath.Join(storage, "message", id))
+	msgs, err := readJSONDir(filepath.Join(storage, "message", id), storage)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +305,11 @@ func OpenCodeStorage(name string) ([]byte, error) {
 		if i > 0 {
 			sb.WriteByte(',')
 		}
-		parts, err := readJSONDir(filepath.Join(storage, "part", gjson.GetBytes(m, "id").String()))
+		mid := gjson.GetBytes(m, "id").String()
+		if mid == "" || strings.ContainsAny(mid, `/\`) || mid == "." || mid == ".." {
+			return nil, fmt.Errorf("%s: a message of the session has no usable id", filepath.Join(storage, "message", id))
+		}
+		parts, err := readJSONDir(filepath.Join(storage, "part", mid), storage)
 		if err != nil {
 			return nil, err
 		}
@@ -324,9 +328,9 @@ func OpenCodeStorage(name string) ([]byte, error) {
 	return []byte(sb.String()), nil
 }
 
-// readJSONDir reads the .json files of dir, sorted by name; none when
-// dir does not exist.
-func readJSONDir(dir string) ([][]byte, error) {
+// readJSONDir reads the .json files of dir, sorted by name (none when
+// dir does not exist): regular files of a bounded size, inside storage.
+func readJSONDir(dir, storage string) ([][]byte, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
@@ -334,7 +338,7 @@ func readJSONDir(dir string) ([][]byte, error) {
 	sort.Strings(names)
 	var out [][]byte
 	for _, n := range names {
-		data, err := os.ReadFile(n)
+		data, err := found.ReadFile(n, found.Rule{What: "OpenCode storage file", Max: MaxTranscript, Within: storage})
 		if err != nil {
 			return nil, err
 		}
