@@ -145,7 +145,7 @@ func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest
 			err = htmlview.Write(env.Stdout, c.Output, page)
 		}
 	case env.Human():
-		err = env.Text(r.Human())
+		err = env.Styled(r.Styled())
 	default:
 		var b []byte
 		if b, err = r.JSON(); err == nil {

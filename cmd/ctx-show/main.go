@@ -89,7 +89,7 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 			return err
 		}
 		return htmlview.Write(env.Stdout, c.Output, page)
-	case c.Human:
+	case env.Human():
 		text, err := human(s, m)
 		if err != nil {
 			return err

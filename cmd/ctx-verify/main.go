@@ -30,7 +30,8 @@ import (
 // verifies a whole store, so the store's location is --store-dir.
 type globals struct {
 	StoreDir string           `name:"store-dir" help:"Store to use: a .ctx directory or a directory holding one (default: $CTX_STORE, else the nearest .ctx/ above the artifact or the working directory)." placeholder:"DIR"`
-	Human    bool             `help:"Print a readable text rendering instead of JSON."`
+	Human    bool             `help:"Print a readable rendering (the default when stdout is a terminal)." xor:"format"`
+	JSON     bool             `name:"json" help:"Print canonical JSON, even when stdout is a terminal." xor:"format"`
 	Version  kong.VersionFlag `help:"Print version, commit and Go version, then exit."`
 
 	g cli.Globals
@@ -40,7 +41,7 @@ type globals struct {
 // --store-dir, else $CTX_STORE. The variable is read here rather than by
 // kong so that --store can tell it from an explicit --store-dir.
 func (g *globals) Flags() *cli.Globals {
-	g.g = cli.Globals{Store: g.StoreDir, Human: g.Human, StoreFlag: "--store-dir"}
+	g.g = cli.Globals{Store: g.StoreDir, Human: g.Human, JSON: g.JSON, StoreFlag: "--store-dir"}
 	if g.g.Store == "" {
 		g.g.Store = os.Getenv("CTX_STORE")
 	}

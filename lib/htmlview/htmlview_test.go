@@ -101,7 +101,7 @@ func TestDiffPage(t *testing.T) {
 func TestReplayPage(t *testing.T) {
 	page := string(pages(t)["replay"])
 	for _, want := range []string{
-		`fidelity <strong>degraded</strong>: 1 of 7 steps verified</p>`,
+		`<p class="banner fid-degraded">1 of 7 steps verified; fidelity <strong>degraded</strong></p>`,
 		`<article class="step st-diverged" id="step-2">`,
 		`<article class="step st-not_replayed" id="step-3">`,
 		`tool grep: recorded version 3.11, replayed with 3.8`,
@@ -393,5 +393,23 @@ func TestPageBudget(t *testing.T) {
 	}
 	if n := bytes.Count(page, []byte("the page has shown all the content it holds")); n != 3 {
 		t.Errorf("%d objects past the budget, want 3", n)
+	}
+}
+
+// An exact replay that left steps unverified says how many it verified
+// first and is not shown as a success.
+func TestReplayPagePartial(t *testing.T) {
+	f := newFixture(t)
+	a := f.pack(f.sample())
+	r := replayReport(a)
+	r.Fidelity = replay.Exact
+	r.Steps = r.Steps[:2]
+	page, err := Replay(a, r, f.s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `<p class="banner fid-partial">1 of 7 steps verified; fidelity <strong>exact</strong></p>`
+	if !strings.Contains(string(page), want) {
+		t.Errorf("page lacks %s", want)
 	}
 }

@@ -59,6 +59,10 @@
 //	                        syntax, relative to the working directory);
 //	                        `! glob` requires none to: testscript's exists
 //	                        does not expand patterns
+//	ttyexec CMD [ARGS...]   run CMD like exec but with its stdout on a
+//	                        pseudo-terminal (Linux), as a person sees it;
+//	                        it gets PATH, HOME, TERM, NO_COLOR, CTX_STORE
+//	                        and the other variables of ttyEnv
 //
 // and the condition [shared] (../shared/testdata is present) beside
 // testscript's built-in ones. A script that runs a program of Tools (jq,
@@ -214,6 +218,7 @@ func commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"sha256":        cmdSHA256,
 		"setenv-stdout": cmdSetenvStdout,
 		"glob":          cmdGlob,
+		"ttyexec":       cmdTtyexec,
 	}
 }
 

@@ -1,0 +1,112 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// ttyEnv are the variables a ttyexec'd program gets from the script:
+// testscript does not let a command see the whole environment.
+var ttyEnv = []string{
+	"PATH", "HOME", "TMPDIR", "WORK", "TERM", "NO_COLOR", "LANG",
+	"CTX_STORE", "CTX_CONFIG", "CTX_LOG_CACHE", "SOURCE_DATE_EPOCH", "GORACE",
+	"SHARED", "XDG_CACHE_HOME", "DOCKER_CONFIG", "COSIGN_PASSWORD",
+}
+
+// cmdTtyexec runs a program as exec does but with its stdout on a
+// pseudo-terminal (output processing off, so a newline stays a newline),
+// which is what a person sees; stderr is collected as exec does, stdin is
+// empty.
+func cmdTtyexec(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: ttyexec program [args...]")
+	}
+	ctrl, tty, err := openPTY()
+	ts.Check(err)
+	defer ctrl.Close()
+	path := args[0]
+	if !strings.Contains(path, "/") {
+		for _, dir := range strings.Split(ts.Getenv("PATH"), ":") {
+			if fi, err := os.Stat(dir + "/" + path); err == nil && fi.Mode().IsRegular() {
+				path = dir + "/" + path
+				break
+			}
+		}
+	}
+	cmd := exec.Command(path, args[1:]...)
+	cmd.Dir = ts.MkAbs(".")
+	for _, k := range ttyEnv {
+		if v := ts.Getenv(k); v != "" {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	var stderr bytes.Buffer
+	cmd.Stdin = strings.NewReader("")
+	cmd.Stdout = tty
+	cmd.Stderr = &stderr
+	err = cmd.Start()
+	tty.Close()
+	var out bytes.Buffer
+	if err == nil {
+		io.Copy(&out, ctrl) // ends with EIO once the program's end closes the terminal
+		err = cmd.Wait()
+	}
+	ts.Stdout().Write(out.Bytes())
+	ts.Stderr().Write(stderr.Bytes())
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		ts.Fatalf("ttyexec %s: %v", args[0], err)
+	}
+	if (err != nil) != neg {
+		if neg {
+			ts.Fatalf("unexpected command success")
+		}
+		ts.Fatalf("ttyexec %s: %v", args[0], err)
+	}
+}
+
+func ioctl(f *os.File, req uintptr, arg unsafe.Pointer) error {
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), req, uintptr(arg)); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// openPTY opens a new pseudo-terminal pair with output processing off.
+func openPTY() (ctrl, tty *os.File, err error) {
+	ctrl, err = os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening a pseudo-terminal: %w", err)
+	}
+	var n uint32
+	var unlock int32
+	if err = ioctl(ctrl, syscall.TIOCGPTN, unsafe.Pointer(&n)); err == nil {
+		err = ioctl(ctrl, syscall.TIOCSPTLCK, unsafe.Pointer(&unlock))
+	}
+	if err == nil {
+		tty, err = os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
+	}
+	if err == nil {
+		var t syscall.Termios
+		if err = ioctl(tty, syscall.TCGETS, unsafe.Pointer(&t)); err == nil {
+			t.Oflag &^= syscall.OPOST
+			err = ioctl(tty, syscall.TCSETS, unsafe.Pointer(&t))
+		}
+	}
+	if err != nil {
+		ctrl.Close()
+		if tty != nil {
+			tty.Close()
+		}
+		return nil, nil, fmt.Errorf("opening a pseudo-terminal: %w", err)
+	}
+	return ctrl, tty, nil
+}
