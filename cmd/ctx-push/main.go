@@ -2,6 +2,8 @@
 // image layout directory. It reads pack references (arguments, or a
 // stream of ctx output on stdin) and prints, per pack, one canonical JSON
 // line: {"hash","remote","digest","tags","layers","uploaded","skipped"}.
+// A pack named by a tag (ctx-push REMOTE baseline) is tagged so on the
+// remote too, beside its hash tag and any --tag.
 // Every pack is laid out as docs/oci-layout.md specifies, so the same
 // pack has the same OCI digest wherever it is pushed from.
 package main
@@ -13,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/ref"
@@ -23,7 +26,7 @@ type pushCmd struct {
 	cli.Globals
 	Remote    string   `arg:"" help:"Where to push: oci://HOST[:PORT]/REPOSITORY, oci-layout:DIR, or the name of a remote in .ctx/config.json (\"remotes\": {\"origin\": \"oci://…\"})." placeholder:"REMOTE"`
 	Refs      []string `arg:"" optional:"" help:"Packs to push (default: read from stdin)." placeholder:"REF"`
-	Tag       []string `help:"Also tag the pack NAME on the remote (repeatable; with one pack only)." placeholder:"NAME"`
+	Tag       []string `help:"Also tag the pack NAME on the remote (repeatable; with one pack only). A pack named by a tag is pushed with that tag anyway." placeholder:"NAME"`
 	Attach    []string `sep:"none" help:"Attach FILE to the pack as an OCI referrer: a sidecar (*.ctx.json), an attestation bundle (*.sigstore.json) or a report (*.html); with one pack only." placeholder:"FILE"`
 	PlainHTTP bool     `name:"plain-http" help:"Allow plain HTTP to a registry that is not on loopback (loopback registries always get plain HTTP)."`
 	Jobs      int      `default:"8" help:"Concurrent uploads." placeholder:"N"`
@@ -66,8 +69,14 @@ func (c *pushCmd) Run(env *cli.Env) error {
 		if err != nil {
 			return err
 		}
+		// A pack named by its tag travels with the name, as git push
+		// carries a tag it is given.
+		tags := c.Tag
+		if name, ok := ref.TagName(it.Ref); ok && !slices.Contains(tags, name) {
+			tags = append(slices.Clip(tags), name)
+		}
 		env.Progressf("pushing %s to %s", d.Short(), r.URL)
-		res, err := client.Push(ctx, s, d, remote.PushOptions{Tags: c.Tag, Attach: c.Attach})
+		res, err := client.Push(ctx, s, d, remote.PushOptions{Tags: tags, Attach: c.Attach})
 		env.ProgressDone()
 		if err != nil {
 			return explain(err, r)

@@ -38,6 +38,9 @@ type PullResult struct {
 	} `json:"objects"`
 	Parent    digest.Digest `json:"parent,omitzero"`
 	Referrers []Referrer    `json:"referrers,omitzero"`
+	// Tag is the local tag the caller gave the pack (ctx-pull names a
+	// pack pulled by its tag so here too); Pull leaves it empty.
+	Tag string `json:"tag,omitzero"`
 }
 
 // ParseRef reads a pull reference: a full pack hash (sha256:<hex>,
@@ -84,6 +87,11 @@ type PullOptions struct {
 	// Referrers, when set, is the directory to write the files of the
 	// pack's referrers to (FetchReferrers).
 	Referrers string
+	// Check, when set, is called with the pack's hash once the remote has
+	// named it and before anything is downloaded or stored; an error
+	// from it ends the pull with the store unchanged (ctx-pull refusing
+	// to move a tag).
+	Check func(pack digest.Digest) error
 }
 
 // Pull fetches the pack a tag or full hash names into s. Everything is
@@ -100,6 +108,11 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 		return nil, err
 	}
 	d := img.pack.Hash
+	if opts.Check != nil {
+		if err := opts.Check(d); err != nil {
+			return nil, err
+		}
+	}
 	res := &PullResult{Hash: d, URI: d.URI(), Remote: c.Remote.URL, Digest: img.desc.Digest.String(), Layers: img.layers, Parent: img.pack.Parent}
 	res.Downloaded.add(int64(len(img.config)))
 
