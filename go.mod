@@ -11,8 +11,9 @@ require (
 	github.com/opencontainers/image-spec v1.1.1
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/tidwall/gjson v1.20.0
+	golang.org/x/crypto v0.59.0
 	golang.org/x/sync v0.24.0
-	golang.org/x/sys v0.47.0
+	golang.org/x/sys v0.50.0
 	google.golang.org/protobuf v1.36.11
 	oras.land/oras-go/v2 v2.7.0
 )

@@ -17,9 +17,13 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/remote"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 type pushCmd struct {
@@ -28,6 +32,7 @@ type pushCmd struct {
 	Refs      []string `arg:"" optional:"" help:"Packs to push (default: read from stdin)." placeholder:"REF"`
 	Tag       []string `help:"Also tag the pack NAME on the remote (repeatable; with one pack only). A pack named by a tag is pushed with that tag anyway." placeholder:"NAME"`
 	Attach    []string `sep:"none" help:"Attach FILE to the pack as an OCI referrer: a sidecar (*.ctx.json), an attestation bundle (*.sigstore.json) or a report (*.html); with one pack only." placeholder:"FILE"`
+	SignKey   string   `name:"sign-key" help:"Also sign an attestation of each pack whose subject is its pushed OCI manifest, and attach it, so that cosign verify-attestation REPOSITORY@DIGEST checks it: an ed25519 or ECDSA P-256 key (cosign's encrypted key, with $COSIGN_PASSWORD; OpenSSH, with or without a passphrase; PEM)." placeholder:"KEY"`
 	PlainHTTP bool     `name:"plain-http" help:"Allow plain HTTP to a registry that is not on loopback (loopback registries always get plain HTTP)."`
 	Jobs      int      `default:"8" help:"Concurrent uploads." placeholder:"N"`
 }
@@ -58,6 +63,19 @@ func (c *pushCmd) Run(env *cli.Env) error {
 	if len(items) > 1 && (len(c.Tag) > 0 || len(c.Attach) > 0) {
 		return cli.Errorf(cli.ExitUsage, "--tag and --attach apply to one pack; %d were given", len(items))
 	}
+	var signer *attest.Signer
+	if c.SignKey != "" {
+		if err := attest.CheckKeyOutside(c.SignKey, s.Root()); err != nil {
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+		if signer, err = attest.LoadSigner(c.SignKey, env.Passphrase); err != nil {
+			var ce *cli.Error
+			if errors.As(err, &ce) && ce.Hint != "" {
+				return err
+			}
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+	}
 	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version, Cache: remote.DefaultCacheDir()}, true)
 	if err != nil {
 		return explain(err, r)
@@ -81,6 +99,11 @@ func (c *pushCmd) Run(env *cli.Env) error {
 		if err != nil {
 			return explain(err, r)
 		}
+		if signer != nil {
+			if err := attestImage(ctx, client, r, s, d, res, signer); err != nil {
+				return explain(fmt.Errorf("pack %s is pushed, but not its attestation: %w", d, err), r)
+			}
+		}
 		if env.Human() {
 			err = env.Text(fmt.Sprintf("%s → %s (%s): %d layers; uploaded %d blobs, %d bytes; %d already there",
 				res.Hash, res.Remote, res.Digest, res.Layers, res.Uploaded.Blobs, res.Uploaded.Bytes, res.Skipped.Blobs))
@@ -91,6 +114,51 @@ func (c *pushCmd) Run(env *cli.Env) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// attestImage signs the statement whose subject is the pack's OCI
+// manifest as pushed, res.Digest, and attaches the bundle to it as cosign
+// attaches its own (cosign attest --new-bundle-format).
+func attestImage(ctx context.Context, client *remote.Client, r remote.Remote, s *store.Store, d digest.Digest, res *remote.PushResult, signer *attest.Signer) error {
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		return err
+	}
+	image, err := digest.Parse(res.Digest)
+	if err != nil {
+		return err
+	}
+	name := r.URL
+	if !r.IsLayout() {
+		name = r.Registry + "/" + r.Repository
+	}
+	st, err := attest.Encode(attest.ForImage(m, name, image))
+	if err != nil {
+		return err
+	}
+	bundle, err := signer.Sign(st)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "ctx-push-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "sha256-"+image.Hex()+attest.Suffix)
+	if err := os.WriteFile(file, bundle, 0o600); err != nil {
+		return err
+	}
+	desc, err := client.PackDescriptor(ctx, d.Hex())
+	if err != nil {
+		return err
+	}
+	refs, err := client.Attach(ctx, desc, m.Created, []string{file})
+	if err != nil {
+		return err
+	}
+	res.Referrers = append(res.Referrers, refs...)
 	return nil
 }
 
