@@ -24,6 +24,7 @@ func (r *Report) Styled() *visible.Text {
 			fmt.Fprintf(b, " (%s ignored)", counts(r.Ignored))
 		}
 		b.WriteString("\n")
+		r.volatileNote(b)
 		return b
 	}
 	b.WriteString("a ")
@@ -36,6 +37,7 @@ func (r *Report) Styled() *visible.Text {
 		fmt.Fprintf(b, " (%s ignored)", counts(r.Ignored))
 	}
 	b.WriteString("\n")
+	r.volatileNote(b)
 	for _, t := range types {
 		if r.Summary[t] == 0 {
 			continue
@@ -50,6 +52,19 @@ func (r *Report) Styled() *visible.Text {
 		}
 	}
 	return b
+}
+
+// volatileNote says how many metadata differences were left out as
+// volatile, and how to see them.
+func (r *Report) volatileNote(b *visible.Text) {
+	if r.VolatileMetadata > 0 {
+		what := "values that differ"
+		if r.VolatileMetadata == 1 {
+			what = "value that differs"
+		}
+		b.Paint(visible.Dim, fmt.Sprintf("%d metadata %s in every run (ids, times) left out; --all-metadata shows them", r.VolatileMetadata, what))
+		b.WriteString("\n")
+	}
 }
 
 func (e *Entry) human(b *visible.Text) {
