@@ -26,11 +26,14 @@ type diffPage struct {
 	Command   string
 	Summary   []sumRow
 	Ignored   []sumRow
-	Banner    banner
-	Table     []cmpRow
-	Entries   []entryView // entries not about a step, in report order
-	Rows      []rowView
-	Outputs   []outRow
+	// Volatile counts the metadata values left out as differing in every
+	// run (drift.Report.VolatileMetadata).
+	Volatile int
+	Banner   banner
+	Table    []cmpRow
+	Entries  []entryView // entries not about a step, in report order
+	Rows     []rowView
+	Outputs  []outRow
 }
 
 type sideInfo struct {
@@ -154,6 +157,7 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 	for _, t := range sortedTypes(r.Summary) {
 		p.Summary = append(p.Summary, sumRow{t, r.Summary[t], entryID(first[t])})
 	}
+	p.Volatile = r.VolatileMetadata
 	for _, t := range sortedTypes(r.Ignored) {
 		p.Ignored = append(p.Ignored, sumRow{Type: t, Count: r.Ignored[t]})
 	}

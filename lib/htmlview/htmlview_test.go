@@ -89,6 +89,16 @@ func TestDiffPage(t *testing.T) {
 			t.Errorf("diff page lacks %q", want)
 		}
 	}
+	// The page leads with the steps: right after the short header, before
+	// the entries of the rest and the model and environment table.
+	if !strings.Contains(page, "</header>\n<main>\n<section id=\"steps\">") {
+		t.Error("the steps do not follow the header")
+	}
+	steps, outputs := strings.Index(page, `<section id="steps">`), strings.Index(page, `<section id="outputs">`)
+	changes, setup := strings.Index(page, `<section id="changes">`), strings.Index(page, `<section id="setup">`)
+	if !(steps < outputs && outputs < changes && changes < setup) {
+		t.Errorf("sections at steps %d, outputs %d, changes %d, setup %d: want that order", steps, outputs, changes, setup)
+	}
 	// A run of unchanged steps is collapsed, one of a single step not.
 	if !strings.Contains(page, `<details class="run"><summary>5 unchanged steps: 3–7 (A: 2–6)</summary>`) {
 		t.Error("the run of unchanged steps 3–7 is not collapsed")
