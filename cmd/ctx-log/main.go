@@ -22,6 +22,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -206,7 +207,11 @@ func cacheDir() string {
 // failure never leaves half a line), indented on a terminal; or a table.
 func print(env *cli.Env, es []packlog.Entry) error {
 	if env.Human() {
-		return env.Text(table(es))
+		s, err := env.Store()
+		if err != nil {
+			return err
+		}
+		return env.Text(table(es, tokenCells(s, es)))
 	}
 	const chunk = 64 << 10
 	buf := make([]byte, 0, chunk+1024)
@@ -230,23 +235,53 @@ func print(env *cli.Env, es []packlog.Entry) error {
 	return nil
 }
 
+// tokenCells returns the TOKENS cell of each entry: the input and output
+// tokens its steps recorded, "-" when none did, "?" when its manifest
+// cannot be read (the listing reports that elsewhere: ctx-verify).
+// The table reads the manifests of the packs it shows; JSON lines do not.
+func tokenCells(s *store.Store, es []packlog.Entry) []string {
+	cells := make([]string, len(es))
+	for i := range es {
+		m, err := manifest.Load(s, es[i].Hash)
+		if err != nil {
+			cells[i] = "?"
+			continue
+		}
+		t := manifest.CountTokens(m)
+		switch u := t.All; {
+		case u.InputTokens == nil && u.OutputTokens == nil:
+			cells[i] = "-"
+		default:
+			cells[i] = thousands(u.InputTokens) + " in, " + thousands(u.OutputTokens) + " out"
+		}
+	}
+	return cells
+}
+
+func thousands(n *int64) string {
+	if n == nil {
+		return "0"
+	}
+	return manifest.Thousands(*n)
+}
+
 // table renders entries for --human: columns two spaces apart, each as
 // wide as its widest cell, and no trailing blanks.
-func table(es []packlog.Entry) string {
+func table(es []packlog.Entry, tokens []string) string {
 	if len(es) == 0 {
 		return ""
 	}
-	rows := make([][6]string, 0, len(es)+1)
-	rows = append(rows, [6]string{"HASH", "CREATED", "MODEL", "STEPS", "PARENT", "TAGS"})
+	rows := make([][7]string, 0, len(es)+1)
+	rows = append(rows, [7]string{"HASH", "CREATED", "MODEL", "STEPS", "TOKENS", "PARENT", "TAGS"})
 	for i := range es {
 		e := &es[i]
 		parent := "-"
 		if !e.Parent.IsZero() {
 			parent = e.Parent.Short()
 		}
-		rows = append(rows, [6]string{e.Hash.Short(), e.Created, cli.Escape(e.Model), strconv.Itoa(e.Steps), parent, strings.Join(e.Tags, ",")})
+		rows = append(rows, [7]string{e.Hash.Short(), e.Created, cli.Escape(e.Model), strconv.Itoa(e.Steps), tokens[i], parent, strings.Join(e.Tags, ",")})
 	}
-	var width [6]int
+	var width [7]int
 	size := 0
 	for _, r := range rows {
 		for c, cell := range r {
@@ -255,7 +290,7 @@ func table(es []packlog.Entry) string {
 		}
 	}
 	var b strings.Builder
-	b.Grow(size + 6*len(rows))
+	b.Grow(size + 7*len(rows))
 	for _, r := range rows {
 		last := len(r) - 1
 		for last > 0 && r[last] == "" {

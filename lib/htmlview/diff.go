@@ -40,6 +40,7 @@ type sideInfo struct {
 	Hash, Short    string
 	Created, Model Text
 	Steps          int
+	Tokens         string // the token total, "" when no step recorded usage
 }
 
 type sumRow struct {
@@ -290,7 +291,8 @@ func runLabel(run []rowView) string {
 }
 
 func side(m *manifest.Manifest) sideInfo {
-	return sideInfo{Hash: m.Hash.String(), Short: shortRef(m.Hash.String()), Created: vis(m.Created), Model: vis(m.Model.Identifier), Steps: len(m.Steps)}
+	t := manifest.CountTokens(m)
+	return sideInfo{Hash: m.Hash.String(), Short: shortRef(m.Hash.String()), Created: vis(m.Created), Model: vis(m.Model.Identifier), Steps: len(m.Steps), Tokens: t.All.String()}
 }
 
 func stepSide(s *manifest.Step) *sideStep {
