@@ -26,6 +26,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 type logCmd struct {
@@ -211,7 +212,7 @@ func print(env *cli.Env, es []packlog.Entry) error {
 		if err != nil {
 			return err
 		}
-		return env.Text(table(es, tokenCells(s, es)))
+		return env.Styled(table(es, tokenCells(s, es)))
 	}
 	const chunk = 64 << 10
 	buf := make([]byte, 0, chunk+1024)
@@ -266,10 +267,12 @@ func thousands(n *int64) string {
 }
 
 // table renders entries for --human: columns two spaces apart, each as
-// wide as its widest cell, and no trailing blanks.
-func table(es []packlog.Entry, tokens []string) string {
+// wide as its widest cell, and no trailing blanks; in colour, the header
+// bold and the hashes yellow, as git log shows them.
+func table(es []packlog.Entry, tokens []string) *visible.Text {
+	b := new(visible.Text)
 	if len(es) == 0 {
-		return ""
+		return b
 	}
 	rows := make([][7]string, 0, len(es)+1)
 	rows = append(rows, [7]string{"HASH", "CREATED", "MODEL", "STEPS", "TOKENS", "PARENT", "TAGS"})
@@ -282,31 +285,32 @@ func table(es []packlog.Entry, tokens []string) string {
 		rows = append(rows, [7]string{e.Hash.Short(), e.Created, cli.Escape(e.Model), strconv.Itoa(e.Steps), tokens[i], parent, strings.Join(e.Tags, ",")})
 	}
 	var width [7]int
-	size := 0
 	for _, r := range rows {
 		for c, cell := range r {
 			width[c] = max(width[c], utf8.RuneCountInString(cell))
-			size += len(cell) + 2
 		}
 	}
-	var b strings.Builder
-	b.Grow(size + 7*len(rows))
-	for _, r := range rows {
+	for i, r := range rows {
 		last := len(r) - 1
 		for last > 0 && r[last] == "" {
 			last--
 		}
 		for c := 0; c <= last; c++ {
-			b.WriteString(r[c])
+			switch {
+			case i == 0:
+				b.Paint(visible.Bold, r[c])
+			case c == 0:
+				b.Paint(visible.Yellow, r[c])
+			default:
+				b.WriteString(r[c])
+			}
 			if c < last {
-				for n := utf8.RuneCountInString(r[c]); n < width[c]+2; n++ {
-					b.WriteByte(' ')
-				}
+				b.WriteString(strings.Repeat(" ", max(0, width[c]+2-utf8.RuneCountInString(r[c]))))
 			}
 		}
-		b.WriteByte('\n')
+		b.WriteString("\n")
 	}
-	return b.String()
+	return b
 }
 
 // problems reports each problem met while listing and, if there were any,

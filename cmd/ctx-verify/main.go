@@ -24,6 +24,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
 	"github.com/ctx-tools/ctx/lib/userconfig"
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 // globals replaces cli.Globals: in ctx-verify, --store is the mode that
@@ -158,7 +159,7 @@ func (c *verifyCmd) artifacts(env *cli.Env) error {
 			}
 			continue
 		}
-		if err := c.print(env, v, v.Human); err != nil {
+		if err := c.print(env, v, v.Styled); err != nil {
 			return err
 		}
 		env.AtLeast(v.ExitCode())
@@ -219,12 +220,21 @@ func (c *verifyCmd) attestOptions(env *cli.Env) (attest.Options, error) {
 	}, nil
 }
 
-// print writes v as JSON, or human() with --human.
-func (c *verifyCmd) print(env *cli.Env, v any, human func() string) error {
+// print writes v as JSON, or human() as the readable rendering.
+func (c *verifyCmd) print(env *cli.Env, v any, human func() *visible.Text) error {
 	if env.Human() {
-		return env.Text(human())
+		return env.Styled(human())
 	}
 	return env.Result(v)
+}
+
+// plain makes a rendering without styles one print takes.
+func plain(human func() string) func() *visible.Text {
+	return func() *visible.Text {
+		t := new(visible.Text)
+		t.WriteString(human())
+		return t
+	}
 }
 
 func (c *verifyCmd) packs(env *cli.Env) error {
@@ -313,7 +323,7 @@ func (c *verifyCmd) report(env *cli.Env, r *fsck.Report) error {
 			env.Warnf("%s %s: %s", w.RuleID, w.Path, w.Message)
 		}
 	}
-	return c.print(env, r.JSON(), r.Human)
+	return c.print(env, r.JSON(), plain(r.Human))
 }
 
 // kernelPack runs the kernel's verifier contract: its canonical JSON
