@@ -64,8 +64,8 @@
 //	                        it gets PATH, HOME, TERM, NO_COLOR, CTX_STORE
 //	                        and the other variables of ttyEnv
 //
-// and the condition [shared] (../shared/testdata is present) beside
-// testscript's built-in ones. A script that runs a program of Tools (jq,
+// and the conditions [shared] (../shared/testdata is present) and [tty]
+// (ttyexec can open pseudo-terminals) beside testscript's built-in ones. A script that runs a program of Tools (jq,
 // sha256sum, …) declares it, `[!exec:jq] skip 'needs jq, which is not
 // installed'`; Run fails a script that does not, or that gives exists a
 // pattern (see Lint).
@@ -202,6 +202,9 @@ func Params(dir string) testscript.Params {
 			if cond == "shared" {
 				_, err := sharedtest.Path()
 				return err == nil, nil
+			}
+			if cond == "tty" {
+				return ttyAvailable(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

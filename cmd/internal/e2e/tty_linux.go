@@ -73,6 +73,18 @@ func cmdTtyexec(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// ttyAvailable reports whether pseudo-terminals can be opened here (a
+// container may lack /dev/pts).
+func ttyAvailable() bool {
+	ctrl, tty, err := openPTY()
+	if err != nil {
+		return false
+	}
+	ctrl.Close()
+	tty.Close()
+	return true
+}
+
 func ioctl(f *os.File, req uintptr, arg unsafe.Pointer) error {
 	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), req, uintptr(arg)); e != 0 {
 		return e
