@@ -300,13 +300,18 @@ func boxKey(passphrase []byte, ck cosignKey) ([32]byte, error) {
 // passphrase (N 2^16, r 8, p 1; random 32-byte salt and 24-byte nonce),
 // in an "ENCRYPTED SIGSTORE PRIVATE KEY" PEM block.
 func EncryptCosign(key crypto.Signer, passphrase []byte) ([]byte, error) {
+	return sealCosign(key, passphrase, 1<<16)
+}
+
+// sealCosign is EncryptCosign with scrypt cost n, one of scryptCosts.
+func sealCosign(key crypto.Signer, passphrase []byte, n int) ([]byte, error) {
 	der, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
 		return nil, err
 	}
 	var ck cosignKey
 	ck.KDF.Name = "scrypt"
-	ck.KDF.Params.N, ck.KDF.Params.R, ck.KDF.Params.P = 1<<16, 8, 1
+	ck.KDF.Params.N, ck.KDF.Params.R, ck.KDF.Params.P = n, 8, 1
 	ck.KDF.Salt = make([]byte, 32)
 	ck.Cipher.Name = "nacl/secretbox"
 	ck.Cipher.Nonce = make([]byte, 24)
