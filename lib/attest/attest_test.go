@@ -781,7 +781,7 @@ func mustJSON(v any) []byte {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"golden/result.md.pem.sigstore.json", "golden/pack.ssh.sigstore.json", "id_ed25519", "ed25519.pem", "id_ed25519.pub"} {
+	for _, name := range []string{"golden/result.md.pem.sigstore.json", "golden/pack.ssh.sigstore.json", "id_ed25519", "ed25519.pem", "id_ed25519.pub", "cosign.key", "cosign.pub", "id_ecdsa_enc", "id_ecdsa_enc.pub"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
@@ -790,6 +790,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ParsePrivateKey(b)
+		// Encrypted keys too: cosign's JSON, OpenSSH's bcrypt-pbkdf.
+		ParseKey(b, func() ([]byte, error) { return []byte("ctx-test-passphrase"), nil })
 		ParsePublicKey(b, "fuzz")
 		if bu, err := parseBundle(b); err == nil {
 			if st, err := parseStatement(bu.DSSEEnvelope.Payload); err == nil {
