@@ -32,8 +32,7 @@ func (e *Env) Passphrase(key string) ([]byte, error) {
 		return nil, noTTY
 	}
 	defer tty.Close()
-	fmt.Fprintf(tty, "Enter passphrase for %s: ", Escape(key))
-	p, err := readHidden(tty)
+	p, err := readHidden(tty, "Enter passphrase for "+Escape(key)+": ")
 	fmt.Fprintln(tty)
 	if err != nil {
 		return nil, fmt.Errorf("reading the passphrase of %s: %w", key, err)

@@ -13,9 +13,10 @@ func isTTY(fd uintptr) bool {
 	return errno == 0
 }
 
-// readHidden reads a line from the terminal f with echo off, restoring
-// the terminal's settings after.
-func readHidden(f *os.File) ([]byte, error) {
+// readHidden writes prompt to the terminal f and reads a line from it
+// with echo off, turned off before the prompt shows so that nothing
+// typed at it is echoed, and restored after.
+func readHidden(f *os.File, prompt string) ([]byte, error) {
 	var t syscall.Termios
 	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t))); errno != 0 {
 		return nil, errno
@@ -27,5 +28,8 @@ func readHidden(f *os.File) ([]byte, error) {
 		return nil, errno
 	}
 	defer syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCSETS, uintptr(unsafe.Pointer(&t)))
+	if _, err := f.WriteString(prompt); err != nil {
+		return nil, err
+	}
 	return readLine(f)
 }

@@ -12,6 +12,6 @@ func isTTY(uintptr) bool { return true }
 
 // readHidden cannot turn echo off here, so it refuses rather than show a
 // passphrase as it is typed.
-func readHidden(*os.File) ([]byte, error) {
+func readHidden(*os.File, string) ([]byte, error) {
 	return nil, errors.New("cannot read a passphrase without echo on this system; set it in the environment")
 }

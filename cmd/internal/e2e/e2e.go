@@ -59,10 +59,13 @@
 //	                        syntax, relative to the working directory);
 //	                        `! glob` requires none to: testscript's exists
 //	                        does not expand patterns
-//	ttyexec CMD [ARGS...]   run CMD like exec but with its stdout on a
+//	ttyexec [-answer PROMPT TEXT] CMD [ARGS...]
+//	                        run CMD like exec but with its stdout on a
 //	                        pseudo-terminal (Linux), as a person sees it;
 //	                        it gets PATH, HOME, TERM, NO_COLOR, CTX_STORE
-//	                        and the other variables of ttyEnv
+//	                        and the other variables of ttyEnv. -answer
+//	                        makes the terminal its stdin and controlling
+//	                        one too, and types TEXT once PROMPT shows
 //
 // and the conditions [shared] (../shared/testdata is present) and [tty]
 // (ttyexec can open pseudo-terminals) beside testscript's built-in ones. A script that runs a program of Tools (jq,

@@ -3,12 +3,13 @@ package e2e
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -25,10 +26,16 @@ var ttyEnv = []string{
 // cmdTtyexec runs a program as exec does but with its stdout on a
 // pseudo-terminal (output processing off, so a newline stays a newline),
 // which is what a person sees; stderr is collected as exec does, stdin is
-// empty.
+// empty. With -answer PROMPT TEXT, stdin is the terminal too, and its
+// controlling one, and TEXT and a newline are typed once PROMPT shows:
+// a person answering a question.
 func cmdTtyexec(ts *testscript.TestScript, neg bool, args []string) {
+	var prompt, answer string
+	if len(args) >= 3 && args[0] == "-answer" {
+		prompt, answer, args = args[1], args[2], args[3:]
+	}
 	if len(args) < 1 {
-		ts.Fatalf("usage: ttyexec program [args...]")
+		ts.Fatalf("usage: ttyexec [-answer PROMPT TEXT] program [args...]")
 	}
 	ctrl, tty, err := openPTY()
 	ts.Check(err)
@@ -53,11 +60,33 @@ func cmdTtyexec(ts *testscript.TestScript, neg bool, args []string) {
 	cmd.Stdin = strings.NewReader("")
 	cmd.Stdout = tty
 	cmd.Stderr = &stderr
+	if prompt != "" {
+		cmd.Stdin = tty
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	}
 	err = cmd.Start()
 	tty.Close()
+	var mu sync.Mutex
 	var out bytes.Buffer
+	done := make(chan struct{})
 	if err == nil {
-		io.Copy(&out, ctrl) // ends with EIO once the program's end closes the terminal
+		go func() {
+			defer close(done)
+			buf := make([]byte, 4096)
+			for {
+				n, err := ctrl.Read(buf)
+				mu.Lock()
+				out.Write(buf[:n])
+				mu.Unlock()
+				if err != nil {
+					return // EIO once the program's end closes the terminal
+				}
+			}
+		}()
+		if prompt != "" {
+			answerWhen(ts, ctrl, &mu, &out, done, prompt, answer)
+		}
+		<-done
 		err = cmd.Wait()
 	}
 	ts.Stdout().Write(out.Bytes())
@@ -71,6 +100,29 @@ func cmdTtyexec(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		ts.Fatalf("ttyexec %s: %v", args[0], err)
 	}
+}
+
+// answerWhen types answer into the terminal once prompt has shown in
+// its output, or gives up when the program ends or after 10 seconds.
+func answerWhen(ts *testscript.TestScript, ctrl *os.File, mu *sync.Mutex, out *bytes.Buffer, done chan struct{}, prompt, answer string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		mu.Lock()
+		shown := strings.Contains(out.String(), prompt)
+		mu.Unlock()
+		if shown {
+			if _, err := ctrl.WriteString(answer + "\n"); err != nil {
+				ts.Logf("ttyexec: typing the answer: %v", err)
+			}
+			return
+		}
+		select {
+		case <-done:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	ts.Logf("ttyexec: %q never showed", prompt)
 }
 
 // ttyAvailable reports whether pseudo-terminals can be opened here (a
