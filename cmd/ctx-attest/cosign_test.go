@@ -204,5 +204,15 @@ func TestCosign(t *testing.T) {
 		if ok, out := verifyImage("cosign.pub", "https://slsa.dev/provenance/v1"); ok {
 			t.Fatalf("cosign verify-attestation accepts another type: %s", out)
 		}
+		// What ctx attached before: a statement whose subject is the pack,
+		// not the pushed manifest. cosign finds it and refuses it.
+		write("other.json", `{"created":"2026-02-11T09:00:00Z","model":{"identifier":"gpt-4o"},"steps":[]}`)
+		other := strings.TrimPrefix(gjson.GetBytes(run("ctx-pack", "other.json"), "hash").String(), "sha256:")
+		write("other.sigstore.json", string(run("ctx-attest", "--pack", "--sign-key", "cosign.key", other)))
+		otherImage := gjson.GetBytes(run("ctx-push", "--attach", "other.sigstore.json", "oci://"+repo, other), "digest").String()
+		if ok, out := cosignRun("verify-attestation", "--key", "cosign.pub", "--insecure-ignore-tlog", "--allow-http-registry",
+			"--type", attest.PredicateType, repo+"@"+otherImage); ok {
+			t.Fatalf("cosign verify-attestation accepts a statement about the pack, not the image: %s", out)
+		}
 	})
 }
