@@ -18,6 +18,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/sidecar"
@@ -121,6 +122,10 @@ func loadSigner(env *cli.Env, path string, s *store.Store) (*attest.Signer, erro
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
 	signer, err := attest.LoadSigner(path, env.Passphrase)
+	var fe *found.Error
+	if errors.As(err, &fe) {
+		return nil, err // a pipe or device given as a key: exit 2
+	}
 	if err != nil {
 		return nil, keyError(err)
 	}
@@ -210,9 +215,9 @@ type result struct {
 }
 
 func (c *attestCmd) publicKey(env *cli.Env) error {
-	b, err := os.ReadFile(c.PublicKey)
+	b, err := found.ReadFile(c.PublicKey, found.Rule{What: "key", Max: attest.MaxKeyFile})
 	if err != nil {
-		return fmt.Errorf("reading key: %w", err)
+		return err
 	}
 	var pub attest.PublicKey
 	if priv, perr := attest.ParseKey(b, func() ([]byte, error) { return env.Passphrase(c.PublicKey) }); perr == nil {

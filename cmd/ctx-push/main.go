@@ -20,6 +20,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/remote"
@@ -35,6 +36,7 @@ type pushCmd struct {
 	SignKey   string   `name:"sign-key" help:"Also sign an attestation of each pack whose subject is its pushed OCI manifest, and attach it, so that cosign verify-attestation REPOSITORY@DIGEST checks it: an ed25519 or ECDSA P-256 key (cosign's encrypted key, with $COSIGN_PASSWORD; OpenSSH, with or without a passphrase; PEM)." placeholder:"KEY"`
 	PlainHTTP bool     `name:"plain-http" help:"Allow plain HTTP to a registry that is not on loopback (loopback registries always get plain HTTP)."`
 	Jobs      int      `default:"8" help:"Concurrent uploads." placeholder:"N"`
+	remote.Timeouts
 }
 
 func (c *pushCmd) Description() string {
@@ -44,6 +46,9 @@ func (c *pushCmd) Description() string {
 func (c *pushCmd) Run(env *cli.Env) error {
 	if c.Jobs < 1 {
 		return cli.Errorf(cli.ExitUsage, "--jobs must be at least 1")
+	}
+	if err := c.Timeouts.Validate(); err != nil {
+		return cli.WithCode(cli.ExitUsage, err)
 	}
 	s, err := env.Store()
 	if err != nil {
@@ -63,6 +68,13 @@ func (c *pushCmd) Run(env *cli.Env) error {
 	if len(items) > 1 && (len(c.Tag) > 0 || len(c.Attach) > 0) {
 		return cli.Errorf(cli.ExitUsage, "--tag and --attach apply to one pack; %d were given", len(items))
 	}
+	// Before anything is created (a layout directory) or uploaded.
+	if err := remote.CheckTags(c.Tag); err != nil {
+		return explain(err, r)
+	}
+	if err := remote.CheckAttachments(c.Attach); err != nil {
+		return explain(err, r)
+	}
 	var signer *attest.Signer
 	if c.SignKey != "" {
 		if err := attest.CheckKeyOutside(c.SignKey, s.Root()); err != nil {
@@ -70,13 +82,14 @@ func (c *pushCmd) Run(env *cli.Env) error {
 		}
 		if signer, err = attest.LoadSigner(c.SignKey, env.Passphrase); err != nil {
 			var ce *cli.Error
-			if errors.As(err, &ce) && ce.Hint != "" {
-				return err
+			var fe *found.Error
+			if errors.As(err, &ce) && ce.Hint != "" || errors.As(err, &fe) {
+				return err // a passphrase not to be had; a pipe or device given as a key
 			}
 			return cli.WithCode(cli.ExitUsage, err)
 		}
 	}
-	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version, Cache: remote.DefaultCacheDir()}, true)
+	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version, Cache: remote.DefaultCacheDir(), Timeouts: c.Timeouts}, true)
 	if err != nil {
 		return explain(err, r)
 	}
@@ -165,7 +178,8 @@ func attestImage(ctx context.Context, client *remote.Client, r remote.Remote, s 
 // explain gives remote and tag errors the usage exit code, and others
 // their hint.
 func explain(err error, r remote.Remote) error {
-	if errors.Is(err, remote.ErrInvalidRemote) {
+	var arg *remote.ArgError
+	if errors.Is(err, remote.ErrInvalidRemote) || errors.As(err, &arg) {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
 	if h := remote.Hint(err, r); h != "" {

@@ -16,7 +16,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,6 +23,8 @@ import (
 	"golang.org/x/crypto/nacl/secretbox"
 	"golang.org/x/crypto/scrypt"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/ctx-tools/ctx/lib/found"
 )
 
 // Signer signs statements with an ed25519 or ECDSA P-256 private key.
@@ -71,13 +72,19 @@ func NewSigner(key crypto.Signer) (*Signer, error) {
 // takes it from $COSIGN_PASSWORD or asks on the terminal.
 type Passphrase func(key string) ([]byte, error)
 
+// MaxKeyFile bounds a key file: keys are a few hundred bytes, and a key
+// file is read only if it is a regular file (lib/found), so that a named
+// pipe or a device given as a key, or listed in trusted_keys, is refused
+// rather than read forever.
+const MaxKeyFile = 64 << 10
+
 // LoadSigner reads a private key from a file, in any form ParseKey
 // reads; pass gives the passphrase of an encrypted one (nil: encrypted
 // keys are refused with ErrEncryptedKey).
 func LoadSigner(path string, pass Passphrase) (*Signer, error) {
-	b, err := os.ReadFile(path)
+	b, err := found.ReadFile(path, found.Rule{What: "signing key", Max: MaxKeyFile})
 	if err != nil {
-		return nil, fmt.Errorf("reading signing key: %w", err)
+		return nil, err
 	}
 	var ask func() ([]byte, error)
 	if pass != nil {
@@ -375,9 +382,9 @@ func ParsePublicKey(b []byte, source string) (PublicKey, error) {
 
 // LoadPublicKey reads a public key file (see ParsePublicKey).
 func LoadPublicKey(path string) (PublicKey, error) {
-	b, err := os.ReadFile(path)
+	b, err := found.ReadFile(path, found.Rule{What: "public key", Max: MaxKeyFile})
 	if err != nil {
-		return PublicKey{}, fmt.Errorf("reading public key: %w", err)
+		return PublicKey{}, err
 	}
 	return ParsePublicKey(b, path)
 }
