@@ -1,0 +1,207 @@
+package secrets
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// Finding is one place a secret is: which rule found it, in which pack
+// and object, at which JSON path of the pack (its log form: steps[3].output,
+// steps[3].parameters.command) and line of that value. It never holds the
+// secret: Mark names it by the first 8 hex digits of its SHA-256, which
+// tells the same secret apart from others without telling it.
+type Finding struct {
+	Rule   string        `json:"rule"`
+	Pack   digest.Digest `json:"pack,omitzero"`
+	Object digest.Digest `json:"object,omitzero"`
+	Path   string        `json:"path"`
+	Line   int           `json:"line,omitzero"`
+	Mark   string        `json:"mark"`
+}
+
+// String renders f for a message: "aws-access-token at steps[3].output
+// line 2 (object sha256:…) [REDACTED:…]".
+func (f Finding) String() string {
+	s := f.Rule + " at " + f.Path
+	if f.Line > 0 {
+		s += fmt.Sprintf(" line %d", f.Line)
+	}
+	if !f.Object.IsZero() && f.Object != f.Pack {
+		s += " (object " + f.Object.String() + ")"
+	}
+	if !f.Pack.IsZero() {
+		s += " in pack " + f.Pack.String()
+	}
+	return s
+}
+
+// ScanStats counts what a scan read.
+type ScanStats struct {
+	Objects int   // objects of the pack, its manifest included
+	Scanned int   // objects scanned (the others were known clean)
+	Bytes   int64 // bytes scanned
+}
+
+// ScanPack scans every object of the pack m (m.Hash set, as loaded): its
+// manifest, each string value decoded, and every object it references,
+// each once, skipping those c knows clean and remembering the clean ones
+// in c (c.Save writes them). Findings come in manifest order.
+func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *Cache) ([]Finding, ScanStats, error) {
+	type task struct {
+		d    digest.Digest
+		path string
+	}
+	tasks := []task{{m.Hash, ""}}
+	seen := map[digest.Digest]bool{m.Hash: true}
+	for sl := range m.Slots() {
+		d := *sl.Ref
+		if d.IsZero() || seen[d] {
+			continue
+		}
+		seen[d] = true
+		tasks = append(tasks, task{d, contentPath(sl.Path)})
+	}
+	stats := ScanStats{Objects: len(tasks)}
+	results := make([][]Finding, len(tasks))
+	errs := make([]error, len(tasks))
+	var todo []int
+	for i, t := range tasks {
+		if !c.Clean(t.d) {
+			todo = append(todo, i)
+		}
+	}
+	stats.Scanned = len(todo)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		next  int
+		bytes int64
+	)
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	for range workers {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				if next == len(todo) {
+					mu.Unlock()
+					return
+				}
+				i := todo[next]
+				next++
+				mu.Unlock()
+				t := tasks[i]
+				b, err := st.Get(t.d)
+				if err != nil {
+					errs[i] = fmt.Errorf("scanning pack %s: %w", m.Hash, err)
+					continue
+				}
+				var fs []Finding
+				if t.path == "" {
+					fs = s.scanManifest(b)
+				} else {
+					fs = s.scanObject(string(b), t.path)
+				}
+				for k := range fs {
+					fs[k].Pack, fs[k].Object = m.Hash, t.d
+				}
+				results[i] = fs
+				if len(fs) == 0 {
+					c.add(t.d)
+				}
+				mu.Lock()
+				bytes += int64(len(b))
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	stats.Bytes = bytes
+	for _, err := range errs {
+		if err != nil {
+			return nil, stats, err
+		}
+	}
+	var out []Finding
+	for _, fs := range results {
+		out = append(out, fs...)
+	}
+	return out, stats, nil
+}
+
+// contentPath names an object by the log member that holds it inline:
+// steps[3].output_ref is steps[3].output.
+func contentPath(p canon.Path) string {
+	s := p.String()
+	return strings.TrimSuffix(s, "_ref")
+}
+
+// scanObject scans a content object, reporting each place a secret
+// occurs in it at path.
+func (s *Scanner) scanObject(text, path string) []Finding {
+	var out []Finding
+	for _, h := range s.scan(text) {
+		lines := occurrences(text, h.secret)
+		if len(lines) == 0 {
+			lines = []int{0} // held encoded: the place is the value
+		}
+		for _, ln := range lines {
+			out = append(out, Finding{Rule: h.rule, Path: path, Line: ln, Mark: Mark(h.rule, h.secret)})
+		}
+	}
+	return out
+}
+
+// scanManifest scans each string value of a manifest but its object
+// references, which are digests.
+func (s *Scanner) scanManifest(b []byte) []Finding {
+	var out []Finding
+	forStrings(b, func(at jsontext.Pointer, v string) {
+		if isDigest(v) {
+			return
+		}
+		out = append(out, s.scanObject(v, canon.PathFromPointer(string(at)).String())...)
+	})
+	return out
+}
+
+// isDigest reports whether v is a sha256:<64 hex> reference.
+func isDigest(v string) bool {
+	if len(v) != 71 || !strings.HasPrefix(v, "sha256:") {
+		return false
+	}
+	return !slices.ContainsFunc([]byte(v[7:]), func(c byte) bool {
+		return !('0' <= c && c <= '9' || 'a' <= c && c <= 'f')
+	})
+}
+
+// Place fills in the pack and object of findings made on the log form of
+// the pack m (ctx-fork's): a content member (steps[3].output) is the
+// object m references there, anything else is in m's manifest.
+func Place(m *manifest.Manifest, fs []Finding) {
+	objects := map[string]digest.Digest{}
+	for sl := range m.Slots() {
+		if !sl.Ref.IsZero() {
+			objects[contentPath(sl.Path)] = *sl.Ref
+		}
+	}
+	for i := range fs {
+		f := &fs[i]
+		f.Pack, f.Object = m.Hash, m.Hash
+		for _, p := range []string{f.Path, strings.TrimSuffix(f.Path, "_base64"), strings.TrimSuffix(f.Path, ".content"), strings.TrimSuffix(f.Path, ".content_base64")} {
+			if d, ok := objects[p]; ok {
+				f.Object = d
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,239 @@
+package secrets
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+)
+
+// Report is what redacting a log found and did.
+type Report struct {
+	// Findings are the places secrets were, in log order.
+	Findings []Finding
+	// Secrets counts the distinct secrets replaced.
+	Secrets int
+	// Marks counts the marks the redacted log holds, those an earlier
+	// redaction left included.
+	Marks int
+}
+
+// Record is what a redacted pack's top-level metadata says under
+// "redaction" (RecordKey): how many marks it holds and what found them.
+type Record struct {
+	Marks   int    `json:"marks"`
+	Scanner string `json:"scanner"`
+}
+
+// RecordKey is the member of a log's (and a pack's) metadata that holds
+// its Record.
+const RecordKey = "redaction"
+
+// stringValue is one string value of a log: where it is, its bytes in the
+// log (quotes included) and its decoded text, base64 decoded for a
+// *_base64 member.
+type stringValue struct {
+	at         jsontext.Pointer
+	start, end int
+	text       string
+	base64     bool
+}
+
+// values returns every string value of the log b but member names.
+func values(b []byte) ([]stringValue, error) {
+	var out []stringValue
+	dec := jsontext.NewDecoder(bytes.NewReader(b))
+	var names []string // member name at each depth, "" in arrays
+	for {
+		kind := dec.PeekKind()
+		if kind == 0 {
+			break
+		}
+		depth := dec.StackDepth()
+		k, n := dec.StackIndex(depth)
+		if kind == '"' && depth > 0 && k == '{' && n%2 == 0 {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			for len(names) < depth {
+				names = append(names, "")
+			}
+			names[depth-1] = tok.String()
+			continue
+		}
+		if kind != '"' {
+			if _, err := dec.ReadToken(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		end := int(dec.InputOffset())
+		v := stringValue{at: dec.StackPointer(), start: end - len(raw), end: end}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		v.text = s
+		if depth > 0 && k == '{' && len(names) >= depth && strings.HasSuffix(names[depth-1], "_base64") {
+			if dec, err := base64.StdEncoding.DecodeString(s); err == nil {
+				v.text, v.base64 = string(dec), true
+			}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// RedactLog returns the execution log (DESIGN §5) b with every secret in
+// every string value, decoded (a *_base64 member's bytes too), replaced
+// by its mark, and its top-level metadata's "redaction" record set.
+// Everything else keeps its bytes. Content given by path or content_ref
+// is not read: inline it first (execlog.Log.Inline). A secret the scanner
+// still finds in the result fails the redaction rather than pass.
+func (s *Scanner) RedactLog(b []byte) ([]byte, Report, error) {
+	var rep Report
+	vals, err := values(b)
+	if err != nil {
+		return nil, rep, fmt.Errorf("reading the log: %w", err)
+	}
+	rules := map[string]string{} // secret → rule
+	var order []replacement
+	for _, v := range vals {
+		path := canon.PathFromPointer(string(v.at)).String()
+		for _, h := range s.scan(v.text) {
+			lines := occurrences(v.text, h.secret)
+			if len(lines) == 0 {
+				lines = []int{0}
+			}
+			for _, ln := range lines {
+				rep.Findings = append(rep.Findings, Finding{Rule: h.rule, Path: path, Line: ln, Mark: Mark(h.rule, h.secret)})
+			}
+			if _, ok := rules[h.secret]; !ok {
+				rules[h.secret] = h.rule
+				order = append(order, replacement{h.rule, h.secret})
+			}
+		}
+	}
+	rep.Secrets = len(order)
+
+	var out bytes.Buffer
+	out.Grow(len(b))
+	last := 0
+	for _, v := range vals {
+		if len(order) == 0 {
+			break
+		}
+		red := redactText(v.text, order)
+		if red == v.text {
+			continue
+		}
+		if again := s.scan(red); len(again) > 0 {
+			return nil, rep, fmt.Errorf("%s: a %s secret is still there after redaction (held in a form ctx cannot rewrite); edit it out with ctx-fork | jq | ctx-pack", canon.PathFromPointer(string(v.at)), again[0].rule)
+		}
+		if v.base64 {
+			red = base64.StdEncoding.EncodeToString([]byte(red))
+		}
+		q, err := jsontext.AppendQuote(nil, red)
+		if err != nil {
+			return nil, rep, fmt.Errorf("%s: %w", canon.PathFromPointer(string(v.at)), err)
+		}
+		out.Write(b[last:v.start])
+		out.Write(q)
+		last = v.end
+	}
+	out.Write(b[last:])
+	red := out.Bytes()
+
+	for _, v := range mustValues(red) {
+		rep.Marks += CountMarks(v.text)
+	}
+	red, err = setRecord(red, Record{Marks: rep.Marks, Scanner: "gitleaks " + Gitleaks})
+	if err != nil {
+		return nil, rep, err
+	}
+	return red, rep, nil
+}
+
+func mustValues(b []byte) []stringValue {
+	v, _ := values(b)
+	return v
+}
+
+// setRecord sets metadata.redaction of the log b to r, keeping the
+// metadata's other members.
+func setRecord(b []byte, r Record) ([]byte, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil, fmt.Errorf("reading the log: not a JSON object")
+	}
+	rec, err := json.Marshal(r, json.Deterministic(true))
+	if err != nil {
+		return nil, err
+	}
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil, err
+		}
+		name := tok.String()
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		if name != "metadata" {
+			continue
+		}
+		end := int(dec.InputOffset())
+		start := end - len(raw)
+		var meta map[string]jsontext.Value
+		if err := json.Unmarshal(raw, &meta); err != nil {
+			return nil, fmt.Errorf("metadata: %w", err)
+		}
+		if meta == nil {
+			meta = map[string]jsontext.Value{}
+		}
+		meta[RecordKey] = rec
+		nm, err := json.Marshal(meta, json.Deterministic(true))
+		if err != nil {
+			return nil, err
+		}
+		return slices.Concat(b[:start], nm, b[end:]), nil
+	}
+	// No metadata yet: it goes first, the log's members keeping their
+	// bytes after it.
+	open := bytes.IndexByte(b, '{')
+	member := `"metadata":{"` + RecordKey + `":` + string(rec) + `}`
+	rest := bytes.TrimLeft(b[open+1:], " \t\r\n")
+	if len(rest) > 0 && rest[0] != '}' {
+		member += ","
+	}
+	return slices.Concat(b[:open+1], []byte(member), b[open+1:]), nil
+}
+
+// RecordOf returns the redaction record of a pack's (or log's) top-level
+// metadata, ok false when it has none.
+func RecordOf(metadata jsontext.Value) (r Record, ok bool) {
+	if len(metadata) == 0 {
+		return r, false
+	}
+	var meta map[string]jsontext.Value
+	if json.Unmarshal(metadata, &meta) != nil {
+		return r, false
+	}
+	raw, ok := meta[RecordKey]
+	if !ok || json.Unmarshal(raw, &r) != nil {
+		return r, false
+	}
+	return r, true
+}

@@ -1,0 +1,273 @@
+package secrets
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/rs/zerolog"
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/logging"
+)
+
+// Gitleaks is the version of the gitleaks rules and detector the scanner
+// runs; it is part of every rule-set version.
+const Gitleaks = "8.30.1"
+
+// maxDecodeDepth is gitleaks' own default (--max-decode-depth): base64,
+// hex and percent-encoded text is decoded up to five times and scanned
+// again.
+const maxDecodeDepth = 5
+
+// Scanner finds secrets with gitleaks' default rules, plus the
+// allowlists of an optional gitleaks configuration file. It is safe for
+// concurrent use.
+type Scanner struct {
+	det     *detect.Detector
+	version string
+}
+
+// gitleaks keeps its logger and its configuration reader in package
+// variables: silence the one (its trace messages carry the secrets
+// themselves) and read with the other once at a time.
+var gitleaksMu sync.Mutex
+
+// New returns a scanner with gitleaks' default rules. allowlist, when not
+// nil, is a gitleaks configuration (TOML) whose [allowlist] and
+// [[allowlists]] tables (with targetRules, regexes, stopwords, paths,
+// condition…) are added to the default ones, for known false positives;
+// it may say [extend] useDefault = true, and may not define rules.
+func New(allowlist []byte) (*Scanner, error) {
+	gitleaksMu.Lock()
+	defer gitleaksMu.Unlock()
+	logging.Logger = zerolog.Nop()
+
+	base, err := readConfig([]byte(config.DefaultConfig))
+	if err != nil {
+		return nil, fmt.Errorf("reading gitleaks' default rules: %w", err)
+	}
+	own, err := readConfig(ctxRules)
+	if err != nil {
+		return nil, fmt.Errorf("reading ctx's rules: %w", err)
+	}
+	base.Rules = append(base.Rules, own.Rules...)
+	if allowlist != nil {
+		user, err := readConfig(allowlist)
+		if err != nil {
+			return nil, fmt.Errorf("reading the allowlist: %w", err)
+		}
+		if len(user.Rules) > 0 {
+			return nil, fmt.Errorf("reading the allowlist: it defines %d rule(s); an allowlist file holds only [[allowlists]] (gitleaks' default rules always apply)", len(user.Rules))
+		}
+		if user.Extend.Path != "" || user.Extend.URL != "" || len(user.Extend.DisabledRules) > 0 {
+			return nil, fmt.Errorf("reading the allowlist: [extend] may only say useDefault = true")
+		}
+		base.Allowlists = append(base.Allowlists, user.Allowlists...)
+	}
+	cfg, err := base.Translate()
+	if err != nil {
+		return nil, fmt.Errorf("loading gitleaks rules: %w", err)
+	}
+	d := detect.NewDetector(cfg)
+	d.MaxDecodeDepth = maxDecodeDepth
+	sum := sha256.New()
+	sum.Write([]byte(config.DefaultConfig))
+	sum.Write([]byte{0})
+	sum.Write(ctxRules)
+	sum.Write([]byte{0})
+	sum.Write(allowlist)
+	return &Scanner{
+		det:     d,
+		version: "gitleaks-" + Gitleaks + "-" + scanVersion + "-" + hex.EncodeToString(sum.Sum(nil))[:16],
+	}, nil
+}
+
+// ctxRules is the rule ctx adds to gitleaks' own (ctx.toml says why).
+//
+//go:embed ctx.toml
+var ctxRules []byte
+
+// scanVersion changes whenever what this package scans, or how, changes,
+// so that verdicts remembered by an older ctx are not trusted.
+const scanVersion = "s1"
+
+// readConfig reads a gitleaks TOML configuration with a viper of its own,
+// its deprecated [allowlist] table moved into [[allowlists]].
+func readConfig(b []byte) (*config.ViperConfig, error) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
+		return nil, err
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return nil, err
+	}
+	if vc.AllowList != nil {
+		vc.Allowlists = append(vc.Allowlists, vc.AllowList)
+		vc.AllowList = nil
+	}
+	vc.Extend = config.Extend{}
+	return &vc, nil
+}
+
+// Version names the rule set: gitleaks' version, this package's way of
+// scanning, and a hash of the rules and allowlists. A verdict remembered
+// for one version says nothing about another.
+func (s *Scanner) Version() string { return s.version }
+
+// hit is one secret found in a text: the rule that found it and the
+// secret's own text. It never leaves this package.
+type hit struct {
+	rule   string
+	secret string
+}
+
+// genericRule is gitleaks' catch-all; a secret a specific rule also
+// found is named by the specific rule.
+const genericRule = "generic-api-key"
+
+// scan returns the distinct secrets in text, in the order of the rule
+// that found each and then of the secret, each once. Text that is a JSON
+// document is scanned a second time with its strings decoded, since an
+// escaped line break (\n) hides a key from the rules that look for one.
+func (s *Scanner) scan(text string) []hit {
+	var hits []hit
+	add := func(t string) {
+		for _, f := range s.det.DetectString(t) {
+			if f.Secret == "" || inMark(t, f.Secret) {
+				continue
+			}
+			hits = append(hits, hit{rule: f.RuleID, secret: f.Secret})
+		}
+	}
+	add(text)
+	if looksJSON(text) {
+		forStrings([]byte(text), func(_ jsontext.Pointer, v string) {
+			if strings.ContainsAny(v, "\n\r\t\"\\") || strings.Contains(v, "/") {
+				add(v)
+			}
+		})
+	}
+	return dedupe(hits)
+}
+
+// dedupe keeps each secret once, named by a specific rule rather than the
+// generic one, else by the first rule id.
+func dedupe(hits []hit) []hit {
+	rank := func(h hit) int {
+		if h.rule == genericRule {
+			return 1
+		}
+		return 0
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		return cmp.Or(strings.Compare(a.secret, b.secret), cmp.Compare(rank(a), rank(b)), strings.Compare(a.rule, b.rule))
+	})
+	hits = slices.CompactFunc(hits, func(a, b hit) bool { return a.secret == b.secret })
+	slices.SortFunc(hits, func(a, b hit) int {
+		return cmp.Or(strings.Compare(a.rule, b.rule), strings.Compare(a.secret, b.secret))
+	})
+	return hits
+}
+
+// Mark is what replaces a secret: [REDACTED:<rule>:<first 8 hex of the
+// secret's SHA-256>], the same for the same secret everywhere.
+func Mark(rule, secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return "[REDACTED:" + rule + ":" + hex.EncodeToString(sum[:4]) + "]"
+}
+
+// markPattern matches a mark.
+var markPattern = regexp.MustCompile(`\[REDACTED:[a-z0-9][a-z0-9._-]*:[0-9a-f]{8}\]`)
+
+// inMark reports whether every place secret occurs in t lies inside a
+// mark: a rule that matched a mark's own letters found nothing.
+func inMark(t, secret string) bool {
+	if !strings.Contains(t, "[REDACTED:") {
+		return false
+	}
+	marks := markPattern.FindAllStringIndex(t, -1)
+	for off := 0; ; {
+		i := strings.Index(t[off:], secret)
+		if i < 0 {
+			return true
+		}
+		start, end := off+i, off+i+len(secret)
+		if !slices.ContainsFunc(marks, func(m []int) bool { return m[0] <= start && end <= m[1] }) {
+			return false
+		}
+		off = start + 1
+	}
+}
+
+// CountMarks returns how many marks text holds.
+func CountMarks(text string) int {
+	if !strings.Contains(text, "[REDACTED:") {
+		return 0
+	}
+	return len(markPattern.FindAllStringIndex(text, -1))
+}
+
+// looksJSON reports whether text is a JSON object or array.
+func looksJSON(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n")
+	return (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && jsontext.Value(text).IsValid()
+}
+
+// forStrings calls f with every string value (not member names) of the
+// JSON document b, decoded, and where it is. b must be valid JSON.
+func forStrings(b []byte, f func(at jsontext.Pointer, v string)) {
+	dec := jsontext.NewDecoder(bytes.NewReader(b))
+	for {
+		kind := dec.PeekKind()
+		if kind == 0 {
+			return
+		}
+		if kind == '"' {
+			// A member name is read as a token too; only values are
+			// content.
+			_, length := dec.StackIndex(dec.StackDepth())
+			isName := dec.StackDepth() > 0 && func() bool { k, _ := dec.StackIndex(dec.StackDepth()); return k == '{' }() && length%2 == 0
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return
+			}
+			if !isName {
+				f(dec.StackPointer(), tok.String())
+			}
+			continue
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return
+		}
+	}
+}
+
+// Load returns a scanner with the allowlist of the gitleaks configuration
+// file at path, or with none when path is "".
+func Load(path string) (*Scanner, error) {
+	if path == "" {
+		return New(nil)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the allowlist: %w", err)
+	}
+	s, err := New(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
