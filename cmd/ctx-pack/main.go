@@ -23,6 +23,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/secrets"
 	"github.com/ctx-tools/ctx/lib/sidecar"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -43,6 +44,10 @@ type packCmd struct {
 	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument). A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
 
 	signer *attest.Signer
+
+	Redact    bool   `help:"Pack the log with every secret gitleaks' rules find replaced by [REDACTED:<rule>:<sha256 prefix>] (as ctx-redact does), so that no secret reaches the store; what was replaced is said on stderr."`
+	Allowlist string `help:"With --redact, a gitleaks configuration file whose [[allowlists]] are added to the default rules' (known false positives)." placeholder:"FILE"`
+	scanner   *secrets.Scanner
 }
 
 func (c *packCmd) Description() string {
@@ -92,6 +97,15 @@ func (c *packCmd) Run(env *cli.Env) error {
 		}
 		if c.signer, err = signer(c.SignKey, s); err != nil {
 			return err
+		}
+	}
+
+	if c.Allowlist != "" && !c.Redact {
+		return cli.Errorf(cli.ExitUsage, "--allowlist applies to --redact")
+	}
+	if c.Redact {
+		if c.scanner, err = secrets.Load(c.Allowlist); err != nil {
+			return cli.WithCode(cli.ExitUsage, err)
 		}
 	}
 
@@ -217,11 +231,45 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 	if err := c.importLog(env, &src); err != nil {
 		return src, err
 	}
-	src.log, err = execlog.Parse(src.data, execlog.Options{Dir: dir, SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH")})
+	opts := execlog.Options{Dir: dir, SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH")}
+	src.log, err = execlog.Parse(src.data, opts)
 	if err != nil {
 		return src, err
 	}
-	return src, src.log.CheckStore(s)
+	if err := src.log.CheckStore(s); err != nil {
+		return src, err
+	}
+	if c.Redact {
+		return src, c.redact(env, s, &src, opts)
+	}
+	return src, nil
+}
+
+// redact replaces src's log by its redacted form (lib/secrets), its files
+// and objects read in first, before anything is stored.
+func (c *packCmd) redact(env *cli.Env, s *store.Store, src *source, opts execlog.Options) error {
+	if err := src.log.Inline(s); err != nil {
+		return fmt.Errorf("%s: %w", src.name, err)
+	}
+	b, err := src.log.JSON()
+	if err != nil {
+		return fmt.Errorf("%s: %w", src.name, err)
+	}
+	red, rep, err := c.scanner.RedactLog(b)
+	if err != nil {
+		return fmt.Errorf("%s: redacting: %w", src.name, err)
+	}
+	for _, f := range rep.Findings {
+		env.Infof("%s: redacted %s", src.name, f)
+	}
+	if rep.Secrets > 0 {
+		env.Infof("%s: %d secret(s) replaced by %d mark(s)", src.name, rep.Secrets, rep.Marks)
+	}
+	src.data = red
+	if src.log, err = execlog.Parse(red, opts); err != nil {
+		return fmt.Errorf("%s: the redacted log does not parse: %w", src.name, err)
+	}
+	return nil
 }
 
 // hookArg stands for the --hook payload among the logs to read.

@@ -3,7 +3,9 @@
 // stream of ctx output on stdin) and prints, per pack, one canonical JSON
 // line: {"hash","remote","digest","tags","layers","uploaded","skipped"}.
 // Every pack is laid out as docs/oci-layout.md specifies, so the same
-// pack has the same OCI digest wherever it is pushed from.
+// pack has the same OCI digest wherever it is pushed from. Before the
+// first upload every object of every pack is scanned for secrets
+// (lib/secrets); one found stops the push, exit 1, unless --allow-secrets.
 package main
 
 import (
@@ -17,6 +19,8 @@ import (
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/remote"
+	"github.com/ctx-tools/ctx/lib/secrets"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 type pushCmd struct {
@@ -27,6 +31,9 @@ type pushCmd struct {
 	Attach    []string `sep:"none" help:"Attach FILE to the pack as an OCI referrer: a sidecar (*.ctx.json), an attestation bundle (*.sigstore.json) or a report (*.html); with one pack only." placeholder:"FILE"`
 	PlainHTTP bool     `name:"plain-http" help:"Allow plain HTTP to a registry that is not on loopback (loopback registries always get plain HTTP)."`
 	Jobs      int      `default:"8" help:"Concurrent uploads." placeholder:"N"`
+
+	AllowSecrets bool   `name:"allow-secrets" help:"Push even when the scan finds secrets (see ctx-redact)."`
+	Allowlist    string `help:"A gitleaks configuration file whose [[allowlists]] are added to the default rules' (known false positives)." placeholder:"FILE"`
 }
 
 func (c *pushCmd) Description() string {
@@ -54,6 +61,9 @@ func (c *pushCmd) Run(env *cli.Env) error {
 	}
 	if len(items) > 1 && (len(c.Tag) > 0 || len(c.Attach) > 0) {
 		return cli.Errorf(cli.ExitUsage, "--tag and --attach apply to one pack; %d were given", len(items))
+	}
+	if err := c.scan(env, s, items); err != nil {
+		return err
 	}
 	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version, Cache: remote.DefaultCacheDir()}, true)
 	if err != nil {
@@ -83,6 +93,44 @@ func (c *pushCmd) Run(env *cli.Env) error {
 		}
 	}
 	return nil
+}
+
+// scan fails the push, before anything is uploaded, when gitleaks' rules
+// find a secret in an object of a pack to push: each finding is listed
+// on stderr (rule and place, never the value). Objects found clean are
+// remembered, so pushing them again costs no scan.
+func (c *pushCmd) scan(env *cli.Env, s *store.Store, items []ref.Item) error {
+	if c.AllowSecrets {
+		return nil
+	}
+	sc, err := secrets.Load(c.Allowlist)
+	if err != nil {
+		return cli.WithCode(cli.ExitUsage, err)
+	}
+	cache := secrets.OpenCache(secrets.DefaultCacheDir(), sc)
+	defer cache.Save()
+	var found []secrets.Finding
+	for _, it := range items {
+		m, err := ref.Load(s, it.Ref)
+		if err != nil {
+			return err
+		}
+		env.Progressf("scanning %s for secrets", m.Hash.Short())
+		fs, _, err := sc.ScanPack(s, m, cache)
+		env.ProgressDone()
+		if err != nil {
+			return err
+		}
+		found = append(found, fs...)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	for _, f := range found {
+		env.Problem(cli.Errorf(cli.ExitFinding, "secret found: %s", f))
+	}
+	return cli.WithHint(cli.Errorf(cli.ExitFinding, "%d secret(s) found; nothing was pushed", len(found)),
+		"ctx-redact REF writes a copy with each secret replaced by a mark, to push instead; --allowlist FILE names known false positives; --allow-secrets pushes anyway")
 }
 
 // explain gives remote and tag errors the usage exit code, and others

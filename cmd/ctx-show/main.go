@@ -20,6 +20,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
+	"github.com/ctx-tools/ctx/lib/secrets"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -88,6 +89,9 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		if err != nil {
 			return err
 		}
+		if err := warnSecrets(env, s, m); err != nil {
+			return err
+		}
 		return htmlview.Write(env.Stdout, c.Output, page)
 	case c.Human:
 		text, err := human(s, m)
@@ -137,6 +141,9 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	fmt.Fprintf(&b, "created  %s\n", m.Created)
 	if !m.Parent.IsZero() {
 		fmt.Fprintf(&b, "parent   %s\n", m.Parent)
+	}
+	if r, ok := manifest.RedactionOf(m.Metadata); ok {
+		fmt.Fprintf(&b, "redacted %d mark(s) replace the secrets found by %s\n", r.Marks, cli.Escape(r.Scanner))
 	}
 	fmt.Fprintf(&b, "model    %s", cli.Escape(m.Model.Identifier))
 	if len(m.Model.Parameters) > 0 {
@@ -356,6 +363,26 @@ func size(n int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}
+
+// warnSecrets says on stderr how many secrets gitleaks' rules find in the
+// pack an HTML page shows (the page embeds its content), and where.
+func warnSecrets(env *cli.Env, s *store.Store, m *manifest.Manifest) error {
+	sc, err := secrets.New(nil)
+	if err != nil {
+		return err
+	}
+	cache := secrets.OpenCache(secrets.DefaultCacheDir(), sc)
+	defer cache.Save()
+	found, _, err := sc.ScanPack(s, m, cache)
+	if err != nil || len(found) == 0 {
+		return err
+	}
+	env.Warnf("the page shows %d secret(s) that gitleaks' rules find; share the page of a redacted copy (ctx-redact %s) instead", len(found), m.Hash)
+	for _, f := range found {
+		env.Warnf("secret: %s", f)
+	}
+	return nil
 }
 
 func main() {

@@ -24,6 +24,7 @@ var verbs = []struct{ name, does string }{
 	{"verify", "artifact, pack, store or kernel pack → verdict"},
 	{"attest", "pack → signed in-toto attestations of its outputs"},
 	{"fork", "pack → editable log with parent lineage"},
+	{"redact", "pack → a copy with every secret replaced by a mark"},
 	{"log", "store → packs, newest first"},
 	{"push", "packs → an OCI registry or layout directory"},
 	{"pull", "an OCI registry or layout directory → packs"},

@@ -22,6 +22,29 @@ type Secret struct {
 	Name  string
 	Rule  string
 	Value string
+	// Core is the part of Value that must not survive a redaction (the
+	// password of a URL); empty means all of Value.
+	Core string
+}
+
+// Parts returns the pieces of the secret that must appear nowhere after
+// a redaction: its Core or Value, or, for a multi-line key, each of its
+// lines long enough to identify it.
+func (s Secret) Parts() []string {
+	v := s.Value
+	if s.Core != "" {
+		v = s.Core
+	}
+	if !strings.Contains(v, "\n") {
+		return []string{v}
+	}
+	var out []string
+	for _, l := range strings.Split(v, "\n") {
+		if len(l) >= 40 {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 const (
@@ -50,18 +73,19 @@ func Corpus(seed uint64) []Secret {
 	jwt := jwtPart(`{"alg":"HS256","typ":"JWT"}`) + "." +
 		jwtPart(`{"sub":"`+g.pick(digits, 10)+`","name":"`+g.pick(lower, 8)+`","iat":1516239022}`) + "." +
 		g.pick(alnum+"_-", 43)
+	pw := g.pick(alnum, 20)
 	return []Secret{
-		{"aws", "aws-access-token", "AK" + "IA" + g.pick(upper+"234567", 16)},
-		{"github", "github-pat", "gh" + "p_" + g.pick(alnum, 36)},
-		{"gitlab", "gitlab-pat", "gl" + "pat-" + g.pick(alnum, 20)},
-		{"slack", "slack-bot-token", "xo" + "xb-" + g.pick(digits, 12) + "-" + g.pick(digits, 13) + "-" + g.pick(alnum, 24)},
-		{"stripe", "stripe-access-token", "sk" + "_live_" + g.pick(alnum, 24)},
-		{"openai", "openai-api-key", "sk-" + "proj-" + g.pick(alnum, 74) + "T3Blbk" + "FJ" + g.pick(alnum, 74)},
-		{"anthropic", "anthropic-api-key", "sk-" + "ant-api03-" + g.pick(alnum, 93) + "AA"},
-		{"jwt", "jwt", jwt},
-		{"pem", "private-key", rsaPEM()},
-		{"openssh", "private-key", opensshKey()},
-		{"postgres-url", "url-password", "postgres://app:" + g.pick(alnum, 20) + "@db.internal:5432/prod"},
+		{"aws", "aws-access-token", "AK" + "IA" + g.pick(upper+"234567", 16), ""},
+		{"github", "github-pat", "gh" + "p_" + g.pick(alnum, 36), ""},
+		{"gitlab", "gitlab-pat", "gl" + "pat-" + g.pick(alnum, 20), ""},
+		{"slack", "slack-bot-token", "xo" + "xb-" + g.pick(digits, 12) + "-" + g.pick(digits, 13) + "-" + g.pick(alnum, 24), ""},
+		{"stripe", "stripe-access-token", "sk" + "_live_" + g.pick(alnum, 24), ""},
+		{"openai", "openai-api-key", "sk-" + "proj-" + g.pick(alnum, 74) + "T3Blbk" + "FJ" + g.pick(alnum, 74), ""},
+		{"anthropic", "anthropic-api-key", "sk-" + "ant-api03-" + g.pick(alnum, 93) + "AA", ""},
+		{"jwt", "jwt", jwt, ""},
+		{"pem", "private-key", rsaPEM(), ""},
+		{"openssh", "private-key", opensshKey(), ""},
+		{"postgres-url", "url-password", "postgres://app:" + pw + "@db.internal:5432/prod", pw},
 	}
 }
 

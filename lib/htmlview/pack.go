@@ -258,6 +258,9 @@ func buildPack(m *manifest.Manifest, objs Objects, opt Options) (*packPage, erro
 	}
 	p.Bytes = fmt.Sprintf("%s in %s", size(total), plural(len(cache), "object"))
 	p.Counts = counts(m)
+	if r, ok := manifest.RedactionOf(m.Metadata); ok {
+		p.Counts = append(p.Counts, kv{vis("redacted"), vis(fmt.Sprintf("%d mark(s) [REDACTED:…] replace the secrets found by %s", r.Marks, r.Scanner))})
+	}
 	return p, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // Report is what redacting a log found and did.
@@ -23,17 +24,6 @@ type Report struct {
 	// redaction left included.
 	Marks int
 }
-
-// Record is what a redacted pack's top-level metadata says under
-// "redaction" (RecordKey): how many marks it holds and what found them.
-type Record struct {
-	Marks   int    `json:"marks"`
-	Scanner string `json:"scanner"`
-}
-
-// RecordKey is the member of a log's (and a pack's) metadata that holds
-// its Record.
-const RecordKey = "redaction"
 
 // stringValue is one string value of a log: where it is, its bytes in the
 // log (quotes included) and its decoded text, base64 decoded for a
@@ -158,7 +148,7 @@ func (s *Scanner) RedactLog(b []byte) ([]byte, Report, error) {
 	for _, v := range mustValues(red) {
 		rep.Marks += CountMarks(v.text)
 	}
-	red, err = setRecord(red, Record{Marks: rep.Marks, Scanner: "gitleaks " + Gitleaks})
+	red, err = setRecord(red, manifest.Redaction{Marks: rep.Marks, Scanner: "gitleaks " + Gitleaks})
 	if err != nil {
 		return nil, rep, err
 	}
@@ -172,7 +162,7 @@ func mustValues(b []byte) []stringValue {
 
 // setRecord sets metadata.redaction of the log b to r, keeping the
 // metadata's other members.
-func setRecord(b []byte, r Record) ([]byte, error) {
+func setRecord(b []byte, r manifest.Redaction) ([]byte, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(b))
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil, fmt.Errorf("reading the log: not a JSON object")
@@ -203,7 +193,7 @@ func setRecord(b []byte, r Record) ([]byte, error) {
 		if meta == nil {
 			meta = map[string]jsontext.Value{}
 		}
-		meta[RecordKey] = rec
+		meta[manifest.RedactionKey] = rec
 		nm, err := json.Marshal(meta, json.Deterministic(true))
 		if err != nil {
 			return nil, err
@@ -213,27 +203,10 @@ func setRecord(b []byte, r Record) ([]byte, error) {
 	// No metadata yet: it goes first, the log's members keeping their
 	// bytes after it.
 	open := bytes.IndexByte(b, '{')
-	member := `"metadata":{"` + RecordKey + `":` + string(rec) + `}`
+	member := `"metadata":{"` + manifest.RedactionKey + `":` + string(rec) + `}`
 	rest := bytes.TrimLeft(b[open+1:], " \t\r\n")
 	if len(rest) > 0 && rest[0] != '}' {
 		member += ","
 	}
 	return slices.Concat(b[:open+1], []byte(member), b[open+1:]), nil
-}
-
-// RecordOf returns the redaction record of a pack's (or log's) top-level
-// metadata, ok false when it has none.
-func RecordOf(metadata jsontext.Value) (r Record, ok bool) {
-	if len(metadata) == 0 {
-		return r, false
-	}
-	var meta map[string]jsontext.Value
-	if json.Unmarshal(metadata, &meta) != nil {
-		return r, false
-	}
-	raw, ok := meta[RecordKey]
-	if !ok || json.Unmarshal(raw, &r) != nil {
-		return r, false
-	}
-	return r, true
 }
