@@ -111,7 +111,11 @@ func (c *pushCmd) scan(env *cli.Env, s *store.Store, items []ref.Item) error {
 	defer cache.Save()
 	var found []secrets.Finding
 	for _, it := range items {
-		m, err := ref.Load(s, it.Ref)
+		d, err := ref.Resolve(s, it.Ref)
+		if err != nil {
+			return err
+		}
+		m, err := ref.LoadResolved(s, it.Ref, d)
 		if err != nil {
 			return err
 		}

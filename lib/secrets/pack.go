@@ -30,13 +30,17 @@ type Finding struct {
 }
 
 // String renders f for a message: "aws-access-token at steps[3].output
-// line 2 (object sha256:…) [REDACTED:…]".
+// line 2 (object sha256:…) in pack sha256:…".
 func (f Finding) String() string {
 	s := f.Rule + " at " + f.Path
 	if f.Line > 0 {
 		s += fmt.Sprintf(" line %d", f.Line)
 	}
-	if !f.Object.IsZero() && f.Object != f.Pack {
+	switch {
+	case f.Object.IsZero():
+	case f.Object == f.Pack:
+		s += " (the manifest)"
+	default:
 		s += " (object " + f.Object.String() + ")"
 	}
 	if !f.Pack.IsZero() {
