@@ -9,9 +9,11 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -23,7 +25,6 @@ import (
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
-	"github.com/ctx-tools/ctx/lib/secrets"
 	"github.com/ctx-tools/ctx/lib/sidecar"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -45,9 +46,9 @@ type packCmd struct {
 
 	signer *attest.Signer
 
-	Redact    bool   `help:"Pack the log with every secret gitleaks' rules find replaced by [REDACTED:<rule>:<sha256 prefix>] (as ctx-redact does), so that no secret reaches the store; what was replaced is said on stderr."`
+	Redact    bool   `help:"Pack the log with every secret gitleaks' rules find replaced by [REDACTED:<rule>:<sha256 prefix>], so that no secret reaches the store: the log goes through ctx-redact (beside ctx-pack, else on PATH), which says on stderr what it replaced."`
 	Allowlist string `help:"With --redact, a gitleaks configuration file whose [[allowlists]] are added to the default rules' (known false positives)." placeholder:"FILE"`
-	scanner   *secrets.Scanner
+	redactor  string // ctx-redact's path
 }
 
 func (c *packCmd) Description() string {
@@ -104,8 +105,8 @@ func (c *packCmd) Run(env *cli.Env) error {
 		return cli.Errorf(cli.ExitUsage, "--allowlist applies to --redact")
 	}
 	if c.Redact {
-		if c.scanner, err = secrets.Load(c.Allowlist); err != nil {
-			return cli.WithCode(cli.ExitUsage, err)
+		if c.redactor, err = cli.Tool("ctx-redact"); err != nil {
+			return cli.WithHint(cli.Errorf(cli.ExitError, "--redact needs ctx-redact: %v", err), "install it beside ctx-pack: go install ./cmd/ctx-redact")
 		}
 	}
 
@@ -245,8 +246,10 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 	return src, nil
 }
 
-// redact replaces src's log by its redacted form (lib/secrets), its files
-// and objects read in first, before anything is stored.
+// redact replaces src's log by its redacted form, its files and objects
+// read in first, before anything is stored. ctx-redact does the work, as
+// a filter, so that ctx-pack, which agent hooks start after every turn,
+// does not link (nor start up) the secret scanner.
 func (c *packCmd) redact(env *cli.Env, s *store.Store, src *source, opts execlog.Options) error {
 	if err := src.log.Inline(s); err != nil {
 		return fmt.Errorf("%s: %w", src.name, err)
@@ -255,18 +258,23 @@ func (c *packCmd) redact(env *cli.Env, s *store.Store, src *source, opts execlog
 	if err != nil {
 		return fmt.Errorf("%s: %w", src.name, err)
 	}
-	red, rep, err := c.scanner.RedactLog(b)
-	if err != nil {
-		return fmt.Errorf("%s: redacting: %w", src.name, err)
+	args := []string{}
+	if c.Allowlist != "" {
+		args = append(args, "--allowlist", c.Allowlist)
 	}
-	for _, f := range rep.Findings {
-		env.Infof("%s: redacted %s", src.name, f)
+	var out bytes.Buffer
+	cmd := exec.Command(c.redactor, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(b), &out, env.Stderr
+	if err := cmd.Run(); err != nil {
+		code := cli.ExitError
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == cli.ExitUsage {
+			code = cli.ExitUsage
+		}
+		return cli.Errorf(code, "%s: redacting with %s: %v", src.name, c.redactor, err)
 	}
-	if rep.Secrets > 0 {
-		env.Infof("%s: %d secret(s) replaced by %d mark(s)", src.name, rep.Secrets, rep.Marks)
-	}
-	src.data = red
-	if src.log, err = execlog.Parse(red, opts); err != nil {
+	src.data = out.Bytes()
+	if src.log, err = execlog.Parse(src.data, opts); err != nil {
 		return fmt.Errorf("%s: the redacted log does not parse: %w", src.name, err)
 	}
 	return nil

@@ -9,17 +9,22 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/remote"
-	"github.com/ctx-tools/ctx/lib/secrets"
+	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -97,43 +102,73 @@ func (c *pushCmd) Run(env *cli.Env) error {
 
 // scan fails the push, before anything is uploaded, when gitleaks' rules
 // find a secret in an object of a pack to push: each finding is listed
-// on stderr (rule and place, never the value). Objects found clean are
-// remembered, so pushing them again costs no scan.
+// on stderr (rule and place, never the value). ctx-redact --check scans,
+// so that ctx-push does not link the scanner; a pack found clean before
+// with the same rules costs one stat.
 func (c *pushCmd) scan(env *cli.Env, s *store.Store, items []ref.Item) error {
 	if c.AllowSecrets {
 		return nil
 	}
-	sc, err := secrets.Load(c.Allowlist)
-	if err != nil {
-		return cli.WithCode(cli.ExitUsage, err)
+	var allow []byte
+	if c.Allowlist != "" {
+		b, err := os.ReadFile(c.Allowlist)
+		if err != nil {
+			return cli.Errorf(cli.ExitUsage, "reading the allowlist: %v", err)
+		}
+		allow = b
 	}
-	cache := secrets.OpenCache(secrets.DefaultCacheDir(), sc)
-	defer cache.Save()
-	var found []secrets.Finding
+	cache := verdict.Open(verdict.DefaultCacheDir(), verdict.Version(allow))
+	var todo []digest.Digest
 	for _, it := range items {
 		d, err := ref.Resolve(s, it.Ref)
 		if err != nil {
 			return err
 		}
-		m, err := ref.LoadResolved(s, it.Ref, d)
-		if err != nil {
+		if cache.PackClean(d) || slices.Contains(todo, d) {
+			continue
+		}
+		if _, err := ref.LoadResolved(s, it.Ref, d); err != nil {
 			return err
 		}
-		env.Progressf("scanning %s for secrets", m.Hash.Short())
-		fs, _, err := sc.ScanPack(s, m, cache)
-		env.ProgressDone()
-		if err != nil {
-			return err
-		}
-		found = append(found, fs...)
+		todo = append(todo, d)
 	}
-	if len(found) == 0 {
+	if len(todo) == 0 {
 		return nil
 	}
-	for _, f := range found {
-		env.Problem(cli.Errorf(cli.ExitFinding, "secret found: %s", f))
+	bin, err := cli.Tool("ctx-redact")
+	if err != nil {
+		return cli.WithHint(cli.Errorf(cli.ExitError, "ctx-push scans what it pushes with ctx-redact, which is not installed beside it or on PATH"), "install it (go install ./cmd/ctx-redact), or push without the scan: --allow-secrets")
 	}
-	return cli.WithHint(cli.Errorf(cli.ExitFinding, "%d secret(s) found; nothing was pushed", len(found)),
+	found := 0
+	for _, d := range todo {
+		args := []string{"--check", "--human", "--store", s.Root()}
+		if c.Allowlist != "" {
+			args = append(args, "--allowlist", c.Allowlist)
+		}
+		var out bytes.Buffer
+		cmd := exec.Command(bin, append(args, d.String())...)
+		cmd.Stdout, cmd.Stderr = &out, env.Stderr
+		env.Progressf("scanning %s for secrets", d.Short())
+		err := cmd.Run()
+		env.ProgressDone()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, &ee) && ee.ExitCode() == cli.ExitFinding:
+			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				env.Problem(cli.Errorf(cli.ExitFinding, "secret found: %s", line))
+				found++
+			}
+		case errors.As(err, &ee) && ee.ExitCode() == cli.ExitUsage:
+			return cli.Errorf(cli.ExitUsage, "scanning %s with %s: %v", d, bin, err)
+		default:
+			return fmt.Errorf("scanning %s with %s: %v", d, bin, err)
+		}
+	}
+	if found == 0 {
+		return nil
+	}
+	return cli.WithHint(cli.Errorf(cli.ExitFinding, "%d secret(s) found; nothing was pushed", found),
 		"ctx-redact REF writes a copy with each secret replaced by a mark, to push instead; --allowlist FILE names known false positives; --allow-secrets pushes anyway")
 }
 

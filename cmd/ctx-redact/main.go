@@ -22,13 +22,14 @@ import (
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/secrets"
+	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
 type redactCmd struct {
 	cli.Globals
 	Ref       string `arg:"" optional:"" help:"The pack to redact (default: stdin, which may instead hold an execution log to redact as a filter)." placeholder:"REF"`
-	Check     bool   `help:"Only report the secrets found, one JSON line each; write nothing. Exit 1 when any is found."`
+	Check     bool   `help:"Only report the secrets found, one JSON line each (--human: one sentence each); write nothing. Exit 1 when any is found. A pack's objects found clean are remembered ($XDG_CACHE_HOME/ctx/secrets; CTX_SECRETS_CACHE=off to disable), so checking them again costs nothing."`
 	Allowlist string `help:"A gitleaks configuration file whose [[allowlists]] are added to the default rules' (known false positives)." placeholder:"FILE"`
 }
 
@@ -109,6 +110,16 @@ func (c *redactCmd) redactPack(env *cli.Env, sc *secrets.Scanner, r string) erro
 	if err != nil {
 		return err
 	}
+	if c.Check {
+		// Each object once, and none this user's scans found clean before.
+		cache := verdict.Open(verdict.DefaultCacheDir(), sc.Version())
+		defer cache.Save()
+		found, _, err := sc.ScanPack(s, m, cache)
+		if err != nil {
+			return err
+		}
+		return report(env, found)
+	}
 	l, err := execlog.FromManifest(s, m)
 	if err != nil {
 		return fmt.Errorf("reading pack %s: %w", m.Hash, err)
@@ -123,9 +134,6 @@ func (c *redactCmd) redactPack(env *cli.Env, sc *secrets.Scanner, r string) erro
 		return fmt.Errorf("redacting pack %s: %w", m.Hash, err)
 	}
 	secrets.Place(m, rep.Findings)
-	if c.Check {
-		return report(env, rep.Findings)
-	}
 	nl, err := execlog.Parse(red, execlog.Options{})
 	if err != nil {
 		return fmt.Errorf("redacting pack %s: the redacted log does not parse: %w", m.Hash, err)

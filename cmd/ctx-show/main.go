@@ -8,11 +8,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -20,7 +24,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
-	"github.com/ctx-tools/ctx/lib/secrets"
+	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -367,20 +371,36 @@ func size(n int64) string {
 
 // warnSecrets says on stderr how many secrets gitleaks' rules find in the
 // pack an HTML page shows (the page embeds its content), and where.
+// ctx-redact --check scans, so that ctx-show does not link the scanner.
 func warnSecrets(env *cli.Env, s *store.Store, m *manifest.Manifest) error {
-	sc, err := secrets.New(nil)
+	bin, err := cli.Tool("ctx-redact")
 	if err != nil {
-		return err
+		env.Warnf("the page was not checked for secrets: ctx-redact is not installed beside ctx-show or on PATH")
+		return nil
 	}
-	cache := secrets.OpenCache(secrets.DefaultCacheDir(), sc)
-	defer cache.Save()
-	found, _, err := sc.ScanPack(s, m, cache)
-	if err != nil || len(found) == 0 {
-		return err
+	if verdict.Open(verdict.DefaultCacheDir(), verdict.Version(nil)).PackClean(m.Hash) {
+		return nil
 	}
-	env.Warnf("the page shows %d secret(s) that gitleaks' rules find; share the page of a redacted copy (ctx-redact %s) instead", len(found), m.Hash)
-	for _, f := range found {
-		env.Warnf("secret: %s", f)
+	var out bytes.Buffer
+	cmd := exec.Command(bin, "--check", "--store", s.Root(), m.Hash.String())
+	cmd.Stdout, cmd.Stderr = &out, env.Stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == cli.ExitFinding) {
+		return fmt.Errorf("checking the page for secrets with %s: %v", bin, err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
+	if len(out.Bytes()) == 0 {
+		return nil
+	}
+	env.Warnf("the page shows %d secret(s) that gitleaks' rules find; share the page of a redacted copy (ctx-redact %s) instead", len(lines), m.Hash)
+	for _, l := range lines {
+		f := gjson.ParseBytes(l)
+		where := f.Get("path").String()
+		if n := f.Get("line").Int(); n > 0 {
+			where += fmt.Sprintf(" line %d", n)
+		}
+		env.Warnf("secret: %s at %s", f.Get("rule").String(), where)
 	}
 	return nil
 }

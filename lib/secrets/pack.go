@@ -12,6 +12,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -59,8 +60,12 @@ type ScanStats struct {
 // ScanPack scans every object of the pack m (m.Hash set, as loaded): its
 // manifest, each string value decoded, and every object it references,
 // each once, skipping those c knows clean and remembering the clean ones
-// in c (c.Save writes them). Findings come in manifest order.
-func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *Cache) ([]Finding, ScanStats, error) {
+// (and the pack, when all are) in c, which Save writes. Findings come in
+// manifest order.
+func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *verdict.Cache) ([]Finding, ScanStats, error) {
+	if c.PackClean(m.Hash) {
+		return nil, ScanStats{}, nil
+	}
 	type task struct {
 		d    digest.Digest
 		path string
@@ -85,6 +90,11 @@ func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *Cache) ([]F
 		}
 	}
 	stats.Scanned = len(todo)
+	if len(todo) > 0 {
+		if err := s.init(); err != nil {
+			return nil, stats, err
+		}
+	}
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -120,7 +130,7 @@ func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *Cache) ([]F
 				}
 				results[i] = fs
 				if len(fs) == 0 {
-					c.add(t.d)
+					c.Add(t.d)
 				}
 				mu.Lock()
 				bytes += int64(len(b))
@@ -138,6 +148,9 @@ func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *Cache) ([]F
 	var out []Finding
 	for _, fs := range results {
 		out = append(out, fs...)
+	}
+	if len(out) == 0 {
+		c.AddPack(m.Hash)
 	}
 	return out, stats, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 )
 
 // Report is what redacting a log found and did.
@@ -93,6 +94,9 @@ func values(b []byte) ([]stringValue, error) {
 // still finds in the result fails the redaction rather than pass.
 func (s *Scanner) RedactLog(b []byte) ([]byte, Report, error) {
 	var rep Report
+	if err := s.init(); err != nil {
+		return nil, rep, err
+	}
 	vals, err := values(b)
 	if err != nil {
 		return nil, rep, fmt.Errorf("reading the log: %w", err)
@@ -148,7 +152,7 @@ func (s *Scanner) RedactLog(b []byte) ([]byte, Report, error) {
 	for _, v := range mustValues(red) {
 		rep.Marks += CountMarks(v.text)
 	}
-	red, err = setRecord(red, manifest.Redaction{Marks: rep.Marks, Scanner: "gitleaks " + Gitleaks})
+	red, err = setRecord(red, manifest.Redaction{Marks: rep.Marks, Scanner: "gitleaks " + verdict.Gitleaks})
 	if err != nil {
 		return nil, rep, err
 	}

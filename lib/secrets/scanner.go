@@ -19,11 +19,9 @@ import (
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
-)
 
-// Gitleaks is the version of the gitleaks rules and detector the scanner
-// runs; it is part of every rule-set version.
-const Gitleaks = "8.30.1"
+	"github.com/ctx-tools/ctx/lib/secrets/verdict"
+)
 
 // maxDecodeDepth is gitleaks' own default (--max-decode-depth): base64,
 // hex and percent-encoded text is decoded up to five times and scanned
@@ -32,10 +30,15 @@ const maxDecodeDepth = 5
 
 // Scanner finds secrets with gitleaks' default rules, plus the
 // allowlists of an optional gitleaks configuration file. It is safe for
-// concurrent use.
+// concurrent use. Its rules are compiled on first use, so that a command
+// that finds everything already known clean (Cache) never pays for them.
 type Scanner struct {
-	det     *detect.Detector
-	version string
+	allowlist *config.ViperConfig
+	version   string
+
+	once sync.Once
+	det  *detect.Detector
+	err  error
 }
 
 // gitleaks keeps its logger and its configuration reader in package
@@ -49,6 +52,31 @@ var gitleaksMu sync.Mutex
 // condition…) are added to the default ones, for known false positives;
 // it may say [extend] useDefault = true, and may not define rules.
 func New(allowlist []byte) (*Scanner, error) {
+	s := &Scanner{}
+	if allowlist != nil {
+		user, err := readConfig(allowlist)
+		if err != nil {
+			return nil, fmt.Errorf("reading the allowlist: %w", err)
+		}
+		if len(user.Rules) > 0 {
+			return nil, fmt.Errorf("reading the allowlist: it defines %d rule(s); an allowlist file holds only [[allowlists]] (gitleaks' default rules always apply)", len(user.Rules))
+		}
+		if user.Extend.Path != "" || user.Extend.URL != "" || len(user.Extend.DisabledRules) > 0 {
+			return nil, fmt.Errorf("reading the allowlist: [extend] may only say useDefault = true")
+		}
+		s.allowlist = user
+	}
+	s.version = verdict.Version(allowlist)
+	return s, nil
+}
+
+// init compiles the rules, once.
+func (s *Scanner) init() error {
+	s.once.Do(func() { s.det, s.err = s.build() })
+	return s.err
+}
+
+func (s *Scanner) build() (*detect.Detector, error) {
 	gitleaksMu.Lock()
 	defer gitleaksMu.Unlock()
 	logging.Logger = zerolog.Nop()
@@ -62,18 +90,8 @@ func New(allowlist []byte) (*Scanner, error) {
 		return nil, fmt.Errorf("reading ctx's rules: %w", err)
 	}
 	base.Rules = append(base.Rules, own.Rules...)
-	if allowlist != nil {
-		user, err := readConfig(allowlist)
-		if err != nil {
-			return nil, fmt.Errorf("reading the allowlist: %w", err)
-		}
-		if len(user.Rules) > 0 {
-			return nil, fmt.Errorf("reading the allowlist: it defines %d rule(s); an allowlist file holds only [[allowlists]] (gitleaks' default rules always apply)", len(user.Rules))
-		}
-		if user.Extend.Path != "" || user.Extend.URL != "" || len(user.Extend.DisabledRules) > 0 {
-			return nil, fmt.Errorf("reading the allowlist: [extend] may only say useDefault = true")
-		}
-		base.Allowlists = append(base.Allowlists, user.Allowlists...)
+	if s.allowlist != nil {
+		base.Allowlists = append(base.Allowlists, s.allowlist.Allowlists...)
 	}
 	cfg, err := base.Translate()
 	if err != nil {
@@ -81,26 +99,13 @@ func New(allowlist []byte) (*Scanner, error) {
 	}
 	d := detect.NewDetector(cfg)
 	d.MaxDecodeDepth = maxDecodeDepth
-	sum := sha256.New()
-	sum.Write([]byte(config.DefaultConfig))
-	sum.Write([]byte{0})
-	sum.Write(ctxRules)
-	sum.Write([]byte{0})
-	sum.Write(allowlist)
-	return &Scanner{
-		det:     d,
-		version: "gitleaks-" + Gitleaks + "-" + scanVersion + "-" + hex.EncodeToString(sum.Sum(nil))[:16],
-	}, nil
+	return d, nil
 }
 
 // ctxRules is the rule ctx adds to gitleaks' own (ctx.toml says why).
 //
 //go:embed ctx.toml
 var ctxRules []byte
-
-// scanVersion changes whenever what this package scans, or how, changes,
-// so that verdicts remembered by an older ctx are not trusted.
-const scanVersion = "s1"
 
 // readConfig reads a gitleaks TOML configuration with a viper of its own,
 // its deprecated [allowlist] table moved into [[allowlists]].
@@ -122,9 +127,8 @@ func readConfig(b []byte) (*config.ViperConfig, error) {
 	return &vc, nil
 }
 
-// Version names the rule set: gitleaks' version, this package's way of
-// scanning, and a hash of the rules and allowlists. A verdict remembered
-// for one version says nothing about another.
+// Version names the rule set (verdict.Version): a verdict remembered for
+// one version says nothing about another.
 func (s *Scanner) Version() string { return s.version }
 
 // hit is one secret found in a text: the rule that found it and the

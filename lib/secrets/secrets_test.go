@@ -1,17 +1,23 @@
 package secrets
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/zricethezav/gitleaks/v8/config"
 
 	"github.com/ctx-tools/ctx/internal/secrettest"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -19,6 +25,9 @@ func newScanner(t testing.TB) *Scanner {
 	t.Helper()
 	s, err := New(nil)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.init(); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -159,7 +168,8 @@ func TestScanPack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := OpenCache(t.TempDir(), sc)
+	cacheDir := t.TempDir()
+	cache := verdict.Open(cacheDir, sc.Version())
 	fs, stats, err := sc.ScanPack(st, m, cache)
 	if err != nil {
 		t.Fatal(err)
@@ -192,16 +202,26 @@ func TestScanPack(t *testing.T) {
 		t.Fatalf("redacted pack: %v %+v", err, fs)
 	}
 	cache.Save()
-	again := OpenCache(filepath.Dir(cache.path), sc)
-	if _, stats, _ := sc.ScanPack(st, rm, again); stats.Scanned != 0 {
-		t.Errorf("re-scan read %d objects, want 0 (all known clean)", stats.Scanned)
+	again := verdict.Open(cacheDir, sc.Version())
+	if !again.PackClean(rm.Hash) || again.PackClean(m.Hash) {
+		t.Errorf("pack verdicts: redacted %v, original %v; want true, false", again.PackClean(rm.Hash), again.PackClean(m.Hash))
+	}
+	// A fork sharing most objects: only its new ones are scanned.
+	l2 := mustLog(t, red)
+	l2.Steps = l2.Steps[:len(l2.Steps)-1]
+	fm, _, err := l2.Pack(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, stats, _ := sc.ScanPack(st, fm, again); stats.Scanned != 1 {
+		t.Errorf("fork: scanned %d objects of %d, want 1 (its manifest)", stats.Scanned, stats.Objects)
 	}
 	// Another rule set trusts none of it.
 	other, err := New([]byte("[[allowlists]]\nstopwords = [\"nothing-here\"]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, stats, _ := other.ScanPack(st, rm, OpenCache(filepath.Dir(cache.path), other)); stats.Scanned != stats.Objects {
+	if _, stats, _ := other.ScanPack(st, rm, verdict.Open(cacheDir, other.Version())); stats.Scanned != stats.Objects {
 		t.Errorf("another rule set trusted the cache")
 	}
 }
@@ -216,6 +236,9 @@ func TestAllowlist(t *testing.T) {
 	}
 	s, err := New([]byte("[[allowlists]]\ndescription = \"test token\"\nregexes = ['''^" + tok + "$''']\n"))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.init(); err != nil {
 		t.Fatal(err)
 	}
 	if hs := s.scan(text); len(hs) != 0 {
@@ -269,5 +292,31 @@ func BenchmarkScanText(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		sc.scan(text)
+	}
+}
+
+// TestVersion: the rule-set version names exactly the rules run and the
+// gitleaks version built in, so that no verdict outlives a rule change.
+func TestVersion(t *testing.T) {
+	sum := sha256.New()
+	sum.Write([]byte(config.DefaultConfig))
+	sum.Write([]byte{0})
+	sum.Write(ctxRules)
+	if got := hex.EncodeToString(sum.Sum(nil)); got != verdict.Rules {
+		t.Errorf("the rules changed: set verdict.Rules to %s", got)
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		t.Skip("no build information")
+	}
+	for _, m := range bi.Deps {
+		if m.Path == "github.com/zricethezav/gitleaks/v8" && m.Version != "v"+verdict.Gitleaks {
+			t.Errorf("gitleaks is %s: set verdict.Gitleaks", m.Version)
+		}
+	}
+	a, _ := New(nil)
+	b, _ := New([]byte("[[allowlists]]\nstopwords = [\"x\"]\n"))
+	if a.Version() == b.Version() {
+		t.Error("an allowlist does not change the version")
 	}
 }
