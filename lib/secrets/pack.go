@@ -61,16 +61,25 @@ type ScanStats struct {
 // manifest, each string value decoded, and every object it references,
 // each once, skipping those c knows clean and remembering the clean ones
 // (and the pack, when all are) in c, which Save writes. Findings come in
-// manifest order.
+// manifest order. The work is spread over GOMAXPROCS goroutines, the
+// manifest's values among them, since a long session's manifest holds
+// much of its text (commands, file contents written, edits).
 func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *verdict.Cache) ([]Finding, ScanStats, error) {
 	if c.PackClean(m.Hash) {
 		return nil, ScanStats{}, nil
 	}
-	type task struct {
-		d    digest.Digest
-		path string
+	// An object, and the units of text it is scanned as.
+	type object struct {
+		d     digest.Digest
+		path  string // "" for the manifest
+		units int
 	}
-	tasks := []task{{m.Hash, ""}}
+	type unit struct {
+		obj  int
+		path string
+		text string // the manifest's values; content is read when scanned
+	}
+	objs := []object{{d: m.Hash}}
 	seen := map[digest.Digest]bool{m.Hash: true}
 	for sl := range m.Slots() {
 		d := *sl.Ref
@@ -78,76 +87,96 @@ func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *verdict.Cac
 			continue
 		}
 		seen[d] = true
-		tasks = append(tasks, task{d, contentPath(sl.Path)})
+		objs = append(objs, object{d: d, path: contentPath(sl.Path)})
 	}
-	stats := ScanStats{Objects: len(tasks)}
-	results := make([][]Finding, len(tasks))
-	errs := make([]error, len(tasks))
-	var todo []int
-	for i, t := range tasks {
-		if !c.Clean(t.d) {
-			todo = append(todo, i)
+	stats := ScanStats{Objects: len(objs)}
+	var units []unit
+	for i, o := range objs {
+		if c.Clean(o.d) {
+			continue
 		}
+		stats.Scanned++
+		if o.path != "" {
+			units = append(units, unit{obj: i, path: o.path})
+			objs[i].units = 1
+			continue
+		}
+		b, err := st.Get(o.d)
+		if err != nil {
+			return nil, stats, fmt.Errorf("scanning pack %s: %w", m.Hash, err)
+		}
+		stats.Bytes += int64(len(b))
+		forStrings(b, func(at jsontext.Pointer, v string) {
+			if !isDigest(v) {
+				units = append(units, unit{obj: i, path: canon.PathFromPointer(string(at)).String(), text: v})
+				objs[i].units++
+			}
+		})
 	}
-	stats.Scanned = len(todo)
-	if len(todo) > 0 {
+	if len(units) > 0 {
 		if err := s.init(); err != nil {
 			return nil, stats, err
 		}
 	}
+	results := make([][]Finding, len(units))
+	errs := make([]error, len(units))
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
 		next  int
 		bytes int64
 	)
-	workers := min(runtime.GOMAXPROCS(0), len(todo))
-	for range workers {
+	for range min(runtime.GOMAXPROCS(0), len(units)) {
 		wg.Go(func() {
 			for {
 				mu.Lock()
-				if next == len(todo) {
+				if next == len(units) {
 					mu.Unlock()
 					return
 				}
-				i := todo[next]
+				i := next
 				next++
 				mu.Unlock()
-				t := tasks[i]
-				b, err := st.Get(t.d)
-				if err != nil {
-					errs[i] = fmt.Errorf("scanning pack %s: %w", m.Hash, err)
-					continue
+				u := units[i]
+				text := u.text
+				if objs[u.obj].path != "" {
+					b, err := st.Get(objs[u.obj].d)
+					if err != nil {
+						errs[i] = fmt.Errorf("scanning pack %s: %w", m.Hash, err)
+						continue
+					}
+					text = string(b)
+					mu.Lock()
+					bytes += int64(len(b))
+					mu.Unlock()
 				}
-				var fs []Finding
-				if t.path == "" {
-					fs = s.scanManifest(b)
-				} else {
-					fs = s.scanObject(string(b), t.path)
-				}
+				fs := s.scanObject(text, u.path)
 				for k := range fs {
-					fs[k].Pack, fs[k].Object = m.Hash, t.d
+					fs[k].Pack, fs[k].Object = m.Hash, objs[u.obj].d
 				}
 				results[i] = fs
-				if len(fs) == 0 {
-					c.Add(t.d)
-				}
-				mu.Lock()
-				bytes += int64(len(b))
-				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	stats.Bytes = bytes
+	stats.Bytes += bytes
 	for _, err := range errs {
 		if err != nil {
 			return nil, stats, err
 		}
 	}
+	dirty := make([]bool, len(objs))
 	var out []Finding
-	for _, fs := range results {
+	for i, fs := range results {
 		out = append(out, fs...)
+		if len(fs) > 0 {
+			dirty[units[i].obj] = true
+		}
+	}
+	for i, o := range objs {
+		if !dirty[i] && (o.units > 0 || o.path == "") && !c.Clean(o.d) {
+			c.Add(o.d)
+		}
 	}
 	if len(out) == 0 {
 		c.AddPack(m.Hash)
@@ -175,19 +204,6 @@ func (s *Scanner) scanObject(text, path string) []Finding {
 			out = append(out, Finding{Rule: h.rule, Path: path, Line: ln, Mark: Mark(h.rule, h.secret)})
 		}
 	}
-	return out
-}
-
-// scanManifest scans each string value of a manifest but its object
-// references, which are digests.
-func (s *Scanner) scanManifest(b []byte) []Finding {
-	var out []Finding
-	forStrings(b, func(at jsontext.Pointer, v string) {
-		if isDigest(v) {
-			return
-		}
-		out = append(out, s.scanObject(v, canon.PathFromPointer(string(at)).String())...)
-	})
 	return out
 }
 

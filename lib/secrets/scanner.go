@@ -18,7 +18,9 @@ import (
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/detect/codec"
 	"github.com/zricethezav/gitleaks/v8/logging"
+	"github.com/zricethezav/gitleaks/v8/report"
 
 	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 )
@@ -37,7 +39,8 @@ type Scanner struct {
 	version   string
 
 	once sync.Once
-	det  *detect.Detector
+	det  *detect.Detector // every rule but the generic one
+	gen  *detect.Detector // the generic rule alone
 	err  error
 }
 
@@ -72,22 +75,22 @@ func New(allowlist []byte) (*Scanner, error) {
 
 // init compiles the rules, once.
 func (s *Scanner) init() error {
-	s.once.Do(func() { s.det, s.err = s.build() })
+	s.once.Do(func() { s.err = s.build() })
 	return s.err
 }
 
-func (s *Scanner) build() (*detect.Detector, error) {
+func (s *Scanner) build() error {
 	gitleaksMu.Lock()
 	defer gitleaksMu.Unlock()
 	logging.Logger = zerolog.Nop()
 
 	base, err := readConfig([]byte(config.DefaultConfig))
 	if err != nil {
-		return nil, fmt.Errorf("reading gitleaks' default rules: %w", err)
+		return fmt.Errorf("reading gitleaks' default rules: %w", err)
 	}
 	own, err := readConfig(ctxRules)
 	if err != nil {
-		return nil, fmt.Errorf("reading ctx's rules: %w", err)
+		return fmt.Errorf("reading ctx's rules: %w", err)
 	}
 	base.Rules = append(base.Rules, own.Rules...)
 	if s.allowlist != nil {
@@ -95,11 +98,64 @@ func (s *Scanner) build() (*detect.Detector, error) {
 	}
 	cfg, err := base.Translate()
 	if err != nil {
-		return nil, fmt.Errorf("loading gitleaks rules: %w", err)
+		return fmt.Errorf("loading gitleaks rules: %w", err)
 	}
-	d := detect.NewDetector(cfg)
-	d.MaxDecodeDepth = maxDecodeDepth
-	return d, nil
+	// The generic rule is by far the costliest (its regular expression
+	// tries each position of a text that holds one of its keywords), and
+	// can only match around an assignment (=, :, >, |, ,): it gets a
+	// detector of its own, run only on a text where one appears, raw or
+	// decoded (mayAssign). The results are gitleaks' own (dedupe keeps
+	// its rule that a specific rule's finding hides a generic one).
+	s.det = detect.NewDetector(only(cfg, func(id string) bool { return id != genericRule }))
+	s.gen = detect.NewDetector(only(cfg, func(id string) bool { return id == genericRule }))
+	s.det.MaxDecodeDepth, s.gen.MaxDecodeDepth = maxDecodeDepth, maxDecodeDepth
+	return nil
+}
+
+// only returns cfg with the rules keep says yes to, and their keywords.
+func only(cfg config.Config, keep func(id string) bool) config.Config {
+	out := cfg
+	out.Rules = map[string]config.Rule{}
+	out.Keywords = map[string]struct{}{}
+	out.OrderedRules = nil
+	for _, id := range cfg.OrderedRules {
+		r, ok := cfg.Rules[id]
+		if !ok || !keep(id) {
+			continue
+		}
+		out.Rules[id] = r
+		out.OrderedRules = append(out.OrderedRules, id)
+		for _, k := range r.Keywords {
+			out.Keywords[strings.ToLower(k)] = struct{}{}
+		}
+	}
+	return out
+}
+
+// assignChars are the characters one of which the generic rule's match
+// must hold: its assignment operators (=, >, :=, ||, :, =>, ?=, ,).
+const assignChars = "=>:|,"
+
+// mayAssign reports whether text, or any of the decodings gitleaks'
+// detector would scan (base64, hex, percent-encoding, up to
+// maxDecodeDepth levels), holds one of assignChars: where none does, the
+// generic rule cannot match.
+func mayAssign(text string) bool {
+	if strings.ContainsAny(text, assignChars) {
+		return true
+	}
+	dec := codec.NewDecoder()
+	var segs []*codec.EncodedSegment
+	for range maxDecodeDepth {
+		text, segs = dec.Decode(text, segs)
+		if len(segs) == 0 {
+			return false
+		}
+		if strings.ContainsAny(text, assignChars) {
+			return true
+		}
+	}
+	return false
 }
 
 // ctxRules is the rule ctx adds to gitleaks' own (ctx.toml says why).
@@ -149,8 +205,12 @@ const genericRule = "generic-api-key"
 func (s *Scanner) scan(text string) []hit {
 	var hits []hit
 	add := func(t string) {
-		for _, f := range s.det.DetectString(t) {
-			if f.Secret == "" || inMark(t, f.Secret) {
+		found := s.det.DetectString(t)
+		if mayAssign(t) {
+			found = append(found, s.gen.DetectString(t)...)
+		}
+		for _, f := range found {
+			if f.Secret == "" || inMark(t, f.Secret) || hidden(f, found) {
 				continue
 			}
 			hits = append(hits, hit{rule: f.RuleID, secret: f.Secret})
@@ -165,6 +225,22 @@ func (s *Scanner) scan(text string) []hit {
 		})
 	}
 	return dedupe(hits)
+}
+
+// hidden applies gitleaks' rule (detect.filter) that a generic finding is
+// dropped where a specific rule found, on the same line, a secret holding
+// it: it applies within one detector, and the generic rule has its own.
+func hidden(f report.Finding, all []report.Finding) bool {
+	if !strings.Contains(strings.ToLower(f.RuleID), "generic") {
+		return false
+	}
+	for _, o := range all {
+		if o.StartLine == f.StartLine && o.RuleID != f.RuleID && strings.Contains(o.Secret, f.Secret) &&
+			!strings.Contains(strings.ToLower(o.RuleID), "generic") {
+			return true
+		}
+	}
+	return false
 }
 
 // dedupe keeps each secret once, named by a specific rule rather than the

@@ -284,17 +284,6 @@ func quote(s string) string {
 	return string(b)
 }
 
-// BenchmarkScanSession scans a real 3 MB session's text (or the largest
-// shared one) as ctx-push does, uncached.
-func BenchmarkScanText(b *testing.B) {
-	sc := newScanner(b)
-	text := strings.Repeat("Read /home/dev/app/main.go\n     1\tpackage main\n     2\tfunc main() { println(\"hello, token world\") }\n", 30000)
-	b.SetBytes(int64(len(text)))
-	for b.Loop() {
-		sc.scan(text)
-	}
-}
-
 // TestVersion: the rule-set version names exactly the rules run and the
 // gitleaks version built in, so that no verdict outlives a rule change.
 func TestVersion(t *testing.T) {
