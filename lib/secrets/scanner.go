@@ -39,6 +39,7 @@ type Scanner struct {
 	version   string
 
 	once sync.Once
+	all  *detect.Detector // every rule
 	det  *detect.Detector // every rule but the generic one
 	gen  *detect.Detector // the generic rule alone
 	err  error
@@ -102,13 +103,18 @@ func (s *Scanner) build() error {
 	}
 	// The generic rule is by far the costliest (its regular expression
 	// tries each position of a text that holds one of its keywords), and
-	// can only match around an assignment (=, :, >, |, ,): it gets a
-	// detector of its own, run only on a text where one appears, raw or
-	// decoded (mayAssign). The results are gitleaks' own (dedupe keeps
-	// its rule that a specific rule's finding hides a generic one).
+	// can only match around an assignment (=, :, >, |, ,). A text holding
+	// none of those characters is scanned without it, and with it alone
+	// only when a decoding gitleaks would scan holds one (mayAssign); any
+	// other text by every rule at once. The results are gitleaks' own
+	// (hidden applies its rule that a specific finding hides a generic
+	// one across the two detectors).
+	s.all = detect.NewDetector(cfg)
 	s.det = detect.NewDetector(only(cfg, func(id string) bool { return id != genericRule }))
 	s.gen = detect.NewDetector(only(cfg, func(id string) bool { return id == genericRule }))
-	s.det.MaxDecodeDepth, s.gen.MaxDecodeDepth = maxDecodeDepth, maxDecodeDepth
+	for _, d := range []*detect.Detector{s.all, s.det, s.gen} {
+		d.MaxDecodeDepth = maxDecodeDepth
+	}
 	return nil
 }
 
@@ -136,14 +142,11 @@ func only(cfg config.Config, keep func(id string) bool) config.Config {
 // must hold: its assignment operators (=, >, :=, ||, :, =>, ?=, ,).
 const assignChars = "=>:|,"
 
-// mayAssign reports whether text, or any of the decodings gitleaks'
+// mayAssign reports whether any of the decodings of text gitleaks'
 // detector would scan (base64, hex, percent-encoding, up to
-// maxDecodeDepth levels), holds one of assignChars: where none does, the
-// generic rule cannot match.
+// maxDecodeDepth levels) holds one of assignChars: where neither text
+// nor they do, the generic rule cannot match.
 func mayAssign(text string) bool {
-	if strings.ContainsAny(text, assignChars) {
-		return true
-	}
 	dec := codec.NewDecoder()
 	var segs []*codec.EncodedSegment
 	for range maxDecodeDepth {
@@ -205,9 +208,14 @@ const genericRule = "generic-api-key"
 func (s *Scanner) scan(text string) []hit {
 	var hits []hit
 	add := func(t string) {
-		found := s.det.DetectString(t)
-		if mayAssign(t) {
-			found = append(found, s.gen.DetectString(t)...)
+		var found []report.Finding
+		if strings.ContainsAny(t, assignChars) {
+			found = s.all.DetectString(t)
+		} else {
+			found = s.det.DetectString(t)
+			if mayAssign(t) {
+				found = append(found, s.gen.DetectString(t)...)
+			}
 		}
 		for _, f := range found {
 			if f.Secret == "" || inMark(t, f.Secret) || hidden(f, found) {
