@@ -9,15 +9,17 @@
 #     repush-noscan  the same pack again, --allow-secrets
 #     repush-scan    the same pack again with the scan (known clean)
 #     check-W3       ctx-redact --check of the pack, nothing remembered
-# Each case runs RUNS times; medians of wall and CPU (user + system, of
-# ctx-push and the ctx-redact it runs).
+# With and without the scan run alternately, so that both see the same
+# load (RUNS times each; re-pushes $REPUSH_RUNS, default RUNS × 10);
+# medians of wall and CPU
+# (user + system, of ctx-push and the ctx-redact it runs).
 # Usage: scripts/bench-secrets.sh [RUNS]   (default 5)
 set -euo pipefail
 export CGO_ENABLED=0
 runs=${1:-5}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-go test -run '^$' -bench 'BenchmarkScanSession3MB|BenchmarkCompileRules' -benchtime 3x -count "$runs" ./lib/secrets
+go test -run '^$' -bench 'BenchmarkScanSession3MB|BenchmarkScanW3Object|BenchmarkCompileRules' -benchtime 3x -count "$runs" ./lib/secrets
 command -v docker-registry >/dev/null || { echo "bench-secrets: docker-registry is not installed (apt-get install docker-registry)" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctx-bench-secrets.XXXXXX")
 pid=
@@ -69,14 +71,34 @@ run() {
 	done
 	printf '%-14s %9.1f ms  cpu %7.1f ms\n' "$name" "$(printf '%s\n' "${t[@]}" | median)" "$(printf '%s\n' "${c[@]}" | median)"
 }
+# pair N NAME_A SETUP_A CMD_A NAME_B SETUP_B CMD_B: run the two commands
+# alternately (each after its untimed SETUP), N times each, so that both
+# see the same neighbours' load; print their median wall and CPU times
+# and the ratio of the wall times, B/A.
+pair() {
+	local count=$1 na=$2 sa=$3 ca=$4 nb=$5 sb=$6 cb=$7 ta=() tb=() ua=() ub=() a b
+	for i in $(seq "$count"); do
+		eval "$sa" >/dev/null
+		a=$(now); eval "/usr/bin/time -f '%U %S' -o '$work/cpu' $ca" >/dev/null || true; b=$(now)
+		ta+=("$(echo "($b - $a) * 1000" | bc -l)"); ua+=("$(awk '{print ($1 + $2) * 1000}' "$work/cpu")")
+		eval "$sb" >/dev/null
+		a=$(now); eval "/usr/bin/time -f '%U %S' -o '$work/cpu' $cb" >/dev/null || true; b=$(now)
+		tb+=("$(echo "($b - $a) * 1000" | bc -l)"); ub+=("$(awk '{print ($1 + $2) * 1000}' "$work/cpu")")
+	done
+	local ma mb
+	ma=$(printf '%s\n' "${ta[@]}" | median)
+	mb=$(printf '%s\n' "${tb[@]}" | median)
+	printf '%-14s %9.1f ms  cpu %7.1f ms\n' "$na" "$ma" "$(printf '%s\n' "${ua[@]}" | median)"
+	printf '%-14s %9.1f ms  cpu %7.1f ms  (%s runs each, alternated; wall ratio %.3f)\n' "$nb" "$mb" "$(printf '%s\n' "${ub[@]}" | median)" "$count" "$(echo "$mb / $ma" | bc -l)"
+}
 n=0
 fresh() { n=$((n + 1)); repo="$reg/w3-$n"; }
 forget() { rm -rf "$XDG_CACHE_HOME/ctx/secrets"; fresh; }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-run push-noscan 'fresh' 'ctx-push --allow-secrets --store "$work/a" "$repo" "$hash"'
-run push-scan 'forget' 'ctx-push --store "$work/a" "$repo" "$hash"'
-run repush-noscan ':' 'ctx-push --allow-secrets --store "$work/a" "$reg/prep" "$hash"'
-run repush-scan ':' 'ctx-push --store "$work/a" "$reg/prep" "$hash"'
+pair "$runs" push-noscan 'fresh' 'ctx-push --allow-secrets --store "$work/a" "$repo" "$hash"' \
+	push-scan 'forget' 'ctx-push --store "$work/a" "$repo" "$hash"'
+pair "${REPUSH_RUNS:-$((runs * 10))}" repush-noscan ':' 'ctx-push --allow-secrets --store "$work/a" "$reg/prep" "$hash"' \
+	repush-scan ':' 'ctx-push --store "$work/a" "$reg/prep" "$hash"'
 run check-W3 ':' 'env CTX_SECRETS_CACHE=off ctx-redact --check --store "$work/a" "$hash"'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
