@@ -12,9 +12,17 @@
 // manifest's string values decoded, a content object as its text and,
 // when that text is a JSON document, each of its strings decoded too (an
 // escaped "\n" would hide a key from the rules that look for a line
-// break). ScanPack remembers objects found clean (Cache, keyed by the
-// object's digest and the rule set's Version), so scanning a pack again
-// costs one lookup per object.
+// break). ScanPack remembers the packs and objects found clean
+// (verdict.Cache, keyed by their digest and the rule set's Version), so
+// scanning a pack again costs one stat, and a fork only its new objects.
+//
+// The generic rule, by far the costliest, runs only on a text holding
+// one of the characters its match needs (= : > | ,), raw or decoded;
+// findings are gitleaks' own.
+//
+// Only ctx-redact links this package (gitleaks brings archive readers and
+// report templates that would slow every start of ctx-pack); the other
+// tools run ctx-redact, and read verdicts with lib/secrets/verdict.
 //
 // RedactLog replaces each secret of an execution log by its Mark,
 // [REDACTED:<rule>:<first 8 hex of the secret's SHA-256>], the same for
