@@ -42,7 +42,7 @@ type pushCmd struct {
 }
 
 func (c *pushCmd) Description() string {
-	return "Push context packs to an OCI registry or OCI image layout directory. Credentials come from ~/.docker/config.json and its credential helpers (docker login, oras login). Only blobs the remote lacks are uploaded."
+	return "Push context packs to an OCI registry or OCI image layout directory. Credentials come from ~/.docker/config.json and its credential helpers (docker login, oras login). Only blobs the remote lacks are uploaded. Before the first upload, every object of every pack (and every --attach file) is scanned for secrets with gitleaks' rules (by ctx-redact --check): one found stops the push, exit 1, unless --allow-secrets."
 }
 
 func (c *pushCmd) Run(env *cli.Env) error {
@@ -132,23 +132,36 @@ func (c *pushCmd) scan(env *cli.Env, s *store.Store, items []ref.Item) error {
 		}
 		todo = append(todo, d)
 	}
-	if len(todo) == 0 {
+	if len(todo) == 0 && len(c.Attach) == 0 {
 		return nil
 	}
 	bin, err := cli.Tool("ctx-redact")
 	if err != nil {
 		return cli.WithHint(cli.Errorf(cli.ExitError, "ctx-push scans what it pushes with ctx-redact, which is not installed beside it or on PATH"), "install it (go install ./cmd/ctx-redact), or push without the scan: --allow-secrets")
 	}
-	found := 0
+	// The packs, then the attachments (a page or a sidecar shows content
+	// too), each a run of ctx-redact --check.
+	checks := make([][]string, 0, len(todo)+1)
 	for _, d := range todo {
+		checks = append(checks, []string{d.String()})
+	}
+	if len(c.Attach) > 0 {
+		var files []string
+		for _, f := range c.Attach {
+			files = append(files, "--file", f)
+		}
+		checks = append(checks, files)
+	}
+	found := 0
+	for _, what := range checks {
 		args := []string{"--check", "--human", "--store", s.Root()}
 		if c.Allowlist != "" {
 			args = append(args, "--allowlist", c.Allowlist)
 		}
 		var out bytes.Buffer
-		cmd := exec.Command(bin, append(args, d.String())...)
+		cmd := exec.Command(bin, append(args, what...)...)
 		cmd.Stdout, cmd.Stderr = &out, env.Stderr
-		env.Progressf("scanning %s for secrets", d.Short())
+		env.Progressf("scanning %s for secrets", what[len(what)-1])
 		err := cmd.Run()
 		env.ProgressDone()
 		var ee *exec.ExitError
@@ -160,9 +173,9 @@ func (c *pushCmd) scan(env *cli.Env, s *store.Store, items []ref.Item) error {
 				found++
 			}
 		case errors.As(err, &ee) && ee.ExitCode() == cli.ExitUsage:
-			return cli.Errorf(cli.ExitUsage, "scanning %s with %s: %v", d, bin, err)
+			return cli.Errorf(cli.ExitUsage, "scanning %s with %s: %v", what[len(what)-1], bin, err)
 		default:
-			return fmt.Errorf("scanning %s with %s: %v", d, bin, err)
+			return fmt.Errorf("scanning %s with %s: %v", what[len(what)-1], bin, err)
 		}
 	}
 	if found == 0 {

@@ -28,9 +28,10 @@ import (
 
 type redactCmd struct {
 	cli.Globals
-	Ref       string `arg:"" optional:"" help:"The pack to redact (default: stdin, which may instead hold an execution log to redact as a filter)." placeholder:"REF"`
-	Check     bool   `help:"Only report the secrets found, one JSON line each (--human: one sentence each); write nothing. Exit 1 when any is found. A pack's objects found clean are remembered ($XDG_CACHE_HOME/ctx/secrets; CTX_SECRETS_CACHE=off to disable), so checking them again costs nothing."`
-	Allowlist string `help:"A gitleaks configuration file whose [[allowlists]] are added to the default rules' (known false positives)." placeholder:"FILE"`
+	Ref       string   `arg:"" optional:"" help:"The pack to redact (default: stdin, which may instead hold an execution log to redact as a filter)." placeholder:"REF"`
+	Check     bool     `help:"Only report the secrets found, one JSON line each (--human: one sentence each); write nothing. Exit 1 when any is found. A pack's objects found clean are remembered ($XDG_CACHE_HOME/ctx/secrets; CTX_SECRETS_CACHE=off to disable), so checking them again costs nothing."`
+	Allowlist string   `help:"A gitleaks configuration file whose [[allowlists]] are added to the default rules' (known false positives)." placeholder:"FILE"`
+	Files     []string `name:"file" sep:"none" help:"With --check, scan FILE as text instead of a pack (repeatable): a page, sidecar or attachment about to be shared. Findings name the file as their path." placeholder:"FILE"`
 }
 
 func (c *redactCmd) Description() string {
@@ -45,6 +46,12 @@ func (c *redactCmd) Run(env *cli.Env) error {
 	sc, err := secrets.Load(c.Allowlist)
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
+	}
+	if len(c.Files) > 0 {
+		if !c.Check || c.Ref != "" {
+			return cli.Errorf(cli.ExitUsage, "--file checks files: give --check and no REF")
+		}
+		return c.checkFiles(env, sc)
 	}
 	if c.Ref != "" && c.Ref != "-" {
 		return c.redactPack(env, sc, c.Ref)
@@ -196,6 +203,23 @@ func report(env *cli.Env, fs []secrets.Finding) error {
 		return cli.Exit(cli.ExitFinding)
 	}
 	return nil
+}
+
+// checkFiles reports the secrets in --file FILEs.
+func (c *redactCmd) checkFiles(env *cli.Env, sc *secrets.Scanner) error {
+	var found []secrets.Finding
+	for _, name := range c.Files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		fs, err := sc.ScanText(string(b), name)
+		if err != nil {
+			return err
+		}
+		found = append(found, fs...)
+	}
+	return report(env, found)
 }
 
 // filter redacts the execution log data: the redacted log on stdout, what

@@ -184,6 +184,15 @@ func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *verdict.Cac
 	return out, stats, nil
 }
 
+// ScanText scans a text that is no pack (a file about to be shared),
+// reporting each place a secret occurs in it under the name path.
+func (s *Scanner) ScanText(text, path string) ([]Finding, error) {
+	if err := s.init(); err != nil {
+		return nil, err
+	}
+	return s.scanObject(text, path), nil
+}
+
 // contentPath names an object by the log member that holds it inline:
 // steps[3].output_ref is steps[3].output.
 func contentPath(p canon.Path) string {
