@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
@@ -106,9 +104,9 @@ func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *verdict.Cac
 			return nil, stats, fmt.Errorf("scanning pack %s: %w", m.Hash, err)
 		}
 		stats.Bytes += int64(len(b))
-		forStrings(b, func(at jsontext.Pointer, v string) {
-			if !isDigest(v) {
-				units = append(units, unit{obj: i, path: canon.PathFromPointer(string(at)).String(), text: v})
+		walk(b, func(v stringValue) {
+			if !isDigest(v.text) {
+				units = append(units, unit{obj: i, path: v.path(), text: v.text})
 				objs[i].units++
 			}
 		})

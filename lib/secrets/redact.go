@@ -5,12 +5,10 @@ import (
 	"encoding/base64"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 )
@@ -26,66 +24,6 @@ type Report struct {
 	Marks int
 }
 
-// stringValue is one string value of a log: where it is, its bytes in the
-// log (quotes included) and its decoded text, base64 decoded for a
-// *_base64 member.
-type stringValue struct {
-	at         jsontext.Pointer
-	start, end int
-	text       string
-	base64     bool
-}
-
-// values returns every string value of the log b but member names.
-func values(b []byte) ([]stringValue, error) {
-	var out []stringValue
-	dec := jsontext.NewDecoder(bytes.NewReader(b))
-	var names []string // member name at each depth, "" in arrays
-	for {
-		kind := dec.PeekKind()
-		if kind == 0 {
-			break
-		}
-		depth := dec.StackDepth()
-		k, n := dec.StackIndex(depth)
-		if kind == '"' && depth > 0 && k == '{' && n%2 == 0 {
-			tok, err := dec.ReadToken()
-			if err != nil {
-				return nil, err
-			}
-			for len(names) < depth {
-				names = append(names, "")
-			}
-			names[depth-1] = tok.String()
-			continue
-		}
-		if kind != '"' {
-			if _, err := dec.ReadToken(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return nil, err
-		}
-		end := int(dec.InputOffset())
-		v := stringValue{at: dec.StackPointer(), start: end - len(raw), end: end}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, err
-		}
-		v.text = s
-		if depth > 0 && k == '{' && len(names) >= depth && strings.HasSuffix(names[depth-1], "_base64") {
-			if dec, err := base64.StdEncoding.DecodeString(s); err == nil {
-				v.text, v.base64 = string(dec), true
-			}
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 // RedactLog returns the execution log (DESIGN §5) b with every secret in
 // every string value, decoded (a *_base64 member's bytes too), replaced
 // by its mark, and its top-level metadata's "redaction" record set.
@@ -97,14 +35,14 @@ func (s *Scanner) RedactLog(b []byte) ([]byte, Report, error) {
 	if err := s.init(); err != nil {
 		return nil, rep, err
 	}
-	vals, err := values(b)
-	if err != nil {
+	var vals []stringValue
+	if err := walk(b, func(v stringValue) { vals = append(vals, v) }); err != nil {
 		return nil, rep, fmt.Errorf("reading the log: %w", err)
 	}
 	rules := map[string]string{} // secret → rule
 	var order []replacement
 	for _, v := range vals {
-		path := canon.PathFromPointer(string(v.at)).String()
+		path := v.path()
 		for _, h := range s.scan(v.text) {
 			lines := occurrences(v.text, h.secret)
 			if len(lines) == 0 {
@@ -133,14 +71,14 @@ func (s *Scanner) RedactLog(b []byte) ([]byte, Report, error) {
 			continue
 		}
 		if again := s.scan(red); len(again) > 0 {
-			return nil, rep, fmt.Errorf("%s: a %s secret is still there after redaction (held in a form ctx cannot rewrite); edit it out with ctx-fork | jq | ctx-pack", canon.PathFromPointer(string(v.at)), again[0].rule)
+			return nil, rep, fmt.Errorf("%s: a %s secret is still there after redaction (held in a form ctx cannot rewrite); edit it out with ctx-fork | jq | ctx-pack", v.path(), again[0].rule)
 		}
 		if v.base64 {
 			red = base64.StdEncoding.EncodeToString([]byte(red))
 		}
 		q, err := jsontext.AppendQuote(nil, red)
 		if err != nil {
-			return nil, rep, fmt.Errorf("%s: %w", canon.PathFromPointer(string(v.at)), err)
+			return nil, rep, fmt.Errorf("%s: %w", v.path(), err)
 		}
 		out.Write(b[last:v.start])
 		out.Write(q)
@@ -149,19 +87,14 @@ func (s *Scanner) RedactLog(b []byte) ([]byte, Report, error) {
 	out.Write(b[last:])
 	red := out.Bytes()
 
-	for _, v := range mustValues(red) {
-		rep.Marks += CountMarks(v.text)
+	if err := walk(red, func(v stringValue) { rep.Marks += CountMarks(v.text) }); err != nil {
+		return nil, rep, fmt.Errorf("reading the redacted log: %w", err)
 	}
-	red, err = setRecord(red, manifest.Redaction{Marks: rep.Marks, Scanner: "gitleaks " + verdict.Gitleaks})
+	red, err := setRecord(red, manifest.Redaction{Marks: rep.Marks, Scanner: "gitleaks " + verdict.Gitleaks})
 	if err != nil {
 		return nil, rep, err
 	}
 	return red, rep, nil
-}
-
-func mustValues(b []byte) []stringValue {
-	v, _ := values(b)
-	return v
 }
 
 // setRecord sets metadata.redaction of the log b to r, keeping the

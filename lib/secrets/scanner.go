@@ -226,9 +226,10 @@ func (s *Scanner) scan(text string) []hit {
 	}
 	add(text)
 	if looksJSON(text) {
-		forStrings([]byte(text), func(_ jsontext.Pointer, v string) {
-			if strings.ContainsAny(v, "\n\r\t\"\\") || strings.Contains(v, "/") {
-				add(v)
+		// Only strings JSON escaped can hide a secret from the raw pass.
+		walk([]byte(text), func(v stringValue) {
+			if strings.ContainsAny(v.text, "\n\r\t\"\\/") {
+				add(v.text)
 			}
 		})
 	}
@@ -312,35 +313,6 @@ func CountMarks(text string) int {
 func looksJSON(text string) bool {
 	t := strings.TrimLeft(text, " \t\r\n")
 	return (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && jsontext.Value(text).IsValid()
-}
-
-// forStrings calls f with every string value (not member names) of the
-// JSON document b, decoded, and where it is. b must be valid JSON.
-func forStrings(b []byte, f func(at jsontext.Pointer, v string)) {
-	dec := jsontext.NewDecoder(bytes.NewReader(b))
-	for {
-		kind := dec.PeekKind()
-		if kind == 0 {
-			return
-		}
-		if kind == '"' {
-			// A member name is read as a token too; only values are
-			// content.
-			_, length := dec.StackIndex(dec.StackDepth())
-			isName := dec.StackDepth() > 0 && func() bool { k, _ := dec.StackIndex(dec.StackDepth()); return k == '{' }() && length%2 == 0
-			tok, err := dec.ReadToken()
-			if err != nil {
-				return
-			}
-			if !isName {
-				f(dec.StackPointer(), tok.String())
-			}
-			continue
-		}
-		if _, err := dec.ReadToken(); err != nil {
-			return
-		}
-	}
 }
 
 // Load returns a scanner with the allowlist of the gitleaks configuration

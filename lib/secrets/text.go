@@ -14,13 +14,6 @@ type replacement struct {
 	rule, secret string
 }
 
-// markFor is the mark that replaces secret, followed by as many line
-// breaks as secret holds, so that the lines after it keep their numbers
-// (a file's numbered lines, a partial read's line ranges).
-func markFor(rule, secret string) string {
-	return Mark(rule, secret) + strings.Repeat("\n", strings.Count(secret, "\n"))
-}
-
 // forms returns how secret may be written in a text: as itself and, when
 // that differs, JSON-escaped (inside a JSON document the text holds).
 func forms(secret string) []string {
@@ -56,38 +49,40 @@ func occurrences(text, secret string) []int {
 // alphabet), where gitleaks' decoding pass finds secrets.
 var encodedRun = regexp.MustCompile(`[A-Za-z0-9+/_-]{16,}={0,2}`)
 
-// redactText replaces every secret of reps in text by its mark, and
-// reports whether anything changed. A secret held in text only
-// base64-encoded has its whole encoded run replaced.
+// redactText returns text with every secret of reps replaced by its
+// mark, in whichever form it is written (itself or JSON-escaped; an
+// escaped secret's line breaks are kept escaped). A secret held in text
+// only base64-encoded has its whole encoded run replaced.
 func redactText(text string, reps []replacement) string {
-	var pairs []string
 	type pair struct{ old, new string }
-	var ps []pair
+	var pairs []pair
 	var encoded []replacement
 	for _, r := range reps {
 		found := false
 		for i, f := range forms(r.secret) {
-			if strings.Contains(text, f) {
-				found = true
-				mark := markFor(r.rule, r.secret)
-				if i > 0 {
-					mark = Mark(r.rule, r.secret) + strings.Repeat(`\n`, strings.Count(r.secret, "\n"))
-				}
-				ps = append(ps, pair{f, mark})
+			if !strings.Contains(text, f) {
+				continue
 			}
+			found = true
+			breaks := strings.Repeat("\n", strings.Count(r.secret, "\n"))
+			if i > 0 {
+				breaks = strings.Repeat(`\n`, strings.Count(r.secret, "\n"))
+			}
+			pairs = append(pairs, pair{f, Mark(r.rule, r.secret) + breaks})
 		}
 		if !found {
 			encoded = append(encoded, r)
 		}
 	}
-	// Longer secrets first: the replacer tries its pairs in order, and a
-	// secret may contain another.
-	slices.SortStableFunc(ps, func(a, b pair) int { return len(b.old) - len(a.old) })
-	for _, p := range ps {
-		pairs = append(pairs, p.old, p.new)
-	}
 	if len(pairs) > 0 {
-		text = strings.NewReplacer(pairs...).Replace(text)
+		// Longer secrets first: the replacer tries its pairs in order at
+		// each position, and a secret may contain another.
+		slices.SortStableFunc(pairs, func(a, b pair) int { return len(b.old) - len(a.old) })
+		args := make([]string, 0, 2*len(pairs))
+		for _, p := range pairs {
+			args = append(args, p.old, p.new)
+		}
+		text = strings.NewReplacer(args...).Replace(text)
 	}
 	if len(encoded) > 0 {
 		text = encodedRun.ReplaceAllStringFunc(text, func(run string) string {
