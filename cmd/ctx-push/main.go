@@ -5,17 +5,22 @@
 // A pack named by a tag (ctx-push REMOTE baseline) is tagged so on the
 // remote too, beside its hash tag and any --tag.
 // Every pack is laid out as docs/oci-layout.md specifies, so the same
-// pack has the same OCI digest wherever it is pushed from.
+// pack has the same OCI digest wherever it is pushed from. Before the
+// first upload every object of every pack is scanned for secrets
+// (lib/secrets); one found stops the push, exit 1, unless --allow-secrets.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
@@ -24,6 +29,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/remote"
+	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -37,10 +43,13 @@ type pushCmd struct {
 	PlainHTTP bool     `name:"plain-http" help:"Allow plain HTTP to a registry that is not on loopback (loopback registries always get plain HTTP)."`
 	Jobs      int      `default:"8" help:"Concurrent uploads." placeholder:"N"`
 	remote.Timeouts
+
+	AllowSecrets bool   `name:"allow-secrets" help:"Push even when the scan finds secrets (see ctx-redact)."`
+	Allowlist    string `help:"A gitleaks configuration file whose [[allowlists]] are added to the default rules' (known false positives)." placeholder:"FILE"`
 }
 
 func (c *pushCmd) Description() string {
-	return "Push context packs to an OCI registry or OCI image layout directory. Credentials come from ~/.docker/config.json and its credential helpers (docker login, oras login). Only blobs the remote lacks are uploaded."
+	return "Push context packs to an OCI registry or OCI image layout directory. Credentials come from ~/.docker/config.json and its credential helpers (docker login, oras login). Only blobs the remote lacks are uploaded. Before the first upload, every object of every pack (and every --attach file) is scanned for secrets with gitleaks' rules (by ctx-redact --check): one found stops the push, exit 1, unless --allow-secrets."
 }
 
 func (c *pushCmd) Run(env *cli.Env) error {
@@ -88,6 +97,9 @@ func (c *pushCmd) Run(env *cli.Env) error {
 			}
 			return cli.WithCode(cli.ExitUsage, err)
 		}
+	}
+	if err := c.scan(env, s, items); err != nil {
+		return err
 	}
 	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version, Cache: remote.DefaultCacheDir(), Timeouts: c.Timeouts}, true)
 	if err != nil {
@@ -173,6 +185,91 @@ func attestImage(ctx context.Context, client *remote.Client, r remote.Remote, s 
 	}
 	res.Referrers = append(res.Referrers, refs...)
 	return nil
+}
+
+// scan fails the push, before anything is uploaded, when gitleaks' rules
+// find a secret in an object of a pack to push: each finding is listed
+// on stderr (rule and place, never the value). ctx-redact --check scans,
+// so that ctx-push does not link the scanner; a pack found clean before
+// with the same rules costs one stat.
+func (c *pushCmd) scan(env *cli.Env, s *store.Store, items []ref.Item) error {
+	if c.AllowSecrets {
+		return nil
+	}
+	var allow []byte
+	if c.Allowlist != "" {
+		b, err := os.ReadFile(c.Allowlist)
+		if err != nil {
+			return cli.Errorf(cli.ExitUsage, "reading the allowlist: %v", err)
+		}
+		allow = b
+	}
+	cache := verdict.Open(verdict.DefaultCacheDir(), verdict.Version(allow))
+	var todo []digest.Digest
+	for _, it := range items {
+		d, err := ref.Resolve(s, it.Ref)
+		if err != nil {
+			return err
+		}
+		if cache.PackClean(d) || slices.Contains(todo, d) {
+			continue
+		}
+		if _, err := ref.LoadResolved(s, it.Ref, d); err != nil {
+			return err
+		}
+		todo = append(todo, d)
+	}
+	if len(todo) == 0 && len(c.Attach) == 0 {
+		return nil
+	}
+	bin, err := cli.Tool("ctx-redact")
+	if err != nil {
+		return cli.WithHint(cli.Errorf(cli.ExitError, "ctx-push scans what it pushes with ctx-redact, which is not installed beside it or on PATH"), "install it (go install ./cmd/ctx-redact), or push without the scan: --allow-secrets")
+	}
+	// The packs, then the attachments (a page or a sidecar shows content
+	// too), each a run of ctx-redact --check.
+	checks := make([][]string, 0, len(todo)+1)
+	for _, d := range todo {
+		checks = append(checks, []string{d.String()})
+	}
+	if len(c.Attach) > 0 {
+		var files []string
+		for _, f := range c.Attach {
+			files = append(files, "--file", f)
+		}
+		checks = append(checks, files)
+	}
+	found := 0
+	for _, what := range checks {
+		args := []string{"--check", "--human", "--store", s.Root()}
+		if c.Allowlist != "" {
+			args = append(args, "--allowlist", c.Allowlist)
+		}
+		var out bytes.Buffer
+		cmd := exec.Command(bin, append(args, what...)...)
+		cmd.Stdout, cmd.Stderr = &out, env.Stderr
+		env.Progressf("scanning %s for secrets", what[len(what)-1])
+		err := cmd.Run()
+		env.ProgressDone()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, &ee) && ee.ExitCode() == cli.ExitFinding:
+			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				env.Problem(cli.Errorf(cli.ExitFinding, "secret found: %s", line))
+				found++
+			}
+		case errors.As(err, &ee) && ee.ExitCode() == cli.ExitUsage:
+			return cli.Errorf(cli.ExitUsage, "scanning %s with %s: %v", what[len(what)-1], bin, err)
+		default:
+			return fmt.Errorf("scanning %s with %s: %v", what[len(what)-1], bin, err)
+		}
+	}
+	if found == 0 {
+		return nil
+	}
+	return cli.WithHint(cli.Errorf(cli.ExitFinding, "%d secret(s) found; nothing was pushed", found),
+		"ctx-redact REF writes a copy with each secret replaced by a mark, to push instead; --allowlist FILE names known false positives; --allow-secrets pushes anyway")
 }
 
 // explain gives remote and tag errors the usage exit code, and others

@@ -8,11 +8,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -20,6 +24,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
+	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -86,6 +91,9 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 	case c.HTML:
 		page, err := htmlview.Pack(m, s, htmlview.Options{})
 		if err != nil {
+			return err
+		}
+		if err := warnSecrets(env, s, m); err != nil {
 			return err
 		}
 		return htmlview.Write(env.Stdout, c.Output, page)
@@ -160,6 +168,9 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	fmt.Fprintf(&b, "created  %s\n", m.Created)
 	if !m.Parent.IsZero() {
 		fmt.Fprintf(&b, "parent   %s\n", m.Parent)
+	}
+	if r, ok := manifest.RedactionOf(m.Metadata); ok {
+		fmt.Fprintf(&b, "redacted %d mark(s) replace the secrets found by %s\n", r.Marks, cli.Escape(r.Scanner))
 	}
 	fmt.Fprintf(&b, "model    %s", cli.Escape(m.Model.Identifier))
 	if len(m.Model.Parameters) > 0 {
@@ -380,6 +391,42 @@ func size(n int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}
+
+// warnSecrets says on stderr how many secrets gitleaks' rules find in the
+// pack an HTML page shows (the page embeds its content), and where.
+// ctx-redact --check scans, so that ctx-show does not link the scanner.
+func warnSecrets(env *cli.Env, s *store.Store, m *manifest.Manifest) error {
+	bin, err := cli.Tool("ctx-redact")
+	if err != nil {
+		env.Warnf("the page was not checked for secrets: ctx-redact is not installed beside ctx-show or on PATH")
+		return nil
+	}
+	if verdict.Open(verdict.DefaultCacheDir(), verdict.Version(nil)).PackClean(m.Hash) {
+		return nil
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(bin, "--check", "--store", s.Root(), m.Hash.String())
+	cmd.Stdout, cmd.Stderr = &out, env.Stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == cli.ExitFinding) {
+		return fmt.Errorf("checking the page for secrets with %s: %v", bin, err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
+	if len(out.Bytes()) == 0 {
+		return nil
+	}
+	env.Warnf("the page shows %d secret(s) that gitleaks' rules find; share the page of a redacted copy (ctx-redact %s) instead", len(lines), m.Hash)
+	for _, l := range lines {
+		f := gjson.ParseBytes(l)
+		where := f.Get("path").String()
+		if n := f.Get("line").Int(); n > 0 {
+			where += fmt.Sprintf(" line %d", n)
+		}
+		env.Warnf("secret: %s at %s", f.Get("rule").String(), where)
+	}
+	return nil
 }
 
 func main() {

@@ -266,6 +266,9 @@ func buildPack(m *manifest.Manifest, objs Objects, opt Options) (*packPage, erro
 	}
 	p.Bytes = fmt.Sprintf("%s in %s", size(total), plural(len(cache), "object"))
 	p.Counts = counts(m)
+	if r, ok := manifest.RedactionOf(m.Metadata); ok {
+		p.Counts = append(p.Counts, kv{vis("redacted"), vis(fmt.Sprintf("%d mark(s) [REDACTED:…] replace the secrets found by %s", r.Marks, r.Scanner))})
+	}
 	p.setChanges(replay.EditChanges(objs.Get, m))
 	tokens(p, manifest.CountTokens(m))
 	return p, nil
