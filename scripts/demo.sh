@@ -46,6 +46,10 @@ if command -v ctx-push >/dev/null 2>&1 && command -v ctx-pull >/dev/null 2>&1; t
 	ctx diff --html -o diff.html 'latest^' latest || true
 	echo "wrote $work/diff.html" >&2
 	hash=$(ctx log -n 1 | sed 's/.*"hash":"\([^"]*\)".*/\1/')
+	if command -v ctx-redact >/dev/null 2>&1; then
+		step "ctx redact --check latest   (ctx push refuses a pack holding a secret)"
+		ctx redact --check latest && echo "no secret found" >&2
+	fi
 	step "ctx log | ctx push oci-layout:layout"
 	ctx log | ctx push oci-layout:layout
 	step "ctx init elsewhere; ctx pull --store elsewhere --with-parents oci-layout:layout $hash"

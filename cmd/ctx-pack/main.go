@@ -9,9 +9,11 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -43,7 +45,7 @@ type packCmd struct {
 	tagLock *store.RefLock // held from the tag check until the tag is set
 
 	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
-	SignKey  string `name:"sign-key" help:"With --sidecars, also write DIR/<output name>.sigstore.json: the output's in-toto attestation signed with this ed25519 key (PKCS#8 PEM or unencrypted OpenSSH; never one inside the store)." placeholder:"KEY"`
+	SignKey  string `name:"sign-key" help:"With --sidecars, also write DIR/<output name>.sigstore.json: the output's in-toto attestation signed with this ed25519 or ECDSA P-256 key (cosign's encrypted key, OpenSSH, PEM, as ctx-attest reads them; never one inside the store)." placeholder:"KEY"`
 
 	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: aider, anthropic, atif, claude-code, codex, copilot-cli, gemini-cli, inspect, langsmith, openai-chat, openai-responses, opencode, otel-genai." default:"ctx" placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
@@ -51,6 +53,10 @@ type packCmd struct {
 	GitState      bool     `name:"git-state" help:"With --from, record the git state of the session's working directory (the recorded cwd) in environment.metadata.git when it is a git work tree on this machine: the commit the session started from, the branch, the remote, and the hashes of the files that differed from that commit. Packing from a hook payload records it without this flag."`
 
 	signer *attest.Signer
+
+	Redact    bool   `help:"Pack the log with every secret gitleaks' rules find replaced by [REDACTED:<rule>:<sha256 prefix>], so that no secret reaches the store: the log goes through ctx-redact (beside ctx-pack, else on PATH), which says on stderr what it replaced."`
+	Allowlist string `help:"With --redact, a gitleaks configuration file whose [[allowlists]] are added to the default rules' (known false positives)." placeholder:"FILE"`
+	redactor  string // ctx-redact's path
 }
 
 func (c *packCmd) Description() string {
@@ -102,8 +108,17 @@ func (c *packCmd) Run(env *cli.Env) error {
 		if c.Sidecars == "" {
 			return cli.WithHint(cli.Errorf(cli.ExitUsage, "--sign-key signs the attestations written beside the sidecars: give --sidecars DIR"), "to sign a pack already made: ctx-attest --sign-key KEY --dir DIR REF")
 		}
-		if c.signer, err = signer(c.SignKey, s); err != nil {
+		if c.signer, err = signer(env, c.SignKey, s); err != nil {
 			return err
+		}
+	}
+
+	if c.Allowlist != "" && !c.Redact {
+		return cli.Errorf(cli.ExitUsage, "--allowlist applies to --redact")
+	}
+	if c.Redact {
+		if c.redactor, err = cli.Tool("ctx-redact"); err != nil {
+			return cli.WithHint(cli.Errorf(cli.ExitError, "--redact needs ctx-redact: %v", err), "install it beside ctx-pack: go install ./cmd/ctx-redact")
 		}
 	}
 
@@ -229,12 +244,53 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 	if err := c.importLog(env, &src); err != nil {
 		return src, err
 	}
-	src.log, err = execlog.Parse(src.data, execlog.Options{Dir: dir, SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH")})
+	opts := execlog.Options{Dir: dir, SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH")}
+	src.log, err = execlog.Parse(src.data, opts)
 	if err != nil {
 		return src, err
 	}
 	c.recordGit(env, &src)
-	return src, src.log.CheckStore(s)
+	if err := src.log.CheckStore(s); err != nil {
+		return src, err
+	}
+	if c.Redact {
+		return src, c.redact(env, s, &src, opts)
+	}
+	return src, nil
+}
+
+// redact replaces src's log by its redacted form, its files and objects
+// read in first, before anything is stored. ctx-redact does the work, as
+// a filter, so that ctx-pack, which agent hooks start after every turn,
+// does not link (nor start up) the secret scanner.
+func (c *packCmd) redact(env *cli.Env, s *store.Store, src *source, opts execlog.Options) error {
+	if err := src.log.Inline(s); err != nil {
+		return fmt.Errorf("%s: %w", src.name, err)
+	}
+	b, err := src.log.JSON()
+	if err != nil {
+		return fmt.Errorf("%s: %w", src.name, err)
+	}
+	args := []string{}
+	if c.Allowlist != "" {
+		args = append(args, "--allowlist", c.Allowlist)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(c.redactor, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(b), &out, env.Stderr
+	if err := cmd.Run(); err != nil {
+		code := cli.ExitError
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == cli.ExitUsage {
+			code = cli.ExitUsage
+		}
+		return cli.Errorf(code, "%s: redacting with %s: %v", src.name, c.redactor, err)
+	}
+	src.data = out.Bytes()
+	if src.log, err = execlog.Parse(src.data, opts); err != nil {
+		return fmt.Errorf("%s: the redacted log does not parse: %w", src.name, err)
+	}
+	return nil
 }
 
 // hookArg stands for the --hook payload among the logs to read.
@@ -474,16 +530,20 @@ func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
 
 // signer reads the signing key before anything is written, refusing one
 // kept inside the store.
-func signer(path string, s *store.Store) (*attest.Signer, error) {
+func signer(env *cli.Env, path string, s *store.Store) (*attest.Signer, error) {
 	if err := attest.CheckKeyOutside(path, s.Root()); err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
-	k, err := attest.LoadSigner(path)
+	k, err := attest.LoadSigner(path, env.Passphrase)
 	var fe *found.Error
 	if errors.As(err, &fe) {
 		return nil, err // a pipe or device given as a key: exit 2
 	}
 	if err != nil {
+		var ce *cli.Error
+		if errors.As(err, &ce) && ce.Hint != "" {
+			return nil, err
+		}
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
 	return k, nil

@@ -9,11 +9,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/atif"
 	"github.com/ctx-tools/ctx/lib/cli"
@@ -22,6 +26,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
+	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -108,8 +113,11 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		if err != nil {
 			return err
 		}
+		if err := warnSecrets(env, s, m); err != nil {
+			return err
+		}
 		return htmlview.Write(env.Stdout, c.Output, page)
-	case c.Human:
+	case env.Human():
 		text, err := human(s, m)
 		if err != nil {
 			return err
@@ -151,12 +159,38 @@ func (c *showCmd) blob(env *cli.Env, s *store.Store) error {
 	return env.Raw(r)
 }
 
+// tokens writes the pack's token totals, and the totals per model and
+// per agent when there are several.
+func tokens(b *strings.Builder, t manifest.Tokens) {
+	if t.All.IsZero() {
+		return
+	}
+	fmt.Fprintf(b, "tokens   %s\n", t.All.String())
+	if len(t.Models) > 1 {
+		for _, m := range t.Models {
+			fmt.Fprintf(b, "         model %s: %s\n", cli.Escape(m.Name), m.Usage.String())
+		}
+	}
+	if len(t.Agents) > 1 {
+		for _, a := range t.Agents {
+			name := cli.Escape(a.Name)
+			if a.Name == "" {
+				name = "main"
+			}
+			fmt.Fprintf(b, "         agent %s: %s\n", name, a.Usage.String())
+		}
+	}
+}
+
 func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pack     %s\n", m.Hash)
 	fmt.Fprintf(&b, "created  %s\n", m.Created)
 	if !m.Parent.IsZero() {
 		fmt.Fprintf(&b, "parent   %s\n", m.Parent)
+	}
+	if r, ok := manifest.RedactionOf(m.Metadata); ok {
+		fmt.Fprintf(&b, "redacted %d mark(s) replace the secrets found by %s\n", r.Marks, cli.Escape(r.Scanner))
 	}
 	fmt.Fprintf(&b, "model    %s", cli.Escape(m.Model.Identifier))
 	if len(m.Model.Parameters) > 0 {
@@ -170,6 +204,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		}
 		fmt.Fprintf(&b, "system   %s\n", line)
 	}
+	tokens(&b, manifest.CountTokens(m))
 	fmt.Fprintf(&b, "\nprompts (%d)\n", len(m.Prompts))
 	for i, p := range m.Prompts {
 		if p.Parts != nil {
@@ -376,6 +411,42 @@ func size(n int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}
+
+// warnSecrets says on stderr how many secrets gitleaks' rules find in the
+// pack an HTML page shows (the page embeds its content), and where.
+// ctx-redact --check scans, so that ctx-show does not link the scanner.
+func warnSecrets(env *cli.Env, s *store.Store, m *manifest.Manifest) error {
+	bin, err := cli.Tool("ctx-redact")
+	if err != nil {
+		env.Warnf("the page was not checked for secrets: ctx-redact is not installed beside ctx-show or on PATH")
+		return nil
+	}
+	if verdict.Open(verdict.DefaultCacheDir(), verdict.Version(nil)).PackClean(m.Hash) {
+		return nil
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(bin, "--check", "--store", s.Root(), m.Hash.String())
+	cmd.Stdout, cmd.Stderr = &out, env.Stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == cli.ExitFinding) {
+		return fmt.Errorf("checking the page for secrets with %s: %v", bin, err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
+	if len(out.Bytes()) == 0 {
+		return nil
+	}
+	env.Warnf("the page shows %d secret(s) that gitleaks' rules find; share the page of a redacted copy (ctx-redact %s) instead", len(lines), m.Hash)
+	for _, l := range lines {
+		f := gjson.ParseBytes(l)
+		where := f.Get("path").String()
+		if n := f.Get("line").Int(); n > 0 {
+			where += fmt.Sprintf(" line %d", n)
+		}
+		env.Warnf("secret: %s at %s", f.Get("rule").String(), where)
+	}
+	return nil
 }
 
 func main() {

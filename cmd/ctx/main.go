@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/ctx-tools/ctx/lib/cli"
@@ -24,6 +23,7 @@ var verbs = []struct{ name, does string }{
 	{"verify", "artifact, pack, store or kernel pack → verdict"},
 	{"attest", "pack → signed in-toto attestations of its outputs"},
 	{"fork", "pack → editable log with parent lineage"},
+	{"redact", "pack → a copy with every secret replaced by a mark"},
 	{"log", "store → packs, newest first"},
 	{"push", "packs → an OCI registry or layout directory"},
 	{"pull", "an OCI registry or layout directory → packs"},
@@ -50,8 +50,11 @@ func (c *frontCmd) Description() string {
 
 func (c *frontCmd) Run(env *cli.Env) error {
 	verb, args := c.Verb, append(c.Args, c.rest...)
-	if c.Human {
+	switch {
+	case c.Human:
 		args = append([]string{"--human"}, args...) // ctx --human log
+	case c.JSON:
+		args = append([]string{"--json"}, args...)
 	}
 	if verb == "help" {
 		if len(args) == 0 {
@@ -62,7 +65,7 @@ func (c *frontCmd) Run(env *cli.Env) error {
 	if verb == "" || strings.ContainsAny(verb, `/\`) || strings.HasPrefix(verb, "-") {
 		return cli.Errorf(cli.ExitUsage, "invalid command %q", verb)
 	}
-	bin, err := find("ctx-" + verb)
+	bin, err := cli.Tool("ctx-" + verb)
 	if err != nil {
 		return cli.WithHint(cli.Errorf(cli.ExitUsage, "unknown command %q: no ctx-%s beside ctx or on PATH", verb, verb), "ctx --help lists the commands")
 	}
@@ -83,21 +86,6 @@ func (c *frontCmd) Run(env *cli.Env) error {
 		return cli.Errorf(cli.ExitError, "running ctx-%s: %v", verb, err)
 	}
 	return nil
-}
-
-// find looks for name beside the running executable, then on PATH.
-func find(name string) (string, error) {
-	if self, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(self), name); isExecutable(p) {
-			return p, nil
-		}
-	}
-	return exec.LookPath(name)
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
 // split separates the front's own arguments (flags, then the verb) from

@@ -328,3 +328,30 @@ func (c *Content) countLines(s *store.Store) (int64, error) {
 	}
 	return n, nil
 }
+
+// Inline reads every content of the log given as a file or an object
+// reference into memory, so that JSON prints the log self-contained (what
+// a tool rewriting content, such as a redaction, needs). Sizes the log
+// states are dropped, since rewritten content no longer has them.
+func (l *Log) Inline(s *store.Store) error {
+	for _, c := range l.contents() {
+		c.stated = -1
+		if c.kind != file && c.kind != ref {
+			continue
+		}
+		if c.kind == ref && s == nil {
+			return fmt.Errorf("%s: %s is an object reference, and there is no store to read it from", c.at, c.ref)
+		}
+		r, err := c.open(s)
+		if err != nil {
+			return err
+		}
+		b, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.at, err)
+		}
+		*c = Content{kind: data, data: b, at: c.at, stated: -1, lines: c.lines}
+	}
+	return nil
+}
