@@ -101,6 +101,10 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		for _, w := range warnings {
 			env.Warnf("%s: %s", m.Hash, w)
 		}
+		// A trajectory is made to leave the machine, as a page is.
+		if err := warnSecrets(env, s, m, "trajectory"); err != nil {
+			return err
+		}
 		return env.ResultCanonical(out)
 	case c.Resolve:
 		l, err := execlog.FromManifest(s, m)
@@ -113,7 +117,7 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		if err != nil {
 			return err
 		}
-		if err := warnSecrets(env, s, m); err != nil {
+		if err := warnSecrets(env, s, m, "page"); err != nil {
 			return err
 		}
 		return htmlview.Write(env.Stdout, c.Output, page)
@@ -414,12 +418,13 @@ func size(n int64) string {
 }
 
 // warnSecrets says on stderr how many secrets gitleaks' rules find in the
-// pack an HTML page shows (the page embeds its content), and where.
+// pack an HTML page or an ATIF trajectory shows (either embeds its
+// content), and where.
 // ctx-redact --check scans, so that ctx-show does not link the scanner.
-func warnSecrets(env *cli.Env, s *store.Store, m *manifest.Manifest) error {
+func warnSecrets(env *cli.Env, s *store.Store, m *manifest.Manifest, what string) error {
 	bin, err := cli.Tool("ctx-redact")
 	if err != nil {
-		env.Warnf("the page was not checked for secrets: ctx-redact is not installed beside ctx-show or on PATH")
+		env.Warnf("the %s was not checked for secrets: ctx-redact is not installed beside ctx-show or on PATH", what)
 		return nil
 	}
 	if verdict.Open(verdict.DefaultCacheDir(), verdict.Version(nil)).PackClean(m.Hash) {
@@ -431,13 +436,13 @@ func warnSecrets(env *cli.Env, s *store.Store, m *manifest.Manifest) error {
 	err = cmd.Run()
 	var ee *exec.ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == cli.ExitFinding) {
-		return fmt.Errorf("checking the page for secrets with %s: %v", bin, err)
+		return fmt.Errorf("checking the %s for secrets with %s: %v", what, bin, err)
 	}
 	lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
 	if len(out.Bytes()) == 0 {
 		return nil
 	}
-	env.Warnf("the page shows %d secret(s) that gitleaks' rules find; share the page of a redacted copy (ctx-redact %s) instead", len(lines), m.Hash)
+	env.Warnf("the %s shows %d secret(s) that gitleaks' rules find; share the %s of a redacted copy (ctx-redact %s) instead", what, len(lines), what, m.Hash)
 	for _, l := range lines {
 		f := gjson.ParseBytes(l)
 		where := f.Get("path").String()
