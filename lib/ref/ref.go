@@ -1,7 +1,8 @@
 // Package ref resolves the references by which users name packs and
 // objects: sha256:<hex>, <hex>, ctx://<hex>, a unique hex prefix of at least
 // four digits, "latest" or a tag name, each optionally followed by ^ (parent)
-// or ~N (N-th ancestor). It also reads references from a stream of ctx
+// or ~N (N-th ancestor). A snapshot of an agent session has no parent: its
+// ^ is the session's snapshot taken before it (packlog.Previous). It also reads references from a stream of ctx
 // output, so that any tool's output line names a pack for the next tool.
 package ref
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -105,7 +107,7 @@ func Resolve(s *store.Store, r string) (digest.Digest, error) {
 			return d, &Error{Ref: r, Err: err}
 		}
 		if parent.IsZero() {
-			return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("pack %s has no parent", d))}
+			return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("pack %s has no parent (nor an earlier snapshot of its session)", d))}
 		}
 		d = parent
 	}
@@ -114,7 +116,24 @@ func Resolve(s *store.Store, r string) (digest.Digest, error) {
 
 // parentOf returns the parent of pack d: from its packs/ entry, or from
 // its manifest when the pack has no entry here (only its objects copied).
+// A pack without a parent that is a snapshot of an agent session has the
+// session's previous snapshot in its place.
 func parentOf(s *store.Store, d digest.Digest) (digest.Digest, error) {
+	return Predecessor(s, d)
+}
+
+// Predecessor returns what pack d follows: its parent, else, for a
+// snapshot of an agent session, the snapshot taken before it; zero if
+// neither exists.
+func Predecessor(s *store.Store, d digest.Digest) (digest.Digest, error) {
+	p, err := parent(s, d)
+	if err != nil || !p.IsZero() {
+		return p, err
+	}
+	return packlog.Previous(s, d)
+}
+
+func parent(s *store.Store, d digest.Digest) (digest.Digest, error) {
 	sum, err := manifest.LoadSummary(s, d)
 	if err == nil {
 		return sum.Parent, nil

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 )
@@ -701,12 +702,24 @@ func (s *Store) PutPackEntry(d digest.Digest, entry []byte) (created bool, err e
 		if !bytes.Equal(old, entry) {
 			return false, fmt.Errorf("pack entry %s exists with other bytes: %w", d, ErrImmutable)
 		}
+		// Packed again: the entry's time is when the pack was last made,
+		// which orders the snapshots of a session created at one instant
+		// (best effort: a store someone else owns keeps its times).
+		touch(name)
 		return false, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("writing pack entry %s: %w", d, err)
 	}
 	return true, nil
+}
+
+// touch sets the modification time of name to now, leaving its content
+// alone; errors are ignored, since only ordering and the age ctx-gc
+// reads depend on it.
+func touch(name string) {
+	now := time.Now()
+	os.Chtimes(name, now, now)
 }
 
 // PackEntry returns the bytes of packs/<hex of d>; ErrNotFound if the pack
