@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -57,6 +58,8 @@ type Store struct {
 	objects string // root/objects/, to which object paths are appended
 	config  Config
 	sync    SyncMode
+
+	holding atomic.Bool // this process holds the writers' lock (writers.go)
 
 	mu      sync.Mutex
 	dirs    map[string]bool // fan-out directories known to exist
@@ -314,6 +317,9 @@ func (r *Reader) Close() error { return r.f.Close() }
 // Put stores b and returns its digest; created is false when the object
 // already existed (deduplication).
 func (s *Store) Put(b []byte) (d digest.Digest, created bool, err error) {
+	if err := s.HoldWrites(); err != nil {
+		return d, false, err
+	}
 	d = digest.Of(b)
 	if ok, err := s.existsAs(d, b); err != nil || ok {
 		return d, false, err
@@ -333,6 +339,9 @@ func (s *Store) Put(b []byte) (d digest.Digest, created bool, err error) {
 // PutReader stores everything read from r, streaming it through a temporary
 // file, so its size is not bounded by memory.
 func (s *Store) PutReader(r io.Reader) (d digest.Digest, size int64, created bool, err error) {
+	if err := s.HoldWrites(); err != nil {
+		return d, 0, false, err
+	}
 	tmp, err := s.newTemp()
 	if err != nil {
 		return d, 0, false, err
@@ -684,6 +693,9 @@ func (s *Store) Objects(prefix string) ([]digest.Digest, error) {
 // and without replacing. Writing the same bytes again is a no-op; other
 // bytes under the same name are ErrImmutable.
 func (s *Store) PutPackEntry(d digest.Digest, entry []byte) (created bool, err error) {
+	if err := s.HoldWrites(); err != nil {
+		return false, err
+	}
 	name := filepath.Join(s.root, "packs", d.Hex())
 	if err := s.ensureDir(filepath.Dir(name)); err != nil {
 		return false, err
