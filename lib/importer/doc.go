@@ -61,7 +61,9 @@
 //     in Options.Deterministic.
 //   - The last non-empty assistant text is the output final.md (Inspect:
 //     one per sample; any-agent: final_output; LangSmith: the root run's
-//     output).
+//     output), except in a Claude Code or Codex session, whose outputs
+//     are the files it wrote: there the last answer is what it is, the
+//     output of the last llm_call step, and no file is made up for it.
 //   - Exchange formats repeat the conversation in every request: messages
 //     already in the log are not added again.
 //   - Fields that map nowhere are kept in the step's or the log's metadata
