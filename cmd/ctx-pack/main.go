@@ -41,8 +41,11 @@ type packCmd struct {
 	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: anthropic, claude-code, codex, inspect, langsmith, openai-chat, openai-responses, otel-genai." default:"ctx" placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
 	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument). A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
+	AsHook        bool     `name:"as-hook" help:"Run as an agent's hook: print nothing on stdout, exit 1 (never 2, which makes Claude Code carry on) when packing fails, and append the failure to .ctx/hook.log; with no store, say so once for this place and then exit 0 quietly."`
 
-	signer *attest.Signer
+	signer      *attest.Signer
+	hookEvent   string // the event of the hook payload read, for hook.log
+	hookSession string // and its session
 }
 
 func (c *packCmd) Description() string {
@@ -58,6 +61,13 @@ type source struct {
 }
 
 func (c *packCmd) Run(env *cli.Env) error {
+	if c.AsHook {
+		return c.runHook(env)
+	}
+	return c.run(env)
+}
+
+func (c *packCmd) run(env *cli.Env) error {
 	s, err := env.Store()
 	if err != nil {
 		return err
@@ -248,6 +258,7 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 		return cli.WithCode(cli.ExitError, fmt.Errorf("%s: reading the transcript the hook payload names: %w", src.name, err))
 	}
 	what := "hook payload"
+	c.hookEvent, c.hookSession = h.Event, h.SessionID
 	if h.Event != "" {
 		what += " (" + h.Event + ")"
 	}
