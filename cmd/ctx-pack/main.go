@@ -89,6 +89,11 @@ func (c *packCmd) run(env *cli.Env) error {
 	}
 	if len(names) == 0 {
 		names = []string{"-"}
+		if env.StdinIsTerminal() {
+			// Nothing was piped in: say what is awaited rather than wait
+			// in silence.
+			env.Infof("reading an execution log from stdin (the terminal); end it with Ctrl-D, or give LOG as an argument (--help)")
+		}
 	}
 	if n := slices.Index(names, "-"); n >= 0 && slices.Contains(names[n+1:], "-") {
 		return cli.Errorf(cli.ExitUsage, "stdin (-) can be read only once")

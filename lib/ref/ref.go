@@ -18,6 +18,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/suggest"
 )
 
 // MinPrefix is the shortest hex prefix accepted as a reference.
@@ -270,7 +271,7 @@ func resolveBase(s *store.Store, r, base, kind string, list func(prefix string) 
 		case errors.Is(err, store.ErrNotFound) && digest.IsHex(base):
 			return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("no pack or tag named %q (a hash prefix needs at least %d hex digits)", base, MinPrefix)), named: true}
 		case errors.Is(err, store.ErrNotFound):
-			return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("no pack or tag named %q", base)), named: true}
+			return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("no pack or tag named %q%s", base, didYouMean(s, base))), named: true}
 		case err != nil:
 			return d, &Error{Ref: r, Err: err}
 		}
@@ -291,4 +292,19 @@ func resolveBase(s *store.Store, r, base, kind string, list func(prefix string) 
 	}
 	slices.SortFunc(cands, func(a, b digest.Digest) int { return bytes.Compare(a[:], b[:]) })
 	return digest.Digest{}, &Error{Ref: r, Err: &AmbiguousError{Ref: r, Candidates: cands}, named: true}
+}
+
+// didYouMean names the tags (and latest) that name is probably a typo of,
+// as "; did you mean …?", or "" when none is near.
+func didYouMean(s *store.Store, name string) string {
+	names := []string{store.Latest}
+	tags, _, _ := packlog.ReadTags(s)
+	for _, t := range tags {
+		names = append(names, t.Name)
+	}
+	near := suggest.Nearest(name, names)
+	if len(near) == 0 {
+		return ""
+	}
+	return "; did you mean " + suggest.Join(near, "") + "?"
 }
