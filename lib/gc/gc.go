@@ -79,13 +79,15 @@ func Run(s *store.Store, opt Options) (*Report, error) {
 	}
 	cache := map[digest.Digest]*manifest.Manifest{}
 	p, err := decide(s, opt, cache)
-	if err != nil || opt.DryRun {
-		if p != nil {
-			p.report.DryRun = true
-			return &p.report, err
+	if opt.DryRun {
+		if err != nil {
+			return nil, err
 		}
-		return nil, err
+		p.report.DryRun = true
+		return &p.report, nil
 	}
+	// What the first pass could not read (another ctx-gc removing packs
+	// meanwhile) is decided again under the lock, where nothing moves.
 	unlock, err := s.LockWrites(opt.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("collecting garbage: %w", err)
