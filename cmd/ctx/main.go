@@ -32,6 +32,7 @@ var verbs = []struct{ name, does string }{
 	{"push", "packs → an OCI registry or layout directory"},
 	{"pull", "an OCI registry or layout directory → packs"},
 	{"gc", "drop superseded snapshots and unreferenced objects"},
+	{"blame", "files → the recorded agent step that wrote each line"},
 }
 
 type frontCmd struct {
