@@ -40,7 +40,7 @@ type packCmd struct {
 
 	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: anthropic, claude-code, codex, inspect, langsmith, openai-chat, openai-responses, otel-genai." default:"ctx" placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
-	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument). A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
+	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument), into the store of its cwd unless --store or $CTX_STORE names one. A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
 	AsHook        bool     `name:"as-hook" help:"Run as an agent's hook: print nothing on stdout, exit 1 (never 2, which makes Claude Code carry on) when packing fails, and append the failure to .ctx/hook.log; with no store, say so once for this place and then exit 0 quietly."`
 
 	signer      *attest.Signer
@@ -68,6 +68,7 @@ func (c *packCmd) Run(env *cli.Env) error {
 }
 
 func (c *packCmd) run(env *cli.Env) error {
+	c.storeFromHook()
 	s, err := env.Store()
 	if err != nil {
 		return err
@@ -237,6 +238,24 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 		return src, err
 	}
 	return src, src.log.CheckStore(s)
+}
+
+// storeFromHook makes the store of a --hook payload's working directory
+// (Codex's cwd), when there is one, the one to pack into when neither
+// --store nor $CTX_STORE names one: Codex runs its notify program
+// wherever it was started.
+func (c *packCmd) storeFromHook() {
+	if c.Hook == "" || c.Store != "" {
+		return
+	}
+	h, err := importer.ParseHook([]byte(c.Hook), importer.CodexHome())
+	if err != nil || h == nil || h.Cwd == "" || !filepath.IsAbs(h.Cwd) {
+		return
+	}
+	if s, err := store.Find(h.Cwd); err == nil {
+		c.Store = s.Root()
+	}
+	// Else the store is looked for from the working directory, as always.
 }
 
 // hookArg stands for the --hook payload among the logs to read.
