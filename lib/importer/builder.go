@@ -783,7 +783,11 @@ func (b *builder) log() *execlog.Log {
 		l.Steps[i] = st
 	}
 	outputs := b.outputs
-	if len(outputs) == 0 && strings.TrimSpace(b.last) != "" {
+	// An agent session's outputs are the files it wrote: its last answer
+	// is the output of its last model call, and stays only that. For a
+	// recorded exchange with a model, the answer is the run's result.
+	agentSession := b.format == ClaudeCode || b.format == Codex
+	if len(outputs) == 0 && strings.TrimSpace(b.last) != "" && !agentSession {
 		outputs = []output{{Name: finalName, Content: b.last}}
 	}
 	for _, o := range outputs {

@@ -63,7 +63,10 @@
 //     one per sample, samples/<id>_epoch_<n>/final.md, or
 //     samples/sample_<position>/final.md for a sample without an id, whose
 //     steps then carry sample_index; any-agent: final_output; LangSmith:
-//     the root run's output).
+//     the root run's output), except in a Claude Code or Codex session,
+//     whose outputs are the files it wrote: there the last answer is what
+//     it is, the output of the last llm_call step, and no file is made up
+//     for it.
 //   - Exchange formats repeat the conversation in every request: messages
 //     already in the log are not added again.
 //   - Fields that map nowhere are kept in the step's or the log's metadata
