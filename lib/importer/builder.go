@@ -244,6 +244,7 @@ type builder struct {
 
 	records, mapped int
 	skipped         map[string]int
+	lost            map[string]map[string]int // kind -> what it held -> records skipped holding work (lose)
 	warnings        []string
 }
 
@@ -700,7 +701,7 @@ func (b *builder) report() Report {
 	}
 	sort.Strings(r.Reasons)
 	seen := map[string]bool{}
-	for _, w := range b.warnings {
+	for _, w := range append(b.warnings, b.lostWarnings()...) {
 		if !seen[w] {
 			seen[w] = true
 			r.Warnings = append(r.Warnings, w)

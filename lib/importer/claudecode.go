@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -11,13 +12,6 @@ import (
 // one JSON object per line. "user" and "assistant" lines carry an Anthropic
 // message; one API message is often split over several assistant lines that
 // share message.id, and tool results come back in user lines.
-
-// ccSkipped are the line types that are not part of the conversation.
-var ccSkipped = map[string]string{
-	"progress":              `record type "progress" (hook and tool progress)`,
-	"file-history-snapshot": `record type "file-history-snapshot" (editor undo state)`,
-	"queue-operation":       `record type "queue-operation" (input queue)`,
-}
 
 func importClaudeCode(b *builder, data []byte) error {
 	var msgs []*msg
@@ -31,12 +25,16 @@ func importClaudeCode(b *builder, data []byte) error {
 	src := map[*msg]ccSource{} // where the prompts of other records than user records came from
 	var absorbed []lineMember  // the text of queued prompts a turn took in, by line
 	var boundaries []*ccBoundary
-	line := func(where string, rec gjson.Result) error {
-		// One pass over the line's members: long lines (tool results)
-		// are scanned once, not once per member looked up.
-		var typ, message, tsv gjson.Result
-		var ln ccLine
-		var mk ccMarks
+	subIDs := ccRecordIDs(b.opts.Subagents)
+	progressSeen := map[string]bool{}
+	var typ, message, tsv gjson.Result
+	var ln ccLine
+	var mk ccMarks
+	// scan reads a record's members in one pass: long lines (tool
+	// results) are scanned once, not once per member looked up.
+	scan := func(rec gjson.Result) {
+		typ, message, tsv = gjson.Result{}, gjson.Result{}, gjson.Result{}
+		ln, mk = ccLine{}, ccMarks{}
 		other = other[:0]
 		each(rec, func(k, v gjson.Result) bool {
 			switch k.Str {
@@ -78,8 +76,47 @@ func importClaudeCode(b *builder, data []byte) error {
 			}
 			return true
 		})
+	}
+	line := func(where string, rec gjson.Result) error {
+		scan(rec)
 		switch typ.String() {
 		case "user", "assistant":
+		case "progress":
+			data := fields(other).get("data")
+			nested := data.Get("message")
+			if pt := data.Get("type").String(); pt != "agent_progress" || !nested.Get("message").IsObject() || !ccMessageType(nested) {
+				kind := "progress"
+				if pt != "" {
+					kind += "/" + pt
+				}
+				b.seen(timestamp(tsv))
+				b.skipKind(kind, data, fmt.Sprintf("record type \"progress\" (%s: a data.type this importer does not know)", pt))
+				return nil
+			}
+			// A subagent's own message, written into the session's
+			// transcript as it ran (2.1.x): read as the subagent's record.
+			envelope := fields(other).rest("data")
+			envelope = join(envelope, rest(data, "message", "type", "prompt"))
+			outerTS := timestamp(tsv)
+			agent, task := data.Get("agentId").String(), fields(other).get("parentToolUseID").String()
+			scan(nested)
+			where = at(where, "data.message")
+			if ln.uuid != "" && progressSeen[ln.uuid] || ccCopied(subIDs, ln.uuid, message) {
+				b.seen(outerTS)
+				b.skip(b.reason("progress/agent_progress copy"))
+				return nil
+			}
+			if ln.uuid != "" {
+				progressSeen[ln.uuid] = true
+			}
+			ln.sidechain, ln.agentID = true, agent
+			if agent != "" && task != "" {
+				sc.byAgent[agent] = task
+			}
+			other = append(other, lineMember{"progress", gjson.Parse(string(envelope.raw()))})
+			if !tsv.Exists() {
+				tsv = gjson.Parse(string(quote(outerTS)))
+			}
 		case "summary":
 			summaries = append(summaries, fields(other).rest().raw())
 			b.mapRecord()
@@ -97,13 +134,13 @@ func importClaudeCode(b *builder, data []byte) error {
 				b.mapRecord()
 				return nil
 			}
-			m, content, reason, err := b.ccAside(where, typ.String(), fields(other), ts)
+			m, content, skipped, err := b.ccAside(where, typ.String(), fields(other), ts)
 			if err != nil {
 				return err
 			}
 			if m == nil {
 				b.seen(ts)
-				b.skip(reason)
+				b.skipKind(skipped, rec, fmt.Sprintf("record type %q (%s: a subtype this importer does not know)", typ.String(), strings.TrimPrefix(skipped, typ.String()+"/")))
 				return nil
 			}
 			b.mapRecord()
@@ -134,15 +171,11 @@ func importClaudeCode(b *builder, data []byte) error {
 				absorbed = append(absorbed, lineMember{where, c})
 			}
 			b.seen(timestamp(tsv))
-			b.skip(ccSkipped["queue-operation"])
+			b.skip(b.reason("queue-operation"))
 			return nil
 		default:
-			reason, ok := ccSkipped[typ.String()]
-			if !ok {
-				reason = fmt.Sprintf("record type %q (not a conversation record)", typ.String())
-			}
 			b.seen(timestamp(tsv))
-			b.skip(reason)
+			b.skipKind(typ.String(), rec, fmt.Sprintf("record type %q (not a conversation record)", typ.String()))
 			return nil
 		}
 		if !message.IsObject() {
@@ -248,7 +281,7 @@ func importClaudeCode(b *builder, data []byte) error {
 	msgs = ccOnce(b, msgs, src, sc.of)
 	for _, bd := range boundaries {
 		if !bd.joined {
-			unmap(b, `record type "system" (compact_boundary with no compaction summary after it)`)
+			unmap(b, b.reason("system/compact_boundary alone"))
 		}
 	}
 	ccAbsorbed(b, absorbed, src)
@@ -497,4 +530,71 @@ func withoutPartCopies(line obj, m *msg) obj {
 		}
 	}
 	return line
+}
+
+// ccMessageType reports whether a progress record's data.message is a
+// user or assistant record.
+func ccMessageType(nested gjson.Result) bool {
+	t := nested.Get("type").String()
+	return t == "user" || t == "assistant"
+}
+
+// ccRecordIDs returns the ids the records of a session's subagent
+// transcripts hold: their uuids, and the ids of their tool calls and
+// results. The progress records that copy them are not read again.
+func ccRecordIDs(files []File) map[string]bool {
+	if len(files) == 0 {
+		return nil
+	}
+	ids := map[string]bool{}
+	for _, f := range files {
+		for l := range bytes.SplitSeq(f.Data, []byte("\n")) {
+			if !gjson.ValidBytes(l) {
+				continue
+			}
+			r := gjson.ParseBytes(l)
+			if u := r.Get("uuid").String(); u != "" {
+				ids[u] = true
+			}
+			each(r.Get("message.content"), func(_, c gjson.Result) bool {
+				if id := c.Get("id").String(); id != "" && c.Get("type").String() == "tool_use" {
+					ids[id] = true
+				}
+				if id := c.Get("tool_use_id").String(); id != "" {
+					ids["result:"+id] = true
+				}
+				return true
+			})
+		}
+	}
+	return ids
+}
+
+// ccCopied reports whether a subagent's record read from a progress
+// record (its uuid, its message) is also in the subagent's transcript:
+// the same uuid, or tool calls and results all of which it has.
+func ccCopied(ids map[string]bool, uuid string, message gjson.Result) bool {
+	if len(ids) == 0 {
+		return false
+	}
+	if uuid != "" && ids[uuid] {
+		return true
+	}
+	n, have := 0, 0
+	each(message.Get("content"), func(_, c gjson.Result) bool {
+		switch c.Get("type").String() {
+		case "tool_use":
+			n++
+			if ids[c.Get("id").String()] {
+				have++
+			}
+		case "tool_result":
+			n++
+			if ids["result:"+c.Get("tool_use_id").String()] {
+				have++
+			}
+		}
+		return true
+	})
+	return n > 0 && have == n
 }

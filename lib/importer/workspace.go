@@ -232,15 +232,28 @@ func apply(content string, edits []edit) (string, error) {
 }
 
 // claudeCodeWorkspace reads a Claude Code transcript's Read, Write, Edit,
-// MultiEdit and NotebookEdit calls and their results, in order.
+// MultiEdit and NotebookEdit calls and their results, in order: the
+// session's records, its subagents' (the progress records holding them
+// too) and each result once, though a subagent's record may be both in
+// a progress record and in its own transcript.
 func claudeCodeWorkspace(data []byte, root string) *workspace {
 	w := newWorkspace(root)
 	calls := map[string]gjson.Result{} // tool_use id → the tool_use block
+	seen := map[string]bool{}          // record uuids and the ids of the results applied
 	for line := range bytes.SplitSeq(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 || !gjson.ValidBytes(line) {
 			continue
 		}
 		rec := gjson.ParseBytes(line)
+		if rec.Get("type").String() == "progress" && rec.Get("data.type").String() == "agent_progress" {
+			rec = rec.Get("data.message")
+		}
+		if u := rec.Get("uuid").String(); u != "" {
+			if seen[u] {
+				continue
+			}
+			seen[u] = true
+		}
 		content := rec.Get("message.content")
 		if !content.IsArray() {
 			continue
@@ -260,10 +273,12 @@ func claudeCodeWorkspace(data []byte, root string) *workspace {
 			continue
 		}
 		res := results[0]
-		call, ok := calls[res.Get("tool_use_id").String()]
-		if !ok || res.Get("is_error").Bool() {
+		id := res.Get("tool_use_id").String()
+		call, ok := calls[id]
+		if !ok || res.Get("is_error").Bool() || seen["result:"+id] {
 			continue
 		}
+		seen["result:"+id] = true
 		w.claudeResult(call.Get("name").String(), call.Get("input"), rec.Get("toolUseResult"))
 	}
 	return w

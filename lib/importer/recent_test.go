@@ -1,0 +1,160 @@
+package importer
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// recentCounts are, for this package's fixtures of the shapes the newest
+// agent versions write, the numbers counted by hand in the source: tool
+// calls, their results, failed calls, the sums of each token counter over
+// the model turns (a message split over lines counted once), images and
+// documents in tool results, steps of subagents, prompts by role, and the
+// workspace's inputs and outputs.
+var recentCounts = []struct {
+	file                   string
+	tools, results, errors int
+	usage                  map[string]int
+	media, subagent        int
+	prompts                map[string]int
+	inputs, outputs        int
+}{
+	// A Task subagent's turns only in progress records (2.1.3x).
+	{file: "claude-code/progress.jsonl", tools: 4, results: 4, errors: 1,
+		usage:    map[string]int{"input_tokens": 45, "output_tokens": 235, "cache_read_tokens": 24800, "cache_creation_tokens": 850},
+		subagent: 6, prompts: map[string]int{"user": 1}, inputs: 2, outputs: 1},
+}
+
+// TestRecentCounts: on each fixture, the pack has every call, result,
+// failure, token, image, subagent step, prompt and file of the source.
+func TestRecentCounts(t *testing.T) {
+	for _, want := range recentCounts {
+		t.Run(want.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", want.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			format, err := Detect(want.file, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _, err := Import(format, data, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := decode(t, out)
+			tools, results, errs, usage := tally(t, l)
+			if tools != want.tools || results != want.results || errs != want.errors {
+				t.Errorf("%d tool steps, %d results, %d errors; want %d, %d, %d", tools, results, errs, want.tools, want.results, want.errors)
+			}
+			if !reflect.DeepEqual(usage, want.usage) {
+				t.Errorf("usage = %v\nwant    %v", usage, want.usage)
+			}
+			media, sub := 0, 0
+			for _, s := range l.Steps {
+				for _, p := range s.OutputParts {
+					if p.Type != "text" {
+						media++
+					}
+				}
+				if s.Agent != "" {
+					sub++
+				}
+			}
+			if media != want.media || sub != want.subagent {
+				t.Errorf("%d media parts, %d subagent steps; want %d, %d", media, sub, want.media, want.subagent)
+			}
+			prompts := map[string]int{}
+			for _, p := range l.Prompts {
+				prompts[p.Role]++
+			}
+			if !reflect.DeepEqual(prompts, want.prompts) {
+				t.Errorf("prompts by role = %v, want %v", prompts, want.prompts)
+			}
+			if len(l.Inputs) != want.inputs || len(l.Outputs) != want.outputs {
+				t.Errorf("%d inputs, %d outputs; want %d, %d", len(l.Inputs), len(l.Outputs), want.inputs, want.outputs)
+			}
+		})
+	}
+}
+
+// A subagent's records may be both in the session's progress records and
+// in its own transcript (subagents/agent-<id>.jsonl): read with both, each
+// record is one step, once, with the transcript's records the progress
+// records lack (here a text line of a turn) merged in.
+func TestClaudeCodeProgressAndTranscript(t *testing.T) {
+	data, err := os.ReadFile("testdata/claude-code/progress.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The subagent's transcript, as Claude Code writes it: the records
+	// the progress records carry, marked as the subagent's.
+	var sub strings.Builder
+	copies := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		r := gjson.Parse(line)
+		if r.Get("data.type").String() != "agent_progress" {
+			continue
+		}
+		copies++
+		m := r.Get("data.message").Raw
+		rec := `{"isSidechain":true,"agentId":"a5c9e21","sessionId":"s",` + m[1:]
+		sub.WriteString(rec + "\n")
+		if r.Get("data.message.uuid").String() == "s2" {
+			// A line the progress records do not have.
+			sub.WriteString(`{"isSidechain":true,"agentId":"a5c9e21","type":"assistant","uuid":"s2b","timestamp":"2026-02-12T16:02:50.100Z","message":{"model":"claude-haiku-4-5-20251001","id":"msg_sub1","role":"assistant","content":[{"type":"text","text":"Reading config.go."}]}}` + "\n")
+		}
+	}
+	out, rep, err := Import(ClaudeCode, data, Options{Subagents: []File{{Name: "s/subagents/agent-a5c9e21.jsonl", Data: []byte(sub.String())}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	tools, results, errs, _ := tally(t, l)
+	if tools != 4 || results != 4 || errs != 1 {
+		t.Errorf("%d tool steps, %d results, %d errors; want 4, 4, 1", tools, results, errs)
+	}
+	var agents []string
+	for _, s := range l.Steps {
+		if s.Agent == "" {
+			continue
+		}
+		agents = append(agents, s.Type+" "+s.Tool)
+		if s.ParentStep == nil || *s.ParentStep != 1 {
+			t.Errorf("steps[%d] has parent %v, want the Task step 1", s.Index, s.ParentStep)
+		}
+	}
+	want := []string{"llm_call ", "tool_call Read", "llm_call ", "tool_call Grep", "tool_call Bash", "llm_call "}
+	if !reflect.DeepEqual(agents, want) {
+		t.Errorf("subagent steps %q, want %q", agents, want)
+	}
+	if deref(l.Steps[2].Output) != "Reading config.go." {
+		t.Errorf("the transcript's own line is not in its turn: %q", deref(l.Steps[2].Output))
+	}
+	if !slicesContain(rep.Reasons, b(ClaudeCode).reason("progress/agent_progress copy")+": 8") {
+		t.Errorf("reasons = %q, want the 8 progress copies", rep.Reasons)
+	}
+	if len(l.Inputs) != 2 || l.Inputs[0].Name != "config.go" {
+		t.Errorf("inputs = %+v", l.Inputs)
+	}
+	if copies != 8 {
+		t.Fatalf("the fixture has %d agent_progress records, want 8", copies)
+	}
+}
+
+// b is a builder of format f, to read its record kinds.
+func b(f string) *builder { return newBuilder(f, Options{}) }
+
+func slicesContain(l []string, s string) bool {
+	for _, e := range l {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
