@@ -332,15 +332,11 @@ func (b *builder) root(dir string) {
 		return // "/" or a relative directory: nothing to strip safely
 	}
 	for _, r := range b.roots {
-		if r == dir || under(dir, r) {
+		if _, ok := pathUnder(dir, r); ok {
 			return
 		}
 	}
 	b.roots = append(b.roots, dir)
-}
-
-func under(dir, root string) bool {
-	return strings.HasPrefix(dir, root) && len(dir) > len(root) && (dir[len(root)] == '/' || dir[len(root)] == '\\')
 }
 
 // seen notes a timestamp for the run's start time.

@@ -28,6 +28,38 @@ var recentCounts = []struct {
 	{file: "claude-code/progress.jsonl", tools: 4, results: 4, errors: 1,
 		usage:    map[string]int{"input_tokens": 45, "output_tokens": 235, "cache_read_tokens": 24800, "cache_creation_tokens": 850},
 		subagent: 6, prompts: map[string]int{"user": 1}, inputs: 2, outputs: 1},
+	// A Windows session (cwd C:\Users\dev\proj) that reads, writes and
+	// edits, one path with a lower-case drive letter, one with "/".
+	{file: "claude-code/windows.jsonl", tools: 8, results: 8, errors: 1,
+		usage:   map[string]int{"input_tokens": 47, "output_tokens": 190, "cache_read_tokens": 900, "cache_creation_tokens": 0},
+		prompts: map[string]int{"user": 1}, inputs: 3, outputs: 4},
+}
+
+// Paths are compared in the working directory's own syntax and made
+// relative with "/" between their names.
+func TestPathUnder(t *testing.T) {
+	for _, tt := range []struct {
+		p, dir, want string
+		ok           bool
+	}{
+		{"/home/dev/proj/a/b.go", "/home/dev/proj", "a/b.go", true},
+		{"/home/dev/proj", "/home/dev/proj/", ".", true},
+		{"/home/dev/proj2/a.go", "/home/dev/proj", "", false},
+		{"/home/dev/proj/a\\b.go", "/home/dev/proj", "a\\b.go", true}, // a POSIX name may hold "\\"
+		{`C:\Users\x\proj\scripts\x.py`, `C:\Users\x\proj`, "scripts/x.py", true},
+		{`c:\Users\x\proj\scripts\x.py`, `C:\Users\x\proj`, "scripts/x.py", true},
+		{`C:/Users/x/proj/scripts/x.py`, `c:\Users\x\proj\`, "scripts/x.py", true},
+		{`C:\Users\x\proj`, `C:\Users\x\proj`, ".", true},
+		{`C:\Users\x\project\a.py`, `C:\Users\x\proj`, "", false},
+		{`D:\Users\x\proj\a.py`, `C:\Users\x\proj`, "", false},
+		{`C:\Users\X\proj\a.py`, `C:\Users\x\proj`, "", false}, // only the drive letter's case is folded
+		{`\\server\share\proj\a.py`, `\\server\share\proj`, "a.py", true},
+	} {
+		got, ok := pathUnder(tt.p, tt.dir)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("pathUnder(%q, %q) = %q, %v; want %q, %v", tt.p, tt.dir, got, ok, tt.want, tt.ok)
+		}
+	}
 }
 
 // TestRecentCounts: on each fixture, the pack has every call, result,

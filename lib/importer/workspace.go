@@ -52,26 +52,29 @@ func newWorkspace(root string) *workspace {
 	return &workspace{root: root, inputAt: map[string]int{}, current: map[string]string{}, written: map[string]bool{}, stale: map[string]bool{}}
 }
 
-// rel makes an absolute path relative to the working directory; ok is
+// rel makes an absolute path relative to the working directory, in the
+// directory's path syntax (pathUnder), with "/" between its names; ok is
 // false for a path outside it, which is noted as skipped.
 func (w *workspace) rel(abs, what string) (string, bool) {
 	if w.root == "" {
 		w.skip("%s %s: the session records no working directory", what, abs)
 		return "", false
 	}
-	name, ok := strings.CutPrefix(abs, w.root+"/")
-	if !ok || name == "" || path.Clean(name) != name || strings.HasPrefix(name, "../") || strings.ContainsAny(name, "\\\x00") {
+	name, ok := w.relQuiet(abs)
+	if !ok {
 		w.skip("%s %s: not a file under the working directory", what, abs)
-		return "", false
 	}
-	return name, true
+	return name, ok
 }
 
 // relQuiet is rel for paths a listing printed: one outside the working
 // directory is left out without a note (the listing itself is a step).
 func (w *workspace) relQuiet(abs string) (string, bool) {
-	name, ok := strings.CutPrefix(abs, w.root+"/")
-	if w.root == "" || !ok || name == "" || path.Clean(name) != name || strings.HasPrefix(name, "../") || strings.ContainsAny(name, "\\\x00") {
+	if w.root == "" {
+		return "", false
+	}
+	name, ok := pathUnder(abs, w.root)
+	if !ok || name == "." || name == "" || path.Clean(name) != name || strings.HasPrefix(name, "../") || strings.ContainsAny(name, "\\\x00") {
 		return "", false
 	}
 	return name, true
