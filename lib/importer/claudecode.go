@@ -2,10 +2,15 @@ package importer
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // Claude Code session transcripts (~/.claude/projects/<dir>/<session>.jsonl):
@@ -208,7 +213,20 @@ func importClaudeCode(b *builder, data []byte) error {
 			sc.line(m, ln)
 			return nil
 		}
-		if model := message.Get("model").String(); model != "<synthetic>" {
+		model := message.Get("model").String()
+		if model == ccSynthetic && len(m.calls) == 0 && len(m.results) == 0 {
+			// No model wrote it: the harness's notice (an API error, a
+			// rate limit), a prompt of the harness, never a model turn.
+			m.role = harnessRole
+			m.ts = ts
+			m.meta = join(line, m.meta)
+			m.meta.setString("harness", ccSyntheticKind(fields(other)))
+			b.seen(ts)
+			msgs = append(msgs, m)
+			sc.line(m, ln)
+			return nil
+		}
+		if model != ccSynthetic {
 			b.setModel(model)
 		}
 		// The message-level members (id, model, usage, stop_reason) are
@@ -507,29 +525,110 @@ func (d *distinct) raw() []byte {
 }
 
 // withoutPartCopies leaves out of a user line's toolUseResult the base64
-// of an image that is also the tool result's part (the Read tool of an
-// image repeats it there), saying so: binary content is a part, never
-// metadata.
+// of every image and document in it, saying so: binary content is a
+// part, never metadata. Most are copies of the tool result's parts (the
+// Read tool of an image, an MCP tool's content repeated): the note names
+// the part. One the tool result's content lacks is added to its parts.
 func withoutPartCopies(line obj, m *msg) obj {
-	tur := gjson.ParseBytes(line.get("toolUseResult"))
-	b64 := tur.Get("file.base64")
-	if b64.Type != gjson.String || b64.Str == "" {
+	tur := line.get("toolUseResult")
+	if tur == nil || len(m.results) != 1 || !bytes.Contains(tur, []byte(`"base64"`)) && !bytes.Contains(tur, []byte(`"data"`)) {
 		return line
 	}
-	for _, r := range m.results {
-		for i, p := range r.parts {
-			if t, ok := p.Content.Base64Text(); !ok || t != b64.Str {
-				continue
+	r := m.results[0]
+	at := func(b64 string, p execlog.Part) int {
+		for i, have := range r.parts {
+			if t, ok := have.Content.Base64Text(); ok && t == b64 {
+				return i
 			}
-			file := rest(tur.Get("file"), "base64")
-			file.setString("base64_omitted", fmt.Sprintf("the same as the step's output_parts[%d]", i))
-			out := rest(tur, "file")
-			out = append(out, member{"file", file.raw()})
-			line.set("toolUseResult", out.raw())
-			return line
 		}
+		if r.parts == nil {
+			if text := r.text(); r.hasOut && text != "" {
+				r.parts = []execlog.Part{{Type: manifest.PartText, Content: execlog.Text(text)}}
+			}
+		}
+		r.parts = append(r.parts, p)
+		return len(r.parts) - 1
+	}
+	if out, changed := stripMedia(gjson.ParseBytes(tur), at, 0); changed {
+		line.set("toolUseResult", out)
 	}
 	return line
+}
+
+// stripMedia returns v with the base64 of each image or document in it
+// (an Anthropic or MCP content block, or a member "base64" beside a media
+// type: the Read tool's file) replaced by a note naming the part it is
+// (at: the index of the part holding it, added if there is none).
+func stripMedia(v gjson.Result, at func(b64 string, p execlog.Part) int, depth int) (json.RawMessage, bool) {
+	switch {
+	case depth > 8:
+	case v.IsObject():
+		f := fieldsOf(v)
+		typ := f.get("type").String()
+		part, b64, _, ok := mediaPart(f, typ, func(s string) string { return s })
+		if !ok || b64 == "" {
+			if b := f.get("base64"); b.Type == gjson.String && b.Str != "" {
+				mt := f.first("type", "mimeType", "media_type").String()
+				if mt == "" || !strings.Contains(mt, "/") {
+					mt = "application/octet-stream"
+				}
+				kind := "file"
+				if strings.HasPrefix(mt, "image/") {
+					kind = "image"
+				}
+				part, b64, ok = execlog.Part{Type: kind, MediaType: mt, Content: execlog.Base64(b.Str)}, b.Str, true
+			}
+		}
+		if _, err := base64.StdEncoding.DecodeString(b64); ok && b64 != "" && err == nil {
+			note := fmt.Sprintf("the same as the step's output_parts[%d]", at(b64, part))
+			return omit(v, b64, note), true
+		}
+		var o obj
+		changed := false
+		for _, m := range f {
+			nv, ch := stripMedia(m.v, at, depth+1)
+			changed = changed || ch
+			o = append(o, member{m.k, nv})
+		}
+		if changed {
+			return o.raw(), true
+		}
+	case v.IsArray():
+		var l list
+		changed := false
+		each(v, func(_, e gjson.Result) bool {
+			nv, ch := stripMedia(e, at, depth+1)
+			changed = changed || ch
+			l = append(l, nv)
+			return true
+		})
+		if changed {
+			return l.raw(), true
+		}
+	}
+	return raw(v), false
+}
+
+// omit returns the object v with each member whose value is the string
+// b64, at any depth, replaced by a member of its name and "_omitted"
+// holding note.
+func omit(v gjson.Result, b64, note string) json.RawMessage {
+	if !v.IsObject() {
+		return raw(v)
+	}
+	var o obj
+	each(v, func(k, m gjson.Result) bool {
+		switch {
+		case m.Type == gjson.String && m.Str == b64:
+			o = append(o, member{k.Str + "_omitted", quote(note)})
+		case m.IsObject():
+			o = append(o, member{k.Str, omit(m, b64, note)})
+		default:
+			o = append(o, member{k.Str, raw(m)})
+		}
+		return true
+	})
+	return o.raw()
 }
 
 // ccMessageType reports whether a progress record's data.message is a
@@ -597,4 +696,19 @@ func ccCopied(ids map[string]bool, uuid string, message gjson.Result) bool {
 		return true
 	})
 	return n > 0 && have == n
+}
+
+// ccSynthetic is the model Claude Code names in an assistant record it
+// wrote itself: no model answered.
+const ccSynthetic = "<synthetic>"
+
+// ccSyntheticKind is the harness kind of a <synthetic> assistant record
+// (its members but the message, in f): "api-error" for the notice of a
+// failed API call (isApiErrorMessage, or an error named), else
+// "synthetic" (the "No response requested." of an interrupted turn).
+func ccSyntheticKind(f fields) string {
+	if f.get("isApiErrorMessage").Type == gjson.True || informative(f.get("error")) || informative(f.get("apiErrorStatus")) {
+		return "api-error"
+	}
+	return "synthetic"
 }

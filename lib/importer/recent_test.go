@@ -33,6 +33,97 @@ var recentCounts = []struct {
 	{file: "claude-code/windows.jsonl", tools: 8, results: 8, errors: 1,
 		usage:   map[string]int{"input_tokens": 47, "output_tokens": 190, "cache_read_tokens": 900, "cache_creation_tokens": 0},
 		prompts: map[string]int{"user": 1}, inputs: 3, outputs: 4},
+	// An MCP result of text + text + image (the image repeated in
+	// toolUseResult), and one whose image is only in toolUseResult.
+	{file: "claude-code/mcp-image.jsonl", tools: 2, results: 2,
+		usage: map[string]int{"input_tokens": 18, "output_tokens": 95, "cache_read_tokens": 3000, "cache_creation_tokens": 30},
+		media: 2, prompts: map[string]int{"user": 1}, outputs: 1},
+	// A tool result a line before its call.
+	{file: "claude-code/result-first.jsonl", tools: 2, results: 2,
+		usage:   map[string]int{"input_tokens": 15, "output_tokens": 44, "cache_read_tokens": 3000, "cache_creation_tokens": 30},
+		prompts: map[string]int{"user": 1}, inputs: 1, outputs: 1},
+	// <synthetic> records (an API error, the note after an interrupt)
+	// and a switch of model: two model turns, not four.
+	{file: "claude-code/synthetic.jsonl", tools: 1, results: 1,
+		usage:   map[string]int{"input_tokens": 12, "output_tokens": 26, "cache_read_tokens": 2000, "cache_creation_tokens": 20},
+		prompts: map[string]int{"user": 2, "harness": 4}, outputs: 1},
+}
+
+// A <synthetic> assistant record is the harness's notice, of its kind,
+// never a model turn; each model turn names the model that answered it.
+func TestClaudeCodeSynthetic(t *testing.T) {
+	data, err := os.ReadFile("testdata/claude-code/synthetic.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := Import(ClaudeCode, data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	var kinds []any
+	for _, p := range l.Metadata["prompts"].([]any) {
+		if k, ok := p.(map[string]any)["harness"]; ok {
+			kinds = append(kinds, k)
+		}
+	}
+	if want := []any{"api-error", "command", "interrupt", "synthetic"}; !reflect.DeepEqual(kinds, want) {
+		t.Errorf("harness kinds %v, want %v", kinds, want)
+	}
+	var models []any
+	for _, s := range l.Steps {
+		if s.Type == llmCall {
+			models = append(models, s.Metadata["model"])
+		}
+	}
+	if want := []any{"claude-opus-4-7", "claude-sonnet-4-6"}; !reflect.DeepEqual(models, want) {
+		t.Errorf("models of the model turns %v, want %v", models, want)
+	}
+	if l.Model.Identifier != "claude-opus-4-7" || len(l.Outputs) != 1 || l.Outputs[0].Content != "The tests pass." {
+		t.Errorf("model %q, outputs %+v", l.Model.Identifier, l.Outputs)
+	}
+}
+
+// Every image or document of a tool result is a part of its output; the
+// copies in toolUseResult say which part they are, and none stays in
+// metadata.
+func TestClaudeCodeMediaNotInMetadata(t *testing.T) {
+	data, err := os.ReadFile("testdata/claude-code/mcp-image.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := Import(ClaudeCode, data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The base64 of the two images, as the source has them.
+	images := []string{
+		gjson.Get(strings.Split(string(data), "\n")[2], "toolUseResult.2.source.data").Str,
+		gjson.Get(strings.Split(string(data), "\n")[4], "toolUseResult.content.1.data").Str,
+	}
+	l := decode(t, out)
+	meta := gjson.GetBytes(out, "steps.#.metadata").Raw
+	for _, b64 := range images {
+		if b64 == "" || strings.Contains(meta, b64) {
+			t.Errorf("an image's base64 %.12q… is in metadata (or not in the fixture)", b64)
+		}
+	}
+	types := func(i int) (ts []string) {
+		for _, p := range l.Steps[i].OutputParts {
+			ts = append(ts, p.Type+" "+p.MediaType)
+		}
+		return ts
+	}
+	if got, want := types(1), []string{"text ", "text ", "image image/jpeg"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("screenshot parts %q, want %q", got, want)
+	}
+	if got, want := types(3), []string{"text ", "image image/png"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("chart parts %q, want %q", got, want)
+	}
+	res := l.Steps[3].Metadata["result"].(map[string]any)["toolUseResult"].(map[string]any)["content"].([]any)[1].(map[string]any)
+	if res["data_omitted"] != "the same as the step's output_parts[1]" {
+		t.Errorf("the chart's toolUseResult image = %v", res)
+	}
 }
 
 // Paths are compared in the working directory's own syntax and made

@@ -243,6 +243,18 @@ func claudeCodeWorkspace(data []byte, root string) *workspace {
 	w := newWorkspace(root)
 	calls := map[string]gjson.Result{} // tool_use id → the tool_use block
 	seen := map[string]bool{}          // record uuids and the ids of the results applied
+	early := map[string]gjson.Result{} // records of results whose call has not come yet
+	// take reads the one result a user record holds.
+	take := func(rec gjson.Result) {
+		res := rec.Get("message.content.#(type==\"tool_result\")")
+		id := res.Get("tool_use_id").String()
+		if res.Get("is_error").Bool() || seen["result:"+id] {
+			return
+		}
+		seen["result:"+id] = true
+		call := calls[id]
+		w.claudeResult(call.Get("name").String(), call.Get("input"), rec.Get("toolUseResult"))
+	}
 	for line := range bytes.SplitSeq(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 || !gjson.ValidBytes(line) {
 			continue
@@ -265,7 +277,13 @@ func claudeCodeWorkspace(data []byte, root string) *workspace {
 		content.ForEach(func(_, c gjson.Result) bool {
 			switch c.Get("type").String() {
 			case "tool_use":
-				calls[c.Get("id").String()] = c
+				id := c.Get("id").String()
+				calls[id] = c
+				if r, ok := early[id]; ok {
+					// Its result came first.
+					delete(early, id)
+					take(r)
+				}
 			case "tool_result":
 				results = append(results, c)
 			}
@@ -277,12 +295,11 @@ func claudeCodeWorkspace(data []byte, root string) *workspace {
 		}
 		res := results[0]
 		id := res.Get("tool_use_id").String()
-		call, ok := calls[id]
-		if !ok || res.Get("is_error").Bool() || seen["result:"+id] {
+		if _, ok := calls[id]; !ok {
+			early[id] = rec
 			continue
 		}
-		seen["result:"+id] = true
-		w.claudeResult(call.Get("name").String(), call.Get("input"), rec.Get("toolUseResult"))
+		take(rec)
 	}
 	return w
 }
