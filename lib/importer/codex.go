@@ -12,20 +12,6 @@ import (
 // OpenAI Responses API items; event_msg payloads repeat them for the UI.
 // Older rollouts have no envelope: a session header, then bare items.
 
-// codexDisplayEvents are the event_msg types that repeat, for display,
-// what response items record (messages, reasoning, the start and end of
-// tool calls, streamed deltas).
-var codexDisplayEvents = map[string]bool{
-	"user_message": true, "agent_message": true, "agent_message_delta": true,
-	"agent_reasoning": true, "agent_reasoning_delta": true, "agent_reasoning_raw_content": true,
-	"agent_reasoning_raw_content_delta": true, "agent_reasoning_section_break": true,
-	"exec_command_begin": true, "exec_command_output_delta": true,
-	"patch_apply_begin": true, "patch_apply_end": true,
-	"mcp_tool_call_begin": true, "mcp_tool_call_end": true,
-	"web_search_begin": true, "web_search_end": true, "view_image_tool_call": true,
-	"plan_update": true, "turn_diff": true, "item_started": true, "item_completed": true,
-}
-
 func importCodex(b *builder, data []byte) error {
 	items := &itemReader{b: b}
 	var contexts list
@@ -41,7 +27,8 @@ func importCodex(b *builder, data []byte) error {
 		if !payload.Exists() {
 			switch {
 			case rec.Get("record_type").Exists():
-				b.skip(fmt.Sprintf("record_type %q", rec.Get("record_type").String()))
+				rt := rec.Get("record_type").String()
+				b.skipKind("record_type/"+rt, rec, fmt.Sprintf("record_type %q", rt))
 				return nil
 			case isItem(typ, rec):
 				typ, payload, payloadAt = "response_item", rec, where
@@ -97,11 +84,11 @@ func importCodex(b *builder, data []byte) error {
 						b.mapRecord()
 						return nil
 					}
-					b.skip(`event_msg "token_count" without counts`)
+					b.skip(b.reason("event_msg/token_count empty"))
 					return nil
 				}
 				if info.Raw == lastInfo {
-					b.skip(`event_msg "token_count" repeating the one before`)
+					b.skip(b.reason("event_msg/token_count repeated"))
 					return nil
 				}
 				lastInfo = info.Raw
@@ -131,14 +118,10 @@ func importCodex(b *builder, data []byte) error {
 				b.appendMeta("events", join(obj{{"timestamp", quote(ts)}, {"type", quote(et)}}, rest(payload, "type")).raw())
 				b.mapRecord()
 			default:
-				if codexDisplayEvents[et] {
-					b.skip(fmt.Sprintf("event_msg %q (repeats response items for display)", et))
-				} else {
-					b.skip(fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
-				}
+				b.skipKind("event_msg/"+et, payload, fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
 			}
 		default:
-			b.skip(fmt.Sprintf("record type %q", typ))
+			b.skipKind(typ, rec, fmt.Sprintf("record type %q", typ))
 		}
 		return nil
 	})

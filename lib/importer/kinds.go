@@ -100,8 +100,8 @@ var recordKinds = map[string][]recordKind{
 		{kind: "event_msg/background_event"},
 		{kind: "event_msg/entered_review_mode"},
 		{kind: "event_msg/exited_review_mode"},
-		{kind: "compacted", skip: `record type "compacted" (the summary of a compaction)`, lost: true},
-		{kind: "record_type", skip: `record_type "state" (rollout bookkeeping of older versions)`},
+		{kind: "compacted", skip: `record type "compacted" (the summary and history kept at a compaction; not read yet)`, lost: true},
+		{kind: "record_type/state", skip: `record_type "state" (rollout bookkeeping of older versions)`},
 	},
 	Inspect: {
 		{kind: "event/model"},
@@ -119,17 +119,51 @@ var recordKinds = map[string][]recordKind{
 		{kind: "run/prompt", skip: `run_type "prompt" (only llm, tool and retriever runs are steps)`},
 		{kind: "run/parser", skip: `run_type "parser" (only llm, tool and retriever runs are steps)`},
 		{kind: "run/embedding", skip: `run_type "embedding" (only llm, tool and retriever runs are steps)`},
+		{kind: "run/none", skip: `run_type "none" (only llm, tool and retriever runs are steps)`},
 	},
 	OTelGenAI: {
-		{kind: "span/chat"},
-		{kind: "span/text_completion"},
-		{kind: "span/generate_content"},
-		{kind: "span/execute_tool"},
-		{kind: "span/invoke_agent"},
-		{kind: "span/create_agent"},
 		{kind: "span", skip: "span without a GenAI operation"},
 		{kind: "log", skip: "log record of a skipped span"},
 	},
+}
+
+func init() {
+	// The event_msg types that repeat, for display, what response items
+	// record (messages, reasoning, the start and end of tool calls,
+	// streamed deltas).
+	for _, et := range []string{
+		"user_message", "agent_message", "agent_message_delta",
+		"agent_reasoning", "agent_reasoning_delta", "agent_reasoning_raw_content",
+		"agent_reasoning_raw_content_delta", "agent_reasoning_section_break",
+		"exec_command_begin", "exec_command_output_delta",
+		"patch_apply_begin", "patch_apply_end",
+		"mcp_tool_call_begin", "mcp_tool_call_end",
+		"web_search_begin", "web_search_end", "view_image_tool_call",
+		"plan_update", "turn_diff", "item_started", "item_completed",
+	} {
+		recordKinds[Codex] = append(recordKinds[Codex], recordKind{kind: "event_msg/" + et, skip: fmt.Sprintf("event_msg %q (repeats response items for display)", et)})
+	}
+	// Inspect's events besides model and tool events: the timeline of
+	// a sample, what its messages do not say.
+	for _, et := range []string{
+		"sample_init", "sample_limit", "sandbox", "state", "store", "approval", "input",
+		"score", "error", "logger", "info", "span_begin", "span_end", "step", "compaction", "checkpoint",
+	} {
+		recordKinds[Inspect] = append(recordKinds[Inspect], recordKind{kind: "event/" + et, skip: fmt.Sprintf("event %q (timeline detail)", et)})
+	}
+	// The spans of the operations otelOps maps, imported.
+	ops := make([]string, 0, len(otelOps))
+	for op := range otelOps {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	var spans []recordKind
+	for _, op := range ops {
+		spans = append(spans, recordKind{kind: "span/" + op})
+	}
+	recordKinds[OTelGenAI] = append(spans, recordKinds[OTelGenAI]...)
+	// A subtask's events hold model calls of their own.
+	recordKinds[Inspect] = append(recordKinds[Inspect], recordKind{kind: "event/subtask", skip: `event "subtask" (timeline detail)`, lost: true})
 }
 
 // knownKind returns the entry of kind in format's list: its own, or

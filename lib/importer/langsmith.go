@@ -175,7 +175,7 @@ func (b *builder) langSmithRun(run gjson.Result, where string) error {
 		if rt == "" {
 			rt = "none"
 		}
-		b.skip(fmt.Sprintf("run_type %q (only llm, tool and retriever runs are steps)", rt))
+		b.skipKind("run/"+rt, run, fmt.Sprintf("run_type %q (only llm, tool and retriever runs are steps)", rt))
 	}
 	return nil
 }

@@ -499,7 +499,7 @@ func (b *builder) otelSpan(s *span) error {
 		b.seen(s.start)
 		b.countSpan(s, true, "")
 	default:
-		reason := "span without a GenAI operation"
+		reason := b.reason("span")
 		if op != "" {
 			reason = fmt.Sprintf("span with GenAI operation %q", op)
 		}
@@ -524,7 +524,7 @@ func (b *builder) countSpan(s *span, mapped bool, reason string) {
 		if mapped {
 			b.mapRecord() // read as a message, or kept in the step's metadata
 		} else {
-			b.skip("log record of a skipped span")
+			b.skip(b.reason("log"))
 		}
 	}
 }
