@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -218,4 +219,49 @@ func explain(k recordKind) string {
 		why = strings.TrimPrefix(why, sub+": ")
 	}
 	return why
+}
+
+// Detect takes a Claude Code transcript whatever record type comes first.
+func TestDetectClaudeCodeFirstRecords(t *testing.T) {
+	for _, first := range []string{
+		`{"type":"permission-mode","permissionMode":"default","sessionId":"s"}`,
+		`{"type":"file-history-snapshot","messageId":"m","snapshot":{},"isSnapshotUpdate":false}`,
+		`{"type":"queue-operation","operation":"dequeue","timestamp":"2026-01-20T11:57:17.716Z","sessionId":"s"}`,
+		`{"type":"summary","summary":"Fixing the build","leafUuid":"u"}`,
+		`{"type":"custom-title","customTitle":"mine","sessionId":"s"}`,
+		`{"type":"ai-title","aiTitle":"a title","sessionId":"s"}`,
+		`{"type":"last-prompt","lastPrompt":"continue","sessionId":"s"}`,
+		`{"type":"agent-name","agentName":"reviewer","sessionId":"s"}`,
+		`{"type":"progress","data":{"type":"hook_progress"},"uuid":"p","sessionId":"s"}`,
+	} {
+		data := first + "\n" + `{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n"
+		if f, err := Detect("", []byte(data)); f != ClaudeCode {
+			t.Errorf("%s: Detect = %q, %v", first, f, err)
+		}
+	}
+}
+
+// Logs of formats ctx does not import are named, whatever --from says.
+func TestNotImported(t *testing.T) {
+	for _, tt := range []struct{ data, what string }{
+		{`{"sessionId":"s","projectHash":"ab","startTime":"2026-05-01T10:00:00Z","lastUpdated":"2026-05-01T10:00:00Z","messages":[{"id":"1","timestamp":"2026-05-01T10:00:00Z","type":"user","content":"hi"}]}`, "a Gemini CLI chat"},
+		{`{"messages":[{"id":"1","timestamp":"2026-05-01T10:00:00Z","type":"gemini","content":"hi","model":"gemini-2.5-pro"}]}`, "a Gemini CLI chat"},
+		{`[{"sessionId":"s","messageId":0,"type":"user","message":"hi","timestamp":"2026-05-01T10:00:00Z"}]`, "a Gemini CLI prompt log (logs.json)"},
+		{`[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"text":"hello"}]}]`, "a Gemini API conversation (a Gemini CLI checkpoint)"},
+	} {
+		_, err := Detect("", []byte(tt.data))
+		var u *UnsupportedError
+		if !errors.As(err, &u) || u.What != tt.what || u.ExitCode() != 1 || err.Error() != "this looks like "+tt.what+": not supported" {
+			t.Errorf("%s: Detect error %v, want %q", tt.data, err, tt.what)
+		}
+		for _, from := range []string{Ctx, Auto, OpenAIChat} {
+			if _, err := Choose(from, "x.json", []byte(tt.data)); !errors.As(err, &u) {
+				t.Errorf("%s: Choose(%s) = %v", tt.data, from, err)
+			}
+		}
+	}
+	// A Chat Completions request is still one.
+	if f, err := Detect("", []byte(`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`)); f != OpenAIChat {
+		t.Errorf("a chat request: %q, %v", f, err)
+	}
 }
