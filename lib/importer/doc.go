@@ -37,7 +37,10 @@
 //     each format's spelling; other counters and costs stay in
 //     metadata.usage), the request's settings (tools, model, …) are its
 //     parameters, and the response's other fields (id, stop reason) its
-//     metadata.
+//     metadata; metadata.model is the model that answered that call (a
+//     response's model, gen_ai.response.model, Claude Code's
+//     message.model), so a session that switched models says which
+//     answered what.
 //   - Each tool call the turn makes is a tool_call step after it. Arguments
 //     that are JSON strings are parsed; other strings stay strings. The
 //     result joins by call id (tool_call_id, call_id, tool_use_id), or, for

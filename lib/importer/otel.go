@@ -653,6 +653,11 @@ func (b *builder) otelLLM(s *span) error {
 		}
 	}
 	turn.meta = join(b.spanMeta(s, used), turn.meta)
+	// The model that answered this call, as the other formats' model
+	// turns name it (the run's model is the first one).
+	if rm := s.attrs.str("gen_ai.response.model"); rm != "" {
+		turn.meta.setDefault("model", quote(rm))
+	}
 	turn.meta.setDefault("usage", usage.raw())
 	turn.failed = spanFailure(s)
 	b.seen(s.start)

@@ -281,3 +281,36 @@ func slicesContain(l []string, s string) bool {
 	}
 	return false
 }
+
+// Each model turn names, in metadata.model, the model that answered it
+// (a response's model, gen_ai.response.model, a run's outputs), not only
+// the run's first model.
+func TestModelPerTurn(t *testing.T) {
+	for _, tt := range []struct {
+		file, format string
+		want         []any
+	}{
+		{"claude-code/synthetic.jsonl", ClaudeCode, []any{"claude-opus-4-7", "claude-sonnet-4-6"}},
+		{"claude-code/progress.jsonl", ClaudeCode, []any{"claude-opus-4-6", "claude-haiku-4-5-20251001", "claude-haiku-4-5-20251001", "claude-haiku-4-5-20251001", "claude-opus-4-6"}},
+		{"otel-genai/current.json", OTelGenAI, []any{"gpt-4o-2024-11-20", "gpt-4o-2024-11-20"}},
+		{"langsmith/edge.json", LangSmith, []any{"gpt-4o-mini-2024-07-18", nil}},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _, err := Import(tt.format, data, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []any
+		for _, s := range decode(t, out).Steps {
+			if s.Type == llmCall {
+				got = append(got, s.Metadata["model"])
+			}
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: models of the model turns %v, want %v", tt.file, got, tt.want)
+		}
+	}
+}
