@@ -104,6 +104,10 @@ func importClaudeCode(b *builder, data []byte) error {
 			envelope = join(envelope, rest(data, "message", "type", "prompt"))
 			outerTS := timestamp(tsv)
 			agent, task := data.Get("agentId").String(), fields(other).get("parentToolUseID").String()
+			if agent != "" && task != "" {
+				// Its Task call, even when the Task's result is missing.
+				sc.byAgent[agent] = task
+			}
 			scan(nested)
 			where = at(where, "data.message")
 			if ln.uuid != "" && progressSeen[ln.uuid] || ccCopied(subIDs, ln.uuid, message) {
@@ -115,9 +119,6 @@ func importClaudeCode(b *builder, data []byte) error {
 				progressSeen[ln.uuid] = true
 			}
 			ln.sidechain, ln.agentID = true, agent
-			if agent != "" && task != "" {
-				sc.byAgent[agent] = task
-			}
 			other = append(other, lineMember{"progress", gjson.Parse(string(envelope.raw()))})
 			if !tsv.Exists() {
 				tsv = gjson.Parse(string(quote(outerTS)))

@@ -314,3 +314,41 @@ func TestModelPerTurn(t *testing.T) {
 		}
 	}
 }
+
+// A subagent's steps read from progress records join the Task call their
+// parentToolUseID names, even when the Task's result (which names the
+// agent) is not in the transcript and the subagent's prompt is not the
+// Task's word for word.
+func TestClaudeCodeProgressWithoutTaskResult(t *testing.T) {
+	data, err := os.ReadFile("testdata/claude-code/progress.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		switch gjson.Get(line, "uuid").String() {
+		case "u2": // the Task's result
+		case "p1": // the subagent's prompt
+			kept = append(kept, strings.Replace(line, `"text":"Find where`, `"text":"Context: the repo is small.\nFind where`, 1))
+		default:
+			kept = append(kept, line)
+		}
+	}
+	out, _, err := Import(ClaudeCode, []byte(strings.Join(kept, "\n")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range decode(t, out).Steps {
+		if s.Agent == "" {
+			continue
+		}
+		n++
+		if s.Agent != "a5c9e21" || s.ParentStep == nil || *s.ParentStep != 1 {
+			t.Errorf("steps[%d]: agent %q, parent %v; want a5c9e21 under the Task step 1", s.Index, s.Agent, s.ParentStep)
+		}
+	}
+	if n != 6 {
+		t.Errorf("%d subagent steps, want 6", n)
+	}
+}
