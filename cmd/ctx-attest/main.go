@@ -33,6 +33,7 @@ type attestCmd struct {
 	Dir       string   `help:"With --sign-key: write DIR/<output>.sigstore.json for every output (never outside DIR) instead of printing." placeholder:"DIR"`
 	Force     bool     `help:"With --dir: replace bundles that differ."`
 	PublicKey string   `name:"public-key" help:"Print the public key of KEY (a private key, or an OpenSSH .pub) as PKIX PEM, the form cosign --key reads, and exit." placeholder:"KEY"`
+	Commit    string   `help:"Attest git commit REV instead of packs: the statement whose subject is the commit and whose predicate lists the packs and the line ranges they wrote in the files it changed (ctx-blame at REV)." placeholder:"REV"`
 }
 
 func (c *attestCmd) Description() string {
@@ -45,6 +46,9 @@ func (c *attestCmd) Description() string {
   ctx-attest --sign-key KEY --dir DIR REF
                                     write DIR/<output>.sigstore.json
   ctx-attest --public-key KEY       KEY's public key as PEM, for cosign
+  ctx-attest --commit REV [--sign-key KEY]
+                                    the statement (or bundle) of a git commit:
+                                    which packs wrote which of its lines
 
 The predicate type is ` + attest.PredicateType + `
 (docs/attestation.md). Bundles hold a DSSE envelope and a public-key hint,
@@ -61,6 +65,9 @@ func (c *attestCmd) Run(env *cli.Env) error {
 			return cli.Errorf(cli.ExitUsage, "--public-key takes nothing else")
 		}
 		return c.publicKey(env)
+	}
+	if c.Commit != "" {
+		return c.commit(env)
 	}
 	switch {
 	case c.Dir != "" && c.SignKey == "":

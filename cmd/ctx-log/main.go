@@ -20,8 +20,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctx-tools/ctx/lib/blame"
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/git"
 	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -31,6 +33,7 @@ type logCmd struct {
 	cli.Globals
 	MaxCount int      `name:"max-count" short:"n" default:"-1" help:"List at most N packs (default: all; -n 0 lists none, as git log does)." placeholder:"N"`
 	Lineage  string   `help:"List REF, its parent, its parent's parent, … to the root, in that order, instead of the whole store." placeholder:"REF"`
+	Commit   string   `help:"Only the packs of git commit REV (or range A..B): those its Ctx-Pack trailers name, and those whose recorded edits wrote lines it adds (so also when the trailers were stripped)." placeholder:"REV"`
 	Model    string   `help:"Only packs whose model identifier is ID." placeholder:"ID"`
 	Since    string   `help:"Only packs created at or after TIME: RFC 3339, a date (2026-02-10, UTC) or an age (36h, 7d, 2w)." placeholder:"TIME"`
 	Until    string   `help:"Only packs created at or before TIME (same forms as --since)." placeholder:"TIME"`
@@ -75,6 +78,11 @@ func (c *logCmd) Run(env *cli.Env) error {
 	}
 	if c.Lineage != "" {
 		return c.listLineage(env, s, opt)
+	}
+	if c.Commit != "" {
+		if err := c.commitPacks(s, &opt); err != nil {
+			return err
+		}
 	}
 	l, err := packlog.List(s, opt)
 	if err != nil {
@@ -151,6 +159,32 @@ func (c *logCmd) listLineage(env *cli.Env, s *store.Store, opt packlog.Options) 
 		probs = append(probs, lineageErr)
 	}
 	return problems(env, append(probs, more...))
+}
+
+// commitPacks restricts the listing to the packs of --commit.
+func (c *logCmd) commitPacks(s *store.Store, opt *packlog.Options) error {
+	repo, err := git.Open(".")
+	if err != nil {
+		return cli.WithCode(cli.ExitError, fmt.Errorf("--commit %s: %w", c.Commit, err))
+	}
+	commits, err := repo.Commits(c.Commit)
+	if err != nil {
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--commit: %w", err))
+	}
+	all, err := s.Packs("")
+	if err != nil {
+		return err
+	}
+	ix, _, err := blame.New(s, all, blame.OpenCache(blame.DefaultCacheDir()))
+	if err != nil {
+		return err
+	}
+	found, err := ix.CommitPacks(repo, commits)
+	if err != nil {
+		return cli.WithCode(cli.ExitError, err)
+	}
+	opt.Only = found
+	return nil
 }
 
 func (c *logCmd) listTags(env *cli.Env, s *store.Store) error {

@@ -57,6 +57,8 @@ type verifyCmd struct {
 	NoRefs     bool     `name:"no-refs" help:"With --kernel-pack: skip the run.json to bundle.json hash check (PK5)."`
 	Key        []string `help:"Trust attestations (ARTIFACT.sigstore.json) signed with this public key: PEM, or an OpenSSH .pub; repeatable. Without it, keys come from trusted_keys in the user config ($CTX_CONFIG, else ~/.config/ctx/config.json)." placeholder:"PUB"`
 	Signed     bool     `help:"Require a signed attestation: an artifact with only a sidecar is no_provenance. Implied by --key."`
+	Commit     string   `help:"Verify git commit REV's signed statement (--bundle FILE, from ctx-attest --commit --sign-key): signed by a trusted key, and the line ranges it attests still hold." placeholder:"REV"`
+	Bundle     string   `help:"With --commit: the commit's Sigstore bundle." placeholder:"FILE"`
 }
 
 func (c *verifyCmd) Description() string {
@@ -75,6 +77,10 @@ func (c *verifyCmd) Description() string {
                                  --store-dir, $CTX_STORE or the working
                                  directory names
   ctx-verify --kernel-pack DIR   a kernel Run Export Pack (exit 0/1/2/3)
+  ctx-verify --commit REV --bundle FILE [--key PUB]
+                                 a git commit's signed statement: verified (0),
+                                 or bad_signature, untrusted_signature,
+                                 modified (1)
 
 --store is a mode here, not the store's location: name that with
 --store-dir DIR (or $CTX_STORE), or as DIR arguments of --store.
@@ -95,6 +101,9 @@ Warnings, which never make a store invalid:
 }
 
 func (c *verifyCmd) Run(env *cli.Env) error {
+	if c.Commit != "" || c.Bundle != "" {
+		return c.commit(env)
+	}
 	modes := 0
 	for _, on := range []bool{len(c.Args) > 0 && !c.Store, c.Pack != "", c.Store, c.KernelPack != ""} {
 		if on {

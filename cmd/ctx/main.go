@@ -27,6 +27,7 @@ var verbs = []struct{ name, does string }{
 	{"log", "store → packs, newest first"},
 	{"push", "packs → an OCI registry or layout directory"},
 	{"pull", "an OCI registry or layout directory → packs"},
+	{"blame", "files → the recorded agent step that wrote each line"},
 }
 
 type frontCmd struct {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ctx-tools/ctx/lib/blame"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/drift"
 	"github.com/ctx-tools/ctx/lib/manifest"
@@ -199,7 +200,29 @@ func pages(t testing.TB) map[string][]byte {
 	if out["replay"], err = Replay(a, replayReport(a), f.s, Options{}); err != nil {
 		t.Fatal(err)
 	}
+	if out["blame"], err = Blame(blameFiles()); err != nil {
+		t.Fatal(err)
+	}
 	return out
+}
+
+// blameFiles is a blamed file whose lines and origins carry markup and
+// characters that act on a display.
+func blameFiles() []BlameFile {
+	prompt := 1
+	o1 := &blame.Origin{Pack: "sha256:" + strings.Repeat("ab", 32), Step: 3, Tool: "Write", Session: "s-1", Model: "claude-sonnet-4-5", Prompt: &prompt, Timestamp: "2026-03-02T09:00:10Z"}
+	o2 := &blame.Origin{Pack: "sha256:" + strings.Repeat("cd", 32), Step: 7, Tool: "Edit<b>", Session: "s-2\u202e", Model: "gpt-5.4</td>", Timestamp: "2026-03-03T14:00:15Z"}
+	return []BlameFile{{
+		Path: "src/inv\u202eentory.js",
+		Text: []string{"// by a person", "export function f() {", "  return '<script>alert(1)</script>';", "  return 2;", "}"},
+		Lines: []blame.Line{
+			{By: blame.ByUnknown},
+			{By: blame.ByAgent, Origin: o1},
+			{By: blame.ByAgent, Origin: o2, Moved: true},
+			{By: blame.ByMixed, Origin: o1},
+			{By: blame.ByAgent, Origin: o1, Reindented: true},
+		},
+	}}
 }
 
 func golden(t *testing.T, name string, got []byte) {

@@ -80,6 +80,7 @@ type page struct {
 	CSS   template.CSS
 	Pack  *packPage
 	Diff  *diffPage
+	Blame *blamePage
 }
 
 // render executes the page template; sizeHint is the expected size of the

@@ -22,7 +22,7 @@ import (
 
 func TestGolden(t *testing.T) {
 	got := pages(t)
-	for _, name := range []string{"pack", "diff", "replay"} {
+	for _, name := range []string{"pack", "diff", "replay", "blame"} {
 		t.Run(name, func(t *testing.T) {
 			checkPage(t, got[name])
 			golden(t, name+".html", got[name])
@@ -37,6 +37,26 @@ func TestDeterministic(t *testing.T) {
 	for name := range a {
 		if !bytes.Equal(a[name], b[name]) {
 			t.Errorf("%s page differs between two renderings", name)
+		}
+	}
+}
+
+func TestBlamePage(t *testing.T) {
+	page := string(pages(t)["blame"])
+	for _, bad := range []string{"<script>", "\u202e", "<b>", "gpt-5.4</td>"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q unescaped", bad)
+		}
+	}
+	for _, want := range []string{
+		`&lt;script&gt;alert(1)&lt;/script&gt;`, // the line, as text
+		`<span class="esc">\u202e</span>`,       // the RLO, visible
+		`<span class="badge">mixed</span>`, `<span class="badge">moved</span>`, `<span class="badge">re-indented</span>`,
+		`3 lines by agents, 1 mixed, 1 unknown`, `prompt 1`,
+		`ctx-show --human ctx://` + strings.Repeat("ab", 32),
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
@@ -101,7 +102,7 @@ func (w *workspace) codexResult(name, workdir string, argv []string, script, pat
 	out, exit, short := render.CodexResult(result)
 	failed := exit != "" && exit != "0"
 	if patch == "" {
-		patch, workdir = applyPatchOf(argv, script, workdir)
+		patch, workdir = edit.PatchOfCommand(argv, script, workdir)
 	}
 	dir := w.root
 	if workdir != "" {
@@ -342,55 +343,16 @@ func isReadProgram(prog string) bool {
 	return false
 }
 
-// applyPatchOf finds the patch of an apply_patch run as a command:
-// ["apply_patch", PATCH], or a shell script "apply_patch <<'EOF' … EOF",
-// optionally after "cd DIR && ".
-func applyPatchOf(argv []string, script, workdir string) (string, string) {
-	if len(argv) == 2 && (argv[0] == "apply_patch" || argv[0] == "applypatch") {
-		return argv[1], workdir
-	}
-	s := strings.TrimSpace(script)
-	if rest, ok := strings.CutPrefix(s, "cd "); ok {
-		dir, after, ok := strings.Cut(rest, " && ")
-		if !ok || strings.ContainsAny(dir, " '\"$`") {
-			return "", workdir
-		}
-		if path.IsAbs(dir) || workdir == "" {
-			workdir = dir
-		} else {
-			workdir = path.Join(workdir, dir)
-		}
-		s = after
-	}
-	for _, cmd := range []string{"apply_patch ", "applypatch "} {
-		rest, ok := strings.CutPrefix(s, cmd)
-		if !ok {
-			continue
-		}
-		first, body, ok := strings.Cut(rest, "\n")
-		if !ok || !strings.HasPrefix(first, "<<") {
-			return "", workdir
-		}
-		term := strings.Trim(strings.TrimPrefix(first, "<<"), `'"- `)
-		end := strings.LastIndex(body, "\n"+term)
-		if end < 0 {
-			return "", workdir
-		}
-		return body[:end+1], workdir
-	}
-	return "", workdir
-}
-
 // applyPatch records what a successful apply_patch did to the files under
 // dir whose content is known.
 func (w *workspace) applyPatch(patch, dir string) {
-	ops, err := parsePatch(patch)
+	ops, err := edit.ParsePatch(patch)
 	if err != nil {
 		w.skip("apply_patch: %v; the files it changed are not recorded", err)
 		return
 	}
 	for _, op := range ops {
-		abs := op.path
+		abs := op.Path
 		if !path.IsAbs(abs) {
 			abs = path.Join(dir, abs)
 		}
@@ -398,29 +360,29 @@ func (w *workspace) applyPatch(patch, dir string) {
 		if !ok {
 			continue
 		}
-		switch op.kind {
-		case "add":
+		switch op.Kind {
+		case edit.PatchAdd:
 			delete(w.stale, name)
-			w.wrote(name, op.add)
-		case "delete":
+			w.wrote(name, op.Add)
+		case edit.PatchDelete:
 			w.skip("apply_patch deleted %s; a deleted file is not an output", name)
 			w.lose(name)
-		case "update":
+		case edit.PatchUpdate:
 			base, known := w.current[name]
 			if !known {
 				w.skip("apply_patch of %s: the file's content before the patch is not known; its final content is not recorded", name)
 				w.lose(name)
 				continue
 			}
-			out, err := applyChunks(base, op.chunks)
+			out, err := edit.ApplyChunks(base, op.Chunks)
 			if err != nil {
 				w.skip("apply_patch of %s: %v; its final content is not recorded", name, err)
 				w.lose(name)
 				continue
 			}
 			target := name
-			if op.moveTo != "" {
-				mv := op.moveTo
+			if op.MoveTo != "" {
+				mv := op.MoveTo
 				if !path.IsAbs(mv) {
 					mv = path.Join(dir, mv)
 				}

@@ -49,30 +49,6 @@ func FuzzWorkspace(f *testing.F) {
 	})
 }
 
-// FuzzApplyPatch applies arbitrary patches to arbitrary files: no panic,
-// and an applied update is empty or ends in a newline, as apply_patch
-// writes it.
-func FuzzApplyPatch(f *testing.F) {
-	f.Add("*** Begin Patch\n*** Update File: a\n@@ ctx\n-x\n+y\n*** End of File\n*** End Patch", "ctx\nx\n")
-	f.Add("*** Begin Patch\n*** Add File: a\n+x\n*** Delete File: b\n*** Update File: c\n*** Move to: d\n@@\n+z\n*** End Patch", "")
-	f.Add("<<'EOF'\n*** Begin Patch\n*** Update File: a\n keep\n-\n+\n*** End Patch\nEOF", "keep\n\n")
-	f.Fuzz(func(t *testing.T, patch, original string) {
-		ops, err := parsePatch(patch)
-		if err != nil {
-			return
-		}
-		for _, op := range ops {
-			if op.kind != "update" {
-				continue
-			}
-			out, err := applyChunks(original, op.chunks)
-			if err == nil && out != "" && !strings.HasSuffix(out, "\n") {
-				t.Fatalf("applied update %q does not end in a newline", out)
-			}
-		}
-	})
-}
-
 // FuzzParseHook reads arbitrary bytes as a hook payload: no panic, and a
 // payload it accepts names a transcript.
 func FuzzParseHook(f *testing.F) {

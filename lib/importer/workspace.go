@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/execlog"
 )
 
@@ -205,35 +206,6 @@ func (w *workspace) isOutput(name string) bool {
 	return false
 }
 
-// edit is one replacement of an Edit or MultiEdit.
-type edit struct {
-	old, new string
-	all      bool
-}
-
-// apply applies edits to content as Claude Code does: each replaces the
-// first occurrence of its old string (every one with all), in order.
-func apply(content string, edits []edit) (string, error) {
-	for i, e := range edits {
-		if e.old == "" {
-			if content != "" || i > 0 {
-				return "", fmt.Errorf("edit %d has an empty old_string on a non-empty file", i)
-			}
-			content = e.new
-			continue
-		}
-		if !strings.Contains(content, e.old) {
-			return "", fmt.Errorf("edit %d: old_string is not in the file", i)
-		}
-		if e.all {
-			content = strings.ReplaceAll(content, e.old, e.new)
-		} else {
-			content = strings.Replace(content, e.old, e.new, 1)
-		}
-	}
-	return content, nil
-}
-
 // claudeCodeWorkspace reads a Claude Code transcript's Read, Write, Edit,
 // MultiEdit and NotebookEdit calls and their results, in order: the
 // session's records, its subagents' (the progress records holding them
@@ -368,16 +340,16 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 			w.skip("%s of %s: the file's content before the edit is not known; its final content is not recorded", tool, name)
 			return
 		}
-		var edits []edit
+		var edits []edit.Replacement
 		if tool == "Edit" {
-			edits = []edit{{input.Get("old_string").String(), input.Get("new_string").String(), input.Get("replace_all").Bool()}}
+			edits = []edit.Replacement{{Old: input.Get("old_string").String(), New: input.Get("new_string").String(), All: input.Get("replace_all").Bool()}}
 		} else {
 			input.Get("edits").ForEach(func(_, e gjson.Result) bool {
-				edits = append(edits, edit{e.Get("old_string").String(), e.Get("new_string").String(), e.Get("replace_all").Bool()})
+				edits = append(edits, edit.Replacement{Old: e.Get("old_string").String(), New: e.Get("new_string").String(), All: e.Get("replace_all").Bool()})
 				return true
 			})
 		}
-		out, err := apply(base, edits)
+		out, err := edit.Replace(base, edits)
 		if err != nil {
 			w.skip("%s of %s: %v; its final content is not recorded", tool, name, err)
 			w.lose(name)

@@ -9,30 +9,6 @@ import (
 	"testing"
 )
 
-func TestApplyEdits(t *testing.T) {
-	tests := []struct {
-		name, content string
-		edits         []edit
-		want          string // "error: …" for an error
-	}{
-		{"first occurrence", "a a a", []edit{{"a", "b", false}}, "b a a"},
-		{"replace all", "a a a", []edit{{"a", "b", true}}, "b b b"},
-		{"in order", "x = 1\n", []edit{{"x", "y", false}, {"y = 1", "y = 2", false}}, "y = 2\n"},
-		{"missing", "abc", []edit{{"z", "y", false}}, "error: edit 0: old_string is not in the file"},
-		{"empty old on empty file", "", []edit{{"", "new\n", false}}, "new\n"},
-		{"empty old on a file", "abc", []edit{{"", "new", false}}, "error: edit 0 has an empty old_string on a non-empty file"},
-	}
-	for _, tt := range tests {
-		got, err := apply(tt.content, tt.edits)
-		if err != nil {
-			got = "error: " + err.Error()
-		}
-		if got != tt.want {
-			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
 // ccUse builds an assistant transcript line making a tool call; ccResult
 // the user line with its result.
 func ccUse(id, name string, input any) string {
@@ -198,7 +174,7 @@ func TestClaudeCodeWorkspaceLostOutput(t *testing.T) {
 	if !reflect.DeepEqual(w.outputs, []string{"n.ipynb"}) || w.current["n.ipynb"] != `{"cells":[]}` {
 		t.Errorf("outputs = %q (n.ipynb holds %q), want only n.ipynb as last written", w.outputs, w.current["n.ipynb"])
 	}
-	if len(w.skipped) != 2 || !strings.HasPrefix(w.skipped[0], "Edit of a.txt: edit 0: old_string is not in the file") {
+	if len(w.skipped) != 2 || !strings.HasPrefix(w.skipped[0], "Edit of a.txt: old_string is not in the file") {
 		t.Errorf("skipped = %q", w.skipped)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/digest"
 )
 
 // Filter selects entries. Zero fields select everything.
@@ -16,11 +18,19 @@ type Filter struct {
 	Since time.Time // created at or after (inclusive)
 	Until time.Time // created at or before (inclusive)
 	Where []Query   // every query must match
+	// Only, when not nil, selects just the packs it holds (the values are
+	// the caller's).
+	Only map[digest.Digest]int
 }
 
 // matchSummary reports whether e passes every test that needs only its
 // summary: model, time range and the queries on summary fields.
 func (f *Filter) matchSummary(e *Entry) bool {
+	if f.Only != nil {
+		if _, ok := f.Only[e.Hash]; !ok {
+			return false
+		}
+	}
 	if f.Model != "" && e.Model != f.Model {
 		return false
 	}

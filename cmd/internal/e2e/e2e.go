@@ -192,6 +192,9 @@ func Params(dir string) testscript.Params {
 			if d, err := sharedtest.Path(); err == nil {
 				env.Setenv("SHARED", d)
 			}
+			if d, err := sharedtest.ModuleRoot(); err == nil {
+				env.Setenv("CTX_ROOT", d) // for scripts that use files of the checkout (hooks)
+			}
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
@@ -300,7 +303,7 @@ func cmdGlob(ts *testscript.TestScript, neg bool, args []string) {
 // Tools are the programs beyond a POSIX sh and its usual utilities that
 // scripts may run; a script that runs one declares it with a condition,
 // [!exec:NAME] skip '…', so that it skips where the program is missing.
-var Tools = []string{"jq", "sha256sum", "timeout", "chromium"}
+var Tools = []string{"jq", "sha256sum", "timeout", "chromium", "git"}
 
 // Lint reports script lines that cannot do what they say: `exists` with a
 // pattern (exists does not expand it; use glob), and a program of Tools

@@ -1,4 +1,4 @@
-package importer
+package edit
 
 import (
 	"errors"
@@ -18,27 +18,39 @@ import (
 //	                          "*** End of File"
 //	*** End Patch
 //
-// The functions below parse it and apply it to a known original the way
-// apply_patch does, so that the importer can record what a patched file
-// holds afterwards.
+// ParsePatch reads it and PatchOp.Apply applies one file's part of it to
+// a known original the way apply_patch does.
 
-type patchOp struct {
-	kind   string // "add", "delete", "update"
-	path   string
-	moveTo string
-	add    string // content of an added file
-	chunks []patchChunk
+// Kinds of PatchOp.
+const (
+	PatchAdd    = "add"
+	PatchDelete = "delete"
+	PatchUpdate = "update"
+)
+
+// PatchOp is one file's part of a patch: Kind is PatchAdd (Add holds the
+// new file's content), PatchDelete, or PatchUpdate (Chunks, and MoveTo
+// when the file is also renamed). Paths are as the patch writes them.
+type PatchOp struct {
+	Kind   string
+	Path   string
+	MoveTo string
+	Add    string
+	Chunks []PatchChunk
 }
 
-type patchChunk struct {
-	context  string // the "@@ CONTEXT" line, "" if none
-	old, new []string
-	eof      bool
+// PatchChunk is one "@@" section of an update: Context is the "@@ CONTEXT"
+// line ("" if none), Old the lines it replaces (context lines included),
+// New their replacement, EOF set when it must match at the end of the file.
+type PatchChunk struct {
+	Context  string
+	Old, New []string
+	EOF      bool
 }
 
-// parsePatch parses patch text; a heredoc wrapper (<<'EOF' … EOF) is
+// ParsePatch parses patch text; a heredoc wrapper (<<'EOF' … EOF) is
 // accepted, as apply_patch accepts it.
-func parsePatch(text string) ([]patchOp, error) {
+func ParsePatch(text string) ([]PatchOp, error) {
 	lines := strings.Split(strings.TrimSpace(text), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimSuffix(l, "\r")
@@ -50,27 +62,27 @@ func parsePatch(text string) ([]patchOp, error) {
 		return nil, errors.New("not a patch between *** Begin Patch and *** End Patch")
 	}
 	lines = lines[1 : len(lines)-1]
-	var ops []patchOp
+	var ops []PatchOp
 	for len(lines) > 0 {
 		head := strings.TrimSpace(lines[0])
 		lines = lines[1:]
 		switch {
 		case strings.HasPrefix(head, "*** Add File: "):
-			op := patchOp{kind: "add", path: strings.TrimPrefix(head, "*** Add File: ")}
+			op := PatchOp{Kind: PatchAdd, Path: strings.TrimPrefix(head, "*** Add File: ")}
 			var b strings.Builder
 			for len(lines) > 0 && strings.HasPrefix(lines[0], "+") {
 				b.WriteString(lines[0][1:])
 				b.WriteByte('\n')
 				lines = lines[1:]
 			}
-			op.add = b.String()
+			op.Add = b.String()
 			ops = append(ops, op)
 		case strings.HasPrefix(head, "*** Delete File: "):
-			ops = append(ops, patchOp{kind: "delete", path: strings.TrimPrefix(head, "*** Delete File: ")})
+			ops = append(ops, PatchOp{Kind: PatchDelete, Path: strings.TrimPrefix(head, "*** Delete File: ")})
 		case strings.HasPrefix(head, "*** Update File: "):
-			op := patchOp{kind: "update", path: strings.TrimPrefix(head, "*** Update File: ")}
+			op := PatchOp{Kind: PatchUpdate, Path: strings.TrimPrefix(head, "*** Update File: ")}
 			if len(lines) > 0 && strings.HasPrefix(lines[0], "*** Move to: ") {
-				op.moveTo = strings.TrimPrefix(lines[0], "*** Move to: ")
+				op.MoveTo = strings.TrimPrefix(lines[0], "*** Move to: ")
 				lines = lines[1:]
 			}
 			for len(lines) > 0 {
@@ -81,15 +93,15 @@ func parsePatch(text string) ([]patchOp, error) {
 				if strings.HasPrefix(lines[0], "*") {
 					break
 				}
-				var c patchChunk
+				var c PatchChunk
 				switch {
 				case lines[0] == "@@":
 					lines = lines[1:]
 				case strings.HasPrefix(lines[0], "@@ "):
-					c.context = lines[0][3:]
+					c.Context = lines[0][3:]
 					lines = lines[1:]
-				case len(op.chunks) > 0:
-					return nil, fmt.Errorf("update of %s: a chunk does not start with @@: %q", op.path, lines[0])
+				case len(op.Chunks) > 0:
+					return nil, fmt.Errorf("update of %s: a chunk does not start with @@: %q", op.Path, lines[0])
 				}
 				n := 0
 			chunk:
@@ -97,20 +109,20 @@ func parsePatch(text string) ([]patchOp, error) {
 					l := lines[0]
 					switch {
 					case l == "*** End of File":
-						c.eof = true
+						c.EOF = true
 						lines = lines[1:]
 						break chunk
 					case l == "":
-						c.old, c.new = append(c.old, ""), append(c.new, "")
+						c.Old, c.New = append(c.Old, ""), append(c.New, "")
 					case l[0] == ' ':
-						c.old, c.new = append(c.old, l[1:]), append(c.new, l[1:])
+						c.Old, c.New = append(c.Old, l[1:]), append(c.New, l[1:])
 					case l[0] == '+':
-						c.new = append(c.new, l[1:])
+						c.New = append(c.New, l[1:])
 					case l[0] == '-':
-						c.old = append(c.old, l[1:])
+						c.Old = append(c.Old, l[1:])
 					default:
 						if n == 0 {
-							return nil, fmt.Errorf("update of %s: unexpected line %q", op.path, l)
+							return nil, fmt.Errorf("update of %s: unexpected line %q", op.Path, l)
 						}
 						break chunk
 					}
@@ -118,12 +130,12 @@ func parsePatch(text string) ([]patchOp, error) {
 					lines = lines[1:]
 				}
 				if n == 0 {
-					return nil, fmt.Errorf("update of %s: an empty chunk", op.path)
+					return nil, fmt.Errorf("update of %s: an empty chunk", op.Path)
 				}
-				op.chunks = append(op.chunks, c)
+				op.Chunks = append(op.Chunks, c)
 			}
-			if len(op.chunks) == 0 {
-				return nil, fmt.Errorf("update of %s has no chunks", op.path)
+			if len(op.Chunks) == 0 {
+				return nil, fmt.Errorf("update of %s has no chunks", op.Path)
 			}
 			ops = append(ops, op)
 		default:
@@ -133,11 +145,12 @@ func parsePatch(text string) ([]patchOp, error) {
 	return ops, nil
 }
 
-// applyChunks applies an update's chunks to original as apply_patch does:
+// ApplyChunks applies an update's chunks to original as apply_patch does:
 // each chunk's old lines are sought from where the last one ended (after
 // its context line, when it has one), exactly, then ignoring trailing,
-// then surrounding white space; the result ends in a newline.
-func applyChunks(original string, chunks []patchChunk) (string, error) {
+// then surrounding white space; the result ends in a newline. A chunk
+// that does not apply is a *Conflict.
+func ApplyChunks(original string, chunks []PatchChunk) (string, error) {
 	lines := strings.Split(original, "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
@@ -149,28 +162,28 @@ func applyChunks(original string, chunks []patchChunk) (string, error) {
 	var repls []repl
 	pos := 0
 	for i, c := range chunks {
-		if c.context != "" {
-			at := seekLines(lines, []string{c.context}, pos, false)
+		if c.Context != "" {
+			at := seekLines(lines, []string{c.Context}, pos, false)
 			if at < 0 {
-				return "", fmt.Errorf("chunk %d: context %q not found", i, c.context)
+				return "", &Conflict{Reason: fmt.Sprintf("chunk %d: context %q not found", i, c.Context)}
 			}
 			pos = at + 1
 		}
-		if len(c.old) == 0 {
-			repls = append(repls, repl{len(lines), 0, c.new})
+		if len(c.Old) == 0 {
+			repls = append(repls, repl{len(lines), 0, c.New})
 			continue
 		}
-		old, nw := c.old, c.new
-		at := seekLines(lines, old, pos, c.eof)
+		old, nw := c.Old, c.New
+		at := seekLines(lines, old, pos, c.EOF)
 		if at < 0 && old[len(old)-1] == "" {
 			old = old[:len(old)-1]
 			if len(nw) > 0 && nw[len(nw)-1] == "" {
 				nw = nw[:len(nw)-1]
 			}
-			at = seekLines(lines, old, pos, c.eof)
+			at = seekLines(lines, old, pos, c.EOF)
 		}
 		if at < 0 {
-			return "", fmt.Errorf("chunk %d: the lines it replaces are not in the file", i)
+			return "", &Conflict{Reason: fmt.Sprintf("chunk %d: the lines it replaces are not in the file", i)}
 		}
 		repls = append(repls, repl{at, len(old), nw})
 		pos = at + len(old)

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/ctx-tools/ctx/lib/attest"
+	"github.com/ctx-tools/ctx/lib/blame"
+	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/git"
+)
+
+// commit prints the statement of --commit, or its bundle with --sign-key.
+func (c *attestCmd) commit(env *cli.Env) error {
+	if len(c.Refs) > 0 || c.Pack || c.Predicate || c.Dir != "" || len(c.Output) > 0 || c.Human {
+		return cli.Errorf(cli.ExitUsage, "--commit takes no pack references, --pack, --output, --predicate, --dir or --human")
+	}
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	var signer *attest.Signer
+	if c.SignKey != "" {
+		if signer, err = loadSigner(c.SignKey, s); err != nil {
+			return err
+		}
+	}
+	repo, err := git.Open(".")
+	if err != nil {
+		return cli.WithCode(cli.ExitError, fmt.Errorf("--commit %s: %w", c.Commit, err))
+	}
+	commit, err := repo.Commit(c.Commit)
+	if err != nil {
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--commit: %w", err))
+	}
+	all, err := s.Packs("")
+	if err != nil {
+		return err
+	}
+	ix, _, err := blame.New(s, all, blame.OpenCache(blame.DefaultCacheDir()))
+	if err != nil {
+		return err
+	}
+	files, err := ix.CommitFiles(repo, commit)
+	if err != nil {
+		return cli.WithCode(cli.ExitError, err)
+	}
+	st := attest.ForCommit(commit, files)
+	if signer == nil {
+		b, err := attest.EncodeCommit(st)
+		if err != nil {
+			return err
+		}
+		return env.ResultCanonical(b)
+	}
+	b, err := signer.SignCommit(st)
+	if err != nil {
+		return err
+	}
+	return env.ResultCanonical(b[:len(b)-1])
+}

@@ -1,0 +1,314 @@
+package blame
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/edit"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// Index is the recorded edits of a set of packs, ready to attribute the
+// lines of files.
+type Index struct {
+	last map[string]version // each path's last version; nil when unknown
+	pool pool
+}
+
+// event is one recorded edit step, or a session's first view of a file
+// (ed is nil, path and content are set), in time order.
+type event struct {
+	at      time.Time
+	created time.Time
+	pack    string
+	seq     int // the step index; a first view sorts before the steps
+	cwd     string
+	origin  *Origin
+	ed      *edit.Edit
+	path    string
+	content digest.Digest
+}
+
+// Stats says what an Index was built from.
+type Stats struct {
+	Packs  int // packs read
+	Edits  int // edit steps among them, after snapshots of one session were merged
+	Cached int // packs whose edits came from the cache
+}
+
+// errUnknown is what blame's reader says of a file no recorded step showed.
+var errUnknown = errors.New("content not recorded")
+
+// New builds the index of the packs ps: each pack's edits are taken from
+// cache when it has them (cache may be nil) and read from its manifest
+// otherwise. Edits that several snapshots of one session recorded (the
+// same session, step time, tool and parameters) count once, for the pack
+// with the most steps.
+func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
+	var st Stats
+	all := make([]*packEdits, 0, len(ps))
+	for _, d := range ps {
+		pe, cached, err := c.load(s, d)
+		if err != nil {
+			return nil, st, err
+		}
+		if cached {
+			st.Cached++
+		}
+		all = append(all, pe)
+	}
+	st.Packs = len(all)
+	// The most complete snapshot first, so that it keeps the edits it
+	// shares with earlier ones.
+	slices.SortStableFunc(all, func(a, b *packEdits) int {
+		return cmp.Or(-cmp.Compare(a.Steps, b.Steps), strings.Compare(a.Pack, b.Pack))
+	})
+	var evs []event
+	seen := map[string]bool{}
+	for _, pe := range all {
+		created, _ := time.Parse(time.RFC3339Nano, pe.Created)
+		first := map[string]time.Time{} // first edit of each path by this pack
+		for _, e := range pe.Edits {
+			if pe.Session != "" {
+				key := pe.Session + "\x00" + e.Time + "\x00" + e.Tool + "\x00" + string(e.Parameters)
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+			}
+			ed, err := edit.Parse(e.Tool, e.Parameters)
+			if err != nil || ed == nil {
+				continue
+			}
+			st.Edits++
+			at, err := time.Parse(time.RFC3339Nano, e.Time)
+			if err != nil {
+				at = created
+			}
+			for _, p := range ed.Paths() {
+				if p, ok := relative(p, pe.Cwd); ok {
+					if _, ok := first[p]; !ok {
+						first[p] = at
+					}
+				}
+			}
+			o := &Origin{Pack: pe.Pack, Step: e.Step, Tool: e.Tool, Session: pe.Session, Model: e.Model, Agent: e.Agent, Prompt: e.Prompt, Timestamp: e.Time}
+			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: e.Step, cwd: pe.Cwd, origin: o, ed: ed})
+		}
+		for _, b := range pe.Bases {
+			at, ok := first[b.Path]
+			if !ok {
+				continue // seen but never edited by this session
+			}
+			d, err := digest.Parse(b.ContentRef)
+			if err != nil {
+				return nil, st, fmt.Errorf("pack %s: input %s: %w", pe.Pack, b.Path, err)
+			}
+			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: -1, path: b.Path, content: d})
+		}
+	}
+	slices.SortStableFunc(evs, func(a, b event) int {
+		return cmp.Or(a.at.Compare(b.at), a.created.Compare(b.created), strings.Compare(a.pack, b.pack), cmp.Compare(a.seq, b.seq))
+	})
+	ix, err := replay(s, evs)
+	return ix, st, err
+}
+
+// replay applies the events in order to a workspace of versions and
+// returns the versions they end with, adding the lines each edit wrote to
+// the pool. A file whose content is not known (an edit of a file no
+// session saw whole) becomes known again when a step writes it whole or a
+// session sees it.
+func replay(s *store.Store, evs []event) (*Index, error) {
+	ix := &Index{last: map[string]version{}, pool: pool{}}
+	type file struct {
+		v     version
+		text  string // v's text, when known
+		known bool
+	}
+	ws := map[string]*file{}
+	for _, e := range evs {
+		if e.ed == nil {
+			b, err := s.Get(e.content)
+			if err != nil {
+				return nil, fmt.Errorf("pack %s: input %s: %w", e.pack, e.path, err)
+			}
+			f := ws[e.path]
+			switch {
+			case f != nil && f.known && f.text == string(b):
+				// The session saw what the history has: nothing changed.
+			case f != nil && f.known:
+				f.v, _ = f.v.next(splitText(string(b)), nil)
+				f.text = string(b)
+			default:
+				ws[e.path] = &file{v: fromText(string(b)), text: string(b), known: true}
+			}
+			continue
+		}
+		read := func(p string) (string, error) {
+			rel, ok := relative(p, e.cwd)
+			if !ok {
+				return "", errUnknown
+			}
+			f := ws[rel]
+			switch {
+			case f == nil || !f.known:
+				return "", errUnknown
+			case f.v == nil:
+				return "", edit.ErrNotExist
+			}
+			return f.text, nil
+		}
+		changes, err := e.ed.Apply(read)
+		if errors.Is(err, errUnknown) {
+			// A whole-file write, or a patch adding files, needs nothing
+			// of what was there: try again as if unknown files were
+			// absent, which fails for edits that need their content.
+			changes, err = e.ed.Apply(func(p string) (string, error) {
+				if s, err := read(p); err == nil {
+					return s, nil
+				}
+				return "", edit.ErrNotExist
+			})
+		}
+		if err != nil {
+			for _, p := range e.ed.Paths() {
+				if rel, ok := relative(p, e.cwd); ok {
+					ws[rel] = &file{}
+				}
+			}
+			ix.pool.add(written(e.ed), e.origin)
+			continue
+		}
+		for _, ch := range changes {
+			rel, ok := relative(ch.Path, e.cwd)
+			if !ok {
+				continue
+			}
+			var prev version
+			if ch.From != "" {
+				if from, ok := relative(ch.From, e.cwd); ok && ws[from] != nil {
+					prev = ws[from].v
+					ws[from] = &file{known: true}
+				}
+			} else if f := ws[rel]; f != nil && f.known {
+				prev = f.v
+			}
+			if ch.Deleted {
+				ws[rel] = &file{known: true}
+				continue
+			}
+			v, added := prev.next(splitText(ch.Content), e.origin)
+			if v == nil {
+				v = version{}
+			}
+			ws[rel] = &file{v: v, text: ch.Content, known: true}
+			ix.pool.add(added, e.origin)
+		}
+	}
+	for p, f := range ws {
+		if f.known && f.v != nil {
+			ix.last[p] = f.v
+		}
+	}
+	return ix, nil
+}
+
+// written returns the lines an edit writes, for when it cannot be
+// applied: a Write's content, the new side of each replacement, the added
+// lines of a patch.
+func written(ed *edit.Edit) []string {
+	var out []string
+	for _, r := range ed.Replacements() {
+		out = append(out, splitText(r.New)...)
+	}
+	for _, op := range ed.Patch() {
+		out = append(out, splitText(op.Add)...)
+		for _, c := range op.Chunks {
+			out = append(out, c.New...)
+		}
+	}
+	return out
+}
+
+// relative returns p, a path an edit named, as a clean slash-separated
+// path relative to the session's directory cwd; false for a path outside
+// it. Windows paths (C:\…, backslashes) are compared with the drive
+// letter in either case.
+func relative(p, cwd string) (string, bool) {
+	p = strings.ReplaceAll(p, "\\", "/")
+	cwd = strings.TrimSuffix(strings.ReplaceAll(cwd, "\\", "/"), "/")
+	if isAbs(p) {
+		if cwd == "" {
+			return "", false
+		}
+		switch {
+		case strings.HasPrefix(p, cwd+"/"):
+			p = p[len(cwd)+1:]
+		case len(p) > len(cwd) && hasDrive(cwd) && strings.EqualFold(p[:2], cwd[:2]) && strings.HasPrefix(p[2:], cwd[2:]+"/"):
+			p = p[len(cwd)+1:]
+		default:
+			return "", false
+		}
+	}
+	p = path.Clean(p)
+	if p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "~") {
+		return "", false
+	}
+	return p, true
+}
+
+func hasDrive(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z')
+}
+
+func isAbs(p string) bool { return strings.HasPrefix(p, "/") || hasDrive(p) }
+
+// Paths lists the paths, relative to their sessions' working directories,
+// whose recorded history ends with a known content.
+func (ix *Index) Paths() []string {
+	ps := make([]string, 0, len(ix.last))
+	for p := range ix.last {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// Lookup returns the recorded path that file (a slash-separated path
+// relative to the root of its work tree) is: the same path, or, for a
+// session that ran in a subdirectory, the longest recorded path that file
+// ends with at a directory boundary.
+func (ix *Index) Lookup(file string) (string, bool) {
+	if _, ok := ix.last[file]; ok {
+		return file, true
+	}
+	best := ""
+	for p := range ix.last {
+		if strings.HasSuffix(file, "/"+p) && len(p) > len(best) {
+			best = p
+		}
+	}
+	return best, best != ""
+}
+
+// Blame attributes each line of content, the text of file (a path
+// relative to the root of its work tree; see Lookup), to the recorded edit
+// that wrote it. names lists other paths the file had (its names before
+// renames), newest first; the first with a recorded history is used.
+func (ix *Index) Blame(file string, content []byte, names ...string) []Line {
+	var last version
+	for _, n := range append([]string{file}, names...) {
+		if p, ok := ix.Lookup(n); ok {
+			last = ix.last[p]
+			break
+		}
+	}
+	return attribute(last, splitText(string(content)), ix.pool)
+}

@@ -1,0 +1,99 @@
+package blame
+
+import (
+	"slices"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/edit"
+	"github.com/ctx-tools/ctx/lib/manifest"
+)
+
+// packEdits is what blame needs of one pack: the steps that edited files
+// and the files the session saw whole before editing them. It is derived
+// from the manifest alone, so it is cached by the pack's hash.
+type packEdits struct {
+	Pack    string     `json:"pack"`
+	Created string     `json:"created"`
+	Steps   int        `json:"steps"`
+	Session string     `json:"session,omitzero"`
+	Cwd     string     `json:"cwd,omitzero"` // the session's directory, as recorded
+	Edits   []editStep `json:"edits,omitzero"`
+	Bases   []base     `json:"bases,omitzero"`
+}
+
+// editStep is a step that edited files, with the facts an origin names.
+type editStep struct {
+	Step       int            `json:"step"`
+	Tool       string         `json:"tool"`
+	Time       string         `json:"time,omitzero"`
+	Model      string         `json:"model,omitzero"`
+	Agent      string         `json:"agent,omitzero"`
+	Prompt     *int           `json:"prompt,omitzero"`
+	Parameters jsontext.Value `json:"parameters"`
+}
+
+// base is a file the session saw whole: its first view of it.
+type base struct {
+	Path       string `json:"path"`
+	ContentRef string `json:"content_ref"`
+}
+
+// edits extracts a pack's edit steps.
+func edits(m *manifest.Manifest) *packEdits {
+	pe := &packEdits{Pack: m.Hash.String(), Created: m.Created, Steps: len(m.Steps)}
+	meta := gjson.ParseBytes(m.Metadata)
+	pe.Session = meta.Get("session.sessionId").String()
+	if pe.Session == "" {
+		pe.Session = meta.Get("session.id").String()
+	}
+	pe.Cwd = meta.Get("session.cwd").String()
+	type promptAt struct {
+		index int
+		t     time.Time
+	}
+	var prompts []promptAt
+	meta.Get("prompts").ForEach(func(_, p gjson.Result) bool {
+		t, err := time.Parse(time.RFC3339Nano, p.Get("timestamp").String())
+		if err == nil && p.Get("index").Exists() && int(p.Get("index").Int()) < len(m.Prompts) {
+			prompts = append(prompts, promptAt{int(p.Get("index").Int()), t})
+		}
+		return true
+	})
+	slices.SortStableFunc(prompts, func(a, b promptAt) int { return a.t.Compare(b.t) })
+	model := map[string]string{} // by agent: the model of its last model call
+	for _, s := range m.Steps {
+		if s.Type == manifest.LLMCall {
+			if id := gjson.GetBytes(s.Metadata, "model").String(); id != "" {
+				model[s.Agent] = id
+			}
+			continue
+		}
+		if !edit.Is(s.Tool) || s.Error != nil {
+			continue
+		}
+		e := editStep{Step: s.Index, Tool: s.Tool, Time: s.Timestamp, Agent: s.Agent, Parameters: s.Parameters}
+		e.Model = model[s.Agent]
+		if e.Model == "" {
+			e.Model = m.Model.Identifier
+		}
+		if t, err := time.Parse(time.RFC3339Nano, s.Timestamp); err == nil {
+			for _, p := range prompts {
+				if p.t.After(t) {
+					break
+				}
+				i := p.index
+				e.Prompt = &i
+			}
+		}
+		pe.Edits = append(pe.Edits, e)
+	}
+	for _, in := range m.Inputs {
+		if in.Seen == manifest.SeenWhole && !in.ContentRef.IsZero() {
+			pe.Bases = append(pe.Bases, base{Path: in.Name, ContentRef: in.ContentRef.String()})
+		}
+	}
+	return pe
+}

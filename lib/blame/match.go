@@ -1,0 +1,210 @@
+package blame
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ctx-tools/ctx/lib/drift"
+)
+
+// How a line of the file was attributed.
+const (
+	ByAgent   = "agent"   // a recorded edit wrote the line as it is
+	ByMixed   = "mixed"   // a recorded edit wrote it, a person changed it since
+	ByUnknown = "unknown" // no recorded edit wrote it
+)
+
+// Line is the attribution of one line of a file.
+type Line struct {
+	By         string
+	Origin     *Origin // nil when By is ByUnknown
+	Moved      bool    // found by its text elsewhere, not in place
+	Reindented bool    // matched once leading and trailing white space is ignored
+}
+
+// minMovedLen is the shortest trimmed line matched by its text alone:
+// shorter ones ("}", "end", "return x") are too common to name a writer.
+const minMovedLen = 8
+
+// mixedSimilarity is the least similarity of a changed line to the line
+// an agent wrote there for the line to count as the agent's, changed.
+const mixedSimilarity = 0.5
+
+// pool maps the trimmed text of lines recorded edits wrote to the line as
+// written by the last step that wrote it.
+type pool map[string]line
+
+func (p pool) add(lines []string, o *Origin) {
+	if o == nil {
+		return
+	}
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); len(t) >= minMovedLen {
+			p[t] = line{text: l, origin: o}
+		}
+	}
+}
+
+// attribute attributes each line of current: by alignment with last (the
+// version the recorded history ends with; nil when unknown), then, for
+// lines still unknown, by their text in p.
+func attribute(last version, current []string, p pool) []Line {
+	out := make([]Line, len(current))
+	for i := range out {
+		out[i].By = ByUnknown
+	}
+	if len(last) > 0 {
+		norm := func(ls []string) []string {
+			t := make([]string, len(ls))
+			for i, l := range ls {
+				t[i] = strings.TrimSpace(l)
+			}
+			return t
+		}
+		lt := last.texts()
+		ms := drift.Align(norm(lt), norm(current))
+		ai, bi := 0, 0
+		for _, m := range append(ms, drift.Match{A: len(last), B: len(current)}) {
+			for j, i := range pairMixed(last[ai:m.A], current[bi:m.B]) {
+				if i >= 0 {
+					out[bi+j] = Line{By: ByMixed, Origin: last[ai+i].origin}
+				}
+			}
+			for k := 0; k < m.N; k++ {
+				l := last[m.A+k]
+				switch {
+				case l.origin == nil:
+				case l.mixed:
+					out[m.B+k] = Line{By: ByMixed, Origin: l.origin}
+				default:
+					out[m.B+k] = Line{By: ByAgent, Origin: l.origin, Reindented: l.text != current[m.B+k]}
+				}
+			}
+			ai, bi = m.A+m.N, m.B+m.N
+		}
+	}
+	for i, l := range current {
+		if out[i].By != ByUnknown {
+			continue
+		}
+		t := strings.TrimSpace(l)
+		if len(t) < minMovedLen {
+			continue
+		}
+		if w, ok := p[t]; ok {
+			out[i] = Line{By: ByAgent, Origin: w.origin, Moved: true, Reindented: w.text != l}
+		}
+	}
+	fillTrivial(current, out)
+	return out
+}
+
+// fillTrivial gives a run of unknown lines too common to match by text
+// (blank lines, braces) the origin of the lines around it when both name
+// the same step: a blank line inside a function an agent wrote is the
+// agent's, even after the function moved.
+func fillTrivial(current []string, out []Line) {
+	for i := 0; i < len(out); i++ {
+		if out[i].By != ByUnknown || i == 0 || out[i-1].By != ByAgent {
+			continue
+		}
+		j := i
+		for j < len(out) && out[j].By == ByUnknown && len(strings.TrimSpace(current[j])) < minMovedLen {
+			j++
+		}
+		if j == len(out) || out[j].By != ByAgent {
+			i = j
+			continue
+		}
+		a, b := out[i-1].Origin, out[j].Origin
+		if a.Pack == b.Pack && a.Step == b.Step {
+			for k := i; k < j; k++ {
+				out[k] = Line{By: ByAgent, Origin: a, Moved: out[i-1].Moved && out[j].Moved}
+			}
+		}
+		i = j
+	}
+}
+
+// pairMixed pairs each of the lines cur that replaced the lines old with
+// the attributed line of old it is a changed form of: similar enough
+// (mixedSimilarity) and the most similar one; -1 for none. Each old line
+// is used once.
+func pairMixed(old version, cur []string) []int {
+	pair := make([]int, len(cur))
+	for j := range pair {
+		pair[j] = -1
+	}
+	if len(old) == 0 || len(cur) == 0 {
+		return pair
+	}
+	// Pairing is quadratic in the size of one changed block; past this
+	// size lines are paired in order.
+	const maxPairing = 256
+	used := make([]bool, len(old))
+	for j, c := range cur {
+		best, bestSim := -1, 0.0
+		lo, hi := 0, len(old)
+		if len(old) > maxPairing || len(cur) > maxPairing {
+			lo, hi = min(j, len(old)), min(j+1, len(old))
+		}
+		ct := tokens(c)
+		for i := lo; i < hi; i++ {
+			if used[i] || old[i].origin == nil {
+				continue
+			}
+			if s := similarity(tokens(old[i].text), ct); s > bestSim {
+				best, bestSim = i, s
+			}
+		}
+		if best >= 0 && bestSim >= mixedSimilarity {
+			used[best] = true
+			pair[j] = best
+		}
+	}
+	return pair
+}
+
+// tokens splits a line into words (runs of letters, digits and '_') and
+// single other non-space characters.
+func tokens(s string) []string {
+	var t []string
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case unicode.IsSpace(r):
+			i += n
+		case isWord(r):
+			j := i + n
+			for j < len(s) {
+				r2, n2 := utf8.DecodeRuneInString(s[j:])
+				if !isWord(r2) {
+					break
+				}
+				j += n2
+			}
+			t = append(t, s[i:j])
+			i = j
+		default:
+			t = append(t, s[i:i+n])
+			i += n
+		}
+	}
+	return t
+}
+
+func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// similarity is 2·|LCS(a, b)| / (|a| + |b|): 1 for equal token lists, 0
+// for lists with nothing in common.
+func similarity(a, b []string) float64 {
+	if len(a)+len(b) == 0 {
+		return 1
+	}
+	n := 0
+	for _, m := range drift.Align(a, b) {
+		n += m.N
+	}
+	return 2 * float64(n) / float64(len(a)+len(b))
+}
