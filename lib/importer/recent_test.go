@@ -352,3 +352,34 @@ func TestClaudeCodeProgressWithoutTaskResult(t *testing.T) {
 		t.Errorf("%d subagent steps, want 6", n)
 	}
 }
+
+// A Read whose result has no toolUseResult (a subagent's progress
+// records in 2.1.3x hold only the lines shown) makes no input, and
+// stderr says which files.
+func TestClaudeCodeReadWithoutToolUseResult(t *testing.T) {
+	data, err := os.ReadFile("testdata/claude-code/progress.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if gjson.Get(line, "uuid").String() == "p3" { // the result of the subagent's Read
+			line = strings.Replace(line, `,"toolUseResult":{"type":"text","file":{"filePath":"/home/dev/proj/config.go","content":"package config\n\nfunc Load() {}\n","numLines":3,"startLine":1,"totalLines":3}}`, "", 1)
+			if strings.Contains(line, "toolUseResult") {
+				t.Fatal("the fixture's Read result changed")
+			}
+		}
+		kept = append(kept, line)
+	}
+	out, rep, err := Import(ClaudeCode, []byte(strings.Join(kept, "\n")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	if len(l.Inputs) != 1 || l.Inputs[0].Name != "main.go" {
+		t.Errorf("inputs = %+v, want main.go (listed) only", l.Inputs)
+	}
+	if w := "1 file(s) read with no toolUseResult (only the lines shown are recorded, not the file) are no inputs: config.go"; !slicesContain(rep.Warnings, w) {
+		t.Errorf("warnings %q lack %q", rep.Warnings, w)
+	}
+}

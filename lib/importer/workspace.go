@@ -214,18 +214,31 @@ func (w *workspace) isOutput(name string) bool {
 func claudeCodeWorkspace(data []byte, root string) *workspace {
 	w := newWorkspace(root)
 	calls := map[string]gjson.Result{} // tool_use id → the tool_use block
-	seen := map[string]bool{}          // record uuids and the ids of the results applied
+	seen := map[string]bool{}          // the ids of the results applied, each once
 	early := map[string]gjson.Result{} // records of results whose call has not come yet
 	// take reads the one result a user record holds.
+	bare := map[string]string{} // Reads whose result has no toolUseResult, by id: the file they read
+	var bareOrder []string
 	take := func(rec gjson.Result) {
 		res := rec.Get("message.content.#(type==\"tool_result\")")
 		id := res.Get("tool_use_id").String()
 		if res.Get("is_error").Bool() || seen["result:"+id] {
 			return
 		}
-		seen["result:"+id] = true
 		call := calls[id]
-		w.claudeResult(call.Get("name").String(), call.Get("input"), rec.Get("toolUseResult"))
+		tur := rec.Get("toolUseResult")
+		if !tur.Exists() && call.Get("name").String() == "Read" {
+			// Only the lines shown are recorded (a subagent's progress
+			// records in 2.1.3x), not the file: unless another copy of
+			// the record has its toolUseResult, it is no input.
+			if _, ok := bare[id]; !ok {
+				bareOrder = append(bareOrder, id)
+			}
+			bare[id] = call.Get("input.file_path").String()
+			return
+		}
+		seen["result:"+id] = true
+		w.claudeResult(call.Get("name").String(), call.Get("input"), tur)
 	}
 	for line := range bytes.SplitSeq(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 || !gjson.ValidBytes(line) {
@@ -234,12 +247,6 @@ func claudeCodeWorkspace(data []byte, root string) *workspace {
 		rec := gjson.ParseBytes(line)
 		if rec.Get("type").String() == "progress" && rec.Get("data.type").String() == "agent_progress" {
 			rec = rec.Get("data.message")
-		}
-		if u := rec.Get("uuid").String(); u != "" {
-			if seen[u] {
-				continue
-			}
-			seen[u] = true
 		}
 		content := rec.Get("message.content")
 		if !content.IsArray() {
@@ -272,6 +279,19 @@ func claudeCodeWorkspace(data []byte, root string) *workspace {
 			continue
 		}
 		take(rec)
+	}
+	var names []string
+	for _, id := range bareOrder {
+		if name, ok := w.relQuiet(bare[id]); ok && !seen["result:"+id] && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) > 0 {
+		list := strings.Join(names[:min(len(names), 5)], ", ")
+		if len(names) > 5 {
+			list += fmt.Sprintf(" and %d more", len(names)-5)
+		}
+		w.skip("%d file(s) read with no toolUseResult (only the lines shown are recorded, not the file) are no inputs: %s", len(names), list)
 	}
 	return w
 }
