@@ -17,6 +17,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/sidecar"
@@ -123,6 +124,10 @@ func loadSigner(path string, s *store.Store) (*attest.Signer, error) {
 	if errors.Is(err, attest.ErrEncryptedKey) {
 		return nil, cli.WithHint(cli.WithCode(cli.ExitUsage, err), "ctx reads unencrypted keys only; keep one for signing in a safe place outside the store, e.g. openssl genpkey -algorithm ed25519 -out ctx.key")
 	}
+	var fe *found.Error
+	if errors.As(err, &fe) {
+		return nil, err // a pipe or device given as a key: exit 2
+	}
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
@@ -199,9 +204,9 @@ type result struct {
 }
 
 func (c *attestCmd) publicKey(env *cli.Env) error {
-	b, err := os.ReadFile(c.PublicKey)
+	b, err := found.ReadFile(c.PublicKey, found.Rule{What: "key", Max: attest.MaxKeyFile})
 	if err != nil {
-		return fmt.Errorf("reading key: %w", err)
+		return err
 	}
 	var pub attest.PublicKey
 	if priv, perr := attest.ParsePrivateKey(b); perr == nil {

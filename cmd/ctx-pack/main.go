@@ -21,6 +21,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/sidecar"
@@ -243,11 +244,15 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 		}
 		return nil
 	}
-	data, err := os.ReadFile(h.Transcript)
-	if err != nil {
-		return cli.WithCode(cli.ExitError, fmt.Errorf("%s: reading the transcript the hook payload names: %w", src.name, err))
+	what := "the hook payload's transcript_path"
+	if h.Within != "" {
+		what = "the Codex rollout of thread " + h.SessionID
 	}
-	what := "hook payload"
+	data, err := found.ReadFile(h.Transcript, found.Rule{What: what, Max: importer.MaxTranscript, Within: h.Within})
+	if err != nil {
+		return cli.WithCode(cli.ExitError, fmt.Errorf("%s: %w", src.name, err))
+	}
+	what = "hook payload"
 	if h.Event != "" {
 		what += " (" + h.Event + ")"
 	}
@@ -395,6 +400,10 @@ func signer(path string, s *store.Store) (*attest.Signer, error) {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
 	k, err := attest.LoadSigner(path)
+	var fe *found.Error
+	if errors.As(err, &fe) {
+		return nil, err // a pipe or device given as a key: exit 2
+	}
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}

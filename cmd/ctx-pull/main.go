@@ -25,8 +25,10 @@ type pullCmd struct {
 	Refs        []string `arg:"" optional:"" help:"Packs to pull: full hashes (sha256:<hex>, <hex>, ctx://<hex>) or tags on the remote (default: read from stdin)." placeholder:"REF"`
 	WithParents bool     `name:"with-parents" help:"Also pull each pack's ancestors, following parent."`
 	Referrers   string   `help:"Also fetch the files attached to each pack (sidecars, attestation bundles, reports) into DIR." placeholder:"DIR"`
+	AllKinds    bool     `name:"all-kinds" help:"With --referrers, also fetch attachments of kinds ctx does not push (any artifact type, any plain file name)."`
 	PlainHTTP   bool     `name:"plain-http" help:"Allow plain HTTP to a registry that is not on loopback (loopback registries always get plain HTTP)."`
-	Jobs        int      `default:"8" help:"Concurrent downloads." placeholder:"N"`
+	Jobs        int      `default:"8" help:"Concurrent downloads (and referrer fetches)." placeholder:"N"`
+	remote.Timeouts
 }
 
 func (c *pullCmd) Description() string {
@@ -36,6 +38,9 @@ func (c *pullCmd) Description() string {
 func (c *pullCmd) Run(env *cli.Env) error {
 	if c.Jobs < 1 {
 		return cli.Errorf(cli.ExitUsage, "--jobs must be at least 1")
+	}
+	if err := c.Timeouts.Validate(); err != nil {
+		return cli.WithCode(cli.ExitUsage, err)
 	}
 	s, err := env.Store()
 	if err != nil {
@@ -57,7 +62,10 @@ func (c *pullCmd) Run(env *cli.Env) error {
 			return cli.WithCode(cli.ExitUsage, err)
 		}
 	}
-	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version}, false)
+	if c.AllKinds && c.Referrers == "" {
+		return cli.Errorf(cli.ExitUsage, "--all-kinds goes with --referrers DIR")
+	}
+	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version, Timeouts: c.Timeouts}, false)
 	if err != nil {
 		if errors.Is(err, remote.ErrInvalidRemote) {
 			return cli.WithCode(cli.ExitUsage, err)
@@ -71,13 +79,16 @@ func (c *pullCmd) Run(env *cli.Env) error {
 		next := it.Ref
 		for next != "" {
 			env.Progressf("pulling %s from %s", next, r.URL)
-			res, err := client.Pull(ctx, s, next, remote.PullOptions{Referrers: c.Referrers})
+			res, err := client.Pull(ctx, s, next, remote.PullOptions{Referrers: c.Referrers, ReferrerOptions: remote.ReferrerOptions{AllKinds: c.AllKinds}})
 			env.ProgressDone()
 			if err != nil {
 				if h := remote.Hint(err, r); h != "" {
 					return cli.WithHint(err, h)
 				}
 				return err
+			}
+			if res.ReferrersSkipped > 0 {
+				env.Warnf("pack %s: left %d referrer(s) of kinds ctx does not push on the remote (--all-kinds fetches them)", res.Hash.Short(), res.ReferrersSkipped)
 			}
 			if !seen[res.Hash] {
 				seen[res.Hash] = true

@@ -27,6 +27,7 @@ type pushCmd struct {
 	Attach    []string `sep:"none" help:"Attach FILE to the pack as an OCI referrer: a sidecar (*.ctx.json), an attestation bundle (*.sigstore.json) or a report (*.html); with one pack only." placeholder:"FILE"`
 	PlainHTTP bool     `name:"plain-http" help:"Allow plain HTTP to a registry that is not on loopback (loopback registries always get plain HTTP)."`
 	Jobs      int      `default:"8" help:"Concurrent uploads." placeholder:"N"`
+	remote.Timeouts
 }
 
 func (c *pushCmd) Description() string {
@@ -36,6 +37,9 @@ func (c *pushCmd) Description() string {
 func (c *pushCmd) Run(env *cli.Env) error {
 	if c.Jobs < 1 {
 		return cli.Errorf(cli.ExitUsage, "--jobs must be at least 1")
+	}
+	if err := c.Timeouts.Validate(); err != nil {
+		return cli.WithCode(cli.ExitUsage, err)
 	}
 	s, err := env.Store()
 	if err != nil {
@@ -55,7 +59,14 @@ func (c *pushCmd) Run(env *cli.Env) error {
 	if len(items) > 1 && (len(c.Tag) > 0 || len(c.Attach) > 0) {
 		return cli.Errorf(cli.ExitUsage, "--tag and --attach apply to one pack; %d were given", len(items))
 	}
-	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version, Cache: remote.DefaultCacheDir()}, true)
+	// Before anything is created (a layout directory) or uploaded.
+	if err := remote.CheckTags(c.Tag); err != nil {
+		return explain(err, r)
+	}
+	if err := remote.CheckAttachments(c.Attach); err != nil {
+		return explain(err, r)
+	}
+	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version, Cache: remote.DefaultCacheDir(), Timeouts: c.Timeouts}, true)
 	if err != nil {
 		return explain(err, r)
 	}
@@ -88,7 +99,8 @@ func (c *pushCmd) Run(env *cli.Env) error {
 // explain gives remote and tag errors the usage exit code, and others
 // their hint.
 func explain(err error, r remote.Remote) error {
-	if errors.Is(err, remote.ErrInvalidRemote) {
+	var arg *remote.ArgError
+	if errors.Is(err, remote.ErrInvalidRemote) || errors.As(err, &arg) {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
 	if h := remote.Hint(err, r); h != "" {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/fsck"
 	"github.com/ctx-tools/ctx/lib/kernelpack"
 	"github.com/ctx-tools/ctx/lib/ref"
@@ -185,6 +186,10 @@ func (c *verifyCmd) attestOptions(env *cli.Env) (attest.Options, error) {
 		var keys []attest.PublicKey
 		for _, p := range c.Key {
 			k, err := attest.LoadPublicKey(p)
+			var fe *found.Error
+			if errors.As(err, &fe) {
+				return attest.Options{}, err // a pipe or device given as a key: exit 2
+			}
 			if err != nil {
 				return attest.Options{}, cli.WithCode(cli.ExitUsage, err)
 			}

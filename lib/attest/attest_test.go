@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	intoto "github.com/in-toto/attestation/go/v1"
@@ -418,7 +419,17 @@ func TestVerify(t *testing.T) {
 					return bytes.Replace(st, []byte(`"high"`), []byte(`"certain"`), 1)
 				})
 			},
-			status: sidecar.BadSignature, reason: "does not match the statement",
+			status: sidecar.BadSignature, reason: "does not verify with that key: the statement was changed after signing, or another key",
+		},
+		{
+			name: "another key under the trusted key's name",
+			change: func(t *testing.T, p *project) {
+				p.writeBundle(t, "out/result.md", loadSigner(t, "id_ed25519"), ForOutputs(p.m)[0])
+				editBundleJSON(t, p.path("out/result.md.sigstore.json"), func(m map[string]any) {
+					m["verificationMaterial"].(map[string]any)["publicKey"].(map[string]any)["hint"] = trusted.ID
+				})
+			},
+			status: sidecar.BadSignature, reason: "signature naming trusted key " + trusted.ID + " (testdata/ed25519.pem) does not verify with that key: the statement was changed after signing, or another key signed it under that key's name",
 		},
 		{
 			name: "wrong predicate type",
@@ -494,7 +505,7 @@ func TestVerify(t *testing.T) {
 				os.Remove(p.path("out/result.md.sigstore.json"))
 				os.Mkdir(p.path("out/result.md.sigstore.json"), 0o755)
 			},
-			status: sidecar.Broken, reason: "bundle cannot be read: not a regular file",
+			status: sidecar.Broken, reason: "bundle cannot be read: is a directory, not a regular file: refused",
 		},
 		{
 			name: "keyless bundle",
@@ -759,8 +770,16 @@ func TestTrust(t *testing.T) {
 		t.Fatalf("keys %s note %q err %v", ids(keys), note, err)
 	}
 
+	// A key file must be a regular file: a pipe would hang, a device
+	// never end.
+	fifo := filepath.Join(dir, "home/keys/fifo.pub")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ config, want string }{
-		{`{"trusted_keys":["keys/none.pub"]}`, "trusted_keys[0]: reading public key"},
+		{`{"trusted_keys":["keys/none.pub"]}`, "trusted_keys[0]: public key "},
+		{`{"trusted_keys":["keys/fifo.pub"]}`, "trusted_keys[0]: public key " + fifo + ": is a named pipe, not a regular file"},
+		{`{"trusted_keys":["/dev/zero"]}`, "trusted_keys[0]: public key /dev/zero: is a device, not a regular file"},
 		{`{"trusted_keys":"keys/ci.pub"}`, "config.json"},
 		{`{"trusted_stores":["relative/.ctx"]}`, "not an absolute path"},
 		{`{"trusted_keys":["ssh-ed25519 AAAA"]}`, "trusted_keys[0]: OpenSSH public key"},

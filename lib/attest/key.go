@@ -14,9 +14,10 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctx-tools/ctx/lib/found"
 )
 
 // Signer signs statements with an ed25519 private key.
@@ -49,14 +50,20 @@ func NewSigner(key ed25519.PrivateKey) (*Signer, error) {
 	return &Signer{key: key, pub: pub}, nil
 }
 
+// MaxKeyFile bounds a key file: keys are a few hundred bytes, and a key
+// file is read only if it is a regular file (lib/found), so that a named
+// pipe or a device given as a key, or listed in trusted_keys, is refused
+// rather than read forever.
+const MaxKeyFile = 64 << 10
+
 // LoadSigner reads an ed25519 private key from a file: PKCS#8 PEM
 // ("PRIVATE KEY", as openssl genpkey -algorithm ed25519 writes) or an
 // unencrypted OpenSSH key ("OPENSSH PRIVATE KEY", as ssh-keygen -t ed25519
 // writes).
 func LoadSigner(path string) (*Signer, error) {
-	b, err := os.ReadFile(path)
+	b, err := found.ReadFile(path, found.Rule{What: "signing key", Max: MaxKeyFile})
 	if err != nil {
-		return nil, fmt.Errorf("reading signing key: %w", err)
+		return nil, err
 	}
 	key, err := ParsePrivateKey(b)
 	if err != nil {
@@ -259,9 +266,9 @@ func ParsePublicKey(b []byte, source string) (PublicKey, error) {
 
 // LoadPublicKey reads a public key file (see ParsePublicKey).
 func LoadPublicKey(path string) (PublicKey, error) {
-	b, err := os.ReadFile(path)
+	b, err := found.ReadFile(path, found.Rule{What: "public key", Max: MaxKeyFile})
 	if err != nil {
-		return PublicKey{}, fmt.Errorf("reading public key: %w", err)
+		return PublicKey{}, err
 	}
 	return ParsePublicKey(b, path)
 }

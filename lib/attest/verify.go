@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/sidecar"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -161,35 +160,23 @@ func Verify(path string, o Options) (*sidecar.Verdict, error) {
 // allows a predicate of 16 MB, which base64 makes about 22 MB.
 const MaxBundle = 64 << 20
 
-// readBundle reads a bundle file, refusing what is not a regular file (a
-// FIFO would hang, a device never end) or is larger than MaxBundle.
+// readBundle reads a bundle file found beside an artifact by lib/found's
+// rule: a regular file (a FIFO would hang, a device never end) of at most
+// MaxBundle bytes.
 func readBundle(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	if fi.Size() > MaxBundle {
-		return nil, fmt.Errorf("%d bytes, more than the %d a bundle may have", fi.Size(), MaxBundle)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxBundle+1))
-	if err == nil && len(b) > MaxBundle {
-		err = fmt.Errorf("more than the %d bytes a bundle may have", MaxBundle)
+	b, err := found.ReadFile(path, found.Rule{What: "bundle", Max: MaxBundle})
+	var fe *found.Error
+	if errors.As(err, &fe) {
+		return nil, errors.New(fe.Reason)
 	}
 	return b, err
 }
 
 // checkSignatures finds a trusted key whose signature the envelope
 // carries. When there is none it says why: no trusted key at all, a
-// trusted key whose signature does not match (the statement or signature
-// was changed), or a key that is not trusted.
+// signature naming a trusted key that does not verify with it (the
+// statement was changed, or another key claims that key's name), or a key
+// that is not trusted.
 func checkSignatures(bu *bundle, keys []PublicKey, keysFrom string) (*PublicKey, string, string) {
 	env := bu.DSSEEnvelope
 	msg := PAE(env.PayloadType, env.Payload)
@@ -211,7 +198,9 @@ func checkSignatures(bu *bundle, keys []PublicKey, keysFrom string) (*PublicKey,
 	}
 	for _, k := range keys {
 		if slices.Contains(named, k.ID) || slices.Contains(named, k.cosignHint()) {
-			return nil, sidecar.BadSignature, fmt.Sprintf("the signature of trusted key %s (%s) does not match the statement: it was changed after signing", k.ID, k.Source)
+			// Which of the two cannot be told: only the key's name is in
+			// the bundle, not the key.
+			return nil, sidecar.BadSignature, fmt.Sprintf("the signature naming trusted key %s (%s) does not verify with that key: the statement was changed after signing, or another key signed it under that key's name", k.ID, k.Source)
 		}
 	}
 	if len(keys) == 0 {
@@ -301,7 +290,7 @@ func canonJSON(v any) ([]byte, error) {
 // output and agree with the pack. It returns why not, or "".
 func checkSidecar(path string, m *manifest.Manifest, output string, v *sidecar.Verdict) (string, error) {
 	p := path + sidecar.Suffix
-	b, err := os.ReadFile(p)
+	b, err := sidecar.ReadSidecar(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -87,6 +88,10 @@ type exitPanic struct{ code int }
 // calls os.Exit, so tests can drive it in process.
 func Run(name string, cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	env := &Env{Name: name, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	// Only Env speaks on stderr: the standard logger is where net/http
+	// says what a misbehaving server did ("Unsolicited response received
+	// on idle HTTP channel"), in a form that is no ctx message.
+	log.SetOutput(io.Discard)
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(exitPanic); ok {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/found"
 )
 
 // Hook is what an agent's hook (or notify program) is given when a session
@@ -20,7 +22,16 @@ type Hook struct {
 	Transcript string
 	// Cwd, SessionID and Event are as the payload gives them ("" if not).
 	Cwd, SessionID, Event string
+	// Within is the directory the transcript was found in, when ctx
+	// looked it up itself (a Codex rollout under sessions/): symlinks
+	// must not lead out of it.
+	Within string
 }
+
+// MaxTranscript bounds a transcript ctx finds for itself (the one a hook
+// payload names, a Codex rollout, a subagent's transcript): each must be
+// a regular file of at most this many bytes (lib/found).
+const MaxTranscript = 1 << 30
 
 // ParseHook recognises a hook payload: Claude Code's hook input (a JSON
 // object with transcript_path, and session_id or hook_event_name; Codex's
@@ -59,7 +70,7 @@ func ParseHook(data []byte, codexHome string) (*Hook, error) {
 		if err != nil {
 			return nil, err
 		}
-		h.Transcript = p
+		h.Transcript, h.Within = p, filepath.Join(codexHome, "sessions")
 		return h, nil
 	}
 	return nil, nil
@@ -126,9 +137,9 @@ func ClaudeCodeSubagents(transcript string) ([]File, error) {
 	}
 	var files []File
 	for _, name := range names {
-		data, err := os.ReadFile(name)
+		data, err := found.ReadFile(name, found.Rule{What: "the session's subagent transcript", Max: MaxTranscript, Within: dir})
 		if err != nil {
-			return nil, fmt.Errorf("reading the session's subagent transcript: %w", err)
+			return nil, err
 		}
 		files = append(files, File{Name: filepath.ToSlash(filepath.Join(filepath.Base(stem), "subagents", filepath.Base(name))), Data: data})
 	}

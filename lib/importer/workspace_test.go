@@ -105,7 +105,7 @@ func TestParseHook(t *testing.T) {
 			&Hook{Transcript: filepath.Join("/p", "t.jsonl"), Cwd: "/p", SessionID: "s"}, ""},
 		{"empty transcript", `{"session_id":"s","transcript_path":""}`, nil, "hook payload: transcript_path is not a non-empty string"},
 		{"codex notify", `{"type":"agent-turn-complete","thread-id":"abc-123","turn-id":"1","cwd":"/p"}`,
-			&Hook{Transcript: rollout, Cwd: "/p", SessionID: "abc-123", Event: "agent-turn-complete"}, ""},
+			&Hook{Transcript: rollout, Cwd: "/p", SessionID: "abc-123", Event: "agent-turn-complete", Within: filepath.Join(home, "sessions")}, ""},
 		{"codex unknown thread", `{"type":"agent-turn-complete","thread-id":"zzz"}`, nil, "codex notify payload: no rollout of thread zzz under " + filepath.Join(home, "sessions")},
 		{"codex bad thread", `{"type":"agent-turn-complete","thread-id":"../x"}`, nil, `codex notify payload: thread-id "../x" is not an id`},
 		{"a transcript line", `{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}`, nil, ""},

@@ -1,7 +1,10 @@
 package remote
 
 import (
+	"fmt"
+	"net/http"
 	"testing"
+	"time"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -41,5 +44,42 @@ func BenchmarkBuild10k(b *testing.B) {
 		if _, err := Build(ctx, a, m.Hash, 8); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkReferrers fetches 200 referrers of a pack from a registry
+// that takes 2ms to answer each manifest and blob request, one at a time
+// (jobs=1) and --jobs at a time (8).
+func BenchmarkReferrers(b *testing.B) {
+	reg := newRegistry(b)
+	a := newStore(b)
+	m := makePack(b, a, "refs", sizes(2, 20), digest.Digest{})
+	c := reg.client(b, "refs")
+	if _, err := c.Push(ctx, a, m.Hash, PushOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	subject, err := c.PackDescriptor(ctx, m.Hash.Hex())
+	if err != nil {
+		b.Fatal(err)
+	}
+	rp := reg.raw(b, "refs")
+	for i := range 200 {
+		plantReferrer(b, rp, subject, ReportMediaType, ReportMediaType, fmt.Sprintf("r%03d.html", i), []byte(fmt.Sprint(i)))
+	}
+	reg.c.fault = func(k string, _ *http.Request) *http.Response {
+		if k == "GET manifest" || k == "GET blob" {
+			time.Sleep(2 * time.Millisecond) // a round trip
+		}
+		return nil
+	}
+	for _, jobs := range []int{1, 8} {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			c.jobs = jobs
+			for range b.N {
+				if _, _, err := c.FetchReferrers(ctx, subject, b.TempDir(), ReferrerOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,8 @@ package remote
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -9,6 +11,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 )
 
 // The layout cache keeps, outside the store (in the user's cache
@@ -44,17 +47,24 @@ type cachedImage struct {
 	blobs   int64 // bytes of config and layers
 }
 
-func (c *Client) cacheLoad(d digest.Digest) *cachedImage {
+// cacheLoad returns the cached layout of pack d, or nil. An entry that
+// is not a regular file of at most maxManifest bytes (lib/found) is an
+// error: something other than ctx put it there.
+func (c *Client) cacheLoad(d digest.Digest) (*cachedImage, error) {
 	if c.cache == "" {
-		return nil
+		return nil, nil
 	}
-	b, err := os.ReadFile(filepath.Join(c.cache, d.Hex()+".json"))
-	if err != nil || len(b) > maxManifest {
-		return nil
+	b, err := found.ReadFile(filepath.Join(c.cache, d.Hex()+".json"), found.Rule{What: "layout cache entry", Max: maxManifest, Within: c.cache})
+	var fe *found.Error
+	if errors.As(err, &fe) {
+		return nil, fmt.Errorf("%w (remove it, or set CTX_OCI_CACHE=off)", err)
+	}
+	if err != nil {
+		return nil, nil
 	}
 	var m ocispec.Manifest
 	if err := json.Unmarshal(b, &m); err != nil || m.ArtifactType != ArtifactType || m.Config.Digest != ociDigest(d) {
-		return nil
+		return nil, nil
 	}
 	ci := &cachedImage{
 		bytes:   b,
@@ -66,7 +76,7 @@ func (c *Client) cacheLoad(d digest.Digest) *cachedImage {
 	for _, l := range m.Layers {
 		ci.blobs += l.Size
 	}
-	return ci
+	return ci, nil
 }
 
 func (c *Client) cacheStore(d digest.Digest, manifest []byte) {

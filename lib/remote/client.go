@@ -52,8 +52,11 @@ type Options struct {
 	// Jobs bounds concurrent transfers (default 8).
 	Jobs int
 	// Transport carries the HTTP requests (default: a clone of
-	// http.DefaultTransport). Retries happen above it.
+	// http.DefaultTransport bounded by Timeouts). Retries happen above it.
 	Transport http.RoundTripper
+	// Timeouts bound connecting, waiting for a response and a stalled
+	// transfer (zero fields: DefaultTimeouts).
+	Timeouts Timeouts
 	// Credential returns the credential for a registry (default: the
 	// Docker configuration, ~/.docker/config.json and its credential
 	// helpers, as docker login and oras login write it).
@@ -110,11 +113,14 @@ func Open(r Remote, opts Options, create bool) (*Client, error) {
 				return nil, fmt.Errorf("%s: %w", r.URL, err)
 			}
 		}
+		if err := checkLayout(r.Dir); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.URL, err)
+		}
 		st, err := oci.New(r.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.URL, err)
 		}
-		c.ep = &layoutEndpoint{st: st}
+		c.ep = &layoutEndpoint{st: st, dir: r.Dir}
 		return c, nil
 	}
 	repo, err := orasremote.NewRepository(r.Registry + "/" + r.Repository)
@@ -125,9 +131,7 @@ func Open(r Remote, opts Options, create bool) (*Client, error) {
 	repo.PlainHTTP = r.Loopback() || opts.PlainHTTP
 	base := opts.Transport
 	if base == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.MaxIdleConnsPerHost = c.jobs + 2
-		base = t
+		base = newTransport(opts.Timeouts.orDefault(), c.jobs)
 	}
 	wait := opts.RetryWait
 	if wait <= 0 {
@@ -138,7 +142,7 @@ func Open(r Remote, opts Options, create bool) (*Client, error) {
 		maxRetry = 5
 	}
 	policy := &retry.GenericPolicy{
-		Retryable: retry.DefaultPredicate,
+		Retryable: retryPredicate(retry.DefaultPredicate),
 		Backoff:   retry.ExponentialBackoff(wait, 2, 0.1),
 		MinWait:   wait,
 		MaxWait:   wait * 16,
@@ -153,7 +157,7 @@ func Open(r Remote, opts Options, create bool) (*Client, error) {
 		cred = credentials.Credential(cs)
 	}
 	client := &auth.Client{
-		Client:     &http.Client{Transport: &retry.Transport{Base: base, Policy: func() retry.Policy { return policy }}},
+		Client:     &http.Client{Transport: &retry.Transport{Base: checked{base, opts.Timeouts.orDefault().Response}, Policy: func() retry.Policy { return policy }}},
 		Cache:      auth.NewCache(),
 		Credential: cred,
 		Header:     http.Header{},
@@ -164,6 +168,7 @@ func Open(r Remote, opts Options, create bool) (*Client, error) {
 	repo.Client = client
 	// Referrers of a pack are few; one listing request is enough.
 	repo.SkipReferrersGC = true
+	repo.ReferrerListMaxPages = MaxReferrerPages
 	c.ep = &registryEndpoint{repo: repo, wait: wait, maxRetry: maxRetry}
 	return c, nil
 }
@@ -254,13 +259,18 @@ func retryable(err error) bool {
 	if errors.As(err, &er) {
 		return er.StatusCode == http.StatusTooManyRequests || er.StatusCode == http.StatusRequestTimeout || er.StatusCode >= 500
 	}
+	// A timeout is not retried: a registry that stalled once gets no
+	// second wait.
 	var ne net.Error
-	return errors.As(err, &ne) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF)
+	if errors.As(err, &ne) {
+		return !ne.Timeout()
+	}
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 func (e *registryEndpoint) fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
 	rc, err := e.repo.Blobs().Fetch(ctx, desc)
-	return rc, authErr(notFound(err))
+	return rc, authErr(notFound(unwrapRedirected(err)))
 }
 
 func (e *registryEndpoint) pushManifest(ctx context.Context, desc ocispec.Descriptor, b []byte, tags []string) error {
@@ -279,12 +289,21 @@ func (e *registryEndpoint) referrers(ctx context.Context, desc ocispec.Descripto
 	var out []ocispec.Descriptor
 	err := e.repo.Referrers(ctx, desc, "", func(rs []ocispec.Descriptor) error {
 		out = append(out, rs...)
+		if len(out) > MaxReferrers {
+			return fmt.Errorf("%w: more than %d referrers", ErrTooMany, MaxReferrers)
+		}
 		return nil
 	})
+	if errors.Is(err, errdef.ErrTooManyPages) {
+		err = fmt.Errorf("%w: the listing goes on beyond %d pages: %v", ErrTooMany, MaxReferrerPages, err)
+	}
 	return out, authErr(err)
 }
 
-type layoutEndpoint struct{ st *oci.Store }
+type layoutEndpoint struct {
+	st  *oci.Store
+	dir string
+}
 
 func (e *layoutEndpoint) resolve(ctx context.Context, tag string) (ocispec.Descriptor, error) {
 	d, err := e.st.Resolve(ctx, tag)
@@ -296,9 +315,9 @@ func (e *layoutEndpoint) fetchManifest(ctx context.Context, ref string) (ocispec
 	if err != nil {
 		return desc, nil, err
 	}
-	rc, err := e.st.Fetch(ctx, desc)
+	rc, err := e.fetch(ctx, desc)
 	if err != nil {
-		return desc, nil, notFound(err)
+		return desc, nil, err
 	}
 	b, err := readManifest(rc, desc, ref)
 	return desc, b, err
@@ -321,8 +340,7 @@ func (e *layoutEndpoint) push(ctx context.Context, desc ocispec.Descriptor, open
 }
 
 func (e *layoutEndpoint) fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
-	rc, err := e.st.Fetch(ctx, desc)
-	return rc, notFound(err)
+	return fetchLayoutBlob(e.dir, desc)
 }
 
 func (e *layoutEndpoint) pushManifest(ctx context.Context, desc ocispec.Descriptor, b []byte, tags []string) error {

@@ -12,6 +12,15 @@
 // manifest.Commit, so that hostile or broken content leaves the store as
 // it was.
 //
+// Nothing a remote sends can hang a command or exhaust memory or disk
+// (docs/oci-layout.md, "Bounds"): connections time out (Timeouts:
+// connect, response, and a stall detector that cuts a transfer moving less
+// than StallBytes per idle timeout), timeouts are not retried, every blob
+// is read up to its declared size, declared sizes are checked first
+// against what the layout allows, referrer listings are bounded in pages
+// and entries, and a layout directory's files are read and written only
+// as regular files and directories inside it (lib/found).
+//
 // Registries are reached through oras-go: credentials from the Docker
 // configuration and its helpers, retries with backoff on 429 and 5xx,
 // the referrers API with its tag-schema fallback. Pushed layouts are

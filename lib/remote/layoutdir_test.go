@@ -94,7 +94,7 @@ func TestReferrersOnRegistry(t *testing.T) {
 	bundle := signedBundle(t, m)
 	os.WriteFile(files[1], bundle, 0o644)
 	c := reg.client(t, "r")
-	if _, err := c.Push(ctx, a, m.Hash, PushOptions{Attach: []string{filepath.Join(dir, "x.txt")}}); !errors.Is(err, ErrInvalidRemote) {
+	if _, err := c.Push(ctx, a, m.Hash, PushOptions{Attach: []string{filepath.Join(dir, "x.txt")}}); !errors.As(err, new(*ArgError)) {
 		t.Errorf("attaching a .txt: %v", err)
 	}
 	if _, err := c.Push(ctx, a, m.Hash, PushOptions{Attach: files}); err != nil {
@@ -187,13 +187,16 @@ func mustParse(t *testing.T, s string) Remote {
 }
 
 // TestReferrerTitles: a referrer whose file title is a path, not a plain
-// name, is refused; nothing is written outside the directory.
+// name, or holds a character lib/visible hides (one of each class), is
+// refused; nothing is written at all.
 func TestReferrerTitles(t *testing.T) {
 	reg := newRegistry(t)
 	a, b := newStore(t), newStore(t)
 	m := makePack(t, a, "evil-ref", sizes(3, 20), digest.Digest{})
 	base := t.TempDir()
-	for i, title := range []string{"../escape.html", "/tmp/abs.html", "a/b.html", "bidi\u202e.html", ""} {
+	for i, title := range []string{"../escape.html", "/tmp/abs.html", "a/b.html", "bidi\u202e.html", "",
+		"csi\u009b31m.html", "nel\u0085.html", "rlm\u200f.html", "ls\u2028.html", "alm\u061c.html",
+		"esc\x1b.html", "zwsp\u200b.html", "tag\U000e0041.html", "bad\xff.html"} {
 		repo := fmt.Sprintf("r%d", i)
 		c := reg.client(t, repo)
 		res, err := c.Push(ctx, a, m.Hash, PushOptions{})

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -38,6 +37,9 @@ type PullResult struct {
 	} `json:"objects"`
 	Parent    digest.Digest `json:"parent,omitzero"`
 	Referrers []Referrer    `json:"referrers,omitzero"`
+	// ReferrersSkipped counts referrers of kinds ctx does not attach,
+	// left on the remote (ReferrerOptions.AllKinds).
+	ReferrersSkipped int `json:"referrers_skipped,omitzero"`
 }
 
 // ParseRef reads a pull reference: a full pack hash (sha256:<hex>,
@@ -82,8 +84,9 @@ type remoteImage struct {
 // PullOptions are a pull's extras.
 type PullOptions struct {
 	// Referrers, when set, is the directory to write the files of the
-	// pack's referrers to (FetchReferrers).
-	Referrers string
+	// pack's referrers to (FetchReferrers), as ReferrerOptions says.
+	Referrers       string
+	ReferrerOptions ReferrerOptions
 }
 
 // Pull fetches the pack a tag or full hash names into s. Everything is
@@ -122,6 +125,9 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 			return nil, lies(ref, "layer %s is an object the pack does not reference", objectName(o))
 		}
 	}
+	if err := img.checkSizes(ref); err != nil {
+		return nil, err
+	}
 	needBucket := map[string]bool{}
 	for r := range missing {
 		if _, ok := img.large[r]; ok {
@@ -151,6 +157,19 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 			jobs = append(jobs, job{desc: l, object: o})
 		} else {
 			res.Skipped.add(l.Size)
+		}
+	}
+
+	// What will not be held in memory is staged on disk, then stored:
+	// twice its size, which the store's filesystem must have. A remote
+	// declaring more is refused before the first download.
+	var total int64
+	for _, j := range jobs {
+		total += j.desc.Size
+	}
+	if onDisk := total - maxHeld; onDisk > 0 {
+		if free := freeSpace(s.Root()); free >= 0 && 2*onDisk > free {
+			return nil, fmt.Errorf("pack %s: the remote declares %d bytes of layers to download; staging and storing them needs %d bytes, and %s has %d free", d, total, 2*onDisk, s.Root(), free)
 		}
 	}
 
@@ -274,7 +293,7 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 		return nil, fmt.Errorf("pack %s was stored as %s", d, got)
 	}
 	if opts.Referrers != "" {
-		res.Referrers, err = c.FetchReferrers(ctx, img.desc, opts.Referrers)
+		res.Referrers, res.ReferrersSkipped, err = c.FetchReferrers(ctx, img.desc, opts.Referrers, opts.ReferrerOptions)
 		if err != nil {
 			return nil, fmt.Errorf("pack %s: %w", d, err)
 		}
@@ -377,6 +396,48 @@ func (c *Client) fetchImage(ctx context.Context, tag string, want *digest.Digest
 	return img, nil
 }
 
+// checkSizes refuses layers declared larger than they can be, before
+// anything is downloaded: a bucket holds only the pack's objects of its
+// prefix that have no layer of their own, each smaller than LargeObject
+// (or, once MaxObjectLayers objects have their own layers, no larger than
+// the smallest of those); an object layer of a file the pack records with
+// a size has that size. So a registry that declares a bucket of 100 GiB
+// and streams without end is cut at what the pack can hold.
+func (img *remoteImage) checkSizes(ref string) error {
+	known := map[digest.Digest]int64{}
+	for _, f := range img.pack.Inputs {
+		known[f.ContentRef] = f.Size
+	}
+	for _, f := range img.pack.Outputs {
+		known[f.ContentRef] = f.Size
+	}
+	maxObject := int64(LargeObject - 1)
+	if len(img.large) >= MaxObjectLayers {
+		maxObject = maxTarSize
+		for _, l := range img.large {
+			maxObject = min(maxObject, l.Size)
+		}
+	}
+	for o, l := range img.large {
+		if size, ok := known[o]; ok && size != l.Size {
+			return lies(ref, "layer %s declares %d bytes, but the pack records %d", objectName(o), l.Size, size)
+		}
+	}
+	count := map[string]int64{}
+	for _, r := range img.pack.Refs() {
+		if _, ok := img.large[r]; !ok {
+			count[r.Hex()[:2]]++
+		}
+	}
+	for p, l := range img.buckets {
+		limit := int64(2*blockSize) + count[p]*(blockSize+padded(maxObject))
+		if l.Size > limit {
+			return lies(ref, "layer objects/%s declares %d bytes, more than the %d its %d objects can take", p, l.Size, limit, count[p])
+		}
+	}
+	return nil
+}
+
 func bucketPrefix(t string) (string, bool) {
 	if len(t) != len("objects/xx") || t[:8] != "objects/" {
 		return "", false
@@ -415,6 +476,9 @@ func copyVerified(w io.Writer, r io.Reader, desc ocispec.Descriptor) error {
 	if err != nil {
 		return fmt.Errorf("reading blob %s: %w", desc.Digest, err)
 	}
+	if n > desc.Size {
+		return fmt.Errorf("%w: blob %s: the remote sends more than the %d bytes it declares (cut there)", ErrBadLayer, desc.Digest, desc.Size)
+	}
 	if n != desc.Size {
 		return fmt.Errorf("%w: blob %s: got %d bytes, want %d", ErrBadLayer, desc.Digest, n, desc.Size)
 	}
@@ -439,47 +503,38 @@ func (b staged) open() (io.ReadCloser, error) {
 }
 
 // staging holds a pull's downloads. Its directory, under the store's
-// tmp/, is made on first need, so a pull that fits in memory leaves no
-// trace in the store even when killed.
+// tmp/ (store.Staging: locked while the pull runs, removed by the next
+// one if the pull is killed), is made on first need, so a pull that fits
+// in memory leaves no trace in the store even when killed.
 type staging struct {
 	s    *store.Store
 	held atomic.Int64
 
 	mu      sync.Mutex
 	dir     string
-	madeTmp bool
+	release func()
 }
 
 func (st *staging) file() (*os.File, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.dir == "" {
-		tmp := st.s.Path("tmp")
-		if _, err := os.Stat(tmp); errors.Is(err, fs.ErrNotExist) {
-			st.madeTmp = true
-		}
-		if err := os.MkdirAll(tmp, 0o755); err != nil {
-			return nil, fmt.Errorf("creating %s: %w", tmp, err)
-		}
-		dir, err := os.MkdirTemp(tmp, "pull-")
+		dir, release, err := st.s.Staging("pull-")
 		if err != nil {
-			return nil, fmt.Errorf("creating a staging directory: %w", err)
+			return nil, err
 		}
-		st.dir = dir
+		st.dir, st.release = dir, release
 	}
 	return os.CreateTemp(st.dir, "blob-")
 }
 
-// cleanup removes the staging directory, and tmp/ too if the pull made
-// it (only if empty: another writer may use it).
+// cleanup removes the staging directory. tmp/ stays: another command
+// may be using it.
 func (st *staging) cleanup() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.dir != "" {
-		os.RemoveAll(st.dir)
-		if st.madeTmp {
-			os.Remove(st.s.Path("tmp"))
-		}
+	if st.release != nil {
+		st.release()
 	}
 }
 

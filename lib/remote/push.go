@@ -145,20 +145,22 @@ type PushOptions struct {
 // opts.Tags. Blobs the remote has are not uploaded; a pack already there
 // under its hash tag costs one request, plus one per extra tag.
 func (c *Client) Push(ctx context.Context, s *store.Store, d digest.Digest, opts PushOptions) (*PushResult, error) {
-	for _, t := range opts.Tags {
-		if !ValidTag(t) {
-			return nil, fmt.Errorf("%w: invalid tag %q: use [A-Za-z0-9_][A-Za-z0-9._-]{0,127}", ErrInvalidRemote, t)
-		}
+	// Every argument is checked before the first upload.
+	if err := CheckTags(opts.Tags); err != nil {
+		return nil, err
 	}
-	for _, a := range opts.Attach {
-		if _, err := AttachType(a); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidRemote, err)
-		}
+	attach, err := loadAttachments(opts.Attach)
+	if err != nil {
+		return nil, err
 	}
 	var have *ocispec.Descriptor
-	if ci := c.cacheLoad(d); ci != nil {
+	ci, err := c.cacheLoad(d)
+	if err != nil {
+		return nil, err
+	}
+	if ci != nil {
 		// Known layout: if the remote has it, nothing needs reading.
-		res, err := c.repush(ctx, d, ci, opts, &have)
+		res, err := c.repush(ctx, d, ci, opts.Tags, attach, &have)
 		if res != nil || err != nil {
 			return res, err
 		}
@@ -174,8 +176,8 @@ func (c *Client) Push(ctx context.Context, s *store.Store, d digest.Digest, opts
 	if err != nil {
 		return nil, err
 	}
-	if len(opts.Attach) > 0 {
-		res.Referrers, err = c.Attach(ctx, img.Desc, img.Pack.Created, opts.Attach)
+	if len(attach) > 0 {
+		res.Referrers, err = c.attach(ctx, img.Desc, img.Pack.Created, attach)
 		if err != nil {
 			return nil, fmt.Errorf("pack %s: %w", d, err)
 		}
@@ -188,7 +190,7 @@ func (c *Client) Push(ctx context.Context, s *store.Store, d digest.Digest, opts
 // nil, nil when it does not.
 // *found is set to what the remote has under the hash tag (the zero
 // descriptor for nothing), so that push need not ask again.
-func (c *Client) repush(ctx context.Context, d digest.Digest, ci *cachedImage, opts PushOptions, found **ocispec.Descriptor) (*PushResult, error) {
+func (c *Client) repush(ctx context.Context, d digest.Digest, ci *cachedImage, tags []string, attach []attachment, found **ocispec.Descriptor) (*PushResult, error) {
 	have, err := c.ep.resolve(ctx, d.Hex())
 	if errors.Is(err, ErrNotFound) {
 		*found = &ocispec.Descriptor{}
@@ -202,14 +204,14 @@ func (c *Client) repush(ctx context.Context, d digest.Digest, ci *cachedImage, o
 		return nil, fmt.Errorf("looking up pack %s on %s: %w", d, c.Remote.URL, err)
 	}
 	res := &PushResult{Hash: d, Remote: c.Remote.URL, Digest: ci.desc.Digest.String(), Layers: ci.layers,
-		Tags: append([]string{d.Hex()}, opts.Tags...), Skipped: Transfer{Blobs: ci.layers + 1, Bytes: ci.blobs}}
-	if len(opts.Tags) > 0 {
-		if err := c.ep.pushManifest(ctx, ci.desc, ci.bytes, opts.Tags); err != nil {
+		Tags: append([]string{d.Hex()}, tags...), Skipped: Transfer{Blobs: ci.layers + 1, Bytes: ci.blobs}}
+	if len(tags) > 0 {
+		if err := c.ep.pushManifest(ctx, ci.desc, ci.bytes, tags); err != nil {
 			return nil, fmt.Errorf("tagging pack %s on %s: %w", d, c.Remote.URL, err)
 		}
 	}
-	if len(opts.Attach) > 0 {
-		res.Referrers, err = c.Attach(ctx, ci.desc, ci.created, opts.Attach)
+	if len(attach) > 0 {
+		res.Referrers, err = c.attach(ctx, ci.desc, ci.created, attach)
 		if err != nil {
 			return nil, fmt.Errorf("pack %s: %w", d, err)
 		}

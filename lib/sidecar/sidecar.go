@@ -177,7 +177,7 @@ func checkPath(root *os.Root, name string) error {
 			return nil
 		}
 		if err != nil {
-			return err
+			return rootErr(p, err)
 		}
 		last := i == len(parts)-1
 		if !last && !fi.IsDir() {
@@ -188,6 +188,17 @@ func checkPath(root *os.Root, name string) error {
 		}
 	}
 	return nil
+}
+
+// rootErr says what an os.Root refusal of p means: os.Root's own
+// words ("statat src: path escapes from parent") name neither the cause
+// nor the rule.
+func rootErr(p string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent" {
+		return fmt.Errorf("%s is or passes through a symlink leading outside the directory: refused, nothing is written outside it", p)
+	}
+	return err
 }
 
 // Write stores sc as dir/<output>.ctx.json, creating dir and the
@@ -221,7 +232,7 @@ func WriteFile(dir, name string, b []byte, force bool) (string, error) {
 	rel := filepath.FromSlash(name)
 	if sub := filepath.Dir(rel); sub != "." {
 		if err := root.MkdirAll(sub, 0o755); err != nil {
-			return p, fmt.Errorf("writing %s: %w", p, err)
+			return p, fmt.Errorf("writing %s: %w", p, rootErr(sub, err))
 		}
 	}
 	exists, same, err := compare(root, rel, b)

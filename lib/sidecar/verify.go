@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
 	"github.com/ctx-tools/ctx/lib/visible"
@@ -63,6 +64,16 @@ func (v *Verdict) ExitCode() int {
 	return 1
 }
 
+// MaxSidecar bounds a sidecar file read beside an artifact.
+const MaxSidecar = 16 << 20
+
+// ReadSidecar reads the sidecar file found at name (beside an artifact)
+// by lib/found's rule: a regular file of at most MaxSidecar bytes, so that
+// a pipe or device there cannot hang or flood a verification.
+func ReadSidecar(name string) ([]byte, error) {
+	return found.ReadFile(name, found.Rule{What: "sidecar", Max: MaxSidecar})
+}
+
 // Verify checks the artifact at path against path+".ctx.json". open
 // returns the store to look the pack up in, given the artifact's
 // directory. The error is for what stops verification itself: an artifact
@@ -75,7 +86,7 @@ func Verify(path string, open func(dir string) (*store.Store, error)) (*Verdict,
 	}
 	v.Actual = actual
 
-	b, err := os.ReadFile(v.Sidecar)
+	b, err := ReadSidecar(v.Sidecar)
 	if errors.Is(err, fs.ErrNotExist) {
 		v.Status, v.Reason = NoProvenance, "no sidecar "+v.Sidecar
 		return v, nil

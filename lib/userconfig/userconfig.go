@@ -20,6 +20,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -49,15 +50,17 @@ type Config struct {
 }
 
 // Load reads the config at path (see Path); a missing file is an empty
-// config. The file is read as store files are: a regular file, bounded.
+// config. The file is read as every file ctx finds for itself is
+// (lib/found): a regular file, symlinks followed (dotfile managers link
+// it), of at most store.MaxConfigSize bytes.
 func Load(path string) (*Config, error) {
 	c := &Config{Path: path}
-	raw, err := store.ReadFile(path, store.MaxConfigSize)
+	raw, err := found.ReadFile(path, found.Rule{What: "user config", Max: store.MaxConfigSize})
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, err
 	}
 	var top struct {
 		TrustedStores []string `json:"trusted_stores"`

@@ -1,0 +1,87 @@
+//go:build unix
+
+package found
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	inside := filepath.Join(dir, "in")
+	os.Mkdir(inside, 0o755)
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	link := func(name, target string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	ok := write("in/ok", "hello")
+	big := write("big", strings.Repeat("x", 11))
+	outside := write("outside", "secret")
+
+	cases := []struct {
+		name, path, within string
+		want               string // "" for success
+	}{
+		{"regular", ok, "", ""},
+		{"regular within", ok, inside, ""},
+		{"symlink within", link("in/link", "ok"), inside, ""},
+		{"symlink out of within", link("in/escape", "../outside"), inside, "leads outside"},
+		{"named pipe", fifo, "", "is a named pipe"},
+		{"symlink to a named pipe", link("tofifo", fifo), "", "is a named pipe"},
+		{"dev zero", "/dev/zero", "", "is a device"},
+		{"symlink to dev zero", link("zero", "/dev/zero"), "", "is a device"},
+		{"directory", inside, "", "is a directory"},
+		{"too large", big, "", "more than the 10 accepted"},
+		{"missing", filepath.Join(dir, "nothing"), "", "no such file"},
+	}
+	_ = outside
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.path == "/dev/zero" {
+				if _, err := os.Stat(tc.path); err != nil {
+					t.Skip("no /dev/zero")
+				}
+			}
+			b, err := ReadFile(tc.path, Rule{What: "test file", Max: 10, Within: tc.within})
+			if tc.want == "" {
+				if err != nil || string(b) != "hello" {
+					t.Fatalf("got %q, %v", b, err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("read %q, want an error mentioning %q", b, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "test file") {
+				t.Errorf("error %q: want the file's role and %q", err, tc.want)
+			}
+			var fe *Error
+			if tc.name != "missing" && !errors.As(err, &fe) {
+				t.Errorf("error %v is not a *found.Error", err)
+			}
+			if tc.name == "missing" && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("error %v is not fs.ErrNotExist", err)
+			}
+		})
+	}
+}
