@@ -16,12 +16,18 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/found"
+	"github.com/ctx-tools/ctx/lib/gitstate"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/sidecar"
@@ -42,6 +48,7 @@ type packCmd struct {
 	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: anthropic, claude-code, codex, inspect, langsmith, openai-chat, openai-responses, otel-genai." default:"ctx" placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
 	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument). A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
+	GitState      bool     `name:"git-state" help:"With --from, record the git state of the session's working directory (the recorded cwd) in environment.metadata.git when it is a git work tree on this machine: the commit the session started from, the branch, the remote, and the hashes of the files that differed from that commit. Packing from a hook payload records it without this flag."`
 
 	signer *attest.Signer
 }
@@ -56,6 +63,10 @@ type source struct {
 	file bool // name is a file read from disk
 	data []byte
 	log  *execlog.Log
+
+	hook     bool   // read from a hook payload, on the session's machine
+	cwd      string // the working directory the hook payload gives
+	imported bool   // converted from an agent's own format
 }
 
 func (c *packCmd) Run(env *cli.Env) error {
@@ -222,6 +233,7 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 	if err != nil {
 		return src, err
 	}
+	c.recordGit(env, &src)
 	return src, src.log.CheckStore(s)
 }
 
@@ -258,6 +270,7 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 	}
 	env.Infof("%s: %s: packing %s", src.name, what, h.Transcript)
 	src.name, src.data, *dir, src.file = h.Transcript, data, filepath.Dir(h.Transcript), true
+	src.hook, src.cwd = true, h.Cwd
 	return nil
 }
 
@@ -313,7 +326,62 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 	}
 	src.name += " (imported as " + format + ")"
 	src.data = data
+	src.imported = true
 	return nil
+}
+
+// recordGit adds the git state of the session's working directory to an
+// imported log packed from a hook payload (on the session's machine, as
+// it ends) or with --git-state. Only then: the same transcript packed
+// elsewhere must not take the state of another machine's directory.
+func (c *packCmd) recordGit(env *cli.Env, src *source) {
+	if !src.imported || !src.hook && !c.GitState {
+		return
+	}
+	dir := src.cwd
+	if dir == "" {
+		dir = gjson.GetBytes(src.log.Metadata, "session.cwd").String()
+	}
+	if dir == "" || !filepath.IsAbs(dir) {
+		if c.GitState {
+			env.Warnf("%s: no git state recorded: the session's working directory is not recorded", src.name)
+		}
+		return
+	}
+	if gjson.GetBytes(src.log.Environment.Metadata, "git").Exists() {
+		env.Warnf("%s: environment.metadata.git is already set; the git state of %s is not recorded", src.name, dir)
+		return
+	}
+	start, _ := time.Parse(time.RFC3339Nano, src.log.Created)
+	st, err := gitstate.Capture(dir, start)
+	switch {
+	case errors.Is(err, gitstate.ErrNotWorkTree):
+		if c.GitState {
+			env.Warnf("%s: no git state recorded: %s is not a git work tree on this machine", src.name, dir)
+		}
+		return
+	case err != nil:
+		env.Warnf("%s: no git state recorded: %v", src.name, err)
+		return
+	}
+	meta := map[string]jsontext.Value{}
+	if len(src.log.Environment.Metadata) > 0 {
+		if err := json.Unmarshal(src.log.Environment.Metadata, &meta); err != nil {
+			env.Warnf("%s: no git state recorded: environment.metadata: %v", src.name, err)
+			return
+		}
+	}
+	b, err := json.Marshal(st, json.Deterministic(true))
+	if err != nil {
+		env.Warnf("%s: no git state recorded: %v", src.name, err)
+		return
+	}
+	meta["git"] = b
+	if src.log.Environment.Metadata, err = json.Marshal(meta, json.Deterministic(true)); err != nil {
+		env.Warnf("%s: no git state recorded: %v", src.name, err)
+		return
+	}
+	env.Infof("%s: recorded the git state of %s: commit %s, %d file(s) differing from it", src.name, dir, st.Commit, len(st.Changed))
 }
 
 // result is what ctx-pack prints for each pack.

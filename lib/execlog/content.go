@@ -278,7 +278,24 @@ func (c *Content) sizeHint() int {
 	if c == nil {
 		return 0
 	}
+	if c.inMemoryText() > streamAbove {
+		return 80 // a placeholder (stream.go)
+	}
 	return len(c.raw) + len(c.data)*4/3 + len(c.text) + len(c.file) + 80
+}
+
+// inMemoryText returns the size of the text c holds in memory, if it
+// holds text (a string literal, a string, bytes), else 0.
+func (c *Content) inMemoryText() int {
+	switch c.kind {
+	case inline:
+		return len(c.raw)
+	case text:
+		return len(c.text)
+	case data:
+		return len(c.data)
+	}
+	return 0
 }
 
 // countLines returns the number of lines of the content: its newlines,

@@ -364,18 +364,24 @@ func entry(i int, e *drift.Entry) entryView {
 		v.BRef = e.BRef.String()
 	}
 	if e.Diff != "" {
-		var b strings.Builder
-		b.Grow(len(e.Diff) + len(e.Diff)/4)
-		for _, l := range strings.Split(strings.TrimSuffix(e.Diff, "\n"), "\n") {
-			b.WriteString(`<div class="`)
-			b.WriteString(lineClass(l))
-			b.WriteString(`">`)
-			vis(l).write(&b)
-			b.WriteString(`</div>`)
-		}
-		v.Diff = template.HTML(b.String())
+		v.Diff = udiff(e.Diff)
 	}
 	return v
+}
+
+// udiff shows a unified diff: one <div> per line, classed by what the
+// line is, its text escaped.
+func udiff(diff string) template.HTML {
+	var b strings.Builder
+	b.Grow(len(diff) + len(diff)/4)
+	for _, l := range strings.Split(strings.TrimSuffix(diff, "\n"), "\n") {
+		b.WriteString(`<div class="`)
+		b.WriteString(lineClass(l))
+		b.WriteString(`">`)
+		vis(l).write(&b)
+		b.WriteString(`</div>`)
+	}
+	return template.HTML(b.String())
 }
 
 // value shows an entry's value: content (text) as the text itself, any

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/replay"
 )
 
 // packPage is the view of one pack; Replay is set on a replay page.
@@ -36,6 +37,8 @@ type packPage struct {
 	Agents []agentView
 
 	Replay *replayView
+	// Changes link to what each edit did to the files (changes.go).
+	Changes []changeLink
 }
 
 type agentView struct {
@@ -96,6 +99,7 @@ type stepView struct {
 	Reasoning *Content
 	Error     *errorView
 	Usage     string
+	Changes   []fileChange
 }
 
 type errorView struct {
@@ -258,6 +262,7 @@ func buildPack(m *manifest.Manifest, objs Objects, opt Options) (*packPage, erro
 	}
 	p.Bytes = fmt.Sprintf("%s in %s", size(total), plural(len(cache), "object"))
 	p.Counts = counts(m)
+	p.setChanges(replay.EditChanges(objs.Get, m))
 	return p, nil
 }
 

@@ -15,6 +15,14 @@ type replayView struct {
 	// Problems are the steps that diverged or failed, in pack order.
 	Problems []statusStep
 	Drift    []Text
+	// Outputs are the written outputs compared after the last step.
+	Outputs []outputCheck
+}
+
+// outputCheck is a written output compared with the workspace.
+type outputCheck struct {
+	Status, Class string
+	Name, Reason  Text
 }
 
 // notReplayed marks the steps a replay left out (--steps).
@@ -58,6 +66,7 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 	}
 	v := &replayView{Fidelity: string(r.Fidelity), Total: len(m.Steps), Verified: r.Summary.Verified}
 	byIndex := map[int]*stepReplay{}
+	changes := map[int][]replay.FileChange{}
 	count := map[replay.Status]int{}
 	for _, s := range r.Steps {
 		count[s.Status]++
@@ -70,6 +79,14 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 		if s.Status == replay.Diverged || s.Status == replay.DivergedExpected {
 			byIndex[s.Index].Expected, byIndex[s.Index].Actual = vis(s.Expected), vis(s.Actual)
 		}
+		if len(s.Changes) > 0 {
+			changes[s.Index] = s.Changes
+		}
+	}
+	// What the replay did, not what the pack says it would.
+	p.setChanges(changes)
+	for _, o := range r.Outputs {
+		v.Outputs = append(v.Outputs, outputCheck{Status: string(o.Status), Class: statusClass(o.Status), Name: vis(o.Name), Reason: vis(o.Reason)})
 	}
 	for _, st := range []replay.Status{replay.Matched, replay.Diverged, replay.DivergedExpected, replay.Failed, replay.Skipped} {
 		if n := count[st]; n > 0 {

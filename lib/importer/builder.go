@@ -127,6 +127,7 @@ type call struct {
 	ts       string
 	meta     obj
 	output   *string // set when the call carries its own result
+	noResult bool    // a call whose result no log of its kind holds (a hosted web search)
 	isError  bool
 	failure  failure
 	step     *step // the step it became
@@ -524,11 +525,14 @@ func (b *builder) call(c *call, ts string) *step {
 		s.Output = c.output
 		s.resolved = true
 	}
+	if c.noResult {
+		s.resolved = true // nothing to wait for: no result is ever written
+	}
 	if c.isError {
 		s.fail(c.failure) // with or without an output
 	}
 	b.addStep(s)
-	if c.output == nil {
+	if c.output == nil && !c.noResult {
 		if c.id != "" {
 			b.calls[c.id] = s // a reused id means the latest call
 		} else {

@@ -77,6 +77,12 @@ type ccMarks struct {
 type harness struct {
 	byText map[string][]string // kind -> where, for records told by their leading tag alone
 	tags   map[string]string   // kind -> the first tag seen for it
+	// tell returns the kind of harness text a text block is, and what
+	// shows it; nil means Claude Code's (harnessText). Codex's
+	// (codexContext) are told by the markers Codex itself recognizes
+	// them by, so telling them by their text is no guess (marked).
+	tell   func(string) (kind, shown string)
+	marked bool
 }
 
 // classify tells whether the user record m (at where, with the message
@@ -93,8 +99,12 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 	// The text blocks, and the kind of the tag each opens with.
 	var texts, kinds, tags []string
 	onlyText := true
+	tell := h.tell
+	if tell == nil {
+		tell = harnessText
+	}
 	block := func(s string) {
-		k, t := harnessText(s)
+		k, t := tell(s)
 		texts, kinds, tags = append(texts, s), append(kinds, k), append(tags, t)
 	}
 	switch {
@@ -105,7 +115,7 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 			switch {
 			case p.Type == gjson.String:
 				block(p.Str)
-			case p.Get("type").String() == "text" && p.Get("text").Type == gjson.String:
+			case (p.Get("type").String() == "text" || p.Get("type").String() == "input_text") && p.Get("text").Type == gjson.String:
 				block(p.Get("text").Str)
 			default:
 				onlyText = false
@@ -131,7 +141,7 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 		kind = mk.origin
 	case tagged > 0 && tagged == len(kinds):
 		kind = kinds[0]
-		byText = !mk.meta
+		byText = !mk.meta && !h.marked
 	case mk.meta:
 		kind = "meta"
 	case lead > 0 && tagged == lead && onlyText && len(m.parts) == 0:
@@ -148,7 +158,9 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 		for _, t := range texts[lead:] {
 			m.addText(t)
 		}
-		h.note(kinds[0], tags[0], where)
+		if !h.marked {
+			h.note(kinds[0], tags[0], where)
+		}
 		return hm
 	case tagged > 0:
 		i := 0

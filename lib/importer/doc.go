@@ -63,8 +63,10 @@
 //     built-ins (Read, Glob, Grep, LS, read_file, list_dir, …) or is named
 //     in Options.Deterministic.
 //   - The last non-empty assistant text is the output final.md (Inspect:
-//     one per sample; any-agent: final_output; LangSmith: the root run's
-//     output).
+//     one per sample, samples/<id>_epoch_<n>/final.md, or
+//     samples/sample_<position>/final.md for a sample without an id, whose
+//     steps then carry sample_index; any-agent: final_output; LangSmith:
+//     the root run's output).
 //   - Exchange formats repeat the conversation in every request: messages
 //     already in the log are not added again.
 //   - Fields that map nowhere are kept in the step's or the log's metadata
@@ -209,14 +211,27 @@
 // Codex response_item payloads are Responses API items; event_msg lines
 // mostly repeat them and are skipped, except token_count (the only record
 // of usage: each request's last_token_usage is its model turn's usage),
-// exec_command_end (a command's exit code and streams) and turn_aborted
+// exec_command_end (a command's exit code and streams), mcp_tool_call_end
+// (an MCP tool's error, which its output item does not say) and turn_aborted
 // (a user interrupt, kept with the turn it ended); the turn lifecycle
 // and failure events (task_started, task_complete with the turn's
 // duration, error, stream_error, warning, context_compacted, …) repeat no
-// item and are kept, in order, in metadata.events. An event type the
-// importer does not know is skipped with that reason. A command's exit code
-// is also read from its output (the {"output", "metadata": {"exit_code"}}
-// JSON of older rollouts, the "Exit code: N" line of newer ones). OpenTelemetry attribute lists
+// item and are kept, in order, in metadata.events. A user_message event
+// whose text no user message item holds is a user prompt of its own, an
+// agent_message no assistant message holds a model turn. An
+// event type the importer does not know is skipped with that reason. A
+// call's failure
+// and exit code are also read from what Codex wrote to the model
+// (codexfail.go): the {"output", "metadata": {"exit_code"}} JSON of older
+// rollouts, the header above "Output:" ("Exit code: N", unified exec's
+// "Process exited with code N"), sandbox refusals, the texts Codex
+// answers instead of running a call, a declined command. Codex's own
+// context items (AGENTS.md, <environment_context>, <permissions
+// instructions>, <user_shell_command>, <turn_aborted>, …; codexharness.go)
+// are harness prompts of their kind, told by the markers Codex tells them
+// by, and a compacted record's summary is a harness prompt of kind
+// "compact-summary". Each llm_call names in metadata.model the model of
+// the turn_context before it. OpenTelemetry attribute lists
 // are flattened; content is read from gen_ai.input/output.messages, the
 // older per-message events and gen_ai.prompt.N / gen_ai.completion.N
 // attributes; log records join their spans by span id (traces and logs may
@@ -226,7 +241,9 @@
 // to the messages, joined on message id and call id (older logs without
 // message ids: on the output message itself); the model that answered
 // (output.model) is the run's model, the one requested stays in
-// metadata.eval. A .eval archive's members are bounded all together (1
+// metadata.eval, and each turn names in metadata.model the model that
+// answered it: its model event's output.model, else the sample output's
+// (the message's own model member, when it differs, is message_model). A .eval archive's members are bounded all together (1
 // GiB), on their declared size before inflating and while inflating.
 //
 // The output is canonical JSON, printed from an execlog.Log (there is no

@@ -149,8 +149,8 @@ var fixtures = []fixture{
 			llm(ptr("/var/log holds 12M; /tmp could not be read.")),
 			tool("web_search", `{"type":"search","query":"du permission denied"}`, nil, false),
 		},
-		outputs:  map[string]string{finalName: "/var/log holds 12M; /tmp could not be read."},
-		warnings: []string{"1 tool call(s) have no result"},
+		// The web search ran on OpenAI's side: no result is missing.
+		outputs: map[string]string{finalName: "/var/log holds 12M; /tmp could not be read."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			if deref(l.Steps[0].Reasoning) != "Check both directories." {
 				t.Errorf("metadata = %v", l.Steps[0].Metadata)

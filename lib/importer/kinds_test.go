@@ -77,6 +77,12 @@ func kindsIn(t *testing.T, format string, data []byte) map[string]int {
 	return kinds
 }
 
+// unknownOnPurpose are the kinds fixtures hold to test how a kind no
+// list knows is read (by file and kind).
+var unknownOnPurpose = map[string]bool{
+	"codex/shapes.jsonl event_msg/some_new_event": true,
+}
+
 // Every kind of record a fixture or a shared sample holds is in its
 // format's list, imported or skipped with a reason: a new kind is not
 // skipped unnoticed.
@@ -102,6 +108,9 @@ func TestRecordKindsListed(t *testing.T) {
 		}
 		for kind := range kindsIn(t, format, data) {
 			checked++
+			if unknownOnPurpose[filepath.Base(filepath.Dir(f))+"/"+base+" "+kind] {
+				continue
+			}
 			if _, ok := knownKind(format, kind); !ok {
 				t.Errorf("%s: %s records of kind %q are in no list of recordKinds", f, format, kind)
 			}

@@ -39,6 +39,18 @@ func (r *Report) Human() string {
 		if s.Reason != "" {
 			fmt.Fprintf(&b, "        %s\n", visible.Escape(s.Reason))
 		}
+		for _, c := range s.Changes {
+			fmt.Fprintf(&b, "        %s %s\n", c.Change, visible.Escape(c.Name))
+		}
+	}
+	if len(r.Outputs) > 0 {
+		b.WriteString("\nwritten outputs after the last step:\n")
+	}
+	for _, o := range r.Outputs {
+		fmt.Fprintf(&b, "  %-9s %s\n", o.Status, visible.Escape(o.Name))
+		if o.Reason != "" {
+			fmt.Fprintf(&b, "            %s\n", visible.Escape(o.Reason))
+		}
 	}
 	if len(r.Drift) > 0 {
 		b.WriteString("\ndrift:\n")
@@ -57,6 +69,9 @@ func (r *Report) Human() string {
 		summary = fmt.Sprintf("%d steps: %s", len(r.Steps), strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(&b, "\n%s\n", summary)
+	if o := r.Summary.Outputs; o != nil {
+		fmt.Fprintf(&b, "%d of %d written files reproduced exactly\n", o.Reproduced, o.Written)
+	}
 	switch v := counts[Matched]; {
 	case v == 0:
 		b.WriteString("nothing verified: no step was executed and compared equal\n")
