@@ -28,13 +28,14 @@ import (
 
 type diffCmd struct {
 	cli.Globals
-	A       string   `arg:"" optional:"" help:"The baseline pack (default: --against REF, else B's parent, else the previous pack named by the stdin line)." placeholder:"A"`
-	B       string   `arg:"" optional:"" help:"The pack to compare (default: read from stdin, as a reference or any ctx output line)." placeholder:"B"`
-	Against string   `help:"Compare B with REF (instead of its parent or the previous pack)." placeholder:"REF"`
-	Align   string   `help:"How steps are paired: index (step i with step i; extra steps added or removed) or lcs (along the longest common run of type, tool and parameters, so an inserted step is one addition)." enum:"index,lcs" default:"index"`
-	Ignore  []string `help:"Leave out a drift type (repeatable): model_drift, prompt_drift, input_drift, tool_drift, param_drift, reasoning_drift, tool_output_drift, part_drift, error_drift, usage_drift, output_drift, environment_drift, metadata_drift." placeholder:"TYPE"`
-	HTML    bool     `name:"html" help:"Print the report as one self-contained HTML page (no scripts, no network): the first divergence, model and environment side by side, the aligned steps with their diffs."`
-	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
+	A           string   `arg:"" optional:"" help:"The baseline pack (default: --against REF, else B's parent, else the previous pack named by the stdin line)." placeholder:"A"`
+	B           string   `arg:"" optional:"" help:"The pack to compare (default: read from stdin, as a reference or any ctx output line)." placeholder:"B"`
+	Against     string   `help:"Compare B with REF (instead of its parent or the previous pack)." placeholder:"REF"`
+	Align       string   `help:"How steps are paired: index (step i with step i; extra steps added or removed) or lcs (along the longest common run of type, tool and parameters, so an inserted step is one addition)." enum:"index,lcs" default:"index"`
+	AllMetadata bool     `name:"all-metadata" help:"Also report metadata values that differ between any two runs (ids, request ids, uuids, timestamps, session ids), which are otherwise only counted (volatile_metadata)."`
+	Ignore      []string `help:"Leave out a drift type (repeatable): model_drift, prompt_drift, input_drift, tool_drift, param_drift, reasoning_drift, tool_output_drift, part_drift, error_drift, usage_drift, output_drift, environment_drift, metadata_drift." placeholder:"TYPE"`
+	HTML        bool     `name:"html" help:"Print the report as one self-contained HTML page (no scripts, no network): the first divergence, model and environment side by side, the aligned steps with their diffs."`
+	Output      string   `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
 }
 
 func (c *diffCmd) Description() string {
@@ -56,6 +57,7 @@ func (c *diffCmd) Run(env *cli.Env) error {
 		}
 	}
 	opt.Ignore = c.Ignore
+	opt.AllMetadata = c.AllMetadata
 	if c.Align == "lcs" {
 		opt.Align = drift.AlignLCS
 	}
@@ -145,7 +147,7 @@ func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest
 			err = htmlview.Write(env.Stdout, c.Output, page)
 		}
 	case env.Human():
-		err = env.Text(r.Human())
+		err = env.Styled(r.Styled())
 	default:
 		var b []byte
 		if b, err = r.JSON(); err == nil {

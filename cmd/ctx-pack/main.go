@@ -43,7 +43,7 @@ type packCmd struct {
 	tagLock *store.RefLock // held from the tag check until the tag is set
 
 	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
-	SignKey  string `name:"sign-key" help:"With --sidecars, also write DIR/<output name>.sigstore.json: the output's in-toto attestation signed with this ed25519 key (PKCS#8 PEM or unencrypted OpenSSH; never one inside the store)." placeholder:"KEY"`
+	SignKey  string `name:"sign-key" help:"With --sidecars, also write DIR/<output name>.sigstore.json: the output's in-toto attestation signed with this ed25519 or ECDSA P-256 key (cosign's encrypted key, OpenSSH, PEM, as ctx-attest reads them; never one inside the store)." placeholder:"KEY"`
 
 	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: anthropic, claude-code, codex, inspect, langsmith, openai-chat, openai-responses, otel-genai." default:"ctx" placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
@@ -102,7 +102,7 @@ func (c *packCmd) Run(env *cli.Env) error {
 		if c.Sidecars == "" {
 			return cli.WithHint(cli.Errorf(cli.ExitUsage, "--sign-key signs the attestations written beside the sidecars: give --sidecars DIR"), "to sign a pack already made: ctx-attest --sign-key KEY --dir DIR REF")
 		}
-		if c.signer, err = signer(c.SignKey, s); err != nil {
+		if c.signer, err = signer(env, c.SignKey, s); err != nil {
 			return err
 		}
 	}
@@ -463,16 +463,20 @@ func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
 
 // signer reads the signing key before anything is written, refusing one
 // kept inside the store.
-func signer(path string, s *store.Store) (*attest.Signer, error) {
+func signer(env *cli.Env, path string, s *store.Store) (*attest.Signer, error) {
 	if err := attest.CheckKeyOutside(path, s.Root()); err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
-	k, err := attest.LoadSigner(path)
+	k, err := attest.LoadSigner(path, env.Passphrase)
 	var fe *found.Error
 	if errors.As(err, &fe) {
 		return nil, err // a pipe or device given as a key: exit 2
 	}
 	if err != nil {
+		var ce *cli.Error
+		if errors.As(err, &ce) && ce.Hint != "" {
+			return nil, err
+		}
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
 	return k, nil

@@ -2,6 +2,8 @@
 // image layout directory. It reads pack references (arguments, or a
 // stream of ctx output on stdin) and prints, per pack, one canonical JSON
 // line: {"hash","remote","digest","tags","layers","uploaded","skipped"}.
+// A pack named by a tag (ctx-push REMOTE baseline) is tagged so on the
+// remote too, beside its hash tag and any --tag.
 // Every pack is laid out as docs/oci-layout.md specifies, so the same
 // pack has the same OCI digest wherever it is pushed from.
 package main
@@ -13,18 +15,25 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 
+	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
+	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/remote"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 type pushCmd struct {
 	cli.Globals
 	Remote    string   `arg:"" help:"Where to push: oci://HOST[:PORT]/REPOSITORY, oci-layout:DIR, or the name of a remote in .ctx/config.json (\"remotes\": {\"origin\": \"oci://…\"})." placeholder:"REMOTE"`
 	Refs      []string `arg:"" optional:"" help:"Packs to push (default: read from stdin)." placeholder:"REF"`
-	Tag       []string `help:"Also tag the pack NAME on the remote (repeatable; with one pack only)." placeholder:"NAME"`
+	Tag       []string `help:"Also tag the pack NAME on the remote (repeatable; with one pack only). A pack named by a tag is pushed with that tag anyway." placeholder:"NAME"`
 	Attach    []string `sep:"none" help:"Attach FILE to the pack as an OCI referrer: a sidecar (*.ctx.json), an attestation bundle (*.sigstore.json) or a report (*.html); with one pack only." placeholder:"FILE"`
+	SignKey   string   `name:"sign-key" help:"Also sign an attestation of each pack whose subject is its pushed OCI manifest, and attach it, so that cosign verify-attestation REPOSITORY@DIGEST checks it: an ed25519 or ECDSA P-256 key (cosign's encrypted key, with $COSIGN_PASSWORD; OpenSSH, with or without a passphrase; PEM)." placeholder:"KEY"`
 	PlainHTTP bool     `name:"plain-http" help:"Allow plain HTTP to a registry that is not on loopback (loopback registries always get plain HTTP)."`
 	Jobs      int      `default:"8" help:"Concurrent uploads." placeholder:"N"`
 	remote.Timeouts
@@ -66,6 +75,20 @@ func (c *pushCmd) Run(env *cli.Env) error {
 	if err := remote.CheckAttachments(c.Attach); err != nil {
 		return explain(err, r)
 	}
+	var signer *attest.Signer
+	if c.SignKey != "" {
+		if err := attest.CheckKeyOutside(c.SignKey, s.Root()); err != nil {
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+		if signer, err = attest.LoadSigner(c.SignKey, env.Passphrase); err != nil {
+			var ce *cli.Error
+			var fe *found.Error
+			if errors.As(err, &ce) && ce.Hint != "" || errors.As(err, &fe) {
+				return err // a passphrase not to be had; a pipe or device given as a key
+			}
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+	}
 	client, err := remote.Open(r, remote.Options{PlainHTTP: c.PlainHTTP, Jobs: c.Jobs, UserAgent: "ctx/" + cli.Version, Cache: remote.DefaultCacheDir(), Timeouts: c.Timeouts}, true)
 	if err != nil {
 		return explain(err, r)
@@ -77,11 +100,22 @@ func (c *pushCmd) Run(env *cli.Env) error {
 		if err != nil {
 			return err
 		}
+		// A pack named by its tag travels with the name, as git push
+		// carries a tag it is given.
+		tags := c.Tag
+		if name, ok := ref.TagName(it.Ref); ok && !slices.Contains(tags, name) {
+			tags = append(slices.Clip(tags), name)
+		}
 		env.Progressf("pushing %s to %s", d.Short(), r.URL)
-		res, err := client.Push(ctx, s, d, remote.PushOptions{Tags: c.Tag, Attach: c.Attach})
+		res, err := client.Push(ctx, s, d, remote.PushOptions{Tags: tags, Attach: c.Attach})
 		env.ProgressDone()
 		if err != nil {
 			return explain(err, r)
+		}
+		if signer != nil {
+			if err := attestImage(ctx, client, r, s, d, res, signer); err != nil {
+				return explain(fmt.Errorf("pack %s is pushed, but not its attestation: %w", d, err), r)
+			}
 		}
 		if env.Human() {
 			err = env.Text(fmt.Sprintf("%s → %s (%s): %d layers; uploaded %d blobs, %d bytes; %d already there",
@@ -93,6 +127,51 @@ func (c *pushCmd) Run(env *cli.Env) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// attestImage signs the statement whose subject is the pack's OCI
+// manifest as pushed, res.Digest, and attaches the bundle to it as cosign
+// attaches its own (cosign attest --new-bundle-format).
+func attestImage(ctx context.Context, client *remote.Client, r remote.Remote, s *store.Store, d digest.Digest, res *remote.PushResult, signer *attest.Signer) error {
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		return err
+	}
+	image, err := digest.Parse(res.Digest)
+	if err != nil {
+		return err
+	}
+	name := r.URL
+	if !r.IsLayout() {
+		name = r.Registry + "/" + r.Repository
+	}
+	st, err := attest.Encode(attest.ForImage(m, name, image))
+	if err != nil {
+		return err
+	}
+	bundle, err := signer.Sign(st)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "ctx-push-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "sha256-"+image.Hex()+attest.Suffix)
+	if err := os.WriteFile(file, bundle, 0o600); err != nil {
+		return err
+	}
+	desc, err := client.PackDescriptor(ctx, d.Hex())
+	if err != nil {
+		return err
+	}
+	refs, err := client.Attach(ctx, desc, m.Created, []string{file})
+	if err != nil {
+		return err
+	}
+	res.Referrers = append(res.Referrers, refs...)
 	return nil
 }
 

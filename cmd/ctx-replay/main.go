@@ -201,7 +201,7 @@ func (c *replayCmd) Run(env *cli.Env) error {
 			err = htmlview.Write(env.Stdout, c.Output, page)
 		}
 	case env.Human():
-		err = env.Text(rep.Human())
+		err = env.Styled(rep.Styled())
 	default:
 		err = env.Result(rep)
 	}

@@ -89,7 +89,7 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 			return err
 		}
 		return htmlview.Write(env.Stdout, c.Output, page)
-	case c.Human:
+	case env.Human():
 		text, err := human(s, m)
 		if err != nil {
 			return err
@@ -131,6 +131,29 @@ func (c *showCmd) blob(env *cli.Env, s *store.Store) error {
 	return env.Raw(r)
 }
 
+// tokens writes the pack's token totals, and the totals per model and
+// per agent when there are several.
+func tokens(b *strings.Builder, t manifest.Tokens) {
+	if t.All.IsZero() {
+		return
+	}
+	fmt.Fprintf(b, "tokens   %s\n", t.All.String())
+	if len(t.Models) > 1 {
+		for _, m := range t.Models {
+			fmt.Fprintf(b, "         model %s: %s\n", cli.Escape(m.Name), m.Usage.String())
+		}
+	}
+	if len(t.Agents) > 1 {
+		for _, a := range t.Agents {
+			name := cli.Escape(a.Name)
+			if a.Name == "" {
+				name = "main"
+			}
+			fmt.Fprintf(b, "         agent %s: %s\n", name, a.Usage.String())
+		}
+	}
+}
+
 func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pack     %s\n", m.Hash)
@@ -150,6 +173,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		}
 		fmt.Fprintf(&b, "system   %s\n", line)
 	}
+	tokens(&b, manifest.CountTokens(m))
 	fmt.Fprintf(&b, "\nprompts (%d)\n", len(m.Prompts))
 	for i, p := range m.Prompts {
 		if p.Parts != nil {

@@ -50,8 +50,11 @@ func (c *frontCmd) Description() string {
 
 func (c *frontCmd) Run(env *cli.Env) error {
 	verb, args := c.Verb, append(c.Args, c.rest...)
-	if c.Human {
+	switch {
+	case c.Human:
 		args = append([]string{"--human"}, args...) // ctx --human log
+	case c.JSON:
+		args = append([]string{"--json"}, args...)
 	}
 	if verb == "help" {
 		if len(args) == 0 {

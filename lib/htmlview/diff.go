@@ -26,17 +26,21 @@ type diffPage struct {
 	Command   string
 	Summary   []sumRow
 	Ignored   []sumRow
-	Banner    banner
-	Table     []cmpRow
-	Entries   []entryView // entries not about a step, in report order
-	Rows      []rowView
-	Outputs   []outRow
+	// Volatile counts the metadata values left out as differing in every
+	// run (drift.Report.VolatileMetadata).
+	Volatile int
+	Banner   banner
+	Table    []cmpRow
+	Entries  []entryView // entries not about a step, in report order
+	Rows     []rowView
+	Outputs  []outRow
 }
 
 type sideInfo struct {
 	Hash, Short    string
 	Created, Model Text
 	Steps          int
+	Tokens         string // the token total, "" when no step recorded usage
 }
 
 type sumRow struct {
@@ -154,6 +158,7 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 	for _, t := range sortedTypes(r.Summary) {
 		p.Summary = append(p.Summary, sumRow{t, r.Summary[t], entryID(first[t])})
 	}
+	p.Volatile = r.VolatileMetadata
 	for _, t := range sortedTypes(r.Ignored) {
 		p.Ignored = append(p.Ignored, sumRow{Type: t, Count: r.Ignored[t]})
 	}
@@ -286,7 +291,8 @@ func runLabel(run []rowView) string {
 }
 
 func side(m *manifest.Manifest) sideInfo {
-	return sideInfo{Hash: m.Hash.String(), Short: shortRef(m.Hash.String()), Created: vis(m.Created), Model: vis(m.Model.Identifier), Steps: len(m.Steps)}
+	t := manifest.CountTokens(m)
+	return sideInfo{Hash: m.Hash.String(), Short: shortRef(m.Hash.String()), Created: vis(m.Created), Model: vis(m.Model.Identifier), Steps: len(m.Steps), Tokens: t.All.String()}
 }
 
 func stepSide(s *manifest.Step) *sideStep {

@@ -8,6 +8,10 @@ import (
 // replayView is what a replay adds to the pack page.
 type replayView struct {
 	Fidelity string
+	// Class styles the banner: the fidelity's, except that an exact
+	// replay which left steps unverified is shown as partial, not as a
+	// success.
+	Class string
 	// Verified counts the steps whose replayed output matched the
 	// recording, out of Total steps in the pack.
 	Verified, Total int
@@ -64,7 +68,10 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	v := &replayView{Fidelity: string(r.Fidelity), Total: len(m.Steps), Verified: r.Summary.Verified}
+	v := &replayView{Fidelity: string(r.Fidelity), Class: "fid-" + string(r.Fidelity), Total: len(m.Steps), Verified: r.Summary.Verified}
+	if r.Fidelity == replay.Exact && v.Verified < v.Total {
+		v.Class = "fid-partial"
+	}
 	byIndex := map[int]*stepReplay{}
 	changes := map[int][]replay.FileChange{}
 	count := map[replay.Status]int{}

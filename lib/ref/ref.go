@@ -112,6 +112,23 @@ func Resolve(s *store.Store, r string) (digest.Digest, error) {
 	return d, nil
 }
 
+// TagName returns the tag r names as a whole (r is a tag name, with no
+// ^ or ~N), and whether it is one: what Resolve reads from refs/tags/.
+// Hashes, hash prefixes and latest are not tags.
+func TagName(r string) (string, bool) {
+	base, up, err := split(r)
+	if err != nil || up > 0 || base == store.Latest {
+		return "", false
+	}
+	if digest.IsHex(base) && len(base) >= MinPrefix {
+		return "", false
+	}
+	if store.CheckTagName(base) != nil {
+		return "", false
+	}
+	return base, true
+}
+
 // parentOf returns the parent of pack d: from its packs/ entry, or from
 // its manifest when the pack has no entry here (only its objects copied).
 func parentOf(s *store.Store, d digest.Digest) (digest.Digest, error) {

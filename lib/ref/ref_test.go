@@ -201,3 +201,29 @@ func TestReadStream(t *testing.T) {
 		}
 	}
 }
+
+func TestTagName(t *testing.T) {
+	for _, c := range []struct {
+		ref  string
+		tag  string
+		isIt bool
+	}{
+		{"baseline", "baseline", true},
+		{"v1.2", "v1.2", true},
+		{"abc", "abc", true}, // too short to be a prefix
+		{"baseline^", "", false},
+		{"baseline~2", "", false},
+		{"latest", "", false},
+		{"abcd", "", false},
+		{"sha256:" + strings.Repeat("ab", 32), "", false},
+		{"ctx://" + strings.Repeat("ab", 32), "", false},
+		{strings.Repeat("ab", 32), "", false},
+		{"-x", "", false},
+		{"", "", false},
+	} {
+		tag, ok := TagName(c.ref)
+		if tag != c.tag || ok != c.isIt {
+			t.Errorf("TagName(%q) = %q, %v; want %q, %v", c.ref, tag, ok, c.tag, c.isIt)
+		}
+	}
+}

@@ -546,7 +546,7 @@ func TestText(t *testing.T) {
 			{Type: DriftOS, Expected: "darwin", Actual: "linux"},
 		},
 	}
-	want := `replay of sha256:` + strings.Repeat("ab", 32) + `: degraded
+	want := `replay of sha256:` + strings.Repeat("ab", 32) + `: 1 of 3 steps verified; fidelity degraded
 
 steps:
      0  read_file  matched            deterministic      1ms
@@ -566,6 +566,17 @@ drift:
 `
 	if got := rep.Human(); got != want {
 		t.Errorf("Text():\n%s\nwant:\n%s", got, want)
+	}
+	// In colour the count of verified steps still comes first, and an
+	// exact replay that verified only some steps is not green.
+	rep.Fidelity = Exact
+	coloured := rep.Styled().Render(true)
+	head, _, _ := strings.Cut(coloured, "\n")
+	if wantHead := "replay of sha256:" + strings.Repeat("ab", 32) + ": 1 of 3 steps verified; fidelity \x1b[33mexact\x1b[m"; head != wantHead {
+		t.Errorf("coloured header = %q, want %q", head, wantHead)
+	}
+	if !strings.Contains(coloured, "\x1b[31mdiverged         \x1b[m") {
+		t.Errorf("coloured steps lack a red diverged: %q", coloured)
 	}
 }
 

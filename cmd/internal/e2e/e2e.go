@@ -59,9 +59,16 @@
 //	                        syntax, relative to the working directory);
 //	                        `! glob` requires none to: testscript's exists
 //	                        does not expand patterns
+//	ttyexec [-answer PROMPT TEXT] CMD [ARGS...]
+//	                        run CMD like exec but with its stdout on a
+//	                        pseudo-terminal (Linux), as a person sees it;
+//	                        it gets PATH, HOME, TERM, NO_COLOR, CTX_STORE
+//	                        and the other variables of ttyEnv. -answer
+//	                        makes the terminal its stdin and controlling
+//	                        one too, and types TEXT once PROMPT shows
 //
-// and the condition [shared] (../shared/testdata is present) beside
-// testscript's built-in ones. A script that runs a program of Tools (jq,
+// and the conditions [shared] (../shared/testdata is present) and [tty]
+// (ttyexec can open pseudo-terminals) beside testscript's built-in ones. A script that runs a program of Tools (jq,
 // sha256sum, …) declares it, `[!exec:jq] skip 'needs jq, which is not
 // installed'`; Run fails a script that does not, or that gives exists a
 // pattern (see Lint).
@@ -202,6 +209,9 @@ func Params(dir string) testscript.Params {
 				_, err := sharedtest.Path()
 				return err == nil, nil
 			}
+			if cond == "tty" {
+				return ttyAvailable(), nil
+			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds:               commands(),
@@ -217,6 +227,7 @@ func commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"sha256":        cmdSHA256,
 		"setenv-stdout": cmdSetenvStdout,
 		"glob":          cmdGlob,
+		"ttyexec":       cmdTtyexec,
 	}
 }
 
