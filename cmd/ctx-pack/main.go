@@ -376,6 +376,10 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 		if errors.As(err, &mis) {
 			return cli.WithHint(fmt.Errorf("%s: %w", src.name, err), mis.Hint())
 		}
+		var uns *importer.UnsupportedError
+		if errors.As(err, &uns) {
+			return cli.WithHint(fmt.Errorf("%s: %w", src.name, err), uns.Hint())
+		}
 		var unk *importer.UnknownFormatError
 		if errors.As(err, &unk) {
 			return fmt.Errorf("--from %w", err)
