@@ -27,26 +27,26 @@ var recentCounts = []struct {
 	// A Task subagent's turns only in progress records (2.1.3x).
 	{file: "claude-code/progress.jsonl", tools: 4, results: 4, errors: 1,
 		usage:    map[string]int{"input_tokens": 45, "output_tokens": 235, "cache_read_tokens": 24800, "cache_creation_tokens": 850},
-		subagent: 6, prompts: map[string]int{"user": 1}, inputs: 2, outputs: 1},
+		subagent: 6, prompts: map[string]int{"user": 1}, inputs: 2, outputs: 0},
 	// A Windows session (cwd C:\Users\dev\proj) that reads, writes and
 	// edits, one path with a lower-case drive letter, one with "/".
 	{file: "claude-code/windows.jsonl", tools: 8, results: 8, errors: 1,
 		usage:   map[string]int{"input_tokens": 47, "output_tokens": 190, "cache_read_tokens": 900, "cache_creation_tokens": 0},
-		prompts: map[string]int{"user": 1}, inputs: 3, outputs: 4},
+		prompts: map[string]int{"user": 1}, inputs: 3, outputs: 3},
 	// An MCP result of text + text + image (the image repeated in
 	// toolUseResult), and one whose image is only in toolUseResult.
 	{file: "claude-code/mcp-image.jsonl", tools: 2, results: 2,
 		usage: map[string]int{"input_tokens": 18, "output_tokens": 95, "cache_read_tokens": 3000, "cache_creation_tokens": 30},
-		media: 2, prompts: map[string]int{"user": 1}, outputs: 1},
+		media: 2, prompts: map[string]int{"user": 1}, outputs: 0},
 	// A tool result a line before its call.
 	{file: "claude-code/result-first.jsonl", tools: 2, results: 2,
 		usage:   map[string]int{"input_tokens": 15, "output_tokens": 44, "cache_read_tokens": 3000, "cache_creation_tokens": 30},
-		prompts: map[string]int{"user": 1}, inputs: 1, outputs: 1},
+		prompts: map[string]int{"user": 1}, inputs: 1, outputs: 0},
 	// <synthetic> records (an API error, the note after an interrupt)
 	// and a switch of model: two model turns, not four.
 	{file: "claude-code/synthetic.jsonl", tools: 1, results: 1,
 		usage:   map[string]int{"input_tokens": 12, "output_tokens": 26, "cache_read_tokens": 2000, "cache_creation_tokens": 20},
-		prompts: map[string]int{"user": 2, "harness": 4}, outputs: 1},
+		prompts: map[string]int{"user": 2, "harness": 4}, outputs: 0},
 }
 
 // A <synthetic> assistant record is the harness's notice, of its kind,
@@ -79,8 +79,15 @@ func TestClaudeCodeSynthetic(t *testing.T) {
 	if want := []any{"claude-opus-4-7", "claude-sonnet-4-6"}; !reflect.DeepEqual(models, want) {
 		t.Errorf("models of the model turns %v, want %v", models, want)
 	}
-	if l.Model.Identifier != "claude-opus-4-7" || len(l.Outputs) != 1 || l.Outputs[0].Content != "The tests pass." {
-		t.Errorf("model %q, outputs %+v", l.Model.Identifier, l.Outputs)
+	// The last answer is the last model turn's output, not an output file.
+	last := ""
+	for _, s := range l.Steps {
+		if s.Type == llmCall && s.Output != nil {
+			last = *s.Output
+		}
+	}
+	if l.Model.Identifier != "claude-opus-4-7" || len(l.Outputs) != 0 || last != "The tests pass." {
+		t.Errorf("model %q, outputs %+v, last answer %q", l.Model.Identifier, l.Outputs, last)
 	}
 }
 
