@@ -2,8 +2,10 @@
 // prints a typed drift report: {"a","b","identical","drift":[…],
 // "summary":{type:count}} as canonical JSON, a readable summary with
 // --human, or a self-contained HTML page with --html. It reads B from
-// stdin (any ctx output line) when it is not an argument; A, when neither given nor named by --against, is B's parent,
-// else the "previous" pack of the stdin line, so `ctx-pack | ctx-diff`
+// stdin (any ctx output line) when it is not an argument; A, when neither
+// given nor named by --against, is B's parent, else the snapshot of B's
+// agent session taken before B, else the "previous" pack of the stdin
+// line, so `ctx-pack | ctx-diff`
 // compares a run with the one before it and `ctx-fork X | … | ctx-pack |
 // ctx-diff` with X. Exit 0 when identical, 1 when drift is found (like
 // diff(1)).
@@ -22,13 +24,14 @@ import (
 	"github.com/ctx-tools/ctx/lib/drift"
 	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
 type diffCmd struct {
 	cli.Globals
-	A           string   `arg:"" optional:"" help:"The baseline pack (default: --against REF, else B's parent, else the previous pack named by the stdin line)." placeholder:"A"`
+	A           string   `arg:"" optional:"" help:"The baseline pack (default: --against REF, else B's parent, else the snapshot of B's session taken before it, else the previous pack named by the stdin line)." placeholder:"A"`
 	B           string   `arg:"" optional:"" help:"The pack to compare (default: read from stdin, as a reference or any ctx output line)." placeholder:"B"`
 	Against     string   `help:"Compare B with REF (instead of its parent or the previous pack)." placeholder:"REF"`
 	Align       string   `help:"How steps are paired: index (step i with step i; extra steps added or removed) or lcs (along the longest common run of type, tool and parameters, so an inserted step is one addition)." enum:"index,lcs" default:"index"`
@@ -110,9 +113,17 @@ func (c *diffCmd) Run(env *cli.Env) error {
 		return err
 	}
 	var aWhat string
+	prevSnap := digest.Digest{}
+	if mb.Parent.IsZero() && mb.Snapshot() {
+		if prevSnap, err = packlog.Previous(s, mb.Hash); err != nil {
+			return err
+		}
+	}
 	switch {
 	case !mb.Parent.IsZero():
 		aRef, aWhat = mb.Parent.String(), "parent of B, "+mb.Parent.String()
+	case !prevSnap.IsZero():
+		aRef, aWhat = prevSnap.String(), "previous snapshot of B's session, "+prevSnap.String()
 	default:
 		prev := gjson.GetBytes(line, "previous")
 		if prev.Type != gjson.String || prev.String() == "" {

@@ -34,7 +34,7 @@ import (
 type logCmd struct {
 	cli.Globals
 	MaxCount int      `name:"max-count" short:"n" default:"-1" help:"List at most N packs (default: all; -n 0 lists none, as git log does)." placeholder:"N"`
-	Lineage  string   `help:"List REF, its parent, its parent's parent, … to the root, in that order, instead of the whole store." placeholder:"REF"`
+	Lineage  string   `help:"List REF, its parent, its parent's parent, … to the root, in that order, instead of the whole store (a session's snapshot is followed by the one taken before it)." placeholder:"REF"`
 	Commit   string   `help:"Only the packs of git commit REV (or range A..B): those its Ctx-Pack trailers name, and those whose recorded edits wrote lines it adds (so also when the trailers were stripped)." placeholder:"REV"`
 	Model    string   `help:"Only packs whose model identifier is ID." placeholder:"ID"`
 	Since    string   `help:"Only packs created at or after TIME: RFC 3339, a date (2026-02-10, UTC) or an age (36h, 7d, 2w)." placeholder:"TIME"`

@@ -49,10 +49,13 @@ type packCmd struct {
 
 	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: aider, anthropic, atif, claude-code, codex, copilot-cli, gemini-cli, inspect, langsmith, openai-chat, openai-responses, opencode, otel-genai." default:"ctx" placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
-	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument). A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
+	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument), into the store of its cwd unless --store or $CTX_STORE names one. A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
+	AsHook        bool     `name:"as-hook" help:"Run as an agent's hook: print nothing on stdout, exit 1 (never 2, which makes Claude Code carry on) when packing fails, and append the failure to .ctx/hook.log; with no store, say so once for this place and then exit 0 quietly."`
 	GitState      bool     `name:"git-state" help:"With --from, record the git state of the session's working directory (the recorded cwd) in environment.metadata.git when it is a git work tree on this machine: the commit the session started from, the branch, the remote, and the hashes of the files that differed from that commit. Packing from a hook payload records it without this flag."`
 
-	signer *attest.Signer
+	signer      *attest.Signer
+	hookEvent   string // the event of the hook payload read, for hook.log
+	hookSession string // and its session
 
 	Redact    bool   `help:"Pack the log with every secret gitleaks' rules find replaced by [REDACTED:<rule>:<sha256 prefix>], so that no secret reaches the store: the log goes through ctx-redact (beside ctx-pack, else on PATH), which says on stderr what it replaced."`
 	Allowlist string `help:"With --redact, a gitleaks configuration file whose [[allowlists]] are added to the default rules' (known false positives)." placeholder:"FILE"`
@@ -76,6 +79,14 @@ type source struct {
 }
 
 func (c *packCmd) Run(env *cli.Env) error {
+	if c.AsHook {
+		return c.runHook(env)
+	}
+	return c.run(env)
+}
+
+func (c *packCmd) run(env *cli.Env) error {
+	c.storeFromHook()
 	s, err := env.Store()
 	if err != nil {
 		return err
@@ -97,6 +108,11 @@ func (c *packCmd) Run(env *cli.Env) error {
 	}
 	if len(names) == 0 {
 		names = []string{"-"}
+		if env.StdinIsTerminal() {
+			// Nothing was piped in: say what is awaited rather than wait
+			// in silence.
+			env.Infof("reading an execution log from stdin (the terminal); end it with Ctrl-D, or give LOG as an argument (--help)")
+		}
 	}
 	if n := slices.Index(names, "-"); n >= 0 && slices.Contains(names[n+1:], "-") {
 		return cli.Errorf(cli.ExitUsage, "stdin (-) can be read only once")
@@ -293,6 +309,24 @@ func (c *packCmd) redact(env *cli.Env, s *store.Store, src *source, opts execlog
 	return nil
 }
 
+// storeFromHook makes the store of a --hook payload's working directory
+// (Codex's cwd), when there is one, the one to pack into when neither
+// --store nor $CTX_STORE names one: Codex runs its notify program
+// wherever it was started.
+func (c *packCmd) storeFromHook() {
+	if c.Hook == "" || c.Store != "" {
+		return
+	}
+	h, err := importer.ParseHook([]byte(c.Hook), importer.CodexHome())
+	if err != nil || h == nil || h.Cwd == "" || !filepath.IsAbs(h.Cwd) {
+		return
+	}
+	if s, err := store.Find(h.Cwd); err == nil {
+		c.Store = s.Root()
+	}
+	// Else the store is looked for from the working directory, as always.
+}
+
 // hookArg stands for the --hook payload among the logs to read.
 const hookArg = "\x00hook"
 
@@ -312,6 +346,7 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 		}
 		return nil
 	}
+	c.hookEvent, c.hookSession = h.Event, h.SessionID
 	what := "the hook payload's transcript_path"
 	if h.Within != "" {
 		what = "the Codex rollout of thread " + h.SessionID
@@ -340,6 +375,10 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 		var mis *importer.MismatchError
 		if errors.As(err, &mis) {
 			return cli.WithHint(fmt.Errorf("%s: %w", src.name, err), mis.Hint())
+		}
+		var uns *importer.UnsupportedError
+		if errors.As(err, &uns) {
+			return cli.WithHint(fmt.Errorf("%s: %w", src.name, err), uns.Hint())
 		}
 		var unk *importer.UnknownFormatError
 		if errors.As(err, &unk) {

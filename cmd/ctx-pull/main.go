@@ -49,6 +49,11 @@ func (c *pullCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	// ctx-gc stays off while this pull decides which objects the store
+	// already has, and until it has committed the packs that use them.
+	if err := s.HoldWrites(); err != nil {
+		return err
+	}
 	r, err := remote.Lookup(c.Remote, s.Config().Raw, filepath.Dir(s.Root()))
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)

@@ -3,7 +3,9 @@
 // canonical JSON, the pack in log form with content inlined (--resolve),
 // a readable summary (--human), a self-contained HTML page (--html), or an
 // ATIF trajectory (--atif, lib/atif).
-// --blob REF writes one object's raw bytes.
+// --blob REF writes one object's raw bytes; --checkout DIR writes the
+// pack's outputs (--inputs: its inputs) as files under DIR and prints
+// {"pack","dir","what","files":[{"name","path","hash","size"}],"skipped"}.
 // Everything read is verified against its digest.
 package main
 
@@ -38,6 +40,10 @@ type showCmd struct {
 	HTML    bool     `name:"html" help:"Print the pack as one self-contained HTML page (no scripts, no network): header, prompts, timeline, inputs and outputs."`
 	ATIF    bool     `name:"atif" help:"Print the pack as an ATIF trajectory (Agent Trajectory Interchange Format, ATIF-v1.7), as Harbor and other evaluation tools read it; what ATIF cannot hold is named on stderr."`
 	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
+
+	Checkout string `help:"Write the pack's outputs as files under DIR, named as the pack names them (never outside DIR), and print what was written." placeholder:"DIR"`
+	Inputs   bool   `help:"With --checkout: write the pack's inputs (those it holds whole) instead of its outputs."`
+	Force    bool   `help:"With --checkout: replace files that exist with other content."`
 }
 
 func (c *showCmd) Description() string {
@@ -58,6 +64,25 @@ func (c *showCmd) Run(env *cli.Env) error {
 		}
 		return c.blob(env, s)
 	}
+	if (c.Inputs || c.Force) && c.Checkout == "" {
+		return cli.Errorf(cli.ExitUsage, "--inputs and --force go with --checkout DIR")
+	}
+	if c.Checkout != "" {
+		if c.Resolve || c.HTML || c.ATIF {
+			return cli.Errorf(cli.ExitUsage, "--checkout writes files; give no --resolve, --html or --atif")
+		}
+		if err := checkoutDir(s, c.Checkout); err != nil {
+			return err
+		}
+		it, err := env.Ref(firstOf(c.Refs), "check out")
+		if err != nil {
+			return err
+		}
+		if len(c.Refs) > 1 {
+			return cli.Errorf(cli.ExitUsage, "--checkout writes one pack; %d were given", len(c.Refs))
+		}
+		return c.checkout(env, s, it.Ref)
+	}
 	if n := countTrue(c.Resolve, c.Human, c.HTML, c.ATIF); n > 1 {
 		return cli.Errorf(cli.ExitUsage, "give one of --resolve, --human, --html and --atif")
 	}
@@ -77,6 +102,13 @@ func (c *showCmd) Run(env *cli.Env) error {
 		}
 	}
 	return nil
+}
+
+func firstOf(refs []string) string {
+	if len(refs) == 0 {
+		return ""
+	}
+	return refs[0]
 }
 
 func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {

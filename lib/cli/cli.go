@@ -217,7 +217,10 @@ func (e *Env) hintFor(err error) string {
 		return ce.Hint
 	}
 	var parseErr *kong.ParseError
+	var streamErr *ref.StreamError
 	switch {
+	case errors.As(err, &streamErr):
+		return streamErr.Hint
 	case errors.Is(err, store.ErrNoStore):
 		flag := "--store"
 		if e.G != nil && e.G.StoreFlag != "" {
@@ -450,6 +453,13 @@ func (e *Env) ProgressDone() {
 	if e.stderrTTY {
 		fmt.Fprint(e.Stderr, "\r\033[K")
 	}
+}
+
+// StdinIsTerminal reports whether stdin is a terminal: a command about to
+// read a log from it says so first (cat would not; git does).
+func (e *Env) StdinIsTerminal() bool {
+	f, ok := e.Stdin.(*os.File)
+	return ok && isTerminal(f)
 }
 
 // StdoutIsTerminal reports whether stdout is a terminal.

@@ -12,23 +12,6 @@ import (
 // OpenAI Responses API items; event_msg payloads repeat them for the UI.
 // Older rollouts have no envelope: a session header, then bare items.
 
-// codexDisplayEvents are the event_msg types that repeat, for display,
-// what response items record (messages, reasoning, the start and end of
-// tool calls, streamed deltas).
-var codexDisplayEvents = map[string]bool{
-	"user_message": true, "agent_message": true, "agent_message_delta": true,
-	"agent_reasoning": true, "agent_reasoning_delta": true, "agent_reasoning_raw_content": true,
-	"agent_reasoning_raw_content_delta": true, "agent_reasoning_section_break": true,
-	"exec_command_begin": true, "exec_command_output_delta": true,
-	"patch_apply_begin": true, "patch_apply_end": true,
-	"mcp_tool_call_begin": true,
-	"web_search_begin":    true, "web_search_end": true, "view_image_tool_call": true,
-	"plan_update": true, "turn_diff": true, "item_started": true,
-	"terminal_interaction": true, "image_generation_begin": true, "image_generation_end": true,
-	"collab_agent_spawn_begin": true, "collab_agent_spawn_end": true,
-	"collab_agent_interaction_begin": true, "collab_agent_interaction_end": true,
-}
-
 func importCodex(b *builder, data []byte) error {
 	items := &itemReader{b: b, context: codexHarness(b)}
 	var contexts list
@@ -47,7 +30,8 @@ func importCodex(b *builder, data []byte) error {
 			case rec.Get("record_type").Exists():
 				// Older rollouts' state lines ({"record_type": "state"}):
 				// the CLI's own bookkeeping, no message, call or usage.
-				b.skip(fmt.Sprintf("record_type %q (the CLI's session state, no conversation)", rec.Get("record_type").String()))
+				rt := rec.Get("record_type").String()
+				b.skipKind("record_type/"+rt, rec, fmt.Sprintf("record_type %q (a kind of rollout line this importer does not know)", rt))
 				return nil
 			case isItem(typ, rec):
 				typ, payload, payloadAt = "response_item", rec, where
@@ -110,7 +94,7 @@ func importCodex(b *builder, data []byte) error {
 			items.flush()
 			text := payload.Get("content")
 			if text.Type != gjson.String {
-				b.skip(`record type "inter_agent_communication" without content`)
+				b.skip(b.reason("inter_agent_communication without content"))
 				return nil
 			}
 			m := &msg{role: harnessRole, ts: ts, meta: rest(payload, "content")}
@@ -121,7 +105,7 @@ func importCodex(b *builder, data []byte) error {
 		case "world_state", "inter_agent_communication_metadata":
 			// The thread's settings and bookkeeping as Codex restores
 			// them; what reached the model is in the response items.
-			b.skip(fmt.Sprintf("record type %q (thread state Codex restores, no message or call)", typ))
+			b.skip(b.reason(typ))
 		case "compacted":
 			// The history was compacted: message is the summary the
 			// model sees from then on, in place of what came before
@@ -131,7 +115,7 @@ func importCodex(b *builder, data []byte) error {
 			items.flush()
 			text := payload.Get("message")
 			if text.Type != gjson.String {
-				b.skip(`record type "compacted" without a message`)
+				b.skip(b.reason("compacted without a message"))
 				return nil
 			}
 			m := &msg{role: harnessRole, ts: ts, meta: rest(payload, "message", "replacement_history")}
@@ -154,11 +138,11 @@ func importCodex(b *builder, data []byte) error {
 						b.mapRecord()
 						return nil
 					}
-					b.skip(`event_msg "token_count" without counts`)
+					b.skip(b.reason("event_msg/token_count empty"))
 					return nil
 				}
 				if info.Raw == lastInfo {
-					b.skip(`event_msg "token_count" repeating the one before`)
+					b.skip(b.reason("event_msg/token_count repeated"))
 					return nil
 				}
 				lastInfo = info.Raw
@@ -204,14 +188,10 @@ func importCodex(b *builder, data []byte) error {
 				}
 				said = append(said, userEvent{at: pos, ts: ts, where: where, model: items.model, payload: payload})
 			default:
-				if codexDisplayEvents[et] {
-					b.skip(fmt.Sprintf("event_msg %q (repeats response items for display)", et))
-				} else {
-					b.skip(fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
-				}
+				b.skipKind("event_msg/"+et, payload, fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
 			}
 		default:
-			b.skip(fmt.Sprintf("record type %q (a kind of rollout line this importer does not know)", typ))
+			b.skipKind(typ, rec, fmt.Sprintf("record type %q (a kind of rollout line this importer does not know)", typ))
 		}
 		return nil
 	})
@@ -432,7 +412,7 @@ func codexUserEvents(b *builder, msgs []*msg, said []userEvent) ([]*msg, error) 
 			known = (m.role == role || role == "user" && m.role == harnessRole) && m.hasText && strings.Contains(m.text, text.Str)
 		}
 		if known {
-			b.skip(fmt.Sprintf("event_msg %q (repeats response items for display)", et))
+			b.skip(b.reason("event_msg/" + et + " copy"))
 			continue
 		}
 		pos := min(e.at, len(msgs))

@@ -2,22 +2,41 @@ package importer
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/tidwall/gjson"
 )
 
-// claudeCodeTypes are the line types of Claude Code transcripts.
-var claudeCodeTypes = map[string]bool{
-	"user": true, "assistant": true, "summary": true, "system": true,
-	"progress": true, "file-history-snapshot": true, "queue-operation": true,
-}
+// claudeCodeTypes are the line types of Claude Code transcripts: those
+// of the kinds its importer knows (recordKinds), any of which may come
+// first (permission-mode, file-history-snapshot, queue-operation, …).
+var claudeCodeTypes = func() map[string]bool {
+	types := map[string]bool{}
+	for _, k := range recordKinds[ClaudeCode] {
+		typ, _, _ := strings.Cut(k.kind, "/")
+		types[typ] = true
+	}
+	return types
+}()
 
 // codexTypes are the envelope types of Codex rollouts.
 var codexTypes = map[string]bool{
 	"session_meta": true, "response_item": true, "event_msg": true,
 	"turn_context": true, "compacted": true,
+}
+
+// geminiChat reports whether rec is a Gemini CLI chat whose messages are
+// MessageRecords (type "user", "gemini", "info", …, an id and content,
+// no role): a messages array, as a Chat Completions request has.
+func geminiChat(rec gjson.Result) bool {
+	m := rec.Get("messages.0")
+	switch m.Get("type").String() {
+	case "user", "gemini", "info", "error", "warning":
+		return !m.Get("role").Exists() && m.Get("id").Exists() && m.Get("content").Exists()
+	}
+	return false
 }
 
 // copilotNamespace reports whether an event type is one of Copilot CLI's
@@ -44,6 +63,9 @@ func Detect(name string, data []byte) (string, error) {
 	rec, ok := firstRecord(data)
 	if !ok {
 		return "", &DetectError{Name: name, Reason: "it is not JSON"}
+	}
+	if what := notImported(rec); what != "" {
+		return "", &UnsupportedError{Name: name, What: what}
 	}
 	if f := classify(rec); f != "" {
 		return f, nil
@@ -89,6 +111,8 @@ func classify(rec gjson.Result) string {
 		return CopilotCLI
 	case rec.Get("history.0.parts").IsArray() || has("role") && rec.Get("parts").IsArray():
 		return GeminiCLI // a checkpoint: {history: Content[]}, or the list alone
+	case geminiChat(rec):
+		return GeminiCLI
 	case has("sessionId") && has("projectHash") || typ == "init" && has("session_id") && has("model") && has("timestamp"):
 		return GeminiCLI
 	case has("resourceSpans") || has("resourceLogs") || has("resource_spans") || has("resource_logs"):
@@ -221,6 +245,10 @@ func Choose(from, name string, data []byte) (string, error) {
 		return Detect(name, data)
 	}
 	seen, err := Detect(name, data)
+	var unsupported *UnsupportedError
+	if errors.As(err, &unsupported) {
+		return "", err
+	}
 	if err != nil || seen == from {
 		// Nothing recognisable: the named format's own checks (or
 		// ctx's schema) say what is wrong.
@@ -287,3 +315,52 @@ func (e *UnknownFormatError) Error() string {
 
 // ExitCode is 3: a usage error.
 func (e *UnknownFormatError) ExitCode() int { return 3 }
+
+// Logs of formats ctx does not import are recognised, so that they are
+// named rather than mistaken for a format that looks alike (a Gemini CLI
+// prompt log is a list of records with a session id and a message, as
+// other logs are).
+// notImportedShapes are their shapes, tried on the first record before
+// the formats ctx imports; a format that gets an importer leaves the
+// table for classify.
+var notImportedShapes = []struct {
+	what  string // "a Gemini CLI prompt log", for "this looks like …"
+	match func(rec gjson.Result) bool
+}{
+	// ~/.gemini/tmp/<project hash>/logs.json: the prompts typed, [{sessionId,
+	// messageId (a number), type, message (a string), timestamp}].
+	{"a Gemini CLI prompt log (logs.json)", func(rec gjson.Result) bool {
+		return rec.Get("sessionId").Exists() && rec.Get("messageId").Type == gjson.Number && rec.Get("message").Type == gjson.String
+	}},
+}
+
+// notImported says what format ctx does not import rec looks like the
+// first record of, or "".
+func notImported(rec gjson.Result) string {
+	for _, s := range notImportedShapes {
+		if s.match(rec) {
+			return s.what
+		}
+	}
+	return ""
+}
+
+// UnsupportedError reports a log of a format ctx does not import.
+type UnsupportedError struct {
+	Name string
+	What string // "a Gemini CLI prompt log (logs.json)"
+}
+
+// Error says what the input looks like: "this looks like a Gemini CLI
+// prompt log (logs.json): not supported".
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("this looks like %s: not supported", e.What)
+}
+
+// Hint lists the formats ctx imports.
+func (e *UnsupportedError) Hint() string {
+	return "ctx-pack imports: " + strings.Join(Formats(), ", ")
+}
+
+// ExitCode is 1: the input is no log ctx can read.
+func (e *UnsupportedError) ExitCode() int { return 1 }

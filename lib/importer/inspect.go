@@ -235,16 +235,17 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 			case e.Get("output.choices.0.message").IsObject():
 				unnamed = append(unnamed, e)
 			default:
-				b.skip(`event "model" without an output message`)
+				b.skip(b.reason("event/model without message"))
 			}
 		case "tool":
 			if id := e.Get("id").String(); id != "" {
 				tools[id] = e
 			} else {
-				b.skip(`event "tool" without a call id`)
+				b.skip(b.reason("event/tool without id"))
 			}
 		default:
-			b.skip(fmt.Sprintf("event %q (timeline detail)", e.Get("event").String()))
+			et := e.Get("event").String()
+			b.skipKind("event/"+et, e, fmt.Sprintf("event %q (timeline detail)", et))
 		}
 		return true
 	})
@@ -324,10 +325,10 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 	}
 	// Events that joined nothing are counted, not lost silently.
 	for range len(models) + len(unnamed) {
-		b.skip(`event "model" whose output is not among the messages`)
+		b.skip(b.reason("event/model unjoined"))
 	}
 	for range tools {
-		b.skip(`event "tool" whose call is not among the messages`)
+		b.skip(b.reason("event/tool unjoined"))
 	}
 	info := rest(s, "messages", "events", "attachments", "message_pool", "input", "output")
 	if out := s.Get("output.choices.0.message.content"); out.Exists() {

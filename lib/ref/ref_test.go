@@ -227,3 +227,17 @@ func TestTagName(t *testing.T) {
 		}
 	}
 }
+
+func TestValid(t *testing.T) {
+	hex := strings.Repeat("ab", 32)
+	for _, r := range []string{"latest", "latest^", "baseline~2", "sha256:" + hex, "ctx://" + hex, hex, "abcd", "v1.2-rc_3", hex + "^"} {
+		if !Valid(r) {
+			t.Errorf("Valid(%q) = false", r)
+		}
+	}
+	for _, r := range []string{"", "2026-01-01T00:00:00Z", "(0)", "sha256:abcd", hex + "ab", "a/b", "-x", "^", "x~y", "pack:"} {
+		if Valid(r) {
+			t.Errorf("Valid(%q) = true", r)
+		}
+	}
+}

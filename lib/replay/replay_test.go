@@ -587,7 +587,9 @@ func writeScript(t *testing.T, name, body string) string {
 		t.Skip("shell scripts need a Unix")
 	}
 	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+	// The system's tools (cat, sed, sleep) even where the tests run with
+	// only Go on PATH.
+	if err := os.WriteFile(p, []byte("#!/bin/sh\nPATH=\"${PATH:+$PATH:}/usr/bin:/bin\"\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -191,7 +191,7 @@ func Params(dir string) testscript.Params {
 	return testscript.Params{
 		Dir: dir,
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			env.Setenv("PATH", bin+string(os.PathListSeparator)+SystemPath())
 			env.Setenv("CTX_STORE", "")
 			env.Setenv("SOURCE_DATE_EPOCH", "")
 			env.Setenv("NO_COLOR", "1")
@@ -218,6 +218,24 @@ func Params(dir string) testscript.Params {
 		RequireUniqueNames: true,
 		UpdateScripts:      *update || os.Getenv("CTX_E2E_UPDATE") != "",
 	}
+}
+
+// SystemPath is $PATH, followed by the system's standard directories
+// (/bin, /usr/bin) that it lacks and that hold sh: the scenarios call a
+// POSIX sh and its usual tools, which every POSIX system has even when
+// the PATH the tests run with holds only Go.
+func SystemPath() string {
+	path := os.Getenv("PATH")
+	dirs := filepath.SplitList(path)
+	for _, d := range []string{"/usr/local/bin", "/usr/bin", "/bin"} {
+		if slices.Contains(dirs, d) {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(d, "sh")); err == nil && !fi.IsDir() {
+			path += string(os.PathListSeparator) + d
+		}
+	}
+	return strings.TrimPrefix(path, string(os.PathListSeparator))
 }
 
 // commands returns the script commands the harness adds.
