@@ -492,18 +492,10 @@ func (c *packCmd) recordGit(env *cli.Env, src *source) {
 
 // result is what ctx-pack prints for each pack.
 type result struct {
-	Hash     digest.Digest `json:"hash"`
-	URI      string        `json:"uri"`
-	Created  string        `json:"created"`
-	Parent   digest.Digest `json:"parent,omitzero"`
-	Previous digest.Digest `json:"previous,omitzero"`
-	Objects  execlog.Stats `json:"objects"`
-	Steps    int           `json:"steps"`
-	Inputs   int           `json:"inputs"`
-	Outputs  int           `json:"outputs"`
-	Tag      string        `json:"tag,omitzero"`
-	Sidecars []string      `json:"sidecars,omitzero"`
-	Bundles  []string      `json:"bundles,omitzero"`
+	execlog.Result `json:",inline"`
+	Tag            string   `json:"tag,omitzero"`
+	Sidecars       []string `json:"sidecars,omitzero"`
+	Bundles        []string `json:"bundles,omitzero"`
 }
 
 func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
@@ -515,10 +507,7 @@ func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
 	if err != nil {
 		return fmt.Errorf("packing %s: %w", src.name, err)
 	}
-	res := result{
-		Hash: m.Hash, URI: m.Hash.URI(), Created: m.Created, Parent: m.Parent, Objects: stats,
-		Steps: len(m.Steps), Inputs: len(m.Inputs), Outputs: len(m.Outputs), Tag: c.Tag,
-	}
+	res := result{Result: execlog.NewResult(m, stats), Tag: c.Tag}
 	err = s.UpdateRef(store.Latest, func(old *digest.Digest) (digest.Digest, error) {
 		if old != nil {
 			res.Previous = *old

@@ -90,16 +90,8 @@ func isLog(data []byte) bool {
 
 // result is ctx-pack's result line, with what was redacted.
 type result struct {
-	Hash      digest.Digest `json:"hash"`
-	URI       string        `json:"uri"`
-	Created   string        `json:"created"`
-	Parent    digest.Digest `json:"parent,omitzero"`
-	Previous  digest.Digest `json:"previous,omitzero"`
-	Objects   execlog.Stats `json:"objects"`
-	Steps     int           `json:"steps"`
-	Inputs    int           `json:"inputs"`
-	Outputs   int           `json:"outputs"`
-	Redaction redaction     `json:"redaction"`
+	execlog.Result `json:",inline"`
+	Redaction      redaction `json:"redaction"`
 }
 
 type redaction struct {
@@ -150,8 +142,7 @@ func (c *redactCmd) redactPack(env *cli.Env, sc *secrets.Scanner, r string) erro
 		return fmt.Errorf("packing the redaction of %s: %w", m.Hash, err)
 	}
 	res := result{
-		Hash: nm.Hash, URI: nm.Hash.URI(), Created: nm.Created, Parent: nm.Parent, Objects: stats,
-		Steps: len(nm.Steps), Inputs: len(nm.Inputs), Outputs: len(nm.Outputs),
+		Result:    execlog.NewResult(nm, stats),
 		Redaction: redaction{Secrets: rep.Secrets, Marks: rep.Marks, Findings: rep.Findings},
 	}
 	if res.Redaction.Findings == nil {

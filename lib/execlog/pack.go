@@ -141,3 +141,24 @@ func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 	}
 	return m, st, nil
 }
+
+// Result is the line a command prints for a pack it made (ctx-pack, and
+// ctx-redact with what it redacted): the pack, its counts, the objects
+// written and reused, and what latest named before (Previous).
+type Result struct {
+	Hash     digest.Digest `json:"hash"`
+	URI      string        `json:"uri"`
+	Created  string        `json:"created"`
+	Parent   digest.Digest `json:"parent,omitzero"`
+	Previous digest.Digest `json:"previous,omitzero"`
+	Objects  Stats         `json:"objects"`
+	Steps    int           `json:"steps"`
+	Inputs   int           `json:"inputs"`
+	Outputs  int           `json:"outputs"`
+}
+
+// NewResult is the Result of the pack m, stored with stats.
+func NewResult(m *manifest.Manifest, stats Stats) Result {
+	return Result{Hash: m.Hash, URI: m.Hash.URI(), Created: m.Created, Parent: m.Parent, Objects: stats,
+		Steps: len(m.Steps), Inputs: len(m.Inputs), Outputs: len(m.Outputs)}
+}
