@@ -30,13 +30,22 @@ if [ -f "$gen" ]; then
 	w6=w6
 fi
 
-# ms CMD...: CMD's wall time in milliseconds.
+# ms CMD...: CMD's wall time and CPU time (user + system, all threads) in
+# milliseconds; the CPU time is perf stat's task-clock when perf is
+# installed, else GNU time's (10 ms steps). Under load, CPU time is the
+# figure that measures the build rather than the neighbours.
 ms() {
 	local s e
 	s=$(date +%s%N)
-	"$@" >/dev/null || [ $? = 1 ] # ctx-diff: 1 is drift found
-	e=$(date +%s%N)
-	echo $(((e - s) / 1000000))
+	if command -v perf >/dev/null; then
+		perf stat -x, -e task-clock -o "$w/cpu" "$@" >/dev/null || [ $? = 1 ] # ctx-diff: 1 is drift found
+		e=$(date +%s%N)
+		echo "$(((e - s) / 1000000)) $(awk -F, '$3 == "task-clock" { printf "%d", $1 }' "$w/cpu")"
+	else
+		/usr/bin/time -f '%U %S' -o "$w/cpu" "$@" >/dev/null || [ $? = 1 ]
+		e=$(date +%s%N)
+		echo "$(((e - s) / 1000000)) $(awk '{ printf "%d", ($1 + $2) * 1000 }' "$w/cpu")"
+	fi
 }
 echo "$(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= rounds; r++)); do
@@ -63,8 +72,8 @@ for ((r = 1; r <= rounds; r++)); do
 	done
 done | tee "$w/times"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '\n%-8s %10s %10s   (median ms of %d rounds)\n' workload before after "$rounds"
+printf '\n%-8s %10s %10s %10s %10s   (median ms of %d rounds)\n' workload wall-before wall-after cpu-before cpu-after "$rounds"
 for wl in w2 w7 w3 w4 verify $w6; do
-	med() { awk -v v="$1" -v w="$wl" '$1 == v && $2 == w { print $3 }' "$w/times" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-	printf '%-8s %10s %10s\n' "$wl" "$(med before)" "$(med after)"
+	med() { awk -v v="$1" -v w="$wl" -v c="$2" '$1 == v && $2 == w { print $c }' "$w/times" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+	printf '%-8s %10s %10s %10s %10s\n' "$wl" "$(med before 3)" "$(med after 3)" "$(med before 4)" "$(med after 4)"
 done
