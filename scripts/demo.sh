@@ -2,7 +2,8 @@
 # Builds the ctx toolkit and runs it on the bundled example run
 # (examples/run.json): create a store, pack the run, show it, then fork it
 # with an edited prompt, pack the fork and diff the two, replay the
-# original, list the packs, write an HTML page of the diff, and share both
+# original, list the packs, check the fork's outputs out as files, see
+# what ctx-gc would tidy, write an HTML page of the diff, and share both
 # packs through an OCI image layout directory into a second store.
 # Usage: scripts/demo.sh [WORKDIR]   (default: a fresh temporary directory)
 set -eu
@@ -41,11 +42,21 @@ if command -v ctx-replay >/dev/null 2>&1; then
 fi
 step ctx log --human
 if command -v ctx-log >/dev/null 2>&1; then ctx log --human; fi
+if command -v ctx-gc >/dev/null 2>&1; then
+	step "ctx show --human --checkout out latest"
+	ctx show --human --checkout out latest
+	step "ctx gc --human --dry-run"
+	ctx gc --human --dry-run
+fi
 if command -v ctx-push >/dev/null 2>&1 && command -v ctx-pull >/dev/null 2>&1; then
 	step "ctx diff --html -o diff.html latest^ latest"
 	ctx diff --html -o diff.html 'latest^' latest || true
 	echo "wrote $work/diff.html" >&2
 	hash=$(ctx log -n 1 | sed 's/.*"hash":"\([^"]*\)".*/\1/')
+	if command -v ctx-redact >/dev/null 2>&1; then
+		step "ctx redact --check latest   (ctx push refuses a pack holding a secret)"
+		ctx redact --check latest && echo "no secret found" >&2
+	fi
 	step "ctx log | ctx push oci-layout:layout"
 	ctx log | ctx push oci-layout:layout
 	step "ctx init elsewhere; ctx pull --store elsewhere --with-parents oci-layout:layout $hash"

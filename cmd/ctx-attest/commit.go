@@ -20,7 +20,7 @@ func (c *attestCmd) commit(env *cli.Env) error {
 	}
 	var signer *attest.Signer
 	if c.SignKey != "" {
-		if signer, err = loadSigner(c.SignKey, s); err != nil {
+		if signer, err = loadSigner(env, c.SignKey, s); err != nil {
 			return err
 		}
 	}

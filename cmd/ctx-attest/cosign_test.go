@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/cmd/internal/e2e"
+	"github.com/ctx-tools/ctx/cmd/internal/ocitest"
 	"github.com/ctx-tools/ctx/lib/attest"
 )
 
@@ -153,6 +154,65 @@ func TestCosign(t *testing.T) {
 		out := run("ctx-verify", "--key", "cosign.pub", "cos/result.md")
 		if gjson.GetBytes(out, "status").String() != "verified" || gjson.GetBytes(out, "context_pack").String() != "sha256:"+hash {
 			t.Fatalf("ctx-verify: %s", out)
+		}
+
+		// And ctx signs with that very key, encrypted as cosign wrote it,
+		// the passphrase in COSIGN_PASSWORD: cosign accepts the bundles.
+		t.Setenv("COSIGN_PASSWORD", "")
+		run("ctx-attest", "--sign-key", "cosign.key", "--dir", "ecdsa", hash)
+		write("ecdsa/result.md", "# Result\n")
+		if ok, out := verify("cosign.pub", attest.PredicateType, "ecdsa/result.md.sigstore.json", "ecdsa/result.md"); !ok || !strings.Contains(out, "Verified OK") {
+			t.Fatalf("cosign verify-blob-attestation of a bundle signed with cosign's key: %s", out)
+		}
+	})
+
+	// A pack pushed with --sign-key: cosign verify-attestation
+	// REPOSITORY@DIGEST finds the attestation among the pushed
+	// manifest's referrers and accepts it, offline.
+	t.Run("verify-attestation", func(t *testing.T) {
+		bin, err := exec.LookPath("docker-registry")
+		if err != nil {
+			t.Skip("docker-registry is not installed (apt-get install docker-registry)")
+		}
+		reg, err := ocitest.Start(bin, filepath.Join(dir, "registry"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer reg.Stop()
+		t.Setenv("DOCKER_CONFIG", filepath.Join(dir, ".docker"))
+		t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, ".cache"))
+		t.Setenv("COSIGN_PASSWORD", "")
+		if _, err := os.Stat(filepath.Join(dir, "cosign.key")); err != nil {
+			t.Skip("needs the key of the subtest signed by cosign")
+		}
+		repo := reg.Addr + "/team/runs"
+		pushed := run("ctx-push", "--sign-key", "cosign.key", "oci://"+repo, hash)
+		image := gjson.GetBytes(pushed, "digest").String()
+		if !gjson.GetBytes(pushed, `referrers.#(artifact_type=="application/vnd.dev.sigstore.bundle.v0.3+json")`).Exists() {
+			t.Fatalf("ctx-push attached no bundle: %s", pushed)
+		}
+		verifyImage := func(key, typ string) (bool, string) {
+			return cosignRun("verify-attestation", "--key", key, "--insecure-ignore-tlog", "--allow-http-registry",
+				"--type", typ, repo+"@"+image)
+		}
+		if ok, out := verifyImage("cosign.pub", attest.PredicateType); !ok {
+			t.Fatalf("cosign verify-attestation: %s", out)
+		}
+		if ok, out := verifyImage("keys/other.pem.pub", attest.PredicateType); ok {
+			t.Fatalf("cosign verify-attestation accepts another key: %s", out)
+		}
+		if ok, out := verifyImage("cosign.pub", "https://slsa.dev/provenance/v1"); ok {
+			t.Fatalf("cosign verify-attestation accepts another type: %s", out)
+		}
+		// What ctx attached before: a statement whose subject is the pack,
+		// not the pushed manifest. cosign finds it and refuses it.
+		write("other.json", `{"created":"2026-02-11T09:00:00Z","model":{"identifier":"gpt-4o"},"steps":[]}`)
+		other := strings.TrimPrefix(gjson.GetBytes(run("ctx-pack", "other.json"), "hash").String(), "sha256:")
+		write("other.sigstore.json", string(run("ctx-attest", "--pack", "--sign-key", "cosign.key", other)))
+		otherImage := gjson.GetBytes(run("ctx-push", "--attach", "other.sigstore.json", "oci://"+repo, other), "digest").String()
+		if ok, out := cosignRun("verify-attestation", "--key", "cosign.pub", "--insecure-ignore-tlog", "--allow-http-registry",
+			"--type", attest.PredicateType, repo+"@"+otherImage); ok {
+			t.Fatalf("cosign verify-attestation accepts a statement about the pack, not the image: %s", out)
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
@@ -30,7 +31,7 @@ type attestCmd struct {
 	Pack      bool     `help:"The pack-level statement (subject: the pack itself) instead of the outputs'."`
 	Output    []string `help:"Only the output NAME (repeatable)." placeholder:"NAME"`
 	Predicate bool     `help:"Print the predicate alone (for actions/attest predicate-path), not the statement."`
-	SignKey   string   `name:"sign-key" help:"Sign with this ed25519 private key (PKCS#8 PEM or unencrypted OpenSSH) and print Sigstore bundles." placeholder:"KEY"`
+	SignKey   string   `name:"sign-key" help:"Sign with this ed25519 or ECDSA P-256 private key (cosign's encrypted key, OpenSSH with or without a passphrase, PEM; the passphrase from $CTX_KEY_PASSPHRASE or $COSIGN_PASSWORD, else the terminal) and print Sigstore bundles." placeholder:"KEY"`
 	Dir       string   `help:"With --sign-key: write DIR/<output>.sigstore.json for every output (never outside DIR) instead of printing." placeholder:"DIR"`
 	Force     bool     `help:"With --dir: replace bundles that differ."`
 	PublicKey string   `name:"public-key" help:"Print the public key of KEY (a private key, or an OpenSSH .pub) as PKIX PEM, the form cosign --key reads, and exit." placeholder:"KEY"`
@@ -90,7 +91,7 @@ func (c *attestCmd) Run(env *cli.Env) error {
 	}
 	var signer *attest.Signer
 	if c.SignKey != "" {
-		if signer, err = loadSigner(c.SignKey, s); err != nil {
+		if signer, err = loadSigner(env, c.SignKey, s); err != nil {
 			return err
 		}
 	}
@@ -116,22 +117,32 @@ func (c *attestCmd) Run(env *cli.Env) error {
 // loadSigner reads the signing key, refusing one kept inside the store:
 // a store is copied and shared, and a private key must never travel with
 // it.
-func loadSigner(path string, s *store.Store) (*attest.Signer, error) {
+func loadSigner(env *cli.Env, path string, s *store.Store) (*attest.Signer, error) {
 	if err := attest.CheckKeyOutside(path, s.Root()); err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
-	signer, err := attest.LoadSigner(path)
-	if errors.Is(err, attest.ErrEncryptedKey) {
-		return nil, cli.WithHint(cli.WithCode(cli.ExitUsage, err), "ctx reads unencrypted keys only; keep one for signing in a safe place outside the store, e.g. openssl genpkey -algorithm ed25519 -out ctx.key")
-	}
+	signer, err := attest.LoadSigner(path, env.Passphrase)
 	var fe *found.Error
 	if errors.As(err, &fe) {
 		return nil, err // a pipe or device given as a key: exit 2
 	}
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitUsage, err)
+		return nil, keyError(err)
 	}
 	return signer, nil
+}
+
+// keyError gives a key that cannot be read the usage exit code, keeping
+// the hint of a passphrase that could not be had.
+func keyError(err error) error {
+	var ce *cli.Error
+	if errors.As(err, &ce) && ce.Hint != "" {
+		return err
+	}
+	if errors.Is(err, attest.ErrPassphrase) {
+		return cli.WithHint(cli.WithCode(cli.ExitUsage, err), "the passphrase comes from "+strings.Join(cli.PassphraseVars, " or ")+", else the terminal")
+	}
+	return cli.WithCode(cli.ExitUsage, err)
 }
 
 func (c *attestCmd) attest(env *cli.Env, m *manifest.Manifest, signer *attest.Signer) error {
@@ -209,14 +220,14 @@ func (c *attestCmd) publicKey(env *cli.Env) error {
 		return err
 	}
 	var pub attest.PublicKey
-	if priv, perr := attest.ParsePrivateKey(b); perr == nil {
+	if priv, perr := attest.ParseKey(b, func() ([]byte, error) { return env.Passphrase(c.PublicKey) }); perr == nil {
 		signer, err := attest.NewSigner(priv)
 		if err != nil {
-			return err
+			return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", c.PublicKey, err))
 		}
 		pub = signer.Public()
-	} else if errors.Is(perr, attest.ErrEncryptedKey) {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", c.PublicKey, perr))
+	} else if strings.Contains(string(b), "PRIVATE KEY-----") {
+		return keyError(fmt.Errorf("%s: %w", c.PublicKey, perr))
 	} else if pub, err = attest.ParsePublicKey(b, c.PublicKey); err != nil {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: neither a private key (%v) nor a public key", c.PublicKey, perr))
 	}

@@ -2,8 +2,10 @@
 // prints a typed drift report: {"a","b","identical","drift":[…],
 // "summary":{type:count}} as canonical JSON, a readable summary with
 // --human, or a self-contained HTML page with --html. It reads B from
-// stdin (any ctx output line) when it is not an argument; A, when neither given nor named by --against, is B's parent,
-// else the "previous" pack of the stdin line, so `ctx-pack | ctx-diff`
+// stdin (any ctx output line) when it is not an argument; A, when neither
+// given nor named by --against, is B's parent, else the snapshot of B's
+// agent session taken before B, else the "previous" pack of the stdin
+// line, so `ctx-pack | ctx-diff`
 // compares a run with the one before it and `ctx-fork X | … | ctx-pack |
 // ctx-diff` with X. Exit 0 when identical, 1 when drift is found (like
 // diff(1)).
@@ -22,19 +24,21 @@ import (
 	"github.com/ctx-tools/ctx/lib/drift"
 	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
 type diffCmd struct {
 	cli.Globals
-	A       string   `arg:"" optional:"" help:"The baseline pack (default: --against REF, else B's parent, else the previous pack named by the stdin line)." placeholder:"A"`
-	B       string   `arg:"" optional:"" help:"The pack to compare (default: read from stdin, as a reference or any ctx output line)." placeholder:"B"`
-	Against string   `help:"Compare B with REF (instead of its parent or the previous pack)." placeholder:"REF"`
-	Align   string   `help:"How steps are paired: index (step i with step i; extra steps added or removed) or lcs (along the longest common run of type, tool and parameters, so an inserted step is one addition)." enum:"index,lcs" default:"index"`
-	Ignore  []string `help:"Leave out a drift type (repeatable): model_drift, prompt_drift, input_drift, tool_drift, param_drift, reasoning_drift, tool_output_drift, part_drift, error_drift, usage_drift, output_drift, environment_drift, metadata_drift." placeholder:"TYPE"`
-	HTML    bool     `name:"html" help:"Print the report as one self-contained HTML page (no scripts, no network): the first divergence, model and environment side by side, the aligned steps with their diffs."`
-	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
+	A           string   `arg:"" optional:"" help:"The baseline pack (default: --against REF, else B's parent, else the snapshot of B's session taken before it, else the previous pack named by the stdin line)." placeholder:"A"`
+	B           string   `arg:"" optional:"" help:"The pack to compare (default: read from stdin, as a reference or any ctx output line)." placeholder:"B"`
+	Against     string   `help:"Compare B with REF (instead of its parent or the previous pack)." placeholder:"REF"`
+	Align       string   `help:"How steps are paired: index (step i with step i; extra steps added or removed) or lcs (along the longest common run of type, tool and parameters, so an inserted step is one addition)." enum:"index,lcs" default:"index"`
+	AllMetadata bool     `name:"all-metadata" help:"Also report metadata values that differ between any two runs (ids, request ids, uuids, timestamps, session ids), which are otherwise only counted (volatile_metadata)."`
+	Ignore      []string `help:"Leave out a drift type (repeatable): model_drift, prompt_drift, input_drift, tool_drift, param_drift, reasoning_drift, tool_output_drift, part_drift, error_drift, usage_drift, output_drift, environment_drift, metadata_drift." placeholder:"TYPE"`
+	HTML        bool     `name:"html" help:"Print the report as one self-contained HTML page (no scripts, no network): the first divergence, model and environment side by side, the aligned steps with their diffs."`
+	Output      string   `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
 }
 
 func (c *diffCmd) Description() string {
@@ -56,6 +60,7 @@ func (c *diffCmd) Run(env *cli.Env) error {
 		}
 	}
 	opt.Ignore = c.Ignore
+	opt.AllMetadata = c.AllMetadata
 	if c.Align == "lcs" {
 		opt.Align = drift.AlignLCS
 	}
@@ -108,9 +113,17 @@ func (c *diffCmd) Run(env *cli.Env) error {
 		return err
 	}
 	var aWhat string
+	prevSnap := digest.Digest{}
+	if mb.Parent.IsZero() && mb.Snapshot() {
+		if prevSnap, err = packlog.Previous(s, mb.Hash); err != nil {
+			return err
+		}
+	}
 	switch {
 	case !mb.Parent.IsZero():
 		aRef, aWhat = mb.Parent.String(), "parent of B, "+mb.Parent.String()
+	case !prevSnap.IsZero():
+		aRef, aWhat = prevSnap.String(), "previous snapshot of B's session, "+prevSnap.String()
 	default:
 		prev := gjson.GetBytes(line, "previous")
 		if prev.Type != gjson.String || prev.String() == "" {
@@ -145,7 +158,7 @@ func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest
 			err = htmlview.Write(env.Stdout, c.Output, page)
 		}
 	case env.Human():
-		err = env.Text(r.Human())
+		err = env.Styled(r.Styled())
 	default:
 		var b []byte
 		if b, err = r.JSON(); err == nil {

@@ -24,15 +24,17 @@ import (
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/git"
+	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 type logCmd struct {
 	cli.Globals
 	MaxCount int      `name:"max-count" short:"n" default:"-1" help:"List at most N packs (default: all; -n 0 lists none, as git log does)." placeholder:"N"`
-	Lineage  string   `help:"List REF, its parent, its parent's parent, … to the root, in that order, instead of the whole store." placeholder:"REF"`
+	Lineage  string   `help:"List REF, its parent, its parent's parent, … to the root, in that order, instead of the whole store (a session's snapshot is followed by the one taken before it)." placeholder:"REF"`
 	Commit   string   `help:"Only the packs of git commit REV (or range A..B): those its Ctx-Pack trailers name, and those whose recorded edits wrote lines it adds (so also when the trailers were stripped)." placeholder:"REV"`
 	Model    string   `help:"Only packs whose model identifier is ID." placeholder:"ID"`
 	Since    string   `help:"Only packs created at or after TIME: RFC 3339, a date (2026-02-10, UTC) or an age (36h, 7d, 2w)." placeholder:"TIME"`
@@ -240,7 +242,11 @@ func cacheDir() string {
 // failure never leaves half a line), indented on a terminal; or a table.
 func print(env *cli.Env, es []packlog.Entry) error {
 	if env.Human() {
-		return env.Text(table(es))
+		s, err := env.Store()
+		if err != nil {
+			return err
+		}
+		return env.Styled(table(es, tokenCells(s, es)))
 	}
 	const chunk = 64 << 10
 	buf := make([]byte, 0, chunk+1024)
@@ -264,48 +270,81 @@ func print(env *cli.Env, es []packlog.Entry) error {
 	return nil
 }
 
-// table renders entries for --human: columns two spaces apart, each as
-// wide as its widest cell, and no trailing blanks.
-func table(es []packlog.Entry) string {
-	if len(es) == 0 {
-		return ""
+// tokenCells returns the TOKENS cell of each entry: the input and output
+// tokens its steps recorded, "-" when none did, "?" when its manifest
+// cannot be read (the listing reports that elsewhere: ctx-verify).
+// The table reads the manifests of the packs it shows; JSON lines do not.
+func tokenCells(s *store.Store, es []packlog.Entry) []string {
+	cells := make([]string, len(es))
+	for i := range es {
+		m, err := manifest.Load(s, es[i].Hash)
+		if err != nil {
+			cells[i] = "?"
+			continue
+		}
+		t := manifest.CountTokens(m)
+		switch u := t.All; {
+		case u.InputTokens == nil && u.OutputTokens == nil:
+			cells[i] = "-"
+		default:
+			cells[i] = thousands(u.InputTokens) + " in, " + thousands(u.OutputTokens) + " out"
+		}
 	}
-	rows := make([][6]string, 0, len(es)+1)
-	rows = append(rows, [6]string{"HASH", "CREATED", "MODEL", "STEPS", "PARENT", "TAGS"})
+	return cells
+}
+
+func thousands(n *int64) string {
+	if n == nil {
+		return "0"
+	}
+	return manifest.Thousands(*n)
+}
+
+// table renders entries for --human: columns two spaces apart, each as
+// wide as its widest cell, and no trailing blanks; in colour, the header
+// bold and the hashes yellow, as git log shows them.
+func table(es []packlog.Entry, tokens []string) *visible.Text {
+	b := new(visible.Text)
+	if len(es) == 0 {
+		return b
+	}
+	rows := make([][7]string, 0, len(es)+1)
+	rows = append(rows, [7]string{"HASH", "CREATED", "MODEL", "STEPS", "TOKENS", "PARENT", "TAGS"})
 	for i := range es {
 		e := &es[i]
 		parent := "-"
 		if !e.Parent.IsZero() {
 			parent = e.Parent.Short()
 		}
-		rows = append(rows, [6]string{e.Hash.Short(), e.Created, cli.Escape(e.Model), strconv.Itoa(e.Steps), parent, strings.Join(e.Tags, ",")})
+		rows = append(rows, [7]string{e.Hash.Short(), e.Created, cli.Escape(e.Model), strconv.Itoa(e.Steps), tokens[i], parent, strings.Join(e.Tags, ",")})
 	}
-	var width [6]int
-	size := 0
+	var width [7]int
 	for _, r := range rows {
 		for c, cell := range r {
 			width[c] = max(width[c], utf8.RuneCountInString(cell))
-			size += len(cell) + 2
 		}
 	}
-	var b strings.Builder
-	b.Grow(size + 6*len(rows))
-	for _, r := range rows {
+	for i, r := range rows {
 		last := len(r) - 1
 		for last > 0 && r[last] == "" {
 			last--
 		}
 		for c := 0; c <= last; c++ {
-			b.WriteString(r[c])
+			switch {
+			case i == 0:
+				b.Paint(visible.Bold, r[c])
+			case c == 0:
+				b.Paint(visible.Yellow, r[c])
+			default:
+				b.WriteString(r[c])
+			}
 			if c < last {
-				for n := utf8.RuneCountInString(r[c]); n < width[c]+2; n++ {
-					b.WriteByte(' ')
-				}
+				b.WriteString(strings.Repeat(" ", max(0, width[c]+2-utf8.RuneCountInString(r[c]))))
 			}
 		}
-		b.WriteByte('\n')
+		b.WriteString("\n")
 	}
-	return b.String()
+	return b
 }
 
 // problems reports each problem met while listing and, if there were any,

@@ -9,19 +9,27 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/found"
+	"github.com/ctx-tools/ctx/lib/gitstate"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/sidecar"
@@ -37,13 +45,21 @@ type packCmd struct {
 	tagLock *store.RefLock // held from the tag check until the tag is set
 
 	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
-	SignKey  string `name:"sign-key" help:"With --sidecars, also write DIR/<output name>.sigstore.json: the output's in-toto attestation signed with this ed25519 key (PKCS#8 PEM or unencrypted OpenSSH; never one inside the store)." placeholder:"KEY"`
+	SignKey  string `name:"sign-key" help:"With --sidecars, also write DIR/<output name>.sigstore.json: the output's in-toto attestation signed with this ed25519 or ECDSA P-256 key (cosign's encrypted key, OpenSSH, PEM, as ctx-attest reads them; never one inside the store)." placeholder:"KEY"`
 
 	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: anthropic, claude-code, codex, inspect, langsmith, openai-chat, openai-responses, otel-genai." default:"ctx" placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
-	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument). A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
+	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument), into the store of its cwd unless --store or $CTX_STORE names one. A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
+	AsHook        bool     `name:"as-hook" help:"Run as an agent's hook: print nothing on stdout, exit 1 (never 2, which makes Claude Code carry on) when packing fails, and append the failure to .ctx/hook.log; with no store, say so once for this place and then exit 0 quietly."`
+	GitState      bool     `name:"git-state" help:"With --from, record the git state of the session's working directory (the recorded cwd) in environment.metadata.git when it is a git work tree on this machine: the commit the session started from, the branch, the remote, and the hashes of the files that differed from that commit. Packing from a hook payload records it without this flag."`
 
-	signer *attest.Signer
+	signer      *attest.Signer
+	hookEvent   string // the event of the hook payload read, for hook.log
+	hookSession string // and its session
+
+	Redact    bool   `help:"Pack the log with every secret gitleaks' rules find replaced by [REDACTED:<rule>:<sha256 prefix>], so that no secret reaches the store: the log goes through ctx-redact (beside ctx-pack, else on PATH), which says on stderr what it replaced."`
+	Allowlist string `help:"With --redact, a gitleaks configuration file whose [[allowlists]] are added to the default rules' (known false positives)." placeholder:"FILE"`
+	redactor  string // ctx-redact's path
 }
 
 func (c *packCmd) Description() string {
@@ -56,9 +72,21 @@ type source struct {
 	file bool // name is a file read from disk
 	data []byte
 	log  *execlog.Log
+
+	hook     bool   // read from a hook payload, on the session's machine
+	cwd      string // the working directory the hook payload gives
+	imported bool   // converted from an agent's own format
 }
 
 func (c *packCmd) Run(env *cli.Env) error {
+	if c.AsHook {
+		return c.runHook(env)
+	}
+	return c.run(env)
+}
+
+func (c *packCmd) run(env *cli.Env) error {
+	c.storeFromHook()
 	s, err := env.Store()
 	if err != nil {
 		return err
@@ -80,6 +108,11 @@ func (c *packCmd) Run(env *cli.Env) error {
 	}
 	if len(names) == 0 {
 		names = []string{"-"}
+		if env.StdinIsTerminal() {
+			// Nothing was piped in: say what is awaited rather than wait
+			// in silence.
+			env.Infof("reading an execution log from stdin (the terminal); end it with Ctrl-D, or give LOG as an argument (--help)")
+		}
 	}
 	if n := slices.Index(names, "-"); n >= 0 && slices.Contains(names[n+1:], "-") {
 		return cli.Errorf(cli.ExitUsage, "stdin (-) can be read only once")
@@ -91,8 +124,17 @@ func (c *packCmd) Run(env *cli.Env) error {
 		if c.Sidecars == "" {
 			return cli.WithHint(cli.Errorf(cli.ExitUsage, "--sign-key signs the attestations written beside the sidecars: give --sidecars DIR"), "to sign a pack already made: ctx-attest --sign-key KEY --dir DIR REF")
 		}
-		if c.signer, err = signer(c.SignKey, s); err != nil {
+		if c.signer, err = signer(env, c.SignKey, s); err != nil {
 			return err
+		}
+	}
+
+	if c.Allowlist != "" && !c.Redact {
+		return cli.Errorf(cli.ExitUsage, "--allowlist applies to --redact")
+	}
+	if c.Redact {
+		if c.redactor, err = cli.Tool("ctx-redact"); err != nil {
+			return cli.WithHint(cli.Errorf(cli.ExitError, "--redact needs ctx-redact: %v", err), "install it beside ctx-pack: go install ./cmd/ctx-redact")
 		}
 	}
 
@@ -218,11 +260,71 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 	if err := c.importLog(env, &src); err != nil {
 		return src, err
 	}
-	src.log, err = execlog.Parse(src.data, execlog.Options{Dir: dir, SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH")})
+	opts := execlog.Options{Dir: dir, SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH")}
+	src.log, err = execlog.Parse(src.data, opts)
 	if err != nil {
 		return src, err
 	}
-	return src, src.log.CheckStore(s)
+	c.recordGit(env, &src)
+	if err := src.log.CheckStore(s); err != nil {
+		return src, err
+	}
+	if c.Redact {
+		return src, c.redact(env, s, &src, opts)
+	}
+	return src, nil
+}
+
+// redact replaces src's log by its redacted form, its files and objects
+// read in first, before anything is stored. ctx-redact does the work, as
+// a filter, so that ctx-pack, which agent hooks start after every turn,
+// does not link (nor start up) the secret scanner.
+func (c *packCmd) redact(env *cli.Env, s *store.Store, src *source, opts execlog.Options) error {
+	if err := src.log.Inline(s); err != nil {
+		return fmt.Errorf("%s: %w", src.name, err)
+	}
+	b, err := src.log.JSON()
+	if err != nil {
+		return fmt.Errorf("%s: %w", src.name, err)
+	}
+	args := []string{}
+	if c.Allowlist != "" {
+		args = append(args, "--allowlist", c.Allowlist)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(c.redactor, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(b), &out, env.Stderr
+	if err := cmd.Run(); err != nil {
+		code := cli.ExitError
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == cli.ExitUsage {
+			code = cli.ExitUsage
+		}
+		return cli.Errorf(code, "%s: redacting with %s: %v", src.name, c.redactor, err)
+	}
+	src.data = out.Bytes()
+	if src.log, err = execlog.Parse(src.data, opts); err != nil {
+		return fmt.Errorf("%s: the redacted log does not parse: %w", src.name, err)
+	}
+	return nil
+}
+
+// storeFromHook makes the store of a --hook payload's working directory
+// (Codex's cwd), when there is one, the one to pack into when neither
+// --store nor $CTX_STORE names one: Codex runs its notify program
+// wherever it was started.
+func (c *packCmd) storeFromHook() {
+	if c.Hook == "" || c.Store != "" {
+		return
+	}
+	h, err := importer.ParseHook([]byte(c.Hook), importer.CodexHome())
+	if err != nil || h == nil || h.Cwd == "" || !filepath.IsAbs(h.Cwd) {
+		return
+	}
+	if s, err := store.Find(h.Cwd); err == nil {
+		c.Store = s.Root()
+	}
+	// Else the store is looked for from the working directory, as always.
 }
 
 // hookArg stands for the --hook payload among the logs to read.
@@ -244,6 +346,7 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 		}
 		return nil
 	}
+	c.hookEvent, c.hookSession = h.Event, h.SessionID
 	what := "the hook payload's transcript_path"
 	if h.Within != "" {
 		what = "the Codex rollout of thread " + h.SessionID
@@ -258,6 +361,7 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 	}
 	env.Infof("%s: %s: packing %s", src.name, what, h.Transcript)
 	src.name, src.data, *dir, src.file = h.Transcript, data, filepath.Dir(h.Transcript), true
+	src.hook, src.cwd = true, h.Cwd
 	return nil
 }
 
@@ -271,6 +375,10 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 		var mis *importer.MismatchError
 		if errors.As(err, &mis) {
 			return cli.WithHint(fmt.Errorf("%s: %w", src.name, err), mis.Hint())
+		}
+		var uns *importer.UnsupportedError
+		if errors.As(err, &uns) {
+			return cli.WithHint(fmt.Errorf("%s: %w", src.name, err), uns.Hint())
 		}
 		var unk *importer.UnknownFormatError
 		if errors.As(err, &unk) {
@@ -309,7 +417,62 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 	}
 	src.name += " (imported as " + format + ")"
 	src.data = data
+	src.imported = true
 	return nil
+}
+
+// recordGit adds the git state of the session's working directory to an
+// imported log packed from a hook payload (on the session's machine, as
+// it ends) or with --git-state. Only then: the same transcript packed
+// elsewhere must not take the state of another machine's directory.
+func (c *packCmd) recordGit(env *cli.Env, src *source) {
+	if !src.imported || !src.hook && !c.GitState {
+		return
+	}
+	dir := src.cwd
+	if dir == "" {
+		dir = gjson.GetBytes(src.log.Metadata, "session.cwd").String()
+	}
+	if dir == "" || !filepath.IsAbs(dir) {
+		if c.GitState {
+			env.Warnf("%s: no git state recorded: the session's working directory is not recorded", src.name)
+		}
+		return
+	}
+	if gjson.GetBytes(src.log.Environment.Metadata, "git").Exists() {
+		env.Warnf("%s: environment.metadata.git is already set; the git state of %s is not recorded", src.name, dir)
+		return
+	}
+	start, _ := time.Parse(time.RFC3339Nano, src.log.Created)
+	st, err := gitstate.Capture(dir, start)
+	switch {
+	case errors.Is(err, gitstate.ErrNotWorkTree):
+		if c.GitState {
+			env.Warnf("%s: no git state recorded: %s is not a git work tree on this machine", src.name, dir)
+		}
+		return
+	case err != nil:
+		env.Warnf("%s: no git state recorded: %v", src.name, err)
+		return
+	}
+	meta := map[string]jsontext.Value{}
+	if len(src.log.Environment.Metadata) > 0 {
+		if err := json.Unmarshal(src.log.Environment.Metadata, &meta); err != nil {
+			env.Warnf("%s: no git state recorded: environment.metadata: %v", src.name, err)
+			return
+		}
+	}
+	b, err := json.Marshal(st, json.Deterministic(true))
+	if err != nil {
+		env.Warnf("%s: no git state recorded: %v", src.name, err)
+		return
+	}
+	meta["git"] = b
+	if src.log.Environment.Metadata, err = json.Marshal(meta, json.Deterministic(true)); err != nil {
+		env.Warnf("%s: no git state recorded: %v", src.name, err)
+		return
+	}
+	env.Infof("%s: recorded the git state of %s: commit %s, %d file(s) differing from it", src.name, dir, st.Commit, len(st.Changed))
 }
 
 // result is what ctx-pack prints for each pack.
@@ -391,16 +554,20 @@ func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
 
 // signer reads the signing key before anything is written, refusing one
 // kept inside the store.
-func signer(path string, s *store.Store) (*attest.Signer, error) {
+func signer(env *cli.Env, path string, s *store.Store) (*attest.Signer, error) {
 	if err := attest.CheckKeyOutside(path, s.Root()); err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
-	k, err := attest.LoadSigner(path)
+	k, err := attest.LoadSigner(path, env.Passphrase)
 	var fe *found.Error
 	if errors.As(err, &fe) {
 		return nil, err // a pipe or device given as a key: exit 2
 	}
 	if err != nil {
+		var ce *cli.Error
+		if errors.As(err, &ce) && ce.Hint != "" {
+			return nil, err
+		}
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
 	return k, nil

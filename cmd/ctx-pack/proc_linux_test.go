@@ -5,6 +5,7 @@ package main
 import (
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -99,3 +100,31 @@ func TestLargePathBoundedMemory(t *testing.T) {
 // writtenBytes returns how many bytes a running process has written
 // (wchar in /proc/PID/io), or 0 if it cannot be read.
 func writtenBytes(pid int) int64 { return e2e.ProcField(pid, "io", "wchar:") }
+
+// TestImportOneLineBoundedMemory imports logs of one 64 MiB line (an
+// OpenAI exchange whose message is one long string, an Inspect log whose
+// message has a line break every few bytes) and checks the process's peak
+// resident memory stays within five times the input: the import once
+// copied the text at every stage (the parsed input, the encoded log, its
+// canonical copy, the reordered members) and took eight times it.
+func TestImportOneLineBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports 64 MiB logs")
+	}
+	const size = 64 << 20
+	dir, s := initStore(t)
+	for _, c := range []struct{ name, from, log string }{
+		{"chat.json", "openai-chat", `{"request":{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("x", size) +
+			`"}]},"response":{"object":"chat.completion","created":1767225600,"model":"m","choices":[{"message":{"role":"assistant","content":"ok"}}]}}`},
+		{"eval.json", "inspect", `{"version":2,"eval":{"model":"m","created":"2026-01-01T00:00:00Z"},"samples":[{"id":1,"epoch":1,"messages":[{"role":"user","content":"` +
+			strings.Repeat(`abc def\n`, size/9) + `"},{"role":"assistant","content":"ok"}]}]}`},
+	} {
+		log := filepath.Join(dir, c.name)
+		writeFile(t, log, []byte(c.log), 0o644)
+		hwm := e2e.PeakRSS(t, exec.Command(e2e.PlainBin(t, "ctx-pack"), "--store", s.Root(), "--from", c.from, log))
+		if limit := int64(5*len(c.log)) >> 10; hwm > limit {
+			t.Errorf("%s: peak RSS %d MiB importing a %d MiB line, want < %d MiB", c.name, hwm>>10, len(c.log)>>20, limit>>10)
+		}
+		t.Logf("%s: peak RSS %d MiB for %d MiB", c.name, hwm>>10, len(c.log)>>20)
+	}
+}

@@ -2,7 +2,8 @@
 // image layout directory into the store. It reads references (full pack
 // hashes or tags on the remote; arguments, or a stream of ctx output on
 // stdin) and prints, per pack, one canonical JSON line:
-// {"hash","uri","remote","digest","layers","downloaded","skipped","objects"}.
+// {"hash","uri","remote","digest","layers","downloaded","skipped","objects"},
+// and "tag" when the pack was pulled by a tag and named so here.
 // Everything is verified before the first object enters the store.
 package main
 
@@ -17,6 +18,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/remote"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 type pullCmd struct {
@@ -28,11 +30,12 @@ type pullCmd struct {
 	AllKinds    bool     `name:"all-kinds" help:"With --referrers, also fetch attachments of kinds ctx does not push (any artifact type, any plain file name)."`
 	PlainHTTP   bool     `name:"plain-http" help:"Allow plain HTTP to a registry that is not on loopback (loopback registries always get plain HTTP)."`
 	Jobs        int      `default:"8" help:"Concurrent downloads (and referrer fetches)." placeholder:"N"`
+	Force       bool     `help:"Move a local tag that names another pack to the pack pulled by that tag."`
 	remote.Timeouts
 }
 
 func (c *pullCmd) Description() string {
-	return "Pull context packs from an OCI registry or OCI image layout directory. Every object is verified before it is stored, and the pack is finalized last; objects already here are not downloaded."
+	return "Pull context packs from an OCI registry or OCI image layout directory. Every object is verified before it is stored, and the pack is finalized last; objects already here are not downloaded.\n\nA pack pulled by a tag gets that tag here too (refused, before anything is downloaded, when the tag already names another pack here, unless --force); a store with no latest gets latest pointed at the first pack named."
 }
 
 func (c *pullCmd) Run(env *cli.Env) error {
@@ -44,6 +47,11 @@ func (c *pullCmd) Run(env *cli.Env) error {
 	}
 	s, err := env.Store()
 	if err != nil {
+		return err
+	}
+	// ctx-gc stays off while this pull decides which objects the store
+	// already has, and until it has committed the packs that use them.
+	if err := s.HoldWrites(); err != nil {
 		return err
 	}
 	r, err := remote.Lookup(c.Remote, s.Config().Raw, filepath.Dir(s.Root()))
@@ -75,11 +83,16 @@ func (c *pullCmd) Run(env *cli.Env) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	seen := map[digest.Digest]bool{}
-	for _, it := range items {
+	for i, it := range items {
 		next := it.Ref
+		tag := c.localTag(env, it.Ref)
 		for next != "" {
 			env.Progressf("pulling %s from %s", next, r.URL)
-			res, err := client.Pull(ctx, s, next, remote.PullOptions{Referrers: c.Referrers, ReferrerOptions: remote.ReferrerOptions{AllKinds: c.AllKinds}})
+			opts := remote.PullOptions{Referrers: c.Referrers, ReferrerOptions: remote.ReferrerOptions{AllKinds: c.AllKinds}}
+			if tag != "" {
+				opts.Check = func(d digest.Digest) error { return c.checkTag(s, tag, d) }
+			}
+			res, err := client.Pull(ctx, s, next, opts)
 			env.ProgressDone()
 			if err != nil {
 				if h := remote.Hint(err, r); h != "" {
@@ -89,6 +102,19 @@ func (c *pullCmd) Run(env *cli.Env) error {
 			}
 			if res.ReferrersSkipped > 0 {
 				env.Warnf("pack %s: left %d referrer(s) of kinds ctx does not push on the remote (--all-kinds fetches them)", res.Hash.Short(), res.ReferrersSkipped)
+			}
+			if tag != "" {
+				if err := s.UpdateRef(tag, func(*digest.Digest) (digest.Digest, error) {
+					return res.Hash, c.checkTag(s, tag, res.Hash)
+				}); err != nil {
+					return fmt.Errorf("pack %s is stored, but not its tag: %w", res.Hash, err)
+				}
+				res.Tag, tag = tag, ""
+			}
+			if i == 0 && next == it.Ref {
+				if err := setLatest(s, res.Hash); err != nil {
+					return fmt.Errorf("pack %s is stored, but latest is not set: %w", res.Hash, err)
+				}
 			}
 			if !seen[res.Hash] {
 				seen[res.Hash] = true
@@ -105,10 +131,57 @@ func (c *pullCmd) Run(env *cli.Env) error {
 	return nil
 }
 
+// localTag returns the tag a pack pulled by ref is given here: the
+// remote tag's name, when ref is one and the name can be a tag here.
+func (c *pullCmd) localTag(env *cli.Env, r string) string {
+	name, want, _ := remote.ParseRef(r)
+	if want != nil || name == store.Latest {
+		return ""
+	}
+	if err := store.CheckTagName(name); err != nil {
+		env.Warnf("pulling %s: no local tag: %v", name, err)
+		return ""
+	}
+	return name
+}
+
+// checkTag refuses to move tag from another pack to d without --force.
+func (c *pullCmd) checkTag(s *store.Store, tag string, d digest.Digest) error {
+	old, err := s.Ref(tag)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case old != d && !c.Force:
+		return cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already points at %s here; the remote's %s is %s", tag, old, tag, d), "use --force to move it, or pull by hash: ctx-pull REMOTE "+d.String())
+	}
+	return nil
+}
+
+// setLatest points latest at d in a store where it names nothing yet, as
+// git clone sets HEAD; an existing latest is what the user made here.
+func setLatest(s *store.Store, d digest.Digest) error {
+	l, err := s.LockRef(store.Latest)
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	old, err := l.Get()
+	if err != nil || old != nil {
+		return err
+	}
+	return l.Set(d)
+}
+
 func (c *pullCmd) print(env *cli.Env, res *remote.PullResult) error {
 	if env.Human() {
-		return env.Text(fmt.Sprintf("%s ← %s (%s): %d layers; downloaded %d blobs, %d bytes; %d layers already here; %d new objects",
-			res.Hash, res.Remote, res.Digest, res.Layers, res.Downloaded.Blobs, res.Downloaded.Bytes, res.Skipped.Blobs, res.Objects.New))
+		line := fmt.Sprintf("%s ← %s (%s): %d layers; downloaded %d blobs, %d bytes; %d layers already here; %d new objects",
+			res.Hash, res.Remote, res.Digest, res.Layers, res.Downloaded.Blobs, res.Downloaded.Bytes, res.Skipped.Blobs, res.Objects.New)
+		if res.Tag != "" {
+			line += "; tagged " + res.Tag
+		}
+		return env.Text(line)
 	}
 	return env.Result(res)
 }

@@ -4,12 +4,16 @@
 // report as canonical JSON, a readable one with --human, or with --html a
 // self-contained HTML page of the pack with each step's outcome:
 //
-//	{"pack","fidelity","summary":{steps,verified,matched,…},"steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms}],"drift":[…]}
+//	{"pack","fidelity","summary":{steps,verified,matched,…,outputs:{written,reproduced}},"steps":[{index,tool,deterministic,status,expected,actual,reason,duration_ms,changes:[{name,change,before,after}]}],"drift":[…],"outputs":[{name,status,expected,actual,reason}]}
 //
 // The exit code is the fidelity: 0 exact, 1 degraded or unverified, 4 failed. Steps run in
-// a temporary workspace holding the pack's inputs unless --live names a
-// directory. The rules (statuses, built-ins and their exact outputs,
-// external executors) are documented in lib/replay.
+// a temporary workspace holding the pack's inputs (--workspace DIR: in
+// DIR, kept; --git REPO: a temporary git work tree at the commit the
+// session started from, the inputs over it) unless --live names a
+// directory; the session's own edits are carried out in it in step order,
+// and --until N stops after step N. The rules (statuses, edits, built-ins
+// and their exact outputs, external executors) are documented in
+// lib/replay.
 package main
 
 import (
@@ -29,14 +33,17 @@ import (
 
 type replayCmd struct {
 	cli.Globals
-	Ref     string        `arg:"" optional:"" help:"Pack to replay: sha256:<hex>, <hex>, ctx://<hex>, a unique prefix, latest or a tag, with ^ or ~N for ancestors (default: read from stdin)." placeholder:"REF"`
-	Live    string        `help:"Replay against the files of DIR instead of a temporary workspace holding the pack's inputs; inputs missing or changed in DIR are reported as drift." placeholder:"DIR" xor:"workspace"`
-	Keep    bool          `help:"Keep the temporary workspace and print where it is on stderr." xor:"workspace"`
-	Tool    []string      `help:"Run tool NAME with CMD (repeatable): CMD is split into words as a shell splits simple words, without expansion or operators, runs in the workspace with the step's parameters as JSON on stdin and CTX_TOOL, CTX_STEP_INDEX set; its stdout is the output. Overrides built-ins and configured executors." placeholder:"NAME=CMD" sep:"none"`
-	Steps   string        `help:"Replay only these steps: indexes and ranges such as 3, 3-7, 3-, -7, separated by commas." placeholder:"RANGE"`
-	Timeout time.Duration `help:"Time limit of a --tool command for one step." default:"30s"`
-	HTML    bool          `name:"html" help:"Print the outcome as one self-contained HTML page (no scripts, no network): the pack with each step's status, the fidelity and the dependencies that drifted."`
-	Output  string        `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
+	Ref       string        `arg:"" optional:"" help:"Pack to replay: sha256:<hex>, <hex>, ctx://<hex>, a unique prefix, latest or a tag, with ^ or ~N for ancestors (default: read from stdin)." placeholder:"REF"`
+	Live      string        `help:"Replay against the files of DIR instead of a temporary workspace holding the pack's inputs; inputs missing or changed in DIR are reported as drift." placeholder:"DIR" xor:"workspace,git"`
+	Git       string        `help:"Replay in a temporary git work tree of REPO at the commit the session started from (recorded by ctx-pack from a hook, or with --git-state), with the pack's inputs over it; it is removed afterwards unless --keep. Files the session saw only by name or in part are then known from the commit." placeholder:"REPO" xor:"git"`
+	Keep      bool          `help:"Keep the temporary workspace and print where it is on stderr." xor:"workspace"`
+	Until     *int          `help:"Stop after step N: the workspace is left as the session had it after that step (see --workspace, --keep); later steps are not replayed, and written outputs are not compared." placeholder:"N"`
+	Workspace string        `help:"Make the workspace in DIR (created; if it exists it must be empty) and leave it there: with --until, the files as they were at that step." placeholder:"DIR" xor:"workspace,git"`
+	Tool      []string      `help:"Run tool NAME with CMD (repeatable): CMD is split into words as a shell splits simple words, without expansion or operators, runs in the workspace with the step's parameters as JSON on stdin and CTX_TOOL, CTX_STEP_INDEX set; its stdout is the output. Overrides built-ins and configured executors." placeholder:"NAME=CMD" sep:"none"`
+	Steps     string        `help:"Replay only these steps: indexes and ranges such as 3, 3-7, 3-, -7, separated by commas." placeholder:"RANGE"`
+	Timeout   time.Duration `help:"Time limit of a --tool command for one step." default:"30s"`
+	HTML      bool          `name:"html" help:"Print the outcome as one self-contained HTML page (no scripts, no network): the pack with each step's status, the fidelity and the dependencies that drifted."`
+	Output    string        `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
 
 	CodexShellReads bool `help:"Replay Codex's plain read-only shell commands (cat, sed -n 'A,Bp', head, nl -ba, ls, rg) by reading the workspace, never by running a shell; other commands are skipped with the reason." name:"codex-shell-reads"`
 
@@ -52,8 +59,18 @@ timeout, bad parameters); skipped (a non-deterministic step with no
 executor, no recorded output, a recorded error, files seen only in part or
 by name, a rendering not reproduced; the reason says which). Fidelity:
 failed (a deterministic step could not run, or an input is missing),
-degraded (a deterministic step diverged), unverified (nothing was executed
-and compared equal), else exact. summary.verified counts matched steps.
+degraded (a deterministic step diverged, a step failed, or a written
+output differs), unverified (nothing was executed and compared equal), else
+exact. summary.verified counts matched steps. A path outside the recorded
+working directory (absolute, through .., under ~) is skipped.
+
+The session's own file edits (Claude Code's Write, Edit, MultiEdit; Codex's
+apply_patch, as a tool or a command; write_file, edit_file) are carried out
+in the workspace in step order, so later steps see the files as the session
+did, and each edit's answer is compared; an edit that does not apply
+diverges. After the last step, every output the session wrote is compared
+with the workspace (summary.outputs: written, reproduced). --until N stops
+after step N; with --workspace DIR (or --keep) the files of that moment stay.
 
 Built-in executors, confined to the workspace: read_file, list_dir, glob,
 grep, and Claude Code's Read, LS, Glob, Grep, whose results are rendered as
@@ -133,7 +150,7 @@ func (c *replayCmd) Run(env *cli.Env) error {
 	// The workspace is made in a directory of this run's own, so that a
 	// replay stopped by a signal while blocked can still remove it.
 	tmp := ""
-	if c.Live == "" && !c.Keep {
+	if c.Live == "" && !c.Keep && c.Workspace == "" && c.Git == "" {
 		if tmp, err = os.MkdirTemp("", "ctx-replay-run-"); err != nil {
 			return fmt.Errorf("creating workspace: %w", err)
 		}
@@ -151,6 +168,9 @@ func (c *replayCmd) Run(env *cli.Env) error {
 			Keep:    c.Keep,
 			TempDir: tmp,
 			Steps:   ranges,
+			Until:   c.Until,
+			Dir:     c.Workspace,
+			Git:     c.Git,
 			Tools:   tools,
 
 			CodexShellReads: c.CodexShellReads,
@@ -164,10 +184,14 @@ func (c *replayCmd) Run(env *cli.Env) error {
 	switch {
 	case errors.Is(err, replay.ErrNoSteps):
 		return cli.WithCode(cli.ExitUsage, err)
+	case errors.Is(err, replay.ErrWorkspaceNotEmpty):
+		return cli.WithCode(cli.ExitUsage, err)
+	case errors.Is(err, replay.ErrNoGitState):
+		return cli.WithHint(fmt.Errorf("--git: %w", err), "pack the session from its hook, or with ctx-pack --from FORMAT --git-state, on the machine it ran on")
 	case err != nil:
 		return err
 	}
-	if c.Keep {
+	if c.Keep || c.Workspace != "" {
 		env.Infof("workspace kept in %s", rep.Workspace)
 	}
 	switch {
@@ -177,7 +201,7 @@ func (c *replayCmd) Run(env *cli.Env) error {
 			err = htmlview.Write(env.Stdout, c.Output, page)
 		}
 	case env.Human():
-		err = env.Text(rep.Human())
+		err = env.Styled(rep.Styled())
 	default:
 		err = env.Result(rep)
 	}

@@ -2,17 +2,23 @@
 // a stream of ctx output on stdin) it prints the manifest with its hash as
 // canonical JSON, the pack in log form with content inlined (--resolve), or
 // a readable summary (--human), or a self-contained HTML page (--html).
-// --blob REF writes one object's raw bytes.
+// --blob REF writes one object's raw bytes; --checkout DIR writes the
+// pack's outputs (--inputs: its inputs) as files under DIR and prints
+// {"pack","dir","what","files":[{"name","path","hash","size"}],"skipped"}.
 // Everything read is verified against its digest.
 package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -20,6 +26,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
+	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -30,6 +37,10 @@ type showCmd struct {
 	Blob    string   `help:"Write the raw bytes of one object (a hash, prefix or pack reference) to stdout." placeholder:"REF"`
 	HTML    bool     `name:"html" help:"Print the pack as one self-contained HTML page (no scripts, no network): header, prompts, timeline, inputs and outputs."`
 	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
+
+	Checkout string `help:"Write the pack's outputs as files under DIR, named as the pack names them (never outside DIR), and print what was written." placeholder:"DIR"`
+	Inputs   bool   `help:"With --checkout: write the pack's inputs (those it holds whole) instead of its outputs."`
+	Force    bool   `help:"With --checkout: replace files that exist with other content."`
 }
 
 func (c *showCmd) Description() string {
@@ -49,6 +60,25 @@ func (c *showCmd) Run(env *cli.Env) error {
 			return cli.Errorf(cli.ExitUsage, "--blob takes no other references and no --resolve, --human or --html")
 		}
 		return c.blob(env, s)
+	}
+	if (c.Inputs || c.Force) && c.Checkout == "" {
+		return cli.Errorf(cli.ExitUsage, "--inputs and --force go with --checkout DIR")
+	}
+	if c.Checkout != "" {
+		if c.Resolve || c.HTML {
+			return cli.Errorf(cli.ExitUsage, "--checkout writes files; give no --resolve or --html")
+		}
+		if err := checkoutDir(s, c.Checkout); err != nil {
+			return err
+		}
+		it, err := env.Ref(firstOf(c.Refs), "check out")
+		if err != nil {
+			return err
+		}
+		if len(c.Refs) > 1 {
+			return cli.Errorf(cli.ExitUsage, "--checkout writes one pack; %d were given", len(c.Refs))
+		}
+		return c.checkout(env, s, it.Ref)
 	}
 	if c.Resolve && c.Human || c.HTML && (c.Resolve || c.Human) {
 		return cli.Errorf(cli.ExitUsage, "give one of --resolve, --human and --html")
@@ -71,6 +101,13 @@ func (c *showCmd) Run(env *cli.Env) error {
 	return nil
 }
 
+func firstOf(refs []string) string {
+	if len(refs) == 0 {
+		return ""
+	}
+	return refs[0]
+}
+
 func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 	m, err := ref.Load(s, r)
 	if err != nil {
@@ -88,8 +125,11 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		if err != nil {
 			return err
 		}
+		if err := warnSecrets(env, s, m); err != nil {
+			return err
+		}
 		return htmlview.Write(env.Stdout, c.Output, page)
-	case c.Human:
+	case env.Human():
 		text, err := human(s, m)
 		if err != nil {
 			return err
@@ -131,12 +171,38 @@ func (c *showCmd) blob(env *cli.Env, s *store.Store) error {
 	return env.Raw(r)
 }
 
+// tokens writes the pack's token totals, and the totals per model and
+// per agent when there are several.
+func tokens(b *strings.Builder, t manifest.Tokens) {
+	if t.All.IsZero() {
+		return
+	}
+	fmt.Fprintf(b, "tokens   %s\n", t.All.String())
+	if len(t.Models) > 1 {
+		for _, m := range t.Models {
+			fmt.Fprintf(b, "         model %s: %s\n", cli.Escape(m.Name), m.Usage.String())
+		}
+	}
+	if len(t.Agents) > 1 {
+		for _, a := range t.Agents {
+			name := cli.Escape(a.Name)
+			if a.Name == "" {
+				name = "main"
+			}
+			fmt.Fprintf(b, "         agent %s: %s\n", name, a.Usage.String())
+		}
+	}
+}
+
 func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pack     %s\n", m.Hash)
 	fmt.Fprintf(&b, "created  %s\n", m.Created)
 	if !m.Parent.IsZero() {
 		fmt.Fprintf(&b, "parent   %s\n", m.Parent)
+	}
+	if r, ok := manifest.RedactionOf(m.Metadata); ok {
+		fmt.Fprintf(&b, "redacted %d mark(s) replace the secrets found by %s\n", r.Marks, cli.Escape(r.Scanner))
 	}
 	fmt.Fprintf(&b, "model    %s", cli.Escape(m.Model.Identifier))
 	if len(m.Model.Parameters) > 0 {
@@ -150,6 +216,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		}
 		fmt.Fprintf(&b, "system   %s\n", line)
 	}
+	tokens(&b, manifest.CountTokens(m))
 	fmt.Fprintf(&b, "\nprompts (%d)\n", len(m.Prompts))
 	for i, p := range m.Prompts {
 		if p.Parts != nil {
@@ -356,6 +423,42 @@ func size(n int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}
+
+// warnSecrets says on stderr how many secrets gitleaks' rules find in the
+// pack an HTML page shows (the page embeds its content), and where.
+// ctx-redact --check scans, so that ctx-show does not link the scanner.
+func warnSecrets(env *cli.Env, s *store.Store, m *manifest.Manifest) error {
+	bin, err := cli.Tool("ctx-redact")
+	if err != nil {
+		env.Warnf("the page was not checked for secrets: ctx-redact is not installed beside ctx-show or on PATH")
+		return nil
+	}
+	if verdict.Open(verdict.DefaultCacheDir(), verdict.Version(nil)).PackClean(m.Hash) {
+		return nil
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(bin, "--check", "--store", s.Root(), m.Hash.String())
+	cmd.Stdout, cmd.Stderr = &out, env.Stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == cli.ExitFinding) {
+		return fmt.Errorf("checking the page for secrets with %s: %v", bin, err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
+	if len(out.Bytes()) == 0 {
+		return nil
+	}
+	env.Warnf("the page shows %d secret(s) that gitleaks' rules find; share the page of a redacted copy (ctx-redact %s) instead", len(lines), m.Hash)
+	for _, l := range lines {
+		f := gjson.ParseBytes(l)
+		where := f.Get("path").String()
+		if n := f.Get("line").Int(); n > 0 {
+			where += fmt.Sprintf(" line %d", n)
+		}
+		env.Warnf("secret: %s at %s", f.Get("rule").String(), where)
+	}
+	return nil
 }
 
 func main() {

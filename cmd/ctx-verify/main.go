@@ -25,13 +25,15 @@ import (
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
 	"github.com/ctx-tools/ctx/lib/userconfig"
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 // globals replaces cli.Globals: in ctx-verify, --store is the mode that
 // verifies a whole store, so the store's location is --store-dir.
 type globals struct {
 	StoreDir string           `name:"store-dir" help:"Store to use: a .ctx directory or a directory holding one (default: $CTX_STORE, else the nearest .ctx/ above the artifact or the working directory)." placeholder:"DIR"`
-	Human    bool             `help:"Print a readable text rendering instead of JSON."`
+	Human    bool             `help:"Print a readable rendering (the default when stdout is a terminal)." xor:"format"`
+	JSON     bool             `name:"json" help:"Print canonical JSON, even when stdout is a terminal." xor:"format"`
 	Version  kong.VersionFlag `help:"Print version, commit and Go version, then exit."`
 
 	g cli.Globals
@@ -41,7 +43,7 @@ type globals struct {
 // --store-dir, else $CTX_STORE. The variable is read here rather than by
 // kong so that --store can tell it from an explicit --store-dir.
 func (g *globals) Flags() *cli.Globals {
-	g.g = cli.Globals{Store: g.StoreDir, Human: g.Human, StoreFlag: "--store-dir"}
+	g.g = cli.Globals{Store: g.StoreDir, Human: g.Human, JSON: g.JSON, StoreFlag: "--store-dir"}
 	if g.g.Store == "" {
 		g.g.Store = os.Getenv("CTX_STORE")
 	}
@@ -167,7 +169,7 @@ func (c *verifyCmd) artifacts(env *cli.Env) error {
 			}
 			continue
 		}
-		if err := c.print(env, v, v.Human); err != nil {
+		if err := c.print(env, v, v.Styled); err != nil {
 			return err
 		}
 		env.AtLeast(v.ExitCode())
@@ -232,12 +234,21 @@ func (c *verifyCmd) attestOptions(env *cli.Env) (attest.Options, error) {
 	}, nil
 }
 
-// print writes v as JSON, or human() with --human.
-func (c *verifyCmd) print(env *cli.Env, v any, human func() string) error {
+// print writes v as JSON, or human() as the readable rendering.
+func (c *verifyCmd) print(env *cli.Env, v any, human func() *visible.Text) error {
 	if env.Human() {
-		return env.Text(human())
+		return env.Styled(human())
 	}
 	return env.Result(v)
+}
+
+// plain makes a rendering without styles one print takes.
+func plain(human func() string) func() *visible.Text {
+	return func() *visible.Text {
+		t := new(visible.Text)
+		t.WriteString(human())
+		return t
+	}
 }
 
 func (c *verifyCmd) packs(env *cli.Env) error {
@@ -326,7 +337,7 @@ func (c *verifyCmd) report(env *cli.Env, r *fsck.Report) error {
 			env.Warnf("%s %s: %s", w.RuleID, w.Path, w.Message)
 		}
 	}
-	return c.print(env, r.JSON(), r.Human)
+	return c.print(env, r.JSON(), plain(r.Human))
 }
 
 // kernelPack runs the kernel's verifier contract: its canonical JSON

@@ -34,7 +34,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 
 func loadSigner(t testing.TB, name string) *Signer {
 	t.Helper()
-	s, err := LoadSigner(filepath.Join("testdata", name))
+	s, err := LoadSigner(filepath.Join("testdata", name), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,11 +102,11 @@ func TestKeyErrors(t *testing.T) {
 		want string
 	}{
 		{"empty", nil, "not a PEM private key"},
-		{"rsa", rsaPEM, "a RSA key; ctx signs with ed25519 keys only"},
+		{"rsa", rsaPEM, "a RSA key; ctx signs with ed25519 and ECDSA P-256 keys"},
 		{"encrypted openssh", enc, ErrEncryptedKey.Error()},
 		{"public", pub, "a public key; signing needs the private key"},
 		{"corrupt openssh", badSSH, "OpenSSH private key"},
-		{"truncated openssh", pem.EncodeToMemory(&pem.Block{Type: block.Type, Bytes: block.Bytes[:60]}), "truncated"},
+		{"truncated openssh", pem.EncodeToMemory(&pem.Block{Type: block.Type, Bytes: block.Bytes[:60]}), "OpenSSH private key: short read"},
 		{"two blocks", append(bytes.Clone(pub), pub...), "more than one PEM block"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -126,8 +126,8 @@ func TestKeyErrors(t *testing.T) {
 	}{
 		{"private", ssh, "a private key; give the public key"},
 		{"garbage", []byte("hello"), "not a public key"},
-		{"rsa ssh line", []byte("ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAAQC= x"), "OpenSSH public key"},
-		{"lying type", []byte("ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIIIQhPhQdWxBLBc+WigfEnB5c2EnfvzOJifpKw5M4bz5"), "does not match"},
+		{"rsa ssh line", []byte("ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAAQC= x"), "a RSA key; ctx checks ed25519 and ECDSA P-256 keys"},
+		{"lying type", []byte("ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIIIQhPhQdWxBLBc+WigfEnB5c2EnfvzOJifpKw5M4bz5"), "type mismatch"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParsePublicKey(c.in, "k")
@@ -800,7 +800,7 @@ func mustJSON(v any) []byte {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"golden/result.md.pem.sigstore.json", "golden/pack.ssh.sigstore.json", "id_ed25519", "ed25519.pem", "id_ed25519.pub"} {
+	for _, name := range []string{"golden/result.md.pem.sigstore.json", "golden/pack.ssh.sigstore.json", "id_ed25519", "ed25519.pem", "id_ed25519.pub", "cosign.key", "cosign.pub", "id_ecdsa_enc", "id_ecdsa_enc.pub"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
@@ -809,6 +809,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ParsePrivateKey(b)
+		// Encrypted keys too: cosign's JSON, OpenSSH's bcrypt-pbkdf.
+		ParseKey(b, func() ([]byte, error) { return []byte("ctx-test-passphrase"), nil })
 		ParsePublicKey(b, "fuzz")
 		if bu, err := parseBundle(b); err == nil {
 			if st, err := parseStatement(bu.DSSEEnvelope.Payload); err == nil {

@@ -1,7 +1,6 @@
 package attest
 
 import (
-	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"strconv"
@@ -70,10 +69,15 @@ type verificationMaterial struct {
 }
 
 // Sign signs a statement (canonical JSON, as Encode returns it) and
-// returns the Sigstore bundle's bytes: canonical JSON and a newline. The
-// same statement and key always give the same bytes.
+// returns the Sigstore bundle's bytes: canonical JSON and a newline. An
+// ed25519 key always gives the same bytes for the same statement; ECDSA
+// signatures are randomised, so an ECDSA key's bundles differ each time
+// (and each verifies).
 func (s *Signer) Sign(statement []byte) ([]byte, error) {
-	sig := ed25519.Sign(s.key, PAE(PayloadType, statement))
+	sig, err := s.signPAE(PAE(PayloadType, statement))
+	if err != nil {
+		return nil, fmt.Errorf("signing statement: %w", err)
+	}
 	b := bundle{MediaType: BundleMediaType, DSSEEnvelope: &envelope{
 		Payload: statement, PayloadType: PayloadType,
 		Signatures: []signature{{Sig: sig, KeyID: s.pub.ID}},

@@ -6,23 +6,30 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"golang.org/x/crypto/nacl/secretbox"
+	"golang.org/x/crypto/scrypt"
+	"golang.org/x/crypto/ssh"
 
 	"github.com/ctx-tools/ctx/lib/found"
 )
 
-// Signer signs statements with an ed25519 private key.
+// Signer signs statements with an ed25519 or ECDSA P-256 private key.
 type Signer struct {
-	key ed25519.PrivateKey
+	key crypto.Signer // ed25519.PrivateKey or *ecdsa.PrivateKey on P-256
 	pub PublicKey
 }
 
@@ -38,10 +45,20 @@ type PublicKey struct {
 	Source string
 }
 
-// NewSigner returns a signer for key.
-func NewSigner(key ed25519.PrivateKey) (*Signer, error) {
-	if len(key) != ed25519.PrivateKeySize {
-		return nil, errors.New("ed25519 private key has the wrong length")
+// NewSigner returns a signer for key: an ed25519.PrivateKey or an
+// *ecdsa.PrivateKey on P-256 (cosign's default).
+func NewSigner(key crypto.Signer) (*Signer, error) {
+	switch k := key.(type) {
+	case ed25519.PrivateKey:
+		if len(k) != ed25519.PrivateKeySize {
+			return nil, errors.New("ed25519 private key has the wrong length")
+		}
+	case *ecdsa.PrivateKey:
+		if k.Curve != elliptic.P256() {
+			return nil, fmt.Errorf("an ECDSA key on %s; ctx signs with ECDSA on P-256 only", k.Curve.Params().Name)
+		}
+	default:
+		return nil, fmt.Errorf("a %s key; ctx signs with ed25519 and ECDSA P-256 keys", keyType(key))
 	}
 	pub, err := newPublicKey(key.Public(), "")
 	if err != nil {
@@ -50,22 +67,30 @@ func NewSigner(key ed25519.PrivateKey) (*Signer, error) {
 	return &Signer{key: key, pub: pub}, nil
 }
 
+// Passphrase returns the passphrase of an encrypted private key; key
+// names it (its file) for a prompt or a message. lib/cli's Passphrase
+// takes it from $COSIGN_PASSWORD or asks on the terminal.
+type Passphrase func(key string) ([]byte, error)
+
 // MaxKeyFile bounds a key file: keys are a few hundred bytes, and a key
 // file is read only if it is a regular file (lib/found), so that a named
 // pipe or a device given as a key, or listed in trusted_keys, is refused
 // rather than read forever.
 const MaxKeyFile = 64 << 10
 
-// LoadSigner reads an ed25519 private key from a file: PKCS#8 PEM
-// ("PRIVATE KEY", as openssl genpkey -algorithm ed25519 writes) or an
-// unencrypted OpenSSH key ("OPENSSH PRIVATE KEY", as ssh-keygen -t ed25519
-// writes).
-func LoadSigner(path string) (*Signer, error) {
+// LoadSigner reads a private key from a file, in any form ParseKey
+// reads; pass gives the passphrase of an encrypted one (nil: encrypted
+// keys are refused with ErrEncryptedKey).
+func LoadSigner(path string, pass Passphrase) (*Signer, error) {
 	b, err := found.ReadFile(path, found.Rule{What: "signing key", Max: MaxKeyFile})
 	if err != nil {
 		return nil, err
 	}
-	key, err := ParsePrivateKey(b)
+	var ask func() ([]byte, error)
+	if pass != nil {
+		ask = func() ([]byte, error) { return pass(path) }
+	}
+	key, err := ParseKey(b, ask)
 	if err != nil {
 		return nil, fmt.Errorf("signing key %s: %w", path, err)
 	}
@@ -80,176 +105,267 @@ func LoadSigner(path string) (*Signer, error) {
 // Public returns the signer's public key.
 func (s *Signer) Public() PublicKey { return s.pub }
 
-// ErrEncryptedKey reports a passphrase-protected private key, which ctx
-// cannot read.
+// signPAE signs a DSSE pre-authentication encoding: ed25519 over the bytes
+// themselves (deterministic, RFC 8032), ECDSA over their SHA-256 in ASN.1
+// form (randomised), as DSSE verifiers and cosign expect.
+func (s *Signer) signPAE(msg []byte) ([]byte, error) {
+	switch k := s.key.(type) {
+	case ed25519.PrivateKey:
+		return ed25519.Sign(k, msg), nil
+	case *ecdsa.PrivateKey:
+		sum := sha256.Sum256(msg)
+		return ecdsa.SignASN1(rand.Reader, k, sum[:])
+	}
+	return nil, fmt.Errorf("a %s key cannot sign", keyType(s.key))
+}
+
+// ErrEncryptedKey reports a passphrase-protected private key read
+// without a way to ask for its passphrase.
 var ErrEncryptedKey = errors.New("the key is encrypted with a passphrase")
 
-// ParsePrivateKey decodes an ed25519 private key from PKCS#8 PEM or the
-// OpenSSH private key format. Other key types and encrypted keys are
-// errors that say so.
-func ParsePrivateKey(b []byte) (ed25519.PrivateKey, error) {
+// ErrPassphrase reports a passphrase that does not decrypt the key.
+var ErrPassphrase = errors.New("wrong passphrase: the key does not decrypt with it")
+
+// ParsePrivateKey decodes an unencrypted private key (see ParseKey);
+// an encrypted one is ErrEncryptedKey.
+func ParsePrivateKey(b []byte) (crypto.Signer, error) {
+	return ParseKey(b, nil)
+}
+
+// ParseKey decodes an ed25519 or ECDSA P-256 private key in the forms
+// people have them:
+//
+//   - PKCS#8 PEM "PRIVATE KEY" (openssl genpkey), SEC 1 "EC PRIVATE KEY"
+//     (openssl ecparam -genkey);
+//   - OpenSSH "OPENSSH PRIVATE KEY" (ssh-keygen -t ed25519 or -t ecdsa),
+//     plain or passphrase-protected (bcrypt-pbkdf with aes256-ctr or
+//     aes256-cbc);
+//   - cosign's "ENCRYPTED SIGSTORE PRIVATE KEY" (and the older "ENCRYPTED
+//     COSIGN PRIVATE KEY"): PKCS#8 sealed with scrypt and NaCl secretbox,
+//     as cosign generate-key-pair writes.
+//
+// pass is called only for an encrypted key; nil refuses those with
+// ErrEncryptedKey. Other key types are errors that say so.
+func ParseKey(b []byte, pass func() ([]byte, error)) (crypto.Signer, error) {
 	block, rest := pem.Decode(b)
 	if block == nil {
-		return nil, errors.New("not a PEM private key (want PKCS#8 \"PRIVATE KEY\" or \"OPENSSH PRIVATE KEY\")")
+		return nil, errors.New("not a PEM private key (want PKCS#8 \"PRIVATE KEY\", \"EC PRIVATE KEY\", \"OPENSSH PRIVATE KEY\" or cosign's \"ENCRYPTED SIGSTORE PRIVATE KEY\")")
 	}
 	if len(bytes.TrimSpace(rest)) > 0 {
 		return nil, errors.New("more than one PEM block")
 	}
+	var k any
+	var err error
 	switch block.Type {
 	case "PRIVATE KEY":
-		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
-		if err != nil {
+		if k, err = x509.ParsePKCS8PrivateKey(block.Bytes); err != nil {
 			return nil, fmt.Errorf("parsing PKCS#8 key: %w", err)
 		}
-		ek, ok := k.(ed25519.PrivateKey)
-		if !ok {
-			return nil, fmt.Errorf("a %s key; ctx signs with ed25519 keys only", keyType(k))
+	case "EC PRIVATE KEY":
+		if len(block.Headers) > 0 {
+			return nil, errors.New("an EC key encrypted the legacy OpenSSL way (Proc-Type header), which ctx does not read; convert it: openssl pkey -in KEY -out PLAIN, then cosign import-key-pair")
 		}
-		return ek, nil
+		if k, err = x509.ParseECPrivateKey(block.Bytes); err != nil {
+			return nil, fmt.Errorf("parsing EC key: %w", err)
+		}
 	case "OPENSSH PRIVATE KEY":
-		return parseOpenSSHPrivateKey(block.Bytes)
-	case "ENCRYPTED PRIVATE KEY", "ENCRYPTED SIGSTORE PRIVATE KEY", "ENCRYPTED COSIGN PRIVATE KEY":
-		return nil, ErrEncryptedKey
+		if k, err = parseOpenSSH(b, pass); err != nil {
+			return nil, err
+		}
+	case "ENCRYPTED SIGSTORE PRIVATE KEY", "ENCRYPTED COSIGN PRIVATE KEY":
+		if pass == nil {
+			return nil, ErrEncryptedKey
+		}
+		p, err := pass()
+		if err != nil {
+			return nil, err
+		}
+		der, err := decryptCosign(block.Bytes, p)
+		if err != nil {
+			return nil, err
+		}
+		if k, err = x509.ParsePKCS8PrivateKey(der); err != nil {
+			return nil, fmt.Errorf("parsing the decrypted PKCS#8 key: %w", err)
+		}
+	case "ENCRYPTED PRIVATE KEY":
+		return nil, errors.New("a PKCS#8 key encrypted by OpenSSL, which ctx does not read; use a cosign key (cosign generate-key-pair, or cosign import-key-pair to convert this one) or an OpenSSH key with a passphrase")
 	case "PUBLIC KEY":
 		return nil, errors.New("a public key; signing needs the private key")
+	default:
+		return nil, fmt.Errorf("unsupported PEM block %q (want PKCS#8 \"PRIVATE KEY\", \"EC PRIVATE KEY\", \"OPENSSH PRIVATE KEY\" or cosign's \"ENCRYPTED SIGSTORE PRIVATE KEY\")", block.Type)
 	}
-	return nil, fmt.Errorf("unsupported PEM block %q (want PKCS#8 \"PRIVATE KEY\" or \"OPENSSH PRIVATE KEY\")", block.Type)
+	switch k := k.(type) {
+	case ed25519.PrivateKey:
+		return k, nil
+	case *ed25519.PrivateKey: // x/crypto/ssh's OpenSSH parser
+		return *k, nil
+	case *ecdsa.PrivateKey:
+		if k.Curve != elliptic.P256() {
+			return nil, fmt.Errorf("an ECDSA key on %s; ctx signs with ed25519 and ECDSA P-256 keys", k.Curve.Params().Name)
+		}
+		return k, nil
+	}
+	return nil, fmt.Errorf("a %s key; ctx signs with ed25519 and ECDSA P-256 keys", keyType(k))
 }
 
-// sshReader reads the SSH wire encoding (RFC 4251 §5).
-type sshReader struct {
-	b   []byte
-	err error
-}
-
-func (r *sshReader) uint32() uint32 {
-	if r.err != nil {
-		return 0
-	}
-	if len(r.b) < 4 {
-		r.err = errors.New("truncated")
-		return 0
-	}
-	v := binary.BigEndian.Uint32(r.b)
-	r.b = r.b[4:]
-	return v
-}
-
-func (r *sshReader) bytes() []byte {
-	n := r.uint32()
-	if r.err != nil {
-		return nil
-	}
-	if uint64(n) > uint64(len(r.b)) {
-		r.err = errors.New("truncated")
-		return nil
-	}
-	v := r.b[:n]
-	r.b = r.b[n:]
-	return v
-}
-
-const opensshMagic = "openssh-key-v1\x00"
-
-// parseOpenSSHPrivateKey decodes the body of an "OPENSSH PRIVATE KEY"
-// block (OpenSSH's PROTOCOL.key) holding one unencrypted ed25519 key.
-func parseOpenSSHPrivateKey(b []byte) (ed25519.PrivateKey, error) {
-	if !bytes.HasPrefix(b, []byte(opensshMagic)) {
-		return nil, errors.New("not an OpenSSH private key (bad magic)")
-	}
-	r := &sshReader{b: b[len(opensshMagic):]}
-	cipher, kdf := string(r.bytes()), string(r.bytes())
-	r.bytes() // kdf options
-	n := r.uint32()
-	if r.err != nil {
-		return nil, fmt.Errorf("OpenSSH private key: %w", r.err)
-	}
-	if cipher != "none" || kdf != "none" {
-		return nil, ErrEncryptedKey
-	}
-	if n != 1 {
-		return nil, fmt.Errorf("OpenSSH private key file holds %d keys, want 1", n)
-	}
-	pubBlob := r.bytes()
-	priv := &sshReader{b: r.bytes()}
-	if r.err != nil {
-		return nil, fmt.Errorf("OpenSSH private key: %w", r.err)
-	}
-	if c1, c2 := priv.uint32(), priv.uint32(); c1 != c2 {
-		return nil, errors.New("OpenSSH private key: check bytes differ")
-	}
-	typ := string(priv.bytes())
-	if priv.err == nil && typ != "ssh-ed25519" {
-		return nil, fmt.Errorf("a %s key; ctx signs with ed25519 keys only", typ)
-	}
-	pub, key := priv.bytes(), priv.bytes()
-	priv.bytes() // comment
-	if priv.err != nil {
-		return nil, fmt.Errorf("OpenSSH private key: %w", priv.err)
-	}
-	for i, c := range priv.b {
-		if c != byte(i+1) {
-			return nil, errors.New("OpenSSH private key: bad padding")
+// parseOpenSSH decodes an OpenSSH private key with golang.org/x/crypto/ssh
+// (OpenSSH's PROTOCOL.key; bcrypt-pbkdf for a passphrase), then checks
+// that an ed25519 key's public half is its own, which that parser takes
+// on trust.
+func parseOpenSSH(b []byte, pass func() ([]byte, error)) (any, error) {
+	k, err := ssh.ParseRawPrivateKey(b)
+	var missing *ssh.PassphraseMissingError
+	if errors.As(err, &missing) {
+		if pass == nil {
+			return nil, ErrEncryptedKey
+		}
+		p, perr := pass()
+		if perr != nil {
+			return nil, perr
+		}
+		k, err = ssh.ParseRawPrivateKeyWithPassphrase(b, p)
+		if errors.Is(err, x509.IncorrectPasswordError) {
+			return nil, ErrPassphrase
 		}
 	}
-	if len(pub) != ed25519.PublicKeySize || len(key) != ed25519.PrivateKeySize ||
-		!bytes.Equal(key[32:], pub) {
-		return nil, errors.New("OpenSSH private key: malformed ed25519 key")
+	if err != nil {
+		return nil, fmt.Errorf("OpenSSH private key: %s", strings.TrimPrefix(err.Error(), "ssh: "))
 	}
-	k := ed25519.NewKeyFromSeed(key[:32])
-	if !bytes.Equal(k[32:], pub) {
-		return nil, errors.New("OpenSSH private key: public half does not match the private key")
-	}
-	if wire, err := parseSSHPublicBlob(pubBlob); err != nil || !bytes.Equal(wire, pub) {
-		return nil, errors.New("OpenSSH private key: public key section does not match the private key")
+	if ek, ok := k.(*ed25519.PrivateKey); ok {
+		if len(*ek) != ed25519.PrivateKeySize || !bytes.Equal(ed25519.NewKeyFromSeed(ek.Seed()), *ek) {
+			return nil, errors.New("OpenSSH private key: public half does not match the private key")
+		}
 	}
 	return k, nil
 }
 
-// parseSSHPublicBlob decodes the wire form of an ssh-ed25519 public key.
-func parseSSHPublicBlob(b []byte) (ed25519.PublicKey, error) {
-	r := &sshReader{b: b}
-	typ := string(r.bytes())
-	key := r.bytes()
-	switch {
-	case r.err != nil:
-		return nil, r.err
-	case typ != "ssh-ed25519":
-		return nil, fmt.Errorf("a %s key; ctx reads ed25519 OpenSSH keys only", typ)
-	case len(key) != ed25519.PublicKeySize || len(r.b) != 0:
-		return nil, errors.New("malformed ssh-ed25519 key")
+// cosignKey is the JSON inside cosign's encrypted key PEM block
+// (go-securesystemslib's encrypted package): scrypt derives a 32-byte
+// key from the passphrase, which opens a NaCl secretbox holding the
+// PKCS#8 DER of the private key. Byte fields are standard base64.
+type cosignKey struct {
+	KDF struct {
+		Name   string `json:"name"`
+		Params struct {
+			N int `json:"N"`
+			R int `json:"r"`
+			P int `json:"p"`
+		} `json:"params"`
+		Salt []byte `json:"salt"`
+	} `json:"kdf"`
+	Cipher struct {
+		Name  string `json:"name"`
+		Nonce []byte `json:"nonce"`
+	} `json:"cipher"`
+	Ciphertext []byte `json:"ciphertext"`
+}
+
+// scryptCosts are the scrypt costs go-securesystemslib writes and
+// accepts (legacy 2^15, standard 2^16, OWASP 2^17; always r 8, p 1): any
+// other is refused before work a hostile file could make arbitrarily
+// costly.
+var scryptCosts = []int{1 << 15, 1 << 16, 1 << 17}
+
+func decryptCosign(body, passphrase []byte) ([]byte, error) {
+	var ck cosignKey
+	if err := json.Unmarshal(body, &ck); err != nil {
+		return nil, fmt.Errorf("cosign encrypted key: %w", err)
 	}
-	return ed25519.PublicKey(key), nil
+	switch {
+	case ck.KDF.Name != "scrypt":
+		return nil, fmt.Errorf("cosign encrypted key: unknown kdf %q (want scrypt)", clip(ck.KDF.Name))
+	case ck.Cipher.Name != "nacl/secretbox":
+		return nil, fmt.Errorf("cosign encrypted key: unknown cipher %q (want nacl/secretbox)", clip(ck.Cipher.Name))
+	case !slices.Contains(scryptCosts, ck.KDF.Params.N) || ck.KDF.Params.R != 8 || ck.KDF.Params.P != 1:
+		return nil, fmt.Errorf("cosign encrypted key: unsupported scrypt parameters N=%d r=%d p=%d", ck.KDF.Params.N, ck.KDF.Params.R, ck.KDF.Params.P)
+	case len(ck.Cipher.Nonce) != 24:
+		return nil, fmt.Errorf("cosign encrypted key: nonce of %d bytes, want 24", len(ck.Cipher.Nonce))
+	}
+	k, err := boxKey(passphrase, ck)
+	if err != nil {
+		return nil, err
+	}
+	nonce := [24]byte(ck.Cipher.Nonce)
+	der, ok := secretbox.Open(nil, ck.Ciphertext, &nonce, &k)
+	if !ok {
+		return nil, ErrPassphrase
+	}
+	return der, nil
+}
+
+func boxKey(passphrase []byte, ck cosignKey) ([32]byte, error) {
+	p := ck.KDF.Params
+	k, err := scrypt.Key(passphrase, ck.KDF.Salt, p.N, p.R, p.P, 32)
+	if err != nil {
+		return [32]byte{}, fmt.Errorf("cosign encrypted key: %w", err)
+	}
+	return [32]byte(k), nil
+}
+
+// EncryptCosign seals a private key as cosign generate-key-pair does:
+// its PKCS#8 DER in a NaCl secretbox under a key scrypt derives from
+// passphrase (N 2^16, r 8, p 1; random 32-byte salt and 24-byte nonce),
+// in an "ENCRYPTED SIGSTORE PRIVATE KEY" PEM block.
+func EncryptCosign(key crypto.Signer, passphrase []byte) ([]byte, error) {
+	return sealCosign(key, passphrase, 1<<16)
+}
+
+// sealCosign is EncryptCosign with scrypt cost n, one of scryptCosts.
+func sealCosign(key crypto.Signer, passphrase []byte, n int) ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	var ck cosignKey
+	ck.KDF.Name = "scrypt"
+	ck.KDF.Params.N, ck.KDF.Params.R, ck.KDF.Params.P = n, 8, 1
+	ck.KDF.Salt = make([]byte, 32)
+	ck.Cipher.Name = "nacl/secretbox"
+	ck.Cipher.Nonce = make([]byte, 24)
+	rand.Read(ck.KDF.Salt)
+	rand.Read(ck.Cipher.Nonce)
+	k, err := boxKey(passphrase, ck)
+	if err != nil {
+		return nil, err
+	}
+	nonce := [24]byte(ck.Cipher.Nonce)
+	ck.Ciphertext = secretbox.Seal(nil, der, &nonce, &k)
+	body, err := json.Marshal(&ck)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "ENCRYPTED SIGSTORE PRIVATE KEY", Bytes: body}), nil
 }
 
 // ParsePublicKey decodes a public key: a PKIX PEM "PUBLIC KEY" block
 // (ed25519, or ECDSA P-256 as cosign generate-key-pair writes), or one
-// OpenSSH public key line "ssh-ed25519 AAAA… [comment]" (an id_ed25519.pub
-// file). source names it in messages and in PublicKey.Source.
+// OpenSSH public key line, "ssh-ed25519 AAAA… [comment]" or
+// "ecdsa-sha2-nistp256 AAAA… [comment]" (an id_ed25519.pub or
+// id_ecdsa.pub file). source names it in messages and in
+// PublicKey.Source.
 func ParsePublicKey(b []byte, source string) (PublicKey, error) {
 	t := bytes.TrimSpace(b)
 	if bytes.HasPrefix(t, []byte("ssh-")) || bytes.HasPrefix(t, []byte("ecdsa-")) {
-		fields := strings.Fields(string(t))
-		if len(fields) < 2 || strings.Contains(string(t), "\n") {
+		if bytes.ContainsAny(t, "\r\n") {
 			return PublicKey{}, fmt.Errorf("%s: want one OpenSSH public key line", source)
 		}
-		blob, err := base64.StdEncoding.DecodeString(fields[1])
-		if err != nil {
-			return PublicKey{}, fmt.Errorf("%s: OpenSSH public key: %w", source, err)
-		}
-		k, err := parseSSHPublicBlob(blob)
-		if err == nil && fields[0] != "ssh-ed25519" {
-			err = errors.New("key type does not match its encoding")
+		k, _, _, rest, err := ssh.ParseAuthorizedKey(t)
+		if err == nil && len(rest) > 0 {
+			err = errors.New("trailing data")
 		}
 		if err != nil {
-			return PublicKey{}, fmt.Errorf("%s: OpenSSH public key: %w", source, err)
+			return PublicKey{}, fmt.Errorf("%s: OpenSSH public key: %s", source, strings.TrimPrefix(err.Error(), "ssh: "))
 		}
-		return newPublicKey(k, source)
+		ck, ok := k.(ssh.CryptoPublicKey)
+		if !ok {
+			return PublicKey{}, fmt.Errorf("%s: OpenSSH public key: a %s key; ctx checks ed25519 and ECDSA P-256 keys", source, k.Type())
+		}
+		return newPublicKey(ck.CryptoPublicKey(), source)
 	}
 	block, rest := pem.Decode(t)
 	switch {
 	case block == nil:
-		return PublicKey{}, fmt.Errorf("%s: not a public key (want a PEM \"PUBLIC KEY\" or an ssh-ed25519 line)", source)
+		return PublicKey{}, fmt.Errorf("%s: not a public key (want a PEM \"PUBLIC KEY\" or an OpenSSH public key line)", source)
 	case len(bytes.TrimSpace(rest)) > 0:
 		return PublicKey{}, fmt.Errorf("%s: more than one PEM block", source)
 	case strings.Contains(block.Type, "PRIVATE KEY"):

@@ -139,6 +139,22 @@ func ForPack(m *manifest.Manifest) Statement {
 	}
 }
 
+// OCIManifestMediaType is the media type of the OCI image manifest a
+// pushed pack is laid out as.
+const OCIManifestMediaType = "application/vnd.oci.image.manifest.v1+json"
+
+// ForImage returns the pack-level statement of m as pushed to a
+// registry: its subject is the pack's OCI image manifest, named as cosign
+// names an image (name the repository, "registry/repository"; image
+// the manifest's digest), so that cosign verify-attestation
+// REPOSITORY@DIGEST finds it among the manifest's referrers and accepts
+// it. The predicate is ForPack's.
+func ForImage(m *manifest.Manifest, name string, image digest.Digest) Statement {
+	st := ForPack(m)
+	st.Subject = []Resource{{Name: name, Digest: sha256Set(image), MediaType: OCIManifestMediaType}}
+	return st
+}
+
 // Encode returns the statement's canonical JSON, without a newline: the
 // bytes that are signed.
 func Encode(st Statement) ([]byte, error) {

@@ -22,6 +22,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 // Exit codes, one table for every binary (DESIGN §2).
@@ -53,7 +54,8 @@ var (
 // Globals are the flags every binary shares. Embed it in a grammar.
 type Globals struct {
 	Store   string           `help:"Store directory: a .ctx directory or a directory holding one (default: $CTX_STORE, else the nearest .ctx/ above the working directory)." placeholder:"DIR" env:"CTX_STORE"`
-	Human   bool             `help:"Print a readable text rendering instead of JSON."`
+	Human   bool             `help:"Print a readable rendering (the default when stdout is a terminal)." xor:"format"`
+	JSON    bool             `name:"json" help:"Print canonical JSON, even when stdout is a terminal." xor:"format"`
 	Version kong.VersionFlag `help:"Print version, commit and Go version, then exit."`
 
 	// StoreFlag is how hints name the store-location flag, when a grammar
@@ -132,6 +134,7 @@ func Run(name string, cmd Command, args []string, stdin io.Reader, stdout, stder
 	env.G.storeGiven = env.given["store"]
 	env.stdoutTTY = isTerminal(stdout)
 	env.stderrTTY = isTerminal(stderr)
+	env.colour = env.stdoutTTY && colourTerm(os.Getenv)
 	err = cmd.Run(env)
 	if err != nil {
 		env.printErr(err)
@@ -214,7 +217,10 @@ func (e *Env) hintFor(err error) string {
 		return ce.Hint
 	}
 	var parseErr *kong.ParseError
+	var streamErr *ref.StreamError
 	switch {
+	case errors.As(err, &streamErr):
+		return streamErr.Hint
 	case errors.Is(err, store.ErrNoStore):
 		flag := "--store"
 		if e.G != nil && e.G.StoreFlag != "" {
@@ -249,6 +255,7 @@ type Env struct {
 	G      *Globals
 
 	stdoutTTY, stderrTTY bool
+	colour               bool // stdout is a terminal that shows colour
 	store                *store.Store
 	exit                 int // the worst code of Problem and AtLeast
 	given                map[string]bool
@@ -362,8 +369,38 @@ func (e *Env) write(b []byte) error {
 	return nil
 }
 
-// Human reports whether --human was given.
-func (e *Env) Human() bool { return e.G != nil && e.G.Human }
+// Human reports whether to print the readable rendering: --human was
+// given, or stdout is a terminal and --json was not, as git and gh do.
+// Piped or redirected, stdout carries canonical JSON unless --human.
+func (e *Env) Human() bool {
+	if e.G == nil {
+		return false
+	}
+	return e.G.Human || e.stdoutTTY && !e.G.JSON
+}
+
+// Colour reports whether the rendering may be coloured: stdout is a
+// terminal, $NO_COLOR is unset or empty (no-color.org) and $TERM names a
+// terminal other than "dumb".
+func (e *Env) Colour() bool { return e.colour }
+
+func colourTerm(getenv func(string) string) bool {
+	if getenv("NO_COLOR") != "" {
+		return false
+	}
+	term := getenv("TERM")
+	return term != "" && term != "dumb"
+}
+
+// Styled writes a --human rendering built with styles: escaped as Text
+// escapes, coloured when Colour says so.
+func (e *Env) Styled(t *visible.Text) error {
+	s := t.Render(e.colour)
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return e.write([]byte(s))
+}
 
 // Warnf prints "NAME: warning: …" on stderr.
 func (e *Env) Warnf(format string, args ...any) {
@@ -416,6 +453,13 @@ func (e *Env) ProgressDone() {
 	if e.stderrTTY {
 		fmt.Fprint(e.Stderr, "\r\033[K")
 	}
+}
+
+// StdinIsTerminal reports whether stdin is a terminal: a command about to
+// read a log from it says so first (cat would not; git does).
+func (e *Env) StdinIsTerminal() bool {
+	f, ok := e.Stdin.(*os.File)
+	return ok && isTerminal(f)
 }
 
 // StdoutIsTerminal reports whether stdout is a terminal.

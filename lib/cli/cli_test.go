@@ -104,3 +104,35 @@ func TestExitCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestColourTerm(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want bool
+	}{
+		{map[string]string{"TERM": "xterm-256color"}, true},
+		{map[string]string{"TERM": "xterm", "NO_COLOR": ""}, true},
+		{map[string]string{"TERM": "xterm", "NO_COLOR": "1"}, false},
+		{map[string]string{"TERM": "dumb"}, false},
+		{map[string]string{}, false},
+	} {
+		if got := colourTerm(func(k string) string { return c.env[k] }); got != c.want {
+			t.Errorf("colourTerm(%v) = %v, want %v", c.env, got, c.want)
+		}
+	}
+}
+
+// Piped, a command prints JSON unless --human; --human and --json
+// together are a usage error. (Terminals: the ttyexec scenarios.)
+func TestFormatFlags(t *testing.T) {
+	if code, out, _ := run(&testCmd{}, "x"); code != 0 || !strings.Contains(out, `"h":false`) {
+		t.Errorf("piped = %d, %q", code, out)
+	}
+	if code, out, _ := run(&testCmd{}, "x", "--json"); code != 0 || !strings.Contains(out, `"h":false`) {
+		t.Errorf("--json = %d, %q", code, out)
+	}
+	code, _, errs := run(&testCmd{}, "x", "--human", "--json")
+	if code != ExitUsage || !strings.Contains(errs, "--human") || !strings.Contains(errs, "--json") {
+		t.Errorf("--human --json = %d, %q", code, errs)
+	}
+}

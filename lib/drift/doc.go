@@ -6,7 +6,10 @@
 //
 //	{"a","b","identical","drift":[entry…],"summary":{type:count}}
 //
-// plus "ignored":{type:count} when Options.Ignore left entries out.
+// plus "ignored":{type:count} when Options.Ignore left entries out, and
+// "volatile_metadata":N when metadata_drift entries of values that differ
+// between any two runs (ids, request ids, uuids, timestamps, session ids:
+// see Volatile) were left out, as they are unless Options.AllMetadata.
 // Identical means no entry remains.
 //
 // # Entries

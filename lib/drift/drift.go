@@ -84,6 +84,10 @@ type Options struct {
 	DiffLines, DiffBytes int
 	// ValueBytes bounds the values shown in entries (zero: default).
 	ValueBytes int
+	// AllMetadata keeps metadata_drift entries of values that differ
+	// between any two runs (see Volatile), which are otherwise only
+	// counted in Report.VolatileMetadata.
+	AllMetadata bool
 }
 
 // Objects reads content by digest. The reader must fail, by the time it
@@ -117,6 +121,9 @@ type Report struct {
 	Summary map[string]int `json:"summary"`
 	// Ignored counts the entries left out by Options.Ignore.
 	Ignored map[string]int `json:"ignored,omitzero"`
+	// VolatileMetadata counts the metadata_drift entries left out because
+	// their values differ between any two runs: ids, times (Volatile).
+	VolatileMetadata int `json:"volatile_metadata,omitzero"`
 }
 
 // Entry is one difference between the packs.
@@ -188,6 +195,7 @@ func Diff(a, b *manifest.Manifest, objs Objects, opt Options) (*Report, error) {
 	if len(d.ignored) > 0 {
 		r.Ignored = d.ignored
 	}
+	r.VolatileMetadata = d.volatile
 	r.Identical = len(r.Drift) == 0
 	return r, nil
 }
@@ -198,7 +206,9 @@ type differ struct {
 	ignore  map[string]bool
 	entries []Entry
 	ignored map[string]int
-	jobs    []job
+	// volatile counts the metadata entries Volatile left out.
+	volatile int
+	jobs     []job
 }
 
 // job is content to read and compare into entries[entry].
@@ -351,6 +361,10 @@ func (d *differ) tree(e Entry, p canon.Path, a, b jsontext.Value) {
 			}
 			return
 		}
+	}
+	if e.Type == MetadataDrift && !d.opt.AllMetadata && !d.ignore[MetadataDrift] && Volatile(p) {
+		d.volatile++
+		return
 	}
 	e.Path = p.String()
 	d.value(e, a, b)

@@ -11,37 +11,63 @@ import (
 // entries grouped by type in report order, each with its location, the
 // step's tool, the two sides and any diff. Identical packs give "no
 // differences".
-func (r *Report) Human() string {
-	var b strings.Builder
+func (r *Report) Human() string { return r.Styled().String() }
+
+// Styled is Human with styles for a colour terminal: the headline bold,
+// hashes yellow, removed diff lines red, added ones green, hunk headers
+// cyan, as git diff shows them.
+func (r *Report) Styled() *visible.Text {
+	b := new(visible.Text)
 	if r.Identical {
 		b.WriteString("no differences")
 		if n := count(r.Ignored); n > 0 {
-			fmt.Fprintf(&b, " (%s ignored)", counts(r.Ignored))
+			fmt.Fprintf(b, " (%s ignored)", counts(r.Ignored))
 		}
 		b.WriteString("\n")
-		return b.String()
+		r.volatileNote(b)
+		return b
 	}
-	fmt.Fprintf(&b, "a %s\nb %s\n", r.A, r.B)
-	fmt.Fprintf(&b, "%d %s: %s", len(r.Drift), plural(len(r.Drift), "difference"), counts(r.Summary))
+	b.WriteString("a ")
+	b.Paint(visible.Yellow, r.A.String())
+	b.WriteString("\nb ")
+	b.Paint(visible.Yellow, r.B.String())
+	b.WriteString("\n")
+	b.Paint(visible.Bold, fmt.Sprintf("%d %s: %s", len(r.Drift), plural(len(r.Drift), "difference"), counts(r.Summary)))
 	if n := count(r.Ignored); n > 0 {
-		fmt.Fprintf(&b, " (%s ignored)", counts(r.Ignored))
+		fmt.Fprintf(b, " (%s ignored)", counts(r.Ignored))
 	}
 	b.WriteString("\n")
+	r.volatileNote(b)
 	for _, t := range types {
 		if r.Summary[t] == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n%s (%d)\n", t, r.Summary[t])
+		b.WriteString("\n")
+		b.Paint(visible.Bold, fmt.Sprintf("%s (%d)", t, r.Summary[t]))
+		b.WriteString("\n")
 		for i := range r.Drift {
 			if e := &r.Drift[i]; e.Type == t {
-				e.human(&b)
+				e.human(b)
 			}
 		}
 	}
-	return b.String()
+	return b
 }
 
-func (e *Entry) human(b *strings.Builder) {
+// volatileNote says how many metadata differences were left out as
+// volatile, and how to see them.
+func (r *Report) volatileNote(b *visible.Text) {
+	if r.VolatileMetadata > 0 {
+		what := "values that differ"
+		if r.VolatileMetadata == 1 {
+			what = "value that differs"
+		}
+		b.Paint(visible.Dim, fmt.Sprintf("%d metadata %s in every run (ids, times) left out; --all-metadata shows them", r.VolatileMetadata, what))
+		b.WriteString("\n")
+	}
+}
+
+func (e *Entry) human(b *visible.Text) {
 	// Fields from the packs are escaped: none may end the line.
 	b.WriteString("  " + visible.Escape(e.Path))
 	if e.Tool != "" {
@@ -73,12 +99,26 @@ func (e *Entry) human(b *strings.Builder) {
 	}
 	if e.Diff != "" {
 		for _, l := range strings.SplitAfter(strings.TrimSuffix(e.Diff, "\n"), "\n") {
-			b.WriteString("    " + strings.TrimSuffix(l, "\n") + "\n")
+			l = strings.TrimSuffix(l, "\n")
+			b.WriteString("    ")
+			switch {
+			case strings.HasPrefix(l, "@@"):
+				b.Paint(visible.Cyan, l)
+			case strings.HasPrefix(l, "---") || strings.HasPrefix(l, "+++"):
+				b.Paint(visible.Bold, l)
+			case strings.HasPrefix(l, "-"):
+				b.Paint(visible.Red, l)
+			case strings.HasPrefix(l, "+"):
+				b.Paint(visible.Green, l)
+			default:
+				b.WriteString(l)
+			}
+			b.WriteString("\n")
 		}
 	}
 }
 
-func side(b *strings.Builder, v []byte, size *int64) {
+func side(b *visible.Text, v []byte, size *int64) {
 	switch {
 	case v != nil:
 		fmt.Fprintf(b, " %s", visible.Escape(string(v)))

@@ -45,6 +45,10 @@ func (r *Report) JSON() ([]byte, error) {
 	}
 	w.raw(`,"summary":`)
 	w.counts(r.Summary)
+	if r.VolatileMetadata > 0 {
+		w.raw(`,"volatile_metadata":`)
+		w.b = strconv.AppendInt(w.b, int64(r.VolatileMetadata), 10)
+	}
 	w.raw("}")
 	if w.err != nil {
 		return nil, fmt.Errorf("encoding drift report: %w", w.err)

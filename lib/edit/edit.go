@@ -306,9 +306,9 @@ func (e *Edit) Paths() []string {
 	}
 	var out []string
 	for _, op := range e.patch {
-		out = append(out, e.at(op.Path))
+		out = append(out, e.At(op.Path))
 		if op.MoveTo != "" {
-			out = append(out, e.at(op.MoveTo))
+			out = append(out, e.At(op.MoveTo))
 		}
 	}
 	return out
@@ -321,8 +321,9 @@ func (e *Edit) Patch() []PatchOp { return e.patch }
 // edit_file, else nil.
 func (e *Edit) Replacements() []Replacement { return e.replacements }
 
-// at is a patch path joined to the directory the patch ran in.
-func (e *Edit) at(p string) string {
+// At is a path of the patch joined to the directory the patch ran in, as
+// Paths and Apply name it.
+func (e *Edit) At(p string) string {
 	if e.workdir == "" || e.workdir == "." || path.IsAbs(p) {
 		return p
 	}
@@ -390,7 +391,7 @@ func (e *Edit) applyPatch(current func(string) (string, bool, error)) ([]Change,
 		state[c.Path] = &c
 	}
 	for _, op := range e.patch {
-		p := e.at(op.Path)
+		p := e.At(op.Path)
 		before, existed, err := get(p)
 		if err != nil {
 			return nil, err
@@ -419,7 +420,7 @@ func (e *Edit) applyPatch(current func(string) (string, bool, error)) ([]Change,
 				set(Change{Path: p, Content: after, Before: before, Existed: true})
 				continue
 			}
-			to := e.at(op.MoveTo)
+			to := e.At(op.MoveTo)
 			toBefore, toExisted, err := get(to)
 			if err != nil {
 				return nil, err

@@ -170,7 +170,13 @@ func ApplyChunks(original string, chunks []PatchChunk) (string, error) {
 			pos = at + 1
 		}
 		if len(c.Old) == 0 {
-			repls = append(repls, repl{len(lines), 0, c.New})
+			// A pure addition goes at the end, before a last empty line
+			// (a file ending in a blank line).
+			at := len(lines)
+			if at > 0 && lines[at-1] == "" {
+				at--
+			}
+			repls = append(repls, repl{at, 0, c.New})
 			continue
 		}
 		old, nw := c.Old, c.New

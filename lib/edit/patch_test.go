@@ -38,6 +38,12 @@ func TestApplyPatch(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
 		}
 	}
+	// A pure addition to a file ending in a blank line takes its place,
+	// as apply_patch inserts it before that line and then ends the file
+	// with a single line break.
+	if got, err := ApplyChunks("a\n\n", []PatchChunk{{New: []string{"b"}}}); err != nil || got != "a\nb\n" {
+		t.Errorf("addition before a last blank line: %q, %v", got, err)
+	}
 	ops, err := ParsePatch("*** Begin Patch\n*** Add File: a/new.txt\n+one\n+two\n*** Delete File: old.txt\n*** Update File: x.go\n*** Move to: y.go\n@@\n-a\n+b\n*** End Patch\n")
 	if err != nil {
 		t.Fatal(err)

@@ -278,7 +278,24 @@ func (c *Content) sizeHint() int {
 	if c == nil {
 		return 0
 	}
+	if c.inMemoryText() > streamAbove {
+		return 80 // a placeholder (stream.go)
+	}
 	return len(c.raw) + len(c.data)*4/3 + len(c.text) + len(c.file) + 80
+}
+
+// inMemoryText returns the size of the text c holds in memory, if it
+// holds text (a string literal, a string, bytes), else 0.
+func (c *Content) inMemoryText() int {
+	switch c.kind {
+	case inline:
+		return len(c.raw)
+	case text:
+		return len(c.text)
+	case data:
+		return len(c.data)
+	}
+	return 0
 }
 
 // countLines returns the number of lines of the content: its newlines,
@@ -310,4 +327,31 @@ func (c *Content) countLines(s *store.Store) (int64, error) {
 		n++
 	}
 	return n, nil
+}
+
+// Inline reads every content of the log given as a file or an object
+// reference into memory, so that JSON prints the log self-contained (what
+// a tool rewriting content, such as a redaction, needs). Sizes the log
+// states are dropped, since rewritten content no longer has them.
+func (l *Log) Inline(s *store.Store) error {
+	for _, c := range l.contents() {
+		c.stated = -1
+		if c.kind != file && c.kind != ref {
+			continue
+		}
+		if c.kind == ref && s == nil {
+			return fmt.Errorf("%s: %s is an object reference, and there is no store to read it from", c.at, c.ref)
+		}
+		r, err := c.open(s)
+		if err != nil {
+			return err
+		}
+		b, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.at, err)
+		}
+		*c = Content{kind: data, data: b, at: c.at, stated: -1, lines: c.lines}
+	}
+	return nil
 }

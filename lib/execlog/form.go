@@ -338,6 +338,9 @@ func (l *Log) WriteJSON(out io.Writer) error {
 	}
 	w.raw("metadata", l.Metadata)
 	w.close('}')
+	if w.err != nil {
+		return fmt.Errorf("encoding log: %w", w.err)
+	}
 	b, err := canon.Canonicalize(w.b)
 	if err != nil {
 		return fmt.Errorf("encoding log: %w", err)
@@ -390,6 +393,7 @@ type writer struct {
 
 	streamed []streamed
 	nonce    string
+	err      error // a large string literal that is not valid JSON text (inMemory)
 }
 
 func (w *writer) elem() {
@@ -467,6 +471,10 @@ func (w *writer) contentAs(keys keySet, c *Content, binary bool) {
 	}
 	switch c.kind {
 	case inline:
+		if len(c.raw) > streamAbove {
+			w.inMemory(keys[0], c)
+			break
+		}
 		w.raw(keys[0], c.raw)
 	case base64Text:
 		w.raw(keys[1], c.raw)
@@ -483,13 +491,17 @@ func (w *writer) contentAs(keys keySet, c *Content, binary bool) {
 			w.placeholder(keys[1], c, false)
 		}
 	case text:
-		if !binary && utf8.ValidString(c.text) {
+		if !binary && len(c.text) > streamAbove && utf8.ValidString(c.text) {
+			w.inMemory(keys[0], c)
+		} else if !binary && utf8.ValidString(c.text) {
 			w.str(keys[0], c.text)
 		} else {
 			w.str(keys[1], base64.StdEncoding.EncodeToString([]byte(c.text)))
 		}
 	case data:
-		if !binary && utf8.Valid(c.data) {
+		if !binary && len(c.data) > streamAbove && utf8.Valid(c.data) {
+			w.inMemory(keys[0], c)
+		} else if !binary && utf8.Valid(c.data) {
 			w.str(keys[0], string(c.data))
 		} else {
 			w.str(keys[1], base64.StdEncoding.EncodeToString(c.data))

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -25,6 +26,15 @@ import (
 // replaced by the object's bytes, quoted as canonical JSON (RFC 8785)
 // quotes them, or base64-encoded. Canonicalization only orders members,
 // so the result is what canonicalizing the fully inlined log would give.
+
+// Large text held in memory (over streamAbove bytes) is written the same
+// way: canonicalizing the log would otherwise copy it several times over
+// (the encoded log, its canonical copy, the reordered members), and an
+// import of a log with one large message would take many times its size.
+
+// streamAbove is the size of text in memory above which JSON writes it
+// in place of a placeholder rather than through canonicalization.
+const streamAbove = 1 << 20
 
 // streamed is one object to write in place of a placeholder.
 type streamed struct {
@@ -47,9 +57,97 @@ func (w *writer) placeholder(key string, c *Content, text bool) {
 	w.streamed = append(w.streamed, streamed{c: c, text: text})
 }
 
+// inMemory writes key with a placeholder standing for c, text held in
+// memory. A JSON string literal (Quoted) is checked here, before anything
+// is written: canonicalization, which would have rejected it, does not
+// see it.
+func (w *writer) inMemory(key string, c *Content) {
+	if c.kind == inline {
+		if err := canonicalLiteral(c.raw, func([]byte) error { return nil }); err != nil && w.err == nil {
+			w.err = err
+		}
+	}
+	w.placeholder(key, c, true)
+}
+
+// canonicalLiteral calls emit with the pieces of the canonical form
+// (between the quotes) of the JSON string literal lit: runs without
+// escapes as they are (they hold no character canonical JSON escapes),
+// each escape sequence decoded and escaped again as RFC 8785 does.
+func canonicalLiteral(lit []byte, emit func([]byte) error) error {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return fmt.Errorf("not a JSON string literal")
+	}
+	body := lit[1 : len(lit)-1]
+	var dec, esc []byte
+	for len(body) > 0 {
+		i := bytes.IndexByte(body, '\\')
+		if i < 0 {
+			i = len(body)
+		}
+		run := body[:i]
+		if !utf8.Valid(run) {
+			return fmt.Errorf("invalid UTF-8 in a string")
+		}
+		for _, c := range run {
+			if c < 0x20 || c == '"' {
+				return fmt.Errorf("invalid character %q in a string", c)
+			}
+		}
+		if len(run) > 0 {
+			if err := emit(run); err != nil {
+				return err
+			}
+		}
+		body = body[i:]
+		if len(body) == 0 {
+			break
+		}
+		// One escape; \uXXXX with the low half of a surrogate pair after it.
+		n := 2
+		if len(body) >= 6 && body[1] == 'u' {
+			n = 6
+			if len(body) >= 12 && body[6] == '\\' && body[7] == 'u' && (body[2] == 'd' || body[2] == 'D') && strings.ContainsRune("89abAB", rune(body[3])) {
+				n = 12
+			}
+		}
+		if n > len(body) {
+			return fmt.Errorf("truncated escape in a string")
+		}
+		var err error
+		dec, err = jsontext.AppendUnquote(dec[:0], append(append([]byte{'"'}, body[:n]...), '"'))
+		if err != nil {
+			return err
+		}
+		esc = canon.AppendEscaped(esc[:0], dec)
+		if err := emit(esc); err != nil {
+			return err
+		}
+		body = body[n:]
+	}
+	return nil
+}
+
 // stream writes the canonical log b to out, each placeholder replaced by
 // its object.
 func (w *writer) stream(out io.Writer, b []byte) error {
+	if buf, ok := out.(*bytes.Buffer); ok {
+		// JSON: room for the text in memory, so that the buffer does
+		// not grow by doubling (objects from the store are not counted).
+		n := len(b)
+		for _, s := range w.streamed {
+			switch c := s.c; {
+			case c.from != nil:
+			case c.kind == inline:
+				n += len(c.raw) // canonical escaping is never longer than JSON's
+			case c.kind == text:
+				n += escapedLen(c.text)
+			case c.kind == data:
+				n += escapedLen(c.data)
+			}
+		}
+		buf.Grow(n)
+	}
 	bw := bufio.NewWriterSize(out, 64<<10)
 	// Canonical JSON escapes U+0000 as \u0000 and leaves the rest as is.
 	open := []byte(`"\u0000ctx-stream-` + w.nonce + "-")
@@ -82,6 +180,9 @@ func (w *writer) stream(out io.Writer, b []byte) error {
 // writeObject writes one object as a JSON string: its text, quoted, or
 // its standard base64.
 func writeObject(w *bufio.Writer, s streamed) error {
+	if s.c.from == nil {
+		return writeMemory(w, s.c)
+	}
 	r, err := s.c.from.Open(s.c.ref)
 	if err != nil {
 		return err
@@ -184,3 +285,45 @@ func (v *utf8Checker) write(b []byte) {
 }
 
 func (v *utf8Checker) valid() bool { return !v.invalid && v.n == 0 }
+
+// writeMemory writes text held in memory as a canonical JSON string, a
+// piece at a time.
+func writeMemory(w *bufio.Writer, c *Content) error {
+	w.WriteByte('"')
+	var esc []byte
+	const piece = 64 << 10
+	switch c.kind {
+	case inline:
+		if err := canonicalLiteral(c.raw, func(b []byte) error {
+			_, err := w.Write(b)
+			return err
+		}); err != nil {
+			return err
+		}
+	case text:
+		for i := 0; i < len(c.text); i += piece {
+			esc = canon.AppendEscaped(esc[:0], c.text[i:min(i+piece, len(c.text))])
+			w.Write(esc)
+		}
+	case data:
+		for i := 0; i < len(c.data); i += piece {
+			esc = canon.AppendEscaped(esc[:0], c.data[i:min(i+piece, len(c.data))])
+			w.Write(esc)
+		}
+	}
+	return w.WriteByte('"')
+}
+
+// escapedLen returns the length of what canon.AppendEscaped writes for s.
+func escapedLen[T ~string | ~[]byte](s T) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
+}

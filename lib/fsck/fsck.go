@@ -46,7 +46,7 @@ func Store(s *store.Store, opt Options) (*Report, error) {
 	for _, e := range ents {
 		name := e.Name()
 		switch name {
-		case "config.json":
+		case "config.json", "hook.log": // hook.log: ctx-pack --as-hook's failures
 			c.wantFile(name, e)
 		case "objects", "packs", "refs", "drafts", "tmp":
 			have[name] = c.wantDir(name, e)

@@ -59,6 +59,10 @@ func run(dir string, stdin []byte, args ...string) ([]byte, error) {
 
 func (r *Repo) git(args ...string) ([]byte, error) { return run(r.Root, nil, args...) }
 
+// Run runs git in dir, any directory of a work tree (commands such as
+// diff --relative and ls-files answer for it), and returns its stdout.
+func Run(dir string, args ...string) ([]byte, error) { return run(dir, nil, args...) }
+
 // Rel returns the path of file (absolute, or relative to the working
 // directory) relative to the work tree's root, slash-separated.
 func (r *Repo) Rel(file string) (string, error) {

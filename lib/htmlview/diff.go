@@ -26,17 +26,21 @@ type diffPage struct {
 	Command   string
 	Summary   []sumRow
 	Ignored   []sumRow
-	Banner    banner
-	Table     []cmpRow
-	Entries   []entryView // entries not about a step, in report order
-	Rows      []rowView
-	Outputs   []outRow
+	// Volatile counts the metadata values left out as differing in every
+	// run (drift.Report.VolatileMetadata).
+	Volatile int
+	Banner   banner
+	Table    []cmpRow
+	Entries  []entryView // entries not about a step, in report order
+	Rows     []rowView
+	Outputs  []outRow
 }
 
 type sideInfo struct {
 	Hash, Short    string
 	Created, Model Text
 	Steps          int
+	Tokens         string // the token total, "" when no step recorded usage
 }
 
 type sumRow struct {
@@ -154,6 +158,7 @@ func Diff(a, b *manifest.Manifest, r *drift.Report, al drift.Alignment, opt Opti
 	for _, t := range sortedTypes(r.Summary) {
 		p.Summary = append(p.Summary, sumRow{t, r.Summary[t], entryID(first[t])})
 	}
+	p.Volatile = r.VolatileMetadata
 	for _, t := range sortedTypes(r.Ignored) {
 		p.Ignored = append(p.Ignored, sumRow{Type: t, Count: r.Ignored[t]})
 	}
@@ -286,7 +291,8 @@ func runLabel(run []rowView) string {
 }
 
 func side(m *manifest.Manifest) sideInfo {
-	return sideInfo{Hash: m.Hash.String(), Short: shortRef(m.Hash.String()), Created: vis(m.Created), Model: vis(m.Model.Identifier), Steps: len(m.Steps)}
+	t := manifest.CountTokens(m)
+	return sideInfo{Hash: m.Hash.String(), Short: shortRef(m.Hash.String()), Created: vis(m.Created), Model: vis(m.Model.Identifier), Steps: len(m.Steps), Tokens: t.All.String()}
 }
 
 func stepSide(s *manifest.Step) *sideStep {
@@ -364,18 +370,24 @@ func entry(i int, e *drift.Entry) entryView {
 		v.BRef = e.BRef.String()
 	}
 	if e.Diff != "" {
-		var b strings.Builder
-		b.Grow(len(e.Diff) + len(e.Diff)/4)
-		for _, l := range strings.Split(strings.TrimSuffix(e.Diff, "\n"), "\n") {
-			b.WriteString(`<div class="`)
-			b.WriteString(lineClass(l))
-			b.WriteString(`">`)
-			vis(l).write(&b)
-			b.WriteString(`</div>`)
-		}
-		v.Diff = template.HTML(b.String())
+		v.Diff = udiff(e.Diff)
 	}
 	return v
+}
+
+// udiff shows a unified diff: one <div> per line, classed by what the
+// line is, its text escaped.
+func udiff(diff string) template.HTML {
+	var b strings.Builder
+	b.Grow(len(diff) + len(diff)/4)
+	for _, l := range strings.Split(strings.TrimSuffix(diff, "\n"), "\n") {
+		b.WriteString(`<div class="`)
+		b.WriteString(lineClass(l))
+		b.WriteString(`">`)
+		vis(l).write(&b)
+		b.WriteString(`</div>`)
+	}
+	return template.HTML(b.String())
 }
 
 // value shows an entry's value: content (text) as the text itself, any

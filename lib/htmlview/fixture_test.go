@@ -171,8 +171,11 @@ func replayReport(m *manifest.Manifest) *replay.Report {
 		Steps: []replay.StepResult{
 			{Index: 0, Tool: "read_file", Deterministic: true, Status: replay.Matched, Expected: m.Steps[0].OutputRef.String(), Actual: m.Steps[0].OutputRef.String(), DurationMS: 1},
 			{Index: 1, Tool: "gpt-4o", Status: replay.Skipped, Reason: "no executor for tool \"gpt-4o\""},
-			{Index: 2, Tool: "write_file", Deterministic: true, Status: replay.Diverged, Expected: "sha256:" + fmt.Sprintf("%064x", 1), Actual: "sha256:" + fmt.Sprintf("%064x", 2), DurationMS: 3},
+			{Index: 2, Tool: "write_file", Deterministic: true, Status: replay.Diverged, Expected: "sha256:" + fmt.Sprintf("%064x", 1), Actual: "sha256:" + fmt.Sprintf("%064x", 2), DurationMS: 3,
+				Changes: []replay.FileChange{{Name: "src/calc.py", Change: replay.Updated, Before: "sha256:" + fmt.Sprintf("%064x", 3), After: "sha256:" + fmt.Sprintf("%064x", 4),
+					BeforeText: []byte("def add(a, b):\n    return a + b\n"), AfterText: []byte("def add(a, b):\n    \u202ereturn b + a\n")}}},
 		},
+		Outputs: []replay.OutputResult{{Name: "src/calc.py", Status: replay.Diverged, Expected: "sha256:" + fmt.Sprintf("%064x", 4)}},
 		Drift: []replay.Drift{
 			{Type: replay.DriftToolVersion, Tool: "grep", Expected: "3.11", Actual: "3.8"},
 			{Type: replay.DriftRuntime, Expected: "python3.12", Actual: "go1.26"},

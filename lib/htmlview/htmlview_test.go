@@ -109,6 +109,16 @@ func TestDiffPage(t *testing.T) {
 			t.Errorf("diff page lacks %q", want)
 		}
 	}
+	// The page leads with the steps: right after the short header, before
+	// the entries of the rest and the model and environment table.
+	if !strings.Contains(page, "</header>\n<main>\n<section id=\"steps\">") {
+		t.Error("the steps do not follow the header")
+	}
+	steps, outputs := strings.Index(page, `<section id="steps">`), strings.Index(page, `<section id="outputs">`)
+	changes, setup := strings.Index(page, `<section id="changes">`), strings.Index(page, `<section id="setup">`)
+	if !(steps < outputs && outputs < changes && changes < setup) {
+		t.Errorf("sections at steps %d, outputs %d, changes %d, setup %d: want that order", steps, outputs, changes, setup)
+	}
 	// A run of unchanged steps is collapsed, one of a single step not.
 	if !strings.Contains(page, `<details class="run"><summary>5 unchanged steps: 3–7 (A: 2–6)</summary>`) {
 		t.Error("the run of unchanged steps 3–7 is not collapsed")
@@ -121,7 +131,7 @@ func TestDiffPage(t *testing.T) {
 func TestReplayPage(t *testing.T) {
 	page := string(pages(t)["replay"])
 	for _, want := range []string{
-		`fidelity <strong>degraded</strong>: 1 of 7 steps verified</p>`,
+		`<p class="banner fid-degraded">1 of 7 steps verified; fidelity <strong>degraded</strong></p>`,
 		`<article class="step st-diverged" id="step-2">`,
 		`<article class="step st-not_replayed" id="step-3">`,
 		`tool grep: recorded version 3.11, replayed with 3.8`,
@@ -413,5 +423,23 @@ func TestPageBudget(t *testing.T) {
 	}
 	if n := bytes.Count(page, []byte("the page has shown all the content it holds")); n != 3 {
 		t.Errorf("%d objects past the budget, want 3", n)
+	}
+}
+
+// An exact replay that left steps unverified says how many it verified
+// first and is not shown as a success.
+func TestReplayPagePartial(t *testing.T) {
+	f := newFixture(t)
+	a := f.pack(f.sample())
+	r := replayReport(a)
+	r.Fidelity = replay.Exact
+	r.Steps = r.Steps[:2]
+	page, err := Replay(a, r, f.s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `<p class="banner fid-partial">1 of 7 steps verified; fidelity <strong>exact</strong></p>`
+	if !strings.Contains(string(page), want) {
+		t.Errorf("page lacks %s", want)
 	}
 }

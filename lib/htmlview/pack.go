@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/replay"
 )
 
 // packPage is the view of one pack; Replay is set on a replay page.
@@ -34,8 +35,14 @@ type packPage struct {
 	// order they first appear.
 	Errors []int
 	Agents []agentView
+	// Tokens is the run's token total; TokenModels and TokenAgents the
+	// totals per model and per agent, when there are several.
+	Tokens                   string
+	TokenModels, TokenAgents []kv
 
 	Replay *replayView
+	// Changes link to what each edit did to the files (changes.go).
+	Changes []changeLink
 }
 
 type agentView struct {
@@ -96,6 +103,7 @@ type stepView struct {
 	Reasoning *Content
 	Error     *errorView
 	Usage     string
+	Changes   []fileChange
 }
 
 type errorView struct {
@@ -258,6 +266,11 @@ func buildPack(m *manifest.Manifest, objs Objects, opt Options) (*packPage, erro
 	}
 	p.Bytes = fmt.Sprintf("%s in %s", size(total), plural(len(cache), "object"))
 	p.Counts = counts(m)
+	if r, ok := manifest.RedactionOf(m.Metadata); ok {
+		p.Counts = append(p.Counts, kv{vis("redacted"), vis(fmt.Sprintf("%d mark(s) [REDACTED:…] replace the secrets found by %s", r.Marks, r.Scanner))})
+	}
+	p.setChanges(replay.EditChanges(objs.Get, m))
+	tokens(p, manifest.CountTokens(m))
 	return p, nil
 }
 
@@ -298,6 +311,28 @@ func usage(u *manifest.Usage) string {
 		return ""
 	}
 	return "tokens: " + strings.Join(parts, ", ")
+}
+
+// tokens fills the token totals of p.
+func tokens(p *packPage, t manifest.Tokens) {
+	if t.All.IsZero() {
+		return
+	}
+	p.Tokens = t.All.String()
+	if len(t.Models) > 1 {
+		for _, m := range t.Models {
+			p.TokenModels = append(p.TokenModels, kv{vis(m.Name), vis(m.Usage.String())})
+		}
+	}
+	if len(t.Agents) > 1 {
+		for _, a := range t.Agents {
+			name := a.Name
+			if name == "" {
+				name = "main"
+			}
+			p.TokenAgents = append(p.TokenAgents, kv{vis(name), vis(a.Usage.String())})
+		}
+	}
 }
 
 // counts summarises the steps by type and tool, determinism, inputs and

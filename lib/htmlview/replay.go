@@ -8,6 +8,10 @@ import (
 // replayView is what a replay adds to the pack page.
 type replayView struct {
 	Fidelity string
+	// Class styles the banner: the fidelity's, except that an exact
+	// replay which left steps unverified is shown as partial, not as a
+	// success.
+	Class string
 	// Verified counts the steps whose replayed output matched the
 	// recording, out of Total steps in the pack.
 	Verified, Total int
@@ -15,6 +19,14 @@ type replayView struct {
 	// Problems are the steps that diverged or failed, in pack order.
 	Problems []statusStep
 	Drift    []Text
+	// Outputs are the written outputs compared after the last step.
+	Outputs []outputCheck
+}
+
+// outputCheck is a written output compared with the workspace.
+type outputCheck struct {
+	Status, Class string
+	Name, Reason  Text
 }
 
 // notReplayed marks the steps a replay left out (--steps).
@@ -56,8 +68,12 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	v := &replayView{Fidelity: string(r.Fidelity), Total: len(m.Steps), Verified: r.Summary.Verified}
+	v := &replayView{Fidelity: string(r.Fidelity), Class: "fid-" + string(r.Fidelity), Total: len(m.Steps), Verified: r.Summary.Verified}
+	if r.Fidelity == replay.Exact && v.Verified < v.Total {
+		v.Class = "fid-partial"
+	}
 	byIndex := map[int]*stepReplay{}
+	changes := map[int][]replay.FileChange{}
 	count := map[replay.Status]int{}
 	for _, s := range r.Steps {
 		count[s.Status]++
@@ -70,6 +86,14 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 		if s.Status == replay.Diverged || s.Status == replay.DivergedExpected {
 			byIndex[s.Index].Expected, byIndex[s.Index].Actual = vis(s.Expected), vis(s.Actual)
 		}
+		if len(s.Changes) > 0 {
+			changes[s.Index] = s.Changes
+		}
+	}
+	// What the replay did, not what the pack says it would.
+	p.setChanges(changes)
+	for _, o := range r.Outputs {
+		v.Outputs = append(v.Outputs, outputCheck{Status: string(o.Status), Class: statusClass(o.Status), Name: vis(o.Name), Reason: vis(o.Reason)})
 	}
 	for _, st := range []replay.Status{replay.Matched, replay.Diverged, replay.DivergedExpected, replay.Failed, replay.Skipped} {
 		if n := count[st]; n > 0 {

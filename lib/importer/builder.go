@@ -127,6 +127,7 @@ type call struct {
 	ts       string
 	meta     obj
 	output   *string // set when the call carries its own result
+	noResult bool    // a call whose result no log of its kind holds (a hosted web search)
 	isError  bool
 	failure  failure
 	step     *step // the step it became
@@ -228,6 +229,8 @@ type builder struct {
 	calls       map[string]*step
 	open        map[string][]*step // calls that may still get a result, by tool name
 	noID        []*step            // calls without an id that may still get a result
+	early       []*result          // results whose call has not come yet (joinEarly)
+	flushing    bool               // the end of the input: early results are unmatched
 	outputs     []output
 	last        string // last non-empty assistant text
 	earliest    time.Time
@@ -244,6 +247,7 @@ type builder struct {
 
 	records, mapped int
 	skipped         map[string]int
+	lost            map[string]map[string]int // kind -> what it held -> records skipped holding work (lose)
 	warnings        []string
 }
 
@@ -331,15 +335,11 @@ func (b *builder) root(dir string) {
 		return // "/" or a relative directory: nothing to strip safely
 	}
 	for _, r := range b.roots {
-		if r == dir || under(dir, r) {
+		if _, ok := pathUnder(dir, r); ok {
 			return
 		}
 	}
 	b.roots = append(b.roots, dir)
-}
-
-func under(dir, root string) bool {
-	return strings.HasPrefix(dir, root) && len(dir) > len(root) && (dir[len(root)] == '/' || dir[len(root)] == '\\')
 }
 
 // seen notes a timestamp for the run's start time.
@@ -525,19 +525,52 @@ func (b *builder) call(c *call, ts string) *step {
 		s.Output = c.output
 		s.resolved = true
 	}
+	if c.noResult {
+		s.resolved = true // nothing to wait for: no result is ever written
+	}
 	if c.isError {
 		s.fail(c.failure) // with or without an output
 	}
 	b.addStep(s)
-	if c.output == nil {
+	if c.output == nil && !c.noResult {
 		if c.id != "" {
 			b.calls[c.id] = s // a reused id means the latest call
 		} else {
 			b.noID = append(b.noID, s)
 		}
 		b.open[name] = append(b.open[name], s)
+		if c.id != "" {
+			b.joinEarly(c.id)
+		}
 	}
 	return s
+}
+
+// joinEarly gives the call id the results that came before it.
+func (b *builder) joinEarly(id string) {
+	kept := b.early[:0]
+	var mine []*result
+	for _, r := range b.early {
+		if r.id == id {
+			mine = append(mine, r)
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	b.early = kept
+	for _, r := range mine {
+		b.result(r)
+	}
+}
+
+// flushEarly handles the results whose call never came, in order: kept
+// in metadata.unmatched_tool_results, with a warning.
+func (b *builder) flushEarly() {
+	b.flushing = true
+	for _, r := range b.early {
+		b.result(r)
+	}
+	b.early = nil
 }
 
 // oldestOpen returns the oldest call of tool name still without a result.
@@ -573,6 +606,8 @@ func (b *builder) joinByID(id, name string) *step {
 // newConversation starts an independent conversation (an Inspect sample):
 // call ids and history do not carry over.
 func (b *builder) newConversation() {
+	b.flushEarly()
+	b.flushing = false
 	b.calls = map[string]*step{}
 	b.open = map[string][]*step{}
 	b.noID = nil
@@ -601,6 +636,13 @@ func (b *builder) result(r *result) {
 		extra.setString("output", r.text())
 		extra = join(extra, r.meta)
 		s.extra = append(s.extra, extra.raw())
+		return
+	}
+	if s == nil && r.id != "" && r.name == "" && !b.flushing {
+		// Its call may come later in the file (Claude Code 2.1 writes
+		// some results a line before their call): joined when it
+		// comes, or kept as unmatched at the end.
+		b.early = append(b.early, r)
 		return
 	}
 	if s == nil {
@@ -700,7 +742,7 @@ func (b *builder) report() Report {
 	}
 	sort.Strings(r.Reasons)
 	seen := map[string]bool{}
-	for _, w := range b.warnings {
+	for _, w := range append(b.warnings, b.lostWarnings()...) {
 		if !seen[w] {
 			seen[w] = true
 			r.Warnings = append(r.Warnings, w)
@@ -727,6 +769,7 @@ func (b *builder) finish() ([]byte, error) {
 
 // log assembles the execution log.
 func (b *builder) log() *execlog.Log {
+	b.flushEarly()
 	open := 0
 	for _, s := range b.steps {
 		if s.Type == toolCall && !s.resolved {
@@ -779,7 +822,11 @@ func (b *builder) log() *execlog.Log {
 		l.Steps[i] = st
 	}
 	outputs := b.outputs
-	if len(outputs) == 0 && strings.TrimSpace(b.last) != "" {
+	// An agent session's outputs are the files it wrote: its last answer
+	// is the output of its last model call, and stays only that. For a
+	// recorded exchange with a model, the answer is the run's result.
+	agentSession := b.format == ClaudeCode || b.format == Codex
+	if len(outputs) == 0 && strings.TrimSpace(b.last) != "" && !agentSession {
 		outputs = []output{{Name: finalName, Content: b.last}}
 	}
 	for _, o := range outputs {

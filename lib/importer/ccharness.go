@@ -77,6 +77,12 @@ type ccMarks struct {
 type harness struct {
 	byText map[string][]string // kind -> where, for records told by their leading tag alone
 	tags   map[string]string   // kind -> the first tag seen for it
+	// tell returns the kind of harness text a text block is, and what
+	// shows it; nil means Claude Code's (harnessText). Codex's
+	// (codexContext) are told by the markers Codex itself recognizes
+	// them by, so telling them by their text is no guess (marked).
+	tell   func(string) (kind, shown string)
+	marked bool
 }
 
 // classify tells whether the user record m (at where, with the message
@@ -93,8 +99,12 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 	// The text blocks, and the kind of the tag each opens with.
 	var texts, kinds, tags []string
 	onlyText := true
+	tell := h.tell
+	if tell == nil {
+		tell = harnessText
+	}
 	block := func(s string) {
-		k, t := harnessText(s)
+		k, t := tell(s)
 		texts, kinds, tags = append(texts, s), append(kinds, k), append(tags, t)
 	}
 	switch {
@@ -105,7 +115,7 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 			switch {
 			case p.Type == gjson.String:
 				block(p.Str)
-			case p.Get("type").String() == "text" && p.Get("text").Type == gjson.String:
+			case (p.Get("type").String() == "text" || p.Get("type").String() == "input_text") && p.Get("text").Type == gjson.String:
 				block(p.Get("text").Str)
 			default:
 				onlyText = false
@@ -131,7 +141,7 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 		kind = mk.origin
 	case tagged > 0 && tagged == len(kinds):
 		kind = kinds[0]
-		byText = !mk.meta
+		byText = !mk.meta && !h.marked
 	case mk.meta:
 		kind = "meta"
 	case lead > 0 && tagged == lead && onlyText && len(m.parts) == 0:
@@ -148,7 +158,9 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 		for _, t := range texts[lead:] {
 			m.addText(t)
 		}
-		h.note(kinds[0], tags[0], where)
+		if !h.marked {
+			h.note(kinds[0], tags[0], where)
+		}
 		return hm
 	case tagged > 0:
 		i := 0
@@ -236,26 +248,26 @@ type ccBoundary struct {
 }
 
 // ccAside reads an attachment or system record (its members but type,
-// timestamp and the session's, in f) into a prompt, or says why it is
-// skipped.
-func (b *builder) ccAside(where, typ string, f fields, ts string) (m *msg, content gjson.Result, reason string, err error) {
+// timestamp and the session's, in f) into a prompt, or says which kind
+// of skipped record (recordKinds) it is.
+func (b *builder) ccAside(where, typ string, f fields, ts string) (m *msg, content gjson.Result, skipped string, err error) {
 	m = &msg{role: "user", ts: ts}
 	if typ == "attachment" {
 		att := f.get("attachment")
 		if t := att.Get("type").String(); t != "queued_command" {
-			return nil, content, `record type "attachment" (what Claude Code adds to a turn: reminders, hook output, file changes)`, nil
+			return nil, content, "attachment/" + t, nil
 		}
 		switch mode := att.Get("commandMode"); mode.String() {
 		case "", "prompt", "task-notification":
 		default:
-			return nil, content, fmt.Sprintf(`record type "attachment" (a queued_command of commandMode %s, not known to reach the model)`, mode.Raw), nil
+			return nil, content, "attachment/queued_command of another commandMode", nil
 		}
 		content = att.Get("prompt")
 		if err := b.readParts(m, content, at(where, "attachment.prompt")); err != nil {
 			return nil, content, "", err
 		}
 		if !m.hasText && len(m.parts) == 0 {
-			return nil, content, `record type "attachment" (a queued_command with no prompt)`, nil
+			return nil, content, "attachment/queued_command without a prompt", nil
 		}
 		m.meta = join(f.rest("attachment.prompt"), m.meta)
 		return m, content, "", nil
@@ -264,14 +276,14 @@ func (b *builder) ccAside(where, typ string, f fields, ts string) (m *msg, conte
 	switch sub {
 	case "local_command":
 	case "":
-		return nil, content, `record type "system" (status output)`, nil
+		return nil, content, "system", nil
 	default:
-		return nil, content, fmt.Sprintf(`record type "system" (%s: status output)`, sub), nil
+		return nil, content, "system/" + sub, nil
 	}
 	content = f.get("content")
 	k, _ := harnessTag(content.String())
 	if content.Type != gjson.String || k == "" {
-		return nil, content, `record type "system" (local_command whose content opens with no tag of a command or its output)`, nil
+		return nil, content, "system/local_command without a tag", nil
 	}
 	m.role = harnessRole
 	m.addText(content.Str)
@@ -308,7 +320,7 @@ func ccOnce(b *builder, msgs []*msg, src map[*msg]ccSource, agent map[*msg]strin
 		case "local":
 			if m.ts != "" && users[key{m.ts, m.text}] {
 				drop[m] = true
-				unmap(b, `record type "system" (local_command: the same text, at the same time, as a user record)`)
+				unmap(b, b.reason("system/local_command copy"))
 			}
 		case "queued":
 			for _, n := range msgs[i+1:] {
@@ -318,7 +330,7 @@ func ccOnce(b *builder, msgs []*msg, src map[*msg]ccSource, agent map[*msg]strin
 				}
 				if n.hasText && m.hasText && n.text == m.text && len(n.parts) == 0 && len(m.parts) == 0 {
 					drop[m] = true
-					unmap(b, `record type "attachment" (a queued_command whose prompt the next user record repeats)`)
+					unmap(b, b.reason("attachment/queued_command copy"))
 					if !ns.queued {
 						b.warn("%s: the prompt queued at %s is taken to be this user record, which has its text; it is kept once, from %s", ns.where, s.where, ns.where)
 					}

@@ -445,7 +445,7 @@ func TestQueuedShapes(t *testing.T) {
 		t.Errorf("prompts = %+v", l.Prompts)
 	}
 	if !reflect.DeepEqual(rep.Reasons, []string{
-		`record type "attachment" (a queued_command of commandMode "bash", not known to reach the model): 1`,
+		`record type "attachment" (a queued_command of another commandMode than prompt or task-notification, not known to reach the model): 1`,
 		`record type "queue-operation" (input queue): 2`}) {
 		t.Errorf("reasons = %q", rep.Reasons)
 	}

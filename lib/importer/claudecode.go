@@ -1,23 +1,22 @@
 package importer
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // Claude Code session transcripts (~/.claude/projects/<dir>/<session>.jsonl):
 // one JSON object per line. "user" and "assistant" lines carry an Anthropic
 // message; one API message is often split over several assistant lines that
 // share message.id, and tool results come back in user lines.
-
-// ccSkipped are the line types that are not part of the conversation.
-var ccSkipped = map[string]string{
-	"progress":              `record type "progress" (hook and tool progress)`,
-	"file-history-snapshot": `record type "file-history-snapshot" (editor undo state)`,
-	"queue-operation":       `record type "queue-operation" (input queue)`,
-}
 
 func importClaudeCode(b *builder, data []byte) error {
 	var msgs []*msg
@@ -31,12 +30,16 @@ func importClaudeCode(b *builder, data []byte) error {
 	src := map[*msg]ccSource{} // where the prompts of other records than user records came from
 	var absorbed []lineMember  // the text of queued prompts a turn took in, by line
 	var boundaries []*ccBoundary
-	line := func(where string, rec gjson.Result) error {
-		// One pass over the line's members: long lines (tool results)
-		// are scanned once, not once per member looked up.
-		var typ, message, tsv gjson.Result
-		var ln ccLine
-		var mk ccMarks
+	subIDs := ccRecordIDs(b.opts.Subagents)
+	progressSeen := map[string]bool{}
+	var typ, message, tsv gjson.Result
+	var ln ccLine
+	var mk ccMarks
+	// scan reads a record's members in one pass: long lines (tool
+	// results) are scanned once, not once per member looked up.
+	scan := func(rec gjson.Result) {
+		typ, message, tsv = gjson.Result{}, gjson.Result{}, gjson.Result{}
+		ln, mk = ccLine{}, ccMarks{}
 		other = other[:0]
 		each(rec, func(k, v gjson.Result) bool {
 			switch k.Str {
@@ -78,8 +81,48 @@ func importClaudeCode(b *builder, data []byte) error {
 			}
 			return true
 		})
+	}
+	line := func(where string, rec gjson.Result) error {
+		scan(rec)
 		switch typ.String() {
 		case "user", "assistant":
+		case "progress":
+			data := fields(other).get("data")
+			nested := data.Get("message")
+			if pt := data.Get("type").String(); pt != "agent_progress" || !nested.Get("message").IsObject() || !ccMessageType(nested) {
+				kind := "progress"
+				if pt != "" {
+					kind += "/" + pt
+				}
+				b.seen(timestamp(tsv))
+				b.skipKind(kind, data, fmt.Sprintf("record type \"progress\" (%s: a data.type this importer does not know)", pt))
+				return nil
+			}
+			// A subagent's own message, written into the session's
+			// transcript as it ran (2.1.x): read as the subagent's record.
+			envelope := fields(other).rest("data")
+			envelope = join(envelope, rest(data, "message", "type", "prompt"))
+			outerTS := timestamp(tsv)
+			agent, task := data.Get("agentId").String(), fields(other).get("parentToolUseID").String()
+			if agent != "" && task != "" {
+				// Its Task call, even when the Task's result is missing.
+				sc.byAgent[agent] = task
+			}
+			scan(nested)
+			where = at(where, "data.message")
+			if ln.uuid != "" && progressSeen[ln.uuid] || ccCopied(subIDs, ln.uuid, message) {
+				b.seen(outerTS)
+				b.skip(b.reason("progress/agent_progress copy"))
+				return nil
+			}
+			if ln.uuid != "" {
+				progressSeen[ln.uuid] = true
+			}
+			ln.sidechain, ln.agentID = true, agent
+			other = append(other, lineMember{"progress", gjson.Parse(string(envelope.raw()))})
+			if !tsv.Exists() {
+				tsv = gjson.Parse(string(quote(outerTS)))
+			}
 		case "summary":
 			summaries = append(summaries, fields(other).rest().raw())
 			b.mapRecord()
@@ -97,13 +140,13 @@ func importClaudeCode(b *builder, data []byte) error {
 				b.mapRecord()
 				return nil
 			}
-			m, content, reason, err := b.ccAside(where, typ.String(), fields(other), ts)
+			m, content, skipped, err := b.ccAside(where, typ.String(), fields(other), ts)
 			if err != nil {
 				return err
 			}
 			if m == nil {
 				b.seen(ts)
-				b.skip(reason)
+				b.skipKind(skipped, rec, fmt.Sprintf("record type %q (%s: a subtype this importer does not know)", typ.String(), strings.TrimPrefix(skipped, typ.String()+"/")))
 				return nil
 			}
 			b.mapRecord()
@@ -134,15 +177,11 @@ func importClaudeCode(b *builder, data []byte) error {
 				absorbed = append(absorbed, lineMember{where, c})
 			}
 			b.seen(timestamp(tsv))
-			b.skip(ccSkipped["queue-operation"])
+			b.skip(b.reason("queue-operation"))
 			return nil
 		default:
-			reason, ok := ccSkipped[typ.String()]
-			if !ok {
-				reason = fmt.Sprintf("record type %q (not a conversation record)", typ.String())
-			}
 			b.seen(timestamp(tsv))
-			b.skip(reason)
+			b.skipKind(typ.String(), rec, fmt.Sprintf("record type %q (not a conversation record)", typ.String()))
 			return nil
 		}
 		if !message.IsObject() {
@@ -175,7 +214,20 @@ func importClaudeCode(b *builder, data []byte) error {
 			sc.line(m, ln)
 			return nil
 		}
-		if model := message.Get("model").String(); model != "<synthetic>" {
+		model := message.Get("model").String()
+		if model == ccSynthetic && len(m.calls) == 0 && len(m.results) == 0 {
+			// No model wrote it: the harness's notice (an API error, a
+			// rate limit), a prompt of the harness, never a model turn.
+			m.role = harnessRole
+			m.ts = ts
+			m.meta = join(line, m.meta)
+			m.meta.setString("harness", ccSyntheticKind(fields(other)))
+			b.seen(ts)
+			msgs = append(msgs, m)
+			sc.line(m, ln)
+			return nil
+		}
+		if model != ccSynthetic {
 			b.setModel(model)
 		}
 		// The message-level members (id, model, usage, stop_reason) are
@@ -248,7 +300,7 @@ func importClaudeCode(b *builder, data []byte) error {
 	msgs = ccOnce(b, msgs, src, sc.of)
 	for _, bd := range boundaries {
 		if !bd.joined {
-			unmap(b, `record type "system" (compact_boundary with no compaction summary after it)`)
+			unmap(b, b.reason("system/compact_boundary alone"))
 		}
 	}
 	ccAbsorbed(b, absorbed, src)
@@ -474,27 +526,190 @@ func (d *distinct) raw() []byte {
 }
 
 // withoutPartCopies leaves out of a user line's toolUseResult the base64
-// of an image that is also the tool result's part (the Read tool of an
-// image repeats it there), saying so: binary content is a part, never
-// metadata.
+// of every image and document in it, saying so: binary content is a
+// part, never metadata. Most are copies of the tool result's parts (the
+// Read tool of an image, an MCP tool's content repeated): the note names
+// the part. One the tool result's content lacks is added to its parts.
 func withoutPartCopies(line obj, m *msg) obj {
-	tur := gjson.ParseBytes(line.get("toolUseResult"))
-	b64 := tur.Get("file.base64")
-	if b64.Type != gjson.String || b64.Str == "" {
+	tur := line.get("toolUseResult")
+	if tur == nil || len(m.results) != 1 || !bytes.Contains(tur, []byte(`"base64"`)) && !bytes.Contains(tur, []byte(`"data"`)) {
 		return line
 	}
-	for _, r := range m.results {
-		for i, p := range r.parts {
-			if t, ok := p.Content.Base64Text(); !ok || t != b64.Str {
-				continue
+	r := m.results[0]
+	at := func(b64 string, p execlog.Part) int {
+		for i, have := range r.parts {
+			if t, ok := have.Content.Base64Text(); ok && t == b64 {
+				return i
 			}
-			file := rest(tur.Get("file"), "base64")
-			file.setString("base64_omitted", fmt.Sprintf("the same as the step's output_parts[%d]", i))
-			out := rest(tur, "file")
-			out = append(out, member{"file", file.raw()})
-			line.set("toolUseResult", out.raw())
-			return line
 		}
+		if r.parts == nil {
+			if text := r.text(); r.hasOut && text != "" {
+				r.parts = []execlog.Part{{Type: manifest.PartText, Content: execlog.Text(text)}}
+			}
+		}
+		r.parts = append(r.parts, p)
+		return len(r.parts) - 1
+	}
+	if out, changed := stripMedia(gjson.ParseBytes(tur), at, 0); changed {
+		line.set("toolUseResult", out)
 	}
 	return line
+}
+
+// stripMedia returns v with the base64 of each image or document in it
+// (an Anthropic or MCP content block, or a member "base64" beside a media
+// type: the Read tool's file) replaced by a note naming the part it is
+// (at: the index of the part holding it, added if there is none).
+func stripMedia(v gjson.Result, at func(b64 string, p execlog.Part) int, depth int) (json.RawMessage, bool) {
+	switch {
+	case depth > 8:
+	case v.IsObject():
+		f := fieldsOf(v)
+		typ := f.get("type").String()
+		part, b64, _, ok := mediaPart(f, typ, func(s string) string { return s })
+		if !ok || b64 == "" {
+			if b := f.get("base64"); b.Type == gjson.String && b.Str != "" {
+				mt := f.first("type", "mimeType", "media_type").String()
+				if mt == "" || !strings.Contains(mt, "/") {
+					mt = "application/octet-stream"
+				}
+				kind := "file"
+				if strings.HasPrefix(mt, "image/") {
+					kind = "image"
+				}
+				part, b64, ok = execlog.Part{Type: kind, MediaType: mt, Content: execlog.Base64(b.Str)}, b.Str, true
+			}
+		}
+		if _, err := base64.StdEncoding.DecodeString(b64); ok && b64 != "" && err == nil {
+			note := fmt.Sprintf("the same as the step's output_parts[%d]", at(b64, part))
+			return omit(v, b64, note), true
+		}
+		var o obj
+		changed := false
+		for _, m := range f {
+			nv, ch := stripMedia(m.v, at, depth+1)
+			changed = changed || ch
+			o = append(o, member{m.k, nv})
+		}
+		if changed {
+			return o.raw(), true
+		}
+	case v.IsArray():
+		var l list
+		changed := false
+		each(v, func(_, e gjson.Result) bool {
+			nv, ch := stripMedia(e, at, depth+1)
+			changed = changed || ch
+			l = append(l, nv)
+			return true
+		})
+		if changed {
+			return l.raw(), true
+		}
+	}
+	return raw(v), false
+}
+
+// omit returns the object v with each member whose value is the string
+// b64, at any depth, replaced by a member of its name and "_omitted"
+// holding note.
+func omit(v gjson.Result, b64, note string) json.RawMessage {
+	if !v.IsObject() {
+		return raw(v)
+	}
+	var o obj
+	each(v, func(k, m gjson.Result) bool {
+		switch {
+		case m.Type == gjson.String && m.Str == b64:
+			o = append(o, member{k.Str + "_omitted", quote(note)})
+		case m.IsObject():
+			o = append(o, member{k.Str, omit(m, b64, note)})
+		default:
+			o = append(o, member{k.Str, raw(m)})
+		}
+		return true
+	})
+	return o.raw()
+}
+
+// ccMessageType reports whether a progress record's data.message is a
+// user or assistant record.
+func ccMessageType(nested gjson.Result) bool {
+	t := nested.Get("type").String()
+	return t == "user" || t == "assistant"
+}
+
+// ccRecordIDs returns the ids the records of a session's subagent
+// transcripts hold: their uuids, and the ids of their tool calls and
+// results. The progress records that copy them are not read again.
+func ccRecordIDs(files []File) map[string]bool {
+	if len(files) == 0 {
+		return nil
+	}
+	ids := map[string]bool{}
+	for _, f := range files {
+		for l := range bytes.SplitSeq(f.Data, []byte("\n")) {
+			if !gjson.ValidBytes(l) {
+				continue
+			}
+			r := gjson.ParseBytes(l)
+			if u := r.Get("uuid").String(); u != "" {
+				ids[u] = true
+			}
+			each(r.Get("message.content"), func(_, c gjson.Result) bool {
+				if id := c.Get("id").String(); id != "" && c.Get("type").String() == "tool_use" {
+					ids[id] = true
+				}
+				if id := c.Get("tool_use_id").String(); id != "" {
+					ids["result:"+id] = true
+				}
+				return true
+			})
+		}
+	}
+	return ids
+}
+
+// ccCopied reports whether a subagent's record read from a progress
+// record (its uuid, its message) is also in the subagent's transcript:
+// the same uuid, or tool calls and results all of which it has.
+func ccCopied(ids map[string]bool, uuid string, message gjson.Result) bool {
+	if len(ids) == 0 {
+		return false
+	}
+	if uuid != "" && ids[uuid] {
+		return true
+	}
+	n, have := 0, 0
+	each(message.Get("content"), func(_, c gjson.Result) bool {
+		switch c.Get("type").String() {
+		case "tool_use":
+			n++
+			if ids[c.Get("id").String()] {
+				have++
+			}
+		case "tool_result":
+			n++
+			if ids["result:"+c.Get("tool_use_id").String()] {
+				have++
+			}
+		}
+		return true
+	})
+	return n > 0 && have == n
+}
+
+// ccSynthetic is the model Claude Code names in an assistant record it
+// wrote itself: no model answered.
+const ccSynthetic = "<synthetic>"
+
+// ccSyntheticKind is the harness kind of a <synthetic> assistant record
+// (its members but the message, in f): "api-error" for the notice of a
+// failed API call (isApiErrorMessage, or an error named), else
+// "synthetic" (the "No response requested." of an interrupted turn).
+func ccSyntheticKind(f fields) string {
+	if f.get("isApiErrorMessage").Type == gjson.True || informative(f.get("error")) || informative(f.get("apiErrorStatus")) {
+		return "api-error"
+	}
+	return "synthetic"
 }

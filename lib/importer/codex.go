@@ -12,27 +12,14 @@ import (
 // OpenAI Responses API items; event_msg payloads repeat them for the UI.
 // Older rollouts have no envelope: a session header, then bare items.
 
-// codexDisplayEvents are the event_msg types that repeat, for display,
-// what response items record (messages, reasoning, the start and end of
-// tool calls, streamed deltas).
-var codexDisplayEvents = map[string]bool{
-	"user_message": true, "agent_message": true, "agent_message_delta": true,
-	"agent_reasoning": true, "agent_reasoning_delta": true, "agent_reasoning_raw_content": true,
-	"agent_reasoning_raw_content_delta": true, "agent_reasoning_section_break": true,
-	"exec_command_begin": true, "exec_command_output_delta": true,
-	"patch_apply_begin": true, "patch_apply_end": true,
-	"mcp_tool_call_begin": true, "mcp_tool_call_end": true,
-	"web_search_begin": true, "web_search_end": true, "view_image_tool_call": true,
-	"plan_update": true, "turn_diff": true, "item_started": true, "item_completed": true,
-}
-
 func importCodex(b *builder, data []byte) error {
-	items := &itemReader{b: b}
+	items := &itemReader{b: b, context: codexHarness(b)}
 	var contexts list
 	execs := map[string]gjson.Result{} // exec_command_end events by call id
 	var execOrder []string
 	execTS := map[string]string{}
 	lastInfo := ""
+	var said []userEvent
 	err := b.jsonLines(data, func(where string, rec gjson.Result) error {
 		ts := timestamp(rec.Get("timestamp"))
 		typ := rec.Get("type").String()
@@ -41,7 +28,10 @@ func importCodex(b *builder, data []byte) error {
 		if !payload.Exists() {
 			switch {
 			case rec.Get("record_type").Exists():
-				b.skip(fmt.Sprintf("record_type %q", rec.Get("record_type").String()))
+				// Older rollouts' state lines ({"record_type": "state"}):
+				// the CLI's own bookkeeping, no message, call or usage.
+				rt := rec.Get("record_type").String()
+				b.skipKind("record_type/"+rt, rec, fmt.Sprintf("record_type %q (a kind of rollout line this importer does not know)", rt))
 				return nil
 			case isItem(typ, rec):
 				typ, payload, payloadAt = "response_item", rec, where
@@ -58,12 +48,18 @@ func importCodex(b *builder, data []byte) error {
 				b.root(cwd.Str)
 			}
 			b.tool("codex", payload.Get("cli_version").String())
+			// The system prompt: instructions, or (0.5x and later)
+			// base_instructions.text.
+			mapped := []string{"cli_version", "instructions", "timestamp"}
 			if s := payload.Get("instructions"); s.Type == gjson.String && s.Str != "" {
 				b.systemPrompt(s.Str, nil)
+			} else if s := first(payload, "base_instructions.text", "base_instructions"); s.Type == gjson.String && s.Str != "" {
+				b.systemPrompt(s.Str, nil)
+				mapped = append(mapped, "base_instructions")
 			}
 			b.seen(timestamp(payload.Get("timestamp")))
 			b.seen(ts)
-			b.meta.set("session", rest(payload, "cli_version", "instructions", "timestamp").raw())
+			b.meta.set("session", rest(payload, mapped...).raw())
 			b.mapRecord()
 		case "turn_context":
 			if !payload.IsObject() {
@@ -72,7 +68,14 @@ func importCodex(b *builder, data []byte) error {
 			if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
 				b.root(cwd.Str)
 			}
-			b.setModel(payload.Get("model").String())
+			// A session may move to another model (/model): each turn
+			// after this record names the one it went to.
+			model := payload.Get("model").String()
+			b.setModel(model)
+			if model != "" && model != items.model {
+				items.flush()
+				items.model = model
+			}
 			b.param("reasoning_effort", raw(payload.Get("effort")))
 			b.param("reasoning_summary", raw(payload.Get("summary")))
 			ctx := rest(payload, "model", "effort", "summary").raw()
@@ -84,6 +87,44 @@ func importCodex(b *builder, data []byte) error {
 			if err := items.add(payload, payloadAt, ts); err != nil {
 				return err
 			}
+			b.mapRecord()
+		case "inter_agent_communication":
+			// A message another agent (a parent, a peer) sent this one:
+			// what it says reaches the model, and no other line holds it.
+			items.flush()
+			text := payload.Get("content")
+			if text.Type != gjson.String {
+				b.skip(b.reason("inter_agent_communication without content"))
+				return nil
+			}
+			m := &msg{role: harnessRole, ts: ts, meta: rest(payload, "content")}
+			m.addText(text.Str)
+			m.meta.setString("harness", "agent-message")
+			items.out = append(items.out, m)
+			b.mapRecord()
+		case "world_state", "inter_agent_communication_metadata":
+			// The thread's settings and bookkeeping as Codex restores
+			// them; what reached the model is in the response items.
+			b.skip(b.reason(typ))
+		case "compacted":
+			// The history was compacted: message is the summary the
+			// model sees from then on, in place of what came before
+			// (replacement_history, in newer versions, is that new
+			// history: the user's earlier messages and the summary again,
+			// which the log already holds; only its length is kept).
+			items.flush()
+			text := payload.Get("message")
+			if text.Type != gjson.String {
+				b.skip(b.reason("compacted without a message"))
+				return nil
+			}
+			m := &msg{role: harnessRole, ts: ts, meta: rest(payload, "message", "replacement_history")}
+			m.addText(text.Str)
+			m.meta.setString("harness", "compact-summary")
+			if h := payload.Get("replacement_history"); h.IsArray() {
+				m.meta.set("replacement_history_items", jsonInt(len(h.Array())))
+			}
+			items.out = append(items.out, m)
 			b.mapRecord()
 		case "event_msg":
 			switch et := payload.Get("type").String(); et {
@@ -97,17 +138,19 @@ func importCodex(b *builder, data []byte) error {
 						b.mapRecord()
 						return nil
 					}
-					b.skip(`event_msg "token_count" without counts`)
+					b.skip(b.reason("event_msg/token_count empty"))
 					return nil
 				}
 				if info.Raw == lastInfo {
-					b.skip(`event_msg "token_count" repeating the one before`)
+					b.skip(b.reason("event_msg/token_count repeated"))
 					return nil
 				}
 				lastInfo = info.Raw
 				items.tokenCount(payload, ts)
 				b.mapRecord()
-			case "exec_command_end":
+			case "exec_command_end", "mcp_tool_call_end":
+				// A command's exit code and streams; an MCP tool's result,
+				// whose error (Err, or isError) no output item says.
 				id := payload.Get("call_id").String()
 				if _, ok := execs[id]; !ok {
 					execOrder = append(execOrder, id)
@@ -125,20 +168,30 @@ func importCodex(b *builder, data []byte) error {
 				}
 				items.flush()
 				b.mapRecord()
-			case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning", "context_compacted", "background_event", "entered_review_mode", "exited_review_mode":
-				// The turn's lifecycle and what went wrong: no
-				// response item says it.
+			case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning",
+				"context_compacted", "background_event", "entered_review_mode", "exited_review_mode",
+				"thread_rolled_back", "thread_goal_updated", "sub_agent_activity", "item_completed",
+				"guardian_assessment", "guardian_warning", "model_reroute", "undo_completed":
+				// The turn's lifecycle, what went wrong, the turns the
+				// user rolled back, goals, a subagent's activity, and the
+				// items Codex completes with no response item (a plan):
+				// no response item says it.
 				b.appendMeta("events", join(obj{{"timestamp", quote(ts)}, {"type", quote(et)}}, rest(payload, "type")).raw())
 				b.mapRecord()
-			default:
-				if codexDisplayEvents[et] {
-					b.skip(fmt.Sprintf("event_msg %q (repeats response items for display)", et))
-				} else {
-					b.skip(fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
+			case "user_message", "agent_message":
+				// The prompt or the answer as the UI shows it, beside the
+				// response item that holds it; checked at the end that
+				// one does.
+				pos := len(items.out)
+				if items.cur != nil {
+					pos++ // after the turn being read, which it follows
 				}
+				said = append(said, userEvent{at: pos, ts: ts, where: where, model: items.model, payload: payload})
+			default:
+				b.skipKind("event_msg/"+et, payload, fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
 			}
 		default:
-			b.skip(fmt.Sprintf("record type %q", typ))
+			b.skipKind(typ, rec, fmt.Sprintf("record type %q (a kind of rollout line this importer does not know)", typ))
 		}
 		return nil
 	})
@@ -149,14 +202,17 @@ func importCodex(b *builder, data []byte) error {
 		return b.errorf("", "not %s: no line is a session_meta, turn_context or response_item record", Describe(Codex))
 	}
 	b.meta.set("turn_contexts", contexts.raw())
-	msgs := items.done()
+	msgs, err := codexUserEvents(b, items.done(), said)
+	if err != nil {
+		return err
+	}
 	answered := map[string]bool{}
 	for _, m := range msgs {
 		for _, r := range m.results {
 			answered[r.id] = true
 			codexExit(r, execs[r.id])
 			if ts := execTS[r.id]; ts != "" && execs[r.id].Exists() {
-				r.meta.set("exec_command_end_timestamp", quote(ts))
+				r.meta.set(execs[r.id].Get("type").String()+"_timestamp", quote(ts))
 			}
 		}
 	}
@@ -167,9 +223,18 @@ func importCodex(b *builder, data []byte) error {
 		}
 		e := execs[id]
 		r := &result{id: id, ts: execTS[id]}
-		r.setOutput(e.Get("aggregated_output"))
+		if res := e.Get("result"); res.Exists() {
+			// An MCP result: {"Ok": CallToolResult} or {"Err": text}.
+			if ok := res.Get("Ok"); ok.Exists() {
+				r.output, r.hasOut = outputText(ok.Get("content")), true
+			} else {
+				r.setOutput(res.Get("Err"))
+			}
+		} else {
+			r.setOutput(e.Get("aggregated_output"))
+		}
 		codexExit(r, e)
-		r.meta.set("output_from", quote("exec_command_end"))
+		r.meta.set("output_from", quote(e.Get("type").String()))
 		msgs = append(msgs, &msg{role: "tool", results: []*result{r}})
 	}
 	for _, m := range msgs {
@@ -219,33 +284,83 @@ func (r *itemReader) lastTurn() *msg {
 	return nil
 }
 
-// codexExit marks a command's result failed when it exited non-zero: as
-// its exec_command_end event says, or as its output records it (the JSON
-// {"output", "metadata": {"exit_code"}} of older rollouts, or the
-// "Exit code: N" first line of newer ones).
+// codexExit marks a call's result failed as Codex says it failed
+// (codexfail.go): its exec_command_end event's exit code or status, the
+// success flag of an older rollout's output object, or the text of the
+// output.
 func codexExit(r *result, exec gjson.Result) {
+	if exec.Get("type").String() == "mcp_tool_call_end" {
+		mcpEnd(r, exec)
+		return
+	}
 	code := exec.Get("exit_code")
 	if exec.Exists() {
 		r.meta.set("exec_command_end", rest(exec, "type", "call_id", "aggregated_output", "formatted_output", "exit_code").raw())
 	}
-	if code.Type != gjson.Number && r.hasOut {
+	failed, msg := false, ""
+	switch st := exec.Get("status").String(); {
+	case st == "declined":
+		// Not run: the -1 Codex writes is no exit code.
+		failed, msg, code = true, "declined", gjson.Result{}
+	case code.Type == gjson.Number:
+		failed = code.Raw != "0"
+	case st == "failed":
+		failed, msg = true, "failed"
+	}
+	// -1 is what Codex writes for a command that failed without
+	// running (an execution error, a refusal): the text then says why.
+	unran := code.Raw == "-1"
+	if r.hasOut && (failed && msg != "" || unran || code.Type != gjson.Number) {
 		text := r.text()
-		if strings.HasPrefix(text, "{") && gjson.Valid(text) {
-			code = gjson.Get(text, "metadata.exit_code")
-		} else if rest, ok := strings.CutPrefix(text, "Exit code: "); ok {
-			n, _, _ := strings.Cut(rest, "\n")
-			if isDigits(strings.TrimPrefix(n, "-")) {
-				code = gjson.Parse(n)
+		if o := gjson.Parse(text); strings.HasPrefix(text, "{") && o.Get("content").Type == gjson.String && o.Get("success").IsBool() {
+			// Before 0.2x a failed output was {"content", "success": false}.
+			r.output, r.lit = o.Get("content").Str, ""
+			r.meta.set("success", raw(o.Get("success")))
+			failed = !o.Get("success").Bool()
+			text = r.output
+		}
+		if f, c, m := codexFailure(text); f {
+			failed = true
+			if unran && m != "" {
+				code = gjson.Result{}
 			}
+			if !code.Exists() {
+				code = c
+			}
+			if m != "" {
+				msg = m
+			}
+		} else if !failed {
+			code = c // a success's exit code
 		}
 	}
 	switch {
-	case code.Type != gjson.Number:
-	case code.Raw != "0":
+	case failed:
 		r.isError = true
-		r.failure.exitCode = raw(code)
-	default:
+		r.failure.msg = msg
+		if code.Type == gjson.Number {
+			r.failure.exitCode = raw(code)
+		}
+	case code.Type == gjson.Number:
 		r.meta.set("exit_code", raw(code))
+	}
+}
+
+// mcpEnd marks an MCP tool call's result failed as its mcp_tool_call_end
+// event says: an Err, or a result with isError; else as its text says.
+// The event's other members (the server and tool, the duration) are kept
+// with the result; its result, which the output repeats, is not.
+func mcpEnd(r *result, end gjson.Result) {
+	r.meta.set("mcp_tool_call_end", rest(end, "type", "call_id", "result").raw())
+	res := end.Get("result")
+	switch e := res.Get("Err"); {
+	case e.Exists():
+		r.isError = true
+		r.failure.msg, _, _ = strings.Cut(e.String(), "\n")
+	case first(res.Get("Ok"), "isError", "is_error").Type == gjson.True:
+		r.isError = true
+	default:
+		codexExit(r, gjson.Result{})
 	}
 }
 
@@ -255,4 +370,73 @@ func isItem(typ string, rec gjson.Result) bool {
 		return true
 	}
 	return typ == "message" || typ == "reasoning" || strings.HasSuffix(typ, "_output")
+}
+
+// A userEvent is a user_message or agent_message event, where it came
+// among the messages.
+type userEvent struct {
+	at        int // the number of messages read before it
+	ts, where string
+	model     string // the turn_context's, for an answer
+	payload   gjson.Result
+}
+
+// codexUserEvents checks that each user_message event repeats a prompt a
+// response item holds (its text within a user message's), and each
+// agent_message an answer (within an assistant message's), as they do
+// when Codex writes both; one that repeats none is the only record of
+// what was said and becomes a user prompt (or a model turn) in its
+// place, its other members in its metadata with "from": "event_msg".
+func codexUserEvents(b *builder, msgs []*msg, said []userEvent) ([]*msg, error) {
+	var out []*msg
+	next := 0
+	// Most events repeat an item's text exactly: looked up first.
+	texts := map[[2]string]bool{}
+	for _, m := range msgs {
+		if m.hasText {
+			texts[[2]string{m.role, m.text}] = true
+		}
+	}
+	for _, e := range said {
+		text := e.payload.Get("message")
+		et := e.payload.Get("type").String()
+		role := "user"
+		if et == "agent_message" {
+			role = "assistant"
+		}
+		known := text.Type != gjson.String || text.Str == "" || texts[[2]string{role, text.Str}]
+		for _, m := range msgs {
+			if known {
+				break
+			}
+			known = (m.role == role || role == "user" && m.role == harnessRole) && m.hasText && strings.Contains(m.text, text.Str)
+		}
+		if known {
+			b.skip(b.reason("event_msg/" + et + " copy"))
+			continue
+		}
+		pos := min(e.at, len(msgs))
+		out = append(out, msgs[next:pos]...)
+		next = pos
+		// Its images (data: URLs) are parts of the prompt, as a
+		// message's input_image would be.
+		content := list{join(obj{{"type", quote("input_text")}}, obj{{"text", raw(text)}}).raw()}
+		each(e.payload.Get("images"), func(_, u gjson.Result) bool {
+			content = append(content, join(obj{{"type", quote("input_image")}}, obj{{"image_url", raw(u)}}).raw())
+			return true
+		})
+		m := &msg{role: role, ts: e.ts, meta: join(obj{{"from", quote("event_msg")}}, rest(e.payload, "type", "message", "images"))}
+		if role == "assistant" && e.model != "" {
+			m.meta.setString("model", e.model)
+		}
+		if err := b.readParts(m, gjson.ParseBytes(content.raw()), at(e.where, "payload")); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+		b.mapRecord()
+	}
+	if out == nil {
+		return msgs, nil
+	}
+	return append(out, msgs[next:]...), nil
 }

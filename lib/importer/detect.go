@@ -2,17 +2,24 @@ package importer
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/tidwall/gjson"
 )
 
-// claudeCodeTypes are the line types of Claude Code transcripts.
-var claudeCodeTypes = map[string]bool{
-	"user": true, "assistant": true, "summary": true, "system": true,
-	"progress": true, "file-history-snapshot": true, "queue-operation": true,
-}
+// claudeCodeTypes are the line types of Claude Code transcripts: those
+// of the kinds its importer knows (recordKinds), any of which may come
+// first (permission-mode, file-history-snapshot, queue-operation, …).
+var claudeCodeTypes = func() map[string]bool {
+	types := map[string]bool{}
+	for _, k := range recordKinds[ClaudeCode] {
+		typ, _, _ := strings.Cut(k.kind, "/")
+		types[typ] = true
+	}
+	return types
+}()
 
 // codexTypes are the envelope types of Codex rollouts.
 var codexTypes = map[string]bool{
@@ -34,6 +41,9 @@ func Detect(name string, data []byte) (string, error) {
 	rec, ok := firstRecord(data)
 	if !ok {
 		return "", &DetectError{Name: name, Reason: "it is not JSON"}
+	}
+	if what := notImported(rec); what != "" {
+		return "", &UnsupportedError{Name: name, What: what}
 	}
 	if f := classify(rec); f != "" {
 		return f, nil
@@ -200,6 +210,10 @@ func Choose(from, name string, data []byte) (string, error) {
 		return Detect(name, data)
 	}
 	seen, err := Detect(name, data)
+	var unsupported *UnsupportedError
+	if errors.As(err, &unsupported) {
+		return "", err
+	}
 	if err != nil || seen == from {
 		// Nothing recognisable: the named format's own checks (or
 		// ctx's schema) say what is wrong.
@@ -262,3 +276,72 @@ func (e *UnknownFormatError) Error() string {
 
 // ExitCode is 3: a usage error.
 func (e *UnknownFormatError) ExitCode() int { return 3 }
+
+// Logs of formats ctx does not import are recognised, so that they are
+// named rather than mistaken for a format that looks alike (a Gemini CLI
+// chat has a messages array, as a Chat Completions request has).
+// notImportedShapes are their shapes, tried on the first record before
+// the formats ctx imports; a format that gets an importer leaves the
+// table for classify.
+var notImportedShapes = []struct {
+	what  string // "a Gemini CLI chat", for "this looks like …"
+	match func(rec gjson.Result) bool
+}{
+	// ~/.gemini/tmp/<project hash>/chats/session-*.json: {sessionId,
+	// projectHash, startTime, lastUpdated, messages: [{id, timestamp,
+	// type: "user" | "gemini" | "info" | "error", content, toolCalls,
+	// thoughts, tokens, model}]}.
+	{"a Gemini CLI chat", func(rec gjson.Result) bool {
+		if rec.Get("projectHash").Exists() && (rec.Get("messages").IsArray() || rec.Get("startTime").Exists()) {
+			return true
+		}
+		m := rec.Get("messages.0")
+		switch m.Get("type").String() {
+		case "user", "gemini", "info", "error", "warning":
+			return !m.Get("role").Exists() && m.Get("id").Exists() && m.Get("content").Exists()
+		}
+		return false
+	}},
+	// ~/.gemini/tmp/<project hash>/logs.json: the prompts typed, [{sessionId,
+	// messageId (a number), type, message (a string), timestamp}].
+	{"a Gemini CLI prompt log (logs.json)", func(rec gjson.Result) bool {
+		return rec.Get("sessionId").Exists() && rec.Get("messageId").Type == gjson.Number && rec.Get("message").Type == gjson.String
+	}},
+	// A Gemini API history, as /chat save writes a checkpoint:
+	// [{role: "user" | "model", parts: [{text}, {functionCall}, …]}].
+	{"a Gemini API conversation (a Gemini CLI checkpoint)", func(rec gjson.Result) bool {
+		r := rec.Get("role").String()
+		return (r == "user" || r == "model") && rec.Get("parts").IsArray() && !rec.Get("content").Exists()
+	}},
+}
+
+// notImported says what format ctx does not import rec looks like the
+// first record of, or "".
+func notImported(rec gjson.Result) string {
+	for _, s := range notImportedShapes {
+		if s.match(rec) {
+			return s.what
+		}
+	}
+	return ""
+}
+
+// UnsupportedError reports a log of a format ctx does not import.
+type UnsupportedError struct {
+	Name string
+	What string // "a Gemini CLI chat"
+}
+
+// Error says what the input looks like: "this looks like a Gemini CLI
+// chat: not supported".
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("this looks like %s: not supported", e.What)
+}
+
+// Hint lists the formats ctx imports.
+func (e *UnsupportedError) Hint() string {
+	return "ctx-pack imports: " + strings.Join(Formats(), ", ")
+}
+
+// ExitCode is 1: the input is no log ctx can read.
+func (e *UnsupportedError) ExitCode() int { return 1 }

@@ -37,7 +37,10 @@
 //     each format's spelling; other counters and costs stay in
 //     metadata.usage), the request's settings (tools, model, …) are its
 //     parameters, and the response's other fields (id, stop reason) its
-//     metadata.
+//     metadata; metadata.model is the model that answered that call (a
+//     response's model, gen_ai.response.model, Claude Code's
+//     message.model), so a session that switched models says which
+//     answered what.
 //   - Each tool call the turn makes is a tool_call step after it. Arguments
 //     that are JSON strings are parsed; other strings stay strings. The
 //     result joins by call id (tool_call_id, call_id, tool_use_id), or, for
@@ -60,22 +63,34 @@
 //     built-ins (Read, Glob, Grep, LS, read_file, list_dir, …) or is named
 //     in Options.Deterministic.
 //   - The last non-empty assistant text is the output final.md (Inspect:
-//     one per sample; any-agent: final_output; LangSmith: the root run's
-//     output).
+//     one per sample, samples/<id>_epoch_<n>/final.md, or
+//     samples/sample_<position>/final.md for a sample without an id, whose
+//     steps then carry sample_index; any-agent: final_output; LangSmith:
+//     the root run's output), except in a Claude Code or Codex session,
+//     whose outputs are the files it wrote: there the last answer is what
+//     it is, the output of the last llm_call step, and no file is made up
+//     for it.
 //   - Exchange formats repeat the conversation in every request: messages
 //     already in the log are not added again.
 //   - Fields that map nowhere are kept in the step's or the log's metadata
 //     (null, [] and {} carry nothing and are left out). Records that are
 //     not part of the conversation (progress, UI state, timeline detail)
-//     are counted in the Report with their reasons. Credential headers in
-//     HTTP recordings are replaced by "[redacted]".
+//     are counted in the Report with their reasons, which come from one
+//     list of the record kinds each importer knows (kinds.go,
+//     recordKinds). A kind the list does not know is skipped too; when
+//     it holds a message, a tool call, a tool result, file content or
+//     usage, a warning names it as lost, with its count. Credential
+//     headers in HTTP recordings are replaced by "[redacted]".
 //   - Timestamps become RFC 3339 in UTC; created is the earliest one.
 //   - In a step's parameters, a path under the working directory that
 //     Claude Code and Codex record (the whole value of a member named like
 //     a path: file_path, path, cwd, workdir, …) becomes relative to it.
 //     Nothing else is rewritten: prompts, outputs, metadata and free-text
 //     parameters (a shell command) are evidence and stay byte-exact, and
-//     the directory is kept in metadata.session. Inspect attachment://
+//     the directory is kept in metadata.session. Paths are compared in
+//     the directory's own syntax: for a Windows one (C:\Users\x\proj)
+//     "\" and "/" both separate names and the drive letter's case does
+//     not matter; relative names use "/". Inspect attachment://
 //     references are replaced by the attachment. Integers beyond 2^53
 //     become strings of their digits.
 //   - JSON Lines: a last line cut short (a log still being written) is left
@@ -123,6 +138,14 @@
 // directory) is a warning. Contents are added after paths are made
 // relative, so file bytes are never rewritten.
 //
+// A tool result whose call comes later in the input joins it by id when
+// it comes; only one whose call never comes is unmatched.
+//
+// Detect also knows the shapes of some logs ctx does not import (a Gemini
+// CLI chat): it names them in an *UnsupportedError ("this looks like a
+// Gemini CLI chat: not supported") rather than mistake them for a format
+// that looks alike.
+//
 // Per format: Claude Code lines sharing message.id are one model turn;
 // tool results come back in user lines (toolUseResult goes into the step's
 // metadata.result). Subagent records (isSidechain) are the steps of the
@@ -133,7 +156,11 @@
 // and Options.Subagents takes after the session's own lines, then merged
 // among them by timestamp (interleave.go: never before the Task call, the
 // session's first on equal times; the workspace follows the same order);
-// a line of one is named "<file>: line N"); the subagent's prompt is kept
+// a line of one is named "<file>: line N"; version 2.1.3x writes the
+// subagent's records into the session's transcript as well, as progress
+// records of data.type agent_progress, read as the subagent's records
+// unless its transcript has them: same uuid, or only tool calls and
+// results it has); the subagent's prompt is kept
 // with its first step (metadata.agent_prompts), not made a user prompt.
 // User records Claude Code writes itself (ccharness.go) are prompts with
 // role "harness", their text byte for byte, and their kind in
@@ -148,7 +175,13 @@
 // "shell-output"; <system-reminder>: "system-reminder"), "interrupt"
 // for a record whose whole text is "[Request interrupted by user]" (or
 // "… for tool use"), written when the user stops a turn, else "meta"
-// (isMeta). A kind told by the text alone, without isMeta, is a warning
+// (isMeta). An assistant record of model "<synthetic>" (no model wrote
+// it) is a harness prompt too: "api-error" (isApiErrorMessage, error,
+// apiErrorStatus: a failed API call, a rate limit), else "synthetic".
+// Every image and document in a tool result is a part of the step's
+// output; the copies in toolUseResult name the part instead of holding
+// the base64 (and one only there is added to the parts). A kind told by
+// the text alone, without isMeta, is a warning
 // listing the lines: a person could type the same text. A record whose
 // leading text blocks are the harness's and the rest not is split into
 // the harness's prompt (with the record's uuid) and the user's; a tag
@@ -181,14 +214,27 @@
 // Codex response_item payloads are Responses API items; event_msg lines
 // mostly repeat them and are skipped, except token_count (the only record
 // of usage: each request's last_token_usage is its model turn's usage),
-// exec_command_end (a command's exit code and streams) and turn_aborted
+// exec_command_end (a command's exit code and streams), mcp_tool_call_end
+// (an MCP tool's error, which its output item does not say) and turn_aborted
 // (a user interrupt, kept with the turn it ended); the turn lifecycle
 // and failure events (task_started, task_complete with the turn's
 // duration, error, stream_error, warning, context_compacted, …) repeat no
-// item and are kept, in order, in metadata.events. An event type the
-// importer does not know is skipped with that reason. A command's exit code
-// is also read from its output (the {"output", "metadata": {"exit_code"}}
-// JSON of older rollouts, the "Exit code: N" line of newer ones). OpenTelemetry attribute lists
+// item and are kept, in order, in metadata.events. A user_message event
+// whose text no user message item holds is a user prompt of its own, an
+// agent_message no assistant message holds a model turn. An
+// event type the importer does not know is skipped with that reason. A
+// call's failure
+// and exit code are also read from what Codex wrote to the model
+// (codexfail.go): the {"output", "metadata": {"exit_code"}} JSON of older
+// rollouts, the header above "Output:" ("Exit code: N", unified exec's
+// "Process exited with code N"), sandbox refusals, the texts Codex
+// answers instead of running a call, a declined command. Codex's own
+// context items (AGENTS.md, <environment_context>, <permissions
+// instructions>, <user_shell_command>, <turn_aborted>, …; codexharness.go)
+// are harness prompts of their kind, told by the markers Codex tells them
+// by, and a compacted record's summary is a harness prompt of kind
+// "compact-summary". Each llm_call names in metadata.model the model of
+// the turn_context before it. OpenTelemetry attribute lists
 // are flattened; content is read from gen_ai.input/output.messages, the
 // older per-message events and gen_ai.prompt.N / gen_ai.completion.N
 // attributes; log records join their spans by span id (traces and logs may
@@ -198,7 +244,9 @@
 // to the messages, joined on message id and call id (older logs without
 // message ids: on the output message itself); the model that answered
 // (output.model) is the run's model, the one requested stays in
-// metadata.eval. A .eval archive's members are bounded all together (1
+// metadata.eval, and each turn names in metadata.model the model that
+// answered it: its model event's output.model, else the sample output's
+// (the message's own model member, when it differs, is message_model). A .eval archive's members are bounded all together (1
 // GiB), on their declared size before inflating and while inflating.
 //
 // The output is canonical JSON, printed from an execlog.Log (there is no

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -149,8 +150,8 @@ var fixtures = []fixture{
 			llm(ptr("/var/log holds 12M; /tmp could not be read.")),
 			tool("web_search", `{"type":"search","query":"du permission denied"}`, nil, false),
 		},
-		outputs:  map[string]string{finalName: "/var/log holds 12M; /tmp could not be read."},
-		warnings: []string{"1 tool call(s) have no result"},
+		// The web search ran on OpenAI's side: no result is missing.
+		outputs: map[string]string{finalName: "/var/log holds 12M; /tmp could not be read."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			if deref(l.Steps[0].Reasoning) != "Check both directories." {
 				t.Errorf("metadata = %v", l.Steps[0].Metadata)
@@ -332,8 +333,21 @@ func TestFixtures(t *testing.T) {
 			for _, o := range l.Outputs {
 				outputs[o.Name] = o.Content
 			}
-			if !reflect.DeepEqual(outputs, fx.outputs) {
-				t.Errorf("outputs = %q", outputs)
+			want := fx.outputs
+			if answer, ok := want[finalName]; ok && agentSession(fx.format) {
+				// An agent session's last answer is no output file: it is
+				// the output of its last model call.
+				want = maps.Clone(want)
+				delete(want, finalName)
+				if got := lastAnswer(l); got != answer {
+					t.Errorf("last llm_call output = %q, want the answer %q", got, answer)
+				}
+			}
+			if len(want) == 0 {
+				want = map[string]string{}
+			}
+			if !reflect.DeepEqual(outputs, want) {
+				t.Errorf("outputs = %q, want %q", outputs, want)
 			}
 			if !reflect.DeepEqual(rep.Warnings, fx.warnings) {
 				t.Errorf("warnings = %q, want %q", rep.Warnings, fx.warnings)
@@ -720,4 +734,19 @@ func TestEvalArchiveBounds(t *testing.T) {
 	if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "inspect: header.json: reading the archive member") {
 		t.Errorf("error = %v", err)
 	}
+}
+
+// agentSession reports whether format is an agent's session, whose outputs
+// are the files it wrote, never its last answer.
+func agentSession(format string) bool { return format == ClaudeCode || format == Codex }
+
+// lastAnswer is the output of the last llm_call step of the main agent
+// that has one.
+func lastAnswer(l *testLog) string {
+	for i := len(l.Steps) - 1; i >= 0; i-- {
+		if s := l.Steps[i]; s.Type == llmCall && s.Agent == "" && s.Output != nil && strings.TrimSpace(*s.Output) != "" {
+			return *s.Output
+		}
+	}
+	return ""
 }

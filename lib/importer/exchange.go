@@ -196,7 +196,7 @@ func (b *builder) recordedBody(r gjson.Result, where string) (gjson.Result, erro
 	if !gjson.ValidBytes(data) || !utf8.Valid(data) || checkSurrogates(data) != nil {
 		return gjson.Result{}, b.errorf(where, "the recorded body is not JSON")
 	}
-	return gjson.ParseBytes(data), nil
+	return parse(data), nil
 }
 
 // OpenAI Chat Completions.
@@ -408,7 +408,12 @@ func importOpenAIResponses(b *builder, data []byte) error {
 // the model produced (messages, reasoning, tool calls) form one model turn.
 type itemReader struct {
 	b       *builder
-	oneTurn bool // a response's output: every item belongs to one turn
+	oneTurn bool   // a response's output: every item belongs to one turn
+	model   string // the model the turns read from now on are sent to (Codex's turn_context)
+	// context, when set, sees each message that is not the model's, with
+	// its content, and may return a message to put before it (Codex's own
+	// context items: codexContextItem).
+	context func(m *msg, content gjson.Result, where string) *msg
 	cur     *msg
 	out     []*msg
 }
@@ -416,6 +421,9 @@ type itemReader struct {
 func (r *itemReader) turn(ts string) *msg {
 	if r.cur == nil {
 		r.cur = &msg{role: "assistant", ts: ts}
+		if r.model != "" {
+			r.cur.meta.setString("model", r.model)
+		}
 	}
 	return r.cur
 }
@@ -447,7 +455,12 @@ var itemCalls = map[string]struct{ tool, id, args, output string }{
 	"file_search_call":      {"file_search", "id", "queries", "results"},
 	"code_interpreter_call": {"code_interpreter", "id", "code", "outputs"},
 	"image_generation_call": {"image_generation", "id", "", "result"},
+	"tool_search_call":      {"tool_search", "call_id", "arguments", ""},
 }
+
+// outputMembers names where an output item other than {call_id, output}
+// keeps its output.
+var outputMembers = map[string]string{"tool_search_output": "tools"}
 
 func (r *itemReader) add(item gjson.Result, where, ts string) error {
 	if !item.IsObject() {
@@ -474,6 +487,11 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		m := &msg{role: role, ts: ts, meta: rest(item, "role", "content", "type")}
 		if err := r.b.readParts(m, item.Get("content"), at(where, "content")); err != nil {
 			return err
+		}
+		if r.context != nil {
+			if before := r.context(m, item.Get("content"), where); before != nil {
+				r.out = append(r.out, before)
+			}
 		}
 		r.out = append(r.out, m)
 	case typ == "reasoning":
@@ -502,14 +520,27 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		}
 	case strings.HasSuffix(typ, "_output"):
 		r.flush()
-		out := item.Get("output")
-		res := &result{id: item.Get("call_id").String(), ts: ts, meta: rest(item, "call_id", "output", "type")}
-		if out.Exists() {
-			if out.Type == gjson.String {
-				res.setOutput(out)
+		member := "output"
+		if m, ok := outputMembers[typ]; ok {
+			member = m
+		}
+		out := item.Get(member)
+		res := &result{id: item.Get("call_id").String(), ts: ts, meta: rest(item, "call_id", member, "type")}
+		switch {
+		case out.Type == gjson.String:
+			res.setOutput(out)
+		case out.IsArray():
+			// Content items: an image among them (input_image, a data:
+			// URL) makes the output a list of parts, as a message's.
+			part := &msg{}
+			if err := r.b.readParts(part, out, at(where, "output")); err == nil && len(part.parts) > 0 {
+				res.output, res.hasOut, res.parts = part.text, true, part.parts
+				res.meta = join(res.meta, part.meta)
 			} else {
 				res.output, res.hasOut = outputText(out), true
 			}
+		case out.Exists():
+			res.output, res.hasOut = outputText(out), true
 		}
 		if typ != "function_call_output" {
 			res.meta.setString("type", typ)
@@ -529,7 +560,10 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		}
 		c := &call{id: item.Get(spec.id).String(), name: spec.tool, ts: ts}
 		if c.name == "" {
-			c.name = item.Get("name").String()
+			// A namespaced tool (an MCP server's) is known to the
+			// model by the namespace and name together, as Codex
+			// flattens them.
+			c.name = item.Get("namespace").String() + item.Get("name").String()
 		}
 		mapped := []string{"type", "name", spec.id}
 		if spec.args != "" {
@@ -552,6 +586,9 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			}
 		}
 		c.meta = rest(item, mapped...)
+		// A hosted web search runs on the provider's side: its results
+		// reach the model there and are in no item.
+		c.noResult = typ == "web_search_call" && spec.output == ""
 		if typ != "function_call" {
 			c.meta.setString("item_type", typ)
 		}

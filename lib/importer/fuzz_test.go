@@ -51,6 +51,15 @@ func FuzzImport(f *testing.F) {
 {"type":"user","uuid":"b","isSidechain":true,"message":{"role":"user","content":[{"type":"text","text":"<system-reminder>r</system-reminder>"},{"type":"text","text":"typed"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}}
 {"type":"user","uuid":"c","message":{"role":"user","content":[{"type":"text","text":" <system-reminder>r</system-reminder>"},"typed",{"type":"text","text":"<bash-input>ls</bash-input>"}]}}
 {"type":"user","uuid":"d","isCompactSummary":true,"message":{"role":"user","content":"<command-name"}}`), uint8(1))
+	// A subagent's records in progress records, one of them odd; a
+	// <synthetic> notice; a result before its call; an MCP image only
+	// in toolUseResult; a Windows working directory.
+	f.Add([]byte(`{"type":"assistant","uuid":"a","cwd":"C:\\p","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Task","input":{"prompt":"p"}}]}}
+{"type":"progress","uuid":"p1","parentToolUseID":"t","data":{"type":"agent_progress","agentId":"x","message":{"type":"user","uuid":"s1","message":{"role":"user","content":"p"}}}}
+{"type":"progress","uuid":"p2","parentToolUseID":"t","data":{"type":"agent_progress","agentId":"x","message":{"type":"assistant","uuid":"s2","message":"odd"}}}
+{"type":"progress","uuid":"p3","parentToolUseID":"t","data":{"type":"agent_progress","agentId":"x","message":{"type":"user","uuid":"s3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"r","content":"x"}]},"toolUseResult":{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}}}}
+{"type":"progress","uuid":"p4","parentToolUseID":"t","data":{"type":"agent_progress","agentId":"x","message":{"type":"assistant","uuid":"s4","message":{"id":"n","role":"assistant","model":"h","content":[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":"c:/p/a.txt"}}]}}}}
+{"type":"assistant","uuid":"b","isApiErrorMessage":true,"message":{"id":"e","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 529"}]}}`), uint8(1))
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		format := Formats()[int(which)%len(Formats())]
 		Detect("", data)

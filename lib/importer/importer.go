@@ -123,7 +123,8 @@ func (e *DetectError) ExitCode() int { return 1 }
 // (*execlog.Log).JSON, as ctx-fork does; ctx-pack then validates it with
 // execlog.Parse like any log. format must be one of Formats (resolve
 // "auto" with Detect first). Malformed input gives an *Error naming the
-// line or record.
+// line or record. data is read, never written, and must not change while
+// Import runs.
 func Import(format string, data []byte, opts Options) ([]byte, Report, error) {
 	fn, ok := importers[format]
 	if !ok {

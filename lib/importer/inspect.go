@@ -3,10 +3,12 @@ package importer
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -233,16 +235,17 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 			case e.Get("output.choices.0.message").IsObject():
 				unnamed = append(unnamed, e)
 			default:
-				b.skip(`event "model" without an output message`)
+				b.skip(b.reason("event/model without message"))
 			}
 		case "tool":
 			if id := e.Get("id").String(); id != "" {
 				tools[id] = e
 			} else {
-				b.skip(`event "tool" without a call id`)
+				b.skip(b.reason("event/tool without id"))
 			}
 		default:
-			b.skip(fmt.Sprintf("event %q (timeline detail)", e.Get("event").String()))
+			et := e.Get("event").String()
+			b.skipKind("event/"+et, e, fmt.Sprintf("event %q (timeline detail)", et))
 		}
 		return true
 	})
@@ -252,6 +255,10 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 	}
 	start := len(b.steps)
 	last := ""
+	// The model that answered the sample (its output's), for the turns
+	// whose model event is not in the log.
+	answered := s.Get("output.model").String()
+	b.setModel(answered)
 	for _, m := range msgs {
 		b.mapRecord()
 		if m.role == "assistant" {
@@ -261,6 +268,19 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 				delete(models, id)
 			} else if id == "" {
 				e, ok = b.producedBy(m, &unnamed)
+			}
+			// Each turn names the model that answered it: its model
+			// event's output.model, else the sample's; the message's own
+			// model member, when it says otherwise, is kept beside it.
+			model := answered
+			if ok && e.Get("output.model").String() != "" {
+				model = e.Get("output.model").String()
+			}
+			if own := gjson.ParseBytes(m.meta.get("model")).String(); model != "" && own != model {
+				if own != "" {
+					m.meta.set("message_model", m.meta.get("model"))
+				}
+				m.meta.setString("model", model)
 			}
 			if ok {
 				b.mapRecord()
@@ -272,7 +292,6 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 					}
 				}
 				m.params = params.raw()
-				m.meta.set("model", raw(e.Get("output.model")))
 				m.meta.set("usage", raw(e.Get("output.usage")))
 				m.meta.set("stop_reason", raw(e.Get("output.choices.0.stop_reason")))
 				m.meta.set("event", rest(e, "event", "model", "input", "input_refs", "tools", "tool_choice", "config", "output", "timestamp").raw())
@@ -306,10 +325,10 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 	}
 	// Events that joined nothing are counted, not lost silently.
 	for range len(models) + len(unnamed) {
-		b.skip(`event "model" whose output is not among the messages`)
+		b.skip(b.reason("event/model unjoined"))
 	}
 	for range tools {
-		b.skip(`event "tool" whose call is not among the messages`)
+		b.skip(b.reason("event/tool unjoined"))
 	}
 	info := rest(s, "messages", "events", "attachments", "message_pool", "input", "output")
 	if out := s.Get("output.choices.0.message.content"); out.Exists() {
@@ -320,17 +339,33 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 	}
 	info.set("output", rest(s.Get("output"), "choices.0.message", "completion").raw())
 	id, epoch := s.Get("id").String(), s.Get("epoch").String()
+	n := len(b.metaList["samples"]) // the sample's position in the log
 	if several {
 		for _, st := range b.steps[start:] {
-			st.meta.setString("sample_id", id)
+			if id != "" {
+				st.meta.setString("sample_id", id)
+			} else {
+				st.meta.set("sample_index", jsonInt(n))
+			}
 			st.meta.set("epoch", raw(s.Get("epoch")))
 		}
 	}
-	b.appendMeta("samples", info.raw())
+	// One entry per sample, in order, even for a sample that holds nothing
+	// but its messages.
+	if len(info) == 0 {
+		b.appendMeta("samples", json.RawMessage("{}"))
+	} else {
+		b.appendMeta("samples", info.raw())
+	}
 	if strings.TrimSpace(last) != "" {
 		name := finalName
 		if several {
-			name = path.Join("samples", safeName(id)+"_epoch_"+safeName(epoch), finalName)
+			dir := safeName(id) + "_epoch_" + safeName(epoch)
+			if id == "" {
+				// A sample without an id is named by its position.
+				dir = "sample_" + strconv.Itoa(n+1)
+			}
+			name = path.Join("samples", dir, finalName)
 		}
 		b.outputs = append(b.outputs, output{Name: name, Content: last})
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -105,7 +106,19 @@ func (o obj) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// list is a JSON array of raw values.
+// parse parses JSON data without copying it: gjson.ParseBytes copies
+// its input into a string first, which for a log of one large line
+// doubles what an import holds. The strings the results hold share
+// data's memory: the importers never write their input, and Import's
+// caller must not write it while Import runs; what an import returns is
+// built in memory of its own.
+func parse(data []byte) gjson.Result {
+	return gjson.Parse(unsafe.String(unsafe.SliceData(data), len(data)))
+}
+
+// list is a JSON array of raw values. An element that holds nothing (nil
+// or empty) is written as null, so that the array stays JSON and its
+// other elements keep their positions.
 type list []json.RawMessage
 
 func (l list) raw() json.RawMessage {
@@ -114,13 +127,16 @@ func (l list) raw() json.RawMessage {
 	}
 	n := 2
 	for _, v := range l {
-		n += len(v) + 1
+		n += len(v) + 5
 	}
 	b := make([]byte, 0, n)
 	b = append(b, '[')
 	for i, v := range l {
 		if i > 0 {
 			b = append(b, ',')
+		}
+		if len(v) == 0 {
+			v = jsonNull
 		}
 		b = append(b, v...)
 	}
@@ -136,6 +152,7 @@ func appendQuote(b []byte, s string) []byte { return canon.AppendString(b, s) }
 var (
 	jsonTrue  = json.RawMessage("true")
 	jsonFalse = json.RawMessage("false")
+	jsonNull  = json.RawMessage("null")
 )
 
 func jsonBool(v bool) json.RawMessage {

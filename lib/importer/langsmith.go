@@ -144,6 +144,10 @@ func (b *builder) langSmithRun(run gjson.Result, where string) error {
 		turn.ts = ts
 		turn.params = params.raw()
 		turn.meta = join(rest(run, mapped...), turn.meta)
+		// The model that answered this call, when the outputs name it.
+		if m := first(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model"); m.Type == gjson.String && m.Str != "" {
+			turn.meta.setDefault("model", quote(m.Str))
+		}
 		if e := run.Get("error"); informative(e) {
 			turn.failed = &failure{msg: e.String()}
 		}
@@ -175,7 +179,7 @@ func (b *builder) langSmithRun(run gjson.Result, where string) error {
 		if rt == "" {
 			rt = "none"
 		}
-		b.skip(fmt.Sprintf("run_type %q (only llm, tool and retriever runs are steps)", rt))
+		b.skipKind("run/"+rt, run, fmt.Sprintf("run_type %q (only llm, tool and retriever runs are steps)", rt))
 	}
 	return nil
 }

@@ -346,9 +346,13 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 	var mediaType, data, textData string
 	var mapped []string
 	switch typ {
-	case "image", "document":
+	case "image", "document", "audio":
 		kind = typ
-		if src := f.get("source"); src.IsObject() {
+		if d, mt := f.get("data"), f.get("mimeType"); d.Type == gjson.String && mt.Type == gjson.String {
+			// An MCP content block: {type, data, mimeType}.
+			mediaType, data = mt.Str, d.Str
+			mapped = []string{"type", "data", "mimeType"}
+		} else if src := f.get("source"); typ != "audio" && src.IsObject() {
 			mediaType = src.Get("media_type").String()
 			switch src.Get("type").String() {
 			case "base64":

@@ -499,7 +499,7 @@ func (b *builder) otelSpan(s *span) error {
 		b.seen(s.start)
 		b.countSpan(s, true, "")
 	default:
-		reason := "span without a GenAI operation"
+		reason := b.reason("span")
 		if op != "" {
 			reason = fmt.Sprintf("span with GenAI operation %q", op)
 		}
@@ -524,7 +524,7 @@ func (b *builder) countSpan(s *span, mapped bool, reason string) {
 		if mapped {
 			b.mapRecord() // read as a message, or kept in the step's metadata
 		} else {
-			b.skip("log record of a skipped span")
+			b.skip(b.reason("log"))
 		}
 	}
 }
@@ -653,6 +653,11 @@ func (b *builder) otelLLM(s *span) error {
 		}
 	}
 	turn.meta = join(b.spanMeta(s, used), turn.meta)
+	// The model that answered this call, as the other formats' model
+	// turns name it (the run's model is the first one).
+	if rm := s.attrs.str("gen_ai.response.model"); rm != "" {
+		turn.meta.setDefault("model", quote(rm))
+	}
 	turn.meta.setDefault("usage", usage.raw())
 	turn.failed = spanFailure(s)
 	b.seen(s.start)

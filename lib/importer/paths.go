@@ -30,18 +30,55 @@ func pathKey(k string) bool {
 // a path under it; otherwise it returns p and false.
 func relPath(p string, roots []string) (string, bool) {
 	for _, r := range roots {
-		sep := byte('/')
-		if strings.IndexByte(r, '/') < 0 {
-			sep = '\\'
-		}
-		switch {
-		case p == r || p == r+string(sep):
-			return ".", true
-		case len(p) > len(r)+1 && strings.HasPrefix(p, r) && p[len(r)] == sep:
-			return strings.TrimLeft(p[len(r)+1:], string(sep)), true
+		if rel, ok := pathUnder(p, r); ok {
+			return rel, true
 		}
 	}
 	return p, false
+}
+
+// pathUnder returns p relative to dir, its names separated by "/", when
+// p is dir (".") or a path under it. Paths are compared in dir's own
+// syntax: for a Windows directory (a drive letter, a UNC path, or a path
+// with "\" and no "/") both "\" and "/" separate names and the drive
+// letter's case does not matter, so C:\Users\x\proj\a.py and
+// c:/Users/x/proj/a.py are under C:\Users\x\proj and become a.py.
+func pathUnder(p, dir string) (string, bool) {
+	if windowsPath(dir) {
+		p, dir = windowsSlashes(p), windowsSlashes(dir)
+	}
+	dir = strings.TrimRight(dir, "/")
+	switch {
+	case dir == "":
+	case p == dir || p == dir+"/":
+		return ".", true
+	case len(p) > len(dir)+1 && strings.HasPrefix(p, dir) && p[len(dir)] == '/':
+		return strings.TrimLeft(p[len(dir)+1:], "/"), true
+	}
+	return "", false
+}
+
+// windowsPath reports whether dir is written in Windows syntax: it starts
+// with a drive letter ("C:\", "C:/"), is a UNC path ("\\server\share"), or
+// separates its names with "\" alone.
+func windowsPath(dir string) bool {
+	switch {
+	case len(dir) >= 3 && dir[1] == ':' && (dir[2] == '\\' || dir[2] == '/') && ('a' <= dir[0] && dir[0] <= 'z' || 'A' <= dir[0] && dir[0] <= 'Z'):
+		return true
+	case strings.HasPrefix(dir, `\\`):
+		return true
+	}
+	return strings.IndexByte(dir, '\\') >= 0 && strings.IndexByte(dir, '/') < 0
+}
+
+// windowsSlashes writes a Windows path with "/" between its names and its
+// drive letter in upper case, the one form paths are compared in.
+func windowsSlashes(p string) string {
+	p = strings.ReplaceAll(p, `\`, "/")
+	if len(p) >= 2 && p[1] == ':' && 'a' <= p[0] && p[0] <= 'z' {
+		p = string(p[0]-'a'+'A') + p[1:]
+	}
+	return p
 }
 
 // relativeParams returns params with its path-valued members made

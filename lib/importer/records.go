@@ -42,7 +42,7 @@ func (b *builder) wholeDoc(data []byte) (gjson.Result, bool, error) {
 		if err := checkSurrogates(data); err != nil {
 			return gjson.Result{}, false, b.errorf("", "%v", err)
 		}
-		return gjson.ParseBytes(data), true, nil
+		return parse(data), true, nil
 	}
 	firstLine := data
 	if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -108,7 +108,7 @@ func (b *builder) jsonLines(data []byte, fn func(where string, rec gjson.Result)
 		if err := checkSurrogates(line); err != nil {
 			return b.errorf(where, "%v", err)
 		}
-		rec := gjson.ParseBytes(line)
+		rec := parse(line)
 		if !rec.IsObject() {
 			return b.errorf(where, "expected a JSON object, got %s", kind(rec))
 		}

@@ -160,8 +160,8 @@ var samples = []sample{
 		written: []string{"hello.py"},
 		check: func(t *testing.T, l *testLog) {
 			// The file the session wrote is an output, with what it wrote.
-			if len(l.Outputs) != 2 || l.Outputs[1].Name != "hello.py" || l.Outputs[1].Content != "def hello():\n    return 'Hello, World!'\n" {
-				t.Errorf("outputs = %+v, want final.md and hello.py", l.Outputs)
+			if len(l.Outputs) != 1 || l.Outputs[0].Name != "hello.py" || l.Outputs[0].Content != "def hello():\n    return 'Hello, World!'\n" {
+				t.Errorf("outputs = %+v, want hello.py", l.Outputs)
 			}
 			if len(l.Prompts) != 2 || l.Prompts[1].Content != "Now add a goodbye function" {
 				t.Errorf("prompts = %+v", l.Prompts)
@@ -579,6 +579,15 @@ func TestSamples(t *testing.T) {
 				t.Errorf("prompts = %+v, want first %q", l.Prompts, sm.prompt)
 			}
 			switch {
+			case agentSession(sm.format):
+				// The answer is the last model call's output; the outputs
+				// are the files written.
+				if sm.output != "" && !strings.HasPrefix(lastAnswer(l), sm.output) {
+					t.Errorf("last answer = %.60q, want it starting %q", lastAnswer(l), sm.output)
+				}
+				if len(l.Outputs) != len(sm.written) {
+					t.Errorf("outputs = %+v, want the %d written file(s)", l.Outputs, len(sm.written))
+				}
 			case sm.output == "" && len(l.Outputs) != 0:
 				t.Errorf("outputs = %+v, want none", l.Outputs)
 			case sm.output != "" && (len(l.Outputs) != 1+len(sm.written) || l.Outputs[0].Name != finalName || !strings.HasPrefix(l.Outputs[0].Content, sm.output)):

@@ -53,26 +53,29 @@ func newWorkspace(root string) *workspace {
 	return &workspace{root: root, inputAt: map[string]int{}, current: map[string]string{}, written: map[string]bool{}, stale: map[string]bool{}}
 }
 
-// rel makes an absolute path relative to the working directory; ok is
+// rel makes an absolute path relative to the working directory, in the
+// directory's path syntax (pathUnder), with "/" between its names; ok is
 // false for a path outside it, which is noted as skipped.
 func (w *workspace) rel(abs, what string) (string, bool) {
 	if w.root == "" {
 		w.skip("%s %s: the session records no working directory", what, abs)
 		return "", false
 	}
-	name, ok := strings.CutPrefix(abs, w.root+"/")
-	if !ok || name == "" || path.Clean(name) != name || strings.HasPrefix(name, "../") || strings.ContainsAny(name, "\\\x00") {
+	name, ok := w.relQuiet(abs)
+	if !ok {
 		w.skip("%s %s: not a file under the working directory", what, abs)
-		return "", false
 	}
-	return name, true
+	return name, ok
 }
 
 // relQuiet is rel for paths a listing printed: one outside the working
 // directory is left out without a note (the listing itself is a step).
 func (w *workspace) relQuiet(abs string) (string, bool) {
-	name, ok := strings.CutPrefix(abs, w.root+"/")
-	if w.root == "" || !ok || name == "" || path.Clean(name) != name || strings.HasPrefix(name, "../") || strings.ContainsAny(name, "\\\x00") {
+	if w.root == "" {
+		return "", false
+	}
+	name, ok := pathUnder(abs, w.root)
+	if !ok || name == "." || name == "" || path.Clean(name) != name || strings.HasPrefix(name, "../") || strings.ContainsAny(name, "\\\x00") {
 		return "", false
 	}
 	return name, true
@@ -204,15 +207,47 @@ func (w *workspace) isOutput(name string) bool {
 }
 
 // claudeCodeWorkspace reads a Claude Code transcript's Read, Write, Edit,
-// MultiEdit and NotebookEdit calls and their results, in order.
+// MultiEdit and NotebookEdit calls and their results, in order: the
+// session's records, its subagents' (the progress records holding them
+// too) and each result once, though a subagent's record may be both in
+// a progress record and in its own transcript.
 func claudeCodeWorkspace(data []byte, root string) *workspace {
 	w := newWorkspace(root)
 	calls := map[string]gjson.Result{} // tool_use id → the tool_use block
+	seen := map[string]bool{}          // the ids of the results applied, each once
+	early := map[string]gjson.Result{} // records of results whose call has not come yet
+	// take reads the one result a user record holds.
+	bare := map[string]string{} // Reads whose result has no toolUseResult, by id: the file they read
+	var bareOrder []string
+	take := func(rec gjson.Result) {
+		res := rec.Get("message.content.#(type==\"tool_result\")")
+		id := res.Get("tool_use_id").String()
+		if res.Get("is_error").Bool() || seen["result:"+id] {
+			return
+		}
+		call := calls[id]
+		tur := rec.Get("toolUseResult")
+		if !tur.Exists() && call.Get("name").String() == "Read" {
+			// Only the lines shown are recorded (a subagent's progress
+			// records in 2.1.3x), not the file: unless another copy of
+			// the record has its toolUseResult, it is no input.
+			if _, ok := bare[id]; !ok {
+				bareOrder = append(bareOrder, id)
+			}
+			bare[id] = call.Get("input.file_path").String()
+			return
+		}
+		seen["result:"+id] = true
+		w.claudeResult(call.Get("name").String(), call.Get("input"), tur)
+	}
 	for line := range bytes.SplitSeq(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 || !gjson.ValidBytes(line) {
 			continue
 		}
 		rec := gjson.ParseBytes(line)
+		if rec.Get("type").String() == "progress" && rec.Get("data.type").String() == "agent_progress" {
+			rec = rec.Get("data.message")
+		}
 		content := rec.Get("message.content")
 		if !content.IsArray() {
 			continue
@@ -221,7 +256,13 @@ func claudeCodeWorkspace(data []byte, root string) *workspace {
 		content.ForEach(func(_, c gjson.Result) bool {
 			switch c.Get("type").String() {
 			case "tool_use":
-				calls[c.Get("id").String()] = c
+				id := c.Get("id").String()
+				calls[id] = c
+				if r, ok := early[id]; ok {
+					// Its result came first.
+					delete(early, id)
+					take(r)
+				}
 			case "tool_result":
 				results = append(results, c)
 			}
@@ -232,11 +273,25 @@ func claudeCodeWorkspace(data []byte, root string) *workspace {
 			continue
 		}
 		res := results[0]
-		call, ok := calls[res.Get("tool_use_id").String()]
-		if !ok || res.Get("is_error").Bool() {
+		id := res.Get("tool_use_id").String()
+		if _, ok := calls[id]; !ok {
+			early[id] = rec
 			continue
 		}
-		w.claudeResult(call.Get("name").String(), call.Get("input"), rec.Get("toolUseResult"))
+		take(rec)
+	}
+	var names []string
+	for _, id := range bareOrder {
+		if name, ok := w.relQuiet(bare[id]); ok && !seen["result:"+id] && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) > 0 {
+		list := strings.Join(names[:min(len(names), 5)], ", ")
+		if len(names) > 5 {
+			list += fmt.Sprintf(" and %d more", len(names)-5)
+		}
+		w.skip("%d file(s) read with no toolUseResult (only the lines shown are recorded, not the file) are no inputs: %s", len(names), list)
 	}
 	return w
 }

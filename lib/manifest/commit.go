@@ -12,6 +12,10 @@ import (
 // durable, then writes the packs/ entry, the commit point. It sets m.Hash
 // and reports whether the manifest object was new.
 func Commit(s *store.Store, m *Manifest) (d digest.Digest, created bool, err error) {
+	// Hold ctx-gc off from here: what is checked present stays present.
+	if err := s.HoldWrites(); err != nil {
+		return d, false, err
+	}
 	for _, ref := range m.Refs() {
 		ok, err := s.Has(ref)
 		if err != nil {

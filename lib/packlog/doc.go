@@ -3,7 +3,10 @@
 //
 // Read loads every entry, in parallel, and reports a corrupt entry as a
 // problem without letting it hide the others. Entries are ordered newest
-// first by created (compared as times, not strings), ties broken by hash;
+// first by created (compared as times, not strings); ties (the snapshots
+// of an agent session share its start) are broken by lineage, then steps,
+// then packing time, then hash (Compare), and Previous walks a session's
+// snapshots in that order;
 // Top keeps the n first ones with a bounded heap, so `ctx-log -n 20` does
 // not sort the whole store. Filter selects by model, time range and gjson
 // queries (Query), which read a pack's manifest only when they name fields

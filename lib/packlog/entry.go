@@ -26,6 +26,11 @@ type Entry struct {
 	// listing: a fork packed unchanged keeps its parent's time, and must
 	// still be listed before it.
 	gen int32
+	// packed is when the entry was written (its modification time, in
+	// nanoseconds), read only for entries whose created time another
+	// entry shares (SetPackTimes): the snapshots of one agent session
+	// share the session's start as created.
+	packed int64
 }
 
 // Time returns the pack's created time.

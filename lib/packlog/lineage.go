@@ -9,9 +9,11 @@ import (
 )
 
 // Lineage returns pack d, its parent, its parent's parent, … to the root,
-// in that order, read from packs/ entries. If an ancestor is not in this
-// store (a fork of a pack made elsewhere) or its entry is corrupt, the
-// lineage found so far is returned with the error.
+// in that order, read from packs/ entries; a snapshot of an agent session
+// is followed by the snapshot taken before it (Previous), as its parent
+// would be. If an ancestor is not in this store (a fork of a pack made
+// elsewhere) or its entry is corrupt, the lineage found so far is returned
+// with the error.
 func Lineage(s *store.Store, d digest.Digest) ([]Entry, error) {
 	var out []Entry
 	seen := map[digest.Digest]bool{}
@@ -31,9 +33,12 @@ func Lineage(s *store.Store, d digest.Digest) ([]Entry, error) {
 			return out, err
 		}
 		out = append(out, e)
-		if e.Parent.IsZero() {
-			return out, nil
+		next := e.Parent
+		if next.IsZero() {
+			if next, err = Previous(s, d); err != nil || next.IsZero() {
+				return out, err
+			}
 		}
-		child, d = d, e.Parent
+		child, d = d, next
 	}
 }

@@ -43,7 +43,7 @@ func List(s *store.Store, opt Options) (Listing, error) {
 	// Workers find problems in directory order; report them in a stable one.
 	slices.SortStableFunc(problems, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	IndexTags(tags).Apply(entries)
-	SetGenerations(entries)
+	SetPackTimes(s, entries)
 	l := Listing{Problems: problems, Total: len(entries)}
 	if !opt.needsManifest() {
 		l.Entries = top(entries, opt.Limit, opt.matchSummary, true)

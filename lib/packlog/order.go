@@ -4,14 +4,20 @@ import (
 	"bytes"
 	"cmp"
 	"container/heap"
-	"github.com/ctx-tools/ctx/lib/digest"
+	"os"
 	"slices"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 // Compare orders entries as ctx-log lists them: newest created first;
 // among equal times, descendants before their ancestors (as git log lists
-// a commit before its parent), then by hash ascending, so equal times still
-// give one deterministic order. The descendant rule needs SetGenerations.
+// a commit before its parent), then the pack with more steps (snapshots of
+// one agent session share its start as created, and a session grows), then
+// the one packed later, then by hash ascending, so equal times still give
+// one deterministic order. The descendant rule needs SetGenerations, the
+// packing time SetPackTimes.
 func Compare(a, b *Entry) int {
 	switch {
 	case a.sec != b.sec:
@@ -29,6 +35,16 @@ func Compare(a, b *Entry) int {
 			return -1
 		}
 		return 1
+	case a.Steps != b.Steps:
+		if a.Steps > b.Steps {
+			return -1
+		}
+		return 1
+	case a.packed != b.packed:
+		if a.packed > b.packed {
+			return -1
+		}
+		return 1
 	}
 	return bytes.Compare(a.Hash[:], b.Hash[:])
 }
@@ -36,7 +52,11 @@ func Compare(a, b *Entry) int {
 // SetGenerations records, for each entry, how many of its ancestors in es
 // share its created time, so that Compare lists descendants first. Only
 // entries whose time is not unique are looked at: usually none.
-func SetGenerations(es []Entry) {
+func SetGenerations(es []Entry) { setTies(es, nil) }
+
+// setTies sets gen, and packed when s is not nil, for the entries whose
+// created time is not unique.
+func setTies(es []Entry, s *store.Store) {
 	type instant struct {
 		sec  int64
 		nsec int32
@@ -64,6 +84,11 @@ func SetGenerations(es []Entry) {
 	for i := range es {
 		if shared[instant{es[i].sec, es[i].nsec}] {
 			byHash[es[i].Hash] = i
+			if s != nil {
+				if fi, err := os.Lstat(s.Path("packs", es[i].Hash.Hex())); err == nil {
+					es[i].packed = fi.ModTime().UnixNano()
+				}
+			}
 		}
 	}
 	for _, i := range byHash {
@@ -81,6 +106,12 @@ func SetGenerations(es []Entry) {
 		es[i].gen = n
 	}
 }
+
+// SetPackTimes records when each entry whose created time another entry
+// shares was packed (its packs/ file's modification time), for Compare,
+// and sets the generations as SetGenerations does. Entries of unique
+// times are not looked at: usually all of them.
+func SetPackTimes(s *store.Store, es []Entry) { setTies(es, s) }
 
 // Sort sorts entries newest first (Compare).
 func Sort(es []Entry) {

@@ -160,3 +160,41 @@ func TestTopTiedFork(t *testing.T) {
 		t.Errorf("Top(1) after a fork = %v, want the child %v", got, child.Hash.Short())
 	}
 }
+
+// Among packs created at one instant (the snapshots of an agent session
+// share its start), the one with more steps comes first, then the one
+// packed later, then the lower hash; a descendant still precedes its
+// ancestor.
+func TestSortTies(t *testing.T) {
+	h := func(c byte) digest.Digest {
+		var d digest.Digest
+		for i := range d {
+			d[i] = c
+		}
+		return d
+	}
+	at := "2026-03-01T10:00:01Z"
+	mk := func(c byte, steps int, packed int64) Entry {
+		e := entry(t, h(c), at)
+		e.Steps, e.packed = steps, packed
+		return e
+	}
+	es := []Entry{
+		mk(1, 6, 300), // first snapshot, packed last (a re-pack)
+		mk(2, 22, 100),
+		mk(3, 14, 200),
+		mk(4, 14, 250), // as many steps as 3, packed later
+		mk(5, 14, 250), // same steps and time as 4: the hash decides
+	}
+	fork := mk(6, 1, 50) // a fork of 2, with fewer steps and packed earlier
+	fork.Parent = h(2)
+	es = append(es, fork)
+	for range 20 {
+		rand.Shuffle(len(es), func(i, j int) { es[i], es[j] = es[j], es[i] })
+		Sort(es)
+		want := []string{h(6).Short(), h(2).Short(), h(4).Short(), h(5).Short(), h(3).Short(), h(1).Short()}
+		if got := hashes(es); !slices.Equal(got, want) {
+			t.Fatalf("order = %v, want %v", got, want)
+		}
+	}
+}

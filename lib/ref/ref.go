@@ -1,7 +1,8 @@
 // Package ref resolves the references by which users name packs and
 // objects: sha256:<hex>, <hex>, ctx://<hex>, a unique hex prefix of at least
 // four digits, "latest" or a tag name, each optionally followed by ^ (parent)
-// or ~N (N-th ancestor). It also reads references from a stream of ctx
+// or ~N (N-th ancestor). A snapshot of an agent session has no parent: its
+// ^ is the session's snapshot taken before it (packlog.Previous). It also reads references from a stream of ctx
 // output, so that any tool's output line names a pack for the next tool.
 package ref
 
@@ -15,7 +16,9 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/suggest"
 )
 
 // MinPrefix is the shortest hex prefix accepted as a reference.
@@ -105,16 +108,50 @@ func Resolve(s *store.Store, r string) (digest.Digest, error) {
 			return d, &Error{Ref: r, Err: err}
 		}
 		if parent.IsZero() {
-			return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("pack %s has no parent", d))}
+			return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("pack %s has no parent (nor an earlier snapshot of its session)", d))}
 		}
 		d = parent
 	}
 	return d, nil
 }
 
+// TagName returns the tag r names as a whole (r is a tag name, with no
+// ^ or ~N), and whether it is one: what Resolve reads from refs/tags/.
+// Hashes, hash prefixes and latest are not tags.
+func TagName(r string) (string, bool) {
+	base, up, err := split(r)
+	if err != nil || up > 0 || base == store.Latest {
+		return "", false
+	}
+	if digest.IsHex(base) && len(base) >= MinPrefix {
+		return "", false
+	}
+	if store.CheckTagName(base) != nil {
+		return "", false
+	}
+	return base, true
+}
+
 // parentOf returns the parent of pack d: from its packs/ entry, or from
 // its manifest when the pack has no entry here (only its objects copied).
+// A pack without a parent that is a snapshot of an agent session has the
+// session's previous snapshot in its place.
 func parentOf(s *store.Store, d digest.Digest) (digest.Digest, error) {
+	return Predecessor(s, d)
+}
+
+// Predecessor returns what pack d follows: its parent, else, for a
+// snapshot of an agent session, the snapshot taken before it; zero if
+// neither exists.
+func Predecessor(s *store.Store, d digest.Digest) (digest.Digest, error) {
+	p, err := parent(s, d)
+	if err != nil || !p.IsZero() {
+		return p, err
+	}
+	return packlog.Previous(s, d)
+}
+
+func parent(s *store.Store, d digest.Digest) (digest.Digest, error) {
 	sum, err := manifest.LoadSummary(s, d)
 	if err == nil {
 		return sum.Parent, nil
@@ -251,7 +288,7 @@ func resolveBase(s *store.Store, r, base, kind string, list func(prefix string) 
 		case errors.Is(err, store.ErrNotFound) && digest.IsHex(base):
 			return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("no pack or tag named %q (a hash prefix needs at least %d hex digits)", base, MinPrefix)), named: true}
 		case errors.Is(err, store.ErrNotFound):
-			return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("no pack or tag named %q", base)), named: true}
+			return d, &Error{Ref: r, Err: notFound(fmt.Sprintf("no pack or tag named %q%s", base, didYouMean(s, base))), named: true}
 		case err != nil:
 			return d, &Error{Ref: r, Err: err}
 		}
@@ -272,4 +309,19 @@ func resolveBase(s *store.Store, r, base, kind string, list func(prefix string) 
 	}
 	slices.SortFunc(cands, func(a, b digest.Digest) int { return bytes.Compare(a[:], b[:]) })
 	return digest.Digest{}, &Error{Ref: r, Err: &AmbiguousError{Ref: r, Candidates: cands}, named: true}
+}
+
+// didYouMean names the tags (and latest) that name is probably a typo of,
+// as "; did you mean …?", or "" when none is near.
+func didYouMean(s *store.Store, name string) string {
+	names := []string{store.Latest}
+	tags, _, _ := packlog.ReadTags(s)
+	for _, t := range tags {
+		names = append(names, t.Name)
+	}
+	near := suggest.Nearest(name, names)
+	if len(near) == 0 {
+		return ""
+	}
+	return "; did you mean " + suggest.Join(near, "") + "?"
 }

@@ -201,3 +201,43 @@ func TestReadStream(t *testing.T) {
 		}
 	}
 }
+
+func TestTagName(t *testing.T) {
+	for _, c := range []struct {
+		ref  string
+		tag  string
+		isIt bool
+	}{
+		{"baseline", "baseline", true},
+		{"v1.2", "v1.2", true},
+		{"abc", "abc", true}, // too short to be a prefix
+		{"baseline^", "", false},
+		{"baseline~2", "", false},
+		{"latest", "", false},
+		{"abcd", "", false},
+		{"sha256:" + strings.Repeat("ab", 32), "", false},
+		{"ctx://" + strings.Repeat("ab", 32), "", false},
+		{strings.Repeat("ab", 32), "", false},
+		{"-x", "", false},
+		{"", "", false},
+	} {
+		tag, ok := TagName(c.ref)
+		if tag != c.tag || ok != c.isIt {
+			t.Errorf("TagName(%q) = %q, %v; want %q, %v", c.ref, tag, ok, c.tag, c.isIt)
+		}
+	}
+}
+
+func TestValid(t *testing.T) {
+	hex := strings.Repeat("ab", 32)
+	for _, r := range []string{"latest", "latest^", "baseline~2", "sha256:" + hex, "ctx://" + hex, hex, "abcd", "v1.2-rc_3", hex + "^"} {
+		if !Valid(r) {
+			t.Errorf("Valid(%q) = false", r)
+		}
+	}
+	for _, r := range []string{"", "2026-01-01T00:00:00Z", "(0)", "sha256:abcd", hex + "ab", "a/b", "-x", "^", "x~y", "pack:"} {
+		if Valid(r) {
+			t.Errorf("Valid(%q) = true", r)
+		}
+	}
+}

@@ -9,6 +9,9 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 // Item is one reference read from a stream, with the input value it came
@@ -34,8 +37,14 @@ func ReadStream(r io.Reader) ([]Item, error) {
 	}
 	if c := trimmed[0]; c != '"' && c != '{' {
 		var items []Item
-		for _, w := range strings.Fields(string(trimmed)) {
-			items = append(items, Item{Ref: w})
+		for n, line := range strings.Split(string(trimmed), "\n") {
+			for _, w := range strings.Fields(line) {
+				if !Valid(w) {
+					return nil, &StreamError{Msg: fmt.Sprintf("stdin holds text that is not pack references (line %d: %q)", n+1, clip(line)),
+						Hint: "pipe the JSON a ctx command prints (without --human), or name the packs as arguments"}
+				}
+				items = append(items, Item{Ref: w})
+			}
 		}
 		return items, nil
 	}
@@ -63,7 +72,12 @@ func ReadStream(r io.Reader) ([]Item, error) {
 				}
 			}
 			if res.Type != gjson.String {
-				return nil, fmt.Errorf("reading references from stdin: value %d: object has no \"hash\", \"uri\", \"pack\" or \"b\" string", n)
+				if gjson.GetBytes(raw, "steps").Exists() || gjson.GetBytes(raw, "model").Exists() {
+					return nil, &StreamError{Msg: fmt.Sprintf("stdin value %d is an execution log, not a pack reference", n),
+						Hint: "pack it first (ctx-pack LOG, or … | ctx-pack | this command), or name a pack"}
+				}
+				return nil, &StreamError{Msg: fmt.Sprintf("reading references from stdin: value %d: object has no \"hash\", \"uri\", \"pack\" or \"b\" string", n),
+					Hint: "pipe a line a ctx command prints (ctx-log, ctx-pack, ctx-show …), or name the packs as arguments"}
 			}
 			items = append(items, Item{Ref: res.String(), Raw: raw})
 		default:
@@ -71,3 +85,46 @@ func ReadStream(r io.Reader) ([]Item, error) {
 		}
 	}
 }
+
+// StreamError reports stdin that holds no pack references, with a hint
+// that says what to pipe instead.
+type StreamError struct {
+	Msg, Hint string
+}
+
+func (e *StreamError) Error() string { return e.Msg }
+
+// clip shortens a line of text for a message.
+func clip(line string) string {
+	line = strings.TrimSpace(line)
+	if r := []rune(line); len(r) > 60 {
+		return string(r[:60]) + "…"
+	}
+	return line
+}
+
+// Valid reports whether r is written as a reference: a hash, a hash
+// prefix, latest or a tag name, with ^ and ~N suffixes. It does not look
+// at any store.
+func Valid(r string) bool {
+	base, _, err := split(r)
+	if err != nil {
+		return false
+	}
+	hex, isHash := strings.CutPrefix(base, "sha256:")
+	if !isHash {
+		hex, isHash = strings.CutPrefix(base, "ctx://")
+	}
+	switch {
+	case isHash:
+		return len(hex) == digest.HexSize && digest.IsHex(hex)
+	case base == store.Latest:
+		return true
+	case digest.IsHex(base) && len(base) >= MinPrefix:
+		return len(base) <= digest.HexSize
+	}
+	return store.CheckTagName(base) == nil
+}
+
+// Unwrap makes a StreamError an ErrInvalid: a usage error.
+func (e *StreamError) Unwrap() error { return ErrInvalid }

@@ -40,6 +40,9 @@ type PullResult struct {
 	// ReferrersSkipped counts referrers of kinds ctx does not attach,
 	// left on the remote (ReferrerOptions.AllKinds).
 	ReferrersSkipped int `json:"referrers_skipped,omitzero"`
+	// Tag is the local tag the caller gave the pack (ctx-pull names a
+	// pack pulled by its tag so here too); Pull leaves it empty.
+	Tag string `json:"tag,omitzero"`
 }
 
 // ParseRef reads a pull reference: a full pack hash (sha256:<hex>,
@@ -87,6 +90,11 @@ type PullOptions struct {
 	// pack's referrers to (FetchReferrers), as ReferrerOptions says.
 	Referrers       string
 	ReferrerOptions ReferrerOptions
+	// Check, when set, is called with the pack's hash once the remote has
+	// named it and before anything is downloaded or stored; an error
+	// from it ends the pull with the store unchanged (ctx-pull refusing
+	// to move a tag).
+	Check func(pack digest.Digest) error
 }
 
 // Pull fetches the pack a tag or full hash names into s. Everything is
@@ -103,6 +111,11 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 		return nil, err
 	}
 	d := img.pack.Hash
+	if opts.Check != nil {
+		if err := opts.Check(d); err != nil {
+			return nil, err
+		}
+	}
 	res := &PullResult{Hash: d, URI: d.URI(), Remote: c.Remote.URL, Digest: img.desc.Digest.String(), Layers: img.layers, Parent: img.pack.Parent}
 	res.Downloaded.add(int64(len(img.config)))
 

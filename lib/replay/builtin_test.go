@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,7 +87,7 @@ func TestBuiltins(t *testing.T) {
 	}{
 		{"read path", "read_file", `{"path":"README.md"}`, "# demo\nhello world\n"},
 		{"read file_path", "read_file", `{"file_path":"src/main.go"}`, sampleTree["src/main.go"]},
-		{"read filename", "read_file", `{"filename":"./docs/../docs/a.md"}`, "error: read_file: path \"./docs/../docs/a.md\" contains \"..\"; built-in tools only read inside the workspace"},
+		{"read filename", "read_file", `{"filename":"./docs/../docs/a.md"}`, "error: read_file: path \"./docs/../docs/a.md\" leads outside the working directory through \"..\"; only files inside the working directory are replayed"},
 		{"read dot slash", "read_file", `{"filename":"./docs/a.md"}`, "alpha\n"},
 		{"read alias list_directory", "list_directory", `{"path":"docs"}`, "a.md\nb.txt\n"},
 		{"read empty file", "read_file", `{"path":"empty.txt"}`, ""},
@@ -107,15 +108,15 @@ func TestBuiltins(t *testing.T) {
 		{"read unknown param", "read_file", `{"path":"README.md","encoding":"latin1"}`, `error: read_file: unsupported parameter "encoding"; give an executor with --tool to replay this step`},
 		{"read missing", "read_file", `{"path":"nope.txt"}`, "error: read_file: nope.txt: no such file or directory"},
 		{"read directory", "read_file", `{"path":"src"}`, "error: read_file: src is a directory"},
-		{"read absolute", "read_file", `{"path":"` + filepath.Join(dir, "README.md") + `"}`, `error: read_file: path "` + filepath.Join(dir, "README.md") + `" is absolute; built-in tools only read inside the workspace`},
-		{"read dotdot", "read_file", `{"path":"../secret"}`, `error: read_file: path "../secret" contains ".."; built-in tools only read inside the workspace`},
+		{"read absolute", "read_file", `{"path":"` + filepath.Join(dir, "README.md") + `"}`, `error: read_file: path "` + filepath.Join(dir, "README.md") + `" is absolute, outside the recorded working directory; only files inside the working directory are replayed`},
+		{"read dotdot", "read_file", `{"path":"../secret"}`, `error: read_file: path "../secret" leads outside the working directory through ".."; only files inside the working directory are replayed`},
 		{"read empty path", "read_file", `{"path":""}`, `error: read_file: path is empty`},
 
 		{"ls root", "list_dir", `{}`, ".git/\nREADME.md\ndocs/\nempty.txt\nsrc/\n"},
 		{"ls sub", "list_dir", `{"path":"src"}`, "main.go\nnotes.txt\nutil/\n"},
 		{"ls ignore", "list_dir", `{"path":"docs","ignore":["*.txt"]}`, "a.md\n"},
 		{"ls file", "list_dir", `{"path":"README.md"}`, "error: list_dir: README.md: not a directory"},
-		{"ls dotdot", "list_dir", `{"path":".."}`, `error: list_dir: path ".." contains ".."; built-in tools only read inside the workspace`},
+		{"ls dotdot", "list_dir", `{"path":".."}`, `error: list_dir: path ".." leads outside the working directory through ".."; only files inside the working directory are replayed`},
 		{"ls bad ignore", "list_dir", `{"ignore":["["]}`, `error: list_dir: ignore pattern "[": syntax error in pattern`},
 
 		{"glob star", "glob", `{"pattern":"*.md"}`, "README.md\n"},
@@ -125,8 +126,8 @@ func TestBuiltins(t *testing.T) {
 		{"glob doublestar everything skips .git", "glob", `{"pattern":"**"}`, "README.md\ndocs/a.md\ndocs/b.txt\nempty.txt\nsrc/main.go\nsrc/notes.txt\nsrc/util/data.bin\nsrc/util/strings.go\n"},
 		{"glob no match", "glob", `{"pattern":"*.rs"}`, ""},
 		{"glob no pattern", "glob", `{}`, "error: glob: no pattern parameter"},
-		{"glob escaping pattern", "glob", `{"pattern":"../*"}`, `error: glob: pattern: path "../*" contains ".."; built-in tools only read inside the workspace`},
-		{"glob absolute path", "glob", `{"pattern":"*","path":"/etc"}`, `error: glob: path "/etc" is absolute; built-in tools only read inside the workspace`},
+		{"glob escaping pattern", "glob", `{"pattern":"../*"}`, `error: glob: pattern: path "../*" leads outside the working directory through ".."; only files inside the working directory are replayed`},
+		{"glob absolute path", "glob", `{"pattern":"*","path":"/etc"}`, `error: glob: path "/etc" is absolute, outside the recorded working directory; only files inside the working directory are replayed`},
 
 		{"grep content", "grep", `{"pattern":"hello"}`, "README.md:2:hello world\nsrc/notes.txt:1:no newline at end, hello\nsrc/util/strings.go:2:// hello again\n"},
 		{"grep ignore case no numbers", "grep", `{"pattern":"HELLO","-i":true,"-n":false,"path":"src"}`, "src/main.go:\tprintln(\"Hello\")\nsrc/notes.txt:no newline at end, hello\nsrc/util/strings.go:// hello again\n"},
@@ -186,7 +187,7 @@ func TestConfinement(t *testing.T) {
 	}
 	for _, e := range escapes {
 		got := runTool(t, ws, e.tool, e.params)
-		if !strings.HasSuffix(got, "leads outside the workspace") && !strings.HasSuffix(got, "built-in tools only read inside the workspace") || strings.Contains(got, "SECRET") || strings.Contains(got, "other") {
+		if !strings.HasSuffix(got, "leads outside the workspace") && !strings.HasSuffix(got, "only files inside the working directory are replayed") || strings.Contains(got, "SECRET") || strings.Contains(got, "other") {
 			t.Errorf("%s %s escaped the workspace: %q", e.tool, e.params, got)
 		}
 	}
@@ -293,4 +294,52 @@ func FuzzGlob(f *testing.F) {
 		}
 		m.match(name)
 	})
+}
+
+func TestExpandBraces(t *testing.T) {
+	tests := []struct {
+		pattern string
+		want    []string
+	}{
+		{"a", []string{"a"}},
+		{"{a,b}", []string{"a", "b"}},
+		{"x{a,b}y{1,2}", []string{"xay1", "xay2", "xby1", "xby2"}},
+		{"{a,{b,c}d}", []string{"a", "bd", "cd"}},
+		{"{x{a,b}}", []string{"{xa}", "{xb}"}},
+		{"{a}", []string{"{a}"}},
+		{"{a,b", []string{"{a,b"}},
+		{"a,b}", []string{"a,b}"}},
+		{`\{a,b}`, []string{`\{a,b}`}},
+		{`{a\,b,c}`, []string{`a\,b`, "c"}},
+		{"{,a}", []string{"", "a"}},
+	}
+	for _, tt := range tests {
+		got, err := expandBraces(tt.pattern)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("expandBraces(%q) = %q, %v; want %q", tt.pattern, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{strings.Repeat("{a,b}", 11), strings.Repeat("{a,b}", maxBraceGroups+1)} {
+		if _, err := expandBraces(bad); err == nil {
+			t.Errorf("expandBraces of %d bytes of groups accepted", len(bad))
+		}
+	}
+}
+
+// TestExpandBracesMemory: a recorded pattern of 25,000 {a,b} groups (once
+// about 2 GB) is refused having allocated little more than its size.
+func TestExpandBracesMemory(t *testing.T) {
+	for _, p := range []string{strings.Repeat("{a,b}", 25000), strings.Repeat("{", 25000) + strings.Repeat("a,b}", 25000), strings.Repeat("x", 1<<20) + "{a,b}"} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := compileGlob(p)
+		runtime.ReadMemStats(&after)
+		if err != nil && len(err.Error()) > 300 {
+			t.Errorf("the error quotes %d bytes of the pattern", len(err.Error()))
+		}
+		if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(20*len(p)+1<<20); got > limit {
+			t.Errorf("compiling a pattern of %d bytes allocated %d bytes (limit %d)", len(p), got, limit)
+		}
+	}
 }

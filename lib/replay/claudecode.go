@@ -140,7 +140,7 @@ func claudeRead(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := render.ClaudeRead{Offset: offset, Limit: limit, Reminder: render.ClaudeReadReminder(recorded)}
+	req := render.ClaudeRead{Offset: offset, Limit: limit, Reminder: render.ClaudeReadReminder(recorded), Numbering: render.ClaudeNumberingOf(recorded)}
 	if sf := call.Workspace.seenAs(name); sf != nil {
 		return sf.claudeRead(name, req)
 	}
@@ -178,24 +178,9 @@ func (sf *seenFile) claudeRead(name string, req render.ClaudeRead) ([]byte, erro
 		}
 		lines = append(lines, l)
 	}
-	// Render the known lines as if they were the file from line start on,
-	// then renumber: the rendering of a line does not depend on the
-	// others.
-	out, err := render.ClaudeCodeRead([]byte(strings.Join(lines, "\n")), render.ClaudeRead{Limit: len(lines), Reminder: req.Reminder})
-	if err != nil || start == 1 {
-		return out, err
-	}
-	body := strings.TrimSuffix(string(out), req.Reminder)
-	var b strings.Builder
-	for i, l := range strings.Split(body, "\n") {
-		_, text, _ := strings.Cut(l, "→")
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "%6d→%s", start+i, text)
-	}
-	b.WriteString(req.Reminder)
-	return []byte(b.String()), nil
+	return render.ClaudeCodeRead([]byte(strings.Join(lines, "\n")), render.ClaudeRead{
+		Offset: start, Limit: len(lines), Reminder: req.Reminder, Numbering: req.Numbering, Base: start,
+	})
 }
 
 // rgGlob is a ripgrep --glob: a pattern without "/" matches a name at any

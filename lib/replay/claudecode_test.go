@@ -82,9 +82,11 @@ func TestClaudeCodeTools(t *testing.T) {
 		{"read", "Read", `{"file_path":"README.md"}`, "", "     1→# demo\n     2→hello world\n     3→"},
 		{"read keeps the recorded reminder", "Read", `{"file_path":"README.md","limit":1}`, "whatever" + render.ClaudeReadReminders[1], "     1→# demo" + render.ClaudeReadReminders[1]},
 		{"read offset", "Read", `{"file_path":"docs/a.md","offset":4,"limit":1}`, "", "     4→delta"},
+		{"read in the tab form the recording shows", "Read", `{"file_path":"README.md"}`, "1\t# other\n2\tx", "1\t# demo\n2\thello world\n3\t"},
+		{"read in the padded tab form", "Read", `{"file_path":"docs/a.md","offset":4,"limit":1}`, "     9\tx", "     4\tdelta"},
 		{"read empty", "Read", `{"file_path":"empty.txt"}`, "", "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"},
 		{"read missing", "Read", `{"file_path":"nope"}`, "", "error: Read: nope: no such file or directory"},
-		{"read outside", "Read", `{"file_path":"../x"}`, "", `error: Read: path "../x" contains ".."; built-in tools only read inside the workspace`},
+		{"read outside", "Read", `{"file_path":"../x"}`, "", `error: Read: path "../x" leads outside the working directory through ".."; only files inside the working directory are replayed`},
 		{"read pdf pages", "Read", `{"file_path":"a.pdf","pages":"1-2"}`, "", `skip: Read: pages "1-2" reads a PDF, which is not rendered`},
 		{"read unknown parameter", "Read", `{"file_path":"README.md","encoding":"x"}`, "", `error: Read: unsupported parameter "encoding"; give an executor with --tool to replay this step`},
 
@@ -167,7 +169,7 @@ func TestClaudeCodeHermetic(t *testing.T) {
 		{"grep over a name", "Grep", `{"pattern":"hello"}`, "", "skip: Grep: d.txt was seen only in part, so what it holds is not known"},
 		{"glob absolute pattern", "Glob", `{"pattern":"/w/lib/*.go"}`, "", "/w/lib/c.go"},
 		{"glob absolute pattern without wildcard", "Glob", `{"pattern":"/w/a.go"}`, "", "/w/a.go"},
-		{"glob absolute pattern elsewhere", "Glob", `{"pattern":"/etc/*.conf"}`, "", `error: Glob: pattern: path "/etc" is absolute; built-in tools only read inside the workspace`},
+		{"glob absolute pattern elsewhere", "Glob", `{"pattern":"/etc/*.conf"}`, "", `error: Glob: pattern: path "/etc" is absolute, outside the recorded working directory; only files inside the working directory are replayed`},
 		{"grep a directory of names", "Grep", `{"pattern":"x","path":"lib"}`, "", "skip: Grep: the files under lib were seen only by name or in part, so what they hold is not known"},
 		{"grep beside it", "Grep", `{"pattern":"hello","glob":"[ab].go"}`, "Found 2 files\n/w/a.go\n/w/b.go", "Found 2 files\n/w/a.go\n/w/b.go"},
 		// Claude Code prints a matching line's path relative to its

@@ -156,7 +156,7 @@ func codexRead(call *Call, dir string, stages [][]string) ([]byte, error) {
 		full, err := resolve(path.Join(dir, name))
 		if err != nil || path.IsAbs(name) {
 			if err == nil {
-				err = fmt.Errorf("path %q is absolute; built-in tools only read inside the workspace", name)
+				err = &outsideError{name, "is absolute, outside the recorded working directory"}
 			}
 			return "", fmt.Errorf("%s: %w", prog, err)
 		}

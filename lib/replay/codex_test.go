@@ -40,7 +40,7 @@ func TestCodexShellReads(t *testing.T) {
 		{"other program", "shell", `{"command":["python3","-c","print(1)"]}`, "", "skip: python3 is not one of the read-only commands replayed (cat, sed -n, head, nl -ba, ls, rg)"},
 		{"sed script", "shell", `{"command":["sed","-n","s/a/b/p","a.txt"]}`, "", `skip: sed: sed script "s/a/b/p" is not replayed; only plain reads are`},
 		{"ls -l", "shell", `{"command":["ls","-l"]}`, "", "skip: ls: option -l is not replayed; only plain reads are"},
-		{"outside", "shell", `{"command":["cat","../x"]}`, "", `error: cat: path "../x" contains ".."; built-in tools only read inside the workspace`},
+		{"outside", "shell", `{"command":["cat","../x"]}`, "", `error: cat: path "../x" leads outside the working directory through ".."; only files inside the working directory are replayed`},
 		{"missing file live", "shell", `{"command":["cat","nope"]}`, "", "error: cat: nope: no such file or directory"},
 		{"rg", "shell", `{"command":["rg","o"]}`, "", "a.txt:one\na.txt:two\n"},
 		{"rg -n in a dir", "shell", `{"command":["bash","-lc","rg -n -i PACKAGE src"]}`, "", "src/b.go:1:package b\n"},

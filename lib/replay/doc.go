@@ -22,11 +22,12 @@
 //     hash of what it produced is reported as actual); a step whose
 //     recorded call failed (its error, or metadata.is_error: an error
 //     message is not a result to reproduce); a step whose files the session saw only in part
-//     or only by name, where what it asks is not in the pack; a step that
-//     diverged or failed reading a file the session had written before it (Claude Code's
-//     Write, Edit, MultiEdit, NotebookEdit), or searching a directory
-//     holding one: the workspace holds the files as the session first saw
-//     them, not as it changed them; and a step
+//     or only by name, where what it asks is not in the pack; a step with
+//     a path outside the recorded working directory (absolute elsewhere,
+//     through "..", or under "~"): the pack holds nothing there; a step
+//     that diverged or failed reading a file whose content the replay no
+//     longer knows (an edit it could not carry out changed it), or
+//     searching a directory holding one; and a step
 //     whose result the agent would have rendered in a way the renderer does
 //     not reproduce (package render). The reason says which.
 //
@@ -36,7 +37,9 @@
 //
 //   - failed (exit 4): a deterministic step could not execute, or an input
 //     of the pack is missing;
-//   - degraded (exit 1): a deterministic step diverged;
+//   - degraded (exit 1): a deterministic step diverged, a non-deterministic
+//     step ctx ran failed (a step that failed is never exact), or a file
+//     the session wrote came out other than it left it;
 //   - unverified (exit 1): nothing diverged or failed, but no step was
 //     verified either: a replay that compared nothing proves nothing;
 //   - exact (exit 0): every deterministic step that could be compared
@@ -60,12 +63,57 @@
 // object named by 1,000 inputs costs 1 MB, not 1 GB. An external executor
 // that rewrites such a file in place changes its twins too.
 //
+// # The session's edits
+//
+// The file edits a session made are carried out in the workspace, in step
+// order, so that each later step sees the files as the session saw them
+// at that moment: Claude Code's Write, Edit and MultiEdit, Codex's
+// apply_patch (its tool, or a shell command running apply_patch with a
+// heredoc, whatever --codex-shell-reads says), and ctx's own write_file
+// and edit_file, applied by package edit, with the confinement of the
+// built-ins (relative paths under the recorded working directory, no
+// "..", no symbolic link out; a path outside is skipped). Steps left out
+// by Options.Steps still change the files. An edit is a file operation:
+// given the files, its effect and its answer are determined, so it is
+// graded as deterministic whatever the pack says. Its answer is rendered
+// as the agent gave it (package render: Write's "File created
+// successfully at: PATH", Edit's cat -n snippet or one-line forms, chosen
+// by the recording; apply_patch's summary, in the recorded frame) and
+// compared; MultiEdit's, write_file's and edit_file's answers are not
+// rendered, and the step is skipped once the edit is applied. An edit
+// that does not apply (its old_string is not in the file, a patch's lines
+// are not, a file it updates is missing) is diverged: the workspace is
+// not what the session had. That file, and one changed by an edit whose
+// starting content the pack does not hold or that is not reproduced
+// (NotebookEdit), is then unknown (see above). In a hermetic workspace a
+// file missing for an edit may be one the pack does not hold: such an
+// edit is skipped. Files an edit writes get modification times after
+// every input's, in step order, so listings ordered by time follow the
+// session. Each step result lists its Changes (created, updated or
+// deleted, with digests). Edits are not applied to a live tree (--live).
+//
+// After the last step, every output of the pack that a replayed edit
+// wrote (or could not reproduce) is compared with the workspace
+// (Report.Outputs; Summary.Outputs counts those written and those
+// reproduced exactly). Options.Until stops after a step instead, leaving
+// the workspace as it was then (kept with Keep, or made in Options.Dir).
+//
+// With Options.Git, the workspace is a temporary git work tree of a
+// repository at the commit the session started from, as the pack records
+// it (environment.metadata.git, package gitstate), with the pack's inputs
+// over it: files the session saw only by name or in part are known from
+// the commit, and the files that differed from the commit when the
+// session was packed are unknown, unless the pack holds them whole or
+// they held what the session wrote (its output of that name). The work
+// tree is removed afterwards unless Keep.
+//
 // # Built-in executors
 //
 // Built-ins only read, and only inside the workspace. A path parameter must
-// be relative, must not contain a ".." element, and may not reach outside
-// the workspace through a symbolic link (files are opened through an
-// os.Root). Paths in outputs are relative to the workspace and use "/".
+// be relative, must not contain a ".." element (either is skipped as
+// outside the working directory), and may not reach outside the
+// workspace through a symbolic link (files are opened through an
+// os.Root; that fails the step). Paths in outputs are relative to the workspace and use "/".
 // A parameter a built-in does not know fails the step rather than being
 // ignored, since it might have changed the recorded output. Walks (glob and
 // grep over a directory) skip directories named .git and do not follow
@@ -82,7 +130,9 @@
 //     path relative to path (default ".") matches pattern, as
 //     workspace-relative paths, sorted, one per line, each ending in "\n".
 //     Patterns use path.Match syntax per path element, "**" as a whole
-//     element matches any number of elements, and {a,b} alternatives expand.
+//     element matches any number of elements, and {a,b} alternatives expand
+//     (nested too; at most 64 groups and 1024 alternatives, in time and
+//     memory linear in the pattern).
 //   - grep {pattern, path?, glob?, output_mode?, -i?, -n?, head_limit?}:
 //     searches the file path, or every regular file under the directory
 //     path (default "."), for the regular expression pattern (Go RE2
@@ -103,7 +153,8 @@
 // Claude Code's Read, Glob, Grep and LS give their results as Claude Code
 // gives them to its model, byte for byte (the renderings, and what they
 // leave out, are documented in package render): Read as "%6d→line" lines
-// and its notices, Glob as paths oldest first or "No files found", Grep in
+// (or "N\tline", as Claude Code 2.1.12x numbers them, when the recording
+// shows that form) and its notices, Glob as paths oldest first or "No files found", Grep in
 // each output mode as ripgrep prints and Claude Code frames it (in
 // content mode a matching line's path relative to the working directory,
 // a context line's absolute, unless the recording shows the older or newer

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxAlternatives bounds {a,b} expansion, so a hostile pattern cannot
@@ -21,7 +22,7 @@ type globMatcher struct {
 func compileGlob(pattern string) (*globMatcher, error) {
 	alts, err := expandBraces(pattern)
 	if err != nil {
-		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
+		return nil, fmt.Errorf("pattern %q: %w", shortPattern(pattern), err)
 	}
 	m := &globMatcher{}
 	for _, a := range alts {
@@ -75,61 +76,159 @@ func matchElems(pat, name []string) bool {
 	return ok[0][0]
 }
 
-// expandBraces expands the first top-level {a,b,…} group of p, recursively.
-// A "{" with no matching "}" or no comma is literal.
+// shortPattern shortens a pattern quoted in an error to its first bytes.
+func shortPattern(p string) string {
+	const n = 100
+	if len(p) <= n {
+		return p
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(p[i]) {
+		i--
+	}
+	return p[:i] + fmt.Sprintf("… (%d bytes)", len(p))
+}
+
+// maxBraceGroups bounds the {…} groups a pattern may hold: each group can
+// multiply the alternatives, and real patterns hold a few.
+const maxBraceGroups = 64
+
+// braceNode is a piece of a pattern: literal text, or a group of
+// alternatives (each a sequence of pieces).
+type braceNode struct {
+	text string
+	alts [][]braceNode
+}
+
+// expandBraces expands every {a,b,…} group of p, nested ones included, as
+// a shell does. A "{" with no matching "}", or whose group has no comma
+// of its own, is literal; "\" escapes the next byte. Work and memory are
+// linear in len(p) plus the size of the result, which is bounded: more
+// than maxBraceGroups groups, or more than maxAlternatives alternatives,
+// is an error before anything is expanded.
 func expandBraces(p string) ([]string, error) {
-	open, close, commas := -1, -1, []int(nil)
-	depth := 0
-scan:
+	// Match the braces in one pass: close[i] is the "}" of the group
+	// opened at i, for groups with a comma of their own.
+	close := map[int]int{}
+	type open struct {
+		at    int
+		comma bool
+	}
+	var stack []open
 	for i := 0; i < len(p); i++ {
 		switch p[i] {
 		case '\\':
 			i++
 		case '{':
-			if depth == 0 {
-				open = i
-				commas = commas[:0]
-			}
-			depth++
+			stack = append(stack, open{at: i})
 		case ',':
-			if depth == 1 {
-				commas = append(commas, i)
+			if len(stack) > 0 {
+				stack[len(stack)-1].comma = true
 			}
 		case '}':
-			if depth == 0 {
+			if len(stack) == 0 {
 				continue
 			}
-			depth--
-			if depth == 0 {
-				if len(commas) > 0 {
-					close = i
-					break scan
+			o := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if o.comma {
+				close[o.at] = i
+				if len(close) > maxBraceGroups {
+					return nil, fmt.Errorf("more than %d {…} groups", maxBraceGroups)
 				}
-				open = -1
 			}
 		}
 	}
-	if close < 0 {
+	if len(close) == 0 {
 		return []string{p}, nil
 	}
-	prefix, suffix := p[:open], p[close+1:]
-	var parts []string
-	start := open + 1
-	for _, c := range commas {
-		parts = append(parts, p[start:c])
-		start = c + 1
+	seq := parseBraces(p, 0, len(p), close)
+	if n := countBraces(seq); n > maxAlternatives {
+		return nil, errors.New("too many {…} alternatives")
 	}
-	parts = append(parts, p[start:close])
-	var out []string
-	for _, part := range parts {
-		more, err := expandBraces(prefix + part + suffix)
-		if err != nil {
-			return nil, err
+	out := []string{""}
+	return expandSeq(seq, out), nil
+}
+
+// parseBraces reads p[lo:hi] into pieces; close gives each group's end.
+func parseBraces(p string, lo, hi int, close map[int]int) []braceNode {
+	var seq []braceNode
+	start := lo
+	for i := lo; i < hi; i++ {
+		switch p[i] {
+		case '\\':
+			i++
+			continue
+		case '{':
+		default:
+			continue
 		}
-		out = append(out, more...)
-		if len(out) > maxAlternatives {
-			return nil, errors.New("too many {…} alternatives")
+		end, ok := close[i]
+		if !ok || end >= hi {
+			continue
 		}
+		if start < i {
+			seq = append(seq, braceNode{text: p[start:i]})
+		}
+		var alts [][]braceNode
+		from := i + 1
+		depth := 0
+		for j := i + 1; j <= end; j++ {
+			switch {
+			case p[j] == '\\' && j < end:
+				j++
+			case p[j] == '{':
+				depth++
+			case p[j] == '}' && j < end:
+				depth--
+			case p[j] == ',' && depth == 0 || j == end:
+				alts = append(alts, parseBraces(p, from, j, close))
+				from = j + 1
+			}
+		}
+		seq = append(seq, braceNode{alts: alts})
+		i = end
+		start = end + 1
 	}
-	return out, nil
+	if start < hi {
+		seq = append(seq, braceNode{text: p[start:hi]})
+	}
+	return seq
+}
+
+// countBraces is the number of alternatives seq expands to, or more than
+// maxAlternatives when it is larger (it stops counting there).
+func countBraces(seq []braceNode) int {
+	n := 1
+	for _, node := range seq {
+		if node.alts == nil {
+			continue
+		}
+		sum := 0
+		for _, a := range node.alts {
+			sum = min(sum+countBraces(a), maxAlternatives+1)
+		}
+		n = min(n*max(sum, 1), maxAlternatives+1)
+	}
+	return n
+}
+
+// expandSeq appends each alternative of seq to each prefix.
+func expandSeq(seq []braceNode, prefixes []string) []string {
+	for _, node := range seq {
+		if node.alts == nil {
+			for i := range prefixes {
+				prefixes[i] += node.text
+			}
+			continue
+		}
+		var next []string
+		for _, pre := range prefixes {
+			for _, a := range node.alts {
+				next = append(next, expandSeq(a, []string{pre})...)
+			}
+		}
+		prefixes = next
+	}
+	return prefixes
 }

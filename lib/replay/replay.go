@@ -71,6 +71,10 @@ type Report struct {
 	Summary  Summary      `json:"summary"`
 	Steps    []StepResult `json:"steps"`
 	Drift    []Drift      `json:"drift"`
+	// Outputs compares the outputs of the pack that the session wrote
+	// with the workspace after the last step (absent when the replay
+	// stopped before it).
+	Outputs []OutputResult `json:"outputs,omitempty"`
 
 	// Workspace is the directory the steps ran in; it is gone after Run
 	// unless Options.Keep or Options.Live.
@@ -88,10 +92,28 @@ type Summary struct {
 	DivergedExpected int `json:"diverged_expected"`
 	Failed           int `json:"failed"`
 	Skipped          int `json:"skipped"`
+	// Outputs counts the outputs the session wrote that were compared
+	// after the last step, and those the replay reproduced exactly.
+	Outputs *OutputSummary `json:"outputs,omitempty"`
 }
 
-func summarize(steps []StepResult) Summary {
+// OutputSummary counts the written outputs compared (Written) and those
+// found equal (Reproduced).
+type OutputSummary struct {
+	Written    int `json:"written"`
+	Reproduced int `json:"reproduced"`
+}
+
+func summarize(steps []StepResult, outputs []OutputResult) Summary {
 	sum := Summary{Steps: len(steps)}
+	if len(outputs) > 0 {
+		sum.Outputs = &OutputSummary{Written: len(outputs)}
+		for _, o := range outputs {
+			if o.Status == Matched {
+				sum.Outputs.Reproduced++
+			}
+		}
+	}
 	for _, r := range steps {
 		switch r.Status {
 		case Matched:
@@ -121,6 +143,8 @@ type StepResult struct {
 	Actual        string `json:"actual,omitempty"`
 	Reason        string `json:"reason,omitempty"`
 	DurationMS    int64  `json:"duration_ms"`
+	// Changes are what a replayed edit did to the workspace's files.
+	Changes []FileChange `json:"changes,omitempty"`
 }
 
 // Drift is one dependency of the run that changed: a tool version (Tool),
@@ -146,6 +170,19 @@ type Options struct {
 	TempDir string
 	// Steps selects the steps to replay (all when empty).
 	Steps []Range
+	// Until, if set, stops the replay after the step of that index: the
+	// workspace is then as the session left it at that step (kept with
+	// Keep or Dir).
+	Until *int
+	// Dir, if set, is where the temporary workspace is made instead of a
+	// new directory under TempDir: a directory that does not exist yet,
+	// or an empty one. It is kept.
+	Dir string
+	// Git, if set, is a git repository holding the commit the session
+	// started from (the pack's environment.metadata.git): the workspace is
+	// a temporary work tree of it at that commit, with the pack's inputs
+	// over it, removed afterwards unless Keep.
+	Git string
 	// Tools are the user's executors by tool name; they take precedence
 	// over built-ins and aliases.
 	Tools map[string]Executor
@@ -180,6 +217,8 @@ type Call struct {
 	// not depend on the files (see package render), never to make up a
 	// result.
 	Recorded func() ([]byte, error)
+
+	changes []FileChange // what an edit did, for the report
 }
 
 // maxRecorded bounds the recorded output a renderer may load.
@@ -200,22 +239,47 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 	if err != nil {
 		return nil, err
 	}
+	last := len(m.Steps) - 1
+	if opt.Until != nil {
+		if *opt.Until < 0 || *opt.Until > last {
+			return nil, fmt.Errorf("replaying until step %d: the pack has %d steps (0-%d): %w", *opt.Until, len(m.Steps), last, ErrNoSteps)
+		}
+		last = *opt.Until
+	}
 	rep := &Report{Pack: m.Hash.String(), Steps: []StepResult{}, Drift: []Drift{}}
 	var ws *Workspace
-	if opt.Live != "" {
+	switch {
+	case opt.Git != "":
+		var missing []Drift
+		var remove func()
+		ws, missing, remove, err = gitWorkspace(s, m, opt.Git, opt.TempDir)
+		if err != nil {
+			return nil, err
+		}
+		if opt.Keep {
+			defer ws.Close()
+		} else {
+			defer remove()
+		}
+		rep.Drift = append(rep.Drift, missing...)
+	case opt.Live != "":
 		ws, err = OpenLive(opt.Live)
 		if err != nil {
 			return nil, err
 		}
 		defer ws.Close()
 		rep.Drift = append(rep.Drift, ws.CheckInputs(s, m.Inputs)...)
-	} else {
+	default:
 		var missing []Drift
-		ws, missing, err = Materialise(s, m.Inputs, opt.TempDir)
+		if opt.Dir != "" {
+			ws, missing, err = MaterialiseDir(s, m.Inputs, opt.Dir)
+		} else {
+			ws, missing, err = Materialise(s, m.Inputs, opt.TempDir)
+		}
 		if err != nil {
 			return nil, err
 		}
-		if opt.Keep {
+		if opt.Keep || opt.Dir != "" {
 			defer ws.Close()
 		} else {
 			defer ws.Remove()
@@ -234,17 +298,37 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 		maps.Copy(tools, CodexShellTools())
 		maps.Copy(tools, opt.Tools)
 	}
-	versions := map[string]string{}
-	writes := firstWrites(m.Steps, ws)
-	for i, st := range selected {
-		if opt.Progress != nil {
-			opt.Progress(i+1, len(selected), st)
+	chosen := map[*manifest.Step]bool{}
+	for _, st := range selected {
+		if st.Index <= last || opt.Until == nil {
+			chosen[st] = true
 		}
-		r, ex := replayStep(ctx, s, ws, st, tools)
-		if r.Status == Diverged || r.Status == Failed {
-			if name, at, ok := writtenBefore(st, writes, ws); ok {
+	}
+	versions := map[string]string{}
+	pos, total := 0, len(chosen)
+	for i := range m.Steps[:last+1] {
+		st := &m.Steps[i]
+		if !chosen[st] {
+			// A step left out still changes the files when it is an edit,
+			// so that the steps after it see them as the session did.
+			if ed := editorFor(st, opt.Tools); ed != nil && !recordedError(st) {
+				call := &Call{Tool: st.Tool, Index: st.Index, Parameters: st.Parameters, Workspace: ws}
+				if !st.OutputRef.IsZero() {
+					call.Recorded = func() ([]byte, error) { return recordedOutput(s, st.OutputRef) }
+				}
+				ed.Run(ctx, call, io.Discard)
+			}
+			continue
+		}
+		pos++
+		if opt.Progress != nil {
+			opt.Progress(pos, total, st)
+		}
+		r, ex := replayStep(ctx, s, ws, st, tools, opt.Tools)
+		if (r.Status == Diverged || r.Status == DivergedExpected || r.Status == Failed) && editorFor(st, opt.Tools) == nil {
+			if why, ok := touchesUnknown(st, ws); ok {
 				r.Status = Skipped
-				r.Reason = fmt.Sprintf("the session wrote %s at step %d: the workspace holds the files as the session first saw them", name, at)
+				r.Reason = why
 			}
 		}
 		if err := ctx.Err(); err != nil {
@@ -255,11 +339,61 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 		}
 		rep.Steps = append(rep.Steps, r)
 	}
+	if last == len(m.Steps)-1 {
+		rep.Outputs = checkOutputs(ws, m.Outputs)
+	}
 	rep.Drift = append(rep.Drift, versionDrift(m.Environment.ToolVersions, versions)...)
-	nameChangedInputs(rep, selected)
-	rep.Summary = summarize(rep.Steps)
+	nameChangedInputs(rep, chosenSteps(m.Steps, chosen))
+	rep.Summary = summarize(rep.Steps, rep.Outputs)
 	rep.Fidelity = grade(rep)
 	return rep, nil
+}
+
+func chosenSteps(steps []manifest.Step, chosen map[*manifest.Step]bool) []*manifest.Step {
+	var out []*manifest.Step
+	for i := range steps {
+		if chosen[&steps[i]] {
+			out = append(out, &steps[i])
+		}
+	}
+	return out
+}
+
+// OutputResult compares an output of the pack that the session wrote with
+// what the replayed edits left in the workspace: matched, diverged, or
+// skipped when an edit of it could not be replayed (the reason says
+// which).
+type OutputResult struct {
+	Name     string `json:"name"`
+	Status   Status `json:"status"`
+	Expected string `json:"expected"`
+	Actual   string `json:"actual,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// checkOutputs compares each output the replayed edits wrote, or tried
+// to, with the workspace.
+func checkOutputs(ws *Workspace, outputs []manifest.Output) []OutputResult {
+	var out []OutputResult
+	for _, o := range outputs {
+		why, unknown := ws.unknown[o.Name]
+		if !ws.written[o.Name] && !unknown {
+			continue
+		}
+		r := OutputResult{Name: o.Name, Expected: o.ContentRef.String()}
+		switch got, err := ws.hash(o.Name); {
+		case unknown:
+			r.Status, r.Reason = Skipped, o.Name+" is not known: "+why
+		case err != nil:
+			r.Status, r.Reason = Diverged, err.Error()
+		case got == o.ContentRef:
+			r.Status, r.Actual = Matched, got.String()
+		default:
+			r.Status, r.Actual = Diverged, got.String()
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 func grade(rep *Report) Fidelity {
@@ -270,13 +404,18 @@ func grade(rep *Report) Fidelity {
 		}
 	}
 	for _, r := range rep.Steps {
-		if !r.Deterministic {
-			continue
-		}
-		switch r.Status {
-		case Failed:
+		switch {
+		case r.Status == Failed && r.Deterministic:
 			return Lost
-		case Diverged:
+		case r.Status == Failed, r.Status == Diverged && r.Deterministic:
+			// A non-deterministic step that ctx ran and could not
+			// complete proves nothing either way, but it is no exact
+			// replay.
+			f = Degraded
+		}
+	}
+	for _, o := range rep.Outputs {
+		if o.Status == Diverged {
 			f = Degraded
 		}
 	}
@@ -286,39 +425,13 @@ func grade(rep *Report) Fidelity {
 	return f
 }
 
-// fileWriters are the agents' tools that change the file a parameter
-// names (Claude Code's).
-var fileWriters = map[string]string{"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
-
-// firstWrites maps each workspace file a step of the pack wrote to the
-// index of the first step that wrote it.
-func firstWrites(steps []manifest.Step, ws *Workspace) map[string]int {
-	writes := map[string]int{}
-	for _, st := range steps {
-		key, ok := fileWriters[st.Tool]
-		if !ok || st.Type != manifest.ToolCall || recordedError(&st) {
-			continue
-		}
-		p := gjson.GetBytes(st.Parameters, key)
-		if p.Type != gjson.String {
-			continue
-		}
-		if name, err := resolve(ws.local(p.Str)); err == nil {
-			if _, seen := writes[name]; !seen {
-				writes[name] = st.Index
-			}
-		}
-	}
-	return writes
-}
-
-// writtenBefore reports a file the session wrote before deterministic step
-// st, which st reads or whose directory it searches: the workspace holds
-// files as the session first saw them, not as it left them, so a
-// difference or a missing file says nothing about the step.
-func writtenBefore(st *manifest.Step, writes map[string]int, ws *Workspace) (string, int, bool) {
-	if !st.Deterministic || st.Tool == "" || len(writes) == 0 || recordedError(st) {
-		return "", 0, false
+// touchesUnknown reports a file whose content the replay no longer knows
+// (an edit it could not carry out changed it) that deterministic step st
+// reads, or under the directory it searches: a difference then says
+// nothing about the step.
+func touchesUnknown(st *manifest.Step, ws *Workspace) (string, bool) {
+	if st.Tool == "" || len(ws.unknown) == 0 {
+		return "", false
 	}
 	scope := "."
 	for _, k := range []string{"file_path", "path", "filename", "notebook_path"} {
@@ -328,24 +441,24 @@ func writtenBefore(st *manifest.Step, writes map[string]int, ws *Workspace) (str
 		}
 		name, err := resolve(ws.local(p.Str))
 		if err != nil {
-			return "", 0, false // the executor says what is wrong with it
+			return "", false // the executor says what is wrong with it
 		}
 		scope = name
 		break
 	}
-	best, at := "", -1
-	for name, i := range writes {
-		if i >= st.Index || !(scope == "." || name == scope || strings.HasPrefix(name, scope+"/")) {
-			continue
-		}
-		if at < 0 || i < at || i == at && name < best {
-			best, at = name, i
+	best := ""
+	for name := range ws.unknown {
+		if (scope == "." || name == scope || strings.HasPrefix(name, scope+"/")) && (best == "" || name < best) {
+			best = name
 		}
 	}
-	return best, at, at >= 0
+	if best == "" {
+		return "", false
+	}
+	return fmt.Sprintf("%s is not known: %s", best, ws.unknown[best]), true
 }
 
-func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest.Step, tools map[string]Executor) (StepResult, Executor) {
+func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest.Step, tools, user map[string]Executor) (StepResult, Executor) {
 	r := StepResult{Index: st.Index, Tool: st.Tool, Deterministic: st.Deterministic}
 	if !st.OutputRef.IsZero() {
 		r.Expected = st.OutputRef.String()
@@ -359,6 +472,12 @@ func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest
 	case st.Tool == "":
 		r.Reason = fmt.Sprintf("%s step has no tool to run", stepType(st))
 	default:
+		if ex = editorFor(st, user); ex != nil {
+			// An edit is a file operation: given the files, its effect
+			// and its answer are determined, whatever the pack says.
+			r.Deterministic = true
+			break
+		}
 		ex = Lookup(st.Tool, tools)
 		if ex == nil {
 			r.Reason = noExecutorReason(st.Tool)
@@ -379,11 +498,22 @@ func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest
 	}
 	err := ex.Run(ctx, call, h)
 	r.DurationMS = time.Since(start).Milliseconds()
+	r.Changes = call.changes
 	var skip *render.Unsupported
+	var outside *outsideError
+	var div *divergence
 	switch {
 	case errors.As(err, &skip):
 		r.Status = Skipped
 		r.Reason = skip.Reason
+		return r, ex
+	case errors.As(err, &outside):
+		r.Status = Skipped
+		r.Reason = err.Error()
+		return r, ex
+	case errors.As(err, &div):
+		r.Status = Diverged
+		r.Reason = div.reason
 		return r, ex
 	case err != nil:
 		r.Status = Failed
@@ -398,7 +528,7 @@ func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest
 		r.Reason = "no output was recorded to compare with"
 	case got == st.OutputRef:
 		r.Status = Matched
-	case st.Deterministic:
+	case r.Deterministic:
 		r.Status = Diverged
 	default:
 		r.Status = DivergedExpected

@@ -231,11 +231,11 @@ func TestReplayStatuses(t *testing.T) {
 			},
 		},
 		{
-			name: "an executor error fails, but not fidelity on a non-deterministic step",
+			name: "an executor error fails a non-deterministic step: never exact",
 			steps: []step{
 				{tool: "read_file", params: `{"path":"gone.txt"}`, out: "x", det: false},
 			},
-			fidelity: Unverified,
+			fidelity: Degraded,
 			want: []brief{
 				{Failed, hashOf("x"), "", "read_file: gone.txt: no such file or directory"},
 			},
@@ -255,13 +255,15 @@ func TestReplayStatuses(t *testing.T) {
 			},
 		},
 		{
-			name: "path traversal fails",
+			name: "a path outside the working directory is skipped",
 			steps: []step{
 				{tool: "read_file", params: `{"path":"../secret.txt"}`, out: "TOP SECRET\n", det: true},
+				{tool: "Glob", params: `{"pattern":"*.md","path":"~/.claude/commands"}`, out: "No files found", det: true},
 			},
-			fidelity: Lost,
+			fidelity: Unverified,
 			want: []brief{
-				{Failed, hashOf("TOP SECRET\n"), "", `read_file: path "../secret.txt" contains ".."; built-in tools only read inside the workspace`},
+				{Skipped, hashOf("TOP SECRET\n"), "", `read_file: path "../secret.txt" leads outside the working directory through ".."; only files inside the working directory are replayed`},
+				{Skipped, hashOf("No files found"), "", `Glob: path "~/.claude/commands" is under a home directory (~), outside the recorded working directory; only files inside the working directory are replayed`},
 			},
 		},
 		{
@@ -544,7 +546,7 @@ func TestText(t *testing.T) {
 			{Type: DriftOS, Expected: "darwin", Actual: "linux"},
 		},
 	}
-	want := `replay of sha256:` + strings.Repeat("ab", 32) + `: degraded
+	want := `replay of sha256:` + strings.Repeat("ab", 32) + `: 1 of 3 steps verified; fidelity degraded
 
 steps:
      0  read_file  matched            deterministic      1ms
@@ -565,6 +567,17 @@ drift:
 	if got := rep.Human(); got != want {
 		t.Errorf("Text():\n%s\nwant:\n%s", got, want)
 	}
+	// In colour the count of verified steps still comes first, and an
+	// exact replay that verified only some steps is not green.
+	rep.Fidelity = Exact
+	coloured := rep.Styled().Render(true)
+	head, _, _ := strings.Cut(coloured, "\n")
+	if wantHead := "replay of sha256:" + strings.Repeat("ab", 32) + ": 1 of 3 steps verified; fidelity \x1b[33mexact\x1b[m"; head != wantHead {
+		t.Errorf("coloured header = %q, want %q", head, wantHead)
+	}
+	if !strings.Contains(coloured, "\x1b[31mdiverged         \x1b[m") {
+		t.Errorf("coloured steps lack a red diverged: %q", coloured)
+	}
 }
 
 // writeScript writes an executable shell script and returns its path.
@@ -574,45 +587,149 @@ func writeScript(t *testing.T, name, body string) string {
 		t.Skip("shell scripts need a Unix")
 	}
 	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+	// The system's tools (cat, sed, sleep) even where the tests run with
+	// only Go on PATH.
+	if err := os.WriteFile(p, []byte("#!/bin/sh\nPATH=\"${PATH:+$PATH:}/usr/bin:/bin\"\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-// A file the session wrote (Write, Edit, MultiEdit, NotebookEdit) no
-// longer holds what the workspace holds: later steps that read it, or
-// search a directory holding it, and differ or fail are skipped with the
-// reason, not failed or diverged; steps that match are verified.
-func TestWrittenBySession(t *testing.T) {
+// The session's edits are replayed in step order: later steps see the
+// files as the session left them, and each edit's answer is verified.
+// An edit that does not apply diverges, and what it left unknown skips
+// the steps that read it.
+func TestEditsReplayed(t *testing.T) {
 	p := newPacker(t)
 	m := p.pack(map[string]string{"src/a.txt": "aaa\n", "b.txt": "bbb\n"}, []step{
 		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "aaa\n", det: true},
-		{tool: "Edit", params: `{"file_path":"src/a.txt","old_string":"aaa","new_string":"xxx"}`, out: "edited"},
-		{tool: "Write", params: `{"file_path":"src/new.txt","content":"n\n"}`, out: "created"},
+		{tool: "Edit", params: `{"file_path":"src/a.txt","old_string":"aaa","new_string":"xxx"}`, out: "The file src/a.txt has been updated successfully."},
+		{tool: "Write", params: `{"file_path":"src/new.txt","content":"n\n"}`, out: "File created successfully at: src/new.txt"},
 		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "xxx\n", det: true},
 		{tool: "read_file", params: `{"path":"src/new.txt"}`, out: "n\n", det: true},
 		{tool: "grep", params: `{"pattern":"x","path":"src"}`, out: "src/a.txt:1:xxx\n", det: true},
-		{tool: "grep", params: `{"pattern":"x"}`, out: "src/a.txt:1:xxx\n", det: true},
-		{tool: "read_file", params: `{"path":"b.txt"}`, out: "bbb\n", det: true},
-		// A search over written files that still gives what was recorded
-		// is verified.
-		{tool: "grep", params: `{"pattern":"b"}`, out: "b.txt:1:bbb\n", det: true},
+		// An edit whose old_string is not there diverges; the file is
+		// then unknown, and a read of it that differs is skipped.
+		{tool: "Edit", params: `{"file_path":"b.txt","old_string":"zzz","new_string":"y"}`, out: "The file b.txt has been updated successfully."},
+		{tool: "read_file", params: `{"path":"b.txt"}`, out: "y\n", det: true},
+		// A recorded failed edit stays skipped, and changes nothing.
+		{tool: "Edit", params: `{"file_path":"src/a.txt","old_string":"xxx","new_string":"q"}`, out: "<tool_use_error>", err: &manifest.StepError{}},
+		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "xxx\n", det: true},
+		// Outside the working directory: skipped.
+		{tool: "Write", params: `{"file_path":"/etc/passwd","content":"x"}`, out: "File created successfully at: /etc/passwd"},
 	}, here)
 	rep := replay(t, p, m, Options{})
-	want := []Status{Matched, Skipped, Skipped, Skipped, Skipped, Skipped, Skipped, Matched, Matched}
+	want := []Status{Matched, Matched, Matched, Matched, Matched, Matched, Diverged, Skipped, Skipped, Matched, Skipped}
 	for i, r := range rep.Steps {
 		if r.Status != want[i] {
 			t.Errorf("step %d: %s (%s), want %s", i, r.Status, r.Reason, want[i])
 		}
 	}
-	if got, want := rep.Steps[3].Reason, "the session wrote src/a.txt at step 1: the workspace holds the files as the session first saw them"; got != want {
-		t.Errorf("step 3 reason = %q, want %q", got, want)
+	for i, want := range map[int]string{
+		6:  "Edit: b.txt: old_string is not in the file: the workspace is not what the session had",
+		7:  "b.txt is not known: step 6's edit of it did not apply",
+		10: `Write: path "/etc/passwd" is absolute, outside the recorded working directory; only files inside the working directory are replayed`,
+	} {
+		if got := rep.Steps[i].Reason; got != want {
+			t.Errorf("step %d reason = %q, want %q", i, got, want)
+		}
 	}
-	if got, want := rep.Steps[4].Reason, "the session wrote src/new.txt at step 2: the workspace holds the files as the session first saw them"; got != want {
-		t.Errorf("step 4 reason = %q, want %q", got, want)
+	if got := rep.Steps[2].Changes; len(got) != 1 || got[0].Name != "src/new.txt" || got[0].Change != Created || got[0].After != hashOf("n\n") {
+		t.Errorf("step 2 changes = %+v", got)
 	}
-	if rep.Fidelity != Exact {
-		t.Errorf("fidelity = %s, want exact", rep.Fidelity)
+	if rep.Fidelity != Degraded {
+		t.Errorf("fidelity = %s, want degraded", rep.Fidelity)
+	}
+}
+
+// EditChanges follows the edits from the pack's inputs alone: what each
+// did, and nothing for an edit of a file it does not know.
+func TestEditChanges(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(map[string]string{"a.txt": "one\n"}, []step{
+		{tool: "Edit", params: `{"file_path":"a.txt","old_string":"one","new_string":"two"}`, out: "ok"},
+		{tool: "apply_patch", params: `"*** Begin Patch\n*** Add File: b.txt\n+b\n*** Delete File: a.txt\n*** End Patch"`, out: "ok"},
+		{tool: "Edit", params: `{"file_path":"c.txt","old_string":"x","new_string":"y"}`, out: "ok"},
+		{tool: "Write", params: `{"file_path":"/etc/x","content":"y"}`, out: "ok"},
+		{tool: "Edit", params: `{"file_path":"a.txt","old_string":"","new_string":"again\n"}`, out: "ok"},
+	}, here)
+	got := EditChanges(p.s.Get, m)
+	brief := func(cs []FileChange) string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Change+" "+c.Name+" "+string(c.AfterText))
+		}
+		return strings.Join(out, ", ")
+	}
+	want := map[int]string{0: "updated a.txt two\n", 1: "created b.txt b\n, deleted a.txt ", 4: "created a.txt again\n"}
+	if len(got) != len(want) {
+		t.Errorf("EditChanges gave changes for %d steps, want %d: %v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if b := brief(got[i]); b != w {
+			t.Errorf("step %d: %q, want %q", i, b, w)
+		}
+	}
+}
+
+// A patch Codex recorded as failed, without marking the step an error,
+// changes nothing.
+func TestFailedPatchNotApplied(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(map[string]string{"a.txt": "one\n"}, []step{
+		{tool: "apply_patch", params: `"*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch"`, out: "Exit code: 1\nWall time: 0 seconds\nOutput:\napply_patch verification failed\n"},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "one\n", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{})
+	if r := rep.Steps[0]; r.Status != Skipped || r.Reason != "apply_patch: the recorded apply_patch did not succeed, so it changed nothing" || len(r.Changes) > 0 {
+		t.Errorf("step 0: %+v", r)
+	}
+	if r := rep.Steps[1]; r.Status != Matched {
+		t.Errorf("step 1: %+v", r)
+	}
+}
+
+// In a live tree edits are not applied: a later read of the file they
+// changed that differs is skipped, not diverged.
+func TestLiveEditsNotApplied(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("now\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := newPacker(t)
+	m := p.pack(nil, []step{
+		{tool: "Write", params: `{"file_path":"a.txt","content":"then\n"}`, out: "File created successfully at: a.txt"},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "then\n", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{Live: dir})
+	if r := rep.Steps[0]; r.Status != Skipped || len(r.Changes) > 0 {
+		t.Errorf("step 0: %+v", r)
+	}
+	if r := rep.Steps[1]; r.Status != Skipped || r.Reason != "a.txt is not known: step 0 changed it, and edits are not applied to a live tree" {
+		t.Errorf("step 1: %+v", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "now\n" {
+		t.Errorf("the live tree was changed: %q", b)
+	}
+}
+
+// Steps left out by Options.Steps still change the files, so that the
+// selected ones see them as the session did.
+func TestStepsLeftOutStillEdit(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(nil, []step{
+		{tool: "Write", params: `{"file_path":"a.txt","content":"one\n"}`, out: "File created successfully at: a.txt"},
+		{tool: "apply_patch", params: `"*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch"`, out: "Exit code: 1\nWall time: 0 seconds\nOutput:\nerror: rejected\n"},
+		{tool: "Edit", params: `{"file_path":"a.txt","old_string":"one","new_string":"three"}`, out: "The file a.txt has been updated successfully."},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "three\n", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{Steps: []Range{{From: 3, To: 3}}})
+	if len(rep.Steps) != 1 || rep.Steps[0].Status != Matched {
+		t.Errorf("steps: %+v", rep.Steps)
+	}
+	until := 0
+	rep = replay(t, p, m, Options{Until: &until})
+	if len(rep.Steps) != 1 || rep.Outputs != nil {
+		t.Errorf("--until 0: %+v, outputs %+v", rep.Steps, rep.Outputs)
 	}
 }

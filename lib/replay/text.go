@@ -8,11 +8,26 @@ import (
 	"github.com/ctx-tools/ctx/lib/visible"
 )
 
-// Human renders the report for --human: a header with the fidelity, one
-// line per step, the drift, and a count of statuses.
-func (r *Report) Human() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "replay of %s: %s\n", r.Pack, r.Fidelity)
+// Human renders the report for --human: a header saying how many steps
+// were verified and then the fidelity, one line per step, the drift, and
+// a count of statuses.
+func (r *Report) Human() string { return r.Styled().String() }
+
+// Styled is Human with styles for a colour terminal: the fidelity and
+// each step's status green when it holds, yellow when degraded or
+// skipped, red when it failed. The count of verified steps comes first
+// and uncoloured: "exact" says nothing diverged, not that every step was
+// checked.
+func (r *Report) Styled() *visible.Text {
+	b := new(visible.Text)
+	counts := map[Status]int{}
+	for _, s := range r.Steps {
+		counts[s.Status]++
+	}
+	verified := counts[Matched]
+	fmt.Fprintf(b, "replay of %s: %d of %d %s verified; fidelity ", r.Pack, verified, len(r.Steps), plural(len(r.Steps), "step"))
+	b.Paint(fidelityStyle(r.Fidelity, verified < len(r.Steps)), string(r.Fidelity))
+	b.WriteString("\n")
 	if len(r.Steps) > 0 {
 		b.WriteString("\nsteps:\n")
 	}
@@ -21,9 +36,7 @@ func (r *Report) Human() string {
 	for _, s := range r.Steps {
 		width = max(width, len(visible.Escape(s.Tool)))
 	}
-	counts := map[Status]int{}
 	for _, s := range r.Steps {
-		counts[s.Status]++
 		tool := visible.Escape(s.Tool)
 		if tool == "" {
 			tool = "-"
@@ -32,12 +45,26 @@ func (r *Report) Human() string {
 		if !s.Deterministic {
 			det = "non-deterministic"
 		}
-		fmt.Fprintf(&b, "  %4d  %-*s  %-17s  %-17s  %dms\n", s.Index, width, tool, s.Status, det, s.DurationMS)
+		fmt.Fprintf(b, "  %4d  %-*s  ", s.Index, width, tool)
+		b.Paint(statusStyle(s.Status), fmt.Sprintf("%-17s", s.Status))
+		fmt.Fprintf(b, "  %-17s  %dms\n", det, s.DurationMS)
 		if s.Status == Diverged || s.Status == DivergedExpected {
-			fmt.Fprintf(&b, "        expected %s\n        got      %s\n", visible.Escape(s.Expected), visible.Escape(s.Actual))
+			fmt.Fprintf(b, "        expected %s\n        got      %s\n", visible.Escape(s.Expected), visible.Escape(s.Actual))
 		}
 		if s.Reason != "" {
-			fmt.Fprintf(&b, "        %s\n", visible.Escape(s.Reason))
+			fmt.Fprintf(b, "        %s\n", visible.Escape(s.Reason))
+		}
+		for _, c := range s.Changes {
+			fmt.Fprintf(b, "        %s %s\n", c.Change, visible.Escape(c.Name))
+		}
+	}
+	if len(r.Outputs) > 0 {
+		b.WriteString("\nwritten outputs after the last step:\n")
+	}
+	for _, o := range r.Outputs {
+		fmt.Fprintf(b, "  %-9s %s\n", o.Status, visible.Escape(o.Name))
+		if o.Reason != "" {
+			fmt.Fprintf(b, "            %s\n", visible.Escape(o.Reason))
 		}
 	}
 	if len(r.Drift) > 0 {
@@ -56,14 +83,48 @@ func (r *Report) Human() string {
 	if len(parts) > 0 {
 		summary = fmt.Sprintf("%d steps: %s", len(r.Steps), strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(&b, "\n%s\n", summary)
+	fmt.Fprintf(b, "\n%s\n", summary)
+	if o := r.Summary.Outputs; o != nil {
+		fmt.Fprintf(b, "%d of %d written files reproduced exactly\n", o.Reproduced, o.Written)
+	}
 	switch v := counts[Matched]; {
 	case v == 0:
 		b.WriteString("nothing verified: no step was executed and compared equal\n")
 	default:
-		fmt.Fprintf(&b, "%d of %d steps verified (executed and compared equal)\n", v, len(r.Steps))
+		fmt.Fprintf(b, "%d of %d steps verified (executed and compared equal)\n", v, len(r.Steps))
 	}
-	return b.String()
+	return b
+}
+
+// fidelityStyle colours a fidelity: exact green only when every step was
+// verified, since an exact replay that skipped steps proves less.
+func fidelityStyle(f Fidelity, partial bool) visible.Style {
+	switch {
+	case f == Exact && !partial:
+		return visible.Green
+	case f == Lost:
+		return visible.Red
+	}
+	return visible.Yellow
+}
+
+func statusStyle(s Status) visible.Style {
+	switch s {
+	case Matched:
+		return visible.Green
+	case Diverged, Failed:
+		return visible.Red
+	case DivergedExpected, Skipped:
+		return visible.Yellow
+	}
+	return visible.Plain
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return s
+	}
+	return s + "s"
 }
 
 // Text renders one drift entry as a sentence.

@@ -32,6 +32,16 @@ type Workspace struct {
 	RecordedDir string
 
 	seen map[string]*seenFile
+	// unknown holds the files whose content the replay no longer knows
+	// (an edit it could not carry out changed them), with why.
+	unknown map[string]string
+	// written holds the files replayed edits wrote, which hold what the
+	// session wrote.
+	written map[string]bool
+	// absent holds the files an edit found missing: in a hermetic
+	// workspace, a file may be missing only because the pack does not
+	// hold it.
+	absent map[string]bool
 }
 
 // What an input's seen member says the session observed of a file.
@@ -115,6 +125,44 @@ func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating workspace: %w", err)
 	}
+	return materialise(s, inputs, dir)
+}
+
+// ErrWorkspaceNotEmpty reports a directory given for the workspace that
+// already holds files.
+var ErrWorkspaceNotEmpty = errors.New("the directory is not empty")
+
+// MaterialiseDir is Materialise into dir, which must not exist yet or be
+// an empty directory. On an error, dir is left as it was found.
+func MaterialiseDir(s *store.Store, inputs []manifest.File, dir string) (*Workspace, []Drift, error) {
+	err := os.Mkdir(dir, 0o755)
+	if errors.Is(err, fs.ErrExist) {
+		entries, rerr := os.ReadDir(dir)
+		switch {
+		case rerr != nil:
+			return nil, nil, fmt.Errorf("creating workspace: %w", rerr)
+		case len(entries) > 0:
+			return nil, nil, fmt.Errorf("creating workspace in %s: %w", dir, ErrWorkspaceNotEmpty)
+		}
+		ws, drift, err := materialise(s, inputs, dir)
+		if err != nil {
+			os.Mkdir(dir, 0o755) // materialise removed it
+		}
+		return ws, drift, err
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating workspace: %w", err)
+	}
+	return materialise(s, inputs, dir)
+}
+
+func materialise(s *store.Store, inputs []manifest.File, dir string) (*Workspace, []Drift, error) {
+	return materialiseOver(s, inputs, dir, false)
+}
+
+// materialiseOver writes the inputs into dir; with over, an input replaces
+// a file of its name already there (a work tree's).
+func materialiseOver(s *store.Store, inputs []manifest.File, dir string, over bool) (*Workspace, []Drift, error) {
 	ws, err := OpenLive(dir)
 	if err != nil {
 		os.RemoveAll(dir)
@@ -137,6 +185,14 @@ func Materialise(s *store.Store, inputs []manifest.File, tmp string) (*Workspace
 				drift = append(drift, Drift{Type: DriftMissingInput, Name: in.Name, Expected: in.ContentRef.String(), Reason: err.Error()})
 			}
 			continue
+		}
+		if over {
+			if err := checkName(in.Name); err == nil {
+				if err := ws.Root.Remove(in.Name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					drift = append(drift, Drift{Type: DriftMissingInput, Name: in.Name, Expected: in.ContentRef.String(), Reason: unwrapPath(err).Error()})
+					continue
+				}
+			}
 		}
 		if first, ok := written[in.ContentRef]; ok && ws.link(first, in.Name) == nil {
 			continue
@@ -318,9 +374,20 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// outsideError is a path outside the recorded working directory: the
+// pack holds nothing there and the workspace has no such place, so the
+// step is skipped, not failed.
+type outsideError struct {
+	path, why string
+}
+
+func (e *outsideError) Error() string {
+	return fmt.Sprintf("path %q %s; only files inside the working directory are replayed", e.path, e.why)
+}
+
 // resolve checks a path parameter and returns the fs.FS name for it.
-// Absolute paths, ".." elements and NUL bytes are refused; os.Root refuses
-// symbolic links that lead out.
+// Absolute paths, ".." elements and "~" (each an *outsideError) and NUL
+// bytes are refused; os.Root refuses symbolic links that lead out.
 func resolve(p string) (string, error) {
 	switch {
 	case p == "":
@@ -328,11 +395,13 @@ func resolve(p string) (string, error) {
 	case strings.ContainsRune(p, 0):
 		return "", fmt.Errorf("path %q holds a NUL byte", p)
 	case filepath.IsAbs(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || filepath.VolumeName(p) != "":
-		return "", fmt.Errorf("path %q is absolute; built-in tools only read inside the workspace", p)
+		return "", &outsideError{p, "is absolute, outside the recorded working directory"}
+	case p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "~"):
+		return "", &outsideError{p, "is under a home directory (~), outside the recorded working directory"}
 	}
 	for _, el := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if el == ".." {
-			return "", fmt.Errorf("path %q contains \"..\"; built-in tools only read inside the workspace", p)
+			return "", &outsideError{p, "leads outside the working directory through \"..\""}
 		}
 	}
 	return path.Clean(filepath.ToSlash(p)), nil

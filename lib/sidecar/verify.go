@@ -202,18 +202,27 @@ func HashFile(path string) (digest.Digest, error) {
 
 // Human renders the verdict for reading, with the commands that inspect
 // and replay the pack.
-func (v *Verdict) Human() string {
-	var b strings.Builder
+func (v *Verdict) Human() string { return v.Styled().String() }
+
+// Styled is Human with the verdict green when verified, red otherwise,
+// for a colour terminal.
+func (v *Verdict) Styled() *visible.Text {
+	b := new(visible.Text)
 	// Fields from the pack and the sidecar are escaped: none may end its
 	// line.
-	fmt.Fprintf(&b, "%s: %s", visible.Escape(v.Artifact), strings.ReplaceAll(v.Status, "_", " "))
+	fmt.Fprintf(b, "%s: ", visible.Escape(v.Artifact))
+	style := visible.Red
+	if v.Status == Verified {
+		style = visible.Green
+	}
+	b.Paint(style, strings.ReplaceAll(v.Status, "_", " "))
 	if v.Reason != "" && v.Status != Modified {
-		fmt.Fprintf(&b, " (%s)", visible.Escape(v.Reason))
+		fmt.Fprintf(b, " (%s)", visible.Escape(v.Reason))
 	}
 	b.WriteString("\n")
 	line := func(k, val string) {
 		if val != "" {
-			fmt.Fprintf(&b, "  %-10s %s\n", k, visible.Escape(val))
+			fmt.Fprintf(b, "  %-10s %s\n", k, visible.Escape(val))
 		}
 	}
 	if !v.ContextPack.IsZero() {
@@ -232,7 +241,7 @@ func (v *Verdict) Human() string {
 	line("confidence", v.Confidence)
 	line("notes", v.Notes)
 	if !v.ContextPack.IsZero() && v.Status != Broken {
-		fmt.Fprintf(&b, "  next: ctx-show %s; ctx-replay %s\n", v.ContextPack, v.ContextPack)
+		fmt.Fprintf(b, "  next: ctx-show %s; ctx-replay %s\n", v.ContextPack, v.ContextPack)
 	}
-	return b.String()
+	return b
 }

@@ -19,4 +19,8 @@
 // before the pack entry, the commit point, is written. Refs are replaced
 // with rename under a flock(2) lock on their directory, which the kernel
 // releases when its holder dies, so a crash never leaves a lock behind.
+//
+// Nothing is ever removed except by ctx-gc (RemovePackEntry, RemoveObject),
+// under the writers' lock (writers.go): every writer holds it shared from
+// its first write until it exits, ctx-gc exclusively while it removes.
 package store

@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -58,6 +60,8 @@ type Store struct {
 	objects string // root/objects/, to which object paths are appended
 	config  Config
 	sync    SyncMode
+
+	holding atomic.Bool // this process holds the writers' lock (writers.go)
 
 	mu      sync.Mutex
 	dirs    map[string]bool // fan-out directories known to exist
@@ -315,6 +319,9 @@ func (r *Reader) Close() error { return r.f.Close() }
 // Put stores b and returns its digest; created is false when the object
 // already existed (deduplication).
 func (s *Store) Put(b []byte) (d digest.Digest, created bool, err error) {
+	if err := s.HoldWrites(); err != nil {
+		return d, false, err
+	}
 	d = digest.Of(b)
 	if ok, err := s.existsAs(d, b); err != nil || ok {
 		return d, false, err
@@ -334,6 +341,9 @@ func (s *Store) Put(b []byte) (d digest.Digest, created bool, err error) {
 // PutReader stores everything read from r, streaming it through a temporary
 // file, so its size is not bounded by memory.
 func (s *Store) PutReader(r io.Reader) (d digest.Digest, size int64, created bool, err error) {
+	if err := s.HoldWrites(); err != nil {
+		return d, 0, false, err
+	}
 	tmp, err := s.newTemp()
 	if err != nil {
 		return d, 0, false, err
@@ -687,6 +697,9 @@ func (s *Store) Objects(prefix string) ([]digest.Digest, error) {
 // and without replacing. Writing the same bytes again is a no-op; other
 // bytes under the same name are ErrImmutable.
 func (s *Store) PutPackEntry(d digest.Digest, entry []byte) (created bool, err error) {
+	if err := s.HoldWrites(); err != nil {
+		return false, err
+	}
 	name := filepath.Join(s.root, "packs", d.Hex())
 	if err := s.ensureDir(filepath.Dir(name)); err != nil {
 		return false, err
@@ -705,12 +718,24 @@ func (s *Store) PutPackEntry(d digest.Digest, entry []byte) (created bool, err e
 		if !bytes.Equal(old, entry) {
 			return false, fmt.Errorf("pack entry %s exists with other bytes: %w", d, ErrImmutable)
 		}
+		// Packed again: the entry's time is when the pack was last made,
+		// which orders the snapshots of a session created at one instant
+		// (best effort: a store someone else owns keeps its times).
+		touch(name)
 		return false, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("writing pack entry %s: %w", d, err)
 	}
 	return true, nil
+}
+
+// touch sets the modification time of name to now, leaving its content
+// alone; errors are ignored, since only ordering and the age ctx-gc
+// reads depend on it.
+func touch(name string) {
+	now := time.Now()
+	os.Chtimes(name, now, now)
 }
 
 // PackEntry returns the bytes of packs/<hex of d>; ErrNotFound if the pack

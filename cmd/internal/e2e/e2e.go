@@ -59,9 +59,16 @@
 //	                        syntax, relative to the working directory);
 //	                        `! glob` requires none to: testscript's exists
 //	                        does not expand patterns
+//	ttyexec [-answer PROMPT TEXT] CMD [ARGS...]
+//	                        run CMD like exec but with its stdout on a
+//	                        pseudo-terminal (Linux), as a person sees it;
+//	                        it gets PATH, HOME, TERM, NO_COLOR, CTX_STORE
+//	                        and the other variables of ttyEnv. -answer
+//	                        makes the terminal its stdin and controlling
+//	                        one too, and types TEXT once PROMPT shows
 //
-// and the condition [shared] (../shared/testdata is present) beside
-// testscript's built-in ones. A script that runs a program of Tools (jq,
+// and the conditions [shared] (../shared/testdata is present) and [tty]
+// (ttyexec can open pseudo-terminals) beside testscript's built-in ones. A script that runs a program of Tools (jq,
 // sha256sum, …) declares it, `[!exec:jq] skip 'needs jq, which is not
 // installed'`; Run fails a script that does not, or that gives exists a
 // pattern (see Lint).
@@ -184,7 +191,7 @@ func Params(dir string) testscript.Params {
 	return testscript.Params{
 		Dir: dir,
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			env.Setenv("PATH", bin+string(os.PathListSeparator)+SystemPath())
 			env.Setenv("CTX_STORE", "")
 			env.Setenv("SOURCE_DATE_EPOCH", "")
 			env.Setenv("NO_COLOR", "1")
@@ -202,12 +209,33 @@ func Params(dir string) testscript.Params {
 				_, err := sharedtest.Path()
 				return err == nil, nil
 			}
+			if cond == "tty" {
+				return ttyAvailable(), nil
+			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds:               commands(),
 		RequireUniqueNames: true,
 		UpdateScripts:      *update || os.Getenv("CTX_E2E_UPDATE") != "",
 	}
+}
+
+// SystemPath is $PATH, followed by the system's standard directories
+// (/bin, /usr/bin) that it lacks and that hold sh: the scenarios call a
+// POSIX sh and its usual tools, which every POSIX system has even when
+// the PATH the tests run with holds only Go.
+func SystemPath() string {
+	path := os.Getenv("PATH")
+	dirs := filepath.SplitList(path)
+	for _, d := range []string{"/usr/local/bin", "/usr/bin", "/bin"} {
+		if slices.Contains(dirs, d) {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(d, "sh")); err == nil && !fi.IsDir() {
+			path += string(os.PathListSeparator) + d
+		}
+	}
+	return strings.TrimPrefix(path, string(os.PathListSeparator))
 }
 
 // commands returns the script commands the harness adds.
@@ -217,6 +245,7 @@ func commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"sha256":        cmdSHA256,
 		"setenv-stdout": cmdSetenvStdout,
 		"glob":          cmdGlob,
+		"ttyexec":       cmdTtyexec,
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 func TestCommands(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                "testdata/script",
+		Setup:              systemPath,
 		Cmds:               commands(),
 		RequireUniqueNames: true,
 		UpdateScripts:      *update,
@@ -49,7 +50,7 @@ func TestCommandsFail(t *testing.T) {
 				t.Fatal(err)
 			}
 			ft := &fakeT{}
-			testscript.RunT(ft, testscript.Params{Files: []string{name}, Cmds: commands()})
+			testscript.RunT(ft, testscript.Params{Files: []string{name}, Setup: systemPath, Cmds: commands()})
 			if !ft.failed {
 				t.Fatalf("script %q passed, want a failure", tc.script)
 			}
@@ -131,4 +132,11 @@ func TestLintScripts(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// systemPath gives the scripts the PATH the ctx scenarios get, less the
+// binaries: sh is found even when the tests run with only Go on PATH.
+func systemPath(env *testscript.Env) error {
+	env.Setenv("PATH", SystemPath())
+	return nil
 }

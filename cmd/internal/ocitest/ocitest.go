@@ -139,7 +139,8 @@ func cmdDockerRegistry(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: docker-registry start|stop|restart")
 	}
-	bin, err := exec.LookPath("docker-registry")
+	// On the script's PATH, as [exec:docker-registry] looks.
+	bin, err := lookPath(ts.Getenv("PATH"), "docker-registry")
 	if err != nil {
 		ts.Fatalf("docker-registry is not installed (apt-get install docker-registry)")
 	}
@@ -183,4 +184,15 @@ func cmdDockerRegistry(ts *testscript.TestScript, neg bool, args []string) {
 	default:
 		ts.Fatalf("usage: docker-registry start|stop|restart")
 	}
+}
+
+// lookPath finds program in the directories of path.
+func lookPath(path, program string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, program)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not on PATH", program)
 }

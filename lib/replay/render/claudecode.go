@@ -47,18 +47,75 @@ func ClaudeReadReminder(recorded []byte) string {
 }
 
 // ClaudeRead is a Read call: Offset is the first line (0 and 1 both mean
-// the first), Limit the number of lines (0: up to ClaudeReadLines), and
-// Reminder the notice to append (see ClaudeReadReminders).
+// the first), Limit the number of lines (0: up to ClaudeReadLines),
+// Reminder the notice to append (see ClaudeReadReminders) and Numbering
+// the form of the line numbers. Base, when above 1, is the number of
+// content's first line: content is then those lines of a longer file
+// (read in part), and Offset counts in the file.
 type ClaudeRead struct {
 	Offset, Limit int
 	Reminder      string
+	Numbering     ClaudeNumbering
+	Base          int
+}
+
+// ClaudeNumbering is a form of the line numbers Claude Code puts before
+// each line of a Read result or an Edit snippet. Which one depends on the
+// Claude Code version, never on the file: a caller picks the one the
+// recording shows (ClaudeNumberingOf).
+type ClaudeNumbering int
+
+// Line number forms.
+const (
+	// ClaudeArrow is "%6d→line" (Claude Code 1.0 to 2.1.11x).
+	ClaudeArrow ClaudeNumbering = iota
+	// ClaudeTab is "N\tline", unpadded (Claude Code 2.1.12x).
+	ClaudeTab
+	// ClaudePaddedTab is "%6d\tline" (the first versions).
+	ClaudePaddedTab
+)
+
+// ClaudeNumberingOf returns the form of the numbered line text starts
+// with: spaces, digits, then "→" or a tab. Anything else is ClaudeArrow.
+func ClaudeNumberingOf(text []byte) ClaudeNumbering {
+	i := 0
+	for i < len(text) && text[i] == ' ' {
+		i++
+	}
+	pad := i > 0
+	j := i
+	for j < len(text) && text[j] >= '0' && text[j] <= '9' {
+		j++
+	}
+	if j == i || j >= len(text) || text[j] != '\t' {
+		return ClaudeArrow
+	}
+	if pad {
+		return ClaudePaddedTab
+	}
+	return ClaudeTab
+}
+
+// number writes line number n in form f, then line.
+func (f ClaudeNumbering) number(b *strings.Builder, n int, line string) {
+	num := strconv.Itoa(n)
+	if f != ClaudeTab {
+		b.WriteString(strings.Repeat(" ", max(0, 6-len(num))))
+	}
+	b.WriteString(num)
+	if f == ClaudeArrow {
+		b.WriteString("→")
+	} else {
+		b.WriteByte('\t')
+	}
+	b.WriteString(line)
 }
 
 // ClaudeCodeRead renders Read's result for a text file holding content:
-// the selected lines as "%6d→line" joined by "\n" (line endings "\r\n"
-// read as "\n"; the empty string after a final "\n" counts as a line),
-// then the reminder. An empty file, or an offset past the end, gives
-// Claude Code's warning instead.
+// the selected lines numbered (r.Numbering: "%6d→line" by default)
+// joined by "\n" (line endings "\r\n" read as "\n"; the empty string
+// after a final "\n" counts as a line), then the reminder. An empty file,
+// or an offset past the end, gives Claude Code's warning instead.
 func ClaudeCodeRead(content []byte, r ClaudeRead) ([]byte, error) {
 	if !utf8.Valid(content) {
 		return nil, unsupported("the file is not valid UTF-8; Claude Code's replacement of invalid bytes is not reproduced")
@@ -71,7 +128,11 @@ func ClaudeCodeRead(content []byte, r ClaudeRead) ([]byte, error) {
 	if text != "" {
 		lines = strings.Split(text, "\n")
 	}
-	start := max(r.Offset, 1)
+	base := max(r.Base, 1)
+	start := max(r.Offset, 1) - base + 1
+	if base > 1 && (start < 1 || start > len(lines)) {
+		return nil, unsupported("lines from %d are not known", r.Offset)
+	}
 	if start > len(lines) {
 		if len(lines) == 0 {
 			return []byte("<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"), nil
@@ -88,16 +149,12 @@ func ClaudeCodeRead(content []byte, r ClaudeRead) ([]byte, error) {
 	for n := start; n <= end; n++ {
 		line := lines[n-1]
 		if utf16Len(line) > ClaudeReadLineLength {
-			return nil, unsupported("line %d is longer than %d characters, and Claude Code versions differ in how they shorten it", n, ClaudeReadLineLength)
+			return nil, unsupported("line %d is longer than %d characters, and Claude Code versions differ in how they shorten it", n+base-1, ClaudeReadLineLength)
 		}
 		if n > start {
 			b.WriteByte('\n')
 		}
-		num := strconv.Itoa(n)
-		b.WriteString(strings.Repeat(" ", max(0, 6-len(num))))
-		b.WriteString(num)
-		b.WriteString("→")
-		b.WriteString(line)
+		r.Numbering.number(&b, n+base-1, line)
 	}
 	b.WriteString(r.Reminder)
 	return []byte(b.String()), nil

@@ -1,0 +1,370 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+)
+
+// codexSource counts, in a rollout's own lines, what the pack must hold:
+// the tool calls and their outputs, the token counts of the model turns
+// and the models the turns were sent to.
+type codexSource struct {
+	calls, results int
+	usage          map[string]int // last_token_usage summed, in Codex's names
+}
+
+func countCodex(t *testing.T, data []byte) codexSource {
+	t.Helper()
+	src := codexSource{usage: map[string]int{}}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		rec := gjson.ParseBytes(sc.Bytes())
+		p := rec.Get("payload")
+		switch typ := p.Get("type").String(); {
+		case rec.Get("type").String() == "response_item" && strings.HasSuffix(typ, "_call"):
+			src.calls++
+		case rec.Get("type").String() == "response_item" && strings.HasSuffix(typ, "_output"):
+			src.results++
+		case typ == "token_count" && p.Get("info").IsObject():
+			p.Get("info.last_token_usage").ForEach(func(k, v gjson.Result) bool {
+				src.usage[k.String()] += int(v.Int())
+				return true
+			})
+		}
+	}
+	return src
+}
+
+// TestCodexCurrent: a rollout of the shapes Codex 0.11x-0.14x writes
+// (base_instructions, developer permissions, AGENTS.md and environment
+// context items, unified exec with its header, write_stdin, a sandbox
+// refusal, a failed apply_patch, a declined command, web search, a model
+// switch, a compaction) keeps every call, result, failure and token count
+// of its source, makes Codex's own context items harness prompts of their
+// kind, and names the model each turn went to.
+func TestCodexCurrent(t *testing.T) {
+	const file = "testdata/codex/current.jsonl"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, rep, err := Import(Codex, data, Options{Name: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/codex/current.golden.json", canon.Indent(out))
+	l := decode(t, out)
+	src := countCodex(t, data)
+
+	tools, results, _, usage := tally(t, l)
+	if tools != src.calls {
+		t.Errorf("%d tool steps, the source has %d calls", tools, src.calls)
+	}
+	// web_search_call carries no output in a rollout: every other call has
+	// its result.
+	if results != src.results {
+		t.Errorf("%d tool steps with a result, the source has %d outputs", results, src.results)
+	}
+	wantUsage := map[string]int{
+		"input_tokens": src.usage["input_tokens"], "output_tokens": src.usage["output_tokens"],
+		"cache_read_tokens": src.usage["cached_input_tokens"], "reasoning_tokens": src.usage["reasoning_output_tokens"],
+		"total_tokens": src.usage["total_tokens"],
+	}
+	if !reflect.DeepEqual(usage, wantUsage) {
+		t.Errorf("usage = %v\nwant    %v", usage, wantUsage)
+	}
+
+	// An image among a result's content items is an output part, its
+	// bytes the data: URL's.
+	images := 0
+	for _, s := range l.Steps {
+		for _, p := range s.OutputParts {
+			if p.Type == "image" {
+				images++
+				if p.MediaType != "image/png" || p.ContentBase64 != "iVBORw0KGgo=" {
+					t.Errorf("image part = %+v", p)
+				}
+			}
+		}
+	}
+	if want := strings.Count(string(data), `"type":"input_image"`); images != want {
+		t.Errorf("%d image parts, the source has %d", images, want)
+	}
+
+	// Failures, counted by hand in the source: each call's exit code, or
+	// the first line of what Codex answered instead.
+	type fail struct {
+		code any
+		msg  string
+	}
+	wantFail := map[string]fail{
+		"call_1": {2.0, ""}, // unified exec: Process exited with code 2
+		"call_3": {1.0, ""}, // write_stdin: the process exited 1
+		"call_4": {6.0, "failed in sandbox LinuxSeccomp with execution error: sandbox error: sandbox denied exec error, exit code: 6, stdout: , stderr: curl: (6) Could not resolve host: proxy.golang.org"},
+		"call_5": {nil, "apply_patch verification failed: Failed to find expected lines in /home/dev/app/main.go:"},
+		"call_7": {nil, "exec command rejected by user"}, // declined: never ran
+	}
+	gotFail := map[string]fail{}
+	for _, s := range l.Steps {
+		if s.Error == nil {
+			continue
+		}
+		e, _ := s.Error.(map[string]any)
+		msg, _ := e["message"].(string)
+		gotFail[s.Metadata["call_id"].(string)] = fail{e["exit_code"], msg}
+	}
+	if !reflect.DeepEqual(gotFail, wantFail) {
+		t.Errorf("failures:\n got %v\nwant %v", gotFail, wantFail)
+	}
+
+	// Prompts by role, and the harness's kinds.
+	var roles, kinds []string
+	for i, p := range l.Prompts {
+		roles = append(roles, p.Role)
+		if p.Role == harnessRole {
+			kinds = append(kinds, promptMeta(l, i)["harness"].(string))
+		}
+	}
+	wantRoles := []string{"harness", "harness", "harness", "user", "harness", "harness", "harness", "user", "harness"}
+	wantKinds := []string{"permissions", "agents-md", "environment-context", "shell-command", "interrupt", "environment-context", "compact-summary"}
+	if !reflect.DeepEqual(roles, wantRoles) || !reflect.DeepEqual(kinds, wantKinds) {
+		t.Errorf("prompts %v of kinds %v\nwant    %v of kinds %v", roles, kinds, wantRoles, wantKinds)
+	}
+	if l.SystemPrompt != "You are Codex, a coding agent." {
+		t.Errorf("system prompt = %q", l.SystemPrompt)
+	}
+	if !strings.HasPrefix(l.Prompts[1].Content, "# AGENTS.md instructions for /home/dev/app\n\n<INSTRUCTIONS>\n") || l.Prompts[7].Content != "Fix the typo yourself please." {
+		t.Errorf("prompts not byte for byte: %q, %q", l.Prompts[1].Content, l.Prompts[7].Content)
+	}
+
+	// The model each turn went to: the turn_context before it.
+	var models []string
+	for _, s := range l.Steps {
+		if s.Type == llmCall {
+			m, _ := s.Metadata["model"].(string)
+			models = append(models, m)
+		}
+	}
+	wantModels := append(slicesRepeat("gpt-5.4", 8), "gpt-5.5", "gpt-5.5", "gpt-5.5")
+	if !reflect.DeepEqual(models, wantModels) || l.Model.Identifier != "gpt-5.4" {
+		t.Errorf("run model %q, turns %v\nwant turns %v", l.Model.Identifier, models, wantModels)
+	}
+
+	wantReasons := []string{
+		`event_msg "agent_message" (repeats response items for display): 1`,
+		`event_msg "user_message" (repeats response items for display): 1`,
+	}
+	if !reflect.DeepEqual(rep.Reasons, wantReasons) {
+		t.Errorf("reasons:\n got %q\nwant %q", rep.Reasons, wantReasons)
+	}
+}
+
+func slicesRepeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+// promptMeta returns metadata.prompts' entry for prompt i.
+func promptMeta(l *testLog, i int) map[string]any {
+	ps, _ := l.Metadata["prompts"].([]any)
+	for _, p := range ps {
+		if m := p.(map[string]any); m["index"] == float64(i) {
+			return m
+		}
+	}
+	return map[string]any{}
+}
+
+// TestCodexFailureTexts: each text Codex writes for a failed call is a
+// failure, with the exit code it quotes; a success, a process still
+// running and a tool's own output that merely mentions an exit code are
+// not.
+func TestCodexFailureTexts(t *testing.T) {
+	for _, c := range []struct {
+		text   string
+		failed bool
+		code   string
+	}{
+		{"Exit code: 2\nWall time: 0.4 seconds\nOutput:\nboom\n", true, "2"},
+		{"Exit code: 0\nWall time: 0.1 seconds\nOutput:\nok\n", false, "0"},
+		{"Exit code: 1\nWall time: 0.1 seconds\nTotal output lines: 900\nOutput:\n…", true, "1"},
+		{"Chunk ID: ab\nWall time: 0.8 seconds\nProcess exited with code 2\nOriginal token count: 3\nOutput:\nx", true, "2"},
+		{"Chunk ID: ab\nWall time: 0.8 seconds\nProcess exited with code 0\nOutput:\nx", false, "0"},
+		{"Chunk ID: ab\nWall time: 10.0 seconds\nProcess running with session ID 7\nOutput:\n", false, ""},
+		{"Wall time: 0.0100 seconds\nProcess exited with code 127\nOutput:\nsh: nope: not found", true, "127"},
+		{`{"output":"x","metadata":{"exit_code":3,"duration_seconds":0.1}}`, true, "3"},
+		{`{"output":"x","metadata":{"exit_code":0,"duration_seconds":0.1}}`, false, "0"},
+		{"failed in sandbox MacosSeatbelt with execution error: sandbox error: sandbox denied exec error, exit code: 1, stdout: , stderr: Operation not permitted", true, "1"},
+		{"sandbox denied exec error, exit code: 2, stdout: , stderr: x", true, "2"},
+		{"execution error: Sandbox(Denied { output: ExecToolCallOutput { exit_code: 126, stdout: StreamOutput { text: \"\" } } })", true, "126"},
+		{"execution error: Io(Os { code: 2, kind: NotFound, message: \"No such file or directory\" })", true, ""},
+		{"exec_command failed: CreateProcess { message: \"x\" }", true, ""},
+		{"apply_patch verification failed: Failed to find expected lines in a.go", true, ""},
+		{"patch rejected by user", true, ""},
+		{"err: \"tool call timed out\"", true, ""},
+		{"Script failed\nWall time 0.1 seconds\nOutput:\n\nScript error:\nReferenceError: x is not defined", true, ""},
+		// A tool's own output that mentions an exit code is no header.
+		{"Build log\nProcess exited with code 2\nOutput:\nx", false, ""},
+		{"Success. Updated the following files:\nM a.go\n", false, ""},
+		{"Exit code: two\nOutput:\n", false, ""},
+	} {
+		failed, code, _ := codexFailure(c.text)
+		if failed != c.failed || code.Raw != c.code {
+			t.Errorf("%q: failed %v, exit code %q; want %v, %q", c.text, failed, code.Raw, c.failed, c.code)
+		}
+	}
+}
+
+// TestCodexContextKinds: Codex's context items are told by the markers
+// Codex tells them by — opening and closing, case-insensitive, the whole
+// trimmed text — and nothing else is.
+func TestCodexContextKinds(t *testing.T) {
+	for text, want := range map[string]string{
+		"# AGENTS.md instructions for /p\n\n<INSTRUCTIONS>\nx\n</INSTRUCTIONS>":                                  "agents-md",
+		"<user_instructions>\nx\n</user_instructions>":                                                           "user-instructions",
+		"  <ENVIRONMENT_CONTEXT>\n<cwd>/p</cwd>\n</environment_context>\n":                                       "environment-context",
+		"<permissions instructions>\nx\n</permissions instructions>":                                             "permissions",
+		"<user_shell_command>\n<command>\nls\n</command>\n</user_shell_command>":                                 "shell-command",
+		"<turn_aborted>\nx\n</turn_aborted>":                                                                     "interrupt",
+		"<skill>\n<name>s</name>\n</skill>":                                                                      "skill",
+		"<subagent_notification>\n{}\n</subagent_notification>":                                                  "subagent-notification",
+		`<hook_prompt hook_run_id="h1">check</hook_prompt>`:                                                      "hook-prompt",
+		"Warning: apply_patch was requested via exec_command. Use the apply_patch tool instead of exec_command.": "warning",
+		"<environment_context>\n<cwd>/p</cwd>\n</environment_context>\nand fix it":                               "",
+		"please read <environment_context></environment_context>":                                                "",
+		"<hook_promptx>y</hook_prompt>":                                                                          "",
+		"# AGENTS.md":                                                                                            "",
+	} {
+		if got, _ := codexContext(text); got != want {
+			t.Errorf("%q: kind %q, want %q", text, got, want)
+		}
+	}
+}
+
+// TestInspectSamples: an Inspect log whose second sample holds only its
+// messages imports (it used to fail on a metadata list with an empty
+// element), every sample keeps its entry in metadata.samples, and every
+// turn names the model that answered it (the model event's output.model,
+// else the sample output's), also in a sample with an image part.
+func TestInspectSamples(t *testing.T) {
+	const file = "testdata/inspect/samples.json"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := Import(Inspect, data, Options{Name: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/inspect/samples.golden.json", canon.Indent(out))
+	l := decode(t, out)
+	samples := gjson.GetBytes(data, "samples").Array()
+	if got := len(l.Metadata["samples"].([]any)); got != len(samples) {
+		t.Errorf("metadata.samples has %d entries, the log %d samples", got, len(samples))
+	}
+	var models []any
+	for _, s := range l.Steps {
+		models = append(models, s.Metadata["model"])
+	}
+	if want := []any{"gpt-4o-2024-08-06", "gpt-4o-2024-08-06", nil}; !reflect.DeepEqual(models, want) || l.Model.Identifier != "gpt-4o-2024-08-06" {
+		t.Errorf("run model %q, turns %v; want turns %v", l.Model.Identifier, models, want)
+	}
+	var roles []string
+	for _, p := range l.Prompts {
+		roles = append(roles, p.Role)
+	}
+	if !reflect.DeepEqual(roles, []string{"user", "user", "user"}) || len(l.Prompts[1].Parts) != 2 || len(l.Outputs) != 3 {
+		t.Errorf("prompts %v (parts %v), %d outputs", roles, l.Prompts[1].Parts, len(l.Outputs))
+	}
+	// One sample alone imported before the fix; two make the list.
+	one := `{"version":2,"eval":{"model":"m"},"samples":[{"messages":[{"role":"user","content":"a"}]},{"messages":[{"role":"user","content":"b"}]}]}`
+	if _, _, err := Import(Inspect, []byte(one), Options{}); err != nil {
+		t.Errorf("two samples of messages only: %v", err)
+	}
+}
+
+// TestCodexShapes: the newest rollout shapes (0.14x): a tool search and
+// its output, a namespaced MCP tool and its error, an older rollout's
+// {"content", "success": false}, a command that failed without running
+// (exec_command_end status "failed", no output item), a code-mode script
+// that failed, the items Codex completes with no response item (a plan)
+// and the turns a user rolled back, a message from another agent; thread
+// state lines and display events are skipped with their reasons.
+func TestCodexShapes(t *testing.T) {
+	const file = "testdata/codex/shapes.jsonl"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, rep, err := Import(Codex, data, Options{Name: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/codex/shapes.golden.json", canon.Indent(out))
+	l := decode(t, out)
+	src := countCodex(t, data)
+	tools, results, errs, _ := tally(t, l)
+	// call_e1's output is only in its exec_command_end event.
+	if tools != src.calls || results != src.results+1 || errs != 4 {
+		t.Errorf("%d tool steps, %d results, %d errors; the source has %d calls, %d outputs and an exec_command_end, 4 failures",
+			tools, results, errs, src.calls, src.results)
+	}
+	var names []string
+	for _, s := range l.Steps {
+		if s.Type == toolCall {
+			names = append(names, s.Tool)
+		}
+	}
+	if want := []string{"tool_search", "mcp__docs__search", "shell", "exec_command", "exec"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("tools %v, want %v", names, want)
+	}
+	// The MCP call's error is its mcp_tool_call_end event's Err.
+	if e, _ := l.Steps[3].Error.(map[string]any); e["message"] != "timeout" || l.Steps[3].Metadata["result"].(map[string]any)["mcp_tool_call_end"] == nil {
+		t.Errorf("the MCP call: error %v, metadata %v", l.Steps[3].Error, l.Steps[3].Metadata)
+	}
+	if e, _ := l.Steps[7].Error.(map[string]any); e["exit_code"] != nil || e["message"] != "execution error: Io(Os { code: 2 })" {
+		t.Errorf("a command that did not run: error %v", l.Steps[7].Error)
+	}
+	var events []string
+	for _, e := range l.Metadata["events"].([]any) {
+		events = append(events, e.(map[string]any)["type"].(string))
+	}
+	if want := []string{"turn_started", "item_completed", "thread_rolled_back"}; !reflect.DeepEqual(events, want) {
+		t.Errorf("events %v, want %v", events, want)
+	}
+	// A user_message event no response item repeats is the only record
+	// of that prompt; one that repeats a response item is skipped.
+	if p := l.Prompts[1]; p.Role != "user" || len(p.Parts) != 2 || p.Parts[0]["content"] != "Also check this screenshot." || p.Parts[1]["content_base64"] != "iVBORw0KGgo=" || promptMeta(l, 1)["from"] != "event_msg" {
+		t.Errorf("the prompt only an event holds: %+v", p)
+	}
+	if p := l.Prompts[len(l.Prompts)-1]; p.Role != harnessRole || p.Content != "Stop after the lint step." || promptMeta(l, len(l.Prompts)-1)["harness"] != "agent-message" {
+		t.Errorf("the other agent's message: %+v", p)
+	}
+	// So is an agent_message no assistant message item holds: a model
+	// turn of its own, of the turn's model.
+	if s := l.Steps[9]; s.Type != llmCall || s.Output == nil || *s.Output != "Checking the docs server first." || s.Metadata["model"] != "gpt-5.6" {
+		t.Errorf("the answer only an event holds: %+v", s)
+	}
+	wantReasons := []string{
+		`event_msg "agent_message" (repeats response items for display): 1`,
+		`event_msg "patch_apply_end" (repeats response items for display): 1`,
+		`event_msg "some_new_event" (an event type this importer does not map): 1`,
+		`event_msg "user_message" (repeats response items for display): 1`,
+		`record type "world_state" (thread state Codex restores, no message or call): 1`,
+	}
+	if !reflect.DeepEqual(rep.Reasons, wantReasons) {
+		t.Errorf("reasons:\n got %q\nwant %q", rep.Reasons, wantReasons)
+	}
+}

@@ -1,0 +1,83 @@
+package packlog
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// A session's snapshots. An agent's hook packs its session each time the
+// agent stops (ctx-pack --from claude-code reading a hook payload), and
+// each pack is a snapshot of the same session (manifest.Session), with no
+// parent: its content is what the transcript holds, so that the same
+// transcript gives the same pack in any store. The snapshots share the
+// session's start as created, and ctx-log lists them in the order they
+// were taken (Compare: more steps, then packed later, first). The
+// snapshot before one in that order is its predecessor: what `REF^`
+// names when REF has no parent, and what ctx-diff compares it with.
+
+// Previous returns the snapshot of pack d's session taken before d, zero
+// when d is not a snapshot (manifest.Snapshot) or is its session's first
+// in this store.
+func Previous(s *store.Store, d digest.Digest) (digest.Digest, error) {
+	snaps, err := Snapshots(s, d)
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	i := slices.Index(snaps, d)
+	if i < 0 || i+1 >= len(snaps) {
+		return digest.Digest{}, nil
+	}
+	return snaps[i+1], nil
+}
+
+// Snapshots returns the finalized snapshots of the session pack d is a
+// snapshot of, newest first, d among them; nil when d is not a snapshot.
+// Only the packs created at d's time are read beyond their entries.
+func Snapshots(s *store.Store, d digest.Digest) ([]digest.Digest, error) {
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		return nil, err
+	}
+	if !m.Snapshot() {
+		return nil, nil
+	}
+	one, err := ReadOne(s, d)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, nil // not finalized here: no order to place it in
+		}
+		return nil, err
+	}
+	all, _, err := Read(s)
+	if err != nil {
+		return nil, err
+	}
+	var same []Entry
+	for _, e := range all {
+		if e.sec == one.sec && e.nsec == one.nsec && e.Parent.IsZero() {
+			same = append(same, e)
+		}
+	}
+	SetPackTimes(s, same)
+	slices.SortFunc(same, func(a, b Entry) int { return Compare(&a, &b) })
+	session := m.Session()
+	var out []digest.Digest
+	for _, e := range same {
+		if e.Hash == d {
+			out = append(out, d)
+			continue
+		}
+		o, err := manifest.Load(s, e.Hash)
+		if err != nil {
+			continue // not a pack to chain to; ctx-verify --store says why
+		}
+		if o.Snapshot() && o.Session() == session {
+			out = append(out, e.Hash)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,155 @@
+package render
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Claude Code answers a file edit with a text that names the file and,
+// in some versions, shows the lines around the change. Which of its forms
+// a version uses does not depend on the files: ClaudeEditFormOf reads it
+// from the recorded result, and the renderers below produce the chosen
+// form from what the edit did.
+
+// ClaudeEditForm is a form of Claude Code's answer to a Write or an Edit
+// that changed an existing file.
+type ClaudeEditForm int
+
+// Forms of the answer.
+const (
+	// ClaudeEditUnknown: the recording shows none of the forms below.
+	ClaudeEditUnknown ClaudeEditForm = iota
+	// ClaudeEditSnippet: "The file PATH has been updated. Here's the
+	// result of running `cat -n` on a snippet of the edited file:\n" and
+	// the numbered lines (Claude Code 1.0 and 2.0).
+	ClaudeEditSnippet
+	// ClaudeEditShort: "The file PATH has been updated successfully."
+	// (Claude Code 2.1).
+	ClaudeEditShort
+	// ClaudeEditAll: "The file PATH has been updated. All occurrences of
+	// 'OLD' were successfully replaced with 'NEW'." (an Edit with
+	// replace_all).
+	ClaudeEditAll
+)
+
+const claudeSnippetHead = " has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n"
+
+var (
+	claudeSnippetForm = regexp.MustCompile("^The file .* has been updated\\. Here's the result of running `cat -n` on a snippet of the edited file:\n")
+	claudeShortForm   = regexp.MustCompile(`^The file .* has been updated successfully\.$`)
+	claudeAllForm     = regexp.MustCompile(`(?s)^The file .* has been updated\. All occurrences of '.*' were successfully replaced with '.*'\.$`)
+)
+
+// ClaudeEditFormOf returns the form recorded is in.
+func ClaudeEditFormOf(recorded []byte) ClaudeEditForm {
+	switch {
+	case claudeSnippetForm.Match(recorded):
+		return ClaudeEditSnippet
+	case claudeAllForm.Match(recorded):
+		return ClaudeEditAll
+	case claudeShortForm.Match(recorded):
+		return ClaudeEditShort
+	}
+	return ClaudeEditUnknown
+}
+
+// ClaudeMaxRenderedLines is how many lines of a written file Claude Code
+// shows in the snippet form of a Write's answer.
+const ClaudeMaxRenderedLines = 16000
+
+// ClaudeCreatedPrefix starts Write's answer for a file it created.
+const ClaudeCreatedPrefix = "File created successfully at: "
+
+// ClaudeCodeWriteCreated renders Write's answer for a file it created:
+// "File created successfully at: PATH".
+func ClaudeCodeWriteCreated(path string) []byte {
+	return []byte(ClaudeCreatedPrefix + path)
+}
+
+// ClaudeCodeWriteUpdated renders Write's answer for a file that existed,
+// holding content afterwards, in form (the snippet form shows the whole
+// file numbered from line 1, with numbering n).
+func ClaudeCodeWriteUpdated(path, content string, form ClaudeEditForm, n ClaudeNumbering) ([]byte, error) {
+	switch form {
+	case ClaudeEditSnippet:
+		lines := splitJS(content)
+		if len(lines) > ClaudeMaxRenderedLines {
+			return nil, unsupported("the file has more than %d lines, which Claude Code cuts with a notice that is not rendered", ClaudeMaxRenderedLines)
+		}
+		return []byte("The file " + path + claudeSnippetHead + numbered(lines, 1, n)), nil
+	case ClaudeEditShort:
+		return []byte("The file " + path + " has been updated successfully."), nil
+	}
+	return nil, unsupported("the recorded answer is in none of the forms of Claude Code's Write that are rendered")
+}
+
+// ClaudeSnippetContext is how many lines Claude Code shows before and
+// after an edit in the snippet form.
+const ClaudeSnippetContext = 4
+
+// ClaudeCodeEdit renders Edit's answer in form: before is the file before
+// the edit, after the file after it, old and new the replaced and
+// replacing strings, all whether replace_all was set. The snippet shows
+// the lines of after from ClaudeSnippetContext lines before the line
+// where old first occurred in before to ClaudeSnippetContext lines after
+// new's last line, numbered with n.
+func ClaudeCodeEdit(path, before, after, old, new string, all bool, form ClaudeEditForm, n ClaudeNumbering) ([]byte, error) {
+	switch {
+	case form == ClaudeEditShort && !all:
+		return []byte("The file " + path + " has been updated successfully."), nil
+	case form == ClaudeEditAll && all:
+		return []byte("The file " + path + " has been updated. All occurrences of '" + old + "' were successfully replaced with '" + new + "'."), nil
+	case form != ClaudeEditSnippet:
+		return nil, unsupported("the recorded answer is in none of the forms of Claude Code's Edit that are rendered")
+	case old == "":
+		return nil, unsupported("Edit with an empty old_string: the snippet of a created file is not rendered")
+	}
+	i := strings.Index(before, old)
+	if i < 0 {
+		return nil, unsupported("old_string is not in the file before the edit")
+	}
+	line := len(splitJS(before[:i])) - 1
+	lines := splitJS(after)
+	from := max(0, line-ClaudeSnippetContext)
+	to := min(len(lines), line+ClaudeSnippetContext+len(splitJS(new)))
+	if from > to {
+		from = to
+	}
+	return []byte("The file " + path + claudeSnippetHead + numbered(lines[from:to], from+1, n)), nil
+}
+
+// splitJS splits s as JavaScript's s.split(/\r?\n/) does.
+func splitJS(s string) []string {
+	return strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+}
+
+// numbered joins lines with "\n", each numbered in form n from first on.
+func numbered(lines []string, first int, n ClaudeNumbering) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		n.number(&b, first+i, l)
+	}
+	return b.String()
+}
+
+// CodexPatchSummary renders what apply_patch prints when it succeeded
+// (openai/codex codex-rs/apply-patch print_summary): "Success. Updated
+// the following files:" and a line per file, "A PATH" for each added,
+// then "M PATH" for each updated (a moved file under its new name), then
+// "D PATH" for each deleted, each line ending in "\n".
+func CodexPatchSummary(added, modified, deleted []string) []byte {
+	var b strings.Builder
+	b.WriteString("Success. Updated the following files:\n")
+	for _, g := range []struct {
+		tag   string
+		paths []string
+	}{{"A ", added}, {"M ", modified}, {"D ", deleted}} {
+		for _, p := range g.paths {
+			b.WriteString(g.tag + p + "\n")
+		}
+	}
+	return []byte(b.String())
+}

@@ -1,0 +1,88 @@
+package render
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestClaudeNumberingOf(t *testing.T) {
+	for text, want := range map[string]ClaudeNumbering{
+		"     1→x":    ClaudeArrow,
+		"1\tx":        ClaudeTab,
+		"12\tx\n13\t": ClaudeTab,
+		"     1\tx":   ClaudePaddedTab,
+		"1234567\tx":  ClaudeTab,
+		"":            ClaudeArrow,
+		"<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>": ClaudeArrow,
+	} {
+		if got := ClaudeNumberingOf([]byte(text)); got != want {
+			t.Errorf("ClaudeNumberingOf(%q) = %d, want %d", text, got, want)
+		}
+	}
+	for n, want := range map[ClaudeNumbering]string{ClaudeArrow: "     7→a\n     8→b", ClaudeTab: "7\ta\n8\tb", ClaudePaddedTab: "     7\ta\n     8\tb"} {
+		got, err := ClaudeCodeRead([]byte("a\nb"), ClaudeRead{Numbering: n, Offset: 7, Base: 7})
+		if err != nil || string(got) != want {
+			t.Errorf("numbering %d: %q, %v; want %q", n, got, err, want)
+		}
+	}
+}
+
+func TestClaudeCodeEdit(t *testing.T) {
+	const p = "/p/f.js"
+	const head = "The file /p/f.js has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n"
+	var lines string
+	for i := 1; i <= 20; i++ {
+		lines += "line " + string(rune('a'+i-1)) + "\n"
+	}
+	tests := []struct {
+		name                    string
+		before, after, old, new string
+		all                     bool
+		form                    ClaudeEditForm
+		n                       ClaudeNumbering
+		want                    string
+	}{
+		{"one line, whole file", "console.log('Hello World');", "const a = 1;\nconsole.log(a);", "console.log('Hello World');", "const a = 1;\nconsole.log(a);", false, ClaudeEditSnippet, ClaudeArrow,
+			head + "     1→const a = 1;\n     2→console.log(a);"},
+		{"four lines around", lines, strings.Replace(lines, "line k", "LINE K", 1), "line k", "LINE K", false, ClaudeEditSnippet, ClaudeArrow,
+			head + "     7→line g\n     8→line h\n     9→line i\n    10→line j\n    11→LINE K\n    12→line l\n    13→line m\n    14→line n\n    15→line o"},
+		{"tab numbering", "a\nb\n", "a\nB\n", "b", "B", false, ClaudeEditSnippet, ClaudeTab,
+			head + "1\ta\n2\tB\n3\t"},
+		{"short form", "a", "b", "a", "b", false, ClaudeEditShort, ClaudeArrow, "The file /p/f.js has been updated successfully."},
+		{"replace all", "a a", "b b", "a", "b", true, ClaudeEditAll, ClaudeArrow, "The file /p/f.js has been updated. All occurrences of 'a' were successfully replaced with 'b'."},
+		{"unknown form", "a", "b", "a", "b", false, ClaudeEditUnknown, ClaudeArrow, "skip: the recorded answer is in none of the forms of Claude Code's Edit that are rendered"},
+	}
+	for _, tt := range tests {
+		got, err := ClaudeCodeEdit(p, tt.before, tt.after, tt.old, tt.new, tt.all, tt.form, tt.n)
+		if s := result(got, err); s != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, s, tt.want)
+		}
+	}
+	for rec, want := range map[string]ClaudeEditForm{
+		head + "     1→x":                            ClaudeEditSnippet,
+		"The file /x has been updated successfully.": ClaudeEditShort,
+		"The file /x has been updated. All occurrences of 'a\nb' were successfully replaced with 'c'.": ClaudeEditAll,
+		"Applied 2 edits to /x": ClaudeEditUnknown,
+	} {
+		if got := ClaudeEditFormOf([]byte(rec)); got != want {
+			t.Errorf("ClaudeEditFormOf(%q) = %d, want %d", rec, got, want)
+		}
+	}
+}
+
+func TestClaudeCodeWrite(t *testing.T) {
+	if got := string(ClaudeCodeWriteCreated("/p/x")); got != "File created successfully at: /p/x" {
+		t.Errorf("created: %q", got)
+	}
+	got, err := ClaudeCodeWriteUpdated("/p/x", "a\nb\n", ClaudeEditSnippet, ClaudeArrow)
+	if want := "The file /p/x has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n     1→a\n     2→b\n     3→"; result(got, err) != want {
+		t.Errorf("updated: %q", result(got, err))
+	}
+}
+
+func TestCodexPatchSummary(t *testing.T) {
+	got := string(CodexPatchSummary([]string{"a.txt"}, []string{"b.go", "c/d.go"}, []string{"old.md"}))
+	if want := "Success. Updated the following files:\nA a.txt\nM b.go\nM c/d.go\nD old.md\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,36 @@
+// Package secrets finds secrets in context packs and execution logs, and
+// redacts them.
+//
+// The rules are gitleaks' (github.com/zricethezav/gitleaks/v8, its
+// default gitleaks.toml, run by its own detector: keywords, regular
+// expressions, entropy thresholds, allowlists, stopwords, and decoding of
+// base64, hex and percent-encoded text), plus one rule of ctx's own in
+// the same format (ctx.toml: a password in a URL). An allowlist file in
+// gitleaks' format adds allowlists for known false positives.
+//
+// What is scanned is what a reader sees: each object of a pack once, a
+// manifest's string values decoded, a content object as its text and,
+// when that text is a JSON document, each of its strings decoded too (an
+// escaped "\n" would hide a key from the rules that look for a line
+// break). ScanPack remembers the packs and objects found clean
+// (verdict.Cache, keyed by their digest and the rule set's Version), so
+// scanning a pack again costs one stat, and a fork only its new objects.
+//
+// The generic rule, by far the costliest, runs only on a text holding
+// one of the characters its match needs (= : > | ,), raw or decoded;
+// findings are gitleaks' own.
+//
+// Only ctx-redact links this package (gitleaks brings archive readers and
+// report templates that would slow every start of ctx-pack); the other
+// tools run ctx-redact, and read verdicts with lib/secrets/verdict.
+//
+// RedactLog replaces each secret of an execution log by its Mark,
+// [REDACTED:<rule>:<first 8 hex of the secret's SHA-256>], the same for
+// the same secret everywhere, followed by the line breaks the secret
+// spanned (so numbered lines keep their numbers), and records
+// {"marks","scanner"} under metadata.redaction. Nothing else changes.
+//
+// A Finding names the rule, the pack, the object, the JSON path and the
+// line; no value of this package ever carries a secret out of it, and the
+// detector's own logging, which would, is silenced.
+package secrets
