@@ -32,11 +32,7 @@ func (c *attestCmd) commit(env *cli.Env) error {
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--commit: %w", err))
 	}
-	all, err := s.Packs("")
-	if err != nil {
-		return err
-	}
-	ix, _, err := blame.New(s, all, blame.OpenCache(blame.DefaultCacheDir()))
+	ix, err := blame.Open(s)
 	if err != nil {
 		return err
 	}

@@ -77,7 +77,7 @@ func (c *blameCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	ix, err := c.index(env, s)
+	ix, err := c.index(s)
 	if err != nil {
 		return err
 	}
@@ -141,22 +141,17 @@ func (c *blameCmd) Run(env *cli.Env) error {
 }
 
 // index reads the edits of the packs named by --pack, or of every pack.
-func (c *blameCmd) index(env *cli.Env, s *store.Store) (*blame.Index, error) {
+func (c *blameCmd) index(s *store.Store) (*blame.Index, error) {
+	if len(c.Pack) == 0 {
+		return blame.Open(s)
+	}
 	var ps []digest.Digest
-	if len(c.Pack) > 0 {
-		for _, p := range c.Pack {
-			d, err := ref.Resolve(s, p)
-			if err != nil {
-				return nil, err
-			}
-			ps = append(ps, d)
-		}
-	} else {
-		all, err := s.Packs("")
+	for _, p := range c.Pack {
+		d, err := ref.Resolve(s, p)
 		if err != nil {
 			return nil, err
 		}
-		ps = all
+		ps = append(ps, d)
 	}
 	ix, _, err := blame.New(s, ps, blame.OpenCache(blame.DefaultCacheDir()))
 	return ix, err

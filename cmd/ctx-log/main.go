@@ -173,11 +173,7 @@ func (c *logCmd) commitPacks(s *store.Store, opt *packlog.Options) error {
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--commit: %w", err))
 	}
-	all, err := s.Packs("")
-	if err != nil {
-		return err
-	}
-	ix, _, err := blame.New(s, all, blame.OpenCache(blame.DefaultCacheDir()))
+	ix, err := blame.Open(s)
 	if err != nil {
 		return err
 	}

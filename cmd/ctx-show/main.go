@@ -1,7 +1,8 @@
 // Command ctx-show prints context packs. For each reference (arguments, or
 // a stream of ctx output on stdin) it prints the manifest with its hash as
-// canonical JSON, the pack in log form with content inlined (--resolve), or
-// a readable summary (--human), or a self-contained HTML page (--html).
+// canonical JSON, the pack in log form with content inlined (--resolve),
+// a readable summary (--human), a self-contained HTML page (--html), or an
+// ATIF trajectory (--atif, lib/atif).
 // --blob REF writes one object's raw bytes; --checkout DIR writes the
 // pack's outputs (--inputs: its inputs) as files under DIR and prints
 // {"pack","dir","what","files":[{"name","path","hash","size"}],"skipped"}.
@@ -20,6 +21,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/atif"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
@@ -36,6 +38,7 @@ type showCmd struct {
 	Resolve bool     `help:"Print the pack as an execution log with every content inlined."`
 	Blob    string   `help:"Write the raw bytes of one object (a hash, prefix or pack reference) to stdout." placeholder:"REF"`
 	HTML    bool     `name:"html" help:"Print the pack as one self-contained HTML page (no scripts, no network): header, prompts, timeline, inputs and outputs."`
+	ATIF    bool     `name:"atif" help:"Print the pack as an ATIF trajectory (Agent Trajectory Interchange Format, ATIF-v1.7), as Harbor and other evaluation tools read it; what ATIF cannot hold is named on stderr."`
 	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
 
 	Checkout string `help:"Write the pack's outputs as files under DIR, named as the pack names them (never outside DIR), and print what was written." placeholder:"DIR"`
@@ -56,8 +59,8 @@ func (c *showCmd) Run(env *cli.Env) error {
 		return cli.Errorf(cli.ExitUsage, "-o writes the --html page; give --html")
 	}
 	if c.Blob != "" {
-		if len(c.Refs) > 0 || c.Resolve || c.Human || c.HTML {
-			return cli.Errorf(cli.ExitUsage, "--blob takes no other references and no --resolve, --human or --html")
+		if len(c.Refs) > 0 || c.Resolve || c.Human || c.HTML || c.ATIF {
+			return cli.Errorf(cli.ExitUsage, "--blob takes no other references and no --resolve, --human, --html or --atif")
 		}
 		return c.blob(env, s)
 	}
@@ -65,8 +68,8 @@ func (c *showCmd) Run(env *cli.Env) error {
 		return cli.Errorf(cli.ExitUsage, "--inputs and --force go with --checkout DIR")
 	}
 	if c.Checkout != "" {
-		if c.Resolve || c.HTML {
-			return cli.Errorf(cli.ExitUsage, "--checkout writes files; give no --resolve or --html")
+		if c.Resolve || c.HTML || c.ATIF {
+			return cli.Errorf(cli.ExitUsage, "--checkout writes files; give no --resolve, --html or --atif")
 		}
 		if err := checkoutDir(s, c.Checkout); err != nil {
 			return err
@@ -80,8 +83,8 @@ func (c *showCmd) Run(env *cli.Env) error {
 		}
 		return c.checkout(env, s, it.Ref)
 	}
-	if c.Resolve && c.Human || c.HTML && (c.Resolve || c.Human) {
-		return cli.Errorf(cli.ExitUsage, "give one of --resolve, --human and --html")
+	if n := countTrue(c.Resolve, c.Human, c.HTML, c.ATIF); n > 1 {
+		return cli.Errorf(cli.ExitUsage, "give one of --resolve, --human, --html and --atif")
 	}
 	items, err := env.Refs(c.Refs)
 	if err != nil {
@@ -114,6 +117,27 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		return err
 	}
 	switch {
+	case c.ATIF:
+		l, err := execlog.FromManifest(s, m)
+		if err != nil {
+			return err
+		}
+		b, err := l.JSON()
+		if err != nil {
+			return err
+		}
+		out, warnings, err := atif.Export(b, atif.Options{Pack: m.Hash.String()})
+		if err != nil {
+			return fmt.Errorf("writing %s as ATIF: %w", m.Hash, err)
+		}
+		for _, w := range warnings {
+			env.Warnf("%s: %s", m.Hash, w)
+		}
+		// A trajectory is made to leave the machine, as a page is.
+		if err := warnSecrets(env, s, m, "trajectory"); err != nil {
+			return err
+		}
+		return env.ResultCanonical(out)
 	case c.Resolve:
 		l, err := execlog.FromManifest(s, m)
 		if err != nil {
@@ -125,7 +149,7 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		if err != nil {
 			return err
 		}
-		if err := warnSecrets(env, s, m); err != nil {
+		if err := warnSecrets(env, s, m, "page"); err != nil {
 			return err
 		}
 		return htmlview.Write(env.Stdout, c.Output, page)
@@ -426,12 +450,13 @@ func size(n int64) string {
 }
 
 // warnSecrets says on stderr how many secrets gitleaks' rules find in the
-// pack an HTML page shows (the page embeds its content), and where.
+// pack an HTML page or an ATIF trajectory shows (either embeds its
+// content), and where.
 // ctx-redact --check scans, so that ctx-show does not link the scanner.
-func warnSecrets(env *cli.Env, s *store.Store, m *manifest.Manifest) error {
+func warnSecrets(env *cli.Env, s *store.Store, m *manifest.Manifest, what string) error {
 	bin, err := cli.Tool("ctx-redact")
 	if err != nil {
-		env.Warnf("the page was not checked for secrets: ctx-redact is not installed beside ctx-show or on PATH")
+		env.Warnf("the %s was not checked for secrets: ctx-redact is not installed beside ctx-show or on PATH", what)
 		return nil
 	}
 	if verdict.Open(verdict.DefaultCacheDir(), verdict.Version(nil)).PackClean(m.Hash) {
@@ -443,13 +468,13 @@ func warnSecrets(env *cli.Env, s *store.Store, m *manifest.Manifest) error {
 	err = cmd.Run()
 	var ee *exec.ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == cli.ExitFinding) {
-		return fmt.Errorf("checking the page for secrets with %s: %v", bin, err)
+		return fmt.Errorf("checking the %s for secrets with %s: %v", what, bin, err)
 	}
 	lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
 	if len(out.Bytes()) == 0 {
 		return nil
 	}
-	env.Warnf("the page shows %d secret(s) that gitleaks' rules find; share the page of a redacted copy (ctx-redact %s) instead", len(lines), m.Hash)
+	env.Warnf("the %s shows %d secret(s) that gitleaks' rules find; share the %s of a redacted copy (ctx-redact %s) instead", what, len(lines), what, m.Hash)
 	for _, l := range lines {
 		f := gjson.ParseBytes(l)
 		where := f.Get("path").String()
@@ -463,4 +488,14 @@ func warnSecrets(env *cli.Env, s *store.Store, m *manifest.Manifest) error {
 
 func main() {
 	os.Exit(cli.Run("ctx-show", &showCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func countTrue(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }

@@ -71,11 +71,7 @@ func (c *verifyCmd) commit(env *cli.Env) error {
 		v.Status, v.Reason = sidecar.WrongSubject, fmt.Sprintf("the statement is about commit %s, not %s", st.Subject[0].Digest["gitCommit"], commit)
 	default:
 		v.Key = key.ID
-		all, err := s.Packs("")
-		if err != nil {
-			return err
-		}
-		ix, _, err := blame.New(s, all, blame.OpenCache(blame.DefaultCacheDir()))
+		ix, err := blame.Open(s)
 		if err != nil {
 			return err
 		}

@@ -312,3 +312,14 @@ func (ix *Index) Blame(file string, content []byte, names ...string) []Line {
 	}
 	return attribute(last, splitText(string(content)), ix.pool)
 }
+
+// Open builds the index of every finalized pack in s, with the cache in
+// the user's cache directory (DefaultCacheDir).
+func Open(s *store.Store) (*Index, error) {
+	all, err := s.Packs("")
+	if err != nil {
+		return nil, err
+	}
+	ix, _, err := New(s, all, OpenCache(DefaultCacheDir()))
+	return ix, err
+}

@@ -27,6 +27,25 @@ var codexTypes = map[string]bool{
 	"turn_context": true, "compacted": true,
 }
 
+// geminiChat reports whether rec is a Gemini CLI chat whose messages are
+// MessageRecords (type "user", "gemini", "info", …, an id and content,
+// no role): a messages array, as a Chat Completions request has.
+func geminiChat(rec gjson.Result) bool {
+	m := rec.Get("messages.0")
+	switch m.Get("type").String() {
+	case "user", "gemini", "info", "error", "warning":
+		return !m.Get("role").Exists() && m.Get("id").Exists() && m.Get("content").Exists()
+	}
+	return false
+}
+
+// copilotNamespace reports whether an event type is one of Copilot CLI's
+// ("session.start", "user.message", …).
+func copilotNamespace(typ string) bool {
+	ns, _, ok := strings.Cut(typ, ".")
+	return ok && (ns == "session" || ns == "user" || ns == "assistant" || ns == "tool" || ns == "subagent")
+}
+
 // Detect guesses the format of data from its first record (the first line
 // of JSON Lines, the first element of an array, or the document itself).
 // name is the file name, if any; a .eval name or a zip archive is Inspect.
@@ -37,6 +56,9 @@ func Detect(name string, data []byte) (string, error) {
 	}
 	if len(bytes.TrimLeft(data, " \t\r\n\ufeff")) == 0 {
 		return "", &DetectError{Name: name, Reason: "it is empty"}
+	}
+	if IsAiderHistory(name, data) {
+		return Aider, nil
 	}
 	rec, ok := firstRecord(data)
 	if !ok {
@@ -80,6 +102,19 @@ func classify(rec gjson.Result) string {
 	has := func(p string) bool { return rec.Get(p).Exists() }
 	typ := rec.Get("type").String()
 	switch {
+	case strings.HasPrefix(rec.Get("schema_version").String(), "ATIF-") && has("steps"):
+		return ATIF
+	case rec.Get("info.projectID").Exists() && rec.Get("messages").IsArray() ||
+		has("projectID") && has("directory") && has("title") && rec.Get("time.created").Exists():
+		return OpenCode
+	case rec.Get("data").IsObject() && copilotNamespace(typ) && (has("id") || has("timestamp")):
+		return CopilotCLI
+	case rec.Get("history.0.parts").IsArray() || has("role") && rec.Get("parts").IsArray():
+		return GeminiCLI // a checkpoint: {history: Content[]}, or the list alone
+	case geminiChat(rec):
+		return GeminiCLI
+	case has("sessionId") && has("projectHash") || typ == "init" && has("session_id") && has("model") && has("timestamp"):
+		return GeminiCLI
 	case has("resourceSpans") || has("resourceLogs") || has("resource_spans") || has("resource_logs"):
 		return OTelGenAI
 	case rec.Get("spans").IsArray() || has("name") && has("context") && (has("attributes") || has("start_time")):
@@ -229,8 +264,12 @@ func Describe(f string) string {
 	switch f {
 	case Ctx:
 		noun = "execution log"
-	case ClaudeCode, Codex:
+	case ClaudeCode, Codex, GeminiCLI, CopilotCLI, OpenCode:
 		noun = "session"
+	case ATIF:
+		noun = "trajectory"
+	case Aider:
+		noun = "chat history"
 	}
 	article := "a"
 	if f != "" && strings.ContainsRune("aeiouAEIOU", rune(f[0])) {
@@ -279,39 +318,19 @@ func (e *UnknownFormatError) ExitCode() int { return 3 }
 
 // Logs of formats ctx does not import are recognised, so that they are
 // named rather than mistaken for a format that looks alike (a Gemini CLI
-// chat has a messages array, as a Chat Completions request has).
+// prompt log is a list of records with a session id and a message, as
+// other logs are).
 // notImportedShapes are their shapes, tried on the first record before
 // the formats ctx imports; a format that gets an importer leaves the
 // table for classify.
 var notImportedShapes = []struct {
-	what  string // "a Gemini CLI chat", for "this looks like …"
+	what  string // "a Gemini CLI prompt log", for "this looks like …"
 	match func(rec gjson.Result) bool
 }{
-	// ~/.gemini/tmp/<project hash>/chats/session-*.json: {sessionId,
-	// projectHash, startTime, lastUpdated, messages: [{id, timestamp,
-	// type: "user" | "gemini" | "info" | "error", content, toolCalls,
-	// thoughts, tokens, model}]}.
-	{"a Gemini CLI chat", func(rec gjson.Result) bool {
-		if rec.Get("projectHash").Exists() && (rec.Get("messages").IsArray() || rec.Get("startTime").Exists()) {
-			return true
-		}
-		m := rec.Get("messages.0")
-		switch m.Get("type").String() {
-		case "user", "gemini", "info", "error", "warning":
-			return !m.Get("role").Exists() && m.Get("id").Exists() && m.Get("content").Exists()
-		}
-		return false
-	}},
 	// ~/.gemini/tmp/<project hash>/logs.json: the prompts typed, [{sessionId,
 	// messageId (a number), type, message (a string), timestamp}].
 	{"a Gemini CLI prompt log (logs.json)", func(rec gjson.Result) bool {
 		return rec.Get("sessionId").Exists() && rec.Get("messageId").Type == gjson.Number && rec.Get("message").Type == gjson.String
-	}},
-	// A Gemini API history, as /chat save writes a checkpoint:
-	// [{role: "user" | "model", parts: [{text}, {functionCall}, …]}].
-	{"a Gemini API conversation (a Gemini CLI checkpoint)", func(rec gjson.Result) bool {
-		r := rec.Get("role").String()
-		return (r == "user" || r == "model") && rec.Get("parts").IsArray() && !rec.Get("content").Exists()
 	}},
 }
 
@@ -329,11 +348,11 @@ func notImported(rec gjson.Result) string {
 // UnsupportedError reports a log of a format ctx does not import.
 type UnsupportedError struct {
 	Name string
-	What string // "a Gemini CLI chat"
+	What string // "a Gemini CLI prompt log (logs.json)"
 }
 
 // Error says what the input looks like: "this looks like a Gemini CLI
-// chat: not supported".
+// prompt log (logs.json): not supported".
 func (e *UnsupportedError) Error() string {
 	return fmt.Sprintf("this looks like %s: not supported", e.What)
 }

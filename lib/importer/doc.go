@@ -3,7 +3,11 @@
 // a hand-written log.
 //
 // Supported formats (Formats): OpenAI Chat Completions and Responses
-// exchanges, Anthropic Messages exchanges, Claude Code session transcripts,
+// exchanges, Anthropic Messages exchanges, ATIF trajectories (atif.go),
+// Gemini CLI saved sessions and stream-json transcripts (gemini.go),
+// GitHub Copilot CLI session events (copilot.go), OpenCode exports and
+// storage (opencode.go), Aider chat histories (aider.go, the one format
+// that is not JSON), Claude Code session transcripts,
 // Codex CLI rollouts, OpenTelemetry GenAI telemetry (OTLP JSON and SDK span
 // dumps), Inspect AI eval logs (.json and .eval archives) and LangSmith run
 // payloads. Detect guesses the format from the first record; Choose
@@ -248,6 +252,33 @@
 // answered it: its model event's output.model, else the sample output's
 // (the message's own model member, when it differs, is message_model). A .eval archive's members are bounded all together (1
 // GiB), on their declared size before inflating and while inflating.
+//
+// ATIF trajectories (Harbor RFC 0001, ATIF-v1.0 to v1.7): a system step
+// is the system prompt (later ones prompts of role system), user steps
+// are prompts, an agent step is an llm_call (message as output,
+// reasoning_content as reasoning, model_name and reasoning_effort as
+// parameters, metrics' prompt_tokens, completion_tokens and
+// cached_tokens as usage, its other members as metadata.usage) followed
+// by its tool_calls, each with the observation result whose
+// source_call_id names it; a result without one is the next call's of
+// its step still without a result (Harbor's computer-use agents write
+// them so), and one naming no call of its step stays in the step's
+// metadata. extra.is_error (with extra.exit_code and extra.error) marks
+// a failed call. ContentPart images given as a base64 data: URL, or as
+// a file under the trajectory's directory (Options.Dir), are parts;
+// others stay in metadata with a warning. Embedded
+// subagent_trajectories are the steps of agent <trajectory_id>, started
+// by the step whose result refers to them. What the log has no field for
+// is kept under "atif" in metadata (empty objects too), so that lib/atif
+// writes the trajectory back as it was.
+//
+// Gemini CLI, OpenCode and Copilot CLI sessions' files written
+// (agentfiles.go): a whole-file write (write_file, write, create) gives a
+// file's content, and a later replacement (replace, edit, str_replace)
+// whose old text occurs once (or as often as the call says) the new
+// content; the files whose final content is known, under the working
+// directory, are outputs. Edits of files the session never showed whole
+// are counted in a warning.
 //
 // The output is canonical JSON, printed from an execlog.Log (there is no
 // second encoder of the log here), and the same input always gives the

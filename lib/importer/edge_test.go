@@ -557,7 +557,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestFormats(t *testing.T) {
-	want := []string{"anthropic", "claude-code", "codex", "inspect", "langsmith", "openai-chat", "openai-responses", "otel-genai"}
+	want := []string{"aider", "anthropic", "atif", "claude-code", "codex", "copilot-cli", "gemini-cli", "inspect", "langsmith", "openai-chat", "openai-responses", "opencode", "otel-genai"}
 	if got := Formats(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Formats() = %q", got)
 	}

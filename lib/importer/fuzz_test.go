@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/ctx-tools/ctx/lib/canon"
@@ -28,29 +29,29 @@ func FuzzImport(f *testing.F) {
 			}
 		}
 	}
-	f.Add([]byte(`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"/p/x"}}]},"cwd":"/p"}`), uint8(1))
-	f.Add([]byte(`{"timestamp":"x","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":[1]}}`), uint8(2))
+	f.Add([]byte(`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"/p/x"}}]},"cwd":"/p"}`), formatIndex(ClaudeCode))
+	f.Add([]byte(`{"timestamp":"x","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":[1]}}`), formatIndex(Codex))
 	// The extended fields: server tools answering in the model's message,
 	// calls with empty ids renamed later, token_count and exit codes,
 	// subagent records, images, a cut-short last line.
-	f.Add([]byte(`{"request":{"messages":[{"role":"user","content":"q"}]},"response":{"type":"message","content":[{"type":"server_tool_use","id":"s","name":"web_search","input":{}},{"type":"web_search_tool_result","tool_use_id":"s","content":{"type":"web_search_tool_result_error","error_code":"x"}}],"usage":{"input_tokens":1,"output_tokens":2}}}`), uint8(0))
-	f.Add([]byte(`[{"request":{"messages":[{"role":"user","content":"q"}]},"response":{"object":"chat.completion","choices":[{"message":{"role":"assistant","tool_calls":[{"id":"","function":{"name":"f","arguments":"{}"}}]}}]}},{"request":{"messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c0","function":{"name":"f","arguments":"{ }"}}]},{"role":"tool","tool_call_id":"c0","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,AA=="}}]}]}}]`), uint8(5))
+	f.Add([]byte(`{"request":{"messages":[{"role":"user","content":"q"}]},"response":{"type":"message","content":[{"type":"server_tool_use","id":"s","name":"web_search","input":{}},{"type":"web_search_tool_result","tool_use_id":"s","content":{"type":"web_search_tool_result_error","error_code":"x"}}],"usage":{"input_tokens":1,"output_tokens":2}}}`), formatIndex(Anthropic))
+	f.Add([]byte(`[{"request":{"messages":[{"role":"user","content":"q"}]},"response":{"object":"chat.completion","choices":[{"message":{"role":"assistant","tool_calls":[{"id":"","function":{"name":"f","arguments":"{}"}}]}}]}},{"request":{"messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c0","function":{"name":"f","arguments":"{ }"}}]},{"role":"tool","tool_call_id":"c0","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,AA=="}}]}]}}]`), formatIndex(OpenAIChat))
 	f.Add([]byte(`{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c"}}
 {"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":3,"cached_input_tokens":-1}}}}
 {"type":"event_msg","payload":{"type":"exec_command_end","call_id":"c","exit_code":2}}
 {"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}
 {"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"Exit code: 2\n"}}
-{"type":"response_item","pay`), uint8(2))
+{"type":"response_item","pay`), formatIndex(Codex))
 	f.Add([]byte(`{"type":"assistant","uuid":"a","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Task","input":{"prompt":"p"}}]}}
 {"type":"user","uuid":"b","isSidechain":true,"message":{"role":"user","content":"p"}}
 {"type":"assistant","uuid":"c","parentUuid":"b","isSidechain":true,"message":{"id":"n","role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"x"}]}}
-{"type":"user","uuid":"d","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}]}}`), uint8(1))
+{"type":"user","uuid":"d","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}]}}`), formatIndex(ClaudeCode))
 	// Claude Code's own records: a notification, a reminder before the
 	// user's text (split), one after it (kept), a compaction summary.
 	f.Add([]byte(`{"type":"user","uuid":"a","origin":{"kind":"task-notification"},"message":{"role":"user","content":"<task-notification>x</task-notification>"}}
 {"type":"user","uuid":"b","isSidechain":true,"message":{"role":"user","content":[{"type":"text","text":"<system-reminder>r</system-reminder>"},{"type":"text","text":"typed"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}}
 {"type":"user","uuid":"c","message":{"role":"user","content":[{"type":"text","text":" <system-reminder>r</system-reminder>"},"typed",{"type":"text","text":"<bash-input>ls</bash-input>"}]}}
-{"type":"user","uuid":"d","isCompactSummary":true,"message":{"role":"user","content":"<command-name"}}`), uint8(1))
+{"type":"user","uuid":"d","isCompactSummary":true,"message":{"role":"user","content":"<command-name"}}`), formatIndex(ClaudeCode))
 	// A subagent's records in progress records, one of them odd; a
 	// <synthetic> notice; a result before its call; an MCP image only
 	// in toolUseResult; a Windows working directory.
@@ -59,7 +60,7 @@ func FuzzImport(f *testing.F) {
 {"type":"progress","uuid":"p2","parentToolUseID":"t","data":{"type":"agent_progress","agentId":"x","message":{"type":"assistant","uuid":"s2","message":"odd"}}}
 {"type":"progress","uuid":"p3","parentToolUseID":"t","data":{"type":"agent_progress","agentId":"x","message":{"type":"user","uuid":"s3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"r","content":"x"}]},"toolUseResult":{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}}}}
 {"type":"progress","uuid":"p4","parentToolUseID":"t","data":{"type":"agent_progress","agentId":"x","message":{"type":"assistant","uuid":"s4","message":{"id":"n","role":"assistant","model":"h","content":[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":"c:/p/a.txt"}}]}}}}
-{"type":"assistant","uuid":"b","isApiErrorMessage":true,"message":{"id":"e","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 529"}]}}`), uint8(1))
+{"type":"assistant","uuid":"b","isApiErrorMessage":true,"message":{"id":"e","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 529"}]}}`), formatIndex(ClaudeCode))
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		format := Formats()[int(which)%len(Formats())]
 		Detect("", data)
@@ -77,11 +78,12 @@ func FuzzImport(f *testing.F) {
 			t.Fatalf("%s: report %+v does not add up", format, rep)
 		}
 		// No call is two steps (call ids repeat only across Inspect
-		// samples), and a subagent's parent is an earlier step.
+		// samples and ATIF steps), and a subagent's parent is an earlier
+		// step.
 		steps := gjson.GetBytes(out, "steps").Array()
 		seen := map[string]bool{}
 		for i, st := range steps {
-			if id := st.Get("metadata.call_id").String(); id != "" && format != Inspect {
+			if id := st.Get("metadata.call_id").String(); id != "" && format != Inspect && format != ATIF {
 				if seen[id] {
 					t.Fatalf("%s: call %q is two steps:\n%s", format, id, out)
 				}
@@ -92,4 +94,9 @@ func FuzzImport(f *testing.F) {
 			}
 		}
 	})
+}
+
+// formatIndex is the seed byte FuzzImport reads as format f.
+func formatIndex(f string) uint8 {
+	return uint8(slices.Index(Formats(), f))
 }

@@ -8,12 +8,17 @@ import (
 
 // Format names, as given to ctx-pack --from.
 const (
+	Aider           = "aider"
 	Anthropic       = "anthropic"
+	ATIF            = "atif"
 	ClaudeCode      = "claude-code"
 	Codex           = "codex"
+	CopilotCLI      = "copilot-cli"
+	GeminiCLI       = "gemini-cli"
 	Inspect         = "inspect"
 	LangSmith       = "langsmith"
 	OpenAIChat      = "openai-chat"
+	OpenCode        = "opencode"
 	OpenAIResponses = "openai-responses"
 	OTelGenAI       = "otel-genai"
 )
@@ -21,12 +26,17 @@ const (
 type importFunc func(b *builder, data []byte) error
 
 var importers = map[string]importFunc{
+	Aider:           importAider,
 	Anthropic:       importAnthropic,
+	ATIF:            importATIF,
 	ClaudeCode:      importClaudeCode,
 	Codex:           importCodex,
+	CopilotCLI:      importCopilot,
+	GeminiCLI:       importGemini,
 	Inspect:         importInspect,
 	LangSmith:       importLangSmith,
 	OpenAIChat:      importOpenAIChat,
+	OpenCode:        importOpenCode,
 	OpenAIResponses: importOpenAIResponses,
 	OTelGenAI:       importOTel,
 }
@@ -49,6 +59,10 @@ type Options struct {
 	// Deterministic lists tools to mark deterministic in addition to the
 	// built-in read-only ones (ctx-pack --deterministic TOOL).
 	Deterministic []string
+	// Dir is the directory of the input file: media an ATIF trajectory
+	// names by a relative path are read from under it. Empty: no file is
+	// read.
+	Dir string
 	// Subagents are, for a Claude Code session, its subagents'
 	// transcripts (the files under <session>/subagents/, see
 	// ClaudeCodeSubagents), read after the session's own.

@@ -253,10 +253,7 @@ func TestDetectClaudeCodeFirstRecords(t *testing.T) {
 // Logs of formats ctx does not import are named, whatever --from says.
 func TestNotImported(t *testing.T) {
 	for _, tt := range []struct{ data, what string }{
-		{`{"sessionId":"s","projectHash":"ab","startTime":"2026-05-01T10:00:00Z","lastUpdated":"2026-05-01T10:00:00Z","messages":[{"id":"1","timestamp":"2026-05-01T10:00:00Z","type":"user","content":"hi"}]}`, "a Gemini CLI chat"},
-		{`{"messages":[{"id":"1","timestamp":"2026-05-01T10:00:00Z","type":"gemini","content":"hi","model":"gemini-2.5-pro"}]}`, "a Gemini CLI chat"},
 		{`[{"sessionId":"s","messageId":0,"type":"user","message":"hi","timestamp":"2026-05-01T10:00:00Z"}]`, "a Gemini CLI prompt log (logs.json)"},
-		{`[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"text":"hello"}]}]`, "a Gemini API conversation (a Gemini CLI checkpoint)"},
 	} {
 		_, err := Detect("", []byte(tt.data))
 		var u *UnsupportedError
@@ -267,6 +264,20 @@ func TestNotImported(t *testing.T) {
 			if _, err := Choose(from, "x.json", []byte(tt.data)); !errors.As(err, &u) {
 				t.Errorf("%s: Choose(%s) = %v", tt.data, from, err)
 			}
+		}
+	}
+	// Gemini CLI's chats and checkpoints, which look alike Chat
+	// Completions logs, are its own.
+	for _, data := range []string{
+		`{"sessionId":"s","projectHash":"ab","startTime":"2026-05-01T10:00:00Z","lastUpdated":"2026-05-01T10:00:00Z","messages":[{"id":"1","timestamp":"2026-05-01T10:00:00Z","type":"user","content":"hi"}]}`,
+		`{"messages":[{"id":"1","timestamp":"2026-05-01T10:00:00Z","type":"gemini","content":"hi","model":"gemini-2.5-pro"}]}`,
+		`[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"text":"hello"}]}]`,
+	} {
+		if f, err := Detect("", []byte(data)); f != GeminiCLI {
+			t.Errorf("%s: Detect = %q, %v", data, f, err)
+		}
+		if _, _, err := Import(GeminiCLI, []byte(data), Options{}); err != nil {
+			t.Errorf("%s: %v", data, err)
 		}
 	}
 	// A Chat Completions request is still one.

@@ -62,7 +62,7 @@ func TestChoose(t *testing.T) {
 		{from: OpenAIChat, data: own, err: "this is a ctx execution log, not an openai-chat log", code: 1},
 		{from: Codex, data: cc, err: "this is a claude-code session, not a codex session", code: 1},
 		{from: Inspect, data: cc, err: "this is a claude-code session, not an inspect log", code: 1},
-		{from: "yaml", data: own, err: "yaml: unknown format; use ctx, auto, anthropic, claude-code, codex, inspect, langsmith, openai-chat, openai-responses, otel-genai", code: 3},
+		{from: "yaml", data: own, err: "yaml: unknown format; use ctx, auto, aider, anthropic, atif, claude-code, codex, copilot-cli, gemini-cli, inspect, langsmith, openai-chat, openai-responses, opencode, otel-genai", code: 3},
 	}
 	for _, tt := range tests {
 		got, err := Choose(tt.from, "in", []byte(tt.data))

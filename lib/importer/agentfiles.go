@@ -1,0 +1,123 @@
+package importer
+
+import (
+	"path"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Files an agent wrote (Gemini CLI, OpenCode, Copilot CLI), from its
+// file tools' parameters: a whole-file write gives the file's content; a
+// string replacement applied to a file whose content is known (written
+// earlier in the session) gives the new content, as the tool computes it:
+// the old text must occur once, or as many times as the call says to
+// replace. A call that failed or has no result changed nothing known. The
+// files whose final content is known are outputs, named relative to the
+// session's working directory; a file outside it, or an edit of a file
+// whose content the session does not show, is said on stderr.
+
+// fileTool names the parameters of a tool that writes files.
+type fileTool struct {
+	path    string // the file
+	content string // a whole-file write: its content
+	old     string // a replacement: the text replaced,
+	new     string // the text put instead,
+	all     string // and how many times (a boolean: all; a number: that many)
+}
+
+// fileTools are, per format, its tools that write files (the tool names
+// and parameters of each agent's own file tools).
+var fileTools = map[string]map[string]fileTool{
+	GeminiCLI: {
+		"write_file": {path: "file_path", content: "content"},
+		"replace":    {path: "file_path", old: "old_string", new: "new_string", all: "expected_replacements"},
+	},
+	OpenCode: {
+		"write": {path: "filePath", content: "content"},
+		"edit":  {path: "filePath", old: "oldString", new: "newString", all: "replaceAll"},
+	},
+	CopilotCLI: {
+		"create":      {path: "path", content: "file_text"},
+		"str_replace": {path: "path", old: "old_str", new: "new_str"},
+		"edit":        {path: "path", old: "old_str", new: "new_str"},
+	},
+}
+
+// agentFiles adds the files the session wrote, whose content is known,
+// as outputs (and the last answer as final.md beside them).
+func (b *builder) agentFiles() {
+	tools := fileTools[b.format]
+	known := map[string]string{}
+	var order []string
+	unknown, outside := 0, 0
+	for _, s := range b.steps {
+		ft, ok := tools[s.Tool]
+		if !ok || !s.resolved || s.Error != nil {
+			continue
+		}
+		params := gjson.ParseBytes(s.Parameters)
+		name, ok := b.fileName(params.Get(ft.path).String())
+		if !ok {
+			outside++
+			continue
+		}
+		if ft.content != "" {
+			c := params.Get(ft.content)
+			if c.Type != gjson.String {
+				continue
+			}
+			if _, seen := known[name]; !seen {
+				order = append(order, name)
+			}
+			known[name] = c.Str
+			continue
+		}
+		have, ok := known[name]
+		if !ok {
+			unknown++
+			continue
+		}
+		old, repl := params.Get(ft.old).String(), params.Get(ft.new).String()
+		n := strings.Count(have, old)
+		times := params.Get(ft.all)
+		switch {
+		case old == "" || n == 0:
+			b.warn("an edit of %s replaces text its known content does not hold: %s is no output", name, name)
+			delete(known, name)
+		case n == 1 || times.Type == gjson.True || times.Type == gjson.Number && times.Int() == int64(n):
+			known[name] = strings.ReplaceAll(have, old, repl)
+		default:
+			b.warn("an edit of %s replaces text its known content holds %d times: %s is no output", name, n, name)
+			delete(known, name)
+		}
+	}
+	var outs []output
+	for _, name := range order {
+		if c, ok := known[name]; ok {
+			outs = append(outs, output{Name: name, Content: c})
+		}
+	}
+	if len(outs) > 0 && strings.TrimSpace(b.last) != "" {
+		outs = append(outs, output{Name: finalName, Content: b.last})
+	}
+	b.outputs = append(b.outputs, outs...)
+	if outside > 0 {
+		b.warn("%d file write(s) outside the session's working directory (or with none recorded): they are steps, not outputs", outside)
+	}
+	if unknown > 0 {
+		b.warn("%d edit(s) of files whose content the session does not show: they are steps, not outputs", unknown)
+	}
+}
+
+// fileName names a file as an output: relative to the working directory.
+func (b *builder) fileName(p string) (string, bool) {
+	if rel, ok := relPath(p, b.roots); ok {
+		p = rel
+	}
+	p = path.Clean(p)
+	if !cleanRelative(p) || p == "." {
+		return "", false
+	}
+	return p, true
+}

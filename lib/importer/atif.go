@@ -1,0 +1,548 @@
+package importer
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/found"
+	"github.com/ctx-tools/ctx/lib/manifest"
+)
+
+// ATIF trajectories (Agent Trajectory Interchange Format, Harbor RFC 0001,
+// "schema_version": "ATIF-v1.0" … "ATIF-v1.7"): one JSON object whose
+// steps are system, user and agent turns. An agent step is one model turn
+// with its tool calls and, in its observation, their results joined by
+// source_call_id. Embedded subagent trajectories (v1.7) are the steps of
+// the agent their trajectory_id names.
+//
+// Every member the log has no field for is kept under "atif" in the
+// metadata of the prompt or step it belongs to (step_id, extra,
+// is_copied_context, llm_call_count, …), and the trajectory's own members
+// (schema_version, session_id, agent, notes, final_metrics, …) in the
+// log's metadata.atif, so that lib/atif can write the trajectory back.
+// Empty objects are kept too: "extra": {} is a field a producer wrote.
+
+// atifAgentKeys are the members of an agent step the log maps.
+var atifAgentKeys = []string{"source", "message", "timestamp", "model_name", "reasoning_effort",
+	"reasoning_content", "tool_calls", "observation", "metrics"}
+
+func importATIF(b *builder, data []byte) error {
+	doc, whole, err := b.wholeDoc(data)
+	if err != nil {
+		return err
+	}
+	if !whole || !doc.IsObject() {
+		return b.errorf("", "an ATIF trajectory is one JSON object")
+	}
+	a := &atifImport{b: b}
+	return a.trajectory(doc, "", "", nil, 0)
+}
+
+type atifImport struct {
+	b *builder
+}
+
+// trajectory adds the steps of trajectory t. agent is "" for the root
+// trajectory, else the name of the subagent it is (its trajectory_id,
+// after its parent's: "a/b"); parent the step that started it.
+// index is its place in its parent's subagent_trajectories.
+func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int, index int) error {
+	b := a.b
+	sv := t.Get("schema_version")
+	if sv.Type != gjson.String || !strings.HasPrefix(sv.Str, "ATIF-v1.") {
+		return b.errorf(at(where, "schema_version"), "expected an ATIF v1 version such as \"ATIF-v1.7\", got %s", kindOrValue(sv))
+	}
+	steps := t.Get("steps")
+	if !steps.IsArray() {
+		return b.errorf(at(where, "steps"), "expected an array of steps, got %s", kind(steps))
+	}
+	model := t.Get("agent.model_name").String()
+	b.setModel(model)
+	meta := keepAll(t, "steps", "subagent_trajectories")
+	subs := map[string]gjson.Result{}
+	var subOrder []string
+	subWhere := map[string]string{}
+	subIndex := map[string]int{}
+	for i, s := range elems(t.Get("subagent_trajectories")) {
+		id := s.Get("trajectory_id").String()
+		w := at(where, fmt.Sprintf("subagent_trajectories[%d]", i))
+		if id == "" {
+			return b.errorf(at(w, "trajectory_id"), "an embedded subagent trajectory needs a trajectory_id")
+		}
+		if _, dup := subs[id]; dup {
+			return b.errorf(at(w, "trajectory_id"), "trajectory_id %q is not unique", id)
+		}
+		subs[id], subWhere[id], subIndex[id] = s, w, i
+		subOrder = append(subOrder, id)
+	}
+	var sub obj // the record of this subagent trajectory
+	var subSteps list
+	if agent == "" {
+		b.meta.set("atif", meta.raw())
+	}
+	started := map[string]bool{}
+	for i, st := range elems(steps) {
+		w := at(where, fmt.Sprintf("steps[%d]", i))
+		if !st.IsObject() {
+			return b.errorf(w, "expected a step object, got %s", kind(st))
+		}
+		source := st.Get("source").String()
+		switch {
+		case source == "agent":
+			refs, err := a.agentStep(st, w, agent, parent, model)
+			if err != nil {
+				return err
+			}
+			for _, r := range refs {
+				s, ok := subs[r.id]
+				if !ok || started[r.id] {
+					continue
+				}
+				started[r.id] = true
+				p := r.step
+				if err := a.trajectory(s, subWhere[r.id], subName(agent, r.id), &p, subIndex[r.id]); err != nil {
+					return err
+				}
+			}
+		case source != "system" && source != "user":
+			return b.errorf(at(w, "source"), "expected \"system\", \"user\" or \"agent\", got %s", kindOrValue(st.Get("source")))
+		case agent != "":
+			// A subagent's own prompts are no prompts of the run: they
+			// stay with its trajectory's record.
+			b.mapRecord()
+			subSteps = append(subSteps, raw(st))
+		default:
+			if err := a.prompt(st, w, source); err != nil {
+				return err
+			}
+		}
+	}
+	if agent != "" {
+		sub.setString("agent", agent)
+		sub.set("index", jsonInt(index))
+		sub.set("trajectory", meta.raw())
+		sub.set("steps", subSteps.raw())
+		b.appendMeta("atif_subagents", sub.raw())
+	}
+	for _, id := range subOrder {
+		if started[id] {
+			continue
+		}
+		b.warn("embedded subagent trajectory %q is referenced by no observation: its steps are after its parent's, without a parent step", id)
+		if err := a.trajectory(subs[id], subWhere[id], subName(agent, id), nil, subIndex[id]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func subName(parent, id string) string {
+	if parent == "" {
+		return id
+	}
+	return parent + "/" + id
+}
+
+// kindOrValue describes a value for an error: a string is quoted.
+func kindOrValue(r gjson.Result) string {
+	if r.Type == gjson.String {
+		return strconv.Quote(r.Str)
+	}
+	return kind(r)
+}
+
+// keepAll returns every member of o but those in skip, empty ones too.
+func keepAll(o gjson.Result, skip ...string) obj {
+	var out obj
+	each(o, func(k, v gjson.Result) bool {
+		for _, s := range skip {
+			if k.Str == s {
+				return true
+			}
+		}
+		out = append(out, member{k.Str, raw(v)})
+		return true
+	})
+	return out
+}
+
+// stepTime returns a step's time as RFC 3339 in UTC, and the members of
+// meta to keep it as written when that differs.
+func (a *atifImport) stepTime(st gjson.Result, w string, meta *obj) string {
+	v := st.Get("timestamp")
+	if !v.Exists() || v.Type == gjson.Null {
+		if v.Exists() {
+			meta.set("timestamp", raw(v))
+		}
+		return ""
+	}
+	ts := timestamp(v)
+	if ts == "" {
+		a.b.warn("%s: timestamp %s is not ISO 8601; kept in metadata", at(w, "timestamp"), kindOrValue(v))
+	}
+	if ts != v.Str || v.Type != gjson.String {
+		meta.set("timestamp", raw(v))
+	}
+	return ts
+}
+
+// prompt adds a system or user step of the root trajectory.
+func (a *atifImport) prompt(st gjson.Result, w, role string) error {
+	b := a.b
+	b.mapRecord()
+	meta := keepAll(st, "source", "message", "timestamp")
+	ts := a.stepTime(st, w, &meta)
+	c, err := a.content(st.Get("message"), at(w, "message"))
+	if err != nil {
+		return err
+	}
+	c.keep(&meta)
+	var m obj
+	m.set("atif", meta.raw())
+	if role == "system" && !b.hasSystem && c.parts == nil && c.pending == nil {
+		b.seen(ts)
+		if ts != "" {
+			m = join(obj{{"timestamp", quote(ts)}}, m)
+		}
+		b.system, b.hasSystem = c.text, true
+		b.meta.set("system_prompt", m.raw())
+		return nil
+	}
+	if c.parts != nil {
+		b.promptParts(role, c.parts, m, ts)
+	} else {
+		b.prompt(role, c.text, m, ts)
+	}
+	return nil
+}
+
+// atifRef is a subagent trajectory an observation names, and the step
+// that started it.
+type atifRef struct {
+	id   string
+	step int
+}
+
+// agentStep adds an agent step: an llm_call step, then a tool_call step
+// per tool call, each with the result its observation holds.
+func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, defModel string) ([]atifRef, error) {
+	b := a.b
+	b.mapRecord()
+	meta := keepAll(st, atifAgentKeys...)
+	ts := a.stepTime(st, w, &meta)
+	s := &step{Type: llmCall, Timestamp: ts, Agent: agent, ParentStep: parent}
+	var params obj
+	if v := st.Get("model_name"); v.Exists() {
+		params.set("model", raw(v))
+		b.setModel(v.String())
+	}
+	if v := st.Get("reasoning_effort"); v.Exists() {
+		params.set("reasoning_effort", raw(v))
+	}
+	s.Parameters = params.raw()
+	if msg := st.Get("message"); msg.Exists() {
+		c, err := a.content(msg, at(w, "message"))
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case c.parts != nil:
+			s.OutputParts = c.parts
+		default:
+			text := c.text
+			s.Output = &text
+			if strings.TrimSpace(text) != "" && agent == "" {
+				b.last = text
+			}
+		}
+		c.keep(&meta)
+	} else {
+		meta.set("no_message", jsonTrue)
+	}
+	if r := st.Get("reasoning_content"); r.Exists() {
+		if r.Type != gjson.String {
+			meta.set("reasoning_content", raw(r))
+		} else {
+			text := r.Str
+			s.Reasoning = &text
+		}
+	}
+	if m := st.Get("metrics"); m.Exists() {
+		var left obj
+		s.Usage, left = atifUsage(m)
+		s.meta.set("usage", left.raw())
+		if s.Usage == nil && left == nil {
+			meta.set("metrics", raw(m)) // {} or not an object
+		}
+	}
+	b.addStep(s)
+	// Tool calls, joined to their results within the step (ATIF requires
+	// a result's source_call_id to name a call of its own step: ids need
+	// not be unique across steps or trajectories).
+	calls := map[string]*step{}
+	var order []*step
+	for i, tc := range elems(st.Get("tool_calls")) {
+		cw := at(w, fmt.Sprintf("tool_calls[%d]", i))
+		if !tc.IsObject() {
+			return nil, b.errorf(cw, "expected a tool call object, got %s", kind(tc))
+		}
+		id := tc.Get("tool_call_id").String()
+		var cm obj
+		if extra := keepAll(tc, "tool_call_id", "function_name", "arguments"); extra != nil {
+			cm.set("atif", extra.raw())
+		}
+		argv := tc.Get("arguments")
+		var params json.RawMessage
+		if argv.Exists() {
+			params = raw(argv)
+		} else {
+			cm = join(cm, obj{{"no_arguments", jsonTrue}})
+		}
+		c := b.call(&call{id: id, name: tc.Get("function_name").String(), args: params, meta: cm}, ts)
+		c.Agent, c.ParentStep = agent, parent
+		order = append(order, c)
+		if id != "" {
+			calls[id] = c
+		}
+	}
+	if t := st.Get("tool_calls"); t.Exists() && !t.IsArray() {
+		return nil, b.errorf(at(w, "tool_calls"), "expected an array, got %s", kind(t))
+	}
+	var refs []atifRef
+	var loose list
+	obs := st.Get("observation")
+	if obs.Exists() && !obs.IsObject() {
+		return nil, b.errorf(at(w, "observation"), "expected an object, got %s", kind(obs))
+	}
+	if o := keepAll(obs, "results"); o != nil {
+		meta.set("observation", o.raw())
+	}
+	for i, r := range elems(obs.Get("results")) {
+		rw := at(w, fmt.Sprintf("observation.results[%d]", i))
+		if !r.IsObject() {
+			return nil, b.errorf(rw, "expected a result object, got %s", kind(r))
+		}
+		id := r.Get("source_call_id").String()
+		c := calls[id]
+		switch {
+		case id != "" && c == nil:
+			b.warn("%s: source_call_id %q names no tool call of its step; kept in the step's metadata", rw, id)
+		case id == "":
+			// Producers leave source_call_id out of the results of their
+			// calls (Harbor's own computer-use agents): such a result is
+			// the next call's of its step that has none yet.
+			for _, o := range order {
+				if !o.resolved {
+					c = o
+					break
+				}
+			}
+		}
+		if c == nil || c.resolved {
+			// A result of no call (an action without tool calling), or a
+			// second result for one call: kept as it is.
+			loose = append(loose, raw(r))
+			for _, ref := range elems(r.Get("subagent_trajectory_ref")) {
+				if id := ref.Get("trajectory_id").String(); id != "" {
+					refs = append(refs, atifRef{id, s.Index})
+				}
+			}
+			continue
+		}
+		if err := a.result(c, r, rw, id == ""); err != nil {
+			return nil, err
+		}
+		for _, ref := range elems(r.Get("subagent_trajectory_ref")) {
+			if id := ref.Get("trajectory_id").String(); id != "" {
+				refs = append(refs, atifRef{id, c.Index})
+			} else if p := ref.Get("trajectory_path").String(); p != "" {
+				b.warn("%s: the subagent trajectory %q is another file; it is not read", rw, p)
+			}
+		}
+	}
+	if loose != nil {
+		meta.set("observation_results", loose.raw())
+	}
+	var am obj
+	am.set("atif", meta.raw())
+	s.meta = join(am, s.meta)
+	return refs, nil
+}
+
+// result sets the output of call step c from observation result r.
+// joined says it was joined by its place, having no source_call_id.
+func (a *atifImport) result(c *step, r gjson.Result, w string, joined bool) error {
+	c.resolved = true
+	rm := keepAll(r, "source_call_id", "content")
+	if joined {
+		rm.set("source_call_id", raw(r.Get("source_call_id"))) // null, if given
+		rm.set("joined_by_place", jsonTrue)
+	}
+	if v := r.Get("content"); v.Exists() && v.Type != gjson.Null {
+		cont, err := a.content(v, at(w, "content"))
+		if err != nil {
+			return err
+		}
+		if cont.parts != nil {
+			c.OutputParts = cont.parts
+		} else {
+			out := cont.text
+			c.Output = &out
+		}
+		cont.keep(&rm)
+	} else if v.Exists() {
+		rm.set("content", raw(v))
+	}
+	// No ATIF field says a call failed; producers write it in extra.
+	if extra := r.Get("extra"); extra.Get("is_error").Type == gjson.True {
+		f := failure{}
+		if e := extra.Get("error"); e.Type == gjson.String {
+			f.msg = e.Str
+		}
+		if e := extra.Get("exit_code"); e.Type == gjson.Number && isDigits(strings.TrimPrefix(e.Raw, "-")) {
+			f.exitCode = raw(e)
+		}
+		c.fail(f)
+	}
+	var res obj
+	res.set("atif", rm.raw())
+	c.meta.set("result", res.raw())
+	return nil
+}
+
+// atifUsage maps ATIF metrics to the step's usage: prompt_tokens (all
+// input tokens, cached ones included), completion_tokens and
+// cached_tokens, as recorded. The other members (cost_usd, token ids,
+// logprobs, extra) are returned to stay in metadata.
+func atifUsage(m gjson.Result) (*manifest.Usage, obj) {
+	u := &manifest.Usage{}
+	var left obj
+	found := false
+	each(m, func(k, v gjson.Result) bool {
+		var dst **int64
+		switch k.Str {
+		case "prompt_tokens":
+			dst = &u.InputTokens
+		case "completion_tokens":
+			dst = &u.OutputTokens
+		case "cached_tokens":
+			dst = &u.CacheReadTokens
+		}
+		if dst != nil && v.Type == gjson.Number && isDigits(v.Raw) {
+			if n, err := strconv.ParseInt(v.Raw, 10, 64); err == nil {
+				*dst, found = &n, true
+				return true
+			}
+		}
+		left = append(left, member{k.Str, raw(v)})
+		return true
+	})
+	if !found {
+		u = nil
+	}
+	return u, left
+}
+
+// atifContent is a message or result content: text, or parts when it is
+// a list of ContentParts. pending are the parts whose media is not in the
+// trajectory (an image at a URL, or a file that cannot be read), by index.
+type atifContent struct {
+	text    string
+	parts   []execlog.Part
+	pending list
+	paths   list // the file each part read from a file was, by index
+}
+
+// keep records in meta what the log's content cannot say.
+func (c atifContent) keep(meta *obj) {
+	meta.set("pending_parts", c.pending.raw())
+	meta.set("part_paths", c.paths.raw())
+}
+
+func (a *atifImport) content(v gjson.Result, w string) (atifContent, error) {
+	var c atifContent
+	switch {
+	case v.Type == gjson.String:
+		c.text = v.Str
+		return c, nil
+	case !v.IsArray():
+		return c, a.b.errorf(w, "expected a string or an array of content parts, got %s", kind(v))
+	}
+	c.parts = []execlog.Part{}
+	for i, p := range elems(v) {
+		pw := fmt.Sprintf("%s[%d]", w, i)
+		typ := p.Get("type").String()
+		switch typ {
+		case "text":
+			t := p.Get("text")
+			if t.Type != gjson.String {
+				return c, a.b.errorf(at(pw, "text"), "expected a string, got %s", kind(t))
+			}
+			c.parts = append(c.parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(t.Str)})
+			if len(keepAll(p, "type", "text")) == 0 {
+				continue
+			}
+		case "image", "audio":
+			if part, file, ok := a.media(p, typ, pw); ok {
+				if file != "" {
+					c.paths = append(c.paths, obj{{"index", jsonInt(len(c.parts))}, {"path", quote(file)}}.raw())
+				}
+				c.parts = append(c.parts, part)
+				continue
+			}
+		}
+		c.pending = append(c.pending, obj{{"index", jsonInt(i)}, {"part", raw(p)}}.raw())
+	}
+	if len(c.parts) == 0 {
+		c.parts = nil
+	}
+	return c, nil
+}
+
+// media reads an image or audio part whose source is a base64 data: URL
+// or a file beside the trajectory (Options.Dir); file is the file's path.
+// A part with members the log cannot carry (audio's duration_sec) is
+// left in metadata whole.
+func (a *atifImport) media(p gjson.Result, typ, w string) (part execlog.Part, file string, ok bool) {
+	src := p.Get("source")
+	mt, where := src.Get("media_type"), src.Get("path")
+	if mt.Type != gjson.String || where.Type != gjson.String ||
+		len(keepAll(p, "type", "source")) > 0 || len(keepAll(src, "media_type", "path")) > 0 {
+		return part, "", false
+	}
+	if dmt, data, isURL := dataURL(where.Str); isURL {
+		if _, err := base64.StdEncoding.DecodeString(data); err != nil || dmt != mt.Str {
+			a.b.warn("%s: the data: URL is not base64 of the part's media type; the part is kept in metadata", w)
+			return part, "", false
+		}
+		return execlog.Part{Type: typ, MediaType: mt.Str, Content: execlog.Base64(data)}, "", true
+	}
+	data, err := a.readFile(where.Str)
+	if err != nil {
+		a.b.warn("%s: %s %q is not in the trajectory (%v); the part is kept in metadata", w, typ, where.Str, err)
+		return part, "", false
+	}
+	return execlog.Part{Type: typ, MediaType: mt.Str, Content: execlog.Bytes(data)}, where.Str, true
+}
+
+// readFile reads a file named relative to Options.Dir, never outside it
+// (symlinks resolved) and only a regular file of a bounded size.
+func (a *atifImport) readFile(name string) ([]byte, error) {
+	if a.b.opts.Dir == "" {
+		return nil, fmt.Errorf("no directory to read it from")
+	}
+	if name == "" || path.IsAbs(name) || strings.Contains(name, "://") || strings.ContainsRune(name, '\\') ||
+		!cleanRelative(path.Clean(name)) {
+		return nil, fmt.Errorf("not a relative file path under the trajectory's directory")
+	}
+	return found.ReadFile(filepath.Join(a.b.opts.Dir, filepath.FromSlash(path.Clean(name))),
+		found.Rule{What: "the image the trajectory names", Max: MaxTranscript, Within: a.b.opts.Dir})
+}

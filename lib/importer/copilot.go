@@ -1,0 +1,274 @@
+package importer
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
+)
+
+// GitHub Copilot CLI sessions (~/.copilot/session-state/<id>/events.jsonl):
+// one session event per line, {type, id, timestamp, parentId, data},
+// typed as github/copilot-sdk's generated session-events declare them.
+//
+// system.message is the system prompt (a later, different one a prompt
+// of role system). user.message is a prompt (its attachments' blobs are
+// parts; the text the CLI sent instead, transformedContent, is kept in
+// its metadata). assistant.message is a model turn: content its output,
+// reasoningText (or the assistant.reasoning events before it) its
+// reasoning, toolRequests its calls; the assistant.usage after it its
+// usage (inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens,
+// reasoningTokens; cost, duration and the rest in metadata.usage) and
+// its model the run's. tool.execution_complete is a call's result
+// (success false fails it, with error.message), its image contents
+// parts. Messages and calls of a subagent carry parentToolCallId: they
+// are the steps of the agent named by that call's id, started by it.
+// The session's other events (session.*, subagent.*, abort, hook.*,
+// permission.*, …) are kept in order in metadata.events; streaming
+// deltas, which the whole message repeats, are skipped.
+
+func importCopilot(b *builder, data []byte) error {
+	c := &copilotImport{b: b, pending: map[string][]string{}}
+	err := b.jsonLines(data, func(where string, rec gjson.Result) error {
+		return c.event(where, rec)
+	})
+	if err != nil {
+		return err
+	}
+	if b.mapped == 0 {
+		return b.errorf("", "the input holds no Copilot CLI session event")
+	}
+	b.agentFiles()
+	return nil
+}
+
+type copilotImport struct {
+	b       *builder
+	pending map[string][]string // reasoning not yet given to a message, by agent
+}
+
+// agent returns the agent of an event's data: "" for the main agent,
+// else the id of the call that started the subagent.
+func copilotAgent(d gjson.Result) string { return d.Get("parentToolCallId").String() }
+
+func (c *copilotImport) event(where string, rec gjson.Result) error {
+	b := c.b
+	typ := rec.Get("type").String()
+	d := rec.Get("data")
+	ts := timestamp(rec.Get("timestamp"))
+	if typ == "" || !rec.Get("data").Exists() {
+		b.skip("a line that is no session event")
+		return nil
+	}
+	switch {
+	case strings.HasSuffix(typ, "_delta") || typ == "assistant.message_start" || typ == "tool.execution_partial_result" || typ == "tool.execution_progress":
+		b.skip("streaming event (the whole message or result repeats it)")
+		return nil
+	}
+	b.mapRecord()
+	switch typ {
+	case "session.start":
+		b.seen(ts)
+		if cwd := d.Get("context.cwd").String(); cwd != "" {
+			b.root(cwd)
+		}
+		b.tool("copilot", d.Get("copilotVersion").String())
+		b.meta.set("session", raw(d))
+	case "system.message":
+		// The system prompt (and later ones) the CLI sent.
+		var meta obj
+		meta.set("system_message", rest(d, "content").raw())
+		b.systemPrompt(d.Get("content").String(), meta)
+	case "session.model_change":
+		if b.agentModel == "" {
+			b.agentModel = d.Get("newModel").String() // the model asked for, if none answered
+		}
+		c.appendEvent(rec)
+	case "user.message":
+		m := &msg{role: "user", ts: ts}
+		m.addText(d.Get("content").String())
+		m.meta = rest(d, "content", "attachments")
+		var parts []execlog.Part
+		var other list
+		for _, a := range elems(d.Get("attachments")) {
+			if a.Get("type").String() == "blob" && a.Get("data").Type == gjson.String {
+				p := execlog.Part{Type: geminiPartType(a.Get("mimeType").String()), MediaType: a.Get("mimeType").String(),
+					Content: execlog.Base64(a.Get("data").Str)}
+				if b.validBase64(p, a.Get("data").Str, where) {
+					parts = append(parts, p)
+					continue
+				}
+			}
+			other = append(other, raw(a))
+		}
+		m.meta.set("attachments", other.raw())
+		if len(parts) > 0 {
+			m.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(m.text)}}, parts...)
+		}
+		if a := copilotAgent(d); a != "" {
+			c.agentPrompt(a, m)
+			return nil
+		}
+		b.add(m)
+	case "assistant.reasoning":
+		a := copilotAgent(d)
+		c.pending[a] = append(c.pending[a], d.Get("content").String())
+	case "assistant.message":
+		a := copilotAgent(d)
+		m := &msg{role: "assistant", ts: ts}
+		if t := d.Get("content").String(); t != "" {
+			m.addText(t)
+		}
+		m.reasoning = c.pending[a]
+		delete(c.pending, a)
+		if r := d.Get("reasoningText"); r.Type == gjson.String && r.Str != "" {
+			m.reasoning = append(m.reasoning, r.Str)
+		}
+		if v := d.Get("model"); v.Type == gjson.String {
+			m.params = obj{{"model", raw(v)}}.raw()
+		}
+		m.meta = rest(d, "content", "reasoningText", "toolRequests", "model", "parentToolCallId")
+		for _, tr := range elems(d.Get("toolRequests")) {
+			m.calls = append(m.calls, &call{id: tr.Get("toolCallId").String(), name: tr.Get("name").String(),
+				args: args(tr.Get("arguments")), meta: rest(tr, "toolCallId", "name", "arguments")})
+		}
+		first := len(b.steps)
+		b.add(m)
+		c.assign(first, a)
+	case "assistant.usage":
+		c.usage(d, copilotAgent(d))
+	case "tool.execution_start":
+		id := d.Get("toolCallId").String()
+		s := b.calls[id]
+		if s == nil {
+			first := len(b.steps)
+			s = b.call(&call{id: id, name: d.Get("toolName").String(), args: args(d.Get("arguments")), ts: ts}, "")
+			c.assign(first, copilotAgent(d))
+		}
+		s.meta.set("execution_start", rest(d, "toolCallId", "toolName", "parentToolCallId").raw())
+	case "tool.execution_complete":
+		r := &result{id: d.Get("toolCallId").String(), ts: ts}
+		res := d.Get("result")
+		if cont := res.Get("content"); cont.Exists() {
+			r.setOutput(cont)
+		}
+		var parts []execlog.Part
+		for _, p := range elems(res.Get("contents")) {
+			if p.Get("type").String() == "image" || p.Get("type").String() == "audio" {
+				part := execlog.Part{Type: p.Get("type").String(), MediaType: p.Get("mimeType").String(), Content: execlog.Base64(p.Get("data").String())}
+				if b.validBase64(part, p.Get("data").String(), where) {
+					parts = append(parts, part)
+				}
+			}
+		}
+		if len(parts) > 0 {
+			r.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(r.text())}}, parts...)
+		}
+		if d.Get("success").Type == gjson.False {
+			r.isError = true
+			r.failure.msg = d.Get("error.message").String()
+			if !r.hasOut && r.failure.msg != "" {
+				r.output, r.hasOut = r.failure.msg, true
+			}
+		}
+		if r.isError {
+			r.failure.exitCode = copilotExitCode(r.text())
+		}
+		r.meta = rest(d, "toolCallId", "result.content", "result.contents", "success", "parentToolCallId")
+		b.result(r)
+	default:
+		if typ == "abort" {
+			b.warn("%s: the user aborted a turn (kept in metadata.events)", where)
+		}
+		c.appendEvent(rec)
+	}
+	return nil
+}
+
+func (c *copilotImport) appendEvent(rec gjson.Result) {
+	c.b.appendMeta("events", raw(rec))
+}
+
+// assign makes the steps from first on a subagent's, started by the call
+// whose id is its name.
+func (c *copilotImport) assign(first int, agent string) {
+	if agent == "" {
+		return
+	}
+	parent, ok := c.b.calls[agent]
+	for _, s := range c.b.steps[first:] {
+		s.Agent = agent
+		if ok && parent.Index < s.Index {
+			p := parent.Index
+			s.ParentStep = &p
+		}
+	}
+}
+
+// agentPrompt keeps a subagent's prompt with its first step's metadata,
+// as for Claude Code: it is no prompt of the run.
+func (c *copilotImport) agentPrompt(agent string, m *msg) {
+	o := obj{}
+	o.setString("agent", agent)
+	o.setString("content", m.text)
+	o = join(o, m.meta)
+	c.b.appendMeta("agent_prompts", o.raw())
+}
+
+// usage gives an assistant.usage event's counts to the agent's latest
+// model turn that has none.
+func (c *copilotImport) usage(d gjson.Result, agent string) {
+	b := c.b
+	b.setModel(d.Get("model").String())
+	u := &manifest.Usage{}
+	names := map[string]**int64{"inputTokens": &u.InputTokens, "outputTokens": &u.OutputTokens,
+		"cacheReadTokens": &u.CacheReadTokens, "cacheWriteTokens": &u.CacheCreationTokens, "reasoningTokens": &u.ReasoningTokens}
+	var left obj
+	found := false
+	each(d, func(k, v gjson.Result) bool {
+		if dst, ok := names[k.Str]; ok && v.Type == gjson.Number && isDigits(v.Raw) {
+			if n, err := strconv.ParseInt(v.Raw, 10, 64); err == nil {
+				*dst, found = &n, true
+				return true
+			}
+		}
+		if k.Str != "parentToolCallId" {
+			left.set(k.Str, raw(v))
+		}
+		return true
+	})
+	for i := len(b.steps) - 1; i >= 0; i-- {
+		s := b.steps[i]
+		if s.Type != llmCall || s.Agent != agent {
+			continue
+		}
+		if s.Usage != nil || s.meta.get("usage") != nil {
+			break
+		}
+		if found {
+			s.Usage = u
+		}
+		s.meta.set("usage", left.raw())
+		return
+	}
+	b.warn("an assistant.usage event follows no model turn without usage; kept in metadata.events")
+	b.appendMeta("events", obj{{"type", quote("assistant.usage")}, {"data", raw(d)}}.raw())
+}
+
+// copilotExitCode reads the exit code the bash tool appends to its
+// output: "<exited with exit code N>".
+func copilotExitCode(out string) []byte {
+	const mark = "<exited with exit code "
+	i := strings.LastIndex(out, mark)
+	if i < 0 {
+		return nil
+	}
+	rest, ok := strings.CutSuffix(strings.TrimRight(out[i+len(mark):], "\n"), ">")
+	if !ok || !isDigits(rest) {
+		return nil
+	}
+	return []byte(rest)
+}

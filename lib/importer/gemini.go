@@ -1,0 +1,548 @@
+package importer
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
+)
+
+// Gemini CLI writes three forms (google-gemini/gemini-cli,
+// packages/core/src/services/chatRecordingService.ts and
+// output/types.ts):
+//
+//   - saved sessions, ~/.gemini/tmp/<project hash>/chats/session-*.jsonl:
+//     a metadata line ({sessionId, projectHash, startTime, …}), then one
+//     line per MessageRecord written again, whole, each time it changes
+//     (the last copy wins, in the place of the first), {"$set": {…}}
+//     metadata updates ("$set.messages" replaces the conversation) and
+//     {"$rewindTo": id} (the conversation from that message on is
+//     undone). Older versions wrote one JSON ConversationRecord
+//     (session-*.json) with the messages in an array.
+//   - checkpoints (/chat save <tag>: checkpoint-<tag>.json): the
+//     conversation as the model API's Content list
+//     (importGeminiCheckpoint);
+//   - the headless transcript, gemini -p … --output-format stream-json:
+//     init, message (assistant text in deltas), tool_use, tool_result,
+//     error and result events, one per line.
+//
+// A MessageRecord of type "user" is a prompt, "gemini" a model turn
+// (content its text, thoughts its reasoning, tokens its usage, model its
+// parameters) with its toolCalls, each holding its own result and
+// status; "info", "error" and "warning" records (shown to the user, never
+// sent to the model) are kept in metadata.gemini_messages.
+
+func importGemini(b *builder, data []byte) error {
+	doc, whole, err := b.wholeDoc(data)
+	if err != nil {
+		return err
+	}
+	if whole && (doc.Get("history").IsArray() || doc.IsArray() && doc.Get("0.parts").IsArray()) {
+		return importGeminiCheckpoint(b, doc)
+	}
+	if whole && doc.IsObject() && doc.Get("messages").IsArray() {
+		g := &geminiSession{b: b}
+		g.meta(doc, "messages")
+		for i, m := range elems(doc.Get("messages")) {
+			b.mapRecord() // a record is a message
+			g.put(m, fmt.Sprintf("messages[%d]", i))
+		}
+		if b.records == 0 {
+			return b.errorf("messages", "the session holds no message")
+		}
+		if err := g.finish(); err != nil {
+			return err
+		}
+		b.agentFiles()
+		return nil
+	}
+	if whole && !doc.IsObject() {
+		return b.errorf("", "expected a Gemini CLI session (an object or JSON Lines), got %s", kind(doc))
+	}
+	first, _ := firstRecord(data)
+	if first.Get("type").Exists() && !first.Get("sessionId").Exists() {
+		return importGeminiStream(b, data)
+	}
+	g := &geminiSession{b: b}
+	err = b.jsonLines(data, func(where string, rec gjson.Result) error {
+		switch {
+		case rec.Get("$rewindTo").Exists():
+			b.mapRecord()
+			g.rewind(rec.Get("$rewindTo").String(), where)
+		case rec.Get("$set").IsObject():
+			b.mapRecord()
+			set := rec.Get("$set")
+			if ms := set.Get("messages"); ms.IsArray() {
+				g.dropAll(where)
+				for i, m := range elems(ms) {
+					g.put(m, at(where, fmt.Sprintf("$set.messages[%d]", i)))
+				}
+			}
+			g.meta(set, "messages")
+		case rec.Get("id").Exists() && rec.Get("type").Exists():
+			b.mapRecord()
+			g.put(rec, where)
+		case rec.Get("sessionId").Exists():
+			b.mapRecord()
+			g.meta(rec, "messages")
+			for i, m := range elems(rec.Get("messages")) {
+				g.put(m, at(where, fmt.Sprintf("messages[%d]", i)))
+			}
+		default:
+			b.skip("a line of no known kind")
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if b.mapped == 0 {
+		return b.errorf("", "the input holds no Gemini CLI session record")
+	}
+	if err := g.finish(); err != nil {
+		return err
+	}
+	b.agentFiles()
+	return nil
+}
+
+// geminiSession is a saved session being read: its messages by id, in
+// the order of their first record.
+type geminiSession struct {
+	b       *builder
+	order   []string
+	byID    map[string]gjson.Result
+	session obj
+}
+
+func (g *geminiSession) meta(rec gjson.Result, skip ...string) {
+	each(rec, func(k, v gjson.Result) bool {
+		for _, s := range skip {
+			if k.Str == s {
+				return true
+			}
+		}
+		g.session.set(k.Str, raw(v))
+		return true
+	})
+}
+
+func (g *geminiSession) put(m gjson.Result, where string) {
+	if g.byID == nil {
+		g.byID = map[string]gjson.Result{}
+	}
+	id := m.Get("id").String()
+	if id == "" {
+		// Older sessions' messages may have no id: each is its own.
+		id = fmt.Sprintf("\x00%d", len(g.order))
+	}
+	if _, ok := g.byID[id]; !ok {
+		g.order = append(g.order, id)
+	}
+	g.byID[id] = m
+}
+
+// rewind undoes the conversation from message id on, as Gemini CLI does
+// (all of it when no message has the id).
+func (g *geminiSession) rewind(id, where string) {
+	i := 0
+	for i < len(g.order) && g.order[i] != id {
+		i++
+	}
+	if i == len(g.order) {
+		i = 0
+	}
+	n := len(g.order) - i
+	if n > 0 {
+		g.b.warn("%s: $rewindTo undid %d message(s); they are not in the log", where, n)
+	}
+	for _, id := range g.order[i:] {
+		delete(g.byID, id)
+	}
+	g.order = g.order[:i]
+}
+
+func (g *geminiSession) dropAll(where string) {
+	if n := len(g.order); n > 0 {
+		g.b.warn("%s: a $set of the messages replaced %d message(s); they are not in the log", where, n)
+	}
+	g.order, g.byID = nil, nil
+}
+
+func (g *geminiSession) finish() error {
+	b := g.b
+	if ts := timestamp(gjson.ParseBytes(g.session.get("startTime"))); ts != "" {
+		b.seen(ts)
+	}
+	b.meta.set("gemini", g.session.raw())
+	for _, id := range g.order {
+		if err := g.message(g.byID[id]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// message adds one MessageRecord.
+func (g *geminiSession) message(r gjson.Result) error {
+	b := g.b
+	typ := r.Get("type").String()
+	ts := timestamp(r.Get("timestamp"))
+	m := &msg{ts: ts}
+	where := "message " + r.Get("id").String()
+	if err := geminiParts(b, m, r.Get("content"), where); err != nil {
+		return err
+	}
+	switch typ {
+	case "user":
+		m.role = "user"
+		m.meta = rest(r, "type", "content", "timestamp")
+		if !m.hasText && len(m.parts) == 0 {
+			m.hasText = true
+		}
+		b.add(m)
+	case "gemini":
+		m.role = "assistant"
+		for _, t := range elems(r.Get("thoughts")) {
+			if d := t.Get("description"); d.Type == gjson.String {
+				m.reasoning = append(m.reasoning, d.Str)
+			}
+		}
+		if v := r.Get("model"); v.Type == gjson.String {
+			m.params = obj{{"model", raw(v)}}.raw()
+			b.setModel(v.Str)
+		}
+		m.meta = rest(r, "type", "content", "timestamp", "model", "toolCalls", "tokens")
+		if t := r.Get("tokens"); t.IsObject() {
+			m.meta.set("usage", geminiTokens(t))
+		}
+		var results []*result
+		for i, tc := range elems(r.Get("toolCalls")) {
+			c, res := geminiCall(b, tc, fmt.Sprintf("%s: toolCalls[%d]", where, i))
+			m.calls = append(m.calls, c)
+			if res != nil {
+				results = append(results, res)
+			}
+		}
+		b.add(m)
+		for _, res := range results {
+			b.result(res)
+		}
+	case "info", "error", "warning":
+		b.appendMeta("gemini_messages", raw(r))
+	default:
+		b.warn("%s: message type %q is not known; kept in metadata.gemini_messages", where, typ)
+		b.appendMeta("gemini_messages", raw(r))
+	}
+	return nil
+}
+
+// geminiTokens renames a TokensSummary's counters as usage.
+func geminiTokens(t gjson.Result) []byte {
+	var u obj
+	names := map[string]string{"input": "input_tokens", "output": "output_tokens", "cached": "cache_read_input_tokens",
+		"thoughts": "reasoning_tokens", "total": "total_tokens"}
+	each(t, func(k, v gjson.Result) bool {
+		if n, ok := names[k.Str]; ok {
+			u.set(n, raw(v))
+		} else {
+			u.set(k.Str, raw(v))
+		}
+		return true
+	})
+	return u.raw()
+}
+
+// geminiCall reads a ToolCallRecord: the call, and its result when it
+// has one (result holds the functionResponse parts sent to the model).
+func geminiCall(b *builder, tc gjson.Result, where string) (*call, *result) {
+	id := tc.Get("id").String()
+	c := &call{id: id, name: tc.Get("name").String(), args: args(tc.Get("args")), ts: timestamp(tc.Get("timestamp")),
+		meta: rest(tc, "id", "name", "args", "result", "timestamp", "status", "resultDisplay")}
+	status := tc.Get("status").String()
+	res := tc.Get("result")
+	if !res.Exists() && status == "" {
+		return c, nil
+	}
+	r := &result{id: id, name: c.name, ts: c.ts}
+	r.meta.set("status", raw(tc.Get("status")))
+	r.meta.set("resultDisplay", raw(tc.Get("resultDisplay")))
+	var texts []string
+	var parts []execlog.Part
+	each(res, func(_, p gjson.Result) bool {
+		if fr := p.Get("functionResponse"); fr.Exists() {
+			resp := fr.Get("response")
+			switch {
+			case resp.Get("output").Type == gjson.String:
+				texts = append(texts, resp.Get("output").Str)
+			case resp.Get("error").Exists():
+				r.isError = true
+				r.failure.msg = str(resp.Get("error"))
+				texts = append(texts, str(resp.Get("error")))
+			default:
+				texts = append(texts, resp.Raw)
+			}
+			if extra := rest(fr, "id", "name", "response"); len(extra) > 0 {
+				r.meta.set("functionResponse", extra.raw())
+			}
+			return true
+		}
+		if t := p.Get("text"); t.Type == gjson.String {
+			texts = append(texts, t.Str)
+			return true
+		}
+		if d := p.Get("inlineData"); d.IsObject() {
+			parts = append(parts, execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+				Content: execlog.Base64(d.Get("data").String())})
+			return true
+		}
+		r.meta.set("unmapped_result_parts", raw(res))
+		return true
+	})
+	if res.Type == gjson.String {
+		texts = append(texts, res.Str)
+	}
+	if len(parts) > 0 {
+		var all []execlog.Part
+		for _, t := range texts {
+			all = append(all, execlog.Part{Type: manifest.PartText, Content: execlog.Text(t)})
+		}
+		r.parts = append(all, parts...)
+	}
+	if res.Exists() && res.Type != gjson.Null {
+		r.output, r.hasOut = strings.Join(texts, "\n"), true
+	}
+	if status == "error" || status == "cancelled" {
+		r.isError = true
+		if r.failure.msg == "" {
+			r.failure.msg = status
+		}
+	}
+	return c, r
+}
+
+func geminiPartType(mt string) string {
+	switch {
+	case strings.HasPrefix(mt, "image/"):
+		return manifest.PartImage
+	case strings.HasPrefix(mt, "audio/"):
+		return manifest.PartAudio
+	}
+	return manifest.PartFile
+}
+
+// geminiParts reads a PartListUnion: a string, a Part or a list of them.
+func geminiParts(b *builder, m *msg, c gjson.Result, where string) error {
+	switch {
+	case !c.Exists() || c.Type == gjson.Null:
+		return nil
+	case c.Type == gjson.String:
+		m.addText(c.Str)
+		return nil
+	case c.IsObject():
+		c = gjson.Parse("[" + c.Raw + "]")
+	case !c.IsArray():
+		return b.errorf(where, "content: expected a string or parts, got %s", kind(c))
+	}
+	var parts []execlog.Part
+	media := false
+	var unknown list
+	each(c, func(_, p gjson.Result) bool {
+		switch {
+		case p.Type == gjson.String:
+			m.addText(p.Str)
+			parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(p.Str)})
+		case p.Get("thought").Type == gjson.True && p.Get("text").Type == gjson.String:
+			m.reasoning = append(m.reasoning, p.Get("text").Str)
+		case p.Get("text").Type == gjson.String:
+			m.addText(p.Get("text").Str)
+			parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(p.Get("text").Str)})
+		case p.Get("inlineData").IsObject():
+			d := p.Get("inlineData")
+			part := execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+				Content: execlog.Base64(d.Get("data").String())}
+			if b.validBase64(part, d.Get("data").String(), where) {
+				parts = append(parts, part)
+				media = true
+			} else {
+				unknown = append(unknown, raw(p))
+			}
+		default:
+			unknown = append(unknown, raw(p))
+		}
+		return true
+	})
+	if media {
+		m.parts = parts
+	}
+	if len(unknown) > 0 {
+		m.meta.set("content", unknown.raw())
+	}
+	return nil
+}
+
+// importGeminiStream reads the headless stream-json transcript.
+func importGeminiStream(b *builder, data []byte) error {
+	var cur *msg
+	flush := func() {
+		if cur != nil {
+			b.add(cur)
+			cur = nil
+		}
+	}
+	err := b.jsonLines(data, func(where string, rec gjson.Result) error {
+		ts := timestamp(rec.Get("timestamp"))
+		switch typ := rec.Get("type").String(); typ {
+		case "init":
+			b.mapRecord()
+			b.seen(ts)
+			b.setModel(rec.Get("model").String())
+			b.meta.set("gemini", rest(rec, "type").raw())
+		case "message":
+			b.mapRecord()
+			text := rec.Get("content").String()
+			if rec.Get("role").String() == "user" {
+				flush()
+				b.add(&msg{role: "user", text: text, hasText: true, ts: ts})
+				return nil
+			}
+			if cur == nil || len(cur.calls) > 0 {
+				flush()
+				cur = &msg{role: "assistant", ts: ts}
+			}
+			if rec.Get("delta").Type == gjson.True && cur.hasText {
+				cur.text += text // deltas are pieces of one text
+			} else {
+				cur.addText(text)
+			}
+		case "tool_use":
+			b.mapRecord()
+			if cur == nil {
+				cur = &msg{role: "assistant", ts: ts}
+			}
+			cur.calls = append(cur.calls, &call{id: rec.Get("tool_id").String(), name: rec.Get("tool_name").String(),
+				args: args(rec.Get("parameters")), ts: ts})
+		case "tool_result":
+			b.mapRecord()
+			flush()
+			r := &result{id: rec.Get("tool_id").String(), ts: ts}
+			if o := rec.Get("output"); o.Exists() {
+				r.setOutput(o)
+			}
+			if rec.Get("status").String() == "error" {
+				r.isError = true
+				r.failure.msg = rec.Get("error.message").String()
+				if !r.hasOut && r.failure.msg != "" {
+					r.output, r.hasOut = r.failure.msg, true
+				}
+			}
+			r.meta = rest(rec, "type", "tool_id", "output", "timestamp")
+			b.result(r)
+		case "error", "result":
+			b.mapRecord()
+			flush()
+			b.seen(ts)
+			b.appendMeta("gemini_events", raw(rec))
+			if typ == "result" && rec.Get("status").String() == "error" {
+				b.warn("%s: the run ended in an error: %s", where, rec.Get("error.message").String())
+			}
+		default:
+			b.skip(fmt.Sprintf("event type %q", typ))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if b.mapped == 0 {
+		return b.errorf("", "the input holds no Gemini CLI stream-json event")
+	}
+	flush()
+	b.agentFiles()
+	return nil
+}
+
+// importGeminiCheckpoint reads a checkpoint (/chat save <tag>:
+// ~/.gemini/tmp/<hash>/checkpoint-<tag>.json): the conversation as the
+// model API's Content list, {"history": [...], "authType"} (older
+// versions: the list alone). A "user" Content's text is a prompt and its
+// functionResponse parts results; a "model" Content is a model turn:
+// text its output, thought parts its reasoning, functionCall parts its
+// calls. A checkpoint records no times, ids of messages or usage.
+func importGeminiCheckpoint(b *builder, doc gjson.Result) error {
+	history := doc
+	if doc.IsObject() {
+		history = doc.Get("history")
+		var meta obj
+		meta.set("checkpoint", rest(doc, "history").raw())
+		b.meta.set("gemini", meta.raw())
+	}
+	for i, c := range elems(history) {
+		where := fmt.Sprintf("history[%d]", i)
+		if !c.IsObject() || !c.Get("parts").IsArray() {
+			return b.errorf(where, "expected a Content {role, parts}, got %s", kind(c))
+		}
+		b.mapRecord()
+		role := c.Get("role").String()
+		m := &msg{role: "user"}
+		if role == "model" {
+			m.role = "assistant"
+		}
+		var media []execlog.Part
+		var other list
+		for _, p := range elems(c.Get("parts")) {
+			switch {
+			case p.Get("thought").Type == gjson.True && p.Get("text").Type == gjson.String:
+				m.reasoning = append(m.reasoning, p.Get("text").Str)
+			case p.Get("text").Type == gjson.String:
+				m.addText(p.Get("text").Str)
+			case p.Get("functionCall").IsObject():
+				fc := p.Get("functionCall")
+				m.calls = append(m.calls, &call{id: fc.Get("id").String(), name: fc.Get("name").String(), args: args(fc.Get("args")),
+					meta: rest(fc, "id", "name", "args")})
+			case p.Get("functionResponse").IsObject():
+				fr := p.Get("functionResponse")
+				r := &result{id: fr.Get("id").String(), name: fr.Get("name").String()}
+				resp := fr.Get("response")
+				switch {
+				case resp.Get("output").Type == gjson.String:
+					r.setOutput(resp.Get("output"))
+				case resp.Get("error").Exists():
+					r.isError, r.failure.msg = true, str(resp.Get("error"))
+					r.setOutput(resp.Get("error"))
+				default:
+					r.output, r.hasOut = resp.Raw, true
+				}
+				r.meta = rest(fr, "id", "name", "response")
+				m.results = append(m.results, r)
+			case p.Get("inlineData").IsObject():
+				d := p.Get("inlineData")
+				part := execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+					Content: execlog.Base64(d.Get("data").String())}
+				if b.validBase64(part, d.Get("data").String(), where) {
+					media = append(media, part)
+					continue
+				}
+				other = append(other, raw(p))
+			default:
+				other = append(other, raw(p))
+			}
+		}
+		m.meta.set("parts", other.raw())
+		if role != "user" && role != "model" {
+			m.meta.setString("role", role)
+		}
+		if len(media) > 0 && m.role == "user" {
+			m.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(m.text)}}, media...)
+		}
+		b.add(m)
+	}
+	if b.records == 0 {
+		return b.errorf("history", "the checkpoint holds no Content")
+	}
+	b.agentFiles()
+	return nil
+}

@@ -1,0 +1,351 @@
+package importer
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/found"
+	"github.com/ctx-tools/ctx/lib/manifest"
+)
+
+// OpenCode sessions (sst/opencode, packages/opencode/src/session/
+// message-v2.ts): `opencode export [id]` prints {info, messages: [{info,
+// parts}], todos}; its file storage holds the same pieces as
+// storage/session/<project>/<session>.json, storage/message/<session>/
+// <message>.json and storage/part/<message>/<part>.json, which
+// OpenCodeStorage puts together in that shape.
+//
+// A user message is a prompt: its text parts (synthetic ones, which
+// OpenCode adds itself, are a prompt of role harness; ignored ones, never
+// sent, stay in metadata), its file parts with data: URLs as parts. An
+// assistant message holds one model call per step (step-start …
+// step-finish): each is an llm_call with the step's text, reasoning and
+// usage (step-finish tokens; cost in metadata.usage), followed by a
+// tool_call per tool part, whose state gives the input, the output, the
+// error (status "error") and the times. A message without steps is one
+// call, with the message's tokens. A failed call (info.error) has the
+// error's name and message. Patch and snapshot parts are in the step's
+// metadata; the session's info and todos in metadata.opencode.
+
+func importOpenCode(b *builder, data []byte) error {
+	doc, whole, err := b.wholeDoc(data)
+	if err != nil {
+		return err
+	}
+	if !whole || !doc.IsObject() || !doc.Get("messages").IsArray() {
+		return b.errorf("", "expected an OpenCode export: an object with info and messages")
+	}
+	info := doc.Get("info")
+	b.mapRecord()
+	if dir := info.Get("directory").String(); dir != "" {
+		b.root(dir)
+	}
+	b.seen(timestamp(info.Get("time.created")))
+	var meta obj
+	meta.set("session", raw(info))
+	meta.set("todos", raw(doc.Get("todos")))
+	b.meta.set("opencode", meta.raw())
+	for i, m := range elems(doc.Get("messages")) {
+		where := fmt.Sprintf("messages[%d]", i)
+		if err := openCodeMessage(b, m, where); err != nil {
+			return err
+		}
+	}
+	b.agentFiles()
+	return nil
+}
+
+func openCodeMessage(b *builder, m gjson.Result, where string) error {
+	info := m.Get("info")
+	parts := m.Get("parts")
+	if !info.IsObject() || parts.Exists() && !parts.IsArray() {
+		return b.errorf(where, "expected {info, parts}")
+	}
+	b.mapRecord()
+	ts := timestamp(info.Get("time.created"))
+	switch role := info.Get("role").String(); role {
+	case "user":
+		return openCodeUser(b, info, parts, ts, where)
+	case "assistant":
+		return openCodeAssistant(b, info, parts, ts, where)
+	default:
+		return b.errorf(at(where, "info.role"), "expected \"user\" or \"assistant\", got %q", role)
+	}
+}
+
+func openCodeUser(b *builder, info, parts gjson.Result, ts, where string) error {
+	if s := info.Get("system"); s.Type == gjson.String && s.Str != "" {
+		b.systemPrompt(s.Str, nil)
+	}
+	user := &msg{role: "user", ts: ts, meta: rest(info, "role", "time.created", "system")}
+	harness := &msg{role: "harness", ts: ts}
+	var media []execlog.Part
+	var other list
+	for _, p := range elems(parts) {
+		switch p.Get("type").String() {
+		case "text":
+			t := p.Get("text").String()
+			switch {
+			case p.Get("ignored").Type == gjson.True:
+				other = append(other, raw(p))
+			case p.Get("synthetic").Type == gjson.True:
+				harness.addText(t)
+			default:
+				user.addText(t)
+			}
+		case "file":
+			if mt, d, ok := dataURL(p.Get("url").String()); ok {
+				part := execlog.Part{Type: geminiPartType(mt), MediaType: mt, Content: execlog.Base64(d)}
+				if b.validBase64(part, d, where) {
+					media = append(media, part)
+					continue
+				}
+			}
+			other = append(other, raw(p))
+		default:
+			other = append(other, raw(p))
+		}
+	}
+	user.meta.set("parts", other.raw())
+	if len(media) > 0 {
+		user.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(user.text)}}, media...)
+		user.hasText = true
+	}
+	if user.hasText || len(harness.text) == 0 {
+		user.hasText = true
+		b.add(user)
+	}
+	if harness.hasText {
+		b.prompt("harness", harness.text, obj{{"synthetic", jsonTrue}}, ts)
+	}
+	return nil
+}
+
+// openCodeAssistant adds an assistant message: one model call per step.
+func openCodeAssistant(b *builder, info, parts gjson.Result, ts, where string) error {
+	model := info.Get("modelID").String()
+	b.setModel(model)
+	if cwd := info.Get("path.cwd").String(); cwd != "" {
+		b.root(cwd)
+	}
+	var params obj
+	params.set("model", raw(info.Get("modelID")))
+	params.set("provider", raw(info.Get("providerID")))
+	msgMeta := rest(info, "role", "modelID", "providerID", "tokens", "cost", "time.created", "error", "parentID", "sessionID")
+	type turn struct {
+		m      *msg
+		tools  []gjson.Result
+		finish gjson.Result
+		extra  list
+	}
+	var turns []*turn
+	cur := func() *turn {
+		if len(turns) == 0 {
+			turns = append(turns, &turn{m: &msg{role: "assistant"}})
+		}
+		return turns[len(turns)-1]
+	}
+	for _, p := range elems(parts) {
+		// A step's time is that of its first part that has one.
+		if t := timestamp(first(p, "time.start", "state.time.start")); t != "" && len(turns) > 0 && cur().m.ts == "" {
+			cur().m.ts = t
+		}
+		switch p.Get("type").String() {
+		case "step-start":
+			t := &turn{m: &msg{role: "assistant"}}
+			if s := p.Get("snapshot"); s.Exists() {
+				t.m.meta.set("snapshot", raw(s))
+			}
+			turns = append(turns, t)
+		case "step-finish":
+			cur().finish = p
+		case "text":
+			cur().m.addText(p.Get("text").String())
+		case "reasoning":
+			cur().m.reasoning = append(cur().m.reasoning, p.Get("text").String())
+		case "tool":
+			cur().tools = append(cur().tools, p)
+		default: // patch, snapshot, agent, retry, compaction, subtask
+			cur().extra = append(cur().extra, raw(p))
+		}
+	}
+	if len(turns) == 0 {
+		cur()
+	}
+	for i, t := range turns {
+		if i == 0 || t.m.ts == "" {
+			t.m.ts = ts // the message's, for its first call
+		}
+		t.m.params = params.raw()
+		if i == 0 {
+			t.m.meta = join(msgMeta, t.m.meta)
+		}
+		t.m.meta.set("parts", t.extra.raw())
+		var tokens, cost gjson.Result
+		if t.finish.Exists() {
+			tokens, cost = t.finish.Get("tokens"), t.finish.Get("cost")
+			t.m.meta.set("finish", rest(t.finish, "type", "tokens", "cost", "id", "sessionID", "messageID").raw())
+		} else if len(turns) == 1 {
+			tokens, cost = info.Get("tokens"), info.Get("cost")
+		}
+		if u := openCodeUsage(tokens, cost); u != nil {
+			t.m.meta.set("usage", u)
+		}
+		if i == len(turns)-1 {
+			if e := info.Get("error"); e.Exists() {
+				t.m.failed = &failure{msg: strings.TrimSpace(e.Get("name").String() + ": " + e.Get("data.message").String())}
+				t.m.meta.set("error", raw(e))
+			}
+		}
+		for _, tp := range t.tools {
+			st := tp.Get("state")
+			c := &call{id: tp.Get("callID").String(), name: tp.Get("tool").String(), args: raw(st.Get("input")),
+				ts: timestamp(st.Get("time.start")), meta: rest(tp, "type", "callID", "tool", "state", "id", "sessionID", "messageID")}
+			t.m.calls = append(t.m.calls, c)
+		}
+		b.add(t.m)
+		for _, tp := range t.tools {
+			openCodeResult(b, tp, where)
+		}
+	}
+	return nil
+}
+
+// openCodeUsage renames a tokens object as usage, with the cost.
+func openCodeUsage(tokens, cost gjson.Result) []byte {
+	if !tokens.IsObject() {
+		return nil
+	}
+	var u obj
+	u.set("input_tokens", raw(tokens.Get("input")))
+	u.set("output_tokens", raw(tokens.Get("output")))
+	u.set("reasoning_tokens", raw(tokens.Get("reasoning")))
+	u.set("cache_read_input_tokens", raw(tokens.Get("cache.read")))
+	u.set("cache_creation_input_tokens", raw(tokens.Get("cache.write")))
+	u.set("total_tokens", raw(tokens.Get("total")))
+	u.set("cost", raw(cost))
+	return u.raw()
+}
+
+// openCodeResult joins a tool part's state to its call.
+func openCodeResult(b *builder, tp gjson.Result, where string) {
+	st := tp.Get("state")
+	r := &result{id: tp.Get("callID").String(), name: tp.Get("tool").String(), ts: timestamp(st.Get("time.end"))}
+	switch st.Get("status").String() {
+	case "completed":
+		r.setOutput(st.Get("output"))
+		var media []execlog.Part
+		var other list
+		for _, a := range elems(st.Get("attachments")) {
+			if mt, d, ok := dataURL(a.Get("url").String()); ok {
+				part := execlog.Part{Type: geminiPartType(mt), MediaType: mt, Content: execlog.Base64(d)}
+				if b.validBase64(part, d, where) {
+					media = append(media, part)
+					continue
+				}
+			}
+			other = append(other, raw(a))
+		}
+		if len(media) > 0 {
+			r.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(r.text())}}, media...)
+		}
+		r.meta.set("attachments", other.raw())
+	case "error":
+		r.isError = true
+		r.failure.msg = st.Get("error").String()
+		if e := st.Get("metadata.exit"); e.Type == gjson.Number && isDigits(strings.TrimPrefix(e.Raw, "-")) {
+			r.failure.exitCode = raw(e)
+		}
+		if o := st.Get("metadata.output"); o.Type == gjson.String {
+			r.setOutput(o) // an interrupted command's output so far
+		} else {
+			r.setOutput(st.Get("error"))
+		}
+	default: // pending, running: no result was recorded
+		return
+	}
+	r.meta = join(r.meta, rest(st, "status", "input", "output", "error", "attachments", "time.end"))
+	b.result(r)
+}
+
+// OpenCodeStorage reads a session from OpenCode's file storage: given
+// storage/session/<project>/<session>.json, it reads the session's
+// messages (storage/message/<session>/*.json) and their parts
+// (storage/part/<message>/*.json) and returns them as `opencode export`
+// prints them, ordered by id (OpenCode's ids sort by time). It returns
+// nil when name is not such a file.
+func OpenCodeStorage(name string) ([]byte, error) {
+	dir := filepath.Dir(name)
+	storage := filepath.Dir(filepath.Dir(dir))
+	if filepath.Base(filepath.Dir(dir)) != "session" || filepath.Ext(name) != ".json" {
+		return nil, nil
+	}
+	info, err := found.ReadFile(name, found.Rule{What: "OpenCode session file", Max: MaxTranscript})
+	if err != nil {
+		return nil, err
+	}
+	id := gjson.GetBytes(info, "id").String()
+	if id == "" || id != strings.TrimSuffix(filepath.Base(name), ".json") {
+		return nil, nil
+	}
+	msgs, err := readJSONDir(filepath.Join(storage, "message", id), storage)
+	if err != nil {
+		return nil, err
+	}
+	var sb strings.Builder
+	sb.WriteString(`{"info":`)
+	sb.Write(info)
+	sb.WriteString(`,"messages":[`)
+	for i, m := range msgs {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		mid := gjson.GetBytes(m, "id").String()
+		if mid == "" || strings.ContainsAny(mid, `/\`) || mid == "." || mid == ".." {
+			return nil, fmt.Errorf("%s: a message of the session has no usable id", filepath.Join(storage, "message", id))
+		}
+		parts, err := readJSONDir(filepath.Join(storage, "part", mid), storage)
+		if err != nil {
+			return nil, err
+		}
+		sb.WriteString(`{"info":`)
+		sb.Write(m)
+		sb.WriteString(`,"parts":[`)
+		for j, p := range parts {
+			if j > 0 {
+				sb.WriteByte(',')
+			}
+			sb.Write(p)
+		}
+		sb.WriteString(`]}`)
+	}
+	sb.WriteString(`]}`)
+	return []byte(sb.String()), nil
+}
+
+// readJSONDir reads the .json files of dir, sorted by name (none when
+// dir does not exist): regular files of a bounded size, inside storage.
+func readJSONDir(dir, storage string) ([][]byte, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var out [][]byte
+	for _, n := range names {
+		data, err := found.ReadFile(n, found.Rule{What: "OpenCode storage file", Max: MaxTranscript, Within: storage})
+		if err != nil {
+			return nil, err
+		}
+		if !gjson.ValidBytes(data) {
+			return nil, fmt.Errorf("%s: invalid JSON", n)
+		}
+		out = append(out, []byte(strings.TrimSpace(string(data))))
+	}
+	return out, nil
+}
