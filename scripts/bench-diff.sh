@@ -91,4 +91,30 @@ run "ctx-diff A B" "$A" "$B"
 run "ctx-diff --align lcs A B" --align lcs "$A" "$B"
 run "ctx-diff --ignore tool_output_drift A B" --ignore tool_output_drift "$A" "$B"
 run "ctx-diff A A (same pack)" "$A" "$A"
+
+# The same command on the shared workload generator's pair (gen_log.py
+# --steps N --vary-every 10: 1,000 changed 256-byte outputs, about 1.5 MB
+# of unified diffs printed), when the generator is there. CPU time is
+# perf stat's task-clock (both cores together) when perf is installed:
+# on a loaded machine it is the figure that measures ctx-diff.
+GEN_LOG=${GEN_LOG:-../shared/bench/gen_log.py}
+if [ -f "$GEN_LOG" ]; then
+	echo
+	echo "ctx-diff end to end, $GEN_LOG --steps $N --vary-every 10, $RUNS runs"
+	python3 "$GEN_LOG" --seed 6 --inputs 5 --steps "$N" --vary-every 10 --variant 0 -o "$tmp/ga.json"
+	python3 "$GEN_LOG" --seed 6 --inputs 5 --steps "$N" --vary-every 10 --variant 1 -o "$tmp/gb.json"
+	GA=$("$tmp/ctx-pack" "$tmp/ga.json" | sed 's/.*"hash":"\([^"]*\)".*/\1/')
+	GB=$("$tmp/ctx-pack" "$tmp/gb.json" | sed 's/.*"hash":"\([^"]*\)".*/\1/')
+	printf '%-36s %8s %8s %8s\n' "case" "wall-med" "wall-min" "cpu-med"
+	run "ctx-diff A B (gen_log)" "$GA" "$GB"
+	run "ctx-diff A A (gen_log, one manifest)" "$GA" "$GA"
+	if command -v perf >/dev/null 2>&1; then
+		for args in "$GA $GB" "$GA $GA" "--ignore tool_output_drift $GA $GB"; do
+			# shellcheck disable=SC2086
+			perf stat -x, -e task-clock,page-faults -r "$RUNS" "$tmp/ctx-diff" $args 2>&1 >/dev/null |
+				awk -F, -v a="$args" '$3 == "task-clock" { t = $1 } $3 == "page-faults" { f = $1 }
+					END { printf "perf stat: %-22s task-clock %6.1f ms  page faults %d\n", (a ~ /ignore/ ? "--ignore output" : (split(a, p, " ") && p[1] == p[2] ? "A A" : "A B")), t, f }'
+		done
+	fi
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

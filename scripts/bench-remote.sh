@@ -11,6 +11,10 @@
 #   pull-10     into a store that has all but ten of the pack's objects
 #   pack-W3     anchor: ctx-pack of the same log into an empty store, the
 #               cost of storing 10,000 objects on this file system now
+#   pull-layout into an empty store from an OCI layout directory holding
+#               the pack (no network: what storing the layers costs)
+#   tar-anchor  anchor for pull-layout: one tar -x of the same 256 layers,
+#               sha256sum of the 10,000 files it made, sync -f
 # Usage: scripts/bench-remote.sh [RUNS]   (default 5)
 set -euo pipefail
 # Static binaries, as they should be installed: kong imports os/user, which
@@ -101,4 +105,21 @@ run repush-nocache ':' 'env CTX_OCI_CACHE=off ctx-push --store "$work/a" "$reg/p
 run pull 'empty' 'ctx-pull --store "$work/b" "$reg/prep" "$hash"'
 run pull-10 'ten' 'ctx-pull --store "$work/c" "$reg/prep" "$hash"'
 run pack-W3 'empty' 'ctx-pack --store "$work/b" "$work/w3.json"'
+# The same layers from a layout directory, and the anchor on them. The
+# anchor's tar reads the layers one after another (--ignore-zeros), as
+# one archive; the file list for sha256sum comes from find.
+ctx-push --store "$work/a" "oci-layout:$work/layout" "$hash" >/dev/null
+man=$(sed 's/.*"digest":"sha256:\([0-9a-f]*\)".*/\1/' "$work/layout/index.json")
+sed 's/.*"layers":\[//' "$work/layout/blobs/sha256/$man" | grep -oE '"digest":"sha256:[0-9a-f]{64}"' |
+	sed "s|.*sha256:\([0-9a-f]*\)\"|$work/layout/blobs/sha256/\1|" >"$work/layers.txt"
+cat >"$work/anchor.sh" <<'SH'
+#!/bin/sh
+# anchor.sh LAYERS DIR: extract the layers into DIR, hash every file, sync.
+xargs cat <"$1" | tar -x -i -C "$2" -f - &&
+	find "$2" -type f -print0 | xargs -0 sha256sum >/dev/null &&
+	sync -f "$2"
+SH
+chmod +x "$work/anchor.sh"
+run pull-layout 'empty' 'ctx-pull --store "$work/b" "oci-layout:$work/layout" "$hash"'
+run tar-anchor 'rm -rf "$work/x" && mkdir -p "$work/x"' '"$work/anchor.sh" "$work/layers.txt" "$work/x"'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

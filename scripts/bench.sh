@@ -7,18 +7,19 @@
 # revision's build in the same run (the "no regression" figures).
 # Areas: pack (W1-W7, fsync strategies, git and sha256sum anchors), diff,
 # log, verify, replay, import, base64, html, remote (ctx-push/ctx-pull
-# against a loopback docker-registry), blame, secrets (scanning, and
-# ctx-push with and without it).
+# against a loopback docker-registry, and ctx-pull against tar -x),
+# blame, secrets (scanning, and ctx-push with and without it), capture
+# (re-packing a growing 20 MB Claude Code session).
 set -eu
 cd "$(dirname "$0")/.."
-areas=${*:-pack diff log verify replay import base64 html remote blame secrets}
+areas=${*:-pack diff log verify replay import base64 html remote blame secrets capture}
 for area in $areas; do
 	echo "== $area"
 	case $area in
-	pack | diff | log | verify | html | remote | blame | secrets) "scripts/bench-$area.sh" ;;
+	pack | diff | log | verify | html | remote | blame | secrets | capture) "scripts/bench-$area.sh" ;;
 	replay) go test -run '^$' -bench BenchmarkReplay -count 5 ./lib/replay ;;
 	import) go test -run '^$' -bench BenchmarkClaudeCode50MB -count 5 ./lib/importer ;;
 	base64) go test -run '^$' -bench BenchmarkBase64 -benchtime 1x -count 3 ./lib/execlog ;;
-	*) echo "bench.sh: unknown area $area (pack, diff, log, verify, replay, import, base64, html, remote, blame, secrets)" >&2; exit 3 ;;
+	*) echo "bench.sh: unknown area $area (pack, diff, log, verify, replay, import, base64, html, remote, blame, secrets, capture)" >&2; exit 3 ;;
 	esac
 done

@@ -49,6 +49,10 @@ func Unified(name string, a, b []byte, context, maxLines, maxBytes int) (diff st
 	la, lb := splitLines(a), splitLines(b)
 	ms := Align(la, lb)
 	w := &writer{maxLines: maxLines, maxBytes: maxBytes}
+	// Sized once: every line of both sides, its prefix, and the headers,
+	// up to the bound (a diff of a thousand outputs grew each buffer
+	// three times).
+	w.buf.Grow(min(maxBytes+256, 2*len(name)+len(a)+len(b)+len(la)+len(lb)+64))
 	w.buf.WriteString("--- a/" + name + "\n+++ b/" + name + "\n")
 	for _, h := range hunks(ms, len(la), len(lb), context) {
 		header := fmt.Sprintf("@@ -%s +%s @@", hunkRange(h.a0, h.a1), hunkRange(h.b0, h.b1))
@@ -178,7 +182,7 @@ func hunkRange(lo, hi int) string {
 
 // writer writes diff lines until a limit is reached, then counts them.
 type writer struct {
-	buf                bytes.Buffer
+	buf                strings.Builder
 	lines, dropped     int
 	maxLines, maxBytes int
 }

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/ctx-tools/ctx/lib/digest"
 )
 
@@ -611,17 +613,19 @@ func (s *Store) sync1(pending []string) error {
 	}
 	dirs := map[string]bool{}
 	for _, name := range pending {
-		if err := syncFile(name); err != nil {
-			return err
-		}
 		dirs[filepath.Dir(name)] = true
 	}
-	for dir := range dirs {
-		if err := syncDir(dir); err != nil {
-			return err
-		}
+	// Files and directories together, several at a time: concurrent
+	// fsyncs share the device's cache flushes.
+	var g errgroup.Group
+	g.SetLimit(16)
+	for _, name := range pending {
+		g.Go(func() error { return syncFile(name) })
 	}
-	return nil
+	for dir := range dirs {
+		g.Go(func() error { return syncDir(dir) })
+	}
+	return g.Wait()
 }
 
 func syncFile(name string) error {

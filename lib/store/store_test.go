@@ -325,6 +325,33 @@ func TestSyncModes(t *testing.T) {
 	}
 }
 
+// TestSyncBatchError: when one of the files synced together cannot be
+// synced, Sync says which, and the objects stay pending, so that a later
+// Sync does not report them durable.
+func TestSyncBatchError(t *testing.T) {
+	s := newStore(t)
+	s.SetSyncMode(SyncBatch)
+	var gone digest.Digest
+	for i := range 40 {
+		d, _, err := s.Put([]byte(fmt.Sprint("batch ", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 17 {
+			gone = d
+		}
+	}
+	if err := os.Remove(s.ObjectPath(gone)); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		err := s.Sync()
+		if err == nil || !strings.Contains(err.Error(), gone.Hex()[2:]) {
+			t.Fatalf("Sync with %s removed = %v, want an error naming it", gone, err)
+		}
+	}
+}
+
 // TestNamedTemp runs the portable path, named files in tmp/, that is used
 // where unnamed temporary files are not available.
 func TestNamedTemp(t *testing.T) {

@@ -9,7 +9,8 @@ const (
 	// SyncFS flushes the whole file system holding the store once, at
 	// Sync (syncfs(2) on Linux; elsewhere it behaves as SyncBatch).
 	SyncFS SyncMode = iota
-	// SyncBatch fsyncs every new object, then every directory, at Sync.
+	// SyncBatch fsyncs every new object and every directory holding one
+	// at Sync, several at a time.
 	SyncBatch
 	// SyncEach fsyncs each object and its directory as it is written.
 	SyncEach

@@ -1,0 +1,46 @@
+#!/bin/bash
+# bench-capture.sh: what re-packing a growing Claude Code session costs,
+# as the Stop hook does after every reply. A generated transcript
+# (scripts/gensession, shaped like real ones: split assistant lines,
+# toolUseResult copies, progress lines) of SIZE bytes is packed once
+# without its last turn (untimed); then, RUNS times, the whole transcript
+# (one more reply, 9 lines) is packed into a copy of that store. Also
+# timed: the same pack into an empty store. Prints the median wall and
+# CPU time (user + system; perf stat's task-clock when perf is there).
+#   scripts/bench-capture.sh            # SIZE=20971520 RUNS=5
+set -euo pipefail
+export CGO_ENABLED=0
+size=${SIZE:-$((20 << 20))}
+runs=${RUNS:-5}
+root=$(cd "$(dirname "$0")/.." && pwd)
+w=$(mktemp -d "${TMPDIR:-/tmp}/ctx-capture.XXXXXX")
+trap 'chmod -R u+w "$w" 2>/dev/null; rm -rf "$w"' EXIT
+(cd "$root" && go build -o "$w/bin/" ./cmd/ctx-init ./cmd/ctx-pack ./scripts/gensession)
+"$w/bin/gensession" -size "$size" >"$w/full.jsonl"
+n=$(wc -l <"$w/full.jsonl")
+head -n $((n - 9)) "$w/full.jsonl" >"$w/session.jsonl"
+mkdir -p "$w/base" && (cd "$w/base" && "$w/bin/ctx-init" >/dev/null && "$w/bin/ctx-pack" --from claude-code "$w/session.jsonl" >/dev/null 2>&1)
+cp "$w/full.jsonl" "$w/session.jsonl"
+echo "$(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg); transcript $(wc -c <"$w/full.jsonl") bytes, $n lines"
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# run NAME SETUP: pack the session RUNS times into the store SETUP makes.
+run() {
+	local name=$1 setup=$2 t=() c=() a b
+	for _ in $(seq "$runs"); do
+		rm -rf "$w/s" && eval "$setup" && sync
+		a=$(date +%s%N)
+		if command -v perf >/dev/null; then
+			(cd "$w/s" && perf stat -x, -e task-clock -o "$w/cpu" "$w/bin/ctx-pack" --from claude-code "$w/session.jsonl" >/dev/null 2>&1)
+			c+=("$(awk -F, '$3 == "task-clock" { print $1 }' "$w/cpu")")
+		else
+			(cd "$w/s" && /usr/bin/time -f '%U %S' -o "$w/cpu" "$w/bin/ctx-pack" --from claude-code "$w/session.jsonl" >/dev/null 2>&1)
+			c+=("$(awk '{print ($1 + $2) * 1000}' "$w/cpu")")
+		fi
+		b=$(date +%s%N)
+		t+=("$(((b - a) / 1000000))")
+	done
+	printf '%-28s wall %8s ms   cpu %8.1f ms\n' "$name" "$(printf '%s\n' "${t[@]}" | median)" "$(printf '%s\n' "${c[@]}" | median)"
+}
+run "re-pack after one reply" 'cp -a "$w/base" "$w/s"'
+run "pack into an empty store" 'mkdir -p "$w/s" && (cd "$w/s" && "$w/bin/ctx-init" >/dev/null)'
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
