@@ -7,6 +7,10 @@
 # packs through an OCI image layout directory into a second store.
 # Usage: scripts/demo.sh [WORKDIR]   (default: a fresh temporary directory)
 set -eu
+# The system's own tools (dirname, mktemp, sed) even when PATH names only
+# Go's directory.
+PATH="${PATH:+$PATH:}/usr/bin:/bin"
+export PATH
 # Static binaries, as they should be installed: kong imports os/user, which
 # would otherwise link libc through cgo and slow every start.
 export CGO_ENABLED=0
