@@ -24,7 +24,7 @@ command -v docker-registry >/dev/null || { echo "bench-secrets: docker-registry 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctx-bench-secrets.XXXXXX")
 pid=
 cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && { wait "$pid" 2>/dev/null || true; }
 	chmod -R u+w "$work" 2>/dev/null
 	rm -rf "$work"
 }
