@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -28,6 +27,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 	"github.com/ctx-tools/ctx/lib/visible"
 )
 
@@ -219,20 +219,7 @@ func (c *logCmd) listTags(env *cli.Env, s *store.Store) error {
 
 // cacheDir returns where large stores' entry caches live: $CTX_LOG_CACHE
 // ("off" for none), else ctx/packlog in the user's cache directory.
-func cacheDir() string {
-	switch v := os.Getenv("CTX_LOG_CACHE"); v {
-	case "off":
-		return ""
-	case "":
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		return filepath.Join(dir, "ctx", "packlog")
-	default:
-		return v
-	}
-}
+func cacheDir() string { return userconfig.CacheDir("CTX_LOG_CACHE", "packlog") }
 
 // print writes the entries: JSON lines in chunks of whole lines (a
 // failure never leaves half a line), indented on a terminal; or a table.

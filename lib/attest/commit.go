@@ -6,8 +6,6 @@ import (
 	"slices"
 
 	"github.com/go-json-experiment/json"
-
-	"github.com/ctx-tools/ctx/lib/canon"
 )
 
 // CommitPredicateType names the predicate of a commit's statement: which
@@ -79,13 +77,7 @@ func ForCommit(commit string, files []CommitFile) CommitStatement {
 }
 
 // EncodeCommit returns the statement as canonical JSON.
-func EncodeCommit(st CommitStatement) ([]byte, error) {
-	b, err := json.Marshal(st, json.Deterministic(true))
-	if err != nil {
-		return nil, fmt.Errorf("encoding statement: %w", err)
-	}
-	return canon.Canonicalize(b)
-}
+func EncodeCommit(st CommitStatement) ([]byte, error) { return encode(st, "statement") }
 
 // SignCommit signs a commit's statement into a Sigstore bundle.
 func (s *Signer) SignCommit(st CommitStatement) ([]byte, error) {

@@ -157,23 +157,20 @@ func ForImage(m *manifest.Manifest, name string, image digest.Digest) Statement 
 
 // Encode returns the statement's canonical JSON, without a newline: the
 // bytes that are signed.
-func Encode(st Statement) ([]byte, error) {
-	b, err := json.Marshal(st, json.Deterministic(true))
+func Encode(st Statement) ([]byte, error) { return encode(st, "statement") }
+
+// encode returns v as canonical JSON; what names it in an error.
+func encode(v any, what string) ([]byte, error) {
+	b, err := json.Marshal(v, json.Deterministic(true))
 	if err != nil {
-		return nil, fmt.Errorf("encoding statement: %w", err)
+		return nil, fmt.Errorf("encoding %s: %w", what, err)
 	}
 	return canon.Canonicalize(b)
 }
 
 // EncodePredicate returns the predicate alone as canonical JSON, for tools
 // that build the statement themselves (actions/attest's predicate-path).
-func EncodePredicate(p Predicate) ([]byte, error) {
-	b, err := json.Marshal(p, json.Deterministic(true))
-	if err != nil {
-		return nil, fmt.Errorf("encoding predicate: %w", err)
-	}
-	return canon.Canonicalize(b)
-}
+func EncodePredicate(p Predicate) ([]byte, error) { return encode(p, "predicate") }
 
 // parsedStatement is a statement as read for verification: the predicate
 // is kept raw until its type is known to be ctx's.

@@ -10,6 +10,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 // Cache keeps what blame derives from each pack's manifest (its edit
@@ -38,20 +39,7 @@ func OpenCache(dir string) *Cache {
 
 // DefaultCacheDir is $CTX_BLAME_CACHE, "" when that is "off", else
 // ctx/blame in the user's cache directory ("" when there is none).
-func DefaultCacheDir() string {
-	switch v := os.Getenv("CTX_BLAME_CACHE"); v {
-	case "off":
-		return ""
-	case "":
-		d, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		return filepath.Join(d, "ctx", "blame")
-	default:
-		return v
-	}
-}
+func DefaultCacheDir() string { return userconfig.CacheDir("CTX_BLAME_CACHE", "blame") }
 
 func (c *Cache) path(d digest.Digest) string {
 	h := d.Hex()

@@ -119,3 +119,22 @@ func ExpandHome(p string) (string, error) {
 	}
 	return filepath.Join(home, p[1:]), nil
 }
+
+// CacheDir returns where a cache of derived data lives: the directory
+// $env names, "" (no cache) when $env is "off", else ctx/name in the
+// user's cache directory ($XDG_CACHE_HOME, else ~/.cache, on Linux; ""
+// when there is none). Caches hold only what can be derived again.
+func CacheDir(env, name string) string {
+	switch v := os.Getenv(env); v {
+	case "off":
+		return ""
+	case "":
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(dir, "ctx", name)
+	default:
+		return v
+	}
+}
