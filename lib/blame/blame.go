@@ -270,22 +270,11 @@ func hasDrive(p string) bool {
 
 func isAbs(p string) bool { return strings.HasPrefix(p, "/") || hasDrive(p) }
 
-// Paths lists the paths, relative to their sessions' working directories,
-// whose recorded history ends with a known content.
-func (ix *Index) Paths() []string {
-	ps := make([]string, 0, len(ix.last))
-	for p := range ix.last {
-		ps = append(ps, p)
-	}
-	slices.Sort(ps)
-	return ps
-}
-
-// Lookup returns the recorded path that file (a slash-separated path
+// lookup returns the recorded path that file (a slash-separated path
 // relative to the root of its work tree) is: the same path, or, for a
 // session that ran in a subdirectory, the longest recorded path that file
 // ends with at a directory boundary.
-func (ix *Index) Lookup(file string) (string, bool) {
+func (ix *Index) lookup(file string) (string, bool) {
 	if _, ok := ix.last[file]; ok {
 		return file, true
 	}
@@ -299,13 +288,13 @@ func (ix *Index) Lookup(file string) (string, bool) {
 }
 
 // Blame attributes each line of content, the text of file (a path
-// relative to the root of its work tree; see Lookup), to the recorded edit
+// relative to the root of its work tree; see lookup), to the recorded edit
 // that wrote it. names lists other paths the file had (its names before
 // renames), newest first; the first with a recorded history is used.
 func (ix *Index) Blame(file string, content []byte, names ...string) []Line {
 	var last version
 	for _, n := range append([]string{file}, names...) {
-		if p, ok := ix.Lookup(n); ok {
+		if p, ok := ix.lookup(n); ok {
 			last = ix.last[p]
 			break
 		}
