@@ -3,6 +3,7 @@ package render
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Claude Code answers a file edit with a text that names the file and,
@@ -34,20 +35,24 @@ const (
 
 const claudeSnippetHead = " has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n"
 
-var (
-	claudeSnippetForm = regexp.MustCompile("^The file .* has been updated\\. Here's the result of running `cat -n` on a snippet of the edited file:\n")
-	claudeShortForm   = regexp.MustCompile(`^The file .* has been updated successfully\.$`)
-	claudeAllForm     = regexp.MustCompile(`(?s)^The file .* has been updated\. All occurrences of '.*' were successfully replaced with '.*'\.$`)
-)
+// claudeForms are compiled at first use, not when a program that links
+// this package (ctx-pack, through its importers) starts.
+var claudeForms = sync.OnceValue(func() (f struct{ snippet, short, all *regexp.Regexp }) {
+	f.snippet = regexp.MustCompile("^The file .* has been updated\\. Here's the result of running `cat -n` on a snippet of the edited file:\n")
+	f.short = regexp.MustCompile(`^The file .* has been updated successfully\.$`)
+	f.all = regexp.MustCompile(`(?s)^The file .* has been updated\. All occurrences of '.*' were successfully replaced with '.*'\.$`)
+	return f
+})
 
 // ClaudeEditFormOf returns the form recorded is in.
 func ClaudeEditFormOf(recorded []byte) ClaudeEditForm {
+	f := claudeForms()
 	switch {
-	case claudeSnippetForm.Match(recorded):
+	case f.snippet.Match(recorded):
 		return ClaudeEditSnippet
-	case claudeAllForm.Match(recorded):
+	case f.all.Match(recorded):
 		return ClaudeEditAll
-	case claudeShortForm.Match(recorded):
+	case f.short.Match(recorded):
 		return ClaudeEditShort
 	}
 	return ClaudeEditUnknown
