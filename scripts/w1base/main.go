@@ -5,10 +5,11 @@
 // `ctx-init && ctx-pack` leaves for W1's log (5 inputs of 1 KiB, 10
 // steps): a .ctx directory with config.json, 16 objects in 16 fan-out
 // directories, a packs/ entry and refs/latest, with the same syncs ctx
-// makes (one syncfs for the store; then one syncfs for the objects and
-// the entry's and the ref's bytes, an fsync of packs/ once the entry is
-// named, and one of refs/ once the ref is). It parses nothing, hashes
-// what it writes, and has no command line to speak of:
+// makes (fsyncs of config.json's bytes, of DIR and of the store; then one
+// syncfs for the objects and the entry's and the ref's bytes, an fsync of
+// packs/ once the entry is named, and one of refs/ once the ref is). It
+// parses nothing, hashes what it writes, and has no command line to
+// speak of:
 //
 //	w1base DIR
 package main
@@ -37,10 +38,20 @@ func run(dir string) error {
 			return err
 		}
 	}
-	if err := write(filepath.Join(root, "config.json"), []byte(`{"hash":"sha256","version":1}`+"\n")); err != nil {
+	config := filepath.Join(root, ".tmp-config")
+	if err := write(config, []byte(`{"hash":"sha256","version":1}`+"\n")); err != nil {
 		return err
 	}
-	if err := syncFS(root); err != nil {
+	if err := syncDir(config); err != nil {
+		return err
+	}
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	if err := os.Rename(config, filepath.Join(root, "config.json")); err != nil {
+		return err
+	}
+	if err := syncDir(root); err != nil {
 		return err
 	}
 	var last string
