@@ -44,12 +44,19 @@ cmd() { # case dir: init and pack W1 in dir
 }
 
 echo "$(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-TIMEFORMAT='%3R %3U %3S'
+TIMEFORMAT='%3R %3U %3S' # CPU: user and system time of the run's processes
 for ((r = 0; r < rounds; r++)); do
 	for c in "${cases[@]}"; do
 		d=$w/runs/$c-$r
 		mkdir -p "$d"
-		{ time (cmd "$c" "$d" >/dev/null); } 2>>"$w/$c.times"
+		t0=$EPOCHREALTIME
+		if ! { time (cmd "$c" "$d" >/dev/null 2>"$w/err"); } 2>>"$w/$c.cpu"; then
+			echo "bench-w1.sh: $c failed:" >&2
+			cat "$w/err" >&2
+			exit 2
+		fi
+		t1=$EPOCHREALTIME
+		echo "($t1 - $t0) * 1000" | bc -l >>"$w/$c.wall"
 	done
 	# Alternate which goes first.
 	cases=("${cases[@]:1}" "${cases[0]}")
@@ -59,11 +66,11 @@ echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 declare -A wall cpu
 for c in seed ctx; do
-	[ -f "$w/$c.times" ] || continue
-	wall[$c]=$(awk '{print $1 * 1000}' "$w/$c.times" | median)
-	cpu[$c]=$(awk '{print ($2 + $3) * 1000}' "$w/$c.times" | median)
-	printf '%-5s init + pack: wall median %6.1f ms (min %5.1f), CPU median %5.1f ms, %d runs\n' "$c" "${wall[$c]}" \
-		"$(awk '{print $1 * 1000}' "$w/$c.times" | sort -g | head -1)" "${cpu[$c]}" "$rounds"
+	[ -f "$w/$c.wall" ] || continue
+	wall[$c]=$(median <"$w/$c.wall")
+	cpu[$c]=$(awk '{print ($2 + $3) * 1000}' "$w/$c.cpu" | median)
+	printf '%-5s init + pack: wall median %6.2f ms (min %5.2f), CPU median %5.1f ms, %d runs\n' "$c" "${wall[$c]}" \
+		"$(sort -g "$w/$c.wall" | head -1)" "${cpu[$c]}" "$rounds"
 done
 if [ -n "${wall[seed]:-}" ]; then
 	printf 'ctx / seed: wall %.2f, CPU %.2f  (target: wall <= 1.0)\n' \
@@ -72,11 +79,11 @@ fi
 
 if command -v strace >/dev/null; then
 	for c in seed ctx; do
-		[ -f "$w/$c.times" ] || continue
+		[ -f "$w/$c.wall" ] || continue
 		d=$w/strace-$c
 		mkdir -p "$d"
 		strace -f -qq -e trace=fsync,fdatasync,syncfs,sync,sync_file_range -o "$w/$c.strace" bash -c "$(declare -f cmd); w=$w seed=$seed cmd $c $d" >/dev/null
-		calls=$(grep -oE '^[0-9]+ +(fsync|fdatasync|syncfs|sync|sync_file_range)' "$w/$c.strace" | awk '{print $2}' | sort | uniq -c | awk '{printf "%s %s ", $1, $2}')
+		calls=$(grep -oE '^[0-9]+ +(fsync|fdatasync|syncfs|sync|sync_file_range)' "$w/$c.strace" | awk '{print $2}' | sort | uniq -c | awk '{printf "%s %s ", $1, $2}' || true)
 		printf '%-5s sync calls: %s\n' "$c" "${calls:-none}"
 	done
 fi
