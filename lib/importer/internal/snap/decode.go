@@ -44,6 +44,16 @@ func (d *decoder) run(root reflect.Value) error {
 	// as plain pointers, which are assignable to any pointer type of
 	// the same element.
 	elem := root.Type().Elem()
+	// The encoding starts with the number of values: the root and its
+	// pointees. Each pointee takes at least a byte.
+	n, err := d.uvarint()
+	if err != nil {
+		return err
+	}
+	if n == 0 || n-1 > uint64(d.remaining()) {
+		return d.corrupt("%d values do not fit in the %d bytes left", n, d.remaining())
+	}
+	d.queue = make([]decoded, 0, n)
 	d.queue = append(d.queue, decoded{root.Convert(reflect.PointerTo(elem)), planFor(elem)})
 	for i := 0; i < len(d.queue); i++ {
 		q := d.queue[i]
@@ -56,6 +66,9 @@ func (d *decoder) run(root reflect.Value) error {
 	}
 	if d.pos != len(d.data) {
 		return d.corrupt("%d bytes after the end of the value", len(d.data)-d.pos)
+	}
+	if len(d.queue) != cap(d.queue) {
+		return d.corrupt("%d values, not %d", len(d.queue), n)
 	}
 	return nil
 }
@@ -217,6 +230,9 @@ func (d *decoder) decode(v reflect.Value, p *plan) error {
 	case opPtr:
 		return d.pointer(v, p)
 	case opStruct:
+		if p.twin != nil {
+			v = settable(v, p.twin)
+		}
 		for i := range p.fields {
 			f := &p.fields[i]
 			if err := d.decode(v.Field(f.index), f.plan); err != nil {
@@ -370,6 +386,9 @@ func (d *decoder) pointer(v reflect.Value, p *plan) error {
 	case h == 0:
 		writable(v).SetZero()
 	case h == 1:
+		if len(d.queue) == cap(d.queue) {
+			return d.corrupt("more values than the %d announced", cap(d.queue))
+		}
 		if p.elem.min > d.avail() {
 			return d.corrupt("a new %s (of at least %d bytes) does not fit in the %d bytes left", p.elem.typ, p.elem.min, d.avail())
 		}

@@ -87,6 +87,7 @@ func (e *encoder) run(root reflect.Value, base []byte) error {
 		e.hi = e.lo + uintptr(len(base))
 	}
 	e.ids = map[uintptr]int{}
+	start := len(e.buf)
 	e.pointee(root)
 	for e.cur = 0; e.cur < len(e.queue); e.cur++ {
 		q := e.queue[e.cur]
@@ -98,7 +99,14 @@ func (e *encoder) run(root reflect.Value, base []byte) error {
 			return fmt.Errorf("snap: %s: %s", e.pathOf(e.cur, pe.path), pe.msg)
 		}
 	}
-	return e.checkSpans()
+	if err := e.checkSpans(); err != nil {
+		return err
+	}
+	// The number of values (the root and its pointees) goes first, so
+	// that Decode can size its table of them.
+	var n [binary.MaxVarintLen64]byte
+	e.buf = slices.Insert(e.buf, start, binary.AppendUvarint(n[:0], uint64(len(e.queue)))...)
+	return nil
 }
 
 // pointee gives the value ptr points at the next id and queues its

@@ -3,6 +3,7 @@ package snap
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -48,6 +49,11 @@ type plan struct {
 	// them are not told apart by address (Go may give distinct
 	// zero-size variables one address).
 	zero bool
+	// twin is, for a struct with unexported fields, a struct type of the
+	// same layout whose fields are all exported: Decode sets the fields
+	// through it (see settable), which is much cheaper than making each
+	// field settable on its own. Nil when the layouts would differ.
+	twin reflect.Type
 }
 
 // A field is a struct field in a plan.
@@ -143,6 +149,7 @@ func compile(t reflect.Type, building map[reflect.Type]*plan) *plan {
 			p.fields = append(p.fields, field{name: f.Name, index: i, exported: f.IsExported(), plan: fp})
 			p.min = addSat(p.min, fp.min)
 		}
+		p.twin = twinOf(t)
 	case reflect.Interface:
 		p.op = opInterface
 	default: // func, chan, unsafe.Pointer, uintptr
@@ -167,4 +174,29 @@ func mulSat(a, b int) int {
 		return math.MaxInt
 	}
 	return a * b
+}
+
+// twinOf returns a struct type with t's layout and exported fields, or
+// nil if t's fields are all exported or the layouts would differ.
+func twinOf(t reflect.Type) reflect.Type {
+	fields := make([]reflect.StructField, t.NumField())
+	exported := true
+	for i := range fields {
+		f := t.Field(i)
+		exported = exported && f.IsExported()
+		fields[i] = reflect.StructField{Name: "F" + strconv.Itoa(i), Type: f.Type}
+	}
+	if exported {
+		return nil
+	}
+	twin := reflect.StructOf(fields)
+	if twin.Size() != t.Size() || twin.Align() != t.Align() {
+		return nil
+	}
+	for i := range fields {
+		if twin.Field(i).Offset != t.Field(i).Offset {
+			return nil
+		}
+	}
+	return twin
 }

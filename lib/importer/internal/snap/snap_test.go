@@ -614,24 +614,29 @@ func TestCorrupt(t *testing.T) {
 		v    any
 		want string
 	}{
-		{"bool", []byte{2}, new(bool), "bool is 2"},
-		{"int8", []byte{0x80, 0x02}, new(int8), "128 overflows int8"},
-		{"varint", []byte{0x80}, new(int), "bad or truncated varint"},
-		{"string past data", []byte{20, 'a'}, new(string), "10 bytes of text do not fit in the 1 bytes left"},
-		{"string past base", []byte{21, 5}, new(string), "10 bytes at offset 5 run past the end of the base (10 bytes)"},
-		{"huge slice", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, new([]int), "do not fit in the 0 bytes left"},
-		{"huge map", []byte{0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2}, new(map[int]int), "do not fit in the 2 bytes left"},
-		{"zero-key map", []byte{3}, new(map[struct{}]struct{}), "2 entries in a map whose keys are all the zero value"},
-		{"duplicate keys", []byte{3, 2, 0, 2, 1}, new(map[int]int), "2 map entries of which 1 have distinct keys"},
-		{"pointer id", []byte{5}, new(*int), "pointer to value 3 of 1"},
-		{"pointer type", []byte{2}, new(*int), "a pointer to int refers to a *int"},
-		{"interface", []byte{1}, new(error), "a non-nil error, which Encode never writes"},
-		{"func", []byte{0}, new(func()), "a value of func(), which Encode never writes"},
-		{"float32", []byte{0x80, 0x80, 0x80, 0x80, 0x10}, new(float32), "float32 of more than 32 bits"},
-		{"time", []byte{1, 0}, new(time.Time), "Time.UnmarshalBinary"},
-		{"big pointee", []byte{1}, new(*[100]byte), "a new [100]uint8 (of at least 100 bytes) does not fit in the 0 bytes left"},
+		{"bool", []byte{1, 2}, new(bool), "bool is 2"},
+		{"int8", []byte{1, 0x80, 0x02}, new(int8), "128 overflows int8"},
+		{"varint", []byte{1, 0x80}, new(int), "bad or truncated varint"},
+		{"string past data", []byte{1, 20, 'a'}, new(string), "10 bytes of text do not fit in the 1 bytes left"},
+		{"string past base", []byte{1, 21, 5}, new(string), "10 bytes at offset 5 run past the end of the base (10 bytes)"},
+		{"huge slice", []byte{1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, new([]int), "do not fit in the 0 bytes left"},
+		{"values", []byte{3, 0}, new(*int), "3 values do not fit in the 1 bytes left"},
+		{"fewer values", []byte{2, 0}, new(*int), "1 values, not 2"},
+		{"more values", []byte{1, 1, 0}, new(**int), "more values than the 1 announced"},
+		{"huge map", []byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2}, new(map[int]int), "do not fit in the 2 bytes left"},
+		{"zero-key map", []byte{1, 3}, new(map[struct{}]struct{}), "2 entries in a map whose keys are all the zero value"},
+		{"duplicate keys", []byte{1, 3, 2, 0, 2, 1}, new(map[int]int), "2 map entries of which 1 have distinct keys"},
+		{"pointer id", []byte{1, 5}, new(*int), "pointer to value 3 of 1"},
+		{"pointer type", []byte{1, 2}, new(*int), "a pointer to int refers to a *int"},
+		{"interface", []byte{1, 1}, new(error), "a non-nil error, which Encode never writes"},
+		{"func", []byte{1, 0}, new(func()), "a value of func(), which Encode never writes"},
+		{"float32", []byte{1, 0x80, 0x80, 0x80, 0x80, 0x10}, new(float32), "float32 of more than 32 bits"},
+		{"time", []byte{1, 1, 0}, new(time.Time), "Time.UnmarshalBinary"},
+		{"big pointee", []byte{2, 1}, new(*[100]byte), "a new [100]uint8 (of at least 100 bytes) does not fit in the 0 bytes left"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// The data are one value (the count that starts them), then
+			// the value.
 			err := Decode(c.data, c.v, base)
 			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("Decode: %v, want ErrCorrupt with %q", err, c.want)

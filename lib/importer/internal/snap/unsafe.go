@@ -4,10 +4,12 @@ package snap
 //
 //   - writable turns a value reached through an unexported struct field into
 //     one that may be set (reflect refuses to set such values, and to hand
-//     them out through Interface). The value must be addressable: snap only
-//     ever holds addressable values (fields of a pointee, slice elements,
-//     copies of map entries), so the memory it names is a live variable of
-//     exactly that type.
+//     them out through Interface); settable does it for all the fields of a
+//     struct at once, by viewing it as its twin (plan.twin), a struct type
+//     of the same layout whose fields are exported. The value must be
+//     addressable: snap only ever holds addressable values (pointees and
+//     their fields, slice elements, copies of map entries), so the memory
+//     it names is a live variable of exactly that type (or layout).
 //   - span and within compare addresses, to find whether a string or byte
 //     slice lies inside the base and whether two saved values share memory.
 //     Addresses are only compared, never turned back into pointers.
@@ -26,7 +28,13 @@ func writable(v reflect.Value) reflect.Value {
 	if v.CanSet() {
 		return v
 	}
-	return reflect.NewAt(v.Type(), v.Addr().UnsafePointer()).Elem()
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+}
+
+// settable returns the addressable struct v viewed as its twin, whose
+// fields may all be set.
+func settable(v reflect.Value, twin reflect.Type) reflect.Value {
+	return reflect.NewAt(twin, unsafe.Pointer(v.UnsafeAddr())).Elem()
 }
 
 // stringAddr returns the address of the bytes of s.
