@@ -261,7 +261,13 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 		return src, err
 	}
 	opts := execlog.Options{Dir: dir, SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH")}
-	src.log, err = execlog.Parse(src.data, opts)
+	if src.imported {
+		// The importer's log, never printed: checked as Parse would
+		// check it printed, it packs to the same pack.
+		err = src.log.Check(opts)
+	} else {
+		src.log, err = execlog.Parse(src.data, opts)
+	}
 	if err != nil {
 		return src, err
 	}
@@ -366,9 +372,9 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 }
 
 // importLog converts src from an agent's own format into an execution log
-// when --from asks for it (lib/importer chooses). Problems found in the
-// converted log then name it as such, since their lines are not the
-// input's.
+// (src.log) when --from asks for it (lib/importer chooses). Problems found
+// in the converted log then name it as such, since their paths are not
+// the input's.
 func (c *packCmd) importLog(env *cli.Env, src *source) error {
 	format, err := importer.Choose(c.From, src.name, src.data)
 	if err != nil {
@@ -418,7 +424,7 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 		}
 		opts.Subagents = subs
 	}
-	data, rep, err := importer.Import(format, src.data, opts)
+	l, rep, err := importer.ImportLog(format, src.data, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src.name, err)
 	}
@@ -431,7 +437,7 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 		env.Warnf("%s: %s", src.name, w)
 	}
 	src.name += " (imported as " + format + ")"
-	src.data = data
+	src.log = l
 	src.imported = true
 	return nil
 }
