@@ -157,13 +157,16 @@ func (b *builder) restore(data []byte) checkpoint {
 	if sum := sha256.Sum256(state); hex.EncodeToString(sum[:]) != h.State {
 		return ck
 	}
-	ck.sum.Write(data[:h.Length])
-	if hex.EncodeToString(ck.sum.Sum(nil)) != h.Prefix {
-		ck.sum.Reset()
-		return ck
-	}
+	// The covered bytes are hashed while the state is decoded: a state
+	// decoded for bytes that changed is dropped.
+	prefix := make(chan string, 1)
+	go func() {
+		ck.sum.Write(data[:h.Length])
+		prefix <- hex.EncodeToString(ck.sum.Sum(nil))
+	}()
 	var s saved
-	if snap.Decode(state, &s, data) != nil || s.B == nil || s.C == nil {
+	decoded := snap.Decode(state, &s, data) == nil && s.B != nil && s.C != nil
+	if <-prefix != h.Prefix || !decoded {
 		ck.sum.Reset()
 		return ck
 	}

@@ -32,8 +32,8 @@ func importWith(format string, data []byte, opts Options) imported {
 	return r
 }
 
-// same fails unless got is want, a resumed import being reported as one.
-func same(t *testing.T, what string, got, want imported) {
+// sameImport fails unless got is want, a resumed import being reported as one.
+func sameImport(t *testing.T, what string, got, want imported) {
 	t.Helper()
 	got.rep.Resumed, want.rep.Resumed = 0, 0
 	if got.err != want.err {
@@ -109,7 +109,7 @@ func TestResumeEveryLine(t *testing.T) {
 				opts.Checkpoint = filepath.Join(t.TempDir(), "c.ckpt")
 				importWith(ClaudeCode, data[:n], opts)
 				got := importWith(ClaudeCode, data, opts)
-				same(t, "cut after byte "+itoa(n), got, full)
+				sameImport(t, "cut after byte "+itoa(n), got, full)
 				if full.err == "" && got.rep.Resumed == 0 && len(bytes.TrimSpace(data[:n])) > 0 && resumePoint(data[:n]) > 0 {
 					t.Fatalf("cut after byte %d: the checkpoint was not used", n)
 				}
@@ -131,9 +131,9 @@ func TestResumeGrowing(t *testing.T) {
 				if i%2 == 0 && n+10 < len(data) {
 					n += 10 // inside the next line
 				}
-				same(t, "grown to byte "+itoa(n), importWith(ClaudeCode, data[:n], opts), importWith(ClaudeCode, data[:n], Options{}))
+				sameImport(t, "grown to byte "+itoa(n), importWith(ClaudeCode, data[:n], opts), importWith(ClaudeCode, data[:n], Options{}))
 			}
-			same(t, "whole", importWith(ClaudeCode, data, opts), importWith(ClaudeCode, data, Options{}))
+			sameImport(t, "whole", importWith(ClaudeCode, data, opts), importWith(ClaudeCode, data, Options{}))
 		})
 	}
 }
@@ -160,7 +160,7 @@ func TestResumeChangedPrefix(t *testing.T) {
 				t.Fatalf("no checkpoint written: %v", err)
 			}
 			got := importWith(ClaudeCode, changed, opts)
-			same(t, name, got, importWith(ClaudeCode, changed, Options{}))
+			sameImport(t, name, got, importWith(ClaudeCode, changed, Options{}))
 			if got.rep.Resumed != 0 {
 				t.Errorf("resumed %d lines of a changed transcript", got.rep.Resumed)
 			}
@@ -169,7 +169,7 @@ func TestResumeChangedPrefix(t *testing.T) {
 			if again.rep.Resumed == 0 {
 				t.Error("the changed transcript's own checkpoint was not resumed")
 			}
-			same(t, name+" again", again, got)
+			sameImport(t, name+" again", again, got)
 		})
 	}
 }
@@ -192,7 +192,7 @@ func TestResumeKey(t *testing.T) {
 		}
 		full := opts
 		full.Checkpoint = ""
-		same(t, "other options", got, importWith(ClaudeCode, data, full))
+		sameImport(t, "other options", got, importWith(ClaudeCode, data, full))
 	}
 	// With subagent transcripts, the session's own lines still resume.
 	subs := []File{{Name: "subagents/agent-a.jsonl", Data: data[:ends[2]]}}
@@ -201,7 +201,7 @@ func TestResumeKey(t *testing.T) {
 	if got.rep.Resumed == 0 {
 		t.Error("the session's lines were read again though its subagents' did not change")
 	}
-	same(t, "with subagents", got, importWith(ClaudeCode, data, Options{Subagents: subs}))
+	sameImport(t, "with subagents", got, importWith(ClaudeCode, data, Options{Subagents: subs}))
 }
 
 // TestResumeDamaged: a checkpoint that is cut short, altered or not one
@@ -230,7 +230,7 @@ func TestResumeDamaged(t *testing.T) {
 			if got.rep.Resumed != 0 {
 				t.Errorf("resumed from a damaged checkpoint")
 			}
-			same(t, name, got, full)
+			sameImport(t, name, got, full)
 		})
 	}
 }
@@ -251,7 +251,7 @@ func TestResumeOtherFormats(t *testing.T) {
 			opts := Options{Name: fx.file, Checkpoint: filepath.Join(dir, "c.ckpt")}
 			got := importWith(fx.format, data, opts)
 			opts.Checkpoint = ""
-			same(t, fx.file, got, importWith(fx.format, data, opts))
+			sameImport(t, fx.file, got, importWith(fx.format, data, opts))
 			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 				t.Errorf("%s wrote %d file(s) in the checkpoint directory", fx.format, len(ents))
 			}
@@ -279,3 +279,21 @@ func TestPruneCheckpoints(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// FuzzResume: whatever a transcript holds and wherever the first import
+// stopped, resuming gives what a full import gives.
+func FuzzResume(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "claude-code", "*.jsonl"))
+	for _, name := range files {
+		if data, err := os.ReadFile(name); err == nil && len(data) < 16<<10 {
+			f.Add(data, uint16(len(data)/2))
+		}
+	}
+	f.Add(packgen.ClaudeSession(4<<10), uint16(1000))
+	f.Fuzz(func(t *testing.T, data []byte, at uint16) {
+		n := int(at) % (len(data) + 1)
+		opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
+		importWith(ClaudeCode, data[:n], opts)
+		sameImport(t, "resumed", importWith(ClaudeCode, data, opts), importWith(ClaudeCode, data, Options{}))
+	})
+}
