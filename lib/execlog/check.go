@@ -48,6 +48,9 @@ func (l *Log) canonical(fix bool) error {
 			}
 			return
 		}
+		if canon.IsCanonical(*v) {
+			return // most are: a read, not a copy
+		}
 		c, cerr := canon.Canonicalize(*v)
 		if cerr != nil {
 			err = jsonError(at(), cerr)
