@@ -130,6 +130,13 @@ func (s *isScanner) str() ([]byte, bool) {
 	s.i++ // '"'
 	start := s.i
 	for s.i < len(s.b) {
+		// Most of a string is printable ASCII, copied as it is.
+		for s.i < len(s.b) && printable[s.b[s.i]] {
+			s.i++
+		}
+		if s.i >= len(s.b) {
+			break
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':
@@ -174,6 +181,15 @@ func (s *isScanner) str() ([]byte, bool) {
 	}
 	return nil, false
 }
+
+// printable marks the bytes a canonical string holds as they are, in
+// ASCII: not '"', '\\' nor a control character.
+var printable = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func lowerHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
 
