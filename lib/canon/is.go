@@ -3,6 +3,7 @@ package canon
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -129,6 +130,13 @@ func (s *isScanner) str() ([]byte, bool) {
 	s.i++ // '"'
 	start := s.i
 	for s.i < len(s.b) {
+		// Most of a string is printable ASCII, copied as it is.
+		for s.i < len(s.b) && printable[s.b[s.i]] {
+			s.i++
+		}
+		if s.i >= len(s.b) {
+			break
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':
@@ -173,6 +181,15 @@ func (s *isScanner) str() ([]byte, bool) {
 	}
 	return nil, false
 }
+
+// printable marks the bytes a canonical string holds as they are, in
+// ASCII: not '"', '\\' nor a control character.
+var printable = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func lowerHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
 
@@ -276,4 +293,183 @@ func firstUnit(r rune) rune {
 		return 0xD800 + (r-0x10000)>>10
 	}
 	return r
+}
+
+// reorder is Canonicalize's fast path, for JSON whose strings and numbers
+// are in canonical form already and which differs from its canonical form
+// only in whitespace and the order of object members (an importer's
+// metadata, in the order the builder added it). It sorts members without
+// decoding anything, and reports false for anything else: another
+// escape, another form of a number, a duplicate name, malformed JSON;
+// Canonicalize then does the whole work and gives the answer.
+// FuzzReorder holds it to the full path.
+func reorder(in []byte) ([]byte, bool) {
+	r := reorderer{isScanner: isScanner{b: in}}
+	out, ok := r.value(make([]byte, 0, len(in)), 0)
+	r.space()
+	return out, ok && r.i == len(in)
+}
+
+type reorderer struct {
+	isScanner
+	members []member // a stack: each object's members after its parents'
+	scratch []byte
+}
+
+// member is a member written into the output: its name's bytes (between
+// the quotes) and the whole "name":value, as offsets into the output.
+type member struct{ name, start, end int }
+
+func (r *reorderer) space() {
+	for r.i < len(r.b) {
+		switch r.b[r.i] {
+		case ' ', '\t', '\n', '\r':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+func (r *reorderer) value(dst []byte, depth int) ([]byte, bool) {
+	r.space()
+	if r.i >= len(r.b) || depth > maxCheckDepth {
+		return dst, false
+	}
+	start := r.i
+	switch r.b[r.i] {
+	case '{':
+		return r.object(dst, depth)
+	case '[':
+		r.i++
+		dst = append(dst, '[')
+		r.space()
+		if r.i < len(r.b) && r.b[r.i] == ']' {
+			r.i++
+			return append(dst, ']'), true
+		}
+		for {
+			var ok bool
+			if dst, ok = r.value(dst, depth+1); !ok {
+				return dst, false
+			}
+			r.space()
+			if r.i >= len(r.b) {
+				return dst, false
+			}
+			switch r.b[r.i] {
+			case ',':
+				r.i++
+				dst = append(dst, ',')
+			case ']':
+				r.i++
+				return append(dst, ']'), true
+			default:
+				return dst, false
+			}
+		}
+	}
+	if !r.isScanner.value(depth) { // a string, number or literal
+		return dst, false
+	}
+	return append(dst, r.b[start:r.i]...), true
+}
+
+func (r *reorderer) object(dst []byte, depth int) ([]byte, bool) {
+	r.i++ // '{'
+	open := len(dst)
+	dst = append(dst, '{')
+	r.space()
+	if r.i < len(r.b) && r.b[r.i] == '}' {
+		r.i++
+		return append(dst, '}'), true
+	}
+	base := len(r.members)
+	defer func() { r.members = r.members[:base] }()
+	sorted := true
+	for {
+		r.space()
+		if r.i >= len(r.b) || r.b[r.i] != '"' {
+			return dst, false
+		}
+		if len(r.members) > base {
+			dst = append(dst, ',')
+		}
+		start := len(dst)
+		nameStart := r.i
+		if _, ok := r.str(); !ok {
+			return dst, false
+		}
+		dst = append(dst, r.b[nameStart:r.i]...)
+		m := member{name: start, start: start}
+		r.space()
+		if r.i >= len(r.b) || r.b[r.i] != ':' {
+			return dst, false
+		}
+		r.i++
+		dst = append(dst, ':')
+		var ok bool
+		if dst, ok = r.value(dst, depth+1); !ok {
+			return dst, false
+		}
+		m.end = len(dst)
+		if n := len(r.members); n > base && !nameLess(nameOf(dst, r.members[n-1]), nameOf(dst, m)) {
+			sorted = false
+		}
+		r.members = append(r.members, m)
+		r.space()
+		if r.i >= len(r.b) {
+			return dst, false
+		}
+		if r.b[r.i] == ',' {
+			r.i++
+			continue
+		}
+		if r.b[r.i] != '}' {
+			return dst, false
+		}
+		r.i++
+		break
+	}
+	if !sorted {
+		ms := r.members[base:]
+		r.scratch = append(r.scratch[:0], dst[open:]...)
+		for k := range ms {
+			ms[k].name, ms[k].start, ms[k].end = ms[k].name-open, ms[k].start-open, ms[k].end-open
+		}
+		slices.SortFunc(ms, func(a, b member) int {
+			switch {
+			case nameLess(nameOf(r.scratch, a), nameOf(r.scratch, b)):
+				return -1
+			case nameLess(nameOf(r.scratch, b), nameOf(r.scratch, a)):
+				return 1
+			}
+			return 0
+		})
+		for k := 1; k < len(ms); k++ {
+			if !nameLess(nameOf(r.scratch, ms[k-1]), nameOf(r.scratch, ms[k])) {
+				return dst, false // a name twice: Canonicalize says so
+			}
+		}
+		dst = dst[:open+1]
+		for k, m := range ms {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, r.scratch[m.start:m.end]...)
+		}
+	}
+	return append(dst, '}'), true
+}
+
+// nameOf returns the bytes of m's name between its quotes, in buf.
+func nameOf(buf []byte, m member) []byte {
+	end := m.name + 1
+	for buf[end] != '"' {
+		if buf[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	return buf[m.name+1 : end]
 }

@@ -49,3 +49,21 @@ func FuzzIsCanonicalValue(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReorder: whatever Canonicalize's fast path takes, it canonicalizes
+// as the full path does.
+func FuzzReorder(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":{"d":[{"z":1,"y":"\n"}],"c":null}}`, ` { "b" : [ 1 , 2 ] , "a" : "x" } `, `{"a":1,"a":2}`, `{"😀":1,"｡":2,"\n":3}`, `{"b":1.0,"a":1}`, `[{"b":1,"a":2},{"d":1,"c":2}]`, `{"b":"\u00e9","a":1}`, `{"a":1}x`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		fast, ok := reorder(in)
+		if !ok {
+			return
+		}
+		want, err := canonicalize(in)
+		if err != nil || !bytes.Equal(fast, want) {
+			t.Fatalf("reorder(%q) = %q; Canonicalize's full path gives %q (%v)", in, fast, want, err)
+		}
+	})
+}

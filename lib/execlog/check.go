@@ -48,6 +48,9 @@ func (l *Log) canonical(fix bool) error {
 			}
 			return
 		}
+		if canon.IsCanonical(*v) {
+			return // most are: a read, not a copy
+		}
 		c, cerr := canon.Canonicalize(*v)
 		if cerr != nil {
 			err = jsonError(at(), cerr)
@@ -153,6 +156,9 @@ func jsonError(at canon.Path, err error) error {
 // checkLiteral reports whether lit is a JSON string literal canonical JSON
 // can carry, in the words of lib/canon.
 func checkLiteral(lit []byte) error {
+	if validLiteral(lit) {
+		return nil
+	}
 	err := canonicalLiteral(lit, func([]byte) error { return nil })
 	if err != nil {
 		if cerr := canon.Check(lit); cerr != nil {
@@ -160,6 +166,95 @@ func checkLiteral(lit []byte) error {
 		}
 	}
 	return err
+}
+
+// validLiteral reports, in one pass, whether lit is a JSON string literal
+// canonical JSON can carry: valid UTF-8, no control character, escapes
+// JSON has, UTF-16 surrogates in pairs. checkLiteral says what is wrong
+// with one that is not.
+func validLiteral(lit []byte) bool {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return false
+	}
+	b := lit[1 : len(lit)-1]
+	for i := 0; i < len(b); {
+		for i < len(b) && plainByte[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
+		switch c := b[i]; {
+		case c == '\\':
+			if i+1 >= len(b) {
+				return false
+			}
+			if b[i+1] != 'u' {
+				if !strings.ContainsRune(`"\\/bfnrt`, rune(b[i+1])) {
+					return false
+				}
+				i += 2
+				continue
+			}
+			r, ok := hexRune(b[i+2:])
+			if !ok {
+				return false
+			}
+			i += 6
+			switch {
+			case 0xDC00 <= r && r <= 0xDFFF:
+				return false // a low surrogate alone
+			case 0xD800 <= r && r <= 0xDBFF:
+				if i+1 >= len(b) || b[i] != '\\' || b[i+1] != 'u' {
+					return false
+				}
+				lo, ok := hexRune(b[i+2:])
+				if !ok || lo < 0xDC00 || lo > 0xDFFF {
+					return false
+				}
+				i += 6
+			}
+		case c < utf8.RuneSelf:
+			return false // '"' or a control character
+		default:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return false
+			}
+			i += n
+		}
+	}
+	return true
+}
+
+// plainByte marks the ASCII bytes a JSON string holds as they are.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// hexRune reads the four hex digits at the start of b.
+func hexRune(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		r <<= 4
+		switch {
+		case '0' <= c && c <= '9':
+			r |= rune(c - '0')
+		case 'a' <= c && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // printed returns s as JSON prints it: each byte that is not part of

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
@@ -167,4 +168,18 @@ func TestCanonical(t *testing.T) {
 	if string(l.Model.Parameters) != `{"t":1}` || string(l.Steps[1].Parameters) != `[1,"x"]` || string(l.Steps[0].Metadata) != `{"a":2,"b":1}` {
 		t.Errorf("values not canonical: %s %s %s", l.Model.Parameters, l.Steps[1].Parameters, l.Steps[0].Metadata)
 	}
+}
+
+// FuzzValidLiteral: checkLiteral's fast path accepts exactly the string
+// literals canonical JSON accepts.
+func FuzzValidLiteral(f *testing.F) {
+	for _, s := range []string{`"a\nb"`, `"\ud83d\ude00"`, `"\ud800"`, `"\udc00x"`, `"\u00E9\/"`, "\"\xff\"", `"a"b"`, `"\x"`, `"\u12"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, lit []byte) {
+		want := len(lit) >= 2 && lit[0] == '"' && lit[len(lit)-1] == '"' && canon.Check(lit) == nil
+		if got := validLiteral(lit); got != want {
+			t.Fatalf("validLiteral(%q) = %v, canon.Check says %v", lit, got, want)
+		}
+	})
 }

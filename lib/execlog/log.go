@@ -267,6 +267,9 @@ func (o *object) json(key string, want jsontext.Kind) jsontext.Value {
 		o.p.errorf(v, o.at.Key(key), "expected %s, got %s", kindName(want), kindName(v.kind))
 		return nil
 	}
+	if canon.IsCanonical(v.raw) {
+		return v.raw // a log ctx printed: read, not copied
+	}
 	b, err := canon.Canonicalize(v.raw)
 	if err != nil {
 		o.p.errorf(v, o.at.Key(key), "%v", err)

@@ -23,7 +23,12 @@ import (
 // error. FuzzEncodeCanonical holds the two to the same bytes. Re-packing a
 // 3,555-step session, this was a sixth of its CPU time.
 func encodeCanonical(m *Manifest) ([]byte, bool) {
-	e := encoder{b: make([]byte, 0, 256*len(m.Steps)+1024)}
+	n := 1024 + len(m.Metadata) + len(m.Model.Parameters) + len(m.Environment.Metadata)
+	for i := range m.Steps {
+		n += 256 + len(m.Steps[i].Parameters) + len(m.Steps[i].Metadata)
+	}
+	n += 256 * (len(m.Prompts) + len(m.Inputs) + len(m.Outputs))
+	e := encoder{b: make([]byte, 0, n)}
 	e.manifest(m)
 	return e.b, e.ok()
 }
