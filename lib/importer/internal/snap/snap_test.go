@@ -160,6 +160,11 @@ func TestRoundTripKinds(t *testing.T) {
 	if got.deep.Bytes == nil || got.deep.deep != nil {
 		t.Errorf("deep = %+v", got.deep)
 	}
+	// Roots that take no memory, or are not structs.
+	roundTrip(t, &struct{}{}, nil)
+	if n, _ := roundTrip(t, &[]string{"a", alias(base[1:2])}, base); len(*n) != 2 || (*n)[1] != `"` {
+		t.Errorf("a root slice decoded as %q", *n)
+	}
 }
 
 func TestSharedPointers(t *testing.T) {
@@ -458,6 +463,17 @@ func TestInteriorPointers(t *testing.T) {
 			}
 		})
 	}
+	base := []byte("0123456789")
+	_, err := Encode(nil, &struct {
+		raw []byte
+		p   *byte
+	}{base[2:5], &base[3]}, base)
+	if want := "snap: struct { raw []uint8; p *uint8 }.p points into the base; " + wholeRule; err == nil || err.Error() != want {
+		t.Errorf("Encode: %v\nwant: %s", err, want)
+	}
+	if _, err := Encode(nil, &struct{}{}, nil); err != nil {
+		t.Errorf("Encode of a struct{}: %v", err)
+	}
 	// Whole values are fine, and so are slices sharing an array.
 	if _, err := Encode(nil, &interior{items: items, whole: w}, nil); err != nil {
 		t.Errorf("Encode: %v", err)
@@ -662,5 +678,29 @@ func TestDecodeBoundsMemory(t *testing.T) {
 	allocs := testing.AllocsPerRun(10, func() { _ = Decode(data, new(rec), nil) })
 	if allocs > 50 {
 		t.Errorf("Decode of %d bytes made %v allocations", len(data), allocs)
+	}
+}
+
+type noTwin struct {
+	a string
+	b []int
+	c map[string]inner
+	t time.Time
+	p *noTwin
+}
+
+// TestWithoutTwin checks the way unexported fields are set when a struct
+// has no twin (plan.twin): one field at a time.
+func TestWithoutTwin(t *testing.T) {
+	p := planFor(reflect.TypeFor[noTwin]())
+	if p.twin == nil {
+		t.Fatal("noTwin has no twin to take away")
+	}
+	p.twin = nil
+	v := &noTwin{a: "a", b: []int{1}, c: map[string]inner{"x": {2}}, t: time.Unix(3, 0).UTC()}
+	v.p = v
+	got, _ := roundTrip(t, v, nil)
+	if got.p != got || got.a != "a" || got.b[0] != 1 || got.c["x"].n != 2 || !got.t.Equal(v.t) {
+		t.Errorf("got %+v", got)
 	}
 }
