@@ -81,9 +81,10 @@
 //
 // Each type's plan (how its values are written) is compiled once and
 // cached; numbers are uvarints. BenchmarkEncode and BenchmarkDecode work on
-// the checkpoint of a 20 MB session: 5,100 structs of 8–14 fields with
-// 1,700 gjson.Results, 16,000 strings and byte slices slicing lines spread
-// over the transcript, 370 KB encoded. On the shared 2-core AMD EPYC this
+// the checkpoint of a 20 MB session: 5,100 structs of 8–14 fields (and
+// 8,500 small ones inline: gjson.Results, members, failures), 44,000
+// strings and byte slices, 26,000 of them slicing lines spread over the
+// transcript; 370 KB encoded. On the shared 2-core AMD EPYC this
 // was written on (go1.26, load average 8–10), medians of 5 runs:
 //
 //	BenchmarkEncode   5.3 ms/op   4.3 ms CPU/op   3.7 MB/op    5,249 allocs/op
