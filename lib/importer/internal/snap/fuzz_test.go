@@ -2,6 +2,7 @@ package snap
 
 import (
 	"encoding/json"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -51,7 +52,16 @@ func FuzzDecode(f *testing.F) {
 		}
 		target := fuzzTargets[int(data[0])%len(fuzzTargets)]
 		v := target.new()
-		if err := Decode(data[1:], v, fuzzBase); err != nil {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := Decode(data[1:], v, fuzzBase)
+		runtime.ReadMemStats(&after)
+		// A generous bound: what Decode allocates is paid for by the
+		// data, at some tens of bytes of memory for a byte of data.
+		if n := after.TotalAlloc - before.TotalAlloc; n > uint64(256*len(data)+64<<10) {
+			t.Fatalf("Decode of %d bytes allocated %d bytes", len(data), n)
+		}
+		if err != nil {
 			return
 		}
 		again, err := Encode(nil, v, fuzzBase)

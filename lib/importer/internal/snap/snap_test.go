@@ -521,6 +521,15 @@ type (
 		n    []int
 		m    map[string]base1
 	}
+	deepA struct {
+		x []struct{ p *struct{ a int } }
+	}
+	deepB struct {
+		x []struct{ p *struct{ b int } }
+	}
+	deepC struct {
+		x []struct{ p *struct{ a uint } }
+	}
 )
 
 func TestFingerprint(t *testing.T) {
@@ -543,6 +552,9 @@ func TestFingerprint(t *testing.T) {
 		if g == f {
 			t.Errorf("%s: same fingerprint as base1", name)
 		}
+	}
+	if a := Fingerprint((*deepA)(nil)); a == Fingerprint((*deepB)(nil)) || a == Fingerprint((*deepC)(nil)) {
+		t.Errorf("a field renamed or retyped deep inside has the same fingerprint")
 	}
 	if Fingerprint((*struct{ t time.Time })(nil)) == Fingerprint((*struct {
 		t struct {
