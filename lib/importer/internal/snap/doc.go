@@ -45,12 +45,13 @@
 //     gives each pointee and each slice memory of its own, so such a
 //     pointer would no longer share its value. Encode refuses them (it
 //     compares the memory every saved pointer and slice refers to), naming
-//     both paths. Pointers to values of size zero are not told apart.
+//     both paths. Pointers to values of size zero (struct{}) are not told
+//     apart, and maps keyed by them are refused.
 //   - Slices are decoded with a capacity equal to their length, each into
 //     an array of its own: two slices that shared an array (a and a[1:])
 //     no longer do, so an append to one never changes another.
-//   - Slices and maps nest at most 1,000 deep in one another (a [][]T is
-//     two deep); pointers do not count.
+//   - Slices, arrays and maps nest at most 1,000 deep in one another (a
+//     [][]T is two deep); pointers do not count.
 //   - The encoding is not deterministic (maps are written in Go's
 //     iteration order), and is meant for the build that wrote it.
 //
@@ -92,6 +93,8 @@
 //
 // (CPU time, user and system of all threads, is also reported by the
 // benchmarks as cpu-ns/op: on a loaded machine wall time varies more.)
+//
+// Encode and Decode may be called concurrently.
 //
 // # Encoding
 //
