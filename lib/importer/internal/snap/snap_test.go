@@ -716,3 +716,37 @@ func TestWithoutTwin(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+type fresh struct {
+	a  []*fresh
+	m  map[string]fresh2
+	at time.Time
+}
+
+type fresh2 struct{ s string }
+
+// TestConcurrent encodes and decodes from several goroutines at once,
+// types whose plans are compiled meanwhile (run it with -race).
+func TestConcurrent(t *testing.T) {
+	errs := make(chan error, 8)
+	for range cap(errs) {
+		go func() {
+			v := &fresh{m: map[string]fresh2{"k": {"v"}}}
+			v.a = []*fresh{v, nil}
+			data, err := Encode(nil, v, nil)
+			if err == nil {
+				got := new(fresh)
+				err = Decode(data, got, nil)
+				if err == nil && (got.a[0] != got || got.m["k"].s != "v" || Fingerprint(got) != Fingerprint(v)) {
+					err = errors.New("the round trip lost something")
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
