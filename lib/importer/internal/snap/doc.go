@@ -13,6 +13,8 @@
 //	var st state
 //	err := snap.Decode(data, &st, transcript) // transcript may have grown
 //
+// Encode and Decode may be called concurrently.
+//
 // # What is kept
 //
 //   - Values of every kind but func, chan, unsafe.Pointer and uintptr
@@ -85,16 +87,17 @@
 // the checkpoint of a 20 MB session: 5,100 structs of 8–14 fields (and
 // 8,500 small ones inline: gjson.Results, members, failures), 44,000
 // strings and byte slices, 26,000 of them slicing lines spread over the
-// transcript; 370 KB encoded. On the shared 2-core AMD EPYC this
-// was written on (go1.26, load average 8–10), medians of 5 runs:
+// transcript; 370 KB encoded. On the shared 2-core AMD EPYC this was
+// written on (go1.26, load average 6–10), the median and the best of 10
+// runs of 200:
 //
-//	BenchmarkEncode   5.3 ms/op   4.3 ms CPU/op   3.7 MB/op    5,249 allocs/op
-//	BenchmarkDecode   3.7 ms/op   3.7 ms CPU/op   2.5 MB/op   40,457 allocs/op
+//	               wall/op         CPU/op          memory/op   allocs/op
+//	Encode   7.3 ms (5.0 ms)   6.0 ms (4.8 ms)   3.7 MB       5,249
+//	Decode   6.9 ms (5.3 ms)   5.8 ms (5.1 ms)   2.5 MB      40,457
 //
-// (CPU time, user and system of all threads, is also reported by the
-// benchmarks as cpu-ns/op: on a loaded machine wall time varies more.)
-//
-// Encode and Decode may be called concurrently.
+// The benchmarks report CPU time (user and system, of all threads, so the
+// garbage collector's included) as cpu-ns/op: on a loaded machine it
+// varies less than wall time.
 //
 // # Encoding
 //
