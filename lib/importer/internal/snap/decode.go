@@ -313,8 +313,8 @@ func (d *decoder) float32() (float32, error) {
 // elems decodes the n elements of a slice or array v. A slice's elements
 // were promised (see promise): each takes its bytes back as it is read.
 func (d *decoder) elems(v reflect.Value, n int, p *plan, promised bool) error {
-	if p.min == 0 {
-		return nil // zero values, which encode as nothing
+	if p.min == 0 || n == 0 {
+		return nil // nothing, or zero values, which encode as nothing
 	}
 	if d.depth++; d.depth > maxDepth {
 		return d.corrupt("slices and maps nest deeper than %d", maxDepth)

@@ -272,8 +272,8 @@ func (e *encoder) slice(addr uintptr, n int, elem reflect.Type) error {
 }
 
 func (e *encoder) elems(v reflect.Value, n int, p *plan) error {
-	if p.min == 0 {
-		return nil
+	if p.min == 0 || n == 0 {
+		return nil // nothing, or zero values, which encode as nothing
 	}
 	if e.depth++; e.depth > maxDepth {
 		e.depth--

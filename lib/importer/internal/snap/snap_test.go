@@ -432,10 +432,27 @@ func TestEncodeErrors(t *testing.T) {
 			}
 		})
 	}
+	type keyed struct{ m map[struct{ x any }]int }
+	_, err := Encode(nil, &keyed{m: map[struct{ x any }]int{{x: 1}: 1}}, nil)
+	if want := "snap: keyed.m[key].x: interface values cannot be saved unless nil (this one holds a int)"; err == nil || err.Error() != want {
+		t.Errorf("Encode: %v\nwant: %s", err, want)
+	}
+	type rec []rec
+	deep := rec{}
+	for range maxDepth + 1 {
+		deep = rec{deep}
+	}
+	if _, err := Encode(nil, &deep, nil); err == nil || !strings.HasSuffix(err.Error(), "slices and maps nest deeper than 1000") {
+		t.Errorf("Encode of slices nested %d deep: %v", maxDepth+1, err)
+	}
+	// What Encode takes, Decode takes.
+	if got, _ := roundTrip(t, &deep[0], nil); !reflect.DeepEqual(*got, deep[0]) {
+		t.Errorf("slices nested %d deep do not round-trip", maxDepth)
+	}
 	// A func deep in the pointer graph: the path goes through the
 	// pointers to it.
 	m := &badMsg{calls: calls}
-	_, err := Encode(nil, &bad{byID: map[string]*badMsg{"a": m}, list: []badMsg{{}}}, nil)
+	_, err = Encode(nil, &bad{byID: map[string]*badMsg{"a": m}, list: []badMsg{{}}}, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "snap: bad.byID[…].calls[") {
 		t.Errorf("Encode: %v", err)
 	}
