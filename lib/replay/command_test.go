@@ -193,10 +193,11 @@ func TestCommandTimeoutKillsChildren(t *testing.T) {
 	}
 	defer r.Close()
 	ctx := &expiry{Context: context.Background(), done: make(chan struct{})}
+	call := &Call{Tool: "t", Workspace: liveWorkspace(t, t.TempDir())}
 	ran := make(chan error, 1)
 	go func() {
 		defer w.Close()
-		ran <- (&Command{Argv: []string{slow}, Timeout: time.Hour}).Run(ctx, &Call{Tool: "t", Workspace: liveWorkspace(t, t.TempDir())}, w)
+		ran <- (&Command{Argv: []string{slow}, Timeout: time.Hour}).Run(ctx, call, w)
 	}()
 	out := bufio.NewReader(r)
 	if line, err := out.ReadString('\n'); line != "ready\n" {
