@@ -40,10 +40,6 @@ func (d *decoder) corrupt(format string, args ...any) error {
 }
 
 func (d *decoder) run(root reflect.Value) error {
-	// The root's pointer type may be named; pointers to it are stored
-	// as plain pointers, which are assignable to any pointer type of
-	// the same element.
-	elem := root.Type().Elem()
 	// The encoding starts with the number of values: the root and its
 	// pointees. Each pointee takes at least a byte.
 	n, err := d.uvarint()
@@ -54,6 +50,9 @@ func (d *decoder) run(root reflect.Value) error {
 		return d.corrupt("%d values do not fit in the %d bytes left", n, d.remaining())
 	}
 	d.queue = make([]decoded, 0, n)
+	// The root's pointer type may be named; pointers are kept as plain
+	// pointers, which are assignable to any pointer type of their element.
+	elem := root.Type().Elem()
 	d.queue = append(d.queue, decoded{root.Convert(reflect.PointerTo(elem)), planFor(elem)})
 	for i := 0; i < len(d.queue); i++ {
 		q := d.queue[i]
@@ -314,8 +313,8 @@ func (d *decoder) float32() (float32, error) {
 // elems decodes the n elements of a slice or array v. A slice's elements
 // were promised (see promise): each takes its bytes back as it is read.
 func (d *decoder) elems(v reflect.Value, n int, p *plan, promised bool) error {
-	if p.min == 0 {
-		return nil // zero values, which encode as nothing
+	if p.min == 0 || n == 0 {
+		return nil // nothing, or zero values, which encode as nothing
 	}
 	if d.depth++; d.depth > maxDepth {
 		return d.corrupt("slices and maps nest deeper than %d", maxDepth)

@@ -162,9 +162,12 @@ func (e *encoder) encode(v reflect.Value, p *plan) error {
 		}
 		b := v.Bytes()
 		e.text(len(b), bytesAddr(b), 1)
-		if !e.inBase(bytesAddr(b), len(b)) {
-			e.buf = append(e.buf, b...)
+		if e.inBase(bytesAddr(b), len(b)) {
+			// Decoded, it is in the base again; checkSpans sees to it
+			// that no pointee is.
+			return nil
 		}
+		e.buf = append(e.buf, b...)
 		return e.slice(bytesAddr(b), len(b), p.typ.Elem())
 	case opSlice:
 		if v.IsNil() {
@@ -269,8 +272,8 @@ func (e *encoder) slice(addr uintptr, n int, elem reflect.Type) error {
 }
 
 func (e *encoder) elems(v reflect.Value, n int, p *plan) error {
-	if p.min == 0 {
-		return nil
+	if p.min == 0 || n == 0 {
+		return nil // nothing, or zero values, which encode as nothing
 	}
 	if e.depth++; e.depth > maxDepth {
 		e.depth--
@@ -358,6 +361,9 @@ const wholeRule = "pointers must point at whole values, not into a struct, array
 // documents.)
 func (e *encoder) checkSpans() error {
 	p := e.pointees
+	if len(p) == 0 {
+		return nil // a root of size 0, which points at nothing
+	}
 	slices.SortFunc(p, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	for i := 1; i < len(p); i++ {
 		if p[i].lo < p[i-1].hi {
@@ -366,11 +372,19 @@ func (e *encoder) checkSpans() error {
 	}
 	// The pointees do not overlap, so their ends are in order too: the
 	// first pointee ending after a slice starts is the one to check.
-	for _, s := range e.slices {
+	first := func(s span) (span, bool) {
 		i, _ := slices.BinarySearchFunc(p, s.lo+1, func(a span, lo uintptr) int { return cmp.Compare(a.hi, lo) })
-		if i < len(p) && p[i].lo < s.hi {
-			return e.overlap(s, true, p[i])
+		return p[min(i, len(p)-1)], i < len(p) && p[i].lo < s.hi
+	}
+	for _, s := range e.slices {
+		if q, ok := first(s); ok {
+			return e.overlap(s, true, q)
 		}
+	}
+	// Byte slices in the base are not among the slices: a pointee in
+	// the base would not be shared with them once decoded.
+	if q, ok := first(span{lo: e.lo, hi: e.hi}); ok && e.hi > e.lo {
+		return fmt.Errorf("snap: %s points into the base; %s", e.pathOf(q.entry, nil), wholeRule)
 	}
 	return nil
 }

@@ -178,7 +178,12 @@ func mulSat(a, b int) int {
 
 // twinOf returns a struct type with t's layout and exported fields, or
 // nil if t's fields are all exported or the layouts would differ.
-func twinOf(t reflect.Type) reflect.Type {
+func twinOf(t reflect.Type) (twin reflect.Type) {
+	defer func() {
+		if recover() != nil {
+			twin = nil // a type StructOf refuses: set fields one by one
+		}
+	}()
 	fields := make([]reflect.StructField, t.NumField())
 	exported := true
 	for i := range fields {
@@ -189,7 +194,7 @@ func twinOf(t reflect.Type) reflect.Type {
 	if exported {
 		return nil
 	}
-	twin := reflect.StructOf(fields)
+	twin = reflect.StructOf(fields)
 	if twin.Size() != t.Size() || twin.Align() != t.Align() {
 		return nil
 	}

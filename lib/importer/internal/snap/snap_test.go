@@ -160,6 +160,11 @@ func TestRoundTripKinds(t *testing.T) {
 	if got.deep.Bytes == nil || got.deep.deep != nil {
 		t.Errorf("deep = %+v", got.deep)
 	}
+	// Roots that take no memory, or are not structs.
+	roundTrip(t, &struct{}{}, nil)
+	if n, _ := roundTrip(t, &[]string{"a", alias(base[1:2])}, base); len(*n) != 2 || (*n)[1] != `"` {
+		t.Errorf("a root slice decoded as %q", *n)
+	}
 }
 
 func TestSharedPointers(t *testing.T) {
@@ -427,10 +432,27 @@ func TestEncodeErrors(t *testing.T) {
 			}
 		})
 	}
+	type keyed struct{ m map[struct{ x any }]int }
+	_, err := Encode(nil, &keyed{m: map[struct{ x any }]int{{x: 1}: 1}}, nil)
+	if want := "snap: keyed.m[key].x: interface values cannot be saved unless nil (this one holds a int)"; err == nil || err.Error() != want {
+		t.Errorf("Encode: %v\nwant: %s", err, want)
+	}
+	type rec []rec
+	deep := rec{}
+	for range maxDepth + 1 {
+		deep = rec{deep}
+	}
+	if _, err := Encode(nil, &deep, nil); err == nil || !strings.HasSuffix(err.Error(), "slices and maps nest deeper than 1000") {
+		t.Errorf("Encode of slices nested %d deep: %v", maxDepth+1, err)
+	}
+	// What Encode takes, Decode takes.
+	if got, _ := roundTrip(t, &deep[0], nil); !reflect.DeepEqual(*got, deep[0]) {
+		t.Errorf("slices nested %d deep do not round-trip", maxDepth)
+	}
 	// A func deep in the pointer graph: the path goes through the
 	// pointers to it.
 	m := &badMsg{calls: calls}
-	_, err := Encode(nil, &bad{byID: map[string]*badMsg{"a": m}, list: []badMsg{{}}}, nil)
+	_, err = Encode(nil, &bad{byID: map[string]*badMsg{"a": m}, list: []badMsg{{}}}, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "snap: bad.byID[…].calls[") {
 		t.Errorf("Encode: %v", err)
 	}
@@ -457,6 +479,17 @@ func TestInteriorPointers(t *testing.T) {
 				t.Fatalf("Encode: %v\nwant: %s", err, c.want)
 			}
 		})
+	}
+	base := []byte("0123456789")
+	_, err := Encode(nil, &struct {
+		raw []byte
+		p   *byte
+	}{base[2:5], &base[3]}, base)
+	if want := "snap: struct { raw []uint8; p *uint8 }.p points into the base; " + wholeRule; err == nil || err.Error() != want {
+		t.Errorf("Encode: %v\nwant: %s", err, want)
+	}
+	if _, err := Encode(nil, &struct{}{}, nil); err != nil {
+		t.Errorf("Encode of a struct{}: %v", err)
 	}
 	// Whole values are fine, and so are slices sharing an array.
 	if _, err := Encode(nil, &interior{items: items, whole: w}, nil); err != nil {
@@ -505,6 +538,15 @@ type (
 		n    []int
 		m    map[string]base1
 	}
+	deepA struct {
+		x []struct{ p *struct{ a int } }
+	}
+	deepB struct {
+		x []struct{ p *struct{ b int } }
+	}
+	deepC struct {
+		x []struct{ p *struct{ a uint } }
+	}
 )
 
 func TestFingerprint(t *testing.T) {
@@ -527,6 +569,9 @@ func TestFingerprint(t *testing.T) {
 		if g == f {
 			t.Errorf("%s: same fingerprint as base1", name)
 		}
+	}
+	if a := Fingerprint((*deepA)(nil)); a == Fingerprint((*deepB)(nil)) || a == Fingerprint((*deepC)(nil)) {
+		t.Errorf("a field renamed or retyped deep inside has the same fingerprint")
 	}
 	if Fingerprint((*struct{ t time.Time })(nil)) == Fingerprint((*struct {
 		t struct {
@@ -662,5 +707,63 @@ func TestDecodeBoundsMemory(t *testing.T) {
 	allocs := testing.AllocsPerRun(10, func() { _ = Decode(data, new(rec), nil) })
 	if allocs > 50 {
 		t.Errorf("Decode of %d bytes made %v allocations", len(data), allocs)
+	}
+}
+
+type noTwin struct {
+	a string
+	b []int
+	c map[string]inner
+	t time.Time
+	p *noTwin
+}
+
+// TestWithoutTwin checks the way unexported fields are set when a struct
+// has no twin (plan.twin): one field at a time.
+func TestWithoutTwin(t *testing.T) {
+	p := planFor(reflect.TypeFor[noTwin]())
+	if p.twin == nil {
+		t.Fatal("noTwin has no twin to take away")
+	}
+	p.twin = nil
+	v := &noTwin{a: "a", b: []int{1}, c: map[string]inner{"x": {2}}, t: time.Unix(3, 0).UTC()}
+	v.p = v
+	got, _ := roundTrip(t, v, nil)
+	if got.p != got || got.a != "a" || got.b[0] != 1 || got.c["x"].n != 2 || !got.t.Equal(v.t) {
+		t.Errorf("got %+v", got)
+	}
+}
+
+type fresh struct {
+	a  []*fresh
+	m  map[string]fresh2
+	at time.Time
+}
+
+type fresh2 struct{ s string }
+
+// TestConcurrent encodes and decodes from several goroutines at once,
+// types whose plans are compiled meanwhile (run it with -race).
+func TestConcurrent(t *testing.T) {
+	errs := make(chan error, 8)
+	for range cap(errs) {
+		go func() {
+			v := &fresh{m: map[string]fresh2{"k": {"v"}}}
+			v.a = []*fresh{v, nil}
+			data, err := Encode(nil, v, nil)
+			if err == nil {
+				got := new(fresh)
+				err = Decode(data, got, nil)
+				if err == nil && (got.a[0] != got || got.m["k"].s != "v" || Fingerprint(got) != Fingerprint(v)) {
+					err = errors.New("the round trip lost something")
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -10,9 +10,10 @@ package snap
 //     addressable: snap only ever holds addressable values (pointees and
 //     their fields, slice elements, copies of map entries), so the memory
 //     it names is a live variable of exactly that type (or layout).
-//   - span and within compare addresses, to find whether a string or byte
-//     slice lies inside the base and whether two saved values share memory.
-//     Addresses are only compared, never turned back into pointers.
+//   - stringAddr and bytesAddr give the addresses of the bytes of strings
+//     and byte slices, which Encode compares with the base's to find
+//     whether they lie inside it. Addresses are only compared, never
+//     turned back into pointers.
 //   - baseString makes a string that shares the base's memory. The base is
 //     the caller's buffer, which must not change while the decoded value is
 //     in use (strings are immutable in Go).
