@@ -4,7 +4,7 @@
 // the packs/ entry, moves refs/latest (and a tag), and prints one canonical
 // JSON result per log: {"hash","uri","created","parent","previous",
 // "objects":{"new","reused"},"steps","inputs","outputs","tag","sidecars",
-// "bundles"}. --sidecars DIR writes each output's provenance sidecar, and
+// "bundles"}; with --print, the log it would pack instead. --sidecars DIR writes each output's provenance sidecar, and
 // --sign-key KEY its signed in-toto attestation (<output>.sigstore.json).
 package main
 
@@ -34,6 +34,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/sidecar"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 type packCmd struct {
@@ -56,6 +57,8 @@ type packCmd struct {
 	signer      *attest.Signer
 	hookEvent   string // the event of the hook payload read, for hook.log
 	hookSession string // and its session
+
+	Print bool `help:"Print the execution log each LOG would be packed as, canonical JSON one per line, instead of packing it: what --from makes of an agent's log, to read, edit or keep (ctx-pack --from claude-code --print S.jsonl | ctx-pack packs it). Nothing is written."`
 
 	Redact    bool   `help:"Pack the log with every secret gitleaks' rules find replaced by [REDACTED:<rule>:<sha256 prefix>], so that no secret reaches the store: the log goes through ctx-redact (beside ctx-pack, else on PATH), which says on stderr what it replaced."`
 	Allowlist string `help:"With --redact, a gitleaks configuration file whose [[allowlists]] are added to the default rules' (known false positives)." placeholder:"FILE"`
@@ -129,6 +132,9 @@ func (c *packCmd) run(env *cli.Env) error {
 		}
 	}
 
+	if c.Print && (c.Tag != "" || c.Sidecars != "") {
+		return cli.Errorf(cli.ExitUsage, "--print packs nothing: it takes no --tag or --sidecars")
+	}
 	if c.Allowlist != "" && !c.Redact {
 		return cli.Errorf(cli.ExitUsage, "--allowlist applies to --redact")
 	}
@@ -158,6 +164,17 @@ func (c *packCmd) run(env *cli.Env) error {
 	}
 	if bad {
 		return cli.Exit(cli.ExitFinding)
+	}
+	if c.Print {
+		for _, src := range srcs {
+			for _, w := range src.log.Warnings {
+				env.Warnf("%s: %s", src.name, w)
+			}
+			if err := env.ResultStream(src.log.WriteJSON); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	// The tag is decided before the pack's commit point and held until it
 	// is set: a ctx-pack that fails on the tag has changed nothing.
@@ -261,7 +278,13 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 		return src, err
 	}
 	opts := execlog.Options{Dir: dir, SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH")}
-	src.log, err = execlog.Parse(src.data, opts)
+	if src.imported {
+		// The importer's log, never printed: checked as Parse would
+		// check it printed, it packs to the same pack.
+		err = src.log.Check(opts)
+	} else {
+		src.log, err = execlog.Parse(src.data, opts)
+	}
 	if err != nil {
 		return src, err
 	}
@@ -366,9 +389,9 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 }
 
 // importLog converts src from an agent's own format into an execution log
-// when --from asks for it (lib/importer chooses). Problems found in the
-// converted log then name it as such, since their lines are not the
-// input's.
+// (src.log) when --from asks for it (lib/importer chooses). Problems found
+// in the converted log then name it as such, since their paths are not
+// the input's.
 func (c *packCmd) importLog(env *cli.Env, src *source) error {
 	format, err := importer.Choose(c.From, src.name, src.data)
 	if err != nil {
@@ -417,12 +440,22 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 			env.Infof("%s: including the %d subagent transcript(s) under %s", src.name, len(subs), path.Dir(subs[0].Name))
 		}
 		opts.Subagents = subs
+		// Packed again after every reply: the next import reads only
+		// the lines this one did not (a checkpoint in the user's cache).
+		if dir := userconfig.CacheDir("CTX_IMPORT_CACHE", "import"); dir != "" {
+			if abs, err := filepath.Abs(src.name); err == nil {
+				opts.Checkpoint = importer.CheckpointFile(dir, abs)
+			}
+		}
 	}
-	data, rep, err := importer.Import(format, src.data, opts)
+	l, rep, err := importer.ImportLog(format, src.data, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src.name, err)
 	}
 	msg := fmt.Sprintf("%s: imported %d of %d %s records", src.name, rep.Mapped, rep.Records, format)
+	if rep.Resumed > 0 {
+		msg += fmt.Sprintf(" (the first %d lines from the last import's checkpoint)", rep.Resumed)
+	}
 	if rep.Skipped > 0 {
 		msg += fmt.Sprintf("; skipped %d (%s)", rep.Skipped, strings.Join(rep.Reasons, ", "))
 	}
@@ -431,7 +464,7 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 		env.Warnf("%s: %s", src.name, w)
 	}
 	src.name += " (imported as " + format + ")"
-	src.data = data
+	src.log = l
 	src.imported = true
 	return nil
 }

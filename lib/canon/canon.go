@@ -55,6 +55,14 @@ func (e *Error) Error() string {
 // Canonicalize returns the canonical form of the JSON value in. It never
 // modifies in.
 func Canonicalize(in []byte) ([]byte, error) {
+	if out, ok := reorder(in); ok {
+		return out, nil
+	}
+	return canonicalize(in)
+}
+
+// canonicalize is Canonicalize without its fast path: the definition.
+func canonicalize(in []byte) ([]byte, error) {
 	if err := Check(in); err != nil {
 		return nil, err
 	}

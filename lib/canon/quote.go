@@ -1,11 +1,5 @@
 package canon
 
-import (
-	"bytes"
-	"strconv"
-	"unicode/utf8"
-)
-
 // AppendString appends s as a JSON string in canonical form (RFC 8785
 // §3.2.2.2): '"', '\\' and C0 controls escaped, with the short forms JSON
 // has (\b \t \n \f \r) and \u00xx otherwise, every other character as it
@@ -69,46 +63,4 @@ func Unescape(e byte) (c byte, ok bool) {
 		return '\t', true
 	}
 	return 0, false
-}
-
-// IsCanonical reports whether in is one JSON value in canonical form, so
-// that a writer may copy it into canonical output as it is. A string is
-// judged in one pass; any other value is canonicalized and compared.
-func IsCanonical(in []byte) bool {
-	if n := len(in); n >= 2 && in[0] == '"' && in[n-1] == '"' {
-		return canonicalString(in[1 : n-1])
-	}
-	c, err := Canonicalize(in)
-	return err == nil && bytes.Equal(c, in)
-}
-
-// canonicalString reports whether s is what AppendEscaped writes for some
-// valid UTF-8 text: each escape is the one it writes for its character.
-func canonicalString(s []byte) bool {
-	var esc [6]byte
-	var ok bool
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		if c != '\\' || i+1 >= len(s) {
-			return false
-		}
-		if e := s[i+1]; e == 'u' {
-			v, err := strconv.ParseUint(string(s[i+2:min(i+6, len(s))]), 16, 16)
-			if err != nil || i+6 > len(s) || v >= 0x20 {
-				return false
-			}
-			c = byte(v)
-		} else if c, ok = Unescape(e); !ok {
-			return false
-		}
-		want := AppendEscaped(esc[:0], []byte{c})
-		if !bytes.HasPrefix(s[i:], want) {
-			return false
-		}
-		i += len(want) - 1
-	}
-	return utf8.Valid(s)
 }

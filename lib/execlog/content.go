@@ -107,9 +107,7 @@ func (o *object) content(keys keySet, required bool) *Content {
 		c = &Content{kind: contentKind(i), raw: v.raw, at: at, stated: -1, lines: -1}
 		switch c.kind {
 		case base64Text:
-			if _, err := io.Copy(io.Discard, base64Reader(v.raw)); err != nil {
-				o.p.errorf(v, at, "not valid standard base64: %v", err)
-			}
+			o.check(v, at, checkBase64(v.raw))
 		case file:
 			name := decodeString(v.raw)
 			if name == "" {

@@ -2,6 +2,7 @@ package execlog
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -338,12 +339,14 @@ func (l *Log) WriteJSON(out io.Writer) error {
 	}
 	w.raw("metadata", l.Metadata)
 	w.close('}')
-	if w.err != nil {
-		return fmt.Errorf("encoding log: %w", w.err)
-	}
 	b, err := canon.Canonicalize(w.b)
-	if err != nil {
-		return fmt.Errorf("encoding log: %w", err)
+	if w.err != nil || err != nil {
+		// Say which value, as Canonical does: a position in JSON that
+		// was never printed would help no one.
+		if cerr := l.canonical(false); cerr != nil {
+			return cerr
+		}
+		return fmt.Errorf("encoding log: %w", cmp.Or(w.err, err))
 	}
 	if len(w.streamed) == 0 {
 		_, err = out.Write(b)

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"mime"
 	"slices"
 	"strconv"
 	"strings"
@@ -240,7 +239,7 @@ func (o *object) str(key string, required bool) (string, *node) {
 	}
 	s := decodeString(v.raw)
 	if required && s == "" {
-		o.p.errorf(v, o.at.Key(key), "must not be empty")
+		o.p.errorf(v, o.at.Key(key), "%s", errEmpty)
 	}
 	return s, v
 }
@@ -268,6 +267,9 @@ func (o *object) json(key string, want jsontext.Kind) jsontext.Value {
 		o.p.errorf(v, o.at.Key(key), "expected %s, got %s", kindName(want), kindName(v.kind))
 		return nil
 	}
+	if canon.IsCanonical(v.raw) {
+		return v.raw // a log ctx printed: read, not copied
+	}
 	b, err := canon.Canonicalize(v.raw)
 	if err != nil {
 		o.p.errorf(v, o.at.Key(key), "%v", err)
@@ -279,9 +281,7 @@ func (o *object) json(key string, want jsontext.Kind) jsontext.Value {
 func (o *object) time(key string) string {
 	s, v := o.str(key, false)
 	if v != nil {
-		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
-			o.p.errorf(v, o.at.Key(key), "%q is not an RFC 3339 time (like 2026-02-10T09:00:00Z)", s)
-		}
+		o.check(v, o.at.Key(key), checkTime(s))
 	}
 	return s
 }
@@ -299,6 +299,13 @@ func (o *object) array(key string, required bool) ([]*node, bool) {
 		return nil, false
 	}
 	return v.elems, true
+}
+
+// check reports err, if any, as a problem of the member v at at.
+func (o *object) check(v *node, at canon.Path, err error) {
+	if err != nil {
+		o.p.errorf(v, at, "%v", err)
+	}
 }
 
 func (o *object) finish(hints map[string]string) {
@@ -361,23 +368,21 @@ func (p *parser) log(root *node) *Log {
 		}
 	}
 	if elems, ok := o.array("inputs", false); ok {
-		seen := map[string]int{}
-		var names []string
-		var nodes []*node
-		var idx []int
+		ns := newNames()
+		nodes := map[int]*node{}
 		for i, e := range elems {
 			if in := p.object(e, canon.Path{"inputs", i}); in != nil {
-				f := in.input(seen, i)
+				f := in.input(ns, i)
 				l.Inputs = append(l.Inputs, f)
 				if n := e.member("name"); n != nil && n.kind == '"' {
-					names, nodes, idx = append(names, f.Name), append(nodes, n), append(idx, i)
+					ns.list, ns.index, nodes[i] = append(ns.list, f.Name), append(ns.index, i), n
 				}
 			}
 		}
 		// A replay writes every input into one workspace: a name cannot be
 		// both a file and the directory of another.
-		if f, u, ok := manifest.DirConflict(names); ok {
-			p.errorf(nodes[u], canon.Path{"inputs", idx[u], "name"}, "%q needs %q to be a directory, but inputs[%d] is that file", names[u], names[f], idx[f])
+		if u, msg, ok := ns.dirConflict(); ok {
+			p.errorf(nodes[u], canon.Path{"inputs", u, "name"}, "%s", msg)
 		}
 	}
 	if elems, ok := o.array("steps", true); ok {
@@ -388,19 +393,19 @@ func (p *parser) log(root *node) *Log {
 		}
 	}
 	if elems, ok := o.array("outputs", false); ok {
-		seen := map[string]int{}
+		ns := newNames()
 		for i, e := range elems {
 			oo := p.object(e, canon.Path{"outputs", i})
 			if oo == nil {
 				continue
 			}
-			out := Output{Name: oo.name(seen, i)}
+			out := Output{Name: oo.name(ns, i)}
 			out.MediaType = oo.mediaType()
 			out.Content = oo.content(contentKeys, true)
 			oo.statedSize(out.Content)
 			conf, cn := oo.str("confidence", false)
-			if cn != nil && conf != "high" && conf != "medium" && conf != "low" {
-				p.errorf(cn, oo.at.Key("confidence"), "%q is not one of high, medium, low", conf)
+			if cn != nil {
+				oo.check(cn, oo.at.Key("confidence"), checkConfidence(conf))
 			}
 			out.Confidence = conf
 			out.Notes, _ = oo.str("notes", false)
@@ -440,19 +445,19 @@ func (o *object) step(i int) Step {
 	}
 	var tn *node
 	s.Type, tn = o.str("type", true)
-	if tn != nil && s.Type != "" && !slices.Contains(stepTypes, s.Type) {
-		o.p.errorf(tn, o.at.Key("type"), "%q is not one of %s", s.Type, strings.Join(stepTypes, ", "))
+	if tn != nil && s.Type != "" {
+		o.check(tn, o.at.Key("type"), checkStepType(s.Type))
 	}
 	s.Tool, _ = o.str("tool", s.Type == manifest.ToolCall)
 	if agent, v := o.str("agent", false); v != nil {
 		if agent == "" {
-			o.p.errorf(v, o.at.Key("agent"), "must not be empty (omit it for the main agent)")
+			o.p.errorf(v, o.at.Key("agent"), "%s (omit it for the main agent)", errEmpty)
 		}
 		s.Agent = agent
 	}
 	if n, v, ok := o.integer("parent_step"); ok {
-		if n < 0 || n >= int64(i) {
-			o.p.errorf(v, o.at.Key("parent_step"), "%d is not the index of an earlier step", n)
+		if err := checkParentStep(n, i); err != nil {
+			o.check(v, o.at.Key("parent_step"), err)
 		} else {
 			ps := int(n)
 			s.ParentStep = &ps
@@ -492,7 +497,7 @@ func (o *object) prompt() Prompt {
 
 // input reads an input: a name, how much of the file was seen, and its
 // content unless only its name was.
-func (o *object) input(names map[string]int, i int) File {
+func (o *object) input(names *names, i int) File {
 	f := File{Name: o.name(names, i)}
 	f.MediaType = o.mediaType()
 	var sn *node
@@ -570,7 +575,7 @@ func (o *object) parts(key string) []Part {
 		return nil
 	}
 	if len(elems) == 0 {
-		o.p.errorf(o.n.member(key), o.at.Key(key), "must not be empty")
+		o.p.errorf(o.n.member(key), o.at.Key(key), "%s", errEmpty)
 	}
 	parts := []Part{}
 	for j, e := range elems {
@@ -599,9 +604,7 @@ func (o *object) parts(key string) []Part {
 func (o *object) mediaType() string {
 	mt, v := o.str("media_type", false)
 	if v != nil {
-		if _, _, err := mime.ParseMediaType(mt); err != nil || !strings.Contains(mt, "/") {
-			o.p.errorf(v, o.at.Key("media_type"), "%q is not a media type (like image/png)", mt)
-		}
+		o.check(v, o.at.Key("media_type"), checkMediaType(mt))
 	}
 	return mt
 }
@@ -687,18 +690,12 @@ func (o *object) integer(key string) (int64, *node, bool) {
 }
 
 // name reads a clean relative name, unique among its siblings.
-func (o *object) name(seen map[string]int, i int) string {
+func (o *object) name(ns *names, i int) string {
 	name, n := o.str("name", true)
 	if n == nil || name == "" {
 		return name
 	}
-	if err := manifest.CheckName(name); err != nil {
-		o.p.errorf(n, o.at.Key("name"), "%v", err)
-	} else if j, dup := seen[name]; dup {
-		o.p.errorf(n, o.at.Key("name"), "%q is also the name of [%d]", name, j)
-	} else {
-		seen[name] = i
-	}
+	o.check(n, o.at.Key("name"), ns.check(name, i))
 	return name
 }
 

@@ -16,6 +16,46 @@ import (
 // may panic, and whatever an importer accepts must come out as canonical
 // JSON that ctx-pack accepts.
 func FuzzImport(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		format := Formats()[int(which)%len(Formats())]
+		Detect("", data)
+		out, rep, err := Import(format, data, Options{})
+		if err != nil {
+			return
+		}
+		if c, err := canon.Canonicalize(out); err != nil || !bytes.Equal(c, out) {
+			t.Fatalf("%s: output is not canonical (%v):\n%s", format, err, out)
+		}
+		if _, err := execlog.Parse(out, execlog.Options{}); err != nil {
+			t.Fatalf("%s: ctx-pack would reject the output: %v\n%s", format, err, out)
+		}
+		if rep.Mapped+rep.Skipped != rep.Records {
+			t.Fatalf("%s: report %+v does not add up", format, rep)
+		}
+		// No call is two steps (call ids repeat only across Inspect
+		// samples and ATIF steps), and a subagent's parent is an earlier
+		// step.
+		steps := gjson.GetBytes(out, "steps").Array()
+		seen := map[string]bool{}
+		for i, st := range steps {
+			if id := st.Get("metadata.call_id").String(); id != "" && format != Inspect && format != ATIF {
+				if seen[id] {
+					t.Fatalf("%s: call %q is two steps:\n%s", format, id, out)
+				}
+				seen[id] = true
+			}
+			if p := st.Get("parent_step"); p.Exists() && (p.Int() >= int64(i) || st.Get("agent").String() == "") {
+				t.Fatalf("%s: steps[%d]: parent_step %s without agent or not earlier", format, i, p.Raw)
+			}
+		}
+	})
+}
+
+// addSeeds adds the importers' fuzz seeds: every small fixture under
+// testdata, with the index of its format, and inputs of the shapes the
+// fixtures lack.
+func addSeeds(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/*/*")
 	for _, s := range seeds {
 		if filepath.Ext(s) == ".json" && bytes.Contains([]byte(s), []byte(".golden.")) {
@@ -61,39 +101,6 @@ func FuzzImport(f *testing.F) {
 {"type":"progress","uuid":"p3","parentToolUseID":"t","data":{"type":"agent_progress","agentId":"x","message":{"type":"user","uuid":"s3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"r","content":"x"}]},"toolUseResult":{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}}}}
 {"type":"progress","uuid":"p4","parentToolUseID":"t","data":{"type":"agent_progress","agentId":"x","message":{"type":"assistant","uuid":"s4","message":{"id":"n","role":"assistant","model":"h","content":[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":"c:/p/a.txt"}}]}}}}
 {"type":"assistant","uuid":"b","isApiErrorMessage":true,"message":{"id":"e","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 529"}]}}`), formatIndex(ClaudeCode))
-	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
-		format := Formats()[int(which)%len(Formats())]
-		Detect("", data)
-		out, rep, err := Import(format, data, Options{})
-		if err != nil {
-			return
-		}
-		if c, err := canon.Canonicalize(out); err != nil || !bytes.Equal(c, out) {
-			t.Fatalf("%s: output is not canonical (%v):\n%s", format, err, out)
-		}
-		if _, err := execlog.Parse(out, execlog.Options{}); err != nil {
-			t.Fatalf("%s: ctx-pack would reject the output: %v\n%s", format, err, out)
-		}
-		if rep.Mapped+rep.Skipped != rep.Records {
-			t.Fatalf("%s: report %+v does not add up", format, rep)
-		}
-		// No call is two steps (call ids repeat only across Inspect
-		// samples and ATIF steps), and a subagent's parent is an earlier
-		// step.
-		steps := gjson.GetBytes(out, "steps").Array()
-		seen := map[string]bool{}
-		for i, st := range steps {
-			if id := st.Get("metadata.call_id").String(); id != "" && format != Inspect && format != ATIF {
-				if seen[id] {
-					t.Fatalf("%s: call %q is two steps:\n%s", format, id, out)
-				}
-				seen[id] = true
-			}
-			if p := st.Get("parent_step"); p.Exists() && (p.Int() >= int64(i) || st.Get("agent").String() == "") {
-				t.Fatalf("%s: steps[%d]: parent_step %s without agent or not earlier", format, i, p.Raw)
-			}
-		}
-	})
 }
 
 // formatIndex is the seed byte FuzzImport reads as format f.

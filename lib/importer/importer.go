@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/ctx-tools/ctx/lib/execlog"
 )
 
 // Format names, as given to ctx-pack --from.
@@ -67,6 +69,12 @@ type Options struct {
 	// transcripts (the files under <session>/subagents/, see
 	// ClaudeCodeSubagents), read after the session's own.
 	Subagents []File
+	// Checkpoint, when not empty, is the file where an import of a
+	// Claude Code session keeps its state after the transcript's
+	// complete lines (CheckpointFile names one): the next import of the
+	// transcript, grown by more lines, reads only those when its first
+	// bytes still hash as they did. The log is the same without it.
+	Checkpoint string
 }
 
 // File is a named input.
@@ -88,6 +96,9 @@ type Report struct {
 	// Warnings are things the log lacks or had to fill in (an unknown
 	// model, tool calls without results), sorted.
 	Warnings []string
+	// Resumed is the number of lines a checkpoint covered, which this
+	// import did not read again (Options.Checkpoint).
+	Resumed int
 }
 
 // Error reports input that does not have the shape of its format. Where
@@ -132,14 +143,33 @@ func (e *DetectError) Error() string {
 func (e *DetectError) ExitCode() int { return 1 }
 
 // Import converts data in the given format to an execution log: canonical
-// JSON bytes that ctx-pack accepts. The importer builds the log as an
-// execlog.Log, the one definition of the log, and prints it with
-// (*execlog.Log).JSON, as ctx-fork does; ctx-pack then validates it with
-// execlog.Parse like any log. format must be one of Formats (resolve
-// "auto" with Detect first). Malformed input gives an *Error naming the
-// line or record. data is read, never written, and must not change while
-// Import runs.
+// JSON bytes that ctx-pack accepts. It is ImportLog, printed with
+// (*execlog.Log).JSON, as ctx-fork prints a log; ctx-pack, which packs
+// what it imports, takes ImportLog's log as it is. format must be one of
+// Formats (resolve "auto" with Detect first). Malformed input gives an
+// *Error naming the line or record. data is read, never written, and
+// must not change while Import runs.
 func Import(format string, data []byte, opts Options) ([]byte, Report, error) {
+	l, rep, err := ImportLog(format, data, opts)
+	if err != nil {
+		return nil, rep, err
+	}
+	out, err := l.JSON()
+	if err != nil {
+		return nil, Report{Format: format}, &Error{Format: format, Msg: cannotPrint + err.Error()}
+	}
+	return out, rep, nil
+}
+
+// ImportLog converts data in the given format to an execution log, as
+// Import does, and returns it unprinted: an execlog.Log, the one
+// definition of the log, in the form printing and parsing it would give
+// (execlog.Log.Canonical); what canonical JSON cannot carry (a lone UTF-16
+// surrogate escape in the input's text) is an *Error, as from Import.
+// Its content aliases data, which must not change until the log is
+// packed. Check it (execlog.Log.Check) as Parse would check its JSON
+// before packing it.
+func ImportLog(format string, data []byte, opts Options) (*execlog.Log, Report, error) {
 	fn, ok := importers[format]
 	if !ok {
 		return nil, Report{}, fmt.Errorf("unknown import format %q (known: %s)", format, strings.Join(Formats(), ", "))
@@ -151,9 +181,18 @@ func Import(format string, data []byte, opts Options) ([]byte, Report, error) {
 	if b.records == 0 {
 		return nil, Report{Format: format}, b.errorf("", "the input holds no records")
 	}
-	out, err := b.finish()
-	if err != nil {
-		return nil, Report{Format: format}, err
+	l := b.log()
+	if b.workspace != nil {
+		b.addWorkspace(l, b.workspace)
 	}
-	return out, b.report(), nil
+	if err := l.Canonical(); err != nil {
+		// Text the input carries but canonical JSON cannot (a lone UTF-16
+		// surrogate escape): named by where it lands in the log.
+		return nil, Report{Format: format}, b.errorf("", "%s%v", cannotPrint, err)
+	}
+	return l, b.report(), nil
 }
+
+// cannotPrint begins the message of an import that canonical JSON cannot
+// carry.
+const cannotPrint = "the imported log cannot be canonical JSON: "

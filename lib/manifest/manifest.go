@@ -227,11 +227,19 @@ type Environment struct {
 func Encode(m *Manifest) ([]byte, error) {
 	c := *m
 	c.Hash = digest.Digest{}
-	return marshal(&c)
+	return encode(&c)
 }
 
 // JSON returns the manifest as printed: canonical JSON with hash.
-func JSON(m *Manifest) ([]byte, error) { return marshal(m) }
+func JSON(m *Manifest) ([]byte, error) { return encode(m) }
+
+// encode is marshal, through its fast path when it can take it.
+func encode(m *Manifest) ([]byte, error) {
+	if b, ok := encodeCanonical(m); ok {
+		return b, nil
+	}
+	return marshal(m)
+}
 
 func marshal(v any) ([]byte, error) {
 	b, err := json.Marshal(v, json.Deterministic(true))

@@ -1,0 +1,325 @@
+package manifest
+
+import (
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/digest"
+)
+
+// encodeCanonical writes m as marshal does, canonical JSON, without
+// building it first and canonicalizing it after: members are written in
+// canonical order, strings as canon.AppendString writes them, raw values
+// (parameters, metadata) as they are when canon.IsCanonical says they are
+// in canonical form already, which is how a parsed log and a loaded
+// manifest hold them. It reports false for anything it would not write
+// as marshal does — text that is not UTF-8, an integer beyond 2^53, a raw
+// value not in canonical form, a zero digest where one is required — and
+// marshal, which stays the definition, then gives the answer, bytes or
+// error. FuzzEncodeCanonical holds the two to the same bytes. Re-packing a
+// 3,555-step session, this was a sixth of its CPU time.
+func encodeCanonical(m *Manifest) ([]byte, bool) {
+	n := 1024 + len(m.Metadata) + len(m.Model.Parameters) + len(m.Environment.Metadata)
+	for i := range m.Steps {
+		n += 256 + len(m.Steps[i].Parameters) + len(m.Steps[i].Metadata)
+	}
+	n += 256 * (len(m.Prompts) + len(m.Inputs) + len(m.Outputs))
+	e := encoder{b: make([]byte, 0, n)}
+	e.manifest(m)
+	return e.b, e.ok()
+}
+
+type encoder struct {
+	b      []byte
+	failed bool
+	comma  bool
+}
+
+func (e *encoder) ok() bool { return !e.failed }
+
+func (e *encoder) open(c byte) {
+	e.b = append(e.b, c)
+	e.comma = false
+}
+
+func (e *encoder) close(c byte) {
+	e.b = append(e.b, c)
+	e.comma = true
+}
+
+// key writes a member name, one of ours: plain ASCII.
+func (e *encoder) key(k string) {
+	if e.comma {
+		e.b = append(e.b, ',')
+	}
+	e.b = append(e.b, '"')
+	e.b = append(e.b, k...)
+	e.b = append(e.b, '"', ':')
+	e.comma = false
+}
+
+func (e *encoder) elem() {
+	if e.comma {
+		e.b = append(e.b, ',')
+	}
+	e.comma = false
+}
+
+func (e *encoder) str(k, s string) {
+	e.key(k)
+	e.string(s)
+}
+
+func (e *encoder) string(s string) {
+	if !utf8.ValidString(s) {
+		e.failed = true
+	}
+	e.b = canon.AppendString(e.b, s)
+	e.comma = true
+}
+
+func (e *encoder) optStr(k, s string) {
+	if s != "" {
+		e.str(k, s)
+	}
+}
+
+func (e *encoder) num(k string, n int64) {
+	e.key(k)
+	e.int(n)
+}
+
+func (e *encoder) int(n int64) {
+	if n > canon.MaxSafeInteger || n < -canon.MaxSafeInteger {
+		e.failed = true
+	}
+	e.b = strconv.AppendInt(e.b, n, 10)
+	e.comma = true
+}
+
+func (e *encoder) boolean(k string, v bool) {
+	e.key(k)
+	e.b = strconv.AppendBool(e.b, v)
+	e.comma = true
+}
+
+// digest writes a digest that must be set.
+func (e *encoder) digest(k string, d digest.Digest) {
+	if d.IsZero() {
+		e.failed = true
+	}
+	e.key(k)
+	e.b = append(e.b, '"')
+	e.b = append(e.b, digest.Algorithm...)
+	e.b = append(e.b, ':')
+	e.b = append(e.b, d.Hex()...)
+	e.b = append(e.b, '"')
+	e.comma = true
+}
+
+func (e *encoder) optDigest(k string, d digest.Digest) {
+	if !d.IsZero() {
+		e.digest(k, d)
+	}
+}
+
+// raw writes a JSON value given (omitzero: nil is left out).
+func (e *encoder) raw(k string, v jsontext.Value) {
+	if v == nil {
+		return
+	}
+	if !canon.IsCanonical(v) {
+		e.failed = true
+		return
+	}
+	e.key(k)
+	e.b = append(e.b, v...)
+	e.comma = true
+}
+
+func (e *encoder) manifest(m *Manifest) {
+	e.open('{')
+	e.str("created", m.Created)
+	e.environment(&m.Environment)
+	e.optDigest("hash", m.Hash)
+	e.key("inputs")
+	e.open('[')
+	for i := range m.Inputs {
+		e.elem()
+		e.file(&m.Inputs[i])
+	}
+	e.close(']')
+	e.raw("metadata", m.Metadata)
+	e.key("model")
+	e.open('{')
+	e.str("identifier", m.Model.Identifier)
+	e.raw("parameters", m.Model.Parameters)
+	e.close('}')
+	e.key("outputs")
+	e.open('[')
+	for i := range m.Outputs {
+		e.elem()
+		e.output(&m.Outputs[i])
+	}
+	e.close(']')
+	e.optDigest("parent", m.Parent)
+	e.key("prompts")
+	e.open('[')
+	for i := range m.Prompts {
+		e.elem()
+		p := &m.Prompts[i]
+		e.open('{')
+		e.optDigest("content_ref", p.ContentRef)
+		e.parts("parts", p.Parts)
+		e.str("role", p.Role)
+		e.close('}')
+	}
+	e.close(']')
+	e.key("steps")
+	e.open('[')
+	for i := range m.Steps {
+		e.elem()
+		e.step(&m.Steps[i])
+	}
+	e.close(']')
+	e.optDigest("system_prompt", m.SystemPrompt)
+	e.str("version", m.Version)
+	e.close('}')
+}
+
+func (e *encoder) environment(env *Environment) {
+	e.key("environment")
+	e.open('{')
+	e.raw("metadata", env.Metadata)
+	e.optStr("os", env.OS)
+	e.optStr("runtime", env.Runtime)
+	if env.ToolVersions != nil {
+		e.key("tool_versions")
+		e.open('{')
+		keys := make([]string, 0, len(env.ToolVersions))
+		for k := range env.ToolVersions {
+			if !ascii(k) {
+				e.failed = true // canonical order is UTF-16's: marshal knows it
+			}
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			e.elem()
+			e.string(k)
+			e.b = append(e.b, ':')
+			e.string(env.ToolVersions[k])
+		}
+		e.close('}')
+	}
+	e.close('}')
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *encoder) file(f *File) {
+	e.open('{')
+	e.optDigest("content_ref", f.ContentRef)
+	if f.Lines != nil {
+		e.key("lines")
+		e.open('[')
+		for _, r := range f.Lines {
+			e.elem()
+			e.open('[')
+			e.int(r[0])
+			e.b = append(e.b, ',')
+			e.int(r[1])
+			e.close(']')
+		}
+		e.close(']')
+	}
+	e.optStr("media_type", f.MediaType)
+	e.str("name", f.Name)
+	e.optStr("seen", f.Seen)
+	if f.Seen != SeenName {
+		e.num("size", f.Size)
+	}
+	if f.TotalLines != 0 {
+		e.num("total_lines", f.TotalLines)
+	}
+	e.close('}')
+}
+
+func (e *encoder) output(o *Output) {
+	e.open('{')
+	e.optStr("confidence", o.Confidence)
+	e.digest("content_ref", o.ContentRef)
+	e.optStr("media_type", o.MediaType)
+	e.str("name", o.Name)
+	e.optStr("notes", o.Notes)
+	e.num("size", o.Size)
+	e.close('}')
+}
+
+func (e *encoder) parts(k string, ps []Part) {
+	if ps == nil {
+		return
+	}
+	e.key(k)
+	e.open('[')
+	for i := range ps {
+		p := &ps[i]
+		e.elem()
+		e.open('{')
+		e.digest("content_ref", p.ContentRef)
+		e.optStr("media_type", p.MediaType)
+		e.num("size", p.Size)
+		e.str("type", p.Type)
+		e.close('}')
+	}
+	e.close(']')
+}
+
+func (e *encoder) step(s *Step) {
+	e.open('{')
+	e.optStr("agent", s.Agent)
+	e.boolean("deterministic", s.Deterministic)
+	if s.Error != nil {
+		e.key("error")
+		e.open('{')
+		if s.Error.ExitCode != nil {
+			e.num("exit_code", *s.Error.ExitCode)
+		}
+		e.optStr("message", s.Error.Message)
+		e.close('}')
+	}
+	e.num("index", int64(s.Index))
+	e.raw("metadata", s.Metadata)
+	e.parts("output_parts", s.OutputParts)
+	e.optDigest("output_ref", s.OutputRef)
+	e.raw("parameters", s.Parameters)
+	if s.ParentStep != nil {
+		e.num("parent_step", int64(*s.ParentStep))
+	}
+	e.optDigest("reasoning_ref", s.ReasoningRef)
+	e.optStr("timestamp", s.Timestamp)
+	e.optStr("tool", s.Tool)
+	e.str("type", s.Type)
+	if s.Usage != nil {
+		e.key("usage")
+		e.open('{')
+		for _, f := range s.Usage.Fields() { // in canonical order
+			if *f.Value != nil {
+				e.num(f.Name, **f.Value)
+			}
+		}
+		e.close('}')
+	}
+	e.close('}')
+}
