@@ -127,7 +127,15 @@ func writeConfig(dir string) error {
 	}
 	var g errgroup.Group
 	g.Go(func() error { return syncFile(tmp) })
-	g.Go(func() error { return syncDir(filepath.Dir(dir)) })
+	g.Go(func() error {
+		// A parent this user may write in but not read cannot be
+		// opened to be synced; its entry is then left to the file
+		// system, as it was before.
+		if err := syncDir(filepath.Dir(dir)); err != nil && !errors.Is(err, fs.ErrPermission) {
+			return err
+		}
+		return nil
+	})
 	err = g.Wait()
 	if err == nil {
 		err = linkNew(tmp, name)
