@@ -1,12 +1,9 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/blame"
 	"github.com/ctx-tools/ctx/lib/cli"
-	"github.com/ctx-tools/ctx/lib/git"
 )
 
 // commit prints the statement of --commit, or its bundle with --sign-key.
@@ -24,14 +21,11 @@ func (c *attestCmd) commit(env *cli.Env) error {
 			return err
 		}
 	}
-	repo, err := git.Open(".")
+	repo, commits, err := blame.Commits(".", "--commit", c.Commit, false)
 	if err != nil {
-		return cli.WithCode(cli.ExitError, fmt.Errorf("--commit %s: %w", c.Commit, err))
+		return err
 	}
-	commit, err := repo.Commit(c.Commit)
-	if err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--commit: %w", err))
-	}
+	commit := commits[0]
 	ix, err := blame.Open(s)
 	if err != nil {
 		return err

@@ -22,7 +22,6 @@ import (
 	"github.com/ctx-tools/ctx/lib/blame"
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/cli"
-	"github.com/ctx-tools/ctx/lib/git"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
@@ -165,13 +164,9 @@ func (c *logCmd) listLineage(env *cli.Env, s *store.Store, opt packlog.Options) 
 
 // commitPacks restricts the listing to the packs of --commit.
 func (c *logCmd) commitPacks(s *store.Store, opt *packlog.Options) error {
-	repo, err := git.Open(".")
+	repo, commits, err := blame.Commits(".", "--commit", c.Commit, true)
 	if err != nil {
-		return cli.WithCode(cli.ExitError, fmt.Errorf("--commit %s: %w", c.Commit, err))
-	}
-	commits, err := repo.Commits(c.Commit)
-	if err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--commit: %w", err))
+		return err
 	}
 	ix, err := blame.Open(s)
 	if err != nil {

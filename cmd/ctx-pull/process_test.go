@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,13 +27,23 @@ import (
 // TestKilledPull kills ctx-pull at points spread over its download and
 // write phases: each time the store stays valid for ctx-verify --store
 // (at most leftover temporaries, a warning), and a last pull completes.
+// The first kill comes while a blob is being asked for, so that one pull
+// at least is killed before it finishes however the machine's speed
+// changes; the others at fractions of the time a whole pull took.
 func TestKilledPull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills processes; skipped with -short")
 	}
 	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	// gate, when set, holds the first blob request until the test has
+	// killed the pull that made it.
+	var gate atomic.Pointer[blobGate]
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/blobs/") {
+			if g := gate.Load(); g != nil {
+				g.once.Do(func() { close(g.reached) })
+				<-g.release
+			}
 			time.Sleep(3 * time.Millisecond) // a download phase long enough to land in
 		}
 		reg.ServeHTTP(w, r)
@@ -92,16 +104,33 @@ func TestKilledPull(t *testing.T) {
 	whole := time.Since(start)
 
 	killed, written := 0, 0
-	for i := 1; i <= 9; i++ {
+	for i := 0; i <= 9; i++ {
 		delay := whole * time.Duration(i) / 10
+		var g *blobGate
+		if i == 0 {
+			g = &blobGate{reached: make(chan struct{}), release: make(chan struct{})}
+			gate.Store(g)
+		}
 		cmd := pull()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(delay)
+		if g != nil {
+			select {
+			case <-g.reached:
+			case <-time.After(time.Minute): // a bound on a hang, not a race
+				t.Error("the pull asked for no blob in a minute")
+			}
+		} else {
+			time.Sleep(delay)
+		}
 		cmd.Process.Kill()
 		if err := cmd.Wait(); err != nil {
 			killed++
+		}
+		if g != nil {
+			gate.Store(nil)
+			close(g.release)
 		}
 		rep, err := fsck.Store(b, fsck.Options{})
 		if err != nil {
@@ -132,4 +161,12 @@ func TestKilledPull(t *testing.T) {
 		t.Fatalf("ctx-verify --store: %v\n%s", err, out)
 	}
 	t.Logf("a whole pull takes %v; %d pulls killed; the store held pulled objects after %d of them", whole, killed, written)
+}
+
+// blobGate holds blob requests: reached is closed when the first comes,
+// and they go on once release is.
+type blobGate struct {
+	once    sync.Once
+	reached chan struct{}
+	release chan struct{}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/blame"
 	"github.com/ctx-tools/ctx/lib/cli"
-	"github.com/ctx-tools/ctx/lib/git"
 	"github.com/ctx-tools/ctx/lib/sidecar"
 )
 
@@ -32,14 +31,11 @@ func (c *verifyCmd) commit(env *cli.Env) error {
 	case len(c.Args) > 0 || c.Pack != "" || c.Store || c.KernelPack != "":
 		return cli.Errorf(cli.ExitUsage, "--commit verifies one commit; it takes no other mode")
 	}
-	repo, err := git.Open(".")
+	repo, commits, err := blame.Commits(".", "--commit", c.Commit, false)
 	if err != nil {
-		return cli.WithCode(cli.ExitError, fmt.Errorf("--commit %s: %w", c.Commit, err))
+		return err
 	}
-	commit, err := repo.Commit(c.Commit)
-	if err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--commit: %w", err))
-	}
+	commit := commits[0]
 	b, err := readBundleFile(c.Bundle)
 	if err != nil {
 		return cli.WithCode(cli.ExitError, fmt.Errorf("--bundle %s: %w", c.Bundle, err))

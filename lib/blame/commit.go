@@ -1,6 +1,7 @@
 package blame
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -11,6 +12,55 @@ import (
 // "Ctx-Pack: ctx://<hex>". A hash reveals nothing of the session; reading
 // it needs the pack.
 const TrailerKey = "Ctx-Pack"
+
+// RevError is a failure to resolve a revision named on the command line:
+// the git work tree could not be opened (an operational error, exit 2), or
+// the revision names no commit or range in it (a usage error, exit 3).
+type RevError struct {
+	Flag  string // the flag that named the revision, as "--commit"
+	Rev   string
+	Usage bool // the revision is at fault, not the work tree
+	Err   error
+}
+
+func (e *RevError) Error() string {
+	if e.Usage { // Err quotes the revision
+		return fmt.Sprintf("%s: %v", e.Flag, e.Err)
+	}
+	return fmt.Sprintf("%s %s: %v", e.Flag, e.Rev, e.Err)
+}
+
+func (e *RevError) Unwrap() error { return e.Err }
+
+// ExitCode is 3 for a revision that names nothing, else 2.
+func (e *RevError) ExitCode() int {
+	if e.Usage {
+		return 3
+	}
+	return 2
+}
+
+// Commits opens the git work tree that holds dir and resolves rev, named
+// by flag, in it: one commit, or with ranges also a range A..B, newest
+// first. Its errors are *RevError.
+func Commits(dir, flag, rev string, ranges bool) (*git.Repo, []string, error) {
+	repo, err := git.Open(dir)
+	if err != nil {
+		return nil, nil, &RevError{Flag: flag, Rev: rev, Err: err}
+	}
+	var commits []string
+	if ranges {
+		commits, err = repo.Commits(rev)
+	} else {
+		var c string
+		c, err = repo.Commit(rev)
+		commits = []string{c}
+	}
+	if err != nil {
+		return nil, nil, &RevError{Flag: flag, Rev: rev, Usage: true, Err: err}
+	}
+	return repo, commits, nil
+}
 
 // CommitPacks returns the packs of the commits: those their Ctx-Pack
 // trailers name, and those whose recorded edits wrote lines the commits

@@ -23,8 +23,8 @@ import (
 )
 
 // hostileRegistry is a real registry behind a handler that may answer a
-// request itself, badly; its clients use ctx's own transport, with short
-// timeouts.
+// request itself, badly; its clients use ctx's own transport, with the
+// timeouts a test gives them.
 type hostileRegistry struct {
 	srv   *httptest.Server
 	reg   http.Handler
@@ -52,14 +52,24 @@ func newHostileRegistry(t *testing.T) *hostileRegistry {
 
 func (h *hostileRegistry) set(f func(w http.ResponseWriter, r *http.Request) bool) { h.evil.Store(&f) }
 
-// A response timeout well above the idle one: a drip must be cut at the
-// idle timeout all the same.
-var shortTimeouts = Timeouts{Connect: time.Second, Response: 1500 * time.Millisecond, Idle: 300 * time.Millisecond}
+// Short timeouts are given only where a case tests them: on a loaded
+// machine a healthy answer can pause for longer than 300ms, and a timeout
+// that cuts it fails a case that is about something else. No case may
+// take promptTime, far below the default timeouts (a minute).
+var (
+	shortResponse = Timeouts{Response: 1500 * time.Millisecond}
+	// A response timeout well above the idle one: a drip must be cut at
+	// the idle timeout all the same, long before the response one.
+	shortIdle  = Timeouts{Response: 30 * time.Second, Idle: 300 * time.Millisecond}
+	promptTime = 20 * time.Second
+)
 
-func (h *hostileRegistry) client(t *testing.T, repo string) *Client {
+// client returns a client of repo with the timeouts t (zero fields:
+// DefaultTimeouts).
+func (h *hostileRegistry) client(t *testing.T, repo string, timeouts Timeouts) *Client {
 	t.Helper()
 	host := strings.TrimPrefix(h.srv.URL, "http://")
-	c, err := Open(mustParse(t, "oci://"+host+"/"+repo), Options{RetryWait: time.Millisecond, Timeouts: shortTimeouts,
+	c, err := Open(mustParse(t, "oci://"+host+"/"+repo), Options{RetryWait: time.Millisecond, Timeouts: timeouts,
 		Credential: auth.StaticCredential(host, auth.EmptyCredential)}, true)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +88,7 @@ func TestHostileNetwork(t *testing.T) {
 	h := newHostileRegistry(t)
 	a := newStore(t)
 	m := makePack(t, a, "net", sizes(40, 300), digest.Digest{})
-	c := h.client(t, "net")
+	c := h.client(t, "net", Timeouts{})
 	if _, err := c.Push(ctx, a, m.Hash, PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +97,13 @@ func TestHostileNetwork(t *testing.T) {
 	defer gone.Close()
 
 	cases := []struct {
-		name string
-		evil func(w http.ResponseWriter, r *http.Request) bool
-		want string
-		is   error
+		name     string
+		timeouts Timeouts
+		evil     func(w http.ResponseWriter, r *http.Request) bool
+		want     string
+		is       error
 	}{
-		{"stall before answering", func(w http.ResponseWriter, r *http.Request) bool {
+		{"stall before answering", shortResponse, func(w http.ResponseWriter, r *http.Request) bool {
 			if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/manifests/") {
 				select {
 				case <-r.Context().Done():
@@ -102,7 +113,7 @@ func TestHostileNetwork(t *testing.T) {
 			}
 			return false
 		}, "did not answer within 1.5s (--response-timeout", nil},
-		{"drip a blob", func(w http.ResponseWriter, r *http.Request) bool {
+		{"drip a blob", shortIdle, func(w http.ResponseWriter, r *http.Request) bool {
 			if !isBlobGet(r) {
 				return false
 			}
@@ -121,7 +132,7 @@ func TestHostileNetwork(t *testing.T) {
 			}
 			return true
 		}, "less than 16384 bytes moved", ErrStalled},
-		{"endless blob", func(w http.ResponseWriter, r *http.Request) bool {
+		{"endless blob", Timeouts{}, func(w http.ResponseWriter, r *http.Request) bool {
 			if !isBlobGet(r) {
 				return false
 			}
@@ -135,7 +146,7 @@ func TestHostileNetwork(t *testing.T) {
 				}
 			}
 		}, "sends more than the", ErrBadLayer},
-		{"redirect to nothing", func(w http.ResponseWriter, r *http.Request) bool {
+		{"redirect to nothing", Timeouts{}, func(w http.ResponseWriter, r *http.Request) bool {
 			if !isBlobGet(r) {
 				return false
 			}
@@ -151,7 +162,7 @@ func TestHostileNetwork(t *testing.T) {
 			b := newStore(t)
 			before := snapshot(t, b)
 			start := time.Now()
-			_, err := c.Pull(ctx, b, tag, PullOptions{})
+			_, err := h.client(t, "net", tc.timeouts).Pull(ctx, b, tag, PullOptions{})
 			took := time.Since(start)
 			if err == nil {
 				t.Fatal("pull succeeded")
@@ -163,7 +174,7 @@ func TestHostileNetwork(t *testing.T) {
 				t.Errorf("error %q: a redirect's failure is not the remote lacking the pack, and its URL is not shown", err)
 			}
 			// A drip is cut at the idle timeout, before the response one.
-			if took > 5*time.Second || tc.is == ErrStalled && took >= shortTimeouts.Response {
+			if took > promptTime || tc.is == ErrStalled && took >= tc.timeouts.Response {
 				t.Errorf("took %v", took)
 			}
 			// What the sockets' buffers take, not an endless stream.

@@ -1,8 +1,10 @@
 package replay
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -150,20 +152,71 @@ func TestCommand(t *testing.T) {
 	}
 }
 
-func TestCommandTimeoutKillsChildren(t *testing.T) {
-	marker := filepath.Join(t.TempDir(), "survived")
-	slow := writeScript(t, "slow.sh", `echo starting >&2; (sleep 1; touch '`+marker+`') & sleep 30`)
-	start := time.Now()
-	_, err := runCommand(t, &Command{Argv: []string{slow}, Timeout: 200 * time.Millisecond}, "t", 0, `{}`)
-	if want := "slow.sh timed out after 200ms: starting"; err == nil || err.Error() != want {
+// TestCommandTimeout gives a command that blocks until killed a short
+// timeout: nothing but the timeout can end it, however slow the machine.
+func TestCommandTimeout(t *testing.T) {
+	slow := writeScript(t, "slow.sh", `exec sleep 600`)
+	_, err := runCommand(t, &Command{Argv: []string{slow}, Timeout: 100 * time.Millisecond}, "t", 0, `{}`)
+	if want := "slow.sh timed out after 100ms"; err == nil || err.Error() != want {
 		t.Errorf("timeout: %v, want %s", err, want)
 	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("a 200ms timeout took %s", d)
+}
+
+// expiry is a context whose deadline passes when the test says so, not
+// at a time a loaded machine might reach before the command is ready.
+type expiry struct {
+	context.Context
+	done chan struct{}
+}
+
+func (e *expiry) Done() <-chan struct{} { return e.done }
+
+func (e *expiry) Err() error {
+	select {
+	case <-e.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
-	time.Sleep(1500 * time.Millisecond)
-	if _, err := os.Stat(marker); err == nil {
-		t.Error("a child of the timed-out command survived it")
+}
+
+// TestCommandTimeoutKillsChildren lets the deadline pass once the command
+// has started a child and written to stderr: the reason ends with that
+// stderr, and the child dies with the command. Every process of the
+// group holds the write end of the stdout pipe, so its end of file says
+// that none survived.
+func TestCommandTimeoutKillsChildren(t *testing.T) {
+	slow := writeScript(t, "slow.sh", `echo starting >&2; sleep 600 & echo ready; wait`)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := &expiry{Context: context.Background(), done: make(chan struct{})}
+	call := &Call{Tool: "t", Workspace: liveWorkspace(t, t.TempDir())}
+	ran := make(chan error, 1)
+	go func() {
+		defer w.Close()
+		ran <- (&Command{Argv: []string{slow}, Timeout: time.Hour}).Run(ctx, call, w)
+	}()
+	out := bufio.NewReader(r)
+	if line, err := out.ReadString('\n'); line != "ready\n" {
+		close(ctx.done)
+		t.Fatalf("the command said %q, %v; want ready", line, err)
+	}
+	close(ctx.done)
+	if err, want := <-ran, "slow.sh timed out after 1h0m0s: starting"; err == nil || err.Error() != want {
+		t.Errorf("timeout: %v, want %s", err, want)
+	}
+	eof := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, out)
+		eof <- err
+	}()
+	select {
+	case <-eof:
+	case <-time.After(time.Minute): // a bound on a hang, not a race: a survivor sleeps 600s
+		t.Fatal("a child of the timed-out command survived it")
 	}
 }
 

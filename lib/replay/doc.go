@@ -78,9 +78,11 @@
 // graded as deterministic whatever the pack says. Its answer is rendered
 // as the agent gave it (package render: Write's "File created
 // successfully at: PATH", Edit's cat -n snippet or one-line forms, chosen
-// by the recording; apply_patch's summary, in the recorded frame) and
-// compared; MultiEdit's, write_file's and edit_file's answers are not
-// rendered, and the step is skipped once the edit is applied. An edit
+// by the recording; MultiEdit's "Applied N edits to PATH:" with a line
+// per replacement, as Claude Code 1.0 gave it; apply_patch's summary, in
+// the recorded frame) and compared; write_file's and edit_file's answers,
+// each tool's own text, are not rendered, and the step is skipped once
+// the edit is applied. An edit
 // that does not apply (its old_string is not in the file, a patch's lines
 // are not, a file it updates is missing) is diverged: the workspace is
 // not what the session had. That file, and one changed by an edit whose

@@ -22,7 +22,7 @@ import (
 
 // EditVersion is the version of the replayed edits (package edit and the
 // renderings of their answers), compared with recorded tool versions.
-const EditVersion = "edits-1"
+const EditVersion = "edits-2"
 
 // FileChange is what a replayed edit did to one workspace file: Change
 // is created, updated or deleted; Before and After are the digests of
@@ -179,7 +179,11 @@ func editAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map[strin
 		}
 		return render.ClaudeCodeWriteUpdated(shown, c.Content, form, numbering)
 	case "MultiEdit":
-		return nil, skipf("MultiEdit: its answer is not rendered; the edits were applied")
+		var olds, news []string
+		for _, r := range e.Replacements() {
+			olds, news = append(olds, r.Old), append(news, r.New)
+		}
+		return render.ClaudeCodeMultiEdit(ws.shown(names[e.Path]), olds, news, rec)
 	case "write_file", "edit_file":
 		return nil, skipf("%s: its answer is the tool's own text, which is not rendered; the edit was applied", call.Tool)
 	}

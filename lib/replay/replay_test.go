@@ -642,6 +642,36 @@ func TestEditsReplayed(t *testing.T) {
 	}
 }
 
+// A MultiEdit's answer is rendered as Claude Code 1.0 gave it and
+// compared: the same answer matches, one that names other strings
+// diverges (the edits are applied all the same), and one in another form
+// is skipped.
+func TestMultiEditAnswer(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(map[string]string{"a.txt": "one two\n"}, []step{
+		{tool: "MultiEdit", params: `{"file_path":"a.txt","edits":[{"old_string":"one","new_string":"1"},{"old_string":"two","new_string":"2","replace_all":true}]}`,
+			out: "Applied 2 edits to a.txt:\n1. Replaced \"one\" with \"1\"\n2. Replaced \"two\" with \"2\""},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "1 2\n", det: true},
+		{tool: "MultiEdit", params: `{"file_path":"a.txt","edits":[{"old_string":"1","new_string":"3"}]}`,
+			out: "Applied 1 edit to a.txt:\n1. Replaced \"x\" with \"3\""},
+		{tool: "MultiEdit", params: `{"file_path":"a.txt","edits":[{"old_string":"3","new_string":"4"}]}`,
+			out: "The file a.txt has been updated successfully."},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "4 2\n", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{})
+	for i, want := range []Status{Matched, Matched, Diverged, Skipped, Matched} {
+		if r := rep.Steps[i]; r.Status != want {
+			t.Errorf("step %d: %s (%s), want %s", i, r.Status, r.Reason, want)
+		}
+	}
+	if got, want := rep.Steps[3].Reason, "the recorded answer is in none of the forms of Claude Code's MultiEdit that are rendered"; got != want {
+		t.Errorf("step 3 reason = %q, want %q", got, want)
+	}
+	if got := rep.Steps[0].Changes; len(got) != 1 || got[0].Name != "a.txt" || got[0].Change != Updated || got[0].After != hashOf("1 2\n") {
+		t.Errorf("step 0 changes = %+v", got)
+	}
+}
+
 // EditChanges follows the edits from the pack's inputs alone: what each
 // did, and nothing for an edit of a file it does not know.
 func TestEditChanges(t *testing.T) {

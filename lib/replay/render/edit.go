@@ -2,7 +2,9 @@ package render
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 )
 
 // Claude Code answers a file edit with a text that names the file and,
@@ -116,6 +118,65 @@ func ClaudeCodeEdit(path, before, after, old, new string, all bool, form ClaudeE
 		from = to
 	}
 	return []byte("The file " + path + claudeSnippetHead + numbered(lines[from:to], from+1, n)), nil
+}
+
+// ClaudeMultiEditShown is how much of each string Claude Code's
+// MultiEdit answer shows: its first 50 UTF-16 code units (JavaScript's
+// s.substring(0, 50)), followed by "..." when there is more.
+const ClaudeMultiEditShown = 50
+
+// ClaudeUserModified is what Claude Code adds to an edit's answer when the
+// user changed the edit before accepting it.
+const ClaudeUserModified = "The user modified your proposed changes before accepting them."
+
+var claudeMultiEditForm = regexp.MustCompile(`^Applied [0-9]+ edits? to .*:\n1\. Replaced "`)
+
+// ClaudeCodeMultiEdit renders MultiEdit's answer (Claude Code 1.0; 2.0
+// has no MultiEdit), whatever the files held: "Applied N edits to PATH:"
+// ("1 edit"), then for the i-th replacement `i. Replaced "OLD" with
+// "NEW"`, each string cut as ClaudeMultiEditShown says, the lines joined
+// with "\n". recorded, the answer the session got, must be in that form:
+// another one, or an answer that says the user modified the edit, is not
+// rendered.
+func ClaudeCodeMultiEdit(path string, olds, news []string, recorded []byte) ([]byte, error) {
+	switch {
+	case strings.Contains(string(recorded), ClaudeUserModified):
+		return nil, unsupported("the user modified the edits before accepting them")
+	case !claudeMultiEditForm.Match(recorded):
+		return nil, unsupported("the recorded answer is in none of the forms of Claude Code's MultiEdit that are rendered")
+	}
+	var b strings.Builder
+	b.WriteString("Applied " + strconv.Itoa(len(olds)) + " edit")
+	if len(olds) != 1 {
+		b.WriteString("s")
+	}
+	b.WriteString(" to " + path + ":")
+	for i := range olds {
+		o, err := jsPrefix(olds[i], ClaudeMultiEditShown)
+		if err != nil {
+			return nil, err
+		}
+		n, err := jsPrefix(news[i], ClaudeMultiEditShown)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString("\n" + strconv.Itoa(i+1) + `. Replaced "` + o + `" with "` + n + `"`)
+	}
+	return []byte(b.String()), nil
+}
+
+// jsPrefix returns s as JavaScript shows s.substring(0, n) followed by
+// "..." when s is longer than n UTF-16 code units. A cut through a
+// surrogate pair leaves half a character, which no UTF-8 text can hold.
+func jsPrefix(s string, n int) (string, error) {
+	units := utf16.Encode([]rune(s))
+	if len(units) <= n {
+		return s, nil
+	}
+	if utf16.IsSurrogate(rune(units[n-1])) && units[n-1] < 0xdc00 {
+		return "", unsupported("a string is cut inside a character outside the Basic Multilingual Plane")
+	}
+	return string(utf16.Decode(units[:n])) + "...", nil
 }
 
 // splitJS splits s as JavaScript's s.split(/\r?\n/) does.

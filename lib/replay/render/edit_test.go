@@ -80,6 +80,40 @@ func TestClaudeCodeWrite(t *testing.T) {
 	}
 }
 
+// The answers below follow the template of MultiEdit's result in Claude
+// Code 1.0.0 and 1.0.128 (the same in both; 2.0 has no MultiEdit).
+func TestClaudeCodeMultiEdit(t *testing.T) {
+	const form = "Applied 1 edit to /p/x:\n1. Replaced \"" // what a recorded answer starts with
+	long := strings.Repeat("abcde", 10)                    // 50 characters: shown whole
+	tests := []struct {
+		name       string
+		olds, news []string
+		recorded   string
+		want       string
+	}{
+		{"one", []string{"a"}, []string{"b"}, form,
+			"Applied 1 edit to /p/x:\n1. Replaced \"a\" with \"b\""},
+		{"several, multi-line, empty", []string{"x", "a\nb", "gone"}, []string{"y", "c\n", ""}, form,
+			"Applied 3 edits to /p/x:\n1. Replaced \"x\" with \"y\"\n2. Replaced \"a\nb\" with \"c\n\"\n3. Replaced \"gone\" with \"\""},
+		{"cut at 50 UTF-16 code units", []string{long, long + "f"}, []string{"é" + long, "😀" + long[:47]}, form,
+			"Applied 2 edits to /p/x:\n1. Replaced \"" + long + "\" with \"é" + long[:49] + "...\"\n2. Replaced \"" + long + "...\" with \"😀" + long[:47] + "\""},
+		{"a cut through a surrogate pair", []string{long[:49] + "😀"}, []string{"b"}, form,
+			"skip: a string is cut inside a character outside the Basic Multilingual Plane"},
+		{"the user modified the edits", []string{"a"}, []string{"b"}, "Applied 1 edit to /p/x.  " + ClaudeUserModified + ":\n1. Replaced \"a\" with \"c\"",
+			"skip: the user modified the edits before accepting them"},
+		{"another form", []string{"a"}, []string{"b"}, "The file /p/x has been updated successfully.",
+			"skip: the recorded answer is in none of the forms of Claude Code's MultiEdit that are rendered"},
+		{"no answer recorded", []string{"a"}, []string{"b"}, "",
+			"skip: the recorded answer is in none of the forms of Claude Code's MultiEdit that are rendered"},
+	}
+	for _, tt := range tests {
+		got, err := ClaudeCodeMultiEdit("/p/x", tt.olds, tt.news, []byte(tt.recorded))
+		if s := result(got, err); s != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, s, tt.want)
+		}
+	}
+}
+
 func TestCodexPatchSummary(t *testing.T) {
 	got := string(CodexPatchSummary([]string{"a.txt"}, []string{"b.go", "c/d.go"}, []string{"old.md"}))
 	if want := "Success. Updated the following files:\nA a.txt\nM b.go\nM c/d.go\nD old.md\n"; got != want {

@@ -1,8 +1,8 @@
 // Package render reproduces, byte for byte, the text that coding agents
 // give their model as a tool's result: Claude Code's Read, Glob, Grep and
 // LS (claudecode.go), Codex's plain read-only shell commands (codex.go),
-// and the answers to file edits: Claude Code's Write and Edit, Codex's
-// apply_patch (edit.go).
+// and the answers to file edits: Claude Code's Write, Edit and MultiEdit,
+// Codex's apply_patch (edit.go).
 //
 // A renderer is a pure function of what the tool found (a file's bytes, a
 // list of names, matching lines); finding it is the caller's business (the
