@@ -3,10 +3,13 @@
 # as the Stop hook does after every reply. A generated transcript
 # (scripts/gensession, shaped like real ones: split assistant lines,
 # toolUseResult copies, progress lines) of SIZE bytes is packed once
-# without its last turn (untimed); then, RUNS times, the whole transcript
-# (one more reply, 9 lines) is packed into a copy of that store. Also
-# timed: the same pack into an empty store. Prints the median wall and
-# CPU time (user + system; perf stat's task-clock when perf is there).
+# without its last turn (untimed), leaving the import's checkpoint
+# ($CTX_IMPORT_CACHE); then, RUNS times, the whole transcript (one more
+# reply, 9 lines) is packed into a copy of that store and checkpoint.
+# Also timed: the same without the checkpoint (CTX_IMPORT_CACHE=off: the
+# whole transcript read again), and into an empty store. Prints the
+# median wall and CPU time (user + system; perf stat's task-clock when
+# perf is there).
 #   scripts/bench-capture.sh            # SIZE=20971520 RUNS=5
 set -euo pipefail
 export CGO_ENABLED=0
@@ -19,7 +22,8 @@ trap 'chmod -R u+w "$w" 2>/dev/null; rm -rf "$w"' EXIT
 "$w/bin/gensession" -size "$size" >"$w/full.jsonl"
 n=$(wc -l <"$w/full.jsonl")
 head -n $((n - 9)) "$w/full.jsonl" >"$w/session.jsonl"
-mkdir -p "$w/base" && (cd "$w/base" && "$w/bin/ctx-init" >/dev/null && "$w/bin/ctx-pack" --from claude-code "$w/session.jsonl" >/dev/null 2>&1)
+export CTX_IMPORT_CACHE="$w/s/cache"
+mkdir -p "$w/base" && (cd "$w/base" && "$w/bin/ctx-init" >/dev/null && CTX_IMPORT_CACHE="$w/base/cache" "$w/bin/ctx-pack" --from claude-code "$w/session.jsonl" >/dev/null 2>&1)
 cp "$w/full.jsonl" "$w/session.jsonl"
 echo "$(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg); transcript $(wc -c <"$w/full.jsonl") bytes, $n lines"
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -42,5 +46,6 @@ run() {
 	printf '%-28s wall %8s ms   cpu %8.1f ms\n' "$name" "$(printf '%s\n' "${t[@]}" | median)" "$(printf '%s\n' "${c[@]}" | median)"
 }
 run "re-pack after one reply" 'cp -a "$w/base" "$w/s"'
-run "pack into an empty store" 'mkdir -p "$w/s" && (cd "$w/s" && "$w/bin/ctx-init" >/dev/null)'
+CTX_IMPORT_CACHE=off run "re-pack, no checkpoint" 'cp -a "$w/base" "$w/s"'
+CTX_IMPORT_CACHE=off run "pack into an empty store" 'mkdir -p "$w/s" && (cd "$w/s" && "$w/bin/ctx-init" >/dev/null)'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -34,6 +34,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/sidecar"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 type packCmd struct {
@@ -439,12 +440,22 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 			env.Infof("%s: including the %d subagent transcript(s) under %s", src.name, len(subs), path.Dir(subs[0].Name))
 		}
 		opts.Subagents = subs
+		// Packed again after every reply: the next import reads only
+		// the lines this one did not (a checkpoint in the user's cache).
+		if dir := userconfig.CacheDir("CTX_IMPORT_CACHE", "import"); dir != "" {
+			if abs, err := filepath.Abs(src.name); err == nil {
+				opts.Checkpoint = importer.CheckpointFile(dir, abs)
+			}
+		}
 	}
 	l, rep, err := importer.ImportLog(format, src.data, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src.name, err)
 	}
 	msg := fmt.Sprintf("%s: imported %d of %d %s records", src.name, rep.Mapped, rep.Records, format)
+	if rep.Resumed > 0 {
+		msg += fmt.Sprintf(" (the first %d lines from the last import's checkpoint)", rep.Resumed)
+	}
 	if rep.Skipped > 0 {
 		msg += fmt.Sprintf("; skipped %d (%s)", rep.Skipped, strings.Join(rep.Reasons, ", "))
 	}

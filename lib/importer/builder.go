@@ -245,6 +245,7 @@ type builder struct {
 	attachments map[string]string
 	workspace   *workspace // files the session read and wrote (claudeCodeWorkspace)
 
+	resumed         int // lines a checkpoint covered (resume.go)
 	records, mapped int
 	skipped         map[string]int
 	lost            map[string]map[string]int // kind -> what it held -> records skipped holding work (lose)
@@ -735,7 +736,7 @@ func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, 
 }
 
 func (b *builder) report() Report {
-	r := Report{Format: b.format, Records: b.records, Mapped: b.mapped}
+	r := Report{Format: b.format, Records: b.records, Mapped: b.mapped, Resumed: b.resumed}
 	for reason, n := range b.skipped {
 		r.Skipped += n
 		r.Reasons = append(r.Reasons, fmt.Sprintf("%s: %d", reason, n))

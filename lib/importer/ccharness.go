@@ -77,11 +77,9 @@ type ccMarks struct {
 type harness struct {
 	byText map[string][]string // kind -> where, for records told by their leading tag alone
 	tags   map[string]string   // kind -> the first tag seen for it
-	// tell returns the kind of harness text a text block is, and what
-	// shows it; nil means Claude Code's (harnessText). Codex's
-	// (codexContext) are told by the markers Codex itself recognizes
-	// them by, so telling them by their text is no guess (marked).
-	tell   func(string) (kind, shown string)
+	// marked: the harness texts are Codex's (codexContext), told by the
+	// markers Codex itself recognizes them by, so telling them by their
+	// text is no guess; else Claude Code's (harnessText).
 	marked bool
 }
 
@@ -99,9 +97,9 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 	// The text blocks, and the kind of the tag each opens with.
 	var texts, kinds, tags []string
 	onlyText := true
-	tell := h.tell
-	if tell == nil {
-		tell = harnessText
+	tell := harnessText
+	if h.marked {
+		tell = codexContext
 	}
 	block := func(s string) {
 		k, t := tell(s)

@@ -18,266 +18,79 @@ import (
 // message; one API message is often split over several assistant lines that
 // share message.id, and tool results come back in user lines.
 
+// ccState is what a Claude Code import has gathered from the lines it
+// has read: everything a later line, or the end of the import, reads.
+// With the builder, it is what a checkpoint saves (resume.go).
+type ccState struct {
+	msgs         []*msg
+	byID         map[string]*msg // model turns by message.id: its further lines join it
+	merged       map[*msg]list   // further lines merged into a model turn
+	session      *distinct
+	summaries    list
+	sc           *sidechains
+	hs           harness
+	src          map[*msg]ccSource // where the prompts of other records than user records came from
+	absorbed     []lineMember      // the text of queued prompts a turn took in, by line
+	boundaries   []*ccBoundary
+	progressSeen map[string]bool
+}
+
+// ccImport reads a Claude Code transcript's lines into its ccState.
+type ccImport struct {
+	ccState
+	subIDs map[string]bool // the records the subagents' own transcripts hold (ccRecordIDs)
+
+	// The line being read (scan): its type, message and timestamp, what
+	// it says about its agent and its marks, and its other members.
+	typ, message, tsv gjson.Result
+	ln                ccLine
+	mk                ccMarks
+	other             []lineMember
+}
+
+func newCCImport(b *builder) *ccImport {
+	return &ccImport{
+		ccState: ccState{
+			byID: map[string]*msg{}, merged: map[*msg]list{}, session: &distinct{},
+			sc: newSidechains(), src: map[*msg]ccSource{}, progressSeen: map[string]bool{},
+		},
+		subIDs: ccRecordIDs(b.opts.Subagents),
+	}
+}
+
 func importClaudeCode(b *builder, data []byte) error {
-	var msgs []*msg
-	byID := map[string]*msg{}
-	merged := map[*msg]list{} // further lines merged into a model turn
-	session := &distinct{}
-	var summaries list
-	var other []lineMember // scratch: the line's unmapped members
-	sc := newSidechains()
-	var hs harness
-	src := map[*msg]ccSource{} // where the prompts of other records than user records came from
-	var absorbed []lineMember  // the text of queued prompts a turn took in, by line
-	var boundaries []*ccBoundary
-	subIDs := ccRecordIDs(b.opts.Subagents)
-	progressSeen := map[string]bool{}
-	var typ, message, tsv gjson.Result
-	var ln ccLine
-	var mk ccMarks
-	// scan reads a record's members in one pass: long lines (tool
-	// results) are scanned once, not once per member looked up.
-	scan := func(rec gjson.Result) {
-		typ, message, tsv = gjson.Result{}, gjson.Result{}, gjson.Result{}
-		ln, mk = ccLine{}, ccMarks{}
-		other = other[:0]
-		each(rec, func(k, v gjson.Result) bool {
-			switch k.Str {
-			case "isSidechain":
-				ln.sidechain = v.Type == gjson.True
-			case "agentId":
-				ln.agentID = v.String()
-			case "uuid":
-				ln.uuid = v.String()
-			case "parentUuid":
-				ln.parent = v.String()
-			case "toolUseResult":
-				ln.resultAgent = v.Get("agentId").String()
-			case "isMeta":
-				mk.meta = v.Type == gjson.True
-			case "isCompactSummary":
-				mk.compact = v.Type == gjson.True
-			case "origin":
-				mk.origin = v.Get("kind").String()
-			}
-			switch k.Str {
-			case "type":
-				typ = v
-			case "message":
-				message = v
-			case "timestamp":
-				tsv = v
-			case "cwd":
-				if v.Type == gjson.String {
-					b.root(v.Str)
-				}
-				session.add(k.Str, v)
-			case "sessionId", "version", "gitBranch", "userType", "slug", "entrypoint":
-				// The same on every line: once in the log's metadata
-				// (version also in environment.tool_versions).
-				session.add(k.Str, v)
-			default:
-				other = append(other, lineMember{k.Str, v})
-			}
-			return true
-		})
+	c := newCCImport(b)
+	read := func(where string, rec gjson.Result) error { return c.line(b, where, rec) }
+	// The lines a checkpoint covers are read no more (resume.go); the
+	// state after the complete lines is saved for the next import.
+	var ws *ccWorkspace
+	ck := b.restore(data)
+	if ck.s != nil {
+		b.resume(ck)
+		c.ccState, ws = *ck.s.C, ck.s.WS
 	}
-	line := func(where string, rec gjson.Result) error {
-		scan(rec)
-		switch typ.String() {
-		case "user", "assistant":
-		case "progress":
-			data := fields(other).get("data")
-			nested := data.Get("message")
-			if pt := data.Get("type").String(); pt != "agent_progress" || !nested.Get("message").IsObject() || !ccMessageType(nested) {
-				kind := "progress"
-				if pt != "" {
-					kind += "/" + pt
-				}
-				b.seen(timestamp(tsv))
-				b.skipKind(kind, data, fmt.Sprintf("record type \"progress\" (%s: a data.type this importer does not know)", pt))
-				return nil
-			}
-			// A subagent's own message, written into the session's
-			// transcript as it ran (2.1.x): read as the subagent's record.
-			envelope := fields(other).rest("data")
-			envelope = join(envelope, rest(data, "message", "type", "prompt"))
-			outerTS := timestamp(tsv)
-			agent, task := data.Get("agentId").String(), fields(other).get("parentToolUseID").String()
-			if agent != "" && task != "" {
-				// Its Task call, even when the Task's result is missing.
-				sc.byAgent[agent] = task
-			}
-			scan(nested)
-			where = at(where, "data.message")
-			if ln.uuid != "" && progressSeen[ln.uuid] || ccCopied(subIDs, ln.uuid, message) {
-				b.seen(outerTS)
-				b.skip(b.reason("progress/agent_progress copy"))
-				return nil
-			}
-			if ln.uuid != "" {
-				progressSeen[ln.uuid] = true
-			}
-			ln.sidechain, ln.agentID = true, agent
-			other = append(other, lineMember{"progress", gjson.Parse(string(envelope.raw()))})
-			if !tsv.Exists() {
-				tsv = gjson.Parse(string(quote(outerTS)))
-			}
-		case "summary":
-			summaries = append(summaries, fields(other).rest().raw())
-			b.mapRecord()
-			return nil
-		case "attachment", "system":
-			ts := timestamp(tsv)
-			if typ.String() == "system" && fields(other).get("subtype").String() == "compact_boundary" {
-				// Kept with the compaction summary that follows it.
-				bd := fields(other).rest()
-				if ts != "" {
-					bd = join(obj{{"timestamp", quote(ts)}}, bd)
-				}
-				boundaries = append(boundaries, &ccBoundary{uuid: ln.uuid, meta: bd})
-				b.seen(ts)
-				b.mapRecord()
-				return nil
-			}
-			m, content, skipped, err := b.ccAside(where, typ.String(), fields(other), ts)
-			if err != nil {
-				return err
-			}
-			if m == nil {
-				b.seen(ts)
-				b.skipKind(skipped, rec, fmt.Sprintf("record type %q (%s: a subtype this importer does not know)", typ.String(), strings.TrimPrefix(skipped, typ.String()+"/")))
-				return nil
-			}
-			b.mapRecord()
-			if m.role != harnessRole {
-				// A queued prompt: its origin says who sent it.
-				att := fields(other).get("attachment")
-				if mk.origin == "" {
-					mk.origin = att.Get("origin.kind").String()
-				}
-				if mk.origin == "" && att.Get("commandMode").String() == "task-notification" {
-					mk.origin = "task-notification"
-				}
-				mk.uuid = ln.uuid
-				if hm := hs.classify(b, where, m, content, mk); hm != nil {
-					msgs = append(msgs, hm)
-					sc.line(hm, ln)
-				}
-				src[m] = ccSource{kind: "queued", where: where}
-			} else {
-				src[m] = ccSource{kind: "local", where: where}
-			}
-			msgs = append(msgs, m)
-			sc.line(m, ln)
-			return nil
-		case "queue-operation":
-			f := fields(other)
-			if c := f.get("content"); f.get("operation").String() == "remove" && f.get("reason").String() == "absorbed_mid_turn" && c.Type == gjson.String && c.Str != "" {
-				absorbed = append(absorbed, lineMember{where, c})
-			}
-			b.seen(timestamp(tsv))
-			b.skip(b.reason("queue-operation"))
-			return nil
-		default:
-			b.seen(timestamp(tsv))
-			b.skipKind(typ.String(), rec, fmt.Sprintf("record type %q (not a conversation record)", typ.String()))
-			return nil
-		}
-		if !message.IsObject() {
-			return b.errorf(at(where, "message"), "expected an object, got %s", kind(message))
-		}
-		m, err := b.readMsg(message, anthropicTable, at(where, "message"), typ.String())
-		if err != nil {
-			return err
-		}
-		ts := timestamp(tsv)
-		m.ts = ts
-		line := fields(other).rest()
-		b.mapRecord()
-		if m.role != "assistant" {
-			line = withoutPartCopies(line, m)
-			m.meta = join(line, m.meta)
-			if mk.compact && len(boundaries) > 0 {
-				if bd := boundaries[len(boundaries)-1]; !bd.joined && (bd.uuid == "" || bd.uuid == ln.parent) {
-					m.meta.set("compact_boundary", bd.meta.raw())
-					bd.joined = true
-				}
-			}
-			mk.uuid = ln.uuid
-			if hm := hs.classify(b, where, m, message.Get("content"), mk); hm != nil {
-				msgs = append(msgs, hm)
-				sc.line(hm, ln)
-			}
-			src[m] = ccSource{kind: "user", where: where, queued: string(line.get("promptSource")) == `"queued"`}
-			msgs = append(msgs, m)
-			sc.line(m, ln)
-			return nil
-		}
-		model := message.Get("model").String()
-		if model == ccSynthetic && len(m.calls) == 0 && len(m.results) == 0 {
-			// No model wrote it: the harness's notice (an API error, a
-			// rate limit), a prompt of the harness, never a model turn.
-			m.role = harnessRole
-			m.ts = ts
-			m.meta = join(line, m.meta)
-			m.meta.setString("harness", ccSyntheticKind(fields(other)))
-			b.seen(ts)
-			msgs = append(msgs, m)
-			sc.line(m, ln)
-			return nil
-		}
-		if model != ccSynthetic {
-			b.setModel(model)
-		}
-		// The message-level members (id, model, usage, stop_reason) are
-		// the same on every line of a message, the last the most complete.
-		msgMeta := m.meta
-		m.meta = nil
-		for _, c := range m.calls {
-			c.ts = ts
-			if !m.hasText && len(m.reasoning) == 0 {
-				c.meta = join(c.meta, line)
-			}
-		}
-		id := message.Get("id").String()
-		prev := byID[id]
-		sc.line(m, ln)
-		if prev == nil {
-			if m.hasText || len(m.reasoning) > 0 || len(m.calls) == 0 {
-				m.meta = line
-			}
-			msgs = append(msgs, m)
-			if id != "" {
-				byID[id] = m
-			}
-			prev = m
-		} else {
-			if m.hasText {
-				prev.addText(m.text)
-			}
-			prev.reasoning = append(prev.reasoning, m.reasoning...)
-			prev.calls = append(prev.calls, m.calls...)
-			prev.results = append(prev.results, m.results...)
-			joinOwnResults(prev)
-			if m.hasText || len(m.reasoning) > 0 || len(m.calls) == 0 {
-				if ts != "" {
-					line = join(obj{{"timestamp", quote(ts)}}, line)
-				}
-				merged[prev] = append(merged[prev], line.raw())
-			}
-		}
-		for _, mm := range msgMeta {
-			if mm.k == "content" {
-				prev.meta.set("content", append(listOf(prev.meta.get("content")), listOf(mm.v)...).raw())
-			} else {
-				prev.meta.set(mm.k, mm.v)
-			}
-		}
-		return nil
-	}
-	if err := b.jsonLines(data, line); err != nil {
+	cut := max(resumePoint(data), ck.n)
+	if err := b.jsonLinesIn(data, ck.n, cut, read); err != nil {
 		return err
+	}
+	// The workspace is read with the lines when the session has no
+	// subagent transcripts to put among them (interleaveLines), and once
+	// the working directory is known.
+	switch {
+	case len(b.opts.Subagents) > 0 || len(b.roots) == 0:
+		ws = nil
+	case ws == nil:
+		ws = newCCWorkspace(b.roots[0])
+		ws.read(data[:cut])
+	default:
+		ws.read(data[ck.n:cut])
+	}
+	b.save(ck, data, cut, &c.ccState, ws)
+	if err := b.jsonLinesIn(data, cut, len(data), read); err != nil {
+		return err
+	}
+	if ws != nil {
+		ws.read(data[cut:])
 	}
 	// The transcripts of the session's subagents, after the session's
 	// own: their records are read as if the session held them, then put
@@ -286,46 +99,292 @@ func importClaudeCode(b *builder, data []byte) error {
 	transcripts := [][]byte{data}
 	for i, sub := range b.opts.Subagents {
 		b.linePrefix = sub.Name + ": "
-		n := len(msgs)
-		if err := b.jsonLines(sub.Data, line); err != nil {
+		n := len(c.msgs)
+		if err := b.jsonLines(sub.Data, func(where string, rec gjson.Result) error { return c.line(b, where, rec) }); err != nil {
 			return err
 		}
-		for _, m := range msgs[n:] {
+		for _, m := range c.msgs[n:] {
 			fileOf[m] = i + 1
 		}
 		transcripts = append(transcripts, sub.Data)
 	}
 	b.linePrefix = ""
-	hs.report(b)
-	msgs = ccOnce(b, msgs, src, sc.of)
-	for _, bd := range boundaries {
+	c.hs.report(b)
+	c.msgs = ccOnce(b, c.msgs, c.src, c.sc.of)
+	for _, bd := range c.boundaries {
 		if !bd.joined {
 			unmap(b, b.reason("system/compact_boundary alone"))
 		}
 	}
-	ccAbsorbed(b, absorbed, src)
+	ccAbsorbed(b, c.absorbed, c.src)
 	if b.mapped == 0 && b.records > 0 {
 		return b.errorf("", "not %s: no line is a user, assistant or summary record", Describe(ClaudeCode))
 	}
-	if v := session.get("version"); v.Type == gjson.String {
+	if v := c.session.get("version"); v.Type == gjson.String {
 		b.tool("claude-code", v.Str)
 	}
-	b.meta.set("session", session.raw())
-	b.meta.set("summaries", summaries.raw())
-	sc.resolve()
-	msgs = interleave(msgs, fileOf, sc)
-	for _, m := range msgs {
-		m.meta.set("merged_records", merged[m].raw())
-		sc.add(b, m)
+	b.meta.set("session", c.session.raw())
+	b.meta.set("summaries", c.summaries.raw())
+	c.sc.resolve()
+	c.msgs = interleave(c.msgs, fileOf, c.sc)
+	for _, m := range c.msgs {
+		m.meta.set("merged_records", c.merged[m].raw())
+		c.sc.add(b, m)
 	}
 	// Prompts of subagents that made no step after them.
-	for _, key := range sc.firstKey {
-		for _, p := range sc.pending[key] {
-			b.appendMeta("subagent_prompts", join(obj{{"agent", quote(sc.names[key])}}, objOf(p)).raw())
+	for _, key := range c.sc.firstKey {
+		for _, p := range c.sc.pending[key] {
+			b.appendMeta("subagent_prompts", join(obj{{"agent", quote(c.sc.names[key])}}, objOf(p)).raw())
 		}
 	}
-	if len(b.roots) > 0 {
+	switch {
+	case ws != nil:
+		b.workspace = ws.done()
+	case len(b.roots) > 0:
 		b.workspace = claudeCodeWorkspace(interleaveLines(transcripts), b.roots[0])
+	}
+	return nil
+}
+
+// scan reads a record's members in one pass: long lines (tool
+// results) are scanned once, not once per member looked up.
+func (c *ccImport) scan(b *builder, rec gjson.Result) {
+	c.typ, c.message, c.tsv = gjson.Result{}, gjson.Result{}, gjson.Result{}
+	c.ln, c.mk = ccLine{}, ccMarks{}
+	c.other = c.other[:0]
+	each(rec, func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "isSidechain":
+			c.ln.sidechain = v.Type == gjson.True
+		case "agentId":
+			c.ln.agentID = v.String()
+		case "uuid":
+			c.ln.uuid = v.String()
+		case "parentUuid":
+			c.ln.parent = v.String()
+		case "toolUseResult":
+			c.ln.resultAgent = v.Get("agentId").String()
+		case "isMeta":
+			c.mk.meta = v.Type == gjson.True
+		case "isCompactSummary":
+			c.mk.compact = v.Type == gjson.True
+		case "origin":
+			c.mk.origin = v.Get("kind").String()
+		}
+		switch k.Str {
+		case "type":
+			c.typ = v
+		case "message":
+			c.message = v
+		case "timestamp":
+			c.tsv = v
+		case "cwd":
+			if v.Type == gjson.String {
+				b.root(v.Str)
+			}
+			c.session.add(k.Str, v)
+		case "sessionId", "version", "gitBranch", "userType", "slug", "entrypoint":
+			// The same on every line: once in the log's metadata
+			// (version also in environment.tool_versions).
+			c.session.add(k.Str, v)
+		default:
+			c.other = append(c.other, lineMember{k.Str, v})
+		}
+		return true
+	})
+}
+
+func (c *ccImport) line(b *builder, where string, rec gjson.Result) error {
+	c.scan(b, rec)
+	switch c.typ.String() {
+	case "user", "assistant":
+	case "progress":
+		data := fields(c.other).get("data")
+		nested := data.Get("message")
+		if pt := data.Get("type").String(); pt != "agent_progress" || !nested.Get("message").IsObject() || !ccMessageType(nested) {
+			kind := "progress"
+			if pt != "" {
+				kind += "/" + pt
+			}
+			b.seen(timestamp(c.tsv))
+			b.skipKind(kind, data, fmt.Sprintf("record type \"progress\" (%s: a data.type this importer does not know)", pt))
+			return nil
+		}
+		// A subagent's own message, written into the session's
+		// transcript as it ran (2.1.x): read as the subagent's record.
+		envelope := fields(c.other).rest("data")
+		envelope = join(envelope, rest(data, "message", "type", "prompt"))
+		outerTS := timestamp(c.tsv)
+		agent, task := data.Get("agentId").String(), fields(c.other).get("parentToolUseID").String()
+		if agent != "" && task != "" {
+			// Its Task call, even when the Task's result is missing.
+			c.sc.byAgent[agent] = task
+		}
+		c.scan(b, nested)
+		where = at(where, "data.message")
+		if c.ln.uuid != "" && c.progressSeen[c.ln.uuid] || ccCopied(c.subIDs, c.ln.uuid, c.message) {
+			b.seen(outerTS)
+			b.skip(b.reason("progress/agent_progress copy"))
+			return nil
+		}
+		if c.ln.uuid != "" {
+			c.progressSeen[c.ln.uuid] = true
+		}
+		c.ln.sidechain, c.ln.agentID = true, agent
+		c.other = append(c.other, lineMember{"progress", gjson.Parse(string(envelope.raw()))})
+		if !c.tsv.Exists() {
+			c.tsv = gjson.Parse(string(quote(outerTS)))
+		}
+	case "summary":
+		c.summaries = append(c.summaries, fields(c.other).rest().raw())
+		b.mapRecord()
+		return nil
+	case "attachment", "system":
+		ts := timestamp(c.tsv)
+		if c.typ.String() == "system" && fields(c.other).get("subtype").String() == "compact_boundary" {
+			// Kept with the compaction summary that follows it.
+			bd := fields(c.other).rest()
+			if ts != "" {
+				bd = join(obj{{"timestamp", quote(ts)}}, bd)
+			}
+			c.boundaries = append(c.boundaries, &ccBoundary{uuid: c.ln.uuid, meta: bd})
+			b.seen(ts)
+			b.mapRecord()
+			return nil
+		}
+		m, content, skipped, err := b.ccAside(where, c.typ.String(), fields(c.other), ts)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			b.seen(ts)
+			b.skipKind(skipped, rec, fmt.Sprintf("record type %q (%s: a subtype this importer does not know)", c.typ.String(), strings.TrimPrefix(skipped, c.typ.String()+"/")))
+			return nil
+		}
+		b.mapRecord()
+		if m.role != harnessRole {
+			// A queued prompt: its origin says who sent it.
+			att := fields(c.other).get("attachment")
+			if c.mk.origin == "" {
+				c.mk.origin = att.Get("origin.kind").String()
+			}
+			if c.mk.origin == "" && att.Get("commandMode").String() == "task-notification" {
+				c.mk.origin = "task-notification"
+			}
+			c.mk.uuid = c.ln.uuid
+			if hm := c.hs.classify(b, where, m, content, c.mk); hm != nil {
+				c.msgs = append(c.msgs, hm)
+				c.sc.line(hm, c.ln)
+			}
+			c.src[m] = ccSource{kind: "queued", where: where}
+		} else {
+			c.src[m] = ccSource{kind: "local", where: where}
+		}
+		c.msgs = append(c.msgs, m)
+		c.sc.line(m, c.ln)
+		return nil
+	case "queue-operation":
+		f := fields(c.other)
+		if t := f.get("content"); f.get("operation").String() == "remove" && f.get("reason").String() == "absorbed_mid_turn" && t.Type == gjson.String && t.Str != "" {
+			c.absorbed = append(c.absorbed, lineMember{where, t})
+		}
+		b.seen(timestamp(c.tsv))
+		b.skip(b.reason("queue-operation"))
+		return nil
+	default:
+		b.seen(timestamp(c.tsv))
+		b.skipKind(c.typ.String(), rec, fmt.Sprintf("record type %q (not a conversation record)", c.typ.String()))
+		return nil
+	}
+	if !c.message.IsObject() {
+		return b.errorf(at(where, "message"), "expected an object, got %s", kind(c.message))
+	}
+	m, err := b.readMsg(c.message, anthropicTable, at(where, "message"), c.typ.String())
+	if err != nil {
+		return err
+	}
+	ts := timestamp(c.tsv)
+	m.ts = ts
+	line := fields(c.other).rest()
+	b.mapRecord()
+	if m.role != "assistant" {
+		line = withoutPartCopies(line, m)
+		m.meta = join(line, m.meta)
+		if c.mk.compact && len(c.boundaries) > 0 {
+			if bd := c.boundaries[len(c.boundaries)-1]; !bd.joined && (bd.uuid == "" || bd.uuid == c.ln.parent) {
+				m.meta.set("compact_boundary", bd.meta.raw())
+				bd.joined = true
+			}
+		}
+		c.mk.uuid = c.ln.uuid
+		if hm := c.hs.classify(b, where, m, c.message.Get("content"), c.mk); hm != nil {
+			c.msgs = append(c.msgs, hm)
+			c.sc.line(hm, c.ln)
+		}
+		c.src[m] = ccSource{kind: "user", where: where, queued: string(line.get("promptSource")) == `"queued"`}
+		c.msgs = append(c.msgs, m)
+		c.sc.line(m, c.ln)
+		return nil
+	}
+	model := c.message.Get("model").String()
+	if model == ccSynthetic && len(m.calls) == 0 && len(m.results) == 0 {
+		// No model wrote it: the harness's notice (an API error, a
+		// rate limit), a prompt of the harness, never a model turn.
+		m.role = harnessRole
+		m.ts = ts
+		m.meta = join(line, m.meta)
+		m.meta.setString("harness", ccSyntheticKind(fields(c.other)))
+		b.seen(ts)
+		c.msgs = append(c.msgs, m)
+		c.sc.line(m, c.ln)
+		return nil
+	}
+	if model != ccSynthetic {
+		b.setModel(model)
+	}
+	// The message-level members (id, model, usage, stop_reason) are
+	// the same on every line of a message, the last the most complete.
+	msgMeta := m.meta
+	m.meta = nil
+	for _, c := range m.calls {
+		c.ts = ts
+		if !m.hasText && len(m.reasoning) == 0 {
+			c.meta = join(c.meta, line)
+		}
+	}
+	id := c.message.Get("id").String()
+	prev := c.byID[id]
+	c.sc.line(m, c.ln)
+	if prev == nil {
+		if m.hasText || len(m.reasoning) > 0 || len(m.calls) == 0 {
+			m.meta = line
+		}
+		c.msgs = append(c.msgs, m)
+		if id != "" {
+			c.byID[id] = m
+		}
+		prev = m
+	} else {
+		if m.hasText {
+			prev.addText(m.text)
+		}
+		prev.reasoning = append(prev.reasoning, m.reasoning...)
+		prev.calls = append(prev.calls, m.calls...)
+		prev.results = append(prev.results, m.results...)
+		joinOwnResults(prev)
+		if m.hasText || len(m.reasoning) > 0 || len(m.calls) == 0 {
+			if ts != "" {
+				line = join(obj{{"timestamp", quote(ts)}}, line)
+			}
+			c.merged[prev] = append(c.merged[prev], line.raw())
+		}
+	}
+	for _, mm := range msgMeta {
+		if mm.k == "content" {
+			prev.meta.set("content", append(listOf(prev.meta.get("content")), listOf(mm.v)...).raw())
+		} else {
+			prev.meta.set(mm.k, mm.v)
+		}
 	}
 	return nil
 }

@@ -73,7 +73,7 @@ func codexContext(text string) (kind, shown string) {
 // split in two. A developer message keeps "role": "developer" in its
 // metadata; one that is no context item stays a system prompt.
 func codexHarness(b *builder) func(m *msg, content gjson.Result, where string) *msg {
-	h := &harness{tell: codexContext, marked: true}
+	h := &harness{marked: true}
 	return func(m *msg, content gjson.Result, where string) *msg {
 		role := m.role
 		if role != "user" && role != "developer" {

@@ -283,4 +283,19 @@
 // The output is canonical JSON, printed from an execlog.Log (there is no
 // second encoder of the log here), and the same input always gives the
 // same bytes: nothing depends on map order, the clock or the machine.
+//
+// # Resuming
+//
+// A Claude Code session is packed again after every reply. With
+// Options.Checkpoint, its import saves its state once it has read the
+// transcript's complete lines (resume.go): the builder's, the Claude Code
+// reader's (ccState) and the workspace reading's (ccWorkspace), with the
+// length and SHA-256 of the bytes they cover, encoded by internal/snap
+// (strings that are bytes of the transcript saved as their place in it).
+// The next import of the file restores it when the file still begins
+// with those bytes, under the same key (this build, the state's shape,
+// the options, the subagent transcripts), and reads only the lines after
+// them; the state is saved before the end of the import changes it, so
+// the log is the one a full import gives (resume_test.go cuts every
+// fixture after each line).
 package importer

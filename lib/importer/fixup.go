@@ -123,17 +123,21 @@ func stringEnd(doc []byte, i int) int {
 // bigNumbers reports whether doc may hold a number canonical JSON cannot
 // carry: a run of 16 or more digits, or an exponent of 3 digits.
 func bigNumbers(doc []byte) bool {
-	run := 0
-	for i, c := range doc {
-		if c >= '0' && c <= '9' {
-			run++
-			if run >= 16 {
-				return true
-			}
-			continue
+	for i := 0; i < len(doc); {
+		// Skip to the next digit: most of a document is not.
+		j := bytes.IndexAny(doc[i:], "0123456789")
+		if j < 0 {
+			return false
 		}
-		run = 0
-		if (c == 'e' || c == 'E') && i > 0 && doc[i-1] >= '0' && doc[i-1] <= '9' {
+		i += j
+		start := i
+		for i < len(doc) && doc[i] >= '0' && doc[i] <= '9' {
+			i++
+		}
+		if i-start >= 16 {
+			return true
+		}
+		if i < len(doc) && (doc[i] == 'e' || doc[i] == 'E') {
 			k := i + 1
 			if k < len(doc) && (doc[k] == '+' || doc[k] == '-') {
 				k++

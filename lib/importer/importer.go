@@ -69,6 +69,12 @@ type Options struct {
 	// transcripts (the files under <session>/subagents/, see
 	// ClaudeCodeSubagents), read after the session's own.
 	Subagents []File
+	// Checkpoint, when not empty, is the file where an import of a
+	// Claude Code session keeps its state after the transcript's
+	// complete lines (CheckpointFile names one): the next import of the
+	// transcript, grown by more lines, reads only those when its first
+	// bytes still hash as they did. The log is the same without it.
+	Checkpoint string
 }
 
 // File is a named input.
@@ -90,6 +96,9 @@ type Report struct {
 	// Warnings are things the log lacks or had to fill in (an unknown
 	// model, tool calls without results), sorted.
 	Warnings []string
+	// Resumed is the number of lines a checkpoint covered, which this
+	// import did not read again (Options.Checkpoint).
+	Resumed int
 }
 
 // Error reports input that does not have the shape of its format. Where

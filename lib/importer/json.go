@@ -165,11 +165,15 @@ func jsonBool(v bool) json.RawMessage {
 func jsonInt(n int) json.RawMessage { return json.RawMessage(strconv.Itoa(n)) }
 
 // raw returns the JSON text of a gjson value, or nil when it is absent.
+// It shares the value's memory, as parse's results share the input's: the
+// importers write neither, and the capacity ends with the text, so that
+// an append copies it first.
 func raw(r gjson.Result) json.RawMessage {
 	if !r.Exists() {
 		return nil
 	}
-	return json.RawMessage(r.Raw)
+	b := unsafe.Slice(unsafe.StringData(r.Raw), len(r.Raw))
+	return json.RawMessage(b[:len(b):len(b)])
 }
 
 // informative reports whether r carries anything: it exists and is not

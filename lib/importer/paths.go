@@ -17,14 +17,19 @@ import (
 
 // pathKey reports whether a parameter named k holds a path.
 func pathKey(k string) bool {
-	k = strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k))
-	for _, suffix := range []string{"path", "paths", "dir", "dirs", "directory", "directories", "cwd", "workdir", "file", "files", "folder"} {
+	k = strings.ToLower(separators.Replace(k))
+	for _, suffix := range pathSuffixes {
 		if strings.HasSuffix(k, suffix) {
 			return true
 		}
 	}
 	return false
 }
+
+var (
+	separators   = strings.NewReplacer("_", "", "-", "")
+	pathSuffixes = []string{"path", "paths", "dir", "dirs", "directory", "directories", "cwd", "workdir", "file", "files", "folder"}
+)
 
 // relPath makes p relative to one of roots when p is that root ("."), or
 // a path under it; otherwise it returns p and false.

@@ -90,9 +90,18 @@ func invalidUTF8At(data []byte) string {
 // left out with a warning naming it, unless it is the only one; any other
 // line that is not JSON is an error naming it.
 func (b *builder) jsonLines(data []byte, fn func(where string, rec gjson.Result) error) error {
+	return b.jsonLinesIn(data, 0, len(data), fn)
+}
+
+// jsonLinesIn is jsonLines for the lines of data[from:to] only (from and
+// to at the start of a line, or len(data)), named and judged as lines of
+// data: the lines before from were read before.
+func (b *builder) jsonLinesIn(data []byte, from, to int, fn func(where string, rec gjson.Result) error) error {
 	last := lastLine(data)
-	seen := false
-	return lines(data, func(n int, line []byte) error {
+	seen := len(bytes.TrimSpace(data[:from])) > 0 // a line before from was read, so was JSON
+	first := 1 + bytes.Count(data[:from], []byte{'\n'})
+	return lines(data[from:to], func(n int, line []byte) error {
+		n += first - 1
 		where := fmt.Sprintf("%sline %d", b.linePrefix, n)
 		if !gjson.ValidBytes(line) {
 			if n == last && seen && truncated(line) {

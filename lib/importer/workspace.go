@@ -212,39 +212,58 @@ func (w *workspace) isOutput(name string) bool {
 // too) and each result once, though a subagent's record may be both in
 // a progress record and in its own transcript.
 func claudeCodeWorkspace(data []byte, root string) *workspace {
-	w := newWorkspace(root)
-	calls := map[string]gjson.Result{} // tool_use id → the tool_use block
-	seen := map[string]bool{}          // the ids of the results applied, each once
-	early := map[string]gjson.Result{} // records of results whose call has not come yet
-	// take reads the one result a user record holds.
-	bare := map[string]string{} // Reads whose result has no toolUseResult, by id: the file they read
-	var bareOrder []string
-	take := func(rec gjson.Result) {
-		res := rec.Get("message.content.#(type==\"tool_result\")")
-		id := res.Get("tool_use_id").String()
-		if res.Get("is_error").Bool() || seen["result:"+id] {
-			return
-		}
-		call := calls[id]
-		tur := rec.Get("toolUseResult")
-		if !tur.Exists() && call.Get("name").String() == "Read" {
-			// Only the lines shown are recorded (a subagent's progress
-			// records in 2.1.3x), not the file: unless another copy of
-			// the record has its toolUseResult, it is no input.
-			if _, ok := bare[id]; !ok {
-				bareOrder = append(bareOrder, id)
-			}
-			bare[id] = call.Get("input.file_path").String()
-			return
-		}
-		seen["result:"+id] = true
-		w.claudeResult(call.Get("name").String(), call.Get("input"), tur)
+	r := newCCWorkspace(root)
+	r.read(data)
+	return r.done()
+}
+
+// ccWorkspace is claudeCodeWorkspace's reading, line after line: a
+// checkpoint saves it with the rest of the import's state (resume.go).
+type ccWorkspace struct {
+	w     *workspace
+	calls map[string]gjson.Result // tool_use id → the tool_use block
+	seen  map[string]bool         // the ids of the results applied, each once
+	early map[string]gjson.Result // records of results whose call has not come yet
+	// Reads whose result has no toolUseResult, by id: the file they read.
+	bare      map[string]string
+	bareOrder []string
+}
+
+func newCCWorkspace(root string) *ccWorkspace {
+	return &ccWorkspace{w: newWorkspace(root), calls: map[string]gjson.Result{}, seen: map[string]bool{},
+		early: map[string]gjson.Result{}, bare: map[string]string{}}
+}
+
+// take reads the one result a user record holds.
+func (r *ccWorkspace) take(rec gjson.Result) {
+	res := rec.Get("message.content.#(type==\"tool_result\")")
+	id := res.Get("tool_use_id").String()
+	if res.Get("is_error").Bool() || r.seen["result:"+id] {
+		return
 	}
+	call := r.calls[id]
+	tur := rec.Get("toolUseResult")
+	if !tur.Exists() && call.Get("name").String() == "Read" {
+		// Only the lines shown are recorded (a subagent's progress
+		// records in 2.1.3x), not the file: unless another copy of
+		// the record has its toolUseResult, it is no input.
+		if _, ok := r.bare[id]; !ok {
+			r.bareOrder = append(r.bareOrder, id)
+		}
+		r.bare[id] = call.Get("input.file_path").String()
+		return
+	}
+	r.seen["result:"+id] = true
+	r.w.claudeResult(call.Get("name").String(), call.Get("input"), tur)
+}
+
+// read reads the lines of data. The results it keeps share data's memory.
+func (r *ccWorkspace) read(data []byte) {
 	for line := range bytes.SplitSeq(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 || !gjson.ValidBytes(line) {
 			continue
 		}
-		rec := gjson.ParseBytes(line)
+		rec := parse(line)
 		if rec.Get("type").String() == "progress" && rec.Get("data.type").String() == "agent_progress" {
 			rec = rec.Get("data.message")
 		}
@@ -257,11 +276,11 @@ func claudeCodeWorkspace(data []byte, root string) *workspace {
 			switch c.Get("type").String() {
 			case "tool_use":
 				id := c.Get("id").String()
-				calls[id] = c
-				if r, ok := early[id]; ok {
+				r.calls[id] = c
+				if e, ok := r.early[id]; ok {
 					// Its result came first.
-					delete(early, id)
-					take(r)
+					delete(r.early, id)
+					r.take(e)
 				}
 			case "tool_result":
 				results = append(results, c)
@@ -272,17 +291,21 @@ func claudeCodeWorkspace(data []byte, root string) *workspace {
 		if len(results) != 1 {
 			continue
 		}
-		res := results[0]
-		id := res.Get("tool_use_id").String()
-		if _, ok := calls[id]; !ok {
-			early[id] = rec
+		id := results[0].Get("tool_use_id").String()
+		if _, ok := r.calls[id]; !ok {
+			r.early[id] = rec
 			continue
 		}
-		take(rec)
+		r.take(rec)
 	}
+}
+
+// done returns the workspace read, noting the files read with no
+// toolUseResult.
+func (r *ccWorkspace) done() *workspace {
 	var names []string
-	for _, id := range bareOrder {
-		if name, ok := w.relQuiet(bare[id]); ok && !seen["result:"+id] && !slices.Contains(names, name) {
+	for _, id := range r.bareOrder {
+		if name, ok := r.w.relQuiet(r.bare[id]); ok && !r.seen["result:"+id] && !slices.Contains(names, name) {
 			names = append(names, name)
 		}
 	}
@@ -291,9 +314,9 @@ func claudeCodeWorkspace(data []byte, root string) *workspace {
 		if len(names) > 5 {
 			list += fmt.Sprintf(" and %d more", len(names)-5)
 		}
-		w.skip("%d file(s) read with no toolUseResult (only the lines shown are recorded, not the file) are no inputs: %s", len(names), list)
+		r.w.skip("%d file(s) read with no toolUseResult (only the lines shown are recorded, not the file) are no inputs: %s", len(names), list)
 	}
-	return w
+	return r.w
 }
 
 func (w *workspace) claudeResult(tool string, input, result gjson.Result) {

@@ -1,0 +1,265 @@
+package importer
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/importer/internal/snap"
+)
+
+// Resuming an import. A Claude Code session is packed again after every
+// reply (the Stop hook), its transcript having grown by a few lines. With
+// Options.Checkpoint set, an import saves its state once it has read the
+// transcript's complete lines: the builder and the Claude Code reader's
+// (ccState), the workspace reading (ccWorkspace), and the length and
+// SHA-256 of the bytes they cover. The next import of the file restores
+// that state when the file's first bytes still hash the same, and reads
+// only the lines after them. A transcript rewritten or cut before that
+// point (a compaction that rewrote lines, a truncation, another file at
+// the same path) hashes differently and is read from its start; so is one
+// read by another ctx build or with other options (the checkpoint's key).
+//
+// The state is saved before the end of the import changes it (joining
+// calls and results, steps, the workspace's final notes), so a resumed
+// import does exactly what a full import does after those lines: the log
+// is byte for byte the same (resume_test.go compares them on every
+// fixture cut at every line).
+//
+// Strings the state holds that are bytes of the transcript are saved as
+// their place in it (snap), so that a checkpoint is small beside the
+// transcript and restoring it does not copy the session's text.
+
+// checkpointVersion changes when what a checkpoint holds changes meaning.
+const checkpointVersion = 1
+
+// maxCheckpoints bounds how many checkpoints a directory keeps: writing
+// one removes the least recently written beyond it.
+const maxCheckpoints = 32
+
+// CheckpointFile returns the checkpoint file, in dir, of the import of the
+// file at path (an absolute path, for a file imported again and again).
+func CheckpointFile(dir, path string) string {
+	h := sha256.Sum256([]byte(path))
+	return filepath.Join(dir, hex.EncodeToString(h[:16])+".ckpt")
+}
+
+// saved is what a checkpoint holds: the state after the lines it covers.
+type saved struct {
+	B  *builder
+	C  *ccState
+	WS *ccWorkspace // nil: the workspace is read in full at the end
+}
+
+// checkpointHeader is a checkpoint's first line.
+type checkpointHeader struct {
+	Key    string `json:"key"`    // what must match: checkpointKey
+	Length int    `json:"length"` // the transcript bytes covered
+	Prefix string `json:"prefix"` // their SHA-256
+	Lines  int    `json:"lines"`  // the lines they hold
+	State  string `json:"state"`  // the SHA-256 of the state that follows
+}
+
+// checkpointKey names all a checkpoint's state depends on but the
+// transcript: the format version, this program's build, the shape of the
+// state, and the options that change how lines are read.
+func checkpointKey(b *builder) string {
+	var subs []string
+	for _, f := range b.opts.Subagents {
+		h := sha256.Sum256(f.Data)
+		subs = append(subs, f.Name, hex.EncodeToString(h[:]))
+	}
+	k, _ := json.Marshal([]any{checkpointVersion, b.format, buildID(), snap.Fingerprint(&saved{}), b.opts.Deterministic, b.opts.Name, b.opts.Dir, subs})
+	h := sha256.Sum256(k)
+	return hex.EncodeToString(h[:])
+}
+
+// buildID identifies the running program: its path, size and time of
+// change (a checkpoint of another build's importer is not resumed).
+var buildID = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "unknown:" + strconv.FormatInt(time.Now().UnixNano(), 10) // matches no other run
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return "unknown:" + strconv.FormatInt(time.Now().UnixNano(), 10)
+	}
+	return fmt.Sprintf("%s %d %d", exe, fi.Size(), fi.ModTime().UnixNano())
+})
+
+// resumePoint returns where the lines a checkpoint may cover end in data:
+// after the last line that ends with a line break, unless that line is
+// the last one and not JSON (cut short while written: a later import,
+// with more lines after it, reads it as an error, not as a line to leave
+// out), then before it.
+func resumePoint(data []byte) int {
+	end := bytes.LastIndexByte(data, '\n') + 1
+	if end == 0 {
+		return 0
+	}
+	if len(bytes.TrimSpace(data[end:])) > 0 {
+		return end // a line follows, not ended yet: it is the last
+	}
+	start := bytes.LastIndexByte(data[:end-1], '\n') + 1
+	for start > 0 && len(bytes.TrimSpace(data[start:end])) == 0 {
+		// Blank lines at the end: the last line is before them.
+		start = bytes.LastIndexByte(data[:start-1], '\n') + 1
+	}
+	if line := bytes.TrimSpace(data[start:end]); len(line) > 0 && !gjson.ValidBytes(line) {
+		return start
+	}
+	return end
+}
+
+// A checkpoint is a saved state and the transcript bytes it covers.
+type checkpoint struct {
+	s     *saved    // nil: nothing to resume
+	n     int       // the bytes covered
+	lines int       // the lines they hold
+	sum   hash.Hash // the SHA-256 of data[:n], to go on with
+}
+
+// restore returns the checkpoint saved for data: a state to resume when
+// there is one of this import's key whose covered bytes data still
+// begins with.
+func (b *builder) restore(data []byte) checkpoint {
+	ck := checkpoint{sum: sha256.New()}
+	if b.opts.Checkpoint == "" {
+		return ck
+	}
+	f, err := os.ReadFile(b.opts.Checkpoint)
+	if err != nil {
+		return ck
+	}
+	nl := bytes.IndexByte(f, '\n')
+	if nl < 0 {
+		return ck
+	}
+	var h checkpointHeader
+	if json.Unmarshal(f[:nl], &h) != nil || h.Key != checkpointKey(b) || h.Length <= 0 || h.Length > len(data) {
+		return ck
+	}
+	state := f[nl+1:]
+	if sum := sha256.Sum256(state); hex.EncodeToString(sum[:]) != h.State {
+		return ck
+	}
+	// The covered bytes are hashed while the state is decoded: a state
+	// decoded for bytes that changed is dropped.
+	prefix := make(chan string, 1)
+	go func() {
+		ck.sum.Write(data[:h.Length])
+		prefix <- hex.EncodeToString(ck.sum.Sum(nil))
+	}()
+	var s saved
+	decoded := snap.Decode(state, &s, data) == nil && s.B != nil && s.C != nil
+	if <-prefix != h.Prefix || !decoded {
+		ck.sum.Reset()
+		return ck
+	}
+	ck.s, ck.n, ck.lines = &s, h.Length, h.Lines
+	return ck
+}
+
+// resume makes b the builder a checkpoint saved, with this import's
+// options.
+func (b *builder) resume(ck checkpoint) {
+	opts, det := b.opts, b.det
+	*b = *ck.s.B
+	b.opts, b.det = opts, det
+	b.resumed = ck.lines
+}
+
+// save writes the checkpoint of the state after data[:n], replacing ck,
+// which covered data[:ck.n]. A checkpoint is a cache: when it cannot be
+// written the import goes on, and the next one reads the transcript in
+// full.
+func (b *builder) save(ck checkpoint, data []byte, n int, c *ccState, ws *ccWorkspace) {
+	if b.opts.Checkpoint == "" || n == 0 || n == ck.n {
+		return
+	}
+	bs := *b
+	bs.opts, bs.det, bs.resumed = Options{}, nil, 0
+	state, err := snap.Encode(nil, &saved{B: &bs, C: c, WS: ws}, data[:n])
+	if err != nil {
+		return
+	}
+	ck.sum.Write(data[ck.n:n])
+	sum := sha256.Sum256(state)
+	head, err := json.Marshal(checkpointHeader{
+		Key: checkpointKey(b), Length: n, Prefix: hex.EncodeToString(ck.sum.Sum(nil)),
+		Lines: bytes.Count(data[:n], []byte{'\n'}), State: hex.EncodeToString(sum[:]),
+	})
+	if err != nil {
+		return
+	}
+	dir := filepath.Dir(b.opts.Checkpoint)
+	if os.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(dir, ".ckpt-*")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(append(append(head, '\n'), state...))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), b.opts.Checkpoint)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	pruneCheckpoints(dir)
+}
+
+// pruneCheckpoints removes the checkpoints of dir written least recently
+// beyond maxCheckpoints, and temporary files left by an import that was
+// stopped while writing one.
+func pruneCheckpoints(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type ckpt struct {
+		name string
+		at   time.Time
+	}
+	var all []ckpt
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		switch name := e.Name(); {
+		case filepath.Ext(name) == ".ckpt":
+			all = append(all, ckpt{name, fi.ModTime()})
+		case len(name) > 6 && name[:6] == ".ckpt-" && time.Since(fi.ModTime()) > time.Hour:
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
+	if len(all) <= maxCheckpoints {
+		return
+	}
+	slices.SortFunc(all, func(a, b ckpt) int { return b.at.Compare(a.at) })
+	for _, c := range all[maxCheckpoints:] {
+		if err := os.Remove(filepath.Join(dir, c.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+	}
+}

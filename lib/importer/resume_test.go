@@ -1,0 +1,299 @@
+package importer
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ctx-tools/ctx/internal/packgen"
+	"github.com/ctx-tools/ctx/internal/sharedtest"
+)
+
+// An import that resumes from a checkpoint gives the bytes and the report
+// of a full import of the same input, whatever the checkpoint covered.
+
+// imported is one import's outcome.
+type imported struct {
+	out []byte
+	rep Report
+	err string
+}
+
+func importWith(format string, data []byte, opts Options) imported {
+	out, rep, err := Import(format, data, opts)
+	r := imported{out: out, rep: rep}
+	if err != nil {
+		r.err = err.Error()
+	}
+	return r
+}
+
+// sameImport fails unless got is want, a resumed import being reported as one.
+func sameImport(t *testing.T, what string, got, want imported) {
+	t.Helper()
+	got.rep.Resumed, want.rep.Resumed = 0, 0
+	if got.err != want.err {
+		t.Fatalf("%s: error %q, a full import's %q", what, got.err, want.err)
+	}
+	if !bytes.Equal(got.out, want.out) {
+		t.Fatalf("%s: the log differs from a full import's\n%s", what, firstDiff(got.out, want.out))
+	}
+	if !reflect.DeepEqual(got.rep, want.rep) {
+		t.Fatalf("%s: report %+v, a full import's %+v", what, got.rep, want.rep)
+	}
+}
+
+// firstDiff shows where two logs part.
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-120)
+	return "resumed: …" + string(a[from:min(len(a), i+120)]) + "\nfull:    …" + string(b[from:min(len(b), i+120)])
+}
+
+// lineEnds returns the offsets just after each line break of data.
+func lineEnds(data []byte) []int {
+	var ends []int
+	for i, c := range data {
+		if c == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	return ends
+}
+
+// resumeFixtures are the Claude Code transcripts to cut: the package's
+// own, the shared real sessions, and a generated session.
+func resumeFixtures(t *testing.T) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "claude-code", "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root, err := sharedtest.Path(); err == nil {
+		more, _ := filepath.Glob(filepath.Join(root, "agent-logs", "claude-code", "*.jsonl"))
+		files = append(files, more...)
+	} else {
+		t.Logf("the shared sessions are not cut: %v", err)
+	}
+	all := map[string][]byte{"generated": packgen.ClaudeSession(40 << 10)}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all[f] = data
+	}
+	return all
+}
+
+// TestResumeEveryLine imports every Claude Code fixture cut after each of
+// its lines with a checkpoint, then whole from that checkpoint: the same
+// bytes as a full import, and the checkpoint was used.
+func TestResumeEveryLine(t *testing.T) {
+	for name, data := range resumeFixtures(t) {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			opts := Options{Name: filepath.Base(name)}
+			full := importWith(ClaudeCode, data, opts)
+			ends := lineEnds(data)
+			if len(ends) > 60 && testing.Short() {
+				ends = ends[len(ends)-60:]
+			}
+			for _, n := range ends {
+				opts.Checkpoint = filepath.Join(t.TempDir(), "c.ckpt")
+				importWith(ClaudeCode, data[:n], opts)
+				got := importWith(ClaudeCode, data, opts)
+				sameImport(t, "cut after byte "+itoa(n), got, full)
+				if full.err == "" && got.rep.Resumed == 0 && len(bytes.TrimSpace(data[:n])) > 0 && resumePoint(data[:n]) > 0 {
+					t.Fatalf("cut after byte %d: the checkpoint was not used", n)
+				}
+			}
+		})
+	}
+}
+
+// TestResumeGrowing follows a session as the Stop hook does: packed after
+// every few lines, each import resuming from the last one's checkpoint,
+// with a line cut short on the way (a transcript copied while written).
+func TestResumeGrowing(t *testing.T) {
+	for name, data := range resumeFixtures(t) {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
+			ends := lineEnds(data)
+			for i := 3; i < len(ends); i += 3 {
+				n := ends[i]
+				if i%2 == 0 && n+10 < len(data) {
+					n += 10 // inside the next line
+				}
+				sameImport(t, "grown to byte "+itoa(n), importWith(ClaudeCode, data[:n], opts), importWith(ClaudeCode, data[:n], Options{}))
+			}
+			sameImport(t, "whole", importWith(ClaudeCode, data, opts), importWith(ClaudeCode, data, Options{}))
+		})
+	}
+}
+
+// TestResumeChangedPrefix: a transcript whose covered lines changed (a
+// rewrite), one cut before the checkpoint's end (a truncation), and
+// another file at the same path are read from their start.
+func TestResumeChangedPrefix(t *testing.T) {
+	data := packgen.ClaudeSession(40 << 10)
+	ends := lineEnds(data)
+	half := ends[len(ends)/2]
+	cases := map[string][]byte{
+		"rewritten": bytes.Replace(data, []byte("internal/api"), []byte("internal/APi"), 1),
+		"truncated": data[:ends[len(ends)/4]],
+		"other":     packgen.ClaudeSession(20 << 10),
+	}
+	for name, changed := range cases {
+		t.Run(name, func(t *testing.T) {
+			opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
+			if first := importWith(ClaudeCode, data[:half], opts); first.err != "" {
+				t.Fatal(first.err)
+			}
+			if _, err := os.Stat(opts.Checkpoint); err != nil {
+				t.Fatalf("no checkpoint written: %v", err)
+			}
+			got := importWith(ClaudeCode, changed, opts)
+			sameImport(t, name, got, importWith(ClaudeCode, changed, Options{}))
+			if got.rep.Resumed != 0 {
+				t.Errorf("resumed %d lines of a changed transcript", got.rep.Resumed)
+			}
+			// The checkpoint is the changed transcript's now.
+			again := importWith(ClaudeCode, changed, opts)
+			if again.rep.Resumed == 0 {
+				t.Error("the changed transcript's own checkpoint was not resumed")
+			}
+			sameImport(t, name+" again", again, got)
+		})
+	}
+}
+
+// TestResumeKey: a checkpoint is resumed only by an import whose options
+// read lines the same way.
+func TestResumeKey(t *testing.T) {
+	data := packgen.ClaudeSession(20 << 10)
+	ends := lineEnds(data)
+	ck := filepath.Join(t.TempDir(), "c.ckpt")
+	for _, opts := range []Options{
+		{Checkpoint: ck, Deterministic: []string{"Bash"}},
+		{Checkpoint: ck, Subagents: []File{{Name: "subagents/agent-a.jsonl", Data: data[:ends[2]]}}},
+		{Checkpoint: ck, Subagents: []File{{Name: "subagents/agent-a.jsonl", Data: data[:ends[3]]}}},
+	} {
+		importWith(ClaudeCode, data[:ends[len(ends)/2]], Options{Checkpoint: ck})
+		got := importWith(ClaudeCode, data, opts)
+		if got.rep.Resumed != 0 {
+			t.Errorf("options %+v resumed a checkpoint made with others", opts)
+		}
+		full := opts
+		full.Checkpoint = ""
+		sameImport(t, "other options", got, importWith(ClaudeCode, data, full))
+	}
+	// With subagent transcripts, the session's own lines still resume.
+	subs := []File{{Name: "subagents/agent-a.jsonl", Data: data[:ends[2]]}}
+	importWith(ClaudeCode, data[:ends[len(ends)/2]], Options{Checkpoint: ck, Subagents: subs})
+	got := importWith(ClaudeCode, data, Options{Checkpoint: ck, Subagents: subs})
+	if got.rep.Resumed == 0 {
+		t.Error("the session's lines were read again though its subagents' did not change")
+	}
+	sameImport(t, "with subagents", got, importWith(ClaudeCode, data, Options{Subagents: subs}))
+}
+
+// TestResumeDamaged: a checkpoint that is cut short, altered or not one
+// at all is not resumed, and the import is a full one.
+func TestResumeDamaged(t *testing.T) {
+	data := packgen.ClaudeSession(20 << 10)
+	ends := lineEnds(data)
+	full := importWith(ClaudeCode, data, Options{})
+	for name, damage := range map[string]func([]byte) []byte{
+		"cut":     func(b []byte) []byte { return b[:len(b)*2/3] },
+		"flipped": func(b []byte) []byte { b[len(b)-5] ^= 0x20; return b },
+		"header":  func(b []byte) []byte { return bytes.Replace(b, []byte(`"length":`), []byte(`"length":1`), 1) },
+		"empty":   func([]byte) []byte { return nil },
+	} {
+		t.Run(name, func(t *testing.T) {
+			opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
+			importWith(ClaudeCode, data[:ends[len(ends)/2]], opts)
+			b, err := os.ReadFile(opts.Checkpoint)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(opts.Checkpoint, damage(b), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got := importWith(ClaudeCode, data, opts)
+			if got.rep.Resumed != 0 {
+				t.Errorf("resumed from a damaged checkpoint")
+			}
+			sameImport(t, name, got, full)
+		})
+	}
+}
+
+// TestResumeOtherFormats: the option changes nothing for the formats
+// that do not resume, on every fixture of theirs, and writes nothing.
+func TestResumeOtherFormats(t *testing.T) {
+	for _, fx := range fixtures {
+		if fx.format == ClaudeCode {
+			continue
+		}
+		t.Run(fx.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", fx.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			opts := Options{Name: fx.file, Checkpoint: filepath.Join(dir, "c.ckpt")}
+			got := importWith(fx.format, data, opts)
+			opts.Checkpoint = ""
+			sameImport(t, fx.file, got, importWith(fx.format, data, opts))
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("%s wrote %d file(s) in the checkpoint directory", fx.format, len(ents))
+			}
+		})
+	}
+}
+
+// TestPruneCheckpoints keeps the newest maxCheckpoints.
+func TestPruneCheckpoints(t *testing.T) {
+	dir := t.TempDir()
+	data := packgen.ClaudeSession(8 << 10)
+	for i := range maxCheckpoints + 3 {
+		opts := Options{Checkpoint: CheckpointFile(dir, "/s/"+itoa(i)+".jsonl")}
+		if r := importWith(ClaudeCode, data, opts); r.err != "" {
+			t.Fatal(r.err)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != maxCheckpoints {
+		t.Errorf("%d checkpoints kept, want %d", len(ents), maxCheckpoints)
+	}
+	if CheckpointFile(dir, "/a") == CheckpointFile(dir, "/b") || !strings.HasPrefix(CheckpointFile(dir, "/a"), dir) {
+		t.Error("CheckpointFile does not name one file per transcript in dir")
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// FuzzResume: whatever a transcript holds and wherever the first import
+// stopped, resuming gives what a full import gives.
+func FuzzResume(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "claude-code", "*.jsonl"))
+	for _, name := range files {
+		if data, err := os.ReadFile(name); err == nil && len(data) < 16<<10 {
+			f.Add(data, uint16(len(data)/2))
+		}
+	}
+	f.Add(packgen.ClaudeSession(4<<10), uint16(1000))
+	f.Fuzz(func(t *testing.T, data []byte, at uint16) {
+		n := int(at) % (len(data) + 1)
+		opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
+		importWith(ClaudeCode, data[:n], opts)
+		sameImport(t, "resumed", importWith(ClaudeCode, data, opts), importWith(ClaudeCode, data, Options{}))
+	})
+}
