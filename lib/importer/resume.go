@@ -22,11 +22,13 @@ import (
 )
 
 // Resuming an import. A Claude Code session is packed again after every
-// reply (the Stop hook), its transcript having grown by a few lines. With
-// Options.Checkpoint set, an import saves its state once it has read the
-// transcript's complete lines: the builder and the Claude Code reader's
-// (ccState), the workspace reading (ccWorkspace), and the length and
-// SHA-256 of the bytes they cover. The next import of the file restores
+// reply (the Stop hook), a Codex rollout after every turn (notify), the
+// transcript having grown by a few lines. With Options.Checkpoint set,
+// an import of either saves its state once it has read the transcript's
+// complete lines (readLines): the builder's and the format's reader's
+// (ccState, codexState), its workspace reading (ccWorkspace,
+// codexWorkspaceReader), and the length and SHA-256 of the bytes they
+// cover. The next import of the file restores
 // that state when the file's first bytes still hash the same, and reads
 // only the lines after them. A transcript rewritten or cut before that
 // point (a compaction that rewrote lines, a truncation, another file at
@@ -57,11 +59,53 @@ func CheckpointFile(dir, path string) string {
 	return filepath.Join(dir, hex.EncodeToString(h[:16])+".ckpt")
 }
 
-// saved is what a checkpoint holds: the state after the lines it covers.
+// saved is what a checkpoint holds: the state after the lines it covers,
+// the builder's and the format's.
 type saved struct {
-	B  *builder
+	B *builder
+	// Claude Code's; WS nil: the workspace is read in full at the end.
 	C  *ccState
-	WS *ccWorkspace // nil: the workspace is read in full at the end
+	WS *ccWorkspace
+	// Codex's.
+	X  *codexState
+	XW *codexWorkspaceReader
+}
+
+// resumable is how a format's reading resumes: restore takes its state
+// out of a checkpoint, false when it holds none of the format's (the
+// builder is then restored from it), save gives it
+// to one, and workspace reads the lines of data[from:to] into the
+// format's workspace reading, or, when that starts only now, the lines
+// of data[:to].
+type resumable struct {
+	restore   func(*saved) bool
+	save      func() *saved
+	workspace func(from, to int)
+}
+
+// readLines reads the JSON lines of data with read (jsonLines), resuming
+// from the checkpoint b.opts.Checkpoint names when it covers the first
+// bytes of data, and saving the state once the complete lines are read
+// (resumePoint), before the rest and the end of the import change it.
+func (b *builder) readLines(data []byte, read func(where string, rec gjson.Result) error, r resumable) error {
+	ck := b.restore(data)
+	if ck.s != nil && r.restore(ck.s) {
+		b.resume(ck)
+	} else {
+		ck = checkpoint{sum: ck.sum}
+		ck.sum.Reset()
+	}
+	cut := max(resumePoint(data), ck.n)
+	if err := b.jsonLinesIn(data, ck.n, cut, read); err != nil {
+		return err
+	}
+	r.workspace(ck.n, cut)
+	b.save(ck, data, cut, r.save())
+	if err := b.jsonLinesIn(data, cut, len(data), read); err != nil {
+		return err
+	}
+	r.workspace(cut, len(data))
+	return nil
 }
 
 // checkpointHeader is a checkpoint's first line.
@@ -165,7 +209,7 @@ func (b *builder) restore(data []byte) checkpoint {
 		prefix <- hex.EncodeToString(ck.sum.Sum(nil))
 	}()
 	var s saved
-	decoded := snap.Decode(state, &s, data) == nil && s.B != nil && s.C != nil
+	decoded := snap.Decode(state, &s, data) == nil && s.B != nil
 	if <-prefix != h.Prefix || !decoded {
 		ck.sum.Reset()
 		return ck
@@ -187,13 +231,17 @@ func (b *builder) resume(ck checkpoint) {
 // which covered data[:ck.n]. A checkpoint is a cache: when it cannot be
 // written the import goes on, and the next one reads the transcript in
 // full.
-func (b *builder) save(ck checkpoint, data []byte, n int, c *ccState, ws *ccWorkspace) {
+func (b *builder) save(ck checkpoint, data []byte, n int, s *saved) {
 	if b.opts.Checkpoint == "" || n == 0 || n == ck.n {
 		return
 	}
-	bs := *b
-	bs.opts, bs.det, bs.resumed = Options{}, nil, 0
-	state, err := snap.Encode(nil, &saved{B: &bs, C: c, WS: ws}, data[:n])
+	// The builder itself, for the format's state may point to it; what
+	// the options give is this import's, not the state's.
+	opts, det, resumed := b.opts, b.det, b.resumed
+	b.opts, b.det, b.resumed = Options{}, nil, 0
+	s.B = b
+	state, err := snap.Encode(nil, s, data[:n])
+	b.opts, b.det, b.resumed = opts, det, resumed
 	if err != nil {
 		return
 	}
