@@ -753,21 +753,6 @@ func (b *builder) report() Report {
 	return r
 }
 
-// finish assembles the log and returns its canonical bytes.
-func (b *builder) finish() ([]byte, error) {
-	l := b.log()
-	if b.workspace != nil {
-		b.addWorkspace(l, b.workspace)
-	}
-	out, err := l.JSON()
-	if err != nil {
-		// Text the input carries but canonical JSON cannot (a lone UTF-16
-		// surrogate escape): named by where it lands in the log.
-		return nil, b.errorf("", "the imported log cannot be canonical JSON: %v", err)
-	}
-	return out, nil
-}
-
 // log assembles the execution log.
 func (b *builder) log() *execlog.Log {
 	b.flushEarly()
