@@ -245,7 +245,9 @@ type builder struct {
 	attachments map[string]string
 	workspace   *workspace // files the session read and wrote (claudeCodeWorkspace)
 
-	resumed         int // lines a checkpoint covered (resume.go)
+	resumed         int                // lines a checkpoint covered (resume.go)
+	memo            *objectMemo        // the objects of the transcript's literals (resume.go)
+	pending         *pendingCheckpoint // the checkpoint to write once the import succeeds
 	records, mapped int
 	skipped         map[string]int
 	lost            map[string]map[string]int // kind -> what it held -> records skipped holding work (lose)

@@ -191,6 +191,7 @@ func ImportLog(format string, data []byte, opts Options) (*execlog.Log, Report, 
 		// surrogate escape): named by where it lands in the log.
 		return nil, Report{Format: format}, b.errorf("", "%s%v", cannotPrint, err)
 	}
+	b.commit()
 	return l, b.report(), nil
 }
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/packgen"
 	"github.com/ctx-tools/ctx/internal/sharedtest"
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 // An import that resumes from a checkpoint gives the bytes and the report
@@ -119,11 +121,16 @@ func TestResumeEveryLine(t *testing.T) {
 			}
 			for _, n := range ends {
 				opts.Checkpoint = filepath.Join(t.TempDir(), "c.ckpt")
-				importWith(fx.format, data[:n], opts)
+				first := importWith(fx.format, data[:n], opts)
+				_, written := os.Stat(opts.Checkpoint)
 				got := importWith(fx.format, data, opts)
 				sameImport(t, "cut after byte "+itoa(n), got, full)
-				if full.err == "" && got.rep.Resumed == 0 && len(bytes.TrimSpace(data[:n])) > 0 && resumePoint(data[:n]) > 0 {
+				// A checkpoint is written by an import that succeeds.
+				if first.err == "" && full.err == "" && got.rep.Resumed == 0 && resumePoint(data[:n]) > 0 {
 					t.Fatalf("cut after byte %d: the checkpoint was not used", n)
+				}
+				if (written == nil) != (first.err == "" && resumePoint(data[:n]) > 0) {
+					t.Fatalf("cut after byte %d: import error %q, checkpoint: %v", n, first.err, written)
 				}
 			}
 		})
@@ -318,4 +325,51 @@ func FuzzResume(f *testing.F) {
 		importWith(format, data[:n], opts)
 		sameImport(t, "resumed", importWith(format, data, opts), importWith(format, data, Options{}))
 	})
+}
+
+// TestResumePack: a resumed import packs to the pack a full import makes,
+// whether the objects its checkpoint names are in the store (found by
+// name) or not (stored as any text), on every fixture cut in two.
+func TestResumePack(t *testing.T) {
+	for _, fx := range resumeFixtures(t) {
+		t.Run(fx.format+"/"+filepath.Base(fx.name), func(t *testing.T) {
+			data := fx.data
+			want := packDirect(newStore(t), fx.format, data, Options{}, execlog.Options{})
+			ends := lineEnds(data)
+			if len(ends) < 2 {
+				t.Skip("one line")
+			}
+			opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
+			half := ends[len(ends)/2]
+			full := newStore(t)
+			if r := packDirect(full, fx.format, data[:half], opts, execlog.Options{}); r.err != nil && want.err == nil {
+				// A prefix may not import (no record of the kinds it needs yet).
+				t.Logf("the first half does not import: %v", r.err)
+			}
+			// The objects are in full: found by their names.
+			got := packDirect(full, fx.format, data, opts, execlog.Options{})
+			if d := same(got, want); d != "" {
+				t.Fatalf("resumed into the store that holds the objects: %s", d)
+			}
+			stored(t, full, got)
+			// Into an empty store: stored.
+			importWith(fx.format, data[:half], opts)
+			empty := newStore(t)
+			got = packDirect(empty, fx.format, data, opts, execlog.Options{})
+			if d := same(got, want); d != "" {
+				t.Fatalf("resumed into an empty store: %s", d)
+			}
+			stored(t, empty, got)
+		})
+	}
+}
+
+// stored fails unless every object p references is in s, whole.
+func stored(t *testing.T, s *store.Store, p packed) {
+	t.Helper()
+	for _, d := range p.objects {
+		if _, err := s.Get(d); err != nil {
+			t.Fatalf("the pack's object %s: %v", d, err)
+		}
+	}
 }
