@@ -440,6 +440,8 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 			env.Infof("%s: including the %d subagent transcript(s) under %s", src.name, len(subs), path.Dir(subs[0].Name))
 		}
 		opts.Subagents = subs
+	}
+	if (format == importer.ClaudeCode || format == importer.Codex) && src.file {
 		// Packed again after every reply: the next import reads only
 		// the lines this one did not (a checkpoint in the user's cache).
 		if dir := userconfig.CacheDir("CTX_IMPORT_CACHE", "import"); dir != "" {

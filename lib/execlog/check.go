@@ -66,7 +66,7 @@ func (l *Log) canonical(fix bool) error {
 		}
 	}
 	content := func(c *Content, at func() canon.Path) {
-		if err != nil || c == nil || c.kind != inline {
+		if err != nil || c == nil || c.kind != inline || c.checked {
 			return
 		}
 		if cerr := checkLiteral(c.raw); cerr != nil {

@@ -46,6 +46,12 @@ type Content struct {
 	// from this store; isText says whether its bytes are valid UTF-8.
 	from   *store.Store
 	isText bool
+
+	// stored is the object a literal's text is known to be (QuotedStored),
+	// of storedSize bytes; checked says the literal is canonical JSON.
+	stored     digest.Digest
+	storedSize int64
+	checked    bool
 }
 
 // Text returns content holding s.
@@ -58,6 +64,29 @@ func Bytes(b []byte) *Content { return &Content{kind: data, data: b, stated: -1,
 // its decoded text, read only when packed or printed. lit must be a valid
 // JSON string; printing the log (JSON) reports one that is not.
 func Quoted(lit []byte) *Content { return &Content{kind: inline, raw: lit, stated: -1, lines: -1} }
+
+// QuotedStored is Quoted content whose text is known to be the object d
+// of size bytes, and lit known to be canonical JSON (QuotedObject said
+// so of the same bytes before): packed, the object is looked for by its
+// name and size, as a log's sha256 reference is, and stored only when it
+// is not there; the literal is not checked again.
+func QuotedStored(lit []byte, d digest.Digest, size int64) *Content {
+	return &Content{kind: inline, raw: lit, stated: -1, lines: -1, stored: d, storedSize: size, checked: true}
+}
+
+// QuotedObject returns the object the text of the JSON string literal lit
+// is stored as, and its size, or an error when lit is not a canonical
+// JSON string (Canonical would refuse it).
+func QuotedObject(lit []byte) (digest.Digest, int64, error) {
+	if err := checkLiteral(lit); err != nil {
+		return digest.Digest{}, 0, err
+	}
+	if b, ok := plain(lit); ok {
+		return digest.Of(b), int64(len(b)), nil
+	}
+	text := decodeString(lit)
+	return digest.Of([]byte(text)), int64(len(text)), nil
+}
 
 // Base64 returns content given as standard base64 text, decoded only when
 // packed; printed, it stays the base64 it is (content_base64). Text that
@@ -238,6 +267,12 @@ const smallInline = 1 << 20
 
 // put stores the content and returns its digest and size.
 func (c *Content) put(s *store.Store) (d digest.Digest, size int64, created bool, err error) {
+	if !c.stored.IsZero() {
+		if fi, err := os.Lstat(s.ObjectPath(c.stored)); err == nil && fi.Mode().IsRegular() && fi.Size() == c.storedSize {
+			return c.stored, c.storedSize, false, nil
+		}
+		// Not there (another store, collected): stored as any text.
+	}
 	switch c.kind {
 	case inline:
 		if b, ok := plain(c.raw); ok {

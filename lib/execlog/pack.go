@@ -48,10 +48,13 @@ func (l *Log) Hash(s *store.Store) (digest.Digest, error) {
 		var d digest.Digest
 		var size int64
 		var err error
-		if j.c.kind == ref {
+		switch {
+		case j.c.kind == ref:
 			d = j.c.ref
 			size, err = s.Size(d)
-		} else {
+		case !j.c.stored.IsZero():
+			d, size = j.c.stored, j.c.storedSize
+		default:
 			var r io.ReadCloser
 			if r, err = j.c.open(s); err == nil {
 				d, size, err = digest.OfReader(r)

@@ -245,7 +245,9 @@ type builder struct {
 	attachments map[string]string
 	workspace   *workspace // files the session read and wrote (claudeCodeWorkspace)
 
-	resumed         int // lines a checkpoint covered (resume.go)
+	resumed         int                // lines a checkpoint covered (resume.go)
+	memo            *objectMemo        // the objects of the transcript's literals (resume.go)
+	pending         *pendingCheckpoint // the checkpoint to write once the import succeeds
 	records, mapped int
 	skipped         map[string]int
 	lost            map[string]map[string]int // kind -> what it held -> records skipped holding work (lose)
@@ -751,21 +753,6 @@ func (b *builder) report() Report {
 	}
 	sort.Strings(r.Warnings)
 	return r
-}
-
-// finish assembles the log and returns its canonical bytes.
-func (b *builder) finish() ([]byte, error) {
-	l := b.log()
-	if b.workspace != nil {
-		b.addWorkspace(l, b.workspace)
-	}
-	out, err := l.JSON()
-	if err != nil {
-		// Text the input carries but canonical JSON cannot (a lone UTF-16
-		// surrogate escape): named by where it lands in the log.
-		return nil, b.errorf("", "the imported log cannot be canonical JSON: %v", err)
-	}
-	return out, nil
 }
 
 // log assembles the execution log.

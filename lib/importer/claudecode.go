@@ -61,36 +61,34 @@ func newCCImport(b *builder) *ccImport {
 func importClaudeCode(b *builder, data []byte) error {
 	c := newCCImport(b)
 	read := func(where string, rec gjson.Result) error { return c.line(b, where, rec) }
-	// The lines a checkpoint covers are read no more (resume.go); the
-	// state after the complete lines is saved for the next import.
+	// The lines a checkpoint covers are read no more (resume.go). The
+	// workspace is read with the lines when the session has no subagent
+	// transcripts to put among them (interleaveLines), once the working
+	// directory is known.
 	var ws *ccWorkspace
-	ck := b.restore(data)
-	if ck.s != nil {
-		b.resume(ck)
-		c.ccState, ws = *ck.s.C, ck.s.WS
-	}
-	cut := max(resumePoint(data), ck.n)
-	if err := b.jsonLinesIn(data, ck.n, cut, read); err != nil {
+	err := b.readLines(data, read, resumable{
+		restore: func(s *saved) bool {
+			if s.C == nil {
+				return false
+			}
+			c.ccState, ws = *s.C, s.WS
+			return true
+		},
+		save: func() *saved { return &saved{C: &c.ccState, WS: ws} },
+		workspace: func(from, to int) {
+			switch {
+			case len(b.opts.Subagents) > 0 || len(b.roots) == 0:
+				ws = nil
+			case ws == nil:
+				ws = newCCWorkspace(b.roots[0])
+				ws.read(data[:to])
+			default:
+				ws.read(data[from:to])
+			}
+		},
+	})
+	if err != nil {
 		return err
-	}
-	// The workspace is read with the lines when the session has no
-	// subagent transcripts to put among them (interleaveLines), and once
-	// the working directory is known.
-	switch {
-	case len(b.opts.Subagents) > 0 || len(b.roots) == 0:
-		ws = nil
-	case ws == nil:
-		ws = newCCWorkspace(b.roots[0])
-		ws.read(data[:cut])
-	default:
-		ws.read(data[ck.n:cut])
-	}
-	b.save(ck, data, cut, &c.ccState, ws)
-	if err := b.jsonLinesIn(data, cut, len(data), read); err != nil {
-		return err
-	}
-	if ws != nil {
-		ws.read(data[cut:])
 	}
 	// The transcripts of the session's subagents, after the session's
 	// own: their records are read as if the session held them, then put

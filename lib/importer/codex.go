@@ -12,188 +12,54 @@ import (
 // OpenAI Responses API items; event_msg payloads repeat them for the UI.
 // Older rollouts have no envelope: a session header, then bare items.
 
+// codexState is what a Codex import has gathered from the lines it has
+// read: everything a later line, or the end of the import, reads. With
+// the builder, it is what a checkpoint saves (resume.go).
+type codexState struct {
+	items     *itemReader
+	contexts  list
+	execs     map[string]gjson.Result // exec_command_end events by call id
+	execOrder []string
+	execTS    map[string]string
+	lastInfo  string
+	said      []userEvent
+}
+
+// codexImport reads a Codex rollout's lines into its codexState.
+type codexImport struct {
+	codexState
+}
+
 func importCodex(b *builder, data []byte) error {
-	items := &itemReader{b: b, context: codexHarness(b)}
-	var contexts list
-	execs := map[string]gjson.Result{} // exec_command_end events by call id
-	var execOrder []string
-	execTS := map[string]string{}
-	lastInfo := ""
-	var said []userEvent
-	err := b.jsonLines(data, func(where string, rec gjson.Result) error {
-		ts := timestamp(rec.Get("timestamp"))
-		typ := rec.Get("type").String()
-		payload := rec.Get("payload")
-		payloadAt := at(where, "payload")
-		if !payload.Exists() {
+	x := &codexImport{codexState{
+		items: &itemReader{b: b, codex: &harness{marked: true}},
+		execs: map[string]gjson.Result{}, execTS: map[string]string{},
+	}}
+	// The lines a checkpoint covers are read no more (resume.go); the
+	// workspace is read with the lines once the working directory is
+	// known.
+	var ws *codexWorkspaceReader
+	err := b.readLines(data, func(where string, rec gjson.Result) error { return x.line(b, where, rec) }, resumable{
+		restore: func(s *saved) bool {
+			if s.X == nil || s.X.items == nil {
+				return false
+			}
+			x.codexState, ws = *s.X, s.XW
+			x.items.b = b
+			return true
+		},
+		save: func() *saved { return &saved{X: &x.codexState, XW: ws} },
+		workspace: func(from, to int) {
 			switch {
-			case rec.Get("record_type").Exists():
-				// Older rollouts' state lines ({"record_type": "state"}):
-				// the CLI's own bookkeeping, no message, call or usage.
-				rt := rec.Get("record_type").String()
-				b.skipKind("record_type/"+rt, rec, fmt.Sprintf("record_type %q (a kind of rollout line this importer does not know)", rt))
-				return nil
-			case isItem(typ, rec):
-				typ, payload, payloadAt = "response_item", rec, where
-			case rec.Get("id").Exists() && rec.Get("timestamp").Exists():
-				typ, payload = "session_meta", rec
-			}
-		}
-		switch typ {
-		case "session_meta":
-			if !payload.IsObject() {
-				return b.errorf(payloadAt, "expected an object, got %s", kind(payload))
-			}
-			if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
-				b.root(cwd.Str)
-			}
-			b.tool("codex", payload.Get("cli_version").String())
-			// The system prompt: instructions, or (0.5x and later)
-			// base_instructions.text.
-			mapped := []string{"cli_version", "instructions", "timestamp"}
-			if s := payload.Get("instructions"); s.Type == gjson.String && s.Str != "" {
-				b.systemPrompt(s.Str, nil)
-			} else if s := first(payload, "base_instructions.text", "base_instructions"); s.Type == gjson.String && s.Str != "" {
-				b.systemPrompt(s.Str, nil)
-				mapped = append(mapped, "base_instructions")
-			}
-			b.seen(timestamp(payload.Get("timestamp")))
-			b.seen(ts)
-			b.meta.set("session", rest(payload, mapped...).raw())
-			b.mapRecord()
-		case "turn_context":
-			if !payload.IsObject() {
-				return b.errorf(payloadAt, "expected an object, got %s", kind(payload))
-			}
-			if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
-				b.root(cwd.Str)
-			}
-			// A session may move to another model (/model): each turn
-			// after this record names the one it went to.
-			model := payload.Get("model").String()
-			b.setModel(model)
-			if model != "" && model != items.model {
-				items.flush()
-				items.model = model
-			}
-			b.param("reasoning_effort", raw(payload.Get("effort")))
-			b.param("reasoning_summary", raw(payload.Get("summary")))
-			ctx := rest(payload, "model", "effort", "summary").raw()
-			if n := len(contexts); ctx != nil && (n == 0 || string(contexts[n-1]) != string(ctx)) {
-				contexts = append(contexts, ctx)
-			}
-			b.mapRecord()
-		case "response_item":
-			if err := items.add(payload, payloadAt, ts); err != nil {
-				return err
-			}
-			b.mapRecord()
-		case "inter_agent_communication":
-			// A message another agent (a parent, a peer) sent this one:
-			// what it says reaches the model, and no other line holds it.
-			items.flush()
-			text := payload.Get("content")
-			if text.Type != gjson.String {
-				b.skip(b.reason("inter_agent_communication without content"))
-				return nil
-			}
-			m := &msg{role: harnessRole, ts: ts, meta: rest(payload, "content")}
-			m.addText(text.Str)
-			m.meta.setString("harness", "agent-message")
-			items.out = append(items.out, m)
-			b.mapRecord()
-		case "world_state", "inter_agent_communication_metadata":
-			// The thread's settings and bookkeeping as Codex restores
-			// them; what reached the model is in the response items.
-			b.skip(b.reason(typ))
-		case "compacted":
-			// The history was compacted: message is the summary the
-			// model sees from then on, in place of what came before
-			// (replacement_history, in newer versions, is that new
-			// history: the user's earlier messages and the summary again,
-			// which the log already holds; only its length is kept).
-			items.flush()
-			text := payload.Get("message")
-			if text.Type != gjson.String {
-				b.skip(b.reason("compacted without a message"))
-				return nil
-			}
-			m := &msg{role: harnessRole, ts: ts, meta: rest(payload, "message", "replacement_history")}
-			m.addText(text.Str)
-			m.meta.setString("harness", "compact-summary")
-			if h := payload.Get("replacement_history"); h.IsArray() {
-				m.meta.set("replacement_history_items", jsonInt(len(h.Array())))
-			}
-			items.out = append(items.out, m)
-			b.mapRecord()
-		case "event_msg":
-			switch et := payload.Get("type").String(); et {
-			case "token_count":
-				// The only record of token usage: the last request's
-				// counts belong to the model turn it answered.
-				info := payload.Get("info")
-				if !informative(info) {
-					if rl := payload.Get("rate_limits"); informative(rl) {
-						b.appendMeta("rate_limits", join(obj{{"timestamp", quote(ts)}}, obj{{"rate_limits", raw(rl)}}).raw())
-						b.mapRecord()
-						return nil
-					}
-					b.skip(b.reason("event_msg/token_count empty"))
-					return nil
-				}
-				if info.Raw == lastInfo {
-					b.skip(b.reason("event_msg/token_count repeated"))
-					return nil
-				}
-				lastInfo = info.Raw
-				items.tokenCount(payload, ts)
-				b.mapRecord()
-			case "exec_command_end", "mcp_tool_call_end":
-				// A command's exit code and streams; an MCP tool's result,
-				// whose error (Err, or isError) no output item says.
-				id := payload.Get("call_id").String()
-				if _, ok := execs[id]; !ok {
-					execOrder = append(execOrder, id)
-				}
-				execs[id] = payload
-				execTS[id] = ts
-				b.mapRecord()
-			case "turn_aborted":
-				// The user interrupted the turn (or it timed out).
-				ab := join(obj{{"timestamp", quote(ts)}}, rest(payload, "type"))
-				if t := items.lastTurn(); t != nil {
-					t.meta.set("turn_aborted", ab.raw())
-				} else {
-					b.appendMeta("turns_aborted", ab.raw())
-				}
-				items.flush()
-				b.mapRecord()
-			case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning",
-				"context_compacted", "background_event", "entered_review_mode", "exited_review_mode",
-				"thread_rolled_back", "thread_goal_updated", "sub_agent_activity", "item_completed",
-				"guardian_assessment", "guardian_warning", "model_reroute", "undo_completed":
-				// The turn's lifecycle, what went wrong, the turns the
-				// user rolled back, goals, a subagent's activity, and the
-				// items Codex completes with no response item (a plan):
-				// no response item says it.
-				b.appendMeta("events", join(obj{{"timestamp", quote(ts)}, {"type", quote(et)}}, rest(payload, "type")).raw())
-				b.mapRecord()
-			case "user_message", "agent_message":
-				// The prompt or the answer as the UI shows it, beside the
-				// response item that holds it; checked at the end that
-				// one does.
-				pos := len(items.out)
-				if items.cur != nil {
-					pos++ // after the turn being read, which it follows
-				}
-				said = append(said, userEvent{at: pos, ts: ts, where: where, model: items.model, payload: payload})
+			case len(b.roots) == 0:
+				ws = nil
+			case ws == nil:
+				ws = newCodexWorkspaceReader(b.roots[0])
+				ws.read(data[:to])
 			default:
-				b.skipKind("event_msg/"+et, payload, fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
+				ws.read(data[from:to])
 			}
-		default:
-			b.skipKind(typ, rec, fmt.Sprintf("record type %q (a kind of rollout line this importer does not know)", typ))
-		}
-		return nil
+		},
 	})
 	if err != nil {
 		return err
@@ -201,8 +67,8 @@ func importCodex(b *builder, data []byte) error {
 	if b.mapped == 0 && b.records > 0 {
 		return b.errorf("", "not %s: no line is a session_meta, turn_context or response_item record", Describe(Codex))
 	}
-	b.meta.set("turn_contexts", contexts.raw())
-	msgs, err := codexUserEvents(b, items.done(), said)
+	b.meta.set("turn_contexts", x.contexts.raw())
+	msgs, err := codexUserEvents(b, x.items.done(), x.said)
 	if err != nil {
 		return err
 	}
@@ -210,19 +76,19 @@ func importCodex(b *builder, data []byte) error {
 	for _, m := range msgs {
 		for _, r := range m.results {
 			answered[r.id] = true
-			codexExit(r, execs[r.id])
-			if ts := execTS[r.id]; ts != "" && execs[r.id].Exists() {
-				r.meta.set(execs[r.id].Get("type").String()+"_timestamp", quote(ts))
+			codexExit(r, x.execs[r.id])
+			if ts := x.execTS[r.id]; ts != "" && x.execs[r.id].Exists() {
+				r.meta.set(x.execs[r.id].Get("type").String()+"_timestamp", quote(ts))
 			}
 		}
 	}
 	// A command whose output item is missing still has its event.
-	for _, id := range execOrder {
+	for _, id := range x.execOrder {
 		if answered[id] || id == "" {
 			continue
 		}
-		e := execs[id]
-		r := &result{id: id, ts: execTS[id]}
+		e := x.execs[id]
+		r := &result{id: id, ts: x.execTS[id]}
 		if res := e.Get("result"); res.Exists() {
 			// An MCP result: {"Ok": CallToolResult} or {"Err": text}.
 			if ok := res.Get("Ok"); ok.Exists() {
@@ -240,8 +106,184 @@ func importCodex(b *builder, data []byte) error {
 	for _, m := range msgs {
 		b.add(m)
 	}
-	if len(b.roots) > 0 {
-		b.workspace = codexWorkspace(data, b.roots[0])
+	if ws != nil {
+		b.workspace = ws.w
+	}
+	return nil
+}
+
+func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
+	ts := timestamp(rec.Get("timestamp"))
+	typ := rec.Get("type").String()
+	payload := rec.Get("payload")
+	payloadAt := at(where, "payload")
+	if !payload.Exists() {
+		switch {
+		case rec.Get("record_type").Exists():
+			// Older rollouts' state lines ({"record_type": "state"}):
+			// the CLI's own bookkeeping, no message, call or usage.
+			rt := rec.Get("record_type").String()
+			b.skipKind("record_type/"+rt, rec, fmt.Sprintf("record_type %q (a kind of rollout line this importer does not know)", rt))
+			return nil
+		case isItem(typ, rec):
+			typ, payload, payloadAt = "response_item", rec, where
+		case rec.Get("id").Exists() && rec.Get("timestamp").Exists():
+			typ, payload = "session_meta", rec
+		}
+	}
+	switch typ {
+	case "session_meta":
+		if !payload.IsObject() {
+			return b.errorf(payloadAt, "expected an object, got %s", kind(payload))
+		}
+		if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
+			b.root(cwd.Str)
+		}
+		b.tool("codex", payload.Get("cli_version").String())
+		// The system prompt: instructions, or (0.5x and later)
+		// base_instructions.text.
+		mapped := []string{"cli_version", "instructions", "timestamp"}
+		if s := payload.Get("instructions"); s.Type == gjson.String && s.Str != "" {
+			b.systemPrompt(s.Str, nil)
+		} else if s := first(payload, "base_instructions.text", "base_instructions"); s.Type == gjson.String && s.Str != "" {
+			b.systemPrompt(s.Str, nil)
+			mapped = append(mapped, "base_instructions")
+		}
+		b.seen(timestamp(payload.Get("timestamp")))
+		b.seen(ts)
+		b.meta.set("session", rest(payload, mapped...).raw())
+		b.mapRecord()
+	case "turn_context":
+		if !payload.IsObject() {
+			return b.errorf(payloadAt, "expected an object, got %s", kind(payload))
+		}
+		if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
+			b.root(cwd.Str)
+		}
+		// A session may move to another model (/model): each turn
+		// after this record names the one it went to.
+		model := payload.Get("model").String()
+		b.setModel(model)
+		if model != "" && model != x.items.model {
+			x.items.flush()
+			x.items.model = model
+		}
+		b.param("reasoning_effort", raw(payload.Get("effort")))
+		b.param("reasoning_summary", raw(payload.Get("summary")))
+		ctx := rest(payload, "model", "effort", "summary").raw()
+		if n := len(x.contexts); ctx != nil && (n == 0 || string(x.contexts[n-1]) != string(ctx)) {
+			x.contexts = append(x.contexts, ctx)
+		}
+		b.mapRecord()
+	case "response_item":
+		if err := x.items.add(payload, payloadAt, ts); err != nil {
+			return err
+		}
+		b.mapRecord()
+	case "inter_agent_communication":
+		// A message another agent (a parent, a peer) sent this one:
+		// what it says reaches the model, and no other line holds it.
+		x.items.flush()
+		text := payload.Get("content")
+		if text.Type != gjson.String {
+			b.skip(b.reason("inter_agent_communication without content"))
+			return nil
+		}
+		m := &msg{role: harnessRole, ts: ts, meta: rest(payload, "content")}
+		m.addText(text.Str)
+		m.meta.setString("harness", "agent-message")
+		x.items.out = append(x.items.out, m)
+		b.mapRecord()
+	case "world_state", "inter_agent_communication_metadata":
+		// The thread's settings and bookkeeping as Codex restores
+		// them; what reached the model is in the response items.
+		b.skip(b.reason(typ))
+	case "compacted":
+		// The history was compacted: message is the summary the
+		// model sees from then on, in place of what came before
+		// (replacement_history, in newer versions, is that new
+		// history: the user's earlier messages and the summary again,
+		// which the log already holds; only its length is kept).
+		x.items.flush()
+		text := payload.Get("message")
+		if text.Type != gjson.String {
+			b.skip(b.reason("compacted without a message"))
+			return nil
+		}
+		m := &msg{role: harnessRole, ts: ts, meta: rest(payload, "message", "replacement_history")}
+		m.addText(text.Str)
+		m.meta.setString("harness", "compact-summary")
+		if h := payload.Get("replacement_history"); h.IsArray() {
+			m.meta.set("replacement_history_items", jsonInt(len(h.Array())))
+		}
+		x.items.out = append(x.items.out, m)
+		b.mapRecord()
+	case "event_msg":
+		switch et := payload.Get("type").String(); et {
+		case "token_count":
+			// The only record of token usage: the last request's
+			// counts belong to the model turn it answered.
+			info := payload.Get("info")
+			if !informative(info) {
+				if rl := payload.Get("rate_limits"); informative(rl) {
+					b.appendMeta("rate_limits", join(obj{{"timestamp", quote(ts)}}, obj{{"rate_limits", raw(rl)}}).raw())
+					b.mapRecord()
+					return nil
+				}
+				b.skip(b.reason("event_msg/token_count empty"))
+				return nil
+			}
+			if info.Raw == x.lastInfo {
+				b.skip(b.reason("event_msg/token_count repeated"))
+				return nil
+			}
+			x.lastInfo = info.Raw
+			x.items.tokenCount(payload, ts)
+			b.mapRecord()
+		case "exec_command_end", "mcp_tool_call_end":
+			// A command's exit code and streams; an MCP tool's result,
+			// whose error (Err, or isError) no output item says.
+			id := payload.Get("call_id").String()
+			if _, ok := x.execs[id]; !ok {
+				x.execOrder = append(x.execOrder, id)
+			}
+			x.execs[id] = payload
+			x.execTS[id] = ts
+			b.mapRecord()
+		case "turn_aborted":
+			// The user interrupted the turn (or it timed out).
+			ab := join(obj{{"timestamp", quote(ts)}}, rest(payload, "type"))
+			if t := x.items.lastTurn(); t != nil {
+				t.meta.set("turn_aborted", ab.raw())
+			} else {
+				b.appendMeta("turns_aborted", ab.raw())
+			}
+			x.items.flush()
+			b.mapRecord()
+		case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning",
+			"context_compacted", "background_event", "entered_review_mode", "exited_review_mode",
+			"thread_rolled_back", "thread_goal_updated", "sub_agent_activity", "item_completed",
+			"guardian_assessment", "guardian_warning", "model_reroute", "undo_completed":
+			// The turn's lifecycle, what went wrong, the turns the
+			// user rolled back, goals, a subagent's activity, and the
+			// items Codex completes with no response item (a plan):
+			// no response item says it.
+			b.appendMeta("events", join(obj{{"timestamp", quote(ts)}, {"type", quote(et)}}, rest(payload, "type")).raw())
+			b.mapRecord()
+		case "user_message", "agent_message":
+			// The prompt or the answer as the UI shows it, beside the
+			// response item that holds it; checked at the end that
+			// one does.
+			pos := len(x.items.out)
+			if x.items.cur != nil {
+				pos++ // after the turn being read, which it follows
+			}
+			x.said = append(x.said, userEvent{at: pos, ts: ts, where: where, model: x.items.model, payload: payload})
+		default:
+			b.skipKind("event_msg/"+et, payload, fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
+		}
+	default:
+		b.skipKind(typ, rec, fmt.Sprintf("record type %q (a kind of rollout line this importer does not know)", typ))
 	}
 	return nil
 }

@@ -67,33 +67,31 @@ func codexContext(text string) (kind, shown string) {
 	return "", ""
 }
 
-// codexHarness returns the itemReader hook that makes Codex's context
-// items harness prompts: a message all of whose text is Codex's becomes
-// one; one whose leading texts are Codex's and the rest the user's is
-// split in two. A developer message keeps "role": "developer" in its
-// metadata; one that is no context item stays a system prompt.
-func codexHarness(b *builder) func(m *msg, content gjson.Result, where string) *msg {
-	h := &harness{marked: true}
-	return func(m *msg, content gjson.Result, where string) *msg {
-		role := m.role
-		if role != "user" && role != "developer" {
-			return nil
-		}
-		if role == "developer" {
-			// classify reads user records; the role is put back when
-			// the message is not Codex's context.
-			m.role = "user"
-		}
-		before := h.classify(b, where, m, content, ccMarks{})
-		switch {
-		case m.role == "user" && role == "developer":
-			m.role = role
-		case m.role == harnessRole && role == "developer":
-			m.meta.setString("role", role)
-		}
-		if before != nil && role == "developer" {
-			before.meta.setString("role", role)
-		}
-		return before
+// codexContextItem makes Codex's context items harness prompts (h, an
+// itemReader's codex harness): a message all of whose text is Codex's
+// becomes one; one whose leading texts are Codex's and the rest the
+// user's is split in two, the harness's part returned to come before m.
+// A developer message keeps "role": "developer" in its metadata; one
+// that is no context item stays a system prompt.
+func codexContextItem(b *builder, h *harness, m *msg, content gjson.Result, where string) *msg {
+	role := m.role
+	if role != "user" && role != "developer" {
+		return nil
 	}
+	if role == "developer" {
+		// classify reads user records; the role is put back when
+		// the message is not Codex's context.
+		m.role = "user"
+	}
+	before := h.classify(b, where, m, content, ccMarks{})
+	switch {
+	case m.role == "user" && role == "developer":
+		m.role = role
+	case m.role == harnessRole && role == "developer":
+		m.meta.setString("role", role)
+	}
+	if before != nil && role == "developer" {
+		before.meta.setString("role", role)
+	}
+	return before
 }

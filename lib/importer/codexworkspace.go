@@ -19,18 +19,37 @@ import (
 // final content (outputs). Paths are relative to root, the session's
 // working directory.
 func codexWorkspace(data []byte, root string) *workspace {
-	w := newWorkspace(root)
-	type call struct {
-		name, workdir string
-		argv          []string
-		script, patch string
-	}
-	calls := map[string]*call{}
+	r := newCodexWorkspaceReader(root)
+	r.read(data)
+	return r.w
+}
+
+// codexWorkspaceReader is codexWorkspace's reading, line after line: a
+// checkpoint saves it with the rest of the import's state (resume.go).
+type codexWorkspaceReader struct {
+	w     *workspace
+	calls map[string]*codexWSCall // calls whose output has not come yet, by id
+}
+
+// A codexWSCall is what codexResult needs of a call.
+type codexWSCall struct {
+	name, workdir string
+	argv          []string
+	script, patch string
+}
+
+func newCodexWorkspaceReader(root string) *codexWorkspaceReader {
+	return &codexWorkspaceReader{w: newWorkspace(root), calls: map[string]*codexWSCall{}}
+}
+
+// read reads the lines of data.
+func (r *codexWorkspaceReader) read(data []byte) {
+	w, calls := r.w, r.calls
 	for line := range bytes.SplitSeq(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 || !gjson.ValidBytes(line) {
 			continue
 		}
-		rec := gjson.ParseBytes(line)
+		rec := parse(line)
 		item := rec
 		if rec.Get("type").String() == "response_item" {
 			item = rec.Get("payload")
@@ -38,7 +57,7 @@ func codexWorkspace(data []byte, root string) *workspace {
 		id := item.Get("call_id").String()
 		switch item.Get("type").String() {
 		case "function_call":
-			c := &call{name: item.Get("name").String()}
+			c := &codexWSCall{name: item.Get("name").String()}
 			args := gjson.Parse(item.Get("arguments").String())
 			c.workdir = args.Get("workdir").String()
 			if c.name == "apply_patch" {
@@ -48,13 +67,13 @@ func codexWorkspace(data []byte, root string) *workspace {
 			readCommand(args.Get("cmd"), &c.argv, &c.script)
 			calls[id] = c
 		case "custom_tool_call":
-			c := &call{name: item.Get("name").String()}
+			c := &codexWSCall{name: item.Get("name").String()}
 			if c.name == "apply_patch" {
 				c.patch = item.Get("input").String()
 			}
 			calls[id] = c
 		case "local_shell_call":
-			c := &call{name: "local_shell", workdir: item.Get("action.working_directory").String()}
+			c := &codexWSCall{name: "local_shell", workdir: item.Get("action.working_directory").String()}
 			readCommand(item.Get("action.command"), &c.argv, &c.script)
 			calls[id] = c
 		case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
@@ -71,7 +90,6 @@ func codexWorkspace(data []byte, root string) *workspace {
 			w.codexResult(c.name, c.workdir, c.argv, c.script, c.patch, []byte(text))
 		}
 	}
-	return w
 }
 
 // readCommand reads a command given as an argv array or as a script.

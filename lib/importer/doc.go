@@ -286,10 +286,11 @@
 //
 // # Resuming
 //
-// A Claude Code session is packed again after every reply. With
-// Options.Checkpoint, its import saves its state once it has read the
-// transcript's complete lines (resume.go): the builder's, the Claude Code
-// reader's (ccState) and the workspace reading's (ccWorkspace), with the
+// A Claude Code session is packed again after every reply, a Codex
+// rollout after every turn. With Options.Checkpoint, their import saves
+// its state once it has read the transcript's complete lines
+// (resume.go): the builder's, the format's reader's (ccState,
+// codexState) and the workspace reading's, with the
 // length and SHA-256 of the bytes they cover, encoded by internal/snap
 // (strings that are bytes of the transcript saved as their place in it).
 // The next import of the file restores it when the file still begins

@@ -410,12 +410,12 @@ type itemReader struct {
 	b       *builder
 	oneTurn bool   // a response's output: every item belongs to one turn
 	model   string // the model the turns read from now on are sent to (Codex's turn_context)
-	// context, when set, sees each message that is not the model's, with
-	// its content, and may return a message to put before it (Codex's own
-	// context items: codexContextItem).
-	context func(m *msg, content gjson.Result, where string) *msg
-	cur     *msg
-	out     []*msg
+	// codex, when set, makes Codex's own context items harness prompts:
+	// it sees each message that is not the model's, with its content, and
+	// may put a message before it (codexContextItem).
+	codex *harness
+	cur   *msg
+	out   []*msg
 }
 
 func (r *itemReader) turn(ts string) *msg {
@@ -488,8 +488,8 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		if err := r.b.readParts(m, item.Get("content"), at(where, "content")); err != nil {
 			return err
 		}
-		if r.context != nil {
-			if before := r.context(m, item.Get("content"), where); before != nil {
+		if r.codex != nil {
+			if before := codexContextItem(r.b, r.codex, m, item.Get("content"), where); before != nil {
 				r.out = append(r.out, before)
 			}
 		}

@@ -35,6 +35,9 @@ func (b *builder) quoted(lit string) *execlog.Content {
 			}
 		}
 	}
+	if c := b.memo.content(lit); c != nil {
+		return c
+	}
 	return execlog.Quoted([]byte(lit))
 }
 

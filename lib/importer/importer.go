@@ -70,10 +70,11 @@ type Options struct {
 	// ClaudeCodeSubagents), read after the session's own.
 	Subagents []File
 	// Checkpoint, when not empty, is the file where an import of a
-	// Claude Code session keeps its state after the transcript's
-	// complete lines (CheckpointFile names one): the next import of the
-	// transcript, grown by more lines, reads only those when its first
-	// bytes still hash as they did. The log is the same without it.
+	// Claude Code session or a Codex rollout keeps its state after the
+	// transcript's complete lines (CheckpointFile names one): the next
+	// import of the transcript, grown by more lines, reads only those
+	// when its first bytes still hash as they did. The log is the same
+	// without it.
 	Checkpoint string
 }
 
@@ -190,6 +191,7 @@ func ImportLog(format string, data []byte, opts Options) (*execlog.Log, Report, 
 		// surrogate escape): named by where it lands in the log.
 		return nil, Report{Format: format}, b.errorf("", "%s%v", cannotPrint, err)
 	}
+	b.commit()
 	return l, b.report(), nil
 }
 

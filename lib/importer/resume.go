@@ -15,18 +15,23 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/importer/internal/snap"
 )
 
 // Resuming an import. A Claude Code session is packed again after every
-// reply (the Stop hook), its transcript having grown by a few lines. With
-// Options.Checkpoint set, an import saves its state once it has read the
-// transcript's complete lines: the builder and the Claude Code reader's
-// (ccState), the workspace reading (ccWorkspace), and the length and
-// SHA-256 of the bytes they cover. The next import of the file restores
+// reply (the Stop hook), a Codex rollout after every turn (notify), the
+// transcript having grown by a few lines. With Options.Checkpoint set,
+// an import of either saves its state once it has read the transcript's
+// complete lines (readLines): the builder's and the format's reader's
+// (ccState, codexState), its workspace reading (ccWorkspace,
+// codexWorkspaceReader), and the length and SHA-256 of the bytes they
+// cover. The next import of the file restores
 // that state when the file's first bytes still hash the same, and reads
 // only the lines after them. A transcript rewritten or cut before that
 // point (a compaction that rewrote lines, a truncation, another file at
@@ -57,11 +62,53 @@ func CheckpointFile(dir, path string) string {
 	return filepath.Join(dir, hex.EncodeToString(h[:16])+".ckpt")
 }
 
-// saved is what a checkpoint holds: the state after the lines it covers.
+// saved is what a checkpoint holds: the state after the lines it covers,
+// the builder's and the format's.
 type saved struct {
-	B  *builder
+	B *builder
+	// Claude Code's; WS nil: the workspace is read in full at the end.
 	C  *ccState
-	WS *ccWorkspace // nil: the workspace is read in full at the end
+	WS *ccWorkspace
+	// Codex's.
+	X  *codexState
+	XW *codexWorkspaceReader
+}
+
+// resumable is how a format's reading resumes: restore takes its state
+// out of a checkpoint, false when it holds none of the format's (the
+// builder is then restored from it), save gives it
+// to one, and workspace reads the lines of data[from:to] into the
+// format's workspace reading, or, when that starts only now, the lines
+// of data[:to].
+type resumable struct {
+	restore   func(*saved) bool
+	save      func() *saved
+	workspace func(from, to int)
+}
+
+// readLines reads the JSON lines of data with read (jsonLines), resuming
+// from the checkpoint b.opts.Checkpoint names when it covers the first
+// bytes of data, and saving the state once the complete lines are read
+// (resumePoint), before the rest and the end of the import change it.
+func (b *builder) readLines(data []byte, read func(where string, rec gjson.Result) error, r resumable) error {
+	ck := b.restore(data)
+	if ck.s != nil && r.restore(ck.s) {
+		b.resume(ck)
+	} else {
+		ck = checkpoint{sum: ck.sum}
+		ck.sum.Reset()
+	}
+	cut := max(resumePoint(data), ck.n)
+	if err := b.jsonLinesIn(data, ck.n, cut, read); err != nil {
+		return err
+	}
+	r.workspace(ck.n, cut)
+	b.save(ck, data, cut, r.save())
+	if err := b.jsonLinesIn(data, cut, len(data), read); err != nil {
+		return err
+	}
+	r.workspace(cut, len(data))
+	return nil
 }
 
 // checkpointHeader is a checkpoint's first line.
@@ -70,7 +117,11 @@ type checkpointHeader struct {
 	Length int    `json:"length"` // the transcript bytes covered
 	Prefix string `json:"prefix"` // their SHA-256
 	Lines  int    `json:"lines"`  // the lines they hold
-	State  string `json:"state"`  // the SHA-256 of the state that follows
+	// What follows: the state (its length and SHA-256), then the
+	// objects of the covered bytes' string literals (objectMemo).
+	StateLength int    `json:"state_length"`
+	State       string `json:"state"`
+	Objects     string `json:"objects"`
 }
 
 // checkpointKey names all a checkpoint's state depends on but the
@@ -135,12 +186,13 @@ type checkpoint struct {
 
 // restore returns the checkpoint saved for data: a state to resume when
 // there is one of this import's key whose covered bytes data still
-// begins with.
+// begins with. The objects of the literals it names are b's memo.
 func (b *builder) restore(data []byte) checkpoint {
 	ck := checkpoint{sum: sha256.New()}
 	if b.opts.Checkpoint == "" {
 		return ck
 	}
+	b.memo = &objectMemo{data: data, known: map[litAt]storedText{}}
 	f, err := os.ReadFile(b.opts.Checkpoint)
 	if err != nil {
 		return ck
@@ -150,11 +202,15 @@ func (b *builder) restore(data []byte) checkpoint {
 		return ck
 	}
 	var h checkpointHeader
-	if json.Unmarshal(f[:nl], &h) != nil || h.Key != checkpointKey(b) || h.Length <= 0 || h.Length > len(data) {
+	if json.Unmarshal(f[:nl], &h) != nil || h.Key != checkpointKey(b) || h.Length <= 0 || h.Length > len(data) ||
+		h.StateLength < 0 || h.StateLength > len(f)-nl-1 {
 		return ck
 	}
-	state := f[nl+1:]
+	state, objects := f[nl+1:nl+1+h.StateLength], f[nl+1+h.StateLength:]
 	if sum := sha256.Sum256(state); hex.EncodeToString(sum[:]) != h.State {
+		return ck
+	}
+	if sum := sha256.Sum256(objects); hex.EncodeToString(sum[:]) != h.Objects {
 		return ck
 	}
 	// The covered bytes are hashed while the state is decoded: a state
@@ -165,43 +221,81 @@ func (b *builder) restore(data []byte) checkpoint {
 		prefix <- hex.EncodeToString(ck.sum.Sum(nil))
 	}()
 	var s saved
-	decoded := snap.Decode(state, &s, data) == nil && s.B != nil && s.C != nil
+	var known map[litAt]storedText
+	decoded := snap.Decode(state, &s, data) == nil && s.B != nil && snap.Decode(objects, &known, nil) == nil
 	if <-prefix != h.Prefix || !decoded {
 		ck.sum.Reset()
 		return ck
+	}
+	for at, o := range known {
+		if at.Off >= 0 && at.Len > 0 && at.Off+at.Len <= h.Length {
+			b.memo.known[at] = o
+		}
 	}
 	ck.s, ck.n, ck.lines = &s, h.Length, h.Lines
 	return ck
 }
 
 // resume makes b the builder a checkpoint saved, with this import's
-// options.
+// options and memo.
 func (b *builder) resume(ck checkpoint) {
-	opts, det := b.opts, b.det
+	opts, det, memo := b.opts, b.det, b.memo
 	*b = *ck.s.B
-	b.opts, b.det = opts, det
+	b.opts, b.det, b.memo = opts, det, memo
 	b.resumed = ck.lines
 }
 
-// save writes the checkpoint of the state after data[:n], replacing ck,
-// which covered data[:ck.n]. A checkpoint is a cache: when it cannot be
-// written the import goes on, and the next one reads the transcript in
-// full.
-func (b *builder) save(ck checkpoint, data []byte, n int, c *ccState, ws *ccWorkspace) {
+// save encodes the state after data[:n], to replace ck, which covered
+// data[:ck.n]; the checkpoint is written at the end of the import
+// (commit), with the objects of the literals up to n.
+func (b *builder) save(ck checkpoint, data []byte, n int, s *saved) {
+	if b.memo != nil {
+		b.memo.covered = n
+	}
 	if b.opts.Checkpoint == "" || n == 0 || n == ck.n {
 		return
 	}
-	bs := *b
-	bs.opts, bs.det, bs.resumed = Options{}, nil, 0
-	state, err := snap.Encode(nil, &saved{B: &bs, C: c, WS: ws}, data[:n])
+	// The builder itself, for the format's state may point to it; what
+	// the options and the memo give is this import's, not the state's.
+	opts, det, resumed, memo := b.opts, b.det, b.resumed, b.memo
+	b.opts, b.det, b.resumed, b.memo = Options{}, nil, 0, nil
+	s.B = b
+	state, err := snap.Encode(nil, s, data[:n])
+	b.opts, b.det, b.resumed, b.memo = opts, det, resumed, memo
 	if err != nil {
 		return
 	}
 	ck.sum.Write(data[ck.n:n])
-	sum := sha256.Sum256(state)
+	b.pending = &pendingCheckpoint{n: n, prefix: hex.EncodeToString(ck.sum.Sum(nil)),
+		lines: bytes.Count(data[:n], []byte{'\n'}), state: state}
+}
+
+// A pendingCheckpoint is a state saved, to be written once the import
+// has succeeded.
+type pendingCheckpoint struct {
+	n      int
+	prefix string
+	lines  int
+	state  []byte
+}
+
+// commit writes the checkpoint save made, replacing the previous one. A
+// checkpoint is a cache: when it cannot be written the import goes on,
+// and the next one reads the transcript in full.
+func (b *builder) commit() {
+	p := b.pending
+	if p == nil {
+		return
+	}
+	b.pending = nil
+	objects, err := snap.Encode(nil, &b.memo.known, nil)
+	if err != nil {
+		return
+	}
+	ss, so := sha256.Sum256(p.state), sha256.Sum256(objects)
 	head, err := json.Marshal(checkpointHeader{
-		Key: checkpointKey(b), Length: n, Prefix: hex.EncodeToString(ck.sum.Sum(nil)),
-		Lines: bytes.Count(data[:n], []byte{'\n'}), State: hex.EncodeToString(sum[:]),
+		Key: checkpointKey(b), Length: p.n, Prefix: p.prefix, Lines: p.lines,
+		StateLength: len(p.state), State: hex.EncodeToString(ss[:]), Objects: hex.EncodeToString(so[:]),
 	})
 	if err != nil {
 		return
@@ -214,7 +308,8 @@ func (b *builder) save(ck checkpoint, data []byte, n int, c *ccState, ws *ccWork
 	if err != nil {
 		return
 	}
-	_, err = tmp.Write(append(append(head, '\n'), state...))
+	buf := append(append(head, '\n'), p.state...)
+	_, err = tmp.Write(append(buf, objects...))
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -226,6 +321,50 @@ func (b *builder) save(ck checkpoint, data []byte, n int, c *ccState, ws *ccWork
 		return
 	}
 	pruneCheckpoints(dir)
+}
+
+// An objectMemo knows the objects the text of the transcript's string
+// literals (tool outputs, most of a session's bytes) is stored as, by
+// their place in the transcript: a literal in the bytes a checkpoint
+// covers is packed by the name of its object (execlog.QuotedStored), not
+// decoded, hashed and compared with the stored object again.
+type objectMemo struct {
+	data    []byte
+	covered int // the bytes the checkpoint this import writes covers
+	known   map[litAt]storedText
+}
+
+// A litAt is a literal's place in the transcript.
+type litAt struct{ Off, Len int }
+
+// A storedText is the object a literal's text is, and its size.
+type storedText struct {
+	D    digest.Digest
+	Size int64
+}
+
+// content returns the content of lit, a literal of the transcript in the
+// bytes the checkpoint covers, with its object; nil for another.
+func (m *objectMemo) content(lit string) *execlog.Content {
+	if m == nil || len(m.data) == 0 || len(lit) < 2 {
+		return nil
+	}
+	off := int(uintptr(unsafe.Pointer(unsafe.StringData(lit))) - uintptr(unsafe.Pointer(unsafe.SliceData(m.data))))
+	if off < 0 || off+len(lit) > m.covered {
+		return nil
+	}
+	at := litAt{off, len(lit)}
+	b := m.data[off : off+len(lit) : off+len(lit)]
+	o, ok := m.known[at]
+	if !ok {
+		d, size, err := execlog.QuotedObject(b)
+		if err != nil {
+			return nil // not canonical: Canonical says where
+		}
+		o = storedText{d, size}
+		m.known[at] = o
+	}
+	return execlog.QuotedStored(b, o.D, o.Size)
 }
 
 // pruneCheckpoints removes the checkpoints of dir written least recently

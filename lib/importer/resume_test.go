@@ -11,6 +11,8 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/packgen"
 	"github.com/ctx-tools/ctx/internal/sharedtest"
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 // An import that resumes from a checkpoint gives the bytes and the report
@@ -68,27 +70,38 @@ func lineEnds(data []byte) []int {
 	return ends
 }
 
-// resumeFixtures are the Claude Code transcripts to cut: the package's
-// own, the shared real sessions, and a generated session.
-func resumeFixtures(t *testing.T) map[string][]byte {
+// A resumeFixture is a transcript to cut.
+type resumeFixture struct {
+	format, name string
+	data         []byte
+}
+
+// resumeFixtures are the Claude Code and Codex transcripts to cut: the
+// package's own, the shared real sessions, and a generated session.
+func resumeFixtures(t *testing.T) []resumeFixture {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "claude-code", "*.jsonl"))
+	all := []resumeFixture{{ClaudeCode, "generated", packgen.ClaudeSession(40 << 10)}}
+	shared, err := sharedtest.Path()
 	if err != nil {
-		t.Fatal(err)
-	}
-	if root, err := sharedtest.Path(); err == nil {
-		more, _ := filepath.Glob(filepath.Join(root, "agent-logs", "claude-code", "*.jsonl"))
-		files = append(files, more...)
-	} else {
 		t.Logf("the shared sessions are not cut: %v", err)
 	}
-	all := map[string][]byte{"generated": packgen.ClaudeSession(40 << 10)}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	for format, dirs := range map[string][]string{
+		ClaudeCode: {filepath.Join("testdata", "claude-code"), filepath.Join(shared, "agent-logs", "claude-code")},
+		Codex:      {filepath.Join("testdata", "codex"), filepath.Join(shared, "agent-logs", "codex-cli")},
+	} {
+		for _, dir := range dirs {
+			if shared == "" && !strings.HasPrefix(dir, "testdata") {
+				continue
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+			for _, f := range files {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, resumeFixture{format, f, data})
+			}
 		}
-		all[f] = data
 	}
 	return all
 }
@@ -97,21 +110,27 @@ func resumeFixtures(t *testing.T) map[string][]byte {
 // its lines with a checkpoint, then whole from that checkpoint: the same
 // bytes as a full import, and the checkpoint was used.
 func TestResumeEveryLine(t *testing.T) {
-	for name, data := range resumeFixtures(t) {
-		t.Run(filepath.Base(name), func(t *testing.T) {
-			opts := Options{Name: filepath.Base(name)}
-			full := importWith(ClaudeCode, data, opts)
+	for _, fx := range resumeFixtures(t) {
+		t.Run(fx.format+"/"+filepath.Base(fx.name), func(t *testing.T) {
+			data := fx.data
+			opts := Options{Name: filepath.Base(fx.name)}
+			full := importWith(fx.format, data, opts)
 			ends := lineEnds(data)
 			if len(ends) > 60 && testing.Short() {
 				ends = ends[len(ends)-60:]
 			}
 			for _, n := range ends {
 				opts.Checkpoint = filepath.Join(t.TempDir(), "c.ckpt")
-				importWith(ClaudeCode, data[:n], opts)
-				got := importWith(ClaudeCode, data, opts)
+				first := importWith(fx.format, data[:n], opts)
+				_, written := os.Stat(opts.Checkpoint)
+				got := importWith(fx.format, data, opts)
 				sameImport(t, "cut after byte "+itoa(n), got, full)
-				if full.err == "" && got.rep.Resumed == 0 && len(bytes.TrimSpace(data[:n])) > 0 && resumePoint(data[:n]) > 0 {
+				// A checkpoint is written by an import that succeeds.
+				if first.err == "" && full.err == "" && got.rep.Resumed == 0 && resumePoint(data[:n]) > 0 {
 					t.Fatalf("cut after byte %d: the checkpoint was not used", n)
+				}
+				if (written == nil) != (first.err == "" && resumePoint(data[:n]) > 0) {
+					t.Fatalf("cut after byte %d: import error %q, checkpoint: %v", n, first.err, written)
 				}
 			}
 		})
@@ -122,8 +141,9 @@ func TestResumeEveryLine(t *testing.T) {
 // every few lines, each import resuming from the last one's checkpoint,
 // with a line cut short on the way (a transcript copied while written).
 func TestResumeGrowing(t *testing.T) {
-	for name, data := range resumeFixtures(t) {
-		t.Run(filepath.Base(name), func(t *testing.T) {
+	for _, fx := range resumeFixtures(t) {
+		t.Run(fx.format+"/"+filepath.Base(fx.name), func(t *testing.T) {
+			data, format := fx.data, fx.format
 			opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
 			ends := lineEnds(data)
 			for i := 3; i < len(ends); i += 3 {
@@ -131,9 +151,9 @@ func TestResumeGrowing(t *testing.T) {
 				if i%2 == 0 && n+10 < len(data) {
 					n += 10 // inside the next line
 				}
-				sameImport(t, "grown to byte "+itoa(n), importWith(ClaudeCode, data[:n], opts), importWith(ClaudeCode, data[:n], Options{}))
+				sameImport(t, "grown to byte "+itoa(n), importWith(format, data[:n], opts), importWith(format, data[:n], Options{}))
 			}
-			sameImport(t, "whole", importWith(ClaudeCode, data, opts), importWith(ClaudeCode, data, Options{}))
+			sameImport(t, "whole", importWith(format, data, opts), importWith(format, data, Options{}))
 		})
 	}
 }
@@ -236,10 +256,11 @@ func TestResumeDamaged(t *testing.T) {
 }
 
 // TestResumeOtherFormats: the option changes nothing for the formats
-// that do not resume, on every fixture of theirs, and writes nothing.
+// that do not resume (all but Claude Code and Codex), on every fixture of
+// theirs, and writes nothing.
 func TestResumeOtherFormats(t *testing.T) {
 	for _, fx := range fixtures {
-		if fx.format == ClaudeCode {
+		if fx.format == ClaudeCode || fx.format == Codex {
 			continue
 		}
 		t.Run(fx.file, func(t *testing.T) {
@@ -281,7 +302,7 @@ func TestPruneCheckpoints(t *testing.T) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // FuzzResume: whatever a transcript holds and wherever the first import
-// stopped, resuming gives what a full import gives.
+// stopped, resuming gives what a full import gives, for both formats.
 func FuzzResume(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "claude-code", "*.jsonl"))
 	for _, name := range files {
@@ -290,10 +311,65 @@ func FuzzResume(f *testing.F) {
 		}
 	}
 	f.Add(packgen.ClaudeSession(4<<10), uint16(1000))
+	codex, _ := filepath.Glob(filepath.Join("testdata", "codex", "*.jsonl"))
+	for _, name := range codex {
+		if data, err := os.ReadFile(name); err == nil && len(data) < 16<<10 {
+			f.Add(data, uint16(len(data)/2+1))
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte, at uint16) {
 		n := int(at) % (len(data) + 1)
+		// The odd cuts read it as a Codex rollout.
+		format := []string{ClaudeCode, Codex}[at%2]
 		opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
-		importWith(ClaudeCode, data[:n], opts)
-		sameImport(t, "resumed", importWith(ClaudeCode, data, opts), importWith(ClaudeCode, data, Options{}))
+		importWith(format, data[:n], opts)
+		sameImport(t, "resumed", importWith(format, data, opts), importWith(format, data, Options{}))
 	})
+}
+
+// TestResumePack: a resumed import packs to the pack a full import makes,
+// whether the objects its checkpoint names are in the store (found by
+// name) or not (stored as any text), on every fixture cut in two.
+func TestResumePack(t *testing.T) {
+	for _, fx := range resumeFixtures(t) {
+		t.Run(fx.format+"/"+filepath.Base(fx.name), func(t *testing.T) {
+			data := fx.data
+			want := packDirect(newStore(t), fx.format, data, Options{}, execlog.Options{})
+			ends := lineEnds(data)
+			if len(ends) < 2 {
+				t.Skip("one line")
+			}
+			opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
+			half := ends[len(ends)/2]
+			full := newStore(t)
+			if r := packDirect(full, fx.format, data[:half], opts, execlog.Options{}); r.err != nil && want.err == nil {
+				// A prefix may not import (no record of the kinds it needs yet).
+				t.Logf("the first half does not import: %v", r.err)
+			}
+			// The objects are in full: found by their names.
+			got := packDirect(full, fx.format, data, opts, execlog.Options{})
+			if d := same(got, want); d != "" {
+				t.Fatalf("resumed into the store that holds the objects: %s", d)
+			}
+			stored(t, full, got)
+			// Into an empty store: stored.
+			importWith(fx.format, data[:half], opts)
+			empty := newStore(t)
+			got = packDirect(empty, fx.format, data, opts, execlog.Options{})
+			if d := same(got, want); d != "" {
+				t.Fatalf("resumed into an empty store: %s", d)
+			}
+			stored(t, empty, got)
+		})
+	}
+}
+
+// stored fails unless every object p references is in s, whole.
+func stored(t *testing.T, s *store.Store, p packed) {
+	t.Helper()
+	for _, d := range p.objects {
+		if _, err := s.Get(d); err != nil {
+			t.Fatalf("the pack's object %s: %v", d, err)
+		}
+	}
 }
