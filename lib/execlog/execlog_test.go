@@ -248,3 +248,35 @@ func TestHash(t *testing.T) {
 		t.Fatalf("Pack = %s, %v; Hash said %s", m.Hash, err, d)
 	}
 }
+
+// TestPackSameContentOnce: content given several times (the same output
+// every turn) is stored by one put, and every step names its object.
+func TestPackSameContentOnce(t *testing.T) {
+	s := newStore(t)
+	l, err := Parse([]byte(`{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},
+		"steps":[{"type":"tool_call","tool":"t","output":"same\n"},{"type":"tool_call","tool":"t","output":"same\n"},
+		         {"type":"llm_call","output":"same\n","reasoning":"other"},{"type":"tool_call","tool":"t","output":"same\u000a"}]}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int
+	l.Progress = func(_, n int) { total = n }
+	m, st, err := l.Pack(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "same\n" given as one literal three times and once in another
+	// spelling, "other": three puts.
+	if total != 3 {
+		t.Errorf("%d contents put, want 3", total)
+	}
+	want := digest.Of([]byte("same\n"))
+	for i, st := range m.Steps {
+		if st.OutputRef != want {
+			t.Errorf("steps[%d] output %s, want %s", i, st.OutputRef, want)
+		}
+	}
+	if st != (Stats{New: 3}) {
+		t.Errorf("stats = %+v, want 3 new (the text, the reasoning, the manifest)", st)
+	}
+}
