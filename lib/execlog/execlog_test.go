@@ -3,11 +3,15 @@ package execlog
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
@@ -278,5 +282,27 @@ func TestPackSameContentOnce(t *testing.T) {
 	}
 	if st != (Stats{New: 3}) {
 		t.Errorf("stats = %+v, want 3 new (the text, the reasoning, the manifest)", st)
+	}
+}
+
+// TestCanonicalFirstError: the steps of a long log are checked in two
+// halves at once; the error is still the first in the log's order.
+func TestCanonicalFirstError(t *testing.T) {
+	for _, bad := range [][]int{{400}, {100, 500}, {300, 299}, {599}} {
+		l := &Log{Created: "2026-01-01T00:00:00Z", Model: manifest.Model{Identifier: "m"}, Steps: make([]Step, 600)}
+		for i := range l.Steps {
+			l.Steps[i] = Step{Index: i, Type: "tool_call", Tool: "t", Parameters: jsontext.Value(`{"b":1,"a":2}`)}
+		}
+		for _, i := range bad {
+			l.Steps[i].Parameters = jsontext.Value(`{"a":1,"a":2}`)
+		}
+		err := l.Canonical()
+		want := fmt.Sprintf("steps[%d].parameters", slices.Min(bad))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("bad steps %v: error %v, want one at %s", bad, err, want)
+		}
+		if string(l.Steps[0].Parameters) != `{"a":2,"b":1}` {
+			t.Errorf("steps[0].parameters = %s, not put in canonical form", l.Steps[0].Parameters)
+		}
 	}
 }
