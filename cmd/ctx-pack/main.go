@@ -48,7 +48,7 @@ type packCmd struct {
 	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
 	SignKey  string `name:"sign-key" help:"With --sidecars, also write DIR/<output name>.sigstore.json: the output's in-toto attestation signed with this ed25519 or ECDSA P-256 key (cosign's encrypted key, OpenSSH, PEM, as ctx-attest reads them; never one inside the store)." placeholder:"KEY"`
 
-	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: aider, anthropic, atif, claude-code, codex, copilot-cli, gemini-cli, inspect, langsmith, openai-chat, openai-responses, opencode, otel-genai." default:"ctx" placeholder:"FORMAT"`
+	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: aider, anthropic, atif, claude-code, codex, copilot-cli, gemini-cli, inspect, langsmith, openai-chat, openai-responses, opencode, otel-genai. A Claude Code or Codex file leaves a checkpoint in the user's cache (ctx/import; $CTX_IMPORT_CACHE=DIR moves it, off keeps none), so that packing it again once it has grown reads only the lines added." default:"ctx" placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
 	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument), into the store of its cwd unless --store or $CTX_STORE names one. A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
 	AsHook        bool     `name:"as-hook" help:"Run as an agent's hook: print nothing on stdout, exit 1 (never 2, which makes Claude Code carry on) when packing fails, and append the failure to .ctx/hook.log; with no store, say so once for this place and then exit 0 quietly."`
@@ -441,7 +441,7 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 		}
 		opts.Subagents = subs
 	}
-	if (format == importer.ClaudeCode || format == importer.Codex) && src.file {
+	if (format == importer.ClaudeCode || format == importer.Codex) && src.file && !c.Print {
 		// Packed again after every reply: the next import reads only
 		// the lines this one did not (a checkpoint in the user's cache).
 		if dir := userconfig.CacheDir("CTX_IMPORT_CACHE", "import"); dir != "" {

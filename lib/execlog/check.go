@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"mime"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -35,111 +36,147 @@ func (l *Log) Canonical() error { return l.canonical(true) }
 
 // canonical checks what JSON must print, and with fix puts it in printed
 // form; without, it changes nothing (JSON uses it to say what it could
-// not print).
+// not print). The error is the first in the order JSON prints the log.
 func (l *Log) canonical(fix bool) error {
-	var err error
-	value := func(v *jsontext.Value, at func() canon.Path) {
-		if err != nil || *v == nil {
-			return
-		}
-		if len(*v) == 0 {
-			if fix {
-				*v = nil
-			}
-			return
-		}
-		if canon.IsCanonical(*v) {
-			return // most are: a read, not a copy
-		}
-		c, cerr := canon.Canonicalize(*v)
-		if cerr != nil {
-			err = jsonError(at(), cerr)
-			return
-		}
-		if fix {
-			*v = c
-		}
-	}
-	str := func(s *string) {
-		if fix && !utf8.ValidString(*s) {
-			*s = printed(*s)
-		}
-	}
-	content := func(c *Content, at func() canon.Path) {
-		if err != nil || c == nil || c.kind != inline || c.checked {
-			return
-		}
-		if cerr := checkLiteral(c.raw); cerr != nil {
-			err = jsonError(at(), cerr)
-		}
-	}
-	parts := func(ps []Part, at func() canon.Path) {
-		for j := range ps {
-			str(&ps[j].Type)
-			str(&ps[j].MediaType)
-			content(ps[j].Content, func() canon.Path { return at().Index(j).Key("content") })
-		}
-	}
-	str(&l.Created)
-	str(&l.Model.Identifier)
-	value(&l.Model.Parameters, func() canon.Path { return canon.Path{"model", "parameters"} })
-	content(l.SystemPrompt, func() canon.Path { return canon.Path{"system_prompt"} })
+	c := &canonicalizer{fix: fix}
+	c.str(&l.Created)
+	c.str(&l.Model.Identifier)
+	c.value(&l.Model.Parameters, func() canon.Path { return canon.Path{"model", "parameters"} })
+	c.content(l.SystemPrompt, func() canon.Path { return canon.Path{"system_prompt"} })
 	for i := range l.Prompts {
 		p := &l.Prompts[i]
-		str(&p.Role)
-		content(p.Content, func() canon.Path { return canon.Path{"prompts", i, "content"} })
-		parts(p.Parts, func() canon.Path { return canon.Path{"prompts", i, "parts"} })
+		c.str(&p.Role)
+		c.content(p.Content, func() canon.Path { return canon.Path{"prompts", i, "content"} })
+		c.parts(p.Parts, func() canon.Path { return canon.Path{"prompts", i, "parts"} })
 	}
 	for i := range l.Inputs {
 		f := &l.Inputs[i]
-		str(&f.Name)
-		str(&f.MediaType)
-		str(&f.Seen)
-		content(f.Content, func() canon.Path { return canon.Path{"inputs", i, "content"} })
+		c.str(&f.Name)
+		c.str(&f.MediaType)
+		c.str(&f.Seen)
+		c.content(f.Content, func() canon.Path { return canon.Path{"inputs", i, "content"} })
 	}
-	for i := range l.Steps {
-		s := &l.Steps[i]
-		str(&s.Type)
-		str(&s.Tool)
-		str(&s.Agent)
-		str(&s.Timestamp)
-		if s.Error != nil && fix && !utf8.ValidString(s.Error.Message) {
-			e := *s.Error // the builder's, maybe shared: not changed in place
-			e.Message = printed(e.Message)
-			s.Error = &e
+	// The steps are most of a long session's log: two halves at once
+	// where there are two CPUs, the first half's error first.
+	if mid := len(l.Steps) / 2; mid >= parallelSteps && runtime.GOMAXPROCS(0) > 1 {
+		second := &canonicalizer{fix: fix}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			second.steps(l.Steps, mid, len(l.Steps))
+		}()
+		c.steps(l.Steps, 0, mid)
+		<-done
+		if c.err == nil {
+			c.err = second.err
 		}
-		// In the order JSON prints them, which says what comes first.
-		value(&s.Parameters, func() canon.Path { return canon.Path{"steps", i, "parameters"} })
-		content(s.Output, func() canon.Path { return canon.Path{"steps", i, "output"} })
-		parts(s.OutputParts, func() canon.Path { return canon.Path{"steps", i, "output_parts"} })
-		content(s.Reasoning, func() canon.Path { return canon.Path{"steps", i, "reasoning"} })
-		value(&s.Metadata, func() canon.Path { return canon.Path{"steps", i, "metadata"} })
+	} else {
+		c.steps(l.Steps, 0, len(l.Steps))
 	}
 	for i := range l.Outputs {
 		o := &l.Outputs[i]
-		str(&o.Name)
-		str(&o.MediaType)
-		str(&o.Confidence)
-		str(&o.Notes)
-		content(o.Content, func() canon.Path { return canon.Path{"outputs", i, "content"} })
+		c.str(&o.Name)
+		c.str(&o.MediaType)
+		c.str(&o.Confidence)
+		c.str(&o.Notes)
+		c.content(o.Content, func() canon.Path { return canon.Path{"outputs", i, "content"} })
 	}
 	env := &l.Environment
-	str(&env.OS)
-	str(&env.Runtime)
+	c.str(&env.OS)
+	c.str(&env.Runtime)
 	if fix && !validMap(env.ToolVersions) {
 		tv := make(map[string]string, len(env.ToolVersions))
 		for _, k := range slices.Sorted(maps.Keys(env.ToolVersions)) {
 			pk := printed(k)
-			if _, dup := tv[pk]; dup && err == nil {
-				err = jsonError(canon.Path{"environment", "tool_versions"}, fmt.Errorf("duplicate object member name %q", pk))
+			if _, dup := tv[pk]; dup && c.err == nil {
+				c.err = jsonError(canon.Path{"environment", "tool_versions"}, fmt.Errorf("duplicate object member name %q", pk))
 			}
 			tv[pk] = printed(env.ToolVersions[k])
 		}
 		env.ToolVersions = tv
 	}
-	value(&env.Metadata, func() canon.Path { return canon.Path{"environment", "metadata"} })
-	value(&l.Metadata, func() canon.Path { return canon.Path{"metadata"} })
-	return err
+	c.value(&env.Metadata, func() canon.Path { return canon.Path{"environment", "metadata"} })
+	c.value(&l.Metadata, func() canon.Path { return canon.Path{"metadata"} })
+	return c.err
+}
+
+// parallelSteps is how many steps each half of a log's steps must hold
+// for canonical to check the halves at once.
+const parallelSteps = 256
+
+// A canonicalizer is canonical's work on part of a log: err is the first
+// error it met, after which it checks and changes nothing more.
+type canonicalizer struct {
+	fix bool
+	err error
+}
+
+// steps does the steps from to to of steps.
+func (c *canonicalizer) steps(steps []Step, from, to int) {
+	for i := from; i < to; i++ {
+		s := &steps[i]
+		c.str(&s.Type)
+		c.str(&s.Tool)
+		c.str(&s.Agent)
+		c.str(&s.Timestamp)
+		if s.Error != nil && c.fix && !utf8.ValidString(s.Error.Message) {
+			e := *s.Error // the builder's, maybe shared: not changed in place
+			e.Message = printed(e.Message)
+			s.Error = &e
+		}
+		// In the order JSON prints them, which says what comes first.
+		c.value(&s.Parameters, func() canon.Path { return canon.Path{"steps", i, "parameters"} })
+		c.content(s.Output, func() canon.Path { return canon.Path{"steps", i, "output"} })
+		c.parts(s.OutputParts, func() canon.Path { return canon.Path{"steps", i, "output_parts"} })
+		c.content(s.Reasoning, func() canon.Path { return canon.Path{"steps", i, "reasoning"} })
+		c.value(&s.Metadata, func() canon.Path { return canon.Path{"steps", i, "metadata"} })
+	}
+}
+
+func (c *canonicalizer) value(v *jsontext.Value, at func() canon.Path) {
+	if c.err != nil || *v == nil {
+		return
+	}
+	if len(*v) == 0 {
+		if c.fix {
+			*v = nil
+		}
+		return
+	}
+	if canon.IsCanonical(*v) {
+		return // most are: a read, not a copy
+	}
+	b, err := canon.Canonicalize(*v)
+	if err != nil {
+		c.err = jsonError(at(), err)
+		return
+	}
+	if c.fix {
+		*v = b
+	}
+}
+
+func (c *canonicalizer) str(s *string) {
+	if c.fix && !utf8.ValidString(*s) {
+		*s = printed(*s)
+	}
+}
+
+func (c *canonicalizer) content(ct *Content, at func() canon.Path) {
+	if c.err != nil || ct == nil || ct.kind != inline || ct.checked {
+		return
+	}
+	if err := checkLiteral(ct.raw); err != nil {
+		c.err = jsonError(at(), err)
+	}
+}
+
+func (c *canonicalizer) parts(ps []Part, at func() canon.Path) {
+	for j := range ps {
+		c.str(&ps[j].Type)
+		c.str(&ps[j].MediaType)
+		c.content(ps[j].Content, func() canon.Path { return at().Index(j).Key("content") })
+	}
 }
 
 // jsonError is the error JSON returns for a value at at that canonical

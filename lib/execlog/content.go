@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -264,6 +265,23 @@ func base64Reader(quoted []byte) io.Reader {
 // smallInline is the size below which escaped text is decoded in memory
 // rather than streamed through a temporary file.
 const smallInline = 1 << 20
+
+// sameKey returns the bytes content held in memory is given as, and in
+// which form (1: the bytes themselves, 2: a JSON string literal), so that
+// two contents with the same form and key are the same bytes stored: one
+// put does for both. ok is false for content in another form. The key
+// shares the content's memory, which does not change while it is packed.
+func (c *Content) sameKey() (form int, key string, ok bool) {
+	switch c.kind {
+	case text:
+		return 1, c.text, true
+	case data:
+		return 1, unsafe.String(unsafe.SliceData(c.data), len(c.data)), true
+	case inline:
+		return 2, unsafe.String(unsafe.SliceData(c.raw), len(c.raw)), true
+	}
+	return 0, "", false
+}
 
 // put stores the content and returns its digest and size.
 func (c *Content) put(s *store.Store) (d digest.Digest, size int64, created bool, err error) {

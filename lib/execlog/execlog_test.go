@@ -3,11 +3,15 @@ package execlog
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
@@ -246,5 +250,59 @@ func TestHash(t *testing.T) {
 	m, _, err := l.Pack(s)
 	if err != nil || m.Hash != d {
 		t.Fatalf("Pack = %s, %v; Hash said %s", m.Hash, err, d)
+	}
+}
+
+// TestPackSameContentOnce: content given several times (the same output
+// every turn) is stored by one put, and every step names its object.
+func TestPackSameContentOnce(t *testing.T) {
+	s := newStore(t)
+	l, err := Parse([]byte(`{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},
+		"steps":[{"type":"tool_call","tool":"t","output":"same\n"},{"type":"tool_call","tool":"t","output":"same\n"},
+		         {"type":"llm_call","output":"same\n","reasoning":"other"},{"type":"tool_call","tool":"t","output":"same\u000a"}]}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int
+	l.Progress = func(_, n int) { total = n }
+	m, st, err := l.Pack(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "same\n" given as one literal three times and once in another
+	// spelling, "other": three puts.
+	if total != 3 {
+		t.Errorf("%d contents put, want 3", total)
+	}
+	want := digest.Of([]byte("same\n"))
+	for i, st := range m.Steps {
+		if st.OutputRef != want {
+			t.Errorf("steps[%d] output %s, want %s", i, st.OutputRef, want)
+		}
+	}
+	if st != (Stats{New: 3}) {
+		t.Errorf("stats = %+v, want 3 new (the text, the reasoning, the manifest)", st)
+	}
+}
+
+// TestCanonicalFirstError: the steps of a long log are checked in two
+// halves at once; the error is still the first in the log's order.
+func TestCanonicalFirstError(t *testing.T) {
+	for _, bad := range [][]int{{400}, {100, 500}, {300, 299}, {599}} {
+		l := &Log{Created: "2026-01-01T00:00:00Z", Model: manifest.Model{Identifier: "m"}, Steps: make([]Step, 600)}
+		for i := range l.Steps {
+			l.Steps[i] = Step{Index: i, Type: "tool_call", Tool: "t", Parameters: jsontext.Value(`{"b":1,"a":2}`)}
+		}
+		for _, i := range bad {
+			l.Steps[i].Parameters = jsontext.Value(`{"a":1,"a":2}`)
+		}
+		err := l.Canonical()
+		want := fmt.Sprintf("steps[%d].parameters", slices.Min(bad))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("bad steps %v: error %v, want one at %s", bad, err, want)
+		}
+		if string(l.Steps[0].Parameters) != `{"a":2,"b":1}` {
+			t.Errorf("steps[0].parameters = %s, not put in canonical form", l.Steps[0].Parameters)
+		}
 	}
 }

@@ -84,6 +84,22 @@ func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 	m, jobs := l.plan()
 	created := make([]bool, len(jobs))
 	errs := make([]error, len(jobs))
+	// Content given twice (a text every turn repeats) is stored once: the
+	// others take its object.
+	firstOf := make([]int, len(jobs))
+	seen := [3]map[string]int{nil, {}, {}}
+	var todo []int
+	for i, j := range jobs {
+		firstOf[i] = i
+		if form, k, ok := j.c.sameKey(); ok {
+			if f, dup := seen[form][k]; dup {
+				firstOf[i] = f
+				continue
+			}
+			seen[form][k] = i
+		}
+		todo = append(todo, i)
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex // guards done, last and calls to l.Progress
@@ -95,12 +111,12 @@ func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		done++
-		if now := time.Now(); done == len(jobs) || now.Sub(last) >= 100*time.Millisecond {
+		if now := time.Now(); done == len(todo) || now.Sub(last) >= 100*time.Millisecond {
 			last = now
-			l.Progress(done, len(jobs))
+			l.Progress(done, len(todo))
 		}
 	}
-	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -115,7 +131,7 @@ func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 			}
 		}()
 	}
-	for i := range jobs {
+	for _, i := range todo {
 		next <- i
 	}
 	close(next)
@@ -123,6 +139,20 @@ func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 	for _, err := range errs {
 		if err != nil {
 			return nil, Stats{}, err
+		}
+	}
+	for i, f := range firstOf {
+		if f != i {
+			*jobs[i].d = *jobs[f].d
+			if jobs[i].size != nil && jobs[f].size != nil {
+				*jobs[i].size = *jobs[f].size
+			} else if jobs[i].size != nil {
+				// The first needed no size: the object's is the one.
+				*jobs[i].size, errs[i] = s.Size(*jobs[f].d)
+				if errs[i] != nil {
+					return nil, Stats{}, errs[i]
+				}
+			}
 		}
 	}
 

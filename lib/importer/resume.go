@@ -21,6 +21,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/importer/internal/snap"
 )
 
@@ -193,7 +194,9 @@ func (b *builder) restore(data []byte) checkpoint {
 		return ck
 	}
 	b.memo = &objectMemo{data: data, known: map[litAt]storedText{}}
-	f, err := os.ReadFile(b.opts.Checkpoint)
+	// A file ctx finds itself: regular, bounded, not a link out of the
+	// cache directory.
+	f, err := found.ReadFile(b.opts.Checkpoint, found.Rule{What: "import checkpoint", Max: MaxTranscript, Within: filepath.Dir(b.opts.Checkpoint)})
 	if err != nil {
 		return ck
 	}

@@ -373,3 +373,24 @@ func stored(t *testing.T, s *store.Store, p packed) {
 		}
 	}
 }
+
+// TestResumeLinkedCheckpoint: a checkpoint that is a link out of its
+// directory is not read.
+func TestResumeLinkedCheckpoint(t *testing.T) {
+	data := packgen.ClaudeSession(20 << 10)
+	ends := lineEnds(data)
+	opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
+	importWith(ClaudeCode, data[:ends[len(ends)/2]], opts)
+	elsewhere := filepath.Join(t.TempDir(), "c.ckpt")
+	if err := os.Rename(opts.Checkpoint, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, opts.Checkpoint); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	got := importWith(ClaudeCode, data, opts)
+	if got.rep.Resumed != 0 {
+		t.Error("resumed from a checkpoint linked out of its directory")
+	}
+	sameImport(t, "linked", got, importWith(ClaudeCode, data, Options{}))
+}
