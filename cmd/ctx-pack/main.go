@@ -534,6 +534,15 @@ type result struct {
 }
 
 func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
+	// latest, and the tag, are written with the pack's objects and
+	// flushed with them (store.PrepareRefs): setting them below costs a
+	// rename and a directory sync each.
+	refs := 1
+	if c.Tag != "" {
+		refs++
+	}
+	s.PrepareRefs(refs)
+	defer s.DiscardPreparedRefs()
 	src.log.Progress = func(done, total int) {
 		env.Progressf("%s: stored %d of %d objects", src.name, done, total)
 	}

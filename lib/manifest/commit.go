@@ -8,9 +8,10 @@ import (
 )
 
 // Commit finalizes m in s, whose referenced objects must already be stored:
-// it stores the manifest object, makes every object this Store wrote
-// durable, then writes the packs/ entry, the commit point. It sets m.Hash
-// and reports whether the manifest object was new.
+// it stores the manifest object, then s.PutPackEntry makes every object
+// this Store wrote durable and writes the packs/ entry, the commit point,
+// in one flush and one directory sync (see store.PutPackEntry). It sets
+// m.Hash and reports whether the manifest object was new.
 func Commit(s *store.Store, m *Manifest) (d digest.Digest, created bool, err error) {
 	// Hold ctx-gc off from here: what is checked present stays present.
 	if err := s.HoldWrites(); err != nil {
@@ -34,9 +35,6 @@ func Commit(s *store.Store, m *Manifest) (d digest.Digest, created bool, err err
 		return d, false, err
 	}
 	m.Hash = d
-	if err := s.Sync(); err != nil {
-		return d, created, fmt.Errorf("committing pack %s: %w", d, err)
-	}
 	entry, err := EncodeSummary(Summarize(m))
 	if err != nil {
 		return d, created, err

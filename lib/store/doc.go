@@ -15,8 +15,10 @@
 // linked into place without replacing anything, so a crash leaves at most
 // garbage in tmp/ and concurrent writers of the same content agree. Writing
 // identical bytes again is a no-op; a name that already holds other bytes
-// is reported as ErrImmutable. Objects are made durable in one batch by Sync
-// before the pack entry, the commit point, is written. Refs are replaced
+// is reported as ErrImmutable. PutPackEntry makes a pack's objects, its
+// entry's bytes and the refs prepared for it (PrepareRefs) durable in one
+// flush, then links the entry, the commit point (commit.go says in which
+// order, and why a crash between any two steps is safe). Refs are replaced
 // with rename under a flock(2) lock on their directory, which the kernel
 // releases when its holder dies, so a crash never leaves a lock behind.
 //

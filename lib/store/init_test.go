@@ -79,3 +79,19 @@ func TestInitAt(t *testing.T) {
 		t.Fatalf("OpenAt(project) = %v, %v", s, err)
 	}
 }
+
+// TestInitUnreadableParent: a store can be made in a directory its user
+// may write in but not list; the parent's sync is skipped there.
+func TestInitUnreadableParent(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every directory")
+	}
+	parent := filepath.Join(t.TempDir(), "drop")
+	if err := os.Mkdir(parent, 0o333); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(parent, 0o755)
+	if _, created, err := Init(filepath.Join(parent, DirName)); err != nil || !created {
+		t.Fatalf("Init in a write-only directory = %v, %v", created, err)
+	}
+}

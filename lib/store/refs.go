@@ -155,6 +155,21 @@ func (l *RefLock) Set(d digest.Digest) error {
 	if old, err := l.Get(); err == nil && old != nil && *old == d {
 		return nil // unchanged: no write, no fsync
 	}
+	if p := l.s.takePrepared(d); p != "" {
+		// Its bytes were flushed with the pack's objects, before the
+		// pack's entry was linked (commit.go): naming it durably is all
+		// that is left.
+		crashPoint("ref")
+		err := os.Rename(p, l.path)
+		if err == nil {
+			err = syncDir(filepath.Dir(l.path))
+		}
+		if err != nil {
+			os.Remove(p)
+			return fmt.Errorf("updating ref %s: %w", l.name, err)
+		}
+		return nil
+	}
 	if err := l.s.writeRef(l.path, d); err != nil {
 		return fmt.Errorf("updating ref %s: %w", l.name, err)
 	}

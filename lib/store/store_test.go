@@ -442,3 +442,37 @@ func TestGetUpTo(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPutSmall stores W1's 20 objects of about 1 KiB, each in a
+// fan-out directory of its own, into a new store per iteration, with no
+// flush: what creating them costs as unnamed files (O_TMPFILE, linked
+// into place) and as named temporary files in tmp/ (linked, then
+// removed), the fallback where there are no unnamed files.
+func BenchmarkPutSmall(b *testing.B) {
+	objs := make([][]byte, 20)
+	for i := range objs {
+		objs[i] = []byte(fmt.Sprintf("object %d ", i) + strings.Repeat("x", 1024))
+	}
+	for _, named := range []bool{false, true} {
+		b.Run(map[bool]string{false: "unnamed", true: "named"}[named], func(b *testing.B) {
+			defer func(old bool) { noUnnamed.Store(old) }(noUnnamed.Load())
+			noUnnamed.Store(named)
+			dir := b.TempDir()
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer()
+				s, _, err := Init(filepath.Join(dir, fmt.Sprint(i), DirName))
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.SetSyncMode(SyncNone)
+				b.StartTimer()
+				for _, o := range objs {
+					if _, _, err := s.Put(o); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

@@ -5,9 +5,11 @@
 // `ctx-init && ctx-pack` leaves for W1's log (5 inputs of 1 KiB, 10
 // steps): a .ctx directory with config.json, 16 objects in 16 fan-out
 // directories, a packs/ entry and refs/latest, with the same syncs ctx
-// makes (two fsyncs for the store, then one syncfs for the objects and
-// four fsyncs for the entry and the ref). It parses nothing, hashes what
-// it writes, and has no command line to speak of:
+// makes (fsyncs of config.json's bytes, of DIR and of the store; then one
+// syncfs for the objects and the entry's and the ref's bytes, an fsync of
+// packs/ once the entry is named, and one of refs/ once the ref is). It
+// parses nothing, hashes what it writes, and has no command line to
+// speak of:
 //
 //	w1base DIR
 package main
@@ -36,7 +38,17 @@ func run(dir string) error {
 			return err
 		}
 	}
-	if err := writeSync(filepath.Join(root, "config.json"), []byte(`{"hash":"sha256","version":1}`+"\n")); err != nil {
+	config := filepath.Join(root, ".tmp-config")
+	if err := write(config, []byte(`{"hash":"sha256","version":1}`+"\n")); err != nil {
+		return err
+	}
+	if err := syncDir(config); err != nil {
+		return err
+	}
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	if err := os.Rename(config, filepath.Join(root, "config.json")); err != nil {
 		return err
 	}
 	if err := syncDir(root); err != nil {
@@ -62,40 +74,39 @@ func run(dir string) error {
 		}
 		last = name
 	}
-	f, err := os.Open(root)
-	if err != nil {
+	entry, ref := filepath.Join(root, "packs", ".tmp-entry"), filepath.Join(root, "tmp", "ref")
+	if err := write(entry, []byte(`{"hash":"sha256:`+last+`"}`)); err != nil {
 		return err
 	}
-	if err := unix.Syncfs(int(f.Fd())); err != nil {
+	if err := write(ref, []byte("sha256:"+last+"\n")); err != nil {
 		return err
 	}
-	f.Close()
-	if err := writeSync(filepath.Join(root, "packs", last), []byte(`{"hash":"sha256:`+last+`"}`)); err != nil {
+	if err := syncFS(root); err != nil {
+		return err
+	}
+	if err := os.Rename(entry, filepath.Join(root, "packs", last)); err != nil {
 		return err
 	}
 	if err := syncDir(filepath.Join(root, "packs")); err != nil {
 		return err
 	}
-	if err := writeSync(filepath.Join(root, "refs", "latest"), []byte("sha256:"+last+"\n")); err != nil {
+	if err := os.Rename(ref, filepath.Join(root, "refs", "latest")); err != nil {
 		return err
 	}
 	return syncDir(filepath.Join(root, "refs"))
 }
 
-func writeSync(name string, b []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+func syncFS(dir string) error {
+	f, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	defer f.Close()
+	return unix.Syncfs(int(f.Fd()))
+}
+
+func write(name string, b []byte) error {
+	return os.WriteFile(name, b, 0o444)
 }
 
 func syncDir(name string) error {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -197,7 +198,9 @@ type NotARead struct {
 // Error says what in the command is not a plain read.
 func (e *NotARead) Error() string { return e.Prog + ": " + e.What + " is not a plain read" }
 
-var sedRange = regexp.MustCompile(`^([0-9]+)(?:,([0-9]+))?p$`)
+// sedRange is compiled at first use, not when a program that links this
+// package starts.
+var sedRange = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]+)(?:,([0-9]+))?p$`) })
 
 // ParseCodexRead reads a command given as pipeline stages (SplitPipeline)
 // as one of the plain reads:
@@ -240,7 +243,7 @@ func ParseCodexRead(stages [][]string) (*CodexRead, error) {
 		r.Files = args
 		return r, nil
 	case "sed":
-		if len(args) > 3 && args[0] == "-n" && sedRange.MatchString(args[1]) {
+		if len(args) > 3 && args[0] == "-n" && sedRange().MatchString(args[1]) {
 			return nil, not("sed of several files")
 		}
 		if len(args) != 3 || args[0] != "-n" {
@@ -284,7 +287,7 @@ func ParseCodexRead(stages [][]string) (*CodexRead, error) {
 
 // sedRange reads a sed script 'A,Bp' or 'Ap' into r's lines.
 func (r *CodexRead) sedRange(script string) error {
-	m := sedRange.FindStringSubmatch(script)
+	m := sedRange().FindStringSubmatch(script)
 	if m == nil {
 		return &NotARead{Prog: "sed", What: "sed script " + strconv.Quote(script)}
 	}

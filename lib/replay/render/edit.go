@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 )
 
@@ -36,20 +37,24 @@ const (
 
 const claudeSnippetHead = " has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n"
 
-var (
-	claudeSnippetForm = regexp.MustCompile("^The file .* has been updated\\. Here's the result of running `cat -n` on a snippet of the edited file:\n")
-	claudeShortForm   = regexp.MustCompile(`^The file .* has been updated successfully\.$`)
-	claudeAllForm     = regexp.MustCompile(`(?s)^The file .* has been updated\. All occurrences of '.*' were successfully replaced with '.*'\.$`)
-)
+// claudeForms are compiled at first use, not when a program that links
+// this package (ctx-pack, through its importers) starts.
+var claudeForms = sync.OnceValue(func() (f struct{ snippet, short, all *regexp.Regexp }) {
+	f.snippet = regexp.MustCompile("^The file .* has been updated\\. Here's the result of running `cat -n` on a snippet of the edited file:\n")
+	f.short = regexp.MustCompile(`^The file .* has been updated successfully\.$`)
+	f.all = regexp.MustCompile(`(?s)^The file .* has been updated\. All occurrences of '.*' were successfully replaced with '.*'\.$`)
+	return f
+})
 
 // ClaudeEditFormOf returns the form recorded is in.
 func ClaudeEditFormOf(recorded []byte) ClaudeEditForm {
+	f := claudeForms()
 	switch {
-	case claudeSnippetForm.Match(recorded):
+	case f.snippet.Match(recorded):
 		return ClaudeEditSnippet
-	case claudeAllForm.Match(recorded):
+	case f.all.Match(recorded):
 		return ClaudeEditAll
-	case claudeShortForm.Match(recorded):
+	case f.short.Match(recorded):
 		return ClaudeEditShort
 	}
 	return ClaudeEditUnknown
@@ -129,7 +134,10 @@ const ClaudeMultiEditShown = 50
 // user changed the edit before accepting it.
 const ClaudeUserModified = "The user modified your proposed changes before accepting them."
 
-var claudeMultiEditForm = regexp.MustCompile(`^Applied [0-9]+ edits? to .*:\n1\. Replaced "`)
+// claudeMultiEditForm is compiled at first use, as claudeForms is.
+var claudeMultiEditForm = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^Applied [0-9]+ edits? to .*:\n1\. Replaced "`)
+})
 
 // ClaudeCodeMultiEdit renders MultiEdit's answer (Claude Code 1.0; 2.0
 // has no MultiEdit), whatever the files held: "Applied N edits to PATH:"
@@ -142,7 +150,7 @@ func ClaudeCodeMultiEdit(path string, olds, news []string, recorded []byte) ([]b
 	switch {
 	case strings.Contains(string(recorded), ClaudeUserModified):
 		return nil, unsupported("the user modified the edits before accepting them")
-	case !claudeMultiEditForm.Match(recorded):
+	case !claudeMultiEditForm().Match(recorded):
 		return nil, unsupported("the recorded answer is in none of the forms of Claude Code's MultiEdit that are rendered")
 	}
 	var b strings.Builder
