@@ -28,7 +28,10 @@ func PeakRSS(t testing.TB, cmd *exec.Cmd, okCodes ...int) int64 {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	var hwm int64
+	// Read at once, then every millisecond: Start returns once the child
+	// has exec'd (its memory its own), and a quick one may be gone by
+	// the first tick.
+	hwm := ProcField(cmd.Process.Pid, "status", "VmHWM:")
 	for {
 		select {
 		case err := <-done:
