@@ -75,6 +75,12 @@ func QuotedStored(lit []byte, d digest.Digest, size int64) *Content {
 	return &Content{kind: inline, raw: lit, stated: -1, lines: -1, stored: d, storedSize: size, checked: true}
 }
 
+// TextStored is Text content known to be the object d of size bytes
+// (found by name and size when packed, as QuotedStored is).
+func TextStored(s string, d digest.Digest, size int64) *Content {
+	return &Content{kind: text, text: s, stated: -1, lines: -1, stored: d, storedSize: size}
+}
+
 // QuotedObject returns the object the text of the JSON string literal lit
 // is stored as, and its size, or an error when lit is not a canonical
 // JSON string (Canonical would refuse it).

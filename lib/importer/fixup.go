@@ -22,7 +22,13 @@ const attachmentScheme = "attachment://"
 
 // text returns the content of a recorded text.
 func (b *builder) text(s string) *execlog.Content {
-	return execlog.Text(b.attachment(s))
+	a := b.attachment(s)
+	if a == s {
+		if c := b.memo.text(s); c != nil {
+			return c
+		}
+	}
+	return execlog.Text(a)
 }
 
 // quoted returns the content of a text the input gives as the JSON string

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -134,7 +135,11 @@ func checkpointKey(b *builder) string {
 		h := sha256.Sum256(f.Data)
 		subs = append(subs, f.Name, hex.EncodeToString(h[:]))
 	}
-	k, _ := json.Marshal([]any{checkpointVersion, b.format, buildID(), snap.Fingerprint(&saved{}), b.opts.Deterministic, b.opts.Name, b.opts.Dir, subs})
+	shape := snap.Fingerprint(&struct {
+		S saved
+		M map[litAt]storedText
+	}{})
+	k, _ := json.Marshal([]any{checkpointVersion, b.format, buildID(), shape, b.opts.Deterministic, b.opts.Name, b.opts.Dir, subs})
 	h := sha256.Sum256(k)
 	return hex.EncodeToString(h[:])
 }
@@ -337,8 +342,12 @@ type objectMemo struct {
 	known   map[litAt]storedText
 }
 
-// A litAt is a literal's place in the transcript.
-type litAt struct{ Off, Len int }
+// A litAt is a literal's place in the transcript, or (Text) that of a
+// text the transcript holds as it is, without escapes.
+type litAt struct {
+	Off, Len int
+	Text     bool
+}
 
 // A storedText is the object a literal's text is, and its size.
 type storedText struct {
@@ -346,17 +355,42 @@ type storedText struct {
 	Size int64
 }
 
+// at returns where s is in the bytes the checkpoint covers, ok false
+// when s is not bytes of them.
+func (m *objectMemo) at(s string, text bool) (at litAt, ok bool) {
+	if m == nil || len(m.data) == 0 || len(s) == 0 {
+		return litAt{}, false
+	}
+	off := int(uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.SliceData(m.data))))
+	if off < 0 || off+len(s) > m.covered {
+		return litAt{}, false
+	}
+	return litAt{off, len(s), text}, true
+}
+
+// text returns the content of s, a text of the transcript in the bytes
+// the checkpoint covers, with its object; nil for another.
+func (m *objectMemo) text(s string) *execlog.Content {
+	at, ok := m.at(s, true)
+	if !ok || !utf8.ValidString(s) {
+		return nil
+	}
+	o, ok := m.known[at]
+	if !ok {
+		o = storedText{digest.Of(m.data[at.Off : at.Off+at.Len]), int64(len(s))}
+		m.known[at] = o
+	}
+	return execlog.TextStored(s, o.D, o.Size)
+}
+
 // content returns the content of lit, a literal of the transcript in the
 // bytes the checkpoint covers, with its object; nil for another.
 func (m *objectMemo) content(lit string) *execlog.Content {
-	if m == nil || len(m.data) == 0 || len(lit) < 2 {
+	at, ok := m.at(lit, false)
+	if !ok || len(lit) < 2 {
 		return nil
 	}
-	off := int(uintptr(unsafe.Pointer(unsafe.StringData(lit))) - uintptr(unsafe.Pointer(unsafe.SliceData(m.data))))
-	if off < 0 || off+len(lit) > m.covered {
-		return nil
-	}
-	at := litAt{off, len(lit)}
+	off := at.Off
 	b := m.data[off : off+len(lit) : off+len(lit)]
 	o, ok := m.known[at]
 	if !ok {
