@@ -10,7 +10,10 @@
 # whole transcript read again), and into an empty store. Prints the
 # median wall and CPU time (user + system; perf stat's task-clock when
 # perf is there).
-#   scripts/bench-capture.sh            # SIZE=20971520 RUNS=5
+# VARIED=1 (the default) generates a session whose tool outputs differ
+# from turn to turn, as a real session's do (gensession -varied); VARIED=0
+# the one whose turns all read the same file and print the same output.
+#   scripts/bench-capture.sh            # SIZE=20971520 RUNS=5 VARIED=1
 set -euo pipefail
 export CGO_ENABLED=0
 size=${SIZE:-$((20 << 20))}
@@ -19,13 +22,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 w=$(mktemp -d "${TMPDIR:-/tmp}/ctx-capture.XXXXXX")
 trap 'chmod -R u+w "$w" 2>/dev/null; rm -rf "$w"' EXIT
 (cd "$root" && go build -o "$w/bin/" ./cmd/ctx-init ./cmd/ctx-pack ./scripts/gensession)
-"$w/bin/gensession" -size "$size" >"$w/full.jsonl"
+varied=()
+[ "${VARIED:-1}" = 1 ] && varied=(-varied)
+"$w/bin/gensession" -size "$size" "${varied[@]}" >"$w/full.jsonl"
 n=$(wc -l <"$w/full.jsonl")
 head -n $((n - 9)) "$w/full.jsonl" >"$w/session.jsonl"
 export CTX_IMPORT_CACHE="$w/s/cache"
 mkdir -p "$w/base" && (cd "$w/base" && "$w/bin/ctx-init" >/dev/null && CTX_IMPORT_CACHE="$w/base/cache" "$w/bin/ctx-pack" --from claude-code "$w/session.jsonl" >/dev/null 2>&1)
 cp "$w/full.jsonl" "$w/session.jsonl"
-echo "$(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg); transcript $(wc -c <"$w/full.jsonl") bytes, $n lines"
+echo "$(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg); transcript $(wc -c <"$w/full.jsonl") bytes, $n lines${varied:+, varied outputs}"
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 # run NAME SETUP: pack the session RUNS times into the store SETUP makes.
 run() {
