@@ -80,7 +80,10 @@ type resumeFixture struct {
 // package's own, the shared real sessions, and a generated session.
 func resumeFixtures(t *testing.T) []resumeFixture {
 	t.Helper()
-	all := []resumeFixture{{ClaudeCode, "generated", packgen.ClaudeSession(40 << 10)}}
+	all := []resumeFixture{
+		{ClaudeCode, "generated", packgen.ClaudeSession(40 << 10)},
+		{ClaudeCode, "generated-varied", packgen.ClaudeSessionVaried(40 << 10)},
+	}
 	shared, err := sharedtest.Path()
 	if err != nil {
 		t.Logf("the shared sessions are not cut: %v", err)
