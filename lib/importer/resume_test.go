@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/packgen"
 	"github.com/ctx-tools/ctx/internal/sharedtest"
+	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -396,4 +397,43 @@ func TestResumeLinkedCheckpoint(t *testing.T) {
 		t.Error("resumed from a checkpoint linked out of its directory")
 	}
 	sameImport(t, "linked", got, importWith(ClaudeCode, data, Options{}))
+}
+
+// TestResumeTrustsNamedObjects: what a checkpoint names is found by name
+// and size, not read back: with one of those objects damaged in place
+// (same size), a resumed pack goes through, where a full one, which
+// compares the bytes, refuses the store's object; ctx-verify --store is
+// what checks every object's bytes.
+func TestResumeTrustsNamedObjects(t *testing.T) {
+	data := packgen.ClaudeSessionVaried(40 << 10)
+	ends := lineEnds(data)
+	s := newStore(t)
+	opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
+	first := packDirect(s, ClaudeCode, data[:ends[len(ends)/2]], opts, execlog.Options{})
+	if first.err != nil {
+		t.Fatal(first.err)
+	}
+	// The largest object is a tool output of the covered lines.
+	var big digest.Digest
+	var most int64
+	for _, d := range first.objects {
+		if fi, err := os.Stat(s.ObjectPath(d)); err == nil && fi.Size() > most {
+			big, most = d, fi.Size()
+		}
+	}
+	b, err := os.ReadFile(s.ObjectPath(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 0x20
+	os.Chmod(s.ObjectPath(big), 0o644)
+	if err := os.WriteFile(s.ObjectPath(big), b, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if got := packDirect(s, ClaudeCode, data, opts, execlog.Options{}); got.err != nil {
+		t.Fatalf("resumed pack: %v", got.err)
+	}
+	if got := packDirect(s, ClaudeCode, data, Options{}, execlog.Options{}); got.err == nil || !strings.Contains(got.err.Error(), "other bytes") {
+		t.Fatalf("full pack over a damaged object: %v, want it refused", got.err)
+	}
 }
