@@ -292,8 +292,9 @@ func (c *Content) sameKey() (form int, key string, ok bool) {
 // put stores the content and returns its digest and size.
 func (c *Content) put(s *store.Store) (d digest.Digest, size int64, created bool, err error) {
 	if !c.stored.IsZero() {
-		if fi, err := os.Lstat(s.ObjectPath(c.stored)); err == nil && fi.Mode().IsRegular() && fi.Size() == c.storedSize {
-			return c.stored, c.storedSize, false, nil
+		// As a ref is: by name and size (s.Size).
+		if size, err := s.Size(c.stored); err == nil && size == c.storedSize {
+			return c.stored, size, false, nil
 		}
 		// Not there (another store, collected): stored as any text.
 	}

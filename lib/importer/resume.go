@@ -97,7 +97,7 @@ func (b *builder) readLines(data []byte, read func(where string, rec gjson.Resul
 	if ck.s != nil && r.restore(ck.s) {
 		b.resume(ck)
 	} else {
-		ck = checkpoint{sum: ck.sum}
+		ck = checkpoint{sum: ck.sum, key: ck.key}
 		ck.sum.Reset()
 	}
 	cut := max(resumePoint(data), ck.n)
@@ -188,6 +188,7 @@ type checkpoint struct {
 	n     int       // the bytes covered
 	lines int       // the lines they hold
 	sum   hash.Hash // the SHA-256 of data[:n], to go on with
+	key   string    // this import's checkpointKey
 }
 
 // restore returns the checkpoint saved for data: a state to resume when
@@ -198,6 +199,7 @@ func (b *builder) restore(data []byte) checkpoint {
 	if b.opts.Checkpoint == "" {
 		return ck
 	}
+	ck.key = checkpointKey(b)
 	b.memo = &objectMemo{data: data, known: map[litAt]storedText{}}
 	// A file ctx finds itself: regular, bounded, not a link out of the
 	// cache directory.
@@ -210,7 +212,7 @@ func (b *builder) restore(data []byte) checkpoint {
 		return ck
 	}
 	var h checkpointHeader
-	if json.Unmarshal(f[:nl], &h) != nil || h.Key != checkpointKey(b) || h.Length <= 0 || h.Length > len(data) ||
+	if json.Unmarshal(f[:nl], &h) != nil || h.Key != ck.key || h.Length <= 0 || h.Length > len(data) ||
 		h.StateLength < 0 || h.StateLength > len(f)-nl-1 {
 		return ck
 	}
@@ -274,13 +276,14 @@ func (b *builder) save(ck checkpoint, data []byte, n int, s *saved) {
 		return
 	}
 	ck.sum.Write(data[ck.n:n])
-	b.pending = &pendingCheckpoint{n: n, prefix: hex.EncodeToString(ck.sum.Sum(nil)),
+	b.pending = &pendingCheckpoint{key: ck.key, n: n, prefix: hex.EncodeToString(ck.sum.Sum(nil)),
 		lines: bytes.Count(data[:n], []byte{'\n'}), state: state}
 }
 
 // A pendingCheckpoint is a state saved, to be written once the import
 // has succeeded.
 type pendingCheckpoint struct {
+	key    string
 	n      int
 	prefix string
 	lines  int
@@ -302,7 +305,7 @@ func (b *builder) commit() {
 	}
 	ss, so := sha256.Sum256(p.state), sha256.Sum256(objects)
 	head, err := json.Marshal(checkpointHeader{
-		Key: checkpointKey(b), Length: p.n, Prefix: p.prefix, Lines: p.lines,
+		Key: p.key, Length: p.n, Prefix: p.prefix, Lines: p.lines,
 		StateLength: len(p.state), State: hex.EncodeToString(ss[:]), Objects: hex.EncodeToString(so[:]),
 	})
 	if err != nil {
