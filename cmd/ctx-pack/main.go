@@ -79,6 +79,8 @@ type source struct {
 	hook     bool   // read from a hook payload, on the session's machine
 	cwd      string // the working directory the hook payload gives
 	imported bool   // converted from an agent's own format
+
+	prior, priorKey string // where the steps of this pack are kept for the next (execlog.SavePrior)
 }
 
 func (c *packCmd) Run(env *cli.Env) error {
@@ -274,7 +276,7 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 	if err := c.followHook(env, &src, &dir); err != nil {
 		return src, err
 	}
-	if err := c.importLog(env, &src); err != nil {
+	if err := c.importLog(env, s, &src); err != nil {
 		return src, err
 	}
 	opts := execlog.Options{Dir: dir, SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH")}
@@ -392,7 +394,7 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 // (src.log) when --from asks for it (lib/importer chooses). Problems found
 // in the converted log then name it as such, since their paths are not
 // the input's.
-func (c *packCmd) importLog(env *cli.Env, src *source) error {
+func (c *packCmd) importLog(env *cli.Env, s *store.Store, src *source) error {
 	format, err := importer.Choose(c.From, src.name, src.data)
 	if err != nil {
 		var mis *importer.MismatchError
@@ -447,6 +449,12 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 		if dir := userconfig.CacheDir("CTX_IMPORT_CACHE", "import"); dir != "" {
 			if abs, err := filepath.Abs(src.name); err == nil {
 				opts.Checkpoint = importer.CheckpointFile(dir, abs)
+				if !c.Redact {
+					// And the steps its last pack holds are taken as
+					// they were packed (a redacted log's are not).
+					src.prior, src.priorKey = importer.PriorFile(opts.Checkpoint)
+					opts.Prior = execlog.LoadPrior(s, src.prior, src.priorKey)
+				}
 			}
 		}
 	}
@@ -457,6 +465,9 @@ func (c *packCmd) importLog(env *cli.Env, src *source) error {
 	msg := fmt.Sprintf("%s: imported %d of %d %s records", src.name, rep.Mapped, rep.Records, format)
 	if rep.Resumed > 0 {
 		msg += fmt.Sprintf(" (the first %d lines from the last import's checkpoint)", rep.Resumed)
+	}
+	if rep.Reused > 0 {
+		msg += fmt.Sprintf("; %d of %d steps as pack %s holds them", rep.Reused, len(l.Steps), opts.Prior.Pack().Short())
 	}
 	if rep.Skipped > 0 {
 		msg += fmt.Sprintf("; skipped %d (%s)", rep.Skipped, strings.Join(rep.Reasons, ", "))
@@ -550,6 +561,10 @@ func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
 	env.ProgressDone()
 	if err != nil {
 		return fmt.Errorf("packing %s: %w", src.name, err)
+	}
+	if src.prior != "" {
+		// A cache: the next pack without it does the work again.
+		_ = src.log.SavePrior(src.prior, src.priorKey)
 	}
 	res := result{Result: execlog.NewResult(m, stats), Tag: c.Tag}
 	err = s.UpdateRef(store.Latest, func(old *digest.Digest) (digest.Digest, error) {

@@ -63,15 +63,15 @@ func (l *Log) canonical(fix bool) error {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			second.steps(l.Steps, mid, len(l.Steps))
+			second.steps(l, mid, len(l.Steps))
 		}()
-		c.steps(l.Steps, 0, mid)
+		c.steps(l, 0, mid)
 		<-done
 		if c.err == nil {
 			c.err = second.err
 		}
 	} else {
-		c.steps(l.Steps, 0, len(l.Steps))
+		c.steps(l, 0, len(l.Steps))
 	}
 	for i := range l.Outputs {
 		o := &l.Outputs[i]
@@ -111,10 +111,13 @@ type canonicalizer struct {
 	err error
 }
 
-// steps does the steps from to to of steps.
-func (c *canonicalizer) steps(steps []Step, from, to int) {
+// steps does the steps from to to of l, but those Reuse took as packed.
+func (c *canonicalizer) steps(l *Log, from, to int) {
 	for i := from; i < to; i++ {
-		s := &steps[i]
+		if l.encoded(i) != nil {
+			continue
+		}
+		s := &l.Steps[i]
 		c.str(&s.Type)
 		c.str(&s.Tool)
 		c.str(&s.Agent)

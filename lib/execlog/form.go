@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -56,6 +57,7 @@ func (l *Log) skeleton() *manifest.Manifest {
 			Index: s.Index, Type: s.Type, Tool: s.Tool, Agent: s.Agent, ParentStep: s.ParentStep,
 			Parameters: s.Parameters, OutputParts: parts(s.OutputParts), Error: s.Error, Usage: s.Usage,
 			Deterministic: s.Deterministic, Timestamp: s.Timestamp, Metadata: s.Metadata,
+			Encoded: l.encoded(i),
 		}
 	}
 	for i, o := range l.Outputs {
@@ -210,6 +212,9 @@ func (l *Log) JSON() ([]byte, error) {
 // that changes while it is streamed fails at its end, with a
 // *store.CorruptError, leaving the output cut short.
 func (l *Log) WriteJSON(out io.Writer) error {
+	if l.reused != nil {
+		return errors.New("execlog: a log that reused packed steps is not printed")
+	}
 	w := &writer{b: make([]byte, 0, l.sizeHint())}
 	w.open('{')
 	w.optStr("created", l.Created)

@@ -39,6 +39,10 @@ type Log struct {
 	// number of content objects stored so far and in all, at most every
 	// 100 ms and once at the end; never from two goroutines at once.
 	Progress func(done, total int)
+
+	prints    []fingerprint // each step's (Fingerprint)
+	reused    []reusedStep  // the steps Reuse took from a prior pack
+	committed *packed       // what Pack stored, for SavePrior
 }
 
 // Prompt is a prompt message: Content, or Parts when it is multimodal.

@@ -81,6 +81,12 @@ func (l *Log) Hash(s *store.Store) (digest.Digest, error) {
 // manifest.Commit makes them durable and writes the manifest and the packs/
 // entry. The returned manifest has its Hash set.
 func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
+	// Hold ctx-gc off before the first object is found present, so that
+	// every object found or stored stays until the commit (which then
+	// need not look for them again).
+	if err := s.HoldWrites(); err != nil {
+		return nil, Stats{}, err
+	}
 	m, jobs := l.plan()
 	created := make([]bool, len(jobs))
 	errs := make([]error, len(jobs))
@@ -156,13 +162,23 @@ func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 		}
 	}
 
-	d, manifestNew, err := manifest.Commit(s, m)
+	c, err := manifest.CommitWith(s, m, manifest.CommitOptions{Present: true, Spans: l.prints != nil})
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	isNew := map[digest.Digest]bool{d: manifestNew}
+	isNew := map[digest.Digest]bool{c.Hash: c.Created}
 	for i, j := range jobs {
 		isNew[*j.d] = isNew[*j.d] || created[i]
+	}
+	for _, r := range l.reused {
+		for _, d := range r.refs {
+			if _, ok := isNew[d]; !ok {
+				isNew[d] = false // the prior pack's
+			}
+		}
+	}
+	if l.prints != nil && len(c.Steps) == len(m.Steps) {
+		l.committed = &packed{Committed: c, steps: stepRefs(m)}
 	}
 	var st Stats
 	for _, n := range isNew {
@@ -173,6 +189,21 @@ func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 		}
 	}
 	return m, st, nil
+}
+
+// stepRefs returns the objects each step of m references, in Slots'
+// order (none for a step reused as Encoded).
+func stepRefs(m *manifest.Manifest) [][]digest.Digest {
+	refs := make([][]digest.Digest, len(m.Steps))
+	for sl := range m.Slots() {
+		switch sl.Field {
+		case manifest.FieldStepOutput, manifest.FieldStepOutputPart, manifest.FieldStepReasoning:
+			if !sl.Ref.IsZero() {
+				refs[sl.Index] = append(refs[sl.Index], *sl.Ref)
+			}
+		}
+	}
+	return refs
 }
 
 // Result is the line a command prints for a pack it made (ctx-pack, and

@@ -76,6 +76,13 @@ type Options struct {
 	// when its first bytes still hash as they did. The log is the same
 	// without it.
 	Checkpoint string
+	// Prior, when set, is the steps of the transcript's last pack
+	// (execlog.LoadPrior of PriorFile): ImportLog notes each step's
+	// fingerprint, for the caller to save the prior of the pack it makes
+	// (execlog.Log.SavePrior), and takes the steps the last pack already
+	// holds as they were packed (execlog.Log.Reuse). The pack is the
+	// same without it.
+	Prior *execlog.Prior
 }
 
 // File is a named input.
@@ -100,6 +107,9 @@ type Report struct {
 	// Resumed is the number of lines a checkpoint covered, which this
 	// import did not read again (Options.Checkpoint).
 	Resumed int
+	// Reused is the number of steps taken as the last pack holds them
+	// (Options.Prior).
+	Reused int
 }
 
 // Error reports input that does not have the shape of its format. Where
@@ -186,13 +196,20 @@ func ImportLog(format string, data []byte, opts Options) (*execlog.Log, Report, 
 	if b.workspace != nil {
 		b.addWorkspace(l, b.workspace)
 	}
+	reused := 0
+	if opts.Prior != nil {
+		l.Fingerprint()
+		reused = l.Reuse(opts.Prior)
+	}
 	if err := l.Canonical(); err != nil {
 		// Text the input carries but canonical JSON cannot (a lone UTF-16
 		// surrogate escape): named by where it lands in the log.
 		return nil, Report{Format: format}, b.errorf("", "%s%v", cannotPrint, err)
 	}
 	b.commit()
-	return l, b.report(), nil
+	rep := b.report()
+	rep.Reused = reused
+	return l, rep, nil
 }
 
 // cannotPrint begins the message of an import that canonical JSON cannot

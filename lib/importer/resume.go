@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -62,6 +63,13 @@ const maxCheckpoints = 32
 func CheckpointFile(dir, path string) string {
 	h := sha256.Sum256([]byte(path))
 	return filepath.Join(dir, hex.EncodeToString(h[:16])+".ckpt")
+}
+
+// PriorFile returns the file, beside a checkpoint, that keeps the steps
+// of the last pack of the transcript (execlog.Log.SavePrior), and the key
+// they are saved and loaded under (execlog.LoadPrior): this build's.
+func PriorFile(checkpoint string) (file, key string) {
+	return strings.TrimSuffix(checkpoint, ".ckpt") + ".steps", buildID()
 }
 
 // saved is what a checkpoint holds: the state after the lines it covers,
@@ -408,8 +416,9 @@ func (m *objectMemo) content(lit string) *execlog.Content {
 }
 
 // pruneCheckpoints removes the checkpoints of dir written least recently
-// beyond maxCheckpoints, and temporary files left by an import that was
-// stopped while writing one.
+// beyond maxCheckpoints, with the prior files (PriorFile) beside them and
+// those left without a checkpoint, and temporary files left by an import
+// or a pack that was stopped while writing one.
 func pruneCheckpoints(dir string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -420,6 +429,8 @@ func pruneCheckpoints(dir string) {
 		at   time.Time
 	}
 	var all []ckpt
+	kept := map[string]bool{}
+	var priors []string
 	for _, e := range ents {
 		fi, err := e.Info()
 		if err != nil || !fi.Mode().IsRegular() {
@@ -428,17 +439,25 @@ func pruneCheckpoints(dir string) {
 		switch name := e.Name(); {
 		case filepath.Ext(name) == ".ckpt":
 			all = append(all, ckpt{name, fi.ModTime()})
-		case len(name) > 6 && name[:6] == ".ckpt-" && time.Since(fi.ModTime()) > time.Hour:
+			kept[strings.TrimSuffix(name, ".ckpt")] = true
+		case filepath.Ext(name) == ".steps" && name[0] != '.':
+			priors = append(priors, name)
+		case name[0] == '.' && (strings.HasPrefix(name, ".ckpt-") || strings.Contains(name, ".steps-")) && time.Since(fi.ModTime()) > time.Hour:
 			os.Remove(filepath.Join(dir, name))
 		}
 	}
-	if len(all) <= maxCheckpoints {
-		return
+	if len(all) > maxCheckpoints {
+		slices.SortFunc(all, func(a, b ckpt) int { return b.at.Compare(a.at) })
+		for _, c := range all[maxCheckpoints:] {
+			if err := os.Remove(filepath.Join(dir, c.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return
+			}
+			delete(kept, strings.TrimSuffix(c.name, ".ckpt"))
+		}
 	}
-	slices.SortFunc(all, func(a, b ckpt) int { return b.at.Compare(a.at) })
-	for _, c := range all[maxCheckpoints:] {
-		if err := os.Remove(filepath.Join(dir, c.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return
+	for _, name := range priors {
+		if !kept[strings.TrimSuffix(name, ".steps")] {
+			os.Remove(filepath.Join(dir, name))
 		}
 	}
 }

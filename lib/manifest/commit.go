@@ -13,34 +13,64 @@ import (
 // in one flush and one directory sync (see store.PutPackEntry). It sets
 // m.Hash and reports whether the manifest object was new.
 func Commit(s *store.Store, m *Manifest) (d digest.Digest, created bool, err error) {
+	c, err := CommitWith(s, m, CommitOptions{})
+	return c.Hash, c.Created, err
+}
+
+// CommitOptions tune CommitWith.
+type CommitOptions struct {
+	// Present says the caller found every object m references in s
+	// after taking s.HoldWrites (so that ctx-gc has not removed one
+	// since): they are not looked for again.
+	Present bool
+	// Spans asks where each step lies in the manifest's bytes.
+	Spans bool
+}
+
+// Committed is what CommitWith stored.
+type Committed struct {
+	Hash    digest.Digest
+	Created bool   // the manifest object was new
+	Size    int64  // the manifest's size in bytes
+	Steps   []Span // with CommitOptions.Spans: each step's place in them
+}
+
+// CommitWith is Commit, tuned by opts.
+func CommitWith(s *store.Store, m *Manifest, opts CommitOptions) (Committed, error) {
+	var c Committed
 	// Hold ctx-gc off from here: what is checked present stays present.
 	if err := s.HoldWrites(); err != nil {
-		return d, false, err
+		return c, err
 	}
-	for _, ref := range m.Refs() {
-		ok, err := s.Has(ref)
-		if err != nil {
-			return d, false, err
+	if !opts.Present {
+		for _, ref := range m.Refs() {
+			ok, err := s.Has(ref)
+			if err != nil {
+				return c, err
+			}
+			if !ok {
+				return c, fmt.Errorf("committing pack: referenced object %s: %w", ref, store.ErrNotFound)
+			}
 		}
-		if !ok {
-			return d, false, fmt.Errorf("committing pack: referenced object %s: %w", ref, store.ErrNotFound)
-		}
 	}
-	b, err := Encode(m)
+	u := *m
+	u.Hash = digest.Digest{}
+	b, spans, err := encodeSpans(&u, opts.Spans)
 	if err != nil {
-		return d, false, err
+		return c, err
 	}
-	d, created, err = s.Put(b)
+	c.Hash, c.Created, err = s.Put(b)
 	if err != nil {
-		return d, false, err
+		return c, err
 	}
-	m.Hash = d
+	c.Size, c.Steps = int64(len(b)), spans
+	m.Hash = c.Hash
 	entry, err := EncodeSummary(Summarize(m))
 	if err != nil {
-		return d, created, err
+		return c, err
 	}
-	if _, err := s.PutPackEntry(d, entry); err != nil {
-		return d, created, err
+	if _, err := s.PutPackEntry(c.Hash, entry); err != nil {
+		return c, err
 	}
-	return d, created, nil
+	return c, nil
 }

@@ -14,7 +14,7 @@ import (
 // that marshal gives the same bytes.
 func encodeBoth(t *testing.T, m *Manifest) bool {
 	t.Helper()
-	fast, ok := encodeCanonical(m)
+	fast, _, ok := encodeCanonical(m, false)
 	if !ok {
 		return false
 	}

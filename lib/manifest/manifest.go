@@ -175,6 +175,13 @@ type Step struct {
 	Deterministic bool           `json:"deterministic"`
 	Timestamp     string         `json:"timestamp,omitzero"`
 	Metadata      jsontext.Value `json:"metadata,omitzero"`
+
+	// Encoded, when set, is the step as canonical JSON, written as it is
+	// in place of the fields above: a step of an earlier pack of the same
+	// log, taken as it was packed (execlog.Prior). Index, Type and Tool
+	// still say what it is; its references are not among Slots' and
+	// Refs' (they are the earlier pack's, present in the store).
+	Encoded []byte `json:"-"`
 }
 
 // StepError says a step failed: {} when only that is known, else its
@@ -235,10 +242,37 @@ func JSON(m *Manifest) ([]byte, error) { return encode(m) }
 
 // encode is marshal, through its fast path when it can take it.
 func encode(m *Manifest) ([]byte, error) {
-	if b, ok := encodeCanonical(m); ok {
-		return b, nil
+	b, _, err := encodeSpans(m, false)
+	return b, err
+}
+
+// encodeSpans is encode, also returning where each step lies in the
+// bytes when spans is set.
+func encodeSpans(m *Manifest, spans bool) ([]byte, []Span, error) {
+	if b, sp, ok := encodeCanonical(m, spans); ok {
+		return b, sp, nil
 	}
-	return marshal(m)
+	if slices.ContainsFunc(m.Steps, func(s Step) bool { return s.Encoded != nil }) {
+		// marshal knows only the fields: the encoded steps are decoded
+		// into them first.
+		c := *m
+		c.Steps = slices.Clone(m.Steps)
+		for i := range c.Steps {
+			if enc := c.Steps[i].Encoded; enc != nil {
+				c.Steps[i] = Step{}
+				if err := json.Unmarshal(enc, &c.Steps[i], json.RejectUnknownMembers(true)); err != nil {
+					return nil, nil, fmt.Errorf("encoding manifest: step %d as packed before: %w", i, err)
+				}
+			}
+		}
+		m = &c
+	}
+	b, err := marshal(m)
+	if err != nil || !spans {
+		return b, nil, err
+	}
+	// Not the fast path's bytes: no spans (the caller does without).
+	return b, nil, nil
 }
 
 func marshal(v any) ([]byte, error) {
@@ -509,6 +543,9 @@ func (m *Manifest) Slots() iter.Seq[Slot] {
 		}
 		for i := range m.Steps {
 			s := &m.Steps[i]
+			if s.Encoded != nil {
+				continue
+			}
 			at := canon.Path{"steps", i}
 			if s.OutputParts != nil {
 				if !parts(FieldStepOutputPart, i, at.Key("output_parts"), s.OutputParts) {
