@@ -406,6 +406,9 @@ func (c *checker) log(l *Log) {
 		c.errorf(canon.Path{"inputs", u, "name"}, "%s", msg)
 	}
 	for i := range l.Steps {
+		if l.encoded(i) != nil {
+			continue // checked as it is when it was packed (Reuse)
+		}
 		s := &l.Steps[i]
 		at := canon.Path{"steps", i}
 		if s.Index != i {

@@ -2,8 +2,10 @@ package importer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -134,11 +136,9 @@ func stringEnd(doc []byte, i int) int {
 func bigNumbers(doc []byte) bool {
 	for i := 0; i < len(doc); {
 		// Skip to the next digit: most of a document is not.
-		j := bytes.IndexAny(doc[i:], "0123456789")
-		if j < 0 {
+		if i = nextDigit(doc, i); i < 0 {
 			return false
 		}
-		i += j
 		start := i
 		for i < len(doc) && doc[i] >= '0' && doc[i] <= '9' {
 			i++
@@ -162,6 +162,29 @@ func bigNumbers(doc []byte) bool {
 		}
 	}
 	return false
+}
+
+// nextDigit returns the index of the first ASCII digit of doc at or after
+// i, or -1: eight bytes at a time (digits, a flag for each byte, computed
+// in one word), since long runs of text without one are the rule.
+func nextDigit(doc []byte, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(doc); i += 8 {
+		w := binary.LittleEndian.Uint64(doc[i:])
+		// Each byte has its top bit set before the subtractions, so that
+		// none borrows from the next: a byte's top bit then says whether
+		// its low seven bits are at least '0', and at least ':'.
+		geZero, geColon := (w|hi)-'0'*lo, (w|hi)-':'*lo
+		if m := geZero &^ geColon &^ w & hi; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(doc); i++ {
+		if doc[i] >= '0' && doc[i] <= '9' {
+			return i
+		}
+	}
+	return -1
 }
 
 // exactNumber reports whether canonical JSON carries the number literal lit
