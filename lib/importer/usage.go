@@ -2,6 +2,7 @@ package importer
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,20 @@ var usageNames = []struct {
 		"completion_tokens_details.reasoning_tokens", "output_tokens_details.reasoning_tokens", "output_token_details.reasoning"}},
 	{"total_tokens", []string{"total_tokens"}},
 }
+
+// usageField is, for each of usageNames, its place in manifest.Usage's
+// Fields.
+var usageField = func() []int {
+	fields := (&manifest.Usage{}).Fields()
+	out := make([]int, len(usageNames))
+	for i, n := range usageNames {
+		out[i] = slices.IndexFunc(fields, func(f manifest.UsageField) bool { return f.Name == n.name })
+		if out[i] < 0 {
+			panic("importer: no usage field " + n.name)
+		}
+	}
+	return out
+}()
 
 // takeUsage moves the token counts of meta's "usage" member (LangChain:
 // "usage_metadata") into the step's usage, named as the log names them.
@@ -65,15 +80,43 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 	if !u.IsObject() {
 		return nil, nil
 	}
-	counts := &manifest.Usage{}
-	fields := map[string]**int64{}
-	for _, f := range counts.Fields() {
-		fields[f.Name] = f.Value
+	// The members once, not a path search from the start per name: a
+	// session has a usage object per model turn.
+	type kv struct {
+		k string
+		v gjson.Result
 	}
-	taken := map[string]bool{}
-	for _, n := range usageNames {
+	var members []kv
+	each(u, func(k, v gjson.Result) bool {
+		members = append(members, kv{k.String(), v})
+		return true
+	})
+	get := func(k string) gjson.Result { // the first, as gjson's Get
+		for _, m := range members {
+			if m.k == k {
+				return m.v
+			}
+		}
+		return gjson.Result{}
+	}
+	counts := &manifest.Usage{}
+	fields := counts.Fields()
+	var taken map[string]bool
+	for i, n := range usageNames {
 		for _, p := range n.paths {
-			v := u.Get(p)
+			var v gjson.Result
+			if k, sub, nested := strings.Cut(p, "."); nested {
+				// As gjson's Get: the first member k that holds sub.
+				for _, m := range members {
+					if m.k == k {
+						if v = m.v.Get(sub); v.Exists() {
+							break
+						}
+					}
+				}
+			} else {
+				v = get(p)
+			}
 			if v.Type != gjson.Number || !isDigits(v.Raw) {
 				continue
 			}
@@ -81,7 +124,10 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 			if err != nil {
 				continue
 			}
-			*fields[n.name] = &c
+			*fields[usageField[i]].Value = &c
+			if taken == nil {
+				taken = map[string]bool{}
+			}
 			taken[p] = true
 			break
 		}
