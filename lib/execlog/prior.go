@@ -36,6 +36,8 @@ import (
 // store does not hold, or whose manifest does not hash to its name is
 // not used.
 type Prior struct {
+	start    sync.Once
+	load     func()
 	done     chan struct{}
 	err      error // why the prior cannot be used
 	pack     digest.Digest
@@ -72,35 +74,41 @@ const priorVersion = 1
 // maxPrior bounds a prior file: far more than a session's steps take.
 const maxPrior = 256 << 20
 
-// LoadPrior starts reading the prior file (SavePrior) whose header holds
-// key, and the manifest of the pack it names from s; Reuse waits for it.
-// Any problem makes a Prior that reuses nothing (Err says why).
+// LoadPrior returns the prior file (SavePrior) whose header holds key,
+// with the manifest of the pack it names from s, to be read in the
+// background once Start is called (or when first needed): its 10 MB are
+// best read while the caller works on one core. Any problem makes a
+// Prior that reuses nothing (Err says why).
 func LoadPrior(s *store.Store, file, key string) *Prior {
 	p := &Prior{done: make(chan struct{})}
-	go func() {
+	p.load = func() {
 		defer close(p.done)
-		p.err = p.load(s, file, key)
+		p.err = p.read(s, file, key)
 		if p.err != nil {
 			p.manifest, p.at, p.refs = nil, nil, nil
 		}
-	}()
+	}
 	return p
 }
+
+// Start starts reading p in the background, once.
+func (p *Prior) Start() { p.start.Do(func() { go p.load() }) }
 
 // Err waits for p to be read, and says why it cannot be used (nil when it
 // can).
 func (p *Prior) Err() error {
+	p.Start()
 	<-p.done
 	return p.err
 }
 
 // Pack is the pack p's steps are taken from.
 func (p *Prior) Pack() digest.Digest {
-	<-p.done
+	p.Err()
 	return p.pack
 }
 
-func (p *Prior) load(s *store.Store, file, key string) error {
+func (p *Prior) read(s *store.Store, file, key string) error {
 	b, err := found.ReadFile(file, found.Rule{What: "packed steps", Max: maxPrior, Within: filepath.Dir(file)})
 	if err != nil {
 		return err

@@ -114,6 +114,10 @@ func (b *builder) readLines(data []byte, read func(where string, rec gjson.Resul
 	}
 	r.workspace(ck.n, cut)
 	b.save(ck, data, cut, r.save())
+	if b.opts.Prior != nil {
+		// Read while the steps are joined and made, on one core.
+		b.opts.Prior.Start()
+	}
 	if err := b.jsonLinesIn(data, cut, len(data), read); err != nil {
 		return err
 	}
