@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -227,6 +228,10 @@ func (l *Log) Reuse(p *Prior) int {
 		if !ok || fp == (fingerprint{}) {
 			continue
 		}
+		enc := p.manifest[e.span.Start:e.span.End]
+		if !hasIndex(enc, i) {
+			continue // a place that is not this step's: not taken
+		}
 		if l.reused == nil {
 			l.reused = make([]reusedStep, len(l.Steps))
 		}
@@ -234,10 +239,23 @@ func (l *Log) Reuse(p *Prior) int {
 		for j, r := range e.refs {
 			refs[j] = p.refs[r]
 		}
-		l.reused[i] = reusedStep{encoded: p.manifest[e.span.Start:e.span.End], refs: refs}
+		l.reused[i] = reusedStep{encoded: enc, refs: refs}
 		n++
 	}
 	return n
+}
+
+// hasIndex reports whether enc, a step's canonical JSON, is step i's. Its
+// members before "index" are agent, deterministic and error, whose
+// strings escape any quote: the first "index": is the step's.
+func hasIndex(enc []byte, i int) bool {
+	const key = `"index":`
+	k := bytes.Index(enc, []byte(key))
+	if k < 0 {
+		return false
+	}
+	rest, n := enc[k+len(key):], strconv.Itoa(i)
+	return bytes.HasPrefix(rest, []byte(n)) && len(rest) > len(n) && (rest[len(n)] == ',' || rest[len(n)] == '}')
 }
 
 // reusedStep is a step Reuse took from a prior pack: its manifest entry,

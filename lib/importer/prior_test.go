@@ -1,0 +1,129 @@
+package importer
+
+import (
+	"bytes"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctx-tools/ctx/internal/packgen"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// A transcript packed again as it grows, each pack taking the steps its
+// last pack holds (Options.Prior), gives at every step the pack a fresh
+// import packs.
+
+// packPrior packs data as ctx-pack does after every reply: resuming from
+// the checkpoint, taking the steps the last pack (prior) holds, and
+// leaving the prior of this pack for the next. It returns the pack and
+// how many steps were taken.
+func packPrior(s *store.Store, format string, data []byte, ckpt string) (packed, int) {
+	file, key := PriorFile(ckpt)
+	opts := Options{Checkpoint: ckpt, Prior: execlog.LoadPrior(s, file, key)}
+	l, rep, err := ImportLog(format, data, opts)
+	if err != nil {
+		return packed{err: err}, 0
+	}
+	if err := l.Check(execlog.Options{}); err != nil {
+		return packed{err: err}, 0
+	}
+	if err := l.CheckStore(s); err != nil {
+		return packed{err: err}, 0
+	}
+	m, _, err := l.Pack(s)
+	if err != nil {
+		return packed{err: err}, 0
+	}
+	if err := l.SavePrior(file, key); err != nil {
+		return packed{err: err}, 0
+	}
+	b, err := s.Get(m.Hash)
+	if err != nil {
+		return packed{err: err}, 0
+	}
+	// The steps taken are not among m's slots: the refs are read back.
+	stored, err := manifest.Parse(b)
+	if err != nil {
+		return packed{err: err}, 0
+	}
+	refs := stored.Refs()
+	slices.SortFunc(refs, func(a, b digest.Digest) int { return strings.Compare(a.String(), b.String()) })
+	return packed{manifest: b, objects: slices.Compact(refs), warnings: l.Warnings}, rep.Reused
+}
+
+// cuts returns up to n line ends of data, spread over it, the last one
+// always.
+func cuts(data []byte, n int) []int {
+	ends := lineEnds(data)
+	if len(ends) <= n {
+		return ends
+	}
+	var out []int
+	for i := 1; i <= n; i++ {
+		out = append(out, ends[i*len(ends)/n-1])
+	}
+	return out
+}
+
+func TestPriorGrowing(t *testing.T) {
+	for _, fx := range resumeFixtures(t) {
+		t.Run(fx.format+"/"+filepath.Base(fx.name), func(t *testing.T) {
+			s := newStore(t)
+			ckpt := filepath.Join(t.TempDir(), "c.ckpt")
+			reused := 0
+			for _, end := range cuts(fx.data, 40) {
+				got, n := packPrior(s, fx.format, fx.data[:end], ckpt)
+				want := packDirect(newStore(t), fx.format, fx.data[:end], Options{}, execlog.Options{})
+				if d := same(got, want); d != "" {
+					t.Fatalf("the first %d bytes, packed after the pack of fewer: %s", end, d)
+				}
+				reused += n
+			}
+			if reused == 0 && len(lineEnds(fx.data)) > 4 {
+				t.Error("no pack took a step from the one before it")
+			}
+		})
+	}
+}
+
+// TestPriorChanged: a transcript whose lines changed (a compaction, an
+// edited tool output) or that was replaced takes only the steps that are
+// what they were.
+func TestPriorChanged(t *testing.T) {
+	data := packgen.ClaudeSessionVaried(60 << 10)
+	ends := lineEnds(data)
+	mid := ends[len(ends)/2]
+	changed := bytes.Clone(data)
+	i := bytes.Index(changed[mid:], []byte("handler revision"))
+	if i < 0 {
+		t.Fatal("the generated session has no tool output to change")
+	}
+	copy(changed[mid+i:], "HANDLER")
+	for _, c := range []struct {
+		name         string
+		first, again []byte
+	}{
+		{"a tool output changed", data, changed},
+		{"lines removed", data, append(bytes.Clone(data[:ends[3]]), data[mid:]...)},
+		{"truncated", data, data[:mid]},
+		{"another session", packgen.ClaudeSession(30 << 10), data},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newStore(t)
+			ckpt := filepath.Join(t.TempDir(), "c.ckpt")
+			if p, _ := packPrior(s, ClaudeCode, c.first, ckpt); p.err != nil {
+				t.Fatal(p.err)
+			}
+			got, _ := packPrior(s, ClaudeCode, c.again, ckpt)
+			want := packDirect(newStore(t), ClaudeCode, c.again, Options{}, execlog.Options{})
+			if d := same(got, want); d != "" {
+				t.Fatal(d)
+			}
+		})
+	}
+}
