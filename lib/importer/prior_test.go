@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -126,4 +127,27 @@ func TestPriorChanged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLogStepsAtOnce: a session's steps made in two halves at once (more
+// than 512 steps, two CPUs) are the steps made one after the other, with
+// and without a checkpoint's memo (which both halves write).
+func TestLogStepsAtOnce(t *testing.T) {
+	data := packgen.ClaudeSessionVaried(3500 << 10)
+	ends := lineEnds(data)
+	ckpt := filepath.Join(t.TempDir(), "c.ckpt")
+	importWith(ClaudeCode, data[:ends[len(ends)/2]], Options{Checkpoint: ckpt})
+	prev := runtime.GOMAXPROCS(1)
+	one := importWith(ClaudeCode, data, Options{})
+	runtime.GOMAXPROCS(max(prev, 2))
+	defer runtime.GOMAXPROCS(prev)
+	if l, err := execlog.Parse(one.out, execlog.Options{}); err != nil || len(l.Steps) < 512 {
+		t.Fatalf("%v, or too few steps to be made in halves", err)
+	}
+	sameImport(t, "in halves", importWith(ClaudeCode, data, Options{}), one)
+	resumed := importWith(ClaudeCode, data, Options{Checkpoint: ckpt})
+	if resumed.rep.Resumed == 0 {
+		t.Fatal("the checkpoint was not used")
+	}
+	sameImport(t, "in halves, resumed", resumed, one)
 }

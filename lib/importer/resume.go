@@ -289,7 +289,7 @@ func (b *builder) save(ck checkpoint, data []byte, n int, s *saved) {
 	}
 	ck.sum.Write(data[ck.n:n])
 	b.pending = &pendingCheckpoint{key: ck.key, n: n, prefix: hex.EncodeToString(ck.sum.Sum(nil)),
-		lines: bytes.Count(data[:n], []byte{'\n'}), state: state}
+		lines: ck.lines + bytes.Count(data[ck.n:n], []byte{'\n'}), state: state}
 }
 
 // A pendingCheckpoint is a state saved, to be written once the import
@@ -354,7 +354,27 @@ func (b *builder) commit() {
 type objectMemo struct {
 	data    []byte
 	covered int // the bytes the checkpoint this import writes covers
-	known   map[litAt]storedText
+	mu      sync.Mutex
+	known   map[litAt]storedText // guarded by mu once steps are made (builder.log)
+}
+
+// lookup returns the object of the literal at, computing it with object
+// (outside the lock, so that two goroutines hash at once) when it is not
+// known.
+func (m *objectMemo) lookup(at litAt, object func() (storedText, bool)) (storedText, bool) {
+	m.mu.Lock()
+	o, ok := m.known[at]
+	m.mu.Unlock()
+	if ok {
+		return o, true
+	}
+	if o, ok = object(); !ok {
+		return o, false
+	}
+	m.mu.Lock()
+	m.known[at] = o
+	m.mu.Unlock()
+	return o, true
 }
 
 // A litAt is a literal's place in the transcript, or (Text) that of a
@@ -390,11 +410,9 @@ func (m *objectMemo) text(s string) *execlog.Content {
 	if !ok || !utf8.ValidString(s) {
 		return nil
 	}
-	o, ok := m.known[at]
-	if !ok {
-		o = storedText{digest.Of(m.data[at.Off : at.Off+at.Len]), int64(len(s))}
-		m.known[at] = o
-	}
+	o, _ := m.lookup(at, func() (storedText, bool) {
+		return storedText{digest.Of(m.data[at.Off : at.Off+at.Len]), int64(len(s))}, true
+	})
 	return execlog.TextStored(s, o.D, o.Size)
 }
 
@@ -407,14 +425,12 @@ func (m *objectMemo) content(lit string) *execlog.Content {
 	}
 	off := at.Off
 	b := m.data[off : off+len(lit) : off+len(lit)]
-	o, ok := m.known[at]
-	if !ok {
+	o, ok := m.lookup(at, func() (storedText, bool) {
 		d, size, err := execlog.QuotedObject(b)
-		if err != nil {
-			return nil // not canonical: Canonical says where
-		}
-		o = storedText{d, size}
-		m.known[at] = o
+		return storedText{d, size}, err == nil
+	})
+	if !ok {
+		return nil // not canonical: Canonical says where
 	}
 	return execlog.QuotedStored(b, o.D, o.Size)
 }
