@@ -55,15 +55,15 @@ func CommitWith(s *store.Store, m *Manifest, opts CommitOptions) (Committed, err
 	}
 	u := *m
 	u.Hash = digest.Digest{}
-	b, spans, err := encodeSpans(&u, opts.Spans)
+	parts, spans, err := encodeParts(&u, opts.Spans)
 	if err != nil {
 		return c, err
 	}
-	c.Hash, c.Created, err = s.Put(b)
+	c.Hash, c.Size, c.Created, err = s.PutParts(parts)
 	if err != nil {
 		return c, err
 	}
-	c.Size, c.Steps = int64(len(b)), spans
+	c.Steps = spans
 	m.Hash = c.Hash
 	entry, err := EncodeSummary(Summarize(m))
 	if err != nil {

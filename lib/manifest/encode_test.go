@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/go-json-experiment/json"
@@ -14,7 +15,8 @@ import (
 // that marshal gives the same bytes.
 func encodeBoth(t *testing.T, m *Manifest) bool {
 	t.Helper()
-	fast, _, ok := encodeCanonical(m, false)
+	parts, _, ok := encodeCanonical(m, false)
+	fast := bytes.Join(parts, nil)
 	if !ok {
 		return false
 	}
@@ -118,4 +120,51 @@ func FuzzEncodeFields(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestEncodeEncodedSteps: steps given as their encoded bytes, adjacent in
+// one document's memory or each in memory of its own, encode to the bytes
+// and places of the steps given by their fields; so they do when the
+// manifest needs marshal.
+func TestEncodeEncodedSteps(t *testing.T) {
+	m := full()
+	for len(m.Steps) < 5 {
+		s := m.Steps[len(m.Steps)-1]
+		s.Index = len(m.Steps)
+		m.Steps = append(m.Steps, s)
+	}
+	parts, spans, ok := encodeCanonical(m, true)
+	want := bytes.Join(parts, nil)
+	if !ok || len(spans) != len(m.Steps) {
+		t.Fatalf("declined, or %d spans for %d steps", len(spans), len(m.Steps))
+	}
+	for name, given := range map[string][]int{"adjacent": {0, 1, 2}, "apart": {1, 3}, "last": {4}, "all": {0, 1, 2, 3, 4}} {
+		for _, copied := range []bool{false, true} {
+			c := *m
+			c.Steps = append([]Step(nil), m.Steps...)
+			for _, i := range given {
+				enc := want[spans[i].Start:spans[i].End]
+				if copied {
+					enc = bytes.Clone(enc)
+				}
+				c.Steps[i] = Step{Index: i, Type: m.Steps[i].Type, Encoded: enc}
+			}
+			parts, got, ok := encodeCanonical(&c, true)
+			if !ok || !bytes.Equal(bytes.Join(parts, nil), want) || !slices.Equal(got, spans) {
+				t.Errorf("%s (copied %v): %s, spans %v, want %s, %v", name, copied, bytes.Join(parts, nil), got, want, spans)
+			}
+			if !copied && name == "adjacent" && len(parts) != 3 {
+				t.Errorf("adjacent steps in %d parts, want 3 (before, the steps, after)", len(parts))
+			}
+			// Through marshal: a value elsewhere not in canonical form.
+			c.Metadata = jsontext.Value(`{"b":1,"a":2}`)
+			b, err := Encode(&c)
+			w := *m
+			w.Metadata = c.Metadata
+			wb, werr := Encode(&w)
+			if err != nil || werr != nil || !bytes.Equal(b, wb) {
+				t.Errorf("%s (copied %v), through marshal: %v %v\n%s\n%s", name, copied, err, werr, b, wb)
+			}
+		}
+	}
 }

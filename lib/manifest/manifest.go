@@ -242,15 +242,21 @@ func JSON(m *Manifest) ([]byte, error) { return encode(m) }
 
 // encode is marshal, through its fast path when it can take it.
 func encode(m *Manifest) ([]byte, error) {
-	b, _, err := encodeSpans(m, false)
-	return b, err
+	parts, _, err := encodeParts(m, false)
+	if err != nil || len(parts) == 1 {
+		return parts[0], err
+	}
+	return bytes.Join(parts, nil), nil
 }
 
-// encodeSpans is encode, also returning where each step lies in the
-// bytes when spans is set.
-func encodeSpans(m *Manifest, spans bool) ([]byte, []Span, error) {
-	if b, sp, ok := encodeCanonical(m, spans); ok {
-		return b, sp, nil
+// encodeParts is encode, the bytes in parts (encodeCanonical), also
+// returning where each step lies in them when spans is set.
+func encodeParts(m *Manifest, spans bool) ([][]byte, []Span, error) {
+	if parts, sp, ok := encodeCanonical(m, spans); ok {
+		if len(parts) == 0 {
+			parts = [][]byte{nil}
+		}
+		return parts, sp, nil
 	}
 	if slices.ContainsFunc(m.Steps, func(s Step) bool { return s.Encoded != nil }) {
 		// marshal knows only the fields: the encoded steps are decoded
@@ -261,18 +267,15 @@ func encodeSpans(m *Manifest, spans bool) ([]byte, []Span, error) {
 			if enc := c.Steps[i].Encoded; enc != nil {
 				c.Steps[i] = Step{}
 				if err := json.Unmarshal(enc, &c.Steps[i], json.RejectUnknownMembers(true)); err != nil {
-					return nil, nil, fmt.Errorf("encoding manifest: step %d as packed before: %w", i, err)
+					return [][]byte{nil}, nil, fmt.Errorf("encoding manifest: step %d as packed before: %w", i, err)
 				}
 			}
 		}
 		m = &c
 	}
-	b, err := marshal(m)
-	if err != nil || !spans {
-		return b, nil, err
-	}
 	// Not the fast path's bytes: no spans (the caller does without).
-	return b, nil, nil
+	b, err := marshal(m)
+	return [][]byte{b}, nil, err
 }
 
 func marshal(v any) ([]byte, error) {

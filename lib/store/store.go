@@ -391,6 +391,40 @@ func (s *Store) Put(b []byte) (d digest.Digest, created bool, err error) {
 	return d, created, err
 }
 
+// PutParts stores the object made of parts, one after the other, as Put
+// stores it, without joining them in memory first (a manifest whose
+// steps come from an earlier one's bytes). It returns its size.
+func (s *Store) PutParts(parts [][]byte) (d digest.Digest, size int64, created bool, err error) {
+	if len(parts) == 1 {
+		d, created, err = s.Put(parts[0])
+		return d, int64(len(parts[0])), created, err
+	}
+	if err := s.HoldWrites(); err != nil {
+		return d, 0, false, err
+	}
+	h := digest.NewHasher()
+	for _, p := range parts {
+		h.Write(p)
+		size += int64(len(p))
+	}
+	d = h.Digest()
+	if ok, err := s.exists(d, size); err != nil || ok {
+		return d, size, false, err
+	}
+	tmp, err := s.newTemp()
+	if err != nil {
+		return d, size, false, err
+	}
+	for _, p := range parts {
+		if _, err := tmp.Write(p); err != nil {
+			tmp.discard()
+			return d, size, false, fmt.Errorf("writing object %s: %w", d, err)
+		}
+	}
+	created, err = s.commitObject(tmp, d, size)
+	return d, size, created, err
+}
+
 // PutReader stores everything read from r, streaming it through a temporary
 // file, so its size is not bounded by memory.
 func (s *Store) PutReader(r io.Reader) (d digest.Digest, size int64, created bool, err error) {
