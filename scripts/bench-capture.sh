@@ -1,36 +1,57 @@
 #!/bin/bash
-# bench-capture.sh: what re-packing a growing Claude Code session costs,
-# as the Stop hook does after every reply. A generated transcript
-# (scripts/gensession, shaped like real ones: split assistant lines,
-# toolUseResult copies, progress lines) of SIZE bytes is packed once
-# without its last turn (untimed), leaving the import's checkpoint
-# ($CTX_IMPORT_CACHE); then, RUNS times, the whole transcript (one more
-# reply, 9 lines) is packed into a copy of that store and checkpoint.
+# bench-capture.sh: what re-packing a growing Claude Code session (or,
+# with FORMAT=codex, a Codex rollout) costs, as the Stop hook does after
+# every reply. A generated transcript (scripts/gensession, shaped like
+# real ones: for Claude Code split assistant lines, toolUseResult copies,
+# progress lines; for Codex turn_context lines, encrypted reasoning,
+# exec_command and apply_patch calls, token_count and other events) of
+# SIZE bytes is packed once without its last turn (untimed), leaving the
+# import's checkpoint ($CTX_IMPORT_CACHE); then, RUNS times, the whole
+# transcript (one more reply: Claude Code's last 9 lines, Codex's lines
+# from the last turn's task_started event) is packed into a copy of
+# that store and checkpoint.
 # Also timed: the same without the checkpoint (CTX_IMPORT_CACHE=off: the
 # whole transcript read again), and into an empty store. Prints the
 # median wall and CPU time (user + system; perf stat's task-clock when
 # perf is there).
 # VARIED=1 (the default) generates a session whose tool outputs differ
 # from turn to turn, as a real session's do (gensession -varied); VARIED=0
-# the one whose turns all read the same file and print the same output.
-#   scripts/bench-capture.sh            # SIZE=20971520 RUNS=5 VARIED=1
+# the one whose turns all read the same file and print the same output;
+# a Codex rollout's tool outputs always differ.
+#   scripts/bench-capture.sh            # FORMAT=claude-code SIZE=20971520 RUNS=5 VARIED=1
+#   FORMAT=codex scripts/bench-capture.sh
 set -euo pipefail
 export CGO_ENABLED=0
 size=${SIZE:-$((20 << 20))}
 runs=${RUNS:-5}
+format=${FORMAT:-claude-code}
+case $format in
+claude-code | codex) ;;
+*) echo "bench-capture.sh: FORMAT must be claude-code or codex, not $format" >&2 && exit 3 ;;
+esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 w=$(mktemp -d "${TMPDIR:-/tmp}/ctx-capture.XXXXXX")
 trap 'chmod -R u+w "$w" 2>/dev/null; rm -rf "$w"' EXIT
 (cd "$root" && go build -o "$w/bin/" ./cmd/ctx-init ./cmd/ctx-pack ./scripts/gensession)
 varied=()
-[ "${VARIED:-1}" = 1 ] && varied=(-varied)
-"$w/bin/gensession" -size "$size" "${varied[@]}" >"$w/full.jsonl"
+[ "$format" = claude-code ] && [ "${VARIED:-1}" = 1 ] && varied=(-varied)
+"$w/bin/gensession" -format "$format" -size "$size" "${varied[@]}" >"$w/full.jsonl"
 n=$(wc -l <"$w/full.jsonl")
-head -n $((n - 9)) "$w/full.jsonl" >"$w/session.jsonl"
+case $format in
+claude-code) last=$((n - 8)) ;;
+codex)
+	# The last turn opens with its task_started event (its turn_context
+	# line in rollouts without one).
+	last=$(grep -n '^{"timestamp":"[^"]*","type":"event_msg","payload":{"type":"task_started"' "$w/full.jsonl" | tail -n 1 | cut -d: -f1 || true)
+	[ -n "$last" ] || last=$(grep -n '^{"timestamp":"[^"]*","type":"turn_context"' "$w/full.jsonl" | tail -n 1 | cut -d: -f1 || true)
+	[ -n "$last" ] || { echo "bench-capture.sh: the rollout has no turn" >&2 && exit 2; }
+	;;
+esac
+head -n $((last - 1)) "$w/full.jsonl" >"$w/session.jsonl"
 export CTX_IMPORT_CACHE="$w/s/cache"
-mkdir -p "$w/base" && (cd "$w/base" && "$w/bin/ctx-init" >/dev/null && CTX_IMPORT_CACHE="$w/base/cache" "$w/bin/ctx-pack" --from claude-code "$w/session.jsonl" >/dev/null 2>&1)
+mkdir -p "$w/base" && (cd "$w/base" && "$w/bin/ctx-init" >/dev/null && CTX_IMPORT_CACHE="$w/base/cache" "$w/bin/ctx-pack" --from "$format" "$w/session.jsonl" >/dev/null 2>&1)
 cp "$w/full.jsonl" "$w/session.jsonl"
-echo "$(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg); transcript $(wc -c <"$w/full.jsonl") bytes, $n lines${varied:+, varied outputs}"
+echo "$(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg); $format transcript $(wc -c <"$w/full.jsonl") bytes, $n lines, the last reply $((n - last + 1)) lines${varied:+, varied outputs}"
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 # run NAME SETUP: pack the session RUNS times into the store SETUP makes.
 run() {
@@ -39,10 +60,10 @@ run() {
 		rm -rf "$w/s" && eval "$setup" && sync
 		a=$(date +%s%N)
 		if command -v perf >/dev/null; then
-			(cd "$w/s" && perf stat -x, -e task-clock -o "$w/cpu" "$w/bin/ctx-pack" --from claude-code "$w/session.jsonl" >/dev/null 2>&1)
+			(cd "$w/s" && perf stat -x, -e task-clock -o "$w/cpu" "$w/bin/ctx-pack" --from "$format" "$w/session.jsonl" >/dev/null 2>&1)
 			c+=("$(awk -F, '$3 == "task-clock" { print $1 }' "$w/cpu")")
 		else
-			(cd "$w/s" && /usr/bin/time -f '%U %S' -o "$w/cpu" "$w/bin/ctx-pack" --from claude-code "$w/session.jsonl" >/dev/null 2>&1)
+			(cd "$w/s" && /usr/bin/time -f '%U %S' -o "$w/cpu" "$w/bin/ctx-pack" --from "$format" "$w/session.jsonl" >/dev/null 2>&1)
 			c+=("$(awk '{print ($1 + $2) * 1000}' "$w/cpu")")
 		fi
 		b=$(date +%s%N)

@@ -78,12 +78,13 @@ type resumeFixture struct {
 }
 
 // resumeFixtures are the Claude Code and Codex transcripts to cut: the
-// package's own, the shared real sessions, and a generated session.
+// package's own, the shared real sessions, and generated sessions.
 func resumeFixtures(t *testing.T) []resumeFixture {
 	t.Helper()
 	all := []resumeFixture{
 		{ClaudeCode, "generated", packgen.ClaudeSession(40 << 10)},
 		{ClaudeCode, "generated-varied", packgen.ClaudeSessionVaried(40 << 10)},
+		{Codex, "generated", packgen.CodexSession(60 << 10)},
 	}
 	shared, err := sharedtest.Path()
 	if err != nil {
