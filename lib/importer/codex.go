@@ -353,7 +353,12 @@ func codexExit(r *result, exec gjson.Result) {
 	// running (an execution error, a refusal): the text then says why.
 	unran := code.Raw == "-1"
 	if r.hasOut && (failed && msg != "" || unran || code.Type != gjson.Number) {
-		text := r.text()
+		// Read, not made the output: a literal stays the literal of the
+		// transcript (packed by its place, resume.go).
+		text := r.output
+		if r.lit != "" {
+			text = gjson.Parse(r.lit).Str
+		}
 		if o := gjson.Parse(text); strings.HasPrefix(text, "{") && o.Get("content").Type == gjson.String && o.Get("success").IsBool() {
 			// Before 0.2x a failed output was {"content", "success": false}.
 			r.output, r.lit = o.Get("content").Str, ""
