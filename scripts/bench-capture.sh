@@ -12,8 +12,8 @@
 # that store and checkpoint.
 # Also timed: the same without the checkpoint (CTX_IMPORT_CACHE=off: the
 # whole transcript read again), and into an empty store. Prints the
-# median wall and CPU time (user + system; perf stat's task-clock when
-# perf is there).
+# median wall and CPU time (user + system), as bash's time keyword
+# measures them: ctx-pack alone, nothing around it.
 # VARIED=1 (the default) generates a session whose tool outputs differ
 # from turn to turn, as a real session's do (gensession -varied); VARIED=0
 # the one whose turns all read the same file and print the same output;
@@ -55,19 +55,15 @@ echo "$(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg); $format tra
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 # run NAME SETUP: pack the session RUNS times into the store SETUP makes.
 run() {
-	local name=$1 setup=$2 t=() c=() a b
+	local name=$1 setup=$2 t=() c=() wt u sy
 	for _ in $(seq "$runs"); do
 		rm -rf "$w/s" && eval "$setup" && sync
-		a=$(date +%s%N)
-		if command -v perf >/dev/null; then
-			(cd "$w/s" && perf stat -x, -e task-clock -o "$w/cpu" "$w/bin/ctx-pack" --from "$format" "$w/session.jsonl" >/dev/null 2>&1)
-			c+=("$(awk -F, '$3 == "task-clock" { print $1 }' "$w/cpu")")
-		else
-			(cd "$w/s" && /usr/bin/time -f '%U %S' -o "$w/cpu" "$w/bin/ctx-pack" --from "$format" "$w/session.jsonl" >/dev/null 2>&1)
-			c+=("$(awk '{print ($1 + $2) * 1000}' "$w/cpu")")
-		fi
-		b=$(date +%s%N)
-		t+=("$(((b - a) / 1000000))")
+		# bash's time: the wall time of ctx-pack alone, and its CPU
+		# (user + system), to the millisecond.
+		(cd "$w/s" && TIMEFORMAT='%3R %3U %3S' && time "$w/bin/ctx-pack" --from "$format" "$w/session.jsonl" >/dev/null 2>&1) 2>"$w/time"
+		read -r wt u sy <"$w/time"
+		t+=("$(awk -v x="$wt" 'BEGIN {print x * 1000}')")
+		c+=("$(awk -v u="$u" -v s="$sy" 'BEGIN {print (u + s) * 1000}')")
 	done
 	printf '%-28s wall %8s ms   cpu %8.1f ms\n' "$name" "$(printf '%s\n' "${t[@]}" | median)" "$(printf '%s\n' "${c[@]}" | median)"
 }
