@@ -75,22 +75,6 @@ func (c *Cache) store(d digest.Digest, pe *packEdits) {
 	if err != nil {
 		return
 	}
-	name := c.path(d)
-	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
-		return
-	}
-	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, err = f.Write(append([]byte(cacheFormat), b...))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
+	// A cache that cannot be written is no error.
+	_ = userconfig.WriteCache(c.path(d), append([]byte(cacheFormat), b...))
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 // A session is packed again after every reply, and most of its steps are
@@ -324,25 +324,7 @@ func (l *Log) SavePrior(file, key string) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(file)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(file)+"-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(append(append(head, '\n'), body...))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return userconfig.WriteCache(file, append(append(head, '\n'), body...))
 }
 
 // packed is what SavePrior needs of a Pack: the manifest's hash and

@@ -74,12 +74,7 @@ func TestCodexCurrent(t *testing.T) {
 	if results != src.results {
 		t.Errorf("%d tool steps with a result, the source has %d outputs", results, src.results)
 	}
-	wantUsage := map[string]int{
-		"input_tokens": src.usage["input_tokens"], "output_tokens": src.usage["output_tokens"],
-		"cache_read_tokens": src.usage["cached_input_tokens"], "reasoning_tokens": src.usage["reasoning_output_tokens"],
-		"total_tokens": src.usage["total_tokens"],
-	}
-	if !reflect.DeepEqual(usage, wantUsage) {
+	if wantUsage := codexUsage(src.usage); !reflect.DeepEqual(usage, wantUsage) {
 		t.Errorf("usage = %v\nwant    %v", usage, wantUsage)
 	}
 
@@ -366,5 +361,15 @@ func TestCodexShapes(t *testing.T) {
 	}
 	if !reflect.DeepEqual(rep.Reasons, wantReasons) {
 		t.Errorf("reasons:\n got %q\nwant %q", rep.Reasons, wantReasons)
+	}
+}
+
+// codexUsage names Codex's last_token_usage counters as the log's step
+// usage does.
+func codexUsage(u map[string]int) map[string]int {
+	return map[string]int{
+		"input_tokens": u["input_tokens"], "output_tokens": u["output_tokens"],
+		"cache_read_tokens": u["cached_input_tokens"], "reasoning_tokens": u["reasoning_output_tokens"],
+		"total_tokens": u["total_tokens"],
 	}
 }

@@ -105,12 +105,7 @@ func TestCodexSessionGenerator(t *testing.T) {
 	if models != 4*turns || withUsage != models || l.count(llmCall)+tools != len(l.Steps) {
 		t.Errorf("%d model steps, %d with usage, %d steps; want %d model steps, each with usage", models, withUsage, len(l.Steps), 4*turns)
 	}
-	wantUsage := map[string]int{
-		"input_tokens": src.usage["input_tokens"], "output_tokens": src.usage["output_tokens"],
-		"cache_read_tokens": src.usage["cached_input_tokens"], "reasoning_tokens": src.usage["reasoning_output_tokens"],
-		"total_tokens": src.usage["total_tokens"],
-	}
-	if !reflect.DeepEqual(usage, wantUsage) {
+	if wantUsage := codexUsage(src.usage); !reflect.DeepEqual(usage, wantUsage) {
 		t.Errorf("usage = %v\nwant    %v", usage, wantUsage)
 	}
 

@@ -25,6 +25,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/importer/internal/snap"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 // Resuming an import. A Claude Code session is packed again after every
@@ -323,26 +324,11 @@ func (b *builder) commit() {
 	if err != nil {
 		return
 	}
-	dir := filepath.Dir(b.opts.Checkpoint)
-	if os.MkdirAll(dir, 0o700) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(dir, ".ckpt-*")
-	if err != nil {
-		return
-	}
 	buf := append(append(head, '\n'), p.state...)
-	_, err = tmp.Write(append(buf, objects...))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), b.opts.Checkpoint)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if userconfig.WriteCache(b.opts.Checkpoint, append(buf, objects...)) != nil {
 		return
 	}
+	dir := filepath.Dir(b.opts.Checkpoint)
 	pruneCheckpoints(dir)
 }
 
@@ -462,7 +448,9 @@ func pruneCheckpoints(dir string) {
 			kept[strings.TrimSuffix(name, ".ckpt")] = true
 		case filepath.Ext(name) == ".steps" && name[0] != '.':
 			priors = append(priors, name)
-		case name[0] == '.' && (strings.HasPrefix(name, ".ckpt-") || strings.Contains(name, ".steps-")) && time.Since(fi.ModTime()) > time.Hour:
+		case name[0] == '.' && (strings.Contains(name, ".ckpt-") || strings.Contains(name, ".steps-")) && time.Since(fi.ModTime()) > time.Hour:
+			// A temporary file of userconfig.WriteCache's, left by an
+			// import or a pack that was stopped.
 			os.Remove(filepath.Join(dir, name))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx-tools/ctx/internal/packgen"
 	"github.com/ctx-tools/ctx/internal/sharedtest"
@@ -302,6 +303,70 @@ func TestPruneCheckpoints(t *testing.T) {
 	if CheckpointFile(dir, "/a") == CheckpointFile(dir, "/b") || !strings.HasPrefix(CheckpointFile(dir, "/a"), dir) {
 		t.Error("CheckpointFile does not name one file per transcript in dir")
 	}
+}
+
+// TestPrunePriors: the prior files beside checkpoints (PriorFile) go
+// with them, as do those left without one and temporary files over an
+// hour old; a temporary file being written stays.
+func TestPrunePriors(t *testing.T) {
+	dir := t.TempDir()
+	data := packgen.ClaudeSession(8 << 10)
+	old := time.Now().Add(-2 * time.Hour)
+	touch := func(name string, at time.Time) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch("0123456789abcdef0123456789abcdef.steps", time.Now()) // no checkpoint
+	touch(".0123.ckpt-1", old)
+	touch(".0123.steps-2", old)
+	touch(".0123.steps-3", time.Now())
+	var first string
+	for i := range maxCheckpoints + 2 {
+		opts := Options{Checkpoint: CheckpointFile(dir, "/s/"+itoa(i)+".jsonl")}
+		if i == 0 {
+			first = opts.Checkpoint // the least recently written
+		}
+		prior, _ := PriorFile(opts.Checkpoint)
+		touch(filepath.Base(prior), time.Now())
+		if r := importWith(ClaudeCode, data, opts); r.err != "" {
+			t.Fatal(r.err)
+		}
+	}
+	left := map[string]bool{}
+	ents, _ := os.ReadDir(dir)
+	var ckpts, priors int
+	for _, e := range ents {
+		left[e.Name()] = true
+		switch filepath.Ext(e.Name()) {
+		case ".ckpt":
+			ckpts++
+		case ".steps":
+			priors++
+			if !fileExists(filepath.Join(dir, strings.TrimSuffix(e.Name(), ".steps")+".ckpt")) {
+				t.Errorf("%s is left without its checkpoint", e.Name())
+			}
+		}
+	}
+	if ckpts != maxCheckpoints || priors != maxCheckpoints {
+		t.Errorf("%d checkpoints and %d prior files kept, want %d of each", ckpts, priors, maxCheckpoints)
+	}
+	if firstPrior, _ := PriorFile(first); left[filepath.Base(firstPrior)] {
+		t.Error("the prior file of a pruned checkpoint is left")
+	}
+	if left[".0123.ckpt-1"] || left[".0123.steps-2"] || !left[".0123.steps-3"] {
+		t.Errorf("temporary files: %v", left)
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -138,3 +138,30 @@ func CacheDir(env, name string) string {
 		return v
 	}
 }
+
+// WriteCache writes b to name, a file of a cache (CacheDir), making its
+// directory: through a temporary file beside it (.<name>-*) and a rename,
+// so that a reader finds the whole file or the one before, and
+// concurrent writers each write a whole one. Nothing is synced: a cache
+// lost in a crash is only work to do again.
+func WriteCache(name string, b []byte) error {
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+"-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}

@@ -73,3 +73,24 @@ func TestLoadAndTrust(t *testing.T) {
 		t.Error("a config that is a symlink to /dev/zero was read")
 	}
 }
+
+// TestWriteCache: the file is made with its directory, replaced whole,
+// and no temporary file is left; a name under a file is an error.
+func TestWriteCache(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	name := filepath.Join(dir, "c.bin")
+	for _, want := range []string{"first", "second, longer"} {
+		if err := WriteCache(name, []byte(want)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(name); err != nil || string(got) != want {
+			t.Fatalf("read %q, %v; want %q", got, err, want)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files in the directory, want 1", len(ents))
+	}
+	if err := WriteCache(filepath.Join(name, "d"), []byte("x")); err == nil {
+		t.Error("wrote a cache file under a file")
+	}
+}
