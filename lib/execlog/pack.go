@@ -78,8 +78,10 @@ func (l *Log) Hash(s *store.Store) (digest.Digest, error) {
 
 // Pack stores the log's content and finalizes its manifest in s. Content
 // objects are written first (by as many workers as there are CPUs), then
-// manifest.Commit makes them durable and writes the manifest and the packs/
-// entry. The returned manifest has its Hash set.
+// manifest.CommitWith makes them durable and writes the manifest and the
+// packs/ entry. Steps taken from a prior pack (Reuse) store nothing and
+// are written as they were packed. The returned manifest has its Hash
+// set; its taken steps hold only Index, Type, Tool and Encoded.
 func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 	// Hold ctx-gc off before the first object is found present, so that
 	// every object found or stored stays until the commit (which then
