@@ -81,7 +81,8 @@ func (l *Log) Hash(s *store.Store) (digest.Digest, error) {
 // manifest.CommitWith makes them durable and writes the manifest and the
 // packs/ entry. Steps taken from a prior pack (Reuse) store nothing and
 // are written as they were packed. The returned manifest has its Hash
-// set; its taken steps hold only Index, Type, Tool and Encoded.
+// set; a taken step's references are in its Encoded bytes, not its
+// fields, and its metadata and parameters may be as the log gave them.
 func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 	// Hold ctx-gc off before the first object is found present, so that
 	// every object found or stored stays until the commit (which then
