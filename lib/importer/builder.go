@@ -120,6 +120,47 @@ type msg struct {
 	failed    *failure        // a model call that failed
 	meta      obj
 	key       string // identity for history deduplication; computed lazily
+	// later are metadata members of a model turn made of the input's
+	// members (Responses items, Codex token counts), kept as those
+	// members until the turn is done (itemReader.done), so that until
+	// then they are places in the input, which a checkpoint saves as
+	// such rather than copies of them.
+	later []laterMeta
+}
+
+// laterMeta is a metadata member to make: k set to the object o (or to
+// raw, a value of the input), or, with list, o or raw added to the list
+// k.
+type laterMeta struct {
+	k    string
+	list bool
+	o    obj
+	raw  json.RawMessage
+}
+
+// doneLater makes m's later members its metadata, in order.
+func (m *msg) doneLater() {
+	var keys []string
+	lists := map[string]list{}
+	for _, l := range m.later {
+		v := l.raw
+		if v == nil {
+			v = l.o.raw()
+		}
+		if !l.list {
+			m.meta.set(l.k, v)
+			continue
+		}
+		if _, ok := lists[l.k]; !ok {
+			keys = append(keys, l.k)
+			lists[l.k] = listOf(m.meta.get(l.k))
+		}
+		lists[l.k] = append(lists[l.k], v)
+	}
+	for _, k := range keys {
+		m.meta.set(k, lists[k].raw())
+	}
+	m.later = nil
 }
 
 // A call is a tool call a model turn makes.

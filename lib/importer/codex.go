@@ -17,7 +17,8 @@ import (
 // the builder, it is what a checkpoint saves (resume.go).
 type codexState struct {
 	items     *itemReader
-	contexts  list
+	contexts  []obj // the turn contexts, as places in the rollout until the end
+	lastCtx   string
 	execs     map[string]gjson.Result // exec_command_end events by call id
 	execOrder []string
 	execTS    map[string]string
@@ -67,7 +68,11 @@ func importCodex(b *builder, data []byte) error {
 	if b.mapped == 0 && b.records > 0 {
 		return b.errorf("", "not %s: no line is a session_meta, turn_context or response_item record", Describe(Codex))
 	}
-	b.meta.set("turn_contexts", x.contexts.raw())
+	var contexts list
+	for _, c := range x.contexts {
+		contexts = append(contexts, c.raw())
+	}
+	b.meta.set("turn_contexts", contexts.raw())
 	msgs, err := codexUserEvents(b, x.items.done(), x.said)
 	if err != nil {
 		return err
@@ -170,9 +175,9 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 		}
 		b.param("reasoning_effort", raw(payload.Get("effort")))
 		b.param("reasoning_summary", raw(payload.Get("summary")))
-		ctx := rest(payload, "model", "effort", "summary").raw()
-		if n := len(x.contexts); ctx != nil && (n == 0 || string(x.contexts[n-1]) != string(ctx)) {
-			x.contexts = append(x.contexts, ctx)
+		ctx := rest(payload, "model", "effort", "summary")
+		if r := ctx.raw(); r != nil && string(r) != x.lastCtx {
+			x.contexts, x.lastCtx = append(x.contexts, ctx), string(r)
 		}
 		b.mapRecord()
 	case "response_item":
@@ -301,10 +306,10 @@ func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
 		r.b.appendMeta("token_counts", join(obj{{"usage", raw(info.Get("last_token_usage"))}}, counts).raw())
 	case t.meta.get("usage") == nil:
 		t.meta.set("usage", raw(info.Get("last_token_usage")))
-		t.meta.set("token_count", counts.raw())
+		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
 	default:
 		more := join(obj{{"usage", raw(info.Get("last_token_usage"))}}, counts)
-		t.meta.set("more_token_counts", append(listOf(t.meta.get("more_token_counts")), more.raw()).raw())
+		t.later = append(t.later, laterMeta{k: "more_token_counts", list: true, o: more})
 	}
 }
 

@@ -440,6 +440,9 @@ func (r *itemReader) done() []*msg {
 		r.out = append(r.out, r.cur)
 		r.cur = nil
 	}
+	for _, m := range r.out {
+		m.doneLater()
+	}
 	return r.out
 }
 
@@ -479,7 +482,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 				return err
 			}
 			if extra := rest(item, "role", "content", "type"); len(extra) > 0 {
-				m.meta.set("items", append(listOf(m.meta.get("items")), rest(item, "role", "content").raw()).raw())
+				m.later = append(m.later, laterMeta{k: "items", list: true, o: rest(item, "role", "content")})
 			}
 			return nil
 		}
@@ -516,7 +519,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			return nil
 		}
 		if extra := rest(item, "summary", "content"); len(extra) > 0 {
-			m.meta.set("items", append(listOf(m.meta.get("items")), extra.raw()).raw())
+			m.later = append(m.later, laterMeta{k: "items", list: true, o: extra})
 		}
 	case strings.HasSuffix(typ, "_output"):
 		r.flush()
@@ -552,7 +555,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			// An item this package does not know: kept with the turn it
 			// belongs to, or in the log's metadata, not made a turn.
 			if m := r.cur; m != nil {
-				m.meta.set("items", append(listOf(m.meta.get("items")), raw(item)).raw())
+				m.later = append(m.later, laterMeta{k: "items", list: true, raw: raw(item)})
 			} else {
 				r.b.appendMeta("other_items", raw(item))
 			}
