@@ -362,7 +362,7 @@ func codexExit(r *result, exec gjson.Result) {
 		// transcript (packed by its place, resume.go).
 		text := r.output
 		if r.lit != "" {
-			text = gjson.Parse(r.lit).Str
+			text = failureText(r.lit)
 		}
 		if o := gjson.Parse(text); strings.HasPrefix(text, "{") && o.Get("content").Type == gjson.String && o.Get("success").IsBool() {
 			// Before 0.2x a failed output was {"content", "success": false}.

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -103,6 +104,39 @@ func codexFailure(text string) (failed bool, exitCode gjson.Result, msg string) 
 		return true, gjson.Result{}, "Script failed"
 	}
 	return false, gjson.Result{}, ""
+}
+
+// failureText decodes as much of lit, an output's JSON string literal,
+// as codexExit reads to tell a failure: the header, up to the first
+// "\nOutput:" (the first lines of what is often kilobytes), unless the
+// text is a JSON object or opens as a refusal, whose exit code may be
+// anywhere in it; then all of it. FuzzFailureText holds the two to the
+// same verdicts.
+func failureText(lit string) string {
+	const sep = `\nOutput:` // as a literal writes it
+	for from := 0; !strings.HasPrefix(lit, `"{`); {
+		i := strings.Index(lit[from:], sep)
+		if i < 0 {
+			break
+		}
+		i += from
+		// An escape, not the end of an escaped backslash: after an even
+		// run of backslashes.
+		j := i
+		for j > 0 && lit[j-1] == '\\' {
+			j--
+		}
+		if (i-j)%2 != 0 {
+			from = i + 1
+			continue
+		}
+		head := gjson.Parse(lit[:i+len(sep)] + `"`).Str
+		if strings.HasPrefix(head, "{") || slices.ContainsFunc(codexFailurePrefixes, func(p string) bool { return strings.HasPrefix(head, p) }) {
+			break
+		}
+		return head
+	}
+	return gjson.Parse(lit).Str
 }
 
 // exitCodeIn finds the exit code a sandbox refusal quotes: "exit code: N"
