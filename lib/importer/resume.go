@@ -202,6 +202,7 @@ type checkpoint struct {
 	lines int       // the lines they hold
 	sum   hash.Hash // the SHA-256 of data[:n], to go on with
 	key   string    // this import's checkpointKey
+	size  int       // its state's encoded size, a hint for the next
 }
 
 // restore returns the checkpoint saved for data: a state to resume when
@@ -255,7 +256,7 @@ func (b *builder) restore(data []byte) checkpoint {
 			b.memo.known[at] = o
 		}
 	}
-	ck.s, ck.n, ck.lines = &s, h.Length, h.Lines
+	ck.s, ck.n, ck.lines, ck.size = &s, h.Length, h.Lines, h.StateLength
 	return ck
 }
 
@@ -283,7 +284,8 @@ func (b *builder) save(ck checkpoint, data []byte, n int, s *saved) {
 	opts, det, resumed, memo := b.opts, b.det, b.resumed, b.memo
 	b.opts, b.det, b.resumed, b.memo = Options{}, nil, 0, nil
 	s.B = b
-	state, err := snap.Encode(nil, s, data[:n])
+	// A little more than the last state: written once, not grown.
+	state, err := snap.Encode(make([]byte, 0, ck.size+ck.size/8), s, data[:n])
 	b.opts, b.det, b.resumed, b.memo = opts, det, resumed, memo
 	if err != nil {
 		return

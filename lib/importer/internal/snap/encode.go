@@ -88,6 +88,9 @@ func (e *encoder) run(root reflect.Value, base []byte) error {
 	}
 	e.ids = map[uintptr]int{}
 	start := len(e.buf)
+	// Room for the number of values, which goes first (Decode sizes its
+	// table of them by it) and is known last.
+	e.buf = append(e.buf, make([]byte, binary.MaxVarintLen64)...)
 	e.pointee(root)
 	for e.cur = 0; e.cur < len(e.queue); e.cur++ {
 		q := e.queue[e.cur]
@@ -102,10 +105,15 @@ func (e *encoder) run(root reflect.Value, base []byte) error {
 	if err := e.checkSpans(); err != nil {
 		return err
 	}
-	// The number of values (the root and its pointees) goes first, so
-	// that Decode can size its table of them.
+	// The number of values (the root and its pointees), at the end of
+	// the room left for it; the bytes before the encoding (dst's) move up
+	// to it, not the encoding down.
 	var n [binary.MaxVarintLen64]byte
-	e.buf = slices.Insert(e.buf, start, binary.AppendUvarint(n[:0], uint64(len(e.queue)))...)
+	count := binary.AppendUvarint(n[:0], uint64(len(e.queue)))
+	shift := binary.MaxVarintLen64 - len(count)
+	copy(e.buf[shift:], e.buf[:start])
+	copy(e.buf[shift+start:], count)
+	e.buf = e.buf[shift:]
 	return nil
 }
 
