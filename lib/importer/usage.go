@@ -101,7 +101,8 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 	}
 	counts := &manifest.Usage{}
 	fields := counts.Fields()
-	var taken map[string]bool
+	var taken []string // the names read, as paths
+	nested := false
 	for i, n := range usageNames {
 		for _, p := range n.paths {
 			var v gjson.Result
@@ -125,17 +126,29 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 				continue
 			}
 			*fields[usageField[i]].Value = &c
-			if taken == nil {
-				taken = map[string]bool{}
-			}
-			taken[p] = true
+			taken = append(taken, p)
+			nested = nested || strings.Contains(p, ".")
 			break
 		}
 	}
-	if len(taken) == 0 {
+	switch {
+	case len(taken) == 0:
 		return nil, nil
+	case nested:
+		set := map[string]bool{}
+		for _, p := range taken {
+			set[p] = true
+		}
+		return counts, without(u, set, "").raw()
 	}
-	return counts, without(u, taken, "").raw()
+	// What without gives when every name taken is a member's.
+	var kept obj
+	for _, m := range members {
+		if !slices.Contains(taken, m.k) {
+			kept = append(kept, member{m.k, raw(m.v)})
+		}
+	}
+	return counts, kept.raw()
 }
 
 // without returns object o without the dotted paths in taken (relative to
