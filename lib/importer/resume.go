@@ -291,8 +291,10 @@ func (b *builder) save(ck checkpoint, data []byte, n int, s *saved) {
 		return
 	}
 	ck.sum.Write(data[ck.n:n])
-	b.pending = &pendingCheckpoint{key: ck.key, n: n, prefix: hex.EncodeToString(ck.sum.Sum(nil)),
-		lines: ck.lines + bytes.Count(data[ck.n:n], []byte{'\n'}), state: state}
+	p := &pendingCheckpoint{key: ck.key, n: n, prefix: hex.EncodeToString(ck.sum.Sum(nil)),
+		lines: ck.lines + bytes.Count(data[ck.n:n], []byte{'\n'}), state: state, sum: make(chan [sha256.Size]byte, 1)}
+	go func() { p.sum <- sha256.Sum256(state) }()
+	b.pending = p
 }
 
 // A pendingCheckpoint is a state saved, to be written once the import
@@ -303,6 +305,7 @@ type pendingCheckpoint struct {
 	prefix string
 	lines  int
 	state  []byte
+	sum    chan [sha256.Size]byte // the state's, hashed while the import goes on
 }
 
 // commit writes the checkpoint save made, replacing the previous one. A
@@ -318,7 +321,7 @@ func (b *builder) commit() {
 	if err != nil {
 		return
 	}
-	ss, so := sha256.Sum256(p.state), sha256.Sum256(objects)
+	ss, so := <-p.sum, sha256.Sum256(objects)
 	head, err := json.Marshal(checkpointHeader{
 		Key: p.key, Length: p.n, Prefix: p.prefix, Lines: p.lines,
 		StateLength: len(p.state), State: hex.EncodeToString(ss[:]), Objects: hex.EncodeToString(so[:]),
@@ -326,8 +329,7 @@ func (b *builder) commit() {
 	if err != nil {
 		return
 	}
-	buf := append(append(head, '\n'), p.state...)
-	if userconfig.WriteCache(b.opts.Checkpoint, append(buf, objects...)) != nil {
+	if userconfig.WriteCache(b.opts.Checkpoint, append(head, '\n'), p.state, objects) != nil {
 		return
 	}
 	dir := filepath.Dir(b.opts.Checkpoint)

@@ -139,12 +139,12 @@ func CacheDir(env, name string) string {
 	}
 }
 
-// WriteCache writes b to name, a file of a cache (CacheDir), making its
-// directory: through a temporary file beside it (.<name>-*) and a rename,
-// so that a reader finds the whole file or the one before, and
-// concurrent writers each write a whole one. Nothing is synced: a cache
-// lost in a crash is only work to do again.
-func WriteCache(name string, b []byte) error {
+// WriteCache writes the parts, one after the other, to name, a file of a
+// cache (CacheDir), making its directory: through a temporary file beside
+// it (.<name>-*) and a rename, so that a reader finds the whole file or
+// the one before, and concurrent writers each write a whole one. Nothing
+// is synced: a cache lost in a crash is only work to do again.
+func WriteCache(name string, parts ...[]byte) error {
 	dir := filepath.Dir(name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -153,7 +153,11 @@ func WriteCache(name string, b []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(b)
+	for _, b := range parts {
+		if err == nil {
+			_, err = f.Write(b)
+		}
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
