@@ -188,17 +188,9 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 	case "inter_agent_communication":
 		// A message another agent (a parent, a peer) sent this one:
 		// what it says reaches the model, and no other line holds it.
-		x.items.flush()
-		text := payload.Get("content")
-		if text.Type != gjson.String {
-			b.skip(b.reason("inter_agent_communication without content"))
-			return nil
+		if x.harnessText(b, payload, ts, "content", "agent-message", "inter_agent_communication without content") != nil {
+			b.mapRecord()
 		}
-		m := &msg{role: harnessRole, ts: ts, meta: rest(payload, "content")}
-		m.addText(text.Str)
-		m.meta.setString("harness", "agent-message")
-		x.items.out = append(x.items.out, m)
-		b.mapRecord()
 	case "world_state", "inter_agent_communication_metadata":
 		// The thread's settings and bookkeeping as Codex restores
 		// them; what reached the model is in the response items.
@@ -209,19 +201,13 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 		// (replacement_history, in newer versions, is that new
 		// history: the user's earlier messages and the summary again,
 		// which the log already holds; only its length is kept).
-		x.items.flush()
-		text := payload.Get("message")
-		if text.Type != gjson.String {
-			b.skip(b.reason("compacted without a message"))
+		m := x.harnessText(b, payload, ts, "message", "compact-summary", "compacted without a message", "replacement_history")
+		if m == nil {
 			return nil
 		}
-		m := &msg{role: harnessRole, ts: ts, meta: rest(payload, "message", "replacement_history")}
-		m.addText(text.Str)
-		m.meta.setString("harness", "compact-summary")
 		if h := payload.Get("replacement_history"); h.IsArray() {
 			m.meta.set("replacement_history_items", jsonInt(len(h.Array())))
 		}
-		x.items.out = append(x.items.out, m)
 		b.mapRecord()
 	case "event_msg":
 		switch et := payload.Get("type").String(); et {
@@ -291,6 +277,24 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 		b.skipKind(typ, rec, fmt.Sprintf("record type %q (a kind of rollout line this importer does not know)", typ))
 	}
 	return nil
+}
+
+// harnessText adds the harness message (metadata.harness: kind) whose
+// text is the payload's member key, its other members but drop kept
+// with it, after the model turn being read; it skips a payload without
+// that text, saying missing, and returns nil then.
+func (x *codexImport) harnessText(b *builder, payload gjson.Result, ts, key, kind, missing string, drop ...string) *msg {
+	x.items.flush()
+	text := payload.Get(key)
+	if text.Type != gjson.String {
+		b.skip(b.reason(missing))
+		return nil
+	}
+	m := &msg{role: harnessRole, ts: ts, meta: rest(payload, append([]string{key}, drop...)...)}
+	m.addText(text.Str)
+	m.meta.setString("harness", kind)
+	x.items.out = append(x.items.out, m)
+	return m
 }
 
 // tokenCount gives a token_count event's counts to the model turn they
