@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,53 +106,28 @@ func newStore(t testing.TB) *store.Store {
 // prints it (Import) and parses it again, as it used to; a fixture one
 // refuses, the other refuses too.
 func TestUnprintedPackIsPrintedPack(t *testing.T) {
-	type source struct{ path, format string }
-	var sources []source
-	fixtures, _ := filepath.Glob("testdata/*/*")
-	for _, p := range fixtures {
-		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || strings.Contains(filepath.Base(p), ".golden.") {
-			continue
-		}
-		format := filepath.Base(filepath.Dir(p))
-		if !slices.Contains(Formats(), format) {
-			format = "" // a directory of mixed formats: detect
-		}
-		sources = append(sources, source{p, format})
-	}
-	if len(sources) < 40 {
-		t.Fatalf("found %d importer fixtures", len(sources))
-	}
-	if root, err := sharedtest.Path(); err == nil {
-		filepath.WalkDir(filepath.Join(root, "agent-logs"), func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() && !strings.HasSuffix(p, ".md") {
-				sources = append(sources, source{p, ""})
-			}
-			return nil
-		})
-	} else {
-		t.Logf("shared agent logs skipped: %v", err)
-	}
+	sources := sharedtest.AgentLogs(t, "testdata", Formats(), 40, nil)
 	compared, failed := 0, 0
 	for _, src := range sources {
-		data, err := os.ReadFile(src.path)
+		data, err := os.ReadFile(src.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		format := src.format
+		format := src.Format
 		if format == "" {
-			if format, err = Detect(filepath.Base(src.path), data); err != nil {
+			if format, err = Detect(filepath.Base(src.Path), data); err != nil {
 				continue
 			}
 		}
 		// What ctx-pack gives an importer reading a file.
-		opts := Options{Name: filepath.Base(src.path), Dir: filepath.Dir(src.path)}
+		opts := Options{Name: filepath.Base(src.Path), Dir: filepath.Dir(src.Path)}
 		if format == ClaudeCode {
-			if opts.Subagents, err = ClaudeCodeSubagents(src.path); err != nil {
+			if opts.Subagents, err = ClaudeCodeSubagents(src.Path); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if format == OpenCode {
-			if b, err := OpenCodeStorage(src.path); err == nil && b != nil {
+			if b, err := OpenCodeStorage(src.Path); err == nil && b != nil {
 				data = b
 			}
 		}
@@ -163,7 +137,7 @@ func TestUnprintedPackIsPrintedPack(t *testing.T) {
 			direct := packDirect(newStore(t), format, data, opts, po)
 			printed := packPrinted(newStore(t), format, data, opts, po)
 			if d := same(direct, printed); d != "" {
-				t.Errorf("%s (%s, SOURCE_DATE_EPOCH=%q): %s", src.path, format, po.SourceDateEpoch, d)
+				t.Errorf("%s (%s, SOURCE_DATE_EPOCH=%q): %s", src.Path, format, po.SourceDateEpoch, d)
 			}
 		}
 		compared++
