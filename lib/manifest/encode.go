@@ -370,7 +370,7 @@ func (e *encoder) step(s *Step) {
 	e.optStr("timestamp", s.Timestamp)
 	e.optStr("tool", s.Tool)
 	e.str("type", s.Type)
-	if s.Usage != nil {
+	if s.Usage != nil && !s.Usage.IsZero() { // marshal's omitzero
 		e.key("usage")
 		e.open('{')
 		for _, f := range s.Usage.Fields() { // in canonical order
