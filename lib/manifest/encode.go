@@ -196,43 +196,24 @@ func (e *encoder) manifest(m *Manifest) {
 	e.str("created", m.Created)
 	e.environment(&m.Environment)
 	e.optDigest("hash", m.Hash)
-	e.key("inputs")
-	e.open('[')
-	for i := range m.Inputs {
-		e.elem()
-		e.file(&m.Inputs[i])
-	}
-	e.close(']')
+	e.array("inputs", len(m.Inputs), func(i int) { e.file(&m.Inputs[i]) })
 	e.raw("metadata", m.Metadata)
 	e.key("model")
 	e.open('{')
 	e.str("identifier", m.Model.Identifier)
 	e.raw("parameters", m.Model.Parameters)
 	e.close('}')
-	e.key("outputs")
-	e.open('[')
-	for i := range m.Outputs {
-		e.elem()
-		e.output(&m.Outputs[i])
-	}
-	e.close(']')
+	e.array("outputs", len(m.Outputs), func(i int) { e.output(&m.Outputs[i]) })
 	e.optDigest("parent", m.Parent)
-	e.key("prompts")
-	e.open('[')
-	for i := range m.Prompts {
-		e.elem()
+	e.array("prompts", len(m.Prompts), func(i int) {
 		p := &m.Prompts[i]
 		e.open('{')
 		e.optDigest("content_ref", p.ContentRef)
 		e.parts("parts", p.Parts)
 		e.str("role", p.Role)
 		e.close('}')
-	}
-	e.close(']')
-	e.key("steps")
-	e.open('[')
-	for i := range m.Steps {
-		e.elem()
+	})
+	e.array("steps", len(m.Steps), func(i int) {
 		start := e.at()
 		if s := &m.Steps[i]; s.Encoded != nil {
 			e.splice(s.Encoded)
@@ -243,11 +224,22 @@ func (e *encoder) manifest(m *Manifest) {
 		if e.spans != nil {
 			e.spans = append(e.spans, Span{start, e.at()})
 		}
-	}
-	e.close(']')
+	})
 	e.optDigest("system_prompt", m.SystemPrompt)
 	e.str("version", m.Version)
 	e.close('}')
+}
+
+// array writes the member k, an array of n elements, each written by
+// elem.
+func (e *encoder) array(k string, n int, elem func(i int)) {
+	e.key(k)
+	e.open('[')
+	for i := range n {
+		e.elem()
+		elem(i)
+	}
+	e.close(']')
 }
 
 func (e *encoder) environment(env *Environment) {
@@ -330,19 +322,15 @@ func (e *encoder) parts(k string, ps []Part) {
 	if ps == nil {
 		return
 	}
-	e.key(k)
-	e.open('[')
-	for i := range ps {
+	e.array(k, len(ps), func(i int) {
 		p := &ps[i]
-		e.elem()
 		e.open('{')
 		e.digest("content_ref", p.ContentRef)
 		e.optStr("media_type", p.MediaType)
 		e.num("size", p.Size)
 		e.str("type", p.Type)
 		e.close('}')
-	}
-	e.close(']')
+	})
 }
 
 func (e *encoder) step(s *Step) {
