@@ -180,13 +180,9 @@ func (d *decoder) decode(v reflect.Value, p *plan) error {
 		}
 		writable(v).SetString(s)
 	case opBytes:
-		h, err := d.uvarint()
-		if err != nil {
+		h, err := d.header(v)
+		if err != nil || h == 0 {
 			return err
-		}
-		if h == 0 {
-			writable(v).SetZero()
-			return nil
 		}
 		off, n, inBase, err := d.text(h - 1)
 		if err != nil {
@@ -201,13 +197,9 @@ func (d *decoder) decode(v reflect.Value, p *plan) error {
 		}
 		writable(v).SetBytes(b)
 	case opSlice:
-		h, err := d.uvarint()
-		if err != nil {
+		h, err := d.header(v)
+		if err != nil || h == 0 {
 			return err
-		}
-		if h == 0 {
-			writable(v).SetZero()
-			return nil
 		}
 		n, err := d.promise(h-1, p.elem.min, "slice elements")
 		if err != nil {
@@ -331,14 +323,21 @@ func (d *decoder) elems(v reflect.Value, n int, p *plan, promised bool) error {
 	return nil
 }
 
-func (d *decoder) mapping(v reflect.Value, p *plan) error {
+// header reads the header of a value that may be nil (bytes, a slice, a
+// map): 0 for nil, which sets v to its zero value, else its length plus
+// one.
+func (d *decoder) header(v reflect.Value) (uint64, error) {
 	h, err := d.uvarint()
-	if err != nil {
-		return err
-	}
-	if h == 0 {
+	if err == nil && h == 0 {
 		writable(v).SetZero()
-		return nil
+	}
+	return h, err
+}
+
+func (d *decoder) mapping(v reflect.Value, p *plan) error {
+	h, err := d.header(v)
+	if err != nil || h == 0 {
+		return err
 	}
 	cost := p.key.min + p.elem.min
 	if cost == 0 && h-1 > 1 {
