@@ -520,9 +520,5 @@ func (e *Env) ReadInput(name string) ([]byte, error) {
 		}
 		return buf.Bytes(), nil
 	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+	return readFile(name)
 }

@@ -98,8 +98,10 @@ func ReadFile(name string, r Rule) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	// One byte more than allowed, to see a file that grew.
-	buf := bytes.NewBuffer(make([]byte, 0, size+1))
+	// One byte more than allowed, to see a file that grew. Room for
+	// bytes.MinRead more than the size: ReadFrom grows (copies) a buffer
+	// with less room left than that before each read, the last included.
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
 	if _, err := buf.ReadFrom(io.LimitReader(f, r.Max+1)); err != nil {
 		return nil, fmt.Errorf("%s %s: %w", r.What, name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,27 +141,71 @@ type laterMeta struct {
 
 // doneLater makes m's later members its metadata, in order.
 func (m *msg) doneLater() {
-	var keys []string
-	lists := map[string]list{}
+	if len(m.later) == 0 {
+		return
+	}
+	// A turn has few lists (one, "items", as a rule): a slice, not a map.
+	type listed struct {
+		k     string
+		items []laterMeta
+	}
+	var lists []listed
 	for _, l := range m.later {
-		v := l.raw
-		if v == nil {
-			v = l.o.raw()
-		}
 		if !l.list {
+			v := l.raw
+			if v == nil {
+				v = l.o.raw()
+			}
 			m.meta.set(l.k, v)
 			continue
 		}
-		if _, ok := lists[l.k]; !ok {
-			keys = append(keys, l.k)
-			lists[l.k] = listOf(m.meta.get(l.k))
+		i := slices.IndexFunc(lists, func(x listed) bool { return x.k == l.k })
+		if i < 0 {
+			i = len(lists)
+			lists = append(lists, listed{k: l.k})
 		}
-		lists[l.k] = append(lists[l.k], v)
+		lists[i].items = append(lists[i].items, l)
 	}
-	for _, k := range keys {
-		m.meta.set(k, lists[k].raw())
+	for _, l := range lists {
+		m.meta.set(l.k, appendList(m.meta.get(l.k), l.items))
 	}
 	m.later = nil
+}
+
+// appendList returns the JSON array of the elements of the array have
+// (if any), then of the later members' values, written once.
+func appendList(have json.RawMessage, items []laterMeta) json.RawMessage {
+	old := listOf(have)
+	n := 2
+	for _, v := range old {
+		n += len(v) + 5
+	}
+	for _, l := range items {
+		n += len(l.raw) + 5
+		for _, m := range l.o {
+			n += len(m.k) + len(m.v) + 4
+		}
+	}
+	b := append(make([]byte, 0, n), old.raw()...)
+	if len(b) == 0 {
+		b = append(b, '[')
+	} else {
+		b[len(b)-1] = ','
+	}
+	for i, l := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		switch {
+		case l.raw == nil && len(l.o) > 0:
+			b = l.o.appendJSON(b)
+		case len(l.raw) > 0:
+			b = append(b, l.raw...)
+		default:
+			b = append(b, jsonNull...) // as list.raw writes nothing
+		}
+	}
+	return append(b, ']')
 }
 
 // A call is a tool call a model turn makes.
@@ -391,6 +436,12 @@ func (b *builder) root(dir string) {
 // seen notes a timestamp for the run's start time.
 func (b *builder) seen(ts string) {
 	if ts == "" {
+		return
+	}
+	// A session's timestamps share their form and mostly come in order:
+	// one in UTC as long as the earliest that sorts after it is no
+	// earlier (RFC 3339 in UTC sorts as it reads), without parsing it.
+	if c := b.created; c != "" && len(ts) == len(c) && ts[len(ts)-1] == 'Z' && c[len(c)-1] == 'Z' && ts >= c {
 		return
 	}
 	t, err := time.Parse(time.RFC3339Nano, ts)

@@ -48,3 +48,38 @@ func FuzzNextDigit(f *testing.F) {
 		}
 	})
 }
+
+// TestBigNumbersByWord compares bigNumbers with bigNumbersIn over the whole
+// document: long runs of digits and exponents at every place around the
+// words bigNumbers reads, in base64-like text full of digits and e's.
+func TestBigNumbersByWord(t *testing.T) {
+	// Text with digits and e's everywhere, and text whose e's follow no
+	// digit (which bigNumbers skips word by word).
+	for _, filler := range []string{"a1E9e7Q2+5xe8Z0/k3E", "ab1cE+de2fg9hEij"} {
+		for _, pat := range []string{
+			"1234567890123456", "123456789012345", "12345678901234567890", "1234567890123456789012345678901234",
+			"1e308", "1E+308", "9e-999", "1e30", "e308", "1.5e100", "-0E-0001", "1e+30", "1ee308",
+		} {
+			for at := range 40 {
+				for n := at + len(pat); n < at+len(pat)+10; n++ {
+					doc := bytes.Repeat([]byte(filler), 8)[:n]
+					copy(doc[at:], pat)
+					if got, want := bigNumbers(doc), bigNumbersIn(doc); got != want {
+						t.Fatalf("%q: got %v, want %v", doc, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzBigNumbers(f *testing.F) {
+	f.Add([]byte(`{"encrypted_content":"gAAAAABo1e3Q9x+7E5e123","n":12345678901234567}`))
+	f.Add([]byte("0123456789abcdef0123456789"))
+	f.Add([]byte("x7e999"))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if got, want := bigNumbers(doc), bigNumbersIn(doc); got != want {
+			t.Fatalf("bigNumbers(%q) = %v, bigNumbersIn says %v", doc, got, want)
+		}
+	})
+}

@@ -93,7 +93,11 @@ func (o obj) MarshalJSON() ([]byte, error) {
 	for _, m := range o {
 		n += len(m.k) + len(m.v) + 4
 	}
-	b := make([]byte, 0, n)
+	return o.appendJSON(make([]byte, 0, n)), nil
+}
+
+// appendJSON appends the object to b.
+func (o obj) appendJSON(b []byte) []byte {
 	b = append(b, '{')
 	for i, m := range o {
 		if i > 0 {
@@ -103,7 +107,7 @@ func (o obj) MarshalJSON() ([]byte, error) {
 		b = append(b, ':')
 		b = append(b, m.v...)
 	}
-	return append(b, '}'), nil
+	return append(b, '}')
 }
 
 // parse parses JSON data without copying it: gjson.ParseBytes copies

@@ -231,23 +231,20 @@ func (b *builder) restore(data []byte) checkpoint {
 		return ck
 	}
 	state, objects := f[nl+1:nl+1+h.StateLength], f[nl+1+h.StateLength:]
-	if sum := sha256.Sum256(state); hex.EncodeToString(sum[:]) != h.State {
-		return ck
-	}
-	if sum := sha256.Sum256(objects); hex.EncodeToString(sum[:]) != h.Objects {
-		return ck
-	}
-	// The covered bytes are hashed while the state is decoded: a state
-	// decoded for bytes that changed is dropped.
-	prefix := make(chan string, 1)
+	// The checkpoint and the covered bytes are hashed while the state is
+	// decoded (Decode is safe on any bytes): a state whose bytes are not
+	// those saved, or that was saved for bytes that changed, is dropped.
+	intact := make(chan bool, 1)
 	go func() {
+		ss, so := sha256.Sum256(state), sha256.Sum256(objects)
 		ck.sum.Write(data[:h.Length])
-		prefix <- hex.EncodeToString(ck.sum.Sum(nil))
+		intact <- hex.EncodeToString(ss[:]) == h.State && hex.EncodeToString(so[:]) == h.Objects &&
+			hex.EncodeToString(ck.sum.Sum(nil)) == h.Prefix
 	}()
 	var s saved
 	var known map[litAt]storedText
 	decoded := snap.Decode(state, &s, data) == nil && s.B != nil && snap.Decode(objects, &known, nil) == nil
-	if <-prefix != h.Prefix || !decoded {
+	if !<-intact || !decoded {
 		ck.sum.Reset()
 		return ck
 	}

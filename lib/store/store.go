@@ -407,25 +407,36 @@ func (s *Store) PutParts(parts [][]byte) (d digest.Digest, size int64, created b
 	if err := s.HoldWrites(); err != nil {
 		return d, 0, false, err
 	}
-	h := digest.NewHasher()
-	for _, p := range parts {
-		h.Write(p)
-		size += int64(len(p))
-	}
-	d = h.Digest()
-	if !s.madeFanOut(d) {
-		if ok, err := s.exists(d, size); err != nil || ok {
-			return d, size, false, err
+	// Hashed on another core while written: an object of parts is a new
+	// manifest, which the store seldom holds already (the file written is
+	// then dropped unnamed).
+	sum := make(chan digest.Digest, 1)
+	go func() {
+		h := digest.NewHasher()
+		for _, p := range parts {
+			h.Write(p)
 		}
+		sum <- h.Digest()
+	}()
+	for _, p := range parts {
+		size += int64(len(p))
 	}
 	tmp, err := s.newTemp()
 	if err != nil {
-		return d, size, false, err
+		return <-sum, size, false, err
 	}
 	for _, p := range parts {
 		if _, err := tmp.Write(p); err != nil {
 			tmp.discard()
+			d = <-sum
 			return d, size, false, fmt.Errorf("writing object %s: %w", d, err)
+		}
+	}
+	d = <-sum
+	if !s.madeFanOut(d) {
+		if ok, err := s.exists(d, size); err != nil || ok {
+			tmp.discard()
+			return d, size, false, err
 		}
 	}
 	created, err = s.commitObject(tmp, d, size)

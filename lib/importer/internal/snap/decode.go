@@ -29,10 +29,10 @@ type decoder struct {
 	owed int
 }
 
-// A decoded is a pointee: its pointer, and the plan of what it points at.
+// A decoded is a pointee: where it is, and the plan of what it is.
 type decoded struct {
-	ptr reflect.Value
-	p   *plan
+	at place
+	p  *plan
 }
 
 func (d *decoder) corrupt(format string, args ...any) error {
@@ -50,16 +50,13 @@ func (d *decoder) run(root reflect.Value) error {
 		return d.corrupt("%d values do not fit in the %d bytes left", n, d.remaining())
 	}
 	d.queue = make([]decoded, 0, n)
-	// The root's pointer type may be named; pointers are kept as plain
-	// pointers, which are assignable to any pointer type of their element.
-	elem := root.Type().Elem()
-	d.queue = append(d.queue, decoded{root.Convert(reflect.PointerTo(elem)), planFor(elem)})
+	d.queue = append(d.queue, decoded{placeOf(root), planFor(root.Type().Elem())})
 	for i := 0; i < len(d.queue); i++ {
 		q := d.queue[i]
 		if i > 0 {
 			d.owed -= q.p.min
 		}
-		if err := d.decode(q.ptr.Elem(), q.p); err != nil {
+		if err := d.decode(q.at, q.p); err != nil {
 			return err
 		}
 	}
@@ -75,6 +72,11 @@ func (d *decoder) run(root reflect.Value) error {
 func (d *decoder) remaining() int { return len(d.data) - d.pos }
 
 func (d *decoder) uvarint() (uint64, error) {
+	if d.pos < len(d.data) && d.data[d.pos] < 0x80 {
+		x := uint64(d.data[d.pos]) // the common case: one byte
+		d.pos++
+		return x, nil
+	}
 	x, n := binary.Uvarint(d.data[d.pos:])
 	if n <= 0 {
 		return 0, d.corrupt("bad or truncated varint")
@@ -98,7 +100,11 @@ func (d *decoder) promise(n uint64, cost int, what string) (int, error) {
 	return int(n), nil
 }
 
-func (d *decoder) decode(v reflect.Value, p *plan) error {
+// decode sets the variable at v, of p's type, from the data. Decode's
+// variables start as zero values (the caller's, or new memory), and a
+// map's entries are decoded into variables that every decode sets whole,
+// so what the data leaves as zero is not set.
+func (d *decoder) decode(v place, p *plan) error {
 	switch p.op {
 	case opBool:
 		if d.remaining() < 1 {
@@ -109,38 +115,38 @@ func (d *decoder) decode(v reflect.Value, p *plan) error {
 			return d.corrupt("bool is %d", b)
 		}
 		d.pos++
-		writable(v).SetBool(b == 1)
+		setBool(v, b == 1)
 	case opInt:
 		x, n := binary.Varint(d.data[d.pos:])
 		if n <= 0 {
 			return d.corrupt("bad or truncated varint")
 		}
-		if v.OverflowInt(x) {
+		if shift := 64 - 8*p.size; x<<shift>>shift != x {
 			return d.corrupt("%d overflows %s", x, p.typ)
 		}
 		d.pos += n
-		writable(v).SetInt(x)
+		setInt(v, p.size, x)
 	case opUint:
 		x, err := d.uvarint()
 		if err != nil {
 			return err
 		}
-		if v.OverflowUint(x) {
+		if shift := 64 - 8*p.size; x<<shift>>shift != x {
 			return d.corrupt("%d overflows %s", x, p.typ)
 		}
-		writable(v).SetUint(x)
+		setUint(v, p.size, x)
 	case opFloat32:
 		f, err := d.float32()
 		if err != nil {
 			return err
 		}
-		writable(v).SetFloat(float64(f))
+		setFloat32(v, f)
 	case opFloat64:
 		f, err := d.float64()
 		if err != nil {
 			return err
 		}
-		writable(v).SetFloat(f)
+		setFloat64(v, f)
 	case opComplex64:
 		re, err := d.float32()
 		if err != nil {
@@ -150,7 +156,7 @@ func (d *decoder) decode(v reflect.Value, p *plan) error {
 		if err != nil {
 			return err
 		}
-		writable(v).SetComplex(complex(float64(re), float64(im)))
+		setComplex64(v, complex(re, im))
 	case opComplex128:
 		re, err := d.float64()
 		if err != nil {
@@ -160,7 +166,7 @@ func (d *decoder) decode(v reflect.Value, p *plan) error {
 		if err != nil {
 			return err
 		}
-		writable(v).SetComplex(complex(re, im))
+		setComplex128(v, complex(re, im))
 	case opString:
 		h, err := d.uvarint()
 		if err != nil {
@@ -178,11 +184,15 @@ func (d *decoder) decode(v reflect.Value, p *plan) error {
 		default:
 			s = string(d.data[off : off+n])
 		}
-		writable(v).SetString(s)
+		setString(v, s)
 	case opBytes:
-		h, err := d.header(v)
-		if err != nil || h == 0 {
+		h, err := d.uvarint()
+		if err != nil {
 			return err
+		}
+		if h == 0 {
+			clearSlice(v)
+			return nil
 		}
 		off, n, inBase, err := d.text(h - 1)
 		if err != nil {
@@ -195,24 +205,26 @@ func (d *decoder) decode(v reflect.Value, p *plan) error {
 			b = make([]byte, n)
 			copy(b, d.data[off:])
 		}
-		writable(v).SetBytes(b)
+		setBytes(v, b)
 	case opSlice:
-		h, err := d.header(v)
-		if err != nil || h == 0 {
+		h, err := d.uvarint()
+		if err != nil {
 			return err
+		}
+		if h == 0 {
+			clearSlice(v)
+			return nil
 		}
 		n, err := d.promise(h-1, p.elem.min, "slice elements")
 		if err != nil {
 			return err
 		}
-		s := reflect.MakeSlice(p.typ, n, n)
-		writable(v).Set(s)
-		return d.elems(s, n, p.elem, true)
+		return d.elems(makeSlice(v, p.typ, n), n, p.elem, true)
 	case opByteArray:
 		if d.remaining() < p.len {
 			return d.corrupt("truncated %s", p.typ)
 		}
-		copy(v.Bytes(), d.data[d.pos:])
+		copy(bytesAt(v, p.len), d.data[d.pos:])
 		d.pos += p.len
 	case opArray:
 		return d.elems(v, p.len, p.elem, false)
@@ -221,12 +233,9 @@ func (d *decoder) decode(v reflect.Value, p *plan) error {
 	case opPtr:
 		return d.pointer(v, p)
 	case opStruct:
-		if p.twin != nil {
-			v = settable(v, p.twin)
-		}
 		for i := range p.fields {
 			f := &p.fields[i]
-			if err := d.decode(v.Field(f.index), f.plan); err != nil {
+			if err := d.decode(v.at(f.offset), f.plan); err != nil {
 				return err
 			}
 		}
@@ -244,7 +253,7 @@ func (d *decoder) decode(v reflect.Value, p *plan) error {
 			return d.corrupt("%v", err)
 		}
 		d.pos += n
-		writable(v).Set(reflect.ValueOf(t))
+		setTime(v, t)
 	case opInterface:
 		h, err := d.uvarint()
 		if err != nil {
@@ -253,7 +262,7 @@ func (d *decoder) decode(v reflect.Value, p *plan) error {
 		if h != 0 {
 			return d.corrupt("a non-nil %s, which Encode never writes", p.typ)
 		}
-		writable(v).SetZero()
+		clearInterface(v)
 	case opUnsupported:
 		return d.corrupt("a value of %s, which Encode never writes", p.typ)
 	}
@@ -302,9 +311,10 @@ func (d *decoder) float32() (float32, error) {
 	return math.Float32frombits(bits.ReverseBytes32(uint32(x))), nil
 }
 
-// elems decodes the n elements of a slice or array v. A slice's elements
-// were promised (see promise): each takes its bytes back as it is read.
-func (d *decoder) elems(v reflect.Value, n int, p *plan, promised bool) error {
+// elems decodes the n elements of a slice or array, the first at v. A
+// slice's elements were promised (see promise): each takes its bytes back
+// as it is read.
+func (d *decoder) elems(v place, n int, p *plan, promised bool) error {
 	if p.min == 0 || n == 0 {
 		return nil // nothing, or zero values, which encode as nothing
 	}
@@ -315,7 +325,7 @@ func (d *decoder) elems(v reflect.Value, n int, p *plan, promised bool) error {
 		if promised {
 			d.owed -= p.min
 		}
-		if err := d.decode(v.Index(i), p); err != nil {
+		if err := d.decode(v.at(uintptr(i)*p.size), p); err != nil {
 			return err
 		}
 	}
@@ -323,21 +333,14 @@ func (d *decoder) elems(v reflect.Value, n int, p *plan, promised bool) error {
 	return nil
 }
 
-// header reads the header of a value that may be nil (bytes, a slice, a
-// map): 0 for nil, which sets v to its zero value, else its length plus
-// one.
-func (d *decoder) header(v reflect.Value) (uint64, error) {
+func (d *decoder) mapping(v place, p *plan) error {
 	h, err := d.uvarint()
-	if err == nil && h == 0 {
-		writable(v).SetZero()
-	}
-	return h, err
-}
-
-func (d *decoder) mapping(v reflect.Value, p *plan) error {
-	h, err := d.header(v)
-	if err != nil || h == 0 {
+	if err != nil {
 		return err
+	}
+	if h == 0 {
+		clearPointer(v) // a map is a pointer
+		return nil
 	}
 	cost := p.key.min + p.elem.min
 	if cost == 0 && h-1 > 1 {
@@ -354,35 +357,35 @@ func (d *decoder) mapping(v reflect.Value, p *plan) error {
 	m := reflect.MakeMapWithSize(p.typ, n)
 	// Every decode sets the whole value, so the two can be reused:
 	// SetMapIndex copies them into the map.
-	k := reflect.New(p.key.typ).Elem()
-	x := reflect.New(p.elem.typ).Elem()
+	k := reflect.New(p.key.typ)
+	x := reflect.New(p.elem.typ)
 	for range n {
 		d.owed -= cost
-		if err := d.decode(k, p.key); err != nil {
+		if err := d.decode(placeOf(k), p.key); err != nil {
 			return err
 		}
-		if err := d.decode(x, p.elem); err != nil {
+		if err := d.decode(placeOf(x), p.elem); err != nil {
 			return err
 		}
-		m.SetMapIndex(k, x)
+		m.SetMapIndex(k.Elem(), x.Elem())
 	}
 	if m.Len() != n {
 		return d.corrupt("%d map entries of which %d have distinct keys", n, m.Len())
 	}
 	d.depth--
-	writable(v).Set(m)
+	setValue(v, p.typ, m)
 	return nil
 }
 
 // pointer reads what encoder.pointer writes.
-func (d *decoder) pointer(v reflect.Value, p *plan) error {
+func (d *decoder) pointer(v place, p *plan) error {
 	h, err := d.uvarint()
 	if err != nil {
 		return err
 	}
 	switch {
 	case h == 0:
-		writable(v).SetZero()
+		clearPointer(v)
 	case h == 1:
 		if len(d.queue) == cap(d.queue) {
 			return d.corrupt("more values than the %d announced", cap(d.queue))
@@ -391,9 +394,9 @@ func (d *decoder) pointer(v reflect.Value, p *plan) error {
 			return d.corrupt("a new %s (of at least %d bytes) does not fit in the %d bytes left", p.elem.typ, p.elem.min, d.avail())
 		}
 		d.owed += p.elem.min
-		ptr := reflect.New(p.elem.typ)
+		ptr := newPlace(p.elem.typ)
 		d.queue = append(d.queue, decoded{ptr, p.elem})
-		writable(v).Set(ptr)
+		setPointer(v, ptr)
 	default:
 		id := h - 2
 		if id >= uint64(len(d.queue)) {
@@ -403,7 +406,7 @@ func (d *decoder) pointer(v reflect.Value, p *plan) error {
 		if q.p != p.elem {
 			return d.corrupt("a pointer to %s refers to a %s", p.elem.typ, q.p.typ)
 		}
-		writable(v).Set(q.ptr)
+		setPointer(v, q.at)
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 )
 
 // maxDepth bounds how deeply slices and maps nest inside one another
@@ -45,7 +44,7 @@ type trap struct {
 
 // A pending is a pointee whose contents are yet to be written.
 type pending struct {
-	v      reflect.Value // addressable
+	at     place
 	p      *plan
 	parent int // the entry in whose contents the pointer was met
 }
@@ -91,10 +90,10 @@ func (e *encoder) run(root reflect.Value, base []byte) error {
 	// Room for the number of values, which goes first (Decode sizes its
 	// table of them by it) and is known last.
 	e.buf = append(e.buf, make([]byte, binary.MaxVarintLen64)...)
-	e.pointee(root)
+	e.pointee(placeOf(root), planFor(root.Type().Elem()))
 	for e.cur = 0; e.cur < len(e.queue); e.cur++ {
 		q := e.queue[e.cur]
-		if err := e.encode(q.v, q.p); err != nil {
+		if err := e.encode(q.at, q.p); err != nil {
 			pe, ok := err.(*pathError)
 			if !ok {
 				return err
@@ -117,58 +116,56 @@ func (e *encoder) run(root reflect.Value, base []byte) error {
 	return nil
 }
 
-// pointee gives the value ptr points at the next id and queues its
-// contents. ptr is not nil.
-func (e *encoder) pointee(ptr reflect.Value) {
-	v := ptr.Elem()
-	p := planFor(v.Type())
+// pointee gives the value of plan p at to the next id and queues its
+// contents.
+func (e *encoder) pointee(to place, p *plan) {
 	id := len(e.queue)
-	e.queue = append(e.queue, pending{v: v, p: p, parent: e.cur})
+	e.queue = append(e.queue, pending{at: to, p: p, parent: e.cur})
 	if !p.zero {
-		addr := ptr.Pointer()
+		addr := to.addr()
 		e.ids[addr] = id
-		e.pointees = append(e.pointees, span{lo: addr, hi: addr + v.Type().Size(), entry: id})
+		e.pointees = append(e.pointees, span{lo: addr, hi: addr + p.size, entry: id})
 	}
 }
 
 func (e *encoder) uvarint(x uint64) { e.buf = binary.AppendUvarint(e.buf, x) }
 
-func (e *encoder) encode(v reflect.Value, p *plan) error {
+func (e *encoder) encode(v place, p *plan) error {
 	switch p.op {
 	case opBool:
 		b := byte(0)
-		if v.Bool() {
+		if getBool(v) {
 			b = 1
 		}
 		e.buf = append(e.buf, b)
 	case opInt:
-		e.buf = binary.AppendVarint(e.buf, v.Int())
+		e.buf = binary.AppendVarint(e.buf, getInt(v, p.size))
 	case opUint:
-		e.uvarint(v.Uint())
+		e.uvarint(getUint(v, p.size))
 	case opFloat32:
-		e.float32(float32(v.Float()))
+		e.float32(getFloat32(v))
 	case opFloat64:
-		e.float64(v.Float())
+		e.float64(getFloat64(v))
 	case opComplex64:
-		c := v.Complex()
-		e.float32(float32(real(c)))
-		e.float32(float32(imag(c)))
+		c := getComplex64(v)
+		e.float32(real(c))
+		e.float32(imag(c))
 	case opComplex128:
-		c := v.Complex()
+		c := getComplex128(v)
 		e.float64(real(c))
 		e.float64(imag(c))
 	case opString:
-		s := v.String()
+		s := getString(v)
 		e.text(len(s), stringAddr(s), 0)
 		if !e.inBase(stringAddr(s), len(s)) {
 			e.buf = append(e.buf, s...)
 		}
 	case opBytes:
-		if v.IsNil() {
+		b := getBytes(v)
+		if b == nil {
 			e.buf = append(e.buf, 0)
 			return nil
 		}
-		b := v.Bytes()
 		e.text(len(b), bytesAddr(b), 1)
 		if e.inBase(bytesAddr(b), len(b)) {
 			// Decoded, it is in the base again; checkSpans sees to it
@@ -176,23 +173,23 @@ func (e *encoder) encode(v reflect.Value, p *plan) error {
 			return nil
 		}
 		e.buf = append(e.buf, b...)
-		return e.slice(bytesAddr(b), len(b), p.typ.Elem())
+		return e.slice(bytesAddr(b), len(b), 1)
 	case opSlice:
-		if v.IsNil() {
+		first, n, ok := getSlice(v)
+		if !ok {
 			e.buf = append(e.buf, 0)
 			return nil
 		}
-		n := v.Len()
 		e.uvarint(uint64(n) + 1)
 		if n == 0 {
 			return nil
 		}
-		if err := e.slice(v.Pointer(), n, p.elem.typ); err != nil {
+		if err := e.slice(first.addr(), n, p.elem.size); err != nil {
 			return err
 		}
-		return e.elems(v, n, p.elem)
+		return e.elems(first, n, p.elem)
 	case opByteArray:
-		e.buf = append(e.buf, v.Bytes()...)
+		e.buf = append(e.buf, bytesAt(v, p.len)...)
 	case opArray:
 		return e.elems(v, p.len, p.elem)
 	case opMap:
@@ -202,23 +199,23 @@ func (e *encoder) encode(v reflect.Value, p *plan) error {
 	case opStruct:
 		for i := range p.fields {
 			f := &p.fields[i]
-			if err := e.encode(v.Field(f.index), f.plan); err != nil {
+			if err := e.encode(v.at(f.offset), f.plan); err != nil {
 				return at(err, "."+f.name)
 			}
 		}
 	case opTime:
-		b, err := writable(v).Interface().(time.Time).MarshalBinary()
+		b, err := getTime(v).MarshalBinary()
 		if err != nil {
 			return e.fail("%v", err)
 		}
 		e.uvarint(uint64(len(b)))
 		e.buf = append(e.buf, b...)
 	case opInterface:
-		if v.IsNil() {
+		if isNilInterface(v) {
 			e.buf = append(e.buf, 0)
 			return nil
 		}
-		return e.fail("interface values cannot be saved unless nil (this one holds a %s)", v.Elem().Type())
+		return e.fail("interface values cannot be saved unless nil (this one holds a %s)", getValue(v, p.typ).Elem().Type())
 	case opUnsupported:
 		return e.fail("%s values cannot be saved", kindName(p.typ))
 	}
@@ -262,10 +259,9 @@ func (e *encoder) inBase(addr uintptr, n int) bool {
 	return n > 0 && addr >= e.lo && addr < e.hi && uintptr(n) <= e.hi-addr
 }
 
-// slice notes the elements of a saved slice and, in a search, stops at
-// the one searched for.
-func (e *encoder) slice(addr uintptr, n int, elem reflect.Type) error {
-	size := elem.Size()
+// slice notes the elements of a saved slice, n of size bytes at addr,
+// and, in a search, stops at the one searched for.
+func (e *encoder) slice(addr uintptr, n int, size uintptr) error {
 	if n == 0 || size == 0 {
 		return nil
 	}
@@ -279,7 +275,8 @@ func (e *encoder) slice(addr uintptr, n int, elem reflect.Type) error {
 	return nil
 }
 
-func (e *encoder) elems(v reflect.Value, n int, p *plan) error {
+// elems writes the n elements of a slice or array, the first at v.
+func (e *encoder) elems(v place, n int, p *plan) error {
 	if p.min == 0 || n == 0 {
 		return nil // nothing, or zero values, which encode as nothing
 	}
@@ -289,18 +286,19 @@ func (e *encoder) elems(v reflect.Value, n int, p *plan) error {
 	}
 	defer func() { e.depth-- }()
 	for i := range n {
-		if err := e.encode(v.Index(i), p); err != nil {
+		if err := e.encode(v.at(uintptr(i)*p.size), p); err != nil {
 			return at(err, fmt.Sprintf("[%d]", i))
 		}
 	}
 	return nil
 }
 
-func (e *encoder) mapping(v reflect.Value, p *plan) error {
-	if v.IsNil() {
+func (e *encoder) mapping(m place, p *plan) error {
+	if _, ok := getPointer(m); !ok { // a map is a pointer
 		e.buf = append(e.buf, 0)
 		return nil
 	}
+	v := getValue(m, p.typ)
 	if p.key.op == opPtr && p.key.elem.zero {
 		// Decode gives every such pointer one address (Go's), so the
 		// keys would collide.
@@ -312,19 +310,18 @@ func (e *encoder) mapping(v reflect.Value, p *plan) error {
 		return e.fail("slices and maps nest deeper than %d", maxDepth)
 	}
 	defer func() { e.depth-- }()
-	// Entries are copied out to addressable values: map entries are not
-	// addressable, and a copy is what unexported fields of a struct in a
-	// map can be read through (see writable).
-	k := reflect.New(p.key.typ).Elem()
-	x := reflect.New(p.elem.typ).Elem()
-	iter := writable(v).MapRange()
+	// Entries are copied out to variables, which are read as any other:
+	// map entries are not addressable.
+	kp, xp := reflect.New(p.key.typ), reflect.New(p.elem.typ)
+	k, x := kp.Elem(), xp.Elem()
+	iter := v.MapRange()
 	for iter.Next() {
 		k.SetIterKey(iter)
-		if err := e.encode(k, p.key); err != nil {
+		if err := e.encode(placeOf(kp), p.key); err != nil {
 			return at(err, "[key]")
 		}
 		x.SetIterValue(iter)
-		if err := e.encode(x, p.elem); err != nil {
+		if err := e.encode(placeOf(xp), p.elem); err != nil {
 			return at(err, "[…]")
 		}
 	}
@@ -333,12 +330,13 @@ func (e *encoder) mapping(v reflect.Value, p *plan) error {
 
 // pointer writes 0 for nil, 1 for a pointee met for the first time
 // (whose contents follow later), and id+2 for one met before.
-func (e *encoder) pointer(v reflect.Value, p *plan) error {
-	if v.IsNil() {
+func (e *encoder) pointer(v place, p *plan) error {
+	to, ok := getPointer(v)
+	if !ok {
 		e.buf = append(e.buf, 0)
 		return nil
 	}
-	addr := v.Pointer()
+	addr := to.addr()
 	if t := e.trap; t != nil {
 		if !t.slice && t.addr == addr && t.typ == p.elem.typ {
 			return &pathError{}
@@ -356,7 +354,7 @@ func (e *encoder) pointer(v reflect.Value, p *plan) error {
 		}
 	}
 	e.buf = append(e.buf, 1)
-	e.pointee(v)
+	e.pointee(to, p.elem)
 	return nil
 }
 
@@ -411,7 +409,7 @@ func (e *encoder) pathOf(id int, rel []string) string {
 	segs := slices.Clone(rel)
 	for id != 0 {
 		q := e.queue[id]
-		segs = append(segs, e.search(q.parent, &trap{addr: q.v.Addr().Pointer(), typ: q.p.typ})...)
+		segs = append(segs, e.search(q.parent, &trap{addr: q.at.addr(), typ: q.p.typ})...)
 		id = q.parent
 	}
 	slices.Reverse(segs)
@@ -429,7 +427,7 @@ func (e *encoder) pathOf(id int, rel []string) string {
 func (e *encoder) search(id int, t *trap) []string {
 	s := &encoder{trap: t}
 	q := e.queue[id]
-	if pe, ok := s.encode(q.v, q.p).(*pathError); ok {
+	if pe, ok := s.encode(q.at, q.p).(*pathError); ok {
 		return pe.path
 	}
 	return []string{"(unknown)"}

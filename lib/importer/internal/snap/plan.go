@@ -3,7 +3,6 @@ package snap
 import (
 	"math"
 	"reflect"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -49,19 +48,17 @@ type plan struct {
 	// them are not told apart by address (Go may give distinct
 	// zero-size variables one address).
 	zero bool
-	// twin is, for a struct with unexported fields, a struct type of the
-	// same layout whose fields are all exported: Decode sets the fields
-	// through it (see settable), which is much cheaper than making each
-	// field settable on its own. Nil when the layouts would differ.
-	twin reflect.Type
+	// size is the size of a value of the type in memory: how far apart
+	// the elements of a slice or array of it lie.
+	size uintptr
 }
 
 // A field is a struct field in a plan.
 type field struct {
-	name     string
-	index    int
-	exported bool
-	plan     *plan
+	name   string
+	index  int
+	offset uintptr // where it lies in the struct
+	plan   *plan
 }
 
 var (
@@ -95,7 +92,7 @@ func compile(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	if p, ok := building[t]; ok {
 		return p
 	}
-	p := &plan{typ: t, min: 1, zero: t.Size() == 0}
+	p := &plan{typ: t, min: 1, zero: t.Size() == 0, size: t.Size()}
 	building[t] = p
 	switch t.Kind() {
 	case reflect.Bool:
@@ -146,10 +143,9 @@ func compile(t reflect.Type, building map[reflect.Type]*plan) *plan {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			fp := compile(f.Type, building)
-			p.fields = append(p.fields, field{name: f.Name, index: i, exported: f.IsExported(), plan: fp})
+			p.fields = append(p.fields, field{name: f.Name, index: i, offset: f.Offset, plan: fp})
 			p.min = addSat(p.min, fp.min)
 		}
-		p.twin = twinOf(t)
 	case reflect.Interface:
 		p.op = opInterface
 	default: // func, chan, unsafe.Pointer, uintptr
@@ -174,34 +170,4 @@ func mulSat(a, b int) int {
 		return math.MaxInt
 	}
 	return a * b
-}
-
-// twinOf returns a struct type with t's layout and exported fields, or
-// nil if t's fields are all exported or the layouts would differ.
-func twinOf(t reflect.Type) (twin reflect.Type) {
-	defer func() {
-		if recover() != nil {
-			twin = nil // a type StructOf refuses: set fields one by one
-		}
-	}()
-	fields := make([]reflect.StructField, t.NumField())
-	exported := true
-	for i := range fields {
-		f := t.Field(i)
-		exported = exported && f.IsExported()
-		fields[i] = reflect.StructField{Name: "F" + strconv.Itoa(i), Type: f.Type}
-	}
-	if exported {
-		return nil
-	}
-	twin = reflect.StructOf(fields)
-	if twin.Size() != t.Size() || twin.Align() != t.Align() {
-		return nil
-	}
-	for i := range fields {
-		if twin.Field(i).Offset != t.Field(i).Offset {
-			return nil
-		}
-	}
-	return twin
 }

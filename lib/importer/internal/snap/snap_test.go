@@ -661,6 +661,11 @@ func TestCorrupt(t *testing.T) {
 	}{
 		{"bool", []byte{1, 2}, new(bool), "bool is 2"},
 		{"int8", []byte{1, 0x80, 0x02}, new(int8), "128 overflows int8"},
+		{"negative int8", []byte{1, 0x81, 0x02}, new(int8), "-129 overflows int8"},
+		{"int32", []byte{1, 0x80, 0x80, 0x80, 0x80, 0x10}, new(int32), "2147483648 overflows int32"},
+		{"uint8", []byte{1, 0x80, 0x02}, new(uint8), "256 overflows uint8"},
+		{"uint16", []byte{1, 0x80, 0x80, 0x04}, new(flags), "65536 overflows snap.flags"},
+		{"uint32", []byte{1, 0x80, 0x80, 0x80, 0x80, 0x10}, new(uint32), "4294967296 overflows uint32"},
 		{"varint", []byte{1, 0x80}, new(int), "bad or truncated varint"},
 		{"string past data", []byte{1, 20, 'a'}, new(string), "10 bytes of text do not fit in the 1 bytes left"},
 		{"string past base", []byte{1, 21, 5}, new(string), "10 bytes at offset 5 run past the end of the base (10 bytes)"},
@@ -710,27 +715,31 @@ func TestDecodeBoundsMemory(t *testing.T) {
 	}
 }
 
-type noTwin struct {
-	a string
-	b []int
-	c map[string]inner
-	t time.Time
-	p *noTwin
+type entry struct {
+	s   []int
+	b   []byte
+	p   *inner
+	m   map[string]int
+	e   error
+	n   int16
+	str string
 }
 
-// TestWithoutTwin checks the way unexported fields are set when a struct
-// has no twin (plan.twin): one field at a time.
-func TestWithoutTwin(t *testing.T) {
-	p := planFor(reflect.TypeFor[noTwin]())
-	if p.twin == nil {
-		t.Fatal("noTwin has no twin to take away")
+// TestMapEntriesSetWhole checks that each map entry is decoded whole: the
+// variables Decode reads entries into are reused, so a nil or zero field
+// must not keep the entry before's value.
+func TestMapEntriesSetWhole(t *testing.T) {
+	v := &struct{ m map[int]entry }{map[int]entry{}}
+	for i := range 64 {
+		if i%2 == 0 {
+			v.m[i] = entry{s: []int{i}, b: []byte{byte(i)}, p: &inner{i}, m: map[string]int{"i": i}, n: int16(i), str: "x"}
+		} else {
+			v.m[i] = entry{}
+		}
 	}
-	p.twin = nil
-	v := &noTwin{a: "a", b: []int{1}, c: map[string]inner{"x": {2}}, t: time.Unix(3, 0).UTC()}
-	v.p = v
 	got, _ := roundTrip(t, v, nil)
-	if got.p != got || got.a != "a" || got.b[0] != 1 || got.c["x"].n != 2 || !got.t.Equal(v.t) {
-		t.Errorf("got %+v", got)
+	if !reflect.DeepEqual(got, v) {
+		t.Errorf("round trip differs:\ngot  %+v\nwant %+v", got.m, v.m)
 	}
 }
 
