@@ -108,6 +108,7 @@ func importCodex(b *builder, data []byte) error {
 		r.meta.set("output_from", quote(e.Get("type").String()))
 		msgs = append(msgs, &msg{role: "tool", results: []*result{r}})
 	}
+	takeUsages(msgs)
 	for _, m := range msgs {
 		b.add(m)
 	}
