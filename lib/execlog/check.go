@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"mime"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/internal/halves"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
@@ -58,20 +58,16 @@ func (l *Log) canonical(fix bool) error {
 	}
 	// The steps are most of a long session's log: two halves at once
 	// where there are two CPUs, the first half's error first.
-	if mid := len(l.Steps) / 2; mid >= parallelSteps && runtime.GOMAXPROCS(0) > 1 {
-		second := &canonicalizer{fix: fix}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			second.steps(l, mid, len(l.Steps))
-		}()
-		c.steps(l, 0, mid)
-		<-done
-		if c.err == nil {
-			c.err = second.err
+	second := &canonicalizer{fix: fix}
+	halves.Do(len(l.Steps), func(from, to int) {
+		if from == 0 {
+			c.steps(l, from, to)
+		} else {
+			second.steps(l, from, to)
 		}
-	} else {
-		c.steps(l, 0, len(l.Steps))
+	})
+	if c.err == nil {
+		c.err = second.err
 	}
 	for i := range l.Outputs {
 		o := &l.Outputs[i]
@@ -99,10 +95,6 @@ func (l *Log) canonical(fix bool) error {
 	c.value(&l.Metadata, func() canon.Path { return canon.Path{"metadata"} })
 	return c.err
 }
-
-// parallelSteps is how many steps each half of a log's steps must hold
-// for canonical to check the halves at once.
-const parallelSteps = 256
 
 // A canonicalizer is canonical's work on part of a log: err is the first
 // error it met, after which it checks and changes nothing more.

@@ -10,13 +10,13 @@ import (
 	"fmt"
 	"hash"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"unsafe"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/found"
+	"github.com/ctx-tools/ctx/lib/internal/halves"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
 	"github.com/ctx-tools/ctx/lib/userconfig"
@@ -198,20 +198,12 @@ func (p *Prior) read(s *store.Store, file, key string) error {
 func (l *Log) Fingerprint() {
 	l.prints = make([]fingerprint, len(l.Steps))
 	l.reused = nil
-	run := func(from, to int) {
+	halves.Do(len(l.Steps), func(from, to int) {
 		f := fingerprinter{h: sha256.New()}
 		for i := from; i < to; i++ {
 			l.prints[i] = f.step(&l.Steps[i])
 		}
-	}
-	if mid := len(l.Steps) / 2; mid >= parallelSteps && runtime.GOMAXPROCS(0) > 1 {
-		var wg sync.WaitGroup
-		wg.Go(func() { run(mid, len(l.Steps)) })
-		run(0, mid)
-		wg.Wait()
-		return
-	}
-	run(0, len(l.Steps))
+	})
 }
 
 // Reuse takes each step whose fingerprint (Fingerprint) p holds as it was

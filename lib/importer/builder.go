@@ -4,18 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/internal/halves"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
@@ -127,6 +126,16 @@ type msg struct {
 	// then they are places in the input, which a checkpoint saves as
 	// such rather than copies of them.
 	later []laterMeta
+	// taken is the usage takeUsages took from a model turn's metadata,
+	// for turn; nil when it did not.
+	taken *takenUsage
+}
+
+// takenUsage is a model turn's usage and the metadata left, as turn takes
+// them from meta (the turn's metadata they were taken from).
+type takenUsage struct {
+	meta, left obj
+	usage      *manifest.Usage
 }
 
 // laterMeta is a metadata member to make: k set to the object o (or to
@@ -137,6 +146,26 @@ type laterMeta struct {
 	list bool
 	o    obj
 	raw  json.RawMessage
+}
+
+// takeUsages takes the usage of each model turn of msgs from its metadata
+// before the turns are added, as turn would take it: a long session's in
+// two halves at once, for it has a usage object per turn.
+func takeUsages(msgs []*msg) {
+	halves.Do(len(msgs), func(from, to int) {
+		for _, m := range msgs[from:to] {
+			if m.role == "assistant" {
+				t := &takenUsage{meta: m.meta}
+				t.usage, t.left = takeUsage(join(m.meta))
+				m.taken = t
+			}
+		}
+	})
+}
+
+// sameObj reports whether a and b are the same members in the same memory.
+func sameObj(a, b obj) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // doneLater makes m's later members its metadata, in order.
@@ -586,8 +615,11 @@ func (b *builder) turn(m *msg) {
 		r := strings.Join(m.reasoning, "\n")
 		s.Reasoning = &r
 	}
-	s.meta = join(s.meta, m.meta)
-	s.Usage, s.meta = takeUsage(s.meta)
+	if t := m.taken; t != nil && sameObj(t.meta, m.meta) {
+		s.Usage, s.meta = t.usage, t.left
+	} else {
+		s.Usage, s.meta = takeUsage(join(s.meta, m.meta))
+	}
 	if m.failed != nil {
 		s.fail(*m.failed)
 	}
@@ -885,19 +917,11 @@ func (b *builder) log() *execlog.Log {
 	}
 	// Each step on its own (a session's are most of the work): two
 	// halves at once where there are two CPUs.
-	steps := func(from, to int) {
+	halves.Do(len(b.steps), func(from, to int) {
 		for i := from; i < to; i++ {
 			l.Steps[i] = b.logStep(b.steps[i])
 		}
-	}
-	if mid := len(b.steps) / 2; mid >= 256 && runtime.GOMAXPROCS(0) > 1 {
-		var wg sync.WaitGroup
-		wg.Go(func() { steps(mid, len(b.steps)) })
-		steps(0, mid)
-		wg.Wait()
-	} else {
-		steps(0, len(b.steps))
-	}
+	})
 	outputs := b.outputs
 	// An agent session's outputs are the files it wrote: its last answer
 	// is the output of its last model call, and stays only that. For a

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctx-tools/ctx/lib/internal/halves"
 	"github.com/tidwall/gjson"
 )
 
@@ -440,9 +441,12 @@ func (r *itemReader) done() []*msg {
 		r.out = append(r.out, r.cur)
 		r.cur = nil
 	}
-	for _, m := range r.out {
-		m.doneLater()
-	}
+	// Each message on its own: a long session's in two halves at once.
+	halves.Do(len(r.out), func(from, to int) {
+		for _, m := range r.out[from:to] {
+			m.doneLater()
+		}
+	})
 	return r.out
 }
 

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"github.com/ctx-tools/ctx/lib/internal/halves"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -130,24 +131,36 @@ func TestPriorChanged(t *testing.T) {
 }
 
 // TestLogStepsAtOnce: a session's steps made in two halves at once (more
-// than 512 steps, two CPUs) are the steps made one after the other, with
-// and without a checkpoint's memo (which both halves write).
+// than 512 steps, two CPUs), and a Codex session's messages' metadata and
+// usage too, are those made one after the other, with and without a
+// checkpoint's memo (which both halves write).
 func TestLogStepsAtOnce(t *testing.T) {
-	data := packgen.ClaudeSessionVaried(3500 << 10)
-	ends := lineEnds(data)
-	ckpt := filepath.Join(t.TempDir(), "c.ckpt")
-	importWith(ClaudeCode, data[:ends[len(ends)/2]], Options{Checkpoint: ckpt})
-	prev := runtime.GOMAXPROCS(1)
-	one := importWith(ClaudeCode, data, Options{})
-	runtime.GOMAXPROCS(max(prev, 2))
-	defer runtime.GOMAXPROCS(prev)
-	if l, err := execlog.Parse(one.out, execlog.Options{}); err != nil || len(l.Steps) < 512 {
-		t.Fatalf("%v, or too few steps to be made in halves", err)
+	for _, c := range []struct {
+		format string
+		data   []byte
+	}{
+		{ClaudeCode, packgen.ClaudeSessionVaried(3500 << 10)},
+		// Enough turns for its messages' metadata and usage to be made
+		// in halves too (itemReader.done, takeUsages).
+		{Codex, packgen.CodexSession(3500 << 10)},
+	} {
+		data := c.data
+		ends := lineEnds(data)
+		ckpt := filepath.Join(t.TempDir(), "c.ckpt")
+		importWith(c.format, data[:ends[len(ends)/2]], Options{Checkpoint: ckpt})
+		prev := runtime.GOMAXPROCS(1)
+		one := importWith(c.format, data, Options{})
+		runtime.GOMAXPROCS(max(prev, 2))
+		if l, err := execlog.Parse(one.out, execlog.Options{}); err != nil || len(l.Steps) < 2*halves.MinEach {
+			runtime.GOMAXPROCS(prev)
+			t.Fatalf("%s: %v, or too few steps to be made in halves", c.format, err)
+		}
+		sameImport(t, c.format+" in halves", importWith(c.format, data, Options{}), one)
+		resumed := importWith(c.format, data, Options{Checkpoint: ckpt})
+		runtime.GOMAXPROCS(prev)
+		if resumed.rep.Resumed == 0 {
+			t.Fatalf("%s: the checkpoint was not used", c.format)
+		}
+		sameImport(t, c.format+" in halves, resumed", resumed, one)
 	}
-	sameImport(t, "in halves", importWith(ClaudeCode, data, Options{}), one)
-	resumed := importWith(ClaudeCode, data, Options{Checkpoint: ckpt})
-	if resumed.rep.Resumed == 0 {
-		t.Fatal("the checkpoint was not used")
-	}
-	sameImport(t, "in halves, resumed", resumed, one)
 }
