@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -134,8 +135,18 @@ func TestCorruptAndImmutable(t *testing.T) {
 	if _, _, _, err := s.PutReader(strings.NewReader("original")); !errors.Is(err, ErrImmutable) {
 		t.Fatalf("PutReader over same-size tamper = %v, want ErrImmutable", err)
 	}
+	// So does a Store that has not met its fan-out directory (another
+	// process's), which looks for the object only once it finds the
+	// directory made.
+	other, err := Open(s.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := other.Put([]byte("original")); !errors.Is(err, ErrImmutable) {
+		t.Fatalf("Put over same-size tamper, by another Store = %v, want ErrImmutable", err)
+	}
 	os.WriteFile(path, []byte("other bytes, other size"), 0o444)
-	_, _, err := s.Put([]byte("original"))
+	_, _, err = s.Put([]byte("original"))
 	if !errors.Is(err, ErrImmutable) || !strings.Contains(err.Error(), "immutable") {
 		t.Fatalf("Put over other bytes = %v, want ErrImmutable", err)
 	}
@@ -193,10 +204,14 @@ func TestObjectsPrefix(t *testing.T) {
 	}
 }
 
+// TestConcurrentPut: Stores of one new store, as separate processes, put
+// the same objects at once, each in a fan-out directory one of them makes
+// (madeFanOut): each object is stored once, reported created once.
 func TestConcurrentPut(t *testing.T) {
 	s := newStore(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
+	var created [40]atomic.Int32
 	for g := range 16 {
 		wg.Add(1)
 		go func() {
@@ -207,8 +222,12 @@ func TestConcurrentPut(t *testing.T) {
 				return
 			}
 			for i := range 40 {
-				if _, _, err := other.Put([]byte(fmt.Sprintf("shared %d", i))); err != nil {
+				_, c, err := other.Put([]byte(fmt.Sprintf("shared %d", i)))
+				if err != nil {
 					errs <- err
+				}
+				if c {
+					created[i].Add(1)
 				}
 				if _, _, err := other.Put([]byte(fmt.Sprintf("own %d %d", g, i))); err != nil {
 					errs <- err
@@ -222,6 +241,11 @@ func TestConcurrentPut(t *testing.T) {
 	for err := range errs {
 		if err != nil {
 			t.Fatal(err)
+		}
+	}
+	for i := range created {
+		if n := created[i].Load(); n != 1 {
+			t.Errorf("shared %d reported created %d times, want once", i, n)
 		}
 	}
 	ds, _ := s.Objects("")
