@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"io"
+	"math"
 	"os"
 	"runtime"
 )
@@ -24,7 +25,7 @@ func readFile(name string) ([]byte, error) {
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() < splitRead || int64(int(fi.Size()+512)) != fi.Size()+512 ||
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < splitRead || fi.Size() > math.MaxInt-512 ||
 		runtime.GOMAXPROCS(0) < 2 {
 		return os.ReadFile(name)
 	}
