@@ -18,8 +18,12 @@
 # from turn to turn, as a real session's do (gensession -varied); VARIED=0
 # the one whose turns all read the same file and print the same output;
 # a Codex rollout's tool outputs always differ.
+# BASE, a git revision, times ctx as built there too, alternating with
+# the working tree's run by run (each with its own store and checkpoint,
+# since a checkpoint is its build's), and prints the ratios.
 #   scripts/bench-capture.sh            # FORMAT=claude-code SIZE=20971520 RUNS=5 VARIED=1
 #   FORMAT=codex scripts/bench-capture.sh
+#   FORMAT=codex BASE=00bc0b5 RUNS=15 scripts/bench-capture.sh
 set -euo pipefail
 export CGO_ENABLED=0
 size=${SIZE:-$((20 << 20))}
@@ -31,11 +35,19 @@ claude-code | codex) ;;
 esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 w=$(mktemp -d "${TMPDIR:-/tmp}/ctx-capture.XXXXXX")
-trap 'chmod -R u+w "$w" 2>/dev/null; rm -rf "$w"' EXIT
+base=${BASE:-}
+trap '[ -z "$base" ] || git -C "$root" worktree remove --force "$w/src" >/dev/null 2>&1 || true; chmod -R u+w "$w" 2>/dev/null; rm -rf "$w"' EXIT
 (cd "$root" && go build -o "$w/bin/" ./cmd/ctx-init ./cmd/ctx-pack ./scripts/gensession)
+builds=(ctx) # each build's binaries are in $w/<build>-bin
+mv "$w/bin" "$w/ctx-bin"
+if [ -n "$base" ]; then
+	git -C "$root" worktree add --detach "$w/src" "$base" >/dev/null 2>&1
+	(cd "$w/src" && go build -o "$w/base-bin/" ./cmd/ctx-init ./cmd/ctx-pack)
+	builds=(base ctx)
+fi
 varied=()
 [ "$format" = claude-code ] && [ "${VARIED:-1}" = 1 ] && varied=(-varied)
-"$w/bin/gensession" -format "$format" -size "$size" "${varied[@]}" >"$w/full.jsonl"
+"$w/ctx-bin/gensession" -format "$format" -size "$size" "${varied[@]}" >"$w/full.jsonl"
 n=$(wc -l <"$w/full.jsonl")
 case $format in
 claude-code) last=$((n - 8)) ;;
@@ -49,25 +61,41 @@ codex)
 esac
 head -n $((last - 1)) "$w/full.jsonl" >"$w/session.jsonl"
 export CTX_IMPORT_CACHE="$w/s/cache"
-mkdir -p "$w/base" && (cd "$w/base" && "$w/bin/ctx-init" >/dev/null && CTX_IMPORT_CACHE="$w/base/cache" "$w/bin/ctx-pack" --from "$format" "$w/session.jsonl" >/dev/null 2>&1)
+for b in "${builds[@]}"; do
+	mkdir -p "$w/$b-store" && (cd "$w/$b-store" && "$w/$b-bin/ctx-init" >/dev/null &&
+		CTX_IMPORT_CACHE="$w/$b-store/cache" "$w/$b-bin/ctx-pack" --from "$format" "$w/session.jsonl" >/dev/null 2>&1)
+done
 cp "$w/full.jsonl" "$w/session.jsonl"
 echo "$(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg); $format transcript $(wc -c <"$w/full.jsonl") bytes, $n lines, the last reply $((n - last + 1)) lines${varied:+, varied outputs}"
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-# run NAME SETUP: pack the session RUNS times into the store SETUP makes.
+# run NAME SETUP: pack the session RUNS times into the store SETUP makes
+# (from $b's store, with $b's binaries), each build in turn.
 run() {
-	local name=$1 setup=$2 t=() c=() wt u sy
+	local name=$1 setup=$2 b wt u sy
+	declare -A t c
 	for _ in $(seq "$runs"); do
-		rm -rf "$w/s" && eval "$setup" && sync
-		# bash's time: the wall time of ctx-pack alone, and its CPU
-		# (user + system), to the millisecond.
-		(cd "$w/s" && TIMEFORMAT='%3R %3U %3S' && time "$w/bin/ctx-pack" --from "$format" "$w/session.jsonl" >/dev/null 2>&1) 2>"$w/time"
-		read -r wt u sy <"$w/time"
-		t+=("$(awk -v x="$wt" 'BEGIN {print x * 1000}')")
-		c+=("$(awk -v u="$u" -v s="$sy" 'BEGIN {print (u + s) * 1000}')")
+		for b in "${builds[@]}"; do
+			rm -rf "$w/s" && eval "$setup" && sync
+			# bash's time: the wall time of ctx-pack alone, and its CPU
+			# (user + system), to the millisecond.
+			(cd "$w/s" && TIMEFORMAT='%3R %3U %3S' && time "$w/$b-bin/ctx-pack" --from "$format" "$w/session.jsonl" >/dev/null 2>&1) 2>"$w/time"
+			read -r wt u sy <"$w/time"
+			t[$b]+="$(awk -v x="$wt" 'BEGIN {print x * 1000}') "
+			c[$b]+="$(awk -v u="$u" -v s="$sy" 'BEGIN {print (u + s) * 1000}') "
+		done
 	done
-	printf '%-28s wall %8s ms   cpu %8.1f ms\n' "$name" "$(printf '%s\n' "${t[@]}" | median)" "$(printf '%s\n' "${c[@]}" | median)"
+	for b in "${builds[@]}"; do
+		local label=$name
+		[ -z "$base" ] || label="$name ($b)"
+		printf '%-35s wall %8s ms   cpu %8.1f ms\n' "$label" "$(printf '%s\n' ${t[$b]} | median)" "$(printf '%s\n' ${c[$b]} | median)"
+	done
+	if [ -n "$base" ]; then
+		printf '%-35s wall %8.2f      cpu %8.2f\n' "$name (ctx / base)" \
+			"$(echo "$(printf '%s\n' ${t[ctx]} | median) / $(printf '%s\n' ${t[base]} | median)" | bc -l)" \
+			"$(echo "$(printf '%s\n' ${c[ctx]} | median) / $(printf '%s\n' ${c[base]} | median)" | bc -l)"
+	fi
 }
-run "re-pack after one reply" 'cp -a "$w/base" "$w/s"'
-CTX_IMPORT_CACHE=off run "re-pack, no checkpoint" 'cp -a "$w/base" "$w/s"'
-CTX_IMPORT_CACHE=off run "pack into an empty store" 'mkdir -p "$w/s" && (cd "$w/s" && "$w/bin/ctx-init" >/dev/null)'
+run "re-pack after one reply" 'cp -a "$w/$b-store" "$w/s"'
+CTX_IMPORT_CACHE=off run "re-pack, no checkpoint" 'cp -a "$w/$b-store" "$w/s"'
+CTX_IMPORT_CACHE=off run "pack into an empty store" 'mkdir -p "$w/s" && (cd "$w/s" && "$w/$b-bin/ctx-init" >/dev/null)'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
