@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctx-tools/ctx/lib/internal/halves"
 	"github.com/tidwall/gjson"
 )
 
@@ -82,19 +81,12 @@ func importCodex(b *builder, data []byte) error {
 	for _, m := range msgs {
 		for _, r := range m.results {
 			answered[r.id] = true
-		}
-	}
-	// Each result on its own: a long session's in two halves at once.
-	halves.Do(len(msgs), func(from, to int) {
-		for _, m := range msgs[from:to] {
-			for _, r := range m.results {
-				codexExit(r, x.execs[r.id])
-				if ts := x.execTS[r.id]; ts != "" && x.execs[r.id].Exists() {
-					r.meta.set(x.execs[r.id].Get("type").String()+"_timestamp", quote(ts))
-				}
+			codexExit(r, x.execs[r.id])
+			if ts := x.execTS[r.id]; ts != "" && x.execs[r.id].Exists() {
+				r.meta.set(x.execs[r.id].Get("type").String()+"_timestamp", quote(ts))
 			}
 		}
-	})
+	}
 	// A command whose output item is missing still has its event.
 	for _, id := range x.execOrder {
 		if answered[id] || id == "" {
