@@ -433,13 +433,7 @@ func (s *Store) PutParts(parts [][]byte) (d digest.Digest, size int64, created b
 		}
 	}
 	d = <-sum
-	if !s.madeFanOut(d) {
-		if ok, err := s.exists(d, size); err != nil || ok {
-			tmp.discard()
-			return d, size, false, err
-		}
-	}
-	created, err = s.commitObject(tmp, d, size)
+	created, err = s.commitWritten(tmp, d, size)
 	return d, size, created, err
 }
 
@@ -461,14 +455,20 @@ func (s *Store) PutReader(r io.Reader) (d digest.Digest, size int64, created boo
 		return d, 0, false, fmt.Errorf("writing object: %w", err)
 	}
 	d = h.Digest()
+	created, err = s.commitWritten(tmp, d, size)
+	return d, size, created, err
+}
+
+// commitWritten names tmp, which holds object d of size bytes, unless the
+// store holds d already: tmp is then dropped, and created is false.
+func (s *Store) commitWritten(tmp tempObject, d digest.Digest, size int64) (created bool, err error) {
 	if !s.madeFanOut(d) {
 		if ok, err := s.exists(d, size); err != nil || ok {
 			tmp.discard()
-			return d, size, false, err
+			return false, err
 		}
 	}
-	created, err = s.commitObject(tmp, d, size)
-	return d, size, created, err
+	return s.commitObject(tmp, d, size)
 }
 
 // onlyReader hides any WriterTo of r so that CopyBuffer uses our buffer.
