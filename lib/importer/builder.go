@@ -202,7 +202,8 @@ func (m *msg) doneLater() {
 }
 
 // appendList returns the JSON array of the elements of the array have
-// (if any), then of the later members' values, written once.
+// (if any), then of the later members' values, written once. An empty
+// element is null, as list.raw writes it.
 func appendList(have json.RawMessage, items []laterMeta) json.RawMessage {
 	old := listOf(have)
 	n := 2
@@ -215,26 +216,26 @@ func appendList(have json.RawMessage, items []laterMeta) json.RawMessage {
 			n += len(m.k) + len(m.v) + 4
 		}
 	}
-	b := append(make([]byte, 0, n), old.raw()...)
-	if len(b) == 0 {
-		b = append(b, '[')
-	} else {
-		b[len(b)-1] = ','
-	}
-	for i, l := range items {
-		if i > 0 {
-			b = append(b, ',')
+	b := append(make([]byte, 0, n), '[')
+	for _, v := range old {
+		if len(v) == 0 {
+			v = jsonNull
 		}
+		b = append(append(b, v...), ',')
+	}
+	for _, l := range items {
 		switch {
 		case l.raw == nil && len(l.o) > 0:
 			b = l.o.appendJSON(b)
 		case len(l.raw) > 0:
 			b = append(b, l.raw...)
 		default:
-			b = append(b, jsonNull...) // as list.raw writes nothing
+			b = append(b, jsonNull...)
 		}
+		b = append(b, ',')
 	}
-	return append(b, ']')
+	b[len(b)-1] = ']' // items is never empty: the last comma
+	return b
 }
 
 // A call is a tool call a model turn makes.
