@@ -153,11 +153,11 @@ func bigNumbers(doc []byte) bool {
 	i := 0
 	for ; i+8 <= len(doc); i += 8 {
 		w := binary.LittleEndian.Uint64(doc[i:])
-		// A flag (top bit) for each byte that is a digit (see nextDigit),
-		// and for each that is e or E: zero once ORed with 0x20 and XORed
-		// with 'e' (adding 0x7f to the low bits sets the top bit of all
-		// other bytes, with no carry into the next).
-		digits := ((w | hi) - '0'*lo) &^ ((w | hi) - ':'*lo) &^ w & hi
+		// A flag for each byte that is a digit, and for each that is e
+		// or E: zero once ORed with 0x20 and XORed with 'e' (adding 0x7f
+		// to the low bits sets the top bit of all other bytes, with no
+		// carry into the next).
+		digits := digitFlags(w)
 		x := (w | 0x20*lo) ^ 'e'*lo
 		es := ^((x&low7 + low7) | x) & hi
 		if digits == hi || es&(digits<<8|lastDigit) != 0 {
@@ -209,14 +209,8 @@ func bigNumbersIn(doc []byte) bool {
 // i, or -1: eight bytes at a time (digits, a flag for each byte, computed
 // in one word), since long runs of text without one are the rule.
 func nextDigit(doc []byte, i int) int {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(doc); i += 8 {
-		w := binary.LittleEndian.Uint64(doc[i:])
-		// Each byte has its top bit set before the subtractions, so that
-		// none borrows from the next: a byte's top bit then says whether
-		// its low seven bits are at least '0', and at least ':'.
-		geZero, geColon := (w|hi)-'0'*lo, (w|hi)-':'*lo
-		if m := geZero &^ geColon &^ w & hi; m != 0 {
+		if m := digitFlags(binary.LittleEndian.Uint64(doc[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -226,6 +220,15 @@ func nextDigit(doc []byte, i int) int {
 		}
 	}
 	return -1
+}
+
+// digitFlags returns the top bit of each byte of w (little-endian) that
+// is an ASCII digit. Each byte has its top bit set before the
+// subtractions, so that none borrows from the next: a byte's top bit then
+// says whether its low seven bits are at least '0', and at least ':'.
+func digitFlags(w uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	return ((w | hi) - '0'*lo) &^ ((w | hi) - ':'*lo) &^ w & hi
 }
 
 // exactNumber reports whether canonical JSON carries the number literal lit
