@@ -2,7 +2,7 @@ package importer
 
 import (
 	"fmt"
-	"slices"
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,51 +18,11 @@ import (
 // harnessRole is the role of a prompt Claude Code wrote, not the user.
 const harnessRole = "harness"
 
-// harnessTags are the tags that open the text of a record the harness
-// writes, and the kind each says it is.
-var harnessTags = []struct{ tag, kind string }{
-	{"task-notification", "task-notification"}, // a background command or subagent finished
-	{"command-name", "command"},                // a slash command
-	{"command-message", "command"},
-	{"command-args", "command"},
-	{"command-contents", "command"},
-	{"local-command-stdout", "command-output"}, // its output
-	{"local-command-stderr", "command-output"},
-	{"local-command-caveat", "command-caveat"},
-	{"bash-input", "shell-input"}, // a "!" shell command
-	{"bash-stdout", "shell-output"},
-	{"bash-stderr", "shell-output"},
-	{"system-reminder", "system-reminder"},
-}
-
-// interrupts are the texts Claude Code writes as a user record when the
-// user stops a turn (Esc): the whole text of the record.
-var interrupts = []string{"[Request interrupted by user]", "[Request interrupted by user for tool use]"}
-
-// harnessText returns the kind of harness text a text block is, if it is
-// one — it opens with one of harnessTags, or is an interrupt — and what
-// shows it ("<task-notification>", the interrupt's text).
-func harnessText(text string) (kind, shown string) {
-	if slices.Contains(interrupts, text) {
-		return "interrupt", text
-	}
-	return harnessTag(text)
-}
-
-// harnessTag returns the kind of the tag text opens with, if it is one
-// of harnessTags, and the tag as "<tag>".
-func harnessTag(text string) (kind, tag string) {
-	t := strings.TrimLeft(text, " \t\r\n")
-	if !strings.HasPrefix(t, "<") {
-		return "", ""
-	}
-	for _, h := range harnessTags {
-		if rest, ok := strings.CutPrefix(t[1:], h.tag); ok && rest != "" && (rest[0] == '>' || rest[0] == ' ') {
-			return h.kind, "<" + h.tag + ">"
-		}
-	}
-	return "", ""
-}
+// harnessText and harnessTag are Claude Code's rules (claudecode.HarnessText).
+var (
+	harnessText = claudecode.HarnessText
+	harnessTag  = claudecode.HarnessTag
+)
 
 // ccMarks are what a user record says about who wrote it.
 type ccMarks struct {

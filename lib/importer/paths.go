@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/wspath"
 )
 
 // Paths. Claude Code and Codex record absolute paths under the session's
@@ -15,21 +17,8 @@ import (
 // outputs and free-text parameters (a shell command) are evidence and stay
 // byte-exact; the directory itself is kept in the log's metadata.
 
-// pathKey reports whether a parameter named k holds a path.
-func pathKey(k string) bool {
-	k = strings.ToLower(separators.Replace(k))
-	for _, suffix := range pathSuffixes {
-		if strings.HasSuffix(k, suffix) {
-			return true
-		}
-	}
-	return false
-}
-
-var (
-	separators   = strings.NewReplacer("_", "", "-", "")
-	pathSuffixes = []string{"path", "paths", "dir", "dirs", "directory", "directories", "cwd", "workdir", "file", "files", "folder"}
-)
+// pathKey reports whether a parameter named k holds a path (wspath.Key).
+func pathKey(k string) bool { return wspath.Key(k) }
 
 // relPath makes p relative to one of roots when p is that root ("."), or
 // a path under it; otherwise it returns p and false.

@@ -1,0 +1,69 @@
+// Package claudecode holds what ctx knows of Claude Code that is not one
+// consumer's alone: the text its harness writes into a conversation, the
+// way it is run against a model endpoint (Driver), and the API it speaks.
+package claudecode
+
+import (
+	"slices"
+	"strings"
+)
+
+// harnessTags are the tags that open the text of a record the harness
+// writes, and the kind each says it is.
+var harnessTags = []struct{ tag, kind string }{
+	{"task-notification", "task-notification"}, // a background command or subagent finished
+	{"command-name", "command"},                // a slash command
+	{"command-message", "command"},
+	{"command-args", "command"},
+	{"command-contents", "command"},
+	{"local-command-stdout", "command-output"}, // its output
+	{"local-command-stderr", "command-output"},
+	{"local-command-caveat", "command-caveat"},
+	{"bash-input", "shell-input"}, // a "!" shell command
+	{"bash-stdout", "shell-output"},
+	{"bash-stderr", "shell-output"},
+	{"system-reminder", "system-reminder"},
+}
+
+// interrupts are the texts Claude Code writes as a user record when the
+// user stops a turn (Esc): the whole text of the record.
+var interrupts = []string{"[Request interrupted by user]", "[Request interrupted by user for tool use]"}
+
+// HarnessText returns the kind of harness text a text block is, if it is
+// one — it opens with one of harnessTags, or is an interrupt — and what
+// shows it ("<task-notification>", the interrupt's text).
+func HarnessText(text string) (kind, shown string) {
+	if slices.Contains(interrupts, text) {
+		return "interrupt", text
+	}
+	return HarnessTag(text)
+}
+
+// HarnessTag returns the kind of the tag text opens with, if it is one
+// of harnessTags, and the tag as "<tag>".
+func HarnessTag(text string) (kind, tag string) {
+	t := strings.TrimLeft(text, " \t\r\n")
+	if !strings.HasPrefix(t, "<") {
+		return "", ""
+	}
+	for _, h := range harnessTags {
+		if rest, ok := strings.CutPrefix(t[1:], h.tag); ok && rest != "" && (rest[0] == '>' || rest[0] == ' ') {
+			return h.kind, "<" + h.tag + ">"
+		}
+	}
+	return "", ""
+}
+
+// Clean removes the <system-reminder> blocks Claude Code appends to a
+// tool's output before sending it (a reminder to check a file read for
+// malware, to keep a todo list), which its transcript does not record
+// with the output.
+func Clean(text string) string {
+	for {
+		i := strings.LastIndex(text, "<system-reminder>")
+		if i < 0 || !strings.HasSuffix(strings.TrimRight(text, " \t\r\n"), "</system-reminder>") {
+			return text
+		}
+		text = strings.TrimRight(text[:i], " \t\r\n")
+	}
+}

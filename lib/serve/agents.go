@@ -1,0 +1,42 @@
+package serve
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/agent/codex"
+	"github.com/ctx-tools/ctx/lib/agent/gemini"
+)
+
+// Agents are the agents whose harness text serving knows, each told by
+// its requests' User-Agent, else by the API it speaks.
+var Agents = []struct {
+	UserAgent string // a prefix of the User-Agent header
+	API       string
+	Agent     *Agent
+}{
+	{"claude-cli/", "anthropic", &Agent{Name: "claude-code",
+		Harness: func(t string) bool { k, _ := claudecode.HarnessText(t); return k != "" },
+		Clean:   claudecode.Clean}},
+	{"codex", "openai-responses", &Agent{Name: "codex",
+		Harness: func(t string) bool { k, _ := codex.Context(t); return k != "" }}},
+	{"GeminiCLI", "gemini", &Agent{Name: "gemini", Harness: gemini.Harness}},
+	{"opencode", "openai-chat", &Agent{Name: "opencode"}},
+}
+
+// agentOf tells which agent sent r.
+func agentOf(r *http.Request, w Wire) *Agent {
+	ua := r.Header.Get("User-Agent")
+	for _, a := range Agents {
+		if strings.HasPrefix(ua, a.UserAgent) {
+			return a.Agent
+		}
+	}
+	for _, a := range Agents {
+		if a.API == w.Name() {
+			return a.Agent
+		}
+	}
+	return nil
+}

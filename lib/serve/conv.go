@@ -1,0 +1,268 @@
+package serve
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A Conv is a request's conversation as the matcher reads it, whatever
+// the wire format it came in.
+type Conv struct {
+	Model  string
+	Stream bool
+	Items  []Item
+}
+
+// Item kinds.
+const (
+	UserText   = "user"        // text the user (or the agent's harness) sent
+	ModelTurn  = "model"       // an earlier answer of the model's
+	ToolResult = "tool_result" // what a tool call gave back
+)
+
+// An Item is one thing the conversation holds.
+type Item struct {
+	Kind string
+	Text string
+	// CallIDs are a model turn's tool calls' ids; CallID the call a tool
+	// result answers.
+	CallIDs []string
+	CallID  string
+	Error   bool
+}
+
+// An Agent is what matching needs to know of one agent's harness: the
+// text it adds to a conversation on its own, which differs from run to
+// run (dates, reminders, the environment), and is no part of what the
+// conversation says.
+type Agent struct {
+	Name string
+	// Harness reports whether a user text is the agent's own.
+	Harness func(text string) bool
+	// Clean removes from a text what the harness appends to it on every
+	// run (a reminder after a tool's output); nil leaves it as it is.
+	Clean func(text string) string
+}
+
+// A Difference is the first place a request's conversation differs from
+// the recorded one.
+type Difference struct {
+	Where string `json:"where"`
+	Want  string `json:"want,omitzero"`
+	Got   string `json:"got,omitzero"`
+}
+
+func (d *Difference) Error() string {
+	s := "the request differs from the recording at " + d.Where
+	if d.Want != "" || d.Got != "" {
+		s += fmt.Sprintf(": recorded %q, got %q", d.Want, d.Got)
+	}
+	return s
+}
+
+// A normalizer compares texts of a request with texts of the recording:
+// the working directories (the session's and the replay's) read as one,
+// line endings as "\n", the agent's reminders removed, and the ends of
+// the text trimmed.
+type normalizer struct {
+	agent     *Agent
+	workspace string
+}
+
+func (n normalizer) text(s, cwd string) string {
+	if n.agent != nil && n.agent.Clean != nil {
+		s = n.agent.Clean(s)
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	if n.workspace != "" && n.workspace != "/" {
+		s = strings.ReplaceAll(s, n.workspace, "$CWD")
+	}
+	if cwd != "" && cwd != "/" && cwd != n.workspace {
+		s = strings.ReplaceAll(s, cwd, "$CWD")
+	}
+	return strings.TrimSpace(s)
+}
+
+func (n normalizer) harness(s string) bool {
+	return n.agent != nil && n.agent.Harness != nil && n.agent.Harness(s)
+}
+
+// Find returns the recorded turn that answers c: the thread whose turns
+// the request already holds (or whose opening text it starts with), at
+// the place after them. It returns a Difference when the conversation
+// is not the recorded one: another opening, earlier answers that are not
+// the thread's, a tool's output or a user's text the recording does not
+// have there. The turn is returned with the difference when the place
+// was found, so that a caller can say which step the request diverged
+// at.
+func (r *Recording) Find(c *Conv, a *Agent, workspace string) (*Turn, *Difference) {
+	n := normalizer{agent: a, workspace: workspace}
+	var items []Item
+	for _, it := range c.Items {
+		if it.Kind == UserText && (strings.TrimSpace(it.Text) == "" || n.harness(it.Text)) {
+			continue
+		}
+		items = append(items, it)
+	}
+	var turns []int // the model turns' places in items
+	for i, it := range items {
+		if it.Kind == ModelTurn {
+			turns = append(turns, i)
+		}
+	}
+	th, d := r.thread(items, turns, n)
+	if th == nil {
+		return nil, d
+	}
+	pos := len(turns)
+	if pos >= len(th.Turns) {
+		return nil, &Difference{Where: fmt.Sprintf("model turn %d", pos), Want: fmt.Sprintf("the recorded thread ends after %d turns", len(th.Turns))}
+	}
+	turn := th.Turns[pos]
+	for i, at := range turns {
+		if d := n.sameTurn(r, th.Turns[i], items[at], th.Pack.CWD); d != nil {
+			d.Where = fmt.Sprintf("model turn %d: %s", i, d.Where)
+			return turn, d
+		}
+	}
+	tail := items
+	if pos > 0 {
+		tail = items[turns[pos-1]+1:]
+	}
+	return turn, n.sameInput(r, th, pos, tail)
+}
+
+// thread finds the thread a request continues.
+func (r *Recording) thread(items []Item, turns []int, n normalizer) (*Thread, *Difference) {
+	if len(turns) > 0 {
+		first := items[turns[0]]
+		for _, p := range r.Packs {
+			for _, th := range p.Threads {
+				if len(th.Turns) > 0 && n.sameTurn(r, th.Turns[0], first, p.CWD) == nil {
+					return th, nil
+				}
+			}
+		}
+		return nil, &Difference{Where: "model turn 0", Got: excerpt(first.Text), Want: "a recorded first answer"}
+	}
+	var opening string
+	for _, it := range items {
+		if it.Kind == UserText {
+			opening = it.Text
+			break
+		}
+	}
+	for _, p := range r.Packs {
+		for _, th := range p.Threads {
+			if th.Opening != "" && n.text(opening, p.CWD) == n.text(th.Opening, p.CWD) {
+				return th, nil
+			}
+		}
+	}
+	return nil, &Difference{Where: "the first user message", Got: excerpt(opening), Want: "a recorded opening prompt"}
+}
+
+// sameTurn compares an earlier answer in a request with a recorded turn:
+// the same tool call ids when it made calls, else the same text.
+func (n normalizer) sameTurn(r *Recording, t *Turn, it Item, cwd string) *Difference {
+	if len(t.Calls) > 0 || len(it.CallIDs) > 0 {
+		want := make([]string, len(t.Calls))
+		same := len(t.Calls) == len(it.CallIDs)
+		for i, c := range t.Calls {
+			want[i] = c.ID
+			same = same && c.answers(it.CallIDs[i])
+		}
+		if !same {
+			return &Difference{Where: "tool call ids", Want: strings.Join(want, ","), Got: strings.Join(it.CallIDs, ",")}
+		}
+		return nil
+	}
+	text, err := r.text(t.Text)
+	if err != nil {
+		return &Difference{Where: "the recorded answer", Want: err.Error()}
+	}
+	if a, b := n.text(text, cwd), n.text(it.Text, cwd); a != b {
+		return lineDifference("the answer's text", a, b)
+	}
+	return nil
+}
+
+// sameInput compares what a request sends after the thread's answer
+// pos-1 (tool results, user texts) with the recording.
+func (n normalizer) sameInput(r *Recording, th *Thread, pos int, tail []Item) *Difference {
+	var calls []*Call
+	if pos > 0 {
+		calls = th.Turns[pos-1].Calls
+	}
+	answered := map[string]bool{}
+	opening := pos == 0
+	for _, it := range tail {
+		switch it.Kind {
+		case ToolResult:
+			i := slices.IndexFunc(calls, func(c *Call) bool { return !answered[c.ID] && c.answers(it.CallID) })
+			if i < 0 {
+				return &Difference{Where: "tool result " + it.CallID, Want: "no such call in the recorded turn"}
+			}
+			answered[calls[i].ID] = true
+			want, err := r.text(calls[i].Output)
+			if err != nil {
+				return &Difference{Where: "tool result " + it.CallID, Want: err.Error()}
+			}
+			if a, b := n.text(want, th.Pack.CWD), n.text(it.Text, th.Pack.CWD); a != b {
+				return lineDifference(fmt.Sprintf("tool result %s (step %d)", it.CallID, calls[i].Step), a, b)
+			}
+		case UserText:
+			if opening {
+				opening = false // the thread's opening, already matched
+				continue
+			}
+			got := n.text(it.Text, th.Pack.CWD)
+			if !slices.ContainsFunc(th.Pack.Prompts, func(p string) bool { return n.text(p, th.Pack.CWD) == got }) {
+				return &Difference{Where: "a user message", Got: excerpt(got), Want: "a recorded prompt"}
+			}
+		}
+	}
+	for _, c := range calls {
+		if !answered[c.ID] {
+			return &Difference{Where: "tool result " + c.ID, Want: fmt.Sprintf("the result of step %d", c.Step), Got: "none"}
+		}
+	}
+	return nil
+}
+
+// lineDifference names the first line where two texts differ.
+func lineDifference(where, want, got string) *Difference {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; ; i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g || i >= len(wl) || i >= len(gl) {
+			return &Difference{Where: fmt.Sprintf("%s, line %d", where, i+1), Want: excerpt(w), Got: excerpt(g)}
+		}
+	}
+}
+
+// excerpt shortens a text for a report.
+func excerpt(s string) string {
+	const max = 200
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// answers reports whether a request's id for a call (or "name:" and its
+// name, for an API whose calls carry no id) names c.
+func (c *Call) answers(id string) bool {
+	return c.ID == id || id == "name:"+c.Name
+}

@@ -1,0 +1,205 @@
+package serve
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/tidwall/gjson"
+)
+
+// Responses is the OpenAI Responses API (POST /v1/responses).
+type Responses struct{}
+
+func (Responses) Name() string { return "openai-responses" }
+
+func (Responses) Parse(_ string, body []byte) (*Conv, error) {
+	req := gjson.ParseBytes(body)
+	c := &Conv{Model: req.Get("model").String(), Stream: req.Get("stream").Bool()}
+	input := req.Get("input")
+	if input.Type == gjson.String {
+		c.Items = append(c.Items, Item{Kind: UserText, Text: input.Str})
+		return c, nil
+	}
+	if !input.IsArray() {
+		return nil, fmt.Errorf("input: expected a string or an array")
+	}
+	var turn *Item // the model turn being read
+	end := func() {
+		if turn != nil {
+			c.Items = append(c.Items, *turn)
+			turn = nil
+		}
+	}
+	model := func() *Item {
+		if turn == nil {
+			turn = &Item{Kind: ModelTurn}
+		}
+		return turn
+	}
+	input.ForEach(func(_, it gjson.Result) bool {
+		typ := it.Get("type").String()
+		if typ == "" && it.Get("role").Exists() {
+			typ = "message"
+		}
+		switch typ {
+		case "message":
+			role := it.Get("role").String()
+			if role == "assistant" {
+				m := model()
+				if m.Text != "" {
+					m.Text += "\n"
+				}
+				m.Text += partsText(it.Get("content"))
+				return true
+			}
+			end()
+			if role != "user" {
+				return true // developer and system messages: the harness's
+			}
+			content := it.Get("content")
+			if content.Type == gjson.String {
+				c.Items = append(c.Items, Item{Kind: UserText, Text: content.Str})
+				return true
+			}
+			content.ForEach(func(_, p gjson.Result) bool {
+				if t := p.Get("text"); t.Type == gjson.String {
+					c.Items = append(c.Items, Item{Kind: UserText, Text: t.Str})
+				}
+				return true
+			})
+		case "reasoning":
+			model()
+		case "function_call", "custom_tool_call", "local_shell_call", "tool_search_call":
+			m := model()
+			m.CallIDs = append(m.CallIDs, it.Get("call_id").String())
+		case "function_call_output", "custom_tool_call_output", "local_shell_call_output", "tool_search_output":
+			end()
+			out := it.Get("output")
+			text := out.Str
+			if out.Type != gjson.String {
+				text = partsText(out)
+			}
+			c.Items = append(c.Items, Item{Kind: ToolResult, CallID: it.Get("call_id").String(), Text: text})
+		}
+		return true
+	})
+	end()
+	return c, nil
+}
+
+// partsText joins the text of a list of content parts.
+func partsText(content gjson.Result) string {
+	if content.Type == gjson.String {
+		return content.Str
+	}
+	var texts []string
+	content.ForEach(func(_, p gjson.Result) bool {
+		if t := p.Get("text"); t.Type == gjson.String {
+			texts = append(texts, t.Str)
+		}
+		return true
+	})
+	return strings.Join(texts, "\n")
+}
+
+// responseItems renders an answer as Responses output items.
+func (a *Answer) responseItems(id string) []map[string]any {
+	var items []map[string]any
+	if a.Reasoning != "" {
+		items = append(items, map[string]any{"type": "reasoning", "id": "rs_" + id,
+			"summary": []map[string]any{{"type": "summary_text", "text": a.Reasoning}}})
+	}
+	if a.Text != "" {
+		items = append(items, map[string]any{"type": "message", "id": "msg_" + id, "role": "assistant", "status": "completed",
+			"content": []map[string]any{{"type": "output_text", "text": a.Text, "annotations": []any{}}}})
+	}
+	for i, c := range a.Calls {
+		if c.Custom {
+			var input string
+			if err := jsonString(c.Input, &input); err != nil {
+				input = string(c.Input)
+			}
+			items = append(items, map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_%s_%d", id, i), "status": "completed",
+				"call_id": c.ID, "name": c.Name, "input": input})
+			continue
+		}
+		items = append(items, map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%s_%d", id, i), "status": "completed",
+			"call_id": c.ID, "name": c.Name, "arguments": string(c.Input)})
+	}
+	return items
+}
+
+func (a *Answer) responseUsage() map[string]any {
+	return map[string]any{
+		"input_tokens":          a.Usage.Input,
+		"input_tokens_details":  map[string]any{"cached_tokens": a.Usage.CacheRead},
+		"output_tokens":         a.Usage.Output,
+		"output_tokens_details": map[string]any{"reasoning_tokens": a.Usage.Reasoning},
+		"total_tokens":          a.Usage.Input + a.Usage.Output,
+	}
+}
+
+func (Responses) Write(w http.ResponseWriter, c *Conv, a *Answer) error {
+	id := strings.TrimPrefix(a.ID, "resp_")
+	if id == "" {
+		id = "ctx"
+	}
+	model := a.Model
+	if model == "" {
+		model = c.Model
+	}
+	items := a.responseItems(id)
+	resp := func(status string, output []map[string]any) map[string]any {
+		r := map[string]any{"id": "resp_" + id, "object": "response", "created_at": 0, "status": status, "model": model,
+			"output": output}
+		if status == "completed" {
+			r["usage"] = a.responseUsage()
+		}
+		return r
+	}
+	if !c.Stream {
+		return writeJSON(w, http.StatusOK, resp("completed", items))
+	}
+	s := newSSE(w)
+	seq := 0
+	ev := func(typ string, fields map[string]any) {
+		fields["type"] = typ
+		fields["sequence_number"] = seq
+		seq++
+		s.event(typ, fields)
+	}
+	ev("response.created", map[string]any{"response": resp("in_progress", []map[string]any{})})
+	for i, it := range items {
+		ev("response.output_item.added", map[string]any{"output_index": i, "item": it})
+		switch it["type"] {
+		case "message":
+			ev("response.output_text.delta", map[string]any{"item_id": it["id"], "output_index": i, "content_index": 0, "delta": a.Text})
+			ev("response.output_text.done", map[string]any{"item_id": it["id"], "output_index": i, "content_index": 0, "text": a.Text})
+		case "function_call":
+			ev("response.function_call_arguments.delta", map[string]any{"item_id": it["id"], "output_index": i, "delta": it["arguments"]})
+			ev("response.function_call_arguments.done", map[string]any{"item_id": it["id"], "output_index": i, "arguments": it["arguments"]})
+		case "custom_tool_call":
+			ev("response.custom_tool_call_input.delta", map[string]any{"item_id": it["id"], "output_index": i, "delta": it["input"]})
+			ev("response.custom_tool_call_input.done", map[string]any{"item_id": it["id"], "output_index": i, "input": it["input"]})
+		}
+		ev("response.output_item.done", map[string]any{"output_index": i, "item": it})
+	}
+	ev("response.completed", map[string]any{"response": resp("completed", items)})
+	return s.err
+}
+
+func (Responses) Fail(w http.ResponseWriter, _ *Conv, status int, message string) {
+	writeJSON(w, status, map[string]any{"error": map[string]any{"message": message, "type": errorType(status), "code": nil, "param": nil}})
+}
+
+// jsonString decodes a JSON string value.
+func jsonString(v jsontext.Value, s *string) error {
+	r := gjson.ParseBytes(v)
+	if r.Type != gjson.String {
+		return fmt.Errorf("not a JSON string")
+	}
+	*s = r.Str
+	return nil
+}
