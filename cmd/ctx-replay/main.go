@@ -47,6 +47,13 @@ type replayCmd struct {
 
 	CodexShellReads bool `help:"Replay Codex's plain read-only shell commands (cat, sed -n 'A,Bp', head, nl -ba, ls, rg) by reading the workspace, never by running a shell; other commands are skipped with the reason." name:"codex-shell-reads"`
 
+	Agent        string        `help:"Re-run the session with the real agent (claude-code, codex, gemini) in the loop: the pack answers as the model (as ctx-serve does), the agent gets the session's prompts one by one in a workspace laid out from the pack, and its transcript is packed with this pack as parent." placeholder:"NAME"`
+	AgentBin     string        `help:"The agent's executable (default: its command on PATH)." placeholder:"PATH"`
+	AgentTimeout time.Duration `help:"Time limit of one prompt's run of the agent." default:"10m"`
+	From         int           `help:"With --agent: recorded answers before step N, then --upstream's (a fork onto another model from step N)." default:"-1" placeholder:"N"`
+	Upstream     string        `help:"With --agent: the model endpoint that answers from --from on, or what the pack cannot answer (another ctx-serve, or a provider's base URL with its key from the environment)." placeholder:"URL"`
+	Model        string        `help:"With --agent --upstream: the model to ask the upstream for." placeholder:"MODEL"`
+
 	TrustStoreConfig bool `help:"Run the executors the store's config.json names (ignored otherwise: stores travel, and a received one must not run code)."`
 }
 
@@ -84,6 +91,9 @@ runs unless you give it an executor.`
 }
 
 func (c *replayCmd) Run(env *cli.Env) error {
+	if err := c.checkAgentFlags(); err != nil {
+		return err
+	}
 	var ranges []replay.Range
 	if c.Steps != "" {
 		var err error
@@ -145,6 +155,9 @@ func (c *replayCmd) Run(env *cli.Env) error {
 	m, err := ref.Load(s, it.Ref)
 	if err != nil {
 		return err
+	}
+	if c.Agent != "" {
+		return c.rerun(env, s, m)
 	}
 
 	// The workspace is made in a directory of this run's own, so that a

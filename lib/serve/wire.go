@@ -57,6 +57,11 @@ type Usage struct {
 // paths under workspace (when given).
 func (r *Recording) answer(t *Turn, workspace string) (*Answer, error) {
 	a := &Answer{Model: t.Model, Signature: t.Signature, Stop: t.Stop, ID: t.ID}
+	if a.ID == "" {
+		// Agents join the blocks of one message id into one turn: each
+		// turn needs its own.
+		a.ID = fmt.Sprintf("ctx%s%d", t.Thread.Pack.Hash.Hex()[:12], t.Step)
+	}
 	var err error
 	if a.Text, err = r.text(t.Text); err != nil {
 		return nil, fmt.Errorf("reading step %d's output: %w", t.Step, err)
