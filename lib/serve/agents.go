@@ -20,7 +20,8 @@ var Agents = []struct {
 		Harness: func(t string) bool { k, _ := claudecode.HarnessText(t); return k != "" },
 		Clean:   claudecode.Clean}},
 	{"codex", "openai-responses", &Agent{Name: "codex",
-		Harness: func(t string) bool { k, _ := codex.Context(t); return k != "" }}},
+		Harness: func(t string) bool { k, _ := codex.Context(t); return k != "" },
+		Clean:   codex.Clean}},
 	{"GeminiCLI", "gemini", &Agent{Name: "gemini", Harness: gemini.Harness}},
 	{"opencode", "openai-chat", &Agent{Name: "opencode"}},
 }

@@ -142,7 +142,7 @@ func loadPack(s *store.Store, m *manifest.Manifest) (*Pack, error) {
 			turn := t.Turns[len(t.Turns)-1]
 			c := &Call{Step: st.Index, ID: md.Get("call_id").String(), Name: st.Tool,
 				Input: st.Parameters, Output: st.OutputRef, Error: st.Error != nil}
-			c.Custom = md.Get("type").String() == "custom_tool_call" || md.Get("custom").Bool()
+			c.Custom = md.Get("item_type").String() == "custom_tool_call" || md.Get("type").String() == "custom_tool_call"
 			if len(c.Input) == 0 {
 				c.Input = []byte("{}")
 			}

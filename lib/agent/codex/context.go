@@ -4,7 +4,10 @@
 // the API it speaks.
 package codex
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // codexFragments are the markers of Codex's context items and their kinds.
 var codexFragments = []struct{ start, end, kind string }{
@@ -53,4 +56,25 @@ func Context(text string) (kind, shown string) {
 		}
 	}
 	return "", ""
+}
+
+// runLines are the lines Codex puts above a command's output that
+// differ from run to run: its wall time, and the chunk id of unified
+// exec's output.
+var (
+	wallTime = regexp.MustCompile(`(?m)^Wall time: [0-9.]+ seconds$`)
+	chunkID  = regexp.MustCompile(`(?m)^Chunk ID: [0-9A-Za-z_-]+$`)
+)
+
+// Clean makes a tool's output as Codex sends it comparable from run to
+// run: its "Wall time: N seconds" line reads as "Wall time: 0 seconds",
+// its "Chunk ID: X" line as "Chunk ID: 0".
+func Clean(text string) string {
+	if strings.Contains(text, "Wall time: ") {
+		text = wallTime.ReplaceAllString(text, "Wall time: 0 seconds")
+	}
+	if strings.Contains(text, "Chunk ID: ") {
+		text = chunkID.ReplaceAllString(text, "Chunk ID: 0")
+	}
+	return text
 }
