@@ -27,9 +27,9 @@ type Options struct {
 	// relative paths are answered under it.
 	Workspace string
 	// Upstream, when set, answers what the recording cannot (a miss), and
-	// every turn from step From on (From < 0: none).
+	// every turn from step *From on (From nil: none).
 	Upstream *url.URL
-	From     int
+	From     *int
 	// Model, when set, replaces the model a request forwarded upstream
 	// asks for.
 	Model string
@@ -171,7 +171,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ev.Pack, ev.Step, ev.Agent = turn.Thread.Pack.Hash.String(), &step, turn.Thread.Agent
 	}
 	ev.Difference = diff
-	live := diff != nil || (s.opts.From >= 0 && turn != nil && turn.Step >= s.opts.From)
+	live := diff != nil || (s.opts.From != nil && turn != nil && turn.Step >= *s.opts.From)
 	if live && s.opts.Upstream != nil {
 		ev.Match = "upstream"
 		ev.Status, err = s.forward(w, r, wire, body)
@@ -187,7 +187,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if live {
 		ev.Match, ev.Status = "miss", http.StatusBadRequest
-		ev.Error = fmt.Sprintf("step %d is after --from %d and no upstream is given", turn.Step, s.opts.From)
+		ev.Error = fmt.Sprintf("step %d is after --from %d and no upstream is given", turn.Step, *s.opts.From)
 		wire.Fail(w, conv, ev.Status, "ctx-serve: "+ev.Error)
 		return
 	}

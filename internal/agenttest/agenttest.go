@@ -1,0 +1,273 @@
+// Package agenttest runs the real agents — the pinned versions of
+// scripts/agents.txt, installed by scripts/agents-install.sh — against
+// scenario packs, and checks that what each agent recorded is what the
+// scenario says happened.
+//
+// A scenario is an execution log of the agent's own shape (its tool
+// names, its tools' answers), its llm_call steps being the model's turns.
+// Run packs it, re-runs it with the agent in the loop (lib/rerun: the
+// pack answers as the model), requires fidelity exact (every request
+// the agent made matched the recording, every file it wrote is the
+// recorded output), then imports the transcript the agent wrote and
+// compares it with the scenario: each turn's text and usage, each tool
+// call's name, parameters, output and error with its exit code, the
+// prompts by role, subagent attribution, the files written and their
+// content, the model, the system prompt where the agent records it, and
+// that the import lost nothing (no warning that a record holding data
+// was skipped).
+//
+// The tests skip, saying so, where node or the agents are missing.
+package agenttest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/replay"
+	"github.com/ctx-tools/ctx/lib/rerun"
+	"github.com/ctx-tools/ctx/lib/serve"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// Dir is where scripts/agents-install.sh installs the agents: $CTX_AGENTS,
+// else ctx/agents under the user's cache directory.
+func Dir() string {
+	if d := os.Getenv("CTX_AGENTS"); d != "" {
+		return d
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	return filepath.Join(cache, "ctx", "agents")
+}
+
+// Bin returns the installed executable of d's agent, or skips t.
+func Bin(t testing.TB, d rerun.Driver) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: the live-agent tests need node, npm and the agents (scripts/agents-install.sh)")
+	}
+	bin := filepath.Join(Dir(), "node_modules", ".bin", d.Executable())
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("%s is not installed in %s: run scripts/agents-install.sh", d.Package(), Dir())
+	}
+	return bin
+}
+
+// Checks say what an agent's transcript records, beyond what every
+// agent's does.
+type Checks struct {
+	// SystemPrompt: the transcript holds the system prompt sent.
+	SystemPrompt bool
+}
+
+// Run re-runs every scenario (*.json) in dir with d's agent, each a
+// subtest, and checks each as the package doc says.
+func Run(t *testing.T, d rerun.Driver, dir string, checks Checks) {
+	bin := Bin(t, d)
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenario in %s", dir)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
+			s, m := pack(t, f)
+			rep, out := rerunPack(t, s, m, d, bin)
+			if rep.Fidelity != replay.Exact {
+				t.Errorf("fidelity %s, want exact", rep.Fidelity)
+				for _, r := range rep.Steps {
+					if r.Status != replay.Matched {
+						t.Errorf("step %d (%s %s): %s %s %v", r.Index, r.Type, r.Tool, r.Status, r.Reason, r.Difference)
+					}
+				}
+				for _, o := range rep.Outputs {
+					if o.Status != replay.Matched {
+						t.Errorf("output %s: %s %s", o.Name, o.Status, o.Reason)
+					}
+				}
+				t.Logf("the agent's output:\n%s", out)
+			}
+			if rep.Replayed == "" {
+				t.Fatalf("%s wrote no transcript", d.Name())
+			}
+			got, err := manifest.Load(s, digest.MustParse(rep.Replayed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range Compare(s, m, got, serve.AgentNamed(d.Name()), checks) {
+				t.Error(p)
+			}
+			for _, w := range rep.Transcript.Warnings {
+				if strings.Contains(w, "lost") || strings.Contains(w, "not imported") {
+					t.Errorf("import warning: %s", w)
+				}
+			}
+		})
+	}
+}
+
+func pack(t *testing.T, file string) (*store.Store, *manifest.Manifest) {
+	t.Helper()
+	s, _, err := store.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := execlog.Parse(data, execlog.Options{Dir: filepath.Dir(file)})
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	m, _, err := l.Pack(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, m
+}
+
+func rerunPack(t *testing.T, s *store.Store, m *manifest.Manifest, d rerun.Driver, bin string) (*rerun.Report, string) {
+	t.Helper()
+	var out strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := rerun.Run(ctx, s, m, rerun.Options{Driver: d, Bin: bin, Timeout: 3 * time.Minute, TempDir: t.TempDir(),
+		Log: func(i int, b []byte) { fmt.Fprintf(&out, "--- prompt %d\n%s\n", i, b) }})
+	if err != nil {
+		t.Fatalf("re-running: %v\n%s", err, out.String())
+	}
+	return rep, out.String()
+}
+
+// Compare lists how the pack got (imported from the agent's transcript)
+// differs from the scenario want.
+func Compare(s *store.Store, want, got *manifest.Manifest, a *serve.Agent, checks Checks) []string {
+	var probs []string
+	add := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
+	if got.Model.Identifier != want.Model.Identifier {
+		add("model %q, want %q", got.Model.Identifier, want.Model.Identifier)
+	}
+	if checks.SystemPrompt && got.SystemPrompt.IsZero() {
+		add("no system prompt")
+	}
+	wp, gp := userPrompts(s, want), userPrompts(s, got)
+	if !slices.Equal(wp, gp) {
+		add("user prompts %q, want %q", gp, wp)
+	}
+	ws, gs := views(s, want, a), views(s, got, a)
+	for i := range max(len(ws), len(gs)) {
+		switch {
+		case i >= len(gs):
+			add("step %d missing: want %s", i, ws[i])
+		case i >= len(ws):
+			add("step %d extra: %s", i, gs[i])
+		case ws[i] != gs[i]:
+			add("step %d:\n got %s\nwant %s", i, gs[i], ws[i])
+		}
+	}
+	wo, gotOut := outputs(want), outputs(got)
+	for name, d := range wo {
+		if g, ok := gotOut[name]; !ok {
+			add("output %s missing", name)
+		} else if g != d {
+			add("output %s is %s, want %s", name, g, d)
+		}
+	}
+	for name := range gotOut {
+		if _, ok := wo[name]; !ok {
+			add("output %s is not the scenario's", name)
+		}
+	}
+	return probs
+}
+
+func userPrompts(s *store.Store, m *manifest.Manifest) []string {
+	var out []string
+	for _, p := range m.Prompts {
+		if p.Role == "user" && !p.ContentRef.IsZero() {
+			b, _ := s.Get(p.ContentRef)
+			out = append(out, string(b))
+		}
+	}
+	return out
+}
+
+func outputs(m *manifest.Manifest) map[string]digest.Digest {
+	out := map[string]digest.Digest{}
+	for _, o := range m.Outputs {
+		out[o.Name] = o.ContentRef
+	}
+	return out
+}
+
+// views are a pack's steps as the comparison reads them: type, tool,
+// agent, parameters, output and error, the working directory as $CWD and
+// the agent's run-to-run text as ctx-serve compares it (Agent.Clean).
+func views(s *store.Store, m *manifest.Manifest, a *serve.Agent) []string {
+	cwd := gjson.GetBytes(m.Metadata, "session.cwd").String()
+	norm := func(t string) string {
+		if a != nil && a.Clean != nil {
+			t = a.Clean(t)
+		}
+		if cwd != "" {
+			t = strings.ReplaceAll(t, cwd, "$CWD")
+		}
+		return t
+	}
+	var out []string
+	for _, st := range m.Steps {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s", st.Type)
+		if st.Tool != "" {
+			fmt.Fprintf(&b, " %s", st.Tool)
+		}
+		if st.Agent != "" {
+			fmt.Fprintf(&b, " agent=%q", st.Agent)
+		}
+		if len(st.Parameters) > 0 {
+			p, err := canon.Canonicalize(st.Parameters)
+			if err != nil {
+				p = st.Parameters
+			}
+			fmt.Fprintf(&b, " params=%s", norm(string(p)))
+		}
+		if !st.OutputRef.IsZero() {
+			o, _ := s.Get(st.OutputRef)
+			fmt.Fprintf(&b, " output=%q", norm(string(o)))
+		}
+		if !st.ReasoningRef.IsZero() {
+			r, _ := s.Get(st.ReasoningRef)
+			fmt.Fprintf(&b, " reasoning=%q", string(r))
+		}
+		if st.Error != nil {
+			fmt.Fprintf(&b, " error=%q", norm(st.Error.Message))
+			if st.Error.ExitCode != nil {
+				fmt.Fprintf(&b, " exit=%d", *st.Error.ExitCode)
+			}
+		}
+		if st.Usage != nil {
+			for _, f := range st.Usage.Fields() {
+				if *f.Value != nil {
+					fmt.Fprintf(&b, " %s=%d", f.Name, **f.Value)
+				}
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
