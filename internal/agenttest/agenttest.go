@@ -239,7 +239,9 @@ func views(s *store.Store, m *manifest.Manifest, a *serve.Agent) []string {
 		if st.Agent != "" {
 			fmt.Fprintf(&b, " agent=%q", st.Agent)
 		}
-		if len(st.Parameters) > 0 {
+		if len(st.Parameters) > 0 && st.Type == manifest.ToolCall {
+			// A turn's parameters are the request's settings, the
+			// agent's, not the scenario's.
 			p, err := canon.Canonicalize(st.Parameters)
 			if err != nil {
 				p = st.Parameters

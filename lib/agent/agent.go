@@ -26,6 +26,11 @@ type Session struct {
 	// Key is the API key the agent sends (the endpoint is local: any
 	// value).
 	Key string
+	// Bin is the agent's executable, and Env the environment it runs
+	// with (set once the driver has made it), for a driver that asks the
+	// agent itself where its transcript is.
+	Bin string
+	Env []string
 }
 
 // Newest returns the most recently changed file under dir that keep

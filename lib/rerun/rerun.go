@@ -27,6 +27,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/agent/gemini"
+	"github.com/ctx-tools/ctx/lib/agent/opencode"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
@@ -57,7 +58,7 @@ type Driver interface {
 }
 
 // Drivers are the agents ctx can run, by name.
-var Drivers = []Driver{claudecode.Driver{}, codex.Driver{}, gemini.Driver{}}
+var Drivers = []Driver{claudecode.Driver{}, codex.Driver{}, gemini.Driver{}, opencode.Driver{}}
 
 // Lookup returns the driver named name.
 func Lookup(name string) (Driver, error) {
@@ -85,9 +86,9 @@ type Options struct {
 	Keep      bool
 	TempDir   string
 	// Upstream, From and Model fork the session: recorded answers before
-	// step From, the upstream's from there (serve.Options).
+	// step *From, the upstream's from there (serve.Options).
 	Upstream *url.URL
-	From     int
+	From     *int
 	Model    string
 	// Timeout bounds each prompt's run of the agent.
 	Timeout time.Duration
@@ -106,6 +107,9 @@ type Report struct {
 	Outputs  []replay.OutputResult `json:"outputs,omitempty"`
 	Requests []serve.Event         `json:"requests"`
 	Runs     []AgentRun            `json:"runs"`
+	// Transcript is what importing the agent's transcript said: the
+	// records it skipped and why, and its warnings.
+	Transcript *Import `json:"transcript,omitzero"`
 
 	Workspace string `json:"-"`
 }
@@ -119,6 +123,14 @@ type StepResult struct {
 	Status     replay.Status     `json:"status"`
 	Difference *serve.Difference `json:"difference,omitzero"`
 	Reason     string            `json:"reason,omitempty"`
+}
+
+// Import is what importing a transcript said.
+type Import struct {
+	Format   string   `json:"format"`
+	Records  int      `json:"records"`
+	Skipped  []string `json:"skipped,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // An AgentRun is one run of the agent, for one prompt.
@@ -204,12 +216,14 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opts Options
 	go hs.Serve(ln)
 	defer hs.Close()
 	base := "http://" + ln.Addr().String()
-	sess := agent.Session{Home: home, Workspace: ws.Dir, Model: m.Model.Identifier, Key: "ctx-serve",
+	sess := agent.Session{Home: home, Workspace: ws.Dir, Model: m.Model.Identifier, Key: "ctx-serve", Bin: bin,
 		BaseURLs: map[string]string{"anthropic": base, "openai": base + "/v1", "gemini": base}}
 	env, err := d.Env(sess)
 	if err != nil {
 		return nil, fmt.Errorf("preparing %s's settings: %w", d.Name(), err)
 	}
+	env = append(baseEnv(), env...)
+	sess.Env = env
 	rep := &Report{Pack: m.Hash.String(), Agent: d.Name(), Workspace: ws.Dir}
 	for i, p := range prompts {
 		run := runAgent(ctx, bin, ws.Dir, env, d.Args(sess, p, i > 0), opts.Timeout)
@@ -227,11 +241,11 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opts Options
 	rep.Requests = slices.Clone(events)
 	mu.Unlock()
 	if t, err := d.Transcript(sess); err == nil {
-		h, err := packTranscript(s, d, t, m.Hash)
+		h, imp, err := packTranscript(s, d, t, m.Hash)
 		if err != nil {
 			return nil, fmt.Errorf("packing %s's transcript: %w", d.Name(), err)
 		}
-		rep.Replayed = h.String()
+		rep.Replayed, rep.Transcript = h.String(), imp
 	}
 	rep.judge(m, rep.Requests)
 	rep.Outputs = compareOutputs(s, ws, m.Outputs)
@@ -244,6 +258,12 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opts Options
 // any.
 func RecordedVersion(m *manifest.Manifest) string {
 	return gjsonString(m.Metadata, "session.version")
+}
+
+// baseEnv is what every agent runs with besides its driver's settings:
+// the PATH, and no terminal.
+func baseEnv() []string {
+	return []string{"PATH=" + os.Getenv("PATH"), "TERM=dumb", "NO_COLOR=1", "CI=true", "LANG=C.UTF-8"}
 }
 
 type ran struct {
@@ -259,7 +279,7 @@ func runAgent(ctx context.Context, bin, dir string, env, args []string, timeout 
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "TERM=dumb", "NO_COLOR=1", "CI=true", "LANG=C.UTF-8"}, env...)
+	cmd.Env = env
 	cmd.Stdin = nil
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -283,25 +303,25 @@ func runAgent(ctx context.Context, bin, dir string, env, args []string, timeout 
 
 // packTranscript imports the agent's transcript and packs it with the
 // original as its parent.
-func packTranscript(s *store.Store, d Driver, path string, parent digest.Digest) (digest.Digest, error) {
+func packTranscript(s *store.Store, d Driver, path string, parent digest.Digest) (digest.Digest, *Import, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return digest.Digest{}, err
+		return digest.Digest{}, nil, err
 	}
 	opts := importer.Options{Name: filepath.Base(path)}
 	if d.Format() == "claude-code" {
 		if opts.Subagents, err = importer.ClaudeCodeSubagents(path); err != nil {
-			return digest.Digest{}, err
+			return digest.Digest{}, nil, err
 		}
 	}
-	l, _, err := importer.ImportLog(d.Format(), data, opts)
+	l, ir, err := importer.ImportLog(d.Format(), data, opts)
 	if err != nil {
-		return digest.Digest{}, err
+		return digest.Digest{}, nil, err
 	}
 	l.Parent = parent
 	pm, _, err := l.Pack(s)
 	if err != nil {
-		return digest.Digest{}, err
+		return digest.Digest{}, nil, err
 	}
-	return pm.Hash, nil
+	return pm.Hash, &Import{Format: ir.Format, Records: ir.Records, Skipped: ir.Reasons, Warnings: ir.Warnings}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/agent/gemini"
+	"github.com/ctx-tools/ctx/lib/agent/opencode"
 )
 
 // Agents are the agents whose harness text serving knows, each told by
@@ -23,7 +24,7 @@ var Agents = []struct {
 		Harness: func(t string) bool { k, _ := codex.Context(t); return k != "" },
 		Clean:   codex.Clean}},
 	{"GeminiCLI", "gemini", &Agent{Name: "gemini", Harness: gemini.Harness}},
-	{"opencode", "openai-chat", &Agent{Name: "opencode"}},
+	{"opencode", "openai-chat", &Agent{Name: "opencode", Side: opencode.Side}},
 }
 
 // agentOf tells which agent sent r.

@@ -20,7 +20,7 @@ func (Anthropic) Parse(_ string, body []byte) (*Conv, error) {
 	if !msgs.IsArray() {
 		return nil, fmt.Errorf("messages: expected an array")
 	}
-	c := &Conv{Model: req.Get("model").String(), Stream: req.Get("stream").Bool()}
+	c := &Conv{Model: req.Get("model").String(), Stream: req.Get("stream").Bool(), System: partsText(req.Get("system"))}
 	var err error
 	msgs.ForEach(func(i, m gjson.Result) bool {
 		content := m.Get("content")

@@ -29,6 +29,10 @@ func (Chat) Parse(_ string, body []byte) (*Conv, error) {
 				return true
 			})
 			c.Items = append(c.Items, it)
+		case "system", "developer":
+			if c.System == "" {
+				c.System = partsText(m.Get("content"))
+			}
 		case "tool":
 			c.Items = append(c.Items, Item{Kind: ToolResult, CallID: m.Get("tool_call_id").String(), Text: partsText(m.Get("content"))})
 		case "user":

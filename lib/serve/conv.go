@@ -11,6 +11,9 @@ import (
 type Conv struct {
 	Model  string
 	Stream bool
+	// System is the request's system prompt (or first system message),
+	// by which an agent's side requests are told.
+	System string
 	Items  []Item
 }
 
@@ -43,6 +46,9 @@ type Agent struct {
 	// Clean removes from a text what the harness appends to it on every
 	// run (a reminder after a tool's output); nil leaves it as it is.
 	Clean func(text string) string
+	// Side tells a request the agent makes besides its turns (a title
+	// for the session) by its system prompt: "title", or "".
+	Side func(system string) string
 }
 
 // A Difference is the first place a request's conversation differs from

@@ -20,7 +20,7 @@ func (Gemini) Parse(path string, body []byte) (*Conv, error) {
 	if !contents.IsArray() {
 		return nil, fmt.Errorf("contents: expected an array")
 	}
-	c := &Conv{Stream: strings.Contains(path, ":streamGenerateContent")}
+	c := &Conv{Stream: strings.Contains(path, ":streamGenerateContent"), System: partsText(req.Get("systemInstruction.parts"))}
 	if i := strings.Index(path, "/models/"); i >= 0 {
 		c.Model, _, _ = strings.Cut(path[i+len("/models/"):], ":")
 	}

@@ -26,9 +26,29 @@ type Pack struct {
 	Hash    digest.Digest
 	Model   string
 	CWD     string // the session's recorded working directory, if any
+	Title   string // the session's recorded title, if any
 	Threads []*Thread
 	// Prompts are the texts of the pack's user prompts, in order.
 	Prompts []string
+}
+
+// sideAnswer answers an agent's side request of kind ("title"): with the
+// session's recorded title, else the first line of its first prompt.
+func (r *Recording) sideAnswer(kind string) *Answer {
+	a := &Answer{ID: "ctxside", Stop: "stop"}
+	for _, p := range r.Packs {
+		if p.Title != "" {
+			a.Text = p.Title
+			return a
+		}
+		if len(p.Prompts) > 0 {
+			line, _, _ := strings.Cut(strings.TrimSpace(p.Prompts[0]), "\n")
+			a.Text = excerpt(line)
+			return a
+		}
+	}
+	a.Text = "Session"
+	return a
 }
 
 // A Thread is one agent's conversation: its turns in order.
@@ -86,6 +106,7 @@ func loadPack(s *store.Store, m *manifest.Manifest) (*Pack, error) {
 	p := &Pack{Hash: m.Hash, Model: m.Model.Identifier}
 	meta := gjson.ParseBytes(m.Metadata)
 	p.CWD = meta.Get("session.cwd").String()
+	p.Title = meta.Get("session.title").String()
 	for i, pr := range m.Prompts {
 		if pr.Role != "user" {
 			continue

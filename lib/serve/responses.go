@@ -16,7 +16,7 @@ func (Responses) Name() string { return "openai-responses" }
 
 func (Responses) Parse(_ string, body []byte) (*Conv, error) {
 	req := gjson.ParseBytes(body)
-	c := &Conv{Model: req.Get("model").String(), Stream: req.Get("stream").Bool()}
+	c := &Conv{Model: req.Get("model").String(), Stream: req.Get("stream").Bool(), System: req.Get("instructions").String()}
 	input := req.Get("input")
 	if input.Type == gjson.String {
 		c.Items = append(c.Items, Item{Kind: UserText, Text: input.Str})

@@ -165,7 +165,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		wire.Fail(w, nil, ev.Status, "ctx-serve: "+ev.Error)
 		return
 	}
-	turn, diff := s.rec.Find(conv, agentOf(r, wire), s.opts.Workspace)
+	ag := agentOf(r, wire)
+	if ag != nil && ag.Side != nil {
+		if kind := ag.Side(conv.System); kind != "" {
+			ev.Match, ev.Status = "side", http.StatusOK
+			if err := wire.Write(w, conv, s.rec.sideAnswer(kind)); err != nil {
+				ev.Error = "writing the answer: " + err.Error()
+			}
+			return
+		}
+	}
+	turn, diff := s.rec.Find(conv, ag, s.opts.Workspace)
 	if turn != nil {
 		step := turn.Step
 		ev.Pack, ev.Step, ev.Agent = turn.Thread.Pack.Hash.String(), &step, turn.Thread.Agent
