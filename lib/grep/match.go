@@ -247,28 +247,71 @@ func lower(c byte) byte {
 
 // index returns the first offset of l in b, -1 when there is none.
 func (l *literal) index(b []byte) int {
-	if !l.fold {
-		return bytes.Index(b, l.b)
+	if l.fold {
+		return indexFold(b, l.b)
 	}
-	return indexFold(b, l.b)
+	return indexRare(b, l.b)
+}
+
+// rarest returns the offset in lit of its rarest byte (rank).
+func rarest(lit []byte) int {
+	at := 0
+	for i := 1; i < len(lit); i++ {
+		if rank[lower(lit[i])] < rank[lower(lit[at])] {
+			at = i
+		}
+	}
+	return at
+}
+
+// indexRare is bytes.Index anchored on lit's rarest byte, which
+// IndexByte finds at memory speed: bytes.Index anchors on the first
+// byte, often a common letter, and stops at each. When the anchor turns
+// out common here too (many false candidates), bytes.Index takes over.
+func indexRare(b, lit []byte) int {
+	n := len(lit)
+	if n < 2 {
+		return bytes.Index(b, lit)
+	}
+	at := rarest(lit)
+	c := lit[at]
+	fails := 0
+	for from := at; from < len(b); {
+		i := bytes.IndexByte(b[from:], c)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		start := i - at
+		if start+n > len(b) {
+			return -1
+		}
+		if bytes.Equal(b[start:start+n], lit) {
+			return start
+		}
+		fails++
+		from = i + 1
+		if fails > 16 && fails > (i>>5) {
+			if j := bytes.Index(b[start+1:], lit); j >= 0 {
+				return start + 1 + j
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // indexFold returns the first offset in b of the lower-case ASCII string
 // lit, compared ASCII case-insensitively, -1 when there is none. It
-// anchors on lit's rarest byte (rank), looked for with IndexByte in one
-// case or, for a letter, in both, each scan resumed where it stopped so
-// that b is read at most twice.
+// anchors on lit's rarest byte, looked for with IndexByte in one case
+// or, for a letter, in both, each scan resumed where it stopped so that
+// b is read at most twice.
 func indexFold(b, lit []byte) int {
 	n := len(lit)
 	if n == 0 {
 		return 0
 	}
-	at := 0
-	for i := 1; i < n; i++ {
-		if rank[lit[i]] < rank[lit[at]] {
-			at = i
-		}
-	}
+	at := rarest(lit)
 	lo := lit[at]
 	up := lo
 	if lo >= 'a' && lo <= 'z' {

@@ -224,3 +224,21 @@ func FuzzLines(f *testing.F) {
 		}
 	})
 }
+
+func TestIndexRare(t *testing.T) {
+	long := strings.Repeat("ab", 5000)
+	for _, tc := range []struct{ text, lit string }{
+		{"deadline exceeded", "exceeded"},
+		{"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxy", "xy"},
+		{long + "abc", "abc"}, // the anchor c is rare, then b: falls back to bytes.Index
+		{long, "bab"},
+		{long, "zz"},
+		{"q", "qq"},
+		{"", "ab"},
+		{strings.Repeat("e", 100) + "ex" + strings.Repeat("e", 100), "eex"},
+	} {
+		if got, want := indexRare([]byte(tc.text), []byte(tc.lit)), strings.Index(tc.text, tc.lit); got != want {
+			t.Errorf("indexRare(%.20q…, %q) = %d, want %d", tc.text, tc.lit, got, want)
+		}
+	}
+}
