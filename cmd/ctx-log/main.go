@@ -114,19 +114,8 @@ func (c *logCmd) options() (packlog.Options, error) {
 	opt.Limit = max(c.MaxCount, 0) // 0 means all; -n 0 never gets here
 	opt.Model = c.Model
 	opt.CacheDir = cacheDir()
-	now := time.Now()
-	for _, t := range []struct {
-		flag, val string
-		dst       *time.Time
-	}{{"--since", c.Since, &opt.Since}, {"--until", c.Until, &opt.Until}} {
-		if t.val == "" {
-			continue
-		}
-		v, err := packlog.ParseTime(t.val, now)
-		if err != nil {
-			return opt, cli.Errorf(cli.ExitUsage, "%s: %w", t.flag, err)
-		}
-		*t.dst = v
+	if err := opt.SetRange(c.Since, c.Until, time.Now()); err != nil {
+		return opt, cli.WithCode(cli.ExitUsage, err)
 	}
 	for _, w := range c.Where {
 		q, err := packlog.ParseQuery(w)

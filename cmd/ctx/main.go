@@ -29,6 +29,7 @@ var verbs = []struct{ name, does string }{
 	{"fork", "pack → editable log with parent lineage"},
 	{"redact", "pack → a copy with every secret replaced by a mark"},
 	{"log", "store → packs, newest first"},
+	{"grep", "store → the lines of its packs' content that match"},
 	{"push", "packs → an OCI registry or layout directory"},
 	{"pull", "an OCI registry or layout directory → packs"},
 	{"gc", "drop superseded snapshots and unreferenced objects"},

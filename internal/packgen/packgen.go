@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +27,10 @@ type Options struct {
 	Chain   int           // packs per parent chain (default 10; 1: no parents)
 	Models  []string      // model identifiers, used in turn
 	Workers int           // concurrent writers (default 2·GOMAXPROCS)
+	// Content, when above 0, gives each pack a distinct first tool output
+	// of about Content bytes of text (Text): a store of N packs then holds
+	// about N·Content bytes of distinct objects, for searching.
+	Content int
 }
 
 // Generate writes o.N packs into s through store.Put and manifest.Commit
@@ -135,9 +140,59 @@ func one(s *store.Store, o Options, i int, parent digest.Digest, shared map[stri
 			Deterministic: true, Timestamp: created.Format(time.RFC3339),
 		})
 	}
+	if o.Content > 0 {
+		d, _, err := s.Put(Text(uint64(i), o.Content))
+		if err != nil {
+			return digest.Digest{}, err
+		}
+		m.Steps[0].Tool, m.Steps[0].Parameters, m.Steps[0].OutputRef = "bash", jsontext.Value(`{"command":"make test"}`), d
+	}
 	d, _, err := manifest.Commit(s, m)
 	if err != nil {
 		return digest.Digest{}, fmt.Errorf("generating pack %d: %w", i, err)
 	}
 	return d, nil
+}
+
+// words make Text's lines: what build and test logs hold.
+var words = strings.Fields(`the a of to in is for and on at with from by as not be this that error warning
+	info debug failed passed ok test build run main func return if else nil err value file line package import
+	type struct string int bool true false config server client request response status timeout retry cache
+	index update delete create read write open close start stop user session token handler module version`)
+
+// Text returns about n bytes of log-like text, lines of words and
+// numbers, the same for the same seed and distinct across seeds. About
+// one line in 16,384 reads "panic: deadline exceeded …", a phrase no
+// other line holds, for searches that match rarely.
+func Text(seed uint64, n int) []byte {
+	x := seed*0x9e3779b97f4a7c15 + 1
+	next := func() uint64 { // xorshift64*
+		x ^= x >> 12
+		x ^= x << 25
+		x ^= x >> 27
+		return x * 0x2545f4914f6cdd1d
+	}
+	b := make([]byte, 0, n+128)
+	for len(b) < n {
+		r := next()
+		if r%16384 == 0 {
+			b = append(b, "panic: deadline exceeded after "...)
+			b = strconv.AppendUint(b, r>>40, 10)
+			b = append(b, "ms\n"...)
+			continue
+		}
+		b = strconv.AppendUint(b, seed, 10)
+		b = append(b, ' ')
+		for k := range 6 + r%8 {
+			w := next()
+			b = append(b, words[w%uint64(len(words))]...)
+			if k%4 == 3 {
+				b = append(b, ' ')
+				b = strconv.AppendUint(b, w>>50, 10)
+			}
+			b = append(b, ' ')
+		}
+		b[len(b)-1] = '\n'
+	}
+	return b
 }

@@ -465,6 +465,10 @@ func (e *Env) StdinIsTerminal() bool {
 // StdoutIsTerminal reports whether stdout is a terminal.
 func (e *Env) StdoutIsTerminal() bool { return e.stdoutTTY }
 
+// StderrIsTerminal reports whether stderr is a terminal: where a command
+// may add notes meant for a person (ctx-grep's summary line).
+func (e *Env) StderrIsTerminal() bool { return e.stderrTTY }
+
 // Refs returns the references given as arguments or, when there are none
 // (or the only one is "-"), read from stdin as a stream of ctx output.
 func (e *Env) Refs(args []string) ([]ref.Item, error) {

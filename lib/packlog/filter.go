@@ -141,6 +141,26 @@ func (q Query) Match(doc []byte) bool {
 	return gjson.GetBytes(arr, "#("+q.text+")").Exists()
 }
 
+// SetRange sets f's time range from the values of --since and --until,
+// each in a form ParseTime reads; an empty value leaves that end open.
+// The error names the flag whose value it is.
+func (f *Filter) SetRange(since, until string, now time.Time) error {
+	for _, t := range []struct {
+		flag, val string
+		dst       *time.Time
+	}{{"--since", since, &f.Since}, {"--until", until, &f.Until}} {
+		if t.val == "" {
+			continue
+		}
+		v, err := ParseTime(t.val, now)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.flag, err)
+		}
+		*t.dst = v
+	}
+	return nil
+}
+
 // ParseTime parses a --since or --until value: an RFC 3339 time, a date
 // or date and time without zone (read as UTC: 2026-02-10,
 // 2026-02-10T09:00:00), or an age before now: a Go duration (90m, 36h) or

@@ -119,6 +119,29 @@ func TestParseTime(t *testing.T) {
 	}
 }
 
+func TestSetRange(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var f Filter
+	if err := f.SetRange("7d", "", now); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Since.Format(time.RFC3339); got != "2026-02-22T12:00:00Z" || !f.Until.IsZero() {
+		t.Errorf("SetRange(7d, \"\") = since %s, until %v", got, f.Until)
+	}
+	if err := f.SetRange("", "2026-02-10", now); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Until.Format(time.RFC3339); got != "2026-02-10T00:00:00Z" {
+		t.Errorf("until = %s", got)
+	}
+	for _, tc := range []struct{ since, until, flag string }{{"soon", "", "--since: "}, {"", "later", "--until: "}} {
+		err := new(Filter).SetRange(tc.since, tc.until, now)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.flag) {
+			t.Errorf("SetRange(%q, %q) = %v, want an error naming %s", tc.since, tc.until, err, tc.flag)
+		}
+	}
+}
+
 func TestFilterSummary(t *testing.T) {
 	e := entry(t, hashA, "2026-02-10T10:00:00+01:00")
 	e.Model = "gpt-4o"

@@ -24,8 +24,9 @@ func main() {
 	chain := flag.Int("chain", 10, "packs per parent chain")
 	same := flag.Int("same", 1, "packs sharing one created time")
 	workers := flag.Int("workers", 0, "concurrent writers (default 2·GOMAXPROCS)")
+	content := flag.Int("content", 0, "bytes of distinct text in each pack (for searches; default none)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: genpacks [-n N] [-chain N] [-same N] DIR")
+		fmt.Fprintln(os.Stderr, "usage: genpacks [-n N] [-chain N] [-same N] [-content BYTES] DIR")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -39,7 +40,7 @@ func main() {
 		os.Exit(2)
 	}
 	start := time.Now()
-	ds, err := packgen.Generate(s, packgen.Options{N: *n, Chain: *chain, Same: *same, Workers: *workers})
+	ds, err := packgen.Generate(s, packgen.Options{N: *n, Chain: *chain, Same: *same, Workers: *workers, Content: *content})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "genpacks: error:", err)
 		os.Exit(2)

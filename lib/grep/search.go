@@ -1,0 +1,437 @@
+package grep
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// Field is a kind of place in a pack that holds content; a set of them
+// selects what Search looks at.
+type Field uint8
+
+// The fields, by the names --in takes.
+const (
+	Prompt    Field = 1 << iota // the system prompt and the prompts
+	Answer                      // an llm_call step's output
+	Reasoning                   // a step's reasoning
+	Call                        // a step's parameters (inline in the manifest)
+	Output                      // a tool_call step's output
+	Input                       // an input's content
+	File                        // an output's content
+
+	AllFields = Prompt | Answer | Reasoning | Call | Output | Input | File
+)
+
+var fieldNames = []struct {
+	f    Field
+	name string
+}{{Prompt, "prompt"}, {Answer, "answer"}, {Reasoning, "reasoning"}, {Call, "call"}, {Output, "output"}, {Input, "input"}, {File, "file"}}
+
+// String returns the name of a single field.
+func (f Field) String() string {
+	for _, n := range fieldNames {
+		if n.f == f {
+			return n.name
+		}
+	}
+	return fmt.Sprintf("Field(%d)", uint8(f))
+}
+
+// ParseFields reads field names (prompt, answer, reasoning, call, output,
+// input, file) into a set; no name at all is every field.
+func ParseFields(names []string) (Field, error) {
+	if len(names) == 0 {
+		return AllFields, nil
+	}
+	var set Field
+next:
+	for _, name := range names {
+		for _, n := range fieldNames {
+			if n.name == name {
+				set |= n.f
+				continue next
+			}
+		}
+		all := make([]string, len(fieldNames))
+		for i, n := range fieldNames {
+			all[i] = n.name
+		}
+		return 0, fmt.Errorf("unknown field %q: want %s", name, strings.Join(all, ", "))
+	}
+	return set, nil
+}
+
+// Place is where in a pack some content is referenced.
+type Place struct {
+	Pack  digest.Digest
+	Field Field
+	// Step is the step's index, -1 for a place outside the steps; Tool
+	// and Agent are the step's.
+	Step        int
+	Tool, Agent string
+	// Index is the position of a prompt, input or output in its list, -1
+	// for the system prompt and for steps.
+	Index int
+	Part  int    // the part of a multimodal prompt or output, -1 for none
+	Role  string // a prompt's role ("system" for the system prompt)
+	Name  string // an input's or output's name
+}
+
+// Mode says how much of a matching object a Result reports.
+type Mode uint8
+
+// The modes: every matching line with its matches, a count of matching
+// lines, or only that the object matches.
+const (
+	ModeLines Mode = iota
+	ModeCount
+	ModeExists
+)
+
+// Options says what Search looks at and how much it reports.
+type Options struct {
+	Fields  Field  // the fields to search; 0 means all
+	Session string // only packs that are snapshots of this agent session (manifest.Session)
+	// Agent and Tool, when set, restrict the search to the steps of that
+	// agent or tool (and so to step fields).
+	Agent, Tool string
+	Mode        Mode
+	SkipBinary  bool // leave out binary objects rather than report that they match
+	Workers     int  // concurrent searches (default GOMAXPROCS)
+}
+
+// Result is what Search found in one object, or in one step's
+// parameters: the matching lines, or a count, for every place that
+// references it.
+type Result struct {
+	Object digest.Digest // zero for a step's parameters, held in its manifest
+	Places []Place       // where the content is referenced, in search order
+	Lines  []Line        // ModeLines: the matching lines (Text is the stored bytes)
+	Count  int           // the number of matching lines (1 for a binary match)
+	Binary bool          // a binary object (NUL in its first 8 KiB) that matches: no lines
+	Err    error         // the pack or object could not be read; Places say where it was needed
+}
+
+// Stats counts what a search read.
+type Stats struct {
+	Packs   int   // packs searched
+	Objects int   // distinct objects searched
+	Bytes   int64 // their total size
+	Binary  int   // binary objects left out (SkipBinary)
+	Matches int   // matching lines, counted once per object
+}
+
+// BinaryPrefix is how much of an object is looked at for a NUL byte,
+// which makes it binary, as grep decides.
+const BinaryPrefix = 8 << 10
+
+// job is one distinct content to search: an object, or a step's
+// parameters (inline), with the places that reference it.
+type job struct {
+	obj    digest.Digest
+	inline []byte
+	places []Place
+}
+
+// Search searches packs (in the order given) with m and calls emit with
+// the Result of each object that matches or could not be read, in the
+// order their first places were met, as the search goes: each object is
+// read and searched once, by one of opt.Workers goroutines, and results
+// are held only until emitted. A pack that cannot be read is reported as
+// a Result whose Err is set and whose one Place names the pack. Search
+// stops at emit's first error and returns it.
+func Search(s *store.Store, packs []digest.Digest, m *Matcher, opt Options, emit func(*Result) error) (Stats, error) {
+	if opt.Fields == 0 {
+		opt.Fields = AllFields
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	var st Stats
+	jobs, err := gather(s, packs, opt, &st, emit)
+	if err != nil {
+		return st, err
+	}
+	return st, run(s, jobs, m, opt, &st, emit)
+}
+
+// gather reads the manifests of packs, opt.Workers at a time, and lists
+// the distinct contents to search in the order their places come.
+func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit func(*Result) error) ([]job, error) {
+	type loaded struct {
+		places []Place
+		objs   []digest.Digest // the object of each place; zero: inline
+		inline [][]byte        // the parameters of each inline place
+		skip   bool            // not a snapshot of opt.Session
+		err    error
+	}
+	out := make([]loaded, len(packs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(opt.Workers, len(packs)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(packs) {
+					return
+				}
+				l := &out[i]
+				mf, err := manifest.Load(s, packs[i])
+				if err != nil {
+					l.err = err
+					continue
+				}
+				if opt.Session != "" && mf.Session() != opt.Session {
+					l.skip = true
+					continue
+				}
+				l.places, l.objs, l.inline = placesOf(mf, opt)
+			}
+		})
+	}
+	wg.Wait()
+	var jobs []job
+	seen := map[digest.Digest]int{}
+	seenInline := map[string]int{}
+	for i := range out {
+		l := &out[i]
+		if l.err != nil {
+			if err := emit(&Result{Err: l.err, Places: []Place{{Pack: packs[i], Step: -1, Index: -1, Part: -1}}}); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if l.skip {
+			continue
+		}
+		st.Packs++
+		k := 0
+		for j, p := range l.places {
+			var at int
+			var ok bool
+			if l.objs[j].IsZero() {
+				b := l.inline[k]
+				k++
+				if at, ok = seenInline[string(b)]; !ok {
+					at = len(jobs)
+					seenInline[string(b)] = at
+					jobs = append(jobs, job{inline: b})
+				}
+			} else if at, ok = seen[l.objs[j]]; !ok {
+				at = len(jobs)
+				seen[l.objs[j]] = at
+				jobs = append(jobs, job{obj: l.objs[j]})
+			}
+			jobs[at].places = append(jobs[at].places, p)
+		}
+		*l = loaded{}
+	}
+	return jobs, nil
+}
+
+// placesOf lists the places of mf that opt selects, in manifest order
+// (the one walk of manifest.Slots), with the object each references; a
+// step's parameters come after its output and reasoning, inline.
+func placesOf(mf *manifest.Manifest, opt Options) (places []Place, objs []digest.Digest, inline [][]byte) {
+	stepsOnly := opt.Agent != "" || opt.Tool != ""
+	stepOK := func(st *manifest.Step) bool {
+		return (opt.Agent == "" || st.Agent == opt.Agent) && (opt.Tool == "" || st.Tool == opt.Tool)
+	}
+	add := func(p Place, d digest.Digest) {
+		if opt.Fields&p.Field != 0 && !d.IsZero() {
+			places = append(places, p)
+			objs = append(objs, d)
+		}
+	}
+	params := func(i int) {
+		st := &mf.Steps[i]
+		if opt.Fields&Call != 0 && len(st.Parameters) > 0 && stepOK(st) {
+			places = append(places, Place{Pack: mf.Hash, Field: Call, Step: st.Index, Tool: st.Tool, Agent: st.Agent, Index: -1, Part: -1})
+			objs = append(objs, digest.Digest{})
+			inline = append(inline, st.Parameters)
+		}
+	}
+	lastStep := -1
+	for sl := range mf.Slots() {
+		p := Place{Pack: mf.Hash, Step: -1, Index: sl.Index, Part: -1}
+		switch sl.Field {
+		case manifest.FieldStepOutput, manifest.FieldStepOutputPart, manifest.FieldStepReasoning:
+			for lastStep < sl.Index-1 { // steps without slots (Encoded) still have parameters
+				lastStep++
+				params(lastStep)
+			}
+			st := &mf.Steps[sl.Index]
+			if !stepOK(st) {
+				break
+			}
+			p.Step, p.Tool, p.Agent, p.Index = st.Index, st.Tool, st.Agent, -1
+			switch {
+			case sl.Field == manifest.FieldStepReasoning:
+				p.Field = Reasoning
+			case st.Type == manifest.LLMCall:
+				p.Field = Answer
+			default:
+				p.Field = Output
+			}
+			if sl.Field == manifest.FieldStepOutputPart {
+				p.Part = sl.Part
+			}
+			add(p, *sl.Ref)
+			if sl.Field == manifest.FieldStepReasoning {
+				lastStep = sl.Index
+				params(sl.Index)
+			}
+			continue
+		}
+		if stepsOnly {
+			continue
+		}
+		switch sl.Field {
+		case manifest.FieldSystemPrompt:
+			p.Field, p.Role, p.Index = Prompt, "system", -1
+		case manifest.FieldPrompt, manifest.FieldPromptPart:
+			p.Field, p.Role = Prompt, mf.Prompts[sl.Index].Role
+			if sl.Field == manifest.FieldPromptPart {
+				p.Part = sl.Part
+			}
+		case manifest.FieldInput:
+			p.Field, p.Name = Input, mf.Inputs[sl.Index].Name
+		case manifest.FieldOutput:
+			for lastStep < len(mf.Steps)-1 {
+				lastStep++
+				params(lastStep)
+			}
+			p.Field, p.Name = File, mf.Outputs[sl.Index].Name
+		default:
+			continue
+		}
+		add(p, *sl.Ref)
+	}
+	for lastStep < len(mf.Steps)-1 {
+		lastStep++
+		params(lastStep)
+	}
+	return places, objs, inline
+}
+
+// run searches the jobs, opt.Workers at a time, and emits their results
+// in job order. At most window jobs are searched ahead of the one to emit
+// next, which bounds what is held in memory.
+func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, emit func(*Result) error) error {
+	window := 4 * opt.Workers
+	var (
+		mu   sync.Mutex
+		cond = sync.NewCond(&mu)
+		res  = make([]*Result, len(jobs))
+		sem  = make(chan struct{}, window)
+		quit = make(chan struct{})
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	var objects, binary atomic.Int64
+	var size atomic.Int64
+	for range min(opt.Workers, len(jobs)) {
+		wg.Go(func() {
+			for {
+				select {
+				case sem <- struct{}{}:
+				case <-quit:
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					<-sem
+					return
+				}
+				r, n, bin := searchOne(s, &jobs[i], m, opt)
+				if n >= 0 {
+					objects.Add(1)
+					size.Add(n)
+				}
+				if bin {
+					binary.Add(1)
+				}
+				mu.Lock()
+				res[i] = r
+				cond.Broadcast()
+				mu.Unlock()
+			}
+		})
+	}
+	var err error
+	for i := range jobs {
+		mu.Lock()
+		for res[i] == nil {
+			cond.Wait()
+		}
+		r := res[i]
+		res[i] = nil
+		mu.Unlock()
+		<-sem
+		jobs[i] = job{}
+		if r.Count > 0 || r.Err != nil {
+			st.Matches += r.Count
+			if err = emit(r); err != nil {
+				break
+			}
+		}
+	}
+	close(quit)
+	wg.Wait()
+	st.Objects, st.Bytes, st.Binary = int(objects.Load()), size.Load(), int(binary.Load())
+	return err
+}
+
+// searchOne reads and searches one job's content. It returns the result
+// (never nil), the size of the object read (-1 for parameters or an
+// object not read) and whether it was a binary object left out.
+func searchOne(s *store.Store, j *job, m *Matcher, opt Options) (*Result, int64, bool) {
+	r := &Result{Object: j.obj, Places: j.places}
+	b, n := j.inline, int64(-1)
+	if b == nil {
+		var size int64
+		var err error
+		b, size, err = s.GetUpTo(j.obj, store.MaxObjectInMemory)
+		switch {
+		case err != nil:
+			r.Err = err
+			return r, -1, false
+		case b == nil:
+			r.Err = fmt.Errorf("object %s is %d bytes, more than ctx-grep reads into memory (%d)", j.obj, size, store.MaxObjectInMemory)
+			return r, -1, false
+		}
+		n = size
+		if bytes.IndexByte(b[:min(len(b), BinaryPrefix)], 0) >= 0 {
+			if opt.SkipBinary {
+				return r, n, true
+			}
+			if m.Match(b) {
+				r.Binary, r.Count = true, 1
+			}
+			return r, n, false
+		}
+	}
+	switch opt.Mode {
+	case ModeLines:
+		m.Lines(b, func(l Line) bool {
+			r.Lines = append(r.Lines, l)
+			return true
+		})
+		r.Count = len(r.Lines)
+	case ModeCount:
+		r.Count = m.Count(b)
+	default:
+		if m.Match(b) {
+			r.Count = 1
+		}
+	}
+	return r, n, false
+}
