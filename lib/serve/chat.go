@@ -79,8 +79,8 @@ func (Chat) Write(w http.ResponseWriter, c *Conv, a *Answer) error {
 		model = c.Model
 	}
 	var calls []map[string]any
-	for i, tc := range a.Calls {
-		calls = append(calls, map[string]any{"index": i, "id": tc.ID, "type": "function",
+	for _, tc := range a.Calls {
+		calls = append(calls, map[string]any{"id": tc.ID, "type": "function",
 			"function": map[string]any{"name": tc.Name, "arguments": string(tc.Input)}})
 	}
 	if !c.Stream {
@@ -109,8 +109,12 @@ func (Chat) Write(w http.ResponseWriter, c *Conv, a *Answer) error {
 	if a.Text != "" {
 		chunk(map[string]any{"content": a.Text}, nil)
 	}
-	for _, tc := range calls {
-		chunk(map[string]any{"tool_calls": []map[string]any{tc}}, nil)
+	for i, tc := range calls {
+		delta := map[string]any{"index": i}
+		for k, v := range tc {
+			delta[k] = v
+		}
+		chunk(map[string]any{"tool_calls": []map[string]any{delta}}, nil)
 	}
 	chunk(map[string]any{}, a.chatFinish())
 	s.event("", map[string]any{"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
