@@ -4,13 +4,13 @@
 package git
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -141,11 +141,18 @@ func (r *Repo) Trailers(commit, key string) ([]string, error) {
 	return vs, nil
 }
 
+// diffArgs make git write the diff addedLines reads, whatever the
+// user's configuration says: no color, external diff or text conversion
+// (which would change the lines), no context, no renames, the a/ and b/
+// prefixes (diff.noprefix and diff.mnemonicPrefix change them), paths
+// from the top of the work tree (diff.relative).
+var diffArgs = []string{"--no-color", "--no-ext-diff", "--no-textconv", "--unified=0", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", "--no-relative"}
+
 // Added returns, per file, the numbers (1-based) of the lines commit
 // adds, in the file as it is at commit (against its first parent; every
 // line for a root commit).
 func (r *Repo) Added(commit string) (map[string][]int, error) {
-	out, err := r.git("show", "--format=", "--no-color", "--no-ext-diff", "--unified=0", "--no-renames", "--root", commit)
+	out, err := r.git(slices.Concat([]string{"show", "--format=", "--root"}, diffArgs, []string{commit})...)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +163,7 @@ func (r *Repo) Added(commit string) (map[string][]int, error) {
 // to HEAD (to the empty tree before the first commit), in the file as
 // the index has it.
 func (r *Repo) StagedAdded() (map[string][]int, error) {
-	args := []string{"diff", "--cached", "--no-color", "--no-ext-diff", "--unified=0", "--no-renames"}
+	args := slices.Concat([]string{"diff", "--cached"}, diffArgs)
 	if _, err := r.git("rev-parse", "--verify", "HEAD"); err != nil {
 		empty, err := run(r.Root, []byte{}, "hash-object", "-t", "tree", "--stdin")
 		if err != nil {
@@ -176,59 +183,162 @@ func (r *Repo) Staged(file string) ([]byte, error) {
 	return r.git("cat-file", "blob", ":"+file)
 }
 
-// addedLines reads the numbers of the "+" lines of a unified diff with
-// no context, by the file they go to.
+// addedLines reads the numbers of the "+" lines of a unified diff, by
+// the file they go to, as git writes the diff (diffArgs): a file's
+// section opens with "diff --git", its new name is on the "+++ " line
+// (C-quoted when it holds special characters, followed by a TAB when it
+// holds a space), and each hunk's header counts the lines that follow
+// it, so that an added line that looks like a header ("++ b/x" becomes
+// "+++ b/x") is read as the line it is.
 func addedLines(diff []byte) map[string][]int {
 	added := map[string][]int{}
-	file, next := "", 0
-	sc := bufio.NewScanner(bytes.NewReader(diff))
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		l := sc.Text()
+	file := ""
+	next, oldLeft, newLeft := 0, 0, 0
+	for len(diff) > 0 {
+		var l []byte
+		if i := bytes.IndexByte(diff, '\n'); i >= 0 {
+			l, diff = diff[:i], diff[i+1:]
+		} else {
+			l, diff = diff, nil
+		}
+		if oldLeft > 0 || newLeft > 0 {
+			switch {
+			case len(l) > 0 && l[0] == '+' && newLeft > 0:
+				if file != "" {
+					added[file] = append(added[file], next)
+				}
+				next++
+				newLeft--
+				continue
+			case len(l) > 0 && l[0] == '-' && oldLeft > 0:
+				oldLeft--
+				continue
+			case len(l) > 0 && l[0] == ' ' && oldLeft > 0 && newLeft > 0:
+				next++
+				oldLeft--
+				newLeft--
+				continue
+			case len(l) > 0 && l[0] == '\\': // "\ No newline at end of file"
+				continue
+			}
+			// Not a line of the hunk: the diff is not git's, or was cut.
+			oldLeft, newLeft = 0, 0
+		}
 		switch {
-		case strings.HasPrefix(l, "+++ "):
+		case bytes.HasPrefix(l, []byte("diff ")):
 			file = ""
-			if name, ok := strings.CutPrefix(unquote(l[len("+++ "):]), "b/"); ok {
+		case bytes.HasPrefix(l, []byte("+++ ")):
+			file = ""
+			if name, ok := strings.CutPrefix(diffName(string(l[len("+++ "):])), "b/"); ok && name != "" {
 				file = name
 			}
-		case strings.HasPrefix(l, "@@ "):
-			// @@ -a,b +c,d @@: the added lines start at c.
-			f := strings.Fields(l)
-			if len(f) >= 3 {
-				c, _, _ := strings.Cut(strings.TrimPrefix(f[2], "+"), ",")
-				next, _ = strconv.Atoi(c)
+		case bytes.HasPrefix(l, []byte("@@ ")):
+			if o, n, start, ok := hunkHeader(string(l)); ok {
+				oldLeft, newLeft, next = o, n, start
 			}
-		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "diff "):
-		case strings.HasPrefix(l, "+") && file != "":
-			added[file] = append(added[file], next)
-			next++
 		}
 	}
 	return added
 }
 
-func unquote(s string) string {
+// hunkHeader reads "@@ -a[,b] +c[,d] @@…": the counts of old and new
+// lines (1 when left out) and the first new line.
+func hunkHeader(l string) (old, new, start int, ok bool) {
+	f := strings.Fields(l)
+	if len(f) < 4 || f[3] != "@@" || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
+		return 0, 0, 0, false
+	}
+	count := func(r string) (int, int, bool) {
+		a, b, has := strings.Cut(r, ",")
+		first, err1 := strconv.Atoi(a)
+		n, err2 := 1, error(nil)
+		if has {
+			n, err2 = strconv.Atoi(b)
+		}
+		return first, n, err1 == nil && err2 == nil && first >= 0 && n >= 0
+	}
+	_, old, ok1 := count(f[1][1:])
+	start, new, ok2 := count(f[2][1:])
+	return old, new, start, ok1 && ok2
+}
+
+// diffName reads a file name of a "--- " or "+++ " line: git follows a
+// name holding a space with a TAB, and C-quotes a name holding a
+// control character, a quote or a backslash (quote_c_style).
+func diffName(s string) string {
+	s = strings.TrimSuffix(s, "\t")
 	if strings.HasPrefix(s, `"`) {
-		if u, err := strconv.Unquote(s); err == nil {
+		if u, ok := unquoteC(s); ok {
 			return u
 		}
 	}
 	return s
 }
 
+// unquoteC undoes git's C-style quoting of a path: "…" with \a \b \t
+// \n \v \f \r \" \\ and three-digit octal escapes for single bytes.
+// Unlike strconv.Unquote it keeps bytes that are not UTF-8 as they are.
+func unquoteC(s string) (string, bool) {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return "", false
+	}
+	s = s[1 : len(s)-1]
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '"' {
+			return "", false
+		}
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		if i++; i >= len(s) {
+			return "", false
+		}
+		switch c = s[i]; c {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'v':
+			b.WriteByte('\v')
+		case 'f':
+			b.WriteByte('\f')
+		case 'r':
+			b.WriteByte('\r')
+		case '"', '\\':
+			b.WriteByte(c)
+		default:
+			if c < '0' || c > '3' || i+2 >= len(s) || s[i+1] < '0' || s[i+1] > '7' || s[i+2] < '0' || s[i+2] > '7' {
+				return "", false
+			}
+			b.WriteByte((c-'0')<<6 | (s[i+1]-'0')<<3 | (s[i+2] - '0'))
+			i += 2
+		}
+	}
+	return b.String(), true
+}
+
 // Names returns the earlier names of file (relative to the root) that
 // git's rename detection finds in its history, newest first.
 func (r *Repo) Names(file string) []string {
-	out, err := r.git("log", "--follow", "--name-only", "--format=", "--end-of-options", "HEAD", "--", file)
+	// -z: names as they are, NUL-terminated, never quoted.
+	out, err := r.git("log", "--follow", "--name-only", "--format=", "-z", "--end-of-options", "HEAD", "--", file)
 	if err != nil {
 		return nil
 	}
 	var names []string
 	seen := map[string]bool{file: true}
-	for _, l := range strings.Split(string(out), "\n") {
+	for _, l := range strings.Split(string(out), "\x00") {
+		l = strings.TrimLeft(l, "\n")
 		if l != "" && !seen[l] {
 			seen[l] = true
-			names = append(names, unquote(l))
+			names = append(names, l)
 		}
 	}
 	return names
