@@ -4,9 +4,12 @@
 package git
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,16 +145,26 @@ func (r *Repo) Trailers(commit, key string) ([]string, error) {
 }
 
 // diffArgs make git write the diff addedLines reads, whatever the
-// user's configuration says: no color, external diff or text conversion
+// user's configuration says: whole blob ids, no color, external diff or text conversion
 // (which would change the lines), no context, no renames, the a/ and b/
 // prefixes (diff.noprefix and diff.mnemonicPrefix change them), paths
 // from the top of the work tree (diff.relative).
-var diffArgs = []string{"--no-color", "--no-ext-diff", "--no-textconv", "--unified=0", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", "--no-relative"}
+var diffArgs = []string{"--full-index", "--no-color", "--no-ext-diff", "--no-textconv", "--unified=0", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", "--no-relative"}
 
-// Added returns, per file, the numbers (1-based) of the lines commit
-// adds, in the file as it is at commit (against its first parent; every
-// line for a root commit).
-func (r *Repo) Added(commit string) (map[string][]int, error) {
+// Adds is what a diff adds to one file.
+type Adds struct {
+	// Blob is the object id of the file after the change (Blobs reads
+	// it); "" for a submodule, which has no content here.
+	Blob string
+	// Lines are the numbers (1-based) of the added lines in the file
+	// after the change, Text their text.
+	Lines []int
+	Text  []string
+}
+
+// Added returns, per file, the lines commit adds, in the file as it is
+// at commit (against its first parent; every line for a root commit).
+func (r *Repo) Added(commit string) (map[string]*Adds, error) {
 	out, err := r.git(slices.Concat([]string{"show", "--format=", "--root"}, diffArgs, []string{commit})...)
 	if err != nil {
 		return nil, err
@@ -159,10 +172,10 @@ func (r *Repo) Added(commit string) (map[string][]int, error) {
 	return addedLines(out), nil
 }
 
-// StagedAdded returns, per file, the numbers of the lines the index adds
-// to HEAD (to the empty tree before the first commit), in the file as
-// the index has it.
-func (r *Repo) StagedAdded() (map[string][]int, error) {
+// StagedAdded returns, per file, the lines the index adds to HEAD (to
+// the empty tree before the first commit), in the file as the index has
+// it.
+func (r *Repo) StagedAdded() (map[string]*Adds, error) {
 	args := slices.Concat([]string{"diff", "--cached"}, diffArgs)
 	if _, err := r.git("rev-parse", "--verify", "HEAD"); err != nil {
 		empty, err := run(r.Root, []byte{}, "hash-object", "-t", "tree", "--stdin")
@@ -178,9 +191,85 @@ func (r *Repo) StagedAdded() (map[string][]int, error) {
 	return addedLines(out), nil
 }
 
-// Staged returns file as the index holds it.
-func (r *Repo) Staged(file string) ([]byte, error) {
-	return r.git("cat-file", "blob", ":"+file)
+// Blobs calls fn with the content of each blob of ids, in order, all
+// read by one git cat-file --batch: a commit of thousands of files costs
+// one process, not one each. A missing blob is an error.
+func (r *Repo) Blobs(ids []string, fn func(i int, content []byte) error) (err error) {
+	if len(ids) == 0 {
+		return nil
+	}
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir = r.Root
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	defer func() {
+		// Stop git early on an error; its exit then says nothing new.
+		stdin.Close()
+		io.Copy(io.Discard, stdout)
+		if werr := cmd.Wait(); err == nil && werr != nil {
+			msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+			err = fmt.Errorf("git cat-file: %s", cmp.Or(msg, werr.Error()))
+		}
+	}()
+	// The ids are written while the contents are read: git answers as
+	// it reads, and would block on a full pipe.
+	go func() {
+		w := bufio.NewWriter(stdin)
+		for _, id := range ids {
+			if !isHex(id) {
+				id = "0000000000000000000000000000000000000000 invalid " + strconv.Quote(id)
+			}
+			if _, err := w.WriteString(id + "\n"); err != nil {
+				break
+			}
+		}
+		w.Flush()
+		stdin.Close()
+	}()
+	br := bufio.NewReaderSize(stdout, 64<<10)
+	var buf []byte
+	for i, id := range ids {
+		head, err := br.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("git cat-file: reading blob %s: %w", id, err)
+		}
+		// "<id> blob <size>", or "<id> missing".
+		f := strings.Fields(head)
+		if len(f) != 3 || f[1] != "blob" {
+			return fmt.Errorf("git cat-file: blob %s: %s", id, strings.TrimSpace(head))
+		}
+		size, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || size < 0 {
+			return fmt.Errorf("git cat-file: blob %s: size %q", id, f[2])
+		}
+		if int64(cap(buf)) < size+1 {
+			buf = make([]byte, size+1)
+		}
+		buf = buf[:size+1] // the content, then a newline
+		if _, err := io.ReadFull(br, buf); err != nil {
+			return fmt.Errorf("git cat-file: reading blob %s: %w", id, err)
+		}
+		if err := fn(i, buf[:size:size]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isHex(s string) bool {
+	return len(s) >= 40 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // addedLines reads the numbers of the "+" lines of a unified diff, by
@@ -190,9 +279,11 @@ func (r *Repo) Staged(file string) ([]byte, error) {
 // holds a space), and each hunk's header counts the lines that follow
 // it, so that an added line that looks like a header ("++ b/x" becomes
 // "+++ b/x") is read as the line it is.
-func addedLines(diff []byte) map[string][]int {
-	added := map[string][]int{}
-	file := ""
+func addedLines(diff []byte) map[string]*Adds {
+	added := map[string]*Adds{}
+	var cur *Adds // the file's, once a line is added to it
+	file, blob := "", ""
+	gitlink := false // a submodule's entry: no blob
 	next, oldLeft, newLeft := 0, 0, 0
 	for len(diff) > 0 {
 		var l []byte
@@ -205,7 +296,15 @@ func addedLines(diff []byte) map[string][]int {
 			switch {
 			case len(l) > 0 && l[0] == '+' && newLeft > 0:
 				if file != "" {
-					added[file] = append(added[file], next)
+					if cur == nil {
+						cur = &Adds{}
+						if !gitlink {
+							cur.Blob = blob
+						}
+						added[file] = cur
+					}
+					cur.Lines = append(cur.Lines, next)
+					cur.Text = append(cur.Text, string(l[1:]))
 				}
 				next++
 				newLeft--
@@ -226,11 +325,26 @@ func addedLines(diff []byte) map[string][]int {
 		}
 		switch {
 		case bytes.HasPrefix(l, []byte("diff ")):
-			file = ""
+			file, blob, gitlink, cur = "", "", false, nil
+		case bytes.HasPrefix(l, []byte("index ")):
+			// "index <old>..<new>[ <mode>]" (--full-index: whole ids).
+			f := strings.Fields(string(l))
+			if len(f) < 2 {
+				break
+			}
+			if _, b, ok := strings.Cut(f[1], ".."); ok && isHex(b) {
+				blob = b
+			}
+			gitlink = gitlink || f[len(f)-1] == gitlinkMode
+		case bytes.HasPrefix(l, []byte("new file mode ")), bytes.HasPrefix(l, []byte("new mode ")):
+			gitlink = gitlink || strings.HasSuffix(string(l), " "+gitlinkMode)
 		case bytes.HasPrefix(l, []byte("+++ ")):
-			file = ""
+			file, cur = "", nil
 			if name, ok := strings.CutPrefix(diffName(string(l[len("+++ "):])), "b/"); ok && name != "" {
 				file = name
+				if a := added[file]; a != nil {
+					cur = a
+				}
 			}
 		case bytes.HasPrefix(l, []byte("@@ ")):
 			if o, n, start, ok := hunkHeader(string(l)); ok {
@@ -240,6 +354,9 @@ func addedLines(diff []byte) map[string][]int {
 	}
 	return added
 }
+
+// gitlinkMode is the mode of a submodule's entry.
+const gitlinkMode = "160000"
 
 // hunkHeader reads "@@ -a[,b] +c[,d] @@…": the counts of old and new
 // lines (1 when left out) and the first new line.

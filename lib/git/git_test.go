@@ -10,6 +10,15 @@ import (
 	"testing"
 )
 
+// linesOf keeps the line numbers of adds.
+func linesOf(adds map[string]*Adds) map[string][]int {
+	out := map[string][]int{}
+	for f, a := range adds {
+		out[f] = a.Lines
+	}
+	return out
+}
+
 func TestAddedLines(t *testing.T) {
 	diff := `diff --git a/a.txt b/a.txt
 index 1111111..2222222 100644
@@ -42,7 +51,7 @@ new file mode 100644
 		"+one\n+++ b/a.txt\n+@@ -1 +1 @@\n" +
 		"diff --git \"a/t\\tx\\377.txt\" \"b/t\\tx\\377.txt\"\n--- \"a/t\\tx\\377.txt\"\n+++ \"b/t\\tx\\377.txt\"\n" +
 		"@@ -1 +1,2 @@\n-old\n\\ No newline at end of file\n+new\n+-- a/x\n\\ No newline at end of file\n"
-	got := addedLines([]byte(diff))
+	got := linesOf(addedLines([]byte(diff)))
 	if want := []int{1, 2, 3}; !slices.Equal(got["my notes.txt"], want) {
 		t.Errorf("my notes.txt: %v, want %v (all: %v)", got["my notes.txt"], want, got)
 	}
@@ -67,7 +76,7 @@ func FuzzAddedLines(f *testing.F) {
 	f.Add([]byte("+++ b/\"q\\\"\"\n@@ -1 +1 @@\n-x\n+y\n"))
 	f.Add([]byte("@@ garbage\n+x\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for file, lines := range addedLines(b) {
+		for file, lines := range linesOf(addedLines(b)) {
 			if file == "" {
 				t.Fatal("a line added to no file")
 			}
@@ -121,7 +130,11 @@ func FuzzDiffRoundTrip(f *testing.F) {
 			b.WriteString("\\ No newline at end of file\n")
 		}
 		b.WriteString("diff --git a/z b/z\n--- a/z\n+++ b/z\n@@ -0,0 +1 @@\n+last\n")
-		got := addedLines([]byte(b.String()))
+		adds := addedLines([]byte(b.String()))
+		if a := adds[name]; a != nil && !slices.Equal(a.Text, added) {
+			t.Fatalf("%q: text %q, want %q", name, a.Text, added)
+		}
+		got := linesOf(adds)
 		var want []int
 		for i := range added {
 			want = append(want, c+i)
@@ -218,7 +231,8 @@ func TestRepo(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
 	git("add", "a.txt")
-	staged, err := r.StagedAdded()
+	adds, err := r.StagedAdded()
+	staged := linesOf(adds)
 	if err != nil || !slices.Equal(staged["a.txt"], []int{1, 2}) {
 		t.Errorf("StagedAdded before the first commit = %v, %v", staged, err)
 	}
@@ -226,7 +240,8 @@ func TestRepo(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\nnew\ntwo\n"), 0o644)
 	git("commit", "-q", "-am", "second")
 	head := r.Head()
-	added, err := r.Added(head)
+	adds, err = r.Added(head)
+	added := linesOf(adds)
 	if err != nil || !slices.Equal(added["a.txt"], []int{2}) {
 		t.Errorf("Added = %v, %v", added, err)
 	}
@@ -265,10 +280,11 @@ func TestRepo(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
 	}
 	git("add", ".")
-	staged, err = r.StagedAdded()
+	adds, err = r.StagedAdded()
 	if err != nil {
 		t.Fatal(err)
 	}
+	staged = linesOf(adds)
 	for name, body := range special {
 		if want := []int{1, 2}[:strings.Count(body, "\n")]; !slices.Equal(staged[name], want) {
 			t.Errorf("StagedAdded[%q] = %v, want %v (all %v)", name, staged[name], want, staged)
@@ -276,5 +292,38 @@ func TestRepo(t *testing.T) {
 	}
 	if len(staged) != len(special) {
 		t.Errorf("StagedAdded = %v", staged)
+	}
+	// Their contents, read by one git process; a submodule has none.
+	git("update-index", "--add", "--cacheinfo", "160000,"+head+",sub")
+	if adds, err = r.StagedAdded(); err != nil {
+		t.Fatal(err)
+	}
+	if a := adds["sub"]; a == nil || a.Blob != "" {
+		t.Errorf("submodule: %+v", a)
+	}
+	delete(adds, "sub")
+	var names, ids []string
+	for name, a := range adds {
+		names, ids = append(names, name), append(ids, a.Blob)
+		if want := strings.Split(strings.TrimSuffix(special[name], "\n"), "\n"); !slices.Equal(a.Text, want) {
+			t.Errorf("%q: text %q, want %q", name, a.Text, want)
+		}
+	}
+	ids = append(ids, ids[0]) // twice is fine
+	names = append(names, names[0])
+	err = r.Blobs(ids, func(i int, b []byte) error {
+		if string(b) != special[names[i]] {
+			t.Errorf("blob of %q = %q", names[i], b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Blobs([]string{strings.Repeat("1", 40)}, func(int, []byte) error { return nil }); err == nil {
+		t.Error("Blobs of a missing blob succeeded")
+	}
+	if err := r.Blobs([]string{"HEAD:a.txt"}, func(int, []byte) error { return nil }); err == nil {
+		t.Error("Blobs took a revision for a blob id")
 	}
 }
