@@ -2,8 +2,8 @@ package importer
 
 import (
 	"archive/zip"
-	"compress/flate"
 	"bytes"
+	"compress/flate"
 	"errors"
 	"flag"
 	"io"
