@@ -41,9 +41,7 @@ func Open(dir string) (*Repo, error) {
 // run runs git in dir and returns its stdout; a failure carries git's
 // first line of stderr.
 func run(dir string, stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-c", "core.quotepath=off", "--no-pager"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	cmd := command(dir, args...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -58,6 +56,14 @@ func run(dir string, stdin []byte, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("git %s: %s", args[0], msg)
 	}
 	return out, nil
+}
+
+// command is git with args in dir, with the settings every call uses.
+func command(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", append([]string{"-c", "core.quotepath=off", "--no-pager"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	return cmd
 }
 
 func (r *Repo) git(args ...string) ([]byte, error) { return run(r.Root, nil, args...) }
@@ -198,9 +204,7 @@ func (r *Repo) Blobs(ids []string, fn func(i int, content []byte) error) (err er
 	if len(ids) == 0 {
 		return nil
 	}
-	cmd := exec.Command("git", "cat-file", "--batch")
-	cmd.Dir = r.Root
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	cmd := command(r.Root, "cat-file", "--batch")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
