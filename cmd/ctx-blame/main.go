@@ -260,15 +260,9 @@ func trailers(env *cli.Env, ix *blame.Index, repo *git.Repo) error {
 	if err != nil {
 		return cli.WithCode(cli.ExitError, err)
 	}
-	counts := map[string]int{}
-	for file, lines := range added {
-		content, err := repo.Staged(file)
-		if err != nil {
-			return cli.WithCode(cli.ExitError, err)
-		}
-		for p, n := range ix.PackLines(file, content, lines) {
-			counts[p] += n
-		}
+	counts, err := ix.AddedPacks(repo, added)
+	if err != nil {
+		return cli.WithCode(cli.ExitError, err)
 	}
 	var b strings.Builder
 	for _, p := range blame.SortedPacks(counts) {

@@ -16,16 +16,19 @@ func (ix *Index) CommitFiles(repo *git.Repo, commit string) ([]attest.CommitFile
 		return nil, err
 	}
 	paths := make([]string, 0, len(added))
-	for p := range added {
-		paths = append(paths, p)
+	for p, a := range added {
+		if a.Blob != "" { // a submodule has no lines here
+			paths = append(paths, p)
+		}
 	}
 	slices.Sort(paths)
+	blobs := make([]string, len(paths))
+	for i, p := range paths {
+		blobs[i] = added[p].Blob
+	}
 	var files []attest.CommitFile
-	for _, p := range paths {
-		content, err := repo.Show(commit, p)
-		if err != nil {
-			return nil, err
-		}
+	err = repo.Blobs(blobs, func(i int, content []byte) error {
+		p := paths[i]
 		text := Lines(content)
 		f := attest.CommitFile{Path: p, Ranges: []attest.CommitRange{}}
 		for _, r := range Ranges(p, ix.Blame(p, content)) {
@@ -37,6 +40,10 @@ func (ix *Index) CommitFiles(repo *git.Repo, commit string) ([]attest.CommitFile
 		if len(f.Ranges) > 0 {
 			files = append(files, f)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return files, nil
 }

@@ -2,12 +2,12 @@ package blame
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 
 	"github.com/go-json-experiment/json"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
 	"github.com/ctx-tools/ctx/lib/userconfig"
@@ -27,6 +27,10 @@ type Cache struct {
 // cacheFormat heads every cache entry; a change of what is derived
 // changes it.
 const cacheFormat = "ctx-blame-cache 1\n"
+
+// maxCacheEntry bounds a cache entry: it holds a pack's edit steps, so
+// one larger than this is read from the manifest instead.
+const maxCacheEntry = 256 << 20
 
 // OpenCache returns the cache in dir ("" for none: every pack is read
 // from its manifest).
@@ -49,7 +53,11 @@ func (c *Cache) path(d digest.Digest) string {
 // load returns the edits of pack d, from the cache when it has them.
 func (c *Cache) load(s *store.Store, d digest.Digest) (*packEdits, bool, error) {
 	if c != nil {
-		if b, err := os.ReadFile(c.path(d)); err == nil && bytes.HasPrefix(b, []byte(cacheFormat)) {
+		// An entry that is not a regular file (a pipe, a link to
+		// /dev/zero), leads out of the cache or is too large is not
+		// read: the manifest is, and the entry is written again.
+		b, err := found.ReadFile(c.path(d), found.Rule{What: "blame cache entry", Max: maxCacheEntry, Within: c.dir})
+		if err == nil && bytes.HasPrefix(b, []byte(cacheFormat)) {
 			var pe packEdits
 			if json.Unmarshal(b[len(cacheFormat):], &pe) == nil && pe.Pack == d.String() {
 				return &pe, true, nil

@@ -83,17 +83,60 @@ func (ix *Index) CommitPacks(repo *git.Repo, commits []string) (map[digest.Diges
 		if err != nil {
 			return nil, err
 		}
-		for file, lines := range added {
-			content, err := repo.Show(c, file)
-			if err != nil {
-				return nil, err
-			}
-			for p, n := range ix.PackLines(file, content, lines) {
-				if d, err := digest.Parse(p); err == nil {
-					found[d] += n
-				}
+		counts, err := ix.AddedPacks(repo, added)
+		if err != nil {
+			return nil, err
+		}
+		for p, n := range counts {
+			if d, err := digest.Parse(p); err == nil {
+				found[d] += n
 			}
 		}
 	}
 	return found, nil
+}
+
+// AddedPacks counts, per pack, the lines of added (what a commit or the
+// index adds, git.Repo.Added and StagedAdded) that the pack's recorded
+// edits wrote, as PackLines does. Only the files whose added lines a
+// recorded edit could have written are read, all through one git
+// process: a commit of thousands of files no pack touched reads none.
+func (ix *Index) AddedPacks(repo *git.Repo, added map[string]*git.Adds) (map[string]int, error) {
+	var files, blobs []string
+	for file, a := range added {
+		if a.Blob != "" && ix.mayHaveWritten(file, a.Text) {
+			files, blobs = append(files, file), append(blobs, a.Blob)
+		}
+	}
+	counts := map[string]int{}
+	err := repo.Blobs(blobs, func(i int, content []byte) error {
+		for p, n := range ix.PackLines(files[i], content, added[files[i]].Lines) {
+			counts[p] += n
+		}
+		return nil
+	})
+	return counts, err
+}
+
+// mayHaveWritten reports whether Blame could attribute any of the added
+// lines of file to a recorded edit: the file has a recorded history, or
+// a line is one a recorded edit wrote (the pool), or is too short to be
+// matched by its text and may take its neighbours' origin.
+func (ix *Index) mayHaveWritten(file string, added []string) bool {
+	if _, ok := ix.lookup(file); ok {
+		return true
+	}
+	if len(ix.pool) == 0 {
+		return false
+	}
+	for _, l := range added {
+		t := strings.TrimSpace(l)
+		if len(t) < minMovedLen {
+			return true
+		}
+		if _, ok := ix.pool[t]; ok {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package edit
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -148,22 +149,31 @@ func ParsePatch(text string) ([]PatchOp, error) {
 // ApplyChunks applies an update's chunks to original as apply_patch does:
 // each chunk's old lines are sought from where the last one ended (after
 // its context line, when it has one), exactly, then ignoring trailing,
-// then surrounding white space; the result ends in a newline. A chunk
-// that does not apply is a *Conflict.
+// then surrounding white space; the replacements are then made from the
+// last to the first in the order of where they go. The result ends in a
+// newline. A chunk that does not apply is a *Conflict, and so is a patch
+// whose matching would cost more than searchBudget allows (a chunk
+// sought in vain, again and again, through a large file): the time
+// stays linear in the sizes of the file and the patch.
 func ApplyChunks(original string, chunks []PatchChunk) (string, error) {
 	lines := strings.Split(original, "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
-	type repl struct {
-		at, n int
-		new   []string
+	patchLines := 0
+	for _, c := range chunks {
+		patchLines += 1 + len(c.Old)
 	}
+	budget := searchBudget(len(lines), patchLines)
+	sk := &seeker{lines: lines, budget: budget, total: budget}
 	var repls []repl
 	pos := 0
 	for i, c := range chunks {
 		if c.Context != "" {
-			at := seekLines(lines, []string{c.Context}, pos, false)
+			at, err := sk.seek([]string{c.Context}, pos, false)
+			if err != nil {
+				return "", &Conflict{Reason: fmt.Sprintf("chunk %d: %v", i, err)}
+			}
 			if at < 0 {
 				return "", &Conflict{Reason: fmt.Sprintf("chunk %d: context %q not found", i, c.Context)}
 			}
@@ -180,13 +190,16 @@ func ApplyChunks(original string, chunks []PatchChunk) (string, error) {
 			continue
 		}
 		old, nw := c.Old, c.New
-		at := seekLines(lines, old, pos, c.EOF)
-		if at < 0 && old[len(old)-1] == "" {
+		at, err := sk.seek(old, pos, c.EOF)
+		if err == nil && at < 0 && old[len(old)-1] == "" {
 			old = old[:len(old)-1]
 			if len(nw) > 0 && nw[len(nw)-1] == "" {
 				nw = nw[:len(nw)-1]
 			}
-			at = seekLines(lines, old, pos, c.EOF)
+			at, err = sk.seek(old, pos, c.EOF)
+		}
+		if err != nil {
+			return "", &Conflict{Reason: fmt.Sprintf("chunk %d: %v", i, err)}
 		}
 		if at < 0 {
 			return "", &Conflict{Reason: fmt.Sprintf("chunk %d: the lines it replaces are not in the file", i)}
@@ -194,46 +207,139 @@ func ApplyChunks(original string, chunks []PatchChunk) (string, error) {
 		repls = append(repls, repl{at, len(old), nw})
 		pos = at + len(old)
 	}
-	for i := len(repls) - 1; i >= 0; i-- {
-		r := repls[i]
-		tail := append(append([]string{}, r.new...), lines[min(r.at+r.n, len(lines)):]...)
-		lines = append(lines[:r.at], tail...)
-	}
+	lines = replace(lines, repls)
 	if len(lines) == 0 || lines[len(lines)-1] != "" {
 		lines = append(lines, "")
 	}
 	return strings.Join(lines, "\n"), nil
 }
 
-// seekLines finds pattern in lines at or after start (at the end when eof
+// repl replaces the n lines at at with new.
+type repl struct {
+	at, n int
+	new   []string
+}
+
+// replace makes the replacements rs in lines as apply_patch does: sorted
+// by where they go (stably), then each from the last to the first, so
+// that one removes lines a later one put there when they overlap (a pure
+// addition at the end, inside a replacement of the last lines). The
+// result is built from the end as a stack of slices, so the cost is
+// linear, not one copy of the file's tail per replacement.
+func replace(lines []string, rs []repl) []string {
+	if len(rs) == 0 {
+		return lines
+	}
+	slices.SortStableFunc(rs, func(a, b repl) int { return a.at - b.at })
+	var segs [][]string // the lines after the boundary, the first on top
+	boundary := len(lines)
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
+		segs = append(segs, lines[r.at:boundary])
+		boundary = r.at
+		for n := r.n; n > 0 && len(segs) > 0; {
+			top := segs[len(segs)-1]
+			if len(top) <= n {
+				n -= len(top)
+				segs = segs[:len(segs)-1]
+				continue
+			}
+			segs[len(segs)-1] = top[n:]
+			n = 0
+		}
+		segs = append(segs, r.new)
+	}
+	segs = append(segs, lines[:boundary])
+	total := 0
+	for _, sg := range segs {
+		total += len(sg)
+	}
+	out := make([]string, 0, total+1)
+	for i := len(segs) - 1; i >= 0; i-- {
+		out = append(out, segs[i]...)
+	}
+	return out
+}
+
+// searchBudget is how many line comparisons ApplyChunks may make for a
+// file of n lines and a patch of p: a few passes over both, and room for
+// a patch of many chunks that each need the white-space folding passes
+// (which first search the rest of the file in vain).
+func searchBudget(n, p int) int { return 8*(n+p) + 1<<22 }
+
+// seeker finds patterns in lines, within a budget of line comparisons.
+type seeker struct {
+	lines         []string
+	budget, total int // comparisons left, and allowed in all
+}
+
+// errSearchBudget is a search that ran out of its budget.
+type errSearchBudget int
+
+func (e errSearchBudget) Error() string {
+	return fmt.Sprintf("not matched within %d line comparisons: taken as not applying (the file is not the one the patch was made for)", int(e))
+}
+
+// seek finds pattern in the lines at or after start (at the end when eof
 // is set): exactly, then ignoring trailing white space, then ignoring
 // white space at both ends. It returns -1 when not found; the Unicode
-// punctuation folding apply_patch tries last is not reproduced.
-func seekLines(lines, pattern []string, start int, eof bool) int {
-	if len(pattern) > len(lines) {
-		return -1
+// punctuation folding apply_patch tries last is not reproduced. Each pass
+// is a Knuth-Morris-Pratt search over lines, linear in what it reads.
+func (s *seeker) seek(pattern []string, start int, eof bool) (int, error) {
+	lines := s.lines
+	m := len(pattern)
+	if m > len(lines) {
+		return -1, nil
 	}
 	from := start
 	if eof {
-		from = len(lines) - len(pattern)
+		from = len(lines) - m
 	}
+	if from < 0 || from+m > len(lines) {
+		return -1, nil
+	}
+	if m == 0 {
+		return from, nil
+	}
+	pat := make([]string, m)
+	fail := make([]int, m)
 	for _, norm := range []func(string) string{
 		func(s string) string { return s },
 		func(s string) string { return strings.TrimRight(s, " \t\r\n\v\f") },
 		strings.TrimSpace,
 	} {
-		for i := from; i+len(pattern) <= len(lines); i++ {
-			ok := true
-			for j, p := range pattern {
-				if norm(lines[i+j]) != norm(p) {
-					ok = false
-					break
-				}
+		for j, p := range pattern {
+			pat[j] = norm(p)
+		}
+		// fail[j]: the length of the longest proper prefix of pat[:j+1]
+		// that is also its suffix.
+		k := 0
+		for j := 1; j < m; j++ {
+			for k > 0 && pat[j] != pat[k] {
+				k = fail[k-1]
 			}
-			if ok {
-				return i
+			if pat[j] == pat[k] {
+				k++
+			}
+			fail[j] = k
+		}
+		k = 0
+		for i := from; i < len(lines); i++ {
+			l := norm(lines[i])
+			for k > 0 && l != pat[k] {
+				k = fail[k-1]
+				s.budget--
+			}
+			if l == pat[k] {
+				k++
+			}
+			if k == m {
+				return i - m + 1, nil
+			}
+			if s.budget--; s.budget < 0 {
+				return -1, errSearchBudget(s.total)
 			}
 		}
 	}
-	return -1
+	return -1, nil
 }

@@ -1,8 +1,10 @@
 // Package found opens the files ctx finds for itself rather than being
 // named them on its command line: the transcript a hook payload names,
 // the Codex rollout a notification leads to, a session's subagent
-// transcripts, key files, configuration files, the push layout cache,
-// and the files of an OCI image layout directory. Such a path comes from
+// transcripts, key files, configuration files, the entries of every
+// cache ctx keeps in the user's cache directory (blame, pack list, push
+// layout, import checkpoints), and the files of an OCI image layout
+// directory. Such a path comes from
 // a stranger (a payload, a config, a directory someone else made), so one
 // rule applies to all of them: after symlinks are resolved (and the
 // result must stay inside the directory the file is looked for in, when

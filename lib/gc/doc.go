@@ -22,6 +22,8 @@
 // time. A manifest object with no packs/ entry whose references are all
 // present counts as a pack (as it does for every command) and keeps what
 // it references. Leftovers in tmp/ older than the grace period go too.
+// Nothing is removed through a symlink: when tmp/, packs/, objects/ or a
+// fan-out directory it would remove from is one, Run removes nothing.
 //
 // # Concurrent writers
 //

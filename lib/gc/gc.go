@@ -3,6 +3,8 @@ package gc
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"time"
@@ -276,6 +278,18 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 		}
 	}
 	p.report.Objects.Young = len(all) - p.report.Objects.Kept - p.report.Objects.Removed
+	// Nothing is listed or removed through a symlink: a received or
+	// copied store can carry one (tmp/ leading to a home directory), and
+	// removing a tmp/ leftover removes a whole tree.
+	dirs := map[string]bool{"packs": true, "objects": true, "tmp": true}
+	for _, o := range p.objects {
+		dirs["objects/"+o.d.Hex()[:2]] = true
+	}
+	for _, rel := range slices.Sorted(maps.Keys(dirs)) {
+		if err := s.CheckDir(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, unsafe(err)
+		}
+	}
 	if ents, err := os.ReadDir(s.Path("tmp")); err == nil {
 		for _, e := range ents {
 			if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
@@ -310,8 +324,17 @@ func (p *plan) apply(s *store.Store) (*Report, error) {
 		}
 		fans[s.Path("objects", o.d.Hex()[:2])] = true
 	}
-	for _, name := range p.tmp {
-		os.RemoveAll(s.Path("tmp", name))
+	// decide checked tmp/; the root keeps a symlink put there since
+	// from leading the removal out of the store.
+	if len(p.tmp) > 0 {
+		root, err := os.OpenRoot(s.Root())
+		if err != nil {
+			return nil, fmt.Errorf("removing tmp/ leftovers: %w", err)
+		}
+		for _, name := range p.tmp {
+			root.RemoveAll("tmp/" + name)
+		}
+		root.Close()
 	}
 	var dirs []string
 	for d := range fans {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,4 +159,62 @@ func TestUnreadableEntry(t *testing.T) {
 	if ok, _ := s.Has(garbage); !ok {
 		t.Error("objects were removed")
 	}
+}
+
+// TestSymlinkedDirs: a store directory gc removes from (tmp/, packs/,
+// objects/, a fan-out directory) that is a symlink, as a received or
+// copied store can carry, is never removed through: what it leads to is
+// left whole.
+func TestSymlinkedDirs(t *testing.T) {
+	for _, rel := range []string{"tmp", "packs", "objects", "fanout"} {
+		t.Run(rel, func(t *testing.T) {
+			s := newStore(t)
+			snapshot(t, s, "a", digest.Digest{}, "one")
+			snapshot(t, s, "a", digest.Digest{}, "one", "two")
+			garbage, _, _ := s.Put([]byte("garbage"))
+			if err := os.MkdirAll(filepath.Join(s.Root(), "tmp", "leftover", "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(s.Root(), "tmp", "leftover", "sub", "f"), []byte("x"), 0o644)
+			if rel == "fanout" {
+				rel = "objects/" + garbage.Hex()[:2]
+			}
+			// The directory moves out of the store; a symlink takes its
+			// place.
+			outside := filepath.Join(t.TempDir(), "elsewhere")
+			if err := os.Rename(s.Path(rel), outside); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, s.Path(rel)); err != nil {
+				t.Fatal(err)
+			}
+			past := time.Now().Add(-2 * time.Hour)
+			filepath.WalkDir(outside, func(p string, _ os.DirEntry, _ error) error {
+				return os.Chtimes(p, past, past)
+			})
+			before := tree(t, outside)
+			_, err := Run(s, Options{Grace: time.Minute})
+			if got := tree(t, outside); !slices.Equal(got, before) {
+				t.Errorf("removed through the symlink %s: %v left of %v (err %v)", rel, got, before, err)
+			}
+			var unsafe *UnsafeError
+			if !strings.Contains(rel, "/") && (!errors.As(err, &unsafe) || !strings.Contains(err.Error(), "is a symlink")) {
+				t.Errorf("err = %v, want an UnsafeError naming the symlink", err)
+			}
+		})
+	}
+}
+
+// tree lists the files and directories under dir.
+func tree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+		out = append(out, p)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

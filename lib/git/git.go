@@ -6,11 +6,14 @@ package git
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -38,9 +41,7 @@ func Open(dir string) (*Repo, error) {
 // run runs git in dir and returns its stdout; a failure carries git's
 // first line of stderr.
 func run(dir string, stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-c", "core.quotepath=off", "--no-pager"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	cmd := command(dir, args...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -55,6 +56,14 @@ func run(dir string, stdin []byte, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("git %s: %s", args[0], msg)
 	}
 	return out, nil
+}
+
+// command is git with args in dir, with the settings every call uses.
+func command(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", append([]string{"-c", "core.quotepath=off", "--no-pager"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	return cmd
 }
 
 func (r *Repo) git(args ...string) ([]byte, error) { return run(r.Root, nil, args...) }
@@ -141,22 +150,39 @@ func (r *Repo) Trailers(commit, key string) ([]string, error) {
 	return vs, nil
 }
 
-// Added returns, per file, the numbers (1-based) of the lines commit
-// adds, in the file as it is at commit (against its first parent; every
-// line for a root commit).
-func (r *Repo) Added(commit string) (map[string][]int, error) {
-	out, err := r.git("show", "--format=", "--no-color", "--no-ext-diff", "--unified=0", "--no-renames", "--root", commit)
+// diffArgs make git write the diff addedLines reads, whatever the
+// user's configuration says: whole blob ids, no color, external diff or text conversion
+// (which would change the lines), no context, no renames, the a/ and b/
+// prefixes (diff.noprefix and diff.mnemonicPrefix change them), paths
+// from the top of the work tree (diff.relative).
+var diffArgs = []string{"--full-index", "--no-color", "--no-ext-diff", "--no-textconv", "--unified=0", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", "--no-relative"}
+
+// Adds is what a diff adds to one file.
+type Adds struct {
+	// Blob is the object id of the file after the change (Blobs reads
+	// it); "" for a submodule, which has no content here.
+	Blob string
+	// Lines are the numbers (1-based) of the added lines in the file
+	// after the change, Text their text.
+	Lines []int
+	Text  []string
+}
+
+// Added returns, per file, the lines commit adds, in the file as it is
+// at commit (against its first parent; every line for a root commit).
+func (r *Repo) Added(commit string) (map[string]*Adds, error) {
+	out, err := r.git(slices.Concat([]string{"show", "--format=", "--root"}, diffArgs, []string{commit})...)
 	if err != nil {
 		return nil, err
 	}
 	return addedLines(out), nil
 }
 
-// StagedAdded returns, per file, the numbers of the lines the index adds
-// to HEAD (to the empty tree before the first commit), in the file as
-// the index has it.
-func (r *Repo) StagedAdded() (map[string][]int, error) {
-	args := []string{"diff", "--cached", "--no-color", "--no-ext-diff", "--unified=0", "--no-renames"}
+// StagedAdded returns, per file, the lines the index adds to HEAD (to
+// the empty tree before the first commit), in the file as the index has
+// it.
+func (r *Repo) StagedAdded() (map[string]*Adds, error) {
+	args := slices.Concat([]string{"diff", "--cached"}, diffArgs)
 	if _, err := r.git("rev-parse", "--verify", "HEAD"); err != nil {
 		empty, err := run(r.Root, []byte{}, "hash-object", "-t", "tree", "--stdin")
 		if err != nil {
@@ -171,64 +197,269 @@ func (r *Repo) StagedAdded() (map[string][]int, error) {
 	return addedLines(out), nil
 }
 
-// Staged returns file as the index holds it.
-func (r *Repo) Staged(file string) ([]byte, error) {
-	return r.git("cat-file", "blob", ":"+file)
+// Blobs calls fn with the content of each blob of ids, in order, all
+// read by one git cat-file --batch: a commit of thousands of files costs
+// one process, not one each. A missing blob is an error.
+func (r *Repo) Blobs(ids []string, fn func(i int, content []byte) error) (err error) {
+	if len(ids) == 0 {
+		return nil
+	}
+	cmd := command(r.Root, "cat-file", "--batch")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	defer func() {
+		// Stop git early on an error; its exit then says nothing new.
+		stdin.Close()
+		io.Copy(io.Discard, stdout)
+		if werr := cmd.Wait(); err == nil && werr != nil {
+			msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+			err = fmt.Errorf("git cat-file: %s", cmp.Or(msg, werr.Error()))
+		}
+	}()
+	// The ids are written while the contents are read: git answers as
+	// it reads, and would block on a full pipe.
+	go func() {
+		w := bufio.NewWriter(stdin)
+		for _, id := range ids {
+			if !isHex(id) {
+				id = "0000000000000000000000000000000000000000 invalid " + strconv.Quote(id)
+			}
+			if _, err := w.WriteString(id + "\n"); err != nil {
+				break
+			}
+		}
+		w.Flush()
+		stdin.Close()
+	}()
+	br := bufio.NewReaderSize(stdout, 64<<10)
+	var buf []byte
+	for i, id := range ids {
+		head, err := br.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("git cat-file: reading blob %s: %w", id, err)
+		}
+		// "<id> blob <size>", or "<id> missing".
+		f := strings.Fields(head)
+		if len(f) != 3 || f[1] != "blob" {
+			return fmt.Errorf("git cat-file: blob %s: %s", id, strings.TrimSpace(head))
+		}
+		size, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || size < 0 {
+			return fmt.Errorf("git cat-file: blob %s: size %q", id, f[2])
+		}
+		if int64(cap(buf)) < size+1 {
+			buf = make([]byte, size+1)
+		}
+		buf = buf[:size+1] // the content, then a newline
+		if _, err := io.ReadFull(br, buf); err != nil {
+			return fmt.Errorf("git cat-file: reading blob %s: %w", id, err)
+		}
+		if err := fn(i, buf[:size:size]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// addedLines reads the numbers of the "+" lines of a unified diff with
-// no context, by the file they go to.
-func addedLines(diff []byte) map[string][]int {
-	added := map[string][]int{}
-	file, next := "", 0
-	sc := bufio.NewScanner(bytes.NewReader(diff))
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		l := sc.Text()
+func isHex(s string) bool {
+	return len(s) >= 40 && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// addedLines reads the numbers of the "+" lines of a unified diff, by
+// the file they go to, as git writes the diff (diffArgs): a file's
+// section opens with "diff --git", its new name is on the "+++ " line
+// (C-quoted when it holds special characters, followed by a TAB when it
+// holds a space), and each hunk's header counts the lines that follow
+// it, so that an added line that looks like a header ("++ b/x" becomes
+// "+++ b/x") is read as the line it is.
+func addedLines(diff []byte) map[string]*Adds {
+	added := map[string]*Adds{}
+	var cur *Adds // the file's, once a line is added to it
+	file, blob := "", ""
+	gitlink := false // a submodule's entry: no blob
+	next, oldLeft, newLeft := 0, 0, 0
+	for len(diff) > 0 {
+		var l []byte
+		if i := bytes.IndexByte(diff, '\n'); i >= 0 {
+			l, diff = diff[:i], diff[i+1:]
+		} else {
+			l, diff = diff, nil
+		}
+		if oldLeft > 0 || newLeft > 0 {
+			switch {
+			case len(l) > 0 && l[0] == '+' && newLeft > 0:
+				if file != "" {
+					if cur == nil {
+						cur = &Adds{}
+						if !gitlink {
+							cur.Blob = blob
+						}
+						added[file] = cur
+					}
+					cur.Lines = append(cur.Lines, next)
+					cur.Text = append(cur.Text, string(l[1:]))
+				}
+				next++
+				newLeft--
+				continue
+			case len(l) > 0 && l[0] == '-' && oldLeft > 0:
+				oldLeft--
+				continue
+			case len(l) > 0 && l[0] == ' ' && oldLeft > 0 && newLeft > 0:
+				next++
+				oldLeft--
+				newLeft--
+				continue
+			case len(l) > 0 && l[0] == '\\': // "\ No newline at end of file"
+				continue
+			}
+			// Not a line of the hunk: the diff is not git's, or was cut.
+			oldLeft, newLeft = 0, 0
+		}
 		switch {
-		case strings.HasPrefix(l, "+++ "):
-			file = ""
-			if name, ok := strings.CutPrefix(unquote(l[len("+++ "):]), "b/"); ok {
+		case bytes.HasPrefix(l, []byte("diff ")):
+			file, blob, gitlink, cur = "", "", false, nil
+		case bytes.HasPrefix(l, []byte("index ")):
+			// "index <old>..<new>[ <mode>]" (--full-index: whole ids).
+			f := strings.Fields(string(l))
+			if len(f) < 2 {
+				break
+			}
+			if _, b, ok := strings.Cut(f[1], ".."); ok && isHex(b) {
+				blob = b
+			}
+			gitlink = gitlink || f[len(f)-1] == gitlinkMode
+		case bytes.HasPrefix(l, []byte("new file mode ")), bytes.HasPrefix(l, []byte("new mode ")):
+			gitlink = gitlink || strings.HasSuffix(string(l), " "+gitlinkMode)
+		case bytes.HasPrefix(l, []byte("+++ ")):
+			file, cur = "", nil
+			if name, ok := strings.CutPrefix(diffName(string(l[len("+++ "):])), "b/"); ok && name != "" {
 				file = name
+				if a := added[file]; a != nil {
+					cur = a
+				}
 			}
-		case strings.HasPrefix(l, "@@ "):
-			// @@ -a,b +c,d @@: the added lines start at c.
-			f := strings.Fields(l)
-			if len(f) >= 3 {
-				c, _, _ := strings.Cut(strings.TrimPrefix(f[2], "+"), ",")
-				next, _ = strconv.Atoi(c)
+		case bytes.HasPrefix(l, []byte("@@ ")):
+			if o, n, start, ok := hunkHeader(string(l)); ok {
+				oldLeft, newLeft, next = o, n, start
 			}
-		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "diff "):
-		case strings.HasPrefix(l, "+") && file != "":
-			added[file] = append(added[file], next)
-			next++
 		}
 	}
 	return added
 }
 
-func unquote(s string) string {
+// gitlinkMode is the mode of a submodule's entry.
+const gitlinkMode = "160000"
+
+// hunkHeader reads "@@ -a[,b] +c[,d] @@…": the counts of old and new
+// lines (1 when left out) and the first new line.
+func hunkHeader(l string) (old, new, start int, ok bool) {
+	f := strings.Fields(l)
+	if len(f) < 4 || f[3] != "@@" || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
+		return 0, 0, 0, false
+	}
+	count := func(r string) (int, int, bool) {
+		a, b, has := strings.Cut(r, ",")
+		first, err1 := strconv.Atoi(a)
+		n, err2 := 1, error(nil)
+		if has {
+			n, err2 = strconv.Atoi(b)
+		}
+		return first, n, err1 == nil && err2 == nil && first >= 0 && n >= 0
+	}
+	_, old, ok1 := count(f[1][1:])
+	start, new, ok2 := count(f[2][1:])
+	return old, new, start, ok1 && ok2
+}
+
+// diffName reads a file name of a "--- " or "+++ " line: git follows a
+// name holding a space with a TAB, and C-quotes a name holding a
+// control character, a quote or a backslash (quote_c_style).
+func diffName(s string) string {
+	s = strings.TrimSuffix(s, "\t")
 	if strings.HasPrefix(s, `"`) {
-		if u, err := strconv.Unquote(s); err == nil {
+		if u, ok := unquoteC(s); ok {
 			return u
 		}
 	}
 	return s
 }
 
+// unquoteC undoes git's C-style quoting of a path: "…" with \a \b \t
+// \n \v \f \r \" \\ and three-digit octal escapes for single bytes.
+// Unlike strconv.Unquote it keeps bytes that are not UTF-8 as they are.
+func unquoteC(s string) (string, bool) {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return "", false
+	}
+	s = s[1 : len(s)-1]
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '"' {
+			return "", false
+		}
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		if i++; i >= len(s) {
+			return "", false
+		}
+		switch c = s[i]; c {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'v':
+			b.WriteByte('\v')
+		case 'f':
+			b.WriteByte('\f')
+		case 'r':
+			b.WriteByte('\r')
+		case '"', '\\':
+			b.WriteByte(c)
+		default:
+			if c < '0' || c > '3' || i+2 >= len(s) || s[i+1] < '0' || s[i+1] > '7' || s[i+2] < '0' || s[i+2] > '7' {
+				return "", false
+			}
+			b.WriteByte((c-'0')<<6 | (s[i+1]-'0')<<3 | (s[i+2] - '0'))
+			i += 2
+		}
+	}
+	return b.String(), true
+}
+
 // Names returns the earlier names of file (relative to the root) that
 // git's rename detection finds in its history, newest first.
 func (r *Repo) Names(file string) []string {
-	out, err := r.git("log", "--follow", "--name-only", "--format=", "--end-of-options", "HEAD", "--", file)
+	// -z: names as they are, NUL-terminated, never quoted.
+	out, err := r.git("log", "--follow", "--name-only", "--format=", "-z", "--end-of-options", "HEAD", "--", file)
 	if err != nil {
 		return nil
 	}
 	var names []string
 	seen := map[string]bool{file: true}
-	for _, l := range strings.Split(string(out), "\n") {
+	for _, l := range strings.Split(string(out), "\x00") {
+		l = strings.TrimLeft(l, "\n")
 		if l != "" && !seen[l] {
 			seen[l] = true
-			names = append(names, unquote(l))
+			names = append(names, l)
 		}
 	}
 	return names

@@ -1,6 +1,7 @@
 package git
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,15 @@ import (
 	"strings"
 	"testing"
 )
+
+// linesOf keeps the line numbers of adds.
+func linesOf(adds map[string]*Adds) map[string][]int {
+	out := map[string][]int{}
+	for f, a := range adds {
+		out[f] = a.Lines
+	}
+	return out
+}
 
 func TestAddedLines(t *testing.T) {
 	diff := `diff --git a/a.txt b/a.txt
@@ -33,7 +43,23 @@ new file mode 100644
 @@ -0,0 +1 @@
 ++plus
 `
-	got := addedLines([]byte(diff))
+	// Names as git writes them: with a space (and a TAB after), quoted
+	// with a TAB and a byte that is not UTF-8; an added line that looks
+	// like a file header; a line without a newline at the end.
+	diff += "diff --git a/my notes.txt b/my notes.txt\n" +
+		"new file mode 100644\n--- /dev/null\t\n+++ b/my notes.txt\t\n@@ -0,0 +1,3 @@\n" +
+		"+one\n+++ b/a.txt\n+@@ -1 +1 @@\n" +
+		"diff --git \"a/t\\tx\\377.txt\" \"b/t\\tx\\377.txt\"\n--- \"a/t\\tx\\377.txt\"\n+++ \"b/t\\tx\\377.txt\"\n" +
+		"@@ -1 +1,2 @@\n-old\n\\ No newline at end of file\n+new\n+-- a/x\n\\ No newline at end of file\n"
+	got := linesOf(addedLines([]byte(diff)))
+	if want := []int{1, 2, 3}; !slices.Equal(got["my notes.txt"], want) {
+		t.Errorf("my notes.txt: %v, want %v (all: %v)", got["my notes.txt"], want, got)
+	}
+	if want := []int{1, 2}; !slices.Equal(got["t\tx\xff.txt"], want) {
+		t.Errorf("t\\tx\\377.txt: %v, want %v (all: %v)", got["t\tx\xff.txt"], want, got)
+	}
+	delete(got, "my notes.txt")
+	delete(got, "t\tx\xff.txt")
 	if want := []int{2, 3, 7}; !slices.Equal(got["a.txt"], want) {
 		t.Errorf("a.txt: %v, want %v", got["a.txt"], want)
 	}
@@ -50,7 +76,7 @@ func FuzzAddedLines(f *testing.F) {
 	f.Add([]byte("+++ b/\"q\\\"\"\n@@ -1 +1 @@\n-x\n+y\n"))
 	f.Add([]byte("@@ garbage\n+x\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for file, lines := range addedLines(b) {
+		for file, lines := range linesOf(addedLines(b)) {
 			if file == "" {
 				t.Fatal("a line added to no file")
 			}
@@ -64,6 +90,114 @@ func FuzzAddedLines(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzDiffRoundTrip writes a diff as git does (diffArgs: no context,
+// names quoted and followed by a TAB as git quotes them, removed lines
+// before added ones in a hunk) of one file with any name and any lines,
+// and another after it, and reads back exactly the lines added to each.
+func FuzzDiffRoundTrip(f *testing.F) {
+	f.Add("a.txt", "x\n-y\nz", uint16(1), false)
+	f.Add("my notes.txt", "++ b/other\n@@ -1 +1 @@\ndiff --git a/x b/x", uint16(3), true)
+	f.Add("t\tb \"q\"\\\xff.txt", "-- a/x\n-+++ b/y\n\\ x", uint16(10), false)
+	f.Fuzz(func(t *testing.T, name, body string, start uint16, noEOL bool) {
+		if name == "" || name == "z" || strings.ContainsRune(name, 0) {
+			return
+		}
+		var removed, added []string
+		for _, l := range strings.Split(body, "\n") {
+			if r, ok := strings.CutPrefix(l, "-"); ok {
+				removed = append(removed, r)
+			} else {
+				added = append(added, l)
+			}
+		}
+		c := int(start)
+		if len(added) > 0 && c == 0 {
+			c = 1
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "diff --git %s %s\nindex 1111111..2222222 100644\n", quoteC("a/"+name), quoteC("b/"+name))
+		fmt.Fprintf(&b, "--- %s\n+++ %s\n", diffHeaderName("a/"+name), diffHeaderName("b/"+name))
+		fmt.Fprintf(&b, "@@ -1,%d +%d,%d @@ func f()\n", len(removed), c, len(added))
+		for _, l := range removed {
+			b.WriteString("-" + l + "\n")
+		}
+		for _, l := range added {
+			b.WriteString("+" + l + "\n")
+		}
+		if noEOL {
+			b.WriteString("\\ No newline at end of file\n")
+		}
+		b.WriteString("diff --git a/z b/z\n--- a/z\n+++ b/z\n@@ -0,0 +1 @@\n+last\n")
+		adds := addedLines([]byte(b.String()))
+		if a := adds[name]; a != nil && !slices.Equal(a.Text, added) {
+			t.Fatalf("%q: text %q, want %q", name, a.Text, added)
+		}
+		got := linesOf(adds)
+		var want []int
+		for i := range added {
+			want = append(want, c+i)
+		}
+		if !slices.Equal(got[name], want) {
+			t.Fatalf("%q: %v, want %v\n%s", name, got[name], want, b.String())
+		}
+		if !slices.Equal(got["z"], []int{1}) {
+			t.Fatalf("z: %v, want [1]\n%s", got["z"], b.String())
+		}
+		if len(got) > 2 {
+			t.Fatalf("files %v\n%s", got, b.String())
+		}
+	})
+}
+
+// quoteC quotes a path as git's quote_c_style does with core.quotepath
+// off: only when it holds a control character, a quote or a backslash.
+func quoteC(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == '"' || r == '\\' || r == 0x7f }) {
+		return s
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\v':
+			b.WriteString(`\v`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			if c < 0x20 || c == 0x7f {
+				fmt.Fprintf(&b, "\\%03o", c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// diffHeaderName is a name on a "--- " or "+++ " line: quoted, then a
+// TAB after it when it holds a space.
+func diffHeaderName(s string) string {
+	q := quoteC(s)
+	if strings.Contains(q, " ") {
+		q += "\t"
+	}
+	return q
 }
 
 // TestRepo drives a real repository: root, paths, a commit's added lines,
@@ -97,7 +231,8 @@ func TestRepo(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
 	git("add", "a.txt")
-	staged, err := r.StagedAdded()
+	adds, err := r.StagedAdded()
+	staged := linesOf(adds)
 	if err != nil || !slices.Equal(staged["a.txt"], []int{1, 2}) {
 		t.Errorf("StagedAdded before the first commit = %v, %v", staged, err)
 	}
@@ -105,7 +240,8 @@ func TestRepo(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\nnew\ntwo\n"), 0o644)
 	git("commit", "-q", "-am", "second")
 	head := r.Head()
-	added, err := r.Added(head)
+	adds, err = r.Added(head)
+	added := linesOf(adds)
 	if err != nil || !slices.Equal(added["a.txt"], []int{2}) {
 		t.Errorf("Added = %v, %v", added, err)
 	}
@@ -132,5 +268,62 @@ func TestRepo(t *testing.T) {
 	}
 	if _, err := r.Rel(filepath.Join(dir, "..", "x")); err == nil {
 		t.Error("Rel of a path outside the work tree succeeded")
+	}
+
+	// Names git writes specially, and a line that looks like a header,
+	// whatever the configuration says of prefixes.
+	git("config", "diff.noprefix", "true")
+	git("config", "diff.mnemonicPrefix", "true")
+	git("config", "diff.relative", "true")
+	special := map[string]string{"my notes.txt": "one\n", "tab\there.txt": "x\n++ b/evil\n", "ünï cöde.txt": "a\nb\n"}
+	for name, body := range special {
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	}
+	git("add", ".")
+	adds, err = r.StagedAdded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged = linesOf(adds)
+	for name, body := range special {
+		if want := []int{1, 2}[:strings.Count(body, "\n")]; !slices.Equal(staged[name], want) {
+			t.Errorf("StagedAdded[%q] = %v, want %v (all %v)", name, staged[name], want, staged)
+		}
+	}
+	if len(staged) != len(special) {
+		t.Errorf("StagedAdded = %v", staged)
+	}
+	// Their contents, read by one git process; a submodule has none.
+	git("update-index", "--add", "--cacheinfo", "160000,"+head+",sub")
+	if adds, err = r.StagedAdded(); err != nil {
+		t.Fatal(err)
+	}
+	if a := adds["sub"]; a == nil || a.Blob != "" {
+		t.Errorf("submodule: %+v", a)
+	}
+	delete(adds, "sub")
+	var names, ids []string
+	for name, a := range adds {
+		names, ids = append(names, name), append(ids, a.Blob)
+		if want := strings.Split(strings.TrimSuffix(special[name], "\n"), "\n"); !slices.Equal(a.Text, want) {
+			t.Errorf("%q: text %q, want %q", name, a.Text, want)
+		}
+	}
+	ids = append(ids, ids[0]) // twice is fine
+	names = append(names, names[0])
+	err = r.Blobs(ids, func(i int, b []byte) error {
+		if string(b) != special[names[i]] {
+			t.Errorf("blob of %q = %q", names[i], b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Blobs([]string{strings.Repeat("1", 40)}, func(int, []byte) error { return nil }); err == nil {
+		t.Error("Blobs of a missing blob succeeded")
+	}
+	if err := r.Blobs([]string{"HEAD:a.txt"}, func(int, []byte) error { return nil }); err == nil {
+		t.Error("Blobs took a revision for a blob id")
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/found"
 	gitcmd "github.com/ctx-tools/ctx/lib/git"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 // Deleted is the hash recorded for a file that the commit holds and the
@@ -287,7 +288,10 @@ func (s *State) Names() []string {
 
 // Under returns the directory of the work tree at top that is the
 // session's working directory; a prefix that would lead elsewhere is an
-// error.
+// error. Each of its elements must be a directory of the work tree: the
+// commit may hold a symlink by that name (git records the prefix with
+// links resolved, so a session never ran in one), and what a replay
+// writes there would land wherever the link leads.
 func (s *State) Under(top string) (string, error) {
 	if s.Prefix == "" {
 		return top, nil
@@ -296,7 +300,18 @@ func (s *State) Under(top string) (string, error) {
 	if !filepath.IsLocal(p) || path.Clean(s.Prefix) != s.Prefix {
 		return "", fmt.Errorf("git prefix %q is not a directory inside the work tree", s.Prefix)
 	}
-	return filepath.Join(top, p), nil
+	dir := top
+	for el := range strings.SplitSeq(s.Prefix, "/") {
+		dir = filepath.Join(dir, el)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return "", fmt.Errorf("git prefix %q: %w", s.Prefix, err)
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("git prefix %q: %s %s at the commit, not a directory: refused", s.Prefix, filepath.ToSlash(dir[len(top)+1:]), store.DescribeMode(fi.Mode()))
+		}
+	}
+	return dir, nil
 }
 
 // isHash reports whether s is a full commit hash (SHA-1 or SHA-256).

@@ -149,3 +149,35 @@ func TestWorktree(t *testing.T) {
 		}
 	}
 }
+
+// TestUnderSymlink: a prefix through what the commit holds as a symlink,
+// to a directory outside the work tree or inside it, or as a file, is
+// refused: the replay would write where the link leads.
+func TestUnderSymlink(t *testing.T) {
+	needGit(t)
+	repo := t.TempDir()
+	outside := t.TempDir()
+	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	run(t, repo, t0, "init", "-q", "-b", "main")
+	write(t, repo, map[string]string{"real/f.txt": "one\n", "file": "x\n"})
+	for name, target := range map[string]string{"out": outside, "up": "..", "in": "real"} {
+		if err := os.Symlink(target, filepath.Join(repo, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, repo, t0, "add", ".")
+	run(t, repo, t0, "commit", "-q", "-m", "one")
+	w, err := AddWorktree(repo, run(t, repo, t0, "rev-parse", "HEAD"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Remove()
+	if dir, err := (&State{Prefix: "real"}).Under(w.Dir); err != nil || dir != filepath.Join(w.Dir, "real") {
+		t.Errorf("Under(real) = %q, %v", dir, err)
+	}
+	for _, p := range []string{"out", "up", "in", "out/x", "file", "missing"} {
+		if dir, err := (&State{Prefix: p}).Under(w.Dir); err == nil {
+			t.Errorf("Under with prefix %q accepted: %s", p, dir)
+		}
+	}
+}

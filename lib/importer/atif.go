@@ -43,8 +43,13 @@ func importATIF(b *builder, data []byte) error {
 		return b.errorf("", "an ATIF trajectory is one JSON object")
 	}
 	a := &atifImport{b: b}
-	return a.trajectory(doc, "", "", nil, 0)
+	return a.trajectory(doc, "", "", nil, 0, 0)
 }
+
+// MaxSubagentDepth is how deep embedded subagent trajectories may nest:
+// far more than agents spawn, and the bound keeps an import linear (each
+// level's name, path and members hold the levels above it).
+const MaxSubagentDepth = 64
 
 type atifImport struct {
 	b *builder
@@ -53,9 +58,13 @@ type atifImport struct {
 // trajectory adds the steps of trajectory t. agent is "" for the root
 // trajectory, else the name of the subagent it is (its trajectory_id,
 // after its parent's: "a/b"); parent the step that started it.
-// index is its place in its parent's subagent_trajectories.
-func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int, index int) error {
+// index is its place in its parent's subagent_trajectories; depth how
+// many trajectories embed it.
+func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int, index, depth int) error {
 	b := a.b
+	if depth > MaxSubagentDepth {
+		return b.errorf(where, "subagent trajectories nested more than %d deep: not imported", MaxSubagentDepth)
+	}
 	sv := t.Get("schema_version")
 	if sv.Type != gjson.String || !strings.HasPrefix(sv.Str, "ATIF-v1.") {
 		return b.errorf(at(where, "schema_version"), "expected an ATIF v1 version such as \"ATIF-v1.7\", got %s", kindOrValue(sv))
@@ -108,7 +117,7 @@ func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int
 				}
 				started[r.id] = true
 				p := r.step
-				if err := a.trajectory(s, subWhere[r.id], subName(agent, r.id), &p, subIndex[r.id]); err != nil {
+				if err := a.trajectory(s, subWhere[r.id], subName(agent, r.id), &p, subIndex[r.id], depth+1); err != nil {
 					return err
 				}
 			}
@@ -137,7 +146,7 @@ func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int
 			continue
 		}
 		b.warn("embedded subagent trajectory %q is referenced by no observation: its steps are after its parent's, without a parent step", id)
-		if err := a.trajectory(subs[id], subWhere[id], subName(agent, id), nil, subIndex[id]); err != nil {
+		if err := a.trajectory(subs[id], subWhere[id], subName(agent, id), nil, subIndex[id], depth+1); err != nil {
 			return err
 		}
 	}

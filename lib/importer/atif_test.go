@@ -1,9 +1,11 @@
 package importer
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -110,6 +112,45 @@ func TestATIFErrors(t *testing.T) {
 		_, _, err := Import(ATIF, []byte(doc), Options{})
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: error = %v, want %q", doc, err, want)
+		}
+	}
+}
+
+// nestedATIF is a trajectory whose subagent trajectories nest depth
+// deep, each one agent step.
+func nestedATIF(depth int) []byte {
+	var b strings.Builder
+	step := `"steps":[{"step_id":1,"source":"agent","message":"working"}]`
+	for i := 0; i <= depth; i++ {
+		if i == 0 {
+			b.WriteString(`{"schema_version":"ATIF-v1.7","session_id":"s",` + step)
+		} else {
+			fmt.Fprintf(&b, `,"subagent_trajectories":[{"schema_version":"ATIF-v1.7","trajectory_id":"sub%d",%s`, i, step)
+		}
+	}
+	for i := depth; i > 0; i-- {
+		b.WriteString("}]")
+	}
+	b.WriteString("}")
+	return []byte(b.String())
+}
+
+// TestATIFDepth: subagents nested up to MaxSubagentDepth deep import;
+// deeper is an error at once (the import of 4,000 levels took seconds
+// and hundreds of MiB, since each level's name and path hold the ones
+// above it).
+func TestATIFDepth(t *testing.T) {
+	if _, _, err := Import(ATIF, nestedATIF(MaxSubagentDepth), Options{}); err != nil {
+		t.Fatalf("%d levels: %v", MaxSubagentDepth, err)
+	}
+	for _, depth := range []int{MaxSubagentDepth + 1, 9000} {
+		start := time.Now()
+		_, _, err := Import(ATIF, nestedATIF(depth), Options{})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("nested more than %d deep", MaxSubagentDepth)) {
+			t.Errorf("%d levels: err = %v", depth, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%d levels: refused after %v", depth, d)
 		}
 	}
 }

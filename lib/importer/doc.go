@@ -250,8 +250,10 @@
 // (output.model) is the run's model, the one requested stays in
 // metadata.eval, and each turn names in metadata.model the model that
 // answered it: its model event's output.model, else the sample output's
-// (the message's own model member, when it differs, is message_model). A .eval archive's members are bounded all together (1
-// GiB), on their declared size before inflating and while inflating.
+// (the message's own model member, when it differs, is message_model).
+// A .eval archive's members are bounded all together, to 100 times the
+// archive's size (at least 64 MiB, at most 1 GiB), on their declared
+// size before inflating and while inflating.
 //
 // ATIF trajectories (Harbor RFC 0001, ATIF-v1.0 to v1.7): a system step
 // is the system prompt (later ones prompts of role system), user steps

@@ -3,14 +3,17 @@ package importer
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"errors"
 	"flag"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/execlog"
@@ -749,4 +752,74 @@ func lastAnswer(l *testLog) string {
 		}
 	}
 	return ""
+}
+
+// TestEvalBomb: a .eval member that inflates to far more than its
+// archive could hold of JSON is refused by its declared size, before it
+// is inflated (a size that lies is stopped while inflating, as
+// TestEvalArchiveBounds shows): the members of an archive may inflate to
+// evalRatio times its size (at least evalFloor), not to a whole
+// evalLimit (1 GiB, long to inflate).
+func TestEvalBomb(t *testing.T) {
+	header := []byte(`{"version":2,"status":"success","eval":{"model":"m","task":"t"}}`)
+	build := func(t *testing.T, sample func(zw *zip.Writer) error) []byte {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		w, err := zw.Create("header.json")
+		if err == nil {
+			_, err = w.Write(header)
+		}
+		if err == nil {
+			err = sample(zw)
+		}
+		if err == nil {
+			err = zw.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	declared := build(t, func(zw *zip.Writer) error {
+		// Declares 512 MiB; holds garbage, never inflated.
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: "samples/1_epoch_1.json", Method: zip.Deflate,
+			UncompressedSize64: 512 << 20, CompressedSize64: 4})
+		if err == nil {
+			_, err = w.Write([]byte("junk"))
+		}
+		return err
+	})
+	honest := build(t, func(zw *zip.Writer) error {
+		zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, flate.BestCompression) })
+		w, err := zw.Create("samples/1_epoch_1.json")
+		if err != nil {
+			return err
+		}
+		w.Write([]byte(`{"id":1,"messages":[],"x":"`))
+		chunk := bytes.Repeat([]byte("a"), 1<<20)
+		for range 80 {
+			w.Write(chunk)
+		}
+		_, err = w.Write([]byte(`"}`))
+		return err
+	})
+	for name, archive := range map[string][]byte{"declared": declared, "honest": honest} {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			_, _, err := Import(Inspect, archive, Options{Name: "x.eval"})
+			var ie *Error
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), "the archive's members inflate to more than 64 MiB") {
+				t.Errorf("error = %v", err)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("refused after %v", d)
+			}
+		})
+	}
+	if got := evalBudget(100 << 20); got != evalLimit {
+		t.Errorf("budget of a 100 MiB archive: %d, want the 1 GiB limit", got)
+	}
+	if got := evalBudget(2 << 20); got != 200<<20 {
+		t.Errorf("budget of a 2 MiB archive: %d, want 100 times it", got)
+	}
 }

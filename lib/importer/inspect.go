@@ -26,6 +26,21 @@ import (
 // all together: a small archive can hold a huge amount of text.
 var evalLimit int64 = 1 << 30
 
+// evalRatio is how many times its own size an archive's members may
+// inflate to, all together, beyond evalFloor: JSON logs deflate some 5
+// to 30 times, and deflate can reach 1,000, so that an archive of 1 MiB
+// would otherwise make 1 GiB of text to read before being refused.
+var (
+	evalRatio int64 = 100
+	evalFloor int64 = 64 << 20
+)
+
+// evalBudget is what the members of an archive of size bytes may inflate
+// to, all together.
+func evalBudget(size int64) int64 {
+	return min(evalLimit, max(evalFloor, size*evalRatio))
+}
+
 // sizeText writes n bytes in MiB when it is a whole number of them.
 func sizeText(n int64) string {
 	if n >= 1<<20 && n%(1<<20) == 0 {
@@ -81,13 +96,17 @@ func (b *builder) inspectArchive(data []byte) error {
 		}
 	}
 	sort.Slice(samples, func(i, j int) bool { return naturalLess(samples[i], samples[j]) })
-	budget := evalLimit // bytes the members may still inflate to
+	limit := evalBudget(int64(len(data)))
+	budget := limit // bytes the members may still inflate to
+	tooLarge := func(name string) error {
+		return b.errorf(name, "the archive's members inflate to more than %s, the most read from an archive of %s: refused", sizeText(limit), sizeText(int64(len(data))))
+	}
 	read := func(name string) (gjson.Result, error) {
 		f := members[name]
 		// The size the archive declares is checked before inflating; the
 		// reader is bounded too, since the declaration may lie.
 		if f.UncompressedSize64 > uint64(budget) {
-			return gjson.Result{}, b.errorf(name, "the archive's members inflate to more than %s", sizeText(evalLimit))
+			return gjson.Result{}, tooLarge(name)
 		}
 		rc, err := f.Open()
 		if err != nil {
@@ -99,7 +118,7 @@ func (b *builder) inspectArchive(data []byte) error {
 			return gjson.Result{}, b.errorf(name, "reading the archive member: %v", err)
 		}
 		if int64(len(body)) > budget {
-			return gjson.Result{}, b.errorf(name, "the archive's members inflate to more than %s", sizeText(evalLimit))
+			return gjson.Result{}, tooLarge(name)
 		}
 		budget -= int64(len(body))
 		if !gjson.ValidBytes(body) {

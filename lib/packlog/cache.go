@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -43,6 +44,9 @@ import (
 var cacheMin = 2048
 
 const cacheMagic = "ctx-packlog-cache 1"
+
+// maxCacheFile bounds the cache file read: some 10 million entries.
+const maxCacheFile = 4 << 30
 
 type cache struct {
 	path   string
@@ -79,7 +83,9 @@ func openCache(dir string, s *store.Store, r *entryReader, entries int) *cache {
 // load reads the cache file; a missing, foreign or malformed file leaves
 // c invalid.
 func (c *cache) load() {
-	b, unmap, err := mapFile(c.path)
+	// Not a pipe that would block, nor /dev/zero, nor a link out of
+	// the cache directory: lib/found's rule, as for every cache.
+	b, unmap, err := mapFile(c.path, found.Rule{What: "pack list cache", Max: maxCacheFile, Within: filepath.Dir(c.path)})
 	if err != nil {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -142,23 +143,19 @@ func (r *entryReader) read(d digest.Digest, buf []byte) ([]byte, error) {
 	}
 }
 
-// mapFile maps the file name read-only: the entry cache is read in place,
-// without copying tens of megabytes into fresh heap pages. release unmaps
-// it; nothing may hold on to the bytes after that.
-func mapFile(name string) (b []byte, release func(), err error) {
-	fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+// mapFile maps the file name read-only, under rule r: the entry cache
+// is read in place, without copying tens of megabytes into fresh heap
+// pages. release unmaps it; nothing may hold on to the bytes after that.
+func mapFile(name string, r found.Rule) (b []byte, release func(), err error) {
+	f, size, err := found.Open(name, r)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, nil, err
+	defer f.Close()
+	if size == 0 {
+		return nil, nil, fmt.Errorf("%s: empty", name)
 	}
-	if st.Size == 0 || st.Size > 1<<32 {
-		return nil, nil, fmt.Errorf("%s: unexpected size %d", name, st.Size)
-	}
-	b, err = syscall.Mmap(fd, 0, int(st.Size), syscall.PROT_READ, syscall.MAP_PRIVATE)
+	b, err = syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
 	if err != nil {
 		return nil, nil, err
 	}

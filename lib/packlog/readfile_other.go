@@ -3,9 +3,8 @@
 package packlog
 
 import (
-	"os"
-
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -41,8 +40,8 @@ func (r *entryReader) read(d digest.Digest, buf []byte) ([]byte, error) {
 	return append(buf, b...), nil
 }
 
-// mapFile reads the file name.
-func mapFile(name string) (b []byte, release func(), err error) {
-	b, err = os.ReadFile(name)
+// mapFile reads the file name under rule r.
+func mapFile(name string, r found.Rule) (b []byte, release func(), err error) {
+	b, err = found.ReadFile(name, r)
 	return b, func() {}, err
 }

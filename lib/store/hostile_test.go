@@ -129,6 +129,19 @@ func TestSymlinkedDirs(t *testing.T) {
 	if ents, _ := os.ReadDir(outside); len(ents) > 0 {
 		t.Errorf("written outside the store: %v", ents)
 	}
+	// Nor stage in, or clean up, a symlinked tmp/: a staging directory
+	// left there looks stale.
+	os.Symlink(outside, s.Path("tmp"))
+	os.Mkdir(filepath.Join(outside, "pull-stale"), 0o755)
+	past := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(outside, "pull-stale"), past, past)
+	if _, _, err := s.Staging("pull-"); err == nil {
+		t.Error("Staging made a directory through a symlinked tmp")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "pull-stale")); err != nil {
+		t.Errorf("Staging cleaned up through a symlinked tmp: %v", err)
+	}
+	os.Remove(filepath.Join(outside, "pull-stale"))
 	// Nor read through one.
 	os.WriteFile(filepath.Join(outside, "v2"), []byte("sha256:TOP SECRET\n"), 0o644)
 	if _, err := s.Ref("v2"); err == nil || strings.Contains(err.Error(), "SECRET") {

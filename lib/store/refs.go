@@ -229,21 +229,12 @@ type Tag struct {
 // the store, not symlinks that lead out of it. A missing one is fine: the
 // ref is then not found.
 func (s *Store) refDirs(name string) error {
-	dirs := []string{filepath.Join(s.root, "refs")}
+	rel := "refs"
 	if name != Latest {
-		dirs = append(dirs, filepath.Join(s.root, "refs", "tags"))
+		rel = "refs/tags"
 	}
-	for _, dir := range dirs {
-		fi, err := os.Lstat(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !fi.IsDir() {
-			return fmt.Errorf("%s %s, not a directory", dir, DescribeMode(fi.Mode()))
-		}
+	if err := s.CheckDir(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	return nil
 }

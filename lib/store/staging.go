@@ -33,8 +33,8 @@ func (s *Store) Staging(prefix string) (dir string, release func(), err error) {
 	// tmp/ may be removed by hand ("safe to delete") between the two
 	// calls; once more is enough.
 	for range 2 {
-		if err = os.MkdirAll(tmp, 0o755); err != nil {
-			return "", nil, fmt.Errorf("creating %s: %w", tmp, err)
+		if err = s.storeDir(tmp); err != nil {
+			return "", nil, err
 		}
 		dir, err = os.MkdirTemp(tmp, prefix)
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -59,6 +59,11 @@ func (s *Store) Staging(prefix string) (dir string, release func(), err error) {
 // directories no one holds, older than StaleStaging, and temporary files
 // older than staleTemp. Errors are ignored: it is housekeeping.
 func (s *Store) cleanStale(tmp string) {
+	// Never through a symlink: removing a staging directory removes a
+	// whole tree.
+	if s.CheckDir("tmp") != nil {
+		return
+	}
 	ents, err := os.ReadDir(tmp)
 	if err != nil {
 		return

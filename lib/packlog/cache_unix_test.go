@@ -1,0 +1,62 @@
+//go:build unix
+
+package packlog
+
+import (
+	"os"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctx-tools/ctx/lib/manifest"
+)
+
+// TestHostileCache: a cache file that is a named pipe or a symlink to
+// /dev/zero is not read (which would block, or never end): the listing
+// reads packs/ and writes the cache again.
+func TestHostileCache(t *testing.T) {
+	defer func(n int) { cacheMin = n }(cacheMin)
+	cacheMin = 10
+	for name, plant := range map[string]func(p string) error{
+		"named pipe": func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"/dev/zero":  func(p string) error { return os.Symlink("/dev/zero", p) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, ds := newStore(t, 20)
+			dir := t.TempDir()
+			want := reference(t, s, ds)
+			if _, err := List(s, Options{CacheDir: dir}); err != nil {
+				t.Fatal(err)
+			}
+			file := cacheFile(t, dir)
+			os.Remove(file)
+			if err := plant(file); err != nil {
+				t.Skip(err)
+			}
+			done := make(chan error, 1)
+			var got []manifest.Summary
+			go func() {
+				l, err := List(s, Options{CacheDir: dir})
+				if err == nil {
+					got = summaries(l.Entries)
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("listing hangs on the cache file")
+			}
+			if !slices.Equal(got, summaries(want)) {
+				t.Error("listing differs")
+			}
+			if fi, err := os.Lstat(file); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("cache not written again: %v", err)
+			}
+		})
+	}
+}
