@@ -273,3 +273,35 @@ func views(s *store.Store, m *manifest.Manifest, a *serve.Agent) []string {
 	}
 	return out
 }
+
+// Pack packs the scenario file into a new store.
+func Pack(t *testing.T, file string) (*store.Store, *manifest.Manifest) { return pack(t, file) }
+
+// PackLog packs an execution log into s.
+func PackLog(t *testing.T, s *store.Store, log []byte) *manifest.Manifest {
+	t.Helper()
+	l, err := execlog.Parse(log, execlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := l.Pack(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Rerun re-runs m with d's agent, failing t on an error.
+func Rerun(t *testing.T, s *store.Store, m *manifest.Manifest, d rerun.Driver, bin string, opts rerun.Options) *rerun.Report {
+	t.Helper()
+	var out strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	opts.Driver, opts.Bin, opts.Timeout, opts.TempDir = d, bin, 3*time.Minute, t.TempDir()
+	opts.Log = func(i int, b []byte) { fmt.Fprintf(&out, "--- prompt %d\n%s\n", i, b) }
+	rep, err := rerun.Run(ctx, s, m, opts)
+	if err != nil {
+		t.Fatalf("re-running: %v\n%s", err, out.String())
+	}
+	return rep
+}
