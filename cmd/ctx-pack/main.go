@@ -58,7 +58,7 @@ type packCmd struct {
 	hookEvent   string // the event of the hook payload read, for hook.log
 	hookSession string // and its session
 
-	Print bool `help:"Print the execution log each LOG would be packed as, canonical JSON one per line, instead of packing it: what --from makes of an agent's log, to read, edit or keep (ctx-pack --from claude-code --print S.jsonl | ctx-pack packs it). Nothing is written."`
+	Print bool `help:"Print the execution log each LOG would be packed as, canonical JSON one per line, instead of packing it: what --from makes of an agent's log, to read, edit or keep (ctx-pack --from claude-code --print S.jsonl | ctx-pack packs it). Nothing is written, and no store is needed (without one, object references are printed unchecked)."`
 
 	Redact    bool   `help:"Pack the log with every secret gitleaks' rules find replaced by [REDACTED:<rule>:<sha256 prefix>], so that no secret reaches the store: the log goes through ctx-redact (beside ctx-pack, else on PATH), which says on stderr what it replaced."`
 	Allowlist string `help:"With --redact, a gitleaks configuration file whose [[allowlists]] are added to the default rules' (known false positives)." placeholder:"FILE"`
@@ -92,8 +92,10 @@ func (c *packCmd) Run(env *cli.Env) error {
 
 func (c *packCmd) run(env *cli.Env) error {
 	c.storeFromHook()
+	// --print writes nothing: without a store it prints the log all the
+	// same, its object references (content_ref) as given, unchecked.
 	s, err := env.Store()
-	if err != nil {
+	if err != nil && !(c.Print && errors.Is(err, store.ErrNoStore)) {
 		return err
 	}
 	if c.Tag != "" || env.Given("tag") {
@@ -125,6 +127,9 @@ func (c *packCmd) run(env *cli.Env) error {
 	if len(names) > 1 && c.Tag != "" {
 		return cli.Errorf(cli.ExitUsage, "--tag names one pack; give one log")
 	}
+	if c.Print && (c.Tag != "" || c.Sidecars != "") {
+		return cli.Errorf(cli.ExitUsage, "--print packs nothing: it takes no --tag or --sidecars")
+	}
 	if c.SignKey != "" {
 		if c.Sidecars == "" {
 			return cli.WithHint(cli.Errorf(cli.ExitUsage, "--sign-key signs the attestations written beside the sidecars: give --sidecars DIR"), "to sign a pack already made: ctx-attest --sign-key KEY --dir DIR REF")
@@ -132,10 +137,6 @@ func (c *packCmd) run(env *cli.Env) error {
 		if c.signer, err = signer(env, c.SignKey, s); err != nil {
 			return err
 		}
-	}
-
-	if c.Print && (c.Tag != "" || c.Sidecars != "") {
-		return cli.Errorf(cli.ExitUsage, "--print packs nothing: it takes no --tag or --sidecars")
 	}
 	if c.Allowlist != "" && !c.Redact {
 		return cli.Errorf(cli.ExitUsage, "--allowlist applies to --redact")
@@ -291,8 +292,10 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 		return src, err
 	}
 	c.recordGit(env, &src)
-	if err := src.log.CheckStore(s); err != nil {
-		return src, err
+	if s != nil {
+		if err := src.log.CheckStore(s); err != nil {
+			return src, err
+		}
 	}
 	if c.Redact {
 		return src, c.redact(env, s, &src, opts)
