@@ -48,7 +48,7 @@ type packCmd struct {
 	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
 	SignKey  string `name:"sign-key" help:"With --sidecars, also write DIR/<output name>.sigstore.json: the output's in-toto attestation signed with this ed25519 or ECDSA P-256 key (cosign's encrypted key, OpenSSH, PEM, as ctx-attest reads them; never one inside the store)." placeholder:"KEY"`
 
-	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: aider, anthropic, atif, claude-code, codex, copilot-cli, gemini-cli, inspect, langsmith, openai-chat, openai-responses, opencode, otel-genai. A Claude Code or Codex file leaves a checkpoint in the user's cache (ctx/import; $CTX_IMPORT_CACHE=DIR moves it, off keeps none), so that packing it again once it has grown reads only the lines added, and takes the steps the last pack holds as they were packed." default:"ctx" placeholder:"FORMAT"`
+	From          string   `help:"Format of the logs (default: a ctx execution log, else the agent format detected, said on stderr): ctx (only the execution log), auto (detect, and say which on stderr), or an agent's own format: aider, anthropic, atif, claude-code, codex, copilot-cli, gemini-cli, inspect, langsmith, openai-chat, openai-responses, opencode, otel-genai. A Claude Code or Codex file leaves a checkpoint in the user's cache (ctx/import; $CTX_IMPORT_CACHE=DIR moves it, off keeps none), so that packing it again once it has grown reads only the lines added, and takes the steps the last pack holds as they were packed." placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
 	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument), into the store of its cwd unless --store or $CTX_STORE names one. A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
 	AsHook        bool     `name:"as-hook" help:"Run as an agent's hook: print nothing on stdout, exit 1 (never 2, which makes Claude Code carry on) when packing fails, and append the failure to .ctx/hook.log; with no store, say so once for this place and then exit 0 quietly."`
@@ -108,8 +108,11 @@ func (c *packCmd) run(env *cli.Env) error {
 		if len(names) > 0 {
 			return cli.Errorf(cli.ExitUsage, "--hook names the log to pack; give no LOG")
 		}
-		if c.From == "ctx" {
+		switch c.From {
+		case importer.Ctx:
 			return cli.Errorf(cli.ExitUsage, "--hook needs --from codex, claude-code or auto")
+		case "":
+			c.From = importer.Auto
 		}
 		names = []string{hookArg}
 	}
@@ -361,7 +364,7 @@ const hookArg = "\x00hook"
 // followHook replaces a hook payload (an agent's hook input naming its
 // transcript) by the transcript it names, when --from is an agent format.
 func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
-	if c.From == "ctx" {
+	if c.From == "" || c.From == importer.Ctx {
 		return nil
 	}
 	h, err := importer.ParseHook(src.data, importer.CodexHome())
@@ -398,7 +401,7 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 // in the converted log then name it as such, since their paths are not
 // the input's.
 func (c *packCmd) importLog(env *cli.Env, s *store.Store, src *source) error {
-	format, err := importer.Choose(c.From, src.name, src.data)
+	format, err := c.format(src)
 	if err != nil {
 		var mis *importer.MismatchError
 		if errors.As(err, &mis) {
@@ -414,7 +417,7 @@ func (c *packCmd) importLog(env *cli.Env, s *store.Store, src *source) error {
 		}
 		return fmt.Errorf("%s: %w", src.name, err)
 	}
-	if c.From == importer.Auto {
+	if c.From == importer.Auto || c.From == "" && format != importer.Ctx {
 		env.Infof("%s: detected format %s", src.name, format)
 	}
 	if format == importer.Ctx {
@@ -483,6 +486,21 @@ func (c *packCmd) importLog(env *cli.Env, s *store.Store, src *source) error {
 	src.log = l
 	src.imported = true
 	return nil
+}
+
+// format is the format of src: --from's, or without it a ctx execution
+// log, else the agent format detected. What is neither is read as an
+// execution log, whose checks say what is wrong with it.
+func (c *packCmd) format(src *source) (string, error) {
+	if c.From != "" {
+		return importer.Choose(c.From, src.name, src.data)
+	}
+	format, err := importer.Choose(importer.Auto, src.name, src.data)
+	var unknown *importer.DetectError
+	if errors.As(err, &unknown) {
+		return importer.Ctx, nil
+	}
+	return format, err
 }
 
 // recordGit adds the git state of the session's working directory to an
