@@ -15,10 +15,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctx-tools/ctx/cmd/internal/taglist"
 	"github.com/ctx-tools/ctx/lib/blame"
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/cli"
@@ -181,33 +181,9 @@ func (c *logCmd) commitPacks(s *store.Store, opt *packlog.Options) error {
 }
 
 func (c *logCmd) listTags(env *cli.Env, s *store.Store) error {
-	tags, probs, err := packlog.ReadTags(s)
+	probs, err := taglist.Print(env, s)
 	if err != nil {
 		return err
-	}
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	for _, t := range tags {
-		if ok, err := s.HasPack(t.Target); err == nil && !ok {
-			env.Warnf("tag %s names %s, which is not a pack in this store", t.Name, t.Target)
-		}
-		if env.Human() {
-			fmt.Fprintf(tw, "%s\t%s\n", t.Name, t.Target.Short())
-			continue
-		}
-		line := map[string]string{"hash": t.Target.String(), "tag": t.Name, "uri": t.Target.URI()}
-		if err := env.Result(line); err != nil {
-			return err
-		}
-	}
-	if env.Human() {
-		tw.Flush()
-		if err := env.Text(b.String()); err != nil {
-			return err
-		}
-	}
-	if len(tags) == 0 && len(probs) == 0 {
-		env.Infof("no tags found")
 	}
 	return problems(env, probs)
 }

@@ -29,6 +29,7 @@ var verbs = []struct{ name, does string }{
 	{"fork", "pack → editable log with parent lineage"},
 	{"redact", "pack → a copy with every secret replaced by a mark"},
 	{"log", "store → packs, newest first"},
+	{"tag", "name a pack (refs/tags/NAME), list or delete tags"},
 	{"push", "packs → an OCI registry or layout directory"},
 	{"pull", "an OCI registry or layout directory → packs"},
 	{"gc", "drop superseded snapshots and unreferenced objects"},
