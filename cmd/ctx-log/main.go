@@ -314,7 +314,7 @@ func problems(env *cli.Env, probs []error) error {
 	}
 	err := cli.Errorf(cli.ExitError, "%d problem(s) reading the store; everything else was listed", len(probs))
 	if corrupt {
-		return cli.WithHint(err, "run ctx-verify --store to check the whole store")
+		return cli.WithHint(err, "run ctx-verify --fsck to check the whole store")
 	}
 	return err
 }

@@ -230,7 +230,7 @@ func (e *Env) hintFor(err error) string {
 	case errors.As(err, &parseErr):
 		return "see --help"
 	case errors.Is(err, store.ErrCorrupt):
-		return "run ctx-verify --store to check the whole store"
+		return "run ctx-verify --fsck to check the whole store"
 	}
 	return ""
 }
