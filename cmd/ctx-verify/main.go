@@ -30,19 +30,19 @@ import (
 
 type verifyCmd struct {
 	cli.Globals
-	StoreDir   string   `name:"store-dir" hidden:"" help:"The same as --store DIR (its name when --store was the whole-store mode)." placeholder:"DIR"`
-	Args       []string `arg:"" name:"path" optional:"" help:"Artifacts to verify against their sidecars; with --fsck, store directories (default: the one --store, $CTX_STORE or the working directory names)." placeholder:"ARTIFACT|DIR"`
-	Pack       string   `help:"Verify one pack and every object it references (- reads references from stdin)." placeholder:"REF"`
-	Fsck       bool     `help:"Verify whole stores: every object, pack entry, manifest, reference and ref, and the layout. --store DIR with nothing else to verify does the same for DIR."`
+	StoreDir string   `name:"store-dir" hidden:"" help:"The same as --store DIR (its name when --store was the whole-store mode)." placeholder:"DIR"`
+	Args     []string `arg:"" name:"path" optional:"" help:"Artifacts to verify against their sidecars; with --fsck, store directories (default: the one --store, $CTX_STORE or the working directory names)." placeholder:"ARTIFACT|DIR"`
+	Pack     string   `help:"Verify one pack and every object it references (- reads references from stdin)." placeholder:"REF"`
+	Fsck     bool     `help:"Verify whole stores: every object, pack entry, manifest, reference and ref, and the layout. --store DIR with nothing else to verify does the same for DIR."`
 
-	legacyStore bool // --store was given without a value, as the whole-store mode
-	KernelPack string   `name:"kernel-pack" help:"Verify a context-engine-kernel Run Export Pack directory (PACK_SPEC 1.0.0, PK1-PK12)." placeholder:"DIR"`
-	NoDeep     bool     `name:"no-deep" help:"With --kernel-pack: skip bundle, optional-file and ledger validation (PK4, PK8, PK9)."`
-	NoRefs     bool     `name:"no-refs" help:"With --kernel-pack: skip the run.json to bundle.json hash check (PK5)."`
-	Key        []string `help:"Trust attestations (ARTIFACT.sigstore.json) signed with this public key: PEM, or an OpenSSH .pub; repeatable. Without it, keys come from trusted_keys in the user config ($CTX_CONFIG, else ~/.config/ctx/config.json)." placeholder:"PUB"`
-	Signed     bool     `help:"Require a signed attestation: an artifact with only a sidecar is no_provenance. Implied by --key."`
-	Commit     string   `help:"Verify git commit REV's signed statement (--bundle FILE, from ctx-attest --commit --sign-key): signed by a trusted key, and the line ranges it attests still hold." placeholder:"REV"`
-	Bundle     string   `help:"With --commit: the commit's Sigstore bundle." placeholder:"FILE"`
+	legacyStore bool     // --store was given without a value, as the whole-store mode
+	KernelPack  string   `name:"kernel-pack" help:"Verify a context-engine-kernel Run Export Pack directory (PACK_SPEC 1.0.0, PK1-PK12)." placeholder:"DIR"`
+	NoDeep      bool     `name:"no-deep" help:"With --kernel-pack: skip bundle, optional-file and ledger validation (PK4, PK8, PK9)."`
+	NoRefs      bool     `name:"no-refs" help:"With --kernel-pack: skip the run.json to bundle.json hash check (PK5)."`
+	Key         []string `help:"Trust attestations (ARTIFACT.sigstore.json) signed with this public key: PEM, or an OpenSSH .pub; repeatable. Without it, keys come from trusted_keys in the user config ($CTX_CONFIG, else ~/.config/ctx/config.json)." placeholder:"PUB"`
+	Signed      bool     `help:"Require a signed attestation: an artifact with only a sidecar is no_provenance. Implied by --key."`
+	Commit      string   `help:"Verify git commit REV's signed statement (--bundle FILE, from ctx-attest --commit --sign-key): signed by a trusted key, and the line ranges it attests still hold." placeholder:"REV"`
+	Bundle      string   `help:"With --commit: the commit's Sigstore bundle." placeholder:"FILE"`
 }
 
 func (c *verifyCmd) Description() string {
