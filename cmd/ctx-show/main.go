@@ -284,6 +284,10 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	for _, st := range m.Steps {
 		tool := st.Tool
 		if tool == "" {
+			// A model turn names its model, when the import recorded it.
+			tool = gjson.GetBytes(st.Metadata, "model").String()
+		}
+		if tool == "" {
 			tool = "-"
 		}
 		fmt.Fprintf(&b, "  [%d] %s %s", st.Index, cli.Escape(st.Type), cli.Escape(tool))
@@ -328,12 +332,24 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 			}
 		}
 		b.WriteString("\n")
+		if st.Type == "llm_call" && !st.OutputRef.IsZero() {
+			// What the model said: its answer's first lines.
+			lines, err := firstLines(s, st.OutputRef, 3)
+			if err != nil {
+				return "", err
+			}
+			for _, l := range lines {
+				fmt.Fprintf(&b, "      > %s\n", l)
+			}
+		}
 		if !st.ReasoningRef.IsZero() {
 			n, err := s.Size(st.ReasoningRef)
 			if err != nil {
 				return "", err
 			}
-			fmt.Fprintf(&b, "      reasoning %s\n", size(n))
+			if n > 0 {
+				fmt.Fprintf(&b, "      reasoning %s\n", size(n))
+			}
 		}
 		if u := st.Usage; u != nil {
 			b.WriteString("      usage")
@@ -392,6 +408,31 @@ func firstLine(s *store.Store, d digest.Digest) (string, error) {
 		line += " …"
 	}
 	return line, nil
+}
+
+// firstLines returns the first n non-blank lines of an object's text,
+// clipped and escaped, the last marked " …" when more follows.
+func firstLines(s *store.Store, d digest.Digest, n int) ([]string, error) {
+	b, err := s.Get(d)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	rest := string(b)
+	for rest != "" {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if len(lines) == n {
+			lines[n-1] += " …"
+			break
+		}
+		lines = append(lines, cli.Escape(clip(line, 100)))
+	}
+	return lines, nil
 }
 
 // partsLine describes multimodal content: each part's type, media type
