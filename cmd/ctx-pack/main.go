@@ -476,7 +476,7 @@ func (c *packCmd) importLog(env *cli.Env, s *store.Store, src *source) error {
 		msg += fmt.Sprintf("; %d of %d steps as pack %s holds them", rep.Reused, len(l.Steps), opts.Prior.Pack().Short())
 	}
 	if rep.Skipped > 0 {
-		msg += fmt.Sprintf("; skipped %d (%s)", rep.Skipped, strings.Join(rep.Reasons, ", "))
+		msg += fmt.Sprintf("; skipped %d (%s)", rep.Skipped, reasons(rep.Reasons, 160))
 	}
 	env.Infof("%s", msg)
 	for _, w := range rep.Warnings {
@@ -501,6 +501,21 @@ func (c *packCmd) format(src *source) (string, error) {
 		return importer.Ctx, nil
 	}
 	return format, err
+}
+
+// reasons joins the reasons records were skipped for, as many as fit in
+// max bytes, and says how many more there are: an import of a long
+// session can skip records of many kinds, and one line of stderr should
+// stay one line on a terminal.
+func reasons(rs []string, max int) string {
+	n := 0
+	for i, r := range rs {
+		if i > 0 && n+len(r)+2 > max {
+			return strings.Join(rs[:i], ", ") + fmt.Sprintf(", and %d more", len(rs)-i)
+		}
+		n += len(r) + 2
+	}
+	return strings.Join(rs, ", ")
 }
 
 // recordGit adds the git state of the session's working directory to an
@@ -576,7 +591,7 @@ func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
 	s.PrepareRefs(refs)
 	defer s.DiscardPreparedRefs()
 	src.log.Progress = func(done, total int) {
-		env.Progressf("%s: stored %d of %d objects", src.name, done, total)
+		env.Progressf("%s: stored %d of %s", src.name, done, cli.Plural(int64(total), "object"))
 	}
 	m, stats, err := src.log.Pack(s)
 	env.ProgressDone()
@@ -680,8 +695,8 @@ func (c *packCmd) sign(m *manifest.Manifest) ([]string, error) {
 }
 
 func human(m *manifest.Manifest, r result) string {
-	s := fmt.Sprintf("packed %s\n  created %s, model %s, %d steps, %d inputs, %d outputs\n  objects: %d new, %d reused\n",
-		r.Hash, r.Created, m.Model.Identifier, r.Steps, r.Inputs, r.Outputs, r.Objects.New, r.Objects.Reused)
+	s := fmt.Sprintf("packed %s\n  created %s, model %s, %s, %s, %s\n  objects: %d new, %d reused\n",
+		r.Hash, r.Created, m.Model.Identifier, cli.Plural(int64(r.Steps), "step"), cli.Plural(int64(r.Inputs), "input"), cli.Plural(int64(r.Outputs), "output"), r.Objects.New, r.Objects.Reused)
 	if !r.Parent.IsZero() {
 		s += "  parent " + r.Parent.String() + "\n"
 	}

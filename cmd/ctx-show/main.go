@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -180,19 +181,49 @@ func (c *showCmd) blob(env *cli.Env, s *store.Store) error {
 	if err != nil {
 		return err
 	}
+	var last lastByte
 	if size <= blobInMemory {
 		b, err := s.Get(d)
 		if err != nil {
 			return err
 		}
-		return env.Raw(bytes.NewReader(b))
+		err = env.Raw(last.reader(bytes.NewReader(b)))
+		return finishLine(env, err, &last)
 	}
 	r, err := s.Open(d)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	return env.Raw(r)
+	err = env.Raw(last.reader(r))
+	return finishLine(env, err, &last)
+}
+
+// finishLine ends the last line of a blob written to a terminal, where the
+// shell's prompt would otherwise follow it on the same line. Piped or
+// redirected, the bytes are the object's, exactly.
+func finishLine(env *cli.Env, err error, last *lastByte) error {
+	if err != nil || !env.StdoutIsTerminal() || !last.seen || last.b == '\n' {
+		return err
+	}
+	return env.Raw(strings.NewReader("\n"))
+}
+
+// lastByte remembers the last byte read through it.
+type lastByte struct {
+	b    byte
+	seen bool
+	r    io.Reader
+}
+
+func (l *lastByte) reader(r io.Reader) io.Reader { l.r = r; return l }
+
+func (l *lastByte) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n > 0 {
+		l.b, l.seen = p[n-1], true
+	}
+	return n, err
 }
 
 // tokens writes the pack's token totals, and the totals per model and
@@ -268,12 +299,12 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		case manifest.SeenName:
 			b.WriteString("seen by name only")
 		case manifest.SeenPartial:
-			fmt.Fprintf(&b, "%s, lines %s", size(f.Size), ranges(f.Lines))
+			fmt.Fprintf(&b, "%s, lines %s", cli.Size(f.Size), ranges(f.Lines))
 			if f.TotalLines > 0 {
 				fmt.Fprintf(&b, " of %d", f.TotalLines)
 			}
 		default:
-			b.WriteString(size(f.Size))
+			b.WriteString(cli.Size(f.Size))
 		}
 		if f.MediaType != "" {
 			fmt.Fprintf(&b, ", %s", cli.Escape(f.MediaType))
@@ -317,7 +348,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			fmt.Fprintf(&b, " -> %s", size(n))
+			fmt.Fprintf(&b, " -> %s", cli.Size(n))
 		}
 		if st.Deterministic {
 			b.WriteString(", deterministic")
@@ -348,7 +379,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 				return "", err
 			}
 			if n > 0 {
-				fmt.Fprintf(&b, "      reasoning %s\n", size(n))
+				fmt.Fprintf(&b, "      reasoning %s\n", cli.Size(n))
 			}
 		}
 		if u := st.Usage; u != nil {
@@ -367,7 +398,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		w = max(w, len(cli.Escape(o.Name)))
 	}
 	for _, o := range m.Outputs {
-		fmt.Fprintf(&b, "  %-*s  %s", w, cli.Escape(o.Name), size(o.Size))
+		fmt.Fprintf(&b, "  %-*s  %s", w, cli.Escape(o.Name), cli.Size(o.Size))
 		if o.MediaType != "" {
 			fmt.Fprintf(&b, ", %s", cli.Escape(o.MediaType))
 		}
@@ -444,7 +475,7 @@ func partsLine(s *store.Store, parts []manifest.Part) (string, error) {
 		if p.MediaType != "" {
 			item += " " + cli.Escape(p.MediaType)
 		}
-		item += " " + size(p.Size) + "]"
+		item += " " + cli.Size(p.Size) + "]"
 		if p.Type == manifest.PartText {
 			line, err := firstLine(s, p.ContentRef)
 			if err != nil {
@@ -476,18 +507,6 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
-}
-
-func size(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }
 
 // warnSecrets says on stderr how many secrets gitleaks' rules find in the

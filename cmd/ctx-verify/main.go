@@ -330,7 +330,7 @@ func (c *verifyCmd) options(env *cli.Env) fsck.Options {
 	return fsck.Options{Progress: func(objects int, bytes int64) {
 		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond {
 			last = now
-			env.Progressf("verified %d objects, %d MiB", objects, bytes>>20)
+			env.Progressf("verified %s, %s", cli.Plural(int64(objects), "object"), cli.Size(bytes))
 		}
 	}}
 }

@@ -403,8 +403,10 @@ func (e *Env) Styled(t *visible.Text) error {
 }
 
 // Warnf prints "NAME: warning: …" on stderr.
+// A quoted value longer than 120 characters is shortened to its start and
+// end.
 func (e *Env) Warnf(format string, args ...any) {
-	fmt.Fprintf(e.Stderr, "%s: warning: %s\n", e.Name, escape(fmt.Sprintf(format, args...), true))
+	fmt.Fprintf(e.Stderr, "%s: warning: %s\n", e.Name, escape(elideQuoted(fmt.Sprintf(format, args...)), true))
 }
 
 // Problem prints err as "NAME: error: …" on stderr, as Run prints the
