@@ -46,7 +46,7 @@ func TestRun(t *testing.T) {
 		t.Fatalf("bad flag = %d, %q", code, errs)
 	}
 	code, out, _ = run(&testCmd{}, "--version")
-	if code != 0 || !strings.HasPrefix(out, "ctx-test "+Version+" (commit ") {
+	if code != 0 || !strings.HasPrefix(out, "ctx-test "+Version+" (") {
 		t.Fatalf("--version = %d, %q", code, out)
 	}
 	code, out, _ = run(&testCmd{}, "--help")
