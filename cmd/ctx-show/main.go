@@ -31,6 +31,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 type showCmd struct {
@@ -332,7 +333,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 			fmt.Fprintf(&b, " (started by [%d])", *st.ParentStep)
 		}
 		if len(st.Parameters) > 0 {
-			fmt.Fprintf(&b, " %s", cli.Escape(clip(string(st.Parameters), 100)))
+			fmt.Fprintf(&b, " %s", cli.Escape(visible.Clip(string(st.Parameters), 100)))
 		}
 		switch {
 		case st.OutputParts != nil:
@@ -359,7 +360,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 				fmt.Fprintf(&b, " (exit %d)", *e.ExitCode)
 			}
 			if e.Message != "" {
-				fmt.Fprintf(&b, ": %s", cli.Escape(clip(e.Message, 80)))
+				fmt.Fprintf(&b, ": %s", cli.Escape(visible.Clip(e.Message, 80)))
 			}
 		}
 		b.WriteString("\n")
@@ -406,7 +407,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 			fmt.Fprintf(&b, ", confidence %s", o.Confidence)
 		}
 		if o.Notes != "" {
-			fmt.Fprintf(&b, ", notes: %s", cli.Escape(clip(o.Notes, 80)))
+			fmt.Fprintf(&b, ", notes: %s", cli.Escape(visible.Clip(o.Notes, 80)))
 		}
 		b.WriteString("\n")
 	}
@@ -434,36 +435,21 @@ func firstLine(s *store.Store, d digest.Digest) (string, error) {
 	}
 	text := string(b)
 	line, rest, _ := strings.Cut(text, "\n")
-	line = cli.Escape(clip(line, 100))
+	line = cli.Escape(visible.Clip(line, 100))
 	if strings.TrimSpace(rest) != "" {
 		line += " …"
 	}
 	return line, nil
 }
 
-// firstLines returns the first n non-blank lines of an object's text,
-// clipped and escaped, the last marked " …" when more follows.
+// firstLines returns the first n lines of an object's text, escaped
+// (visible.FirstLines).
 func firstLines(s *store.Store, d digest.Digest, n int) ([]string, error) {
 	b, err := s.Get(d)
 	if err != nil {
 		return nil, err
 	}
-	var lines []string
-	rest := string(b)
-	for rest != "" {
-		var line string
-		line, rest, _ = strings.Cut(rest, "\n")
-		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if len(lines) == n {
-			lines[n-1] += " …"
-			break
-		}
-		lines = append(lines, cli.Escape(clip(line, 100)))
-	}
-	return lines, nil
+	return visible.FirstLines(string(b), n, 100), nil
 }
 
 // partsLine describes multimodal content: each part's type, media type
@@ -499,14 +485,6 @@ func ranges(lines [][2]int64) string {
 		}
 	}
 	return strings.Join(parts, ",")
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
 
 // warnSecrets says on stderr how many secrets gitleaks' rules find in the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctx-tools/ctx/cmd/internal/taglist"
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -93,19 +94,15 @@ func (c *tagCmd) set(env *cli.Env, s *store.Store) error {
 	} else if !ok {
 		return cli.Errorf(cli.ExitError, "%s: pack %s is not in this store", r, d)
 	}
-	l, err := s.LockRef(name)
+	var old *digest.Digest
+	err = s.UpdateRef(name, func(o *digest.Digest) (digest.Digest, error) {
+		if o != nil && *o != d && !c.Force {
+			return d, cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already names %s", name, *o), "use -f to move it, or -d to delete it")
+		}
+		old = o
+		return d, nil
+	})
 	if err != nil {
-		return err
-	}
-	defer l.Unlock()
-	old, err := l.Get()
-	if err != nil {
-		return err
-	}
-	if old != nil && *old != d && !c.Force {
-		return cli.WithHint(cli.Errorf(cli.ExitError, "tag %s already names %s", name, *old), "use -f to move it, or -d to delete it")
-	}
-	if err := l.Set(d); err != nil {
 		return err
 	}
 	if env.Human() {

@@ -163,7 +163,7 @@ func (e *Entry) loneStep(b *visible.Text, objs Objects) bool {
 	if step.Tool != "" {
 		b.WriteString(visible.Escape(step.Tool))
 		if len(step.Parameters) > 0 && string(step.Parameters) != "{}" {
-			b.WriteString(" " + visible.Escape(clip(string(step.Parameters), previewRunes)))
+			b.WriteString(" " + visible.Escape(visible.Clip(string(step.Parameters), previewRunes)))
 		}
 	} else {
 		b.WriteString(visible.Escape(step.Type))
@@ -171,61 +171,36 @@ func (e *Entry) loneStep(b *visible.Text, objs Objects) bool {
 	b.WriteString("\n")
 	if step.Tool == "" && objs != nil && !ref.IsZero() {
 		for _, l := range firstLines(objs, ref) {
-			b.Paint(visible.Dim, "    "+visible.Escape(l))
+			b.Paint(visible.Dim, "    "+l)
 			b.WriteString("\n")
 		}
 	}
 	return true
 }
 
-// firstLines returns the first non-blank lines of object d's text,
-// clipped, with "…" for what is left out; none when it cannot be read or
-// is not text.
+// firstLines returns the first lines of object d's text (visible.FirstLines
+// of at most previewBytes of it); none when it cannot be read or is not
+// text.
 func firstLines(objs Objects, d digest.Digest) []string {
 	r, err := objs.Open(d)
 	if err != nil {
 		return nil
 	}
 	defer r.Close()
-	buf, err := io.ReadAll(io.LimitReader(r, previewBytes+1))
+	buf, err := io.ReadAll(io.LimitReader(r, previewBytes))
 	if err != nil {
 		return nil
 	}
-	more := len(buf) > previewBytes
-	buf = buf[:min(len(buf), previewBytes)]
-	for len(buf) > 0 && !utf8.Valid(buf) && len(buf) > previewBytes-utf8.UTFMax {
-		buf = buf[:len(buf)-1] // a rune cut at the bound
+	if len(buf) == previewBytes {
+		// A rune cut at the bound is not a reason to show nothing.
+		for k := 0; k < utf8.UTFMax && !utf8.Valid(buf); k++ {
+			buf = buf[:len(buf)-1]
+		}
 	}
 	if !utf8.Valid(buf) {
 		return nil
 	}
-	var lines []string
-	rest := string(buf)
-	for rest != "" {
-		var line string
-		line, rest, _ = strings.Cut(rest, "\n")
-		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if len(lines) == previewLines {
-			more = true
-			break
-		}
-		lines = append(lines, clip(line, previewRunes))
-	}
-	if more && len(lines) > 0 {
-		lines[len(lines)-1] += " …"
-	}
-	return lines
-}
-
-// clip shortens s to at most n runes, marking the cut with "…".
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
+	return visible.FirstLines(string(buf), previewLines, previewRunes)
 }
 
 func side(b *visible.Text, v []byte, size *int64) {
