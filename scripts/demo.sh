@@ -66,6 +66,6 @@ if command -v ctx-push >/dev/null 2>&1 && command -v ctx-pull >/dev/null 2>&1; t
 	step "ctx init elsewhere; ctx pull --store elsewhere --with-parents oci-layout:layout $hash"
 	ctx init elsewhere >/dev/null
 	ctx pull --store elsewhere --with-parents oci-layout:layout "$hash"
-	step "ctx verify --store-dir elsewhere --pack $hash"
-	ctx verify --store-dir elsewhere --pack "$hash"
+	step "ctx verify --store elsewhere --pack $hash"
+	ctx verify --store elsewhere --pack "$hash"
 fi

@@ -5,7 +5,8 @@
 // stdin (any ctx output line) when it is not an argument; A, when neither
 // given nor named by --against, is B's parent, else the snapshot of B's
 // agent session taken before B, else the "previous" pack of the stdin
-// line, so `ctx-pack | ctx-diff`
+// line; one pack named with nothing on stdin is B (ctx-diff latest). So
+// `ctx-pack | ctx-diff`
 // compares a run with the one before it and `ctx-fork X | … | ctx-pack |
 // ctx-diff` with X. Exit 0 when identical, 1 when drift is found (like
 // diff(1)).
@@ -49,7 +50,8 @@ Each entry has a type, a path (system_prompt, prompts[1],
 steps[4].parameters.path, outputs["result.md"], …), the change (changed,
 added, removed), the two sides and, for text, a bounded unified diff.
 
-Forms: ctx-diff A B; ctx-pack … | ctx-diff [A]; ctx-diff --against REF < B.`
+Forms: ctx-diff A B; ctx-diff B (nothing on stdin: B against its parent or
+the snapshot before it); ctx-pack … | ctx-diff [A]; ctx-diff --against REF [B].`
 }
 
 func (c *diffCmd) Run(env *cli.Env) error {
@@ -70,7 +72,7 @@ func (c *diffCmd) Run(env *cli.Env) error {
 	if c.HTML && c.Human {
 		return cli.Errorf(cli.ExitUsage, "give --human or --html, not both")
 	}
-	if c.A != "" && c.Against != "" {
+	if c.A != "" && c.B != "" && c.Against != "" {
 		return cli.Errorf(cli.ExitUsage, "give A or --against, not both")
 	}
 	if c.A == "-" && c.B == "-" {
@@ -83,6 +85,14 @@ func (c *diffCmd) Run(env *cli.Env) error {
 
 	aRef, bRef := c.A, c.B
 	var line []byte // the stdin value B came from
+	if c.B == "" && c.A != "" && c.A != "-" {
+		// One pack named: it is A when stdin names B (ctx-pack | ctx-diff
+		// A), else it is B, compared with its parent or the snapshot
+		// before it (ctx-diff REF, as git diff REF~ REF).
+		if aRef, bRef, line, err = oneArg(env, c.A, c.Against); err != nil {
+			return err
+		}
+	}
 	switch {
 	case c.A == "-" && c.B != "":
 		if aRef, _, err = oneRef(env, "compare as A"); err != nil {
@@ -158,7 +168,7 @@ func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest
 			err = htmlview.Write(env.Stdout, c.Output, page)
 		}
 	case env.Human():
-		err = env.Styled(r.Styled())
+		err = env.Styled(r.StyledWith(drift.StoreObjects(s)))
 	default:
 		var b []byte
 		if b, err = r.JSON(); err == nil {
@@ -253,6 +263,25 @@ func main() {
 		debug.SetGCPercent(400)
 	}
 	os.Exit(cli.Run("ctx-diff", &diffCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// oneArg reads the one pack given as an argument, arg: B when stdin is a
+// terminal, names no pack, or --against names A; else A, and B is the one
+// pack stdin names.
+func oneArg(env *cli.Env, arg, against string) (aRef, bRef string, line []byte, err error) {
+	if against != "" || env.StdinIsTerminal() {
+		return "", arg, nil, nil
+	}
+	items, err := env.Refs(nil)
+	switch {
+	case err != nil:
+		return "", "", nil, err
+	case len(items) == 0:
+		return "", arg, nil, nil
+	case len(items) > 1:
+		return "", "", nil, cli.Errorf(cli.ExitUsage, "stdin names %d packs; give one pack to compare as B", len(items))
+	}
+	return arg, items[0].Ref, items[0].Raw, nil
 }
 
 // oneRef reads the one reference on stdin and the line it came from.

@@ -76,7 +76,7 @@ func human(r *gc.Report) string {
 		fmt.Fprintf(&b, "%s %s  session %s, %d step(s), superseded by %s\n", verb, d.Hash.Short(), cli.Escape(d.Session), d.Steps, d.SupersededBy.Short())
 	}
 	fmt.Fprintf(&b, "packs: %d kept, %d %s\n", r.Packs.Kept, r.Packs.Removed, verb)
-	fmt.Fprintf(&b, "objects: %d kept, %d %s (%d bytes)", r.Objects.Kept, r.Objects.Removed, verb, r.Objects.Bytes)
+	fmt.Fprintf(&b, "objects: %d kept, %d %s (%s)", r.Objects.Kept, r.Objects.Removed, verb, cli.Size(r.Objects.Bytes))
 	if r.Objects.Young > 0 {
 		fmt.Fprintf(&b, ", %d unreferenced but younger than the grace period", r.Objects.Young)
 	}

@@ -115,13 +115,13 @@ func TestConcurrentPacks(t *testing.T) {
 				t.Errorf("round %d: %s made %s, which ctx-gc broke: %v\n%s", round, r.name, h, err, out)
 			}
 		}
-		if out, err := command(dir, "ctx-verify", "--store"); err != nil {
-			t.Fatalf("round %d: ctx-verify --store after concurrent ctx-gc and ctx-pack: %v\n%s", round, err, out)
+		if out, err := command(dir, "ctx-verify", "--fsck"); err != nil {
+			t.Fatalf("round %d: ctx-verify --fsck after concurrent ctx-gc and ctx-pack: %v\n%s", round, err, out)
 		}
 		// And once more, alone, with everything settled.
 		run(t, dir, "ctx-gc", "--grace", "0")
-		if out, err := command(dir, "ctx-verify", "--store"); err != nil {
-			t.Fatalf("round %d: ctx-verify --store after ctx-gc: %v\n%s", round, err, out)
+		if out, err := command(dir, "ctx-verify", "--fsck"); err != nil {
+			t.Fatalf("round %d: ctx-verify --fsck after ctx-gc: %v\n%s", round, err, out)
 		}
 		if out, err := command(dir, "ctx-show", s1); err == nil {
 			t.Fatalf("round %d: the superseded snapshot survived: %s", round, out)

@@ -1,7 +1,7 @@
 // Command ctx-log lists the packs of a store, newest first: one canonical
 // JSON line per finalized pack,
 //
-//	{"created","hash","inputs","model","outputs","parent","steps","tags","uri"}
+//	{"created","hash","inputs","latest","model","outputs","parent","steps","tags","uri"}
 //
 // read from the packs/ entries (the store's index), never from manifests
 // unless a --where query needs manifest fields. It reads no stdin. With
@@ -15,10 +15,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctx-tools/ctx/cmd/internal/taglist"
 	"github.com/ctx-tools/ctx/lib/blame"
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/cli"
@@ -43,9 +43,15 @@ type logCmd struct {
 }
 
 func (c *logCmd) Description() string {
-	return `List the packs of the store, newest first by created (ties by hash): one JSON line per pack,
-{"created","hash","inputs","model","outputs","parent","steps","tags","uri"}, where steps, inputs and
-outputs are counts, parent is left out for a pack without one, and tags lists the tags naming the pack.
+	return `List the packs of the store, newest first by created: the run's time, for an agent session the
+time it started, never the time it was packed. Packs created at the same instant (the snapshots of one
+session) are listed a descendant before its parent, then more steps first, then the one packed later
+first. So -n 1 is the newest run, which is not always latest (the pack the last ctx-pack made):
+latest is marked, "latest":true in JSON and in the TAGS column of the table.
+
+One JSON line per pack, {"created","hash","inputs","latest","model","outputs","parent","steps","tags",
+"uri"}, where steps, inputs and outputs are counts, parent is left out for a pack without one, latest
+only on the pack refs/latest names, and tags lists the tags naming the pack.
 
 An empty store prints nothing (and "no packs found" on stderr) and exits 0. A corrupt or unreadable
 pack entry is reported on stderr, every other pack is still listed, and the exit code is then 2.
@@ -170,33 +176,9 @@ func (c *logCmd) commitPacks(s *store.Store, opt *packlog.Options) error {
 }
 
 func (c *logCmd) listTags(env *cli.Env, s *store.Store) error {
-	tags, probs, err := packlog.ReadTags(s)
+	probs, err := taglist.Print(env, s)
 	if err != nil {
 		return err
-	}
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	for _, t := range tags {
-		if ok, err := s.HasPack(t.Target); err == nil && !ok {
-			env.Warnf("tag %s names %s, which is not a pack in this store", t.Name, t.Target)
-		}
-		if env.Human() {
-			fmt.Fprintf(tw, "%s\t%s\n", t.Name, t.Target.Short())
-			continue
-		}
-		line := map[string]string{"hash": t.Target.String(), "tag": t.Name, "uri": t.Target.URI()}
-		if err := env.Result(line); err != nil {
-			return err
-		}
-	}
-	if env.Human() {
-		tw.Flush()
-		if err := env.Text(b.String()); err != nil {
-			return err
-		}
-	}
-	if len(tags) == 0 && len(probs) == 0 {
-		env.Infof("no tags found")
 	}
 	return problems(env, probs)
 }
@@ -208,11 +190,14 @@ func cacheDir() string { return userconfig.CacheDir("CTX_LOG_CACHE", "packlog") 
 // print writes the entries: JSON lines in chunks of whole lines (a
 // failure never leaves half a line), indented on a terminal; or a table.
 func print(env *cli.Env, es []packlog.Entry) error {
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	if err := packlog.MarkLatest(s, es); err != nil {
+		env.Problem(err)
+	}
 	if env.Human() {
-		s, err := env.Store()
-		if err != nil {
-			return err
-		}
 		return env.Styled(table(es, tokenCells(s, es)))
 	}
 	const chunk = 64 << 10
@@ -283,7 +268,11 @@ func table(es []packlog.Entry, tokens []string) *visible.Text {
 		if !e.Parent.IsZero() {
 			parent = e.Parent.Short()
 		}
-		rows = append(rows, [7]string{e.Hash.Short(), e.Created, cli.Escape(e.Model), strconv.Itoa(e.Steps), tokens[i], parent, strings.Join(e.Tags, ",")})
+		refs := e.Tags
+		if e.Latest {
+			refs = append([]string{store.Latest}, refs...)
+		}
+		rows = append(rows, [7]string{e.Hash.Short(), e.Created, cli.Escape(e.Model), strconv.Itoa(e.Steps), tokens[i], parent, strings.Join(refs, ",")})
 	}
 	var width [7]int
 	for _, r := range rows {
@@ -327,7 +316,7 @@ func problems(env *cli.Env, probs []error) error {
 	}
 	err := cli.Errorf(cli.ExitError, "%d problem(s) reading the store; everything else was listed", len(probs))
 	if corrupt {
-		return cli.WithHint(err, "run ctx-verify --store to check the whole store")
+		return cli.WithHint(err, "run ctx-verify --fsck to check the whole store")
 	}
 	return err
 }

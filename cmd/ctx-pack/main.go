@@ -48,7 +48,7 @@ type packCmd struct {
 	Sidecars string `help:"Also write DIR/<output name>.ctx.json, a provenance sidecar, for every output (never outside DIR)." placeholder:"DIR"`
 	SignKey  string `name:"sign-key" help:"With --sidecars, also write DIR/<output name>.sigstore.json: the output's in-toto attestation signed with this ed25519 or ECDSA P-256 key (cosign's encrypted key, OpenSSH, PEM, as ctx-attest reads them; never one inside the store)." placeholder:"KEY"`
 
-	From          string   `help:"Format of the logs: ctx (the execution log), auto (detect, and say which on stderr), or an agent's own format: aider, anthropic, atif, claude-code, codex, copilot-cli, gemini-cli, inspect, langsmith, openai-chat, openai-responses, opencode, otel-genai. A Claude Code or Codex file leaves a checkpoint in the user's cache (ctx/import; $CTX_IMPORT_CACHE=DIR moves it, off keeps none), so that packing it again once it has grown reads only the lines added, and takes the steps the last pack holds as they were packed." default:"ctx" placeholder:"FORMAT"`
+	From          string   `help:"Format of the logs (default: a ctx execution log, else the agent format detected, said on stderr): ctx (only the execution log), auto (detect, and say which on stderr), or an agent's own format: aider, anthropic, atif, claude-code, codex, copilot-cli, gemini-cli, inspect, langsmith, openai-chat, openai-responses, opencode, otel-genai. A Claude Code or Codex file leaves a checkpoint in the user's cache (ctx/import; $CTX_IMPORT_CACHE=DIR moves it, off keeps none), so that packing it again once it has grown reads only the lines added, and takes the steps the last pack holds as they were packed." placeholder:"FORMAT"`
 	Deterministic []string `help:"With --from, also mark TOOL's calls deterministic (besides read-only tools such as read_file, Read, Glob, Grep, LS). Repeatable." placeholder:"TOOL"`
 	Hook          string   `help:"With --from codex or auto, pack the session named by this hook payload (the JSON Codex gives its notify program as its last argument), into the store of its cwd unless --store or $CTX_STORE names one. A payload on stdin (Claude Code's hooks) needs no flag." placeholder:"JSON"`
 	AsHook        bool     `name:"as-hook" help:"Run as an agent's hook: print nothing on stdout, exit 1 (never 2, which makes Claude Code carry on) when packing fails, and append the failure to .ctx/hook.log; with no store, say so once for this place and then exit 0 quietly."`
@@ -58,7 +58,7 @@ type packCmd struct {
 	hookEvent   string // the event of the hook payload read, for hook.log
 	hookSession string // and its session
 
-	Print bool `help:"Print the execution log each LOG would be packed as, canonical JSON one per line, instead of packing it: what --from makes of an agent's log, to read, edit or keep (ctx-pack --from claude-code --print S.jsonl | ctx-pack packs it). Nothing is written."`
+	Print bool `help:"Print the execution log each LOG would be packed as, canonical JSON one per line, instead of packing it: what --from makes of an agent's log, to read, edit or keep (ctx-pack --from claude-code --print S.jsonl | ctx-pack packs it). Nothing is written, and no store is needed (without one, object references are printed unchecked)."`
 
 	Redact    bool   `help:"Pack the log with every secret gitleaks' rules find replaced by [REDACTED:<rule>:<sha256 prefix>], so that no secret reaches the store: the log goes through ctx-redact (beside ctx-pack, else on PATH), which says on stderr what it replaced."`
 	Allowlist string `help:"With --redact, a gitleaks configuration file whose [[allowlists]] are added to the default rules' (known false positives)." placeholder:"FILE"`
@@ -92,8 +92,10 @@ func (c *packCmd) Run(env *cli.Env) error {
 
 func (c *packCmd) run(env *cli.Env) error {
 	c.storeFromHook()
+	// --print writes nothing: without a store it prints the log all the
+	// same, its object references (content_ref) as given, unchecked.
 	s, err := env.Store()
-	if err != nil {
+	if err != nil && !(c.Print && errors.Is(err, store.ErrNoStore)) {
 		return err
 	}
 	if c.Tag != "" || env.Given("tag") {
@@ -106,8 +108,11 @@ func (c *packCmd) run(env *cli.Env) error {
 		if len(names) > 0 {
 			return cli.Errorf(cli.ExitUsage, "--hook names the log to pack; give no LOG")
 		}
-		if c.From == "ctx" {
+		switch c.From {
+		case importer.Ctx:
 			return cli.Errorf(cli.ExitUsage, "--hook needs --from codex, claude-code or auto")
+		case "":
+			c.From = importer.Auto
 		}
 		names = []string{hookArg}
 	}
@@ -125,6 +130,9 @@ func (c *packCmd) run(env *cli.Env) error {
 	if len(names) > 1 && c.Tag != "" {
 		return cli.Errorf(cli.ExitUsage, "--tag names one pack; give one log")
 	}
+	if c.Print && (c.Tag != "" || c.Sidecars != "") {
+		return cli.Errorf(cli.ExitUsage, "--print packs nothing: it takes no --tag or --sidecars")
+	}
 	if c.SignKey != "" {
 		if c.Sidecars == "" {
 			return cli.WithHint(cli.Errorf(cli.ExitUsage, "--sign-key signs the attestations written beside the sidecars: give --sidecars DIR"), "to sign a pack already made: ctx-attest --sign-key KEY --dir DIR REF")
@@ -132,10 +140,6 @@ func (c *packCmd) run(env *cli.Env) error {
 		if c.signer, err = signer(env, c.SignKey, s); err != nil {
 			return err
 		}
-	}
-
-	if c.Print && (c.Tag != "" || c.Sidecars != "") {
-		return cli.Errorf(cli.ExitUsage, "--print packs nothing: it takes no --tag or --sidecars")
 	}
 	if c.Allowlist != "" && !c.Redact {
 		return cli.Errorf(cli.ExitUsage, "--allowlist applies to --redact")
@@ -291,8 +295,10 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 		return src, err
 	}
 	c.recordGit(env, &src)
-	if err := src.log.CheckStore(s); err != nil {
-		return src, err
+	if s != nil {
+		if err := src.log.CheckStore(s); err != nil {
+			return src, err
+		}
 	}
 	if c.Redact {
 		return src, c.redact(env, s, &src, opts)
@@ -358,7 +364,7 @@ const hookArg = "\x00hook"
 // followHook replaces a hook payload (an agent's hook input naming its
 // transcript) by the transcript it names, when --from is an agent format.
 func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
-	if c.From == "ctx" {
+	if c.From == "" || c.From == importer.Ctx {
 		return nil
 	}
 	h, err := importer.ParseHook(src.data, importer.CodexHome())
@@ -395,7 +401,7 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 // in the converted log then name it as such, since their paths are not
 // the input's.
 func (c *packCmd) importLog(env *cli.Env, s *store.Store, src *source) error {
-	format, err := importer.Choose(c.From, src.name, src.data)
+	format, err := c.format(src)
 	if err != nil {
 		var mis *importer.MismatchError
 		if errors.As(err, &mis) {
@@ -411,7 +417,7 @@ func (c *packCmd) importLog(env *cli.Env, s *store.Store, src *source) error {
 		}
 		return fmt.Errorf("%s: %w", src.name, err)
 	}
-	if c.From == importer.Auto {
+	if c.From == importer.Auto || c.From == "" && format != importer.Ctx {
 		env.Infof("%s: detected format %s", src.name, format)
 	}
 	if format == importer.Ctx {
@@ -470,7 +476,7 @@ func (c *packCmd) importLog(env *cli.Env, s *store.Store, src *source) error {
 		msg += fmt.Sprintf("; %d of %d steps as pack %s holds them", rep.Reused, len(l.Steps), opts.Prior.Pack().Short())
 	}
 	if rep.Skipped > 0 {
-		msg += fmt.Sprintf("; skipped %d (%s)", rep.Skipped, strings.Join(rep.Reasons, ", "))
+		msg += fmt.Sprintf("; skipped %d (%s)", rep.Skipped, reasons(rep.Reasons, 160))
 	}
 	env.Infof("%s", msg)
 	for _, w := range rep.Warnings {
@@ -480,6 +486,36 @@ func (c *packCmd) importLog(env *cli.Env, s *store.Store, src *source) error {
 	src.log = l
 	src.imported = true
 	return nil
+}
+
+// format is the format of src: --from's, or without it a ctx execution
+// log, else the agent format detected. What is neither is read as an
+// execution log, whose checks say what is wrong with it.
+func (c *packCmd) format(src *source) (string, error) {
+	if c.From != "" {
+		return importer.Choose(c.From, src.name, src.data)
+	}
+	format, err := importer.Choose(importer.Auto, src.name, src.data)
+	var unknown *importer.DetectError
+	if errors.As(err, &unknown) {
+		return importer.Ctx, nil
+	}
+	return format, err
+}
+
+// reasons joins the reasons records were skipped for, as many as fit in
+// max bytes, and says how many more there are: an import of a long
+// session can skip records of many kinds, and one line of stderr should
+// stay one line on a terminal.
+func reasons(rs []string, max int) string {
+	n := 0
+	for i, r := range rs {
+		if i > 0 && n+len(r)+2 > max {
+			return strings.Join(rs[:i], ", ") + fmt.Sprintf(", and %d more", len(rs)-i)
+		}
+		n += len(r) + 2
+	}
+	return strings.Join(rs, ", ")
 }
 
 // recordGit adds the git state of the session's working directory to an
@@ -555,7 +591,7 @@ func (c *packCmd) pack(env *cli.Env, s *store.Store, src source) error {
 	s.PrepareRefs(refs)
 	defer s.DiscardPreparedRefs()
 	src.log.Progress = func(done, total int) {
-		env.Progressf("%s: stored %d of %d objects", src.name, done, total)
+		env.Progressf("%s: stored %d of %s", src.name, done, cli.Plural(int64(total), "object"))
 	}
 	m, stats, err := src.log.Pack(s)
 	env.ProgressDone()
@@ -659,8 +695,8 @@ func (c *packCmd) sign(m *manifest.Manifest) ([]string, error) {
 }
 
 func human(m *manifest.Manifest, r result) string {
-	s := fmt.Sprintf("packed %s\n  created %s, model %s, %d steps, %d inputs, %d outputs\n  objects: %d new, %d reused\n",
-		r.Hash, r.Created, m.Model.Identifier, r.Steps, r.Inputs, r.Outputs, r.Objects.New, r.Objects.Reused)
+	s := fmt.Sprintf("packed %s\n  created %s, model %s, %s, %s, %s\n  objects: %d new, %d reused\n",
+		r.Hash, r.Created, m.Model.Identifier, cli.Plural(int64(r.Steps), "step"), cli.Plural(int64(r.Inputs), "input"), cli.Plural(int64(r.Outputs), "output"), r.Objects.New, r.Objects.Reused)
 	if !r.Parent.IsZero() {
 		s += "  parent " + r.Parent.String() + "\n"
 	}

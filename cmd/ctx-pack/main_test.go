@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctx-tools/ctx/cmd/internal/e2e"
@@ -25,4 +27,21 @@ func TestScripts(t *testing.T) {
 		return setup(env)
 	}
 	testscript.Run(t, p)
+}
+
+func TestReasons(t *testing.T) {
+	var rs []string
+	for i := range 20 {
+		rs = append(rs, fmt.Sprintf("record type %q (hook and tool progress): %d", fmt.Sprint("kind", i), i))
+	}
+	got := reasons(rs, 160)
+	if len(got) > 200 {
+		t.Errorf("reasons = %d bytes: %s", len(got), got)
+	}
+	if !strings.HasPrefix(got, rs[0]+", ") || !strings.HasSuffix(got, " more") {
+		t.Errorf("reasons = %s", got)
+	}
+	if got := reasons(rs[:2], 160); got != rs[0]+", "+rs[1] {
+		t.Errorf("two short reasons = %s", got)
+	}
 }

@@ -176,8 +176,9 @@ func setLatest(s *store.Store, d digest.Digest) error {
 
 func (c *pullCmd) print(env *cli.Env, res *remote.PullResult) error {
 	if env.Human() {
-		line := fmt.Sprintf("%s ← %s (%s): %d layers; downloaded %d blobs, %d bytes; %d layers already here; %d new objects",
-			res.Hash, res.Remote, res.Digest, res.Layers, res.Downloaded.Blobs, res.Downloaded.Bytes, res.Skipped.Blobs, res.Objects.New)
+		line := fmt.Sprintf("%s ← %s (%s): %s; downloaded %s, %s; %s already here; %s",
+			res.Hash, res.Remote, res.Digest, cli.Plural(int64(res.Layers), "layer"), cli.Plural(int64(res.Downloaded.Blobs), "blob"), cli.Size(res.Downloaded.Bytes),
+			cli.Plural(int64(res.Skipped.Blobs), "layer"), cli.Plural(int64(res.Objects.New), "new object"))
 		if res.Tag != "" {
 			line += "; tagged " + res.Tag
 		}

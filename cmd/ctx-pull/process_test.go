@@ -25,7 +25,7 @@ import (
 )
 
 // TestKilledPull kills ctx-pull at points spread over its download and
-// write phases: each time the store stays valid for ctx-verify --store
+// write phases: each time the store stays valid for ctx-verify --fsck
 // (at most leftover temporaries, a warning), and a last pull completes.
 // The first kill comes while a blob is being asked for, so that one pull
 // at least is killed before it finishes however the machine's speed
@@ -156,9 +156,9 @@ func TestKilledPull(t *testing.T) {
 	if err != nil || !rep.OK() {
 		t.Fatalf("pack after the last pull: %v %+v", err, rep)
 	}
-	out, err := exec.Command(e2e.Bin("ctx-verify"), "--store", "--store-dir", dir).CombinedOutput()
+	out, err := exec.Command(e2e.Bin("ctx-verify"), "--fsck", "--store", dir).CombinedOutput()
 	if err != nil {
-		t.Fatalf("ctx-verify --store: %v\n%s", err, out)
+		t.Fatalf("ctx-verify --fsck: %v\n%s", err, out)
 	}
 	t.Logf("a whole pull takes %v; %d pulls killed; the store held pulled objects after %d of them", whole, killed, written)
 }

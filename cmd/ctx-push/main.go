@@ -130,8 +130,8 @@ func (c *pushCmd) Run(env *cli.Env) error {
 			}
 		}
 		if env.Human() {
-			err = env.Text(fmt.Sprintf("%s → %s (%s): %d layers; uploaded %d blobs, %d bytes; %d already there",
-				res.Hash, res.Remote, res.Digest, res.Layers, res.Uploaded.Blobs, res.Uploaded.Bytes, res.Skipped.Blobs))
+			err = env.Text(fmt.Sprintf("%s → %s (%s): %s; uploaded %s, %s; %d already there",
+				res.Hash, res.Remote, res.Digest, cli.Plural(int64(res.Layers), "layer"), cli.Plural(int64(res.Uploaded.Blobs), "blob"), cli.Size(res.Uploaded.Bytes), res.Skipped.Blobs))
 		} else {
 			err = env.Result(res)
 		}

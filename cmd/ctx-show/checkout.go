@@ -114,7 +114,7 @@ func (c *showCmd) checkout(env *cli.Env, s *store.Store, r string) error {
 		var b strings.Builder
 		fmt.Fprintf(&b, "checked out the %s of %s into %s\n", res.What, m.Hash, cli.Escape(c.Checkout))
 		for _, f := range res.Files {
-			fmt.Fprintf(&b, "  %s  %d bytes\n", cli.Escape(f.Path), f.Size)
+			fmt.Fprintf(&b, "  %s  %s\n", cli.Escape(f.Path), cli.Plural(f.Size, "byte"))
 		}
 		return env.Text(b.String())
 	}

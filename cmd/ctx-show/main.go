@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -30,6 +31,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 type showCmd struct {
@@ -180,19 +182,49 @@ func (c *showCmd) blob(env *cli.Env, s *store.Store) error {
 	if err != nil {
 		return err
 	}
+	var last lastByte
 	if size <= blobInMemory {
 		b, err := s.Get(d)
 		if err != nil {
 			return err
 		}
-		return env.Raw(bytes.NewReader(b))
+		err = env.Raw(last.reader(bytes.NewReader(b)))
+		return finishLine(env, err, &last)
 	}
 	r, err := s.Open(d)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	return env.Raw(r)
+	err = env.Raw(last.reader(r))
+	return finishLine(env, err, &last)
+}
+
+// finishLine ends the last line of a blob written to a terminal, where the
+// shell's prompt would otherwise follow it on the same line. Piped or
+// redirected, the bytes are the object's, exactly.
+func finishLine(env *cli.Env, err error, last *lastByte) error {
+	if err != nil || !env.StdoutIsTerminal() || !last.seen || last.b == '\n' {
+		return err
+	}
+	return env.Raw(strings.NewReader("\n"))
+}
+
+// lastByte remembers the last byte read through it.
+type lastByte struct {
+	b    byte
+	seen bool
+	r    io.Reader
+}
+
+func (l *lastByte) reader(r io.Reader) io.Reader { l.r = r; return l }
+
+func (l *lastByte) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n > 0 {
+		l.b, l.seen = p[n-1], true
+	}
+	return n, err
 }
 
 // tokens writes the pack's token totals, and the totals per model and
@@ -268,12 +300,12 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		case manifest.SeenName:
 			b.WriteString("seen by name only")
 		case manifest.SeenPartial:
-			fmt.Fprintf(&b, "%s, lines %s", size(f.Size), ranges(f.Lines))
+			fmt.Fprintf(&b, "%s, lines %s", cli.Size(f.Size), ranges(f.Lines))
 			if f.TotalLines > 0 {
 				fmt.Fprintf(&b, " of %d", f.TotalLines)
 			}
 		default:
-			b.WriteString(size(f.Size))
+			b.WriteString(cli.Size(f.Size))
 		}
 		if f.MediaType != "" {
 			fmt.Fprintf(&b, ", %s", cli.Escape(f.MediaType))
@@ -283,6 +315,10 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 	fmt.Fprintf(&b, "\nsteps (%d)\n", len(m.Steps))
 	for _, st := range m.Steps {
 		tool := st.Tool
+		if tool == "" {
+			// A model turn names its model, when the import recorded it.
+			tool = gjson.GetBytes(st.Metadata, "model").String()
+		}
 		if tool == "" {
 			tool = "-"
 		}
@@ -297,7 +333,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 			fmt.Fprintf(&b, " (started by [%d])", *st.ParentStep)
 		}
 		if len(st.Parameters) > 0 {
-			fmt.Fprintf(&b, " %s", cli.Escape(clip(string(st.Parameters), 100)))
+			fmt.Fprintf(&b, " %s", cli.Escape(visible.Clip(string(st.Parameters), 100)))
 		}
 		switch {
 		case st.OutputParts != nil:
@@ -313,7 +349,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			fmt.Fprintf(&b, " -> %s", size(n))
+			fmt.Fprintf(&b, " -> %s", cli.Size(n))
 		}
 		if st.Deterministic {
 			b.WriteString(", deterministic")
@@ -324,16 +360,28 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 				fmt.Fprintf(&b, " (exit %d)", *e.ExitCode)
 			}
 			if e.Message != "" {
-				fmt.Fprintf(&b, ": %s", cli.Escape(clip(e.Message, 80)))
+				fmt.Fprintf(&b, ": %s", cli.Escape(visible.Clip(e.Message, 80)))
 			}
 		}
 		b.WriteString("\n")
+		if st.Type == "llm_call" && !st.OutputRef.IsZero() {
+			// What the model said: its answer's first lines.
+			lines, err := firstLines(s, st.OutputRef, 3)
+			if err != nil {
+				return "", err
+			}
+			for _, l := range lines {
+				fmt.Fprintf(&b, "      > %s\n", l)
+			}
+		}
 		if !st.ReasoningRef.IsZero() {
 			n, err := s.Size(st.ReasoningRef)
 			if err != nil {
 				return "", err
 			}
-			fmt.Fprintf(&b, "      reasoning %s\n", size(n))
+			if n > 0 {
+				fmt.Fprintf(&b, "      reasoning %s\n", cli.Size(n))
+			}
 		}
 		if u := st.Usage; u != nil {
 			b.WriteString("      usage")
@@ -351,7 +399,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		w = max(w, len(cli.Escape(o.Name)))
 	}
 	for _, o := range m.Outputs {
-		fmt.Fprintf(&b, "  %-*s  %s", w, cli.Escape(o.Name), size(o.Size))
+		fmt.Fprintf(&b, "  %-*s  %s", w, cli.Escape(o.Name), cli.Size(o.Size))
 		if o.MediaType != "" {
 			fmt.Fprintf(&b, ", %s", cli.Escape(o.MediaType))
 		}
@@ -359,7 +407,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 			fmt.Fprintf(&b, ", confidence %s", o.Confidence)
 		}
 		if o.Notes != "" {
-			fmt.Fprintf(&b, ", notes: %s", cli.Escape(clip(o.Notes, 80)))
+			fmt.Fprintf(&b, ", notes: %s", cli.Escape(visible.Clip(o.Notes, 80)))
 		}
 		b.WriteString("\n")
 	}
@@ -387,11 +435,21 @@ func firstLine(s *store.Store, d digest.Digest) (string, error) {
 	}
 	text := string(b)
 	line, rest, _ := strings.Cut(text, "\n")
-	line = cli.Escape(clip(line, 100))
+	line = cli.Escape(visible.Clip(line, 100))
 	if strings.TrimSpace(rest) != "" {
 		line += " …"
 	}
 	return line, nil
+}
+
+// firstLines returns the first n lines of an object's text, escaped
+// (visible.FirstLines).
+func firstLines(s *store.Store, d digest.Digest, n int) ([]string, error) {
+	b, err := s.Get(d)
+	if err != nil {
+		return nil, err
+	}
+	return visible.FirstLines(string(b), n, 100), nil
 }
 
 // partsLine describes multimodal content: each part's type, media type
@@ -403,7 +461,7 @@ func partsLine(s *store.Store, parts []manifest.Part) (string, error) {
 		if p.MediaType != "" {
 			item += " " + cli.Escape(p.MediaType)
 		}
-		item += " " + size(p.Size) + "]"
+		item += " " + cli.Size(p.Size) + "]"
 		if p.Type == manifest.PartText {
 			line, err := firstLine(s, p.ContentRef)
 			if err != nil {
@@ -427,26 +485,6 @@ func ranges(lines [][2]int64) string {
 		}
 	}
 	return strings.Join(parts, ",")
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
-
-func size(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }
 
 // warnSecrets says on stderr how many secrets gitleaks' rules find in the

@@ -28,7 +28,7 @@ func (c *verifyCmd) commit(env *cli.Env) error {
 	switch {
 	case c.Commit == "" || c.Bundle == "":
 		return cli.Errorf(cli.ExitUsage, "--commit REV and --bundle FILE go together")
-	case len(c.Args) > 0 || c.Pack != "" || c.Store || c.KernelPack != "":
+	case len(c.Args) > 0 || c.Pack != "" || c.Fsck || c.KernelPack != "":
 		return cli.Errorf(cli.ExitUsage, "--commit verifies one commit; it takes no other mode")
 	}
 	repo, commits, err := blame.Commits(".", "--commit", c.Commit, false)

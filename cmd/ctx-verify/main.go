@@ -13,9 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
-
-	"github.com/alecthomas/kong"
 
 	"github.com/ctx-tools/ctx/lib/attest"
 	"github.com/ctx-tools/ctx/lib/cli"
@@ -28,40 +28,21 @@ import (
 	"github.com/ctx-tools/ctx/lib/visible"
 )
 
-// globals replaces cli.Globals: in ctx-verify, --store is the mode that
-// verifies a whole store, so the store's location is --store-dir.
-type globals struct {
-	StoreDir string           `name:"store-dir" help:"Store to use: a .ctx directory or a directory holding one (default: $CTX_STORE, else the nearest .ctx/ above the artifact or the working directory)." placeholder:"DIR"`
-	Human    bool             `help:"Print a readable rendering (the default when stdout is a terminal)." xor:"format"`
-	JSON     bool             `name:"json" help:"Print canonical JSON, even when stdout is a terminal." xor:"format"`
-	Version  kong.VersionFlag `help:"Print version, commit and Go version, then exit."`
-
-	g cli.Globals
-}
-
-// Flags hands cli the shared flags, with the store location from
-// --store-dir, else $CTX_STORE. The variable is read here rather than by
-// kong so that --store can tell it from an explicit --store-dir.
-func (g *globals) Flags() *cli.Globals {
-	g.g = cli.Globals{Store: g.StoreDir, Human: g.Human, JSON: g.JSON, StoreFlag: "--store-dir"}
-	if g.g.Store == "" {
-		g.g.Store = os.Getenv("CTX_STORE")
-	}
-	return &g.g
-}
-
 type verifyCmd struct {
-	globals
-	Args       []string `arg:"" name:"path" optional:"" help:"Artifacts to verify against their sidecars; with --store, store directories (default: the one --store-dir, $CTX_STORE or the working directory names)." placeholder:"ARTIFACT|DIR"`
-	Pack       string   `help:"Verify one pack and every object it references (- reads references from stdin)." placeholder:"REF"`
-	Store      bool     `help:"Verify whole stores (fsck): every object, pack entry, manifest, reference and ref, and the layout."`
-	KernelPack string   `name:"kernel-pack" help:"Verify a context-engine-kernel Run Export Pack directory (PACK_SPEC 1.0.0, PK1-PK12)." placeholder:"DIR"`
-	NoDeep     bool     `name:"no-deep" help:"With --kernel-pack: skip bundle, optional-file and ledger validation (PK4, PK8, PK9)."`
-	NoRefs     bool     `name:"no-refs" help:"With --kernel-pack: skip the run.json to bundle.json hash check (PK5)."`
-	Key        []string `help:"Trust attestations (ARTIFACT.sigstore.json) signed with this public key: PEM, or an OpenSSH .pub; repeatable. Without it, keys come from trusted_keys in the user config ($CTX_CONFIG, else ~/.config/ctx/config.json)." placeholder:"PUB"`
-	Signed     bool     `help:"Require a signed attestation: an artifact with only a sidecar is no_provenance. Implied by --key."`
-	Commit     string   `help:"Verify git commit REV's signed statement (--bundle FILE, from ctx-attest --commit --sign-key): signed by a trusted key, and the line ranges it attests still hold." placeholder:"REV"`
-	Bundle     string   `help:"With --commit: the commit's Sigstore bundle." placeholder:"FILE"`
+	cli.Globals
+	StoreDir string   `name:"store-dir" hidden:"" help:"The same as --store DIR (its name when --store was the whole-store mode)." placeholder:"DIR"`
+	Args     []string `arg:"" name:"path" optional:"" help:"Artifacts to verify against their sidecars; with --fsck, store directories (default: the one --store, $CTX_STORE or the working directory names)." placeholder:"ARTIFACT|DIR"`
+	Pack     string   `help:"Verify one pack and every object it references (- reads references from stdin)." placeholder:"REF"`
+	Fsck     bool     `help:"Verify whole stores: every object, pack entry, manifest, reference and ref, and the layout. --store DIR with nothing else to verify does the same for DIR."`
+
+	legacyStore bool     // --store was given without a value, as the whole-store mode
+	KernelPack  string   `name:"kernel-pack" help:"Verify a context-engine-kernel Run Export Pack directory (PACK_SPEC 1.0.0, PK1-PK12)." placeholder:"DIR"`
+	NoDeep      bool     `name:"no-deep" help:"With --kernel-pack: skip bundle, optional-file and ledger validation (PK4, PK8, PK9)."`
+	NoRefs      bool     `name:"no-refs" help:"With --kernel-pack: skip the run.json to bundle.json hash check (PK5)."`
+	Key         []string `help:"Trust attestations (ARTIFACT.sigstore.json) signed with this public key: PEM, or an OpenSSH .pub; repeatable. Without it, keys come from trusted_keys in the user config ($CTX_CONFIG, else ~/.config/ctx/config.json)." placeholder:"PUB"`
+	Signed      bool     `help:"Require a signed attestation: an artifact with only a sidecar is no_provenance. Implied by --key."`
+	Commit      string   `help:"Verify git commit REV's signed statement (--bundle FILE, from ctx-attest --commit --sign-key): signed by a trusted key, and the line ranges it attests still hold." placeholder:"REV"`
+	Bundle      string   `help:"With --commit: the commit's Sigstore bundle." placeholder:"FILE"`
 }
 
 func (c *verifyCmd) Description() string {
@@ -76,17 +57,21 @@ func (c *verifyCmd) Description() string {
                                  untrusted_signature, wrong_predicate_type,
                                  wrong_subject, modified, broken (1)
   ctx-verify --pack REF          a pack and every object it references
-  ctx-verify --store [DIR...]    whole stores (fsck); DIR defaults to the store
-                                 --store-dir, $CTX_STORE or the working
-                                 directory names
+  ctx-verify --fsck [DIR...]     whole stores; DIR defaults to the store
+                                 --store, $CTX_STORE or the working
+                                 directory names (--store DIR alone verifies
+                                 the store DIR too)
   ctx-verify --kernel-pack DIR   a kernel Run Export Pack (exit 0/1/2/3)
   ctx-verify --commit REV --bundle FILE [--key PUB]
                                  a git commit's signed statement: verified (0),
                                  or bad_signature, untrusted_signature,
                                  modified (1)
 
---store is a mode here, not the store's location: name that with
---store-dir DIR (or $CTX_STORE), or as DIR arguments of --store.
+--store DIR names the store, as in every ctx command. A recipient with
+an artifact, its .sigstore.json bundle and the signer's public key needs
+no store: ctx-verify --key PUB ARTIFACT checks the signature and the
+subject, and says that the pack was not compared. (--store without a
+value, the whole-store mode of earlier versions, still means --fsck.)
 
 Pack and store violations are {rule_id, path, message}, sorted by rule id,
 path and message; paths are relative to the store directory:
@@ -104,35 +89,48 @@ Warnings, which never make a store invalid:
 }
 
 func (c *verifyCmd) Run(env *cli.Env) error {
+	if c.legacyStore {
+		env.Warnf("--store without DIR is the whole-store check of earlier versions: use --fsck")
+		c.Fsck = true
+	}
+	if c.StoreDir != "" {
+		if c.StoreGiven() {
+			return cli.Errorf(cli.ExitUsage, "give --store or --store-dir, not both")
+		}
+		c.Store = c.StoreDir
+	}
+	if c.StoreGiven() && !c.Fsck && len(c.Args) == 0 && c.Pack == "" && c.KernelPack == "" && c.Commit == "" && c.Bundle == "" {
+		c.Fsck = true // ctx-verify --store DIR: the store DIR
+	}
 	if c.Commit != "" || c.Bundle != "" {
 		return c.commit(env)
 	}
 	modes := 0
-	for _, on := range []bool{len(c.Args) > 0 && !c.Store, c.Pack != "", c.Store, c.KernelPack != ""} {
+	for _, on := range []bool{len(c.Args) > 0 && !c.Fsck, c.Pack != "", c.Fsck, c.KernelPack != ""} {
 		if on {
 			modes++
 		}
 	}
 	switch {
 	case modes == 0:
-		return cli.WithHint(cli.Errorf(cli.ExitUsage, "nothing to verify"), "give ARTIFACT..., --pack REF, --store or --kernel-pack DIR")
+		return cli.WithHint(cli.Errorf(cli.ExitUsage, "nothing to verify"), "give ARTIFACT..., --pack REF, --fsck or --kernel-pack DIR")
 	case modes > 1:
-		return cli.Errorf(cli.ExitUsage, "give one of ARTIFACT..., --pack REF, --store and --kernel-pack DIR")
+		return cli.Errorf(cli.ExitUsage, "give one of ARTIFACT..., --pack REF, --fsck and --kernel-pack DIR")
 	case (c.NoDeep || c.NoRefs) && c.KernelPack == "":
 		return cli.Errorf(cli.ExitUsage, "--no-deep and --no-refs go with --kernel-pack")
-	case (len(c.Key) > 0 || c.Signed) && (c.Pack != "" || c.Store || c.KernelPack != ""):
+	case (len(c.Key) > 0 || c.Signed) && (c.Pack != "" || c.Fsck || c.KernelPack != ""):
 		return cli.Errorf(cli.ExitUsage, "--key and --signed go with ARTIFACT...")
 	case c.Pack != "" && len(c.Args) > 0:
 		return cli.Errorf(cli.ExitUsage, "--pack takes one reference (- for stdin), not arguments")
 	case c.KernelPack != "" && len(c.Args) > 0:
 		return cli.Errorf(cli.ExitUsage, "--kernel-pack takes one directory, not arguments")
-	case c.Store && len(c.Args) > 0 && c.StoreDir != "":
-		return cli.Errorf(cli.ExitUsage, "give store directories either as arguments of --store or with --store-dir, not both")
+	case c.Fsck && len(c.Args) > 0 && c.StoreGiven():
+		return cli.Errorf(cli.ExitUsage, "give store directories either as arguments of --fsck or with --store, not both")
 	}
 	switch {
 	case c.KernelPack != "":
 		return c.kernelPack(env)
-	case c.Store:
+	case c.Fsck:
 		return c.stores(env)
 	case c.Pack != "":
 		return c.packs(env)
@@ -145,7 +143,13 @@ func (c *verifyCmd) artifacts(env *cli.Env) error {
 	// store is the nearest .ctx above it, then above the working directory.
 	open := func(dir string) (*store.Store, error) {
 		if env.G.Store != "" {
-			return env.Store()
+			s, err := env.Store()
+			if err != nil {
+				// Named but not there: an error, not a verdict
+				// without the pack.
+				return nil, cli.WithHint(fmt.Errorf("%v", err), "check --store DIR or CTX_STORE")
+			}
+			return s, nil
 		}
 		s, err := store.Find(dir)
 		if errors.Is(err, store.ErrNoStore) {
@@ -165,7 +169,7 @@ func (c *verifyCmd) artifacts(env *cli.Env) error {
 		if err != nil {
 			env.Problem(fmt.Errorf("%s: %w", a, err))
 			if errors.Is(err, store.ErrNoStore) {
-				env.Infof("hint: name the store with --store-dir DIR or CTX_STORE")
+				env.Infof("hint: name the store with --store DIR or CTX_STORE")
 			}
 			continue
 		}
@@ -326,7 +330,7 @@ func (c *verifyCmd) options(env *cli.Env) fsck.Options {
 	return fsck.Options{Progress: func(objects int, bytes int64) {
 		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond {
 			last = now
-			env.Progressf("verified %d objects, %d MiB", objects, bytes>>20)
+			env.Progressf("verified %s, %s", cli.Plural(int64(objects), "object"), cli.Size(bytes))
 		}
 	}}
 }
@@ -366,5 +370,24 @@ func (c *verifyCmd) kernelPack(env *cli.Env) error {
 }
 
 func main() {
-	os.Exit(cli.Run("ctx-verify", &verifyCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	c := &verifyCmd{}
+	args := legacyStore(c, os.Args[1:])
+	os.Exit(cli.Run("ctx-verify", c, args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// legacyStore replaces --store given without a value (last, or before
+// another flag) by --fsck, what it meant in earlier versions, and marks c
+// to say so. --store with a value names the store, as everywhere.
+func legacyStore(c *verifyCmd, args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if a == "--store" && (i == len(out)-1 || strings.HasPrefix(out[i+1], "-")) {
+			out[i] = "--fsck"
+			c.legacyStore = true
+		}
+	}
+	return out
 }

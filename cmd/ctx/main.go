@@ -1,111 +1,265 @@
 // Command ctx is the git-style front of the ctx toolkit: `ctx VERB ARGS…`
 // runs `ctx-VERB ARGS…`, found beside the ctx executable first and then on
 // PATH. Where the system allows it (Unix), ctx becomes ctx-VERB (execve):
-// the streams, the exit status and the signals are the tool's own, and
-// `ctx VERB` costs what `ctx-VERB` costs plus one exec. Elsewhere it runs
-// the tool as a child and exits with its code.
+// the streams, the exit status and the signals are the tool's own. It
+// reads its own few flags (--store DIR, --human, --json, --help,
+// --version) and the verb by hand, with no parser and nothing but the
+// standard library linked, so that `ctx VERB` costs what `ctx-VERB` costs
+// plus one exec. Elsewhere it runs the tool as a child and exits with its
+// code. It also answers `ctx help [VERB]`, `ctx version` and
+// `ctx completion bash|zsh|fish` itself.
 package main
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
 
-	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/exitcode"
 	"github.com/ctx-tools/ctx/lib/suggest"
+	"github.com/ctx-tools/ctx/lib/toolpath"
+	"github.com/ctx-tools/ctx/lib/version"
 )
 
-// verbs are the toolkit's commands, for --help and suggestions.
+// verbs are the toolkit's commands, for --help, suggestions and
+// completion: one line each.
 var verbs = []struct{ name, does string }{
 	{"init", "create a store (.ctx/)"},
 	{"pack", "execution log → immutable context pack"},
 	{"show", "pack → manifest, resolved log, summary or object bytes"},
 	{"diff", "two packs → typed drift report"},
 	{"replay", "pack → re-executed steps and fidelity report"},
+	{"serve", "packs → model API endpoints an agent can run against"},
 	{"verify", "artifact, pack, store or kernel pack → verdict"},
 	{"attest", "pack → signed in-toto attestations of its outputs"},
 	{"fork", "pack → editable log with parent lineage"},
 	{"redact", "pack → a copy with every secret replaced by a mark"},
 	{"log", "store → packs, newest first"},
 	{"grep", "store → the lines of its packs' content that match"},
+	{"tag", "name a pack (refs/tags/NAME), list or delete tags"},
 	{"push", "packs → an OCI registry or layout directory"},
 	{"pull", "an OCI registry or layout directory → packs"},
 	{"gc", "drop superseded snapshots and unreferenced objects"},
 	{"blame", "files → the recorded agent step that wrote each line"},
 }
 
-type frontCmd struct {
-	cli.Globals
-	Verb string   `arg:"" help:"Command to run: ctx-VERB." placeholder:"VERB"`
-	Args []string `arg:"" optional:"" passthrough:"" help:"Arguments for ctx-VERB." placeholder:"ARGS"`
-
-	rest []string // arguments after the verb, set before parsing
+// builtins are the verbs the front answers itself.
+var builtins = []struct{ name, does string }{
+	{"help", "this help, or a command's (ctx help VERB)"},
+	{"version", "print the version"},
+	{"completion", "print a completion script: ctx completion bash|zsh|fish"},
 }
 
-func (c *frontCmd) Description() string {
-	var b strings.Builder
-	b.WriteString("Run a ctx tool: `ctx VERB ARGS…` runs `ctx-VERB ARGS…`.\n\nCommands:\n")
-	for _, v := range verbs {
-		fmt.Fprintf(&b, "  %-7s %s\n", v.name, v.does)
+// front is what the front's own arguments say.
+type front struct {
+	store       string
+	storeGiven  bool
+	human, json bool
+	help        bool
+	version     bool
+	verb        string
+	rest        []string // the verb's arguments, untouched
+}
+
+// usageError is a mistake in the front's own arguments: exit 3.
+type usageError struct{ msg, hint string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// parse reads the front's flags and the verb; everything after the verb
+// is the verb's, even what looks like the front's flags (ctx show --human).
+func parse(args []string) (front, error) {
+	var f front
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--store":
+			if i+1 >= len(args) {
+				return f, &usageError{msg: "--store: expected a directory", hint: "see ctx --help"}
+			}
+			i++
+			f.store, f.storeGiven = args[i], true
+		case strings.HasPrefix(a, "--store="):
+			f.store, f.storeGiven = strings.TrimPrefix(a, "--store="), true
+		case a == "--human":
+			f.human = true
+		case a == "--json":
+			f.json = true
+		case a == "-h" || a == "--help":
+			f.help = true
+		case a == "--version":
+			f.version = true
+		case a == "--":
+			if i+1 < len(args) {
+				f.verb, f.rest = args[i+1], args[i+2:]
+			}
+			return f, f.check()
+		case strings.HasPrefix(a, "-"):
+			return f, &usageError{msg: "unknown flag " + a, hint: "see ctx --help"}
+		default:
+			f.verb, f.rest = a, args[i+1:]
+			return f, f.check()
+		}
 	}
-	b.WriteString("\n`ctx help VERB` shows a command's help.")
-	return b.String()
+	return f, f.check()
 }
 
-func (c *frontCmd) Run(env *cli.Env) error {
-	verb, args := c.Verb, append(c.Args, c.rest...)
+func (f front) check() error {
+	if f.human && f.json {
+		return &usageError{msg: "--human and --json can't be used together", hint: "see ctx --help"}
+	}
+	return nil
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the front: it becomes the tool (execve) when it can, and
+// otherwise returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	f, err := parse(args)
+	if err != nil {
+		return fail(stderr, err)
+	}
 	switch {
-	case c.Human:
+	case f.help && f.verb == "":
+		fmt.Fprint(stdout, usage())
+		return exitcode.OK
+	case f.version && f.verb == "", f.verb == "version":
+		fmt.Fprintln(stdout, version.String("ctx"))
+		return exitcode.OK
+	case f.verb == "":
+		fmt.Fprint(stderr, usage())
+		return fail(stderr, &usageError{msg: "expected a command", hint: "ctx --help lists the commands"})
+	case f.verb == "help":
+		if len(f.rest) == 0 {
+			fmt.Fprint(stdout, usage())
+			return exitcode.OK
+		}
+		if f.rest[0] == "completion" {
+			fmt.Fprint(stdout, completionUsage)
+			return exitcode.OK
+		}
+		f.verb, f.rest = f.rest[0], []string{"--help"}
+	case f.verb == "completion":
+		if f.help || len(f.rest) > 0 && (f.rest[0] == "-h" || f.rest[0] == "--help") {
+			fmt.Fprint(stdout, completionUsage)
+			return exitcode.OK
+		}
+		if len(f.rest) != 1 {
+			return fail(stderr, &usageError{msg: "completion: name one shell: bash, zsh or fish", hint: "ctx completion bash > /etc/bash_completion.d/ctx"})
+		}
+		script, err := completion(f.rest[0])
+		if err != nil {
+			return fail(stderr, err)
+		}
+		fmt.Fprint(stdout, script)
+		return exitcode.OK
+	}
+	bin, err := lookup(f.verb)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	args = f.rest
+	switch {
+	case f.help:
+		args = append([]string{"--help"}, args...) // ctx --help log
+	case f.version:
+		args = append([]string{"--version"}, args...)
+	case f.human:
 		args = append([]string{"--human"}, args...) // ctx --human log
-	case c.JSON:
+	case f.json:
 		args = append([]string{"--json"}, args...)
 	}
-	if verb == "help" {
-		if len(args) == 0 {
-			return cli.Errorf(cli.ExitUsage, "help: name a command, e.g. ctx help pack")
-		}
-		verb, args = args[0], []string{"--help"}
-	}
-	bin, err := lookup(verb)
-	if err != nil {
-		return err
-	}
 	var extraEnv []string
-	if c.Store != "" {
-		extraEnv = []string{"CTX_STORE=" + c.Store}
+	if f.storeGiven {
+		extraEnv = []string{"CTX_STORE=" + f.store}
 	}
-	return run(env, verb, bin, args, extraEnv)
+	execTool(bin, args, extraEnv) // returns only where exec is not available or failed
+	return child(f.verb, bin, args, extraEnv, stderr)
+}
+
+// fail prints err as the front's error, with its hint, and returns its
+// exit code.
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "ctx: error: %s\n", err)
+	code := exitcode.Error
+	var ue *usageError
+	if errors.As(err, &ue) {
+		code = exitcode.Usage
+		if ue.hint != "" {
+			fmt.Fprintf(stderr, "ctx: hint: %s\n", ue.hint)
+		}
+	}
+	return code
+}
+
+// usage is the front's --help.
+func usage() string {
+	var b strings.Builder
+	b.WriteString(`Usage: ctx [--store DIR] [--human|--json] VERB [ARGS…]
+
+Run a ctx tool: ` + "`ctx VERB ARGS…`" + ` runs ` + "`ctx-VERB ARGS…`" + `.
+
+Commands:
+`)
+	for _, v := range verbs {
+		fmt.Fprintf(&b, "  %-10s %s\n", v.name, v.does)
+	}
+	for _, v := range builtins {
+		fmt.Fprintf(&b, "  %-10s %s\n", v.name, v.does)
+	}
+	b.WriteString(`
+Flags (before VERB):
+  --store DIR   Store directory, passed on as $CTX_STORE.
+  --human       Print the readable rendering.
+  --json        Print canonical JSON, even on a terminal.
+  -h, --help    Show this help (after VERB: the command's).
+  --version     Print the version, the commit (when known) and the Go version.
+
+` + "`ctx help VERB`" + ` shows a command's help.
+
+` + exitcode.Table + "\n")
+	return b.String()
 }
 
 // lookup finds the program of verb, or says why there is none.
 func lookup(verb string) (string, error) {
 	if verb == "" || strings.ContainsAny(verb, `/\`) || strings.HasPrefix(verb, "-") {
-		return "", cli.Errorf(cli.ExitUsage, "invalid command %q", verb)
+		return "", &usageError{msg: fmt.Sprintf("invalid command %q", verb)}
 	}
-	bin, err := cli.Tool("ctx-" + verb)
-	if err != nil {
-		err := cli.Errorf(cli.ExitUsage, "unknown command %q: no ctx-%s beside ctx or on PATH", verb, verb)
-		names := make([]string, len(verbs))
-		for i, v := range verbs {
-			names[i] = v.name
-		}
-		if near := suggest.Nearest(verb, names); len(near) > 0 {
-			return "", cli.WithHint(err, "did you mean "+suggest.Join(near, "ctx ")+"?")
-		}
-		return "", cli.WithHint(err, "ctx --help lists the commands")
+	bin, err := toolpath.Find("ctx-" + verb)
+	if err == nil {
+		return bin, nil
 	}
-	return bin, nil
+	ue := &usageError{msg: fmt.Sprintf("unknown command %q: no ctx-%s beside ctx or on PATH", verb, verb), hint: "ctx --help lists the commands"}
+	if near := suggest.Nearest(verb, names()); len(near) > 0 {
+		ue.hint = "did you mean " + suggest.Join(near, "ctx ") + "?"
+	}
+	return "", ue
+}
+
+// names are the verbs ctx runs and the ones it answers itself.
+func names() []string {
+	var ns []string
+	for _, v := range verbs {
+		ns = append(ns, v.name)
+	}
+	for _, v := range builtins {
+		ns = append(ns, v.name)
+	}
+	return ns
 }
 
 // child runs bin as a child process with the front's streams and returns
-// its exit status as the front's: where exec is not available, or when
-// the streams are not the process's own (tests driving the front in
-// process).
-func child(env *cli.Env, verb, bin string, args, extraEnv []string) error {
+// its exit status as the front's: where exec is not available.
+func child(verb, bin string, args, extraEnv []string, stderr io.Writer) int {
 	cmd := exec.Command(bin, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if len(extraEnv) > 0 {
 		cmd.Env = append(os.Environ(), extraEnv...)
 	}
@@ -113,76 +267,15 @@ func child(env *cli.Env, verb, bin string, args, extraEnv []string) error {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if code := ee.ExitCode(); code >= 0 {
-			return cli.Exit(code)
+			return code
 		}
 		// Killed by a signal: exit as a shell reports it, quietly, as the
 		// tool itself would have died (a closed pipe is not an error).
-		return cli.Exit(128 + signalNumber(ee))
+		return 128 + signalNumber(ee)
 	}
 	if err != nil {
-		return cli.Errorf(cli.ExitError, "running ctx-%s: %v", verb, err)
+		fmt.Fprintf(stderr, "ctx: error: running ctx-%s: %v\n", verb, err)
+		return exitcode.Error
 	}
-	return nil
-}
-
-// split separates the front's own arguments (flags, then the verb) from
-// the verb's, which pass through untouched even when they look like the
-// front's flags (ctx show --human).
-func split(args []string) (front, rest []string) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--store":
-			i++ // its value
-		case a == "--":
-			return args[:min(i+2, len(args))], args[min(i+2, len(args)):]
-		case !strings.HasPrefix(a, "-"):
-			return args[:i+1], args[i+1:]
-		}
-	}
-	return args, nil
-}
-
-func main() {
-	front, rest := split(os.Args[1:])
-	if verb, store, human, ok := plain(front); ok {
-		// The common case needs no parser: become the tool at once.
-		if bin, err := lookup(verb); err == nil {
-			args := rest
-			if human {
-				args = append([]string{"--human"}, args...)
-			}
-			var extraEnv []string
-			if store != "" {
-				extraEnv = []string{"CTX_STORE=" + store}
-			}
-			execTool(bin, args, extraEnv) // returns only if exec failed
-		}
-	}
-	os.Exit(cli.Run("ctx", &frontCmd{rest: rest}, front, os.Stdin, os.Stdout, os.Stderr))
-}
-
-// plain reads the front's arguments when they are only --store DIR,
-// --human and a verb other than help: the arguments the fast path of main
-// understands without the parser. Anything else (--help, --version, an
-// unknown flag, no verb) goes through the parser, which explains it.
-func plain(front []string) (verb, store string, human, ok bool) {
-	for i := 0; i < len(front); i++ {
-		switch a := front[i]; {
-		case a == "--store" && i+1 < len(front):
-			i++
-			store = front[i]
-		case strings.HasPrefix(a, "--store="):
-			store = strings.TrimPrefix(a, "--store=")
-		case a == "--human":
-			human = true
-		case a == "--":
-			return "", "", false, false
-		case strings.HasPrefix(a, "-") || i != len(front)-1 || a == "help":
-			return "", "", false, false
-		default:
-			verb = a
-		}
-	}
-	return verb, store, human, verb != ""
+	return exitcode.OK
 }

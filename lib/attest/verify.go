@@ -42,8 +42,11 @@ type Options struct {
 // (modified, or wrong_subject when it names another artifact), the pack it
 // names resolves and records that output with that digest, and the
 // predicate and the sidecar, if any, agree with the pack (broken
-// otherwise). Without a bundle it is sidecar.Verify. The error is for what
-// stops verification itself: an unreadable artifact, no store, bad keys.
+// otherwise). Without a store (Open says store.ErrNoStore) the pack is not
+// compared: the signature and the subject make the verdict, and Reason
+// says so. Without a bundle it is sidecar.Verify. The error is for what
+// stops verification itself: an unreadable artifact, no store for a
+// sidecar, bad keys.
 func Verify(path string, o Options) (*sidecar.Verdict, error) {
 	bpath := path + Suffix
 	b, err := readBundle(bpath)
@@ -79,6 +82,11 @@ func Verify(path string, o Options) (*sidecar.Verdict, error) {
 		return nil, err
 	}
 	s, err := o.Open(dir)
+	if errors.Is(err, store.ErrNoStore) {
+		// A recipient may have only the artifact, its bundle and the
+		// signer's key: what they prove is checked, the pack is not.
+		s, err = nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +124,11 @@ func Verify(path string, o Options) (*sidecar.Verdict, error) {
 		return v.Set(sidecar.WrongSubject, "the signed statement is about %q, not this artifact", clip(first.Name)), nil
 	}
 	v.Output, v.Expected = subj.Name, v.Actual
+	if s == nil {
+		v.Inputs, v.Tools = record(*pred)
+		v.Status, v.Reason = sidecar.Verified, "signature and subject checked; no store here to compare the statement with pack "+pack.String()
+		return v, nil
+	}
 
 	m, err := manifest.Load(s, pack)
 	switch {

@@ -13,50 +13,40 @@ import (
 	"io"
 	"log"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"strings"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/exitcode"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/version"
 	"github.com/ctx-tools/ctx/lib/visible"
 )
 
-// Exit codes, one table for every binary (DESIGN §2).
+// Exit codes, one table for every binary (DESIGN §2; lib/exitcode).
 const (
-	ExitOK      = 0 // success; no drift; valid; verified; replay exact
-	ExitFinding = 1 // a negative finding: drift, invalid log or pack, …
-	ExitError   = 2 // operational error: no store, not found, I/O, corrupt
-	ExitUsage   = 3 // bad flags or arguments
-	ExitReplay  = 4 // replay failed: a step could not be executed
+	ExitOK      = exitcode.OK      // success; no drift; valid; verified; replay exact
+	ExitFinding = exitcode.Finding // a negative finding: drift, invalid log or pack, …
+	ExitError   = exitcode.Error   // operational error: no store, not found, I/O, corrupt
+	ExitUsage   = exitcode.Usage   // bad flags or arguments
+	ExitReplay  = exitcode.Replay  // replay failed: a step could not be executed
 )
 
 // ExitTable is shown at the end of every --help.
-const ExitTable = `Exit codes:
-  0  success; no drift; valid; verified; replay exact
-  1  a negative finding: drift found, invalid log or pack, artifact modified
-     or without provenance, replay degraded
-  2  operational error: no store, pack or object not found, I/O error,
-     corrupt object
-  3  usage error: bad flags or arguments
-  4  replay failed: a step could not be executed`
+const ExitTable = exitcode.Table
 
-// Version and Commit are set at link time (-ldflags "-X …"); Commit falls
-// back to the VCS revision recorded by the Go toolchain.
-var (
-	Version = "0.1.0"
-	Commit  = ""
-)
+// Version is the version of ctx (lib/version): the module version the
+// binary was built from, else "(devel)".
+var Version = version.Module()
 
 // Globals are the flags every binary shares. Embed it in a grammar.
 type Globals struct {
 	Store   string           `help:"Store directory: a .ctx directory or a directory holding one (default: $CTX_STORE, else the nearest .ctx/ above the working directory)." placeholder:"DIR" env:"CTX_STORE"`
 	Human   bool             `help:"Print a readable rendering (the default when stdout is a terminal)." xor:"format"`
 	JSON    bool             `name:"json" help:"Print canonical JSON, even when stdout is a terminal." xor:"format"`
-	Version kong.VersionFlag `help:"Print version, commit and Go version, then exit."`
+	Version kong.VersionFlag `help:"Print the version, the commit (when known) and the Go version, then exit."`
 
 	// StoreFlag is how hints name the store-location flag, when a grammar
 	// calls it something other than --store.
@@ -112,7 +102,7 @@ func Run(name string, cmd Command, args []string, stdin io.Reader, stdout, stder
 		kong.Description(desc+ExitTable),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(exitPanic{code}) }),
-		kong.Vars{"version": versionString(name)},
+		kong.Vars{"version": version.String(name)},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	)
 	if err != nil {
@@ -140,21 +130,6 @@ func Run(name string, cmd Command, args []string, stdin io.Reader, stdout, stder
 		env.printErr(err)
 	}
 	return max(ExitCode(err), env.exit)
-}
-
-func versionString(name string) string {
-	commit := Commit
-	if commit == "" {
-		commit = "unknown"
-		if bi, ok := debug.ReadBuildInfo(); ok {
-			for _, s := range bi.Settings {
-				if s.Key == "vcs.revision" {
-					commit = s.Value
-				}
-			}
-		}
-	}
-	return fmt.Sprintf("%s %s (commit %s, %s)", name, Version, commit, runtime.Version())
 }
 
 // Error carries an exit code and an optional hint with an error. Silent
@@ -230,7 +205,7 @@ func (e *Env) hintFor(err error) string {
 	case errors.As(err, &parseErr):
 		return "see --help"
 	case errors.Is(err, store.ErrCorrupt):
-		return "run ctx-verify --store to check the whole store"
+		return "run ctx-verify --fsck to check the whole store"
 	}
 	return ""
 }
@@ -403,8 +378,10 @@ func (e *Env) Styled(t *visible.Text) error {
 }
 
 // Warnf prints "NAME: warning: …" on stderr.
+// A quoted value longer than 120 characters is shortened to its start and
+// end.
 func (e *Env) Warnf(format string, args ...any) {
-	fmt.Fprintf(e.Stderr, "%s: warning: %s\n", e.Name, escape(fmt.Sprintf(format, args...), true))
+	fmt.Fprintf(e.Stderr, "%s: warning: %s\n", e.Name, escape(elideQuoted(fmt.Sprintf(format, args...)), true))
 }
 
 // Problem prints err as "NAME: error: …" on stderr, as Run prints the

@@ -46,7 +46,7 @@ func TestRun(t *testing.T) {
 		t.Fatalf("bad flag = %d, %q", code, errs)
 	}
 	code, out, _ = run(&testCmd{}, "--version")
-	if code != 0 || !strings.HasPrefix(out, "ctx-test "+Version+" (commit ") {
+	if code != 0 || !strings.HasPrefix(out, "ctx-test "+Version+" (") {
 		t.Fatalf("--version = %d, %q", code, out)
 	}
 	code, out, _ = run(&testCmd{}, "--help")
@@ -90,7 +90,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{fmt.Errorf("opening: %w", store.ErrNoStore), ExitError, "hint: run ctx-init"},
 		{fmt.Errorf("pack x: %w", store.ErrNotFound), ExitError, "error: pack x: not found"},
-		{&store.CorruptError{What: "object y", Err: errors.New("bad")}, ExitError, "hint: run ctx-verify --store"},
+		{&store.CorruptError{What: "object y", Err: errors.New("bad")}, ExitError, "hint: run ctx-verify --fsck"},
 		{fmt.Errorf("%w %q", ref.ErrInvalid, "!"), ExitUsage, "invalid reference"},
 		{&ref.AmbiguousError{Ref: "abcd"}, ExitError, "ambiguous"},
 		{Errorf(ExitReplay, "step 3 failed"), ExitReplay, "error: step 3 failed"},

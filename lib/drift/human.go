@@ -2,8 +2,14 @@ package drift
 
 import (
 	"fmt"
+	"io"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/visible"
 )
 
@@ -16,7 +22,12 @@ func (r *Report) Human() string { return r.Styled().String() }
 // Styled is Human with styles for a colour terminal: the headline bold,
 // hashes yellow, removed diff lines red, added ones green, hunk headers
 // cyan, as git diff shows them.
-func (r *Report) Styled() *visible.Text {
+func (r *Report) Styled() *visible.Text { return r.StyledWith(nil) }
+
+// StyledWith is Styled, saying what a step only one pack has did: a
+// model turn's first lines of text, read from objs, and a tool call's
+// tool and parameters; objs may be nil (no text read).
+func (r *Report) StyledWith(objs Objects) *visible.Text {
 	b := new(visible.Text)
 	if r.Identical {
 		b.WriteString("no differences")
@@ -47,7 +58,7 @@ func (r *Report) Styled() *visible.Text {
 		b.WriteString("\n")
 		for i := range r.Drift {
 			if e := &r.Drift[i]; e.Type == t {
-				e.human(b)
+				e.human(b, objs)
 			}
 		}
 	}
@@ -67,7 +78,10 @@ func (r *Report) volatileNote(b *visible.Text) {
 	}
 }
 
-func (e *Entry) human(b *visible.Text) {
+func (e *Entry) human(b *visible.Text, objs Objects) {
+	if e.loneStep(b, objs) {
+		return
+	}
 	// Fields from the packs are escaped: none may end the line.
 	b.WriteString("  " + visible.Escape(e.Path))
 	if e.Tool != "" {
@@ -116,6 +130,77 @@ func (e *Entry) human(b *visible.Text) {
 			b.WriteString("\n")
 		}
 	}
+}
+
+// Bounds of what loneStep shows of a step.
+const (
+	previewLines = 3   // lines of a model turn's text
+	previewRunes = 100 // runes of a line, or of a tool call's parameters
+	previewBytes = 4 << 10
+)
+
+// loneStep renders a step only one pack has (added or removed) as what it
+// did, and reports whether it did: "steps[2]: added Bash
+// {"command":"ls -la"}", or "steps[3]: added llm_call" followed by the
+// first lines of the model's text, rather than the step's JSON.
+func (e *Entry) loneStep(b *visible.Text, objs Objects) bool {
+	v, ref := e.B, e.BRef
+	if e.Change == Removed {
+		v, ref = e.A, e.ARef
+	}
+	if e.Type != ToolDrift || e.Change != Added && e.Change != Removed || v == nil {
+		return false
+	}
+	var step struct {
+		Type       string         `json:"type"`
+		Tool       string         `json:"tool"`
+		Parameters jsontext.Value `json:"parameters"`
+	}
+	if json.Unmarshal(v, &step) != nil || step.Type == "" {
+		return false
+	}
+	b.WriteString("  " + visible.Escape(e.Path) + ": " + e.Change + " ")
+	if step.Tool != "" {
+		b.WriteString(visible.Escape(step.Tool))
+		if len(step.Parameters) > 0 && string(step.Parameters) != "{}" {
+			b.WriteString(" " + visible.Escape(visible.Clip(string(step.Parameters), previewRunes)))
+		}
+	} else {
+		b.WriteString(visible.Escape(step.Type))
+	}
+	b.WriteString("\n")
+	if step.Tool == "" && objs != nil && !ref.IsZero() {
+		for _, l := range firstLines(objs, ref) {
+			b.Paint(visible.Dim, "    "+l)
+			b.WriteString("\n")
+		}
+	}
+	return true
+}
+
+// firstLines returns the first lines of object d's text (visible.FirstLines
+// of at most previewBytes of it); none when it cannot be read or is not
+// text.
+func firstLines(objs Objects, d digest.Digest) []string {
+	r, err := objs.Open(d)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	buf, err := io.ReadAll(io.LimitReader(r, previewBytes))
+	if err != nil {
+		return nil
+	}
+	if len(buf) == previewBytes {
+		// A rune cut at the bound is not a reason to show nothing.
+		for k := 0; k < utf8.UTFMax && !utf8.Valid(buf); k++ {
+			buf = buf[:len(buf)-1]
+		}
+	}
+	if !utf8.Valid(buf) {
+		return nil
+	}
+	return visible.FirstLines(string(buf), previewLines, previewRunes)
 }
 
 func side(b *visible.Text, v []byte, size *int64) {

@@ -19,6 +19,9 @@ import (
 type Entry struct {
 	manifest.Summary
 	Tags []string // sorted; nil when no tag names the pack
+	// Latest is set on the pack refs/latest names, by the caller
+	// (MarkLatest): it is written "latest":true, and left out otherwise.
+	Latest bool
 
 	sec  int64 // created, as a time, for ordering
 	nsec int32
@@ -204,6 +207,9 @@ func (e *Entry) AppendJSON(b []byte) []byte {
 	b = hex.AppendEncode(b, e.Hash[:])
 	b = append(b, `","inputs":`...)
 	b = strconv.AppendInt(b, int64(e.Inputs), 10)
+	if e.Latest {
+		b = append(b, `,"latest":true`...)
+	}
 	b = append(b, `,"model":`...)
 	b = appendString(b, e.Model)
 	b = append(b, `,"outputs":`...)

@@ -70,3 +70,22 @@ func (idx TagIndex) Apply(es []Entry) {
 		es[i].Tags = idx[es[i].Hash]
 	}
 }
+
+// MarkLatest sets Latest on the entry of es that refs/latest names, if
+// any. A store without latest marks none; a latest that cannot be read is
+// returned.
+func MarkLatest(s *store.Store, es []Entry) error {
+	d, err := s.Ref(store.Latest)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for i := range es {
+		if es[i].Hash == d {
+			es[i].Latest = true
+		}
+	}
+	return nil
+}

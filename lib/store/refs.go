@@ -176,6 +176,24 @@ func (l *RefLock) Set(d digest.Digest) error {
 	return nil
 }
 
+// Delete removes the ref, durably. Only tags can go: latest is moved by
+// every ctx-pack, never removed. A ref that is not set is ErrNotFound.
+func (l *RefLock) Delete() error {
+	if l.name == Latest {
+		return fmt.Errorf("removing ref %s: it is not a tag", l.name)
+	}
+	if _, err := l.s.Ref(l.name); err != nil {
+		return err
+	}
+	if err := os.Remove(l.path); err != nil {
+		return fmt.Errorf("removing tag %s: %w", l.name, err)
+	}
+	if err := syncDir(filepath.Dir(l.path)); err != nil {
+		return fmt.Errorf("removing tag %s: %w", l.name, err)
+	}
+	return nil
+}
+
 // Unlock releases the lock; calling it again does nothing.
 func (l *RefLock) Unlock() {
 	if l.unlock != nil {

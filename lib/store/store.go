@@ -487,12 +487,12 @@ func (s *Store) exists(d digest.Digest, size int64) (bool, error) {
 		return false, fmt.Errorf("checking object %s: %w", d, err)
 	}
 	if !fi.Mode().IsRegular() || fi.Size() != size {
-		return true, fmt.Errorf("object %s exists with other bytes (%d bytes, want %d): %w; run ctx-verify --store", d, fi.Size(), size, ErrImmutable)
+		return true, fmt.Errorf("object %s exists with other bytes (%d bytes, want %d): %w; run ctx-verify --fsck", d, fi.Size(), size, ErrImmutable)
 	}
 	if got, _, err := digest.OfReader(fileReader(s.ObjectPath(d))); err != nil {
 		return true, fmt.Errorf("checking object %s: %w", d, err)
 	} else if got != d {
-		return true, fmt.Errorf("object %s exists with other bytes of the same size: %w; run ctx-verify --store", d, ErrImmutable)
+		return true, fmt.Errorf("object %s exists with other bytes of the same size: %w; run ctx-verify --fsck", d, ErrImmutable)
 	}
 	return true, nil
 }

@@ -303,6 +303,40 @@ func TestRefs(t *testing.T) {
 	}
 }
 
+func TestDeleteRef(t *testing.T) {
+	s := newStore(t)
+	a := digest.Of([]byte("a"))
+	set := func(*digest.Digest) (digest.Digest, error) { return a, nil }
+	for _, name := range []string{Latest, "v1"} {
+		if err := s.UpdateRef(name, set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	del := func(name string) error {
+		l, err := s.LockRef(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Unlock()
+		return l.Delete()
+	}
+	if err := del("v1"); err != nil {
+		t.Fatalf("Delete(v1) = %v", err)
+	}
+	if _, err := s.Ref("v1"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Ref(v1) after Delete = %v, want ErrNotFound", err)
+	}
+	if err := del("v1"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Delete(v1) again = %v, want ErrNotFound", err)
+	}
+	if err := del(Latest); err == nil {
+		t.Fatal("Delete(latest) succeeded")
+	}
+	if d, err := s.Ref(Latest); err != nil || d != a {
+		t.Fatalf("latest after Delete(latest) = %s, %v", d, err)
+	}
+}
+
 func TestRefsConcurrent(t *testing.T) {
 	s := newStore(t)
 	var wg sync.WaitGroup
