@@ -28,9 +28,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
@@ -96,7 +93,7 @@ func (c *serveCmd) Run(env *cli.Env) error {
 		}
 		defer f.Close()
 		record = func(x serve.Exchange) {
-			line, err := exchangeLine(x)
+			line, err := x.Line()
 			recMu.Lock()
 			defer recMu.Unlock()
 			if err == nil {
@@ -193,23 +190,6 @@ func (c *serveCmd) load(env *cli.Env, proxy bool) (*serve.Recording, error) {
 		ms = append(ms, m)
 	}
 	return serve.Load(s, ms)
-}
-
-// exchangeLine is one recorded exchange as a JSON line the exchange
-// importer reads: the bodies as JSON where they are JSON.
-func exchangeLine(x serve.Exchange) ([]byte, error) {
-	body := func(b []byte) any {
-		if v := jsontext.Value(b); v.IsValid() {
-			return v
-		}
-		return string(b)
-	}
-	line, err := canon.Marshal(map[string]any{"api": x.API, "request": body(x.Request), "response": body(x.Response),
-		"status": x.Status, "started": x.Started.UTC().Format(time.RFC3339Nano), "duration_ms": x.Duration.Milliseconds()})
-	if err != nil {
-		return nil, err
-	}
-	return append(line, '\n'), nil
 }
 
 func main() {

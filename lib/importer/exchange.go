@@ -83,6 +83,10 @@ func (b *builder) importExchanges(data []byte, a *api) error {
 			if req.Exists() {
 				turn.params = params.raw()
 			}
+			if turn.ts == "" {
+				// ctx-serve --record's exchanges say when each started.
+				turn.ts = timestamp(rec.Get("started"))
+			}
 			turn.meta = join(turn.meta, meta)
 		} else if len(params) > 0 || len(meta) > 0 {
 			unanswered := join(obj{}, meta)

@@ -29,6 +29,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/agent/gemini"
 	"github.com/ctx-tools/ctx/lib/agent/opencode"
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/replay"
@@ -90,6 +91,12 @@ type Options struct {
 	Upstream *url.URL
 	From     *int
 	Model    string
+	// Record puts a recording proxy (ctx-serve --record) between the
+	// agent and the served pack, and packs what it recorded with the
+	// exchange importer (Report.Recorded): the capture of an agent
+	// through its API alone. Not for the Gemini API, whose exchanges
+	// ctx does not import.
+	Record bool
 	// Timeout bounds each prompt's run of the agent.
 	Timeout time.Duration
 	// Log, when set, receives the agent's output (stdout and stderr).
@@ -98,9 +105,12 @@ type Options struct {
 
 // Report is the outcome of a re-run.
 type Report struct {
-	Pack     string                `json:"pack"`
-	Agent    string                `json:"agent"`
-	Replayed string                `json:"replayed,omitzero"`
+	Pack     string `json:"pack"`
+	Agent    string `json:"agent"`
+	Replayed string `json:"replayed,omitzero"`
+	// Recorded is the pack made of the exchanges a recording proxy kept
+	// (Options.Record).
+	Recorded string                `json:"recorded,omitzero"`
 	Fidelity replay.Fidelity       `json:"fidelity"`
 	Summary  replay.Summary        `json:"summary"`
 	Steps    []StepResult          `json:"steps"`
@@ -216,7 +226,14 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opts Options
 	go hs.Serve(ln)
 	defer hs.Close()
 	base := "http://" + ln.Addr().String()
-	sess := agent.Session{Home: home, Workspace: ws.Dir, Model: m.Model.Identifier, Key: "ctx-serve", Bin: bin,
+	var rec2 recorder
+	if opts.Record {
+		if base, err = rec2.start(base); err != nil {
+			return nil, err
+		}
+		defer rec2.stop()
+	}
+	sess := agent.Session{Home: home, Workspace: ws.Dir, Model: m.Model.Identifier, Key: Key, Bin: bin,
 		BaseURLs: map[string]string{"anthropic": base, "openai": base + "/v1", "gemini": base}}
 	env, err := d.Env(sess)
 	if err != nil {
@@ -247,11 +264,83 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opts Options
 		}
 		rep.Replayed, rep.Transcript = h.String(), imp
 	}
+	if opts.Record {
+		rec2.stop()
+		h, err := rec2.pack(s, m.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("packing the recorded exchanges: %w", err)
+		}
+		rep.Recorded = h.String()
+	}
 	rep.judge(m, rep.Requests)
 	rep.Outputs = compareOutputs(s, ws, m.Outputs)
 	rep.Summary = summarize(rep.Steps, rep.Outputs)
 	rep.Fidelity = rep.fidelity()
 	return rep, nil
+}
+
+// recorder is a recording proxy in front of a served pack.
+type recorder struct {
+	srv *http.Server
+	mu  sync.Mutex
+	xs  []serve.Exchange
+}
+
+// start runs the proxy in front of upstream and returns its base URL.
+func (r *recorder) start(upstream string) (string, error) {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		return "", err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("listening: %w", err)
+	}
+	r.srv = &http.Server{ReadHeaderTimeout: 30 * time.Second, Handler: serve.New(&serve.Recording{}, serve.Options{Upstream: u,
+		Record: func(x serve.Exchange) {
+			r.mu.Lock()
+			r.xs = append(r.xs, x)
+			r.mu.Unlock()
+		}})}
+	go r.srv.Serve(ln)
+	return "http://" + ln.Addr().String(), nil
+}
+
+func (r *recorder) stop() {
+	if r.srv != nil {
+		r.srv.Close()
+	}
+}
+
+// pack imports the recorded exchanges, the format their API's, and
+// packs them with parent as their parent.
+func (r *recorder) pack(s *store.Store, parent digest.Digest) (digest.Digest, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.xs) == 0 {
+		return digest.Digest{}, fmt.Errorf("no exchange was recorded")
+	}
+	var lines []byte
+	for _, x := range r.xs {
+		line, err := x.Line()
+		if err != nil {
+			return digest.Digest{}, err
+		}
+		lines = append(lines, line...)
+	}
+	l, _, err := importer.ImportLog(r.xs[0].API, lines, importer.Options{})
+	if err == nil {
+		err = l.Check(execlog.Options{})
+	}
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	l.Parent = parent
+	m, _, err := l.Pack(s)
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	return m.Hash, nil
 }
 
 // RecordedVersion is the agent version the pack's session recorded, if
@@ -315,6 +404,9 @@ func packTranscript(s *store.Store, d Driver, path string, parent digest.Digest)
 		}
 	}
 	l, ir, err := importer.ImportLog(d.Format(), data, opts)
+	if err == nil {
+		err = l.Check(execlog.Options{})
+	}
 	if err != nil {
 		return digest.Digest{}, nil, err
 	}
@@ -325,3 +417,7 @@ func packTranscript(s *store.Store, d Driver, path string, parent digest.Digest)
 	}
 	return pm.Hash, &Import{Format: ir.Format, Records: ir.Records, Skipped: ir.Reasons, Warnings: ir.Warnings}, nil
 }
+
+// Key is the API key an agent is given: the endpoint is local and takes
+// any, and this one is told apart where it must never be kept.
+const Key = "sk-ctx-serve-local-0000"

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
 	"github.com/go-json-experiment/json"
+	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/internal/agenttest"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -133,4 +133,63 @@ func edit(t *testing.T, log []byte, f func(map[string]any)) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestRecord runs each agent whose API's exchanges ctx imports through a
+// recording proxy in front of the served pack: the pack made of what the
+// proxy kept holds the same tool calls as the agent's own transcript,
+// and no key reaches the store.
+func TestRecord(t *testing.T) {
+	for _, d := range rerun.Drivers {
+		if d.Name() == "gemini" {
+			continue // no exchange importer for the Gemini API
+		}
+		t.Run(d.Name(), func(t *testing.T) {
+			bin := agenttest.Bin(t, d)
+			files, _ := filepath.Glob(filepath.Join("..", "agent", pkgDir(d), "testdata", "scenarios", "*.json"))
+			if len(files) == 0 {
+				t.Fatalf("no scenario for %s", d.Name())
+			}
+			s, m := agenttest.Pack(t, files[0])
+			rep := agenttest.Rerun(t, s, m, d, bin, rerun.Options{Record: true})
+			if rep.Fidelity != replay.Exact {
+				t.Errorf("fidelity %s through the proxy", rep.Fidelity)
+			}
+			rec, err := manifest.Load(s, digest.MustParse(rep.Recorded))
+			if err != nil {
+				t.Fatal(err)
+			}
+			own, err := manifest.Load(s, digest.MustParse(rep.Replayed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := calls(rec), calls(own); !slices.Equal(got, want) {
+				t.Errorf("recorded calls %q, the transcript's %q", got, want)
+			}
+			objs, err := s.Objects("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range objs {
+				b, err := s.Get(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(string(b), rerun.Key) {
+					t.Errorf("object %s holds the API key", o)
+				}
+			}
+		})
+	}
+}
+
+// calls are a pack's tool calls: tool and call id.
+func calls(m *manifest.Manifest) []string {
+	var out []string
+	for _, st := range m.Steps {
+		if st.Type == manifest.ToolCall {
+			out = append(out, st.Tool+" "+gjson.GetBytes(st.Metadata, "call_id").String())
+		}
+	}
+	return out
 }

@@ -14,7 +14,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/canon"
 )
 
 // MaxBody bounds a request's body: larger ones are refused (413).
@@ -70,6 +73,25 @@ type Exchange struct {
 	Status   int
 	Started  time.Time
 	Duration time.Duration
+}
+
+// Line is the exchange as a JSON line the exchange importer reads
+// (ctx-pack --from anthropic, openai-responses, openai-chat): {api,
+// request, response, status, started, duration_ms}, the bodies as JSON
+// where they are JSON.
+func (x Exchange) Line() ([]byte, error) {
+	body := func(b []byte) any {
+		if v := jsontext.Value(b); v.IsValid() {
+			return v
+		}
+		return string(b)
+	}
+	line, err := canon.Marshal(map[string]any{"api": x.API, "request": body(x.Request), "response": body(x.Response),
+		"status": x.Status, "started": x.Started.UTC().Format(time.RFC3339Nano), "duration_ms": x.Duration.Milliseconds()})
+	if err != nil {
+		return nil, err
+	}
+	return append(line, '\n'), nil
 }
 
 // A Server answers model API requests from a Recording.
