@@ -21,8 +21,15 @@ func (Anthropic) Parse(_ string, body []byte) (*Conv, error) {
 		return nil, fmt.Errorf("messages: expected an array")
 	}
 	c := &Conv{Model: req.Get("model").String(), Stream: req.Get("stream").Bool(), System: partsText(req.Get("system"))}
+	var ms []msg
+	msgs.ForEach(func(_, m gjson.Result) bool {
+		ms = append(ms, msg{raw: m, model: m.Get("role").String() == "assistant"})
+		return true
+	})
 	var err error
-	msgs.ForEach(func(i, m gjson.Result) bool {
+	c.Items, err = ends(ms, func(mm msg) ([]Item, error) {
+		m := mm.raw
+		var items []Item
 		content := m.Get("content")
 		switch m.Get("role").String() {
 		case "assistant":
@@ -37,24 +44,23 @@ func (Anthropic) Parse(_ string, body []byte) (*Conv, error) {
 				}
 			})
 			it.Text = strings.Join(texts, "\n")
-			c.Items = append(c.Items, it)
+			items = append(items, it)
 		case "user":
 			eachBlock(content, func(b gjson.Result) {
 				switch b.Get("type").String() {
 				case "text":
-					c.Items = append(c.Items, Item{Kind: UserText, Text: b.Get("text").String()})
+					items = append(items, Item{Kind: UserText, Text: b.Get("text").String()})
 				case "tool_result":
-					c.Items = append(c.Items, Item{Kind: ToolResult, CallID: b.Get("tool_use_id").String(),
+					items = append(items, Item{Kind: ToolResult, CallID: b.Get("tool_use_id").String(),
 						Text: blockText(b.Get("content")), Error: b.Get("is_error").Bool()})
 				}
 			})
 		case "system":
 			// Claude Code's environment message: the harness's.
 		default:
-			err = fmt.Errorf("messages[%d].role: unknown role %q", i.Int(), m.Get("role").String())
-			return false
+			return nil, fmt.Errorf("messages: unknown role %q", m.Get("role").String())
 		}
-		return true
+		return items, nil
 	})
 	return c, err
 }

@@ -20,7 +20,14 @@ func (Chat) Parse(_ string, body []byte) (*Conv, error) {
 		return nil, fmt.Errorf("messages: expected an array")
 	}
 	c := &Conv{Model: req.Get("model").String(), Stream: req.Get("stream").Bool()}
+	var ms []msg
 	msgs.ForEach(func(_, m gjson.Result) bool {
+		ms = append(ms, msg{raw: m, model: m.Get("role").String() == "assistant"})
+		return true
+	})
+	items, err := ends(ms, func(mm msg) ([]Item, error) {
+		m := mm.raw
+		var items []Item
 		switch m.Get("role").String() {
 		case "assistant":
 			it := Item{Kind: ModelTurn, Text: partsText(m.Get("content"))}
@@ -28,29 +35,30 @@ func (Chat) Parse(_ string, body []byte) (*Conv, error) {
 				it.CallIDs = append(it.CallIDs, tc.Get("id").String())
 				return true
 			})
-			c.Items = append(c.Items, it)
+			items = append(items, it)
 		case "system", "developer":
 			if c.System == "" {
 				c.System = partsText(m.Get("content"))
 			}
 		case "tool":
-			c.Items = append(c.Items, Item{Kind: ToolResult, CallID: m.Get("tool_call_id").String(), Text: partsText(m.Get("content"))})
+			items = append(items, Item{Kind: ToolResult, CallID: m.Get("tool_call_id").String(), Text: partsText(m.Get("content"))})
 		case "user":
 			content := m.Get("content")
 			if content.Type == gjson.String {
-				c.Items = append(c.Items, Item{Kind: UserText, Text: content.Str})
+				items = append(items, Item{Kind: UserText, Text: content.Str})
 				break
 			}
 			content.ForEach(func(_, p gjson.Result) bool {
 				if t := p.Get("text"); t.Type == gjson.String {
-					c.Items = append(c.Items, Item{Kind: UserText, Text: t.Str})
+					items = append(items, Item{Kind: UserText, Text: t.Str})
 				}
 				return true
 			})
 		}
-		return true
+		return items, nil
 	})
-	return c, nil
+	c.Items = items
+	return c, err
 }
 
 func (a *Answer) chatFinish() string {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // A Conv is a request's conversation as the matcher reads it, whatever
@@ -27,7 +29,10 @@ const (
 // An Item is one thing the conversation holds.
 type Item struct {
 	Kind string
-	Text string
+	// Skipped marks a model turn between the request's first and last,
+	// counted but not read: its place is known from the others.
+	Skipped bool
+	Text    string
 	// CallIDs are a model turn's tool calls' ids; CallID the call a tool
 	// result answers.
 	CallIDs []string
@@ -127,6 +132,9 @@ func (r *Recording) Find(c *Conv, a *Agent, workspace string) (*Turn, *Differenc
 	}
 	turn := th.Turns[pos]
 	for i, at := range turns {
+		if items[at].Skipped {
+			continue
+		}
 		if d := n.sameTurn(r, th.Turns[i], items[at], th.Pack.CWD); d != nil {
 			d.Where = fmt.Sprintf("model turn %d: %s", i, d.Where)
 			return turn, d
@@ -271,4 +279,47 @@ func excerpt(s string) string {
 // name, for an API whose calls carry no id) names c.
 func (c *Call) answers(id string) bool {
 	return c.ID == id || id == "name:"+c.Name
+}
+
+// A msg is one element of a request's conversation list, read as far as
+// whether the model wrote it.
+type msg struct {
+	raw   gjson.Result
+	model bool
+	// group is the items of a model turn that is several items
+	// (Responses).
+	group []gjson.Result
+}
+
+// ends returns the items of msgs, each message's from expand, but for the
+// messages between the first and the last the model wrote: of those only
+// the model's are counted, as Skipped model turns. A long session's
+// request repeats the whole conversation; what continues it is at its
+// ends (the thread's first answer, the last, and what was sent since),
+// and the turns between are known by count.
+func ends(msgs []msg, expand func(m msg) ([]Item, error)) ([]Item, error) {
+	first, last := -1, -1
+	for i, m := range msgs {
+		if m.model {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	var items []Item
+	for i, m := range msgs {
+		if first < i && i < last {
+			if m.model {
+				items = append(items, Item{Kind: ModelTurn, Skipped: true})
+			}
+			continue
+		}
+		more, err := expand(m)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, more...)
+	}
+	return items, nil
 }

@@ -24,7 +24,14 @@ func (Gemini) Parse(path string, body []byte) (*Conv, error) {
 	if i := strings.Index(path, "/models/"); i >= 0 {
 		c.Model, _, _ = strings.Cut(path[i+len("/models/"):], ":")
 	}
+	var ms []msg
 	contents.ForEach(func(_, m gjson.Result) bool {
+		ms = append(ms, msg{raw: m, model: m.Get("role").String() == "model"})
+		return true
+	})
+	items, err := ends(ms, func(mm msg) ([]Item, error) {
+		m := mm.raw
+		var items []Item
 		parts := m.Get("parts")
 		if m.Get("role").String() == "model" {
 			it := Item{Kind: ModelTurn}
@@ -40,8 +47,8 @@ func (Gemini) Parse(path string, body []byte) (*Conv, error) {
 				return true
 			})
 			it.Text = strings.Join(texts, "")
-			c.Items = append(c.Items, it)
-			return true
+			items = append(items, it)
+			return items, nil
 		}
 		parts.ForEach(func(_, p gjson.Result) bool {
 			switch {
@@ -52,15 +59,16 @@ func (Gemini) Parse(path string, body []byte) (*Conv, error) {
 				if !out.Exists() {
 					text = fr.Get("response").Raw
 				}
-				c.Items = append(c.Items, Item{Kind: ToolResult, CallID: callKey(fr), Text: text})
+				items = append(items, Item{Kind: ToolResult, CallID: callKey(fr), Text: text})
 			case p.Get("text").Exists():
-				c.Items = append(c.Items, Item{Kind: UserText, Text: p.Get("text").String()})
+				items = append(items, Item{Kind: UserText, Text: p.Get("text").String()})
 			}
 			return true
 		})
-		return true
+		return items, nil
 	})
-	return c, nil
+	c.Items = items
+	return c, err
 }
 
 // callKey is a Gemini function call's id, or its name where the API

@@ -25,68 +25,85 @@ func (Responses) Parse(_ string, body []byte) (*Conv, error) {
 	if !input.IsArray() {
 		return nil, fmt.Errorf("input: expected a string or an array")
 	}
-	var turn *Item // the model turn being read
-	end := func() {
-		if turn != nil {
-			c.Items = append(c.Items, *turn)
-			turn = nil
-		}
-	}
-	model := func() *Item {
-		if turn == nil {
-			turn = &Item{Kind: ModelTurn}
-		}
-		return turn
-	}
+	// A model turn is a run of the model's items; each other item is a
+	// message of its own.
+	var ms []msg
 	input.ForEach(func(_, it gjson.Result) bool {
-		typ := it.Get("type").String()
-		if typ == "" && it.Get("role").Exists() {
-			typ = "message"
+		model := modelItem(it)
+		if model && len(ms) > 0 && ms[len(ms)-1].model {
+			last := &ms[len(ms)-1]
+			last.group = append(last.group, it)
+			return true
 		}
-		switch typ {
-		case "message":
-			role := it.Get("role").String()
-			if role == "assistant" {
-				m := model()
-				if m.Text != "" {
-					m.Text += "\n"
+		ms = append(ms, msg{raw: it, model: model, group: []gjson.Result{it}})
+		return true
+	})
+	var err error
+	c.Items, err = ends(ms, func(m msg) ([]Item, error) {
+		if m.model {
+			it := Item{Kind: ModelTurn}
+			for _, x := range m.group {
+				if itemType(x) == "message" {
+					if it.Text != "" {
+						it.Text += "\n"
+					}
+					it.Text += partsText(x.Get("content"))
+				} else if id := x.Get("call_id"); id.Exists() {
+					it.CallIDs = append(it.CallIDs, id.String())
 				}
-				m.Text += partsText(it.Get("content"))
-				return true
 			}
-			end()
-			if role != "user" {
-				return true // developer and system messages: the harness's
+			return []Item{it}, nil
+		}
+		var items []Item
+		it := m.raw
+		switch itemType(it) {
+		case "message":
+			if it.Get("role").String() != "user" {
+				return nil, nil // developer and system messages: the harness's
 			}
 			content := it.Get("content")
 			if content.Type == gjson.String {
-				c.Items = append(c.Items, Item{Kind: UserText, Text: content.Str})
-				return true
+				return []Item{{Kind: UserText, Text: content.Str}}, nil
 			}
 			content.ForEach(func(_, p gjson.Result) bool {
 				if t := p.Get("text"); t.Type == gjson.String {
-					c.Items = append(c.Items, Item{Kind: UserText, Text: t.Str})
+					items = append(items, Item{Kind: UserText, Text: t.Str})
 				}
 				return true
 			})
-		case "reasoning":
-			model()
-		case "function_call", "custom_tool_call", "local_shell_call", "tool_search_call":
-			m := model()
-			m.CallIDs = append(m.CallIDs, it.Get("call_id").String())
 		case "function_call_output", "custom_tool_call_output", "local_shell_call_output", "tool_search_output":
-			end()
 			out := it.Get("output")
 			text := out.Str
 			if out.Type != gjson.String {
 				text = partsText(out)
 			}
-			c.Items = append(c.Items, Item{Kind: ToolResult, CallID: it.Get("call_id").String(), Text: text})
+			items = append(items, Item{Kind: ToolResult, CallID: it.Get("call_id").String(), Text: text})
 		}
-		return true
+		return items, nil
 	})
-	end()
-	return c, nil
+	return c, err
+}
+
+// itemType is a Responses input item's type ("message" for an item with
+// only a role).
+func itemType(it gjson.Result) string {
+	typ := it.Get("type").String()
+	if typ == "" && it.Get("role").Exists() {
+		typ = "message"
+	}
+	return typ
+}
+
+// modelItem reports whether the model wrote the input item: an
+// assistant message, its reasoning, a tool call.
+func modelItem(it gjson.Result) bool {
+	switch itemType(it) {
+	case "message":
+		return it.Get("role").String() == "assistant"
+	case "reasoning", "function_call", "custom_tool_call", "local_shell_call", "tool_search_call":
+		return true
+	}
+	return false
 }
 
 // partsText joins the text of a list of content parts.

@@ -156,7 +156,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if wire != nil {
 		ev.API = wire.Name()
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	body, err := readBody(r)
 	if err == nil && len(body) > MaxBody {
 		err = fmt.Errorf("request body larger than %d bytes", MaxBody)
 		ev.Status, ev.Match, ev.Error = http.StatusRequestEntityTooLarge, "error", err.Error()
@@ -168,8 +168,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(w, wire, nil, ev.Status, ev.Error)
 		return
 	}
-	sum := sha256.Sum256(body)
-	ev.RequestHash = "sha256:" + hex.EncodeToString(sum[:])
+	// The request's hash is for the report: made on the other core
+	// while the request is matched and answered.
+	hashed := make(chan string, 1)
+	go func() {
+		sum := sha256.Sum256(body)
+		hashed <- "sha256:" + hex.EncodeToString(sum[:])
+	}()
+	defer func() {
+		ev.RequestHash = <-hashed
+		if ev.Match == "exact" {
+			// The same request answered before is a retry.
+			s.mu.Lock()
+			if s.seen[ev.RequestHash] {
+				ev.Match = "retry"
+			}
+			s.seen[ev.RequestHash] = true
+			s.mu.Unlock()
+		}
+	}()
 	if side != "" {
 		ev.Match, ev.Status = "side", http.StatusOK
 		s.side(w, r, side, body)
@@ -229,17 +246,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		wire.Fail(w, conv, ev.Status, "ctx-serve: "+err.Error())
 		return
 	}
-	s.mu.Lock()
 	ev.Match = "exact"
-	if s.seen[ev.RequestHash] {
-		ev.Match = "retry"
-	}
-	s.seen[ev.RequestHash] = true
-	s.mu.Unlock()
 	ev.Status = http.StatusOK
 	if err := wire.Write(w, conv, a); err != nil {
 		ev.Error = "writing the answer: " + err.Error()
 	}
+}
+
+// readBody reads a request's body, at most MaxBody+1 bytes, into a
+// buffer of the size it declares.
+func readBody(r *http.Request) ([]byte, error) {
+	var buf bytes.Buffer
+	if n := r.ContentLength; n > 0 && n <= MaxBody {
+		buf.Grow(int(n) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(io.LimitReader(r.Body, MaxBody+1))
+	return buf.Bytes(), err
 }
 
 func fail(w http.ResponseWriter, wire Wire, c *Conv, status int, msg string) {
