@@ -217,7 +217,9 @@ func outputs(m *manifest.Manifest) map[string]digest.Digest {
 
 // views are a pack's steps as the comparison reads them: type, tool,
 // agent, parameters, output and error, the working directory as $CWD and
-// the agent's run-to-run text as ctx-serve compares it (Agent.Clean).
+// the agent's run-to-run text as ctx-serve compares it (Agent.Clean). A
+// subagent reads as its rank among the pack's subagents ("#1"): agents
+// name them at random.
 func views(s *store.Store, m *manifest.Manifest, a *serve.Agent) []string {
 	cwd := gjson.GetBytes(m.Metadata, "session.cwd").String()
 	norm := func(t string) string {
@@ -230,6 +232,7 @@ func views(s *store.Store, m *manifest.Manifest, a *serve.Agent) []string {
 		return t
 	}
 	var out []string
+	agents := map[string]int{}
 	for _, st := range m.Steps {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s", st.Type)
@@ -237,7 +240,10 @@ func views(s *store.Store, m *manifest.Manifest, a *serve.Agent) []string {
 			fmt.Fprintf(&b, " %s", st.Tool)
 		}
 		if st.Agent != "" {
-			fmt.Fprintf(&b, " agent=%q", st.Agent)
+			if agents[st.Agent] == 0 {
+				agents[st.Agent] = len(agents) + 1
+			}
+			fmt.Fprintf(&b, " agent=#%d", agents[st.Agent])
 		}
 		if len(st.Parameters) > 0 {
 			p, err := canon.Canonicalize(st.Parameters)

@@ -6,6 +6,7 @@ package claudecode
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -67,7 +68,7 @@ func Clean(text string) string {
 		text = agentID.ReplaceAllString(text, "${1}0${2}0${3}")
 		text = durationMS.ReplaceAllString(text, "${1}0")
 	}
-	return withoutReminders(text)
+	return WithoutReminders(text)
 }
 
 // agentID is the line naming a subagent after its hand-back; durationMS
@@ -77,7 +78,9 @@ var (
 	durationMS = regexp.MustCompile(`(?m)^(duration_ms: )[0-9]+`)
 )
 
-func withoutReminders(text string) string {
+// WithoutReminders removes the <system-reminder> blocks at the end of a
+// tool's output.
+func WithoutReminders(text string) string {
 	for {
 		i := strings.LastIndex(text, "<system-reminder>")
 		if i < 0 || !strings.HasSuffix(strings.TrimRight(text, " \t\r\n"), "</system-reminder>") {
@@ -85,4 +88,20 @@ func withoutReminders(text string) string {
 		}
 		text = strings.TrimRight(text[:i], " \t\r\n")
 	}
+}
+
+// ExitCode returns the exit code a failed command's result states: Claude
+// Code answers a Bash command that exited with status N (not 0) with
+// "Exit code N" on the first line, then the output.
+func ExitCode(text string) (int, bool) {
+	first, _, _ := strings.Cut(text, "\n")
+	n, ok := strings.CutPrefix(first, "Exit code ")
+	if !ok {
+		return 0, false
+	}
+	code, err := strconv.Atoi(n)
+	if err != nil || n != strconv.Itoa(code) {
+		return 0, false
+	}
+	return code, true
 }

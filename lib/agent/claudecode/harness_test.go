@@ -14,3 +14,22 @@ func TestClean(t *testing.T) {
 		}
 	}
 }
+
+func TestExitCode(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		code int
+		ok   bool
+	}{
+		{"Exit code 1\ncat: missing.txt: No such file or directory", 1, true},
+		{"Exit code 127", 127, true},
+		{"Exit code -1\nx", -1, true},
+		{"Exit code 01\nx", 0, false},
+		{"Exit code one", 0, false},
+		{"cat: Exit code 1", 0, false},
+	} {
+		if code, ok := ExitCode(c.in); code != c.code || ok != c.ok {
+			t.Errorf("ExitCode(%q) = %d, %v, want %d, %v", c.in, code, ok, c.code, c.ok)
+		}
+	}
+}
