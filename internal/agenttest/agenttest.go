@@ -73,6 +73,10 @@ func Bin(t testing.TB, d rerun.Driver) string {
 type Checks struct {
 	// SystemPrompt: the transcript holds the system prompt sent.
 	SystemPrompt bool
+	// Replayed are the tools whose steps ctx-replay's built-in replay
+	// must reproduce (matched) in the imported transcript: the agent's
+	// own answers, as it renders them.
+	Replayed []string
 }
 
 // Run re-runs every scenario (*.json) in dir with d's agent, each a
@@ -109,6 +113,9 @@ func Run(t *testing.T, d rerun.Driver, dir string, checks Checks) {
 				t.Fatal(err)
 			}
 			for _, p := range Compare(s, m, got, serve.AgentNamed(d.Name()), checks) {
+				t.Error(p)
+			}
+			for _, p := range Replayed(t, s, got, checks.Replayed) {
 				t.Error(p)
 			}
 			for _, w := range rep.Transcript.Warnings {
@@ -191,6 +198,25 @@ func Compare(s *store.Store, want, got *manifest.Manifest, a *serve.Agent, check
 	for name := range gotOut {
 		if _, ok := wo[name]; !ok {
 			add("output %s is not the scenario's", name)
+		}
+	}
+	return probs
+}
+
+// Replayed replays the pack m with the built-in replay and lists the
+// steps of the tools named that it did not reproduce (not matched).
+func Replayed(t *testing.T, s *store.Store, m *manifest.Manifest, tools []string) []string {
+	if len(tools) == 0 {
+		return nil
+	}
+	rep, err := replay.Run(context.Background(), s, m, replay.Options{TempDir: t.TempDir()})
+	if err != nil {
+		return []string{fmt.Sprintf("replaying the imported transcript: %v", err)}
+	}
+	var probs []string
+	for _, r := range rep.Steps {
+		if slices.Contains(tools, r.Tool) && r.Status != replay.Matched {
+			probs = append(probs, fmt.Sprintf("replayed step %d (%s): %s %s", r.Index, r.Tool, r.Status, r.Reason))
 		}
 	}
 	return probs
