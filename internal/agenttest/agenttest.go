@@ -73,6 +73,10 @@ func Bin(t testing.TB, d rerun.Driver) string {
 type Checks struct {
 	// SystemPrompt: the transcript holds the system prompt sent.
 	SystemPrompt bool
+	// Replayed are the tools whose steps ctx-replay's built-in replay
+	// must reproduce (matched) in the imported transcript: the agent's
+	// own answers, as it renders them.
+	Replayed []string
 }
 
 // Run re-runs every scenario (*.json) in dir with d's agent, each a
@@ -109,6 +113,9 @@ func Run(t *testing.T, d rerun.Driver, dir string, checks Checks) {
 				t.Fatal(err)
 			}
 			for _, p := range Compare(s, m, got, serve.AgentNamed(d.Name()), checks) {
+				t.Error(p)
+			}
+			for _, p := range Replayed(t, s, got, checks.Replayed) {
 				t.Error(p)
 			}
 			for _, w := range rep.Transcript.Warnings {
@@ -196,6 +203,25 @@ func Compare(s *store.Store, want, got *manifest.Manifest, a *serve.Agent, check
 	return probs
 }
 
+// Replayed replays the pack m with the built-in replay and lists the
+// steps of the tools named that it did not reproduce (not matched).
+func Replayed(t *testing.T, s *store.Store, m *manifest.Manifest, tools []string) []string {
+	if len(tools) == 0 {
+		return nil
+	}
+	rep, err := replay.Run(context.Background(), s, m, replay.Options{TempDir: t.TempDir()})
+	if err != nil {
+		return []string{fmt.Sprintf("replaying the imported transcript: %v", err)}
+	}
+	var probs []string
+	for _, r := range rep.Steps {
+		if slices.Contains(tools, r.Tool) && r.Status != replay.Matched {
+			probs = append(probs, fmt.Sprintf("replayed step %d (%s): %s %s", r.Index, r.Tool, r.Status, r.Reason))
+		}
+	}
+	return probs
+}
+
 func userPrompts(s *store.Store, m *manifest.Manifest) []string {
 	var out []string
 	for _, p := range m.Prompts {
@@ -217,7 +243,9 @@ func outputs(m *manifest.Manifest) map[string]digest.Digest {
 
 // views are a pack's steps as the comparison reads them: type, tool,
 // agent, parameters, output and error, the working directory as $CWD and
-// the agent's run-to-run text as ctx-serve compares it (Agent.Clean).
+// the agent's run-to-run text as ctx-serve compares it (Agent.Clean). A
+// subagent reads as its rank among the pack's subagents ("#1"): agents
+// name them at random.
 func views(s *store.Store, m *manifest.Manifest, a *serve.Agent) []string {
 	cwd := gjson.GetBytes(m.Metadata, "session.cwd").String()
 	norm := func(t string) string {
@@ -230,6 +258,7 @@ func views(s *store.Store, m *manifest.Manifest, a *serve.Agent) []string {
 		return t
 	}
 	var out []string
+	agents := map[string]int{}
 	for _, st := range m.Steps {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s", st.Type)
@@ -237,7 +266,10 @@ func views(s *store.Store, m *manifest.Manifest, a *serve.Agent) []string {
 			fmt.Fprintf(&b, " %s", st.Tool)
 		}
 		if st.Agent != "" {
-			fmt.Fprintf(&b, " agent=%q", st.Agent)
+			if agents[st.Agent] == 0 {
+				agents[st.Agent] = len(agents) + 1
+			}
+			fmt.Fprintf(&b, " agent=#%d", agents[st.Agent])
 		}
 		if len(st.Parameters) > 0 && st.Type == manifest.ToolCall {
 			// A turn's parameters are the request's settings, the

@@ -5,10 +5,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
@@ -33,6 +35,7 @@ type ccState struct {
 	absorbed     []lineMember      // the text of queued prompts a turn took in, by line
 	boundaries   []*ccBoundary
 	progressSeen map[string]bool
+	rq           ccRequests // the requests sent, beside the conversation (ccrequests.go)
 }
 
 // ccImport reads a Claude Code transcript's lines into its ccState.
@@ -53,6 +56,7 @@ func newCCImport(b *builder) *ccImport {
 		ccState: ccState{
 			byID: map[string]*msg{}, merged: map[*msg]list{}, session: &distinct{},
 			sc: newSidechains(), src: map[*msg]ccSource{}, progressSeen: map[string]bool{},
+			rq: newCCRequests(),
 		},
 		subIDs: ccRecordIDs(b.opts.Subagents),
 	}
@@ -125,6 +129,9 @@ func importClaudeCode(b *builder, data []byte) error {
 	b.meta.set("summaries", c.summaries.raw())
 	c.sc.resolve()
 	c.msgs = interleave(c.msgs, fileOf, c.sc)
+	if err := c.rq.done(b, c.msgs); err != nil {
+		return err
+	}
 	for _, m := range c.msgs {
 		m.meta.set("merged_records", c.merged[m].raw())
 		c.sc.add(b, m)
@@ -194,6 +201,9 @@ func (c *ccImport) scan(b *builder, rec gjson.Result) {
 
 func (c *ccImport) line(b *builder, where string, rec gjson.Result) error {
 	c.scan(b, rec)
+	if ok, err := c.request(b, where); ok || err != nil {
+		return err
+	}
 	switch c.typ.String() {
 	case "user", "assistant":
 	case "progress":
@@ -306,6 +316,7 @@ func (c *ccImport) line(b *builder, where string, rec gjson.Result) error {
 	line := fields(c.other).rest()
 	b.mapRecord()
 	if m.role != "assistant" {
+		ccExitCodes(m)
 		line = withoutPartCopies(line, m)
 		m.meta = join(line, m.meta)
 		if c.mk.compact && len(c.boundaries) > 0 {
@@ -362,6 +373,7 @@ func (c *ccImport) line(b *builder, where string, rec gjson.Result) error {
 			c.byID[id] = m
 		}
 		prev = m
+		c.answered(m)
 	} else {
 		if m.hasText {
 			prev.addText(m.text)
@@ -385,6 +397,19 @@ func (c *ccImport) line(b *builder, where string, rec gjson.Result) error {
 		}
 	}
 	return nil
+}
+
+// ccExitCodes gives each failed result of m the exit code its text
+// states (claudecode.ExitCode: a Bash command's "Exit code N").
+func ccExitCodes(m *msg) {
+	for _, r := range m.results {
+		if !r.isError || r.failure.exitCode != nil {
+			continue
+		}
+		if n, ok := claudecode.ExitCode(r.text()); ok {
+			r.failure.exitCode = json.RawMessage(strconv.Itoa(n))
+		}
+	}
 }
 
 // A ccLine is what a transcript line says about the agent that wrote it.

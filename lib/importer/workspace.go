@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
 // workspace is what a session's file tools tell about the files it worked
@@ -245,8 +249,14 @@ func (r *ccWorkspace) take(rec gjson.Result) {
 	tur := rec.Get("toolUseResult")
 	if !tur.Exists() && call.Get("name").String() == "Read" {
 		// Only the lines shown are recorded (a subagent's progress
-		// records in 2.1.3x), not the file: unless another copy of
-		// the record has its toolUseResult, it is no input.
+		// records in 2.1.3x, its own transcript in 2.1.32x), not the
+		// file: they are read from the answer when they can be, else,
+		// unless another copy of the record has its toolUseResult, it
+		// is no input.
+		if r.w.claudeShown(call.Get("input"), res.Get("content")) {
+			r.seen["result:"+id] = true
+			return
+		}
 		if _, ok := r.bare[id]; !ok {
 			r.bareOrder = append(r.bareOrder, id)
 		}
@@ -317,6 +327,62 @@ func (r *ccWorkspace) done() *workspace {
 		r.w.skip("%d file(s) read with no toolUseResult (only the lines shown are recorded, not the file) are no inputs: %s", len(names), list)
 	}
 	return r.w
+}
+
+// claudeShown reads the answer of a Read whose record has no
+// toolUseResult: the numbered lines Claude Code shows (any of
+// render.ClaudeNumbering's forms), from the first line asked for. They
+// are the whole file when the call asked for no offset and no limit and
+// fewer lines than Read shows at most, none of them possibly cut (as
+// long as render.ClaudeReadLineLength); else the lines seen. False when
+// the answer is not such lines (an image, an empty file's warning).
+func (w *workspace) claudeShown(input, content gjson.Result) bool {
+	text := content.Str
+	if content.IsArray() {
+		if n := content.Get("#").Int(); n != 1 || content.Get("0.type").String() != "text" {
+			return false
+		}
+		text = content.Get("0.text").String()
+	} else if content.Type != gjson.String {
+		return false
+	}
+	text = claudecode.WithoutReminders(text)
+	name, ok := w.relQuiet(input.Get("file_path").String())
+	if !ok || text == "" {
+		return false
+	}
+	start := max(int(input.Get("offset").Int()), 1)
+	form := render.ClaudeNumberingOf([]byte(text))
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		rest, ok := claudeNumbered(l, start+i, form)
+		if !ok || utf8.RuneCountInString(rest) >= render.ClaudeReadLineLength {
+			return false
+		}
+		lines[i] = rest
+	}
+	if !input.Get("offset").Exists() && !input.Get("limit").Exists() && len(lines) < render.ClaudeReadLines {
+		w.observed(name, strings.Join(lines, "\n"))
+		return true
+	}
+	w.sawLines(name, start, lines, 0)
+	return true
+}
+
+// claudeNumbered returns line without its line number n in form f, false
+// when it does not open with it.
+func claudeNumbered(line string, n int, f render.ClaudeNumbering) (string, bool) {
+	if f != render.ClaudeTab {
+		line = strings.TrimLeft(line, " ")
+	}
+	rest, ok := strings.CutPrefix(line, strconv.Itoa(n))
+	if !ok {
+		return "", false
+	}
+	if f == render.ClaudeArrow {
+		return strings.CutPrefix(rest, "→")
+	}
+	return strings.CutPrefix(rest, "\t")
 }
 
 func (w *workspace) claudeResult(tool string, input, result gjson.Result) {

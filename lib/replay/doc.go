@@ -78,7 +78,8 @@
 // graded as deterministic whatever the pack says. Its answer is rendered
 // as the agent gave it (package render: Write's "File created
 // successfully at: PATH", Edit's cat -n snippet or one-line forms, chosen
-// by the recording; MultiEdit's "Applied N edits to PATH:" with a line
+// by the recording, with the note on the file state Claude Code 2.1.32x
+// appends when the recording has it; MultiEdit's "Applied N edits to PATH:" with a line
 // per replacement, as Claude Code 1.0 gave it; apply_patch's summary, in
 // the recorded frame) and compared; write_file's and edit_file's answers,
 // each tool's own text, are not rendered, and the step is skipped once

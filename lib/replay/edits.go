@@ -157,27 +157,12 @@ func editAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map[strin
 	ws := call.Workspace
 	switch call.Tool {
 	case "Write", "Edit":
-		c := changes[0]
-		shown := ws.shown(names[c.Path])
-		form := render.ClaudeEditFormOf(rec)
-		numbering := render.ClaudeArrow
-		if _, rest, ok := bytes.Cut(rec, []byte("\n")); ok {
-			numbering = render.ClaudeNumberingOf(rest)
+		rec, note := render.ClaudeCutFileStateNote(rec)
+		out, err := claudeEditAnswer(call, e, changes, names, rec)
+		if err != nil {
+			return nil, err
 		}
-		if call.Tool == "Edit" {
-			r := e.Replacements()[0]
-			return render.ClaudeCodeEdit(shown, c.Before, c.Content, r.Old, r.New, r.All, form, numbering)
-		}
-		if !c.Existed {
-			switch {
-			case form != render.ClaudeEditUnknown && ws.absent[names[c.Path]]:
-				return nil, skipf("Write: the session's answer says %s existed, and the pack does not hold it", names[c.Path])
-			case rec != nil && form == render.ClaudeEditUnknown && !bytes.HasPrefix(rec, []byte(render.ClaudeCreatedPrefix)):
-				return nil, skipf("Write: the recorded answer is in none of the forms of Claude Code's Write that are rendered")
-			}
-			return render.ClaudeCodeWriteCreated(shown), nil
-		}
-		return render.ClaudeCodeWriteUpdated(shown, c.Content, form, numbering)
+		return append(out, note...), nil
 	case "MultiEdit":
 		var olds, news []string
 		for _, r := range e.Replacements() {
@@ -220,6 +205,34 @@ func editAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map[strin
 		return out, nil
 	}
 	return render.CodexFrame(rec, out)
+}
+
+// claudeEditAnswer renders Claude Code's answer to the Write or Edit e,
+// in the form of rec (the recorded answer without the note on the file
+// state, render.ClaudeCutFileStateNote).
+func claudeEditAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map[string]string, rec []byte) ([]byte, error) {
+	ws := call.Workspace
+	c := changes[0]
+	shown := ws.shown(names[c.Path])
+	form := render.ClaudeEditFormOf(rec)
+	numbering := render.ClaudeArrow
+	if _, rest, ok := bytes.Cut(rec, []byte("\n")); ok {
+		numbering = render.ClaudeNumberingOf(rest)
+	}
+	if call.Tool == "Edit" {
+		r := e.Replacements()[0]
+		return render.ClaudeCodeEdit(shown, c.Before, c.Content, r.Old, r.New, r.All, form, numbering)
+	}
+	if !c.Existed {
+		switch {
+		case form != render.ClaudeEditUnknown && ws.absent[names[c.Path]]:
+			return nil, skipf("Write: the session's answer says %s existed, and the pack does not hold it", names[c.Path])
+		case rec != nil && form == render.ClaudeEditUnknown && !bytes.HasPrefix(rec, []byte(render.ClaudeCreatedPrefix)):
+			return nil, skipf("Write: the recorded answer is in none of the forms of Claude Code's Write that are rendered")
+		}
+		return render.ClaudeCodeWriteCreated(shown), nil
+	}
+	return render.ClaudeCodeWriteUpdated(shown, c.Content, form, numbering)
 }
 
 // unknownContent is a file whose content the replay does not know.

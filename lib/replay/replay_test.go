@@ -763,3 +763,25 @@ func TestStepsLeftOutStillEdit(t *testing.T) {
 		t.Errorf("--until 0: %+v, outputs %+v", rep.Steps, rep.Outputs)
 	}
 }
+
+// Claude Code 2.1.32x ends its answers to Write and Edit with a note on
+// the file state: they are rendered with it, as the older forms are
+// without it, and both match.
+func TestEditAnswersWithFileStateNote(t *testing.T) {
+	const note = " (file state is current in your context — no need to Read it back)"
+	p := newPacker(t)
+	m := p.pack(map[string]string{"a.txt": "aaa\n"}, []step{
+		{tool: "Write", params: `{"file_path":"new.txt","content":"n\n"}`, out: "File created successfully at: new.txt" + note},
+		{tool: "Edit", params: `{"file_path":"a.txt","old_string":"aaa","new_string":"xxx"}`, out: "The file a.txt has been updated successfully." + note},
+		{tool: "Write", params: `{"file_path":"a.txt","content":"yyy\n"}`, out: "The file a.txt has been updated successfully." + note},
+		{tool: "Edit", params: `{"file_path":"a.txt","old_string":"y","new_string":"z","replace_all":true}`, out: "The file a.txt has been updated. All occurrences of 'y' were successfully replaced with 'z'." + note},
+		{tool: "Write", params: `{"file_path":"old.txt","content":"o\n"}`, out: "File created successfully at: old.txt"},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "zzz\n", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{})
+	for i, r := range rep.Steps {
+		if r.Status != Matched {
+			t.Errorf("step %d (%s): %s %s", i, r.Tool, r.Status, r.Reason)
+		}
+	}
+}

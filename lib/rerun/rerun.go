@@ -210,9 +210,13 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opts Options
 	}
 	defer os.RemoveAll(home)
 
+	from := opts.From
+	if opts.Upstream == nil {
+		from = nil // From forks onto an upstream only
+	}
 	var mu sync.Mutex
 	var events []serve.Event
-	srv := serve.New(rec, serve.Options{Workspace: ws.Dir, Upstream: opts.Upstream, From: opts.From, Model: opts.Model,
+	srv := serve.New(rec, serve.Options{Workspace: ws.Dir, Upstream: opts.Upstream, From: from, Model: opts.Model,
 		Event: func(e serve.Event) {
 			mu.Lock()
 			events = append(events, e)

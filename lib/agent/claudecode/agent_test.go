@@ -9,5 +9,5 @@ import (
 
 // TestAgent runs the pinned Claude Code against every scenario.
 func TestAgent(t *testing.T) {
-	agenttest.Run(t, claudecode.Driver{}, "testdata/scenarios", agenttest.Checks{SystemPrompt: true})
+	agenttest.Run(t, claudecode.Driver{}, "testdata/scenarios", agenttest.Checks{SystemPrompt: true, Replayed: []string{"Write", "Edit"}})
 }

@@ -4,7 +4,9 @@
 package claudecode
 
 import (
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -54,11 +56,31 @@ func HarnessTag(text string) (kind, tag string) {
 	return "", ""
 }
 
-// Clean removes the <system-reminder> blocks Claude Code appends to a
-// tool's output before sending it (a reminder to check a file read for
-// malware, to keep a todo list), which its transcript does not record
-// with the output.
+// Clean makes a tool's output as Claude Code sends it comparable with
+// its transcript and from run to run: it removes the <system-reminder>
+// blocks Claude Code appends to a tool's output before sending it (a
+// reminder to check a file read for malware, to keep a todo list), which
+// its transcript does not record with the output, and in a subagent's
+// hand-back (the Agent tool's answer) reads the subagent's random id as
+// "agentId: 0" and its "duration_ms: N" as 0.
 func Clean(text string) string {
+	if strings.Contains(text, "agentId: ") {
+		text = agentID.ReplaceAllString(text, "${1}0${2}0${3}")
+		text = durationMS.ReplaceAllString(text, "${1}0")
+	}
+	return WithoutReminders(text)
+}
+
+// agentID is the line naming a subagent after its hand-back; durationMS
+// the time it took, in the <usage> block after it.
+var (
+	agentID    = regexp.MustCompile(`(?m)^(agentId: )[0-9a-z]+( \(use SendMessage with to: ')[0-9a-z]+(')`)
+	durationMS = regexp.MustCompile(`(?m)^(duration_ms: )[0-9]+`)
+)
+
+// WithoutReminders removes the <system-reminder> blocks at the end of a
+// tool's output.
+func WithoutReminders(text string) string {
 	for {
 		i := strings.LastIndex(text, "<system-reminder>")
 		if i < 0 || !strings.HasSuffix(strings.TrimRight(text, " \t\r\n"), "</system-reminder>") {
@@ -66,4 +88,20 @@ func Clean(text string) string {
 		}
 		text = strings.TrimRight(text[:i], " \t\r\n")
 	}
+}
+
+// ExitCode returns the exit code a failed command's result states: Claude
+// Code answers a Bash command that exited with status N (not 0) with
+// "Exit code N" on the first line, then the output.
+func ExitCode(text string) (int, bool) {
+	first, _, _ := strings.Cut(text, "\n")
+	n, ok := strings.CutPrefix(first, "Exit code ")
+	if !ok {
+		return 0, false
+	}
+	code, err := strconv.Atoi(n)
+	if err != nil || n != strconv.Itoa(code) {
+		return 0, false
+	}
+	return code, true
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -58,6 +59,22 @@ func ClaudeEditFormOf(recorded []byte) ClaudeEditForm {
 		return ClaudeEditShort
 	}
 	return ClaudeEditUnknown
+}
+
+// ClaudeFileStateNote ends Claude Code's answer to a Write or an Edit
+// from 2.1.32x on: "File created successfully at: PATH" and "The file
+// PATH has been updated successfully." are followed by it.
+const ClaudeFileStateNote = " (file state is current in your context — no need to Read it back)"
+
+// ClaudeCutFileStateNote returns recorded without ClaudeFileStateNote, and
+// the note when recorded ends with it (else nil): the rest is in one of
+// the forms of the versions before, which the renderers produce, and the
+// note is appended to what they render.
+func ClaudeCutFileStateNote(recorded []byte) (rest, note []byte) {
+	if r, ok := bytes.CutSuffix(recorded, []byte(ClaudeFileStateNote)); ok {
+		return r, []byte(ClaudeFileStateNote)
+	}
+	return recorded, nil
 }
 
 // ClaudeMaxRenderedLines is how many lines of a written file Claude Code

@@ -120,3 +120,13 @@ func TestCodexPatchSummary(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestClaudeCutFileStateNote(t *testing.T) {
+	rest, note := ClaudeCutFileStateNote([]byte("File created successfully at: /p/a.txt" + ClaudeFileStateNote))
+	if string(rest) != "File created successfully at: /p/a.txt" || string(note) != ClaudeFileStateNote {
+		t.Errorf("cut: %q, %q", rest, note)
+	}
+	if rest, note := ClaudeCutFileStateNote([]byte("The file /p/a.txt has been updated successfully.")); string(rest) != "The file /p/a.txt has been updated successfully." || note != nil {
+		t.Errorf("no note: %q, %q", rest, note)
+	}
+}

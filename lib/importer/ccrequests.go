@@ -1,0 +1,259 @@
+package importer
+
+import (
+	"cmp"
+	"encoding/json"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// What Claude Code (2.1.3xx) writes of the requests it sends, beside the
+// conversation:
+//
+//   - "api-request": one per request, its id the requestRef of the
+//     assistant records that answer it. Its params (model, max_tokens,
+//     thinking, output_config, betas, …) are the llm_call step's
+//     parameters, and the first request's, but the model, the log's
+//     model.parameters; the rest (how to rebuild the messages sent: the
+//     request it builds on, "base", how many of that request's messages it
+//     keeps, "keep", and the hashes of the messages after them, "tail";
+//     the shape's hash, cache control, the request's digest) is the step's
+//     metadata.request. A request no turn answered is kept in the log's
+//     metadata.requests.
+//   - "api-request-blob": a message sent (the "# Environment" system
+//     turn, the reminders before a prompt), content-addressed by hash:
+//     the log's metadata.request_blobs, by hash.
+//   - "api-request-shape": the system prompt blocks and the tools sent,
+//     by shapeHash: the log's metadata.request_shapes. The main agent's
+//     first shape gives the system prompt, its blocks read as the
+//     Anthropic importer reads a request's "system" (ccSystem).
+//   - the "prompt_snapshot" attachment: the system prompt (cliPrefix, then
+//     the systemPrompt sections joined by a blank line, as the shape holds
+//     it) and the tools, before each request. Its system prompt is the
+//     log's when no shape says it (older 2.1.3xx), else kept in
+//     metadata.prompt_snapshot.system_prompts when it says another; its
+//     tools are the shape's, and kept there only when no shape holds
+//     them; its other members (rendering switches) are
+//     metadata.prompt_snapshot.
+//   - "cost-state": the session's running cost, as Claude Code computes
+//     it (totalCostUSD, per-model usage and costUSD): the last one is the
+//     log's metadata.cost.
+//   - "atis-latch": a latch value, kept in metadata.session.atis when it
+//     holds one; "tools-used": the names of the tools a turn called,
+//     which its tool calls say.
+
+// ccRequests is what a Claude Code import gathers of the requests.
+type ccRequests struct {
+	requests map[string]obj // api-request by id, without its params
+	params   map[string]json.RawMessage
+	order    []string        // the request ids, in the order read
+	reqOf    map[*msg]string // the request a model turn answered (requestRef)
+	blobs    obj
+	shapes   obj
+	system   *msg         // the main agent's first system prompt (a shape's)
+	snapSys  []ccSnapshot // the main agent's prompt_snapshot system prompts
+	// shapePrefix is the first of the system blocks of the shape, when
+	// there are others: the prefix a snapshot does not always repeat.
+	shapePrefix string
+	snapshot    *distinct
+	snapTools   json.RawMessage
+	cost        json.RawMessage
+}
+
+func newCCRequests() ccRequests {
+	return ccRequests{requests: map[string]obj{}, params: map[string]json.RawMessage{}, reqOf: map[*msg]string{}, snapshot: &distinct{}}
+}
+
+// request reads a record of the kinds above, if it is one (the line c
+// scanned); false when it is not.
+func (c *ccImport) request(b *builder, where string) (bool, error) {
+	f := fields(c.other)
+	ts := timestamp(c.tsv)
+	typ := c.typ.String()
+	main := b.linePrefix == "" // not a subagent's transcript
+	switch typ {
+	case "api-request":
+		id := f.get("id").String()
+		if id == "" {
+			return false, nil
+		}
+		meta := f.rest("params")
+		if ts != "" {
+			meta = join(obj{{"timestamp", quote(ts)}}, meta)
+		}
+		if _, ok := c.rq.requests[id]; !ok {
+			c.rq.order = append(c.rq.order, id)
+		}
+		c.rq.requests[id] = meta
+		if p := f.get("params"); p.IsObject() {
+			c.rq.params[id] = raw(p)
+			if len(c.rq.order) == 1 {
+				each(p, func(k, v gjson.Result) bool {
+					if k.Str != "model" {
+						b.param(k.Str, raw(v))
+					}
+					return true
+				})
+			}
+		}
+	case "api-request-blob":
+		h := f.get("hash").String()
+		if h == "" {
+			return false, nil
+		}
+		c.rq.blobs.set(h, raw(c.message)) // scan took the member out
+	case "api-request-shape":
+		h := f.get("shapeHash").String()
+		shape := f.get("shape")
+		if h == "" || !shape.IsObject() {
+			return false, nil
+		}
+		c.rq.shapes.set(h, raw(shape))
+		if main && c.rq.system == nil {
+			m, err := ccSystem(b, shape.Get("system"), at(where, "shape.system"))
+			if err != nil {
+				return true, err
+			}
+			c.rq.system = m
+			if blocks := shape.Get("system"); blocks.IsArray() && blocks.Get("#").Int() > 1 {
+				c.rq.shapePrefix = blocks.Get("0.text").String()
+			}
+		}
+	case "attachment":
+		att := f.get("attachment")
+		if att.Get("type").String() != "prompt_snapshot" {
+			return false, nil
+		}
+		if main {
+			if sp := att.Get("systemPrompt"); sp.IsArray() {
+				var sections []string
+				each(sp, func(_, s gjson.Result) bool {
+					sections = append(sections, s.String())
+					return true
+				})
+				c.rq.snapSys = append(c.rq.snapSys, ccSnapshot{att.Get("cliPrefix").String(), strings.Join(sections, "\n\n"), where})
+			}
+			if t := att.Get("tools"); informative(t) && c.rq.snapTools == nil {
+				c.rq.snapTools = raw(t)
+			}
+		}
+		each(att, func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "type", "systemPrompt", "tools":
+			default:
+				c.rq.snapshot.add(k.Str, v)
+			}
+			return true
+		})
+	case "cost-state":
+		c.rq.cost = f.rest().raw()
+	case "atis-latch":
+		a := f.get("atis")
+		if !informative(a) || a.Type == gjson.String && a.Str == "" {
+			b.seen(ts)
+			b.skip(b.reason("atis-latch empty"))
+			return true, nil
+		}
+		c.session.add("atis", a)
+	case "tools-used":
+		b.seen(ts)
+		b.skip(b.reason("tools-used"))
+		return true, nil
+	default:
+		return false, nil
+	}
+	b.seen(ts)
+	b.mapRecord()
+	return true, nil
+}
+
+// A ccSnapshot is the system prompt a prompt_snapshot holds: the
+// prefix (cliPrefix, which not every snapshot repeats) and the sections
+// joined.
+type ccSnapshot struct{ prefix, sections, where string }
+
+// ccSystem reads a list of system prompt blocks as the Anthropic importer
+// reads a request's "system": one rule for both records that hold it.
+func ccSystem(b *builder, blocks gjson.Result, where string) (*msg, error) {
+	m := &msg{role: "system"}
+	if err := b.readParts(m, blocks, where); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// answered notes the request the model turn m answers, from its line's
+// requestRef.
+func (c *ccImport) answered(m *msg) {
+	if ref := fields(c.other).get("requestRef").String(); ref != "" && c.rq.reqOf[m] == "" {
+		c.rq.reqOf[m] = ref
+	}
+}
+
+// done puts what was gathered in the log: each model turn's request, the
+// system prompt and the log's metadata.
+func (rq *ccRequests) done(b *builder, msgs []*msg) error {
+	used := map[string]bool{}
+	for _, m := range msgs {
+		id := rq.reqOf[m]
+		req, ok := rq.requests[id]
+		if !ok {
+			continue
+		}
+		used[id] = true
+		m.params = rq.params[id]
+		m.meta.set("request", join(obj{{"id", quote(id)}}, req).raw())
+	}
+	var unanswered list
+	for _, id := range rq.order {
+		if !used[id] {
+			r := join(obj{{"id", quote(id)}}, rq.requests[id])
+			r.set("params", rq.params[id])
+			unanswered = append(unanswered, r.raw())
+		}
+	}
+	b.meta.set("requests", unanswered.raw())
+	prefix := rq.snapshot.get("cliPrefix").String()
+	var snaps []*msg
+	for _, s := range rq.snapSys {
+		blocks := list{}
+		if p := cmp.Or(s.prefix, prefix, rq.shapePrefix); p != "" {
+			blocks = append(blocks, quote(p))
+		}
+		blocks = append(blocks, quote(s.sections))
+		m, err := ccSystem(b, gjson.ParseBytes(blocks.raw()), at(s.where, "attachment.systemPrompt"))
+		if err != nil {
+			return err
+		}
+		snaps = append(snaps, m)
+	}
+	sys := rq.system
+	if sys == nil && len(snaps) > 0 {
+		sys = snaps[0]
+	}
+	if sys != nil && sys.hasText {
+		b.systemPrompt(sys.text, sys.meta)
+	}
+	var other list
+	seen := map[string]bool{}
+	if sys != nil {
+		seen[sys.text] = true
+	}
+	for _, m := range snaps {
+		if !seen[m.text] {
+			seen[m.text] = true
+			other = append(other, quote(m.text))
+		}
+	}
+	snap := objOf(rq.snapshot.raw())
+	snap.set("system_prompts", other.raw())
+	if len(rq.shapes) == 0 {
+		snap.set("tools", rq.snapTools)
+	}
+	b.meta.set("prompt_snapshot", snap.raw())
+	b.meta.set("request_shapes", rq.shapes.raw())
+	b.meta.set("request_blobs", rq.blobs.raw())
+	b.meta.set("cost", rq.cost)
+	return nil
+}
