@@ -27,7 +27,8 @@ const MaxBody = 64 << 20
 type Options struct {
 	// Workspace is the directory the agent runs in: its paths and the
 	// session's recorded working directory read as one, and tool calls'
-	// relative paths are answered under it.
+	// relative paths are answered under it (when empty: under the
+	// session's recorded directory).
 	Workspace string
 	// Upstream, when set, answers what the recording cannot (a miss), and
 	// every turn from step *From on (From nil: none).

@@ -54,7 +54,7 @@ type Usage struct {
 }
 
 // answer reads t's content into an Answer, its tool calls' workspace
-// paths under workspace (when given).
+// paths under workspace, else under the session's recorded directory.
 func (r *Recording) answer(t *Turn, workspace string) (*Answer, error) {
 	a := &Answer{Model: t.Model, Signature: t.Signature, Stop: t.Stop, ID: t.ID}
 	if a.ID == "" {
@@ -78,6 +78,9 @@ func (r *Recording) answer(t *Turn, workspace string) (*Answer, error) {
 		}
 		a.Usage = Usage{Input: get(u.InputTokens), Output: get(u.OutputTokens), CacheRead: get(u.CacheReadTokens),
 			CacheCreation: get(u.CacheCreationTokens), Reasoning: get(u.ReasoningTokens)}
+	}
+	if workspace == "" {
+		workspace = t.Thread.Pack.CWD // the session's own directory
 	}
 	for _, c := range t.Calls {
 		in := jsontext.Value(c.Input)
