@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -134,26 +135,18 @@ func loadPack(s *store.Store, m *manifest.Manifest) (*Pack, error) {
 		if st.Encoded != nil {
 			return nil, fmt.Errorf("steps[%d]: not decoded", st.Index)
 		}
-		md := gjson.ParseBytes(st.Metadata)
+		md := readMeta(st.Metadata)
 		switch st.Type {
 		case manifest.LLMCall:
 			t := thread(st.Agent)
 			if len(t.Turns) == 0 && st.Agent != "" {
-				t.Opening = md.Get("agent_prompts.0.content").String()
+				t.Opening = md.agentPrompt
 			}
 			turn := &Turn{Thread: t, Pos: len(t.Turns), Step: st.Index, Text: st.OutputRef,
-				Reasoning: st.ReasoningRef, Usage: st.Usage, Model: md.Get("model").String()}
+				Reasoning: st.ReasoningRef, Usage: st.Usage, Model: md.model, Signature: md.signature, Stop: md.stop, ID: md.id}
 			if turn.Model == "" {
 				turn.Model = p.Model
 			}
-			md.Get("content").ForEach(func(_, c gjson.Result) bool {
-				if c.Get("type").String() == "thinking" && turn.Signature == "" {
-					turn.Signature = c.Get("signature").String()
-				}
-				return true
-			})
-			turn.Stop = firstString(md, "stop_reason", "finish_reason", "finishReason")
-			turn.ID = firstString(md, "id", "response_id")
 			t.Turns = append(t.Turns, turn)
 		case manifest.ToolCall:
 			t := threads[st.Agent]
@@ -161,9 +154,8 @@ func loadPack(s *store.Store, m *manifest.Manifest) (*Pack, error) {
 				continue // a call no recorded turn made: nothing to answer with
 			}
 			turn := t.Turns[len(t.Turns)-1]
-			c := &Call{Step: st.Index, ID: md.Get("call_id").String(), Name: st.Tool,
-				Input: st.Parameters, Output: st.OutputRef, Error: st.Error != nil}
-			c.Custom = md.Get("item_type").String() == "custom_tool_call" || md.Get("type").String() == "custom_tool_call"
+			c := &Call{Step: st.Index, ID: md.callID, Name: st.Tool,
+				Input: st.Parameters, Output: st.OutputRef, Error: st.Error != nil, Custom: md.custom}
 			if len(c.Input) == 0 {
 				c.Input = []byte("{}")
 			}
@@ -173,13 +165,52 @@ func loadPack(s *store.Store, m *manifest.Manifest) (*Pack, error) {
 	return p, nil
 }
 
-func firstString(r gjson.Result, keys ...string) string {
-	for _, k := range keys {
-		if v := r.Get(k); v.Type == gjson.String {
-			return v.Str
+// meta is what serving reads of a step's metadata.
+type meta struct {
+	model, signature, stop, id, callID, agentPrompt string
+	custom                                          bool
+}
+
+// readMeta reads a step's metadata in one pass over its members: a
+// session's metadata is most of its manifest, and a pack of thousands
+// of steps is read before ctx-serve listens.
+func readMeta(b []byte) meta {
+	var m meta
+	var stop, finish, finishCamel, id, respID string
+	gjson.ParseBytes(b).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "model":
+			m.model = v.String()
+		case "content":
+			v.ForEach(func(_, c gjson.Result) bool {
+				if c.Get("type").String() == "thinking" {
+					m.signature = c.Get("signature").String()
+					return false
+				}
+				return true
+			})
+		case "stop_reason":
+			stop = v.String()
+		case "finish_reason":
+			finish = v.String()
+		case "finishReason":
+			finishCamel = v.String()
+		case "id":
+			id = v.String()
+		case "response_id":
+			respID = v.String()
+		case "call_id":
+			m.callID = v.String()
+		case "agent_prompts":
+			m.agentPrompt = v.Get("0.content").String()
+		case "item_type", "type":
+			m.custom = m.custom || v.String() == "custom_tool_call"
 		}
-	}
-	return ""
+		return true
+	})
+	m.stop = cmp.Or(stop, finish, finishCamel)
+	m.id = cmp.Or(id, respID)
+	return m
 }
 
 func promptText(s *store.Store, pr manifest.Prompt) (string, error) {
