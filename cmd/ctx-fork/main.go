@@ -1,5 +1,5 @@
 // Command ctx-fork prints a pack as an editable execution log: the log form
-// of DESIGN §5 with every content inlined (content, or content_base64 for
+// of docs/design.md §5 with every content inlined (content, or content_base64 for
 // bytes that are not UTF-8) and "parent" set to the pack's hash, so that
 // packing an edited copy records where it came from:
 //

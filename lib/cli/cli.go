@@ -25,7 +25,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/visible"
 )
 
-// Exit codes, one table for every binary (DESIGN §2; lib/exitcode).
+// Exit codes, one table for every binary (docs/design.md §2; lib/exitcode).
 const (
 	ExitOK      = exitcode.OK      // success; no drift; valid; verified; replay exact
 	ExitFinding = exitcode.Finding // a negative finding: drift, invalid log or pack, …

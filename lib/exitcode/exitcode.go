@@ -1,5 +1,5 @@
 // Package exitcode is the one table of exit codes every ctx binary uses
-// (DESIGN §2), with the text every --help ends with. It imports nothing,
+// (docs/design.md §2), with the text every --help ends with. It imports nothing,
 // so that the ctx front, which must start fast, shares it.
 package exitcode
 

@@ -1,5 +1,5 @@
 // Package importer converts the logs AI agents already write into ctx
-// execution logs (DESIGN.md §5), which ctx-pack then validates and packs like
+// execution logs (docs/design.md §5), which ctx-pack then validates and packs like
 // a hand-written log.
 //
 // Supported formats (Formats): OpenAI Chat Completions and Responses

@@ -132,7 +132,7 @@ func (e *Error) Error() string {
 	return s + ": " + e.Msg
 }
 
-// ExitCode is 1: the input is an invalid log (DESIGN.md §2).
+// ExitCode is 1: the input is an invalid log (docs/design.md §2).
 func (e *Error) ExitCode() int { return 1 }
 
 // DetectError reports input whose format Detect cannot tell.

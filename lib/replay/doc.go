@@ -1,5 +1,5 @@
 // Package replay re-executes the tool calls recorded in a context pack and
-// compares each output with the recorded one (DESIGN.md §6, ctx-replay).
+// compares each output with the recorded one (docs/design.md §6, ctx-replay).
 //
 // # Steps and fidelity
 //

@@ -43,7 +43,7 @@ const (
 	Lost       Fidelity = "failed"
 )
 
-// ExitCode returns the exit code of the DESIGN.md table for f: 0 exact, 1
+// ExitCode returns the exit code of the docs/design.md table for f: 0 exact, 1
 // degraded or unverified (negative findings), 4 failed.
 func (f Fidelity) ExitCode() int {
 	switch f {

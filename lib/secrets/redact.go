@@ -24,7 +24,7 @@ type Report struct {
 	Marks int
 }
 
-// RedactLog returns the execution log (DESIGN §5) b with every secret in
+// RedactLog returns the execution log (docs/design.md §5) b with every secret in
 // every string value, decoded (a *_base64 member's bytes too), replaced
 // by its mark, and its top-level metadata's "redaction" record set.
 // Everything else keeps its bytes. Content given by path or content_ref
