@@ -108,6 +108,8 @@ type Report struct {
 	Runs     []AgentRun            `json:"runs"`
 
 	Workspace string `json:"-"`
+	// Transcript is how the agent's transcript imported.
+	Transcript importer.Report `json:"-"`
 }
 
 // A StepResult is one recorded step's outcome.
@@ -188,9 +190,13 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opts Options
 	}
 	defer os.RemoveAll(home)
 
+	var from *int // From only forks onto an upstream; the zero Options replay
+	if opts.Upstream != nil && opts.From >= 0 {
+		from = &opts.From
+	}
 	var mu sync.Mutex
 	var events []serve.Event
-	srv := serve.New(rec, serve.Options{Workspace: ws.Dir, Upstream: opts.Upstream, From: opts.From, Model: opts.Model,
+	srv := serve.New(rec, serve.Options{Workspace: ws.Dir, Upstream: opts.Upstream, From: from, Model: opts.Model,
 		Event: func(e serve.Event) {
 			mu.Lock()
 			events = append(events, e)
@@ -227,7 +233,8 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opts Options
 	rep.Requests = slices.Clone(events)
 	mu.Unlock()
 	if t, err := d.Transcript(sess); err == nil {
-		h, err := packTranscript(s, d, t, m.Hash)
+		h, ir, err := packTranscript(s, d, t, m.Hash)
+		rep.Transcript = ir
 		if err != nil {
 			return nil, fmt.Errorf("packing %s's transcript: %w", d.Name(), err)
 		}
@@ -283,25 +290,25 @@ func runAgent(ctx context.Context, bin, dir string, env, args []string, timeout 
 
 // packTranscript imports the agent's transcript and packs it with the
 // original as its parent.
-func packTranscript(s *store.Store, d Driver, path string, parent digest.Digest) (digest.Digest, error) {
+func packTranscript(s *store.Store, d Driver, path string, parent digest.Digest) (digest.Digest, importer.Report, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return digest.Digest{}, err
+		return digest.Digest{}, importer.Report{}, err
 	}
 	opts := importer.Options{Name: filepath.Base(path)}
 	if d.Format() == "claude-code" {
 		if opts.Subagents, err = importer.ClaudeCodeSubagents(path); err != nil {
-			return digest.Digest{}, err
+			return digest.Digest{}, importer.Report{}, err
 		}
 	}
-	l, _, err := importer.ImportLog(d.Format(), data, opts)
+	l, ir, err := importer.ImportLog(d.Format(), data, opts)
 	if err != nil {
-		return digest.Digest{}, err
+		return digest.Digest{}, ir, err
 	}
 	l.Parent = parent
 	pm, _, err := l.Pack(s)
 	if err != nil {
-		return digest.Digest{}, err
+		return digest.Digest{}, ir, err
 	}
-	return pm.Hash, nil
+	return pm.Hash, ir, nil
 }
