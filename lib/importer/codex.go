@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -192,9 +193,20 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 		if x.harnessText(b, payload, ts, "content", "agent-message", "inter_agent_communication without content") != nil {
 			b.mapRecord()
 		}
-	case "world_state", "inter_agent_communication_metadata":
-		// The thread's settings and bookkeeping as Codex restores
-		// them; what reached the model is in the response items.
+	case "world_state":
+		// The context Codex builds its developer and context items
+		// from (0.16x and later), which it diffs on resume: its
+		// hashes of instructions and the tools' descriptions are in no
+		// other line, so it is kept, in order.
+		b.appendMeta("world_states", join(obj{{"timestamp", quote(ts)}}, rest(payload)).raw())
+		b.mapRecord()
+	case "token_usage_record":
+		// One response's usage, with its id (0.16x and later).
+		x.items.usageRecord(payload, ts)
+		b.mapRecord()
+	case "inter_agent_communication_metadata":
+		// The thread's bookkeeping as Codex restores it; what reached
+		// the model is in the response items.
 		b.skip(b.reason(typ))
 	case "compacted":
 		// The history was compacted: message is the summary the
@@ -255,11 +267,12 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 		case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning",
 			"context_compacted", "background_event", "entered_review_mode", "exited_review_mode",
 			"thread_rolled_back", "thread_goal_updated", "sub_agent_activity", "item_completed",
-			"guardian_assessment", "guardian_warning", "model_reroute", "undo_completed":
+			"guardian_assessment", "guardian_warning", "model_reroute", "undo_completed", "thread_settings_applied":
 			// The turn's lifecycle, what went wrong, the turns the
-			// user rolled back, goals, a subagent's activity, and the
-			// items Codex completes with no response item (a plan):
-			// no response item says it.
+			// user rolled back, goals, a subagent's activity, the
+			// items Codex completes with no response item (a plan),
+			// the thread's settings as applied: no response item says
+			// it.
 			b.appendMeta("events", join(obj{{"timestamp", quote(ts)}, {"type", quote(et)}}, rest(payload, "type")).raw())
 			b.mapRecord()
 		case "user_message", "agent_message":
@@ -300,7 +313,9 @@ func (x *codexImport) harnessText(b *builder, payload gjson.Result, ts, key, kin
 
 // tokenCount gives a token_count event's counts to the model turn they
 // were counted for: the one the rollout is in, or the last one before
-// any later user message.
+// any later user message. A turn whose usage its token_usage_record gave
+// keeps the event's other counts (the session's totals, the rate limits)
+// when its last_token_usage is that usage.
 func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
 	info := payload.Get("info")
 	counts := join(obj{{"timestamp", quote(ts)}}, rest(info, "last_token_usage"))
@@ -312,10 +327,46 @@ func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
 	case t.meta.get("usage") == nil:
 		t.meta.set("usage", raw(info.Get("last_token_usage")))
 		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
+	case t.meta.get("response_id") != nil && !t.hasLater("token_count") && sameJSON(t.meta.get("usage"), raw(info.Get("last_token_usage"))):
+		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
 	default:
 		more := join(obj{{"usage", raw(info.Get("last_token_usage"))}}, counts)
 		t.later = append(t.later, laterMeta{k: "more_token_counts", list: true, o: more})
 	}
+}
+
+// usageRecord gives a token_usage_record's usage, the usage of one
+// response, to the model turn that response was (the one being read, or
+// the last one since the last user message), with the response's id in
+// its metadata (response_id) and the record's other members (the turn's
+// and the thread's totals, the ids of the thread and turn) as
+// token_usage_record. Codex writes it when the response is complete: the
+// turn ends there, and items after it are another response's. A record
+// with no turn of its own is kept in the log's metadata.
+func (r *itemReader) usageRecord(payload gjson.Result, ts string) {
+	id, usage := raw(payload.Get("response_id")), raw(payload.Get("usage"))
+	more := join(obj{{"timestamp", quote(ts)}}, rest(payload, "response_id", "usage"))
+	t := r.lastTurn()
+	switch {
+	case t == nil:
+		r.b.appendMeta("token_usage_records", join(obj{{"response_id", id}, {"usage", usage}}, more).raw())
+	case t.meta.get("response_id") != nil:
+		t.later = append(t.later, laterMeta{k: "more_token_usage_records", list: true, o: join(obj{{"response_id", id}, {"usage", usage}}, more)})
+	default:
+		if u := t.meta.get("usage"); u != nil && !sameJSON(u, usage) {
+			// A token_count came first with other counts: kept.
+			more.set("token_count_usage", u)
+		}
+		t.meta.set("response_id", id)
+		t.meta.set("usage", usage)
+		t.later = append(t.later, laterMeta{k: "token_usage_record", o: more})
+	}
+	r.flush()
+}
+
+// hasLater reports whether m has a later member k.
+func (m *msg) hasLater(k string) bool {
+	return slices.ContainsFunc(m.later, func(l laterMeta) bool { return l.k == k })
 }
 
 // lastTurn returns the model turn being read, or the last one read since

@@ -1,0 +1,89 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// TestCodex0169: a rollout Codex 0.169 wrote (a patch, a read, an
+// answer; long instruction texts shortened) imports with nothing lost:
+// each model turn's usage is its response's token_usage_record, joined
+// by the response id, the token_count after it adding only totals; the
+// world_state line and the thread_settings_applied event are kept; the
+// developer message of skills, permissions and tools is a harness
+// prompt, not a user's; the system prompt is base_instructions.
+func TestCodex0169(t *testing.T) {
+	const file = "testdata/codex/v0169.jsonl"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, rep, err := Import(Codex, data, Options{Name: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Warnings) > 0 || len(rep.Reasons) > 0 {
+		t.Errorf("warnings %q, skipped %q: want none", rep.Warnings, rep.Reasons)
+	}
+	l := decode(t, out)
+
+	// The token_usage_records, by response id, in order.
+	var ids []string
+	usage := map[string]map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		rec := gjson.ParseBytes(sc.Bytes())
+		if rec.Get("type").String() != "token_usage_record" {
+			continue
+		}
+		id := rec.Get("payload.response_id").String()
+		ids = append(ids, id)
+		usage[id] = codexUsage(map[string]int{
+			"input_tokens": int(rec.Get("payload.usage.input_tokens").Int()), "output_tokens": int(rec.Get("payload.usage.output_tokens").Int()),
+			"cached_input_tokens": int(rec.Get("payload.usage.cached_input_tokens").Int()), "reasoning_output_tokens": int(rec.Get("payload.usage.reasoning_output_tokens").Int()),
+			"total_tokens": int(rec.Get("payload.usage.total_tokens").Int()),
+		})
+	}
+	var got []string
+	for _, s := range l.Steps {
+		if s.Type != llmCall {
+			continue
+		}
+		id, _ := s.Metadata["response_id"].(string)
+		got = append(got, id)
+		for k, v := range usage[id] {
+			if s.Usage[k] != v {
+				t.Errorf("step %d (%s): %s = %d, want %d", s.Index, id, k, s.Usage[k], v)
+			}
+		}
+		if s.Metadata["token_usage_record"] == nil || s.Metadata["token_count"] == nil || s.Metadata["more_token_counts"] != nil {
+			t.Errorf("step %d: token_usage_record %v, token_count %v, more_token_counts %v", s.Index,
+				s.Metadata["token_usage_record"], s.Metadata["token_count"], s.Metadata["more_token_counts"])
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(ids, " ") {
+		t.Errorf("the turns' response ids %q, want %q", got, ids)
+	}
+	if ws, _ := l.Metadata["world_states"].([]any); len(ws) != 1 {
+		t.Errorf("world_states %v, want one", l.Metadata["world_states"])
+	}
+	settings := false
+	for _, e := range l.Metadata["events"].([]any) {
+		settings = settings || e.(map[string]any)["type"] == "thread_settings_applied"
+	}
+	if !settings {
+		t.Errorf("no thread_settings_applied among the events %v", l.Metadata["events"])
+	}
+	if p := l.Prompts[0]; p.Role != harnessRole || !strings.HasPrefix(p.Content, "<skills_instructions>") || promptMeta(l, 0)["harness"] != "skills" || promptMeta(l, 0)["role"] != "developer" {
+		t.Errorf("the developer message: %+v %v", p, promptMeta(l, 0))
+	}
+	if !strings.HasPrefix(l.SystemPrompt, "You are Codex") {
+		t.Errorf("system prompt %q", l.SystemPrompt)
+	}
+}
