@@ -216,7 +216,7 @@ func outputs(m *manifest.Manifest) map[string]digest.Digest {
 }
 
 // views are a pack's steps as the comparison reads them: type, tool,
-// agent, parameters, output and error, the working directory as $CWD and
+// agent, parameters, output (and its parts) and error, the working directory as $CWD and
 // the agent's run-to-run text as ctx-serve compares it (Agent.Clean).
 func views(s *store.Store, m *manifest.Manifest, a *serve.Agent) []string {
 	cwd := gjson.GetBytes(m.Metadata, "session.cwd").String()
@@ -249,6 +249,9 @@ func views(s *store.Store, m *manifest.Manifest, a *serve.Agent) []string {
 		if !st.OutputRef.IsZero() {
 			o, _ := s.Get(st.OutputRef)
 			fmt.Fprintf(&b, " output=%q", norm(string(o)))
+		}
+		for _, p := range st.OutputParts {
+			fmt.Fprintf(&b, " part=%s/%s/%s", p.Type, p.MediaType, p.ContentRef)
 		}
 		if !st.ReasoningRef.IsZero() {
 			r, _ := s.Get(st.ReasoningRef)
