@@ -87,3 +87,34 @@ func TestCodex0169(t *testing.T) {
 		t.Errorf("system prompt %q", l.SystemPrompt)
 	}
 }
+
+// TestCodex0169MCP: an MCP tool Codex 0.169 called (namespace
+// "mcp__calc", name "add") is the step Codex names mcp__calc__add, its
+// output the text of its content items, with nothing lost.
+func TestCodex0169MCP(t *testing.T) {
+	const file = "testdata/codex/v0169-mcp.jsonl"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, rep, err := Import(Codex, data, Options{Name: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Warnings) > 0 || len(rep.Reasons) > 0 {
+		t.Errorf("warnings %q, skipped %q: want none", rep.Warnings, rep.Reasons)
+	}
+	l := decode(t, out)
+	var calls []string
+	for _, s := range l.Steps {
+		if s.Type == toolCall {
+			calls = append(calls, s.Tool)
+			if s.Output == nil || !strings.HasSuffix(*s.Output, "\nOutput:\n5") || s.Metadata["namespace"] != "mcp__calc" {
+				t.Errorf("the MCP call: output %v, metadata %v", s.Output, s.Metadata)
+			}
+		}
+	}
+	if strings.Join(calls, " ") != "mcp__calc__add" {
+		t.Errorf("tool calls %q, want mcp__calc__add", calls)
+	}
+}

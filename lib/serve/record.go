@@ -67,6 +67,9 @@ type Call struct {
 	// Custom says the call's input is free text (an OpenAI Responses
 	// custom tool call, Codex's apply_patch): Input is a JSON string.
 	Custom bool
+	// Namespace is the namespace of a Responses function call (Codex's
+	// MCP tools: "mcp__calc__"), which Name begins with.
+	Namespace string
 }
 
 // Load arranges the packs ms, read from s, for serving.
@@ -143,6 +146,9 @@ func loadPack(s *store.Store, m *manifest.Manifest) (*Pack, error) {
 			c := &Call{Step: st.Index, ID: md.Get("call_id").String(), Name: st.Tool,
 				Input: st.Parameters, Output: st.OutputRef, Error: st.Error != nil}
 			c.Custom = md.Get("item_type").String() == "custom_tool_call" || md.Get("type").String() == "custom_tool_call"
+			if ns := md.Get("namespace").String(); ns != "" && strings.HasPrefix(c.Name, ns) {
+				c.Namespace = ns
+			}
 			if len(c.Input) == 0 {
 				c.Input = []byte("{}")
 			}

@@ -14,8 +14,10 @@ import (
 // a model endpoint: a model provider "ctx" in ~/.codex/config.toml with
 // the endpoint's base URL, wire_api "responses" and an env_key, and
 // `codex exec` with approvals and the sandbox bypassed (the workspace is
-// a scratch directory). A later prompt resumes the last session
-// (`codex exec resume --last`).
+// a scratch directory). The workspace is a trusted project, so a
+// .codex/config.toml among the pack's inputs applies as it did where the
+// session ran (its MCP servers, say). A later prompt resumes the last
+// session (`codex exec resume --last`).
 type Driver struct{}
 
 func (Driver) Name() string       { return "codex" }
@@ -46,7 +48,10 @@ wire_api = "responses"
 env_key = "CTX_SERVE_API_KEY"
 request_max_retries = 0
 stream_max_retries = 0
-`, strconv.Quote(model), strconv.Quote(s.BaseURLs["openai"]))
+
+[projects.%s]
+trust_level = "trusted"
+`, strconv.Quote(model), strconv.Quote(s.BaseURLs["openai"]), strconv.Quote(s.Workspace))
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644); err != nil {
 		return nil, err
 	}
