@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -116,5 +117,32 @@ func TestCodex0169MCP(t *testing.T) {
 	}
 	if strings.Join(calls, " ") != "mcp__calc__add" {
 		t.Errorf("tool calls %q, want mcp__calc__add", calls)
+	}
+}
+
+// TestCodex0169DeletedInput: the FileChange item Codex 0.169 completes
+// for an apply_patch that deletes a file gives the content it held, an
+// input then (so the delete replays); the file read whole and updated is
+// an input and an output.
+func TestCodex0169DeletedInput(t *testing.T) {
+	const file = "testdata/codex/v0169-patch.jsonl"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := Import(Codex, data, Options{Name: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := decode(t, out)
+	inputs := map[string]string{}
+	for _, in := range l.Inputs {
+		inputs[in.Name] = in.Content
+	}
+	if want := map[string]string{"notes.txt": "one\ntwo\n", "old.txt": "bye\n"}; !reflect.DeepEqual(inputs, want) {
+		t.Errorf("inputs %q, want %q", inputs, want)
+	}
+	if len(l.Outputs) != 1 || l.Outputs[0].Name != "notes.txt" || l.Outputs[0].Content != "one\nthree\n" {
+		t.Errorf("outputs %+v, want notes.txt", l.Outputs)
 	}
 }
