@@ -73,6 +73,9 @@ func Bin(t testing.TB, d rerun.Driver) string {
 type Checks struct {
 	// SystemPrompt: the transcript holds the system prompt sent.
 	SystemPrompt bool
+	// Replayed, when set, checks the pack imported from the transcript
+	// further (its built-in replay, say).
+	Replayed func(t *testing.T, s *store.Store, got *manifest.Manifest)
 }
 
 // Run re-runs every scenario (*.json) in dir with d's agent, each a
@@ -115,6 +118,9 @@ func Run(t *testing.T, d rerun.Driver, dir string, checks Checks) {
 				if strings.Contains(w, "lost") || strings.Contains(w, "not imported") {
 					t.Errorf("import warning: %s", w)
 				}
+			}
+			if checks.Replayed != nil {
+				checks.Replayed(t, s, got)
 			}
 		})
 	}
