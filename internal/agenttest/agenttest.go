@@ -73,9 +73,9 @@ func Bin(t testing.TB, d rerun.Driver) string {
 type Checks struct {
 	// SystemPrompt: the transcript holds the system prompt sent.
 	SystemPrompt bool
-	// Replayed, when set, checks the pack imported from the transcript
-	// further (its built-in replay, say).
-	Replayed func(t *testing.T, s *store.Store, got *manifest.Manifest)
+	// Replayed, when set, checks the pack got, imported from the
+	// transcript of the scenario want, further (its built-in replay, say).
+	Replayed func(t *testing.T, s *store.Store, want, got *manifest.Manifest)
 }
 
 // Run re-runs every scenario (*.json) in dir with d's agent, each a
@@ -120,7 +120,7 @@ func Run(t *testing.T, d rerun.Driver, dir string, checks Checks) {
 				}
 			}
 			if checks.Replayed != nil {
-				checks.Replayed(t, s, got)
+				checks.Replayed(t, s, m, got)
 			}
 		})
 	}
