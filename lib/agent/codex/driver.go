@@ -1,11 +1,14 @@
 package codex
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/agent"
 )
@@ -68,10 +71,25 @@ func (Driver) Args(s agent.Session, prompt string, resume bool) []string {
 }
 
 // Transcript is the rollout Codex wrote: the newest
-// ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl.
+// ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl of a session of its own,
+// not a subagent's (whose session_meta names its parent_thread_id, and
+// which may be written after the session's).
 func (Driver) Transcript(s agent.Session) (string, error) {
 	dir := filepath.Join(s.Home, ".codex", "sessions")
 	return agent.Newest(dir, func(p string) bool {
-		return strings.HasPrefix(filepath.Base(p), "rollout-") && strings.HasSuffix(p, ".jsonl")
+		return strings.HasPrefix(filepath.Base(p), "rollout-") && strings.HasSuffix(p, ".jsonl") && !subagentRollout(p)
 	})
+}
+
+// subagentRollout reports whether the rollout at p is a subagent's: its
+// first line, the session_meta, names a parent thread.
+func subagentRollout(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	line, _ := bufio.NewReaderSize(f, 1<<20).ReadSlice('\n')
+	meta := gjson.GetBytes(line, "payload")
+	return gjson.GetBytes(line, "type").String() == "session_meta" && meta.Get("parent_thread_id").String() != ""
 }
