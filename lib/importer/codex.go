@@ -84,7 +84,7 @@ func importCodex(b *builder, data []byte) error {
 			answered[r.id] = true
 			codexExit(r, x.execs[r.id])
 			if ts := x.execTS[r.id]; ts != "" && x.execs[r.id].Exists() {
-				r.meta.set(x.execs[r.id].Get("type").String()+"_timestamp", quote(ts))
+				r.meta.set(endKey(x.execs[r.id])+"_timestamp", quote(ts))
 			}
 		}
 	}
@@ -95,18 +95,22 @@ func importCodex(b *builder, data []byte) error {
 		}
 		e := x.execs[id]
 		r := &result{id: id, ts: x.execTS[id]}
-		if res := e.Get("result"); res.Exists() {
+		switch res := e.Get("result"); {
+		case e.Get("type").String() == "McpToolCall":
+			// 0.16x: the CallToolResult itself.
+			r.output, r.hasOut = outputText(res.Get("content")), res.Exists()
+		case res.Exists():
 			// An MCP result: {"Ok": CallToolResult} or {"Err": text}.
 			if ok := res.Get("Ok"); ok.Exists() {
 				r.output, r.hasOut = outputText(ok.Get("content")), true
 			} else {
 				r.setOutput(res.Get("Err"))
 			}
-		} else {
+		default:
 			r.setOutput(e.Get("aggregated_output"))
 		}
 		codexExit(r, e)
-		r.meta.set("output_from", quote(e.Get("type").String()))
+		r.meta.set("output_from", quote(endKey(e)))
 		msgs = append(msgs, &msg{role: "tool", results: []*result{r}})
 	}
 	takeUsages(msgs)
@@ -268,6 +272,19 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 			"context_compacted", "background_event", "entered_review_mode", "exited_review_mode",
 			"thread_rolled_back", "thread_goal_updated", "sub_agent_activity", "item_completed",
 			"guardian_assessment", "guardian_warning", "model_reroute", "undo_completed", "thread_settings_applied":
+			if it := payload.Get("item"); et == "item_completed" && (it.Get("type").String() == "CommandExecution" || it.Get("type").String() == "McpToolCall") {
+				// 0.16x's end of a command or an MCP call, in place
+				// of exec_command_end and mcp_tool_call_end: its exit
+				// code, status or MCP error (which the output item
+				// does not say) are the call's.
+				id := it.Get("id").String()
+				if _, ok := x.execs[id]; !ok {
+					x.execOrder = append(x.execOrder, id)
+				}
+				x.execs[id], x.execTS[id] = it, ts
+				b.mapRecord()
+				return nil
+			}
 			// The turn's lifecycle, what went wrong, the turns the
 			// user rolled back, goals, a subagent's activity, the
 			// items Codex completes with no response item (a plan),
@@ -392,13 +409,13 @@ func (r *itemReader) lastTurn() *msg {
 // success flag of an older rollout's output object, or the text of the
 // output.
 func codexExit(r *result, exec gjson.Result) {
-	if exec.Get("type").String() == "mcp_tool_call_end" {
+	if t := exec.Get("type").String(); t == "mcp_tool_call_end" || t == "McpToolCall" {
 		mcpEnd(r, exec)
 		return
 	}
 	code := exec.Get("exit_code")
 	if exec.Exists() {
-		r.meta.set("exec_command_end", rest(exec, "type", "call_id", "aggregated_output", "formatted_output", "exit_code").raw())
+		r.meta.set(endKey(exec), rest(exec, "type", "call_id", "id", "aggregated_output", "formatted_output", "exit_code").raw())
 	}
 	failed, msg := false, ""
 	switch st := exec.Get("status").String(); {
@@ -455,20 +472,43 @@ func codexExit(r *result, exec gjson.Result) {
 }
 
 // mcpEnd marks an MCP tool call's result failed as its mcp_tool_call_end
-// event says: an Err, or a result with isError; else as its text says.
-// The event's other members (the server and tool, the duration) are kept
-// with the result; its result, which the output repeats, is not.
+// event says (an Err, or a result with isError), or its McpToolCall item
+// (0.16x: a result with isError, an error, the status "failed"); else as
+// its text says. The event's other members (the server and tool, the
+// duration) are kept with the result; its result, which the output
+// repeats, is not.
 func mcpEnd(r *result, end gjson.Result) {
-	r.meta.set("mcp_tool_call_end", rest(end, "type", "call_id", "result").raw())
+	r.meta.set(endKey(end), rest(end, "type", "call_id", "id", "result").raw())
 	res := end.Get("result")
-	switch e := res.Get("Err"); {
-	case e.Exists():
+	errText, ok := res.Get("Err"), res.Get("Ok")
+	if end.Get("type").String() == "McpToolCall" {
+		ok, errText = res, gjson.Result{}
+		if e := end.Get("error"); informative(e) {
+			errText = first(e, "message")
+			if !errText.Exists() {
+				errText = e
+			}
+		}
+	}
+	switch {
+	case errText.Exists():
 		r.isError = true
-		r.failure.msg, _, _ = strings.Cut(e.String(), "\n")
-	case first(res.Get("Ok"), "isError", "is_error").Type == gjson.True:
+		r.failure.msg, _, _ = strings.Cut(errText.String(), "\n")
+	case first(ok, "isError", "is_error").Type == gjson.True, end.Get("status").String() == "failed":
 		r.isError = true
 	default:
 		codexExit(r, gjson.Result{})
+	}
+}
+
+// endKey names the record that ended a call in its result's metadata:
+// exec_command_end, mcp_tool_call_end, or (0.16x) item_completed.
+func endKey(end gjson.Result) string {
+	switch t := end.Get("type").String(); t {
+	case "CommandExecution", "McpToolCall":
+		return "item_completed"
+	default:
+		return t
 	}
 }
 

@@ -89,9 +89,11 @@ func TestCodex0169(t *testing.T) {
 	}
 }
 
-// TestCodex0169MCP: an MCP tool Codex 0.169 called (namespace
-// "mcp__calc", name "add") is the step Codex names mcp__calc__add, its
-// output the text of its content items, with nothing lost.
+// TestCodex0169MCP: the MCP tools Codex 0.169 called (namespace
+// "mcp__calc", names "add" and "div") are the steps Codex names
+// mcp__calc__add and mcp__calc__div, their outputs the text of their
+// content items; the division by zero failed, as only its McpToolCall
+// item says (isError, status "failed"), which is kept with the result.
 func TestCodex0169MCP(t *testing.T) {
 	const file = "testdata/codex/v0169-mcp.jsonl"
 	data, err := os.ReadFile(file)
@@ -106,17 +108,27 @@ func TestCodex0169MCP(t *testing.T) {
 		t.Errorf("warnings %q, skipped %q: want none", rep.Warnings, rep.Reasons)
 	}
 	l := decode(t, out)
-	var calls []string
+	want := []struct {
+		tool, ends string
+		failed     bool
+	}{{"mcp__calc__add", "\nOutput:\n5", false}, {"mcp__calc__div", "\nOutput:\ndivision by zero", true}}
+	var calls int
 	for _, s := range l.Steps {
-		if s.Type == toolCall {
-			calls = append(calls, s.Tool)
-			if s.Output == nil || !strings.HasSuffix(*s.Output, "\nOutput:\n5") || s.Metadata["namespace"] != "mcp__calc" {
-				t.Errorf("the MCP call: output %v, metadata %v", s.Output, s.Metadata)
-			}
+		if s.Type != toolCall {
+			continue
+		}
+		if calls >= len(want) {
+			t.Fatalf("more tool calls than %d", len(want))
+		}
+		w := want[calls]
+		calls++
+		end, _ := s.Metadata["result"].(map[string]any)["item_completed"].(map[string]any)
+		if s.Tool != w.tool || s.Output == nil || !strings.HasSuffix(*s.Output, w.ends) || s.Metadata["namespace"] != "mcp__calc" || (s.Error != nil) != w.failed || end["server"] != "calc" {
+			t.Errorf("step %d: %s, output %v, error %v, metadata %v; want %+v", s.Index, s.Tool, s.Output, s.Error, s.Metadata, w)
 		}
 	}
-	if strings.Join(calls, " ") != "mcp__calc__add" {
-		t.Errorf("tool calls %q, want mcp__calc__add", calls)
+	if calls != len(want) {
+		t.Errorf("%d tool calls, want %d", calls, len(want))
 	}
 }
 
