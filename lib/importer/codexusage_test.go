@@ -158,3 +158,25 @@ func TestCodex0169DeletedInput(t *testing.T) {
 		t.Errorf("outputs %+v, want notes.txt", l.Outputs)
 	}
 }
+
+// TestCodexDeveloperMixed: a developer message whose context items
+// follow text Codex is not known to write stays a system prompt, and the
+// warning says so of a developer message (not of a user prompt).
+func TestCodexDeveloperMixed(t *testing.T) {
+	data := []byte(`{"timestamp":"2026-11-01T10:00:00Z","type":"session_meta","payload":{"id":"s","cwd":"/p","cli_version":"0.169.0"}}
+{"timestamp":"2026-11-01T10:00:00Z","type":"turn_context","payload":{"cwd":"/p","model":"gpt-5.5"}}
+{"timestamp":"2026-11-01T10:00:01Z","type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"Be brief."},{"type":"input_text","text":"<permissions instructions>\nx\n</permissions instructions>"}]}}
+{"timestamp":"2026-11-01T10:00:02Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}
+`)
+	out, rep, err := Import(Codex, data, Options{Name: "r.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"line 3: payload: a developer message holds Codex's context (<permissions instructions>) after text that is no context item Codex is known to write; it is kept as a system prompt"}
+	if !reflect.DeepEqual(rep.Warnings, want) {
+		t.Errorf("warnings:\n got %q\nwant %q", rep.Warnings, want)
+	}
+	if l := decode(t, out); l.SystemPrompt != "Be brief.\n<permissions instructions>\nx\n</permissions instructions>" || len(l.Prompts) != 1 || l.Prompts[0].Role != "user" {
+		t.Errorf("system prompt %q, prompts %+v", l.SystemPrompt, l.Prompts)
+	}
+}
