@@ -5,11 +5,31 @@ import (
 	"bytes"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
 )
+
+// importClean imports the Codex rollout file, which must import with no
+// skipped record and no warning but those given, and returns the log and
+// the file's bytes.
+func importClean(t *testing.T, file string, warnings ...string) (*testLog, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, rep, err := Import(Codex, data, Options{Name: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Warnings, warnings) || len(rep.Reasons) > 0 {
+		t.Errorf("warnings %q, skipped %q: want the warnings %q only", rep.Warnings, rep.Reasons, warnings)
+	}
+	return decode(t, out), data
+}
 
 // TestCodex0169: a rollout Codex 0.169 wrote (a patch, a read, an
 // answer; long instruction texts shortened) imports with nothing lost:
@@ -20,18 +40,7 @@ import (
 // prompt, not a user's; the system prompt is base_instructions.
 func TestCodex0169(t *testing.T) {
 	const file = "testdata/codex/v0169.jsonl"
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, rep, err := Import(Codex, data, Options{Name: file})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Warnings) > 0 || len(rep.Reasons) > 0 {
-		t.Errorf("warnings %q, skipped %q: want none", rep.Warnings, rep.Reasons)
-	}
-	l := decode(t, out)
+	l, data := importClean(t, file)
 
 	// The token_usage_records, by response id, in order.
 	var ids []string
@@ -95,19 +104,7 @@ func TestCodex0169(t *testing.T) {
 // content items; the division by zero failed, as only its McpToolCall
 // item says (isError, status "failed"), which is kept with the result.
 func TestCodex0169MCP(t *testing.T) {
-	const file = "testdata/codex/v0169-mcp.jsonl"
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, rep, err := Import(Codex, data, Options{Name: file})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Warnings) > 0 || len(rep.Reasons) > 0 {
-		t.Errorf("warnings %q, skipped %q: want none", rep.Warnings, rep.Reasons)
-	}
-	l := decode(t, out)
+	l, _ := importClean(t, "testdata/codex/v0169-mcp.jsonl")
 	want := []struct {
 		tool, ends string
 		failed     bool
@@ -137,16 +134,7 @@ func TestCodex0169MCP(t *testing.T) {
 // input then (so the delete replays); the file read whole and updated is
 // an input and an output.
 func TestCodex0169DeletedInput(t *testing.T) {
-	const file = "testdata/codex/v0169-patch.jsonl"
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _, err := Import(Codex, data, Options{Name: file})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := decode(t, out)
+	l, _ := importClean(t, "testdata/codex/v0169-patch.jsonl", "apply_patch deleted old.txt; a deleted file is not an output")
 	inputs := map[string]string{}
 	for _, in := range l.Inputs {
 		inputs[in.Name] = in.Content
