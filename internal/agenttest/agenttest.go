@@ -77,6 +77,9 @@ type Checks struct {
 	// must reproduce (matched) in the imported transcript: the agent's
 	// own answers, as it renders them.
 	Replayed []string
+	// After, when set, checks the pack got, imported from the
+	// transcript of the scenario want, further.
+	After func(t *testing.T, s *store.Store, want, got *manifest.Manifest)
 }
 
 // Run re-runs every scenario (*.json) in dir with d's agent, each a
@@ -122,6 +125,9 @@ func Run(t *testing.T, d rerun.Driver, dir string, checks Checks) {
 				if strings.Contains(w, "lost") || strings.Contains(w, "not imported") {
 					t.Errorf("import warning: %s", w)
 				}
+			}
+			if checks.After != nil {
+				checks.After(t, s, m, got)
 			}
 		})
 	}
@@ -242,10 +248,10 @@ func outputs(m *manifest.Manifest) map[string]digest.Digest {
 }
 
 // views are a pack's steps as the comparison reads them: type, tool,
-// agent, parameters, output and error, the working directory as $CWD and
-// the agent's run-to-run text as ctx-serve compares it (Agent.Clean). A
-// subagent reads as its rank among the pack's subagents ("#1"): agents
-// name them at random.
+// agent, parameters, output (and its parts) and error, the working
+// directory as $CWD and the agent's run-to-run text as ctx-serve compares
+// it (Agent.Clean). A subagent reads as its rank among the pack's
+// subagents ("#1"): agents name them at random.
 func views(s *store.Store, m *manifest.Manifest, a *serve.Agent) []string {
 	cwd := gjson.GetBytes(m.Metadata, "session.cwd").String()
 	norm := func(t string) string {
@@ -283,6 +289,9 @@ func views(s *store.Store, m *manifest.Manifest, a *serve.Agent) []string {
 		if !st.OutputRef.IsZero() {
 			o, _ := s.Get(st.OutputRef)
 			fmt.Fprintf(&b, " output=%q", norm(string(o)))
+		}
+		for _, p := range st.OutputParts {
+			fmt.Fprintf(&b, " part=%s/%s/%s", p.Type, p.MediaType, p.ContentRef)
 		}
 		if !st.ReasoningRef.IsZero() {
 			r, _ := s.Get(st.ReasoningRef)

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -83,7 +84,7 @@ func importCodex(b *builder, data []byte) error {
 			answered[r.id] = true
 			codexExit(r, x.execs[r.id])
 			if ts := x.execTS[r.id]; ts != "" && x.execs[r.id].Exists() {
-				r.meta.set(x.execs[r.id].Get("type").String()+"_timestamp", quote(ts))
+				r.meta.set(endKey(x.execs[r.id])+"_timestamp", quote(ts))
 			}
 		}
 	}
@@ -94,18 +95,22 @@ func importCodex(b *builder, data []byte) error {
 		}
 		e := x.execs[id]
 		r := &result{id: id, ts: x.execTS[id]}
-		if res := e.Get("result"); res.Exists() {
+		switch res := e.Get("result"); {
+		case e.Get("type").String() == "McpToolCall":
+			// 0.16x: the CallToolResult itself.
+			r.output, r.hasOut = outputText(res.Get("content")), res.Exists()
+		case res.Exists():
 			// An MCP result: {"Ok": CallToolResult} or {"Err": text}.
 			if ok := res.Get("Ok"); ok.Exists() {
 				r.output, r.hasOut = outputText(ok.Get("content")), true
 			} else {
 				r.setOutput(res.Get("Err"))
 			}
-		} else {
+		default:
 			r.setOutput(e.Get("aggregated_output"))
 		}
 		codexExit(r, e)
-		r.meta.set("output_from", quote(e.Get("type").String()))
+		r.meta.set("output_from", quote(endKey(e)))
 		msgs = append(msgs, &msg{role: "tool", results: []*result{r}})
 	}
 	takeUsages(msgs)
@@ -192,9 +197,20 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 		if x.harnessText(b, payload, ts, "content", "agent-message", "inter_agent_communication without content") != nil {
 			b.mapRecord()
 		}
-	case "world_state", "inter_agent_communication_metadata":
-		// The thread's settings and bookkeeping as Codex restores
-		// them; what reached the model is in the response items.
+	case "world_state":
+		// The context Codex builds its developer and context items
+		// from (0.16x and later), which it diffs on resume: its
+		// hashes of instructions and the tools' descriptions are in no
+		// other line, so it is kept, in order.
+		b.appendMeta("world_states", join(obj{{"timestamp", quote(ts)}}, rest(payload)).raw())
+		b.mapRecord()
+	case "token_usage_record":
+		// One response's usage, with its id (0.16x and later).
+		x.items.usageRecord(payload, ts)
+		b.mapRecord()
+	case "inter_agent_communication_metadata":
+		// The thread's bookkeeping as Codex restores it; what reached
+		// the model is in the response items.
 		b.skip(b.reason(typ))
 	case "compacted":
 		// The history was compacted: message is the summary the
@@ -255,11 +271,25 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 		case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning",
 			"context_compacted", "background_event", "entered_review_mode", "exited_review_mode",
 			"thread_rolled_back", "thread_goal_updated", "sub_agent_activity", "item_completed",
-			"guardian_assessment", "guardian_warning", "model_reroute", "undo_completed":
+			"guardian_assessment", "guardian_warning", "model_reroute", "undo_completed", "thread_settings_applied":
+			if it := payload.Get("item"); et == "item_completed" && (it.Get("type").String() == "CommandExecution" || it.Get("type").String() == "McpToolCall") {
+				// 0.16x's end of a command or an MCP call, in place
+				// of exec_command_end and mcp_tool_call_end: its exit
+				// code, status or MCP error (which the output item
+				// does not say) are the call's.
+				id := it.Get("id").String()
+				if _, ok := x.execs[id]; !ok {
+					x.execOrder = append(x.execOrder, id)
+				}
+				x.execs[id], x.execTS[id] = it, ts
+				b.mapRecord()
+				return nil
+			}
 			// The turn's lifecycle, what went wrong, the turns the
-			// user rolled back, goals, a subagent's activity, and the
-			// items Codex completes with no response item (a plan):
-			// no response item says it.
+			// user rolled back, goals, a subagent's activity, the
+			// items Codex completes with no response item (a plan),
+			// the thread's settings as applied: no response item says
+			// it.
 			b.appendMeta("events", join(obj{{"timestamp", quote(ts)}, {"type", quote(et)}}, rest(payload, "type")).raw())
 			b.mapRecord()
 		case "user_message", "agent_message":
@@ -300,7 +330,9 @@ func (x *codexImport) harnessText(b *builder, payload gjson.Result, ts, key, kin
 
 // tokenCount gives a token_count event's counts to the model turn they
 // were counted for: the one the rollout is in, or the last one before
-// any later user message.
+// any later user message. A turn whose usage its token_usage_record gave
+// keeps the event's other counts (the session's totals, the rate limits)
+// when its last_token_usage is that usage.
 func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
 	info := payload.Get("info")
 	counts := join(obj{{"timestamp", quote(ts)}}, rest(info, "last_token_usage"))
@@ -312,10 +344,46 @@ func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
 	case t.meta.get("usage") == nil:
 		t.meta.set("usage", raw(info.Get("last_token_usage")))
 		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
+	case t.meta.get("response_id") != nil && !t.hasLater("token_count") && sameJSON(t.meta.get("usage"), raw(info.Get("last_token_usage"))):
+		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
 	default:
 		more := join(obj{{"usage", raw(info.Get("last_token_usage"))}}, counts)
 		t.later = append(t.later, laterMeta{k: "more_token_counts", list: true, o: more})
 	}
+}
+
+// usageRecord gives a token_usage_record's usage, the usage of one
+// response, to the model turn that response was (the one being read, or
+// the last one since the last user message), with the response's id in
+// its metadata (response_id) and the record's other members (the turn's
+// and the thread's totals, the ids of the thread and turn) as
+// token_usage_record. Codex writes it when the response is complete: the
+// turn ends there, and items after it are another response's. A record
+// with no turn of its own is kept in the log's metadata.
+func (r *itemReader) usageRecord(payload gjson.Result, ts string) {
+	id, usage := raw(payload.Get("response_id")), raw(payload.Get("usage"))
+	more := join(obj{{"timestamp", quote(ts)}}, rest(payload, "response_id", "usage"))
+	t := r.lastTurn()
+	switch {
+	case t == nil:
+		r.b.appendMeta("token_usage_records", join(obj{{"response_id", id}, {"usage", usage}}, more).raw())
+	case t.meta.get("response_id") != nil:
+		t.later = append(t.later, laterMeta{k: "more_token_usage_records", list: true, o: join(obj{{"response_id", id}, {"usage", usage}}, more)})
+	default:
+		if u := t.meta.get("usage"); u != nil && !sameJSON(u, usage) {
+			// A token_count came first with other counts: kept.
+			more.set("token_count_usage", u)
+		}
+		t.meta.set("response_id", id)
+		t.meta.set("usage", usage)
+		t.later = append(t.later, laterMeta{k: "token_usage_record", o: more})
+	}
+	r.flush()
+}
+
+// hasLater reports whether m has a later member k.
+func (m *msg) hasLater(k string) bool {
+	return slices.ContainsFunc(m.later, func(l laterMeta) bool { return l.k == k })
 }
 
 // lastTurn returns the model turn being read, or the last one read since
@@ -341,13 +409,13 @@ func (r *itemReader) lastTurn() *msg {
 // success flag of an older rollout's output object, or the text of the
 // output.
 func codexExit(r *result, exec gjson.Result) {
-	if exec.Get("type").String() == "mcp_tool_call_end" {
+	if t := exec.Get("type").String(); t == "mcp_tool_call_end" || t == "McpToolCall" {
 		mcpEnd(r, exec)
 		return
 	}
 	code := exec.Get("exit_code")
 	if exec.Exists() {
-		r.meta.set("exec_command_end", rest(exec, "type", "call_id", "aggregated_output", "formatted_output", "exit_code").raw())
+		r.meta.set(endKey(exec), rest(exec, "type", "call_id", "id", "aggregated_output", "formatted_output", "exit_code").raw())
 	}
 	failed, msg := false, ""
 	switch st := exec.Get("status").String(); {
@@ -404,20 +472,43 @@ func codexExit(r *result, exec gjson.Result) {
 }
 
 // mcpEnd marks an MCP tool call's result failed as its mcp_tool_call_end
-// event says: an Err, or a result with isError; else as its text says.
-// The event's other members (the server and tool, the duration) are kept
-// with the result; its result, which the output repeats, is not.
+// event says (an Err, or a result with isError), or its McpToolCall item
+// (0.16x: a result with isError, an error, the status "failed"); else as
+// its text says. The event's other members (the server and tool, the
+// duration) are kept with the result; its result, which the output
+// repeats, is not.
 func mcpEnd(r *result, end gjson.Result) {
-	r.meta.set("mcp_tool_call_end", rest(end, "type", "call_id", "result").raw())
+	r.meta.set(endKey(end), rest(end, "type", "call_id", "id", "result").raw())
 	res := end.Get("result")
-	switch e := res.Get("Err"); {
-	case e.Exists():
+	errText, ok := res.Get("Err"), res.Get("Ok")
+	if end.Get("type").String() == "McpToolCall" {
+		ok, errText = res, gjson.Result{}
+		if e := end.Get("error"); informative(e) {
+			errText = first(e, "message")
+			if !errText.Exists() {
+				errText = e
+			}
+		}
+	}
+	switch {
+	case errText.Exists():
 		r.isError = true
-		r.failure.msg, _, _ = strings.Cut(e.String(), "\n")
-	case first(res.Get("Ok"), "isError", "is_error").Type == gjson.True:
+		r.failure.msg, _, _ = strings.Cut(errText.String(), "\n")
+	case first(ok, "isError", "is_error").Type == gjson.True, end.Get("status").String() == "failed":
 		r.isError = true
 	default:
 		codexExit(r, gjson.Result{})
+	}
+}
+
+// endKey names the record that ended a call in its result's metadata:
+// exec_command_end, mcp_tool_call_end, or (0.16x) item_completed.
+func endKey(end gjson.Result) string {
+	switch t := end.Get("type").String(); t {
+	case "CommandExecution", "McpToolCall":
+		return "item_completed"
+	default:
+		return t
 	}
 }
 

@@ -236,6 +236,8 @@ func TestCodexContextKinds(t *testing.T) {
 		"<skill>\n<name>s</name>\n</skill>":                                                                      "skill",
 		"<subagent_notification>\n{}\n</subagent_notification>":                                                  "subagent-notification",
 		`<hook_prompt hook_run_id="h1">check</hook_prompt>`:                                                      "hook-prompt",
+		"<skills_instructions>\n## Skills\n</skills_instructions>":                                               "skills",
+		"<tools>\nDeferred tool namespaces:\n</tools>":                                                           "tools",
 		"Warning: apply_patch was requested via exec_command. Use the apply_patch tool instead of exec_command.": "warning",
 		"<environment_context>\n<cwd>/p</cwd>\n</environment_context>\nand fix it":                               "",
 		"please read <environment_context></environment_context>":                                                "",
@@ -352,12 +354,21 @@ func TestCodexShapes(t *testing.T) {
 	if s := l.Steps[9]; s.Type != llmCall || s.Output == nil || *s.Output != "Checking the docs server first." || s.Metadata["model"] != "gpt-5.6" {
 		t.Errorf("the answer only an event holds: %+v", s)
 	}
+	// The world_state line is kept: the hashes of what Codex built its
+	// context items from are in no other line.
+	if ws, _ := l.Metadata["world_states"].([]any); len(ws) != 1 || ws[0].(map[string]any)["settings"] == nil {
+		t.Errorf("world_states %v, want the one line's payload", l.Metadata["world_states"])
+	}
+	// The world_state line is kept: the hashes of what Codex built its
+	// context items from are in no other line.
+	if ws, _ := l.Metadata["world_states"].([]any); len(ws) != 1 || ws[0].(map[string]any)["settings"] == nil {
+		t.Errorf("world_states %v, want the one line's payload", l.Metadata["world_states"])
+	}
 	wantReasons := []string{
 		`event_msg "agent_message" (repeats response items for display): 1`,
 		`event_msg "patch_apply_end" (repeats response items for display): 1`,
 		`event_msg "some_new_event" (an event type this importer does not map): 1`,
 		`event_msg "user_message" (repeats response items for display): 1`,
-		`record type "world_state" (thread state Codex restores, no message or call): 1`,
 	}
 	if !reflect.DeepEqual(rep.Reasons, wantReasons) {
 		t.Errorf("reasons:\n got %q\nwant %q", rep.Reasons, wantReasons)

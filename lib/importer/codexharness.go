@@ -33,6 +33,13 @@ func codexContextItem(b *builder, h *harness, m *msg, content gjson.Result, wher
 		return nil
 	}
 	if role == "developer" {
+		if tag := laterContext(content); tag != "" {
+			// Codex writes every developer message: one whose text
+			// opens with what is not a context item Codex knows stays
+			// a system prompt, and none of it is the user's.
+			b.warn("%s: a developer message holds Codex's context (%s) after text that is no context item Codex is known to write; it is kept as a system prompt", where, tag)
+			return nil
+		}
 		// classify reads user records; the role is put back when
 		// the message is not Codex's context.
 		m.role = "user"
@@ -48,4 +55,27 @@ func codexContextItem(b *builder, h *harness, m *msg, content gjson.Result, wher
 		before.meta.setString("role", role)
 	}
 	return before
+}
+
+// laterContext returns the marker of the first of content's text parts
+// that is Codex's context when an earlier one is not: "" when the parts
+// are all Codex's context, or none is, or the first is.
+func laterContext(content gjson.Result) string {
+	var shown string
+	other := false
+	each(content, func(_, p gjson.Result) bool {
+		t := p.Get("text")
+		if t.Type != gjson.String {
+			return true
+		}
+		switch kind, tag := codexContext(t.Str); {
+		case kind == "":
+			other = true
+		case other:
+			shown = tag
+			return false
+		}
+		return true
+	})
+	return shown
 }

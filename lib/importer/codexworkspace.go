@@ -14,9 +14,10 @@ import (
 // codexWorkspace reads a Codex rollout's shell calls and apply_patch
 // calls, in order: a plain `cat FILE` that succeeded shows the whole file
 // (an input), a plain read of part of it (sed -n 'A,Bp', head, nl -ba,
-// nl -ba | sed -n) the lines it printed (a partial input; codexRead), and
-// an apply_patch applied to files whose content is known gives their
-// final content (outputs). Paths are relative to root, the session's
+// nl -ba | sed -n) the lines it printed (a partial input; codexRead), a
+// file an apply_patch deleted the content its FileChange item gives
+// (fileChange), and an apply_patch applied to files whose content is
+// known gives their final content (outputs). Paths are relative to root, the session's
 // working directory.
 func codexWorkspace(data []byte, root string) *workspace {
 	r := newCodexWorkspaceReader(root)
@@ -54,6 +55,12 @@ func (r *codexWorkspaceReader) read(data []byte) {
 		if rec.Get("type").String() == "response_item" {
 			item = rec.Get("payload")
 		}
+		if rec.Get("type").String() == "event_msg" {
+			if rec.Get("payload.type").String() == "item_completed" {
+				r.fileChange(rec.Get("payload.item"))
+			}
+			continue
+		}
 		id := item.Get("call_id").String()
 		switch item.Get("type").String() {
 		case "function_call":
@@ -90,6 +97,24 @@ func (r *codexWorkspaceReader) read(data []byte) {
 			w.codexResult(c.name, c.workdir, c.argv, c.script, c.patch, []byte(text))
 		}
 	}
+}
+
+// fileChange reads the FileChange item Codex 0.16x completes when an
+// apply_patch applies, before the call's output: a file it deletes is
+// given with the content it held, which the session had then seen whole.
+func (r *codexWorkspaceReader) fileChange(item gjson.Result) {
+	if item.Get("type").String() != "FileChange" || item.Get("status").String() != "completed" {
+		return
+	}
+	item.Get("changes").ForEach(func(abs, ch gjson.Result) bool {
+		if ch.Get("type").String() != "delete" || ch.Get("content").Type != gjson.String || !path.IsAbs(abs.String()) {
+			return true
+		}
+		if name, ok := r.w.rel(path.Clean(abs.String()), "apply_patch delete of"); ok {
+			r.w.codexSawWhole(name, ch.Get("content").Str)
+		}
+		return true
+	})
 }
 
 // readCommand reads a command given as an argv array or as a script.

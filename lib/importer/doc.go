@@ -216,10 +216,13 @@
 // whose parentUuid is its uuid) as compact_boundary: its compactMetadata
 // (trigger, tokens before) is in no other record.
 // Codex response_item payloads are Responses API items; event_msg lines
-// mostly repeat them and are skipped, except token_count (the only record
-// of usage: each request's last_token_usage is its model turn's usage),
+// mostly repeat them and are skipped, except token_count (each request's
+// last_token_usage is its model turn's usage, unless a token_usage_record
+// line, 0.16x and later, gave that turn its response's usage and id),
 // exec_command_end (a command's exit code and streams), mcp_tool_call_end
-// (an MCP tool's error, which its output item does not say) and turn_aborted
+// (an MCP tool's error, which its output item does not say), 0.16x's
+// item_completed of a CommandExecution or McpToolCall (the same, kept with
+// the call's result) and turn_aborted
 // (a user interrupt, kept with the turn it ended); the turn lifecycle
 // and failure events (task_started, task_complete with the turn's
 // duration, error, stream_error, warning, context_compacted, …) repeat no

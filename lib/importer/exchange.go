@@ -573,8 +573,13 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		if c.name == "" {
 			// A namespaced tool (an MCP server's) is known to the
 			// model by the namespace and name together, as Codex
-			// flattens them.
-			c.name = item.Get("namespace").String() + item.Get("name").String()
+			// flattens them: "mcp__calc" and "add" (0.16x and later;
+			// before, the namespace "mcp__calc__") are "mcp__calc__add".
+			ns := item.Get("namespace").String()
+			if ns != "" && !strings.HasSuffix(ns, "__") {
+				ns += "__"
+			}
+			c.name = ns + item.Get("name").String()
 		}
 		mapped := []string{"type", "name", spec.id}
 		if spec.args != "" {

@@ -88,6 +88,9 @@ type Call struct {
 	// Custom says the call's input is free text (an OpenAI Responses
 	// custom tool call, Codex's apply_patch): Input is a JSON string.
 	Custom bool
+	// Namespace is the namespace of a Responses function call (Codex's
+	// MCP tools: "mcp__calc__"), which Name begins with.
+	Namespace string
 }
 
 // Load arranges the packs ms, read from s, for serving.
@@ -156,6 +159,9 @@ func loadPack(s *store.Store, m *manifest.Manifest) (*Pack, error) {
 			turn := t.Turns[len(t.Turns)-1]
 			c := &Call{Step: st.Index, ID: md.callID, Name: st.Tool,
 				Input: st.Parameters, Output: st.OutputRef, Error: st.Error != nil, Custom: md.custom}
+			if ns := md.namespace; ns != "" && strings.HasPrefix(c.Name, ns) {
+				c.Namespace = ns
+			}
 			if len(c.Input) == 0 {
 				c.Input = []byte("{}")
 			}
@@ -167,8 +173,8 @@ func loadPack(s *store.Store, m *manifest.Manifest) (*Pack, error) {
 
 // meta is what serving reads of a step's metadata.
 type meta struct {
-	model, signature, stop, id, callID, agentPrompt string
-	custom                                          bool
+	model, signature, stop, id, callID, agentPrompt, namespace string
+	custom                                                     bool
 }
 
 // readMeta reads a step's metadata in one pass over its members: a
@@ -201,6 +207,8 @@ func readMeta(b []byte) meta {
 			respID = v.String()
 		case "call_id":
 			m.callID = v.String()
+		case "namespace":
+			m.namespace = v.String()
 		case "agent_prompts":
 			m.agentPrompt = v.Get("0.content").String()
 		case "item_type", "type":

@@ -142,8 +142,13 @@ func (a *Answer) responseItems(id string) []map[string]any {
 				"call_id": c.ID, "name": c.Name, "input": input})
 			continue
 		}
-		items = append(items, map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%s_%d", id, i), "status": "completed",
-			"call_id": c.ID, "name": c.Name, "arguments": string(c.Input)})
+		item := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%s_%d", id, i), "status": "completed",
+			"call_id": c.ID, "name": c.Name, "arguments": string(c.Input)}
+		if c.Namespace != "" {
+			// Sent as the model names it: the namespace apart.
+			item["namespace"], item["name"] = c.Namespace, strings.TrimPrefix(strings.TrimPrefix(c.Name, c.Namespace), "__")
+		}
+		items = append(items, item)
 	}
 	return items
 }

@@ -46,6 +46,8 @@ type AnswerCall struct {
 	Name   string
 	Input  jsontext.Value // a JSON object, or a JSON string when Custom
 	Custom bool
+	// Namespace, when set, begins Name (Call.Namespace).
+	Namespace string
 }
 
 // Usage is an answer's token counts; zero where none was recorded.
@@ -87,7 +89,7 @@ func (r *Recording) answer(t *Turn, workspace string) (*Answer, error) {
 		if workspace != "" && !c.Custom {
 			in = absolute(gjson.ParseBytes(c.Input), workspace, false)
 		}
-		a.Calls = append(a.Calls, AnswerCall{ID: c.ID, Name: c.Name, Input: in, Custom: c.Custom})
+		a.Calls = append(a.Calls, AnswerCall{ID: c.ID, Name: c.Name, Input: in, Custom: c.Custom, Namespace: c.Namespace})
 	}
 	return a, nil
 }

@@ -22,6 +22,17 @@ var codexFragments = []struct{ start, end, kind string }{
 	{"<user_shell_command>", "</user_shell_command>", "shell-command"},
 	{"<turn_aborted>", "</turn_aborted>", "interrupt"},
 	{"<subagent_notification>", "</subagent_notification>", "subagent-notification"},
+	// The developer items 0.16x builds from its world state.
+	{"<skills_instructions>", "</skills_instructions>", "skills"},
+	{"<tools>", "</tools>", "tools"},
+	{"<apps_instructions>", "</apps_instructions>", "apps"},
+	{"<plugins_instructions>", "</plugins_instructions>", "plugins"},
+	{"<environments_instructions>", "</environments_instructions>", "environments"},
+	{"<managed_developer_instructions>", "</managed_developer_instructions>", "managed-instructions"},
+	{"<multi_agent_mode>", "</multi_agent_mode>", "multi-agent-mode"},
+	{"<persistent_mode>", "</persistent_mode>", "persistent-mode"},
+	{"<context_window_guidance>", "</context_window_guidance>", "context-window"},
+	{"<model_catalog>", "</model_catalog>", "model-catalog"},
 	// Tags with attributes: the start marker is the tag's name.
 	{"<hook_prompt", "</hook_prompt>", "hook-prompt"},
 	{"<codex_internal_context", "</codex_internal_context>", "internal-context"},
