@@ -96,7 +96,12 @@ func requestFor(b *testing.B, r *Recording, th *Thread, pos int) []byte {
 		}
 		return t
 	}
-	msgs := []any{map[string]any{"role": "user", "content": th.Opening}}
+	// As agents write them: the role before the content.
+	type message struct {
+		Role    string `json:"role"`
+		Content any    `json:"content"`
+	}
+	msgs := []any{message{"user", th.Opening}}
 	for _, t := range th.Turns[:pos] {
 		var content []any
 		if s := text(t.Text); s != "" {
@@ -107,9 +112,9 @@ func requestFor(b *testing.B, r *Recording, th *Thread, pos int) []byte {
 			content = append(content, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": json.RawMessage(c.Input)})
 			results = append(results, map[string]any{"type": "tool_result", "tool_use_id": c.ID, "content": text(c.Output)})
 		}
-		msgs = append(msgs, map[string]any{"role": "assistant", "content": content})
+		msgs = append(msgs, message{"assistant", content})
 		if len(results) > 0 {
-			msgs = append(msgs, map[string]any{"role": "user", "content": results})
+			msgs = append(msgs, message{"user", results})
 		}
 	}
 	body, err := json.Marshal(map[string]any{"model": "m", "max_tokens": 1000, "messages": msgs})
