@@ -193,9 +193,13 @@ func (e *Env) hintFor(err error) string {
 	}
 	var parseErr *kong.ParseError
 	var streamErr *ref.StreamError
+	var hinter interface{ Hint() string }
 	switch {
 	case errors.As(err, &streamErr):
 		return streamErr.Hint
+	case errors.As(err, &hinter):
+		// An error that says what to do about itself.
+		return hinter.Hint()
 	case errors.Is(err, store.ErrNoStore):
 		flag := "--store"
 		if e.G != nil && e.G.StoreFlag != "" {

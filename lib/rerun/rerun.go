@@ -155,9 +155,13 @@ type AgentRun struct {
 type ErrNotInstalled struct {
 	Driver  Driver
 	Version string
+	Bin     string // the executable given, if any
 }
 
 func (e *ErrNotInstalled) Error() string {
+	if e.Bin != "" {
+		return fmt.Sprintf("%s: no executable %s", e.Driver.Name(), e.Bin)
+	}
 	return fmt.Sprintf("%s is not installed (no %s on PATH)", e.Driver.Name(), e.Driver.Executable())
 }
 
@@ -178,11 +182,11 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opts Options
 	d := opts.Driver
 	bin := opts.Bin
 	if bin == "" {
-		p, err := exec.LookPath(d.Executable())
-		if err != nil {
-			return nil, &ErrNotInstalled{Driver: d, Version: RecordedVersion(m)}
-		}
-		bin = p
+		bin = d.Executable()
+	}
+	bin, err := exec.LookPath(bin)
+	if err != nil {
+		return nil, &ErrNotInstalled{Driver: d, Version: RecordedVersion(m), Bin: opts.Bin}
 	}
 	rec, err := serve.Load(s, []*manifest.Manifest{m})
 	if err != nil {
