@@ -48,8 +48,11 @@ func (c *replayCmd) checkAgentFlags() error {
 // rerun re-runs the pack with the real agent.
 func (c *replayCmd) rerun(env *cli.Env, s *store.Store, m *manifest.Manifest) error {
 	d, _ := rerun.Lookup(c.Agent)
-	opts := rerun.Options{Driver: d, Bin: c.AgentBin, Workspace: c.Workspace, Keep: c.Keep, From: c.From, Model: c.Model,
+	opts := rerun.Options{Driver: d, Bin: c.AgentBin, Workspace: c.Workspace, Keep: c.Keep, Model: c.Model,
 		Timeout: c.AgentTimeout}
+	if c.From >= 0 {
+		opts.From = &c.From
+	}
 	if c.Upstream != "" {
 		u, err := url.Parse(c.Upstream)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -124,7 +124,11 @@ func (c *serveCmd) Run(env *cli.Env) error {
 			env.Warnf("writing a report: %v", err)
 		}
 	}
-	srv := &http.Server{Handler: serve.New(rec, serve.Options{Workspace: workspace, Upstream: up, From: c.From, Model: c.Model,
+	var from *int
+	if c.From >= 0 {
+		from = &c.From
+	}
+	srv := &http.Server{Handler: serve.New(rec, serve.Options{Workspace: workspace, Upstream: up, From: from, Model: c.Model,
 		Record: record, Event: func(e serve.Event) { emit(e) }}),
 		ReadHeaderTimeout: 30 * time.Second, MaxHeaderBytes: 1 << 20}
 	base := "http://" + addr.String()
