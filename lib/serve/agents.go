@@ -23,7 +23,7 @@ var Agents = []struct {
 	{"codex", "openai-responses", &Agent{Name: "codex",
 		Harness: func(t string) bool { k, _ := codex.Context(t); return k != "" },
 		Clean:   codex.Clean}},
-	{"GeminiCLI", "gemini", &Agent{Name: "gemini", Harness: gemini.Harness}},
+	{"GeminiCLI", "gemini", &Agent{Name: "gemini", Harness: gemini.Harness, Clean: gemini.Clean}},
 	{"opencode", "openai-chat", &Agent{Name: "opencode", Side: opencode.Side}},
 }
 
