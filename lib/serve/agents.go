@@ -24,7 +24,7 @@ var Agents = []struct {
 		Harness: func(t string) bool { k, _ := codex.Context(t); return k != "" },
 		Clean:   codex.Clean}},
 	{"GeminiCLI", "gemini", &Agent{Name: "gemini", Harness: gemini.Harness, Clean: gemini.Clean}},
-	{"opencode", "openai-chat", &Agent{Name: "opencode", Side: opencode.Side}},
+	{"opencode", "openai-chat", &Agent{Name: "opencode", Side: opencode.Side, Clean: opencode.Clean}},
 }
 
 // agentOf tells which agent sent r.
