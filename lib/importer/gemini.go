@@ -380,6 +380,23 @@ func geminiResponse(resp gjson.Result) (text string, failed bool) {
 	return resp.Raw, false
 }
 
+// geminiFunctionCall reads a functionCall part: a call.
+func geminiFunctionCall(fc gjson.Result) *call {
+	return &call{id: fc.Get("id").String(), name: fc.Get("name").String(), args: args(fc.Get("args")),
+		meta: rest(fc, "id", "name", "args")}
+}
+
+// geminiFunctionResponse reads a functionResponse part: a result.
+func geminiFunctionResponse(fr gjson.Result) *result {
+	r := &result{id: fr.Get("id").String(), name: fr.Get("name").String(), meta: rest(fr, "id", "name", "response")}
+	text, failed := geminiResponse(fr.Get("response"))
+	r.output, r.hasOut = text, true
+	if failed {
+		r.isError, r.failure.msg = true, text
+	}
+	return r
+}
+
 // geminiShellTrailer are the lines run_shell_command writes below a
 // command's output, in their order (packages/core/src/tools/shell.ts).
 var geminiShellTrailer = []string{"Error: ", "Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: "}
@@ -453,18 +470,9 @@ func geminiParts(b *builder, m *msg, c gjson.Result, where string) error {
 			m.addText(p.Get("text").Str)
 			parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(p.Get("text").Str)})
 		case p.Get("functionCall").IsObject():
-			fc := p.Get("functionCall")
-			m.calls = append(m.calls, &call{id: fc.Get("id").String(), name: fc.Get("name").String(), args: args(fc.Get("args")),
-				meta: rest(fc, "id", "name", "args")})
+			m.calls = append(m.calls, geminiFunctionCall(p.Get("functionCall")))
 		case p.Get("functionResponse").IsObject():
-			fr := p.Get("functionResponse")
-			r := &result{id: fr.Get("id").String(), name: fr.Get("name").String(), meta: rest(fr, "id", "name", "response")}
-			text, failed := geminiResponse(fr.Get("response"))
-			r.output, r.hasOut = text, true
-			if failed {
-				r.isError, r.failure.msg = true, text
-			}
-			m.results = append(m.results, r)
+			m.results = append(m.results, geminiFunctionResponse(p.Get("functionResponse")))
 		case p.Get("inlineData").IsObject():
 			d := p.Get("inlineData")
 			part := execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
@@ -608,19 +616,9 @@ func importGeminiCheckpoint(b *builder, doc gjson.Result) error {
 			case p.Get("text").Type == gjson.String:
 				m.addText(p.Get("text").Str)
 			case p.Get("functionCall").IsObject():
-				fc := p.Get("functionCall")
-				m.calls = append(m.calls, &call{id: fc.Get("id").String(), name: fc.Get("name").String(), args: args(fc.Get("args")),
-					meta: rest(fc, "id", "name", "args")})
+				m.calls = append(m.calls, geminiFunctionCall(p.Get("functionCall")))
 			case p.Get("functionResponse").IsObject():
-				fr := p.Get("functionResponse")
-				r := &result{id: fr.Get("id").String(), name: fr.Get("name").String()}
-				text, failed := geminiResponse(fr.Get("response"))
-				r.output, r.hasOut = text, true
-				if failed {
-					r.isError, r.failure.msg = true, text
-				}
-				r.meta = rest(fr, "id", "name", "response")
-				m.results = append(m.results, r)
+				m.results = append(m.results, geminiFunctionResponse(p.Get("functionResponse")))
 			case p.Get("inlineData").IsObject():
 				d := p.Get("inlineData")
 				part := execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
