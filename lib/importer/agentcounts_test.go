@@ -273,3 +273,23 @@ func TestGeminiNoIDs(t *testing.T) {
 		t.Errorf("report %+v, log %s", rep, out)
 	}
 }
+
+// TestOpenCodeBashExit: a real OpenCode 1.18.33 export (its scratch
+// paths renamed) of a command that exited 1: the tool part is
+// "completed", its metadata.exit 1, and the call failed with that exit
+// code. The session's last answer stays its last turn's output: no
+// final.md is made up.
+func TestOpenCodeBashExit(t *testing.T) {
+	out, _ := importFixture(t, OpenCode, "bash-exit.json")
+	l := gjson.ParseBytes(out)
+	bash := l.Get(`steps.#(tool=="bash")`)
+	if bash.Get("error.exit_code").Raw != "1" || bash.Get("output").String() != "(no output)" {
+		t.Errorf("bash step = %s", bash.Raw)
+	}
+	if o := l.Get("outputs"); o.Exists() {
+		t.Errorf("outputs = %s, want none", o.Raw)
+	}
+	if cwd := l.Get("metadata.session.cwd").String(); cwd != "/home/dev/proj" {
+		t.Errorf("metadata.session.cwd = %q", cwd)
+	}
+}

@@ -12,10 +12,13 @@ import (
 // string replacement applied to a file whose content is known (written
 // earlier in the session) gives the new content, as the tool computes it:
 // the old text must occur once, or as many times as the call says to
-// replace. A call that failed or has no result changed nothing known. The
-// files whose final content is known are outputs, named relative to the
-// session's working directory; a file outside it, or an edit of a file
-// whose content the session does not show, is said on stderr.
+// replace. Where the tool's result records the file's content after the
+// call (Gemini CLI's resultDisplay.newContent), that is the file's
+// content, known before or not. A call that failed or has no result
+// changed nothing known. The files whose final content is known are
+// outputs, named relative to the session's working directory; a file
+// outside it, or an edit of a file whose content the session does not
+// show, is said on stderr.
 
 // fileTool names the parameters of a tool that writes files.
 type fileTool struct {
@@ -24,14 +27,15 @@ type fileTool struct {
 	old     string // a replacement: the text replaced,
 	new     string // the text put instead,
 	all     string // and how many times (a boolean: all; a number: that many)
+	after   string // where the step's metadata.result holds the file's content after the call
 }
 
 // fileTools are, per format, its tools that write files (the tool names
 // and parameters of each agent's own file tools).
 var fileTools = map[string]map[string]fileTool{
 	GeminiCLI: {
-		"write_file": {path: "file_path", content: "content"},
-		"replace":    {path: "file_path", old: "old_string", new: "new_string", all: "expected_replacements"},
+		"write_file": {path: "file_path", content: "content", after: "resultDisplay.newContent"},
+		"replace":    {path: "file_path", old: "old_string", new: "new_string", all: "expected_replacements", after: "resultDisplay.newContent"},
 	},
 	OpenCode: {
 		"write": {path: "filePath", content: "content"},
@@ -45,11 +49,19 @@ var fileTools = map[string]map[string]fileTool{
 }
 
 // agentFiles adds the files the session wrote, whose content is known,
-// as outputs (and the last answer as final.md beside them).
+// as outputs (and, for a format that is no agentSession, the last answer
+// as final.md beside them).
 func (b *builder) agentFiles() {
 	tools := fileTools[b.format]
 	known := map[string]string{}
 	var order []string
+	listed := map[string]bool{}
+	learn := func(name, content string) {
+		if !listed[name] {
+			order, listed[name] = append(order, name), true
+		}
+		known[name] = content
+	}
 	unknown, outside := 0, 0
 	for _, s := range b.steps {
 		ft, ok := tools[s.Tool]
@@ -62,15 +74,16 @@ func (b *builder) agentFiles() {
 			outside++
 			continue
 		}
+		if after := gjson.GetBytes(s.meta.get("result"), ft.after); ft.after != "" && after.Type == gjson.String {
+			learn(name, after.Str)
+			continue
+		}
 		if ft.content != "" {
 			c := params.Get(ft.content)
 			if c.Type != gjson.String {
 				continue
 			}
-			if _, seen := known[name]; !seen {
-				order = append(order, name)
-			}
-			known[name] = c.Str
+			learn(name, c.Str)
 			continue
 		}
 		have, ok := known[name]
@@ -98,7 +111,7 @@ func (b *builder) agentFiles() {
 			outs = append(outs, output{Name: name, Content: c})
 		}
 	}
-	if len(outs) > 0 && strings.TrimSpace(b.last) != "" {
+	if len(outs) > 0 && strings.TrimSpace(b.last) != "" && !agentSession(b.format) {
 		outs = append(outs, output{Name: finalName, Content: b.last})
 	}
 	b.outputs = append(b.outputs, outs...)

@@ -98,6 +98,13 @@ const (
 // finalName is the output an importer records the agent's last answer as.
 const finalName = "final.md"
 
+// agentSession reports whether format is an agent's session, whose
+// outputs are the files it wrote: its last answer is the output of its
+// last model call and no output of its own.
+func agentSession(format string) bool {
+	return format == ClaudeCode || format == Codex || format == GeminiCLI || format == OpenCode
+}
+
 // readOnlyTools are deterministic by default: reading the same workspace
 // gives the same output.
 var readOnlyTools = []string{
@@ -927,8 +934,7 @@ func (b *builder) log() *execlog.Log {
 	// An agent session's outputs are the files it wrote: its last answer
 	// is the output of its last model call, and stays only that. For a
 	// recorded exchange with a model, the answer is the run's result.
-	agentSession := b.format == ClaudeCode || b.format == Codex
-	if len(outputs) == 0 && strings.TrimSpace(b.last) != "" && !agentSession {
+	if len(outputs) == 0 && strings.TrimSpace(b.last) != "" && !agentSession(b.format) {
 		outputs = []output{{Name: finalName, Content: b.last}}
 	}
 	for _, o := range outputs {

@@ -39,6 +39,28 @@ func geminiChat(rec gjson.Result) bool {
 	return false
 }
 
+// geminiEvent reports whether rec is an event of Gemini CLI's headless
+// transcript (gemini -p … --output-format stream-json), whichever comes
+// first: each has a type and a timestamp string; a message's content is
+// a string (an Anthropic message's is a list of blocks, and it has no
+// timestamp), a tool event names its call by tool_id.
+func geminiEvent(rec gjson.Result) bool {
+	if rec.Get("timestamp").Type != gjson.String {
+		return false
+	}
+	switch rec.Get("type").String() {
+	case "init":
+		return rec.Get("session_id").Exists() && rec.Get("model").Exists()
+	case "message":
+		return rec.Get("role").Type == gjson.String && rec.Get("content").Type == gjson.String
+	case "tool_use":
+		return rec.Get("tool_id").Exists() && rec.Get("tool_name").Exists()
+	case "tool_result":
+		return rec.Get("tool_id").Exists() && rec.Get("status").Exists()
+	}
+	return false
+}
+
 // copilotNamespace reports whether an event type is one of Copilot CLI's
 // ("session.start", "user.message", …).
 func copilotNamespace(typ string) bool {
@@ -113,7 +135,7 @@ func classify(rec gjson.Result) string {
 		return GeminiCLI // a checkpoint: {history: Content[]}, or the list alone
 	case geminiChat(rec):
 		return GeminiCLI
-	case has("sessionId") && has("projectHash") || typ == "init" && has("session_id") && has("model") && has("timestamp"):
+	case has("sessionId") && has("projectHash") || geminiEvent(rec):
 		return GeminiCLI
 	case has("resourceSpans") || has("resourceLogs") || has("resource_spans") || has("resource_logs"):
 		return OTelGenAI

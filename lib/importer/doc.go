@@ -70,10 +70,10 @@
 //     one per sample, samples/<id>_epoch_<n>/final.md, or
 //     samples/sample_<position>/final.md for a sample without an id, whose
 //     steps then carry sample_index; any-agent: final_output; LangSmith:
-//     the root run's output), except in a Claude Code or Codex session,
-//     whose outputs are the files it wrote: there the last answer is what
-//     it is, the output of the last llm_call step, and no file is made up
-//     for it.
+//     the root run's output), except in a Claude Code, Codex, Gemini CLI
+//     or OpenCode session, whose outputs are the files it wrote: there the
+//     last answer is what it is, the output of the last llm_call step, and
+//     no file is made up for it.
 //   - Exchange formats repeat the conversation in every request: messages
 //     already in the log are not added again.
 //   - Fields that map nowhere are kept in the step's or the log's metadata
@@ -281,9 +281,10 @@
 // (agentfiles.go): a whole-file write (write_file, write, create) gives a
 // file's content, and a later replacement (replace, edit, str_replace)
 // whose old text occurs once (or as often as the call says) the new
-// content; the files whose final content is known, under the working
-// directory, are outputs. Edits of files the session never showed whole
-// are counted in a warning.
+// content, or the content after the call the result records (Gemini
+// CLI's resultDisplay.newContent); the files whose final content is
+// known, under the working directory, are outputs. Edits of files the
+// session never showed whole are counted in a warning.
 //
 // The output is canonical JSON, printed from an execlog.Log (there is no
 // second encoder of the log here), and the same input always gives the

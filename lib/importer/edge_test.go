@@ -739,10 +739,6 @@ func TestEvalArchiveBounds(t *testing.T) {
 	}
 }
 
-// agentSession reports whether format is an agent's session, whose outputs
-// are the files it wrote, never its last answer.
-func agentSession(format string) bool { return format == ClaudeCode || format == Codex }
-
 // lastAnswer is the output of the last llm_call step of the main agent
 // that has one.
 func lastAnswer(l *testLog) string {

@@ -2,10 +2,12 @@ package importer
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/agent/gemini"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
@@ -18,10 +20,14 @@ import (
 //     a metadata line ({sessionId, projectHash, startTime, …}), then one
 //     line per MessageRecord written again, whole, each time it changes
 //     (the last copy wins, in the place of the first), {"$set": {…}}
-//     metadata updates ("$set.messages" replaces the conversation) and
-//     {"$rewindTo": id} (the conversation from that message on is
-//     undone). Older versions wrote one JSON ConversationRecord
-//     (session-*.json) with the messages in an array.
+//     metadata updates and {"$rewindTo": id} (the conversation from that
+//     message on is undone). "$set.messages" restates the conversation
+//     (--resume writes it again as the model API's Contents: a model
+//     turn's calls as functionCall parts, their results in a user
+//     message of id "<turn id>_response", no usage): a message already
+//     read keeps its record, a new one joins after the message before
+//     it, and none is dropped. Older versions wrote one JSON
+//     ConversationRecord (session-*.json) with the messages in an array.
 //   - checkpoints (/chat save <tag>: checkpoint-<tag>.json): the
 //     conversation as the model API's Content list
 //     (importGeminiCheckpoint);
@@ -33,7 +39,17 @@ import (
 // (content its text, thoughts its reasoning, tokens its usage, model its
 // parameters) with its toolCalls, each holding its own result and
 // status; "info", "error" and "warning" records (shown to the user, never
-// sent to the model) are kept in metadata.gemini_messages.
+// sent to the model) are kept in metadata.gemini_messages. A user
+// message that holds only functionResponse parts repeats the results
+// its calls' records hold (a result no record holds joins its call): it
+// is no prompt. The CLI's own context (<session_context>: the date, the
+// operating system, the workspace directories; lib/agent/gemini) is a
+// prompt of role "harness", its text byte for byte, its kind in
+// metadata.prompts[i].harness; the first workspace directory it names is
+// the working directory (metadata.session.cwd), which paths in
+// parameters are made relative to. A run_shell_command whose answer ends
+// with "Exit Code: N" (N not 0) failed with that exit code, whatever its
+// status says.
 
 func importGemini(b *builder, data []byte) error {
 	doc, whole, err := b.wholeDoc(data)
@@ -76,10 +92,7 @@ func importGemini(b *builder, data []byte) error {
 			b.mapRecord()
 			set := rec.Get("$set")
 			if ms := set.Get("messages"); ms.IsArray() {
-				g.dropAll(where)
-				for i, m := range elems(ms) {
-					g.put(m, at(where, fmt.Sprintf("$set.messages[%d]", i)))
-				}
+				g.restate(elems(ms))
 			}
 			g.meta(set, "messages")
 		case rec.Get("id").Exists() && rec.Get("type").Exists():
@@ -165,11 +178,26 @@ func (g *geminiSession) rewind(id, where string) {
 	g.order = g.order[:i]
 }
 
-func (g *geminiSession) dropAll(where string) {
-	if n := len(g.order); n > 0 {
-		g.b.warn("%s: a $set of the messages replaced %d message(s); they are not in the log", where, n)
+// restate reads a $set of the messages: each already read keeps its
+// record and place; a new one joins after the message before it in the
+// list (at the end when none is known before it).
+func (g *geminiSession) restate(ms []gjson.Result) {
+	at := len(g.order)
+	for _, m := range ms {
+		id := m.Get("id").String()
+		if _, ok := g.byID[id]; ok && id != "" {
+			at = slices.Index(g.order, id) + 1
+			continue
+		}
+		g.put(m, "")
+		if last := len(g.order) - 1; at < last {
+			// put appended it: move it to at.
+			id := g.order[last]
+			copy(g.order[at+1:], g.order[at:last])
+			g.order[at] = id
+		}
+		at++
 	}
-	g.order, g.byID = nil, nil
 }
 
 func (g *geminiSession) finish() error {
@@ -199,9 +227,10 @@ func (g *geminiSession) message(r gjson.Result) error {
 	switch typ {
 	case "user":
 		m.role = "user"
-		m.meta = rest(r, "type", "content", "timestamp")
-		if !m.hasText && len(m.parts) == 0 {
-			m.hasText = true
+		m.meta = join(m.meta, rest(r, "type", "content", "timestamp"))
+		geminiUser(b, m)
+		if !m.hasText && len(m.parts) == 0 && len(m.results) == 0 {
+			m.hasText = true // an empty prompt is still one
 		}
 		b.add(m)
 	case "gemini":
@@ -215,11 +244,14 @@ func (g *geminiSession) message(r gjson.Result) error {
 			m.params = obj{{"model", raw(v)}}.raw()
 			b.setModel(v.Str)
 		}
-		m.meta = rest(r, "type", "content", "timestamp", "model", "toolCalls", "tokens")
+		m.meta = join(m.meta, rest(r, "type", "content", "timestamp", "model", "toolCalls", "tokens"))
 		if t := r.Get("tokens"); t.IsObject() {
 			m.meta.set("usage", geminiTokens(t))
 		}
 		var results []*result
+		if r.Get("toolCalls.0").Exists() {
+			m.calls = nil // the records hold them, with their results
+		}
 		for i, tc := range elems(r.Get("toolCalls")) {
 			c, res := geminiCall(b, tc, fmt.Sprintf("%s: toolCalls[%d]", where, i))
 			m.calls = append(m.calls, c)
@@ -238,6 +270,23 @@ func (g *geminiSession) message(r gjson.Result) error {
 		b.appendMeta("gemini_messages", raw(r))
 	}
 	return nil
+}
+
+// geminiUser reads what a user message is besides a prompt: the CLI's
+// own context (a harness prompt, which names the working directory), or
+// results whose answers may tell a command's exit code.
+func geminiUser(b *builder, m *msg) {
+	if kind := gemini.Context(m.text); kind != "" && len(m.parts) == 0 {
+		m.role = harnessRole
+		m.meta.setString("harness", kind)
+		if dir := gemini.Workdir(m.text); dir != "" && len(b.roots) == 0 {
+			b.root(dir)
+			b.meta.set("session", obj{{"cwd", quote(dir)}}.raw())
+		}
+	}
+	for _, r := range m.results {
+		geminiShellExit(r, r.name)
+	}
 }
 
 // geminiTokens renames a TokensSummary's counters as usage.
@@ -274,17 +323,11 @@ func geminiCall(b *builder, tc gjson.Result, where string) (*call, *result) {
 	var parts []execlog.Part
 	each(res, func(_, p gjson.Result) bool {
 		if fr := p.Get("functionResponse"); fr.Exists() {
-			resp := fr.Get("response")
-			switch {
-			case resp.Get("output").Type == gjson.String:
-				texts = append(texts, resp.Get("output").Str)
-			case resp.Get("error").Exists():
-				r.isError = true
-				r.failure.msg = str(resp.Get("error"))
-				texts = append(texts, str(resp.Get("error")))
-			default:
-				texts = append(texts, resp.Raw)
+			text, failed := geminiResponse(fr.Get("response"))
+			if failed {
+				r.isError, r.failure.msg = true, text
 			}
+			texts = append(texts, text)
 			if extra := rest(fr, "id", "name", "response"); len(extra) > 0 {
 				r.meta.set("functionResponse", extra.raw())
 			}
@@ -321,7 +364,73 @@ func geminiCall(b *builder, tc gjson.Result, where string) (*call, *result) {
 			r.failure.msg = status
 		}
 	}
+	geminiShellExit(r, c.name)
 	return c, r
+}
+
+// geminiResponse reads a functionResponse's response: its output, or
+// its error (failed), else the response as JSON.
+func geminiResponse(resp gjson.Result) (text string, failed bool) {
+	switch {
+	case resp.Get("output").Type == gjson.String:
+		return resp.Get("output").Str, false
+	case resp.Get("error").Exists():
+		return str(resp.Get("error")), true
+	}
+	return resp.Raw, false
+}
+
+// geminiFunctionCall reads a functionCall part: a call.
+func geminiFunctionCall(fc gjson.Result) *call {
+	return &call{id: fc.Get("id").String(), name: fc.Get("name").String(), args: args(fc.Get("args")),
+		meta: rest(fc, "id", "name", "args")}
+}
+
+// geminiFunctionResponse reads a functionResponse part: a result.
+func geminiFunctionResponse(fr gjson.Result) *result {
+	r := &result{id: fr.Get("id").String(), name: fr.Get("name").String(), meta: rest(fr, "id", "name", "response")}
+	text, failed := geminiResponse(fr.Get("response"))
+	r.output, r.hasOut = text, true
+	if failed {
+		r.isError, r.failure.msg = true, text
+	}
+	return r
+}
+
+// geminiShellTrailer are the lines run_shell_command writes below a
+// command's output, in their order (packages/core/src/tools/shell.ts).
+var geminiShellTrailer = []string{"Error: ", "Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: "}
+
+// geminiShellExit marks a run_shell_command result failed with its exit
+// code when its answer's trailer (the lines below the output, read from
+// the end, in the order the tool writes them) says "Exit Code: N", N
+// not 0; the headless transcript's tool_result says "Command exited with
+// code: N" instead.
+func geminiShellExit(r *result, tool string) {
+	if tool != "run_shell_command" || !r.hasOut {
+		return
+	}
+	text := r.text()
+	if n, ok := strings.CutPrefix(text, "Command exited with code: "); ok && isDigits(strings.TrimPrefix(n, "-")) {
+		if n != "0" {
+			r.isError, r.failure.exitCode = true, []byte(n)
+		}
+		return
+	}
+	text = strings.TrimSuffix(strings.TrimPrefix(text, "<untrusted_context>\n"), "\n</untrusted_context>")
+	lines := strings.Split(text, "\n")
+	next := len(geminiShellTrailer) // the trailer lines still allowed above
+	for i := len(lines) - 1; i > 0 && next > 0; i-- {
+		k := slices.IndexFunc(geminiShellTrailer[:next], func(p string) bool { return strings.HasPrefix(lines[i], p) })
+		if k < 0 {
+			return
+		}
+		next = k
+		if n, ok := strings.CutPrefix(lines[i], "Exit Code: "); ok && isDigits(strings.TrimPrefix(n, "-")) && n != "0" {
+			r.isError, r.failure.exitCode = true, []byte(n)
+			return
+		}
+	}
 }
 
 func geminiPartType(mt string) string {
@@ -360,6 +469,10 @@ func geminiParts(b *builder, m *msg, c gjson.Result, where string) error {
 		case p.Get("text").Type == gjson.String:
 			m.addText(p.Get("text").Str)
 			parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(p.Get("text").Str)})
+		case p.Get("functionCall").IsObject():
+			m.calls = append(m.calls, geminiFunctionCall(p.Get("functionCall")))
+		case p.Get("functionResponse").IsObject():
+			m.results = append(m.results, geminiFunctionResponse(p.Get("functionResponse")))
 		case p.Get("inlineData").IsObject():
 			d := p.Get("inlineData")
 			part := execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
@@ -387,6 +500,7 @@ func geminiParts(b *builder, m *msg, c gjson.Result, where string) error {
 // importGeminiStream reads the headless stream-json transcript.
 func importGeminiStream(b *builder, data []byte) error {
 	var cur *msg
+	tools := map[string]string{} // tool names by call id
 	flush := func() {
 		if cur != nil {
 			b.add(cur)
@@ -425,6 +539,7 @@ func importGeminiStream(b *builder, data []byte) error {
 			}
 			cur.calls = append(cur.calls, &call{id: rec.Get("tool_id").String(), name: rec.Get("tool_name").String(),
 				args: args(rec.Get("parameters")), ts: ts})
+			tools[rec.Get("tool_id").String()] = rec.Get("tool_name").String()
 		case "tool_result":
 			b.mapRecord()
 			flush()
@@ -439,6 +554,7 @@ func importGeminiStream(b *builder, data []byte) error {
 					r.output, r.hasOut = r.failure.msg, true
 				}
 			}
+			geminiShellExit(r, tools[r.id])
 			r.meta = rest(rec, "type", "tool_id", "output", "timestamp")
 			b.result(r)
 		case "error", "result":
@@ -500,24 +616,9 @@ func importGeminiCheckpoint(b *builder, doc gjson.Result) error {
 			case p.Get("text").Type == gjson.String:
 				m.addText(p.Get("text").Str)
 			case p.Get("functionCall").IsObject():
-				fc := p.Get("functionCall")
-				m.calls = append(m.calls, &call{id: fc.Get("id").String(), name: fc.Get("name").String(), args: args(fc.Get("args")),
-					meta: rest(fc, "id", "name", "args")})
+				m.calls = append(m.calls, geminiFunctionCall(p.Get("functionCall")))
 			case p.Get("functionResponse").IsObject():
-				fr := p.Get("functionResponse")
-				r := &result{id: fr.Get("id").String(), name: fr.Get("name").String()}
-				resp := fr.Get("response")
-				switch {
-				case resp.Get("output").Type == gjson.String:
-					r.setOutput(resp.Get("output"))
-				case resp.Get("error").Exists():
-					r.isError, r.failure.msg = true, str(resp.Get("error"))
-					r.setOutput(resp.Get("error"))
-				default:
-					r.output, r.hasOut = resp.Raw, true
-				}
-				r.meta = rest(fr, "id", "name", "response")
-				m.results = append(m.results, r)
+				m.results = append(m.results, geminiFunctionResponse(p.Get("functionResponse")))
 			case p.Get("inlineData").IsObject():
 				d := p.Get("inlineData")
 				part := execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
@@ -537,6 +638,9 @@ func importGeminiCheckpoint(b *builder, doc gjson.Result) error {
 		}
 		if len(media) > 0 && m.role == "user" {
 			m.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(m.text)}}, media...)
+		}
+		if m.role == "user" {
+			geminiUser(b, m)
 		}
 		b.add(m)
 	}

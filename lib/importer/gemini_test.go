@@ -23,12 +23,18 @@ func TestGeminiCLI(t *testing.T) {
 		usage                                map[string]int64
 		warnings                             []string
 	}{
-		{"session.jsonl", 2, 2, 1, 2, 2, 1, map[string]int64{"input_tokens": 10520, "output_tokens": 84, "cache_read_tokens": 9216, "reasoning_tokens": 210, "total_tokens": 10814},
+		// make test's "Exit Code: 2" is a failure too.
+		{"session.jsonl", 2, 2, 2, 2, 2, 1, map[string]int64{"input_tokens": 10520, "output_tokens": 84, "cache_read_tokens": 9216, "reasoning_tokens": 210, "total_tokens": 10814},
 			[]string{"line 9: $rewindTo undid 1 message(s); they are not in the log"}},
 		{"legacy.json", 1, 1, 0, 2, 1, 0, map[string]int64{"input_tokens": 1830, "output_tokens": 23, "cache_read_tokens": 0, "reasoning_tokens": 0, "total_tokens": 1853}, nil},
 		{"stream.jsonl", 2, 2, 1, 3, 1, 0, map[string]int64{}, nil},
-		// The context Gemini CLI sends first is a user Content too.
-		{"checkpoint.json", 2, 2, 1, 4, 2, 0, map[string]int64{}, []string{"the input does not name the model; identifier set to \"unknown\""}},
+		// Real runs of Gemini CLI 0.61.0 (its scratch paths renamed): a
+		// session resumed for a second prompt, and the headless
+		// transcript of that second prompt, whose replace has no output.
+		{"resume.jsonl", 3, 3, 1, 5, 2, 0, map[string]int64{"input_tokens": 1000, "output_tokens": 90, "cache_read_tokens": 0, "reasoning_tokens": 0, "total_tokens": 1090}, nil},
+		{"stream-run.jsonl", 2, 1, 1, 3, 1, 0, map[string]int64{}, []string{"1 file write(s) outside the session's working directory (or with none recorded): they are steps, not outputs"}},
+		// The context Gemini CLI sends first is the harness's prompt.
+		{"checkpoint.json", 2, 2, 1, 4, 1, 0, map[string]int64{}, []string{"the input does not name the model; identifier set to \"unknown\""}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join("testdata/gemini-cli", tc.file)
@@ -92,5 +98,77 @@ func TestGeminiCLI(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGeminiCLIResumed checks a session Gemini CLI resumed (--resume
+// rewrites the conversation with $set): every message once, the first
+// prompt's call and usage too; the session context a harness prompt,
+// byte for byte, that names the working directory; the results Gemini
+// CLI repeats in user messages no prompts; the failed command's exit
+// code; the files written outputs, and no final.md.
+func TestGeminiCLIResumed(t *testing.T) {
+	data, err := os.ReadFile("testdata/gemini-cli/resume.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := Import(GeminiCLI, data, Options{Name: "resume.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := gjson.ParseBytes(out)
+	// The session context, as the first $set of the messages (line 2)
+	// holds it.
+	context := gjson.Get(strings.Split(string(data), "\n")[1], "$set.messages.0.content.0.text")
+	var roles []string
+	for _, p := range l.Get("prompts").Array() {
+		roles = append(roles, p.Get("role").String())
+		if p.Get("content").String() == "" {
+			t.Errorf("an empty %s prompt", p.Get("role"))
+		}
+	}
+	if first := l.Get("prompts.0.content").String(); strings.Join(roles, " ") != "harness user user" || first != context.Str || context.Str == "" {
+		t.Errorf("prompts %q; the first %.40q, want the session context", roles, first)
+	}
+	if g := l.Get("metadata.prompts.0.harness").String(); g != "session-context" {
+		t.Errorf("harness kind %q", g)
+	}
+	if cwd := l.Get("metadata.session.cwd").String(); cwd != "/home/dev/proj" {
+		t.Errorf("metadata.session.cwd %q", cwd)
+	}
+	var tools []string
+	for _, s := range l.Get("steps").Array() {
+		if s.Get("type").String() == "tool_call" {
+			tools = append(tools, s.Get("tool").String()+" "+s.Get("parameters.file_path").String())
+		}
+		if s.Get("tool").String() == "run_shell_command" && s.Get("error.exit_code").Raw != "1" {
+			t.Errorf("run_shell_command false: error %s, want exit code 1", s.Get("error").Raw)
+		}
+	}
+	if strings.Join(tools, ", ") != "write_file a.txt, run_shell_command , replace a.txt" {
+		t.Errorf("tool calls %q", tools)
+	}
+	if o := l.Get("outputs").Raw; o != `[{"content":"final\n","name":"a.txt"}]` {
+		t.Errorf("outputs %s, want a.txt only", o)
+	}
+}
+
+// TestGeminiStreamDetected: the headless transcript is told by any of
+// its events, not only by the init event first (an Anthropic message,
+// whose content is a list of blocks, is still Anthropic's).
+func TestGeminiStreamDetected(t *testing.T) {
+	data, err := os.ReadFile("testdata/gemini-cli/stream-run.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	for i := range 4 {
+		in := strings.Join(lines[i:], "")
+		if f, err := Detect("", []byte(in)); f != GeminiCLI {
+			t.Errorf("from line %d: Detect = %q, %v", i+1, f, err)
+		}
+	}
+	if f, _ := Detect("", []byte(`{"type":"message","id":"msg_1","role":"assistant","model":"m","content":[{"type":"text","text":"hi"}]}`)); f != Anthropic {
+		t.Errorf("an Anthropic message: Detect = %q", f)
 	}
 }

@@ -29,8 +29,11 @@ import (
 // tool_call per tool part, whose state gives the input, the output, the
 // error (status "error") and the times. A message without steps is one
 // call, with the message's tokens. A failed call (info.error) has the
-// error's name and message. Patch and snapshot parts are in the step's
-// metadata; the session's info and todos in metadata.opencode.
+// error's name and message. A tool part whose state is "error", or whose
+// metadata.exit is not 0 (a command that ran and failed, state
+// "completed"), is a failed call, with that exit code. Patch and snapshot parts are in the step's
+// metadata; the session's info and todos in metadata.opencode, its
+// directory also as metadata.session.cwd.
 
 func importOpenCode(b *builder, data []byte) error {
 	doc, whole, err := b.wholeDoc(data)
@@ -44,6 +47,7 @@ func importOpenCode(b *builder, data []byte) error {
 	b.mapRecord()
 	if dir := info.Get("directory").String(); dir != "" {
 		b.root(dir)
+		b.meta.set("session", obj{{"cwd", quote(dir)}}.raw())
 	}
 	b.seen(timestamp(info.Get("time.created")))
 	var meta obj
@@ -255,6 +259,11 @@ func openCodeResult(b *builder, tp gjson.Result, where string) {
 			r.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(r.text())}}, media...)
 		}
 		r.meta.set("attachments", other.raw())
+		// A command that ran and exited non-zero completes: its exit
+		// code says it failed.
+		if e := st.Get("metadata.exit"); e.Type == gjson.Number && isDigits(strings.TrimPrefix(e.Raw, "-")) && e.Raw != "0" {
+			r.isError, r.failure.exitCode = true, raw(e)
+		}
 	case "error":
 		r.isError = true
 		r.failure.msg = st.Get("error").String()

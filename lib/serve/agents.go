@@ -23,8 +23,8 @@ var Agents = []struct {
 	{"codex", "openai-responses", &Agent{Name: "codex",
 		Harness: func(t string) bool { k, _ := codex.Context(t); return k != "" },
 		Clean:   codex.Clean}},
-	{"GeminiCLI", "gemini", &Agent{Name: "gemini", Harness: gemini.Harness}},
-	{"opencode", "openai-chat", &Agent{Name: "opencode", Side: opencode.Side}},
+	{"GeminiCLI", "gemini", &Agent{Name: "gemini", Harness: gemini.Harness, Clean: gemini.Clean}},
+	{"opencode", "openai-chat", &Agent{Name: "opencode", Side: opencode.Side, Clean: opencode.Clean}},
 }
 
 // agentOf tells which agent sent r.
