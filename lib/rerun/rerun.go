@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +58,10 @@ type Driver interface {
 	// Transcript finds the transcript the agent wrote.
 	Transcript(s agent.Session) (string, error)
 }
+
+// promptStdin is a Driver whose agent takes the prompt on its standard
+// input, where it arrives as it is: Args is then given "" for it.
+type promptStdin interface{ PromptOnStdin() bool }
 
 // Drivers are the agents ctx can run, by name.
 var Drivers = []Driver{claudecode.Driver{}, codex.Driver{}, gemini.Driver{}, opencode.Driver{}}
@@ -251,7 +256,11 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opts Options
 	sess.Env = env
 	rep := &Report{Pack: m.Hash.String(), Agent: d.Name(), Workspace: ws.Dir}
 	for i, p := range prompts {
-		run := runAgent(ctx, bin, ws.Dir, env, d.Args(sess, p, i > 0), opts.Timeout)
+		args, stdin := d.Args(sess, p, i > 0), ""
+		if ps, ok := d.(promptStdin); ok && ps.PromptOnStdin() {
+			args, stdin = d.Args(sess, "", i > 0), p
+		}
+		run := runAgent(ctx, bin, ws.Dir, env, args, stdin, opts.Timeout)
 		run.Prompt = i
 		if opts.Log != nil {
 			opts.Log(i, run.output)
@@ -368,7 +377,7 @@ type ran struct {
 	output []byte
 }
 
-func runAgent(ctx context.Context, bin, dir string, env, args []string, timeout time.Duration) ran {
+func runAgent(ctx context.Context, bin, dir string, env, args []string, stdin string, timeout time.Duration) ran {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -377,7 +386,9 @@ func runAgent(ctx context.Context, bin, dir string, env, args []string, timeout 
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = env
-	cmd.Stdin = nil
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 5 * time.Second

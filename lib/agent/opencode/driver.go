@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -21,8 +20,9 @@ import (
 // model endpoint: a provider "ctx" of @ai-sdk/openai-compatible with the
 // endpoint's base URL in opencode.json, every XDG directory in the
 // scratch home, no model list fetched, no update, no LSP download;
-// `opencode run --pure -m ctx/MODEL`, then --continue. Its sessions are
-// in SQLite: the transcript is what `opencode export ID` prints.
+// `opencode run --pure -m ctx/MODEL` with the prompt on its standard
+// input, then --continue. Its sessions are in SQLite: the transcript is
+// what `opencode export ID` prints.
 type Driver struct{}
 
 func (Driver) Name() string       { return "opencode" }
@@ -62,35 +62,20 @@ func (Driver) Env(s agent.Session) ([]string, error) {
 		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1"}, nil
 }
 
-// Args is the command line that sends prompt. `opencode run` joins its
-// message words with spaces and wraps a word that holds a space or a tab
-// in double quotes, so a prompt typed as one argument is recorded in
-// quotes: such a prompt is given back as the one argument it was, and
-// any other as its words, so that OpenCode sends the recorded text.
-func (Driver) Args(s agent.Session, prompt string, resume bool) []string {
+// Args is the command line that sends a prompt, which OpenCode reads on
+// its standard input (PromptOnStdin): there it takes the text as it is,
+// where `opencode run WORDS…` joins its words with spaces, quotes a word
+// holding a space and reads a word that looks like a number as one.
+func (Driver) Args(s agent.Session, _ string, resume bool) []string {
 	args := []string{"run", "--pure", "-m", "ctx/" + model(s)}
 	if resume {
 		args = append(args, "--continue")
 	}
-	return append(append(args, "--"), words(prompt)...)
+	return args
 }
 
-// words are the arguments `opencode run` turns into prompt.
-func words(prompt string) []string {
-	if inner, ok := strings.CutPrefix(prompt, `"`); ok && strings.HasSuffix(inner, `"`) {
-		inner = inner[:len(inner)-1]
-		if strings.ContainsAny(inner, " \t") && !strings.Contains(inner, `"`) {
-			return []string{inner}
-		}
-	}
-	w := strings.Split(prompt, " ")
-	for _, x := range w {
-		if x == "" || strings.ContainsAny(x, "\t\"") {
-			return []string{prompt}
-		}
-	}
-	return w
-}
+// PromptOnStdin says OpenCode reads the prompt on its standard input.
+func (Driver) PromptOnStdin() bool { return true }
 
 // Transcript exports the newest session as JSON into the home and
 // returns the file.
