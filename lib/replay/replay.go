@@ -287,9 +287,7 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 		rep.Drift = append(rep.Drift, missing...)
 	}
 	rep.Workspace = ws.Dir
-	if dir := gjson.GetBytes(m.Metadata, "session.cwd"); dir.Type == gjson.String && strings.HasPrefix(dir.Str, "/") {
-		ws.RecordedDir = dir.Str
-	}
+	ws.RecordedDir = recordedDir(m.Metadata)
 	rep.Drift = append(rep.Drift, environmentDrift(m.Environment, opt)...)
 
 	tools := opt.Tools

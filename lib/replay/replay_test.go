@@ -785,3 +785,29 @@ func TestEditAnswersWithFileStateNote(t *testing.T) {
 		}
 	}
 }
+
+// A session recorded on Windows names its files under a working
+// directory such as C:\Users\dev\proj, with either separator as the
+// model wrote the path: its edits match when they apply.
+func TestEditsRecordedOnWindows(t *testing.T) {
+	p := newPacker(t)
+	meta := `{"session":{"cwd":"C:\\Users\\dev\\proj"}}`
+	m := p.pack(map[string]string{"scripts/build.py": "print('build')\r\n"}, []step{
+		{tool: "Edit", params: `{"file_path":"scripts/build.py","old_string":"print('build')","new_string":"print('built')"}`,
+			out: `The file C:\Users\dev\proj\scripts\build.py has been updated successfully.`},
+		{tool: "Write", params: `{"file_path":"docs/flags.md","content":"--verbose\n"}`,
+			out: "File created successfully at: C:/Users/dev/proj/docs/flags.md"},
+		{tool: "Edit", params: `{"file_path":"docs/flags.md","old_string":"--verbose","new_string":"-v"}`,
+			out: `The file C:\Users\dev\proj\docs\flags.md has been updated successfully.`},
+	}, here)
+	m.Metadata = jsontext.Value(meta)
+	if _, _, err := manifest.Commit(p.s, m); err != nil {
+		t.Fatal(err)
+	}
+	rep := replay(t, p, m, Options{})
+	for i, r := range rep.Steps {
+		if r.Status != Matched {
+			t.Errorf("step %d: %s (%s)", i, r.Status, r.Reason)
+		}
+	}
+}
