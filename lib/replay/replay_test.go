@@ -811,3 +811,28 @@ func TestEditsRecordedOnWindows(t *testing.T) {
 		}
 	}
 }
+
+// A step that diverged keeps what the replay produced in the store, to
+// show it beside what was recorded; a step that matched adds nothing.
+func TestActualKept(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(map[string]string{"a.txt": "now\n"}, []step{
+		{tool: "grep", params: `{"pattern":"now","path":"."}`, out: "a.txt:1:then\n", det: true},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "now\n", det: true},
+	}, here)
+	want := digest.Of([]byte("a.txt:1:now\n"))
+	if _, err := p.s.Get(want); err == nil {
+		t.Fatal("the store holds the output before the replay")
+	}
+	rep := replay(t, p, m, Options{})
+	got := rep.Steps[0]
+	if got.Status != Diverged || got.ActualRef != want.String() || got.Actual != got.ActualRef {
+		t.Fatalf("step 0 = %+v", got)
+	}
+	if b, err := p.s.Get(want); err != nil || string(b) != "a.txt:1:now\n" {
+		t.Errorf("the object is %q, %v", b, err)
+	}
+	if rep.Steps[1].Status != Matched || rep.Steps[1].ActualRef != "" {
+		t.Errorf("step 1 = %+v", rep.Steps[1])
+	}
+}
