@@ -12,12 +12,10 @@
 //   - matched: same hash.
 //   - diverged: a deterministic step produced other bytes.
 //   - diverged_expected: a non-deterministic step produced other bytes; this
-//     never lowers fidelity.
-//
-//     What a diverged step produced (up to MaxActual bytes) is stored as
-//     an object, named by actual_ref, to show beside the recording; no
-//     pack references it, so ctx-gc collects it in time.
-//
+//     never lowers fidelity. What a diverged step produced (up to
+//     MaxActual bytes) is stored as an object, named by actual_ref, to
+//     show beside the recording; no pack references it, so ctx-gc
+//     collects it in time.
 //   - failed: no executor for a deterministic step, an executor error, a
 //     timeout, parameters the executor cannot use, or a step with no tool.
 //     A failed non-deterministic step is reported but does not lower
