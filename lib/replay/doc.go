@@ -30,7 +30,8 @@
 //     through "..", or under "~"): the pack holds nothing there; a step
 //     that diverged or failed reading a file whose content the replay no
 //     longer knows (an edit it could not carry out changed it), or
-//     searching a directory holding one; and a step
+//     searching a directory holding one; a Glob or Grep of a directory
+//     the pack holds nothing of; and a step
 //     whose result the agent would have rendered in a way the renderer does
 //     not reproduce (package render). The reason says which.
 //

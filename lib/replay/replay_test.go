@@ -836,3 +836,20 @@ func TestActualKept(t *testing.T) {
 		t.Errorf("step 1 = %+v", rep.Steps[1])
 	}
 }
+
+// A Glob of a directory the pack does not hold says nothing about the
+// session: skipped, never failed.
+func TestGlobOfDirectoryNotInPack(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(map[string]string{"src/a.go": "package a\n"}, []step{
+		{tool: "Glob", params: `{"pattern":"**/*.go","path":"vendor/lib"}`, out: "No files found", det: true},
+		{tool: "Glob", params: `{"pattern":"*.go","path":"src"}`, out: "src/a.go", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{})
+	if r := rep.Steps[0]; r.Status != Skipped || r.Reason != "Glob: vendor/lib is not among the pack's inputs" {
+		t.Errorf("step 0: %s (%s)", r.Status, r.Reason)
+	}
+	if r := rep.Steps[1]; r.Status != Matched {
+		t.Errorf("step 1: %s (%s)", r.Status, r.Reason)
+	}
+}
