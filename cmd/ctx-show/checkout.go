@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctx-tools/ctx/lib/atif"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
@@ -134,6 +135,38 @@ func checkoutDir(s *store.Store, dir string) error {
 	}
 	if rel, err := filepath.Rel(root, abs); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
 		return cli.Errorf(cli.ExitUsage, "--checkout %s is inside the store %s", dir, s.Root())
+	}
+	return nil
+}
+
+// writeMedia writes the images an --atif trajectory names by a path
+// under dir, the trajectory's directory. Every path is checked, and
+// every file compared with what is there, before anything is written: a
+// file with other content is refused, and nothing is written outside dir.
+func writeMedia(dir string, media []atif.Media) error {
+	names := make([]string, len(media))
+	for i, f := range media {
+		names[i] = f.Path
+	}
+	if err := sidecar.CheckFiles(dir, names, ""); err != nil {
+		return cli.WithCode(cli.ExitError, fmt.Errorf("writing the trajectory's images: %w", err))
+	}
+	var conflicts []string
+	for _, f := range media {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		old, err := store.ReadFile(p, int64(len(f.Data))+1)
+		if err == nil && !bytes.Equal(old, f.Data) || err != nil && !errors.Is(err, fs.ErrNotExist) {
+			conflicts = append(conflicts, p)
+		}
+	}
+	if len(conflicts) > 0 {
+		return cli.WithHint(cli.Errorf(cli.ExitError, "writing the trajectory's images: %d file(s) exist with other content: %s", len(conflicts), strings.Join(conflicts, ", ")),
+			"nothing was written; write the trajectory to another directory")
+	}
+	for _, f := range media {
+		if _, err := sidecar.WriteFile(dir, f.Path, f.Data, false); err != nil {
+			return fmt.Errorf("writing the trajectory's images: %w", err)
+		}
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -40,8 +41,8 @@ type showCmd struct {
 	Resolve bool     `help:"Print the pack as an execution log with every content inlined."`
 	Blob    string   `help:"Write the raw bytes of one object (a hash, prefix or pack reference) to stdout." placeholder:"REF"`
 	HTML    bool     `name:"html" help:"Print the pack as one self-contained HTML page (no scripts, no network): header, prompts, timeline, inputs and outputs."`
-	ATIF    bool     `name:"atif" help:"Print the pack as an ATIF trajectory (Agent Trajectory Interchange Format, ATIF-v1.7), as Harbor and other evaluation tools read it; what ATIF cannot hold is named on stderr."`
-	Output  string   `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
+	ATIF    bool     `name:"atif" help:"Print the pack as an ATIF trajectory (Agent Trajectory Interchange Format, ATIF-v1.7), as Harbor and other evaluation tools read it; what ATIF cannot hold is named on stderr. Its images are embedded (data: URLs), or with -o those it named by a path are written beside it."`
+	Output  string   `short:"o" help:"Write the --html page or the --atif trajectory to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
 
 	Checkout string `help:"Write the pack's outputs as files under DIR, named as the pack names them (never outside DIR), and print what was written." placeholder:"DIR"`
 	Inputs   bool   `help:"With --checkout: write the pack's inputs (those it holds whole) instead of its outputs."`
@@ -57,8 +58,8 @@ func (c *showCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	if c.Output != "" && !c.HTML {
-		return cli.Errorf(cli.ExitUsage, "-o writes the --html page; give --html")
+	if c.Output != "" && !c.HTML && !c.ATIF {
+		return cli.Errorf(cli.ExitUsage, "-o writes the --html page or the --atif trajectory; give --html or --atif")
 	}
 	if c.Blob != "" {
 		if len(c.Refs) > 0 || c.Resolve || c.Human || c.HTML || c.ATIF {
@@ -98,6 +99,9 @@ func (c *showCmd) Run(env *cli.Env) error {
 	if c.HTML && len(items) > 1 {
 		return cli.Errorf(cli.ExitUsage, "--html shows one pack; %d were given", len(items))
 	}
+	if c.ATIF && c.Output != "" && c.Output != "-" && len(items) > 1 {
+		return cli.Errorf(cli.ExitUsage, "-o writes one trajectory; %d packs were given", len(items))
+	}
 	for _, it := range items {
 		if err := c.show(env, s, it.Ref); err != nil {
 			return err
@@ -128,7 +132,16 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		if err != nil {
 			return err
 		}
-		out, warnings, err := atif.Export(b, atif.Options{Pack: m.Hash.String()})
+		toFile := c.Output != "" && c.Output != "-"
+		var out []byte
+		var media []atif.Media
+		var warnings []string
+		if toFile {
+			// The images the trajectory named by a path go beside it.
+			out, media, warnings, err = atif.ExportMedia(b, atif.Options{Pack: m.Hash.String()})
+		} else {
+			out, warnings, err = atif.Export(b, atif.Options{Pack: m.Hash.String()})
+		}
 		if err != nil {
 			return fmt.Errorf("writing %s as ATIF: %w", m.Hash, err)
 		}
@@ -139,7 +152,13 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		if err := warnSecrets(env, s, m, "trajectory"); err != nil {
 			return err
 		}
-		return env.ResultCanonical(out)
+		if !toFile {
+			return env.ResultCanonical(out)
+		}
+		if err := writeMedia(filepath.Dir(c.Output), media); err != nil {
+			return err
+		}
+		return htmlview.WriteFile(c.Output, append(out, '\n'))
 	case c.Resolve:
 		l, err := execlog.FromManifest(s, m)
 		if err != nil {

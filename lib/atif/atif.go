@@ -15,6 +15,7 @@
 package atif
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
 // Version is the ATIF version Export writes for a log that did not come
@@ -46,9 +48,27 @@ var metricsKeys = []string{"prompt_tokens", "completion_tokens", "cached_tokens"
 // imageTypes are the media types an ATIF ImageSource may have.
 var imageTypes = []string{"image/jpeg", "image/png", "image/gif", "image/webp"}
 
+// A Media file is an image a trajectory names by a path relative to its
+// own directory ("images/step_4_screenshot.png"), with its bytes: what
+// must be written beside the document for the trajectory to be whole.
+type Media struct {
+	Path string
+	Data []byte
+}
+
+// ExportMedia is Export for a trajectory written to a file: an image the
+// trajectory the log was imported from named by a path (a clean relative
+// one, under its directory) keeps that path, and is returned to be
+// written there, beside the document. Every other image is embedded.
+func ExportMedia(logJSON []byte, opts Options) ([]byte, []Media, []string, error) {
+	return export(logJSON, opts, true)
+}
+
 // Export writes the execution log logJSON as an ATIF trajectory, in
-// canonical JSON. Warnings name what ATIF cannot hold (a document part,
-// an image of another media type, inputs and outputs).
+// canonical JSON, every image in it embedded as a data: URL (a
+// trajectory that leaves on its own names no file it does not carry).
+// Warnings name what ATIF cannot hold (a document part, an image of
+// another media type, inputs and outputs).
 //
 // A trajectory imported from ATIF comes back with every member it had,
 // except: observation results are written in the order of their calls,
@@ -56,21 +76,29 @@ var imageTypes = []string{"image/jpeg", "image/png", "image/gif", "image/webp"}
 // no object become {"value": …}; and step_id is renumbered from 1 in
 // order, as ATIF requires (the same numbers, for a log not edited).
 func Export(logJSON []byte, opts Options) ([]byte, []string, error) {
+	out, _, warnings, err := export(logJSON, opts, false)
+	return out, warnings, err
+}
+
+func export(logJSON []byte, opts Options, files bool) ([]byte, []Media, []string, error) {
 	if !gjson.ValidBytes(logJSON) {
-		return nil, nil, fmt.Errorf("the execution log is not valid JSON")
+		return nil, nil, nil, fmt.Errorf("the execution log is not valid JSON")
 	}
 	l := gjson.ParseBytes(logJSON)
 	e := &exporter{log: l, meta: l.Get("metadata")}
+	if files {
+		e.files = map[string][]byte{}
+	}
 	doc, err := e.root(opts)
 	if err != nil {
-		return nil, e.warnings, err
+		return nil, nil, e.warnings, err
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {
-		return nil, e.warnings, err
+		return nil, nil, e.warnings, err
 	}
 	out, err := canon.Canonicalize(b)
-	return out, e.warnings, err
+	return out, e.media, e.warnings, err
 }
 
 type object = map[string]any
@@ -80,6 +108,32 @@ type exporter struct {
 	steps     []gjson.Result
 	kids      map[int64][]string // the subagents each step started, by its index
 	warnings  []string
+	// files, when not nil, are the images named by a path so far, by
+	// path (ExportMedia); media lists them in order.
+	files map[string][]byte
+	media []Media
+}
+
+// imagePath returns where the trajectory names an image: the path it was
+// named by when it came from a file (ExportMedia) and that path names no
+// other bytes, else a data: URL.
+func (e *exporter) imagePath(part gjson.Result, mt, recorded string) string {
+	var data []byte
+	if b64 := part.Get("content_base64"); b64.Exists() {
+		data, _ = base64.StdEncoding.DecodeString(b64.String())
+	} else {
+		data = []byte(part.Get("content").String())
+	}
+	if e.files != nil && recorded != "" && manifest.CheckName(recorded) == nil {
+		if have, ok := e.files[recorded]; !ok {
+			e.files[recorded] = data
+			e.media = append(e.media, Media{Path: recorded, Data: data})
+			return recorded
+		} else if bytes.Equal(have, data) {
+			return recorded
+		}
+	}
+	return "data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(data)
 }
 
 func (e *exporter) warn(format string, a ...any) {
@@ -422,14 +476,7 @@ func (e *exporter) message(p gjson.Result, key string, rec gjson.Result, s objec
 			}
 			out = append(out, object{"type": "text", "text": text})
 		case typ == "image" && slices.Contains(imageTypes, mt):
-			path, ok := paths[int64(i)]
-			if !ok {
-				b64 := part.Get("content_base64").String()
-				if b64 == "" {
-					b64 = base64.StdEncoding.EncodeToString([]byte(part.Get("content").String()))
-				}
-				path = "data:" + mt + ";base64," + b64
-			}
+			path := e.imagePath(part, mt, paths[int64(i)])
 			out = append(out, object{"type": "image", "source": object{"media_type": mt, "path": path}})
 		default:
 			e.warn("ATIF holds text and image parts (of %s): a %s part of type %q is left out (extra.ctx_parts_left_out)", strings.Join(imageTypes, ", "), typ, mt)

@@ -185,7 +185,8 @@ func TestRoundTrip(t *testing.T) {
 }
 
 // TestImageFile: an image a trajectory names by a path beside it is in
-// the pack, and the export names the same path.
+// the pack; the export to a file names the same path and gives the
+// image's bytes to write there, the export on its own embeds it.
 func TestImageFile(t *testing.T) {
 	dir := t.TempDir()
 	png := []byte("\x89PNG\r\n\x1a\nnot really")
@@ -215,13 +216,24 @@ func TestImageFile(t *testing.T) {
 	if !found {
 		t.Errorf("the screenshot is not a step's output part:\n%s", canon.Indent(log))
 	}
-	out, _, err := Export(log, Options{})
+	out, media, _, err := ExportMedia(log, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want, _ := canon.Canonicalize(data)
 	if !bytes.Equal(out, want) {
 		t.Errorf("the export differs:\n%s", canon.Indent(out))
+	}
+	if len(media) != 1 || media[0].Path != "images/step_4_screenshot.png" || !bytes.Equal(media[0].Data, png) {
+		t.Errorf("media = %+v", media)
+	}
+	out, _, err = Export(log, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedded := bytes.Replace(want, []byte(`"images/step_4_screenshot.png"`), []byte(`"data:image/png;base64,iVBORw0KGgpub3QgcmVhbGx5"`), 1)
+	if !bytes.Equal(out, embedded) {
+		t.Errorf("the export names a file it does not carry:\n%s", canon.Indent(out))
 	}
 	// Outside the directory, nothing is read.
 	esc := bytes.Replace(data, []byte(`"images/step_4_screenshot.png"`), []byte(`"../escape.png"`), 1)

@@ -443,3 +443,26 @@ func TestReplayPagePartial(t *testing.T) {
 		t.Errorf("page lacks %s", want)
 	}
 }
+
+// A diverged step whose replayed output the replay kept shows the diff of
+// the recording and that output; the text is escaped.
+func TestReplayPageActualDiff(t *testing.T) {
+	f := newFixture(t)
+	m := f.pack(f.sample())
+	got := f.put("def calc(xs):\n    return <b>0</b>\n")
+	rep := replayReport(m)
+	rep.Steps[0] = replay.StepResult{Index: 0, Tool: "read_file", Deterministic: true, Status: replay.Diverged,
+		Expected: m.Steps[0].OutputRef.String(), Actual: got.String(), ActualRef: got.String()}
+	page, err := Replay(m, rep, f.s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<summary>what the replay produced, against the recording</summary>`,
+		`+    return &lt;b&gt;0&lt;/b&gt;`,
+	} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("replay page lacks %q", want)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package htmlview
 
 import (
+	"html/template"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/drift"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/replay"
 )
@@ -48,7 +52,39 @@ type stepReplay struct {
 	Class            string // the status, when it is one of replay's
 	Reason           Text
 	Expected, Actual Text
-	DurationMS       int64
+	// Diff is the unified diff of the recorded output and the one the
+	// replay kept (StepResult.ActualRef), when both are text within
+	// DefaultMaxInline.
+	Diff       template.HTML
+	DurationMS int64
+}
+
+// outputDiff returns the diff of a diverged step's recorded output and
+// the output the replay kept, when both are text small enough to show.
+func outputDiff(objs Objects, s replay.StepResult) template.HTML {
+	if s.ActualRef == "" || s.Expected == "" {
+		return ""
+	}
+	var texts [2][]byte
+	for i, ref := range []string{s.Expected, s.ActualRef} {
+		d, err := digest.Parse(ref)
+		if err != nil {
+			return ""
+		}
+		if n, err := objs.Size(d); err != nil || n > DefaultMaxInline {
+			return ""
+		}
+		b, err := objs.Get(d)
+		if err != nil || !drift.IsText(b) {
+			return ""
+		}
+		texts[i] = b
+	}
+	d, _ := drift.Unified("output", texts[0], texts[1], 0, 0, 0)
+	if d == "" {
+		return ""
+	}
+	return udiff(d)
 }
 
 // statusClass names the style of a step status; a status replay does not
@@ -85,6 +121,7 @@ func Replay(m *manifest.Manifest, r *replay.Report, objs Objects, opt Options) (
 		}
 		if s.Status == replay.Diverged || s.Status == replay.DivergedExpected {
 			byIndex[s.Index].Expected, byIndex[s.Index].Actual = vis(s.Expected), vis(s.Actual)
+			byIndex[s.Index].Diff = outputDiff(objs, s)
 		}
 		if len(s.Changes) > 0 {
 			changes[s.Index] = s.Changes

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/agent"
 )
 
 // Aider's chat history (.aider.chat.history.md), as aider/io.py writes
@@ -20,7 +22,8 @@ import (
 // lines.
 //
 // A user's line is a prompt (consecutive lines one prompt, their "  "
-// ends removed). A model answer is an llm_call step, followed by one
+// ends removed); a command to aider ("/add", "/model", "!ls") is a
+// prompt of role harness, its kind in metadata, as Claude Code's are. A model answer is an llm_call step, followed by one
 // tool_call step per edit block it holds: "edit" for a SEARCH/REPLACE
 // block ({path, search, replace}), "write" for a whole file given after
 // its name when aider then says it applied an edit to that file ({path,
@@ -268,7 +271,11 @@ func (a *aiderImport) user(text string, line int) {
 	a.flushOut()
 	b.mapRecord()
 	a.closeEdits()
-	b.prompt("user", text, nil, "")
+	if kind := aiderHarness(text); kind != "" {
+		b.prompt(harnessRole, text, obj{{"harness", quote(kind)}}, "")
+	} else {
+		b.prompt("user", text, nil, "")
+	}
 	a.last, a.lastUser = nil, len(b.prompts)-1
 	for _, p := range []string{"/run ", "!"} {
 		if cmd, ok := strings.CutPrefix(text, p); ok && strings.TrimSpace(cmd) != "" {
@@ -278,6 +285,19 @@ func (a *aiderImport) user(text string, line int) {
 			a.last, a.lastUser = s, -1
 		}
 	}
+}
+
+// aiderHarness returns the kind of a line typed to aider that is a
+// command to aider, not a prompt to the model: a "/" command (/add,
+// /drop, /model, /run) or a "!" shell command, as Claude Code's are.
+func aiderHarness(text string) string {
+	if _, ok := agent.SlashCommand(text); ok {
+		return agent.KindCommand
+	}
+	if cmd, ok := strings.CutPrefix(text, "!"); ok && strings.TrimSpace(cmd) != "" {
+		return agent.KindShellInput
+	}
+	return ""
 }
 
 func aiderCommand(cmd string) json.RawMessage {

@@ -17,9 +17,12 @@ import (
 // system.message is the system prompt (a later, different one a prompt
 // of role system). user.message is a prompt (its attachments' blobs are
 // parts; the text the CLI sent instead, transformedContent, is kept in
-// its metadata). assistant.message is a model turn: content its output,
-// reasoningText (or the assistant.reasoning events before it) its
-// reasoning, toolRequests its calls; the assistant.usage after it its
+// its metadata); one the CLI wrote itself (autopilot's continuation:
+// empty content, only transformedContent) is a prompt of role harness,
+// its text transformedContent, its kind in metadata. assistant.message
+// is a model turn: content its output, reasoningText (or the
+// assistant.reasoning events before it) its reasoning, toolRequests its
+// calls, outputTokens its usage; the assistant.usage after it its whole
 // usage (inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens,
 // reasoningTokens; cost, duration and the rest in metadata.usage) and
 // its model the run's. tool.execution_complete is a call's result
@@ -91,6 +94,15 @@ func (c *copilotImport) event(where string, rec gjson.Result) error {
 		m := &msg{role: "user", ts: ts}
 		m.addText(d.Get("content").String())
 		m.meta = rest(d, "content", "attachments")
+		if kind := copilotHarness(d); kind != "" {
+			// Text the CLI sent by itself: the text is what it sent.
+			m.role = harnessRole
+			if t := d.Get("transformedContent").String(); t != "" {
+				m.text = t
+			}
+			m.meta = rest(d, "content", "attachments", "transformedContent")
+			m.meta.setString("harness", kind)
+		}
 		var parts []execlog.Part
 		var other list
 		for _, a := range elems(d.Get("attachments")) {
@@ -138,6 +150,11 @@ func (c *copilotImport) event(where string, rec gjson.Result) error {
 		first := len(b.steps)
 		b.add(m)
 		c.assign(first, a)
+		if n, ok := copilotCount(d.Get("outputTokens")); ok && first < len(b.steps) && b.steps[first].Type == llmCall {
+			// The turn's usage until an assistant.usage gives all of it
+			// (none follows some turns: autopilot's).
+			b.steps[first].Usage = &manifest.Usage{OutputTokens: &n}
+		}
 	case "assistant.usage":
 		c.usage(d, copilotAgent(d))
 	case "tool.execution_start":
@@ -229,8 +246,8 @@ func (c *copilotImport) usage(d gjson.Result, agent string) {
 	var left obj
 	found := false
 	each(d, func(k, v gjson.Result) bool {
-		if dst, ok := names[k.Str]; ok && v.Type == gjson.Number && isDigits(v.Raw) {
-			if n, err := strconv.ParseInt(v.Raw, 10, 64); err == nil {
+		if dst, ok := names[k.Str]; ok {
+			if n, ok := copilotCount(v); ok {
 				*dst, found = &n, true
 				return true
 			}
@@ -245,17 +262,42 @@ func (c *copilotImport) usage(d gjson.Result, agent string) {
 		if s.Type != llmCall || s.Agent != agent {
 			continue
 		}
-		if s.Usage != nil || s.meta.get("usage") != nil {
-			break
+		if s.meta.get("usage") != nil {
+			break // it has its assistant.usage
 		}
 		if found {
-			s.Usage = u
+			s.Usage = u // the whole of what its outputTokens said
 		}
 		s.meta.set("usage", left.raw())
 		return
 	}
 	b.warn("an assistant.usage event follows no model turn without usage; kept in metadata.events")
 	b.appendMeta("events", obj{{"type", quote("assistant.usage")}, {"data", raw(d)}}.raw())
+}
+
+// copilotCount reads a token count: a JSON integer that fits an int64.
+func copilotCount(v gjson.Result) (int64, bool) {
+	if v.Type != gjson.Number || !isDigits(v.Raw) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v.Raw, 10, 64)
+	return n, err == nil
+}
+
+// copilotHarness returns the kind of a user.message the CLI wrote, not
+// the user: one whose displayed content is empty and whose text sent to
+// the model (transformedContent) is not — autopilot's continuation,
+// which newer versions also mark isAutopilotContinuation. Its source,
+// when it names one, is its kind. "" for a message the user typed.
+func copilotHarness(d gjson.Result) string {
+	t := d.Get("transformedContent")
+	if d.Get("isAutopilotContinuation").Type != gjson.True && (d.Get("content").String() != "" || t.Type != gjson.String || t.Str == "") {
+		return ""
+	}
+	if src := d.Get("source").String(); src != "" {
+		return src
+	}
+	return "autopilot-continuation"
 }
 
 // copilotExitCode reads the exit code the bash tool appends to its

@@ -324,7 +324,13 @@ func claudeGlob(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Glob: %w", err)
 	}
-	found, err := call.Workspace.files(ctx, base, g.match)
+	ws := call.Workspace
+	if _, serr := ws.Root.Stat(base); ws.Hermetic && errors.Is(serr, fs.ErrNotExist) && !ws.knowsUnder(base) && ws.seenAs(base) == nil {
+		// A directory the pack holds nothing of: what the session saw
+		// there is not known.
+		return nil, skipf("Glob: %s is not among the pack's inputs", base)
+	}
+	found, err := ws.files(ctx, base, g.match)
 	if err != nil {
 		return nil, fmt.Errorf("Glob: %w", err)
 	}

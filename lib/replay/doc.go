@@ -12,7 +12,10 @@
 //   - matched: same hash.
 //   - diverged: a deterministic step produced other bytes.
 //   - diverged_expected: a non-deterministic step produced other bytes; this
-//     never lowers fidelity.
+//     never lowers fidelity. What a diverged step produced (up to
+//     MaxActual bytes) is stored as an object, named by actual_ref, to
+//     show beside the recording; no pack references it, so ctx-gc
+//     collects it in time.
 //   - failed: no executor for a deterministic step, an executor error, a
 //     timeout, parameters the executor cannot use, or a step with no tool.
 //     A failed non-deterministic step is reported but does not lower
@@ -27,7 +30,8 @@
 //     through "..", or under "~"): the pack holds nothing there; a step
 //     that diverged or failed reading a file whose content the replay no
 //     longer knows (an edit it could not carry out changed it), or
-//     searching a directory holding one; and a step
+//     searching a directory holding one; a Glob or Grep of a directory
+//     the pack holds nothing of; and a step
 //     whose result the agent would have rendered in a way the renderer does
 //     not reproduce (package render). The reason says which.
 //

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/manifest"
@@ -168,7 +166,7 @@ func editAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map[strin
 		for _, r := range e.Replacements() {
 			olds, news = append(olds, r.Old), append(news, r.New)
 		}
-		return render.ClaudeCodeMultiEdit(ws.shown(names[e.Path]), olds, news, rec)
+		return render.ClaudeCodeMultiEdit(spelled(ws.shown(names[e.Path]), rec), olds, news, rec)
 	case "write_file", "edit_file":
 		return nil, skipf("%s: its answer is the tool's own text, which is not rendered; the edit was applied", call.Tool)
 	}
@@ -213,7 +211,7 @@ func editAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map[strin
 func claudeEditAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map[string]string, rec []byte) ([]byte, error) {
 	ws := call.Workspace
 	c := changes[0]
-	shown := ws.shown(names[c.Path])
+	shown := spelled(ws.shown(names[c.Path]), rec)
 	form := render.ClaudeEditFormOf(rec)
 	numbering := render.ClaudeArrow
 	if _, rest, ok := bytes.Cut(rec, []byte("\n")); ok {
@@ -364,9 +362,7 @@ const maxKnownInput = 8 << 20
 // directory, or that does not apply, has no changes.
 func EditChanges(get func(digest.Digest) ([]byte, error), m *manifest.Manifest) map[int][]FileChange {
 	ws := &Workspace{}
-	if dir := gjson.GetBytes(m.Metadata, "session.cwd"); dir.Type == gjson.String && strings.HasPrefix(dir.Str, "/") {
-		ws.RecordedDir = dir.Str
-	}
+	ws.RecordedDir = recordedDir(m.Metadata)
 	inputs := map[string]manifest.File{}
 	for _, in := range m.Inputs {
 		inputs[in.Name] = in

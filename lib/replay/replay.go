@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -141,8 +142,12 @@ type StepResult struct {
 	Status        Status `json:"status"`
 	Expected      string `json:"expected,omitempty"`
 	Actual        string `json:"actual,omitempty"`
-	Reason        string `json:"reason,omitempty"`
-	DurationMS    int64  `json:"duration_ms"`
+	// ActualRef is set when the step diverged and what it produced (at
+	// most MaxActual bytes) was stored as an object, Actual itself: it
+	// is there to show (ctx-show --blob) and to compare with Expected.
+	ActualRef  string `json:"actual_ref,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
 	// Changes are what a replayed edit did to the workspace's files.
 	Changes []FileChange `json:"changes,omitempty"`
 }
@@ -287,9 +292,7 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 		rep.Drift = append(rep.Drift, missing...)
 	}
 	rep.Workspace = ws.Dir
-	if dir := gjson.GetBytes(m.Metadata, "session.cwd"); dir.Type == gjson.String && strings.HasPrefix(dir.Str, "/") {
-		ws.RecordedDir = dir.Str
-	}
+	ws.RecordedDir = recordedDir(m.Metadata)
 	rep.Drift = append(rep.Drift, environmentDrift(m.Environment, opt)...)
 
 	tools := opt.Tools
@@ -491,12 +494,13 @@ func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest
 		return r, nil
 	}
 	h := digest.NewHasher()
+	kept := &boundedBuffer{max: MaxActual}
 	start := time.Now()
 	call := &Call{Tool: st.Tool, Index: st.Index, Parameters: st.Parameters, Workspace: ws}
 	if !st.OutputRef.IsZero() {
 		call.Recorded = func() ([]byte, error) { return recordedOutput(s, st.OutputRef) }
 	}
-	err := ex.Run(ctx, call, h)
+	err := ex.Run(ctx, call, io.MultiWriter(h, kept))
 	r.DurationMS = time.Since(start).Milliseconds()
 	r.Changes = call.changes
 	var skip *render.Unsupported
@@ -533,7 +537,36 @@ func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest
 	default:
 		r.Status = DivergedExpected
 	}
+	if r.Status != Matched && !kept.over && !st.OutputRef.IsZero() && s != nil {
+		// Kept to show what differs. An object no pack references:
+		// ctx-gc collects it in time.
+		if d, _, err := s.Put(kept.b.Bytes()); err == nil && d == got {
+			r.ActualRef = d.String()
+		}
+	}
 	return r, ex
+}
+
+// MaxActual is the most of a diverged step's output a replay keeps in
+// the store (StepResult.ActualRef).
+const MaxActual = 16 << 20
+
+// boundedBuffer keeps what is written to it up to max bytes; over says
+// more came.
+type boundedBuffer struct {
+	b    bytes.Buffer
+	max  int
+	over bool
+}
+
+func (k *boundedBuffer) Write(p []byte) (int, error) {
+	if !k.over && k.b.Len()+len(p) <= k.max {
+		k.b.Write(p)
+	} else {
+		k.over = true
+		k.b.Reset()
+	}
+	return len(p), nil
 }
 
 // nameChangedInputs gives a diverged step that reads a file whose input

@@ -785,3 +785,71 @@ func TestEditAnswersWithFileStateNote(t *testing.T) {
 		}
 	}
 }
+
+// A session recorded on Windows names its files under a working
+// directory such as C:\Users\dev\proj, with either separator as the
+// model wrote the path: its edits match when they apply.
+func TestEditsRecordedOnWindows(t *testing.T) {
+	p := newPacker(t)
+	meta := `{"session":{"cwd":"C:\\Users\\dev\\proj"}}`
+	m := p.pack(map[string]string{"scripts/build.py": "print('build')\r\n"}, []step{
+		{tool: "Edit", params: `{"file_path":"scripts/build.py","old_string":"print('build')","new_string":"print('built')"}`,
+			out: `The file C:\Users\dev\proj\scripts\build.py has been updated successfully.`},
+		{tool: "Write", params: `{"file_path":"docs/flags.md","content":"--verbose\n"}`,
+			out: "File created successfully at: C:/Users/dev/proj/docs/flags.md"},
+		{tool: "Edit", params: `{"file_path":"docs/flags.md","old_string":"--verbose","new_string":"-v"}`,
+			out: `The file C:\Users\dev\proj\docs\flags.md has been updated successfully.`},
+	}, here)
+	m.Metadata = jsontext.Value(meta)
+	if _, _, err := manifest.Commit(p.s, m); err != nil {
+		t.Fatal(err)
+	}
+	rep := replay(t, p, m, Options{})
+	for i, r := range rep.Steps {
+		if r.Status != Matched {
+			t.Errorf("step %d: %s (%s)", i, r.Status, r.Reason)
+		}
+	}
+}
+
+// A step that diverged keeps what the replay produced in the store, to
+// show it beside what was recorded; a step that matched adds nothing.
+func TestActualKept(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(map[string]string{"a.txt": "now\n"}, []step{
+		{tool: "grep", params: `{"pattern":"now","path":"."}`, out: "a.txt:1:then\n", det: true},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "now\n", det: true},
+	}, here)
+	want := digest.Of([]byte("a.txt:1:now\n"))
+	if _, err := p.s.Get(want); err == nil {
+		t.Fatal("the store holds the output before the replay")
+	}
+	rep := replay(t, p, m, Options{})
+	got := rep.Steps[0]
+	if got.Status != Diverged || got.ActualRef != want.String() || got.Actual != got.ActualRef {
+		t.Fatalf("step 0 = %+v", got)
+	}
+	if b, err := p.s.Get(want); err != nil || string(b) != "a.txt:1:now\n" {
+		t.Errorf("the object is %q, %v", b, err)
+	}
+	if rep.Steps[1].Status != Matched || rep.Steps[1].ActualRef != "" {
+		t.Errorf("step 1 = %+v", rep.Steps[1])
+	}
+}
+
+// A Glob of a directory the pack does not hold says nothing about the
+// session: skipped, never failed.
+func TestGlobOfDirectoryNotInPack(t *testing.T) {
+	p := newPacker(t)
+	m := p.pack(map[string]string{"src/a.go": "package a\n"}, []step{
+		{tool: "Glob", params: `{"pattern":"**/*.go","path":"vendor/lib"}`, out: "No files found", det: true},
+		{tool: "Glob", params: `{"pattern":"*.go","path":"src"}`, out: "src/a.go", det: true},
+	}, here)
+	rep := replay(t, p, m, Options{})
+	if r := rep.Steps[0]; r.Status != Skipped || r.Reason != "Glob: vendor/lib is not among the pack's inputs" {
+		t.Errorf("step 0: %s (%s)", r.Status, r.Reason)
+	}
+	if r := rep.Steps[1]; r.Status != Matched {
+		t.Errorf("step 1: %s (%s)", r.Status, r.Reason)
+	}
+}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
@@ -74,7 +77,52 @@ func (w *Workspace) shown(name string) string {
 	case name == ".":
 		return w.RecordedDir
 	}
+	if sep := w.sep(); sep != "/" {
+		return strings.TrimSuffix(w.RecordedDir, sep) + sep + strings.ReplaceAll(name, "/", sep)
+	}
 	return strings.TrimSuffix(w.RecordedDir, "/") + "/" + name
+}
+
+// sep is the separator of the recorded working directory: "\" for a
+// Windows one written with it (C:\Users\dev), else "/".
+func (w *Workspace) sep() string {
+	if windowsDir(w.RecordedDir) && strings.Contains(w.RecordedDir, `\`) {
+		return `\`
+	}
+	return "/"
+}
+
+// windowsDir reports whether a recorded working directory is a Windows
+// one: a drive letter, a colon and a separator (C:\Users\dev, C:/Users).
+func windowsDir(d string) bool {
+	return len(d) >= 3 && (d[0]|0x20 >= 'a' && d[0]|0x20 <= 'z') && d[1] == ':' && (d[2] == '\\' || d[2] == '/')
+}
+
+// recordedDir returns the working directory a pack's session ran in, as
+// its metadata records it (session.cwd), when it is absolute: a Unix or
+// a Windows path. "" otherwise.
+func recordedDir(metadata []byte) string {
+	dir := gjson.GetBytes(metadata, "session.cwd")
+	if dir.Type == gjson.String && (strings.HasPrefix(dir.Str, "/") || windowsDir(dir.Str)) {
+		return dir.Str
+	}
+	return ""
+}
+
+// spelled returns the path p as rec, the recorded answer, spells it:
+// Windows takes either separator, and the one the agent wrote (as the
+// model gave the path) is known only from the recording. p is returned
+// as it is unless rec names the same path with the other separator.
+func spelled(p string, rec []byte) string {
+	if !strings.Contains(p, `\`) && !bytes.Contains(rec, []byte(`\`)) {
+		return p
+	}
+	for _, c := range []string{p, strings.ReplaceAll(p, "/", `\`), strings.ReplaceAll(p, `\`, "/")} {
+		if bytes.Contains(rec, []byte(c)) {
+			return c
+		}
+	}
+	return p
 }
 
 // local makes a path the agent wrote under the recorded working directory
@@ -84,6 +132,13 @@ func (w *Workspace) local(p string) string {
 		return p
 	}
 	dir := strings.TrimSuffix(w.RecordedDir, "/")
+	if windowsDir(dir) {
+		// Either separator, as the agent wrote the path.
+		dir = strings.TrimSuffix(strings.ReplaceAll(dir, `\`, "/"), "/")
+		if slashed := strings.ReplaceAll(p, `\`, "/"); windowsDir(slashed) {
+			p = slashed
+		}
+	}
 	if p == dir {
 		return "."
 	}

@@ -8,22 +8,24 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctx-tools/ctx/lib/agent"
 )
 
 // harnessTags are the tags that open the text of a record the harness
 // writes, and the kind each says it is.
 var harnessTags = []struct{ tag, kind string }{
 	{"task-notification", "task-notification"}, // a background command or subagent finished
-	{"command-name", "command"},                // a slash command
-	{"command-message", "command"},
-	{"command-args", "command"},
-	{"command-contents", "command"},
-	{"local-command-stdout", "command-output"}, // its output
-	{"local-command-stderr", "command-output"},
+	{"command-name", agent.KindCommand},        // a slash command
+	{"command-message", agent.KindCommand},
+	{"command-args", agent.KindCommand},
+	{"command-contents", agent.KindCommand},
+	{"local-command-stdout", agent.KindCommandOutput}, // its output
+	{"local-command-stderr", agent.KindCommandOutput},
 	{"local-command-caveat", "command-caveat"},
-	{"bash-input", "shell-input"}, // a "!" shell command
-	{"bash-stdout", "shell-output"},
-	{"bash-stderr", "shell-output"},
+	{"bash-input", agent.KindShellInput}, // a "!" shell command
+	{"bash-stdout", agent.KindShellOutput},
+	{"bash-stderr", agent.KindShellOutput},
 	{"system-reminder", "system-reminder"},
 }
 
