@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -452,6 +451,3 @@ func geminiModelPath(p, m string) string {
 	}
 	return p[:i+len("/models/")] + m + p[j:]
 }
-
-// ErrStopped is returned by Serve after a clean stop.
-var ErrStopped = errors.New("stopped")
