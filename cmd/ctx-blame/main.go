@@ -191,7 +191,15 @@ func (c *blameCmd) blame(ix *blame.Index, repo *git.Repo, file string) (blamed, 
 			return blamed{}, err
 		}
 	}
-	lines := ix.Blame(name, content, names...)
+	var until blame.Until
+	if repo != nil {
+		// A line a commit holds is no later than that commit: git
+		// blame's dates bound each line's writer.
+		if times, err := repo.LineTimes(c.Rev, name, content); err == nil && len(times) == len(blame.Lines(content)) {
+			until = func(i int) time.Time { return times[i] }
+		}
+	}
+	lines := ix.Blame(name, content, until, names...)
 	return blamed{name: name, text: blame.Lines(content), lines: lines}, nil
 }
 
@@ -260,7 +268,7 @@ func trailers(env *cli.Env, ix *blame.Index, repo *git.Repo) error {
 	if err != nil {
 		return cli.WithCode(cli.ExitError, err)
 	}
-	counts, err := ix.AddedPacks(repo, added)
+	counts, err := ix.AddedPacks(repo, added, nil)
 	if err != nil {
 		return cli.WithCode(cli.ExitError, err)
 	}

@@ -30,6 +30,7 @@ type event struct {
 	seq     int // the step index; a first view sorts before the steps
 	cwd     string
 	origin  *Origin
+	held    map[string]bool // lines the session found in files it read
 	ed      *edit.Edit
 	path    string
 	content digest.Digest
@@ -73,6 +74,10 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 	seen := map[string]bool{}
 	for _, pe := range all {
 		created, _ := time.Parse(time.RFC3339Nano, pe.Created)
+		held := make(map[string]bool, len(pe.Held))
+		for _, t := range pe.Held {
+			held[t] = true
+		}
 		first := map[string]time.Time{} // first edit of each path by this pack
 		for _, e := range pe.Edits {
 			if pe.Session != "" {
@@ -99,7 +104,7 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 				}
 			}
 			o := &Origin{Pack: pe.Pack, Step: e.Step, Tool: e.Tool, Session: pe.Session, Model: e.Model, Agent: e.Agent, Prompt: e.Prompt, Timestamp: e.Time}
-			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: e.Step, cwd: pe.Cwd, origin: o, ed: ed})
+			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: e.Step, cwd: pe.Cwd, origin: o, held: held, ed: ed})
 		}
 		for _, b := range pe.Bases {
 			at, ok := first[b.Path]
@@ -144,7 +149,7 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 			case f != nil && f.known && f.text == string(b):
 				// The session saw what the history has: nothing changed.
 			case f != nil && f.known:
-				f.v, _ = f.v.next(splitText(string(b)), nil)
+				f.v, _ = f.v.next(splitText(string(b)), nil, nil)
 				f.text = string(b)
 			default:
 				ws[e.path] = &file{v: fromText(string(b)), text: string(b), known: true}
@@ -183,7 +188,7 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 					ws[rel] = &file{}
 				}
 			}
-			ix.pool.add(written(e.ed), e.origin)
+			ix.pool.add(written(e.ed), e.origin, e.held)
 			continue
 		}
 		for _, ch := range changes {
@@ -204,12 +209,12 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 				ws[rel] = &file{known: true}
 				continue
 			}
-			v, added := prev.next(splitText(ch.Content), e.origin)
+			v, added := prev.next(splitText(ch.Content), e.origin, e.held)
 			if v == nil {
 				v = version{}
 			}
 			ws[rel] = &file{v: v, text: ch.Content, known: true}
-			ix.pool.add(added, e.origin)
+			ix.pool.add(added, e.origin, e.held)
 		}
 	}
 	for p, f := range ws {
@@ -289,9 +294,10 @@ func (ix *Index) lookup(file string) (string, bool) {
 
 // Blame attributes each line of content, the text of file (a path
 // relative to the root of its work tree; see lookup), to the recorded edit
-// that wrote it. names lists other paths the file had (its names before
+// that wrote it, never to one later than until says the line existed
+// (nil: any). names lists other paths the file had (its names before
 // renames), newest first; the first with a recorded history is used.
-func (ix *Index) Blame(file string, content []byte, names ...string) []Line {
+func (ix *Index) Blame(file string, content []byte, until Until, names ...string) []Line {
 	var last version
 	for _, n := range append([]string{file}, names...) {
 		if p, ok := ix.lookup(n); ok {
@@ -299,7 +305,7 @@ func (ix *Index) Blame(file string, content []byte, names ...string) []Line {
 			break
 		}
 	}
-	return attribute(last, splitText(string(content)), ix.pool)
+	return attribute(last, splitText(string(content)), ix.pool, until)
 }
 
 // Open builds the index of every finalized pack in s, with the cache in

@@ -17,6 +17,7 @@ type session struct {
 	id, cwd string
 	created string
 	inputs  map[string]string
+	partial map[string]string // inputs seen in part: their first lines
 	steps   []step
 }
 
@@ -42,6 +43,10 @@ func pack(t testing.TB, s *store.Store, ss session) digest.Digest {
 	var inputs []any
 	for n, c := range ss.inputs {
 		inputs = append(inputs, map[string]any{"name": n, "content": c})
+	}
+	for n, c := range ss.partial {
+		k := len(splitText(c))
+		inputs = append(inputs, map[string]any{"name": n, "content": c, "seen": "partial", "lines": [][2]int{{1, k}}})
 	}
 	if inputs != nil {
 		log["inputs"] = inputs
@@ -165,6 +170,13 @@ func TestBlame(t *testing.T) {
 		current: "first line of x\nsecond line of x\n",
 		want:    []string{"1.0", "1.1"},
 	}, {
+		name: "lines a session read in part are not its own",
+		sessions: []session{{id: "a", partial: map[string]string{"u.py": "def helper_two():\n    return 'two things'\n"},
+			steps: []step{replace("u.py", "def helper_two():\n    return 'two things'\n", "def helper_two():\n    return 'two things'\ndef helper_three():\n")}}},
+		file:    "u.py",
+		current: "def helper_one():\ndef helper_two():\n    return 'two things'\ndef helper_three():\n",
+		want:    []string{"-", "-", "-", ">0.0"},
+	}, {
 		name:     "a block moved within the file",
 		sessions: []session{{id: "a", steps: []step{write("m.py", "def one():\n    return 'one value'\n\ndef two():\n    return 'two value'\n")}}},
 		file:     "m.py",
@@ -220,7 +232,7 @@ func TestBlame(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got := describe(ix.Blame(tt.file, []byte(tt.current)), ps)
+					got := describe(ix.Blame(tt.file, []byte(tt.current), nil), ps)
 					if strings.Join(got, " ") != strings.Join(tt.want, " ") {
 						t.Errorf("cache %v: got  %v\nwant %v", c != nil, got, tt.want)
 					}
@@ -241,7 +253,7 @@ func TestPackLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := ix.PackLines("a.txt", []byte("alpha line one\na person's line\nalpha line two\nbeta line one\n\n"), []int{2, 3, 4, 5})
+	got := ix.PackLines("a.txt", []byte("alpha line one\na person's line\nalpha line two\nbeta line one\n\n"), []int{2, 3, 4, 5}, nil)
 	if len(got) != 2 || got[a.String()] != 1 || got[b.String()] != 1 {
 		t.Errorf("PackLines = %v", got)
 	}

@@ -66,7 +66,8 @@ func Commits(dir, flag, rev string, ranges bool) (*git.Repo, []string, error) {
 // trailers name, and those whose recorded edits wrote lines the commits
 // add (found so even when a history edit stripped the trailers), each
 // with the number of added lines it wrote (0 for a pack known only by a
-// trailer).
+// trailer). A commit's lines existed when it was made (its committer
+// date): a step recorded after that wrote none of them.
 func (ix *Index) CommitPacks(repo *git.Repo, commits []string) (map[digest.Digest]int, error) {
 	found := map[digest.Digest]int{}
 	for _, c := range commits {
@@ -83,7 +84,11 @@ func (ix *Index) CommitPacks(repo *git.Repo, commits []string) (map[digest.Diges
 		if err != nil {
 			return nil, err
 		}
-		counts, err := ix.AddedPacks(repo, added)
+		at, err := repo.CommitTime(c)
+		if err != nil {
+			return nil, err
+		}
+		counts, err := ix.AddedPacks(repo, added, At(at))
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +106,8 @@ func (ix *Index) CommitPacks(repo *git.Repo, commits []string) (map[digest.Diges
 // edits wrote, as PackLines does. Only the files whose added lines a
 // recorded edit could have written are read, all through one git
 // process: a commit of thousands of files no pack touched reads none.
-func (ix *Index) AddedPacks(repo *git.Repo, added map[string]*git.Adds) (map[string]int, error) {
+// until bounds the time of the lines, as for Blame.
+func (ix *Index) AddedPacks(repo *git.Repo, added map[string]*git.Adds, until Until) (map[string]int, error) {
 	var files, blobs []string
 	for file, a := range added {
 		if a.Blob != "" && ix.mayHaveWritten(file, a.Text) {
@@ -110,7 +116,7 @@ func (ix *Index) AddedPacks(repo *git.Repo, added map[string]*git.Adds) (map[str
 	}
 	counts := map[string]int{}
 	err := repo.Blobs(blobs, func(i int, content []byte) error {
-		for p, n := range ix.PackLines(files[i], content, added[files[i]].Lines) {
+		for p, n := range ix.PackLines(files[i], content, added[files[i]].Lines, until) {
 			counts[p] += n
 		}
 		return nil
@@ -131,7 +137,7 @@ func (ix *Index) mayHaveWritten(file string, added []string) bool {
 	}
 	for _, l := range added {
 		t := strings.TrimSpace(l)
-		if len(t) < minMovedLen {
+		if !distinctive(t) {
 			return true
 		}
 		if _, ok := ix.pool[t]; ok {

@@ -35,6 +35,11 @@
 //   - every other line is unknown: written by a person, or by a session
 //     that was never packed.
 //
+// A line a session found in a file it read (its pack's inputs, whole or
+// in part) is never that session's, and a line is never credited to a
+// step recorded after the time the caller says it existed (Until: the
+// date of the commit that holds it).
+//
 // Paths in packs are relative to the session's working directory; a file
 // is looked up by its path relative to the root of its work tree.
 package blame

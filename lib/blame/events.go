@@ -1,7 +1,9 @@
 package blame
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 // packEdits is what blame needs of one pack: the steps that edited files
@@ -22,6 +25,10 @@ type packEdits struct {
 	Cwd     string     `json:"cwd,omitzero"` // the session's directory, as recorded
 	Edits   []editStep `json:"edits,omitzero"`
 	Bases   []base     `json:"bases,omitzero"`
+	// Held are the lines the session found in the files it read (whole
+	// or in part), trimmed, of the length matched by text: lines that
+	// were there before it, so never its own.
+	Held []string `json:"held,omitzero"`
 }
 
 // editStep is a step that edited files, with the facts an origin names.
@@ -41,8 +48,9 @@ type base struct {
 	ContentRef string `json:"content_ref"`
 }
 
-// edits extracts a pack's edit steps.
-func edits(m *manifest.Manifest) *packEdits {
+// edits extracts a pack's edit steps, and the lines of its inputs from
+// the store.
+func edits(s *store.Store, m *manifest.Manifest) (*packEdits, error) {
 	pe := &packEdits{Pack: m.Hash.String(), Created: m.Created, Steps: len(m.Steps)}
 	meta := gjson.ParseBytes(m.Metadata)
 	pe.Session = meta.Get("session.sessionId").String()
@@ -90,10 +98,27 @@ func edits(m *manifest.Manifest) *packEdits {
 		}
 		pe.Edits = append(pe.Edits, e)
 	}
+	held := map[string]bool{}
 	for _, in := range m.Inputs {
-		if in.Seen == manifest.SeenWhole && !in.ContentRef.IsZero() {
+		if in.Seen == manifest.SeenName || in.ContentRef.IsZero() {
+			continue
+		}
+		if in.Seen == manifest.SeenWhole {
 			pe.Bases = append(pe.Bases, base{Path: in.Name, ContentRef: in.ContentRef.String()})
 		}
+		if len(pe.Edits) == 0 {
+			continue // nothing to tell apart from what it wrote
+		}
+		b, err := s.Get(in.ContentRef)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: input %s: %w", pe.Pack, in.Name, err)
+		}
+		for _, l := range splitText(string(b)) {
+			if t := strings.TrimSpace(l); len(t) >= minMovedLen && !held[t] {
+				held[t] = true
+				pe.Held = append(pe.Held, t)
+			}
+		}
 	}
-	return pe
+	return pe, nil
 }

@@ -2,6 +2,7 @@ package blame
 
 import (
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -31,25 +32,71 @@ const minMovedLen = 8
 // an agent wrote there for the line to count as the agent's, changed.
 const mixedSimilarity = 0.5
 
-// pool maps the trimmed text of lines recorded edits wrote to the line as
-// written by the last step that wrote it.
-type pool map[string]line
+// distinctive reports whether a trimmed line is long enough to name its
+// writer by its text alone.
+func distinctive(t string) bool { return len(t) >= minMovedLen }
 
-func (p pool) add(lines []string, o *Origin) {
+// pool maps the trimmed text of lines recorded edits wrote to the lines
+// as written by each step that wrote them, in time order.
+type pool map[string][]line
+
+// add adds the lines o wrote, but those held: lines its session found in
+// the files it read, which were there before it.
+func (p pool) add(lines []string, o *Origin, held map[string]bool) {
 	if o == nil {
 		return
 	}
 	for _, l := range lines {
-		if t := strings.TrimSpace(l); len(t) >= minMovedLen {
-			p[t] = line{text: l, origin: o}
+		if t := strings.TrimSpace(l); distinctive(t) && !held[t] {
+			p[t] = append(p[t], line{text: l, origin: o})
 		}
 	}
 }
 
+// find returns the last writer of the trimmed text t that wrote it at or
+// before until (zero: any time).
+func (p pool) find(t string, until time.Time) (line, bool) {
+	ws := p[t]
+	for i := len(ws) - 1; i >= 0; i-- {
+		if ws[i].origin.before(until) {
+			return ws[i], true
+		}
+	}
+	return line{}, false
+}
+
+// Until says the latest time at which each line (0-based) of a file can
+// have been written: a line a commit holds existed when it was made. nil,
+// or a zero time, bounds nothing.
+type Until func(i int) time.Time
+
+// At is the Until of a file as a commit made at t holds it: every line
+// existed at t.
+func At(t time.Time) Until { return func(int) time.Time { return t } }
+
+func (u Until) at(i int) time.Time {
+	if u == nil {
+		return time.Time{}
+	}
+	return u(i)
+}
+
+// before reports whether the step o can have written a line that existed
+// at until: a step after it cannot. Times are compared to the second, as
+// commits record them.
+func (o *Origin) before(until time.Time) bool {
+	if until.IsZero() || o == nil {
+		return true
+	}
+	t, err := time.Parse(time.RFC3339Nano, o.Timestamp)
+	return err != nil || !t.Truncate(time.Second).After(until)
+}
+
 // attribute attributes each line of current: by alignment with last (the
 // version the recorded history ends with; nil when unknown), then, for
-// lines still unknown, by their text in p.
-func attribute(last version, current []string, p pool) []Line {
+// lines still unknown, by their text in p. A line is never attributed to
+// a step later than until says it existed.
+func attribute(last version, current []string, p pool, until Until) []Line {
 	out := make([]Line, len(current))
 	for i := range out {
 		out[i].By = ByUnknown
@@ -67,14 +114,14 @@ func attribute(last version, current []string, p pool) []Line {
 		ai, bi := 0, 0
 		for _, m := range append(ms, drift.Match{A: len(last), B: len(current)}) {
 			for j, i := range pairMixed(last[ai:m.A], current[bi:m.B]) {
-				if i >= 0 {
+				if i >= 0 && last[ai+i].origin.before(until.at(bi+j)) {
 					out[bi+j] = Line{By: ByMixed, Origin: last[ai+i].origin}
 				}
 			}
 			for k := 0; k < m.N; k++ {
 				l := last[m.A+k]
 				switch {
-				case l.origin == nil:
+				case l.origin == nil, !l.origin.before(until.at(m.B + k)):
 				case l.mixed:
 					out[m.B+k] = Line{By: ByMixed, Origin: l.origin}
 				default:
@@ -89,10 +136,10 @@ func attribute(last version, current []string, p pool) []Line {
 			continue
 		}
 		t := strings.TrimSpace(l)
-		if len(t) < minMovedLen {
+		if !distinctive(t) {
 			continue
 		}
-		if w, ok := p[t]; ok {
+		if w, ok := p.find(t, until.at(i)); ok {
 			out[i] = Line{By: ByAgent, Origin: w.origin, Moved: true, Reindented: w.text != l}
 		}
 	}
@@ -110,7 +157,7 @@ func fillTrivial(current []string, out []Line) {
 			continue
 		}
 		j := i
-		for j < len(out) && out[j].By == ByUnknown && len(strings.TrimSpace(current[j])) < minMovedLen {
+		for j < len(out) && out[j].By == ByUnknown && !distinctive(strings.TrimSpace(current[j])) {
 			j++
 		}
 		if j == len(out) || out[j].By != ByAgent {

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrNotRepo says a directory is not inside a git work tree.
@@ -463,6 +464,72 @@ func (r *Repo) Names(file string) []string {
 		}
 	}
 	return names
+}
+
+// CommitTime returns the committer date of commit: the time its content
+// existed at, whatever the author date says.
+func (r *Repo) CommitTime(commit string) (time.Time, error) {
+	out, err := r.git("log", "-1", "--format=%ct", "--end-of-options", commit)
+	if err != nil {
+		return time.Time{}, err
+	}
+	sec, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("git log: commit time of %s: %q", commit, strings.TrimSpace(string(out)))
+	}
+	return time.Unix(sec, 0).UTC(), nil
+}
+
+// LineTimes returns, for each line of content (file's text, relative to
+// the root), the committer date of the commit git blame says it comes
+// from, at rev ("" for content in the work tree); a zero time for a line
+// no commit holds yet.
+func (r *Repo) LineTimes(rev, file string, content []byte) ([]time.Time, error) {
+	args := []string{"blame", "--porcelain"}
+	var stdin []byte
+	if rev == "" {
+		args, stdin = append(args, "--contents", "-"), content
+	} else {
+		c, err := r.Commit(rev)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, c)
+	}
+	out, err := run(r.Root, stdin, append(args, "--", file)...)
+	if err != nil {
+		return nil, err
+	}
+	return blameTimes(out), nil
+}
+
+// blameTimes reads git blame --porcelain: each line's header
+// "<commit> <orig> <final>[ <count>]" is followed, the first time a
+// commit appears, by its headers (committer-time among them), then by
+// the line, TAB-prefixed.
+func blameTimes(out []byte) []time.Time {
+	var times []time.Time
+	at := map[string]time.Time{}
+	commit := ""
+	for _, l := range strings.Split(string(out), "\n") {
+		switch {
+		case strings.HasPrefix(l, "\t"):
+			t := at[commit]
+			if strings.Trim(commit, "0") == "" {
+				t = time.Time{} // not committed yet
+			}
+			times = append(times, t)
+		case strings.HasPrefix(l, "committer-time "):
+			if sec, err := strconv.ParseInt(strings.TrimPrefix(l, "committer-time "), 10, 64); err == nil {
+				at[commit] = time.Unix(sec, 0).UTC()
+			}
+		default:
+			if f := strings.Fields(l); len(f) >= 3 && isHex(f[0]) {
+				commit = f[0]
+			}
+		}
+	}
+	return times
 }
 
 // Head returns the commit HEAD names, "" before the first commit.

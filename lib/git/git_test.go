@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // linesOf keeps the line numbers of adds.
@@ -325,5 +326,50 @@ func TestRepo(t *testing.T) {
 	}
 	if err := r.Blobs([]string{"HEAD:a.txt"}, func(int, []byte) error { return nil }); err == nil {
 		t.Error("Blobs took a revision for a blob id")
+	}
+}
+
+func TestLineTimes(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	git := func(date string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x", "GIT_CONFIG_GLOBAL=/dev/null",
+			"GIT_AUTHOR_DATE=2020-01-01T00:00:00Z", "GIT_COMMITTER_DATE="+date)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("", "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
+	git("2026-03-01T00:00:00Z", "add", "a.txt")
+	git("2026-03-01T00:00:00Z", "commit", "-q", "-m", "one")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\nnew\ntwo\n"), 0o644)
+	git("2026-03-05T00:00:00Z", "commit", "-q", "-am", "two")
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1, d5 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 5, 0, 0, 0, 0, time.UTC)
+	if at, err := r.CommitTime("HEAD"); err != nil || !at.Equal(d5) {
+		t.Errorf("CommitTime = %v, %v; want the committer date %v", at, err, d5)
+	}
+	for _, tc := range []struct {
+		rev     string
+		content string
+		want    []time.Time
+	}{
+		{"HEAD", "", []time.Time{d1, d5, d1}},
+		{"HEAD~1", "", []time.Time{d1, d1}},
+		{"", "zero\none\nnew\ntwo\n", []time.Time{{}, d1, d5, d1}}, // a line not committed yet
+	} {
+		got, err := r.LineTimes(tc.rev, "a.txt", []byte(tc.content))
+		if err != nil || !slices.EqualFunc(got, tc.want, time.Time.Equal) {
+			t.Errorf("LineTimes(%q) = %v, %v; want %v", tc.rev, got, err, tc.want)
+		}
 	}
 }
