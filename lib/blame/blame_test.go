@@ -189,6 +189,12 @@ func TestBlame(t *testing.T) {
 		current:  "int x;\nint counter_of_things;\n",
 		want:     []string{"-", ">0.0"},
 	}, {
+		name:     "a line under 8 characters is not matched by its text, however many bytes",
+		sessions: []session{{id: "a", steps: []step{replace("t.txt", "x\n", "x\nça été\nçà et là!\n")}}},
+		file:     "t.txt",
+		current:  "ça été\nçà et là!\n",
+		want:     []string{"-", ">0.0"},
+	}, {
 		name: "apply_patch with paths under the session's directory",
 		sessions: []session{{id: "c", cwd: "/home/u/proj", steps: []step{
 			{"apply_patch", map[string]any{"input": "*** Begin Patch\n*** Add File: /home/u/proj/src/new.rs\n+fn main() {\n+    println!(\"hi there\");\n+}\n*** End Patch\n"}},

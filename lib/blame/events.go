@@ -114,7 +114,7 @@ func edits(s *store.Store, m *manifest.Manifest) (*packEdits, error) {
 			return nil, fmt.Errorf("pack %s: input %s: %w", pe.Pack, in.Name, err)
 		}
 		for _, l := range splitText(string(b)) {
-			if t := strings.TrimSpace(l); len(t) >= minMovedLen && !held[t] {
+			if t := strings.TrimSpace(l); distinctive(t) && !held[t] {
 				held[t] = true
 				pe.Held = append(pe.Held, t)
 			}

@@ -33,7 +33,7 @@ func FuzzAttribute(f *testing.F) {
 		for _, l := range v {
 			// Lines too short to match by text may lose to another
 			// alignment; longer ones are found wherever they are.
-			if t := strings.TrimSpace(l.text); count[t] == 1 && len(t) >= minMovedLen {
+			if t := strings.TrimSpace(l.text); count[t] == 1 && distinctive(t) {
 				last[l.text] = l.origin
 			}
 		}

@@ -24,8 +24,9 @@ type Line struct {
 	Reindented bool    // matched once leading and trailing white space is ignored
 }
 
-// minMovedLen is the shortest trimmed line matched by its text alone:
-// shorter ones ("}", "end", "return x") are too common to name a writer.
+// minMovedLen is the shortest trimmed line, in characters, matched by
+// its text alone: shorter ones ("}", "end", "return x") are too common
+// to name a writer.
 const minMovedLen = 8
 
 // mixedSimilarity is the least similarity of a changed line to the line
@@ -33,8 +34,9 @@ const minMovedLen = 8
 const mixedSimilarity = 0.5
 
 // distinctive reports whether a trimmed line is long enough to name its
-// writer by its text alone.
-func distinctive(t string) bool { return len(t) >= minMovedLen }
+// writer by its text alone: minMovedLen characters, not bytes, so that
+// "ça été" is as short in French as "so done" is in English.
+func distinctive(t string) bool { return utf8.RuneCountInString(t) >= minMovedLen }
 
 // pool maps the trimmed text of lines recorded edits wrote to the lines
 // as written by each step that wrote them, in time order.
