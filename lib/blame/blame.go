@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/drift"
 	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -21,19 +22,30 @@ type Index struct {
 	pool pool
 }
 
-// event is one recorded edit step, or a session's first view of a file
-// (ed is nil, path and content are set), in time order.
+// event is one recorded edit step, or a session's view of a whole file
+// (ed is nil, path and content or text are set), in time order.
 type event struct {
 	at      time.Time
 	created time.Time
 	pack    string
-	seq     int // the step index; a first view sorts before the steps
+	seq     int // order within a pack at one time: see order
 	cwd     string
 	origin  *Origin
 	held    map[string]bool // lines the session found in files it read
 	ed      *edit.Edit
 	path    string
 	content digest.Digest
+	text    string // the view's content, when content is zero
+}
+
+// order is the place of step i's events in its pack: a session's first
+// view of a file (i = -1) comes first, a view of the file as it was
+// before a step before that step.
+func order(i int, before bool) int {
+	if before {
+		return 2 * i
+	}
+	return 2*i + 1
 }
 
 // Stats says what an Index was built from.
@@ -104,7 +116,7 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 				}
 			}
 			o := &Origin{Pack: pe.Pack, Step: e.Step, Tool: e.Tool, Session: pe.Session, Model: e.Model, Agent: e.Agent, Prompt: e.Prompt, Timestamp: e.Time}
-			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: e.Step, cwd: pe.Cwd, origin: o, held: held, ed: ed})
+			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(e.Step, false), cwd: pe.Cwd, origin: o, held: held, ed: ed})
 		}
 		for _, b := range pe.Bases {
 			at, ok := first[b.Path]
@@ -116,6 +128,17 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 				return nil, st, fmt.Errorf("pack %s: input %s: %w", pe.Pack, b.Path, err)
 			}
 			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: -1, path: b.Path, content: d})
+		}
+		for _, v := range pe.Views {
+			p, ok := relative(v.Path, pe.Cwd)
+			if _, edited := first[p]; !ok || !edited {
+				continue
+			}
+			at, err := time.Parse(time.RFC3339Nano, v.Time)
+			if err != nil {
+				at = created
+			}
+			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(v.Step, v.Before), path: p, text: v.Text})
 		}
 	}
 	slices.SortStableFunc(evs, func(a, b event) int {
@@ -140,19 +163,25 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 	ws := map[string]*file{}
 	for _, e := range evs {
 		if e.ed == nil {
-			b, err := s.Get(e.content)
-			if err != nil {
-				return nil, fmt.Errorf("pack %s: input %s: %w", e.pack, e.path, err)
+			text := e.text
+			if !e.content.IsZero() {
+				b, err := s.Get(e.content)
+				if err != nil {
+					return nil, fmt.Errorf("pack %s: input %s: %w", e.pack, e.path, err)
+				}
+				text = string(b)
 			}
 			f := ws[e.path]
 			switch {
-			case f != nil && f.known && f.text == string(b):
-				// The session saw what the history has: nothing changed.
+			case f != nil && f.known && slices.Equal(f.v.texts(), splitText(text)):
+				// The session saw what the history has: nothing changed
+				// (a Read's answer may leave out the last newline).
 			case f != nil && f.known:
-				f.v, _ = f.v.next(splitText(string(b)), nil, nil)
-				f.text = string(b)
+				// A change nobody recorded (a person's): a version.
+				f.v, _ = f.v.next(splitText(text), nil, nil)
+				f.text = text
 			default:
-				ws[e.path] = &file{v: fromText(string(b)), text: string(b), known: true}
+				ws[e.path] = &file{v: fromText(text), text: text, known: true}
 			}
 			continue
 		}
@@ -183,11 +212,9 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 			})
 		}
 		if err != nil {
-			for _, p := range e.ed.Paths() {
-				if rel, ok := relative(p, e.cwd); ok {
-					ws[rel] = &file{}
-				}
-			}
+			// The file changed in a way nobody recorded (or the edit
+			// failed): the history so far still holds for the lines the
+			// file kept, and the edit's own lines are matched by text.
 			ix.pool.add(written(e.ed), e.origin, e.held)
 			continue
 		}
@@ -226,18 +253,31 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 }
 
 // written returns the lines an edit writes, for when it cannot be
-// applied: a Write's content, the new side of each replacement, the added
-// lines of a patch.
+// applied: a Write's content, the lines of each replacement's new side
+// and of each patch chunk that its old side does not have (not the
+// context it repeats), the lines of a file a patch adds.
 func written(ed *edit.Edit) []string {
 	var out []string
 	for _, r := range ed.Replacements() {
-		out = append(out, splitText(r.New)...)
+		out = append(out, addedLines(splitText(r.Old), splitText(r.New))...)
 	}
 	for _, op := range ed.Patch() {
 		out = append(out, splitText(op.Add)...)
 		for _, c := range op.Chunks {
-			out = append(out, c.New...)
+			out = append(out, addedLines(c.Old, c.New)...)
 		}
+	}
+	return out
+}
+
+// addedLines returns the lines of after that the alignment of before
+// with after does not match.
+func addedLines(before, after []string) []string {
+	var out []string
+	bi := 0
+	for _, m := range append(drift.Align(before, after), drift.Match{A: len(before), B: len(after)}) {
+		out = append(out, after[bi:m.B]...)
+		bi = m.B + m.N
 	}
 	return out
 }

@@ -12,10 +12,12 @@
 // history of versions of the file, as git blame walks commits: each
 // version is aligned line by line with the one before (lib/drift's
 // alignment, the one ctx-diff uses), lines that survive keep their origin
-// and the lines an edit added take the edit's step as origin. Lines present
-// before any recorded edit, or put back by a person between two sessions
-// (a session's first view of the file differs from the previous
-// version), have no origin.
+// and the lines an edit added take the edit's step as origin. Every whole
+// view of a file a step recorded (a session's first view, a whole Read's
+// answer, an edit's originalFile) is a version too: one that differs from
+// the history is a change nobody recorded (a person's, between sessions or
+// between two edits of one), whose changed lines have no origin. Lines
+// present before any recorded edit have none either.
 //
 // The file as it is now is then aligned with the last version:
 //

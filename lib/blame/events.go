@@ -25,6 +25,7 @@ type packEdits struct {
 	Cwd     string     `json:"cwd,omitzero"` // the session's directory, as recorded
 	Edits   []editStep `json:"edits,omitzero"`
 	Bases   []base     `json:"bases,omitzero"`
+	Views   []view     `json:"views,omitzero"`
 	// Held are the lines the session found in the files it read (whole
 	// or in part), trimmed, of the length matched by text: lines that
 	// were there before it, so never its own.
@@ -46,6 +47,46 @@ type editStep struct {
 type base struct {
 	Path       string `json:"path"`
 	ContentRef string `json:"content_ref"`
+}
+
+// view is the whole content of a file as a step of the session saw it:
+// a whole Read's answer, or the originalFile an edit's result records
+// (Before: as it was just before that step).
+type view struct {
+	Path   string `json:"path"` // as the step names it
+	Time   string `json:"time,omitzero"`
+	Step   int    `json:"step"`
+	Before bool   `json:"before,omitzero"`
+	Text   string `json:"text"`
+}
+
+// stepView returns the whole file a tool step's recorded result shows
+// (Claude Code's toolUseResult), if any.
+func stepView(s manifest.Step) (view, bool) {
+	r := gjson.GetBytes(s.Metadata, "result.toolUseResult")
+	path := gjson.GetBytes(s.Parameters, "file_path")
+	if !r.IsObject() || path.Type != gjson.String || s.Error != nil {
+		return view{}, false
+	}
+	v := view{Path: path.Str, Time: s.Timestamp, Step: s.Index}
+	switch {
+	case s.Tool == "Read":
+		f := r.Get("file")
+		c := f.Get("content")
+		if r.Get("type").String() != "text" || c.Type != gjson.String || f.Get("startLine").Int() > 1 || f.Get("numLines").Int() != f.Get("totalLines").Int() {
+			return view{}, false
+		}
+		v.Text = c.Str
+	case edit.Is(s.Tool):
+		o := r.Get("originalFile")
+		if o.Type != gjson.String {
+			return view{}, false
+		}
+		v.Text, v.Before = o.Str, true
+	default:
+		return view{}, false
+	}
+	return v, true
 }
 
 // edits extracts a pack's edit steps, and the lines of its inputs from
@@ -73,6 +114,9 @@ func edits(s *store.Store, m *manifest.Manifest) (*packEdits, error) {
 	slices.SortStableFunc(prompts, func(a, b promptAt) int { return a.t.Compare(b.t) })
 	model := map[string]string{} // by agent: the model of its last model call
 	for _, s := range m.Steps {
+		if v, ok := stepView(s); ok {
+			pe.Views = append(pe.Views, v)
+		}
 		if s.Type == manifest.LLMCall {
 			if id := gjson.GetBytes(s.Metadata, "model").String(); id != "" {
 				model[s.Agent] = id
