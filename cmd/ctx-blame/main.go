@@ -177,7 +177,7 @@ func (c *blameCmd) blame(ix *blame.Index, repo *git.Repo, file string) (blamed, 
 			}
 		} else {
 			name = rel
-			names = repo.Names(rel)
+			names = repo.Names(c.Rev, rel)
 		}
 	}
 	if c.Rev != "" {

@@ -336,16 +336,19 @@ func (ix *Index) lookup(file string) (string, bool) {
 // relative to the root of its work tree; see lookup), to the recorded edit
 // that wrote it, never to one later than until says the line existed
 // (nil: any). names lists other paths the file had (its names before
-// renames), newest first; the first with a recorded history is used.
+// renames), newest first: the history of each is used in turn for the
+// lines the newer ones leave without an origin (a session that edited the
+// file under its new name found the old name's lines there).
 func (ix *Index) Blame(file string, content []byte, until Until, names ...string) []Line {
-	var last version
+	var lasts []version
+	seen := map[string]bool{}
 	for _, n := range append([]string{file}, names...) {
-		if p, ok := ix.lookup(n); ok {
-			last = ix.last[p]
-			break
+		if p, ok := ix.lookup(n); ok && !seen[p] {
+			seen[p] = true
+			lasts = append(lasts, ix.last[p])
 		}
 	}
-	return attribute(last, splitText(string(content)), ix.pool, until)
+	return attribute(lasts, splitText(string(content)), ix.pool, until)
 }
 
 // Open builds the index of every finalized pack in s, with the cache in

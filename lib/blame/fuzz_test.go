@@ -21,7 +21,7 @@ func FuzzAttribute(f *testing.F) {
 		p := pool{}
 		p.add(added, o, nil)
 		cur := splitText(current)
-		got := attribute(v, cur, p, nil)
+		got := attribute([]version{v}, cur, p, nil)
 		if len(got) != len(cur) {
 			t.Fatalf("%d attributions for %d lines", len(got), len(cur))
 		}

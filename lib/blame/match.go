@@ -94,44 +94,18 @@ func (o *Origin) before(until time.Time) bool {
 	return err != nil || !t.Truncate(time.Second).After(until)
 }
 
-// attribute attributes each line of current: by alignment with last (the
-// version the recorded history ends with; nil when unknown), then, for
-// lines still unknown, by their text in p. A line is never attributed to
-// a step later than until says it existed.
-func attribute(last version, current []string, p pool, until Until) []Line {
+// attribute attributes each line of current: by alignment with each of
+// lasts in turn (the versions the recorded histories of the file's names
+// end with, newest name first), then, for lines still unknown, by their
+// text in p. A line is never attributed to a step later than until says
+// it existed.
+func attribute(lasts []version, current []string, p pool, until Until) []Line {
 	out := make([]Line, len(current))
 	for i := range out {
 		out[i].By = ByUnknown
 	}
-	if len(last) > 0 {
-		norm := func(ls []string) []string {
-			t := make([]string, len(ls))
-			for i, l := range ls {
-				t[i] = strings.TrimSpace(l)
-			}
-			return t
-		}
-		lt := last.texts()
-		ms := drift.Align(norm(lt), norm(current))
-		ai, bi := 0, 0
-		for _, m := range append(ms, drift.Match{A: len(last), B: len(current)}) {
-			for j, i := range pairMixed(last[ai:m.A], current[bi:m.B]) {
-				if i >= 0 && last[ai+i].origin.before(until.at(bi+j)) {
-					out[bi+j] = Line{By: ByMixed, Origin: last[ai+i].origin}
-				}
-			}
-			for k := 0; k < m.N; k++ {
-				l := last[m.A+k]
-				switch {
-				case l.origin == nil, !l.origin.before(until.at(m.B + k)):
-				case l.mixed:
-					out[m.B+k] = Line{By: ByMixed, Origin: l.origin}
-				default:
-					out[m.B+k] = Line{By: ByAgent, Origin: l.origin, Reindented: l.text != current[m.B+k]}
-				}
-			}
-			ai, bi = m.A+m.N, m.B+m.N
-		}
+	for _, last := range lasts {
+		align(out, last, current, until)
 	}
 	for i, l := range current {
 		if out[i].By != ByUnknown {
@@ -147,6 +121,41 @@ func attribute(last version, current []string, p pool, until Until) []Line {
 	}
 	fillTrivial(current, out)
 	return out
+}
+
+// align attributes the lines of current still unknown in out by the
+// alignment of current with last.
+func align(out []Line, last version, current []string, until Until) {
+	if len(last) == 0 {
+		return
+	}
+	norm := func(ls []string) []string {
+		t := make([]string, len(ls))
+		for i, l := range ls {
+			t[i] = strings.TrimSpace(l)
+		}
+		return t
+	}
+	ms := drift.Align(norm(last.texts()), norm(current))
+	ai, bi := 0, 0
+	for _, m := range append(ms, drift.Match{A: len(last), B: len(current)}) {
+		for j, i := range pairMixed(last[ai:m.A], current[bi:m.B]) {
+			if i >= 0 && out[bi+j].By == ByUnknown && last[ai+i].origin.before(until.at(bi+j)) {
+				out[bi+j] = Line{By: ByMixed, Origin: last[ai+i].origin}
+			}
+		}
+		for k := 0; k < m.N; k++ {
+			l := last[m.A+k]
+			switch {
+			case out[m.B+k].By != ByUnknown, l.origin == nil, !l.origin.before(until.at(m.B + k)):
+			case l.mixed:
+				out[m.B+k] = Line{By: ByMixed, Origin: l.origin}
+			default:
+				out[m.B+k] = Line{By: ByAgent, Origin: l.origin, Reindented: l.text != current[m.B+k]}
+			}
+		}
+		ai, bi = m.A+m.N, m.B+m.N
+	}
 }
 
 // fillTrivial gives a run of unknown lines too common to match by text

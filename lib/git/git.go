@@ -447,15 +447,26 @@ func unquoteC(s string) (string, bool) {
 }
 
 // Names returns the earlier names of file (relative to the root) that
-// git's rename detection finds in its history, newest first.
-func (r *Repo) Names(file string) []string {
-	// -z: names as they are, NUL-terminated, never quoted.
-	out, err := r.git("log", "--follow", "--name-only", "--format=", "-z", "--end-of-options", "HEAD", "--", file)
-	if err != nil {
-		return nil
-	}
+// git's rename detection finds in its history at rev, newest first; for
+// rev "" (the work tree), a rename the index stages comes first.
+func (r *Repo) Names(rev, file string) []string {
 	var names []string
 	seen := map[string]bool{file: true}
+	if rev == "" {
+		rev = "HEAD"
+		if from := r.stagedRename(file); from != "" {
+			names, seen[from], file = append(names, from), true, from
+		}
+	} else if c, err := r.Commit(rev); err == nil {
+		rev = c
+	} else {
+		return nil
+	}
+	// -z: names as they are, NUL-terminated, never quoted.
+	out, err := r.git("log", "--follow", "--name-only", "--format=", "-z", "--end-of-options", rev, "--", file)
+	if err != nil {
+		return names
+	}
 	for _, l := range strings.Split(string(out), "\x00") {
 		l = strings.TrimLeft(l, "\n")
 		if l != "" && !seen[l] {
@@ -530,6 +541,27 @@ func blameTimes(out []byte) []time.Time {
 		}
 	}
 	return times
+}
+
+// stagedRename returns the name file had at HEAD when the index renames
+// it (git's rename detection, as git status shows it), else "".
+func (r *Repo) stagedRename(file string) string {
+	out, err := r.git("diff", "--cached", "-M", "--name-status", "-z", "--no-relative", "HEAD")
+	if err != nil {
+		return ""
+	}
+	// "R<score>\0<old>\0<new>\0", other statuses "<X>\0<path>\0".
+	f := strings.Split(string(out), "\x00")
+	for i := 0; i+1 < len(f); i += 2 {
+		if !strings.HasPrefix(f[i], "R") {
+			continue
+		}
+		if i+2 < len(f) && f[i+2] == file {
+			return f[i+1]
+		}
+		i++ // a rename names two paths
+	}
+	return ""
 }
 
 // Head returns the commit HEAD names, "" before the first commit.

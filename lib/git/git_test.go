@@ -260,9 +260,17 @@ func TestRepo(t *testing.T) {
 	}
 	git("mv", "a.txt", "b.txt")
 	git("commit", "-q", "-m", "rename")
-	if names := r.Names("b.txt"); !slices.Equal(names, []string{"a.txt"}) {
+	if names := r.Names("", "b.txt"); !slices.Equal(names, []string{"a.txt"}) {
 		t.Errorf("Names = %v", names)
 	}
+	git("mv", "b.txt", "c.txt")
+	if names := r.Names("", "c.txt"); !slices.Equal(names, []string{"b.txt", "a.txt"}) {
+		t.Errorf("Names of a staged rename = %v", names)
+	}
+	if names := r.Names("HEAD", "b.txt"); !slices.Equal(names, []string{"a.txt"}) {
+		t.Errorf("Names at HEAD = %v", names)
+	}
+	git("mv", "c.txt", "b.txt")
 	rel, err := r.Rel(filepath.Join(dir, "b.txt"))
 	if err != nil || rel != "b.txt" {
 		t.Errorf("Rel = %q, %v", rel, err)
