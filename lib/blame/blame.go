@@ -123,6 +123,12 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 			if !ok {
 				continue // seen but never edited by this session
 			}
+			// The session saw the file when it read it, which may be
+			// long before its first edit: what other sessions did in
+			// between is in what it saw, or came after.
+			if t, err := time.Parse(time.RFC3339Nano, b.Time); err == nil && t.Before(at) {
+				at = t
+			}
 			d, err := digest.Parse(b.ContentRef)
 			if err != nil {
 				return nil, st, fmt.Errorf("pack %s: input %s: %w", pe.Pack, b.Path, err)

@@ -292,3 +292,21 @@ func TestModelID(t *testing.T) {
 		}
 	}
 }
+
+func TestInCommand(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"cat app.py", true},
+		{"sed -n '1,40p' app.py | head", true},
+		{"app.py", true},
+		{"cat src/app.py", false},
+		{"cat app.pyc", false},
+		{"cat myapp.py", false},
+	} {
+		if got := inCommand(tc.s, "app.py"); got != tc.want {
+			t.Errorf("inCommand(%q, app.py) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}

@@ -43,10 +43,12 @@ type editStep struct {
 	Parameters jsontext.Value `json:"parameters"`
 }
 
-// base is a file the session saw whole: its first view of it.
+// base is a file the session saw whole: its first view of it, and when
+// a step first looked at it ("" when no step is known to have).
 type base struct {
 	Path       string `json:"path"`
 	ContentRef string `json:"content_ref"`
+	Time       string `json:"time,omitzero"`
 }
 
 // view is the whole content of a file as a step of the session saw it:
@@ -58,6 +60,61 @@ type view struct {
 	Step   int    `json:"step"`
 	Before bool   `json:"before,omitzero"`
 	Text   string `json:"text"`
+}
+
+// seenAt returns when the session first saw the file at path (relative
+// to its directory) as content: the first step whose recorded result
+// shows it so, else the first step that names the path (a Read, a shell
+// command that printed it); "" when none does.
+func seenAt(m *manifest.Manifest, pe *packEdits, path, content string) string {
+	for _, v := range pe.Views {
+		if p, ok := relative(v.Path, pe.Cwd); ok && p == path && slices.Equal(splitText(v.Text), splitText(content)) {
+			return v.Time
+		}
+	}
+	for _, s := range m.Steps {
+		if s.Type != manifest.LLMCall && s.Timestamp != "" && names(gjson.ParseBytes(s.Parameters), path, pe.Cwd) {
+			return s.Timestamp
+		}
+	}
+	return ""
+}
+
+// names reports whether a string of parameters v names path: as a path
+// of its own, or as a word of a command.
+func names(v gjson.Result, path, cwd string) bool {
+	found := false
+	v.ForEach(func(_, x gjson.Result) bool {
+		switch {
+		case x.IsObject(), x.IsArray():
+			found = names(x, path, cwd)
+		case x.Type == gjson.String:
+			p, ok := relative(x.Str, cwd)
+			found = ok && p == path || inCommand(x.Str, path) || cwd != "" && inCommand(x.Str, strings.TrimSuffix(cwd, "/")+"/"+path)
+		}
+		return !found
+	})
+	return found
+}
+
+// inCommand reports whether s holds path as a whole word: not preceded
+// or followed by a character a path may hold.
+func inCommand(s, path string) bool {
+	pathChar := func(c byte) bool {
+		return c == '/' || c == '.' || c == '-' || c == '_' || c == '~' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], path)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(path)
+		if (j == 0 || !pathChar(s[j-1])) && (end == len(s) || !pathChar(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // stepView returns the whole file a tool step's recorded result shows
@@ -147,15 +204,15 @@ func edits(s *store.Store, m *manifest.Manifest) (*packEdits, error) {
 		if in.Seen == manifest.SeenName || in.ContentRef.IsZero() {
 			continue
 		}
-		if in.Seen == manifest.SeenWhole {
-			pe.Bases = append(pe.Bases, base{Path: in.Name, ContentRef: in.ContentRef.String()})
-		}
 		if len(pe.Edits) == 0 {
 			continue // nothing to tell apart from what it wrote
 		}
 		b, err := s.Get(in.ContentRef)
 		if err != nil {
 			return nil, fmt.Errorf("pack %s: input %s: %w", pe.Pack, in.Name, err)
+		}
+		if in.Seen == manifest.SeenWhole {
+			pe.Bases = append(pe.Bases, base{Path: in.Name, ContentRef: in.ContentRef.String(), Time: seenAt(m, pe, in.Name, string(b))})
 		}
 		for _, l := range splitText(string(b)) {
 			if t := strings.TrimSpace(l); distinctive(t) && !held[t] {
