@@ -191,15 +191,11 @@ func (c *blameCmd) blame(ix *blame.Index, repo *git.Repo, file string) (blamed, 
 			return blamed{}, err
 		}
 	}
-	var until blame.Until
+	var past *blame.Past
 	if repo != nil {
-		// A line a commit holds is no later than that commit: git
-		// blame's dates bound each line's writer.
-		if times, err := repo.LineTimes(c.Rev, name, content); err == nil && len(times) == len(blame.Lines(content)) {
-			until = func(i int) time.Time { return times[i] }
-		}
+		past = blame.GitPast(repo, c.Rev, name, content)
 	}
-	lines := ix.Blame(name, content, until, names...)
+	lines := ix.Blame(name, content, past, names...)
 	return blamed{name: name, text: blame.Lines(content), lines: lines}, nil
 }
 

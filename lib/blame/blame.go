@@ -340,12 +340,11 @@ func (ix *Index) lookup(file string) (string, bool) {
 
 // Blame attributes each line of content, the text of file (a path
 // relative to the root of its work tree; see lookup), to the recorded edit
-// that wrote it, never to one later than until says the line existed
-// (nil: any). names lists other paths the file had (its names before
+// that wrote it, as past (nil: nothing known) allows. names lists other paths the file had (its names before
 // renames), newest first: the history of each is used in turn for the
 // lines the newer ones leave without an origin (a session that edited the
 // file under its new name found the old name's lines there).
-func (ix *Index) Blame(file string, content []byte, until Until, names ...string) []Line {
+func (ix *Index) Blame(file string, content []byte, past *Past, names ...string) []Line {
 	var lasts []version
 	seen := map[string]bool{}
 	for _, n := range append([]string{file}, names...) {
@@ -354,7 +353,7 @@ func (ix *Index) Blame(file string, content []byte, until Until, names ...string
 			lasts = append(lasts, ix.last[p])
 		}
 	}
-	return attribute(lasts, splitText(string(content)), ix.pool, until)
+	return attribute(lasts, splitText(string(content)), ix.pool, past)
 }
 
 // Open builds the index of every finalized pack in s, with the cache in

@@ -3,6 +3,7 @@ package blame
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/git"
@@ -106,8 +107,8 @@ func (ix *Index) CommitPacks(repo *git.Repo, commits []string) (map[digest.Diges
 // edits wrote, as PackLines does. Only the files whose added lines a
 // recorded edit could have written are read, all through one git
 // process: a commit of thousands of files no pack touched reads none.
-// until bounds the time of the lines, as for Blame.
-func (ix *Index) AddedPacks(repo *git.Repo, added map[string]*git.Adds, until Until) (map[string]int, error) {
+// past is what is known of the lines' past, as for Blame.
+func (ix *Index) AddedPacks(repo *git.Repo, added map[string]*git.Adds, past *Past) (map[string]int, error) {
 	var files, blobs []string
 	for file, a := range added {
 		if a.Blob != "" && ix.mayHaveWritten(file, a.Text) {
@@ -116,12 +117,53 @@ func (ix *Index) AddedPacks(repo *git.Repo, added map[string]*git.Adds, until Un
 	}
 	counts := map[string]int{}
 	err := repo.Blobs(blobs, func(i int, content []byte) error {
-		for p, n := range ix.PackLines(files[i], content, added[files[i]].Lines, until) {
+		for p, n := range ix.PackLines(files[i], content, added[files[i]].Lines, past) {
 			counts[p] += n
 		}
 		return nil
 	})
 	return counts, err
+}
+
+// GitPast is what git says of the past of each line of content, the text
+// of file (relative to the root) at rev ("" for the work tree): the date
+// of the commit each line comes from, and whether it took another line
+// than an agent's in its place. nil when git cannot blame the file.
+func GitPast(repo *git.Repo, rev, file string, content []byte) *Past {
+	srcs, err := repo.LineSources(rev, file, content)
+	if err != nil || len(srcs) != len(Lines(content)) {
+		return nil
+	}
+	before := map[string][]string{} // by commit: the file in its parents
+	return &Past{
+		Until: func(i int) time.Time { return srcs[i].Time },
+		Rejected: func(i int, was string) bool {
+			src := srcs[i]
+			lines, ok := before[src.Commit]
+			if !ok {
+				revs := []string{src.Commit}
+				if src.Commit == "" {
+					revs = []string{repo.Head()}
+				} else if ps, err := repo.Parents(src.Commit); err == nil {
+					revs = ps
+				}
+				for _, r := range revs {
+					if b, err := repo.Show(r, src.Path); err == nil && r != "" {
+						lines = append(lines, Lines(b)...)
+					}
+				}
+				before[src.Commit] = lines
+			}
+			was = strings.TrimSpace(was)
+			for _, l := range lines {
+				if strings.TrimSpace(l) == was {
+					return false
+				}
+			}
+			committed, err := repo.Committed(was, src.Path)
+			return err == nil && committed
+		},
+	}
 }
 
 // mayHaveWritten reports whether Blame could attribute any of the added

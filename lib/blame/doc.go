@@ -39,8 +39,9 @@
 //
 // A line a session found in a file it read (its pack's inputs, whole or
 // in part) is never that session's, and a line is never credited to a
-// step recorded after the time the caller says it existed (Until: the
-// date of the commit that holds it).
+// step recorded after the time the caller says it existed (Past: the
+// date of the commit that holds it), nor taken for a changed form of an
+// agent's line the file did not hold just before it became what it is.
 //
 // Paths in packs are relative to the session's working directory; a file
 // is looked up by its path relative to the root of its work tree.

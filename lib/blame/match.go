@@ -22,6 +22,8 @@ type Line struct {
 	Origin     *Origin // nil when By is ByUnknown
 	Moved      bool    // found by its text elsewhere, not in place
 	Reindented bool    // matched once leading and trailing white space is ignored
+
+	was string // for a mixed line, the agent's line it is a changed form of
 }
 
 // minMovedLen is the shortest trimmed line, in characters, matched by
@@ -67,20 +69,36 @@ func (p pool) find(t string, until time.Time) (line, bool) {
 	return line{}, false
 }
 
-// Until says the latest time at which each line (0-based) of a file can
-// have been written: a line a commit holds existed when it was made. nil,
-// or a zero time, bounds nothing.
-type Until func(i int) time.Time
+// Past is what is known of the past of each line (0-based) of a file,
+// from git. A nil Past, or a nil field, knows nothing.
+type Past struct {
+	// Until returns the latest time line i can have been written: a
+	// line a commit holds existed when it was made. A zero time bounds
+	// nothing.
+	Until func(i int) time.Time
+	// Rejected reports whether line i took another line than was, an
+	// agent's line that history holds, in its place: the file did not
+	// hold was just before the commit that made line i what it is, yet a
+	// commit (another branch's, the other side of a merge) did. Such a
+	// line is no changed form of was.
+	Rejected func(i int, was string) bool
+}
 
-// At is the Until of a file as a commit made at t holds it: every line
+// At is the Past of a file as a commit made at t holds it: every line
 // existed at t.
-func At(t time.Time) Until { return func(int) time.Time { return t } }
+func At(t time.Time) *Past { return &Past{Until: func(int) time.Time { return t }} }
 
-func (u Until) at(i int) time.Time {
-	if u == nil {
+func (p *Past) until(i int) time.Time {
+	if p == nil || p.Until == nil {
 		return time.Time{}
 	}
-	return u(i)
+	return p.Until(i)
+}
+
+// changed reports whether line i can be a changed form of the agent's
+// line was: unless git shows it took another line in its place.
+func (p *Past) changed(i int, was string) bool {
+	return p == nil || p.Rejected == nil || !p.Rejected(i, was)
 }
 
 // before reports whether the step o can have written a line that existed
@@ -97,15 +115,21 @@ func (o *Origin) before(until time.Time) bool {
 // attribute attributes each line of current: by alignment with each of
 // lasts in turn (the versions the recorded histories of the file's names
 // end with, newest name first), then, for lines still unknown, by their
-// text in p. A line is never attributed to a step later than until says
-// it existed.
-func attribute(lasts []version, current []string, p pool, until Until) []Line {
+// text in p. A line is never attributed to a step later than past says
+// it existed, nor taken for a changed form of a line it rejected
+// (past.Rejected).
+func attribute(lasts []version, current []string, p pool, past *Past) []Line {
 	out := make([]Line, len(current))
 	for i := range out {
 		out[i].By = ByUnknown
 	}
 	for _, last := range lasts {
-		align(out, last, current, until)
+		align(out, last, current, past)
+	}
+	for i, l := range out {
+		if l.By == ByMixed && l.was != "" && !past.changed(i, l.was) {
+			out[i] = Line{By: ByUnknown}
+		}
 	}
 	for i, l := range current {
 		if out[i].By != ByUnknown {
@@ -115,7 +139,7 @@ func attribute(lasts []version, current []string, p pool, until Until) []Line {
 		if !distinctive(t) {
 			continue
 		}
-		if w, ok := p.find(t, until.at(i)); ok {
+		if w, ok := p.find(t, past.until(i)); ok {
 			out[i] = Line{By: ByAgent, Origin: w.origin, Moved: true, Reindented: w.text != l}
 		}
 	}
@@ -125,7 +149,7 @@ func attribute(lasts []version, current []string, p pool, until Until) []Line {
 
 // align attributes the lines of current still unknown in out by the
 // alignment of current with last.
-func align(out []Line, last version, current []string, until Until) {
+func align(out []Line, last version, current []string, past *Past) {
 	if len(last) == 0 {
 		return
 	}
@@ -140,14 +164,14 @@ func align(out []Line, last version, current []string, until Until) {
 	ai, bi := 0, 0
 	for _, m := range append(ms, drift.Match{A: len(last), B: len(current)}) {
 		for j, i := range pairMixed(last[ai:m.A], current[bi:m.B]) {
-			if i >= 0 && out[bi+j].By == ByUnknown && last[ai+i].origin.before(until.at(bi+j)) {
-				out[bi+j] = Line{By: ByMixed, Origin: last[ai+i].origin}
+			if i >= 0 && out[bi+j].By == ByUnknown && last[ai+i].origin.before(past.until(bi+j)) {
+				out[bi+j] = Line{By: ByMixed, Origin: last[ai+i].origin, was: last[ai+i].text}
 			}
 		}
 		for k := 0; k < m.N; k++ {
 			l := last[m.A+k]
 			switch {
-			case out[m.B+k].By != ByUnknown, l.origin == nil, !l.origin.before(until.at(m.B + k)):
+			case out[m.B+k].By != ByUnknown, l.origin == nil, !l.origin.before(past.until(m.B + k)):
 			case l.mixed:
 				out[m.B+k] = Line{By: ByMixed, Origin: l.origin}
 			default:

@@ -491,11 +491,17 @@ func (r *Repo) CommitTime(commit string) (time.Time, error) {
 	return time.Unix(sec, 0).UTC(), nil
 }
 
-// LineTimes returns, for each line of content (file's text, relative to
-// the root), the committer date of the commit git blame says it comes
-// from, at rev ("" for content in the work tree); a zero time for a line
-// no commit holds yet.
-func (r *Repo) LineTimes(rev, file string, content []byte) ([]time.Time, error) {
+// LineSource is where git blame says a line of a file comes from.
+type LineSource struct {
+	Commit string    // the commit that made the line what it is; "" for none yet
+	Time   time.Time // its committer date
+	Path   string    // the file's name in Commit
+}
+
+// LineSources returns, for each line of content (file's text, relative
+// to the root), the commit git blame says it comes from, at rev ("" for
+// content in the work tree).
+func (r *Repo) LineSources(rev, file string, content []byte) ([]LineSource, error) {
 	args := []string{"blame", "--porcelain"}
 	var stdin []byte
 	if rev == "" {
@@ -511,36 +517,63 @@ func (r *Repo) LineTimes(rev, file string, content []byte) ([]time.Time, error) 
 	if err != nil {
 		return nil, err
 	}
-	return blameTimes(out), nil
+	return blameSources(out), nil
 }
 
-// blameTimes reads git blame --porcelain: each line's header
+// blameSources reads git blame --porcelain: each line's header
 // "<commit> <orig> <final>[ <count>]" is followed, the first time a
 // commit appears, by its headers (committer-time among them), then by
-// the line, TAB-prefixed.
-func blameTimes(out []byte) []time.Time {
-	var times []time.Time
-	at := map[string]time.Time{}
-	commit := ""
+// "filename <path>" and the line, TAB-prefixed.
+func blameSources(out []byte) []LineSource {
+	var srcs []LineSource
+	at := map[string]*LineSource{}
+	cur := &LineSource{}
 	for _, l := range strings.Split(string(out), "\n") {
 		switch {
 		case strings.HasPrefix(l, "\t"):
-			t := at[commit]
-			if strings.Trim(commit, "0") == "" {
-				t = time.Time{} // not committed yet
-			}
-			times = append(times, t)
+			srcs = append(srcs, *cur)
 		case strings.HasPrefix(l, "committer-time "):
-			if sec, err := strconv.ParseInt(strings.TrimPrefix(l, "committer-time "), 10, 64); err == nil {
-				at[commit] = time.Unix(sec, 0).UTC()
+			if sec, err := strconv.ParseInt(strings.TrimPrefix(l, "committer-time "), 10, 64); err == nil && cur.Commit != "" {
+				cur.Time = time.Unix(sec, 0).UTC()
 			}
+		case strings.HasPrefix(l, "filename "):
+			cur.Path = strings.TrimPrefix(l, "filename ")
 		default:
 			if f := strings.Fields(l); len(f) >= 3 && isHex(f[0]) {
-				commit = f[0]
+				if at[f[0]] == nil {
+					at[f[0]] = &LineSource{Commit: f[0]}
+					if strings.Trim(f[0], "0") == "" {
+						at[f[0]].Commit = "" // not committed yet
+					}
+				}
+				cur = at[f[0]]
 			}
 		}
 	}
-	return times
+	return srcs
+}
+
+// Parents returns the parents of commit.
+func (r *Repo) Parents(commit string) ([]string, error) {
+	out, err := r.git("rev-list", "--parents", "-n", "1", "--end-of-options", commit)
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Fields(string(out))
+	if len(f) == 0 {
+		return nil, fmt.Errorf("git rev-list: no commit %s", commit)
+	}
+	return f[1:], nil
+}
+
+// Committed reports whether any commit of any branch added or removed
+// text in file (git log -S, a fixed string).
+func (r *Repo) Committed(text, file string) (bool, error) {
+	out, err := r.git("log", "--all", "-S"+text, "--format=%H", "-n", "1", "--", file)
+	if err != nil {
+		return false, err
+	}
+	return strings.TrimSpace(string(out)) != "", nil
 }
 
 // stagedRename returns the name file had at HEAD when the index renames

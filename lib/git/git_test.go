@@ -337,7 +337,7 @@ func TestRepo(t *testing.T) {
 	}
 }
 
-func TestLineTimes(t *testing.T) {
+func TestLineSources(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -375,9 +375,26 @@ func TestLineTimes(t *testing.T) {
 		{"HEAD~1", "", []time.Time{d1, d1}},
 		{"", "zero\none\nnew\ntwo\n", []time.Time{{}, d1, d5, d1}}, // a line not committed yet
 	} {
-		got, err := r.LineTimes(tc.rev, "a.txt", []byte(tc.content))
-		if err != nil || !slices.EqualFunc(got, tc.want, time.Time.Equal) {
-			t.Errorf("LineTimes(%q) = %v, %v; want %v", tc.rev, got, err, tc.want)
+		got, err := r.LineSources(tc.rev, "a.txt", []byte(tc.content))
+		times := make([]time.Time, len(got))
+		for i, g := range got {
+			times[i] = g.Time
+			if (g.Commit == "") != g.Time.IsZero() || g.Path != "a.txt" {
+				t.Errorf("LineSources(%q)[%d] = %+v", tc.rev, i, g)
+			}
+		}
+		if err != nil || !slices.EqualFunc(times, tc.want, time.Time.Equal) {
+			t.Errorf("LineSources(%q) = %v, %v; want times %v", tc.rev, got, err, tc.want)
+		}
+	}
+	head, _ := r.Commit("HEAD")
+	first, _ := r.Commit("HEAD~1")
+	if ps, err := r.Parents(head); err != nil || !slices.Equal(ps, []string{first}) {
+		t.Errorf("Parents = %v, %v; want %v", ps, err, first)
+	}
+	for text, want := range map[string]bool{"new": true, "never there": false} {
+		if got, err := r.Committed(text, "a.txt"); err != nil || got != want {
+			t.Errorf("Committed(%q) = %v, %v; want %v", text, got, err, want)
 		}
 	}
 }
