@@ -135,6 +135,7 @@ func GitPast(repo *git.Repo, rev, file string, content []byte) *Past {
 		return nil
 	}
 	before := map[string][]string{} // by commit: the file in its parents
+	committed := map[string]bool{}  // by path and line: some commit holds it
 	return &Past{
 		Until: func(i int) time.Time { return srcs[i].Time },
 		Rejected: func(i int, was string) bool {
@@ -160,8 +161,15 @@ func GitPast(repo *git.Repo, rev, file string, content []byte) *Past {
 					return false
 				}
 			}
-			committed, err := repo.Committed(was, src.Path)
-			return err == nil && committed
+			// One git log -S per line of text: it reads the history.
+			key := src.Path + "\x00" + was
+			c, ok := committed[key]
+			if !ok {
+				found, err := repo.Committed(was, src.Path)
+				c = err == nil && found
+				committed[key] = c
+			}
+			return c
 		},
 	}
 }
