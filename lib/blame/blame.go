@@ -31,7 +31,7 @@ type event struct {
 	seq     int // order within a pack at one time: see order
 	cwd     string
 	origin  *Origin
-	held    map[string]bool // lines the session found in files it read
+	held    *held // the lines the session found in files it read
 	ed      *edit.Edit
 	path    string
 	content digest.Digest
@@ -84,13 +84,11 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 	})
 	var evs []event
 	seen := map[string]bool{}
+	ts := &texts{s: s, text: map[digest.Digest]string{}, lines: map[digest.Digest][]string{}}
 	for _, pe := range all {
 		created, _ := time.Parse(time.RFC3339Nano, pe.Created)
-		held := make(map[string]bool, len(pe.Held))
-		for _, t := range pe.Held {
-			held[t] = true
-		}
-		first := map[string]time.Time{} // first edit of each path by this pack
+		held := &held{t: ts, known: map[string]bool{}} // filled once first is
+		first := map[string]time.Time{}                // first edit of each path by this pack
 		for _, e := range pe.Edits {
 			if pe.Session != "" {
 				key := pe.Session + "\x00" + e.Time + "\x00" + e.Tool + "\x00" + string(e.Parameters)
@@ -117,6 +115,13 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 			}
 			o := &Origin{Pack: pe.Pack, Step: e.Step, Tool: e.Tool, Session: pe.Session, Model: e.Model, Agent: e.Agent, Prompt: e.Prompt, Timestamp: e.Time}
 			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(e.Step, false), cwd: pe.Cwd, origin: o, held: held, ed: ed})
+		}
+		h, err := heldBy(ts, pe, first)
+		if err != nil {
+			return nil, st, err
+		}
+		if h != nil {
+			held.refs = h.refs
 		}
 		for _, b := range pe.Bases {
 			at, ok := first[b.Path]
@@ -150,8 +155,96 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 	slices.SortStableFunc(evs, func(a, b event) int {
 		return cmp.Or(a.at.Compare(b.at), a.created.Compare(b.created), strings.Compare(a.pack, b.pack), cmp.Compare(a.seq, b.seq))
 	})
-	ix, err := replay(s, evs)
+	ix, err := replay(ts, evs)
 	return ix, st, err
+}
+
+// texts reads the files sessions saw from the store, once per content:
+// many sessions read the same files, and the lines a session found are
+// asked of them again and again.
+type texts struct {
+	s     *store.Store
+	text  map[digest.Digest]string
+	lines map[digest.Digest][]string
+}
+
+func (t *texts) get(d digest.Digest) (string, error) {
+	if s, ok := t.text[d]; ok {
+		return s, nil
+	}
+	b, err := t.s.Get(d)
+	if err != nil {
+		return "", err
+	}
+	t.text[d] = string(b)
+	return string(b), nil
+}
+
+// held is the lines a session found in the files it read (whole or in
+// part): those are never its own. It is asked only of the few lines the
+// session wrote, so it reads the files when first asked and scans them,
+// rather than building a set of every line.
+type held struct {
+	t     *texts
+	refs  []digest.Digest
+	known map[string]bool
+}
+
+// has reports whether the session found the trimmed line t.
+func (h *held) has(t string) bool {
+	if h == nil || len(h.refs) == 0 || !distinctive(t) {
+		return false
+	}
+	if v, ok := h.known[t]; ok {
+		return v
+	}
+	found := false
+	for _, r := range h.refs {
+		text, err := h.t.get(r)
+		if err != nil || !strings.Contains(text, t) {
+			continue // replay reports an error when it reads the file
+		}
+		lines, ok := h.t.lines[r]
+		if !ok {
+			lines = splitText(text)
+			h.t.lines[r] = lines
+		}
+		if slices.ContainsFunc(lines, func(l string) bool { return strings.TrimSpace(l) == t }) {
+			found = true
+			break
+		}
+	}
+	h.known[t] = found
+	return found
+}
+
+// heldBy returns the lines pe's session found in the files it read in
+// part and in those it edited, whose first views replay reads anyway:
+// reading every file a session saw whole would cost more than blaming.
+// edited says which paths it edited.
+func heldBy(t *texts, pe *packEdits, edited map[string]time.Time) (*held, error) {
+	if len(pe.Edits) == 0 {
+		return nil, nil
+	}
+	h := &held{t: t, known: map[string]bool{}}
+	for _, r := range pe.Partial {
+		d, err := digest.Parse(r)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: input %s: %w", pe.Pack, r, err)
+		}
+		h.refs = append(h.refs, d)
+	}
+	for _, b := range pe.Bases {
+		if _, ok := edited[b.Path]; !ok {
+			continue
+		}
+		d, err := digest.Parse(b.ContentRef)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: input %s: %w", pe.Pack, b.Path, err)
+		}
+		h.refs = append(h.refs, d)
+	}
+	return h, nil
 }
 
 // replay applies the events in order to a workspace of versions and
@@ -159,7 +252,7 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 // the pool. A file whose content is not known (an edit of a file no
 // session saw whole) becomes known again when a step writes it whole or a
 // session sees it.
-func replay(s *store.Store, evs []event) (*Index, error) {
+func replay(ts *texts, evs []event) (*Index, error) {
 	ix := &Index{last: map[string]version{}, pool: pool{}}
 	type file struct {
 		v     version
@@ -171,11 +264,11 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 		if e.ed == nil {
 			text := e.text
 			if !e.content.IsZero() {
-				b, err := s.Get(e.content)
+				b, err := ts.get(e.content)
 				if err != nil {
 					return nil, fmt.Errorf("pack %s: input %s: %w", e.pack, e.path, err)
 				}
-				text = string(b)
+				text = b
 			}
 			f := ws[e.path]
 			switch {

@@ -37,8 +37,8 @@
 //   - every other line is unknown: written by a person, or by a session
 //     that was never packed.
 //
-// A line a session found in a file it read (its pack's inputs, whole or
-// in part) is never that session's, and a line is never credited to a
+// A line a session found in a file it read in part, or in one it read
+// and edited (its pack's inputs), is never that session's, and a line is never credited to a
 // step recorded after the time the caller says it existed (Past: the
 // date of the commit that holds it), nor taken for a changed form of an
 // agent's line the file did not hold just before it became what it is.

@@ -26,10 +26,9 @@ type packEdits struct {
 	Edits   []editStep `json:"edits,omitzero"`
 	Bases   []base     `json:"bases,omitzero"`
 	Views   []view     `json:"views,omitzero"`
-	// Held are the lines the session found in the files it read (whole
-	// or in part), trimmed, of the length matched by text: lines that
-	// were there before it, so never its own.
-	Held []string `json:"held,omitzero"`
+	// Partial are the files the session saw in part (content refs):
+	// with Bases, the lines it found there, never its own.
+	Partial []string `json:"partial,omitzero"`
 }
 
 // editStep is a step that edited files, with the facts an origin names.
@@ -199,7 +198,6 @@ func edits(s *store.Store, m *manifest.Manifest) (*packEdits, error) {
 		}
 		pe.Edits = append(pe.Edits, e)
 	}
-	held := map[string]bool{}
 	for _, in := range m.Inputs {
 		if in.Seen == manifest.SeenName || in.ContentRef.IsZero() {
 			continue
@@ -213,12 +211,8 @@ func edits(s *store.Store, m *manifest.Manifest) (*packEdits, error) {
 		}
 		if in.Seen == manifest.SeenWhole {
 			pe.Bases = append(pe.Bases, base{Path: in.Name, ContentRef: in.ContentRef.String(), Time: seenAt(m, pe, in.Name, string(b))})
-		}
-		for _, l := range splitText(string(b)) {
-			if t := strings.TrimSpace(l); distinctive(t) && !held[t] {
-				held[t] = true
-				pe.Held = append(pe.Held, t)
-			}
+		} else {
+			pe.Partial = append(pe.Partial, in.ContentRef.String())
 		}
 	}
 	return pe, nil

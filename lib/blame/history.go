@@ -60,7 +60,7 @@ func (v version) texts() []string {
 // (found in a file it read) is not o's: it keeps the origin of a line of
 // v with its text, if any, else has none. It also returns the lines o
 // added.
-func (v version) next(after []string, o *Origin, held map[string]bool) (version, []string) {
+func (v version) next(after []string, o *Origin, h *held) (version, []string) {
 	out := make(version, len(after))
 	var added []string
 	// Edits are local: align only what lies between the lines the two
@@ -92,7 +92,7 @@ func (v version) next(after []string, o *Origin, held map[string]bool) (version,
 			if o == nil {
 				continue
 			}
-			if t := strings.TrimSpace(after[j]); held[t] {
+			if t := strings.TrimSpace(after[j]); h.has(t) {
 				out[j] = line{text: after[j], origin: v.origin(t)}
 				continue
 			}

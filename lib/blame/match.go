@@ -46,12 +46,12 @@ type pool map[string][]line
 
 // add adds the lines o wrote, but those held: lines its session found in
 // the files it read, which were there before it.
-func (p pool) add(lines []string, o *Origin, held map[string]bool) {
+func (p pool) add(lines []string, o *Origin, h *held) {
 	if o == nil {
 		return
 	}
 	for _, l := range lines {
-		if t := strings.TrimSpace(l); distinctive(t) && !held[t] {
+		if t := strings.TrimSpace(l); distinctive(t) && !h.has(t) {
 			p[t] = append(p[t], line{text: l, origin: o})
 		}
 	}
