@@ -177,7 +177,7 @@ func (c *blameCmd) blame(ix *blame.Index, repo *git.Repo, file string) (blamed, 
 			}
 		} else {
 			name = rel
-			names = repo.Names(rel)
+			names = repo.Names(c.Rev, rel)
 		}
 	}
 	if c.Rev != "" {
@@ -191,7 +191,11 @@ func (c *blameCmd) blame(ix *blame.Index, repo *git.Repo, file string) (blamed, 
 			return blamed{}, err
 		}
 	}
-	lines := ix.Blame(name, content, names...)
+	var past *blame.Past
+	if repo != nil {
+		past = blame.GitPast(repo, c.Rev, name, content)
+	}
+	lines := ix.Blame(name, content, past, names...)
 	return blamed{name: name, text: blame.Lines(content), lines: lines}, nil
 }
 
@@ -260,7 +264,7 @@ func trailers(env *cli.Env, ix *blame.Index, repo *git.Repo) error {
 	if err != nil {
 		return cli.WithCode(cli.ExitError, err)
 	}
-	counts, err := ix.AddedPacks(repo, added)
+	counts, err := ix.AddedPacks(repo, added, nil)
 	if err != nil {
 		return cli.WithCode(cli.ExitError, err)
 	}

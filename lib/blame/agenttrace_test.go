@@ -47,7 +47,7 @@ func TestAgentTraceValidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	content := []byte("// by hand\npackage x\n\nfunc One() int { return 1 + 0 }\n\nfunc Two() int { return 2 }\n")
-	in := []TraceInput{{Path: "x.go", Text: Lines(content), Lines: ix.Blame("x.go", content)}}
+	in := []TraceInput{{Path: "x.go", Text: Lines(content), Lines: ix.Blame("x.go", content, nil)}}
 	rec := AgentTrace(in, strings.Repeat("ab", 20), "2026-03-04T00:00:00Z", "1.2.3")
 	out, err := json.Marshal(rec)
 	if err != nil {

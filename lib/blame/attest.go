@@ -9,9 +9,14 @@ import (
 )
 
 // CommitFiles returns the attributed ranges of the files commit changed,
-// blamed as they are at commit: the predicate of its statement.
+// blamed as they are at commit (no line later than the commit): the
+// predicate of its statement.
 func (ix *Index) CommitFiles(repo *git.Repo, commit string) ([]attest.CommitFile, error) {
 	added, err := repo.Added(commit)
+	if err != nil {
+		return nil, err
+	}
+	at, err := repo.CommitTime(commit)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +36,7 @@ func (ix *Index) CommitFiles(repo *git.Repo, commit string) ([]attest.CommitFile
 		p := paths[i]
 		text := Lines(content)
 		f := attest.CommitFile{Path: p, Ranges: []attest.CommitRange{}}
-		for _, r := range Ranges(p, ix.Blame(p, content)) {
+		for _, r := range Ranges(p, ix.Blame(p, content, At(at))) {
 			if r.By == ByUnknown {
 				continue
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/drift"
 	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -21,18 +22,30 @@ type Index struct {
 	pool pool
 }
 
-// event is one recorded edit step, or a session's first view of a file
-// (ed is nil, path and content are set), in time order.
+// event is one recorded edit step, or a session's view of a whole file
+// (ed is nil, path and content or text are set), in time order.
 type event struct {
 	at      time.Time
 	created time.Time
 	pack    string
-	seq     int // the step index; a first view sorts before the steps
+	seq     int // order within a pack at one time: see order
 	cwd     string
 	origin  *Origin
+	held    *held // the lines the session found in files it read
 	ed      *edit.Edit
 	path    string
 	content digest.Digest
+	text    string // the view's content, when content is zero
+}
+
+// order is the place of step i's events in its pack: a session's first
+// view of a file (i = -1) comes first, a view of the file as it was
+// before a step before that step.
+func order(i int, before bool) int {
+	if before {
+		return 2 * i
+	}
+	return 2*i + 1
 }
 
 // Stats says what an Index was built from.
@@ -71,9 +84,11 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 	})
 	var evs []event
 	seen := map[string]bool{}
+	ts := &texts{s: s, text: map[digest.Digest]string{}, lines: map[digest.Digest][]string{}}
 	for _, pe := range all {
 		created, _ := time.Parse(time.RFC3339Nano, pe.Created)
-		first := map[string]time.Time{} // first edit of each path by this pack
+		held := &held{t: ts, known: map[string]bool{}} // filled once first is
+		first := map[string]time.Time{}                // first edit of each path by this pack
 		for _, e := range pe.Edits {
 			if pe.Session != "" {
 				key := pe.Session + "\x00" + e.Time + "\x00" + e.Tool + "\x00" + string(e.Parameters)
@@ -99,12 +114,25 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 				}
 			}
 			o := &Origin{Pack: pe.Pack, Step: e.Step, Tool: e.Tool, Session: pe.Session, Model: e.Model, Agent: e.Agent, Prompt: e.Prompt, Timestamp: e.Time}
-			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: e.Step, cwd: pe.Cwd, origin: o, ed: ed})
+			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(e.Step, false), cwd: pe.Cwd, origin: o, held: held, ed: ed})
+		}
+		h, err := heldBy(ts, pe, first)
+		if err != nil {
+			return nil, st, err
+		}
+		if h != nil {
+			held.refs = h.refs
 		}
 		for _, b := range pe.Bases {
 			at, ok := first[b.Path]
 			if !ok {
 				continue // seen but never edited by this session
+			}
+			// The session saw the file when it read it, which may be
+			// long before its first edit: what other sessions did in
+			// between is in what it saw, or came after.
+			if t, err := time.Parse(time.RFC3339Nano, b.Time); err == nil && t.Before(at) {
+				at = t
 			}
 			d, err := digest.Parse(b.ContentRef)
 			if err != nil {
@@ -112,12 +140,111 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 			}
 			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: -1, path: b.Path, content: d})
 		}
+		for _, v := range pe.Views {
+			p, ok := relative(v.Path, pe.Cwd)
+			if _, edited := first[p]; !ok || !edited {
+				continue
+			}
+			at, err := time.Parse(time.RFC3339Nano, v.Time)
+			if err != nil {
+				at = created
+			}
+			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(v.Step, v.Before), path: p, text: v.Text})
+		}
 	}
 	slices.SortStableFunc(evs, func(a, b event) int {
 		return cmp.Or(a.at.Compare(b.at), a.created.Compare(b.created), strings.Compare(a.pack, b.pack), cmp.Compare(a.seq, b.seq))
 	})
-	ix, err := replay(s, evs)
+	ix, err := replay(ts, evs)
 	return ix, st, err
+}
+
+// texts reads the files sessions saw from the store, once per content:
+// many sessions read the same files, and the lines a session found are
+// asked of them again and again.
+type texts struct {
+	s     *store.Store
+	text  map[digest.Digest]string
+	lines map[digest.Digest][]string
+}
+
+func (t *texts) get(d digest.Digest) (string, error) {
+	if s, ok := t.text[d]; ok {
+		return s, nil
+	}
+	b, err := t.s.Get(d)
+	if err != nil {
+		return "", err
+	}
+	t.text[d] = string(b)
+	return string(b), nil
+}
+
+// held is the lines a session found in the files it read (whole or in
+// part): those are never its own. It is asked only of the few lines the
+// session wrote, so it reads the files when first asked and scans them,
+// rather than building a set of every line.
+type held struct {
+	t     *texts
+	refs  []digest.Digest
+	known map[string]bool
+}
+
+// has reports whether the session found the trimmed line t.
+func (h *held) has(t string) bool {
+	if h == nil || len(h.refs) == 0 || !distinctive(t) {
+		return false
+	}
+	if v, ok := h.known[t]; ok {
+		return v
+	}
+	found := false
+	for _, r := range h.refs {
+		text, err := h.t.get(r)
+		if err != nil || !strings.Contains(text, t) {
+			continue // replay reports an error when it reads the file
+		}
+		lines, ok := h.t.lines[r]
+		if !ok {
+			lines = splitText(text)
+			h.t.lines[r] = lines
+		}
+		if slices.ContainsFunc(lines, func(l string) bool { return strings.TrimSpace(l) == t }) {
+			found = true
+			break
+		}
+	}
+	h.known[t] = found
+	return found
+}
+
+// heldBy returns the lines pe's session found in the files it read in
+// part and in those it edited, whose first views replay reads anyway:
+// reading every file a session saw whole would cost more than blaming.
+// edited says which paths it edited.
+func heldBy(t *texts, pe *packEdits, edited map[string]time.Time) (*held, error) {
+	if len(pe.Edits) == 0 {
+		return nil, nil
+	}
+	h := &held{t: t, known: map[string]bool{}}
+	for _, r := range pe.Partial {
+		d, err := digest.Parse(r)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: input %s: %w", pe.Pack, r, err)
+		}
+		h.refs = append(h.refs, d)
+	}
+	for _, b := range pe.Bases {
+		if _, ok := edited[b.Path]; !ok {
+			continue
+		}
+		d, err := digest.Parse(b.ContentRef)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: input %s: %w", pe.Pack, b.Path, err)
+		}
+		h.refs = append(h.refs, d)
+	}
+	return h, nil
 }
 
 // replay applies the events in order to a workspace of versions and
@@ -125,7 +252,7 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 // the pool. A file whose content is not known (an edit of a file no
 // session saw whole) becomes known again when a step writes it whole or a
 // session sees it.
-func replay(s *store.Store, evs []event) (*Index, error) {
+func replay(ts *texts, evs []event) (*Index, error) {
 	ix := &Index{last: map[string]version{}, pool: pool{}}
 	type file struct {
 		v     version
@@ -135,19 +262,25 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 	ws := map[string]*file{}
 	for _, e := range evs {
 		if e.ed == nil {
-			b, err := s.Get(e.content)
-			if err != nil {
-				return nil, fmt.Errorf("pack %s: input %s: %w", e.pack, e.path, err)
+			text := e.text
+			if !e.content.IsZero() {
+				b, err := ts.get(e.content)
+				if err != nil {
+					return nil, fmt.Errorf("pack %s: input %s: %w", e.pack, e.path, err)
+				}
+				text = b
 			}
 			f := ws[e.path]
 			switch {
-			case f != nil && f.known && f.text == string(b):
-				// The session saw what the history has: nothing changed.
+			case f != nil && f.known && slices.Equal(f.v.texts(), splitText(text)):
+				// The session saw what the history has: nothing changed
+				// (a Read's answer may leave out the last newline).
 			case f != nil && f.known:
-				f.v, _ = f.v.next(splitText(string(b)), nil)
-				f.text = string(b)
+				// A change nobody recorded (a person's): a version.
+				f.v, _ = f.v.next(splitText(text), nil, nil)
+				f.text = text
 			default:
-				ws[e.path] = &file{v: fromText(string(b)), text: string(b), known: true}
+				ws[e.path] = &file{v: fromText(text), text: text, known: true}
 			}
 			continue
 		}
@@ -178,12 +311,10 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 			})
 		}
 		if err != nil {
-			for _, p := range e.ed.Paths() {
-				if rel, ok := relative(p, e.cwd); ok {
-					ws[rel] = &file{}
-				}
-			}
-			ix.pool.add(written(e.ed), e.origin)
+			// The file changed in a way nobody recorded (or the edit
+			// failed): the history so far still holds for the lines the
+			// file kept, and the edit's own lines are matched by text.
+			ix.pool.add(written(e.ed), e.origin, e.held)
 			continue
 		}
 		for _, ch := range changes {
@@ -204,12 +335,12 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 				ws[rel] = &file{known: true}
 				continue
 			}
-			v, added := prev.next(splitText(ch.Content), e.origin)
+			v, added := prev.next(splitText(ch.Content), e.origin, e.held)
 			if v == nil {
 				v = version{}
 			}
 			ws[rel] = &file{v: v, text: ch.Content, known: true}
-			ix.pool.add(added, e.origin)
+			ix.pool.add(added, e.origin, e.held)
 		}
 	}
 	for p, f := range ws {
@@ -221,18 +352,31 @@ func replay(s *store.Store, evs []event) (*Index, error) {
 }
 
 // written returns the lines an edit writes, for when it cannot be
-// applied: a Write's content, the new side of each replacement, the added
-// lines of a patch.
+// applied: a Write's content, the lines of each replacement's new side
+// and of each patch chunk that its old side does not have (not the
+// context it repeats), the lines of a file a patch adds.
 func written(ed *edit.Edit) []string {
 	var out []string
 	for _, r := range ed.Replacements() {
-		out = append(out, splitText(r.New)...)
+		out = append(out, addedLines(splitText(r.Old), splitText(r.New))...)
 	}
 	for _, op := range ed.Patch() {
 		out = append(out, splitText(op.Add)...)
 		for _, c := range op.Chunks {
-			out = append(out, c.New...)
+			out = append(out, addedLines(c.Old, c.New)...)
 		}
+	}
+	return out
+}
+
+// addedLines returns the lines of after that the alignment of before
+// with after does not match.
+func addedLines(before, after []string) []string {
+	var out []string
+	bi := 0
+	for _, m := range append(drift.Align(before, after), drift.Match{A: len(before), B: len(after)}) {
+		out = append(out, after[bi:m.B]...)
+		bi = m.B + m.N
 	}
 	return out
 }
@@ -289,17 +433,20 @@ func (ix *Index) lookup(file string) (string, bool) {
 
 // Blame attributes each line of content, the text of file (a path
 // relative to the root of its work tree; see lookup), to the recorded edit
-// that wrote it. names lists other paths the file had (its names before
-// renames), newest first; the first with a recorded history is used.
-func (ix *Index) Blame(file string, content []byte, names ...string) []Line {
-	var last version
+// that wrote it, as past (nil: nothing known) allows. names lists other paths the file had (its names before
+// renames), newest first: the history of each is used in turn for the
+// lines the newer ones leave without an origin (a session that edited the
+// file under its new name found the old name's lines there).
+func (ix *Index) Blame(file string, content []byte, past *Past, names ...string) []Line {
+	var lasts []version
+	seen := map[string]bool{}
 	for _, n := range append([]string{file}, names...) {
-		if p, ok := ix.lookup(n); ok {
-			last = ix.last[p]
-			break
+		if p, ok := ix.lookup(n); ok && !seen[p] {
+			seen[p] = true
+			lasts = append(lasts, ix.last[p])
 		}
 	}
-	return attribute(last, splitText(string(content)), ix.pool)
+	return attribute(lasts, splitText(string(content)), ix.pool, past)
 }
 
 // Open builds the index of every finalized pack in s, with the cache in

@@ -17,6 +17,7 @@ type session struct {
 	id, cwd string
 	created string
 	inputs  map[string]string
+	partial map[string]string // inputs seen in part: their first lines
 	steps   []step
 }
 
@@ -42,6 +43,10 @@ func pack(t testing.TB, s *store.Store, ss session) digest.Digest {
 	var inputs []any
 	for n, c := range ss.inputs {
 		inputs = append(inputs, map[string]any{"name": n, "content": c})
+	}
+	for n, c := range ss.partial {
+		k := len(splitText(c))
+		inputs = append(inputs, map[string]any{"name": n, "content": c, "seen": "partial", "lines": [][2]int{{1, k}}})
 	}
 	if inputs != nil {
 		log["inputs"] = inputs
@@ -165,6 +170,13 @@ func TestBlame(t *testing.T) {
 		current: "first line of x\nsecond line of x\n",
 		want:    []string{"1.0", "1.1"},
 	}, {
+		name: "lines a session read in part are not its own",
+		sessions: []session{{id: "a", partial: map[string]string{"u.py": "def helper_two():\n    return 'two things'\n"},
+			steps: []step{replace("u.py", "def helper_two():\n    return 'two things'\n", "def helper_two():\n    return 'two things'\ndef helper_three():\n")}}},
+		file:    "u.py",
+		current: "def helper_one():\ndef helper_two():\n    return 'two things'\ndef helper_three():\n",
+		want:    []string{"-", "-", "-", ">0.0"},
+	}, {
 		name:     "a block moved within the file",
 		sessions: []session{{id: "a", steps: []step{write("m.py", "def one():\n    return 'one value'\n\ndef two():\n    return 'two value'\n")}}},
 		file:     "m.py",
@@ -175,6 +187,12 @@ func TestBlame(t *testing.T) {
 		sessions: []session{{id: "a", steps: []step{replace("old.c", "int x;\n", "int x;\nint counter_of_things;\n")}}},
 		file:     "old.c",
 		current:  "int x;\nint counter_of_things;\n",
+		want:     []string{"-", ">0.0"},
+	}, {
+		name:     "a line under 8 characters is not matched by its text, however many bytes",
+		sessions: []session{{id: "a", steps: []step{replace("t.txt", "x\n", "x\nça été\nçà et là!\n")}}},
+		file:     "t.txt",
+		current:  "ça été\nçà et là!\n",
 		want:     []string{"-", ">0.0"},
 	}, {
 		name: "apply_patch with paths under the session's directory",
@@ -220,7 +238,7 @@ func TestBlame(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got := describe(ix.Blame(tt.file, []byte(tt.current)), ps)
+					got := describe(ix.Blame(tt.file, []byte(tt.current), nil), ps)
 					if strings.Join(got, " ") != strings.Join(tt.want, " ") {
 						t.Errorf("cache %v: got  %v\nwant %v", c != nil, got, tt.want)
 					}
@@ -241,7 +259,7 @@ func TestPackLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := ix.PackLines("a.txt", []byte("alpha line one\na person's line\nalpha line two\nbeta line one\n\n"), []int{2, 3, 4, 5})
+	got := ix.PackLines("a.txt", []byte("alpha line one\na person's line\nalpha line two\nbeta line one\n\n"), []int{2, 3, 4, 5}, nil)
 	if len(got) != 2 || got[a.String()] != 1 || got[b.String()] != 1 {
 		t.Errorf("PackLines = %v", got)
 	}
@@ -271,6 +289,24 @@ func TestModelID(t *testing.T) {
 	} {
 		if got := ModelID(in); got != want {
 			t.Errorf("ModelID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestInCommand(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"cat app.py", true},
+		{"sed -n '1,40p' app.py | head", true},
+		{"app.py", true},
+		{"cat src/app.py", false},
+		{"cat app.pyc", false},
+		{"cat myapp.py", false},
+	} {
+		if got := inCommand(tc.s, "app.py"); got != tc.want {
+			t.Errorf("inCommand(%q, app.py) = %v, want %v", tc.s, got, tc.want)
 		}
 	}
 }

@@ -26,7 +26,7 @@ type Cache struct {
 
 // cacheFormat heads every cache entry; a change of what is derived
 // changes it.
-const cacheFormat = "ctx-blame-cache 1\n"
+const cacheFormat = "ctx-blame-cache 5\n"
 
 // maxCacheEntry bounds a cache entry: it holds a pack's edit steps, so
 // one larger than this is read from the manifest instead.
@@ -68,7 +68,10 @@ func (c *Cache) load(s *store.Store, d digest.Digest) (*packEdits, bool, error) 
 	if err != nil {
 		return nil, false, err
 	}
-	pe := edits(m)
+	pe, err := edits(s, m)
+	if err != nil {
+		return nil, false, err
+	}
 	if c != nil {
 		c.store(d, pe)
 	}

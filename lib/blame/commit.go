@@ -3,6 +3,7 @@ package blame
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/git"
@@ -66,7 +67,8 @@ func Commits(dir, flag, rev string, ranges bool) (*git.Repo, []string, error) {
 // trailers name, and those whose recorded edits wrote lines the commits
 // add (found so even when a history edit stripped the trailers), each
 // with the number of added lines it wrote (0 for a pack known only by a
-// trailer).
+// trailer). A commit's lines existed when it was made (its committer
+// date): a step recorded after that wrote none of them.
 func (ix *Index) CommitPacks(repo *git.Repo, commits []string) (map[digest.Digest]int, error) {
 	found := map[digest.Digest]int{}
 	for _, c := range commits {
@@ -83,7 +85,11 @@ func (ix *Index) CommitPacks(repo *git.Repo, commits []string) (map[digest.Diges
 		if err != nil {
 			return nil, err
 		}
-		counts, err := ix.AddedPacks(repo, added)
+		at, err := repo.CommitTime(c)
+		if err != nil {
+			return nil, err
+		}
+		counts, err := ix.AddedPacks(repo, added, At(at))
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +107,8 @@ func (ix *Index) CommitPacks(repo *git.Repo, commits []string) (map[digest.Diges
 // edits wrote, as PackLines does. Only the files whose added lines a
 // recorded edit could have written are read, all through one git
 // process: a commit of thousands of files no pack touched reads none.
-func (ix *Index) AddedPacks(repo *git.Repo, added map[string]*git.Adds) (map[string]int, error) {
+// past is what is known of the lines' past, as for Blame.
+func (ix *Index) AddedPacks(repo *git.Repo, added map[string]*git.Adds, past *Past) (map[string]int, error) {
 	var files, blobs []string
 	for file, a := range added {
 		if a.Blob != "" && ix.mayHaveWritten(file, a.Text) {
@@ -110,12 +117,61 @@ func (ix *Index) AddedPacks(repo *git.Repo, added map[string]*git.Adds) (map[str
 	}
 	counts := map[string]int{}
 	err := repo.Blobs(blobs, func(i int, content []byte) error {
-		for p, n := range ix.PackLines(files[i], content, added[files[i]].Lines) {
+		for p, n := range ix.PackLines(files[i], content, added[files[i]].Lines, past) {
 			counts[p] += n
 		}
 		return nil
 	})
 	return counts, err
+}
+
+// GitPast is what git says of the past of each line of content, the text
+// of file (relative to the root) at rev ("" for the work tree): the date
+// of the commit each line comes from, and whether it took another line
+// than an agent's in its place. nil when git cannot blame the file.
+func GitPast(repo *git.Repo, rev, file string, content []byte) *Past {
+	srcs, err := repo.LineSources(rev, file, content)
+	if err != nil || len(srcs) != len(Lines(content)) {
+		return nil
+	}
+	before := map[string][]string{} // by commit: the file in its parents
+	committed := map[string]bool{}  // by path and line: some commit holds it
+	return &Past{
+		Until: func(i int) time.Time { return srcs[i].Time },
+		Rejected: func(i int, was string) bool {
+			src := srcs[i]
+			lines, ok := before[src.Commit]
+			if !ok {
+				revs := []string{src.Commit}
+				if src.Commit == "" {
+					revs = []string{repo.Head()}
+				} else if ps, err := repo.Parents(src.Commit); err == nil {
+					revs = ps
+				}
+				for _, r := range revs {
+					if b, err := repo.Show(r, src.Path); err == nil && r != "" {
+						lines = append(lines, Lines(b)...)
+					}
+				}
+				before[src.Commit] = lines
+			}
+			was = strings.TrimSpace(was)
+			for _, l := range lines {
+				if strings.TrimSpace(l) == was {
+					return false
+				}
+			}
+			// One git log -S per line of text: it reads the history.
+			key := src.Path + "\x00" + was
+			c, ok := committed[key]
+			if !ok {
+				found, err := repo.Committed(was, src.Path)
+				c = err == nil && found
+				committed[key] = c
+			}
+			return c
+		},
+	}
 }
 
 // mayHaveWritten reports whether Blame could attribute any of the added
@@ -131,7 +187,7 @@ func (ix *Index) mayHaveWritten(file string, added []string) bool {
 	}
 	for _, l := range added {
 		t := strings.TrimSpace(l)
-		if len(t) < minMovedLen {
+		if !distinctive(t) {
 			return true
 		}
 		if _, ok := ix.pool[t]; ok {

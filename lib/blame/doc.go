@@ -12,10 +12,12 @@
 // history of versions of the file, as git blame walks commits: each
 // version is aligned line by line with the one before (lib/drift's
 // alignment, the one ctx-diff uses), lines that survive keep their origin
-// and the lines an edit added take the edit's step as origin. Lines present
-// before any recorded edit, or put back by a person between two sessions
-// (a session's first view of the file differs from the previous
-// version), have no origin.
+// and the lines an edit added take the edit's step as origin. Every whole
+// view of a file a step recorded (a session's first view, a whole Read's
+// answer, an edit's originalFile) is a version too: one that differs from
+// the history is a change nobody recorded (a person's, between sessions or
+// between two edits of one), whose changed lines have no origin. Lines
+// present before any recorded edit have none either.
 //
 // The file as it is now is then aligned with the last version:
 //
@@ -34,6 +36,12 @@
 //     attributed this way;
 //   - every other line is unknown: written by a person, or by a session
 //     that was never packed.
+//
+// A line a session found in a file it read in part, or in one it read
+// and edited (its pack's inputs), is never that session's, and a line is never credited to a
+// step recorded after the time the caller says it existed (Past: the
+// date of the commit that holds it), nor taken for a changed form of an
+// agent's line the file did not hold just before it became what it is.
 //
 // Paths in packs are relative to the session's working directory; a file
 // is looked up by its path relative to the root of its work tree.

@@ -1,7 +1,9 @@
 package blame
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 // packEdits is what blame needs of one pack: the steps that edited files
@@ -22,6 +25,10 @@ type packEdits struct {
 	Cwd     string     `json:"cwd,omitzero"` // the session's directory, as recorded
 	Edits   []editStep `json:"edits,omitzero"`
 	Bases   []base     `json:"bases,omitzero"`
+	Views   []view     `json:"views,omitzero"`
+	// Partial are the files the session saw in part (content refs):
+	// with Bases, the lines it found there, never its own.
+	Partial []string `json:"partial,omitzero"`
 }
 
 // editStep is a step that edited files, with the facts an origin names.
@@ -35,14 +42,112 @@ type editStep struct {
 	Parameters jsontext.Value `json:"parameters"`
 }
 
-// base is a file the session saw whole: its first view of it.
+// base is a file the session saw whole: its first view of it, and when
+// a step first looked at it ("" when no step is known to have).
 type base struct {
 	Path       string `json:"path"`
 	ContentRef string `json:"content_ref"`
+	Time       string `json:"time,omitzero"`
 }
 
-// edits extracts a pack's edit steps.
-func edits(m *manifest.Manifest) *packEdits {
+// view is the whole content of a file as a step of the session saw it:
+// a whole Read's answer, or the originalFile an edit's result records
+// (Before: as it was just before that step).
+type view struct {
+	Path   string `json:"path"` // as the step names it
+	Time   string `json:"time,omitzero"`
+	Step   int    `json:"step"`
+	Before bool   `json:"before,omitzero"`
+	Text   string `json:"text"`
+}
+
+// seenAt returns when the session first saw the file at path (relative
+// to its directory) as content: the first step whose recorded result
+// shows it so, else the first step that names the path (a Read, a shell
+// command that printed it); "" when none does.
+func seenAt(m *manifest.Manifest, pe *packEdits, path, content string) string {
+	for _, v := range pe.Views {
+		if p, ok := relative(v.Path, pe.Cwd); ok && p == path && slices.Equal(splitText(v.Text), splitText(content)) {
+			return v.Time
+		}
+	}
+	for _, s := range m.Steps {
+		if s.Type != manifest.LLMCall && s.Timestamp != "" && names(gjson.ParseBytes(s.Parameters), path, pe.Cwd) {
+			return s.Timestamp
+		}
+	}
+	return ""
+}
+
+// names reports whether a string of parameters v names path: as a path
+// of its own, or as a word of a command.
+func names(v gjson.Result, path, cwd string) bool {
+	found := false
+	v.ForEach(func(_, x gjson.Result) bool {
+		switch {
+		case x.IsObject(), x.IsArray():
+			found = names(x, path, cwd)
+		case x.Type == gjson.String:
+			p, ok := relative(x.Str, cwd)
+			found = ok && p == path || inCommand(x.Str, path) || cwd != "" && inCommand(x.Str, strings.TrimSuffix(cwd, "/")+"/"+path)
+		}
+		return !found
+	})
+	return found
+}
+
+// inCommand reports whether s holds path as a whole word: not preceded
+// or followed by a character a path may hold.
+func inCommand(s, path string) bool {
+	pathChar := func(c byte) bool {
+		return c == '/' || c == '.' || c == '-' || c == '_' || c == '~' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], path)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(path)
+		if (j == 0 || !pathChar(s[j-1])) && (end == len(s) || !pathChar(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+// stepView returns the whole file a tool step's recorded result shows
+// (Claude Code's toolUseResult), if any.
+func stepView(s manifest.Step) (view, bool) {
+	r := gjson.GetBytes(s.Metadata, "result.toolUseResult")
+	path := gjson.GetBytes(s.Parameters, "file_path")
+	if !r.IsObject() || path.Type != gjson.String || s.Error != nil {
+		return view{}, false
+	}
+	v := view{Path: path.Str, Time: s.Timestamp, Step: s.Index}
+	switch {
+	case s.Tool == "Read":
+		f := r.Get("file")
+		c := f.Get("content")
+		if r.Get("type").String() != "text" || c.Type != gjson.String || f.Get("startLine").Int() > 1 || f.Get("numLines").Int() != f.Get("totalLines").Int() {
+			return view{}, false
+		}
+		v.Text = c.Str
+	case edit.Is(s.Tool):
+		o := r.Get("originalFile")
+		if o.Type != gjson.String {
+			return view{}, false
+		}
+		v.Text, v.Before = o.Str, true
+	default:
+		return view{}, false
+	}
+	return v, true
+}
+
+// edits extracts a pack's edit steps, and the lines of its inputs from
+// the store.
+func edits(s *store.Store, m *manifest.Manifest) (*packEdits, error) {
 	pe := &packEdits{Pack: m.Hash.String(), Created: m.Created, Steps: len(m.Steps)}
 	meta := gjson.ParseBytes(m.Metadata)
 	pe.Session = meta.Get("session.sessionId").String()
@@ -65,6 +170,9 @@ func edits(m *manifest.Manifest) *packEdits {
 	slices.SortStableFunc(prompts, func(a, b promptAt) int { return a.t.Compare(b.t) })
 	model := map[string]string{} // by agent: the model of its last model call
 	for _, s := range m.Steps {
+		if v, ok := stepView(s); ok {
+			pe.Views = append(pe.Views, v)
+		}
 		if s.Type == manifest.LLMCall {
 			if id := gjson.GetBytes(s.Metadata, "model").String(); id != "" {
 				model[s.Agent] = id
@@ -91,9 +199,21 @@ func edits(m *manifest.Manifest) *packEdits {
 		pe.Edits = append(pe.Edits, e)
 	}
 	for _, in := range m.Inputs {
-		if in.Seen == manifest.SeenWhole && !in.ContentRef.IsZero() {
-			pe.Bases = append(pe.Bases, base{Path: in.Name, ContentRef: in.ContentRef.String()})
+		if in.Seen == manifest.SeenName || in.ContentRef.IsZero() {
+			continue
+		}
+		if len(pe.Edits) == 0 {
+			continue // nothing to tell apart from what it wrote
+		}
+		b, err := s.Get(in.ContentRef)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: input %s: %w", pe.Pack, in.Name, err)
+		}
+		if in.Seen == manifest.SeenWhole {
+			pe.Bases = append(pe.Bases, base{Path: in.Name, ContentRef: in.ContentRef.String(), Time: seenAt(m, pe, in.Name, string(b))})
+		} else {
+			pe.Partial = append(pe.Partial, in.ContentRef.String())
 		}
 	}
-	return pe
+	return pe, nil
 }

@@ -17,11 +17,11 @@ func FuzzAttribute(f *testing.F) {
 	f.Fuzz(func(t *testing.T, base, written, current string) {
 		o := &Origin{Pack: "sha256:" + strings.Repeat("a", 64), Step: 1, Tool: "Write"}
 		v := fromText(base)
-		v, added := v.next(splitText(written), o)
+		v, added := v.next(splitText(written), o, nil)
 		p := pool{}
-		p.add(added, o)
+		p.add(added, o, nil)
 		cur := splitText(current)
-		got := attribute(v, cur, p)
+		got := attribute([]version{v}, cur, p, nil)
 		if len(got) != len(cur) {
 			t.Fatalf("%d attributions for %d lines", len(got), len(cur))
 		}
@@ -33,7 +33,7 @@ func FuzzAttribute(f *testing.F) {
 		for _, l := range v {
 			// Lines too short to match by text may lose to another
 			// alignment; longer ones are found wherever they are.
-			if t := strings.TrimSpace(l.text); count[t] == 1 && len(t) >= minMovedLen {
+			if t := strings.TrimSpace(l.text); count[t] == 1 && distinctive(t) {
 				last[l.text] = l.origin
 			}
 		}

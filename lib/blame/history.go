@@ -56,9 +56,11 @@ func (v version) texts() []string {
 // from v where the alignment of the two keeps it, and giving every other
 // line the origin o. When o is nil (a change nobody recorded: a person's,
 // seen by a later session), a changed line still similar to an agent's
-// line it replaced keeps that origin as mixed. It also returns the lines
-// o added.
-func (v version) next(after []string, o *Origin) (version, []string) {
+// line it replaced keeps that origin as mixed. A line o's session held
+// (found in a file it read) is not o's: it keeps the origin of a line of
+// v with its text, if any, else has none. It also returns the lines o
+// added.
+func (v version) next(after []string, o *Origin, h *held) (version, []string) {
 	out := make(version, len(after))
 	var added []string
 	// Edits are local: align only what lies between the lines the two
@@ -87,9 +89,14 @@ func (v version) next(after []string, o *Origin) (version, []string) {
 			if pair != nil && pair[j-bi] >= 0 {
 				out[j] = line{text: after[j], origin: v[ai+pair[j-bi]].origin, mixed: true}
 			}
-			if o != nil {
-				added = append(added, after[j])
+			if o == nil {
+				continue
 			}
+			if t := strings.TrimSpace(after[j]); h.has(t) {
+				out[j] = line{text: after[j], origin: v.origin(t)}
+				continue
+			}
+			added = append(added, after[j])
 		}
 		for k := 0; k < m.N; k++ {
 			out[m.B+k] = v[m.A+k]
@@ -98,6 +105,17 @@ func (v version) next(after []string, o *Origin) (version, []string) {
 		ai, bi = m.A+m.N, m.B+m.N
 	}
 	return out, added
+}
+
+// origin returns the origin of the last line of v whose trimmed text is
+// t; nil when none has one.
+func (v version) origin(t string) *Origin {
+	for i := len(v) - 1; i >= 0; i-- {
+		if v[i].origin != nil && strings.TrimSpace(v[i].text) == t {
+			return v[i].origin
+		}
+	}
+	return nil
 }
 
 // fromText is a version whose lines have no origin.

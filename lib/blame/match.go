@@ -2,6 +2,7 @@ package blame
 
 import (
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -21,67 +22,113 @@ type Line struct {
 	Origin     *Origin // nil when By is ByUnknown
 	Moved      bool    // found by its text elsewhere, not in place
 	Reindented bool    // matched once leading and trailing white space is ignored
+
+	was string // for a mixed line, the agent's line it is a changed form of
 }
 
-// minMovedLen is the shortest trimmed line matched by its text alone:
-// shorter ones ("}", "end", "return x") are too common to name a writer.
+// minMovedLen is the shortest trimmed line, in characters, matched by
+// its text alone: shorter ones ("}", "end", "return x") are too common
+// to name a writer.
 const minMovedLen = 8
 
 // mixedSimilarity is the least similarity of a changed line to the line
 // an agent wrote there for the line to count as the agent's, changed.
 const mixedSimilarity = 0.5
 
-// pool maps the trimmed text of lines recorded edits wrote to the line as
-// written by the last step that wrote it.
-type pool map[string]line
+// distinctive reports whether a trimmed line is long enough to name its
+// writer by its text alone: minMovedLen characters, not bytes, so that
+// "ça été" is as short in French as "so done" is in English.
+func distinctive(t string) bool { return utf8.RuneCountInString(t) >= minMovedLen }
 
-func (p pool) add(lines []string, o *Origin) {
+// pool maps the trimmed text of lines recorded edits wrote to the lines
+// as written by each step that wrote them, in time order.
+type pool map[string][]line
+
+// add adds the lines o wrote, but those held: lines its session found in
+// the files it read, which were there before it.
+func (p pool) add(lines []string, o *Origin, h *held) {
 	if o == nil {
 		return
 	}
 	for _, l := range lines {
-		if t := strings.TrimSpace(l); len(t) >= minMovedLen {
-			p[t] = line{text: l, origin: o}
+		if t := strings.TrimSpace(l); distinctive(t) && !h.has(t) {
+			p[t] = append(p[t], line{text: l, origin: o})
 		}
 	}
 }
 
-// attribute attributes each line of current: by alignment with last (the
-// version the recorded history ends with; nil when unknown), then, for
-// lines still unknown, by their text in p.
-func attribute(last version, current []string, p pool) []Line {
+// find returns the last writer of the trimmed text t that wrote it at or
+// before until (zero: any time).
+func (p pool) find(t string, until time.Time) (line, bool) {
+	ws := p[t]
+	for i := len(ws) - 1; i >= 0; i-- {
+		if ws[i].origin.before(until) {
+			return ws[i], true
+		}
+	}
+	return line{}, false
+}
+
+// Past is what is known of the past of each line (0-based) of a file,
+// from git. A nil Past, or a nil field, knows nothing.
+type Past struct {
+	// Until returns the latest time line i can have been written: a
+	// line a commit holds existed when it was made. A zero time bounds
+	// nothing.
+	Until func(i int) time.Time
+	// Rejected reports whether line i took another line than was, an
+	// agent's line that history holds, in its place: the file did not
+	// hold was just before the commit that made line i what it is, yet a
+	// commit (another branch's, the other side of a merge) did. Such a
+	// line is no changed form of was.
+	Rejected func(i int, was string) bool
+}
+
+// At is the Past of a file as a commit made at t holds it: every line
+// existed at t.
+func At(t time.Time) *Past { return &Past{Until: func(int) time.Time { return t }} }
+
+func (p *Past) until(i int) time.Time {
+	if p == nil || p.Until == nil {
+		return time.Time{}
+	}
+	return p.Until(i)
+}
+
+// changed reports whether line i can be a changed form of the agent's
+// line was: unless git shows it took another line in its place.
+func (p *Past) changed(i int, was string) bool {
+	return p == nil || p.Rejected == nil || !p.Rejected(i, was)
+}
+
+// before reports whether the step o can have written a line that existed
+// at until: a step after it cannot. Times are compared to the second, as
+// commits record them.
+func (o *Origin) before(until time.Time) bool {
+	if until.IsZero() || o == nil {
+		return true
+	}
+	t, err := time.Parse(time.RFC3339Nano, o.Timestamp)
+	return err != nil || !t.Truncate(time.Second).After(until)
+}
+
+// attribute attributes each line of current: by alignment with each of
+// lasts in turn (the versions the recorded histories of the file's names
+// end with, newest name first), then, for lines still unknown, by their
+// text in p. A line is never attributed to a step later than past says
+// it existed, nor taken for a changed form of a line it rejected
+// (past.Rejected).
+func attribute(lasts []version, current []string, p pool, past *Past) []Line {
 	out := make([]Line, len(current))
 	for i := range out {
 		out[i].By = ByUnknown
 	}
-	if len(last) > 0 {
-		norm := func(ls []string) []string {
-			t := make([]string, len(ls))
-			for i, l := range ls {
-				t[i] = strings.TrimSpace(l)
-			}
-			return t
-		}
-		lt := last.texts()
-		ms := drift.Align(norm(lt), norm(current))
-		ai, bi := 0, 0
-		for _, m := range append(ms, drift.Match{A: len(last), B: len(current)}) {
-			for j, i := range pairMixed(last[ai:m.A], current[bi:m.B]) {
-				if i >= 0 {
-					out[bi+j] = Line{By: ByMixed, Origin: last[ai+i].origin}
-				}
-			}
-			for k := 0; k < m.N; k++ {
-				l := last[m.A+k]
-				switch {
-				case l.origin == nil:
-				case l.mixed:
-					out[m.B+k] = Line{By: ByMixed, Origin: l.origin}
-				default:
-					out[m.B+k] = Line{By: ByAgent, Origin: l.origin, Reindented: l.text != current[m.B+k]}
-				}
-			}
-			ai, bi = m.A+m.N, m.B+m.N
+	for _, last := range lasts {
+		align(out, last, current, past)
+	}
+	for i, l := range out {
+		if l.By == ByMixed && l.was != "" && !past.changed(i, l.was) {
+			out[i] = Line{By: ByUnknown}
 		}
 	}
 	for i, l := range current {
@@ -89,15 +136,50 @@ func attribute(last version, current []string, p pool) []Line {
 			continue
 		}
 		t := strings.TrimSpace(l)
-		if len(t) < minMovedLen {
+		if !distinctive(t) {
 			continue
 		}
-		if w, ok := p[t]; ok {
+		if w, ok := p.find(t, past.until(i)); ok {
 			out[i] = Line{By: ByAgent, Origin: w.origin, Moved: true, Reindented: w.text != l}
 		}
 	}
 	fillTrivial(current, out)
 	return out
+}
+
+// align attributes the lines of current still unknown in out by the
+// alignment of current with last.
+func align(out []Line, last version, current []string, past *Past) {
+	if len(last) == 0 {
+		return
+	}
+	norm := func(ls []string) []string {
+		t := make([]string, len(ls))
+		for i, l := range ls {
+			t[i] = strings.TrimSpace(l)
+		}
+		return t
+	}
+	ms := drift.Align(norm(last.texts()), norm(current))
+	ai, bi := 0, 0
+	for _, m := range append(ms, drift.Match{A: len(last), B: len(current)}) {
+		for j, i := range pairMixed(last[ai:m.A], current[bi:m.B]) {
+			if i >= 0 && out[bi+j].By == ByUnknown && last[ai+i].origin.before(past.until(bi+j)) {
+				out[bi+j] = Line{By: ByMixed, Origin: last[ai+i].origin, was: last[ai+i].text}
+			}
+		}
+		for k := 0; k < m.N; k++ {
+			l := last[m.A+k]
+			switch {
+			case out[m.B+k].By != ByUnknown, l.origin == nil, !l.origin.before(past.until(m.B + k)):
+			case l.mixed:
+				out[m.B+k] = Line{By: ByMixed, Origin: l.origin}
+			default:
+				out[m.B+k] = Line{By: ByAgent, Origin: l.origin, Reindented: l.text != current[m.B+k]}
+			}
+		}
+		ai, bi = m.A+m.N, m.B+m.N
+	}
 }
 
 // fillTrivial gives a run of unknown lines too common to match by text
@@ -110,7 +192,7 @@ func fillTrivial(current []string, out []Line) {
 			continue
 		}
 		j := i
-		for j < len(out) && out[j].By == ByUnknown && len(strings.TrimSpace(current[j])) < minMovedLen {
+		for j < len(out) && out[j].By == ByUnknown && !distinctive(strings.TrimSpace(current[j])) {
 			j++
 		}
 		if j == len(out) || out[j].By != ByAgent {

@@ -60,10 +60,11 @@ func same(r Range, l Line) bool {
 // PackLines counts, per pack, the lines numbered lines (1-based: the
 // lines a commit or the index adds) of content, the text of file, that
 // the pack's recorded edits wrote as they are, as Blame attributes them:
-// a mixed line is a person's change, and does not count.
-func (ix *Index) PackLines(file string, content []byte, lines []int, names ...string) map[string]int {
+// a mixed line is a person's change, and does not count. past is
+// what is known of the lines' past, as for Blame.
+func (ix *Index) PackLines(file string, content []byte, lines []int, past *Past, names ...string) map[string]int {
 	counts := map[string]int{}
-	attr := ix.Blame(file, content, names...)
+	attr := ix.Blame(file, content, past, names...)
 	for _, n := range lines {
 		if n >= 1 && n <= len(attr) && attr[n-1].By == ByAgent {
 			counts[attr[n-1].Origin.Pack]++

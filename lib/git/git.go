@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrNotRepo says a directory is not inside a git work tree.
@@ -446,15 +447,26 @@ func unquoteC(s string) (string, bool) {
 }
 
 // Names returns the earlier names of file (relative to the root) that
-// git's rename detection finds in its history, newest first.
-func (r *Repo) Names(file string) []string {
-	// -z: names as they are, NUL-terminated, never quoted.
-	out, err := r.git("log", "--follow", "--name-only", "--format=", "-z", "--end-of-options", "HEAD", "--", file)
-	if err != nil {
-		return nil
-	}
+// git's rename detection finds in its history at rev, newest first; for
+// rev "" (the work tree), a rename the index stages comes first.
+func (r *Repo) Names(rev, file string) []string {
 	var names []string
 	seen := map[string]bool{file: true}
+	if rev == "" {
+		rev = "HEAD"
+		if from := r.stagedRename(file); from != "" {
+			names, seen[from], file = append(names, from), true, from
+		}
+	} else if c, err := r.Commit(rev); err == nil {
+		rev = c
+	} else {
+		return nil
+	}
+	// -z: names as they are, NUL-terminated, never quoted.
+	out, err := r.git("log", "--follow", "--name-only", "--format=", "-z", "--end-of-options", rev, "--", file)
+	if err != nil {
+		return names
+	}
 	for _, l := range strings.Split(string(out), "\x00") {
 		l = strings.TrimLeft(l, "\n")
 		if l != "" && !seen[l] {
@@ -463,6 +475,126 @@ func (r *Repo) Names(file string) []string {
 		}
 	}
 	return names
+}
+
+// CommitTime returns the committer date of commit: the time its content
+// existed at, whatever the author date says.
+func (r *Repo) CommitTime(commit string) (time.Time, error) {
+	out, err := r.git("log", "-1", "--format=%ct", "--end-of-options", commit)
+	if err != nil {
+		return time.Time{}, err
+	}
+	sec, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("git log: commit time of %s: %q", commit, strings.TrimSpace(string(out)))
+	}
+	return time.Unix(sec, 0).UTC(), nil
+}
+
+// LineSource is where git blame says a line of a file comes from.
+type LineSource struct {
+	Commit string    // the commit that made the line what it is; "" for none yet
+	Time   time.Time // its committer date
+	Path   string    // the file's name in Commit
+}
+
+// LineSources returns, for each line of content (file's text, relative
+// to the root), the commit git blame says it comes from, at rev ("" for
+// content in the work tree).
+func (r *Repo) LineSources(rev, file string, content []byte) ([]LineSource, error) {
+	args := []string{"blame", "--porcelain"}
+	var stdin []byte
+	if rev == "" {
+		args, stdin = append(args, "--contents", "-"), content
+	} else {
+		c, err := r.Commit(rev)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, c)
+	}
+	out, err := run(r.Root, stdin, append(args, "--", file)...)
+	if err != nil {
+		return nil, err
+	}
+	return blameSources(out), nil
+}
+
+// blameSources reads git blame --porcelain: each line's header
+// "<commit> <orig> <final>[ <count>]" is followed, the first time a
+// commit appears, by its headers (committer-time among them), then by
+// "filename <path>" and the line, TAB-prefixed.
+func blameSources(out []byte) []LineSource {
+	var srcs []LineSource
+	at := map[string]*LineSource{}
+	cur := &LineSource{}
+	for _, l := range strings.Split(string(out), "\n") {
+		switch {
+		case strings.HasPrefix(l, "\t"):
+			srcs = append(srcs, *cur)
+		case strings.HasPrefix(l, "committer-time "):
+			if sec, err := strconv.ParseInt(strings.TrimPrefix(l, "committer-time "), 10, 64); err == nil && cur.Commit != "" {
+				cur.Time = time.Unix(sec, 0).UTC()
+			}
+		case strings.HasPrefix(l, "filename "):
+			cur.Path = strings.TrimPrefix(l, "filename ")
+		default:
+			if f := strings.Fields(l); len(f) >= 3 && isHex(f[0]) {
+				if at[f[0]] == nil {
+					at[f[0]] = &LineSource{Commit: f[0]}
+					if strings.Trim(f[0], "0") == "" {
+						at[f[0]].Commit = "" // not committed yet
+					}
+				}
+				cur = at[f[0]]
+			}
+		}
+	}
+	return srcs
+}
+
+// Parents returns the parents of commit.
+func (r *Repo) Parents(commit string) ([]string, error) {
+	out, err := r.git("rev-list", "--parents", "-n", "1", "--end-of-options", commit)
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Fields(string(out))
+	if len(f) == 0 {
+		return nil, fmt.Errorf("git rev-list: no commit %s", commit)
+	}
+	return f[1:], nil
+}
+
+// Committed reports whether any commit of any branch added or removed
+// text in file (git log -S, a fixed string).
+func (r *Repo) Committed(text, file string) (bool, error) {
+	out, err := r.git("log", "--all", "-S"+text, "--format=%H", "-n", "1", "--", file)
+	if err != nil {
+		return false, err
+	}
+	return strings.TrimSpace(string(out)) != "", nil
+}
+
+// stagedRename returns the name file had at HEAD when the index renames
+// it (git's rename detection, as git status shows it), else "".
+func (r *Repo) stagedRename(file string) string {
+	out, err := r.git("diff", "--cached", "-M", "--name-status", "-z", "--no-relative", "HEAD")
+	if err != nil {
+		return ""
+	}
+	// "R<score>\0<old>\0<new>\0", other statuses "<X>\0<path>\0".
+	f := strings.Split(string(out), "\x00")
+	for i := 0; i+1 < len(f); i += 2 {
+		if !strings.HasPrefix(f[i], "R") {
+			continue
+		}
+		if i+2 < len(f) && f[i+2] == file {
+			return f[i+1]
+		}
+		i++ // a rename names two paths
+	}
+	return ""
 }
 
 // Head returns the commit HEAD names, "" before the first commit.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // linesOf keeps the line numbers of adds.
@@ -259,9 +260,17 @@ func TestRepo(t *testing.T) {
 	}
 	git("mv", "a.txt", "b.txt")
 	git("commit", "-q", "-m", "rename")
-	if names := r.Names("b.txt"); !slices.Equal(names, []string{"a.txt"}) {
+	if names := r.Names("", "b.txt"); !slices.Equal(names, []string{"a.txt"}) {
 		t.Errorf("Names = %v", names)
 	}
+	git("mv", "b.txt", "c.txt")
+	if names := r.Names("", "c.txt"); !slices.Equal(names, []string{"b.txt", "a.txt"}) {
+		t.Errorf("Names of a staged rename = %v", names)
+	}
+	if names := r.Names("HEAD", "b.txt"); !slices.Equal(names, []string{"a.txt"}) {
+		t.Errorf("Names at HEAD = %v", names)
+	}
+	git("mv", "c.txt", "b.txt")
 	rel, err := r.Rel(filepath.Join(dir, "b.txt"))
 	if err != nil || rel != "b.txt" {
 		t.Errorf("Rel = %q, %v", rel, err)
@@ -325,5 +334,67 @@ func TestRepo(t *testing.T) {
 	}
 	if err := r.Blobs([]string{"HEAD:a.txt"}, func(int, []byte) error { return nil }); err == nil {
 		t.Error("Blobs took a revision for a blob id")
+	}
+}
+
+func TestLineSources(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	git := func(date string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x", "GIT_CONFIG_GLOBAL=/dev/null",
+			"GIT_AUTHOR_DATE=2020-01-01T00:00:00Z", "GIT_COMMITTER_DATE="+date)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("", "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
+	git("2026-03-01T00:00:00Z", "add", "a.txt")
+	git("2026-03-01T00:00:00Z", "commit", "-q", "-m", "one")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\nnew\ntwo\n"), 0o644)
+	git("2026-03-05T00:00:00Z", "commit", "-q", "-am", "two")
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1, d5 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 5, 0, 0, 0, 0, time.UTC)
+	if at, err := r.CommitTime("HEAD"); err != nil || !at.Equal(d5) {
+		t.Errorf("CommitTime = %v, %v; want the committer date %v", at, err, d5)
+	}
+	for _, tc := range []struct {
+		rev     string
+		content string
+		want    []time.Time
+	}{
+		{"HEAD", "", []time.Time{d1, d5, d1}},
+		{"HEAD~1", "", []time.Time{d1, d1}},
+		{"", "zero\none\nnew\ntwo\n", []time.Time{{}, d1, d5, d1}}, // a line not committed yet
+	} {
+		got, err := r.LineSources(tc.rev, "a.txt", []byte(tc.content))
+		times := make([]time.Time, len(got))
+		for i, g := range got {
+			times[i] = g.Time
+			if (g.Commit == "") != g.Time.IsZero() || g.Path != "a.txt" {
+				t.Errorf("LineSources(%q)[%d] = %+v", tc.rev, i, g)
+			}
+		}
+		if err != nil || !slices.EqualFunc(times, tc.want, time.Time.Equal) {
+			t.Errorf("LineSources(%q) = %v, %v; want times %v", tc.rev, got, err, tc.want)
+		}
+	}
+	head, _ := r.Commit("HEAD")
+	first, _ := r.Commit("HEAD~1")
+	if ps, err := r.Parents(head); err != nil || !slices.Equal(ps, []string{first}) {
+		t.Errorf("Parents = %v, %v; want %v", ps, err, first)
+	}
+	for text, want := range map[string]bool{"new": true, "never there": false} {
+		if got, err := r.Committed(text, "a.txt"); err != nil || got != want {
+			t.Errorf("Committed(%q) = %v, %v; want %v", text, got, err, want)
+		}
 	}
 }
