@@ -18,7 +18,8 @@ func ByName(corpus []Secret, name string) string {
 // Files returns the files a test plants, by name: a Claude Code
 // transcript (cc.jsonl), a Codex rollout (codex.jsonl), and an execution
 // log (files.json) whose inputs are files (.env, deploy/id_rsa,
-// deploy/id_ed25519). Each secret of corpus is in at least one of them:
+// deploy/id_ed25519), and one (keys.json) holding secrets as member
+// names. Each secret of corpus is in at least one of them:
 // in a prompt, a tool parameter, a Bash output, a Read result, a
 // JSON-escaped multi-line value and an input file.
 func Files(corpus []Secret) map[string]string {
@@ -78,7 +79,16 @@ func Files(corpus []Secret) map[string]string {
 		},
 		"steps": []any{map[string]any{"index": 0, "type": "tool_call", "tool": "Bash", "parameters": map[string]any{"command": "aws s3 ls --profile " + v("aws")}, "output": "ok\n", "deterministic": false}},
 	})
+	// Secrets as member names: a token as a model parameter's name, an
+	// access key id as the name of an environment entry.
+	keys, _ := json.Marshal(map[string]any{
+		"created":  "2026-04-01T12:00:00Z",
+		"model":    map[string]any{"identifier": "m", "parameters": map[string]any{v("github"): true, "temperature": 0}},
+		"metadata": map[string]any{"env": map[string]any{v("aws"): "set", "HOME": "/home/dev"}},
+		"steps":    []any{},
+	})
 	return map[string]string{
+		"keys.json":         string(keys),
 		"cc.jsonl":          strings.Join(cc, "\n") + "\n",
 		"codex.jsonl":       strings.Join(cx, "\n") + "\n",
 		"files.json":        string(log),

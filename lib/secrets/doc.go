@@ -9,7 +9,7 @@
 // gitleaks' format adds allowlists for known false positives.
 //
 // What is scanned is what a reader sees: each object of a pack once, a
-// manifest's string values decoded, a content object as its text and,
+// manifest's strings decoded (member names too: a token may be a key), a content object as its text and,
 // when that text is a JSON document, each of its strings decoded too (an
 // escaped "\n" would hide a key from the rules that look for a line
 // break). ScanPack remembers the packs and objects found clean

@@ -9,11 +9,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// replacement is what one secret becomes in a text.
-type replacement struct {
-	rule, secret string
-}
-
 // forms returns how secret may be written in a text: as itself and, when
 // that differs, JSON-escaped (inside a JSON document the text holds).
 func forms(secret string) []string {
@@ -53,10 +48,10 @@ var encodedRun = regexp.MustCompile(`[A-Za-z0-9+/_-]{16,}={0,2}`)
 // mark, in whichever form it is written (itself or JSON-escaped; an
 // escaped secret's line breaks are kept escaped). A secret held in text
 // only base64-encoded has its whole encoded run replaced.
-func redactText(text string, reps []replacement) string {
+func redactText(text string, reps []hit) string {
 	type pair struct{ old, new string }
 	var pairs []pair
-	var encoded []replacement
+	var encoded []hit
 	for _, r := range reps {
 		found := false
 		for i, f := range forms(r.secret) {
