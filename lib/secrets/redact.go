@@ -41,10 +41,12 @@ func (s *Scanner) RedactLog(b []byte) ([]byte, Report, error) {
 	}
 	rules := map[string]string{} // secret → rule
 	var order []hit
-	var at []int // the value each finding is in
+	var at []int                     // the value each finding is in
+	dirty := make([]bool, len(vals)) // the values a secret was found in
 	for k, v := range vals {
 		path := v.path()
 		for _, h := range s.scan(v.text) {
+			dirty[k] = true
 			lines := occurrences(v.text, h.secret)
 			if len(lines) == 0 {
 				lines = []int{0}
@@ -69,14 +71,16 @@ func (s *Scanner) RedactLog(b []byte) ([]byte, Report, error) {
 	var out bytes.Buffer
 	out.Grow(len(b))
 	last := 0
-	for _, v := range vals {
+	for k, v := range vals {
 		if len(order) == 0 {
 			break
 		}
 		red := redactText(v.text, order)
-		if red == v.text {
+		if red == v.text && !dirty[k] {
 			continue
 		}
+		// A value a secret was found in is scanned again, rewritten or
+		// not: one the rewrite missed fails the redaction.
 		if again := s.scan(red); len(again) > 0 {
 			return nil, rep, fmt.Errorf("%s: a %s secret is still there after redaction (held in a form ctx cannot rewrite); edit it out with ctx-fork | jq | ctx-pack", v.maskedPath(order), again[0].rule)
 		}

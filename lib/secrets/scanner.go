@@ -225,10 +225,11 @@ func (s *Scanner) scan(text string) []hit {
 		}
 	}
 	add(text)
-	if looksJSON(text) {
-		// Only strings JSON escaped can hide a secret from the raw pass.
+	if strings.Contains(text, `\`) && looksJSON(text) {
+		// Only strings JSON escaped (\n, \/, \u0041…) can hide a secret
+		// from the raw pass.
 		walk([]byte(text), func(v stringValue) {
-			if strings.ContainsAny(v.text, "\n\r\t\"\\/") {
+			if strings.Contains(text[v.start:v.end], `\`) {
 				add(v.text)
 			}
 		})

@@ -62,7 +62,7 @@ const Rules = "20c2cf0bd23a66fe2a6a4900d3c01f42ea9161af9359dd1dca6d19c62eed94dc"
 
 // scanVersion changes whenever what lib/secrets scans, or how, changes,
 // so that verdicts of an older ctx are not trusted.
-const scanVersion = "s1"
+const scanVersion = "s2"
 
 // Version names a rule set: gitleaks' version, the way of scanning, and
 // a hash of the rules and of the allowlist file given (nil for none). A
