@@ -174,13 +174,22 @@ func readConfig(b []byte) (*config.ViperConfig, error) {
 	if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
 		return nil, err
 	}
+	// The deprecated table is moved as gitleaks' Translate moves it, but
+	// before: the allowlists are added to the default rules' here.
+	if settings := v.AllSettings(); settings["allowlist"] != nil {
+		if settings["allowlists"] != nil {
+			return nil, fmt.Errorf("[allowlist] is deprecated, it cannot be used alongside [[allowlists]]")
+		}
+		settings["allowlists"] = []any{settings["allowlist"]}
+		delete(settings, "allowlist")
+		v = viper.New()
+		if err := v.MergeConfigMap(settings); err != nil {
+			return nil, err
+		}
+	}
 	var vc config.ViperConfig
 	if err := v.Unmarshal(&vc); err != nil {
 		return nil, err
-	}
-	if vc.AllowList != nil {
-		vc.Allowlists = append(vc.Allowlists, vc.AllowList)
-		vc.AllowList = nil
 	}
 	vc.Extend = config.Extend{}
 	return &vc, nil
