@@ -11,14 +11,17 @@ import (
 // a file: its detector copies and decodes the whole text it is given
 // (lowercased for its keywords, each decoding level), so a 64 MB object
 // in one piece costs many times its size in memory, and one core. A
-// chunk is chunkSize bytes, ended at the next line break when one comes
-// within chunkPeek bytes; chunks overlap by chunkOverlap bytes (from a
-// line start when there is one), so that a secret of up to that size
-// (a 4096-bit RSA key is 3.2 KB) across a cut is still found whole.
+// chunk is chunkSize bytes (gitleaks' own 100 kB: its rules run on a
+// fragment holding one of their keywords, so smaller fragments run fewer
+// of them; 512 KiB cost half as much CPU again), ended at the next line
+// break when one comes within chunkPeek bytes; chunks overlap by
+// chunkOverlap bytes (from a line start when there is one), so that a
+// secret of up to that size (a 4096-bit RSA key is 3.2 KB) across a cut
+// is still found whole.
 const (
-	chunkSize    = 512 << 10
-	chunkPeek    = 32 << 10
-	chunkOverlap = 16 << 10
+	chunkSize    = 100 << 10
+	chunkPeek    = 25 << 10
+	chunkOverlap = 8 << 10
 )
 
 // chunks cuts text into the pieces it is scanned as.
