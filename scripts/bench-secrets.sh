@@ -13,14 +13,53 @@
 # load (RUNS times each; re-pushes $REPUSH_RUNS, default RUNS × 10);
 # medians of wall and CPU
 # (user + system, of ctx-push and the ctx-redact it runs).
+# Then, on the same bytes, ctx-redact --check (nothing remembered) and
+# the gitleaks CLI of the version go.mod names (installed into the work
+# directory with go install when not on PATH), median wall, CPU and
+# maximum RSS of $LARGE_RUNS runs (default 3):
+#     text-64MB    64 MB of the shared agent sessions, concatenated
+#     binary-70MB  70 MB of random bytes
 # Usage: scripts/bench-secrets.sh [RUNS]   (default 5)
+# LARGE_ONLY=1 runs only the large-object comparison.
 set -euo pipefail
 export CGO_ENABLED=0
 runs=${1:-5}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-go test -run '^$' -bench 'BenchmarkScanSession3MB|BenchmarkScanW3Object|BenchmarkCompileRules' -benchtime 3x -count "$runs" ./lib/secrets
-command -v docker-registry >/dev/null || { echo "bench-secrets: docker-registry is not installed (apt-get install docker-registry)" >&2; exit 2; }
+[ -n "${LARGE_ONLY:-}" ] || go test -run '^$' -bench 'BenchmarkScanSession3MB|BenchmarkScanW3Object|BenchmarkCompileRules' -benchtime 3x -count "$runs" ./lib/secrets
+large() {
+	local lr=${LARGE_RUNS:-3} gl v
+	v=$(go list -m -f '{{.Version}}' github.com/zricethezav/gitleaks/v8)
+	gl=$(command -v gitleaks || true)
+	if [ -z "$gl" ]; then
+		GOBIN="$work/bin" go install "github.com/zricethezav/gitleaks/v8@$v"
+		gl="$work/bin/gitleaks"
+	fi
+	mkdir -p "$work/large" && cd "$work/large"
+	ctx-init >/dev/null
+	while [ "$(stat -c %s text.txt 2>/dev/null || echo 0)" -lt $((64 << 20)) ]; do
+		cat "$root"/../shared/testdata/agent-logs/*/*.json* >>text.txt
+	done
+	truncate -s 64M text.txt
+	head -c 70M /dev/urandom >binary.bin
+	for f in text.txt binary.bin; do
+		printf '{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},"steps":[],"inputs":[{"name":"%s","path":"%s"}]}' "$f" "$f" >"$f.log"
+		h=$(ctx-pack "$f.log" | sed 's/.*"hash":"\([^"]*\)".*/\1/')
+		for tool in ctx-redact gitleaks; do
+			: >"$work/t"
+			for i in $(seq "$lr"); do
+				if [ $tool = ctx-redact ]; then
+					CTX_SECRETS_CACHE=off /usr/bin/time -f '%e %U %S %M' -a -o "$work/t" ctx-redact --check "$h" >/dev/null || true
+				else
+					/usr/bin/time -f '%e %U %S %M' -a -o "$work/t" "$gl" dir --no-banner --exit-code 0 --log-level error "$f" >/dev/null || true
+				fi
+			done
+			printf '%-12s %-10s wall %7.1f s  cpu %7.1f s  maxrss %5d MB  (%s runs, median)\n' "$f" "$tool" \
+				"$(awk '{print $1}' "$work/t" | median)" "$(awk '{print $2 + $3}' "$work/t" | median)" "$(awk '{print int($4 / 1024)}' "$work/t" | median)" "$lr"
+		done
+	done
+	cd "$root"
+}
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctx-bench-secrets.XXXXXX")
 pid=
 cleanup() {
@@ -33,6 +72,10 @@ go build -o "$work/bin/" ./cmd/ctx-init ./cmd/ctx-pack ./cmd/ctx-push ./cmd/ctx-
 go build -o "$work/bin/genlog" ./scripts/genlog
 PATH="$work/bin:$PATH"
 export XDG_CACHE_HOME="$work/cache" DOCKER_CONFIG="$work/docker"
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+large
+[ -z "${LARGE_ONLY:-}" ] || exit 0
+command -v docker-registry >/dev/null || { echo "bench-secrets: docker-registry is not installed (apt-get install docker-registry)" >&2; exit 2; }
 
 port=$((20000 + RANDOM % 20000))
 while (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
@@ -57,7 +100,6 @@ hash=$(sed 's/.*"hash":"sha256:\([0-9a-f]*\)".*/\1/' "$work/pack.json")
 ctx-push --allow-secrets --store "$work/a" "$reg/prep" "$hash" >/dev/null
 
 now() { date +%s.%N; }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 # run NAME SETUP CMD: time CMD (after SETUP, untimed) RUNS times; print
 # the median wall time and CPU time (the command and its children).
 run() {

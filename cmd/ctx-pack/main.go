@@ -325,7 +325,7 @@ func (c *packCmd) redact(env *cli.Env, s *store.Store, src *source, opts execlog
 	var out bytes.Buffer
 	cmd := exec.Command(c.redactor, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(b), &out, env.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := cli.RunTool(cmd); err != nil {
 		code := cli.ExitError
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() == cli.ExitUsage {

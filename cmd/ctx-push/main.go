@@ -249,7 +249,7 @@ func (c *pushCmd) scan(env *cli.Env, s *store.Store, items []ref.Item) error {
 		cmd := exec.Command(bin, append(args, what...)...)
 		cmd.Stdout, cmd.Stderr = &out, env.Stderr
 		env.Progressf("scanning %s for secrets", what[len(what)-1])
-		err := cmd.Run()
+		err := cli.RunTool(cmd)
 		env.ProgressDone()
 		var ee *exec.ExitError
 		switch {

@@ -522,7 +522,7 @@ func warnSecrets(env *cli.Env, s *store.Store, m *manifest.Manifest, what string
 	var out bytes.Buffer
 	cmd := exec.Command(bin, "--check", "--store", s.Root(), m.Hash.String())
 	cmd.Stdout, cmd.Stderr = &out, env.Stderr
-	err = cmd.Run()
+	err = cli.RunTool(cmd)
 	var ee *exec.ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == cli.ExitFinding) {
 		return fmt.Errorf("checking the %s for secrets with %s: %v", what, bin, err)

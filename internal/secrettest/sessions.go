@@ -2,6 +2,7 @@ package secrettest
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -18,7 +19,9 @@ func ByName(corpus []Secret, name string) string {
 // Files returns the files a test plants, by name: a Claude Code
 // transcript (cc.jsonl), a Codex rollout (codex.jsonl), and an execution
 // log (files.json) whose inputs are files (.env, deploy/id_rsa,
-// deploy/id_ed25519). Each secret of corpus is in at least one of them:
+// deploy/id_ed25519), and one (keys.json) holding secrets as member
+// names, and two (escaped.json, encoded.json) holding secrets in a JSON
+// escaping other than Go's and percent-encoded. Each secret of corpus is in at least one of them:
 // in a prompt, a tool parameter, a Bash output, a Read result, a
 // JSON-escaped multi-line value and an input file.
 func Files(corpus []Secret) map[string]string {
@@ -78,7 +81,37 @@ func Files(corpus []Secret) map[string]string {
 		},
 		"steps": []any{map[string]any{"index": 0, "type": "tool_call", "tool": "Bash", "parameters": map[string]any{"command": "aws s3 ls --profile " + v("aws")}, "output": "ok\n", "deterministic": false}},
 	})
+	// Secrets as member names: a token as a model parameter's name, an
+	// access key id as the name of an environment entry.
+	keys, _ := json.Marshal(map[string]any{
+		"created":  "2026-04-01T12:00:00Z",
+		"model":    map[string]any{"identifier": "m", "parameters": map[string]any{v("github"): true, "temperature": 0}},
+		"metadata": map[string]any{"env": map[string]any{v("aws"): "set", "HOME": "/home/dev"}},
+		"steps":    []any{},
+	})
+	// Secrets in another JSON escaping than Go's, in a tool's JSON
+	// result: a URL's slashes escaped as PHP writes them (\/), and a
+	// letter of a token as a \u escape. And one percent-encoded, which
+	// gitleaks decodes but no rewrite of ctx's covers.
+	gh := v("github")
+	php := `{"dsn":"https:\/\/deploy:` + v("postgres-url")[len("postgres://app:"):strings.Index(v("postgres-url"), "@")] +
+		`@db.internal\/app","token":"` + gh[:6] + fmt.Sprintf(`\u%04X`, gh[6]) + gh[7:] + `"}`
+	var pct strings.Builder
+	for i := range len(gh) {
+		fmt.Fprintf(&pct, "%%%02X", gh[i])
+	}
+	step := func(output string) string {
+		b, _ := json.Marshal(map[string]any{
+			"created": "2026-04-01T12:00:00Z",
+			"model":   map[string]any{"identifier": "m"},
+			"steps":   []any{map[string]any{"index": 0, "type": "tool_call", "tool": "http", "parameters": map[string]any{"url": "/config"}, "output": output, "deterministic": false}},
+		})
+		return string(b)
+	}
 	return map[string]string{
+		"escaped.json":      step(php),
+		"encoded.json":      step("GET /login?next=%2Fhome&token=" + pct.String() + " HTTP/1.1\n"),
+		"keys.json":         string(keys),
 		"cc.jsonl":          strings.Join(cc, "\n") + "\n",
 		"codex.jsonl":       strings.Join(cx, "\n") + "\n",
 		"files.json":        string(log),

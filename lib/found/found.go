@@ -48,18 +48,8 @@ func Open(name string, r Rule) (*os.File, int64, error) {
 		return nil, 0, fmt.Errorf("%s %s: %w", r.What, name, bare(err))
 	}
 	if r.Within != "" {
-		root, err := filepath.EvalSymlinks(r.Within)
-		if err != nil {
-			return nil, 0, fmt.Errorf("%s %s: %w", r.What, name, err)
-		}
-		abs, err1 := filepath.Abs(resolved)
-		rootAbs, err2 := filepath.Abs(root)
-		rel, err3 := filepath.Rel(rootAbs, abs)
-		if err := errors.Join(err1, err2, err3); err != nil {
-			return nil, 0, fmt.Errorf("%s %s: %w", r.What, name, err)
-		}
-		if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-			return nil, 0, &Error{What: r.What, Path: name, Reason: fmt.Sprintf("leads outside %s (symlink to %s)", r.Within, resolved)}
+		if err := within(name, resolved, r); err != nil {
+			return nil, 0, err
 		}
 	}
 	// Without following a symlink that replaced the file since, and
@@ -89,6 +79,28 @@ func Open(name string, r Rule) (*os.File, int64, error) {
 		return nil, 0, &Error{What: r.What, Path: name, Reason: fmt.Sprintf("is %d bytes, more than the %d accepted", fi.Size(), r.Max)}
 	}
 	return f, fi.Size(), nil
+}
+
+// within checks that resolved, the path name leads to, is inside
+// r.Within (resolved too).
+func within(name, resolved string, r Rule) error {
+	root, err := filepath.EvalSymlinks(r.Within)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", r.What, name, err)
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(resolved)); err == nil {
+		resolved = filepath.Join(dir, filepath.Base(resolved))
+	}
+	abs, err1 := filepath.Abs(resolved)
+	rootAbs, err2 := filepath.Abs(root)
+	rel, err3 := filepath.Rel(rootAbs, abs)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return fmt.Errorf("%s %s: %w", r.What, name, err)
+	}
+	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return &Error{What: r.What, Path: name, Reason: fmt.Sprintf("leads outside %s (symlink to %s)", r.Within, resolved)}
+	}
+	return nil
 }
 
 // ReadFile returns the content of name under rule r.
@@ -129,4 +141,42 @@ func bare(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// Append opens name for appending under rule r (Max bounds the size it
+// may already have), creating it (mode perm) when it does not exist. A
+// name that is a symlink, a named pipe, a device or anything else but a
+// regular file is refused before a byte is written, and without blocking.
+func Append(name string, r Rule, perm os.FileMode) (*os.File, error) {
+	if r.Within != "" {
+		if err := within(name, name, r); err != nil {
+			return nil, err
+		}
+	}
+	// Its type first, for the message; the open flags (no symlink
+	// followed, no blocking) guard against a change in between.
+	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() {
+		return nil, &Error{What: r.What, Path: name, Reason: store.DescribeMode(fi.Mode()) + ", not a regular file: refused"}
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|openFlags, perm)
+	if err != nil {
+		if isLoop(err) {
+			return nil, &Error{What: r.What, Path: name, Reason: "is a symlink: refused"}
+		}
+		return nil, fmt.Errorf("%s %s: %w", r.What, name, bare(err))
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s %s: %w", r.What, name, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &Error{What: r.What, Path: name, Reason: store.DescribeMode(fi.Mode()) + ", not a regular file: refused"}
+	}
+	if fi.Size() > r.Max {
+		f.Close()
+		return nil, &Error{What: r.What, Path: name, Reason: fmt.Sprintf("is %d bytes, more than the %d accepted", fi.Size(), r.Max)}
+	}
+	return f, nil
 }

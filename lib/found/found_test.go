@@ -85,3 +85,52 @@ func TestReadFile(t *testing.T) {
 		})
 	}
 }
+
+// TestAppend: Append creates or extends a regular file, and refuses,
+// without blocking, a named pipe, a symlink (to /dev/zero or to a
+// regular file), a file out of Within and a file already too large.
+func TestAppend(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "big"), []byte("01234567890"), 0o600)
+	os.WriteFile(filepath.Join(dir, "ok"), []byte("a"), 0o600)
+	os.Symlink("/dev/zero", filepath.Join(dir, "zero"))
+	os.Symlink("ok", filepath.Join(dir, "link"))
+	out := t.TempDir()
+	os.Symlink(out, filepath.Join(dir, "out"))
+	cases := []struct{ name, want string }{
+		{"ok", ""},
+		{"new", ""},
+		{"fifo", "named pipe"},
+		{"zero", "symlink"},
+		{"link", "symlink"},
+		{"big", "more than the 10 accepted"},
+		{"out/x", "leads outside"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := Append(filepath.Join(dir, tc.name), Rule{What: "test file", Max: 10, Within: dir}, 0o600)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.WriteString("b")
+				f.Close()
+				return
+			}
+			if err == nil {
+				f.Close()
+				t.Fatalf("opened, want an error mentioning %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q, want %q", err, tc.want)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "ok")); string(b) != "ab" {
+		t.Errorf("appended file holds %q, want \"ab\"", b)
+	}
+}

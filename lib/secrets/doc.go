@@ -9,7 +9,7 @@
 // gitleaks' format adds allowlists for known false positives.
 //
 // What is scanned is what a reader sees: each object of a pack once, a
-// manifest's string values decoded, a content object as its text and,
+// manifest's strings decoded (member names too: a token may be a key), a content object as its text and,
 // when that text is a JSON document, each of its strings decoded too (an
 // escaped "\n" would hide a key from the rules that look for a line
 // break). ScanPack remembers the packs and objects found clean
@@ -27,8 +27,12 @@
 // RedactLog replaces each secret of an execution log by its Mark,
 // [REDACTED:<rule>:<first 8 hex of the secret's SHA-256>], the same for
 // the same secret everywhere, followed by the line breaks the secret
-// spanned (so numbered lines keep their numbers), and records
+// spanned (so numbered lines keep their numbers), in whichever JSON
+// escaping a text writes it (\/, \u0041…), and records
 // {"marks","scanner"} under metadata.redaction. Nothing else changes.
+// A value a secret was found in is scanned again once rewritten: a
+// secret still there (held percent- or hex-encoded, which gitleaks
+// decodes but ctx does not rewrite) fails the redaction.
 //
 // A Finding names the rule, the pack, the object, the JSON path and the
 // line; no value of this package ever carries a secret out of it, and the

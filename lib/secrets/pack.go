@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -25,13 +26,19 @@ type Finding struct {
 	Object digest.Digest `json:"object,omitzero"`
 	Path   string        `json:"path"`
 	Line   int           `json:"line,omitzero"`
-	Mark   string        `json:"mark"`
+	// Key says the secret is a member name: the last element of Path,
+	// which shows it as its mark.
+	Key  bool   `json:"key,omitzero"`
+	Mark string `json:"mark"`
 }
 
 // String renders f for a message: "aws-access-token at steps[3].output
 // line 2 (object sha256:…) in pack sha256:…".
 func (f Finding) String() string {
 	s := f.Rule + " at " + f.Path
+	if f.Key {
+		s += " (a member name)"
+	}
 	if f.Line > 0 {
 		s += fmt.Sprintf(" line %d", f.Line)
 	}
@@ -53,6 +60,11 @@ type ScanStats struct {
 	Objects int   // objects of the pack, its manifest included
 	Scanned int   // objects scanned (the others were known clean)
 	Bytes   int64 // bytes scanned
+	// Binary counts the objects scanned as binary (a NUL byte or bytes
+	// that are not UTF-8 in their first 8000): only the runs of
+	// printable text they hold, where a secret in a binary is written,
+	// went through the rules.
+	Binary int
 }
 
 // ScanPack scans every object of the pack m (m.Hash set, as loaded): its
@@ -75,7 +87,8 @@ func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *verdict.Cac
 	type unit struct {
 		obj  int
 		path string
-		text string // the manifest's values; content is read when scanned
+		text string      // the manifest's strings; content is read when scanned
+		v    stringValue // a string of the manifest
 	}
 	objs := []object{{d: m.Hash}}
 	seen := map[digest.Digest]bool{m.Hash: true}
@@ -106,7 +119,7 @@ func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *verdict.Cac
 		stats.Bytes += int64(len(b))
 		walk(b, func(v stringValue) {
 			if !isDigest(v.text) {
-				units = append(units, unit{obj: i, path: v.path(), text: v.text})
+				units = append(units, unit{obj: i, path: v.path(), text: v.text, v: v})
 				objs[i].units++
 			}
 		})
@@ -117,12 +130,14 @@ func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *verdict.Cac
 		}
 	}
 	results := make([][]Finding, len(units))
+	keys := make([][]hit, len(units)) // the secrets that are member names
 	errs := make([]error, len(units))
 	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		next  int
-		bytes int64
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		next   int
+		bytes  int64
+		binary int
 	)
 	for range min(runtime.GOMAXPROCS(0), len(units)) {
 		wg.Go(func() {
@@ -143,14 +158,25 @@ func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *verdict.Cac
 						errs[i] = fmt.Errorf("scanning pack %s: %w", m.Hash, err)
 						continue
 					}
-					text = string(b)
+					// The bytes are this goroutine's and never written:
+					// a string of them, not a copy, which would double
+					// the memory a large object costs.
+					text = unsafe.String(unsafe.SliceData(b), len(b))
+					bin := isBinary(text)
 					mu.Lock()
 					bytes += int64(len(b))
+					if bin {
+						binary++
+					}
 					mu.Unlock()
 				}
-				fs := s.scanObject(text, u.path)
+				hs := s.scan(text)
+				fs := findings(text, u.path, hs)
 				for k := range fs {
-					fs[k].Pack, fs[k].Object = m.Hash, objs[u.obj].d
+					fs[k].Pack, fs[k].Object, fs[k].Key = m.Hash, objs[u.obj].d, u.v.key
+				}
+				if u.v.key {
+					keys[i] = hs
 				}
 				results[i] = fs
 			}
@@ -158,14 +184,26 @@ func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *verdict.Cac
 	}
 	wg.Wait()
 	stats.Bytes += bytes
+	stats.Binary = binary
 	for _, err := range errs {
 		if err != nil {
 			return nil, stats, err
 		}
 	}
+	// A secret that is a member name of the manifest is in the paths of
+	// its member and of what the member holds: shown as its mark.
+	var named []hit
+	for _, hs := range keys {
+		named = append(named, hs...)
+	}
 	dirty := make([]bool, len(objs))
 	var out []Finding
 	for i, fs := range results {
+		if len(named) > 0 && objs[units[i].obj].path == "" {
+			for k := range fs {
+				fs[k].Path = units[i].v.maskedPath(named)
+			}
+		}
 		out = append(out, fs...)
 		if len(fs) > 0 {
 			dirty[units[i].obj] = true
@@ -201,8 +239,14 @@ func contentPath(p canon.Path) string {
 // scanObject scans a content object, reporting each place a secret
 // occurs in it at path.
 func (s *Scanner) scanObject(text, path string) []Finding {
+	return findings(text, path, s.scan(text))
+}
+
+// findings are the places the secrets hs, found in text, occur in it,
+// text being at path.
+func findings(text, path string, hs []hit) []Finding {
 	var out []Finding
-	for _, h := range s.scan(text) {
+	for _, h := range hs {
 		lines := occurrences(text, h.secret)
 		if len(lines) == 0 {
 			lines = []int{0} // held encoded: the place is the value

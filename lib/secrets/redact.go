@@ -40,45 +40,56 @@ func (s *Scanner) RedactLog(b []byte) ([]byte, Report, error) {
 		return nil, rep, fmt.Errorf("reading the log: %w", err)
 	}
 	rules := map[string]string{} // secret → rule
-	var order []replacement
-	for _, v := range vals {
+	var order []hit
+	var at []int                     // the value each finding is in
+	dirty := make([]bool, len(vals)) // the values a secret was found in
+	for k, v := range vals {
 		path := v.path()
 		for _, h := range s.scan(v.text) {
+			dirty[k] = true
 			lines := occurrences(v.text, h.secret)
 			if len(lines) == 0 {
 				lines = []int{0}
 			}
 			for _, ln := range lines {
-				rep.Findings = append(rep.Findings, Finding{Rule: h.rule, Path: path, Line: ln, Mark: Mark(h.rule, h.secret)})
+				rep.Findings = append(rep.Findings, Finding{Rule: h.rule, Path: path, Line: ln, Key: v.key, Mark: Mark(h.rule, h.secret)})
+				at = append(at, k)
 			}
 			if _, ok := rules[h.secret]; !ok {
 				rules[h.secret] = h.rule
-				order = append(order, replacement{h.rule, h.secret})
+				order = append(order, h)
 			}
 		}
 	}
 	rep.Secrets = len(order)
+	// A secret that is a member name is in the paths of its member and
+	// of what the member holds: shown as its mark.
+	for i := range rep.Findings {
+		rep.Findings[i].Path = vals[at[i]].maskedPath(order)
+	}
 
 	var out bytes.Buffer
 	out.Grow(len(b))
 	last := 0
-	for _, v := range vals {
+	for k, v := range vals {
 		if len(order) == 0 {
 			break
 		}
 		red := redactText(v.text, order)
-		if red == v.text {
+		if red == v.text && !dirty[k] {
 			continue
 		}
+		// A value a secret was found in is scanned again, rewritten or
+		// not: one the rewrite missed fails the redaction.
 		if again := s.scan(red); len(again) > 0 {
-			return nil, rep, fmt.Errorf("%s: a %s secret is still there after redaction (held in a form ctx cannot rewrite); edit it out with ctx-fork | jq | ctx-pack", v.path(), again[0].rule)
+			return nil, rep, fmt.Errorf("%s: a %s secret is still there after redaction (held in a form ctx cannot rewrite); edit it out with ctx-fork | jq | ctx-pack", v.maskedPath(order), again[0].rule)
 		}
 		if v.base64 {
 			red = base64.StdEncoding.EncodeToString([]byte(red))
 		}
 		q, err := jsontext.AppendQuote(nil, red)
 		if err != nil {
-			return nil, rep, fmt.Errorf("%s: %w", v.path(), err)
+			return nil, rep, fmt.Errorf("%s: %w", v.maskedPath(order), err)
 		}
 		out.Write(b[last:v.start])
 		out.Write(q)

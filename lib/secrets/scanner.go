@@ -174,13 +174,22 @@ func readConfig(b []byte) (*config.ViperConfig, error) {
 	if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
 		return nil, err
 	}
+	// The deprecated table is moved as gitleaks' Translate moves it, but
+	// before: the allowlists are added to the default rules' here.
+	if settings := v.AllSettings(); settings["allowlist"] != nil {
+		if settings["allowlists"] != nil {
+			return nil, fmt.Errorf("[allowlist] is deprecated, it cannot be used alongside [[allowlists]]")
+		}
+		settings["allowlists"] = []any{settings["allowlist"]}
+		delete(settings, "allowlist")
+		v = viper.New()
+		if err := v.MergeConfigMap(settings); err != nil {
+			return nil, err
+		}
+	}
 	var vc config.ViperConfig
 	if err := v.Unmarshal(&vc); err != nil {
 		return nil, err
-	}
-	if vc.AllowList != nil {
-		vc.Allowlists = append(vc.Allowlists, vc.AllowList)
-		vc.AllowList = nil
 	}
 	vc.Extend = config.Extend{}
 	return &vc, nil
@@ -205,35 +214,48 @@ const genericRule = "generic-api-key"
 // that found each and then of the secret, each once. Text that is a JSON
 // document is scanned a second time with its strings decoded, since an
 // escaped line break (\n) hides a key from the rules that look for one.
+// A binary text (isBinary) is scanned for the printable text it holds; a
+// large one in chunks (chunks), in parallel.
 func (s *Scanner) scan(text string) []hit {
-	var hits []hit
-	add := func(t string) {
-		var found []report.Finding
-		if strings.ContainsAny(t, assignChars) {
-			found = s.all.DetectString(t)
-		} else {
-			found = s.det.DetectString(t)
-			if mayAssign(t) {
-				found = append(found, s.gen.DetectString(t)...)
-			}
-		}
-		for _, f := range found {
-			if f.Secret == "" || inMark(t, f.Secret) || hidden(f, found) {
-				continue
-			}
-			hits = append(hits, hit{rule: f.RuleID, secret: f.Secret})
-		}
+	if isBinary(text) {
+		text = printable(text)
 	}
-	add(text)
-	if looksJSON(text) {
-		// Only strings JSON escaped can hide a secret from the raw pass.
-		walk([]byte(text), func(v stringValue) {
-			if strings.ContainsAny(v.text, "\n\r\t\"\\/") {
-				add(v.text)
-			}
-		})
+	hits := each(text, s.detect)
+	if strings.Contains(text, `\`) && looksJSON(text) {
+		b := []byte(text)
+		if jsontext.Value(b).IsValid() {
+			// Only strings JSON escaped (\n, \/, \u0041…) can hide a
+			// secret from the raw pass.
+			walk(b, func(v stringValue) {
+				if bytes.IndexByte(b[v.start:v.end], '\\') >= 0 {
+					hits = append(hits, each(v.text, s.detect)...)
+				}
+			})
+		}
 	}
 	return dedupe(hits)
+}
+
+// detect runs the rules over t: the generic rule only where it may
+// match (mayAssign).
+func (s *Scanner) detect(t string) []hit {
+	var found []report.Finding
+	if strings.ContainsAny(t, assignChars) {
+		found = s.all.DetectString(t)
+	} else {
+		found = s.det.DetectString(t)
+		if mayAssign(t) {
+			found = append(found, s.gen.DetectString(t)...)
+		}
+	}
+	var hits []hit
+	for _, f := range found {
+		if f.Secret == "" || inMark(t, f.Secret) || hidden(f, found) {
+			continue
+		}
+		hits = append(hits, hit{rule: f.RuleID, secret: f.Secret})
+	}
+	return hits
 }
 
 // hidden applies gitleaks' rule (detect.filter) that a generic finding is
@@ -309,10 +331,11 @@ func CountMarks(text string) int {
 	return len(markPattern.FindAllStringIndex(text, -1))
 }
 
-// looksJSON reports whether text is a JSON object or array.
+// looksJSON reports whether text may be a JSON object or array: it
+// starts as one (whether it is valid is for the caller to check).
 func looksJSON(text string) bool {
 	t := strings.TrimLeft(text, " \t\r\n")
-	return (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && jsontext.Value(text).IsValid()
+	return strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")
 }
 
 // Load returns a scanner with the allowlist of the gitleaks configuration

@@ -244,6 +244,17 @@ func TestAllowlist(t *testing.T) {
 	if hs := s.scan(text); len(hs) != 0 {
 		t.Errorf("allowlisted secret found: %v", hs[0].rule)
 	}
+	// gitleaks' deprecated [allowlist] table is read too.
+	old, err := New([]byte("[allowlist]\ndescription = \"test token\"\nregexes = ['''^" + tok + "$''']\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.init(); err != nil {
+		t.Fatal(err)
+	}
+	if hs := old.scan(text); len(hs) != 0 {
+		t.Errorf("secret allowlisted by [allowlist] found: %v", hs[0].rule)
+	}
 	if _, err := New([]byte("[[rules]]\nid = \"x\"\nregex = '''x'''\n")); err == nil {
 		t.Error("an allowlist file with rules was accepted")
 	}

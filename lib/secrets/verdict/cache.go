@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
 )
 
 // Cache remembers what a rule set found clean, so that scanning it again
@@ -61,7 +62,7 @@ const Rules = "20c2cf0bd23a66fe2a6a4900d3c01f42ea9161af9359dd1dca6d19c62eed94dc"
 
 // scanVersion changes whenever what lib/secrets scans, or how, changes,
 // so that verdicts of an older ctx are not trusted.
-const scanVersion = "s1"
+const scanVersion = "s2"
 
 // Version names a rule set: gitleaks' version, the way of scanning, and
 // a hash of the rules and of the allowlist file given (nil for none). A
@@ -88,8 +89,21 @@ func (c *Cache) PackClean(d digest.Digest) bool {
 	if c == nil {
 		return false
 	}
-	_, err := os.Stat(filepath.Join(c.dir, "packs", d.Hex()))
-	return err == nil
+	fi, err := os.Lstat(filepath.Join(c.dir, "packs", d.Hex()))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// maxObjects bounds the objects file: a million verdicts. Past it the
+// file is neither read nor appended to, and objects are scanned again.
+const maxObjects = 65 << 20
+
+// objects is the file of object verdicts.
+func (c *Cache) objects() string { return filepath.Join(c.dir, "objects") }
+
+// rule is what the objects file must be (lib/found): a regular file in
+// the cache directory, of at most maxObjects bytes.
+func (c *Cache) rule() found.Rule {
+	return found.Rule{What: "secret-scan verdict cache", Max: maxObjects, Within: c.dir}
 }
 
 // load reads the object verdicts, once; c.mu is held.
@@ -99,7 +113,10 @@ func (c *Cache) load() {
 	}
 	c.loaded = true
 	c.clean = map[digest.Digest]bool{}
-	b, err := os.ReadFile(filepath.Join(c.dir, "objects"))
+	// The cache directory is the user's, but what is in it is not
+	// vouched for: a pipe or a link to /dev/zero in place of the file
+	// is refused, never read (which would block, or never end).
+	b, err := found.ReadFile(c.objects(), c.rule())
 	if err != nil {
 		return
 	}
@@ -167,7 +184,7 @@ func (c *Cache) Save() {
 			b.WriteString(d.Hex())
 			b.WriteByte('\n')
 		}
-		f, err := os.OpenFile(filepath.Join(c.dir, "objects"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := found.Append(c.objects(), c.rule(), 0o600)
 		if err != nil {
 			return
 		}
@@ -180,7 +197,8 @@ func (c *Cache) Save() {
 	// A pack's verdict only after its objects': a crash in between only
 	// means the pack is checked object by object again.
 	for _, d := range c.packs {
-		if f, err := os.OpenFile(filepath.Join(c.dir, "packs", d.Hex()), os.O_WRONLY|os.O_CREATE, 0o600); err == nil {
+		r := found.Rule{What: "secret-scan verdict", Max: 0, Within: c.dir}
+		if f, err := found.Append(filepath.Join(c.dir, "packs", d.Hex()), r, 0o600); err == nil {
 			f.Close()
 		}
 	}
