@@ -3,6 +3,7 @@ package cost
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -308,4 +309,23 @@ func (s *sum) value() *float64 {
 		return nil
 	}
 	return s.v
+}
+
+// Format writes a dollar figure for people: "$1.23" from a dollar up,
+// four significant digits below ("$0.01851", "$0.000012"), "-" for nil.
+func Format(usd *float64) string {
+	if usd == nil {
+		return "-"
+	}
+	v := *usd
+	switch {
+	case v == 0:
+		return "$0"
+	case math.Abs(v) >= 1:
+		return "$" + strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	digits := max(0, 3-int(math.Floor(math.Log10(math.Abs(v)))))
+	s := strconv.FormatFloat(v, 'f', digits, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return "$" + s
 }

@@ -1,4 +1,4 @@
-package cost
+package cost_test
 
 import (
 	"math"
@@ -7,12 +7,15 @@ import (
 	"slices"
 	"testing"
 
+	. "github.com/ctx-tools/ctx/lib/cost"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
 func i64(v int64) *int64 { return &v }
+
+var yes, no = func() (*bool, *bool) { t, f := true, false; return &t, &f }()
 
 func table(t *testing.T, js string) *Table {
 	t.Helper()
@@ -287,5 +290,38 @@ func TestSessionFigure(t *testing.T) {
 	}
 	if st := p.Steps[0]; st == nil || st.Agent != nil || st.Computed == nil || !near(*st.Computed, Round(3*3e-6+1200*3.75e-6+15000*3e-7+40*1.5e-5)) {
 		t.Errorf("step 0 %+v", st)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, tc := range []struct {
+		v    *float64
+		want string
+	}{{nil, "-"}, {f(0), "$0"}, {f(1.234), "$1.23"}, {f(1234.5), "$1234.50"}, {f(0.018509), "$0.01851"}, {f(0.0000123), "$0.0000123"}, {f(0.5), "$0.5"}} {
+		if got := Format(tc.v); got != tc.want {
+			t.Errorf("Format(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+// A --prices file overrides the default table where it names a model,
+// and leaves the others priced.
+func TestReadFile(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "prices.json")
+	if err := os.WriteFile(f, []byte(`{"gpt-4o":{"input_cost_per_token":1,"output_cost_per_token":1},"mine":{"input_cost_per_token":2,"output_cost_per_token":2}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for model, in := range map[string]float64{"gpt-4o": 1, "mine": 2, "claude-sonnet-4-5": 3e-6} {
+		if p, ok := tb.Lookup(model); !ok || p.Input != in {
+			t.Errorf("%s: %v %v, want %v", model, p.Input, ok, in)
+		}
+	}
+	if _, err := ReadFile(filepath.Join(t.TempDir(), "none.json")); err == nil {
+		t.Error("a missing file read")
 	}
 }

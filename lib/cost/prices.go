@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -186,4 +187,25 @@ func (t *Table) Lookup(model string) (Price, bool) {
 		}
 	}
 	return Price{}, false
+}
+
+// ReadFile reads the price table in file name (Load's shape), named by
+// its path, over the default one: the file's prices win, and the models
+// it does not name keep the default's.
+func ReadFile(name string) (*Table, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("reading prices: %w", err)
+	}
+	t, err := Load(name, b)
+	if err != nil {
+		return nil, err
+	}
+	for k, p := range Default().models {
+		if _, ok := t.models[k]; !ok {
+			t.models[k] = p
+		}
+	}
+	t.Name += " over " + DefaultName
+	return t, nil
 }
