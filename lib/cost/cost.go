@@ -329,3 +329,29 @@ func Format(usd *float64) string {
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	return "$" + s
 }
+
+// Line says what the run cost and where the figure comes from, for
+// people: "$0.01851 (the agent's own figure; computed from usage:
+// $0.01851)", "$0.025 (computed from usage with <prices>), without x (no
+// price)"; "" when nothing recorded usage or cost.
+func (p *Pack) Line() string {
+	switch {
+	case p.USD == nil && len(p.Unpriced) == 0:
+		return ""
+	case p.USD == nil:
+		return "unknown: no price for " + strings.Join(p.Unpriced, ", ")
+	}
+	line := Format(p.USD)
+	switch {
+	case p.Agent != nil && p.Computed != nil:
+		line += " (the agent's own figure; computed from usage: " + Format(p.Computed) + ")"
+	case p.Agent != nil:
+		line += " (the agent's own figure)"
+	case p.USD != nil:
+		line += " (computed from usage with " + p.Prices + ")"
+	}
+	if len(p.Unpriced) > 0 {
+		line += ", without " + strings.Join(p.Unpriced, ", ") + " (no price)"
+	}
+	return line
+}
