@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ctx-tools/ctx/internal/agenttest"
 	. "github.com/ctx-tools/ctx/lib/cost"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
@@ -193,7 +194,7 @@ func pack(t *testing.T, f string, path string) *manifest.Manifest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, _, err := importer.ImportLog(f, data, importer.Options{Dir: filepath.Dir(path)})
+	log, _, err := importer.Import(f, data, importer.Options{Dir: filepath.Dir(path)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,11 +202,7 @@ func pack(t *testing.T, f string, path string) *manifest.Manifest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _, err := l.Pack(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return agenttest.PackLog(t, s, log)
 }
 
 // The computed figure against the agent's own, on every fixture that
