@@ -1,7 +1,7 @@
 // Command ctx-log lists the packs of a store, newest first: one canonical
 // JSON line per finalized pack,
 //
-//	{"created","hash","inputs","latest","model","outputs","parent","steps","tags","uri"}
+//	{"cost_usd","created","hash","inputs","latest","model","outputs","parent","steps","tags","tokens","unpriced","uri"}
 //
 // read from the packs/ entries (the store's index), never from manifests
 // unless a --where query needs manifest fields. It reads no stdin. With
@@ -52,9 +52,15 @@ session) are listed a descendant before its parent, then more steps first, then 
 first. So -n 1 is the newest run, which is not always latest (the pack the last ctx-pack made):
 latest is marked, "latest":true in JSON and in the TAGS column of the table.
 
-One JSON line per pack, {"created","hash","inputs","latest","model","outputs","parent","steps","tags",
-"uri"}, where steps, inputs and outputs are counts, parent is left out for a pack without one, latest
-only on the pack refs/latest names, and tags lists the tags naming the pack.
+One JSON line per pack, {"cost_usd","created","hash","inputs","latest","model","outputs","parent","steps",
+"tags","tokens","unpriced","uri"}, where steps, inputs and outputs are counts, parent is left out for a
+pack without one, latest only on the pack refs/latest names, and tags lists the tags naming the pack.
+tokens sums the steps' usage and cost_usd is what the run cost (the agent's own figure, else computed
+from usage with the embedded LiteLLM prices when it was packed); unpriced names the models cost_usd
+leaves out. They are left out for packs made before packs/ entries kept them.
+
+--usage day|week|month|model|agent|session sums tokens and cost over the packs selected instead,
+counting each agent session once (its fullest snapshot): one JSON line per group, a table with --human.
 
 An empty store prints nothing (and "no packs found" on stderr) and exits 0. A corrupt or unreadable
 pack entry is reported on stderr, every other pack is still listed, and the exit code is then 2.
