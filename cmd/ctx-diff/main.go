@@ -21,6 +21,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/cost"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/drift"
 	"github.com/ctx-tools/ctx/lib/htmlview"
@@ -38,6 +39,7 @@ type diffCmd struct {
 	Align       string   `help:"How steps are paired: index (step i with step i; extra steps added or removed) or lcs (along the longest common run of type, tool and parameters, so an inserted step is one addition)." enum:"index,lcs" default:"index"`
 	AllMetadata bool     `name:"all-metadata" help:"Also report metadata values that differ between any two runs (ids, request ids, uuids, timestamps, session ids), which are otherwise only counted (volatile_metadata)."`
 	Ignore      []string `help:"Leave out a drift type (repeatable): model_drift, prompt_drift, input_drift, tool_drift, param_drift, reasoning_drift, tool_output_drift, part_drift, error_drift, usage_drift, output_drift, environment_drift, metadata_drift." placeholder:"TYPE"`
+	Prices      string   `help:"Price the runs' usage with the price table in FILE (LiteLLM's model_prices_and_context_window.json shape; its models over the embedded table's) for the cost_usd entry." placeholder:"FILE" type:"existingfile"`
 	HTML        bool     `name:"html" help:"Print the report as one self-contained HTML page (no scripts, no network): the first divergence, model and environment side by side, the aligned steps with their diffs."`
 	Output      string   `short:"o" help:"Write the --html page to FILE instead of stdout (- is stdout)." placeholder:"FILE"`
 }
@@ -63,6 +65,13 @@ func (c *diffCmd) Run(env *cli.Env) error {
 	}
 	opt.Ignore = c.Ignore
 	opt.AllMetadata = c.AllMetadata
+	if c.Prices != "" {
+		t, err := cost.ReadFile(c.Prices)
+		if err != nil {
+			return err
+		}
+		opt.Prices = t
+	}
 	if c.Align == "lcs" {
 		opt.Align = drift.AlignLCS
 	}

@@ -1,7 +1,7 @@
 // Command ctx-log lists the packs of a store, newest first: one canonical
 // JSON line per finalized pack,
 //
-//	{"created","hash","inputs","latest","model","outputs","parent","steps","tags","uri"}
+//	{"cost_usd","created","hash","inputs","latest","model","outputs","parent","steps","tags","tokens","unpriced","uri"}
 //
 // read from the packs/ entries (the store's index), never from manifests
 // unless a --where query needs manifest fields. It reads no stdin. With
@@ -22,6 +22,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/blame"
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/cost"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
@@ -40,6 +41,8 @@ type logCmd struct {
 	Until    string   `help:"Only packs created at or before TIME (same forms as --since)." placeholder:"TIME"`
 	Where    []string `help:"Only packs matching a gjson query condition, e.g. 'steps>10', 'model%\"gpt-*\"', 'tags.#(==\"v1\")', 'model.parameters.temperature==0'. Queries on log line fields read only packs/ entries; others read each candidate's manifest. Repeat to require several." placeholder:"QUERY" sep:"none"`
 	Tags     bool     `help:"List tags instead: {\"hash\",\"tag\",\"uri\"} per tag, by name."`
+	Usage    string   `help:"Report tokens and cost instead, summed by day, week, month, model, agent or session, over the packs selected (each agent session once): one JSON line per group, a table with --human." enum:",day,week,month,model,agent,session" default:"" placeholder:"BY"`
+	Prices   string   `help:"With --usage: price every pack's usage with the price table in FILE (LiteLLM's model_prices_and_context_window.json shape) instead of the figures kept when it was packed; reads each pack's manifest." placeholder:"FILE" type:"existingfile"`
 }
 
 func (c *logCmd) Description() string {
@@ -49,9 +52,15 @@ session) are listed a descendant before its parent, then more steps first, then 
 first. So -n 1 is the newest run, which is not always latest (the pack the last ctx-pack made):
 latest is marked, "latest":true in JSON and in the TAGS column of the table.
 
-One JSON line per pack, {"created","hash","inputs","latest","model","outputs","parent","steps","tags",
-"uri"}, where steps, inputs and outputs are counts, parent is left out for a pack without one, latest
-only on the pack refs/latest names, and tags lists the tags naming the pack.
+One JSON line per pack, {"cost_usd","created","hash","inputs","latest","model","outputs","parent","steps",
+"tags","tokens","unpriced","uri"}, where steps, inputs and outputs are counts, parent is left out for a
+pack without one, latest only on the pack refs/latest names, and tags lists the tags naming the pack.
+tokens sums the steps' usage and cost_usd is what the run cost (the agent's own figure, else computed
+from usage with the embedded LiteLLM prices when it was packed); unpriced names the models cost_usd
+leaves out. They are left out for packs made before packs/ entries kept them.
+
+--usage day|week|month|model|agent|session sums tokens and cost over the packs selected instead,
+counting each agent session once (its fullest snapshot): one JSON line per group, a table with --human.
 
 An empty store prints nothing (and "no packs found" on stderr) and exits 0. A corrupt or unreadable
 pack entry is reported on stderr, every other pack is still listed, and the exit code is then 2.
@@ -95,6 +104,9 @@ func (c *logCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if c.Usage != "" {
+		return c.usage(env, s, l)
+	}
 	if err := print(env, l.Entries); err != nil {
 		return err
 	}
@@ -117,6 +129,12 @@ func (c *logCmd) options() (packlog.Options, error) {
 	if c.Tags && (c.Lineage != "" || c.MaxCount != -1 || c.Model != "" || c.Since != "" || c.Until != "" || len(c.Where) > 0) {
 		return opt, cli.Errorf(cli.ExitUsage, "--tags lists tags; it takes no other listing flag")
 	}
+	if c.Usage != "" && (c.Lineage != "" || c.Tags || c.MaxCount != -1) {
+		return opt, cli.Errorf(cli.ExitUsage, "--usage sums the packs selected; it takes no --lineage, --tags or -n")
+	}
+	if c.Prices != "" && c.Usage == "" {
+		return opt, cli.Errorf(cli.ExitUsage, "--prices prices a --usage report; give --usage BY")
+	}
 	opt.Limit = max(c.MaxCount, 0) // 0 means all; -n 0 never gets here
 	opt.Model = c.Model
 	opt.CacheDir = cacheDir()
@@ -131,6 +149,109 @@ func (c *logCmd) options() (packlog.Options, error) {
 		opt.Where = append(opt.Where, q)
 	}
 	return opt, nil
+}
+
+// usage prints the --usage report of the listed packs.
+func (c *logCmd) usage(env *cli.Env, s *store.Store, l packlog.Listing) error {
+	var prices *cost.Table
+	if c.Prices != "" {
+		t, err := cost.ReadFile(c.Prices)
+		if err != nil {
+			return err
+		}
+		prices = t
+	}
+	rows, probs := packlog.Usage(s, l.Entries, c.Usage, prices)
+	if env.Human() {
+		if len(rows) > 0 {
+			if err := env.Styled(usageTable(c.Usage, rows)); err != nil {
+				return err
+			}
+		}
+	} else {
+		for _, r := range rows {
+			line := map[string]any{c.Usage: r.Key, "packs": r.Packs, "steps": r.Steps, "tokens": r.Tokens}
+			if r.USD != nil {
+				line["cost_usd"] = *r.USD
+			}
+			if len(r.Unpriced) > 0 {
+				line["unpriced"] = r.Unpriced
+			}
+			if r.Hash != "" {
+				line["hash"] = r.Hash
+			}
+			if err := env.Result(line); err != nil {
+				return err
+			}
+		}
+	}
+	if len(rows) == 0 && len(probs) == 0 {
+		env.Infof("no usage recorded in the packs selected")
+	}
+	if t := packlog.UsageTotal(rows); len(t.Unpriced) > 0 {
+		env.Warnf("no price for %s: their tokens are counted, not their cost (--prices FILE prices them)", strings.Join(t.Unpriced, ", "))
+	}
+	return problems(env, append(l.Problems, probs...))
+}
+
+// usageTable renders a --usage report: a row per group and the total.
+func usageTable(by string, rows []packlog.UsageRow) *visible.Text {
+	head := []string{strings.ToUpper(by), "PACKS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "REASONING", "COST"}
+	cells := [][]string{head}
+	row := func(key string, r packlog.UsageRow) []string {
+		n := func(v *int64) string {
+			if v == nil {
+				return "-"
+			}
+			return manifest.Thousands(*v)
+		}
+		c := cost.Format(r.USD)
+		if len(r.Unpriced) > 0 {
+			c += "*"
+		}
+		return []string{key, strconv.Itoa(r.Packs), n(r.Tokens.InputTokens), n(r.Tokens.OutputTokens),
+			n(r.Tokens.CacheReadTokens), n(r.Tokens.CacheCreationTokens), n(r.Tokens.ReasoningTokens), c}
+	}
+	for _, r := range rows {
+		key := r.Key
+		if by == "agent" && key == "" {
+			key = "(main)"
+		}
+		cells = append(cells, row(cli.Escape(key), r))
+	}
+	total := packlog.UsageTotal(rows)
+	cells = append(cells, row("TOTAL", total))
+	width := make([]int, len(head))
+	for _, r := range cells {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	b := new(visible.Text)
+	for i, r := range cells {
+		for j, c := range r {
+			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(c))
+			switch {
+			case j == 0:
+				c += pad
+			default:
+				c = pad + c // numbers right-aligned
+			}
+			if i == 0 || i == len(cells)-1 {
+				b.Paint(visible.Bold, c)
+			} else {
+				b.WriteString(c)
+			}
+			if j < len(r)-1 {
+				b.WriteString("  ")
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(total.Unpriced) > 0 {
+		b.WriteString("* leaves out the models without a price: " + cli.Escape(strings.Join(total.Unpriced, ", ")) + "\n")
+	}
+	return b
 }
 
 func (c *logCmd) listLineage(env *cli.Env, s *store.Store, opt packlog.Options) error {
@@ -198,7 +319,7 @@ func print(env *cli.Env, es []packlog.Entry) error {
 		env.Problem(err)
 	}
 	if env.Human() {
-		return env.Styled(table(es, tokenCells(s, es)))
+		return env.Styled(table(es)(tokenCells(s, es)))
 	}
 	const chunk = 64 << 10
 	buf := make([]byte, 0, chunk+1024)
@@ -222,27 +343,38 @@ func print(env *cli.Env, es []packlog.Entry) error {
 	return nil
 }
 
-// tokenCells returns the TOKENS cell of each entry: the input and output
-// tokens its steps recorded, "-" when none did, "?" when its manifest
-// cannot be read (the listing reports that elsewhere: ctx-verify).
-// The table reads the manifests of the packs it shows; JSON lines do not.
-func tokenCells(s *store.Store, es []packlog.Entry) []string {
-	cells := make([]string, len(es))
+// tokenCells returns the TOKENS and COST cells of each entry: the input
+// and output tokens its steps recorded ("-" when none did) and their cost
+// ("-" when nothing is priced; "*" marks a figure that leaves out unpriced
+// models), from its packs/ entry; for an entry written before usage was
+// kept, from its manifest, "?" when that cannot be read (the listing
+// reports that elsewhere: ctx-verify).
+func tokenCells(s *store.Store, es []packlog.Entry) (tokens, costs []string) {
+	tokens, costs = make([]string, len(es)), make([]string, len(es))
 	for i := range es {
-		m, err := manifest.Load(s, es[i].Hash)
-		if err != nil {
-			cells[i] = "?"
-			continue
+		u := es[i].Usage
+		if u == nil {
+			m, err := manifest.Load(s, es[i].Hash)
+			if err != nil {
+				tokens[i], costs[i] = "?", "?"
+				continue
+			}
+			if u = cost.Entry(m); u == nil {
+				u = &manifest.SummaryUsage{}
+			}
 		}
-		t := manifest.CountTokens(m)
-		switch u := t.All; {
-		case u.InputTokens == nil && u.OutputTokens == nil:
-			cells[i] = "-"
+		switch t := u.Tokens; {
+		case t.InputTokens == nil && t.OutputTokens == nil:
+			tokens[i] = "-"
 		default:
-			cells[i] = thousands(u.InputTokens) + " in, " + thousands(u.OutputTokens) + " out"
+			tokens[i] = thousands(t.InputTokens) + " in, " + thousands(t.OutputTokens) + " out"
+		}
+		costs[i] = cost.Format(u.CostUSD)
+		if len(u.Unpriced) > 0 {
+			costs[i] += "*"
 		}
 	}
-	return cells
+	return tokens, costs
 }
 
 func thousands(n *int64) string {
@@ -255,13 +387,17 @@ func thousands(n *int64) string {
 // table renders entries for --human: columns two spaces apart, each as
 // wide as its widest cell, and no trailing blanks; in colour, the header
 // bold and the hashes yellow, as git log shows them.
-func table(es []packlog.Entry, tokens []string) *visible.Text {
+func table(es []packlog.Entry) func(tokens, costs []string) *visible.Text {
+	return func(tokens, costs []string) *visible.Text { return tableOf(es, tokens, costs) }
+}
+
+func tableOf(es []packlog.Entry, tokens, costs []string) *visible.Text {
 	b := new(visible.Text)
 	if len(es) == 0 {
 		return b
 	}
-	rows := make([][7]string, 0, len(es)+1)
-	rows = append(rows, [7]string{"HASH", "CREATED", "MODEL", "STEPS", "TOKENS", "PARENT", "TAGS"})
+	rows := make([][8]string, 0, len(es)+1)
+	rows = append(rows, [8]string{"HASH", "CREATED", "MODEL", "STEPS", "TOKENS", "COST", "PARENT", "TAGS"})
 	for i := range es {
 		e := &es[i]
 		parent := "-"
@@ -272,9 +408,9 @@ func table(es []packlog.Entry, tokens []string) *visible.Text {
 		if e.Latest {
 			refs = append([]string{store.Latest}, refs...)
 		}
-		rows = append(rows, [7]string{e.Hash.Short(), e.Created, cli.Escape(e.Model), strconv.Itoa(e.Steps), tokens[i], parent, strings.Join(refs, ",")})
+		rows = append(rows, [8]string{e.Hash.Short(), e.Created, cli.Escape(e.Model), strconv.Itoa(e.Steps), tokens[i], costs[i], parent, strings.Join(refs, ",")})
 	}
-	var width [7]int
+	var width [8]int
 	for _, r := range rows {
 		for c, cell := range r {
 			width[c] = max(width[c], utf8.RuneCountInString(cell))

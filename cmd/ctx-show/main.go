@@ -25,6 +25,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/atif"
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/cost"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/htmlview"
@@ -47,6 +48,16 @@ type showCmd struct {
 	Checkout string `help:"Write the pack's outputs as files under DIR, named as the pack names them (never outside DIR), and print what was written." placeholder:"DIR"`
 	Inputs   bool   `help:"With --checkout: write the pack's inputs (those it holds whole) instead of its outputs."`
 	Force    bool   `help:"With --checkout: replace files that exist with other content."`
+	Prices   string `help:"With --human or --html: price usage with the price table in FILE (LiteLLM's model_prices_and_context_window.json shape; its models over the embedded table's)." placeholder:"FILE" type:"existingfile"`
+}
+
+// prices returns the price table: --prices over the embedded one, or
+// the embedded one.
+func (c *showCmd) prices() (*cost.Table, error) {
+	if c.Prices == "" {
+		return cost.Default(), nil
+	}
+	return cost.ReadFile(c.Prices)
 }
 
 func (c *showCmd) Description() string {
@@ -166,7 +177,11 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		}
 		return env.ResultStream(l.WriteJSON)
 	case c.HTML:
-		page, err := htmlview.Pack(m, s, htmlview.Options{})
+		prices, err := c.prices()
+		if err != nil {
+			return err
+		}
+		page, err := htmlview.Pack(m, s, htmlview.Options{Prices: prices})
 		if err != nil {
 			return err
 		}
@@ -175,7 +190,11 @@ func (c *showCmd) show(env *cli.Env, s *store.Store, r string) error {
 		}
 		return htmlview.Write(env.Stdout, c.Output, page)
 	case env.Human():
-		text, err := human(s, m)
+		prices, err := c.prices()
+		if err != nil {
+			return err
+		}
+		text, err := human(s, m, prices)
 		if err != nil {
 			return err
 		}
@@ -246,30 +265,37 @@ func (l *lastByte) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// tokens writes the pack's token totals, and the totals per model and
-// per agent when there are several.
-func tokens(b *strings.Builder, t manifest.Tokens) {
-	if t.All.IsZero() {
-		return
+// tokens writes the pack's token totals and what they cost, and both per
+// model and per agent when there are several.
+func tokens(b *strings.Builder, p *cost.Pack) {
+	if !p.Tokens.IsZero() {
+		fmt.Fprintf(b, "tokens   %s\n", p.Tokens.String())
 	}
-	fmt.Fprintf(b, "tokens   %s\n", t.All.String())
-	if len(t.Models) > 1 {
-		for _, m := range t.Models {
-			fmt.Fprintf(b, "         model %s: %s\n", cli.Escape(m.Name), m.Usage.String())
+	if line := p.Line(); line != "" {
+		fmt.Fprintf(b, "cost     %s\n", line)
+	}
+	tally := func(kind string, ts []cost.Tally) {
+		if len(ts) < 2 {
+			return
 		}
-	}
-	if len(t.Agents) > 1 {
-		for _, a := range t.Agents {
-			name := cli.Escape(a.Name)
-			if a.Name == "" {
+		for _, t := range ts {
+			name := cli.Escape(t.Name)
+			if kind == "agent" && t.Name == "" {
 				name = "main"
 			}
-			fmt.Fprintf(b, "         agent %s: %s\n", name, a.Usage.String())
+			line := t.Tokens.String()
+			if t.USD != nil {
+				line += " · " + cost.Format(t.USD)
+			}
+			fmt.Fprintf(b, "         %s %s: %s\n", kind, name, line)
 		}
 	}
+	tally("model", p.Models)
+	tally("agent", p.Agents)
 }
 
-func human(s *store.Store, m *manifest.Manifest) (string, error) {
+func human(s *store.Store, m *manifest.Manifest, prices *cost.Table) (string, error) {
+	pc := cost.Of(m, prices)
 	var b strings.Builder
 	fmt.Fprintf(&b, "pack     %s\n", m.Hash)
 	fmt.Fprintf(&b, "created  %s\n", m.Created)
@@ -291,7 +317,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		}
 		fmt.Fprintf(&b, "system   %s\n", line)
 	}
-	tokens(&b, manifest.CountTokens(m))
+	tokens(&b, pc)
 	fmt.Fprintf(&b, "\nprompts (%d)\n", len(m.Prompts))
 	for i, p := range m.Prompts {
 		if p.Parts != nil {
@@ -332,7 +358,7 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\nsteps (%d)\n", len(m.Steps))
-	for _, st := range m.Steps {
+	for i, st := range m.Steps {
 		tool := st.Tool
 		if tool == "" {
 			// A model turn names its model, when the import recorded it.
@@ -408,6 +434,9 @@ func human(s *store.Store, m *manifest.Manifest) (string, error) {
 				if *f.Value != nil {
 					fmt.Fprintf(&b, " %s %d", strings.TrimSuffix(f.Name, "_tokens"), **f.Value)
 				}
+			}
+			if sc := pc.Steps[i]; sc != nil && sc.USD() != nil {
+				b.WriteString(" · " + cost.Format(sc.USD()))
 			}
 			b.WriteString("\n")
 		}

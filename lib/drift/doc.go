@@ -41,7 +41,9 @@
 //	                   added; removed); .type, .media_type
 //	error_drift        steps[i].error (failed in one pack only);
 //	                   .message, .exit_code
-//	usage_drift        steps[i].usage.<counter>, one entry per token count
+//	usage_drift        steps[i].usage.<counter>, one entry per token count;
+//	                   cost_usd, what each run cost (lib/cost), when the
+//	                   figures differ (a note names unpriced models)
 //	output_drift       outputs["name"] (content; added; removed); .media_type,
 //	                   .confidence, .notes
 //	environment_drift  environment.os, .runtime, .tool_versions.<tool>, .metadata.<path>
@@ -65,7 +67,8 @@
 // Entries follow the manifest: model, system prompt, prompts by index
 // (content, then parts), inputs by name (byte order; content, media type,
 // seen, lines, total lines), steps in alignment order, outputs by name,
-// environment (os, runtime, tool versions by name, metadata), metadata.
+// environment (os, runtime, tool versions by name, metadata), metadata,
+// the runs' cost.
 // Within a step: type, tool, deterministic, agent, parent step,
 // parameters (members in byte order, elements by index), output, output
 // parts, reasoning, error, usage, metadata. JSON object members are always

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/cost"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -88,6 +90,9 @@ type Options struct {
 	// between any two runs (see Volatile), which are otherwise only
 	// counted in Report.VolatileMetadata.
 	AllMetadata bool
+	// Prices prices the runs' usage for the cost entry (nil: lib/cost's
+	// default table).
+	Prices *cost.Table
 }
 
 // Objects reads content by digest. The reader must fail, by the time it
@@ -181,6 +186,7 @@ func Diff(a, b *manifest.Manifest, objs Objects, opt Options) (*Report, error) {
 		d.outputs(a.Outputs, b.Outputs)
 		d.environment(&a.Environment, &b.Environment)
 		d.tree(Entry{Type: MetadataDrift}, canon.Path{"metadata"}, a.Metadata, b.Metadata)
+		d.cost(a, b)
 	}
 	if err := d.fill(); err != nil {
 		return nil, err
@@ -198,6 +204,36 @@ func Diff(a, b *manifest.Manifest, objs Objects, opt Options) (*Report, error) {
 	r.VolatileMetadata = d.volatile
 	r.Identical = len(r.Drift) == 0
 	return r, nil
+}
+
+// cost records the run's cost drifting, as a usage_drift entry at path
+// cost_usd: what each run cost (lib/cost: the agent's figure, else one
+// computed from usage), when the figures differ or only one run has one.
+// The models a side could not price are named in the note.
+func (d *differ) cost(a, b *manifest.Manifest) {
+	t := cmp.Or(d.opt.Prices, cost.Default())
+	ca, cb := cost.Of(a, t), cost.Of(b, t)
+	if ca.USD == nil && cb.USD == nil || ca.USD != nil && cb.USD != nil && *ca.USD == *cb.USD {
+		return
+	}
+	e := Entry{Type: UsageDrift, Path: "cost_usd", Change: changeOf(ca.USD != nil, cb.USD != nil)}
+	if ca.USD != nil {
+		e.A, _ = canon.Marshal(*ca.USD)
+	}
+	if cb.USD != nil {
+		e.B, _ = canon.Marshal(*cb.USD)
+	}
+	var notes []string
+	for _, side := range []struct {
+		name string
+		p    *cost.Pack
+	}{{"a", ca}, {"b", cb}} {
+		if len(side.p.Unpriced) > 0 {
+			notes = append(notes, side.name+" leaves out "+strings.Join(side.p.Unpriced, ", ")+" (no price)")
+		}
+	}
+	e.Note = strings.Join(notes, "; ")
+	d.add(e)
 }
 
 type differ struct {

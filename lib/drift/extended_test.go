@@ -50,7 +50,9 @@ func TestDiffExtendedTypes(t *testing.T) {
 			m.Steps[3].Usage.OutputTokens = &n
 			m.Steps[3].Usage.InputTokens = nil
 		}, `usage_drift steps[3].usage.input_tokens removed a_step=3 b_step=3 a=100` + "\n" +
-			`usage_drift steps[3].usage.output_tokens changed a_step=3 b_step=3 a=20 b=21`},
+			`usage_drift steps[3].usage.output_tokens changed a_step=3 b_step=3 a=20 b=21` + "\n" +
+			// gpt-4o: 100 input × $2.50/M + 20 output × $10/M, then 21 output.
+			`usage_drift cost_usd changed a=0.00045 b=0.00021`},
 		{"error flag", func(m *manifest.Manifest) { m.Steps[5].Error = nil },
 			`error_drift steps[5].error removed tool=Bash a_step=5 b_step=5 a={"message":"exit status 1"}`},
 		{"error message", func(m *manifest.Manifest) {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctx-tools/ctx/lib/cost"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -165,7 +166,7 @@ func (l *Log) Pack(s *store.Store) (*manifest.Manifest, Stats, error) {
 		}
 	}
 
-	c, err := manifest.CommitWith(s, m, manifest.CommitOptions{Present: true, Spans: l.prints != nil})
+	c, err := manifest.CommitWith(s, m, manifest.CommitOptions{Present: true, Spans: l.prints != nil, Usage: cost.Entry})
 	if err != nil {
 		return nil, Stats{}, err
 	}

@@ -3,6 +3,7 @@ package fsck
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -16,6 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/cost"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -444,6 +446,17 @@ func (c *checker) checkEntry(d digest.Digest, rel string, m *manifest.Manifest, 
 		return
 	}
 	w := manifest.Summarize(m)
+	if got.Usage != nil {
+		// Tokens, tallies and session follow from the manifest; the
+		// dollar figures from the prices of the day it was packed.
+		w.Usage = cost.Entry(m)
+		if w.Usage != nil {
+			keepCosts(w.Usage, got.Usage)
+		}
+	}
+	if want, err = manifest.EncodeSummary(w); err != nil || bytes.Equal(entry, want) {
+		return
+	}
 	var diff []string
 	for _, f := range []struct {
 		name string
@@ -455,6 +468,7 @@ func (c *checker) checkEntry(d digest.Digest, rel string, m *manifest.Manifest, 
 		{"inputs", got.Inputs == w.Inputs},
 		{"outputs", got.Outputs == w.Outputs},
 		{"parent", got.Parent == w.Parent},
+		{"usage", sameUsage(got.Usage, w.Usage)},
 	} {
 		if !f.same {
 			diff = append(diff, f.name)
@@ -465,6 +479,26 @@ func (c *checker) checkEntry(d digest.Digest, rel string, m *manifest.Manifest, 
 		return
 	}
 	c.violate(RuleEntry, rel, "is not in canonical form")
+}
+
+// keepCosts copies the dollar figures of the entry's usage got into w,
+// the usage its manifest gives, where their tallies line up.
+func keepCosts(w, got *manifest.SummaryUsage) {
+	w.CostUSD, w.Unpriced, w.Prices = got.CostUSD, got.Unpriced, got.Prices
+	for _, t := range []struct{ w, got []manifest.SummaryTally }{{w.Models, got.Models}, {w.Agents, got.Agents}} {
+		for i := range min(len(t.w), len(t.got)) {
+			t.w[i].CostUSD = t.got[i].CostUSD
+		}
+	}
+}
+
+func sameUsage(a, b *manifest.SummaryUsage) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }
 
 // parseEntry parses the packs/ entry of d, reporting why it does not.

@@ -9,6 +9,7 @@ import (
 	"html/template"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/cost"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/drift"
 )
@@ -37,6 +38,8 @@ type Options struct {
 	// MaxTotal bounds the content of all objects shown inline, in page
 	// order (zero: DefaultMaxTotal).
 	MaxTotal int64
+	// Prices prices the steps' usage (nil: lib/cost's default table).
+	Prices *cost.Table
 }
 
 func (o Options) maxTotal() int64 {

@@ -79,7 +79,8 @@ func TestPackPage(t *testing.T) {
 		`<dt>failed steps</dt><dd class="links"><a href="#step-5">#5</a> </dd>`,
 		`<strong>explore-1</strong>: 1 step from <a href="#step-5">#5</a>, started by <a href="#step-4">#4</a>`,
 		`<details class="reasoning"><summary>reasoning`,
-		`<p class="usage">tokens: input 1200, output 85</p>`,
+		`<p class="usage">tokens: input 1200, output 85 · $0.00385</p>`, // gpt-4o: 1,200 × $2.50/M + 85 × $10/M
+		`<dt>cost</dt><dd>$0.00385 (computed from usage with LiteLLM`,
 		`<span class="idx">part 1</span> <span class="badge">image</span> <span class="meta">image/png</span>`,
 		`<span class="badge seen">partly seen: lines 3–5, 9 of 20</span>`,
 		`<span class="badge seen">seen by name only: no content</span>`,

@@ -1,12 +1,14 @@
 package htmlview
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/ctx-tools/ctx/lib/cost"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/replay"
@@ -39,6 +41,8 @@ type packPage struct {
 	// totals per model and per agent, when there are several.
 	Tokens                   string
 	TokenModels, TokenAgents []kv
+	// Cost says what the run cost (lib/cost), "" when nothing did.
+	Cost string
 
 	Replay *replayView
 	// Changes link to what each edit did to the files (changes.go).
@@ -270,7 +274,7 @@ func buildPack(m *manifest.Manifest, objs Objects, opt Options) (*packPage, erro
 		p.Counts = append(p.Counts, kv{vis("redacted"), vis(fmt.Sprintf("%d mark(s) [REDACTED:…] replace the secrets found by %s", r.Marks, r.Scanner))})
 	}
 	p.setChanges(replay.EditChanges(objs.Get, m))
-	tokens(p, manifest.CountTokens(m))
+	tokens(p, cost.Of(m, cmp.Or(opt.Prices, cost.Default())))
 	return p, nil
 }
 
@@ -313,24 +317,38 @@ func usage(u *manifest.Usage) string {
 	return "tokens: " + strings.Join(parts, ", ")
 }
 
-// tokens fills the token totals of p.
-func tokens(p *packPage, t manifest.Tokens) {
-	if t.All.IsZero() {
-		return
-	}
-	p.Tokens = t.All.String()
-	if len(t.Models) > 1 {
-		for _, m := range t.Models {
-			p.TokenModels = append(p.TokenModels, kv{vis(m.Name), vis(m.Usage.String())})
+// tokens fills the token totals of p and what they cost, with both per
+// model and per agent when there are several, and each step's cost.
+func tokens(p *packPage, c *cost.Pack) {
+	for i, st := range c.Steps {
+		if st != nil && st.USD() != nil && i < len(p.Steps) && p.Steps[i].Usage != "" {
+			p.Steps[i].Usage += " · " + cost.Format(st.USD())
 		}
 	}
-	if len(t.Agents) > 1 {
-		for _, a := range t.Agents {
+	p.Cost = c.Line()
+	if c.Tokens.IsZero() {
+		return
+	}
+	p.Tokens = c.Tokens.String()
+	line := func(t cost.Tally) Text {
+		s := t.Tokens.String()
+		if t.USD != nil {
+			s += " · " + cost.Format(t.USD)
+		}
+		return vis(s)
+	}
+	if len(c.Models) > 1 {
+		for _, m := range c.Models {
+			p.TokenModels = append(p.TokenModels, kv{vis(m.Name), line(m)})
+		}
+	}
+	if len(c.Agents) > 1 {
+		for _, a := range c.Agents {
 			name := a.Name
 			if name == "" {
 				name = "main"
 			}
-			p.TokenAgents = append(p.TokenAgents, kv{vis(name), vis(a.Usage.String())})
+			p.TokenAgents = append(p.TokenAgents, kv{vis(name), line(a)})
 		}
 	}
 }

@@ -25,6 +25,10 @@ type CommitOptions struct {
 	Present bool
 	// Spans asks where each step lies in the manifest's bytes.
 	Spans bool
+	// Usage, when set, gives the usage the packs/ entry keeps (lib/cost's
+	// Summary). A pack whose entry exists already, written without usage
+	// or with other prices, keeps that entry.
+	Usage func(*Manifest) *SummaryUsage
 }
 
 // Committed is what CommitWith stored.
@@ -65,11 +69,19 @@ func CommitWith(s *store.Store, m *Manifest, opts CommitOptions) (Committed, err
 	}
 	c.Steps = spans
 	m.Hash = c.Hash
-	entry, err := EncodeSummary(Summarize(m))
+	sum := Summarize(m)
+	if opts.Usage != nil {
+		sum.Usage = opts.Usage(m)
+	}
+	entry, err := EncodeSummary(sum)
 	if err != nil {
 		return c, err
 	}
-	if _, err := s.PutPackEntry(c.Hash, entry); err != nil {
+	same := func(old []byte) bool {
+		o, err := ParseSummary(c.Hash, old)
+		return err == nil && o.Core() == sum.Core()
+	}
+	if _, err := s.PutPackEntryFunc(c.Hash, entry, same); err != nil {
 		return c, err
 	}
 	return c, nil

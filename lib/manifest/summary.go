@@ -19,9 +19,44 @@ type Summary struct {
 	Inputs  int           `json:"inputs"`
 	Outputs int           `json:"outputs"`
 	Parent  digest.Digest `json:"parent,omitzero"`
+	// Usage is what the pack's steps used and cost, for packs whose steps
+	// recorded usage or cost, or that are a session's snapshot; nil in
+	// entries written before it was kept.
+	Usage *SummaryUsage `json:"usage,omitzero"`
 }
 
-// Summarize returns the summary of m, whose Hash must be set.
+// SummaryUsage is what a pack's steps used and cost, kept in its packs/
+// entry so that ctx-log reports it without reading manifests. Tokens,
+// the tallies' names, steps and tokens, and Session follow from the
+// manifest; the dollar figures from the price table named by Prices as
+// it was when the pack was made (lib/cost).
+type SummaryUsage struct {
+	Agents   []SummaryTally `json:"agents,omitzero"`   // by agent, "" the main one
+	CostUSD  *float64       `json:"cost_usd,omitzero"` // nil: nothing priced
+	Models   []SummaryTally `json:"models,omitzero"`
+	Prices   string         `json:"prices,omitzero"`
+	Session  string         `json:"session,omitzero"` // the session a snapshot is of
+	Tokens   Usage          `json:"tokens"`
+	Unpriced []string       `json:"unpriced,omitzero"` // models left out of CostUSD
+}
+
+// SummaryTally is the tokens and cost of the steps of one model or agent.
+type SummaryTally struct {
+	CostUSD *float64 `json:"cost_usd,omitzero"`
+	Name    string   `json:"name"`
+	Steps   int      `json:"steps"`
+	Tokens  Usage    `json:"tokens"`
+}
+
+// Core returns s without its usage: what two entries of one pack written
+// by different versions of ctx, or with different price tables, share.
+func (s Summary) Core() Summary {
+	s.Usage = nil
+	return s
+}
+
+// Summarize returns the summary of m, whose Hash must be set, without
+// usage (which CommitOptions.Usage adds).
 func Summarize(m *Manifest) Summary {
 	return Summary{
 		Hash: m.Hash, Created: m.Created, Model: m.Model.Identifier,

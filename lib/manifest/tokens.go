@@ -48,14 +48,19 @@ func CountTokens(m *Manifest) Tokens {
 			continue
 		}
 		t.All.Add(s.Usage)
-		model := m.Model.Identifier
-		if r := gjson.GetBytes(s.Metadata, "model"); r.Type == gjson.String && r.Str != "" {
-			model = r.Str
-		}
-		tally(&t.Models, models, model, s.Usage)
+		tally(&t.Models, models, m.StepModel(s), s.Usage)
 		tally(&t.Agents, agents, s.Agent, s.Usage)
 	}
 	return t
+}
+
+// StepModel returns the model that answered step s of m: its
+// metadata.model, as importers record it, else the pack's model.
+func (m *Manifest) StepModel(s *Step) string {
+	if r := gjson.GetBytes(s.Metadata, "model"); r.Type == gjson.String && r.Str != "" {
+		return r.Str
+	}
+	return m.Model.Identifier
 }
 
 // Add adds the counters of v that are set to u's.

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json"
+
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
@@ -105,7 +107,24 @@ func parseCanonical(d digest.Digest, b []byte, models map[string]string) (Entry,
 	if p.lit(`,"parent":`) && !p.digest(&e.Parent) {
 		return Entry{}, false
 	}
-	if !(p.lit(`,"steps":`) && p.int(&e.Steps) && p.lit("}\n") && p.i == len(b)) {
+	if !(p.lit(`,"steps":`) && p.int(&e.Steps)) {
+		return Entry{}, false
+	}
+	if p.lit(`,"usage":`) {
+		// The rest of the line is the usage object, then "}\n": decoded
+		// strictly, as ParseSummary would.
+		end := len(b) - len("}\n")
+		if end < p.i || string(b[end:]) != "}\n" {
+			return Entry{}, false
+		}
+		var u manifest.SummaryUsage
+		if json.Unmarshal(b[p.i:end], &u, json.RejectUnknownMembers(true)) != nil {
+			return Entry{}, false
+		}
+		e.Usage = &u
+		p.i = end
+	}
+	if !(p.lit("}\n") && p.i == len(b)) {
 		return Entry{}, false
 	}
 	e.Hash = d
@@ -196,12 +215,22 @@ func (p *scanner) int(out *int) bool {
 // AppendJSON appends the entry's log line, canonical JSON without a
 // newline:
 //
-//	{"created","hash","inputs","model","outputs","parent","steps","tags","uri"}
+//	{"cost_usd","created","hash","inputs","model","outputs","parent","steps","tags","tokens","unpriced","uri"}
 //
 // parent is left out for a pack without one (as in manifests and packs/
-// entries); tags is always an array.
+// entries); tags is always an array. tokens (the steps' usage summed),
+// cost_usd and unpriced (the models cost_usd leaves out) come from the
+// entry's usage, and are left out when it has none (an entry written
+// before it was kept) or has no such figure.
 func (e *Entry) AppendJSON(b []byte) []byte {
-	b = append(b, `{"created":`...)
+	u := e.Usage
+	b = append(b, '{')
+	if u != nil && u.CostUSD != nil {
+		b = append(b, `"cost_usd":`...)
+		b = appendValue(b, *u.CostUSD)
+		b = append(b, ',')
+	}
+	b = append(b, `"created":`...)
 	b = appendString(b, e.Created)
 	b = append(b, `,"hash":"sha256:`...)
 	b = hex.AppendEncode(b, e.Hash[:])
@@ -228,9 +257,28 @@ func (e *Entry) AppendJSON(b []byte) []byte {
 		}
 		b = appendString(b, t)
 	}
-	b = append(b, `],"uri":"ctx://`...)
+	b = append(b, ']')
+	if u != nil {
+		b = append(b, `,"tokens":`...)
+		b = appendValue(b, u.Tokens)
+		if len(u.Unpriced) > 0 {
+			b = append(b, `,"unpriced":`...)
+			b = appendValue(b, u.Unpriced)
+		}
+	}
+	b = append(b, `,"uri":"ctx://`...)
 	b = hex.AppendEncode(b, e.Hash[:])
 	return append(b, `"}`...)
+}
+
+// appendValue appends v as canonical JSON.
+func appendValue(b []byte, v any) []byte {
+	q, err := canon.Marshal(v)
+	if err != nil {
+		// Counts, finite dollar figures and strings: lib/canon takes them.
+		panic(fmt.Sprintf("packlog: encoding %v: %v", v, err))
+	}
+	return append(b, q...)
 }
 
 // appendString appends s as a canonical JSON string. Printable ASCII

@@ -94,7 +94,7 @@ type Query struct {
 }
 
 // Fields a log line has and a manifest does not (or not in that form).
-var lineOnly = map[string]bool{"hash": true, "uri": true, "tags": true}
+var lineOnly = map[string]bool{"hash": true, "uri": true, "tags": true, "tokens": true, "cost_usd": true, "unpriced": true}
 
 // Fields in both: as a whole they are the summary's value; a path into
 // them is the manifest's.
@@ -123,9 +123,9 @@ func ParseQuery(text string) (Query, error) {
 	case manifestOnly[key]:
 		return Query{text: t, manifest: true}, nil
 	case key == "":
-		return Query{}, fmt.Errorf("query %q: start it with a field name (hash, uri, created, model, steps, inputs, outputs, parent, tags, or a manifest field)", text)
+		return Query{}, fmt.Errorf("query %q: start it with a field name (hash, uri, created, model, steps, inputs, outputs, parent, tags, tokens, cost_usd, unpriced, or a manifest field)", text)
 	}
-	return Query{}, fmt.Errorf("query %q: %q is neither a log line field (hash, uri, created, model, steps, inputs, outputs, parent, tags) nor a manifest field (version, system_prompt, prompts, environment, metadata, or a path into model, steps, inputs, outputs)", text, key)
+	return Query{}, fmt.Errorf("query %q: %q is neither a log line field (hash, uri, created, model, steps, inputs, outputs, parent, tags, tokens, cost_usd, unpriced) nor a manifest field (version, system_prompt, prompts, environment, metadata, or a path into model, steps, inputs, outputs)", text, key)
 }
 
 // String returns the query text.

@@ -14,6 +14,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ctx-tools/ctx/lib/cost"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -298,10 +299,11 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 		return nil, err
 	}
 	res.Objects.New, res.Objects.Reused = newN, reused
-	got, _, err := manifest.Commit(s, img.pack)
+	cm, err := manifest.CommitWith(s, img.pack, manifest.CommitOptions{Usage: cost.Entry})
 	if err != nil {
 		return nil, err
 	}
+	got := cm.Hash
 	if got != d {
 		return nil, fmt.Errorf("pack %s was stored as %s", d, got)
 	}

@@ -165,6 +165,13 @@ func (s *Store) takePrepared(d digest.Digest) string {
 // bytes again is a no-op; other bytes under the same name are
 // ErrImmutable.
 func (s *Store) PutPackEntry(d digest.Digest, entry []byte) (created bool, err error) {
+	return s.PutPackEntryFunc(d, entry, nil)
+}
+
+// PutPackEntryFunc is PutPackEntry, but an existing entry with other
+// bytes is kept, not an error, when same reports that it says the same
+// of the pack (an entry written by an earlier version of ctx).
+func (s *Store) PutPackEntryFunc(d digest.Digest, entry []byte, same func(old []byte) bool) (created bool, err error) {
 	if err := s.HoldWrites(); err != nil {
 		return false, err
 	}
@@ -179,7 +186,7 @@ func (s *Store) PutPackEntry(d digest.Digest, entry []byte) (created bool, err e
 		if err := s.Sync(); err != nil {
 			return false, fmt.Errorf("committing pack %s: %w", d, err)
 		}
-		return false, samePackEntry(d, name, entry)
+		return false, samePackEntry(d, name, entry, same)
 	}
 	tmp, err := writeTemp(dir, ".tmp-"+d.Hex()+"-", entry, 0o444)
 	if err != nil {
@@ -205,7 +212,7 @@ func (s *Store) PutPackEntry(d digest.Digest, entry []byte) (created bool, err e
 	err = linkNew(tmp, name)
 	if errors.Is(err, fs.ErrExist) {
 		// Another writer committed it meanwhile.
-		return false, samePackEntry(d, name, entry)
+		return false, samePackEntry(d, name, entry, same)
 	}
 	if err != nil {
 		return false, fmt.Errorf("writing pack entry %s: %w", d, err)
@@ -225,12 +232,12 @@ func (s *Store) PutPackEntry(d digest.Digest, entry []byte) (created bool, err e
 
 // samePackEntry checks that the existing entry name holds entry, and sets
 // its time to now.
-func samePackEntry(d digest.Digest, name string, entry []byte) error {
+func samePackEntry(d digest.Digest, name string, entry []byte, same func([]byte) bool) error {
 	old, err := ReadFile(name, MaxEntrySize)
 	if err != nil {
 		return fmt.Errorf("reading pack entry %s: %w", d, err)
 	}
-	if !bytes.Equal(old, entry) {
+	if !bytes.Equal(old, entry) && (same == nil || !same(old)) {
 		return fmt.Errorf("pack entry %s exists with other bytes: %w", d, ErrImmutable)
 	}
 	// Packed again: the entry's time is when the pack was last made,
