@@ -15,17 +15,16 @@ type Anthropic struct{}
 func (Anthropic) Name() string { return "anthropic" }
 
 func (Anthropic) Parse(_ string, body []byte) (*Conv, error) {
-	req := gjson.ParseBytes(body)
-	msgs := req.Get("messages")
-	if !msgs.IsArray() {
+	req := members(body, "messages", "model", "stream", "system")
+	if !isArray(req["messages"]) {
 		return nil, fmt.Errorf("messages: expected an array")
 	}
-	c := &Conv{Model: req.Get("model").String(), Stream: req.Get("stream").Bool(), System: partsText(req.Get("system"))}
+	c := &Conv{Model: gjson.ParseBytes(req["model"]).String(), Stream: gjson.ParseBytes(req["stream"]).Bool(),
+		System: partsText(gjson.ParseBytes(req["system"]))}
 	var ms []msg
-	msgs.ForEach(func(_, m gjson.Result) bool {
-		ms = append(ms, msg{raw: m, model: m.Get("role").String() == "assistant"})
-		return true
-	})
+	for _, e := range elements(req["messages"]) {
+		ms = append(ms, msg{elem: e, model: gjson.GetBytes(e, "role").String() == "assistant"})
+	}
 	var err error
 	c.Items, err = ends(ms, func(mm msg) ([]Item, error) {
 		m := mm.raw

@@ -3,8 +3,11 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http/httptest"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/ctx-tools/ctx/internal/packgen"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -74,14 +77,19 @@ func BenchmarkAnswer(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.ReportMetric(float64(len(body)), "request-bytes")
+			var firstByte []time.Duration
 			for b.Loop() {
-				req := httptest.NewRequest("POST", "/v1/messages", bytes.NewReader(body))
-				w := httptest.NewRecorder()
+				r := &timedReader{r: bytes.NewReader(body)}
+				req := httptest.NewRequest("POST", "/v1/messages", r)
+				w := &timedWriter{ResponseRecorder: httptest.NewRecorder()}
 				srv.ServeHTTP(w, req)
 				if w.Code != 200 {
 					b.Fatalf("status %d: %s", w.Code, w.Body.Bytes())
 				}
+				firstByte = append(firstByte, w.first.Sub(r.read))
 			}
+			slices.Sort(firstByte)
+			b.ReportMetric(float64(firstByte[len(firstByte)/2].Microseconds())/1000, "first-byte-ms")
 		})
 	}
 }
@@ -122,4 +130,31 @@ func requestFor(b *testing.B, r *Recording, th *Thread, pos int) []byte {
 		b.Fatal(err)
 	}
 	return body
+}
+
+// timedReader notes when the request's body has been read.
+type timedReader struct {
+	r    io.Reader
+	read time.Time
+}
+
+func (t *timedReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err == io.EOF && t.read.IsZero() {
+		t.read = time.Now()
+	}
+	return n, err
+}
+
+// timedWriter notes when the answer's first byte is written.
+type timedWriter struct {
+	*httptest.ResponseRecorder
+	first time.Time
+}
+
+func (t *timedWriter) Write(p []byte) (int, error) {
+	if t.first.IsZero() {
+		t.first = time.Now()
+	}
+	return t.ResponseRecorder.Write(p)
 }

@@ -14,17 +14,15 @@ type Chat struct{}
 func (Chat) Name() string { return "openai-chat" }
 
 func (Chat) Parse(_ string, body []byte) (*Conv, error) {
-	req := gjson.ParseBytes(body)
-	msgs := req.Get("messages")
-	if !msgs.IsArray() {
+	req := members(body, "messages", "model", "stream")
+	if !isArray(req["messages"]) {
 		return nil, fmt.Errorf("messages: expected an array")
 	}
-	c := &Conv{Model: req.Get("model").String(), Stream: req.Get("stream").Bool()}
+	c := &Conv{Model: gjson.ParseBytes(req["model"]).String(), Stream: gjson.ParseBytes(req["stream"]).Bool()}
 	var ms []msg
-	msgs.ForEach(func(_, m gjson.Result) bool {
-		ms = append(ms, msg{raw: m, model: m.Get("role").String() == "assistant"})
-		return true
-	})
+	for _, e := range elements(req["messages"]) {
+		ms = append(ms, msg{elem: e, model: gjson.GetBytes(e, "role").String() == "assistant"})
+	}
 	items, err := ends(ms, func(mm msg) ([]Item, error) {
 		m := mm.raw
 		var items []Item

@@ -284,11 +284,15 @@ func (c *Call) answers(id string) bool {
 // A msg is one element of a request's conversation list, read as far as
 // whether the model wrote it.
 type msg struct {
+	// elem is the message's raw text; raw is it read, which ends does
+	// only for the messages it expands.
+	elem  []byte
 	raw   gjson.Result
 	model bool
 	// group is the items of a model turn that is several items
-	// (Responses).
-	group []gjson.Result
+	// (Responses), raw and read.
+	groupElems [][]byte
+	group      []gjson.Result
 }
 
 // ends returns the items of msgs, each message's from expand, but for the
@@ -314,6 +318,12 @@ func ends(msgs []msg, expand func(m msg) ([]Item, error)) ([]Item, error) {
 				items = append(items, Item{Kind: ModelTurn, Skipped: true})
 			}
 			continue
+		}
+		if m.elem != nil {
+			m.raw = gjson.ParseBytes(m.elem)
+		}
+		for _, g := range m.groupElems {
+			m.group = append(m.group, gjson.ParseBytes(g))
 		}
 		more, err := expand(m)
 		if err != nil {

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"unicode/utf8"
 
@@ -74,6 +75,42 @@ func FuzzStream(f *testing.F) {
 			if gotText != text {
 				t.Errorf("%s: text %q came back as %q", name, text, gotText)
 			}
+		}
+	})
+}
+
+// FuzzScan holds the scanner that finds a request's members and its
+// conversation's elements to gjson's reading of the same JSON.
+func FuzzScan(f *testing.F) {
+	f.Add(`{"model":"m","messages":[{"role":"user","content":"a \"b\" \\"},{"role":"assistant","content":[{"t":"x]}"}]}],"stream":true}`)
+	f.Add(`{ "messages" : [ 1 , "x" , [ ] , { } , null ] , "model" : "m\\\\" }`)
+	f.Add(`{"messages":[],"model":{"a":["]"]}}`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		if !gjson.Valid(doc) || !gjson.Parse(doc).IsObject() {
+			t.Skip()
+		}
+		got := members([]byte(doc), "messages", "model")
+		for _, name := range []string{"messages", "model"} {
+			want := gjson.Get(doc, name)
+			if g := string(got[name]); g != want.Raw {
+				t.Errorf("member %s: %q, gjson %q", name, g, want.Raw)
+			}
+		}
+		arr := gjson.Get(doc, "messages")
+		if !arr.IsArray() {
+			return
+		}
+		var want []string
+		arr.ForEach(func(_, v gjson.Result) bool {
+			want = append(want, v.Raw)
+			return true
+		})
+		var gotElems []string
+		for _, e := range elements(got["messages"]) {
+			gotElems = append(gotElems, string(e))
+		}
+		if !slices.Equal(gotElems, want) {
+			t.Errorf("elements %q, gjson %q", gotElems, want)
 		}
 	})
 }

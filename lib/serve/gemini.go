@@ -15,20 +15,18 @@ type Gemini struct{}
 func (Gemini) Name() string { return "gemini" }
 
 func (Gemini) Parse(path string, body []byte) (*Conv, error) {
-	req := gjson.ParseBytes(body)
-	contents := req.Get("contents")
-	if !contents.IsArray() {
+	req := members(body, "contents", "systemInstruction")
+	if !isArray(req["contents"]) {
 		return nil, fmt.Errorf("contents: expected an array")
 	}
-	c := &Conv{Stream: strings.Contains(path, ":streamGenerateContent"), System: partsText(req.Get("systemInstruction.parts"))}
+	c := &Conv{Stream: strings.Contains(path, ":streamGenerateContent"), System: partsText(gjson.GetBytes(req["systemInstruction"], "parts"))}
 	if i := strings.Index(path, "/models/"); i >= 0 {
 		c.Model, _, _ = strings.Cut(path[i+len("/models/"):], ":")
 	}
 	var ms []msg
-	contents.ForEach(func(_, m gjson.Result) bool {
-		ms = append(ms, msg{raw: m, model: m.Get("role").String() == "model"})
-		return true
-	})
+	for _, e := range elements(req["contents"]) {
+		ms = append(ms, msg{elem: e, model: gjson.GetBytes(e, "role").String() == "model"})
+	}
 	items, err := ends(ms, func(mm msg) ([]Item, error) {
 		m := mm.raw
 		var items []Item

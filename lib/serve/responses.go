@@ -15,29 +15,28 @@ type Responses struct{}
 func (Responses) Name() string { return "openai-responses" }
 
 func (Responses) Parse(_ string, body []byte) (*Conv, error) {
-	req := gjson.ParseBytes(body)
-	c := &Conv{Model: req.Get("model").String(), Stream: req.Get("stream").Bool(), System: req.Get("instructions").String()}
-	input := req.Get("input")
-	if input.Type == gjson.String {
+	req := members(body, "input", "model", "stream", "instructions")
+	c := &Conv{Model: gjson.ParseBytes(req["model"]).String(), Stream: gjson.ParseBytes(req["stream"]).Bool(),
+		System: gjson.ParseBytes(req["instructions"]).String()}
+	if input := gjson.ParseBytes(req["input"]); input.Type == gjson.String {
 		c.Items = append(c.Items, Item{Kind: UserText, Text: input.Str})
 		return c, nil
 	}
-	if !input.IsArray() {
+	if !isArray(req["input"]) {
 		return nil, fmt.Errorf("input: expected a string or an array")
 	}
 	// A model turn is a run of the model's items; each other item is a
 	// message of its own.
 	var ms []msg
-	input.ForEach(func(_, it gjson.Result) bool {
-		model := modelItem(it)
+	for _, e := range elements(req["input"]) {
+		model := modelItem(e)
 		if model && len(ms) > 0 && ms[len(ms)-1].model {
 			last := &ms[len(ms)-1]
-			last.group = append(last.group, it)
-			return true
+			last.groupElems = append(last.groupElems, e)
+			continue
 		}
-		ms = append(ms, msg{raw: it, model: model, group: []gjson.Result{it}})
-		return true
-	})
+		ms = append(ms, msg{elem: e, model: model, groupElems: [][]byte{e}})
+	}
 	var err error
 	c.Items, err = ends(ms, func(m msg) ([]Item, error) {
 		if m.model {
@@ -94,13 +93,14 @@ func itemType(it gjson.Result) string {
 	return typ
 }
 
-// modelItem reports whether the model wrote the input item: an
-// assistant message, its reasoning, a tool call.
-func modelItem(it gjson.Result) bool {
-	switch itemType(it) {
-	case "message":
-		return it.Get("role").String() == "assistant"
-	case "reasoning", "function_call", "custom_tool_call", "local_shell_call", "tool_search_call":
+// modelItem reports whether the model wrote the input item (its raw
+// text): an assistant message, its reasoning, a tool call.
+func modelItem(e []byte) bool {
+	role := gjson.GetBytes(e, "role")
+	switch typ := gjson.GetBytes(e, "type").String(); {
+	case typ == "message" || typ == "" && role.Exists():
+		return role.String() == "assistant"
+	case typ == "reasoning", typ == "function_call", typ == "custom_tool_call", typ == "local_shell_call", typ == "tool_search_call":
 		return true
 	}
 	return false
