@@ -7,10 +7,10 @@
 #    packed with ctx-pack --from claude-code): the time from exec until it
 #    prints where it listens (ready), RUNS times, the median; its peak
 #    resident memory after answering the session's last turn, beside the
-#    manifest's size and the largest recorded turn; and the Go benchmarks
-#    of lib/serve (BenchmarkReady: manifest read and turns arranged;
-#    BenchmarkAnswer: the first and the last turn answered from a request
-#    already read), medians of RUNS.
+#    manifest's size; and the Go benchmarks of lib/serve (BenchmarkReady:
+#    manifest read and turns arranged; BenchmarkAnswer: the first and the
+#    last turn answered, and the time from the request read to the
+#    answer's first byte), medians of RUNS.
 # 2. With Claude Code installed (scripts/agents-install.sh), a 50-turn
 #    session re-run with ctx-replay --agent, against the same agent given
 #    the same 50 answers by a trivial server that answers by count
@@ -49,11 +49,15 @@ done | median | sed 's/^/ready, median ms: /'
 cd "$root"
 echo "== lib/serve benchmarks (median of $runs)"
 go test ./lib/serve/ -run XXX -bench 'Ready|Answer' -benchtime 10x -count "$runs" 2>/dev/null |
-	awk '/^Benchmark/ {n[$1]=n[$1]" "$3; b[$1]=b[$1]" "$5} END {for (k in n) print k, n[k], "|", b[k]}' |
-	while read -r name rest; do
-		t=$(echo "${rest%%|*}" | tr ' ' '\n' | grep . | median)
-		m=$(echo "${rest#*|}" | tr ' ' '\n' | grep . | median)
-		printf '%s: %.2f ms, %d B allocated\n' "$name" "$(echo "$t / 1000000" | bc -l)" "$m"
+	awk '/^Benchmark/ { for (i = 3; i < NF; i++) if ($(i+1) == "ns/op" || $(i+1) == "first-byte-ms" || $(i+1) == "B/op") print $1, $(i+1), $i }' |
+	sort -k1,1 -k2,2 -k3,3n |
+	awk '{ k = $1 " " $2; v[k] = v[k] " " $3; n[k]++ } END { for (k in v) { split(v[k], a, " "); print k, a[int((n[k] + 1) / 2)] } }' |
+	sort | while read -r name unit value; do
+		case $unit in
+		ns/op) echo "$name: $(echo "scale=3; $value / 1000000" | bc) ms per op" ;;
+		first-byte-ms) echo "$name: first byte $value ms after the request is read" ;;
+		B/op) echo "$name: $value bytes allocated per op" ;;
+		esac
 	done
 
 agents=${CTX_AGENTS:-${XDG_CACHE_HOME:-$HOME/.cache}/ctx/agents}
