@@ -17,7 +17,7 @@ func CheckDraftName(name string) error {
 	if name == "" {
 		return errors.New("empty draft name")
 	}
-	if err := checkPlainName("draft", name); err != nil {
+	if err := CheckPlainName("draft", name); err != nil {
 		return err
 	}
 	if strings.HasSuffix(name, ".json") {
@@ -45,28 +45,10 @@ func (s *Store) PutDraft(name string, b []byte, replace bool) (string, error) {
 		}
 		return path, err
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-"+name+"-")
-	if err != nil {
+	if err := replaceFile(dir, ".tmp-"+name+"-", path, b, 0o644); err != nil {
 		return path, fmt.Errorf("writing draft %s: %w", path, err)
 	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return path, fmt.Errorf("writing draft %s: %w", path, err)
-	}
-	return path, syncDir(dir)
+	return path, nil
 }
 
 // storeDir creates the store directory dir if needed and makes sure it is

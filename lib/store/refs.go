@@ -28,7 +28,7 @@ func CheckTagName(name string) error {
 	if name == Latest {
 		return fmt.Errorf("tag name %q is reserved", name)
 	}
-	if err := checkPlainName("tag", name); err != nil {
+	if err := CheckPlainName("tag", name); err != nil {
 		return err
 	}
 	if strings.HasSuffix(name, ".lock") || strings.Contains(name, "..") {
@@ -40,9 +40,10 @@ func CheckTagName(name string) error {
 	return nil
 }
 
-// checkPlainName accepts one plain file name: letters, digits, '.', '_'
-// and '-', starting with a letter or digit, at most 128 bytes.
-func checkPlainName(kind, name string) error {
+// CheckPlainName accepts one plain file name: letters, digits, '.', '_'
+// and '-', starting with a letter or digit, at most 128 bytes. kind names
+// what the name is for in the error (tag, draft, remote).
+func CheckPlainName(kind, name string) error {
 	if len(name) > 128 {
 		return fmt.Errorf("%s name %q is longer than 128 characters", kind, name)
 	}
@@ -206,35 +207,7 @@ func (l *RefLock) Unlock() {
 // temporary file in tmp/ (where a crash leaves only garbage that is safe
 // to delete).
 func (s *Store) writeRef(path string, d digest.Digest) error {
-	tmpDir := filepath.Join(s.root, "tmp")
-	f, err := os.CreateTemp(tmpDir, "ref-")
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(tmpDir, 0o755); err != nil {
-			return err
-		}
-		f, err = os.CreateTemp(tmpDir, "ref-")
-	}
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	_, err = f.WriteString(d.String() + "\n")
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
+	return replaceFile(filepath.Join(s.root, "tmp"), "ref-", path, []byte(d.String()+"\n"), 0o644)
 }
 
 // Tag is a named ref under refs/tags.

@@ -86,7 +86,7 @@ func (s *Store) cleanStale(tmp string) {
 				os.RemoveAll(p)
 				unlock()
 			}
-		case e.Type().IsRegular() && age >= staleTemp && (strings.HasPrefix(e.Name(), "obj-") || strings.HasPrefix(e.Name(), "ref-")):
+		case e.Type().IsRegular() && age >= staleTemp && (strings.HasPrefix(e.Name(), "obj-") || strings.HasPrefix(e.Name(), "ref-") || strings.HasPrefix(e.Name(), "config-")):
 			os.Remove(p)
 		}
 	}

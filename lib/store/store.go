@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -194,14 +193,10 @@ func Open(dir string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("opening store: %w", err)
 	}
-	var c Config
-	if err := json.Unmarshal(b, &c); err != nil {
+	c, err := parseConfig(b)
+	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", filepath.Join(dir, "config.json"), err)
 	}
-	if c.Version != 1 || c.Hash != "sha256" {
-		return nil, fmt.Errorf("%s: unsupported store (version %d, hash %q; this ctx reads version 1, sha256)", dir, c.Version, c.Hash)
-	}
-	c.Raw = b
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
