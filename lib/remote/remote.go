@@ -78,7 +78,7 @@ func Parse(s string) (Remote, error) {
 // remotes. A relative oci-layout:DIR in config.json is relative to base,
 // the directory holding the store.
 func Lookup(arg string, config []byte, base string) (Remote, error) {
-	if strings.HasPrefix(arg, "oci://") || strings.HasPrefix(arg, "oci-layout:") {
+	if IsURL(arg) {
 		return Parse(arg)
 	}
 	remotes, err := Remotes(config)
