@@ -23,7 +23,7 @@ import (
 
 type pullCmd struct {
 	cli.Globals
-	Remote      string   `arg:"" help:"Where to pull from: oci://HOST[:PORT]/REPOSITORY, oci-layout:DIR, or the name of a remote in .ctx/config.json." placeholder:"REMOTE"`
+	Remote      string   `arg:"" help:"Where to pull from: oci://HOST[:PORT]/REPOSITORY, oci-layout:DIR, or the name of a remote (ctx-remote add NAME URL)." placeholder:"REMOTE"`
 	Refs        []string `arg:"" optional:"" help:"Packs to pull: full hashes (sha256:<hex>, <hex>, ctx://<hex>) or tags on the remote (default: read from stdin)." placeholder:"REF"`
 	WithParents bool     `name:"with-parents" help:"Also pull each pack's ancestors, following parent."`
 	Referrers   string   `help:"Also fetch the files attached to each pack (sidecars, attestation bundles, reports) into DIR." placeholder:"DIR"`

@@ -35,7 +35,7 @@ import (
 
 type pushCmd struct {
 	cli.Globals
-	Remote    string   `arg:"" help:"Where to push: oci://HOST[:PORT]/REPOSITORY, oci-layout:DIR, or the name of a remote in .ctx/config.json (\"remotes\": {\"origin\": \"oci://…\"})." placeholder:"REMOTE"`
+	Remote    string   `arg:"" help:"Where to push: oci://HOST[:PORT]/REPOSITORY, oci-layout:DIR, or the name of a remote (ctx-remote add NAME URL)." placeholder:"REMOTE"`
 	Refs      []string `arg:"" optional:"" help:"Packs to push (default: read from stdin)." placeholder:"REF"`
 	Tag       []string `help:"Also tag the pack NAME on the remote (repeatable; with one pack only). A pack named by a tag is pushed with that tag anyway." placeholder:"NAME"`
 	Attach    []string `sep:"none" help:"Attach FILE to the pack as an OCI referrer: a sidecar (*.ctx.json), an attestation bundle (*.sigstore.json) or a report (*.html); with one pack only." placeholder:"FILE"`

@@ -42,6 +42,7 @@ var verbs = []struct{ name, does string }{
 	{"tag", "name a pack (refs/tags/NAME), list or delete tags"},
 	{"push", "packs → an OCI registry or layout directory"},
 	{"pull", "an OCI registry or layout directory → packs"},
+	{"remote", "add, list or remove the remotes push and pull name"},
 	{"gc", "drop superseded snapshots and unreferenced objects"},
 	{"blame", "files → the recorded agent step that wrote each line"},
 }

@@ -125,7 +125,15 @@ func Run(name string, cmd Command, args []string, stdin io.Reader, stdout, stder
 	env.stdoutTTY = isTerminal(stdout)
 	env.stderrTTY = isTerminal(stderr)
 	env.colour = env.stdoutTTY && colourTerm(os.Getenv)
-	err = cmd.Run(env)
+	run := cmd.Run
+	// A grammar with subcommands (ctx-remote add|list|remove) runs the one
+	// selected, which has the same Run(*Env) method.
+	if n := kctx.Selected(); n != nil && n.Type == kong.CommandNode && n.Target.CanAddr() {
+		if sub, ok := n.Target.Addr().Interface().(interface{ Run(*Env) error }); ok {
+			run = sub.Run
+		}
+	}
+	err = run(env)
 	if err != nil {
 		env.printErr(err)
 	}
