@@ -44,11 +44,7 @@ func (c *remoteCmd) Run(env *cli.Env) error { return (&listCmd{}).Run(env) }
 type listCmd struct{}
 
 func (c *listCmd) Run(env *cli.Env) error {
-	s, err := env.Store()
-	if err != nil {
-		return err
-	}
-	remotes, err := remote.Remotes(s.Config().Raw)
+	remotes, err := configured(env)
 	if err != nil {
 		return err
 	}
@@ -138,11 +134,7 @@ type getURLCmd struct {
 }
 
 func (c *getURLCmd) Run(env *cli.Env) error {
-	s, err := env.Store()
-	if err != nil {
-		return err
-	}
-	remotes, err := remote.Remotes(s.Config().Raw)
+	remotes, err := configured(env)
 	if err != nil {
 		return err
 	}
@@ -154,6 +146,15 @@ func (c *getURLCmd) Run(env *cli.Env) error {
 		return env.Text(cli.Escape(url))
 	}
 	return env.Result(line(c.Name, url))
+}
+
+// configured returns the store's remotes: names mapped to URLs.
+func configured(env *cli.Env) (map[string]string, error) {
+	s, err := env.Store()
+	if err != nil {
+		return nil, err
+	}
+	return remote.Remotes(s.Config().Raw)
 }
 
 // noRemote adds the hint for a name that is not a remote.
