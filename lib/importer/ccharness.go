@@ -212,7 +212,9 @@ func (b *builder) ccAside(where, typ string, f fields, ts string) (m *msg, conte
 	m = &msg{role: "user", ts: ts}
 	if typ == "attachment" {
 		att := f.get("attachment")
-		if t := att.Get("type").String(); t != "queued_command" {
+		if t := att.Get("type").String(); t == "file" {
+			return b.ccFile(f, ts)
+		} else if t != "queued_command" {
 			return nil, content, "attachment/" + t, nil
 		}
 		switch mode := att.Get("commandMode"); mode.String() {
@@ -248,6 +250,30 @@ func (b *builder) ccAside(where, typ string, f fields, ts string) (m *msg, conte
 	m.meta = join(obj{{"type", quote("system")}}, f.rest("content"))
 	m.meta.setString("harness", k)
 	return m, content, "", nil
+}
+
+// ccFile reads a file attachment (a file Claude Code reads again after a
+// compaction and sends with the next prompt) into a harness prompt of
+// kind "file": the text blocks it renders for the model, as sent, the
+// record's other members in its metadata.
+func (b *builder) ccFile(f fields, ts string) (*msg, gjson.Result, string, error) {
+	r := f.get("rendered")
+	ok := f.get("renderedRole").String() == "user" && r.IsArray() && len(r.Array()) > 0
+	r.ForEach(func(_, v gjson.Result) bool {
+		ok = ok && v.Get("content").Type == gjson.String
+		return ok
+	})
+	if !ok {
+		return nil, r, "attachment/file without rendered text", nil
+	}
+	m := &msg{role: harnessRole, ts: ts}
+	r.ForEach(func(_, v gjson.Result) bool {
+		m.addText(v.Get("content").Str)
+		return true
+	})
+	m.meta = join(obj{{"type", quote("attachment")}}, f.rest("rendered"))
+	m.meta.setString("harness", "file")
+	return m, r, "", nil
 }
 
 // A ccSource is the kind of record a prompt came from.

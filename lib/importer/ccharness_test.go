@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -483,5 +484,31 @@ func TestCompactBoundary(t *testing.T) {
 	}
 	if rep.Mapped != 4 || !reflect.DeepEqual(rep.Reasons, []string{`record type "system" (compact_boundary with no compaction summary after it): 1`}) {
 		t.Errorf("report = %+v", rep)
+	}
+}
+
+// TestFileAttachment: the file Claude Code reads again after a compaction
+// is a harness prompt of kind "file", its text the blocks rendered for the
+// model; one with no rendered text is lost, and said so.
+func TestFileAttachment(t *testing.T) {
+	in := `{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"go on"}}
+{"type":"attachment","uuid":"f","parentUuid":"a","sessionId":"s","attachment":{"type":"file","filename":"/w/a.txt","content":{"type":"text","file":{"filePath":"/w/a.txt","content":"one\n"}}},"rendered":[{"content":"<system-reminder>\nCalled the Read tool with the following input: {\"file_path\":\"/w/a.txt\"}\n</system-reminder>"},{"content":"<system-reminder>\nResult of calling the Read tool:\n1\tone\n</system-reminder>"}],"renderedRole":"user"}
+{"type":"attachment","uuid":"g","parentUuid":"f","sessionId":"s","attachment":{"type":"file","filename":"/w/b.txt","content":{"type":"text","file":{"filePath":"/w/b.txt","content":"two\n"}}}}
+`
+	l, rep, roles := importRoles(t, in)
+	if want := []string{"user", "harness"}; !reflect.DeepEqual(roles, want) {
+		t.Fatalf("roles = %q, want %q", roles, want)
+	}
+	if want := "<system-reminder>\nCalled the Read tool with the following input: {\"file_path\":\"/w/a.txt\"}\n</system-reminder>\n<system-reminder>\nResult of calling the Read tool:\n1\tone\n</system-reminder>"; l.Prompts[1].Content != want {
+		t.Errorf("the file's prompt = %q, want %q", l.Prompts[1].Content, want)
+	}
+	pm, _ := l.Metadata["prompts"].([]any)
+	if m, _ := pm[1].(map[string]any); m["harness"] != "file" || m["type"] != "attachment" {
+		t.Errorf("metadata.prompts[1] = %v", m)
+	}
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool {
+		return strings.Contains(w, `"attachment/file without rendered text"`) && strings.Contains(w, "lost")
+	}) {
+		t.Errorf("warnings = %q", rep.Warnings)
 	}
 }

@@ -196,7 +196,10 @@
 // say and are prompts too: a "system" record of subtype "local_command"
 // (a local command and its output shown to the user, not sent to the
 // model) is a harness prompt of its tag's kind, "type": "system" in its
-// metadata; an "attachment" record of attachment.type "queued_command"
+// metadata; an "attachment" record of attachment.type "file" (a file
+// read again after a compaction) is a harness prompt of kind "file", its
+// rendered text blocks as sent, "type": "attachment" in its metadata; an
+// "attachment" record of attachment.type "queued_command"
 // (a prompt sent while the agent worked that the running turn took in,
 // for which no user record is written) is the user's prompt, or the
 // harness's when its origin.kind or commandMode says so

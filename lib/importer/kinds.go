@@ -42,6 +42,8 @@ var recordKinds = map[string][]recordKind{
 		{kind: "system/compact_boundary alone", skip: `record type "system" (compact_boundary with no compaction summary after it)`},
 		{kind: "system/compact_boundary"},
 		{kind: "attachment/queued_command"},
+		{kind: "attachment/file"},
+		{kind: "attachment/file without rendered text", skip: `record type "attachment" (a file with no text rendered for the model)`, lost: true},
 		{kind: "attachment/queued_command of another commandMode", skip: `record type "attachment" (a queued_command of another commandMode than prompt or task-notification, not known to reach the model)`},
 		{kind: "attachment/queued_command without a prompt", skip: `record type "attachment" (a queued_command with no prompt)`},
 		{kind: "attachment/queued_command copy", skip: `record type "attachment" (a queued_command whose prompt the next user record repeats)`},

@@ -63,6 +63,35 @@ type Driver interface {
 // input, where it arrives as it is: Args is then given "" for it.
 type promptStdin interface{ PromptOnStdin() bool }
 
+// commander is a Driver whose agent records a command the user typed
+// (a slash command) as its harness's text: Command returns the prompt
+// that typed it again.
+type commander interface {
+	Command(text string) (prompt string, ok bool)
+}
+
+// sent are the prompts the agent is given, in order: the pack's user
+// prompts, and the commands its harness recorded (commander).
+func sent(d Driver, p *serve.Pack) []string {
+	c, _ := d.(commander)
+	var out []string
+	h := 0
+	for i := 0; i <= len(p.Prompts); i++ {
+		for ; c != nil && h < len(p.Harness) && p.Harness[h].After <= i; h++ {
+			if p.Harness[h].Kind != agent.KindCommand {
+				continue
+			}
+			if cmd, ok := c.Command(p.Harness[h].Text); ok {
+				out = append(out, cmd)
+			}
+		}
+		if i < len(p.Prompts) {
+			out = append(out, p.Prompts[i])
+		}
+	}
+	return out
+}
+
 // Drivers are the agents ctx can run, by name.
 var Drivers = []Driver{claudecode.Driver{}, codex.Driver{}, gemini.Driver{}, opencode.Driver{}}
 
@@ -197,7 +226,7 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opts Options
 	if err != nil {
 		return nil, err
 	}
-	prompts := rec.Packs[0].Prompts
+	prompts := sent(d, rec.Packs[0])
 	if len(prompts) == 0 {
 		return nil, fmt.Errorf("pack %s has no user prompt to send the agent", m.Hash)
 	}

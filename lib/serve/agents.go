@@ -19,12 +19,12 @@ var Agents = []struct {
 }{
 	{"claude-cli/", "anthropic", &Agent{Name: "claude-code",
 		Harness: func(t string) bool { k, _ := claudecode.HarnessText(t); return k != "" },
-		Clean:   claudecode.Clean}},
+		Clean:   claudecode.Clean, Side: claudecode.Side, Summary: claudecode.CompactSummary}},
 	{"codex", "openai-responses", &Agent{Name: "codex",
 		Harness: func(t string) bool { k, _ := codex.Context(t); return k != "" },
 		Clean:   codex.Clean}},
 	{"GeminiCLI", "gemini", &Agent{Name: "gemini", Harness: gemini.Harness, Clean: gemini.Clean}},
-	{"opencode", "openai-chat", &Agent{Name: "opencode", Side: opencode.Side, Clean: opencode.Clean}},
+	{"opencode", "openai-chat", &Agent{Name: "opencode", Side: func(system, _ string) string { return opencode.Side(system) }, Clean: opencode.Clean}},
 }
 
 // agentOf tells which agent sent r.

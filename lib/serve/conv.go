@@ -19,6 +19,16 @@ type Conv struct {
 	Items  []Item
 }
 
+// lastUser is the last user text the request sends.
+func (c *Conv) lastUser() string {
+	for i := len(c.Items) - 1; i >= 0; i-- {
+		if c.Items[i].Kind == UserText {
+			return c.Items[i].Text
+		}
+	}
+	return ""
+}
+
 // Item kinds.
 const (
 	UserText   = "user"        // text the user (or the agent's harness) sent
@@ -51,9 +61,15 @@ type Agent struct {
 	// Clean removes from a text what the harness appends to it on every
 	// run (a reminder after a tool's output); nil leaves it as it is.
 	Clean func(text string) string
-	// Side tells a request the agent makes besides its turns (a title
-	// for the session) by its system prompt: "title", or "".
-	Side func(system string) string
+	// Side tells a request the agent makes besides its turns by its
+	// system prompt and the last user text it sends: "title" (a title for
+	// the session), "compact" (a summary of the conversation, to go on
+	// from), or "".
+	Side func(system, last string) string
+	// Summary reports whether a user text is the summary the agent opens
+	// a compacted conversation with, and returns the model's answer it
+	// was made from (nil: the agent writes none).
+	Summary func(text string) (answer string, ok bool)
 }
 
 // A Difference is the first place a request's conversation differs from
@@ -95,6 +111,15 @@ func (n normalizer) text(s, cwd string) string {
 	return strings.TrimSpace(s)
 }
 
+// summary reports whether s is the agent's compaction summary.
+func (n normalizer) summary(s string) bool {
+	if n.agent == nil || n.agent.Summary == nil {
+		return false
+	}
+	_, ok := n.agent.Summary(s)
+	return ok
+}
+
 func (n normalizer) harness(s string) bool {
 	return n.agent != nil && n.agent.Harness != nil && n.agent.Harness(s)
 }
@@ -107,10 +132,19 @@ func (n normalizer) harness(s string) bool {
 // have there. The turn is returned with the difference when the place
 // was found, so that a caller can say which step the request diverged
 // at.
+//
+// A compacted conversation (it holds the agent's summary, Agent.Summary)
+// has lost the turns before the summary: its first answer is a later
+// turn of the thread, found by its ids or text.
 func (r *Recording) Find(c *Conv, a *Agent, workspace string) (*Turn, *Difference) {
 	n := normalizer{agent: a, workspace: workspace}
 	var items []Item
+	compacted := false
 	for _, it := range c.Items {
+		if it.Kind == UserText && n.summary(it.Text) {
+			compacted = true
+			continue
+		}
 		if it.Kind == UserText && (strings.TrimSpace(it.Text) == "" || n.harness(it.Text)) {
 			continue
 		}
@@ -122,11 +156,32 @@ func (r *Recording) Find(c *Conv, a *Agent, workspace string) (*Turn, *Differenc
 			turns = append(turns, i)
 		}
 	}
-	th, d := r.thread(items, turns, n)
-	if th == nil {
-		return nil, d
+	places, d := r.thread(items, turns, n, compacted)
+	var turn *Turn
+	for i, pl := range places {
+		t, d2 := r.at(pl, items, turns, n)
+		if d2 == nil || i == 0 {
+			turn, d = t, d2
+		}
+		if d2 == nil {
+			break
+		}
 	}
-	pos := len(turns)
+	return turn, d
+}
+
+// A place is where a request continues a thread: its first answer is
+// the thread's turn First.
+type place struct {
+	th    *Thread
+	First int
+}
+
+// at returns the turn that answers a request continuing a thread at pl,
+// and where the request differs from the recording there.
+func (r *Recording) at(pl place, items []Item, turns []int, n normalizer) (*Turn, *Difference) {
+	th := pl.th
+	pos := pl.First + len(turns)
 	if pos >= len(th.Turns) {
 		return nil, &Difference{Where: fmt.Sprintf("model turn %d", pos), Want: fmt.Sprintf("the recorded thread ends after %d turns", len(th.Turns))}
 	}
@@ -135,28 +190,43 @@ func (r *Recording) Find(c *Conv, a *Agent, workspace string) (*Turn, *Differenc
 		if items[at].Skipped {
 			continue
 		}
-		if d := n.sameTurn(r, th.Turns[i], items[at], th.Pack.CWD); d != nil {
-			d.Where = fmt.Sprintf("model turn %d: %s", i, d.Where)
+		if d := n.sameTurn(r, th.Turns[pl.First+i], items[at], th.Pack.CWD); d != nil {
+			d.Where = fmt.Sprintf("model turn %d: %s", pl.First+i, d.Where)
 			return turn, d
 		}
 	}
 	tail := items
-	if pos > 0 {
-		tail = items[turns[pos-1]+1:]
+	if len(turns) > 0 {
+		tail = items[turns[len(turns)-1]+1:]
 	}
 	return turn, n.sameInput(r, th, pos, tail)
 }
 
-// thread finds the thread a request continues.
-func (r *Recording) thread(items []Item, turns []int, n normalizer) (*Thread, *Difference) {
+// thread finds where a request continues a thread: the thread whose
+// first turn is the request's first answer, or, for a compacted
+// conversation, each turn of any thread that is; with no answer yet,
+// the thread whose opening the request starts with.
+func (r *Recording) thread(items []Item, turns []int, n normalizer, compacted bool) ([]place, *Difference) {
 	if len(turns) > 0 {
 		first := items[turns[0]]
+		var places []place
 		for _, p := range r.Packs {
 			for _, th := range p.Threads {
-				if len(th.Turns) > 0 && n.sameTurn(r, th.Turns[0], first, p.CWD) == nil {
-					return th, nil
+				for k, t := range th.Turns {
+					if k > 0 && !compacted {
+						break
+					}
+					if n.sameTurn(r, t, first, p.CWD) == nil {
+						places = append(places, place{th, k})
+						if !compacted {
+							return places, nil
+						}
+					}
 				}
 			}
+		}
+		if len(places) > 0 {
+			return places, nil
 		}
 		return nil, &Difference{Where: "model turn 0", Got: excerpt(first.Text), Want: "a recorded first answer"}
 	}
@@ -170,7 +240,7 @@ func (r *Recording) thread(items []Item, turns []int, n normalizer) (*Thread, *D
 	for _, p := range r.Packs {
 		for _, th := range p.Threads {
 			if th.Opening != "" && n.text(opening, p.CWD) == n.text(th.Opening, p.CWD) {
-				return th, nil
+				return []place{{th, 0}}, nil
 			}
 		}
 	}

@@ -31,25 +31,65 @@ type Pack struct {
 	Threads []*Thread
 	// Prompts are the texts of the pack's user prompts, in order.
 	Prompts []string
+	// Harness are the prompts the agent's harness wrote, in order.
+	Harness []HarnessPrompt
 }
 
-// sideAnswer answers an agent's side request of kind ("title"): with the
-// session's recorded title, else the first line of its first prompt.
-func (r *Recording) sideAnswer(kind string) *Answer {
-	a := &Answer{ID: "ctxside", Stop: "stop"}
-	for _, p := range r.Packs {
-		if p.Title != "" {
-			a.Text = p.Title
-			return a
+// A HarnessPrompt is a prompt of role "harness".
+type HarnessPrompt struct {
+	Kind  string // metadata.prompts[i].harness: "compact-summary", "command", …
+	Text  string
+	After int // the user prompts before it
+}
+
+// sideAnswer answers an agent's side request of kind, or returns nil
+// when it is none or the packs hold no answer. A "title" is the
+// session's recorded title, else the first line of its first prompt. A
+// "compact" is the model's answer the pack's compaction summary was made
+// from (Agent.Summary): the first for a conversation that holds no
+// summary yet, the second for one that holds one, and so on.
+func (r *Recording) sideAnswer(kind string, c *Conv, ag *Agent) *Answer {
+	switch kind {
+	case "title":
+		a := &Answer{ID: "ctxside", Stop: "stop"}
+		for _, p := range r.Packs {
+			if p.Title != "" {
+				a.Text = p.Title
+				return a
+			}
+			if len(p.Prompts) > 0 {
+				line, _, _ := strings.Cut(strings.TrimSpace(p.Prompts[0]), "\n")
+				a.Text = excerpt(line)
+				return a
+			}
 		}
-		if len(p.Prompts) > 0 {
-			line, _, _ := strings.Cut(strings.TrimSpace(p.Prompts[0]), "\n")
-			a.Text = excerpt(line)
-			return a
+		a.Text = "Session"
+		return a
+	case "compact":
+		if ag.Summary == nil {
+			return nil
+		}
+		n := 0
+		for _, it := range c.Items {
+			if _, ok := ag.Summary(it.Text); ok && it.Kind == UserText {
+				n++
+			}
+		}
+		for _, p := range r.Packs {
+			k := 0
+			for _, h := range p.Harness {
+				if h.Kind != "compact-summary" {
+					continue
+				}
+				if k == n {
+					text, _ := ag.Summary(h.Text)
+					return &Answer{ID: fmt.Sprintf("ctx%scompact%d", p.Hash.Hex()[:12], n), Text: text, Stop: "end_turn"}
+				}
+				k++
+			}
 		}
 	}
-	a.Text = "Session"
-	return a
+	return nil
 }
 
 // A Thread is one agent's conversation: its turns in order.
@@ -111,15 +151,26 @@ func loadPack(s *store.Store, m *manifest.Manifest) (*Pack, error) {
 	meta := gjson.ParseBytes(m.Metadata)
 	p.CWD = meta.Get("session.cwd").String()
 	p.Title = meta.Get("session.title").String()
+	kinds := map[int64]string{}
+	meta.Get("prompts").ForEach(func(_, v gjson.Result) bool {
+		if i := v.Get("index"); i.Exists() {
+			kinds[i.Int()] = v.Get("harness").String()
+		}
+		return true
+	})
 	for i, pr := range m.Prompts {
-		if pr.Role != "user" {
+		if pr.Role != "user" && pr.Role != "harness" {
 			continue
 		}
 		text, err := promptText(s, pr)
 		if err != nil {
 			return nil, fmt.Errorf("prompts[%d]: %w", i, err)
 		}
-		p.Prompts = append(p.Prompts, text)
+		if pr.Role == "harness" {
+			p.Harness = append(p.Harness, HarnessPrompt{Kind: kinds[int64(i)], Text: text, After: len(p.Prompts)})
+		} else {
+			p.Prompts = append(p.Prompts, text)
+		}
 	}
 	threads := map[string]*Thread{}
 	thread := func(agent string) *Thread {

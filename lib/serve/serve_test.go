@@ -297,3 +297,44 @@ func mustURL(t testing.TB, s string) *url.URL {
 	}
 	return u
 }
+
+// compacted is session compacted after its first prompt (its
+// compaction summary a harness prompt), then given a second prompt.
+var compacted = strings.NewReplacer(
+	`"prompts": [{"role": "user", "content": "Create hello.txt."}],`,
+	`"prompts": [{"role": "user", "content": "Create hello.txt."},
+	  {"role": "harness", "content": "This session is being continued from a previous conversation that ran out of context.\n\nSummary:\nhello.txt was created.\n\nIf you need specific details from before compaction, read the full transcript at: /h/s.jsonl"},
+	  {"role": "user", "content": "Now say bye."}],`,
+	`"metadata": {"session": {"cwd": "/work/proj"}}`,
+	`"metadata": {"session": {"cwd": "/work/proj"}, "prompts": [{"index": 1, "harness": "compact-summary"}]}`,
+	`{"index": 2, "type": "llm_call", "output": "Done."`,
+	`{"index": 2, "type": "llm_call", "output": "Done.", "deterministic": false}, {"index": 3, "type": "llm_call", "output": "Bye."`,
+).Replace(session)
+
+// TestCompaction: Claude Code's request for a compaction summary is
+// answered with the recorded summary, as the model gave it; the
+// compacted conversation that follows continues the thread.
+func TestCompaction(t *testing.T) {
+	r, _ := load(t, compacted)
+	var events []Event
+	srv := New(r, Options{Workspace: "/tmp/ws", Event: func(e Event) { events = append(events, e) }})
+	instruction := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"File created successfully at: /tmp/ws/hello.txt"},{"type":"text","text":"CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.\n\nYour task is to create a detailed summary of the conversation so far."}]}`
+	code, body := post(t, srv, "/v1/messages", "claude-cli/2.1.328", anthropicRequest(false, firstUser, firstAnswer, instruction))
+	if want := "<summary>\nhello.txt was created.\n</summary>"; code != 200 || gjson.GetBytes(body, "content.0.text").String() != want || events[0].Match != "side" {
+		t.Errorf("the compaction: status %d, %s, %+v; want the text %q", code, body, events, want)
+	}
+	// After it: the summary, the turns kept, the next prompt.
+	summary := `{"role":"user","content":"This session is being continued from a previous conversation that ran out of context.\n\nSummary:\nhello.txt was created.\n\nIf you need specific details from before compaction, read the full transcript at: /h2/t.jsonl"}`
+	code, body = post(t, srv, "/v1/messages", "claude-cli/2.1.328", anthropicRequest(false, summary,
+		`{"role":"assistant","content":[{"type":"text","text":"Done."}]}`, `{"role":"user","content":"Now say bye."}`))
+	if code != 200 || gjson.GetBytes(body, "content.0.text").String() != "Bye." || *events[1].Step != 3 {
+		t.Errorf("after the compaction: status %d, %s, %+v", code, body, events[1])
+	}
+	// With no summary recorded, the compaction is a miss.
+	r, _ = load(t, session)
+	events = nil
+	srv = New(r, Options{Workspace: "/tmp/ws", Event: func(e Event) { events = append(events, e) }})
+	if code, _ := post(t, srv, "/v1/messages", "claude-cli/2.1.328", anthropicRequest(false, firstUser, firstAnswer, instruction)); code != 400 || events[0].Match != "miss" {
+		t.Errorf("no summary recorded: status %d, %+v", code, events)
+	}
+}

@@ -206,9 +206,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ag := agentOf(r, wire)
 	if ag != nil && ag.Side != nil {
-		if kind := ag.Side(conv.System); kind != "" {
+		// A side request the recording has no answer for is matched
+		// as a turn: a miss, or the upstream's.
+		if a := s.rec.sideAnswer(ag.Side(conv.System, conv.lastUser()), conv, ag); a != nil {
 			ev.Match, ev.Status = "side", http.StatusOK
-			if err := wire.Write(w, conv, s.rec.sideAnswer(kind)); err != nil {
+			if err := wire.Write(w, conv, a); err != nil {
 				ev.Error = "writing the answer: " + err.Error()
 			}
 			return

@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/ctx-tools/ctx/lib/agent"
@@ -55,3 +56,22 @@ func (Driver) Transcript(s agent.Session) (string, error) {
 		return strings.HasSuffix(p, ".jsonl") && !strings.Contains(filepath.ToSlash(p), "/subagents/")
 	})
 }
+
+// Command returns the prompt that typed a slash command again, from the
+// record Claude Code writes for it (<command-name>/compact</command-name>
+// … <command-args>…</command-args>): the name, then its arguments.
+func (Driver) Command(text string) (string, bool) {
+	m := commandName.FindStringSubmatch(text)
+	if m == nil || !strings.HasPrefix(m[1], "/") {
+		return "", false
+	}
+	if a := commandArgs.FindStringSubmatch(text); a != nil && strings.TrimSpace(a[1]) != "" {
+		return m[1] + " " + a[1], true
+	}
+	return m[1], true
+}
+
+var (
+	commandName = regexp.MustCompile(`<command-name>([^<]+)</command-name>`)
+	commandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+)
