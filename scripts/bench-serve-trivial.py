@@ -24,7 +24,7 @@ def log(n):
                           "output": t["output"], "deterministic": False, "metadata": {"call_id": t["call"]["id"]}})
     return {"created": "2026-11-01T10:00:00Z", "model": {"identifier": "claude-opus-5-5"},
             "prompts": [{"role": "user", "content": "Count to fifty with echo."}], "steps": steps,
-            "metadata": {"session": {"cwd": "/work/proj"}}}
+            "metadata": {"session": {"cwd": "/home/dev/proj"}}}
 
 def serve(n):
     answers = list(turns(n))

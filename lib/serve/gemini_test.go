@@ -23,7 +23,7 @@ const geminiLog = `{"created":"2026-11-01T10:00:00Z","model":{"identifier":"gemi
  {"index":1,"type":"tool_call","tool":"run_shell_command","parameters":{"command":"false"},"deterministic":false,"metadata":{"call_id":"call_s1"},
   "output":"<untrusted_context>\nOutput: (empty)\nExit Code: 1\nProcess Group PGID: 4242\n</untrusted_context>","error":{"exit_code":1}},
  {"index":2,"type":"llm_call","output":"It failed.","deterministic":false,"usage":{"input_tokens":150,"output_tokens":10}}],
-"metadata":{"session":{"cwd":"/work/proj"}}}`
+"metadata":{"session":{"cwd":"/home/dev/proj"}}}`
 
 func geminiServer(t *testing.T) (*Server, *[]Event) {
 	t.Helper()

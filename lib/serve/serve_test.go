@@ -28,11 +28,11 @@ const session = `{
      "usage": {"input_tokens": 100, "output_tokens": 20, "cache_read_tokens": 5},
      "metadata": {"content": [{"type": "thinking", "signature": "sig-1"}]}},
     {"index": 1, "type": "tool_call", "tool": "Write", "parameters": {"file_path": "hello.txt", "content": "hello\n"},
-     "output": "File created successfully at: /work/proj/hello.txt", "deterministic": false,
+     "output": "File created successfully at: /home/dev/proj/hello.txt", "deterministic": false,
      "metadata": {"call_id": "toolu_1"}},
     {"index": 2, "type": "llm_call", "output": "Done.", "deterministic": false, "usage": {"input_tokens": 150, "output_tokens": 2}}
   ],
-  "metadata": {"session": {"cwd": "/work/proj"}}
+  "metadata": {"session": {"cwd": "/home/dev/proj"}}
 }`
 
 func load(t testing.TB, logs ...string) (*Recording, []*manifest.Manifest) {
@@ -305,8 +305,8 @@ var compacted = strings.NewReplacer(
 	`"prompts": [{"role": "user", "content": "Create hello.txt."},
 	  {"role": "harness", "content": "This session is being continued from a previous conversation that ran out of context.\n\nSummary:\nhello.txt was created.\n\nIf you need specific details from before compaction, read the full transcript at: /h/s.jsonl"},
 	  {"role": "user", "content": "Now say bye."}],`,
-	`"metadata": {"session": {"cwd": "/work/proj"}}`,
-	`"metadata": {"session": {"cwd": "/work/proj"}, "prompts": [{"index": 1, "harness": "compact-summary"}]}`,
+	`"metadata": {"session": {"cwd": "/home/dev/proj"}}`,
+	`"metadata": {"session": {"cwd": "/home/dev/proj"}, "prompts": [{"index": 1, "harness": "compact-summary"}]}`,
 	`{"index": 2, "type": "llm_call", "output": "Done."`,
 	`{"index": 2, "type": "llm_call", "output": "Done.", "deterministic": false}, {"index": 3, "type": "llm_call", "output": "Bye."`,
 ).Replace(session)

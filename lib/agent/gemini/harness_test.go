@@ -4,12 +4,12 @@ import "testing"
 
 func TestContext(t *testing.T) {
 	ctx := "<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Sunday, November 29, 2026 (formatted according to the user's locale).\nMy operating system is: linux\n" +
-		"The project's temporary directory is: /home/u/.gemini/tmp/proj\n- **Workspace Directories:**\n  - /work/proj\n  - /work/lib\n- **Directory Structure:**\n\n/work/proj/\n\n</session_context>"
+		"The project's temporary directory is: /home/u/.gemini/tmp/proj\n- **Workspace Directories:**\n  - /home/dev/proj\n  - /home/dev/lib\n- **Directory Structure:**\n\n/home/dev/proj/\n\n</session_context>"
 	old := "This is the Gemini CLI. We are setting up the context for our chat.\n  Today's date is Monday.\n  I'm currently working in the directory: /home/dev/app\n  Here is the folder structure"
 	for _, tc := range []struct {
 		text, kind, dir string
 	}{
-		{ctx, "session-context", "/work/proj"},
+		{ctx, "session-context", "/home/dev/proj"},
 		{old, "session-context", "/home/dev/app"},
 		{"Create hello.txt.", "", ""},
 		{"I'm currently working in the directory: /etc", "", ""},
