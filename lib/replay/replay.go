@@ -383,20 +383,29 @@ func checkOutputs(ws *Workspace, outputs []manifest.Output) []OutputResult {
 		if !ws.written[o.Name] && !unknown {
 			continue
 		}
-		r := OutputResult{Name: o.Name, Expected: o.ContentRef.String()}
-		switch got, err := ws.hash(o.Name); {
-		case unknown:
-			r.Status, r.Reason = Skipped, o.Name+" is not known: "+why
-		case err != nil:
-			r.Status, r.Reason = Diverged, err.Error()
-		case got == o.ContentRef:
-			r.Status, r.Actual = Matched, got.String()
-		default:
-			r.Status, r.Actual = Diverged, got.String()
+		if unknown {
+			out = append(out, OutputResult{Name: o.Name, Expected: o.ContentRef.String(), Status: Skipped, Reason: o.Name + " is not known: " + why})
+			continue
 		}
-		out = append(out, r)
+		out = append(out, ws.CompareOutput(o))
 	}
 	return out
+}
+
+// CompareOutput compares the recorded output o with the workspace's file
+// of its name: matched when the bytes are the same, else diverged (a file
+// missing or unreadable says why).
+func (w *Workspace) CompareOutput(o manifest.Output) OutputResult {
+	r := OutputResult{Name: o.Name, Expected: o.ContentRef.String()}
+	switch got, err := w.hash(o.Name); {
+	case err != nil:
+		r.Status, r.Reason = Diverged, err.Error()
+	case got == o.ContentRef:
+		r.Status, r.Actual = Matched, got.String()
+	default:
+		r.Status, r.Actual = Diverged, got.String()
+	}
+	return r
 }
 
 func grade(rep *Report) Fidelity {

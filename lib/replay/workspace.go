@@ -461,7 +461,3 @@ func resolve(p string) (string, error) {
 	}
 	return path.Clean(filepath.ToSlash(p)), nil
 }
-
-// Hash returns the digest of the workspace's file name (a clean relative
-// name, read without leaving the workspace).
-func (w *Workspace) Hash(name string) (digest.Digest, error) { return w.hash(name) }

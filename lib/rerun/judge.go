@@ -9,7 +9,6 @@ import (
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/replay"
 	"github.com/ctx-tools/ctx/lib/serve"
-	"github.com/ctx-tools/ctx/lib/store"
 )
 
 // judge sets each recorded step's outcome from the requests served. A
@@ -103,19 +102,10 @@ func outcome(events []serve.Event, callID string) (replay.Status, *serve.Differe
 }
 
 // compareOutputs compares each recorded output with the workspace.
-func compareOutputs(s *store.Store, ws *replay.Workspace, outputs []manifest.Output) []replay.OutputResult {
+func compareOutputs(ws *replay.Workspace, outputs []manifest.Output) []replay.OutputResult {
 	var out []replay.OutputResult
 	for _, o := range outputs {
-		r := replay.OutputResult{Name: o.Name, Expected: o.ContentRef.String()}
-		switch got, err := ws.Hash(o.Name); {
-		case err != nil:
-			r.Status, r.Reason = replay.Diverged, err.Error()
-		case got == o.ContentRef:
-			r.Status, r.Actual = replay.Matched, got.String()
-		default:
-			r.Status, r.Actual = replay.Diverged, got.String()
-		}
-		out = append(out, r)
+		out = append(out, ws.CompareOutput(o))
 	}
 	return out
 }

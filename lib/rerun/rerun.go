@@ -319,7 +319,7 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opts Options
 		rep.Recorded = h.String()
 	}
 	rep.judge(m, rep.Requests)
-	rep.Outputs = compareOutputs(s, ws, m.Outputs)
+	rep.Outputs = compareOutputs(ws, m.Outputs)
 	rep.Summary = summarize(rep.Steps, rep.Outputs)
 	rep.Fidelity = rep.fidelity()
 	return rep, nil

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/visible"
 )
 
 // A Conv is a request's conversation as the matcher reads it, whatever
@@ -333,17 +335,7 @@ func lineDifference(where, want, got string) *Difference {
 }
 
 // excerpt shortens a text for a report.
-func excerpt(s string) string {
-	const max = 200
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func excerpt(s string) string { return visible.Clip(s, 200) }
 
 // answers reports whether a request's id for a call (or "name:" and its
 // name, for an API whose calls carry no id) names c.
