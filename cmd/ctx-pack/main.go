@@ -77,6 +77,7 @@ type source struct {
 	log  *execlog.Log
 
 	hook     bool   // read from a hook payload, on the session's machine
+	observed bool   // a hook payload about one step: observed, not packed
 	cwd      string // the working directory the hook payload gives
 	imported bool   // converted from an agent's own format
 
@@ -155,6 +156,9 @@ func (c *packCmd) run(env *cli.Env) error {
 	bad := false
 	for _, name := range names {
 		src, err := c.read(env, s, name)
+		if src.observed {
+			continue
+		}
 		if err != nil {
 			var probs execlog.Problems
 			if !errors.As(err, &probs) {
@@ -277,12 +281,13 @@ func (c *packCmd) read(env *cli.Env, s *store.Store, name string) (source, error
 	} else if src.data, err = env.ReadInput(name); err != nil {
 		return src, cli.WithCode(cli.ExitError, fmt.Errorf("reading log: %w", err))
 	}
-	if err := c.followHook(env, &src, &dir); err != nil {
+	if err := c.followHook(env, s, &src, &dir); err != nil || src.observed {
 		return src, err
 	}
 	if err := c.importLog(env, s, &src); err != nil {
 		return src, err
 	}
+	c.attachObserved(env, s, &src)
 	opts := execlog.Options{Dir: dir, SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH")}
 	if src.imported {
 		// The importer's log, never printed: checked as Parse would
@@ -363,7 +368,7 @@ const hookArg = "\x00hook"
 
 // followHook replaces a hook payload (an agent's hook input naming its
 // transcript) by the transcript it names, when --from is an agent format.
-func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
+func (c *packCmd) followHook(env *cli.Env, s *store.Store, src *source, dir *string) error {
 	if c.From == "" || c.From == importer.Ctx {
 		return nil
 	}
@@ -378,6 +383,10 @@ func (c *packCmd) followHook(env *cli.Env, src *source, dir *string) error {
 		return nil
 	}
 	c.hookEvent, c.hookSession = h.Event, h.SessionID
+	if h.Event == "PreToolUse" || h.Event == "PostToolUse" {
+		src.observed = true
+		return c.observe(env, s, h)
+	}
 	what := "the hook payload's transcript_path"
 	if h.Within != "" {
 		what = "the Codex rollout of thread " + h.SessionID

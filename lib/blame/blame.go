@@ -12,6 +12,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/drift"
 	"github.com/ctx-tools/ctx/lib/edit"
+	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -22,8 +23,9 @@ type Index struct {
 	pool pool
 }
 
-// event is one recorded edit step, or a session's view of a whole file
-// (ed is nil, path and content or text are set), in time order.
+// event is one recorded edit step (ed), a step's observed changes on
+// disk (obs), or a session's view of a whole file (neither: path and
+// content or text are set), in time order.
 type event struct {
 	at      time.Time
 	created time.Time
@@ -33,6 +35,7 @@ type event struct {
 	origin  *Origin
 	held    *held // the lines the session found in files it read
 	ed      *edit.Edit
+	obs     []manifest.Observed // the files a step was seen to change
 	path    string
 	content digest.Digest
 	text    string // the view's content, when content is zero
@@ -97,15 +100,26 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 				}
 				seen[key] = true
 			}
+			at, err := time.Parse(time.RFC3339Nano, e.Time)
+			if err != nil {
+				at = created
+			}
+			o := &Origin{Pack: pe.Pack, Step: e.Step, Tool: e.Tool, Session: pe.Session, Model: e.Model, Agent: e.Agent, Prompt: e.Prompt, Timestamp: e.Time}
+			if e.Observed != nil {
+				st.Edits++
+				for _, f := range e.Observed {
+					if _, ok := first[f.Name]; !ok {
+						first[f.Name] = at
+					}
+				}
+				evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(e.Step, false), cwd: pe.Cwd, origin: o, held: held, obs: e.Observed})
+				continue
+			}
 			ed, err := edit.Parse(e.Tool, e.Parameters)
 			if err != nil || ed == nil {
 				continue
 			}
 			st.Edits++
-			at, err := time.Parse(time.RFC3339Nano, e.Time)
-			if err != nil {
-				at = created
-			}
 			for _, p := range ed.Paths() {
 				if p, ok := relative(p, pe.Cwd); ok {
 					if _, ok := first[p]; !ok {
@@ -113,7 +127,6 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 					}
 				}
 			}
-			o := &Origin{Pack: pe.Pack, Step: e.Step, Tool: e.Tool, Session: pe.Session, Model: e.Model, Agent: e.Agent, Prompt: e.Prompt, Timestamp: e.Time}
 			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(e.Step, false), cwd: pe.Cwd, origin: o, held: held, ed: ed})
 		}
 		h, err := heldBy(ts, pe, first)
@@ -254,13 +267,14 @@ func heldBy(t *texts, pe *packEdits, edited map[string]time.Time) (*held, error)
 // session sees it.
 func replay(ts *texts, evs []event) (*Index, error) {
 	ix := &Index{last: map[string]version{}, pool: pool{}}
-	type file struct {
-		v     version
-		text  string // v's text, when known
-		known bool
-	}
 	ws := map[string]*file{}
 	for _, e := range evs {
+		if e.obs != nil {
+			if err := observed(ts, ws, e, ix); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if e.ed == nil {
 			text := e.text
 			if !e.content.IsZero() {
@@ -349,6 +363,58 @@ func replay(ts *texts, evs []event) (*Index, error) {
 		}
 	}
 	return ix, nil
+}
+
+// file is a file of replay's workspace: its version, when known (v is
+// nil for a file known to be absent).
+type file struct {
+	v     version
+	text  string // v's text, when known
+	known bool
+}
+
+// observed applies a step's observed changes on disk to the workspace:
+// each file it left is a version whose lines the step wrote, except
+// those the version before held. A file the step deleted whose text a
+// file it made holds (mv) passes its lines' origins on to the new name;
+// a file whose content was not kept is unknown from then on. A file no
+// version is known of takes the step's origin for all its lines: what
+// was there before is bounded by the commits (Past) and by what the
+// session read (held).
+func observed(ts *texts, ws map[string]*file, e event, ix *Index) error {
+	gone := map[string]*file{} // by text: what the step deleted
+	for _, o := range e.obs {
+		if f := ws[o.Name]; o.Deleted && f != nil && f.known && f.v != nil {
+			gone[f.text] = f
+		}
+	}
+	for _, o := range e.obs {
+		switch {
+		case o.Deleted:
+			ws[o.Name] = &file{known: true}
+			continue
+		case o.Skipped != "":
+			ws[o.Name] = &file{}
+			continue
+		}
+		text, err := ts.get(o.ContentRef)
+		if err != nil {
+			return fmt.Errorf("pack %s: step %d: observed %s: %w", e.pack, e.origin.Step, o.Name, err)
+		}
+		var prev version
+		if f := ws[o.Name]; f != nil && f.known && f.v != nil {
+			prev = f.v
+		} else if g, ok := gone[text]; ok {
+			prev = g.v
+		}
+		v, added := prev.next(splitText(text), e.origin, e.held)
+		if v == nil {
+			v = version{}
+		}
+		ws[o.Name] = &file{v: v, text: text, known: true}
+		ix.pool.add(added, e.origin, e.held)
+	}
+	return nil
 }
 
 // written returns the lines an edit writes, for when it cannot be

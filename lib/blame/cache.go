@@ -26,7 +26,7 @@ type Cache struct {
 
 // cacheFormat heads every cache entry; a change of what is derived
 // changes it.
-const cacheFormat = "ctx-blame-cache 5\n"
+const cacheFormat = "ctx-blame-cache 6\n"
 
 // maxCacheEntry bounds a cache entry: it holds a pack's edit steps, so
 // one larger than this is read from the manifest instead.

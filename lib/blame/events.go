@@ -31,15 +31,18 @@ type packEdits struct {
 	Partial []string `json:"partial,omitzero"`
 }
 
-// editStep is a step that edited files, with the facts an origin names.
+// editStep is a step that edited files, with the facts an origin names:
+// an edit tool's step (Parameters), or a step whose changes on disk were
+// observed (Observed: a shell command's).
 type editStep struct {
-	Step       int            `json:"step"`
-	Tool       string         `json:"tool"`
-	Time       string         `json:"time,omitzero"`
-	Model      string         `json:"model,omitzero"`
-	Agent      string         `json:"agent,omitzero"`
-	Prompt     *int           `json:"prompt,omitzero"`
-	Parameters jsontext.Value `json:"parameters"`
+	Step       int                 `json:"step"`
+	Tool       string              `json:"tool"`
+	Time       string              `json:"time,omitzero"`
+	Model      string              `json:"model,omitzero"`
+	Agent      string              `json:"agent,omitzero"`
+	Prompt     *int                `json:"prompt,omitzero"`
+	Parameters jsontext.Value      `json:"parameters"`
+	Observed   []manifest.Observed `json:"observed,omitzero"`
 }
 
 // base is a file the session saw whole: its first view of it, and when
@@ -179,10 +182,16 @@ func edits(s *store.Store, m *manifest.Manifest) (*packEdits, error) {
 			}
 			continue
 		}
-		if !edit.Is(s.Tool) || s.Error != nil {
+		// A failed shell command may still have changed files: what was
+		// observed after it is what it did.
+		observed := !edit.Is(s.Tool) && len(s.Observed) > 0
+		if !observed && (!edit.Is(s.Tool) || s.Error != nil) {
 			continue
 		}
 		e := editStep{Step: s.Index, Tool: s.Tool, Time: s.Timestamp, Agent: s.Agent, Parameters: s.Parameters}
+		if observed {
+			e.Observed = s.Observed
+		}
 		e.Model = model[s.Agent]
 		if e.Model == "" {
 			e.Model = m.Model.Identifier

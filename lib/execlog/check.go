@@ -125,6 +125,11 @@ func (c *canonicalizer) steps(l *Log, from, to int) {
 		c.parts(s.OutputParts, func() canon.Path { return canon.Path{"steps", i, "output_parts"} })
 		c.content(s.Reasoning, func() canon.Path { return canon.Path{"steps", i, "reasoning"} })
 		c.value(&s.Metadata, func() canon.Path { return canon.Path{"steps", i, "metadata"} })
+		for j := range s.Observed {
+			c.str(&s.Observed[j].Name)
+			c.str(&s.Observed[j].Skipped)
+			c.content(s.Observed[j].Content, func() canon.Path { return canon.Path{"steps", i, "observed", j, "content"} })
+		}
 	}
 }
 
@@ -439,6 +444,18 @@ func (c *checker) log(l *Log) {
 			c.err(at.Key("timestamp"), checkTime(s.Timestamp))
 		}
 		c.kind(at.Key("metadata"), s.Metadata, '{')
+		for j, o := range s.Observed {
+			oat := at.Key("observed").Index(j)
+			c.err(oat.Key("name"), manifest.CheckName(o.Name))
+			switch {
+			case o.Content == nil && !o.Deleted && o.Skipped == "":
+				c.errorf(oat, "give one of %s, deleted or skipped", strings.Join(contentKeys[:], ", "))
+			case o.Content != nil && (o.Deleted || o.Skipped != ""):
+				c.errorf(oat, "a deleted or skipped file has no content")
+			case o.Content != nil:
+				c.content(oat.Key(member(contentKeys, o.Content, false)), o.Content)
+			}
+		}
 	}
 	outs := newNames()
 	for i := range l.Outputs {

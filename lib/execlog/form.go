@@ -59,6 +59,12 @@ func (l *Log) skeleton() *manifest.Manifest {
 			Deterministic: s.Deterministic, Timestamp: s.Timestamp, Metadata: s.Metadata,
 			Encoded: l.encoded(i),
 		}
+		if s.Observed != nil {
+			m.Steps[i].Observed = make([]manifest.Observed, len(s.Observed))
+			for j, o := range s.Observed {
+				m.Steps[i].Observed[j] = manifest.Observed{Name: o.Name, Deleted: o.Deleted, Skipped: o.Skipped}
+			}
+		}
 	}
 	for i, o := range l.Outputs {
 		m.Outputs[i] = manifest.Output{Name: o.Name, MediaType: o.MediaType, Confidence: o.Confidence, Notes: o.Notes}
@@ -97,6 +103,12 @@ func fromSkeleton(m *manifest.Manifest) *Log {
 			Parameters: s.Parameters, OutputParts: parts(s.OutputParts), Error: s.Error, Usage: s.Usage,
 			Deterministic: s.Deterministic, Timestamp: s.Timestamp, Metadata: s.Metadata,
 		}
+		if s.Observed != nil {
+			l.Steps[i].Observed = make([]Observed, len(s.Observed))
+			for j, o := range s.Observed {
+				l.Steps[i].Observed[j] = Observed{Name: o.Name, Deleted: o.Deleted, Skipped: o.Skipped}
+			}
+		}
 	}
 	for i, o := range m.Outputs {
 		l.Outputs[i] = Output{Name: o.Name, MediaType: o.MediaType, Confidence: o.Confidence, Notes: o.Notes}
@@ -123,6 +135,8 @@ func (l *Log) slot(sl manifest.Slot) **Content {
 		return &l.Steps[sl.Index].Reasoning
 	case manifest.FieldOutput:
 		return &l.Outputs[sl.Index].Content
+	case manifest.FieldStepObserved:
+		return &l.Steps[sl.Index].Observed[sl.Part].Content
 	}
 	panic(fmt.Sprintf("execlog: unknown manifest field %d", sl.Field))
 }
@@ -311,6 +325,7 @@ func (l *Log) WriteJSON(out io.Writer) error {
 		w.raw("deterministic", strconv.AppendBool(nil, s.Deterministic))
 		w.optStr("timestamp", s.Timestamp)
 		w.raw("metadata", s.Metadata)
+		w.observed(s.Observed)
 		w.close('}')
 	}
 	w.close(']')
@@ -518,6 +533,29 @@ func (w *writer) contentAs(keys keySet, c *Content, binary bool) {
 	if c.stated >= 0 {
 		w.num("size", c.stated)
 	}
+}
+
+// observed writes a step's observed files.
+func (w *writer) observed(os []Observed) {
+	if os == nil {
+		return
+	}
+	w.key("observed")
+	w.open('[')
+	for _, o := range os {
+		w.elem()
+		w.open('{')
+		w.str("name", o.Name)
+		if o.Deleted {
+			w.raw("deleted", jsontext.Value("true"))
+		}
+		w.optStr("skipped", o.Skipped)
+		if o.Content != nil {
+			w.content(contentKeys, o.Content)
+		}
+		w.close('}')
+	}
+	w.close(']')
 }
 
 func (w *writer) parts(k string, ps []Part) {

@@ -97,6 +97,16 @@ type Step struct {
 	Deterministic bool
 	Timestamp     string
 	Metadata      jsontext.Value
+	Observed      []Observed
+}
+
+// Observed is a file as a step left it on disk (manifest.Observed): its
+// content, or that the step deleted it, or why its content was not kept.
+type Observed struct {
+	Name    string
+	Deleted bool
+	Skipped string
+	Content *Content
 }
 
 // Options tune Parse.
@@ -479,6 +489,7 @@ func (o *object) step(i int) Step {
 	s.Deterministic = o.boolean("deterministic")
 	s.Timestamp = o.time("timestamp")
 	s.Metadata = o.json("metadata", '{')
+	s.Observed = o.observed()
 	o.finish(map[string]string{
 		"content": "a step's output is \"output\"", "path": "a step's output file is \"output_path\"",
 		"content_ref": "a step's output object is \"output_ref\"", "parts": "a step's multimodal output is \"output_parts\"",
@@ -602,6 +613,38 @@ func (o *object) parts(key string) []Part {
 		parts = append(parts, pt)
 	}
 	return parts
+}
+
+// observed reads a step's observed files: each a name, and content,
+// deleted or skipped.
+func (o *object) observed() []Observed {
+	elems, ok := o.array("observed", false)
+	if !ok {
+		return nil
+	}
+	out := []Observed{}
+	for j, e := range elems {
+		fo := o.p.object(e, o.at.Key("observed").Index(j))
+		if fo == nil {
+			continue
+		}
+		var f Observed
+		var n *node
+		f.Name, n = fo.str("name", true)
+		if n != nil && f.Name != "" {
+			fo.check(n, fo.at.Key("name"), manifest.CheckName(f.Name))
+		}
+		f.Deleted = fo.boolean("deleted")
+		f.Skipped, _ = fo.str("skipped", false)
+		f.Content = fo.content(contentKeys, !f.Deleted && f.Skipped == "")
+		if f.Content != nil && (f.Deleted || f.Skipped != "") {
+			o.p.errorf(e, fo.at, "a deleted or skipped file has no content")
+		}
+		fo.statedSize(f.Content)
+		fo.finish(nil)
+		out = append(out, f)
+	}
+	return out
 }
 
 // mediaType reads an optional media type such as "image/png".

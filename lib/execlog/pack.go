@@ -201,7 +201,7 @@ func stepRefs(m *manifest.Manifest) [][]digest.Digest {
 	refs := make([][]digest.Digest, len(m.Steps))
 	for sl := range m.Slots() {
 		switch sl.Field {
-		case manifest.FieldStepOutput, manifest.FieldStepOutputPart, manifest.FieldStepReasoning:
+		case manifest.FieldStepOutput, manifest.FieldStepOutputPart, manifest.FieldStepReasoning, manifest.FieldStepObserved:
 			if !sl.Ref.IsZero() {
 				refs[sl.Index] = append(refs[sl.Index], *sl.Ref)
 			}

@@ -375,6 +375,16 @@ func (f *fingerprinter) step(s *Step) fingerprint {
 	f.flag(s.Deterministic)
 	f.str(s.Timestamp)
 	f.bytes(s.Metadata, s.Metadata != nil)
+	f.flag(s.Observed != nil)
+	f.int(int64(len(s.Observed)))
+	for _, o := range s.Observed {
+		f.str(o.Name)
+		f.flag(o.Deleted)
+		f.str(o.Skipped)
+		if !f.content(o.Content) {
+			return fingerprint{}
+		}
+	}
 	f.h.Write(f.b)
 	var fp fingerprint
 	f.h.Sum(fp[:0])

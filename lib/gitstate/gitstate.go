@@ -168,29 +168,47 @@ func stripUser(raw string) string {
 	return raw
 }
 
-// changed lists the files under dir that differ from commit: tracked
-// files changed or deleted, and untracked files not ignored.
+// changed lists the files under dir that differ from commit, with their
+// hashes.
 func changed(dir, commit string) (map[string]string, error) {
-	out := map[string]string{}
-	diff, err := git(dir, "diff", "--name-only", "--no-renames", "--relative", "-z", commit, "--", ".")
+	names, err := ChangedNames(dir, commit)
 	if err != nil {
 		return nil, err
 	}
-	untracked, err := git(dir, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+	out := map[string]string{}
+	for _, n := range names {
+		h, err := hashFile(dir, filepath.Join(dir, filepath.FromSlash(n)))
+		if err != nil {
+			return nil, fmt.Errorf("reading the git state of %s: %w", dir, err)
+		}
+		out[n] = h
+	}
+	return out, nil
+}
+
+// ChangedNames lists the files under dir that differ from commit
+// (relative to dir, with "/"): tracked files changed or deleted, and
+// untracked files not ignored, but those under the directories exclude
+// names (relative to dir).
+func ChangedNames(dir, commit string, exclude ...string) ([]string, error) {
+	var out []string
+	spec := []string{"--", "."}
+	for _, x := range exclude {
+		spec = append(spec, ":(exclude,literal)"+filepath.ToSlash(x))
+	}
+	diff, err := git(dir, append([]string{"diff", "--name-only", "--no-renames", "--relative", "-z", commit}, spec...)...)
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := git(dir, append([]string{"ls-files", "--others", "--exclude-standard", "-z"}, spec...)...)
 	if err != nil {
 		return nil, err
 	}
 	for _, list := range [][]byte{diff, untracked} {
 		for _, name := range bytes.Split(list, []byte{0}) {
-			if len(name) == 0 {
-				continue
+			if len(name) > 0 {
+				out = append(out, string(name))
 			}
-			n := string(name)
-			h, err := hashFile(dir, filepath.Join(dir, filepath.FromSlash(n)))
-			if err != nil {
-				return nil, fmt.Errorf("reading the git state of %s: %w", dir, err)
-			}
-			out[n] = h
 		}
 	}
 	return out, nil

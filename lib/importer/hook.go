@@ -22,6 +22,9 @@ type Hook struct {
 	Transcript string
 	// Cwd, SessionID and Event are as the payload gives them ("" if not).
 	Cwd, SessionID, Event string
+	// ToolUseID and Tool name the step a PreToolUse or PostToolUse
+	// payload is about ("" otherwise).
+	ToolUseID, Tool string
 	// Within is the directory the transcript was found in, when ctx
 	// looked it up itself (a Codex rollout under sessions/): symlinks
 	// must not lead out of it.
@@ -53,7 +56,8 @@ func ParseHook(data []byte, codexHome string) (*Hook, error) {
 	}
 	switch {
 	case rec.Get("transcript_path").Exists() && (rec.Get("session_id").Exists() || rec.Get("hook_event_name").Exists()):
-		h := &Hook{Transcript: str("transcript_path"), Cwd: str("cwd"), SessionID: str("session_id"), Event: str("hook_event_name")}
+		h := &Hook{Transcript: str("transcript_path"), Cwd: str("cwd"), SessionID: str("session_id"), Event: str("hook_event_name"),
+			ToolUseID: str("tool_use_id"), Tool: str("tool_name")}
 		if h.Transcript == "" {
 			return nil, errors.New("hook payload: transcript_path is not a non-empty string")
 		}

@@ -348,6 +348,22 @@ func (e *encoder) step(s *Step) {
 	}
 	e.num("index", int64(s.Index))
 	e.raw("metadata", s.Metadata)
+	if s.Observed != nil {
+		e.array("observed", len(s.Observed), func(i int) {
+			o := &s.Observed[i]
+			e.open('{')
+			e.optDigest("content_ref", o.ContentRef)
+			if o.Deleted {
+				e.boolean("deleted", true)
+			}
+			e.str("name", o.Name)
+			if o.Size != 0 {
+				e.num("size", o.Size)
+			}
+			e.optStr("skipped", o.Skipped)
+			e.close('}')
+		})
+	}
 	e.parts("output_parts", s.OutputParts)
 	e.optDigest("output_ref", s.OutputRef)
 	e.raw("parameters", s.Parameters)

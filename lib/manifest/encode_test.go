@@ -38,12 +38,18 @@ func TestEncodeCanonical(t *testing.T) {
 	empty := extended()
 	empty.Environment.ToolVersions = map[string]string{}
 	empty.Inputs[0].Lines = [][2]int64{}
+	observed := full()
+	observed.Steps[0].Observed = []Observed{{Name: "a.txt", ContentRef: digest.Of([]byte("a\n")), Size: 2}, {Name: "e.txt", ContentRef: digest.Of(nil)}, {Name: "gone", Deleted: true}, {Name: "b.bin", Skipped: "binary"}}
+	noneObserved := full()
+	noneObserved.Steps[0].Observed = []Observed{}
 	for name, m := range map[string]*Manifest{
-		"minimal":  {Version: Version, Created: "2026-02-10T09:00:00Z", Model: Model{Identifier: "m"}},
-		"extended": extended(),
-		"full":     full(),
-		"hash":     withHash,
-		"empty":    empty,
+		"observed":      observed,
+		"none observed": noneObserved,
+		"minimal":       {Version: Version, Created: "2026-02-10T09:00:00Z", Model: Model{Identifier: "m"}},
+		"extended":      extended(),
+		"full":          full(),
+		"hash":          withHash,
+		"empty":         empty,
 	} {
 		if !encodeBoth(t, m) {
 			t.Errorf("%s: declined", name)

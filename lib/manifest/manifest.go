@@ -175,6 +175,10 @@ type Step struct {
 	Deterministic bool           `json:"deterministic"`
 	Timestamp     string         `json:"timestamp,omitzero"`
 	Metadata      jsontext.Value `json:"metadata,omitzero"`
+	// Observed are the files the step was seen to change on disk (the
+	// hook that ran after it compared the working tree with what it
+	// held before), each as it was after the step.
+	Observed []Observed `json:"observed,omitzero"`
 
 	// Encoded, when set, is the step as canonical JSON, written as it is
 	// in place of the fields above: a step of an earlier pack of the same
@@ -182,6 +186,17 @@ type Step struct {
 	// still say what it is; its references are not among Slots' and
 	// Refs' (they are the earlier pack's, present in the store).
 	Encoded []byte `json:"-"`
+}
+
+// Observed is a file as a step left it on disk: its content, or that
+// the step deleted it, or why its content was not kept (Skipped: larger
+// than the bound, binary, not a regular file).
+type Observed struct {
+	Name       string        `json:"name"`
+	ContentRef digest.Digest `json:"content_ref,omitzero"`
+	Size       int64         `json:"size,omitzero"`
+	Deleted    bool          `json:"deleted,omitzero"`
+	Skipped    string        `json:"skipped,omitzero"`
 }
 
 // StepError says a step failed: {} when only that is known, else its
@@ -492,6 +507,7 @@ const (
 	FieldStepOutputPart              // steps[Index].output_parts[Part].content_ref
 	FieldStepReasoning               // steps[Index].reasoning_ref
 	FieldOutput                      // outputs[Index].content_ref
+	FieldStepObserved                // steps[Index].observed[Part].content_ref
 )
 
 // A Slot is one member of a manifest that holds, or may hold, an object
@@ -511,7 +527,8 @@ type Slot struct {
 // Slots is the one walk over a manifest's references: it yields, in
 // manifest order, every member that holds an object reference and, zero
 // when absent, the optional ones (system_prompt, a step's output_ref when
-// it has no output_parts, reasoning_ref). A prompt with parts yields its
+// it has no output_parts, reasoning_ref), then a step's observed files
+// that have content. A prompt with parts yields its
 // parts and no content_ref; an input seen only by name yields nothing.
 func (m *Manifest) Slots() iter.Seq[Slot] {
 	return func(yield func(Slot) bool) {
@@ -559,6 +576,15 @@ func (m *Manifest) Slots() iter.Seq[Slot] {
 			}
 			if !yield(Slot{Field: FieldStepReasoning, Index: i, Path: at.Key("reasoning_ref"), Ref: &s.ReasoningRef}) {
 				return
+			}
+			for j := range s.Observed {
+				o := &s.Observed[j]
+				if o.Deleted || o.Skipped != "" {
+					continue
+				}
+				if !yield(Slot{Field: FieldStepObserved, Index: i, Part: j, Path: at.Key("observed").Index(j).Key("content_ref"), Ref: &o.ContentRef, Size: &o.Size}) {
+					return
+				}
 			}
 		}
 		for i := range m.Outputs {
