@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os/exec"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -41,10 +40,6 @@ func completion(shell string) (string, error) {
 // verbFlags runs `ctx-VERB --help` for every verb installed and returns
 // the flags each one lists, in order, with -h.
 func verbFlags() map[string][]string {
-	// A flag at the start of a line of kong's help: "  -n, --max-count=N
-	// …" or "  --human  …". Compiled here, not at start-up: every ctx
-	// VERB would pay for it.
-	flagLine := regexp.MustCompile(`(?m)^\s+(?:-[A-Za-z], )?(--[a-z][a-z0-9-]*)`)
 	flags := map[string][]string{}
 	for _, v := range verbs {
 		bin, err := toolpath.Find("ctx-" + v.name)
@@ -53,15 +48,39 @@ func verbFlags() map[string][]string {
 		}
 		out, _ := exec.Command(bin, "--help").Output()
 		fs := []string{"-h"}
-		for _, m := range flagLine.FindAllStringSubmatch(string(out), -1) {
-			if !slices.Contains(fs, m[1]) {
-				fs = append(fs, m[1])
+		for line := range strings.Lines(string(out)) {
+			if f, ok := helpFlag(line); ok && !slices.Contains(fs, f) {
+				fs = append(fs, f)
 			}
 		}
 		flags[v.name] = fs
 	}
 	return flags
 }
+
+// helpFlag returns the long flag a line of kong's help starts with,
+// after its indentation: "  -n, --max-count=N …" or "  --human  …". It
+// is not a regular expression so that the front does not link regexp,
+// whose initialisation every ctx VERB would pay for.
+func helpFlag(line string) (string, bool) {
+	rest := strings.TrimLeft(line, " \t")
+	if len(rest) == len(line) {
+		return "", false
+	}
+	if len(rest) >= 4 && rest[0] == '-' && isLetter(rest[1]) && rest[2] == ',' && rest[3] == ' ' {
+		rest = rest[4:]
+	}
+	if len(rest) < 3 || !strings.HasPrefix(rest, "--") || rest[2] < 'a' || rest[2] > 'z' {
+		return "", false
+	}
+	n := 3
+	for n < len(rest) && (rest[n] >= 'a' && rest[n] <= 'z' || rest[n] >= '0' && rest[n] <= '9' || rest[n] == '-') {
+		n++
+	}
+	return rest[:n], true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func bashCompletion(flags map[string][]string) string {
 	var b strings.Builder
