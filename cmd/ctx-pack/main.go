@@ -32,6 +32,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/gitstate"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/observe"
 	"github.com/ctx-tools/ctx/lib/sidecar"
 	"github.com/ctx-tools/ctx/lib/store"
 	"github.com/ctx-tools/ctx/lib/userconfig"
@@ -156,7 +157,7 @@ func (c *packCmd) run(env *cli.Env) error {
 	bad := false
 	for _, name := range names {
 		src, err := c.read(env, s, name)
-		if src.observed {
+		if err == nil && src.observed {
 			continue
 		}
 		if err != nil {
@@ -383,7 +384,7 @@ func (c *packCmd) followHook(env *cli.Env, s *store.Store, src *source, dir *str
 		return nil
 	}
 	c.hookEvent, c.hookSession = h.Event, h.SessionID
-	if h.Event == "PreToolUse" || h.Event == "PostToolUse" {
+	if slices.Contains(observe.Events, h.Event) {
 		src.observed = true
 		return c.observe(env, s, h)
 	}
@@ -550,7 +551,11 @@ func (c *packCmd) recordGit(env *cli.Env, src *source) {
 		return
 	}
 	start, _ := time.Parse(time.RFC3339Nano, src.log.Created)
-	st, err := gitstate.Capture(dir, start)
+	var exclude []string
+	if s, err := env.Store(); err == nil {
+		exclude = observe.StoreIn(s, dir)
+	}
+	st, err := gitstate.Capture(dir, start, exclude...)
 	switch {
 	case errors.Is(err, gitstate.ErrNotWorkTree):
 		if c.GitState {

@@ -13,7 +13,7 @@ import (
 )
 
 // observe records, for a hook payload about one tool step (Claude Code's
-// PreToolUse, PostToolUse), what the files of the session's working
+// PreToolUse, PostToolUse, PostToolUseFailure), what the files of the session's working
 // directory hold (lib/observe): nothing is packed. A directory that is
 // not a git work tree has nothing to compare with, and is passed over.
 func (c *packCmd) observe(env *cli.Env, s *store.Store, h *importer.Hook) error {
@@ -27,6 +27,9 @@ func (c *packCmd) observe(env *cli.Env, s *store.Store, h *importer.Hook) error 
 	}
 	if err != nil {
 		return cli.WithCode(cli.ExitFinding, err)
+	}
+	if len(e.Observed) > 0 && h.ToolUseID == "" {
+		env.Warnf("hook payload (%s): no tool_use_id: what %s changed cannot be given to its step", h.Event, cli.Escape(h.Tool))
 	}
 	if len(e.Observed) > 0 {
 		var names []string

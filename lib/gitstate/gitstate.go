@@ -75,9 +75,11 @@ func git(dir string, args ...string) ([]byte, error) {
 }
 
 // Capture reads the git state of dir for a session that started at start
-// (the zero time: now). It returns ErrNotWorkTree when dir is not in a
+// (the zero time: now); the files under the directories exclude names
+// (relative to dir: the ctx store, when it is in the work tree) are not
+// among the changed ones. It returns ErrNotWorkTree when dir is not in a
 // git work tree or git is not installed.
-func Capture(dir string, start time.Time) (*State, error) {
+func Capture(dir string, start time.Time, exclude ...string) (*State, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNotWorkTree
 	}
@@ -111,7 +113,7 @@ func Capture(dir string, start time.Time) (*State, error) {
 		return nil, err
 	}
 	st.Prefix = strings.TrimSuffix(strings.TrimSpace(string(prefix)), "/")
-	if st.Changed, err = changed(dir, st.Commit); err != nil {
+	if st.Changed, err = changed(dir, st.Commit, exclude...); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -170,8 +172,8 @@ func stripUser(raw string) string {
 
 // changed lists the files under dir that differ from commit, with their
 // hashes.
-func changed(dir, commit string) (map[string]string, error) {
-	names, err := ChangedNames(dir, commit)
+func changed(dir, commit string, exclude ...string) (map[string]string, error) {
+	names, err := ChangedNames(dir, commit, exclude...)
 	if err != nil {
 		return nil, err
 	}

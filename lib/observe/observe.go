@@ -1,7 +1,8 @@
 // Package observe records what an agent's steps changed on disk, for the
 // steps no edit tool describes: a shell command that ran sed -i, mv, a
 // code generator. An agent's hook calls Record before and after each
-// tool step (Claude Code's PreToolUse and PostToolUse); Record compares
+// tool step (Claude Code's PreToolUse, and PostToolUse or
+// PostToolUseFailure); Record compares
 // the files of the session's working directory that differ from git's
 // HEAD with what they held at the session's previous observation, keeps
 // the content of each file that changed as an object in the store, and
@@ -64,7 +65,7 @@ const (
 // Entry is one line of a session's journal: an observation of the
 // working directory before or after a step.
 type Entry struct {
-	// Event is the hook event: PreToolUse, PostToolUse.
+	// Event is the hook event (Events).
 	Event string `json:"event"`
 	// Time is when the observation was made (RFC 3339, UTC).
 	Time string `json:"time"`
@@ -81,8 +82,13 @@ type Entry struct {
 	Observed []manifest.Observed `json:"observed,omitzero"`
 }
 
+// Events lists the hook events Record observes for: before a step, and
+// after it (Claude Code's PostToolUseFailure follows a step that failed,
+// which may have changed files all the same).
+var Events = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure"}
+
 // After reports whether the event is one after a step.
-func After(event string) bool { return event == "PostToolUse" }
+func After(event string) bool { return event == "PostToolUse" || event == "PostToolUseFailure" }
 
 // journal returns the path of session's journal in s.
 func journal(s *store.Store, session string) string {
@@ -98,27 +104,16 @@ func Record(s *store.Store, dir, session string, e Entry) (*Entry, error) {
 	if session == "" {
 		return nil, errors.New("observing the working directory: the hook payload has no session_id")
 	}
-	// The store itself, when it is in the work tree, is not the
-	// session's work.
-	var exclude []string
-	root, _ := filepath.Abs(s.Root())
-	if rel, err := filepath.Rel(dir, root); err == nil && filepath.IsLocal(rel) {
-		exclude = append(exclude, rel)
-	}
-	names, err := gitstate.ChangedNames(dir, "HEAD", exclude...)
+	names, err := gitstate.ChangedNames(dir, "HEAD", StoreIn(s, dir)...)
 	if err != nil {
 		if out, gerr := gitcmd.Run(dir, "rev-parse", "--is-inside-work-tree"); gerr != nil || strings.TrimSpace(string(out)) != "true" {
 			return nil, gitstate.ErrNotWorkTree
 		}
 		return nil, fmt.Errorf("observing %s: %w", dir, err)
 	}
-	prev, err := Read(s, session)
+	before, err := lastState(s, session)
 	if err != nil {
 		return nil, err
-	}
-	before := map[string]string{}
-	if len(prev) > 0 {
-		before = prev[len(prev)-1].State
 	}
 	e.State = map[string]string{}
 	contents := map[string][]byte{}
@@ -183,19 +178,25 @@ func Record(s *store.Store, dir, session string, e Entry) (*Entry, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, fmt.Errorf("observing %s: %w", dir, err)
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("observing %s: %w", dir, err)
-	}
 	// One write per line: hooks of steps run at once append whole lines.
-	_, err = f.Write(append(line, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := store.AppendFile(p, append(line, '\n')); err != nil {
 		return nil, fmt.Errorf("observing %s: writing %s: %w", dir, p, err)
 	}
 	return &e, nil
+}
+
+// StoreIn returns the store's directory relative to dir when it is under
+// dir (a project's .ctx/), for gitstate to leave out: the store is not
+// the session's work. Otherwise none.
+func StoreIn(s *store.Store, dir string) []string {
+	root, err := filepath.Abs(s.Root())
+	if err != nil {
+		return nil
+	}
+	if rel, err := filepath.Rel(dir, root); err == nil && filepath.IsLocal(rel) {
+		return []string{rel}
+	}
+	return nil
 }
 
 // stateOf returns the state of the file n under dir, and its content
@@ -237,15 +238,45 @@ func skipped(state string) string {
 	return SkippedSpecial
 }
 
+// lastState returns the state the session's latest observation recorded
+// (none: HEAD's), reading only the end of the journal: it grows by a
+// line per step, and is read before each.
+func lastState(s *store.Store, session string) (map[string]string, error) {
+	f, fi, err := store.OpenFile(journal(s, session))
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]string{}, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("observation journal: %w", err)
+	}
+	defer f.Close()
+	size := min(fi.Size(), maxLine)
+	b := make([]byte, size)
+	if _, err := f.ReadAt(b, fi.Size()-size); err != nil {
+		return nil, err
+	}
+	lines := bytes.Split(bytes.TrimRight(b, "\n"), []byte{'\n'})
+	for i := len(lines) - 1; i > 0 || i == 0 && size == fi.Size(); i-- {
+		var e Entry
+		if json.Unmarshal(lines[i], &e) == nil && e.State != nil {
+			return e.State, nil
+		}
+	}
+	return map[string]string{}, nil
+}
+
+// maxLine bounds the end of a journal lastState reads: one line, a
+// state of some thousands of changed files.
+const maxLine = 4 << 20
+
 // Read returns the entries of session's journal in s, oldest first; none
 // when there is none.
 func Read(s *store.Store, session string) ([]Entry, error) {
 	p := journal(s, session)
-	b, err := found.ReadFile(p, found.Rule{What: "observation journal", Max: maxJournal, Within: filepath.Join(s.Root(), Dir)})
+	b, err := store.ReadFile(p, maxJournal)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("observation journal: %w", err)
 	}
 	var out []Entry
 	sc := bufio.NewScanner(bytes.NewReader(b))

@@ -137,3 +137,36 @@ func TestRecordNotWorkTree(t *testing.T) {
 		t.Errorf("Record outside a work tree: %v, want not a git work tree", err)
 	}
 }
+
+// A journal that is a symlink is neither read nor written through.
+func TestJournalSymlink(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	put(t, dir, "a.txt", "one\n")
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "c")
+	s, _, err := store.Init(filepath.Join(dir, ".ctx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+	put(t, filepath.Dir(elsewhere), "elsewhere", "")
+	if err := os.MkdirAll(filepath.Dir(journal(s, "sess")), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, journal(s, "sess")); err != nil {
+		t.Skip("no symlinks here")
+	}
+	if _, err := Record(s, dir, "sess", Entry{Event: "PostToolUse"}); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("Record through a symlinked journal: %v, want a refusal", err)
+	}
+	if _, err := Read(s, "sess"); err == nil {
+		t.Error("Read through a symlinked journal succeeded")
+	}
+	if b, _ := os.ReadFile(elsewhere); len(b) != 0 {
+		t.Errorf("written through the symlink: %q", b)
+	}
+}

@@ -108,3 +108,28 @@ func readRegularFile(name string, max int64) ([]byte, int64, error) {
 	b, err = readAll(io.LimitReader(f, fi.Size()), b)
 	return b, fi.Size(), err
 }
+
+// AppendFile appends b to the store file name, creating it (mode 0644)
+// if needed, in one write, never through a final symlink; a file that is
+// not a regular one is refused as OpenFile refuses it.
+func AppendFile(name string, b []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|openFlags, 0o644)
+	if err != nil {
+		if isLoop(err) {
+			return fmt.Errorf("%s is a symlink: %w", name, ErrNotRegular)
+		}
+		return err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("%s %s: %w", name, DescribeMode(fi.Mode()), ErrNotRegular)
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
