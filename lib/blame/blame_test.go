@@ -22,8 +22,9 @@ type session struct {
 }
 
 type step struct {
-	tool   string
-	params map[string]any
+	tool     string
+	params   map[string]any
+	observed []any // the files the step was seen to change on disk
 }
 
 func pack(t testing.TB, s *store.Store, ss session) digest.Digest {
@@ -54,11 +55,15 @@ func pack(t testing.TB, s *store.Store, ss session) digest.Digest {
 	base := strings.TrimSuffix(ss.created, "Z")
 	var steps []any
 	for i, st := range ss.steps {
-		steps = append(steps, map[string]any{
+		js := map[string]any{
 			"index": i, "type": "tool_call", "tool": st.tool, "parameters": st.params,
 			"output": "ok", "deterministic": false,
 			"timestamp": fmt.Sprintf("%s.%03dZ", base, i+1),
-		})
+		}
+		if st.observed != nil {
+			js["observed"] = st.observed
+		}
+		steps = append(steps, js)
 	}
 	log["steps"] = steps
 	b, err := json.Marshal(log)
@@ -77,11 +82,29 @@ func pack(t testing.TB, s *store.Store, ss session) digest.Digest {
 }
 
 func write(path, content string) step {
-	return step{"Write", map[string]any{"file_path": path, "content": content}}
+	return step{tool: "Write", params: map[string]any{"file_path": path, "content": content}}
 }
 
 func replace(path, old, new string) step {
-	return step{"Edit", map[string]any{"file_path": path, "old_string": old, "new_string": new}}
+	return step{tool: "Edit", params: map[string]any{"file_path": path, "old_string": old, "new_string": new}}
+}
+
+// shell is a Bash step that was seen to change files on disk: each
+// name's content after it, "" for a file it deleted, "\x00" for one
+// whose content was not kept.
+func shell(command string, files ...string) step {
+	var obs []any
+	for i := 0; i+1 < len(files); i += 2 {
+		switch files[i+1] {
+		case "":
+			obs = append(obs, map[string]any{"name": files[i], "deleted": true})
+		case "\x00":
+			obs = append(obs, map[string]any{"name": files[i], "skipped": "binary"})
+		default:
+			obs = append(obs, map[string]any{"name": files[i], "content": files[i+1]})
+		}
+	}
+	return step{tool: "Bash", params: map[string]any{"command": command}, observed: obs}
 }
 
 // want is the expected attribution of one line: "-" unknown, "P.S" agent
@@ -122,6 +145,32 @@ func TestBlame(t *testing.T) {
 		current  string
 		want     []string
 	}{{
+		name: "a shell step changes a line of a file the session read",
+		sessions: []session{{id: "a", inputs: map[string]string{"conf.txt": "name = demo\nmode = slow\nlevel = 1\n"},
+			steps: []step{shell("sed -i s/slow/fast/ conf.txt", "conf.txt", "name = demo\nmode = fast, warmed up\nlevel = 1\n")}}},
+		file:    "conf.txt",
+		current: "name = demo\nmode = fast, warmed up\nlevel = 1\n",
+		want:    []string{"-", "0.0", "-"},
+	}, {
+		name: "a generator's file, moved, then changed by a person",
+		sessions: []session{{id: "a", steps: []step{
+			shell("sh gen.sh", "api.go", "package api\n\nfunc Version() string { return \"1.2.3\" }\nfunc Ping() string { return \"pong\" }\n"),
+			shell("mv api.go client.go", "api.go", "", "client.go", "package api\n\nfunc Version() string { return \"1.2.3\" }\nfunc Ping() string { return \"pong\" }\n"),
+			shell("echo '// client' >> client.go", "client.go", "package api\n\nfunc Version() string { return \"1.2.3\" }\nfunc Ping() string { return \"pong\" }\n// the client of the API\n"),
+		}}},
+		file:    "client.go",
+		current: "// a person's header line\npackage api\n\nfunc Version() string { return \"1.2.3\" }\nfunc Ping() string { return \"PONG\" }\n// the client of the API\n",
+		want:    []string{"-", "0.0", "0.0", "0.0", "~0.0", "0.2"},
+	}, {
+		name: "content not kept: unknown in place, found by text",
+		sessions: []session{{id: "a", steps: []step{
+			shell("sh gen.sh", "data.txt", "generated line one\ngenerated line two\n"),
+			shell("sh pack.sh", "data.txt", "\x00"),
+		}}},
+		file:    "data.txt",
+		current: "generated line one\na person's line\n",
+		want:    []string{">0.0", "-"},
+	}, {
 		name:     "write then edit, unchanged since",
 		sessions: []session{{id: "a", steps: []step{write("hello.py", hello), replace("hello.py", "    print(hello())\n", "    print(hello())\n    print('greeting done here')\n")}}},
 		file:     "hello.py",
@@ -197,8 +246,8 @@ func TestBlame(t *testing.T) {
 	}, {
 		name: "apply_patch with paths under the session's directory",
 		sessions: []session{{id: "c", cwd: "/home/u/proj", steps: []step{
-			{"apply_patch", map[string]any{"input": "*** Begin Patch\n*** Add File: /home/u/proj/src/new.rs\n+fn main() {\n+    println!(\"hi there\");\n+}\n*** End Patch\n"}},
-			{"apply_patch", map[string]any{"input": "*** Begin Patch\n*** Update File: src/new.rs\n@@\n fn main() {\n     println!(\"hi there\");\n+    println!(\"and again\");\n }\n*** End Patch\n"}},
+			{tool: "apply_patch", params: map[string]any{"input": "*** Begin Patch\n*** Add File: /home/u/proj/src/new.rs\n+fn main() {\n+    println!(\"hi there\");\n+}\n*** End Patch\n"}},
+			{tool: "apply_patch", params: map[string]any{"input": "*** Begin Patch\n*** Update File: src/new.rs\n@@\n fn main() {\n     println!(\"hi there\");\n+    println!(\"and again\");\n }\n*** End Patch\n"}},
 		}}},
 		file:    "src/new.rs",
 		current: "fn main() {\n    println!(\"hi there\");\n    println!(\"and again\");\n}\n",
