@@ -50,21 +50,29 @@ func describe(t *testing.T, s *store.Store, obs []manifest.Observed) string {
 	return strings.Join(out, "; ")
 }
 
-func TestRecord(t *testing.T) {
+// repo makes a git work tree whose one commit holds files (name,
+// content, …), with a store in it, untracked.
+func repo(t *testing.T, files ...string) (string, *store.Store) {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git")
 	}
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
-	put(t, dir, "a.txt", "one\n")
-	put(t, dir, "gone.txt", "bye\n")
-	put(t, dir, "dirty.txt", "committed\n")
+	for i := 0; i+1 < len(files); i += 2 {
+		put(t, dir, files[i], files[i+1])
+	}
 	git(t, dir, "add", ".")
 	git(t, dir, "commit", "-q", "-m", "c")
 	s, _, err := store.Init(filepath.Join(dir, ".ctx"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, s
+}
+
+func TestRecord(t *testing.T) {
+	dir, s := repo(t, "a.txt", "one\n", "gone.txt", "bye\n", "dirty.txt", "committed\n")
 	// A person's change before the session's step: not the step's.
 	put(t, dir, "dirty.txt", "a person's\n")
 	steps := []struct {
@@ -140,18 +148,7 @@ func TestRecordNotWorkTree(t *testing.T) {
 
 // A journal that is a symlink is neither read nor written through.
 func TestJournalSymlink(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("needs git")
-	}
-	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
-	put(t, dir, "a.txt", "one\n")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", "c")
-	s, _, err := store.Init(filepath.Join(dir, ".ctx"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, s := repo(t, "a.txt", "one\n")
 	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
 	put(t, filepath.Dir(elsewhere), "elsewhere", "")
 	if err := os.MkdirAll(filepath.Dir(journal(s, "sess")), 0o755); err != nil {
