@@ -26,6 +26,12 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			checkPage(t, got[name])
 			golden(t, name+".html", got[name])
+			// The golden holds the page without its style sheet: a style
+			// change rewrites no golden, and the page still embeds it.
+			bare := unstyled(got[name])
+			if bytes.Count(bare, []byte(styleMarker)) != 1 || bytes.Count(bare, []byte(cspMarker)) != 1 || bytes.Contains(bare, []byte(css)) {
+				t.Errorf("%s: the style element or the CSP is not the package's, or is left in the golden", name)
+			}
 		})
 	}
 }
