@@ -121,17 +121,17 @@ func TestRecordKindsListed(t *testing.T) {
 	}
 }
 
-// README.md's table of record kinds is recordKinds'.
-func TestRecordKindsREADME(t *testing.T) {
-	const begin, end = "<!-- record kinds: generated from lib/importer/kinds.go by go test -run TestRecordKindsREADME -update -->\n", "<!-- end of record kinds -->\n"
-	path := filepath.Join("..", "..", "README.md")
+// docs/formats.md's table of record kinds is recordKinds'.
+func TestRecordKindsDoc(t *testing.T) {
+	const begin, end = "<!-- record kinds: generated from lib/importer/kinds.go by go test -run TestRecordKindsDoc -update -->\n", "<!-- end of record kinds -->\n"
+	path := filepath.Join("..", "..", "docs", "formats.md")
 	readme, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	i, j := bytes.Index(readme, []byte(begin)), bytes.Index(readme, []byte(end))
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no section between %q and %q", begin, end)
+		t.Fatalf("%s has no section between %q and %q", path, begin, end)
 	}
 	want := kindsTable()
 	got := string(readme[i+len(begin) : j])
@@ -145,7 +145,7 @@ func TestRecordKindsREADME(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README.md's table of record kinds differs from recordKinds (go test -run TestRecordKindsREADME -update):\n%s", want)
+	t.Errorf("%s's table of record kinds differs from recordKinds (go test -run TestRecordKindsDoc -update):\n%s", path, want)
 }
 
 // kindsTable renders recordKinds as a Markdown table: per format, the
