@@ -82,6 +82,7 @@ const browsers = 6
 // without it the page has no panel colour and no dark background. The
 // renderings are independent and run in parallel, one Chromium each.
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	bin := chromium()
 	if bin == "" {
 		t.Skip("chromium is not installed (apt-get install chromium): pages not rendered in a browser")
@@ -133,6 +134,7 @@ func TestBrowser(t *testing.T) {
 	wg.Wait()
 	for _, s := range shots {
 		t.Run(s.key, func(t *testing.T) {
+			t.Parallel()
 			if s.err != nil {
 				t.Fatal(s.err)
 			}

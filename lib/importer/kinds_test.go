@@ -87,6 +87,7 @@ var unknownOnPurpose = map[string]bool{
 // format's list, imported or skipped with a reason: a new kind is not
 // skipped unnoticed.
 func TestRecordKindsListed(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/*/*")
 	if dir, err := sharedtest.Path(); err == nil {
 		shared, _ := filepath.Glob(filepath.Join(dir, "agent-logs", "*", "*"))
@@ -123,6 +124,7 @@ func TestRecordKindsListed(t *testing.T) {
 
 // docs/formats.md's table of record kinds is recordKinds'.
 func TestRecordKindsDoc(t *testing.T) {
+	t.Parallel()
 	const begin, end = "<!-- record kinds: generated from lib/importer/kinds.go by go test -run TestRecordKindsDoc -update -->\n", "<!-- end of record kinds -->\n"
 	path := filepath.Join("..", "..", "docs", "formats.md")
 	readme, err := os.ReadFile(path)
@@ -185,6 +187,7 @@ func kindsTable() string {
 // message, a call, a result, file content, usage) stderr names it as
 // lost, with the count.
 func TestUnknownKindHoldingWork(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		`{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}`,
 		`{"type":"progress","uuid":"p1","sessionId":"s","data":{"type":"teammate_progress","message":{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a note"}]}}}}`,
@@ -232,6 +235,7 @@ func explain(k recordKind) string {
 
 // Detect takes a Claude Code transcript whatever record type comes first.
 func TestDetectClaudeCodeFirstRecords(t *testing.T) {
+	t.Parallel()
 	for _, first := range []string{
 		`{"type":"permission-mode","permissionMode":"default","sessionId":"s"}`,
 		`{"type":"file-history-snapshot","messageId":"m","snapshot":{},"isSnapshotUpdate":false}`,
@@ -252,6 +256,7 @@ func TestDetectClaudeCodeFirstRecords(t *testing.T) {
 
 // Logs of formats ctx does not import are named, whatever --from says.
 func TestNotImported(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ data, what string }{
 		{`[{"sessionId":"s","messageId":0,"type":"user","message":"hi","timestamp":"2026-05-01T10:00:00Z"}]`, "a Gemini CLI prompt log (logs.json)"},
 	} {
