@@ -14,9 +14,19 @@ import (
 	"github.com/ctx-tools/ctx/cmd/internal/e2e"
 )
 
-// A block is one ```sh block of the README and what the line before it
-// says: <!-- not run: WHY --> or <!-- needs: TOOL … -->.
+// guides are the files of docs/ the README sends a reader on to, in the
+// order a reader follows them; TestREADME runs their blocks after the
+// README's.
+var guides = []string{
+	"docs/commands.md", "docs/html.md", "docs/secrets.md", "docs/sharing.md",
+	"docs/signing.md", "docs/grep.md", "docs/capture.md", "docs/formats.md",
+	"docs/execution-log.md", "docs/store.md", "docs/development.md",
+}
+
+// A block is one ```sh block of the README or a guide and what the line
+// before it says: <!-- not run: WHY --> or <!-- needs: TOOL … -->.
 type block struct {
+	file   string
 	line   int
 	text   string
 	notRun string
@@ -45,7 +55,7 @@ func readmeBlocks(t *testing.T, path string) []block {
 		line := sc.Text()
 		switch {
 		case cur == nil && line == "```sh":
-			cur = &block{line: n}
+			cur = &block{file: filepath.Base(path), line: n}
 			if m := marker.FindStringSubmatch(prev); m != nil {
 				if m[1] == "not run" {
 					cur.notRun = m[2]
@@ -71,13 +81,13 @@ func readmeBlocks(t *testing.T, path string) []block {
 	return blocks
 }
 
-// TestREADME runs every shell block of README.md, in order, in one
-// directory, as a reader following the README would: with the binaries on
+// TestREADME runs every shell block of README.md and then of its guides,
+// in order, in one directory, as a reader following the README would: with the binaries on
 // PATH, examples/run.json as run.json, an agent-run that prints it, a
 // Claude Code transcript in $TRANSCRIPT, and a store holding the example
 // run tagged baseline and an earlier snapshot of that session. A block
 // runs as written when it exits 0 or 1 (drift found is 1) and prints no
-// "error:", "not found" or "No such file" on stderr. A block the README
+// "error:", "not found" or "No such file" on stderr. A block the text
 // marks <!-- not run: WHY --> is skipped (the tests themselves, a remote
 // registry), and one marked <!-- needs: TOOL --> is skipped where TOOL is
 // not installed; both say so.
@@ -87,8 +97,11 @@ func TestREADME(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocks := readmeBlocks(t, filepath.Join(root, "README.md"))
-	if len(blocks) < 5 {
+	if len(blocks) < 3 {
 		t.Fatalf("found %d shell blocks in README.md", len(blocks))
+	}
+	for _, g := range guides {
+		blocks = append(blocks, readmeBlocks(t, filepath.Join(root, filepath.FromSlash(g)))...)
 	}
 	work := t.TempDir()
 	stubs := filepath.Join(work, ".stubs")
@@ -143,7 +156,7 @@ func TestREADME(t *testing.T) {
 	}
 	bad := regexp.MustCompile(`(?m)(error:|not found|No such file)`)
 	for _, b := range blocks {
-		name := fmt.Sprintf("README.md:%d", b.line)
+		name := fmt.Sprintf("%s:%d", b.file, b.line)
 		if b.notRun != "" {
 			t.Logf("%s: not run: %s", name, b.notRun)
 			continue

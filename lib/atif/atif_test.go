@@ -188,6 +188,7 @@ func TestRoundTrip(t *testing.T) {
 // the pack; the export to a file names the same path and gives the
 // image's bytes to write there, the export on its own embeds it.
 func TestImageFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	png := []byte("\x89PNG\r\n\x1a\nnot really")
 	if err := os.Mkdir(filepath.Join(dir, "images"), 0o755); err != nil {

@@ -54,6 +54,7 @@ func loadPublic(t testing.TB, name string) PublicKey {
 // openssl pkey -pubout) and ssh-keygen -t ed25519, so the public keys are
 // an independent check of the private-key parsers.
 func TestKeys(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ priv, pub string }{
 		{"ed25519.pem", "ed25519.pub.pem"},
 		{"other.pem", "other.pub.pem"},
@@ -82,6 +83,7 @@ func TestKeys(t *testing.T) {
 }
 
 func TestKeyErrors(t *testing.T) {
+	t.Parallel()
 	rsaKey, err := rsa.GenerateKey(rand.Reader, 1024)
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +132,7 @@ func TestKeyErrors(t *testing.T) {
 		{"lying type", []byte("ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIIIQhPhQdWxBLBc+WigfEnB5c2EnfvzOJifpKw5M4bz5"), "type mismatch"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := ParsePublicKey(c.in, "k")
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want %q", err, c.want)
@@ -139,6 +142,7 @@ func TestKeyErrors(t *testing.T) {
 }
 
 func TestPAE(t *testing.T) {
+	t.Parallel()
 	// The example of the DSSE specification's protocol.md.
 	got := PAE("http://example.com/HelloWorld", []byte("hello world"))
 	want := "DSSEv1 29 http://example.com/HelloWorld 11 hello world"
@@ -300,6 +304,7 @@ func golden(t *testing.T, name string, got []byte) {
 // TestGolden pins the exact bytes of statements and bundles: the same
 // pack and key must always give the same files.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	s, _, err := store.Init(filepath.Join(t.TempDir(), ".ctx"))
 	if err != nil {
 		t.Fatal(err)
@@ -348,6 +353,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	signer := loadSigner(t, "ed25519.pem")
 	trusted := signer.Public()
 	other := loadPublic(t, "other.pub.pem")
@@ -681,6 +687,7 @@ func editBundle(t *testing.T, path string, edit func([]byte) []byte) {
 }
 
 func TestTrust(t *testing.T) {
+	t.Parallel()
 	signer := loadSigner(t, "ed25519.pem")
 	ssh := loadPublic(t, "id_ed25519.pub")
 	other := loadPublic(t, "other.pub.pem")

@@ -41,6 +41,7 @@ func writeKey(t *testing.T, dir, name string, b []byte) string {
 // that its bundles verify against that public key in every form it is
 // published in (PEM, OpenSSH line).
 func TestKeyForms(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -100,6 +101,7 @@ func TestKeyForms(t *testing.T) {
 		{"ed25519 openssh passphrase", openssh(ed, testPassphrase), ed, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			path := writeKey(t, dir, strings.ReplaceAll(c.name, " ", "_"), c.key)
 			s, err := LoadSigner(path, passphrase(testPassphrase))
 			if err != nil {
@@ -157,12 +159,14 @@ func TestKeyForms(t *testing.T) {
 // generate-key-pair and OpenSSH's ssh-keygen -N (passphrase
 // ctx-test-passphrase), against the public keys they wrote beside them.
 func TestKeyFixtures(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ priv, pub string }{
 		{"cosign.key", "cosign.pub"},
 		{"id_ecdsa_enc", "id_ecdsa_enc.pub"},
 		{"id_ed25519_pass", "id_ed25519_pass.pub"},
 	} {
 		t.Run(c.priv, func(t *testing.T) {
+			t.Parallel()
 			s, err := LoadSigner(filepath.Join("testdata", c.priv), passphrase(testPassphrase))
 			if err != nil {
 				t.Fatal(err)
@@ -178,6 +182,7 @@ func TestKeyFixtures(t *testing.T) {
 }
 
 func TestKeyFormErrors(t *testing.T) {
+	t.Parallel()
 	p384, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -206,6 +211,7 @@ func TestKeyFormErrors(t *testing.T) {
 		{"not json", pem.EncodeToMemory(&pem.Block{Type: "ENCRYPTED SIGSTORE PRIVATE KEY", Bytes: []byte("x")}), "cosign encrypted key"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := ParseKey(c.in, func() ([]byte, error) { return []byte(testPassphrase), nil })
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want %q", err, c.want)
@@ -218,6 +224,7 @@ func TestKeyFormErrors(t *testing.T) {
 // KEY block of JSON with scrypt at cosign's cost (N 2^16, r 8, p 1), a
 // 32-byte salt and a 24-byte nonce, which ParseKey opens again.
 func TestEncryptCosign(t *testing.T) {
+	t.Parallel()
 	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)

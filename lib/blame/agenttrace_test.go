@@ -35,6 +35,7 @@ func validate(t *testing.T, sch *jsonschema.Schema, b []byte) error {
 }
 
 func TestAgentTraceValidates(t *testing.T) {
+	t.Parallel()
 	s, _, err := store.Init(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -138,6 +138,7 @@ func describe(ls []Line, packs []digest.Digest) []string {
 const hello = "def hello():\n    return 'Hello, World!'\n\n\ndef main():\n    print(hello())\n"
 
 func TestBlame(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		sessions []session
@@ -273,6 +274,7 @@ func TestBlame(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			s, _, err := store.Init(t.TempDir())
 			if err != nil {
 				t.Fatal(err)
@@ -298,6 +300,7 @@ func TestBlame(t *testing.T) {
 }
 
 func TestPackLines(t *testing.T) {
+	t.Parallel()
 	s, _, err := store.Init(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -318,6 +321,7 @@ func TestPackLines(t *testing.T) {
 }
 
 func TestRanges(t *testing.T) {
+	t.Parallel()
 	o1 := &Origin{Pack: "sha256:" + strings.Repeat("a", 64), Step: 1, Tool: "Write"}
 	o2 := &Origin{Pack: o1.Pack, Step: 2, Tool: "Edit"}
 	ls := []Line{{By: ByUnknown}, {By: ByUnknown}, {By: ByAgent, Origin: o1}, {By: ByAgent, Origin: o1}, {By: ByAgent, Origin: o2}, {By: ByMixed, Origin: o2}}
@@ -331,6 +335,7 @@ func TestRanges(t *testing.T) {
 }
 
 func TestModelID(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"claude-opus-4-5": "anthropic/claude-opus-4-5", "gpt-5.4": "openai/gpt-5.4", "o3-mini": "openai/o3-mini",
 		"gemini-2.5-pro": "google/gemini-2.5-pro", "openai/gpt-4o": "openai/gpt-4o", "llama3": "llama3", "": "",
@@ -343,6 +348,7 @@ func TestModelID(t *testing.T) {
 }
 
 func TestInCommand(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		s    string
 		want bool

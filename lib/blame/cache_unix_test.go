@@ -18,6 +18,7 @@ import (
 // or never end); the pack is read from its manifest and the entry
 // written again.
 func TestHostileCacheEntry(t *testing.T) {
+	t.Parallel()
 	outside := filepath.Join(t.TempDir(), "entry.json")
 	cases := map[string]func(p string) error{
 		"named pipe":   func(p string) error { return syscall.Mkfifo(p, 0o600) },
@@ -26,6 +27,7 @@ func TestHostileCacheEntry(t *testing.T) {
 	}
 	for name, plant := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s, _, err := store.Init(t.TempDir())
 			if err != nil {
 				t.Fatal(err)

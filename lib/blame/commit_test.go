@@ -13,6 +13,7 @@ import (
 )
 
 func TestCommits(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}

@@ -16,6 +16,7 @@ import (
 )
 
 func TestVectors(t *testing.T) {
+	t.Parallel()
 	dir := sharedtest.Dir(t, "jcs")
 	names, err := filepath.Glob(filepath.Join(dir, "input", "*.json"))
 	if err != nil || len(names) == 0 {
@@ -24,6 +25,7 @@ func TestVectors(t *testing.T) {
 	for _, in := range names {
 		name := strings.TrimSuffix(filepath.Base(in), ".json")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			input := readFile(t, in)
 			want := readFile(t, filepath.Join(dir, "output", name+".json"))
 			hexText := readFile(t, filepath.Join(dir, "outhex", name+".txt"))
@@ -50,6 +52,7 @@ func TestVectors(t *testing.T) {
 }
 
 func TestNumbers(t *testing.T) {
+	t.Parallel()
 	dir := sharedtest.Dir(t, "jcs")
 	f, err := os.Open(filepath.Join(dir, "numbers", "es6testfile100m.first10000.txt"))
 	if err != nil {
@@ -88,6 +91,7 @@ func TestNumbers(t *testing.T) {
 }
 
 func TestScalars(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`true`: `true`, `false`: `false`, `null`: `null`,
 		`"simple"`: `"simple"`, ` 1.0 `: `1`, `-0`: `0`,
@@ -105,6 +109,7 @@ func TestScalars(t *testing.T) {
 }
 
 func TestRejects(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in, path, msg string
 		line, col     int
@@ -127,6 +132,7 @@ func TestRejects(t *testing.T) {
 		{`{"steps":[{"p":{"n":1e999}}]}`, `steps[0].p.n`, "float64", 1, 21},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
 			_, err := Canonicalize([]byte(tc.in))
 			var ce *Error
 			if !errors.As(err, &ce) {
@@ -145,6 +151,7 @@ func TestRejects(t *testing.T) {
 }
 
 func TestPath(t *testing.T) {
+	t.Parallel()
 	p := Path{}.Key("steps").Index(3).Key("parameters").Key("path")
 	if got := p.String(); got != "steps[3].parameters.path" {
 		t.Fatalf("got %s", got)
@@ -158,6 +165,7 @@ func TestPath(t *testing.T) {
 }
 
 func TestMarshalIndent(t *testing.T) {
+	t.Parallel()
 	got, err := Marshal(map[string]any{"z": 1, "a": "<x>"})
 	if err != nil || string(got) != `{"a":"<x>","z":1}` {
 		t.Fatalf("Marshal = %s, %v", got, err)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestIsCanonicalValues(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want bool

@@ -39,6 +39,7 @@ func FuzzAppendEscaped(f *testing.F) {
 }
 
 func TestIsCanonical(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]bool{
 		`"plain"`:            true,
 		`"tab\there"`:        true,

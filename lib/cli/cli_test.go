@@ -37,6 +37,7 @@ func run(cmd *testCmd, args ...string) (int, string, string) {
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	code, out, _ := run(&testCmd{}, "x", "--human")
 	if code != 0 || out != `{"a":"x","b":1,"h":true}`+"\n" {
 		t.Fatalf("Run = %d, %q", code, out)
@@ -58,6 +59,7 @@ func TestRun(t *testing.T) {
 // TestProblems checks that a command reporting several problems prints
 // each and exits with the worst code, whatever it returns.
 func TestProblems(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		cmd      *testCmd
 		code     int
@@ -83,6 +85,7 @@ func TestProblems(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		err  error
 		code int
@@ -106,6 +109,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestColourTerm(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		env  map[string]string
 		want bool
@@ -125,6 +129,7 @@ func TestColourTerm(t *testing.T) {
 // Piped, a command prints JSON unless --human; --human and --json
 // together are a usage error. (Terminals: the ttyexec scenarios.)
 func TestFormatFlags(t *testing.T) {
+	t.Parallel()
 	if code, out, _ := run(&testCmd{}, "x"); code != 0 || !strings.Contains(out, `"h":false`) {
 		t.Errorf("piped = %d, %q", code, out)
 	}

@@ -15,6 +15,7 @@ import (
 // but this package imports kong, and nothing under lib/ but this package
 // prints (fmt.Print*, os.Stdout, os.Stderr, package log).
 func TestLibBoundaries(t *testing.T) {
+	t.Parallel()
 	var files []string
 	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.Contains(p, "testdata") {

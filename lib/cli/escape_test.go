@@ -8,6 +8,7 @@ import (
 )
 
 func TestEscape(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"plain text, ünïcode ✓", "plain text, ünïcode ✓"},
 		{`back\slash`, `back\slash`},
@@ -32,6 +33,7 @@ func TestEscape(t *testing.T) {
 // TestTextEscapes checks that Env.Text keeps a rendering's newlines and
 // tabs and escapes everything else a terminal would act on.
 func TestTextEscapes(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	env := &Env{Name: "ctx-test", Stdout: &out}
 	if err := env.Text("a\tb\n\x1b[2Jc\u009b\u202e\r"); err != nil {
@@ -44,6 +46,7 @@ func TestTextEscapes(t *testing.T) {
 
 // TestMessagesEscape checks errors, warnings and notes on stderr.
 func TestMessagesEscape(t *testing.T) {
+	t.Parallel()
 	var errb bytes.Buffer
 	env := &Env{Name: "ctx-test", Stderr: &errb}
 	env.Warnf("w %s", "\x1b]0;t\x07")

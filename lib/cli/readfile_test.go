@@ -11,6 +11,7 @@ import (
 // around the one from which it is split and with a size that does not
 // halve evenly.
 func TestReadFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, size := range []int{0, 1, splitRead - 1, splitRead, splitRead + 1, 3*splitRead + 7} {
 		want := make([]byte, size)

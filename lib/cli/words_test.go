@@ -8,6 +8,7 @@ import (
 )
 
 func TestPluralSize(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		got, want string
 	}{
@@ -27,6 +28,7 @@ func TestPluralSize(t *testing.T) {
 }
 
 func TestWarnElidesLongQuotes(t *testing.T) {
+	t.Parallel()
 	long := "echo " + strings.Repeat("a", 500) + "\x1b[2J" + strings.Repeat("é", 300) + " end"
 	var errb bytes.Buffer
 	env := &Env{Name: "ctx-x", Stderr: &errb}

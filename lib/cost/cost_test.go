@@ -30,6 +30,7 @@ func table(t *testing.T, js string) *Table {
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 
 func TestDefaultTable(t *testing.T) {
+	t.Parallel()
 	tb := Default()
 	for _, tc := range []struct {
 		model string
@@ -58,6 +59,7 @@ func TestDefaultTable(t *testing.T) {
 }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	tb := table(t, `{"sample_spec":{"input_cost_per_token":0.0,"output_cost_per_token":0.0},
 		"img":{"output_cost_per_image":0.04},
 		"m":{"input_cost_per_token":1e-6,"output_cost_per_token":2e-6,"output_cost_per_reasoning_token":4e-6}}`)
@@ -80,6 +82,7 @@ func TestLoad(t *testing.T) {
 // One call, counted the Anthropic way (input without the cache) and the
 // OpenAI way (input with it), costs the same dollars.
 func TestCountingBothWays(t *testing.T) {
+	t.Parallel()
 	tb := table(t, `{"m":{"input_cost_per_token":3e-6,"output_cost_per_token":1.5e-5,
 		"cache_read_input_token_cost":3e-7,"cache_creation_input_token_cost":3.75e-6,"litellm_provider":"x"}}`)
 	p, _ := tb.Lookup("m")
@@ -105,6 +108,7 @@ func TestCountingBothWays(t *testing.T) {
 }
 
 func TestCountingOf(t *testing.T) {
+	t.Parallel()
 	anth := Price{Provider: "anthropic"}
 	oai := Price{Provider: "openai"}
 	for _, tc := range []struct {
@@ -133,6 +137,7 @@ func TestCountingOf(t *testing.T) {
 }
 
 func TestCostRates(t *testing.T) {
+	t.Parallel()
 	tb := table(t, `{
 		"r":{"input_cost_per_token":1e-6,"output_cost_per_token":1e-5,"output_cost_per_reasoning_token":2e-5},
 		"t":{"input_cost_per_token":1e-6,"output_cost_per_token":1e-5,"cache_read_input_token_cost":1e-7,
@@ -162,6 +167,7 @@ func TestCostRates(t *testing.T) {
 // A model the table does not price is named, and its steps are not
 // priced at 0.
 func TestUnpriced(t *testing.T) {
+	t.Parallel()
 	m := &manifest.Manifest{Model: manifest.Model{Identifier: "gpt-4o"}, Steps: []manifest.Step{
 		{Type: manifest.LLMCall, Usage: &manifest.Usage{InputTokens: i64(1000), OutputTokens: i64(100)}},
 		{Type: manifest.LLMCall, Usage: &manifest.Usage{InputTokens: i64(10)}, Metadata: []byte(`{"model":"local-llama"}`)},
@@ -215,6 +221,7 @@ func pack(t *testing.T, f string, path string) *manifest.Manifest {
 // any rate gives for their tokens: the differences below are the
 // fixtures', stated so that a change in pricing shows.
 func TestAgentAgainstComputed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name            string
 		format          string
@@ -241,6 +248,7 @@ func TestAgentAgainstComputed(t *testing.T) {
 			4*3e-6 + 1830*3.75e-6 + 11900*3e-7 + 180*1.5e-5 + 3*3e-6 + 12200*3e-7 + 232*1.5e-5, 0.0121 + 0.0092},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			m := pack(t, tc.format, tc.path)
 			p := Of(m, Default())
 			var agent, computed float64
@@ -270,6 +278,7 @@ func TestAgentAgainstComputed(t *testing.T) {
 // Claude Code's session total is the run's figure, and its per-model
 // figures the models'; the agents' are the steps' sums.
 func TestSessionFigure(t *testing.T) {
+	t.Parallel()
 	m := pack(t, importer.ClaudeCode, "testdata/claude-code-cost.jsonl")
 	p := Of(m, Default())
 	if p.USD == nil || *p.USD != 0.018509 || len(p.Unpriced) != 0 {
@@ -291,6 +300,7 @@ func TestSessionFigure(t *testing.T) {
 }
 
 func TestFormat(t *testing.T) {
+	t.Parallel()
 	f := func(v float64) *float64 { return &v }
 	for _, tc := range []struct {
 		v    *float64
@@ -305,6 +315,7 @@ func TestFormat(t *testing.T) {
 // A --prices file overrides the default table where it names a model,
 // and leaves the others priced.
 func TestReadFile(t *testing.T) {
+	t.Parallel()
 	f := filepath.Join(t.TempDir(), "prices.json")
 	if err := os.WriteFile(f, []byte(`{"gpt-4o":{"input_cost_per_token":1,"output_cost_per_token":1},"mine":{"input_cost_per_token":2,"output_cost_per_token":2}}`), 0o644); err != nil {
 		t.Fatal(err)

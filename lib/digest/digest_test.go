@@ -9,6 +9,7 @@ import (
 const emptyHex = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 func TestOf(t *testing.T) {
+	t.Parallel()
 	if got := Of(nil).Hex(); got != emptyHex {
 		t.Fatalf("Of(nil) = %s, want %s", got, emptyHex)
 	}
@@ -19,6 +20,7 @@ func TestOf(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	upper := strings.ToUpper(emptyHex)
 	for _, tc := range []struct {
 		in string
@@ -35,6 +37,7 @@ func TestParse(t *testing.T) {
 		{"", false},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
 			d, err := Parse(tc.in)
 			if (err == nil) != tc.ok {
 				t.Fatalf("Parse(%q) error = %v, want ok=%v", tc.in, err, tc.ok)
@@ -47,6 +50,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestText(t *testing.T) {
+	t.Parallel()
 	d := Of(nil)
 	b, err := json.Marshal(struct{ D Digest }{d})
 	if err != nil {

@@ -71,6 +71,7 @@ func checkAlignment[T comparable](t testing.TB, a, b []T, ms []Match) int {
 }
 
 func TestAlign(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		a, b string
 		want []Match
@@ -87,6 +88,7 @@ func TestAlign(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.a+"_"+tt.b, func(t *testing.T) {
+			t.Parallel()
 			a, b := []byte(tt.a), []byte(tt.b)
 			got := Align(a, b)
 			n := checkAlignment(t, a, b, got)
@@ -103,6 +105,7 @@ func TestAlign(t *testing.T) {
 // TestAlignOneInsertion is the step alignment promise: one inserted
 // element gives one insertion, however long the sequences.
 func TestAlignOneInsertion(t *testing.T) {
+	t.Parallel()
 	a := make([]string, 10000)
 	for i := range a {
 		a[i] = fmt.Sprintf("read_file src/%d.go", i)
@@ -127,6 +130,7 @@ func TestAlignOneInsertion(t *testing.T) {
 // reference on random sequences over small alphabets, where repeated
 // elements make unique anchors rare.
 func TestAlignExactWhenClose(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for iter := 0; iter < 2000; iter++ {
 		n := r.IntN(60)
@@ -155,6 +159,7 @@ func TestAlignExactWhenClose(t *testing.T) {
 // TestAlignFarApart checks that sequences too far apart for the exact
 // search still give a valid alignment that keeps the unique anchors.
 func TestAlignFarApart(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	n := 20000
 	a := make([]int, n)
@@ -186,6 +191,7 @@ func lcsLenSparse(a, b []int) int {
 }
 
 func TestAlignStrings(t *testing.T) {
+	t.Parallel()
 	a := strings.Split("the quick brown fox jumps over the lazy dog", " ")
 	b := strings.Split("the quick red fox jumps over the dog again", " ")
 	got := checkAlignment(t, a, b, Align(a, b))

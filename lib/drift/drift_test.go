@@ -142,6 +142,7 @@ func briefs(r *Report) string {
 }
 
 func TestDiffTypes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tests := []struct {
 		name   string
@@ -206,6 +207,7 @@ func TestDiffTypes(t *testing.T) {
 	a := f.pack(f.base())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			m := f.base()
 			tt.change(m)
 			b := f.pack(m)
@@ -231,6 +233,7 @@ func TestDiffTypes(t *testing.T) {
 }
 
 func TestDiffIdentical(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.pack(f.base())
 	b := f.pack(f.base())
@@ -254,6 +257,7 @@ func TestDiffIdentical(t *testing.T) {
 // TestDiffContentRefs checks the refs and the unified diff of a content
 // entry, and that binary content is never diffed.
 func TestDiffContentRefs(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.base()
 	b := f.base()
@@ -279,6 +283,7 @@ func TestDiffContentRefs(t *testing.T) {
 }
 
 func TestDiffLongValues(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	long := strings.Repeat("line\n", 100)
 	a := f.base()
@@ -299,6 +304,7 @@ func TestDiffLongValues(t *testing.T) {
 }
 
 func TestDiffStepsIndex(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	five, seven := f.base(), f.base()
 	for i := 3; i < 7; i++ {
@@ -326,6 +332,7 @@ func TestDiffStepsIndex(t *testing.T) {
 }
 
 func TestDiffStepsLCS(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.base()
 	b := f.base()
@@ -376,6 +383,7 @@ func TestDiffStepsLCS(t *testing.T) {
 }
 
 func TestStepPairs(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.base().Steps
 	ins := f.step(1, "list_dir", `{"path":"src"}`, "main.py\n")
@@ -397,6 +405,7 @@ func TestStepPairs(t *testing.T) {
 }
 
 func TestDiffIgnore(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.base()
 	b := f.base()
@@ -423,6 +432,7 @@ func TestDiffIgnore(t *testing.T) {
 // TestDiffIgnoreReadsNothing checks that ignored content is not read: the
 // only differing objects are missing, yet the diff succeeds.
 func TestDiffIgnoreReadsNothing(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.base()
 	b := f.base()
@@ -444,6 +454,7 @@ func TestDiffIgnoreReadsNothing(t *testing.T) {
 }
 
 func TestDiffCorruptObject(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.base()
 	b := f.base()
@@ -464,6 +475,7 @@ func TestDiffCorruptObject(t *testing.T) {
 // TestReportGolden locks the report's bytes and its human rendering for
 // a pair with every kind of drift.
 func TestReportGolden(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.base()
 	b := f.base()

@@ -35,6 +35,7 @@ func (f *fixture) extended() *manifest.Manifest {
 }
 
 func TestDiffExtendedTypes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tests := []struct {
 		name   string
@@ -96,6 +97,7 @@ func TestDiffExtendedTypes(t *testing.T) {
 	a := f.pack(f.extended())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			m := f.extended()
 			tt.change(m)
 			b := f.pack(m)

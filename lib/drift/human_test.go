@@ -12,6 +12,7 @@ import (
 // A step only one pack has reads as what it did: a model turn's first
 // lines, a tool call's tool and parameters; not as its JSON.
 func TestStyledLoneSteps(t *testing.T) {
+	t.Parallel()
 	objs := memObjects{}
 	turn, _ := objs.put("I will list them.\n\nSecond line.\nThird line.\nFourth line.\n")
 	short, _ := objs.put("Done: " + strings.Repeat("x", 150))

@@ -10,6 +10,7 @@ import (
 )
 
 func TestUnified(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, a, b, want string
 	}{
@@ -84,6 +85,7 @@ func TestUnified(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, trunc := Unified("f", []byte(tt.a), []byte(tt.b), 0, 0, 0)
 			if got != tt.want {
 				t.Errorf("Unified =\n%s\nwant\n%s", got, tt.want)
@@ -96,6 +98,7 @@ func TestUnified(t *testing.T) {
 }
 
 func TestUnifiedTruncated(t *testing.T) {
+	t.Parallel()
 	var a, b strings.Builder
 	for i := 0; i < 1000; i++ {
 		fmt.Fprintf(&a, "line %d\n", i)
@@ -121,6 +124,7 @@ func TestUnifiedTruncated(t *testing.T) {
 // line shown: with room for one more line only, the next hunk is left out
 // whole.
 func TestUnifiedNoBareHeader(t *testing.T) {
+	t.Parallel()
 	var a, b strings.Builder
 	for i := 1; i <= 20; i++ {
 		fmt.Fprintf(&a, "%d\n", i)
@@ -238,6 +242,7 @@ func randomText(r *rand.Rand, base []string, edits int) string {
 }
 
 func TestUnifiedApplies(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	for iter := 0; iter < 3000; iter++ {
 		base := make([]string, r.IntN(40))
@@ -257,6 +262,7 @@ func TestUnifiedApplies(t *testing.T) {
 }
 
 func TestIsText(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in   string
 		want bool

@@ -9,6 +9,7 @@ import (
 // The keys are those the importers record from real logs (Claude Code,
 // Codex, OpenTelemetry, LangSmith, Inspect).
 func TestVolatile(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		path canon.Path
 		want bool

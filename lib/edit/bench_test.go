@@ -40,6 +40,7 @@ func BenchmarkApplyChunksDiverged(b *testing.B) {
 // passes, are answered at once (a search comparing the pattern at each
 // position took minutes), as a Conflict for the first.
 func TestApplyChunksLinear(t *testing.T) {
+	t.Parallel()
 	file, chunks := divergedPatch(60000, 30000)
 	done := make(chan error, 1)
 	go func() {

@@ -17,6 +17,7 @@ func files(m map[string]string) Reader {
 }
 
 func TestApply(t *testing.T) {
+	t.Parallel()
 	fs := map[string]string{"a.txt": "one\ntwo\nthree\n", "d/b.go": "package b\n", "dup.txt": "x x\n"}
 	tests := []struct {
 		name, tool, params string
@@ -54,6 +55,7 @@ func TestApply(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e, err := Parse(tt.tool, []byte(tt.params))
 			if err != nil || e == nil {
 				t.Fatalf("Parse: %v, %v", e, err)
@@ -75,6 +77,7 @@ func TestApply(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ tool, params string }{
 		{"shell", `{"command":["cat","a.txt"]}`},
 		{"Read", `{"file_path":"a"}`},
@@ -105,6 +108,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestReplace(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, content string
 		rs            []Replacement

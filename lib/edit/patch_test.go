@@ -7,6 +7,7 @@ import (
 )
 
 func TestApplyPatch(t *testing.T) {
+	t.Parallel()
 	const orig = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n\nfunc other() {\n\treturn\n}\n"
 	tests := []struct{ name, patch, want string }{
 		{"update", "*** Begin Patch\n*** Update File: m.go\n@@ func main() {\n-\tfmt.Println(\"hi\")\n+\tfmt.Println(\"hello\")\n*** End Patch",

@@ -30,6 +30,7 @@ func base64Log(n int, escaped bool) ([]byte, []byte) {
 // TestBase64Content packs content_base64, plain and with escapes, and
 // reads back exactly the bytes encoded.
 func TestBase64Content(t *testing.T) {
+	t.Parallel()
 	for _, escaped := range []bool{false, true} {
 		for _, n := range []int{0, 1, 2, 3, 1000, 3 << 20} {
 			t.Run(fmt.Sprintf("%d/escaped=%v", n, escaped), func(t *testing.T) {

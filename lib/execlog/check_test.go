@@ -41,6 +41,7 @@ func validLog() *Log {
 // A log built in memory that Check refuses, Parse refuses printed, at the
 // same places; one it accepts packs as its printed form does.
 func TestCheckIsParse(t *testing.T) {
+	t.Parallel()
 	one, neg := 1, int64(-1)
 	for _, tc := range []struct {
 		name  string
@@ -82,6 +83,7 @@ func TestCheckIsParse(t *testing.T) {
 		{"metadata", func(l *Log) { l.Metadata = jsontext.Value(`1`) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			l := validLog()
 			tc.fault(l)
 			if err := l.Canonical(); err != nil {
@@ -134,6 +136,7 @@ func paths(t *testing.T, err error) []string {
 // Canonical reports what JSON cannot print with JSON's own error, naming
 // the value; it leaves the log in the form parsing it printed gives.
 func TestCanonical(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		fault func(l *Log)

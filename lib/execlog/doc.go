@@ -1,5 +1,5 @@
 // Package execlog reads and writes the execution log, the inline form of a
-// context pack (docs/design.md §5 and the extended fields in the README): what
+// context pack (docs/design.md §5 and the extended fields in docs/execution-log.md): what
 // ctx-pack takes and what ctx-fork and ctx-show --resolve print.
 //
 // Log is the one definition of the log in Go: Parse fills it from JSON,

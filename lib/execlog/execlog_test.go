@@ -28,6 +28,7 @@ func newStore(t testing.TB) *store.Store {
 }
 
 func TestStringReader(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`""`:                                     "",
 		`"plain"`:                                "plain",
@@ -63,6 +64,7 @@ func TestStringReader(t *testing.T) {
 }
 
 func TestParseProblems(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, log string
 		want      []string // every problem, in input order
@@ -85,6 +87,7 @@ func TestParseProblems(t *testing.T) {
 		{"version", `{"version":"9","model":{"identifier":"m"},"steps":[]}`, []string{`1:12: version: version "9" is not "0.1"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := Parse([]byte(tc.log), Options{Dir: t.TempDir()})
 			var probs Problems
 			if !errors.As(err, &probs) {
@@ -102,6 +105,7 @@ func TestParseProblems(t *testing.T) {
 }
 
 func TestPackAndInline(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "in.txt"), []byte("from a file\n"), 0o644)
@@ -171,6 +175,7 @@ func TestPackAndInline(t *testing.T) {
 }
 
 func TestCheckStore(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	d, _, _ := s.Put([]byte("abc"))
 	missing := digest.Of([]byte("missing"))
@@ -188,6 +193,7 @@ func TestCheckStore(t *testing.T) {
 }
 
 func TestCreated(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ log, epoch, want, warn string }{
 		{`{"created":"2026-05-01T10:00:00+02:00","model":{"identifier":"m"},"steps":[{"type":"llm_call","timestamp":"2020-01-01T00:00:00Z"}]}`, "", "2026-05-01T10:00:00+02:00", ""},
 		{`{"model":{"identifier":"m"},"steps":[{"type":"llm_call","timestamp":"2026-01-01T01:00:00+02:00"},{"type":"llm_call","timestamp":"2026-01-01T00:00:00Z"}]}`, "", "2026-01-01T01:00:00+02:00", ""},
@@ -210,6 +216,7 @@ func TestCreated(t *testing.T) {
 // TestLargeEscapedString packs an escaped string bigger than the in-memory
 // threshold through the streaming path.
 func TestLargeEscapedString(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	content := strings.Repeat("line \"quoted\"\n", smallInline/8)
 	esc := strings.NewReplacer(`"`, `\"`, "\n", `\n`).Replace(content)
@@ -228,6 +235,7 @@ func TestLargeEscapedString(t *testing.T) {
 }
 
 func TestHash(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "f"), []byte("file"), 0o644)
@@ -256,6 +264,7 @@ func TestHash(t *testing.T) {
 // TestPackSameContentOnce: content given several times (the same output
 // every turn) is stored by one put, and every step names its object.
 func TestPackSameContentOnce(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	l, err := Parse([]byte(`{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},
 		"steps":[{"type":"tool_call","tool":"t","output":"same\n"},{"type":"tool_call","tool":"t","output":"same\n"},
@@ -288,6 +297,7 @@ func TestPackSameContentOnce(t *testing.T) {
 // TestCanonicalFirstError: the steps of a long log are checked in two
 // halves at once; the error is still the first in the log's order.
 func TestCanonicalFirstError(t *testing.T) {
+	t.Parallel()
 	for _, bad := range [][]int{{400}, {100, 500}, {300, 299}, {599}} {
 		l := &Log{Created: "2026-01-01T00:00:00Z", Model: manifest.Model{Identifier: "m"}, Steps: make([]Step, 600)}
 		for i := range l.Steps {

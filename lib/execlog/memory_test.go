@@ -18,6 +18,7 @@ import (
 // same content; a literal canonical JSON cannot carry is refused before
 // anything is written.
 func TestLargeTextInMemory(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("line \"é\" \\ \x01\t😀\n", streamAbove/16+1)
 	var lit bytes.Buffer
 	lit.WriteString(`"`)

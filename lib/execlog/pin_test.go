@@ -35,6 +35,7 @@ const oldLog = `{
 const oldHash = "sha256:169857c090ed4da838916b05df1b83a8d8b44386518854a806ec20420c821fe3"
 
 func TestOldLogKeepsItsHash(t *testing.T) {
+	t.Parallel()
 	l, err := Parse([]byte(oldLog), Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 // TestPosition checks the incremental line and column count against a
 // count from the start, for offsets in and out of order.
 func TestPosition(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	data := make([]byte, 5000)
 	for i := range data {
@@ -31,6 +32,7 @@ func TestPosition(t *testing.T) {
 
 // TestProblemPosition checks the line and column a problem reports.
 func TestProblemPosition(t *testing.T) {
+	t.Parallel()
 	log := "{\n  \"created\": \"2026-01-01T00:00:00Z\",\n  \"model\": {\"identifier\": \"m\"},\n  \"steps\": [],\n  \"bogus\": 1\n}\n"
 	_, err := Parse([]byte(log), Options{})
 	probs, ok := err.(Problems)

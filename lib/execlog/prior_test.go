@@ -83,6 +83,7 @@ func twoStores(t *testing.T, n int) (a, b *store.Store, file string) {
 }
 
 func TestPriorSamePack(t *testing.T) {
+	t.Parallel()
 	a, b, file := twoStores(t, 9)
 	// Grown by three steps, step 7 changed (its reasoning is the same).
 	got, gotStats, reused := packPrior(t, a, priorLog(t, 12, 7), LoadPrior(a, file, "k"))
@@ -102,6 +103,7 @@ func TestPriorSamePack(t *testing.T) {
 // pack is not in the store or not whole takes no step, and the pack is
 // the same.
 func TestPriorNotUsed(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		spoil func(t *testing.T, s *store.Store, file string) (*store.Store, string)
@@ -153,6 +155,7 @@ func TestPriorNotUsed(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			a, b, file := twoStores(t, 6)
 			into, key := c.spoil(t, a, file)
 			p := LoadPrior(into, file, key)
@@ -171,6 +174,7 @@ func TestPriorNotUsed(t *testing.T) {
 // TestPriorSwappedPlaces: entries whose places were exchanged, in a file
 // whose sum agrees, do not put one step's entry in another's place.
 func TestPriorSwappedPlaces(t *testing.T) {
+	t.Parallel()
 	a, b, file := twoStores(t, 6)
 	p := LoadPrior(a, file, "k")
 	if p.Err() != nil {
@@ -207,6 +211,7 @@ func write(t *testing.T, file string, b []byte) {
 // TestPriorNotPrinted: a log that took packed steps holds them as they
 // were given, not in printed form: printing it is refused.
 func TestPriorNotPrinted(t *testing.T) {
+	t.Parallel()
 	a, _, file := twoStores(t, 4)
 	l := priorLog(t, 4, -1)
 	l.Fingerprint()

@@ -13,6 +13,7 @@ import (
 // TestResolveShared: one object named by many inputs is read into
 // memory once, not once per name (1,000 × 1 MiB would be 1 GiB).
 func TestResolveShared(t *testing.T) {
+	t.Parallel()
 	s, _, err := store.Init(filepath.Join(t.TempDir(), ".ctx"))
 	if err != nil {
 		t.Fatal(err)

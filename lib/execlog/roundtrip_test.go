@@ -17,6 +17,7 @@ import (
 // prints (FromManifest, as ctx-fork --no-parent and ctx-show --resolve do)
 // as a log that packs to the same hash.
 func TestRoundTripImports(t *testing.T) {
+	t.Parallel()
 	sources := sharedtest.AgentLogs(t, "../importer/testdata", importer.Formats(), 10, func(name string) bool {
 		return strings.HasPrefix(name, "malformed") || strings.HasPrefix(name, "bad")
 	})

@@ -11,6 +11,7 @@ import (
 // TestParseExtendedProblems covers the checks of the extended fields:
 // each bad log gives exactly these problems.
 func TestParseExtendedProblems(t *testing.T) {
+	t.Parallel()
 	const head = `{"model":{"identifier":"m"},`
 	for _, tc := range []struct {
 		name, log string
@@ -60,6 +61,7 @@ func TestParseExtendedProblems(t *testing.T) {
 			[]string{"1:38: steps[0]: give only one of reasoning, reasoning_base64, reasoning_path, reasoning_ref (got reasoning and reasoning_base64)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := Parse([]byte(tc.log), Options{Dir: t.TempDir()})
 			var probs Problems
 			if !errors.As(err, &probs) {
@@ -78,6 +80,7 @@ func TestParseExtendedProblems(t *testing.T) {
 
 // A partially seen input holds exactly as many lines as its ranges cover.
 func TestCheckStorePartialLines(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	for content, ok := range map[string]bool{
 		`a\nb\nc\n`: true, `a\nb\nc`: true, `a\n\nc`: true, `a\nb\n`: false, `a\nb\nc\nd`: false, ``: false,
@@ -100,6 +103,7 @@ func TestCheckStorePartialLines(t *testing.T) {
 // JSON leaves out what is empty, keeps a system prompt given as a string a
 // string, and prints one read from a pack as an object, as ctx-fork does.
 func TestJSONForm(t *testing.T) {
+	t.Parallel()
 	l := &Log{Model: manifest.Model{Identifier: "m"}, SystemPrompt: Text("be brief"), Steps: []Step{{Type: manifest.LLMCall, Output: Quoted([]byte(`"a\u00e9"`))}}}
 	b, err := l.JSON()
 	if err != nil {

@@ -41,6 +41,7 @@ func inMemory(t *testing.T, s *store.Store, m *manifest.Manifest) *Log {
 // each buffer edge) are streamed, and checks the output is what the
 // in-memory encoding gives and packs back to the same hash.
 func TestFromManifestStreams(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	big := func(seed uint64, n int) string {
 		r := rand.New(rand.NewPCG(seed, 1))
@@ -112,6 +113,7 @@ func TestFromManifestStreams(t *testing.T) {
 // TestWriteJSONObjectChanged: an object changed after FromManifest checked
 // it fails at its end as corrupt.
 func TestWriteJSONObjectChanged(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	text := strings.Repeat("x", inlineInMemory+1)
 	l, err := Parse([]byte(`{"model":{"identifier":"m"},"created":"2026-01-01T00:00:00Z","steps":[],"inputs":[{"name":"a","content":"`+text+`"}]}`), Options{})

@@ -13,6 +13,7 @@ import (
 )
 
 func TestReadFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	inside := filepath.Join(dir, "in")
 	os.Mkdir(inside, 0o755)
@@ -57,6 +58,7 @@ func TestReadFile(t *testing.T) {
 	_ = outside
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if tc.path == "/dev/zero" {
 				if _, err := os.Stat(tc.path); err != nil {
 					t.Skip("no /dev/zero")
@@ -90,6 +92,7 @@ func TestReadFile(t *testing.T) {
 // without blocking, a named pipe, a symlink (to /dev/zero or to a
 // regular file), a file out of Within and a file already too large.
 func TestAppend(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

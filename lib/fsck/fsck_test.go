@@ -123,6 +123,7 @@ func wantViolations(t *testing.T, got []Violation, want ...Violation) {
 }
 
 func TestCleanStore(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	r := verifyStore(t, f.s)
 	if !r.OK() || r.ExitCode() != 0 {
@@ -144,6 +145,7 @@ func TestCleanStore(t *testing.T) {
 }
 
 func TestTamperedObject(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	overwrite(t, f.s, objRel(f.output), []byte("# Result\n\nedited\n"))
 	r := verifyStore(t, f.s)
@@ -155,6 +157,7 @@ func TestTamperedObject(t *testing.T) {
 }
 
 func TestDeletedObject(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	if err := os.Remove(f.s.ObjectPath(f.input)); err != nil {
 		t.Fatal(err)
@@ -175,6 +178,7 @@ func TestDeletedObject(t *testing.T) {
 }
 
 func TestCorruptManifest(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	rel := objRel(f.child.Hash)
 	b, _ := os.ReadFile(f.s.Path(filepath.FromSlash(rel)))
@@ -188,6 +192,7 @@ func TestCorruptManifest(t *testing.T) {
 }
 
 func TestUnparsableManifest(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	// A well-named object that is not a manifest, with a pack entry.
 	d := put(t, f.s, `{"version":"0.1","created":"yesterday"}`)
@@ -202,6 +207,7 @@ func TestUnparsableManifest(t *testing.T) {
 }
 
 func TestMissingManifest(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	if err := os.Remove(f.s.ObjectPath(f.parent.Hash)); err != nil {
 		t.Fatal(err)
@@ -213,6 +219,7 @@ func TestMissingManifest(t *testing.T) {
 }
 
 func TestRefs(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	nowhere := digest.Of([]byte("no such pack"))
 	setRef(t, f.s, "dangling", nowhere)
@@ -235,6 +242,7 @@ func TestRefs(t *testing.T) {
 }
 
 func TestLayout(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	root := f.s.Root()
 	os.WriteFile(filepath.Join(root, "stray.txt"), nil, 0o644)
@@ -273,6 +281,7 @@ func TestLayout(t *testing.T) {
 }
 
 func TestOnlyWarnings(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	os.MkdirAll(f.s.Path("tmp"), 0o755)
 	os.WriteFile(f.s.Path("tmp", "obj-1"), []byte("x"), 0o644)
@@ -286,6 +295,7 @@ func TestOnlyWarnings(t *testing.T) {
 }
 
 func TestEntryDisagrees(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	rel := "packs/" + f.child.Hash.Hex()
 	sum := manifest.Summarize(f.child)
@@ -308,6 +318,7 @@ func TestEntryDisagrees(t *testing.T) {
 // TestStable checks that a store with many faults gives byte-identical,
 // sorted output whatever the number of workers.
 func TestStable(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for i := range 300 {
 		put(t, f.s, fmt.Sprintf("object %d", i))
@@ -344,6 +355,7 @@ func TestStable(t *testing.T) {
 }
 
 func TestProgress(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	var calls, lastObjs int
 	var lastBytes int64
@@ -363,6 +375,7 @@ func TestProgress(t *testing.T) {
 }
 
 func TestPack(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	r, err := Pack(f.s, f.parent.Hash, Options{})
 	if err != nil {
@@ -416,6 +429,7 @@ func TestPack(t *testing.T) {
 }
 
 func TestPackCorruptManifest(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	rel := objRel(f.parent.Hash)
 	overwrite(t, f.s, rel, []byte("{}"))

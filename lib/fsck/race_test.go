@@ -30,6 +30,7 @@ func commitPack(t *testing.T, s *store.Store, i int) *manifest.Manifest {
 // TestPackFinalizedDuringCheck finalizes a pack after the objects were
 // listed and before packs/ is: it is a healthy pack, not ST5 or ST6.
 func TestPackFinalizedDuringCheck(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	c := newChecker(f.s, Options{})
 	c.checkObjects()
@@ -45,6 +46,7 @@ func TestPackFinalizedDuringCheck(t *testing.T) {
 // TestConcurrentPacks verifies the store again and again while packs are
 // being written: never a violation.
 func TestConcurrentPacks(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	var wg sync.WaitGroup
 	done := make(chan struct{})

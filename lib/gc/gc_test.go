@@ -59,6 +59,7 @@ func packs(t *testing.T, s *store.Store) []digest.Digest {
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	a1 := snapshot(t, s, "a", digest.Digest{}, "only in a1")
 	a2 := snapshot(t, s, "a", digest.Digest{}, "x", "only in a2")
@@ -140,6 +141,7 @@ func TestGrace(t *testing.T) {
 // A store with an entry ctx-gc cannot read is left alone: that pack might
 // reference anything.
 func TestUnreadableEntry(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	snapshot(t, s, "a", digest.Digest{}, "one")
 	snapshot(t, s, "a", digest.Digest{}, "one", "two")

@@ -21,6 +21,7 @@ func linesOf(adds map[string]*Adds) map[string][]int {
 }
 
 func TestAddedLines(t *testing.T) {
+	t.Parallel()
 	diff := `diff --git a/a.txt b/a.txt
 index 1111111..2222222 100644
 --- a/a.txt
@@ -204,6 +205,7 @@ func diffHeaderName(s string) string {
 // TestRepo drives a real repository: root, paths, a commit's added lines,
 // the index, trailers and renames.
 func TestRepo(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -338,6 +340,7 @@ func TestRepo(t *testing.T) {
 }
 
 func TestLineSources(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}

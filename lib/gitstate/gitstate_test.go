@@ -50,6 +50,7 @@ func write(t *testing.T, dir string, files map[string]string) {
 }
 
 func TestCapture(t *testing.T) {
+	t.Parallel()
 	needGit(t)
 	repo := t.TempDir()
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -107,6 +108,7 @@ func TestCapture(t *testing.T) {
 }
 
 func TestWorktree(t *testing.T) {
+	t.Parallel()
 	needGit(t)
 	repo := t.TempDir()
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -154,6 +156,7 @@ func TestWorktree(t *testing.T) {
 // to a directory outside the work tree or inside it, or as a file, is
 // refused: the replay would write where the link leads.
 func TestUnderSymlink(t *testing.T) {
+	t.Parallel()
 	needGit(t)
 	repo := t.TempDir()
 	outside := t.TempDir()

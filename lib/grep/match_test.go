@@ -60,6 +60,7 @@ tab	separated	line
 `
 
 func TestLinesAgreesWithNaive(t *testing.T) {
+	t.Parallel()
 	for _, p := range []Pattern{
 		{Expr: "fmt"},
 		{Expr: "fmt", Fixed: true},
@@ -92,6 +93,7 @@ func TestLinesAgreesWithNaive(t *testing.T) {
 		{Expr: "tab\tsep"},
 	} {
 		t.Run(fmt.Sprintf("%q fixed=%v i=%v", p.Expr, p.Fixed, p.IgnoreCase), func(t *testing.T) {
+			t.Parallel()
 			m, err := Compile(p)
 			if err != nil {
 				t.Fatal(err)
@@ -113,6 +115,7 @@ func TestLinesAgreesWithNaive(t *testing.T) {
 }
 
 func TestPrefilter(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		p       Pattern
 		lits    []string
@@ -149,6 +152,7 @@ func TestPrefilter(t *testing.T) {
 }
 
 func TestWord(t *testing.T) {
+	t.Parallel()
 	text := "foo foobar barfoo foo_x (foo) -x a-x -x- foo"
 	for _, tc := range []struct {
 		p     Pattern
@@ -176,6 +180,7 @@ func TestWord(t *testing.T) {
 }
 
 func TestCompileErrors(t *testing.T) {
+	t.Parallel()
 	for _, p := range []Pattern{{Expr: "a("}, {Expr: "[z-a]"}, {Expr: "a\nb"}, {Expr: `\p{Nope}`}} {
 		if _, err := Compile(p); !errors.Is(err, ErrPattern) {
 			t.Errorf("Compile(%q) = %v, want ErrPattern", p.Expr, err)
@@ -187,6 +192,7 @@ func TestCompileErrors(t *testing.T) {
 }
 
 func TestIndexFold(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		text, lit string
 		want      int
@@ -226,6 +232,7 @@ func FuzzLines(f *testing.F) {
 }
 
 func TestIndexRare(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("ab", 5000)
 	for _, tc := range []struct{ text, lit string }{
 		{"deadline exceeded", "exceeded"},

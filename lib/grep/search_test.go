@@ -131,6 +131,7 @@ func (f *fixture) search(t *testing.T, p Pattern, opt Options) ([]hit, Stats) {
 }
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	p2, p1 := f.packs[0], f.packs[1]
 	hits, st := f.search(t, Pattern{Expr: "needle"}, Options{})
@@ -170,6 +171,7 @@ func dump(hs []hit) string {
 }
 
 func TestSearchOptions(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	p2, p1 := f.packs[0], f.packs[1]
 	for _, tc := range []struct {
@@ -196,6 +198,7 @@ func TestSearchOptions(t *testing.T) {
 			[]hit{{p2, "prompt:system", 2, ""}, {p1, "prompt:system", 2, ""}, {p1, "prompt:user", 1, ""}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			hits, _ := f.search(t, tc.p, tc.opt)
 			if !reflect.DeepEqual(hits, tc.want) {
 				t.Errorf("hits:\n%s\nwant:\n%s", dump(hits), dump(tc.want))
@@ -205,6 +208,7 @@ func TestSearchOptions(t *testing.T) {
 }
 
 func TestSearchCorrupt(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	name := f.s.ObjectPath(f.obj["answer"])
 	os.Chmod(name, 0o644)
@@ -227,6 +231,7 @@ func TestSearchCorrupt(t *testing.T) {
 }
 
 func TestSearchStopsAtEmitError(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	m, _ := Compile(Pattern{Expr: "needle"})
 	stop := errors.New("stop")
@@ -238,6 +243,7 @@ func TestSearchStopsAtEmitError(t *testing.T) {
 }
 
 func TestParseFields(t *testing.T) {
+	t.Parallel()
 	if f, err := ParseFields(nil); err != nil || f != AllFields {
 		t.Errorf("ParseFields(nil) = %v, %v", f, err)
 	}
@@ -250,6 +256,7 @@ func TestParseFields(t *testing.T) {
 }
 
 func TestEscaped(t *testing.T) {
+	t.Parallel()
 	l := Line{Text: []byte("a\x1b[31mneedle\u202e b needle"), Spans: [][2]int{{6, 12}, {18, 24}}}
 	text, spans := Escaped(&l)
 	if want := `a\u001b[31mneedle\u202e b needle`; text != want {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestWriteFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "page.html")
 	if err := WriteFile(path, []byte("one")); err != nil {

@@ -21,11 +21,19 @@ import (
 )
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	got := pages(t)
 	for _, name := range []string{"pack", "diff", "replay", "blame"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			checkPage(t, got[name])
 			golden(t, name+".html", got[name])
+			// The golden holds the page without its style sheet: a style
+			// change rewrites no golden, and the page still embeds it.
+			bare := unstyled(got[name])
+			if bytes.Count(bare, []byte(styleMarker)) != 1 || bytes.Count(bare, []byte(cspMarker)) != 1 || bytes.Contains(bare, []byte(css)) {
+				t.Errorf("%s: the style element or the CSP is not the package's, or is left in the golden", name)
+			}
 		})
 	}
 }
@@ -33,6 +41,7 @@ func TestGolden(t *testing.T) {
 // TestDeterministic renders the pages again from a fresh store: the same
 // packs give the same bytes.
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	a, b := pages(t), pages(t)
 	for name := range a {
 		if !bytes.Equal(a[name], b[name]) {
@@ -42,6 +51,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestBlamePage(t *testing.T) {
+	t.Parallel()
 	page := string(pages(t)["blame"])
 	for _, bad := range []string{"<script>", "\u202e", "<b>", "gpt-5.4</td>"} {
 		if strings.Contains(page, bad) {
@@ -62,6 +72,7 @@ func TestBlamePage(t *testing.T) {
 }
 
 func TestPackPage(t *testing.T) {
+	t.Parallel()
 	page := string(pages(t)["pack"])
 	for _, want := range []string{
 		`id="step-0"`, `href="#step-3"`,
@@ -93,6 +104,7 @@ func TestPackPage(t *testing.T) {
 }
 
 func TestDiffPage(t *testing.T) {
+	t.Parallel()
 	page := string(pages(t)["diff"])
 	for _, want := range []string{
 		// The inserted grep is the first divergence, found by lcs.
@@ -130,6 +142,7 @@ func TestDiffPage(t *testing.T) {
 }
 
 func TestReplayPage(t *testing.T) {
+	t.Parallel()
 	page := string(pages(t)["replay"])
 	for _, want := range []string{
 		`<p class="banner fid-degraded">1 of 7 steps verified; fidelity <strong>degraded</strong></p>`,
@@ -146,6 +159,7 @@ func TestReplayPage(t *testing.T) {
 }
 
 func TestVis(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"plain\ttext\n", "plain\ttext\n"},
 		{"a\r\nb", "a\r\nb"},
@@ -229,6 +243,7 @@ func (f *fixture) evilPack(parent bool) *manifest.Manifest {
 }
 
 func TestXSS(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	clean := f.pack(f.sample())
 	bad := f.pack(f.evilPack(false))
@@ -376,6 +391,7 @@ func textOnly(page []byte, i int) bool {
 // TestDiffPageOtherAlignment: a report made with one alignment and shown
 // with the other still shows every entry.
 func TestDiffPageOtherAlignment(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.pack(f.sample())
 	b := f.pack(f.variant(a.Hash))
@@ -398,6 +414,7 @@ func TestDiffPageOtherAlignment(t *testing.T) {
 // TestPageBudget: past the page's budget, objects are shown by size and
 // hash, in page order, and the same object twice costs once.
 func TestPageBudget(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	m := f.sample()
 	m.Steps = nil
@@ -430,6 +447,7 @@ func TestPageBudget(t *testing.T) {
 // An exact replay that left steps unverified says how many it verified
 // first and is not shown as a success.
 func TestReplayPagePartial(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.pack(f.sample())
 	r := replayReport(a)
@@ -448,6 +466,7 @@ func TestReplayPagePartial(t *testing.T) {
 // A diverged step whose replayed output the replay kept shows the diff of
 // the recording and that output; the text is escaped.
 func TestReplayPageActualDiff(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	m := f.pack(f.sample())
 	got := f.put("def calc(xs):\n    return <b>0</b>\n")

@@ -112,6 +112,7 @@ func checkCounts(t *testing.T, got, want logCounts) {
 // assistant.usage events, the one streaming delta skipped, and the file
 // created then edited as an output.
 func TestCopilotCLI(t *testing.T) {
+	t.Parallel()
 	out, rep := importFixture(t, CopilotCLI, "session.jsonl")
 	checkCounts(t, countLog(out), logCounts{calls: 6, results: 6, errors: 1, turns: 6, users: 1, images: 1, subagentSteps: 3,
 		usage: map[string]int64{"input_tokens": 14510, "output_tokens": 178, "cache_read_tokens": 12600, "cache_creation_tokens": 300, "reasoning_tokens": 0}})
@@ -146,6 +147,7 @@ func TestCopilotCLI(t *testing.T) {
 // synthetic one, 1 image, the step-finish tokens, and the file written
 // then edited as an output (the edit of a file only read is no output).
 func TestOpenCode(t *testing.T) {
+	t.Parallel()
 	out, rep := importFixture(t, OpenCode, "export.json")
 	checkCounts(t, countLog(out), logCounts{calls: 5, results: 5, errors: 1, turns: 3, users: 2, images: 1,
 		usage: map[string]int64{"input_tokens": 7, "output_tokens": 412, "reasoning_tokens": 0, "cache_read_tokens": 24100, "cache_creation_tokens": 1830}})
@@ -166,6 +168,7 @@ func TestOpenCode(t *testing.T) {
 // TestOpenCodeStorage: a session of OpenCode's file storage reads as its
 // export does.
 func TestOpenCodeStorage(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/opencode/export.json")
 	if err != nil {
 		t.Fatal(err)
@@ -223,6 +226,7 @@ func TestOpenCodeStorage(t *testing.T) {
 // short by ^C (no edit); no usage, no times. Of the 10 prompts, 3 are
 // commands to aider (/add, /run, /multiline-mode): the harness's.
 func TestAider(t *testing.T) {
+	t.Parallel()
 	out, rep := importFixture(t, Aider, "history.md")
 	checkCounts(t, countLog(out), logCounts{calls: 10, results: 5, errors: 1, turns: 7, users: 7, usage: map[string]int64{}})
 	l := gjson.ParseBytes(out)
@@ -261,6 +265,7 @@ func TestAider(t *testing.T) {
 // TestGeminiNoIDs: messages of an older session without ids are each
 // their own (not one, as a shared empty id would make them).
 func TestGeminiNoIDs(t *testing.T) {
+	t.Parallel()
 	doc := `{"sessionId":"s","projectHash":"h","startTime":"2026-02-23T00:07:11.272Z","messages":[` +
 		`{"timestamp":"2026-02-23T00:07:12.000Z","type":"user","content":"a"},` +
 		`{"timestamp":"2026-02-23T00:07:13.000Z","type":"gemini","content":"b","model":"gemini-2.5-pro"},` +
@@ -281,6 +286,7 @@ func TestGeminiNoIDs(t *testing.T) {
 // code. The session's last answer stays its last turn's output: no
 // final.md is made up.
 func TestOpenCodeBashExit(t *testing.T) {
+	t.Parallel()
 	out, _ := importFixture(t, OpenCode, "bash-exit.json")
 	l := gjson.ParseBytes(out)
 	bash := l.Get(`steps.#(tool=="bash")`)

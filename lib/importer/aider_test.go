@@ -12,6 +12,7 @@ import (
 // Code's commands are (agent.KindCommand, agent.KindShellInput); what
 // the user asked the model is the user's.
 func TestAiderCommands(t *testing.T) {
+	t.Parallel()
 	history := strings.Join([]string{
 		"# aider chat started at 2025-05-04 17:02:36",
 		"",

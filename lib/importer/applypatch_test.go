@@ -13,6 +13,7 @@ func codexItem(item map[string]any) string {
 }
 
 func TestCodexWorkspace(t *testing.T) {
+	t.Parallel()
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	patch := "*** Begin Patch\n*** Update File: src/a.py\n@@\n-x = 1\n+x = 2\n*** Add File: src/new.py\n+y = 3\n*** Update File: unknown.py\n@@\n-a\n+b\n*** End Patch"
 	lines := []string{

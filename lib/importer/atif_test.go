@@ -19,6 +19,7 @@ import (
 // source_call_id), 1 failed call, 7 model turns, the token sums, prompts
 // by role and the image.
 func TestATIF(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/atif/harbor.json")
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +101,7 @@ func TestATIF(t *testing.T) {
 // TestATIFErrors: input that is no ATIF trajectory is an error naming
 // where.
 func TestATIFErrors(t *testing.T) {
+	t.Parallel()
 	for doc, want := range map[string]string{
 		`{"schema_version":"v1","steps":[]}`:                                      `atif: schema_version: expected an ATIF v1 version`,
 		`{"schema_version":"ATIF-v1.7","steps":{}}`:                               `atif: steps: expected an array of steps, got an object`,

@@ -42,6 +42,7 @@ func BenchmarkClaudeCode50MB(b *testing.B) {
 // TestClaudeSessionGenerator checks the benchmark's input imports as the
 // shape it claims, so the benchmark measures real work.
 func TestClaudeSessionGenerator(t *testing.T) {
+	t.Parallel()
 	data := claudeSession(200 << 10)
 	out, rep, err := Import(ClaudeCode, data, Options{})
 	if err != nil {

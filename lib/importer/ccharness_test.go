@@ -129,6 +129,7 @@ var harnessFixture = fixture{
 // TestHarnessText: a tag counts where a text opens with it; an interrupt
 // only as the whole text.
 func TestHarnessText(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ text, kind string }{
 		{"[Request interrupted by user]", "interrupt"},
 		{"[Request interrupted by user for tool use]", "interrupt"},
@@ -155,6 +156,7 @@ func TestHarnessText(t *testing.T) {
 
 // An interrupt is the harness's, said on stderr.
 func TestHarnessInterrupt(t *testing.T) {
+	t.Parallel()
 	in := `{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"fix the test"}}
 {"type":"assistant","uuid":"b","sessionId":"s","message":{"id":"m1","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"Looking."}]}}
 {"type":"user","uuid":"c","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}
@@ -178,6 +180,7 @@ func TestHarnessInterrupt(t *testing.T) {
 // stderr; a prompt whose text merely mentions a tag, or that a person
 // typed before a reminder, is the user's.
 func TestHarnessWithoutOrigin(t *testing.T) {
+	t.Parallel()
 	in := `{"type":"user","uuid":"a","sessionId":"s","version":"2.0.76","message":{"role":"user","content":"run the linter in the background"}}
 {"type":"assistant","uuid":"b","sessionId":"s","message":{"id":"m1","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"Started."}]}}
 {"type":"user","uuid":"c","sessionId":"s","version":"2.0.76","message":{"role":"user","content":"<task-notification>\n<task-id>a7f</task-id>\n<status>completed</status>\n<summary>Agent \"Lint\" finished</summary>\n</task-notification>"}}
@@ -203,6 +206,7 @@ func TestHarnessWithoutOrigin(t *testing.T) {
 // TestHarnessOriginWins: a record whose origin says who wrote it needs no
 // guess, nor one marked isMeta, even when it holds no text.
 func TestHarnessOriginWins(t *testing.T) {
+	t.Parallel()
 	in := `{"type":"user","uuid":"a","sessionId":"s","origin":{"kind":"human"},"message":{"role":"user","content":"fix it"}}
 {"type":"user","uuid":"b","sessionId":"s","origin":{"kind":"peer"},"message":{"role":"user","content":"Another Claude session sent a message: please rebase"}}
 {"type":"user","uuid":"c","sessionId":"s","origin":{"kind":"task-notification"},"message":{"role":"user","content":"<task-notification>\n<task-id>q</task-id>\n</task-notification>"}}
@@ -232,6 +236,7 @@ func TestHarnessOriginWins(t *testing.T) {
 // kept with its prompt, marked as the harness's; the Task's prompt is
 // still found, and nothing is a prompt of the main agent.
 func TestHarnessInSubagent(t *testing.T) {
+	t.Parallel()
 	in := `{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"explore"}}
 {"type":"assistant","uuid":"u2","sessionId":"s","message":{"id":"m1","model":"claude-x","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"prompt":"look around"}}]}}
 {"type":"user","uuid":"x1","isSidechain":true,"agentId":"ab","sessionId":"s","message":{"role":"user","content":"look around"}}
@@ -367,6 +372,7 @@ func recordContent(file string, n int) string {
 // does not say it was queued. A user record that only looks like a later
 // copy (another prompt came between) leaves both.
 func TestQueuedOnce(t *testing.T) {
+	t.Parallel()
 	in := `{"type":"user","uuid":"a","sessionId":"s","timestamp":"2026-06-02T09:00:00Z","message":{"role":"user","content":"fix the test"}}
 {"type":"attachment","uuid":"b","sessionId":"s","timestamp":"2026-06-02T09:00:01Z","attachment":{"type":"queued_command","prompt":"and the lint","commandMode":"prompt"}}
 {"type":"user","uuid":"c","sessionId":"s","timestamp":"2026-06-02T09:00:05Z","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}
@@ -410,6 +416,7 @@ func TestQueuedOnce(t *testing.T) {
 // record holds at the same time is that record's copy; the same command
 // run again later is a prompt of its own.
 func TestLocalCommandOnce(t *testing.T) {
+	t.Parallel()
 	in := `{"type":"user","uuid":"a","sessionId":"s","timestamp":"2026-06-02T09:00:00Z","message":{"role":"user","content":"<local-command-stdout>Reconnected to db.</local-command-stdout>"}}
 {"type":"system","subtype":"local_command","uuid":"b","sessionId":"s","timestamp":"2026-06-02T09:00:00Z","level":"info","content":"<local-command-stdout>Reconnected to db.</local-command-stdout>"}
 {"type":"system","subtype":"local_command","uuid":"c","sessionId":"s","timestamp":"2026-06-02T09:00:09Z","level":"info","content":"<local-command-stdout>Reconnected to db.</local-command-stdout>"}
@@ -435,6 +442,7 @@ func TestLocalCommandOnce(t *testing.T) {
 // model and is skipped; a prompt of the wrong type is an error naming
 // it; a turn that took in a prompt no attachment holds is said on stderr.
 func TestQueuedShapes(t *testing.T) {
+	t.Parallel()
 	in := `{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"look at this"}}
 {"type":"attachment","uuid":"b","sessionId":"s","attachment":{"type":"queued_command","prompt":[{"type":"text","text":"this one"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}],"commandMode":"prompt"}}
 {"type":"attachment","uuid":"c","sessionId":"s","attachment":{"type":"queued_command","prompt":"ls","commandMode":"bash"}}
@@ -463,6 +471,7 @@ func TestQueuedShapes(t *testing.T) {
 // TestCompactBoundary: a compact_boundary is kept with the summary whose
 // parentUuid is its uuid; one no summary follows is counted as skipped.
 func TestCompactBoundary(t *testing.T) {
+	t.Parallel()
 	in := `{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"go on"}}
 {"type":"system","subtype":"compact_boundary","uuid":"b1","parentUuid":null,"logicalParentUuid":"a","sessionId":"s","timestamp":"2026-06-02T09:00:04Z","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":155025}}
 {"type":"user","uuid":"c","parentUuid":"b1","sessionId":"s","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation."}}
@@ -491,6 +500,7 @@ func TestCompactBoundary(t *testing.T) {
 // is a harness prompt of kind "file", its text the blocks rendered for the
 // model; one with no rendered text is lost, and said so.
 func TestFileAttachment(t *testing.T) {
+	t.Parallel()
 	in := `{"type":"user","uuid":"a","sessionId":"s","message":{"role":"user","content":"go on"}}
 {"type":"attachment","uuid":"f","parentUuid":"a","sessionId":"s","attachment":{"type":"file","filename":"/w/a.txt","content":{"type":"text","file":{"filePath":"/w/a.txt","content":"one\n"}}},"rendered":[{"content":"<system-reminder>\nCalled the Read tool with the following input: {\"file_path\":\"/w/a.txt\"}\n</system-reminder>"},{"content":"<system-reminder>\nResult of calling the Read tool:\n1\tone\n</system-reminder>"}],"renderedRole":"user"}
 {"type":"attachment","uuid":"g","parentUuid":"f","sessionId":"s","attachment":{"type":"file","filename":"/w/b.txt","content":{"type":"text","file":{"filePath":"/w/b.txt","content":"two\n"}}}}

@@ -13,6 +13,7 @@ import (
 // hash, the shapes, the cost, how to rebuild each request) is metadata:
 // nothing is lost.
 func TestClaudeCodeRequests(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		`{"type":"user","uuid":"u1","sessionId":"s","cwd":"/p","version":"2.1.328","message":{"role":"user","content":"hi"}}`,
 		`{"type":"attachment","uuid":"p1","parentUuid":"u1","sessionId":"s","attachment":{"type":"prompt_snapshot","systemPrompt":["\nBe brief.","Be kind."],"reminderFold":false}}`,
@@ -87,6 +88,7 @@ func TestClaudeCodeRequests(t *testing.T) {
 // Without a shape, the prompt_snapshot says the system prompt: its prefix
 // (cliPrefix, said once), then its sections joined by a blank line.
 func TestClaudeCodePromptSnapshot(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		`{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}`,
 		`{"type":"attachment","uuid":"p1","sessionId":"s","attachment":{"type":"prompt_snapshot","systemPrompt":["\nBe brief.","Be kind."]}}`,
@@ -115,6 +117,7 @@ func TestClaudeCodePromptSnapshot(t *testing.T) {
 // 2.1.32x) is read from the lines its answer shows: the whole file when
 // it asked for all of it, the lines seen when it asked for some.
 func TestClaudeCodeReadShownLines(t *testing.T) {
+	t.Parallel()
 	main := `{"type":"user","uuid":"u1","sessionId":"s","cwd":"/p","message":{"role":"user","content":"look"}}` + "\n" +
 		`{"type":"assistant","uuid":"a1","sessionId":"s","cwd":"/p","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"t1","name":"Agent","input":{"description":"look","prompt":"read it"}}]}}` + "\n" +
 		`{"type":"user","uuid":"u2","sessionId":"s","cwd":"/p","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"done"}]},"toolUseResult":{"agentId":"ab12"}}` + "\n"

@@ -52,6 +52,7 @@ func countCodex(t *testing.T, data []byte) codexSource {
 // of its source, makes Codex's own context items harness prompts of their
 // kind, and names the model each turn went to.
 func TestCodexCurrent(t *testing.T) {
+	t.Parallel()
 	const file = "testdata/codex/current.jsonl"
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -187,6 +188,7 @@ func promptMeta(l *testLog, i int) map[string]any {
 // running and a tool's own output that merely mentions an exit code are
 // not.
 func TestCodexFailureTexts(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		text   string
 		failed bool
@@ -226,6 +228,7 @@ func TestCodexFailureTexts(t *testing.T) {
 // Codex tells them by — opening and closing, case-insensitive, the whole
 // trimmed text — and nothing else is.
 func TestCodexContextKinds(t *testing.T) {
+	t.Parallel()
 	for text, want := range map[string]string{
 		"# AGENTS.md instructions for /p\n\n<INSTRUCTIONS>\nx\n</INSTRUCTIONS>":                                  "agents-md",
 		"<user_instructions>\nx\n</user_instructions>":                                                           "user-instructions",
@@ -256,6 +259,7 @@ func TestCodexContextKinds(t *testing.T) {
 // turn names the model that answered it (the model event's output.model,
 // else the sample output's), also in a sample with an image part.
 func TestInspectSamples(t *testing.T) {
+	t.Parallel()
 	const file = "testdata/inspect/samples.json"
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -300,6 +304,7 @@ func TestInspectSamples(t *testing.T) {
 // and the turns a user rolled back, a message from another agent; thread
 // state lines and display events are skipped with their reasons.
 func TestCodexShapes(t *testing.T) {
+	t.Parallel()
 	const file = "testdata/codex/shapes.jsonl"
 	data, err := os.ReadFile(file)
 	if err != nil {

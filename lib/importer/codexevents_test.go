@@ -14,6 +14,7 @@ import (
 // the importer does not know is skipped with that reason, not with a
 // claim that it repeats something.
 func TestCodexEvents(t *testing.T) {
+	t.Parallel()
 	lines := []string{
 		`{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"s","cwd":"/p","cli_version":"0.1"}}`,
 		`{"timestamp":"2026-01-01T00:00:01Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t1","model_context_window":1000}}`,

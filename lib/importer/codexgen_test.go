@@ -21,6 +21,7 @@ import (
 // and patched is an input and an output; nothing is lost or warned
 // about, and what is skipped is what repeats response items.
 func TestCodexSessionGenerator(t *testing.T) {
+	t.Parallel()
 	data := packgen.CodexSession(300 << 10)
 	if !bytes.Equal(data, packgen.CodexSession(300<<10)) {
 		t.Fatal("two rollouts of the same size differ")

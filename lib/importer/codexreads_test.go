@@ -47,6 +47,7 @@ func codexPatch(id, patch string) []string {
 }
 
 func TestCodexPartialReads(t *testing.T) {
+	t.Parallel()
 	const big = "l1\nl2\nl3\nl4\nl5\nl6\nl7\n"
 	var lines []string
 	add := func(l []string) { lines = append(lines, l...) }
@@ -159,6 +160,7 @@ func TestCodexPartialReads(t *testing.T) {
 // partial input of two ranges; go.mod, shorter than head asked, is whole;
 // a failed read is named.
 func TestCodexReadsFixture(t *testing.T) {
+	t.Parallel()
 	const path = "testdata/codex/reads.jsonl"
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -39,6 +39,7 @@ func importClean(t *testing.T, file string, warnings ...string) (*testLog, []byt
 // developer message of skills, permissions and tools is a harness
 // prompt, not a user's; the system prompt is base_instructions.
 func TestCodex0169(t *testing.T) {
+	t.Parallel()
 	const file = "testdata/codex/v0169.jsonl"
 	l, data := importClean(t, file)
 
@@ -104,6 +105,7 @@ func TestCodex0169(t *testing.T) {
 // content items; the division by zero failed, as only its McpToolCall
 // item says (isError, status "failed"), which is kept with the result.
 func TestCodex0169MCP(t *testing.T) {
+	t.Parallel()
 	l, _ := importClean(t, "testdata/codex/v0169-mcp.jsonl")
 	want := []struct {
 		tool, ends string
@@ -134,6 +136,7 @@ func TestCodex0169MCP(t *testing.T) {
 // input then (so the delete replays); the file read whole and updated is
 // an input and an output.
 func TestCodex0169DeletedInput(t *testing.T) {
+	t.Parallel()
 	l, _ := importClean(t, "testdata/codex/v0169-patch.jsonl", "apply_patch deleted old.txt; a deleted file is not an output")
 	inputs := map[string]string{}
 	for _, in := range l.Inputs {
@@ -151,6 +154,7 @@ func TestCodex0169DeletedInput(t *testing.T) {
 // follow text Codex is not known to write stays a system prompt, and the
 // warning says so of a developer message (not of a user prompt).
 func TestCodexDeveloperMixed(t *testing.T) {
+	t.Parallel()
 	data := []byte(`{"timestamp":"2026-11-01T10:00:00Z","type":"session_meta","payload":{"id":"s","cwd":"/p","cli_version":"0.169.0"}}
 {"timestamp":"2026-11-01T10:00:00Z","type":"turn_context","payload":{"cwd":"/p","model":"gpt-5.5"}}
 {"timestamp":"2026-11-01T10:00:01Z","type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"Be brief."},{"type":"input_text","text":"<permissions instructions>\nx\n</permissions instructions>"}]}}

@@ -24,6 +24,7 @@ var copilotAutopilot = strings.Join([]string{
 // text the one sent, its kind in metadata), not one the user typed, and
 // a turn's outputTokens are its usage when no assistant.usage gives it.
 func TestCopilotAutopilot(t *testing.T) {
+	t.Parallel()
 	out, rep, err := Import(CopilotCLI, []byte(copilotAutopilot), Options{})
 	if err != nil {
 		t.Fatal(err)

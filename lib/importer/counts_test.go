@@ -63,12 +63,14 @@ var sampleCounts = map[string]struct {
 // is missing from the log, no call is doubled, and the failures and token
 // counts are the source's.
 func TestSampleCounts(t *testing.T) {
+	t.Parallel()
 	dir := sharedtest.Dir(t, "agent-logs")
 	if len(sampleCounts) != len(samples) {
 		t.Errorf("%d samples counted, %d known", len(sampleCounts), len(samples))
 	}
 	for _, sm := range samples {
 		t.Run(sm.file, func(t *testing.T) {
+			t.Parallel()
 			want, ok := sampleCounts[sm.file]
 			if !ok {
 				t.Fatal("not counted")

@@ -106,6 +106,7 @@ func newStore(t testing.TB) *store.Store {
 // prints it (Import) and parses it again, as it used to; a fixture one
 // refuses, the other refuses too.
 func TestUnprintedPackIsPrintedPack(t *testing.T) {
+	t.Parallel()
 	sources := sharedtest.AgentLogs(t, "testdata", Formats(), 40, nil)
 	compared, failed := 0, 0
 	for _, src := range sources {

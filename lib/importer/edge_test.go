@@ -282,8 +282,10 @@ var fixtures = []fixture{
 }
 
 func TestFixtures(t *testing.T) {
+	t.Parallel()
 	for _, fx := range fixtures {
 		t.Run(fx.file, func(t *testing.T) {
+			t.Parallel()
 			path := filepath.Join("testdata", fx.file)
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -395,6 +397,7 @@ func golden(t *testing.T, file string, got []byte) {
 // TestEvalArchive packs the Inspect fixture into a .eval archive the way
 // Inspect writes one and checks it imports to the same log.
 func TestEvalArchive(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/inspect/edge.json")
 	if err != nil {
 		t.Fatal(err)
@@ -446,6 +449,7 @@ func TestEvalArchive(t *testing.T) {
 }
 
 func TestMalformed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file, format string
 		want         string // the whole error message
@@ -462,6 +466,7 @@ func TestMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
 			data, err := os.ReadFile(filepath.Join("testdata", tt.file))
 			if err != nil {
 				t.Fatal(err)
@@ -484,6 +489,7 @@ func TestMalformed(t *testing.T) {
 // TestMalformedDocuments covers input that is not JSON at all, in every
 // format: the error names the line (and column).
 func TestMalformedDocuments(t *testing.T) {
+	t.Parallel()
 	for _, f := range Formats() {
 		for _, in := range []string{"{\"a\":\n  [1, 2,\n  }", "not json"} {
 			_, _, err := Import(f, []byte(in), Options{})
@@ -497,6 +503,7 @@ func TestMalformedDocuments(t *testing.T) {
 
 // TestEmpty: an input without records is an error, not an empty run.
 func TestEmpty(t *testing.T) {
+	t.Parallel()
 	for _, f := range Formats() {
 		for _, in := range []string{"", "\n\n", "[]"} {
 			_, _, err := Import(f, []byte(in), Options{})
@@ -512,6 +519,7 @@ func TestEmpty(t *testing.T) {
 }
 
 func TestDetect(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, data, want string
 	}{
@@ -560,6 +568,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestFormats(t *testing.T) {
+	t.Parallel()
 	want := []string{"aider", "anthropic", "atif", "claude-code", "codex", "copilot-cli", "gemini-cli", "inspect", "langsmith", "openai-chat", "openai-responses", "opencode", "otel-genai"}
 	if got := Formats(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Formats() = %q", got)
@@ -571,6 +580,7 @@ func TestFormats(t *testing.T) {
 
 // TestDeterministicOption marks an extra tool deterministic.
 func TestDeterministicOption(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/openai-chat/edge.json")
 	if err != nil {
 		t.Fatal(err)
@@ -592,6 +602,7 @@ func TestDeterministicOption(t *testing.T) {
 // TestRelativePaths: only whole path values under the working directory
 // become relative.
 func TestRelativePaths(t *testing.T) {
+	t.Parallel()
 	roots := []string{"/home/dev/proj"}
 	tests := []struct {
 		in, want string
@@ -633,6 +644,7 @@ func TestRelativePaths(t *testing.T) {
 // TestBigNumbers keeps integers beyond 2^53 as strings rather than
 // rounding them.
 func TestBigNumbers(t *testing.T) {
+	t.Parallel()
 	in := `{"request":{"model":"m","seed":12345678901234567890,"messages":[{"role":"user","content":"x"}]},"response":{"object":"chat.completion","created":1700000000,"choices":[{"message":{"role":"assistant","content":"y"}}],"big":1e400}}`
 	out, _, err := Import(OpenAIChat, []byte(in), Options{})
 	if err != nil {
@@ -647,6 +659,7 @@ func TestBigNumbers(t *testing.T) {
 // TestEscapedPaths makes path parameters relative however the input
 // escapes them, and leaves free text as it is.
 func TestEscapedPaths(t *testing.T) {
+	t.Parallel()
 	in := `{"type":"user","uuid":"u1","sessionId":"s","cwd":"\/home\/dev\/proj","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"see \u002fhome/dev/proj/b.go"}}
 {"type":"assistant","uuid":"u2","sessionId":"s","cwd":"/home/dev/proj","message":{"id":"m","model":"x","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"\/home\/dev\/proj\/a.go"}}]}}`
 	out, _, err := Import(ClaudeCode, []byte(in), Options{})
@@ -665,6 +678,7 @@ func TestEscapedPaths(t *testing.T) {
 // TestUnrepresentable rejects text canonical JSON cannot carry (a lone
 // UTF-16 surrogate) instead of changing it, naming the line.
 func TestUnrepresentable(t *testing.T) {
+	t.Parallel()
 	in := `{"type":"user","uuid":"b","sessionId":"s","message":{"role":"user","content":"ok"}}
 {"type":"user","uuid":"b","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x\udc00y"}]}}`
 	_, _, err := Import(ClaudeCode, []byte(in), Options{Name: "s.jsonl"})

@@ -296,6 +296,7 @@ const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mN
 // its records and in the Task result's toolUseResult); that joins it to
 // its Task call even when its first prompt is not the Task's.
 func TestSubagentByAgentID(t *testing.T) {
+	t.Parallel()
 	in := `{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"Review the diff"}}
 {"type":"assistant","uuid":"u2","sessionId":"s","message":{"id":"m1","model":"claude-opus-4-6","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"prompt":"Review it","subagent_type":"reviewer"}},{"type":"tool_use","id":"toolu_2","name":"Task","input":{"prompt":"Review it","subagent_type":"reviewer"}}]}}
 {"type":"user","uuid":"s1","isSidechain":true,"agentId":"b2","sessionId":"s","message":{"role":"user","content":"Review it (context: second)"}}
@@ -320,6 +321,7 @@ func TestSubagentByAgentID(t *testing.T) {
 // mark of a failed operation) is its step's error, as is an error status
 // with its message; for tool calls and model calls alike.
 func TestOTelToolErrorType(t *testing.T) {
+	t.Parallel()
 	in := `[{"name":"execute_tool fetch","context":{"span_id":"0x01"},"start_time":"2026-01-07T10:00:00Z","attributes":{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":"fetch","gen_ai.tool.call.id":"c1","error.type":"timeout"}},
 {"name":"execute_tool ls","context":{"span_id":"0x02"},"start_time":"2026-01-07T10:00:01Z","status":{"status_code":"ERROR","description":"no such directory"},"attributes":{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":"ls","gen_ai.tool.call.id":"c2"}},
 {"name":"chat m","context":{"span_id":"0x03"},"start_time":"2026-01-07T10:00:02Z","status":{"status_code":"ERROR"},"attributes":{"gen_ai.operation.name":"chat","gen_ai.request.model":"m","error.type":"429"}}]`
@@ -338,6 +340,7 @@ func TestOTelToolErrorType(t *testing.T) {
 // (the sample's attachments hold the data: URL) is a part, not text or
 // metadata.
 func TestInspectImageAttachment(t *testing.T) {
+	t.Parallel()
 	in := `{"version":2,"status":"success","eval":{"model":"mockllm/model"},"samples":[{"id":1,"epoch":1,
 "attachments":{"a1":"data:image/png;base64,` + onePixelPNG + `"},
 "messages":[{"role":"user","content":[{"type":"text","text":"Describe it"},{"type":"image","image":"attachment://a1","detail":"auto"}]},
@@ -359,6 +362,7 @@ func TestInspectImageAttachment(t *testing.T) {
 // TestInvalidBase64Part: an image whose base64 does not decode is no part
 // (ctx-pack would refuse the log); it stays in metadata, with a warning.
 func TestInvalidBase64Part(t *testing.T) {
+	t.Parallel()
 	in := `{"request":{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,%%%"}}]}]},"response":{"object":"chat.completion","model":"m","choices":[{"message":{"role":"assistant","content":"?"}}]}}`
 	out, rep, err := Import(OpenAIChat, []byte(in), Options{})
 	if err != nil {
@@ -376,6 +380,7 @@ func TestInvalidBase64Part(t *testing.T) {
 // TestResponseErrors: a response reporting an error is a failed model
 // call, in the three exchange APIs.
 func TestResponseErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ format, in string }{
 		{Anthropic, `{"request":{"model":"m","messages":[{"role":"user","content":"hi"}]},"response":{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}}`},
 		{OpenAIChat, `{"request":{"model":"m","messages":[{"role":"user","content":"hi"}]},"response":{"object":"chat.completion","choices":[],"error":{"message":"Overloaded","type":"server_error"}}}`},

@@ -8,6 +8,7 @@ import (
 // TestNextDigit compares nextDigit with a byte-by-byte search on every
 // byte value at every place of a word, and on runs of text.
 func TestNextDigit(t *testing.T) {
+	t.Parallel()
 	slow := func(doc []byte, i int) int {
 		if j := bytes.IndexAny(doc[i:], "0123456789"); j >= 0 {
 			return i + j
@@ -53,6 +54,7 @@ func FuzzNextDigit(f *testing.F) {
 // document: long runs of digits and exponents at every place around the
 // words bigNumbers reads, in base64-like text full of digits and e's.
 func TestBigNumbersByWord(t *testing.T) {
+	t.Parallel()
 	// Text with digits and e's everywhere, and text whose e's follow no
 	// digit (which bigNumbers skips word by word).
 	for _, filler := range []string{"a1E9e7Q2+5xe8Z0/k3E", "ab1cE+de2fg9hEij"} {

@@ -16,6 +16,7 @@ import (
 // against counts taken from each file by hand: tool calls, results,
 // failed calls, model turns, prompts by role, images and token sums.
 func TestGeminiCLI(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file                                 string
 		calls, results, errors, turns, users int
@@ -37,6 +38,7 @@ func TestGeminiCLI(t *testing.T) {
 		{"checkpoint.json", 2, 2, 1, 4, 1, 0, map[string]int64{}, []string{"the input does not name the model; identifier set to \"unknown\""}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
+			t.Parallel()
 			path := filepath.Join("testdata/gemini-cli", tc.file)
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -108,6 +110,7 @@ func TestGeminiCLI(t *testing.T) {
 // CLI repeats in user messages no prompts; the failed command's exit
 // code; the files written outputs, and no final.md.
 func TestGeminiCLIResumed(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/gemini-cli/resume.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -157,6 +160,7 @@ func TestGeminiCLIResumed(t *testing.T) {
 // its events, not only by the init event first (an Anthropic message,
 // whose content is a list of blocks, is still Anthropic's).
 func TestGeminiStreamDetected(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/gemini-cli/stream-run.jsonl")
 	if err != nil {
 		t.Fatal(err)

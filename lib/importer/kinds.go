@@ -10,7 +10,7 @@ import (
 
 // Record kinds. Each importer reads some kinds of record into the log and
 // skips others; recordKinds is the one list of them, per format: the
-// skip reasons the Report counts come from it, README.md's table says
+// skip reasons the Report counts come from it, docs/formats.md's table says
 // the same (a test compares them), and a test fails when a fixture holds
 // a kind that is in no list. A kind is a record's type, or its type and
 // subtype joined by "/" ("progress/hook_progress").

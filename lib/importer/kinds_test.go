@@ -87,6 +87,7 @@ var unknownOnPurpose = map[string]bool{
 // format's list, imported or skipped with a reason: a new kind is not
 // skipped unnoticed.
 func TestRecordKindsListed(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/*/*")
 	if dir, err := sharedtest.Path(); err == nil {
 		shared, _ := filepath.Glob(filepath.Join(dir, "agent-logs", "*", "*"))
@@ -121,17 +122,18 @@ func TestRecordKindsListed(t *testing.T) {
 	}
 }
 
-// README.md's table of record kinds is recordKinds'.
-func TestRecordKindsREADME(t *testing.T) {
-	const begin, end = "<!-- record kinds: generated from lib/importer/kinds.go by go test -run TestRecordKindsREADME -update -->\n", "<!-- end of record kinds -->\n"
-	path := filepath.Join("..", "..", "README.md")
+// docs/formats.md's table of record kinds is recordKinds'.
+func TestRecordKindsDoc(t *testing.T) {
+	t.Parallel()
+	const begin, end = "<!-- record kinds: generated from lib/importer/kinds.go by go test -run TestRecordKindsDoc -update -->\n", "<!-- end of record kinds -->\n"
+	path := filepath.Join("..", "..", "docs", "formats.md")
 	readme, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	i, j := bytes.Index(readme, []byte(begin)), bytes.Index(readme, []byte(end))
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no section between %q and %q", begin, end)
+		t.Fatalf("%s has no section between %q and %q", path, begin, end)
 	}
 	want := kindsTable()
 	got := string(readme[i+len(begin) : j])
@@ -145,7 +147,7 @@ func TestRecordKindsREADME(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README.md's table of record kinds differs from recordKinds (go test -run TestRecordKindsREADME -update):\n%s", want)
+	t.Errorf("%s's table of record kinds differs from recordKinds (go test -run TestRecordKindsDoc -update):\n%s", path, want)
 }
 
 // kindsTable renders recordKinds as a Markdown table: per format, the
@@ -185,6 +187,7 @@ func kindsTable() string {
 // message, a call, a result, file content, usage) stderr names it as
 // lost, with the count.
 func TestUnknownKindHoldingWork(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		`{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}`,
 		`{"type":"progress","uuid":"p1","sessionId":"s","data":{"type":"teammate_progress","message":{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a note"}]}}}}`,
@@ -232,6 +235,7 @@ func explain(k recordKind) string {
 
 // Detect takes a Claude Code transcript whatever record type comes first.
 func TestDetectClaudeCodeFirstRecords(t *testing.T) {
+	t.Parallel()
 	for _, first := range []string{
 		`{"type":"permission-mode","permissionMode":"default","sessionId":"s"}`,
 		`{"type":"file-history-snapshot","messageId":"m","snapshot":{},"isSnapshotUpdate":false}`,
@@ -252,6 +256,7 @@ func TestDetectClaudeCodeFirstRecords(t *testing.T) {
 
 // Logs of formats ctx does not import are named, whatever --from says.
 func TestNotImported(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ data, what string }{
 		{`[{"sessionId":"s","messageId":0,"type":"user","message":"hi","timestamp":"2026-05-01T10:00:00Z"}]`, "a Gemini CLI prompt log (logs.json)"},
 	} {

@@ -32,6 +32,7 @@ func doneLaterByLists(m *msg) {
 }
 
 func TestDoneLater(t *testing.T) {
+	t.Parallel()
 	o := func(kv ...string) obj {
 		var r obj
 		for i := 0; i < len(kv); i += 2 {
@@ -75,6 +76,7 @@ func TestDoneLater(t *testing.T) {
 // skip parsing (UTC, as long as the earliest, sorting after it) and
 // those that do not.
 func TestSeen(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		ts   []string
 		want string

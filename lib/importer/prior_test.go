@@ -73,8 +73,10 @@ func cuts(data []byte, n int) []int {
 }
 
 func TestPriorGrowing(t *testing.T) {
+	t.Parallel()
 	for _, fx := range resumeFixtures(t) {
 		t.Run(fx.format+"/"+filepath.Base(fx.name), func(t *testing.T) {
+			t.Parallel()
 			s := newStore(t)
 			ckpt := filepath.Join(t.TempDir(), "c.ckpt")
 			reused := 0
@@ -97,6 +99,7 @@ func TestPriorGrowing(t *testing.T) {
 // edited tool output) or that was replaced takes only the steps that are
 // what they were.
 func TestPriorChanged(t *testing.T) {
+	t.Parallel()
 	data := packgen.ClaudeSessionVaried(60 << 10)
 	ends := lineEnds(data)
 	mid := ends[len(ends)/2]
@@ -116,6 +119,7 @@ func TestPriorChanged(t *testing.T) {
 		{"another session", packgen.ClaudeSession(30 << 10), data},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			s := newStore(t)
 			ckpt := filepath.Join(t.TempDir(), "c.ckpt")
 			if p, _ := packPrior(s, ClaudeCode, c.first, ckpt); p.err != nil {

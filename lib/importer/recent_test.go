@@ -52,6 +52,7 @@ var recentCounts = []struct {
 // A <synthetic> assistant record is the harness's notice, of its kind,
 // never a model turn; each model turn names the model that answered it.
 func TestClaudeCodeSynthetic(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/claude-code/synthetic.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +96,7 @@ func TestClaudeCodeSynthetic(t *testing.T) {
 // copies in toolUseResult say which part they are, and none stays in
 // metadata.
 func TestClaudeCodeMediaNotInMetadata(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/claude-code/mcp-image.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +138,7 @@ func TestClaudeCodeMediaNotInMetadata(t *testing.T) {
 // Paths are compared in the working directory's own syntax and made
 // relative with "/" between their names.
 func TestPathUnder(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		p, dir, want string
 		ok           bool
@@ -163,8 +166,10 @@ func TestPathUnder(t *testing.T) {
 // TestRecentCounts: on each fixture, the pack has every call, result,
 // failure, token, image, subagent step, prompt and file of the source.
 func TestRecentCounts(t *testing.T) {
+	t.Parallel()
 	for _, want := range recentCounts {
 		t.Run(want.file, func(t *testing.T) {
+			t.Parallel()
 			data, err := os.ReadFile(filepath.Join("testdata", want.file))
 			if err != nil {
 				t.Fatal(err)
@@ -218,6 +223,7 @@ func TestRecentCounts(t *testing.T) {
 // record is one step, once, with the transcript's records the progress
 // records lack (here a text line of a turn) merged in.
 func TestClaudeCodeProgressAndTranscript(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/claude-code/progress.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -293,6 +299,7 @@ func slicesContain(l []string, s string) bool {
 // (a response's model, gen_ai.response.model, a run's outputs), not only
 // the run's first model.
 func TestModelPerTurn(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		file, format string
 		want         []any
@@ -327,6 +334,7 @@ func TestModelPerTurn(t *testing.T) {
 // agent) is not in the transcript and the subagent's prompt is not the
 // Task's word for word.
 func TestClaudeCodeProgressWithoutTaskResult(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/claude-code/progress.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -364,6 +372,7 @@ func TestClaudeCodeProgressWithoutTaskResult(t *testing.T) {
 // records in 2.1.3x hold only the lines shown) makes no input, and
 // stderr says which files.
 func TestClaudeCodeReadWithoutToolUseResult(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/claude-code/progress.jsonl")
 	if err != nil {
 		t.Fatal(err)

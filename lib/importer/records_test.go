@@ -11,6 +11,7 @@ import (
 // record anywhere else, or one that is not cut short but wrong, is an
 // error naming its line.
 func TestTruncatedLastLine(t *testing.T) {
+	t.Parallel()
 	const ok = `{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}`
 	tests := []struct {
 		in, warn, err string
@@ -46,6 +47,7 @@ func TestTruncatedLastLine(t *testing.T) {
 }
 
 func TestChoose(t *testing.T) {
+	t.Parallel()
 	const cc = `{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"x"}}`
 	const own = `{"model":{"identifier":"m"},"steps":[]}`
 	tests := []struct {
@@ -82,6 +84,7 @@ func TestChoose(t *testing.T) {
 // TestNotThisFormat: an empty object is no log of any format; it is an
 // error (exit 1) saying so, not an empty run.
 func TestNotThisFormat(t *testing.T) {
+	t.Parallel()
 	want := map[string]string{
 		ClaudeCode:      "claude-code: not a claude-code session: no line is a user, assistant or summary record",
 		Codex:           "codex: not a codex session: no line is a session_meta, turn_context or response_item record",

@@ -116,8 +116,10 @@ func resumeFixtures(t *testing.T) []resumeFixture {
 // its lines with a checkpoint, then whole from that checkpoint: the same
 // bytes as a full import, and the checkpoint was used.
 func TestResumeEveryLine(t *testing.T) {
+	t.Parallel()
 	for _, fx := range resumeFixtures(t) {
 		t.Run(fx.format+"/"+filepath.Base(fx.name), func(t *testing.T) {
+			t.Parallel()
 			data := fx.data
 			opts := Options{Name: filepath.Base(fx.name)}
 			full := importWith(fx.format, data, opts)
@@ -147,8 +149,10 @@ func TestResumeEveryLine(t *testing.T) {
 // every few lines, each import resuming from the last one's checkpoint,
 // with a line cut short on the way (a transcript copied while written).
 func TestResumeGrowing(t *testing.T) {
+	t.Parallel()
 	for _, fx := range resumeFixtures(t) {
 		t.Run(fx.format+"/"+filepath.Base(fx.name), func(t *testing.T) {
+			t.Parallel()
 			data, format := fx.data, fx.format
 			opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
 			ends := lineEnds(data)
@@ -168,6 +172,7 @@ func TestResumeGrowing(t *testing.T) {
 // rewrite), one cut before the checkpoint's end (a truncation), and
 // another file at the same path are read from their start.
 func TestResumeChangedPrefix(t *testing.T) {
+	t.Parallel()
 	data := packgen.ClaudeSession(40 << 10)
 	ends := lineEnds(data)
 	half := ends[len(ends)/2]
@@ -178,6 +183,7 @@ func TestResumeChangedPrefix(t *testing.T) {
 	}
 	for name, changed := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
 			if first := importWith(ClaudeCode, data[:half], opts); first.err != "" {
 				t.Fatal(first.err)
@@ -203,6 +209,7 @@ func TestResumeChangedPrefix(t *testing.T) {
 // TestResumeKey: a checkpoint is resumed only by an import whose options
 // read lines the same way.
 func TestResumeKey(t *testing.T) {
+	t.Parallel()
 	data := packgen.ClaudeSession(20 << 10)
 	ends := lineEnds(data)
 	ck := filepath.Join(t.TempDir(), "c.ckpt")
@@ -233,6 +240,7 @@ func TestResumeKey(t *testing.T) {
 // TestResumeDamaged: a checkpoint that is cut short, altered or not one
 // at all is not resumed, and the import is a full one.
 func TestResumeDamaged(t *testing.T) {
+	t.Parallel()
 	data := packgen.ClaudeSession(20 << 10)
 	ends := lineEnds(data)
 	full := importWith(ClaudeCode, data, Options{})
@@ -243,6 +251,7 @@ func TestResumeDamaged(t *testing.T) {
 		"empty":   func([]byte) []byte { return nil },
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
 			importWith(ClaudeCode, data[:ends[len(ends)/2]], opts)
 			b, err := os.ReadFile(opts.Checkpoint)
@@ -265,11 +274,13 @@ func TestResumeDamaged(t *testing.T) {
 // that do not resume (all but Claude Code and Codex), on every fixture of
 // theirs, and writes nothing.
 func TestResumeOtherFormats(t *testing.T) {
+	t.Parallel()
 	for _, fx := range fixtures {
 		if fx.format == ClaudeCode || fx.format == Codex {
 			continue
 		}
 		t.Run(fx.file, func(t *testing.T) {
+			t.Parallel()
 			data, err := os.ReadFile(filepath.Join("testdata", fx.file))
 			if err != nil {
 				t.Fatal(err)
@@ -288,6 +299,7 @@ func TestResumeOtherFormats(t *testing.T) {
 
 // TestPruneCheckpoints keeps the newest maxCheckpoints.
 func TestPruneCheckpoints(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := packgen.ClaudeSession(8 << 10)
 	for i := range maxCheckpoints + 3 {
@@ -401,8 +413,10 @@ func FuzzResume(f *testing.F) {
 // whether the objects its checkpoint names are in the store (found by
 // name) or not (stored as any text), on every fixture cut in two.
 func TestResumePack(t *testing.T) {
+	t.Parallel()
 	for _, fx := range resumeFixtures(t) {
 		t.Run(fx.format+"/"+filepath.Base(fx.name), func(t *testing.T) {
+			t.Parallel()
 			data := fx.data
 			want := packDirect(newStore(t), fx.format, data, Options{}, execlog.Options{})
 			ends := lineEnds(data)
@@ -447,6 +461,7 @@ func stored(t *testing.T, s *store.Store, p packed) {
 // TestResumeLinkedCheckpoint: a checkpoint that is a link out of its
 // directory is not read.
 func TestResumeLinkedCheckpoint(t *testing.T) {
+	t.Parallel()
 	data := packgen.ClaudeSession(20 << 10)
 	ends := lineEnds(data)
 	opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
@@ -471,6 +486,7 @@ func TestResumeLinkedCheckpoint(t *testing.T) {
 // compares the bytes, refuses the store's object; ctx-verify --store is
 // what checks every object's bytes.
 func TestResumeTrustsNamedObjects(t *testing.T) {
+	t.Parallel()
 	data := packgen.ClaudeSessionVaried(40 << 10)
 	ends := lineEnds(data)
 	s := newStore(t)

@@ -513,9 +513,11 @@ func chatRoundTrip(file string) sample {
 }
 
 func TestSamples(t *testing.T) {
+	t.Parallel()
 	dir := sharedtest.Dir(t, "agent-logs")
 	for _, sm := range samples {
 		t.Run(sm.file, func(t *testing.T) {
+			t.Parallel()
 			path := filepath.Join(dir, sm.file)
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -603,6 +605,7 @@ func TestSamples(t *testing.T) {
 // TestSamplesCovered fails when a sample is added to the shared corpus
 // without a case here.
 func TestSamplesCovered(t *testing.T) {
+	t.Parallel()
 	dir := sharedtest.Dir(t, "agent-logs")
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
@@ -629,6 +632,7 @@ func TestSamplesCovered(t *testing.T) {
 // TestTracesAndLogsJoin imports the OTLP traces and logs of one run as one
 // input: the spans give the model, the log records the content.
 func TestTracesAndLogsJoin(t *testing.T) {
+	t.Parallel()
 	dir := sharedtest.Dir(t, "agent-logs")
 	var data []byte
 	for _, f := range []string{"otlp-js-openai-chat.traces.jsonl", "otlp-js-openai-chat.logs.jsonl"} {

@@ -14,6 +14,7 @@ import (
 // read with it, they are the steps of the subagent the Task call started;
 // a bad line names its file.
 func TestClaudeCodeSubagentFiles(t *testing.T) {
+	t.Parallel()
 	main := strings.Join([]string{
 		`{"type":"user","uuid":"u1","sessionId":"s","cwd":"/p","message":{"role":"user","content":"explore"}}`,
 		`{"type":"assistant","uuid":"a1","sessionId":"s","cwd":"/p","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"description":"look","prompt":"look around","subagent_type":"Explore"}}]}}`,
@@ -89,6 +90,7 @@ func TestClaudeCodeSubagentFiles(t *testing.T) {
 // that order too (it read a.txt before the session rewrote it, so what it
 // read is an input).
 func TestClaudeCodeSubagentInterleaved(t *testing.T) {
+	t.Parallel()
 	main := strings.Join([]string{
 		`{"type":"user","uuid":"u1","sessionId":"s","cwd":"/p","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"explore, then fix"}}`,
 		`{"type":"assistant","uuid":"a1","sessionId":"s","cwd":"/p","timestamp":"2026-03-01T10:00:01Z","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"description":"look","prompt":"look around","subagent_type":"Explore"}}]}}`,
@@ -118,6 +120,7 @@ func TestClaudeCodeSubagentInterleaved(t *testing.T) {
 // A subagent's records never go before the Task call that started it,
 // whatever their clocks say; records without a time keep their place.
 func TestClaudeCodeSubagentAfterItsTask(t *testing.T) {
+	t.Parallel()
 	main := strings.Join([]string{
 		`{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"explore"}}`,
 		`{"type":"assistant","uuid":"a1","sessionId":"s","timestamp":"2026-03-01T10:00:01Z","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"prompt":"look around"}}]}}`,

@@ -28,6 +28,7 @@ func readResult(path, content string, start, n, total int) map[string]any {
 }
 
 func TestClaudeCodeWorkspace(t *testing.T) {
+	t.Parallel()
 	const root = "/p"
 	lines := []string{
 		// Read whole: an input.
@@ -86,6 +87,7 @@ func TestClaudeCodeWorkspace(t *testing.T) {
 }
 
 func TestParseHook(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	rollout := filepath.Join(home, "sessions", "2025", "01", "02", "rollout-2025-01-02T03-04-05-abc-123.jsonl")
 	if err := os.MkdirAll(filepath.Dir(rollout), 0o755); err != nil {
@@ -129,6 +131,7 @@ func TestParseHook(t *testing.T) {
 // records and a whole Read shows the file as it is, not to what the session
 // last wrote.
 func TestClaudeCodeWorkspaceChangedOutside(t *testing.T) {
+	t.Parallel()
 	lines := []string{
 		ccUse("1", "Write", map[string]any{"file_path": "/p/f.ex", "content": "x = 1\ny=2\n"}),
 		ccResult("1", false, map[string]any{"type": "create", "filePath": "/p/f.ex", "content": "x = 1\ny=2\n", "originalFile": nil}),
@@ -158,6 +161,7 @@ func TestClaudeCodeWorkspaceChangedOutside(t *testing.T) {
 // final content is not known, and none is invented. A later Write makes it
 // one again.
 func TestClaudeCodeWorkspaceLostOutput(t *testing.T) {
+	t.Parallel()
 	lines := []string{
 		ccUse("1", "Write", map[string]any{"file_path": "/p/a.txt", "content": "v1\n"}),
 		ccResult("1", false, map[string]any{"type": "create", "filePath": "/p/a.txt", "content": "v1\n", "originalFile": nil}),

@@ -19,6 +19,7 @@ import (
 
 // The vectors the rules give, checked against the kernel's reference.
 func TestCanonicalHashVectors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, canonical, hash string
 	}{
@@ -46,6 +47,7 @@ func TestCanonicalHashVectors(t *testing.T) {
 // The rules' upstream fixture valid_pack_bundle; the shared corpus's
 // valid-bundle hashes to c5b2… with the LF and 0a20… without it.
 func TestCanonicalHashOfBundleFixture(t *testing.T) {
+	t.Parallel()
 	dir := sharedtest.Dir(t, "kernel-packs")
 	data, err := os.ReadFile(filepath.Join(dir, "valid-bundle", "bundle.json"))
 	if err != nil {
@@ -68,6 +70,7 @@ func TestCanonicalHashOfBundleFixture(t *testing.T) {
 }
 
 func TestCanonicalize(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		// Numbers go through float64 and come out in ECMAScript form.
 		{`[1.0, 12.50, 1e21, 1e-7, -0, 8200e-2, 7.4E+1, 1e20, 0.000001, 123e-20]`, `[1,12.5,1e+21,1e-7,0,82,74,100000000000000000000,0.000001,1.23e-18]`},
@@ -100,6 +103,7 @@ func TestCanonicalize(t *testing.T) {
 }
 
 func TestCanonicalizeRejectsInfinity(t *testing.T) {
+	t.Parallel()
 	for in, path := range map[string]string{
 		`1e400`:               "$",
 		`{"a":[0,-1e400]}`:    "$.a[1]",
@@ -121,6 +125,7 @@ func TestCanonicalizeRejectsInfinity(t *testing.T) {
 // subsequence becomes one U+FFFD, and a BOM is kept (and then rejected by
 // JSON.parse).
 func TestDecodeText(t *testing.T) {
+	t.Parallel()
 	in := []byte{'a', 0xE2, 0x82, 'A', 0xF0, 0x9F, 0x98, 0xED, 0xA0, 0x80, 0xC0, 0xAF, 0xFF, 'b'}
 	want := "a\uFFFDA" + strings.Repeat("\uFFFD", 7) + "b"
 	if got := decodeText(in); got != want {
@@ -136,6 +141,7 @@ func TestDecodeText(t *testing.T) {
 }
 
 func TestCompareUTF16(t *testing.T) {
+	t.Parallel()
 	sorted := []string{"", "A", "B", "a", "ab", "b", "é", "\ud7ff", "😀", "😂", "\ue000", "ﬁ", "דּ", "\uffff"}
 	shuffled := slices.Clone(sorted)
 	slices.Reverse(shuffled)
@@ -167,6 +173,7 @@ func TestCompareUTF16(t *testing.T) {
 }
 
 func TestNumberToString(t *testing.T) {
+	t.Parallel()
 	tests := map[float64]string{
 		0: "0", math.Copysign(0, -1): "0", 1: "1", -1.5: "-1.5", 0.30000000000000004: "0.30000000000000004",
 		1e21: "1e+21", 1e20: "100000000000000000000", 123456789012345680000: "123456789012345680000",
@@ -183,6 +190,7 @@ func TestNumberToString(t *testing.T) {
 
 // ECMAScript number serialisation over the RFC 8785 number file.
 func TestNumberToStringES6File(t *testing.T) {
+	t.Parallel()
 	dir := sharedtest.Dir(t, "jcs")
 	f, err := os.Open(filepath.Join(dir, "numbers", "es6testfile100m.first10000.txt"))
 	if err != nil {
@@ -209,6 +217,7 @@ func TestNumberToStringES6File(t *testing.T) {
 
 // For JSON that RFC 8785 accepts, the kernel's canonical form is JCS.
 func TestJCSVectors(t *testing.T) {
+	t.Parallel()
 	dir := sharedtest.Dir(t, "jcs")
 	names, _ := filepath.Glob(filepath.Join(dir, "input", "*.json"))
 	if len(names) == 0 {
@@ -217,6 +226,7 @@ func TestJCSVectors(t *testing.T) {
 	for _, in := range names {
 		name := filepath.Base(in)
 		t.Run(strings.TrimSuffix(name, ".json"), func(t *testing.T) {
+			t.Parallel()
 			input, err := os.ReadFile(in)
 			if err != nil {
 				t.Fatal(err)
@@ -237,6 +247,7 @@ func TestJCSVectors(t *testing.T) {
 }
 
 func TestSyntaxErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{``, "line 1, column 1: unexpected end of input, expected a JSON value"},
 		{"{\n  \"a\": 1,,\n}", "line 2, column 10: unexpected character ',', expected a property name in double quotes"},
@@ -284,6 +295,7 @@ func sha256Hex(b []byte) string {
 // Array.prototype.join overflow V8's stack, under Node 20 beyond 1,932
 // nested arrays, 4,330 nested objects, and 3,211 arrays turned to a string.
 func TestNestingLimits(t *testing.T) {
+	t.Parallel()
 	arrays := func(n int) value {
 		v, err := parseText(strings.Repeat("[", n) + strings.Repeat("]", n))
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 // share before their own rules: the schema version (on an object only) and
 // SCHEMA, which stops verification.
 func TestPrologues(t *testing.T) {
+	t.Parallel()
 	verifiers := map[string]func(value) ([]subViolation, error){
 		"bundle": verifyBundle, "modelio": verifyModelIO, "patch": verifyPatch,
 	}

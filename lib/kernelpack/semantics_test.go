@@ -19,6 +19,7 @@ func mustParse(t *testing.T, s string) value {
 // The verifiers compare and print values of any JSON type the way
 // JavaScript's >, < and template literals do.
 func TestJSOperators(t *testing.T) {
+	t.Parallel()
 	const cannotConvert = "Cannot convert object to primitive value"
 	tests := []struct {
 		a, b   string
@@ -87,6 +88,7 @@ func TestJSOperators(t *testing.T) {
 }
 
 func TestStringToNumber(t *testing.T) {
+	t.Parallel()
 	tests := map[string]float64{
 		"": 0, " 12 ": 12, "0x1F": 31, "0b101": 5, "0o17": 15, "Infinity": math.Inf(1), "-Infinity": math.Inf(-1),
 		"1e3": 1000, ".5": 0.5, "5.": 5, "+5": 5, "00012": 12, "\u00a0 7\u2028": 7, "\ufeff9": 9,
@@ -105,6 +107,7 @@ func TestStringToNumber(t *testing.T) {
 }
 
 func TestJSTrimAndUpper(t *testing.T) {
+	t.Parallel()
 	if got := jsTrim("\ufeff\u00a0\t a b\u2028\u3000\r\n"); got != "a b" {
 		t.Errorf("trim = %q, want %q", got, "a b")
 	}
@@ -122,6 +125,7 @@ func TestJSTrimAndUpper(t *testing.T) {
 }
 
 func TestDateParse(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]float64{
 		"1970-01-01T00:00:00Z":     0,
 		"2000-01-01T00:00:00Z":     946684800000,
@@ -137,6 +141,7 @@ func TestDateParse(t *testing.T) {
 }
 
 func TestNodeNormalize(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"": ".", ".": ".", "pack": "pack", "pack/": "pack/", "./pack": "pack", "a//b": "a/b",
 		"a/./b": "a/b", "a/../b": "b", "../a": "../a", "a/../..": "..", "/a/../../b": "/b",
@@ -159,6 +164,7 @@ func messages(subs []subViolation) []string {
 
 // Messages of the file verifiers, from the reference sources.
 func TestFileVerifierMessages(t *testing.T) {
+	t.Parallel()
 	patchHead := `"patch_schema_version":"1.0.0","source_proposal_id":"p","source_proposal_hash":"h",`
 	tests := []struct {
 		name   string
@@ -249,6 +255,7 @@ func TestFileVerifierMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			subs, err := tt.verify(mustParse(t, tt.in))
 			if err != nil {
 				t.Fatalf("aborted: %v", err)
@@ -263,6 +270,7 @@ func TestFileVerifierMessages(t *testing.T) {
 }
 
 func TestRunnerMessages(t *testing.T) {
+	t.Parallel()
 	if got := messages(verifyRunner(mustParse(t, `[]`))); !slices.Equal(got, []string{"SCHEMA: Expected object, got array"}) {
 		t.Errorf("array runner: %q", got)
 	}
@@ -358,6 +366,7 @@ func TestRunnerMessages(t *testing.T) {
 
 // Where the reference would throw, verification aborts with its message.
 func TestFileVerifierThrows(t *testing.T) {
+	t.Parallel()
 	patchHead := `"patch_schema_version":"1.0.0","source_proposal_id":"p","source_proposal_hash":"h","total_bytes":0,`
 	tests := []struct {
 		name   string

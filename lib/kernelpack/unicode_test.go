@@ -21,6 +21,7 @@ func unicode16Lower() []rune {
 }
 
 func TestUppercaseUnicode16(t *testing.T) {
+	t.Parallel()
 	rs := unicode16Lower()
 	if len(rs) != 55 {
 		t.Fatalf("%d code points, want 55", len(rs))
@@ -44,6 +45,7 @@ func TestUppercaseUnicode16(t *testing.T) {
 // TestSignalUnicode16 is RN10 on a runner.json whose signal is "ɤ": PK8
 // for the reference, so for us.
 func TestSignalUnicode16(t *testing.T) {
+	t.Parallel()
 	runner := `{"runner_schema_version":"1.0.0","runner_id":"runner_20260107_120000_k3x9q2","runner_version":"1",
 		"platform":{"os":"linux","arch":"x64","node_version":"v24","npm_version":"10"},
 		"sandbox":{"backend":"none","isolation_level":"none","network_blocked":true,"filesystem_readonly":false},

@@ -55,6 +55,7 @@ func decodeBoth(t *testing.T, b []byte) bool {
 // Every manifest ctx encodes takes the fast path, and decodes to what the
 // reflection decoder gives.
 func TestDecodeCanonicalTakesEncoded(t *testing.T) {
+	t.Parallel()
 	for name, m := range map[string]*Manifest{
 		"minimal":  {Version: Version, Created: "2026-02-10T09:00:00Z", Model: Model{Identifier: "m"}},
 		"extended": extended(),
@@ -84,6 +85,7 @@ func TestDecodeCanonicalTakesEncoded(t *testing.T) {
 // What is not in the form ctx writes goes to the reflection decoder, and
 // Parse answers for it as that decoder does.
 func TestDecodeCanonicalDeclines(t *testing.T) {
+	t.Parallel()
 	good, err := Encode(full())
 	if err != nil {
 		t.Fatal(err)

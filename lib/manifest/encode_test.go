@@ -33,6 +33,7 @@ func encodeBoth(t *testing.T, m *Manifest) bool {
 // Every manifest ctx makes takes the fast path, with or without its hash,
 // and encodes as marshal does; what it declines, marshal decides.
 func TestEncodeCanonical(t *testing.T) {
+	t.Parallel()
 	withHash := full()
 	withHash.Hash = digest.Of([]byte("m"))
 	empty := extended()
@@ -133,6 +134,7 @@ func FuzzEncodeFields(f *testing.F) {
 // and places of the steps given by their fields; so they do when the
 // manifest needs marshal.
 func TestEncodeEncodedSteps(t *testing.T) {
+	t.Parallel()
 	m := full()
 	for len(m.Steps) < 5 {
 		s := m.Steps[len(m.Steps)-1]

@@ -1,5 +1,5 @@
 // Package manifest defines the context pack manifest (docs/design.md §4, with the
-// extended fields the README documents: step errors, usage, reasoning,
+// extended fields docs/execution-log.md documents: step errors, usage, reasoning,
 // agents, multimodal parts, media types, inputs seen in part or by name),
 // its canonical encoding, the pack summary kept in packs/, and loading a
 // finalized pack from a store with its digest verified.

@@ -35,6 +35,7 @@ func sample(t *testing.T, s *store.Store) *Manifest {
 }
 
 func TestEncodeParse(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	m := sample(t, s)
 	m.Hash = digest.Of([]byte("ignored"))
@@ -63,6 +64,7 @@ func TestEncodeParse(t *testing.T) {
 }
 
 func TestParseRejects(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	b, _ := Encode(sample(t, s))
 	good := string(b)
@@ -82,6 +84,7 @@ func TestParseRejects(t *testing.T) {
 }
 
 func TestCommitLoad(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	m := sample(t, s)
 	d, created, err := Commit(s, m)
@@ -118,6 +121,7 @@ func TestCommitLoad(t *testing.T) {
 }
 
 func TestCommitMissingObject(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	m := sample(t, s)
 	m.Outputs[0].ContentRef = digest.Of([]byte("never stored"))
@@ -132,6 +136,7 @@ func TestCommitMissingObject(t *testing.T) {
 // TestLoadWithoutEntry loads a pack whose objects alone were copied into
 // another store: complete, it is a pack; with an object missing, it is not.
 func TestLoadWithoutEntry(t *testing.T) {
+	t.Parallel()
 	src := newStore(t)
 	m := sample(t, src)
 	d, _, err := Commit(src, m)

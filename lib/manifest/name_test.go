@@ -3,6 +3,7 @@ package manifest
 import "testing"
 
 func TestCheckName(t *testing.T) {
+	t.Parallel()
 	for name, ok := range map[string]bool{
 		"a": true, "src/main.py": true, ".hidden": true, "a/.b/c": true, "..a": true, "a..": true,
 		"": false, "/abs": false, "../x": false, "a/../b": false, "a/../../x": false, "a//b": false, "a/": false,
@@ -15,6 +16,7 @@ func TestCheckName(t *testing.T) {
 }
 
 func TestDirConflict(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		names       []string
 		file, under int

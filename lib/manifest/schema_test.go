@@ -35,6 +35,7 @@ func extended() *Manifest {
 // Slots visits every reference in manifest order with its path, and the
 // optional members even when absent; an input seen by name has none.
 func TestSlots(t *testing.T) {
+	t.Parallel()
 	m := extended()
 	m.Steps[1].ParentStep = nil
 	var got []string
@@ -63,6 +64,7 @@ func TestSlots(t *testing.T) {
 }
 
 func TestExtendedRoundTrip(t *testing.T) {
+	t.Parallel()
 	b, err := Encode(extended())
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +84,7 @@ func TestExtendedRoundTrip(t *testing.T) {
 }
 
 func TestParseRejectsExtended(t *testing.T) {
+	t.Parallel()
 	for name, edit := range map[string]func(m *Manifest){
 		"parent_step":        func(m *Manifest) { n := 1; m.Steps[1].ParentStep = &n },
 		"output twice":       func(m *Manifest) { m.Steps[2].OutputRef = m.Steps[0].OutputRef },

@@ -5,6 +5,7 @@ import "testing"
 func n(v int64) *int64 { return &v }
 
 func TestCountTokens(t *testing.T) {
+	t.Parallel()
 	m := &Manifest{Model: Model{Identifier: "claude-x"}, Steps: []Step{
 		{Index: 0, Type: LLMCall, Usage: &Usage{InputTokens: n(1000), OutputTokens: n(200), CacheReadTokens: n(5000)}},
 		{Index: 1, Type: ToolCall, Tool: "Read"},
@@ -37,6 +38,7 @@ func TestCountTokens(t *testing.T) {
 }
 
 func TestThousands(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -45000: "-45,000"} {
 		if got := Thousands(in); got != want {
 			t.Errorf("Thousands(%d) = %q, want %q", in, got, want)

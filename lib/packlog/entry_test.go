@@ -27,6 +27,7 @@ func encode(t testing.TB, sum manifest.Summary) []byte {
 }
 
 func TestParseEntry(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		sum  manifest.Summary
@@ -40,6 +41,7 @@ func TestParseEntry(t *testing.T) {
 		{"empty model", manifest.Summary{Hash: hashA, Created: "2026-02-10T09:00:00Z"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			b := encode(t, tc.sum)
 			if _, ok := parseCanonical(hashA, b, nil); ok != tc.fast {
 				t.Errorf("fast path took it: %v, want %v (%s)", ok, tc.fast, b)
@@ -59,6 +61,7 @@ func TestParseEntry(t *testing.T) {
 }
 
 func TestParseEntryTime(t *testing.T) {
+	t.Parallel()
 	e, err := ParseEntry(hashA, encode(t, manifest.Summary{Hash: hashA, Created: "2026-02-10T10:30:00.5+01:00", Model: "m"}))
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +74,7 @@ func TestParseEntryTime(t *testing.T) {
 // Entries that are valid JSON but not in canonical form are read by the
 // strict decoder, with the same result.
 func TestParseEntryNonCanonical(t *testing.T) {
+	t.Parallel()
 	b := []byte(`{ "model": "m", "hash": "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 		"created": "2026-02-10T09:00:00Z", "steps": 1, "inputs": 2, "outputs": 3 }`)
 	e, err := ParseEntry(hashA, b)
@@ -84,6 +88,7 @@ func TestParseEntryNonCanonical(t *testing.T) {
 }
 
 func TestParseEntryCorrupt(t *testing.T) {
+	t.Parallel()
 	good := string(encode(t, manifest.Summary{Hash: hashA, Created: "2026-02-10T09:00:00Z", Model: "m", Steps: 1}))
 	for _, tc := range []struct{ name, entry, msg string }{
 		{"empty", "", ""},
@@ -97,6 +102,7 @@ func TestParseEntryCorrupt(t *testing.T) {
 		{"truncated", good[:len(good)/2], ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			e, err := ParseEntry(hashA, []byte(tc.entry))
 			if tc.name == "negative steps" && err == nil {
 				// The strict decoder accepts a negative count; the fast
@@ -125,6 +131,7 @@ func TestParseEntryCorrupt(t *testing.T) {
 // AppendJSON must produce exactly what canonicalising the same line
 // through encoding/json and lib/canon produces.
 func TestAppendJSONCanonical(t *testing.T) {
+	t.Parallel()
 	models := []string{"gpt-4o", "", `quote " backslash \ slash /`, "tab\tnl\nnul\x00 del\x7f", "<html>&amp;", "line\u2028sep\u2029", "modèle 🚀", "bad utf8 \xff\xfe"}
 	for i, m := range models {
 		for _, parent := range []digest.Digest{{}, hashB} {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseQuery(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		q        string
 		manifest bool
@@ -57,6 +58,7 @@ func TestParseQuery(t *testing.T) {
 }
 
 func TestQueryMatch(t *testing.T) {
+	t.Parallel()
 	e := Entry{Summary: manifest.Summary{Hash: hashA, Created: "2026-02-10T09:00:00Z", Model: "gpt-4o", Steps: 12, Parent: hashB}, Tags: []string{"release", "v1"}}
 	line := e.AppendJSON(nil)
 	root := Entry{Summary: manifest.Summary{Hash: hashB, Created: "2026-02-10T09:00:00Z", Model: "claude", Steps: 3}}
@@ -89,6 +91,7 @@ func TestQueryMatch(t *testing.T) {
 }
 
 func TestParseTime(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct{ in, want string }{
 		{"2026-02-10T09:00:00Z", "2026-02-10T09:00:00Z"},
@@ -120,6 +123,7 @@ func TestParseTime(t *testing.T) {
 }
 
 func TestSetRange(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	var f Filter
 	if err := f.SetRange("7d", "", now); err != nil {
@@ -143,6 +147,7 @@ func TestSetRange(t *testing.T) {
 }
 
 func TestFilterSummary(t *testing.T) {
+	t.Parallel()
 	e := entry(t, hashA, "2026-02-10T10:00:00+01:00")
 	e.Model = "gpt-4o"
 	at := func(s string) time.Time {

@@ -56,6 +56,7 @@ func summaries(es []Entry) []manifest.Summary {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	s, ds := newStore(t, 1000)
 	want := reference(t, s, ds)
 	l, err := List(s, Options{})
@@ -122,6 +123,7 @@ func TestList(t *testing.T) {
 
 // A corrupt entry is a problem; every other pack is still listed.
 func TestListCorrupt(t *testing.T) {
+	t.Parallel()
 	s, ds := newStore(t, 30)
 	bad := digest.Of([]byte("bad"))
 	if err := os.WriteFile(s.Path("packs", bad.Hex()), []byte("{not json\n"), 0o444); err != nil {
@@ -152,6 +154,7 @@ func TestListCorrupt(t *testing.T) {
 }
 
 func TestLineage(t *testing.T) {
+	t.Parallel()
 	s, ds := newStore(t, 12) // chains ds[0:5], ds[5:10], ds[10:12]
 	got, err := Lineage(s, ds[9])
 	if err != nil {
@@ -190,6 +193,7 @@ func TestLineage(t *testing.T) {
 
 // Read through openat gives what the store's own reads give.
 func TestReadMatchesStore(t *testing.T) {
+	t.Parallel()
 	s, _ := newStore(t, 300)
 	es, probs, err := Read(s)
 	if err != nil || len(probs) > 0 {

@@ -31,6 +31,7 @@ func hashes(es []Entry) []string {
 // Created times compare as instants: offsets and fractions count, and
 // the hash breaks ties.
 func TestSortOrder(t *testing.T) {
+	t.Parallel()
 	h := func(c byte) digest.Digest {
 		var d digest.Digest
 		for i := range d {
@@ -56,6 +57,7 @@ func TestSortOrder(t *testing.T) {
 // Top with a bounded heap gives exactly the first n of a full sort, for
 // every n, with and without a filter, and many equal times.
 func TestTop(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var es []Entry
@@ -80,6 +82,7 @@ func TestTop(t *testing.T) {
 	}
 	for _, n := range []int{0, 1, 2, 7, 20, 149, 150, 151, 299, 300, 301, 1000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
 			want := sorted
 			if n > 0 && n < len(want) {
 				want = want[:n]
@@ -105,6 +108,7 @@ func TestTop(t *testing.T) {
 // TestDescendantsFirst lists a fork that kept its parent's created time
 // before the parent, and a grandchild before both, whatever their hashes.
 func TestDescendantsFirst(t *testing.T) {
+	t.Parallel()
 	at := "2026-01-01T00:00:00Z"
 	mk := func(seed string, parent digest.Digest) Entry {
 		e, err := NewEntry(manifest.Summary{Hash: digest.Of([]byte(seed)), Created: at, Model: "m", Parent: parent})
@@ -134,6 +138,7 @@ func TestDescendantsFirst(t *testing.T) {
 // pack is the child; Top(1), as ctx-log -n 1 asks, must say so however the
 // hashes compare, and with more packs around than it keeps.
 func TestTopTiedFork(t *testing.T) {
+	t.Parallel()
 	h := func(c byte) digest.Digest {
 		var d digest.Digest
 		for i := range d {
@@ -166,6 +171,7 @@ func TestTopTiedFork(t *testing.T) {
 // packed later, then the lower hash; a descendant still precedes its
 // ancestor.
 func TestSortTies(t *testing.T) {
+	t.Parallel()
 	h := func(c byte) digest.Digest {
 		var d digest.Digest
 		for i := range d {

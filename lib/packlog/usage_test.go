@@ -13,6 +13,7 @@ func i64(v int64) *int64 { return &v }
 // reads it, and its log line carries cost_usd, tokens and unpriced; an
 // entry without (written before usage was kept) has none of them.
 func TestEntryUsage(t *testing.T) {
+	t.Parallel()
 	cost := 0.0123
 	sum := manifest.Summary{Hash: hashA, Created: "2026-02-10T09:00:00Z", Model: "m", Steps: 3, Parent: hashB,
 		Usage: &manifest.SummaryUsage{

@@ -24,6 +24,7 @@ func commit(t *testing.T, s *store.Store, created string, parent digest.Digest) 
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	s, _, err := store.Init(filepath.Join(t.TempDir(), ".ctx"))
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +78,7 @@ func TestResolve(t *testing.T) {
 // TestErrors checks that every failure is a *Error naming the reference
 // in a plain sentence, with the cause errors.Is still sees.
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	s, _, err := store.Init(filepath.Join(t.TempDir(), ".ctx"))
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +149,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestAmbiguous(t *testing.T) {
+	t.Parallel()
 	s, _, _ := store.Init(filepath.Join(t.TempDir(), ".ctx"))
 	s.SetSyncMode(store.SyncNone)
 	// Make packs until two share a 4-digit prefix (about 300 by the birthday bound).
@@ -176,6 +179,7 @@ func TestAmbiguous(t *testing.T) {
 }
 
 func TestReadStream(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"":                  "",
 		"latest v1\n abcd ": "latest|v1|abcd",
@@ -203,6 +207,7 @@ func TestReadStream(t *testing.T) {
 }
 
 func TestTagName(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		ref  string
 		tag  string
@@ -229,6 +234,7 @@ func TestTagName(t *testing.T) {
 }
 
 func TestValid(t *testing.T) {
+	t.Parallel()
 	hex := strings.Repeat("ab", 32)
 	for _, r := range []string{"latest", "latest^", "baseline~2", "sha256:" + hex, "ctx://" + hex, hex, "abcd", "v1.2-rc_3", hex + "^"} {
 		if !Valid(r) {

@@ -44,6 +44,7 @@ func plantReferrer(t testing.TB, rp *orasremote.Repository, subject ocispec.Desc
 // TestReferrerKinds: --referrers writes only the kinds ctx attaches, each
 // under a name of its kind, unless AllKinds is asked for.
 func TestReferrerKinds(t *testing.T) {
+	t.Parallel()
 	reg := newRegistry(t)
 	a := newStore(t)
 	m := makePack(t, a, "kinds", sizes(2, 20), digest.Digest{})
@@ -94,6 +95,7 @@ func TestReferrerKinds(t *testing.T) {
 
 // TestReferrersParallel: referrers are fetched --jobs at a time.
 func TestReferrersParallel(t *testing.T) {
+	t.Parallel()
 	reg := newRegistry(t)
 	a := newStore(t)
 	m := makePack(t, a, "many", sizes(2, 20), digest.Digest{})
@@ -138,6 +140,7 @@ func TestReferrersParallel(t *testing.T) {
 // TestReferrersEndlessPages: a listing whose every page links to another
 // is cut after MaxReferrerPages pages.
 func TestReferrersEndlessPages(t *testing.T) {
+	t.Parallel()
 	reg := newRegistry(t)
 	a := newStore(t)
 	m := makePack(t, a, "pages", sizes(2, 20), digest.Digest{})

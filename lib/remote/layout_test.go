@@ -25,6 +25,7 @@ func memOpener(objs map[digest.Digest][]byte) Opener {
 }
 
 func TestPlan(t *testing.T) {
+	t.Parallel()
 	var objs []Object
 	for i := range 250 {
 		objs = append(objs, Object{Digest: digest.Of([]byte(fmt.Sprint("big", i))), Size: LargeObject + int64(i%3)})
@@ -90,6 +91,7 @@ func TestPlan(t *testing.T) {
 // with fixed metadata, and ReadBucket reads back exactly what
 // WriteBucket wrote.
 func TestBucketTar(t *testing.T) {
+	t.Parallel()
 	objs := map[digest.Digest][]byte{}
 	var list []Object
 	for _, c := range []string{"", "a", strings.Repeat("x", 511), strings.Repeat("y", 512), strings.Repeat("z", 513)} {
@@ -154,6 +156,7 @@ func TestBucketTar(t *testing.T) {
 // (or Go) version to the next, or every pushed pack would get a new
 // digest. TestBucketTar checks the tar is what any tar reader expects.
 func TestManifestPinned(t *testing.T) {
+	t.Parallel()
 	objs := map[digest.Digest][]byte{}
 	var list []Object
 	for _, c := range []string{"", "hello\n", `{"a":1}`} {

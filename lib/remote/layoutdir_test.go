@@ -24,6 +24,7 @@ import (
 // pulls from it, with a referrer, and gets the same digest as a registry
 // push: the layout is a function of the pack alone.
 func TestLayoutRoundTrip(t *testing.T) {
+	t.Parallel()
 	a, b := newStore(t), newStore(t)
 	m := makePack(t, a, "layout", append(sizes(300, 20), LargeObject+1), digest.Digest{})
 	dir := filepath.Join(t.TempDir(), "layout")
@@ -85,6 +86,7 @@ func TestLayoutRoundTrip(t *testing.T) {
 // TestReferrersOnRegistry attaches a report and a bundle and lists them
 // back through the registry's referrers API.
 func TestReferrersOnRegistry(t *testing.T) {
+	t.Parallel()
 	reg := newRegistry(t)
 	a, b := newStore(t), newStore(t)
 	m := makePack(t, a, "refs", sizes(5, 20), digest.Digest{})
@@ -138,6 +140,7 @@ func signedBundle(t *testing.T, m *manifest.Manifest) []byte {
 // annotations cosign lists attestations by, and a file named like a
 // bundle that is none is refused before anything is pushed.
 func TestAttachBundleAnnotations(t *testing.T) {
+	t.Parallel()
 	a := newStore(t)
 	m := makePack(t, a, "bundle", sizes(3, 20), digest.Digest{})
 	dir := t.TempDir()
@@ -190,6 +193,7 @@ func mustParse(t *testing.T, s string) Remote {
 // name, or holds a character lib/visible hides (one of each class), is
 // refused; nothing is written at all.
 func TestReferrerTitles(t *testing.T) {
+	t.Parallel()
 	reg := newRegistry(t)
 	a, b := newStore(t), newStore(t)
 	m := makePack(t, a, "evil-ref", sizes(3, 20), digest.Digest{})

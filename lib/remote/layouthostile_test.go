@@ -21,6 +21,7 @@ import (
 // or oversized is refused at once, for push and pull, without following
 // a symlink out of it or reading a pipe.
 func TestHostileLayout(t *testing.T) {
+	t.Parallel()
 	a := newStore(t)
 	m := makePack(t, a, "layout", sizes(5, 20), digest.Digest{})
 	outside := t.TempDir()
@@ -68,6 +69,7 @@ func TestHostileLayout(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "layout")
 			c, err := Open(mustParse(t, "oci-layout:"+dir), Options{}, true)
 			if err != nil {
@@ -181,6 +183,7 @@ func TestConcurrentStagedPulls(t *testing.T) {
 // TestReferrerOverPipe: a pipe or symlink where a referrer's file is to
 // be written is neither read nor followed.
 func TestReferrerOverPipe(t *testing.T) {
+	t.Parallel()
 	a := newStore(t)
 	m := makePack(t, a, "overpipe", sizes(2, 20), digest.Digest{})
 	dir := t.TempDir()

@@ -224,6 +224,7 @@ func TestHostileNetwork(t *testing.T) {
 // for, declared larger than the store's filesystem can take, is refused
 // before anything is downloaded.
 func TestPullDeclaredBeyondDisk(t *testing.T) {
+	t.Parallel()
 	if freeSpace(t.TempDir()) < 0 {
 		t.Skip("free space unknown here")
 	}

@@ -20,6 +20,7 @@ var ctx = context.Background()
 // TestRoundTrip pushes a pack from store A and pulls it into store B: the
 // same hash, every object, a valid store; the request budgets hold.
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	reg := newRegistry(t)
 	a, b := newStore(t), newStore(t)
 	sz := sizes(600, 100)
@@ -132,6 +133,7 @@ func checkSame(t *testing.T, a, b *store.Store, d digest.Digest) {
 // already pushed uploads only the buckets its new objects fall in, and
 // pulling it into a store holding the parent downloads only those.
 func TestForkUploadsChangedBuckets(t *testing.T) {
+	t.Parallel()
 	reg := newRegistry(t)
 	a, b := newStore(t), newStore(t)
 	base := makePack(t, a, "base", sizes(1000, 50), digest.Digest{})
@@ -284,6 +286,7 @@ func TestParseRemote(t *testing.T) {
 // has reads no object (one is even gone) and costs one request; a cache
 // entry that does not match the remote is not trusted.
 func TestLayoutCache(t *testing.T) {
+	t.Parallel()
 	reg := newRegistry(t)
 	a := newStore(t)
 	m := makePack(t, a, "cache", sizes(50, 10), digest.Digest{})

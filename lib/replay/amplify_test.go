@@ -13,6 +13,7 @@ import (
 // TestMaterialiseShares names one object by many inputs: the workspace
 // holds its bytes once (hard links), not once per name.
 func TestMaterialiseShares(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	body := strings.Repeat("x", 64<<10)
 	d := p.put(body)
@@ -47,6 +48,7 @@ func TestMaterialiseShares(t *testing.T) {
 // pack says it is; an object of another size is a damaged store, not
 // bytes to copy without end.
 func TestMaterialiseDeclaredSize(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	d := p.put(strings.Repeat("y", 1000))
 	ws, drift, err := Materialise(p.s, []manifest.File{{Name: "a.txt", ContentRef: d, Size: 10}}, t.TempDir())

@@ -79,6 +79,7 @@ var sampleTree = map[string]string{
 }
 
 func TestBuiltins(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tree(t, dir, sampleTree)
 	ws := liveWorkspace(t, dir)
@@ -144,6 +145,7 @@ func TestBuiltins(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := runTool(t, ws, tt.tool, tt.params); got != tt.want {
 				t.Errorf("%s %s:\n got %q\nwant %q", tt.tool, tt.params, got, tt.want)
 			}
@@ -154,6 +156,7 @@ func TestBuiltins(t *testing.T) {
 // TestConfinement places a file just outside the workspace and tries every
 // way out: none may read it.
 func TestConfinement(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links need privileges on Windows")
 	}
@@ -204,6 +207,7 @@ func TestConfinement(t *testing.T) {
 }
 
 func TestReadFIFODoesNotBlock(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("no FIFOs on Windows")
 	}
@@ -225,6 +229,7 @@ func TestReadFIFODoesNotBlock(t *testing.T) {
 }
 
 func TestGlobMatch(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		pattern, name string
 		want          bool
@@ -264,6 +269,7 @@ func TestGlobMatch(t *testing.T) {
 }
 
 func TestGlobMatchManyDoubleStars(t *testing.T) {
+	t.Parallel()
 	m, err := compileGlob(strings.Repeat("**/a/", 12) + "b")
 	if err != nil {
 		t.Fatal(err)
@@ -297,6 +303,7 @@ func FuzzGlob(f *testing.F) {
 }
 
 func TestExpandBraces(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		pattern string
 		want    []string

@@ -58,6 +58,7 @@ func runWith(t *testing.T, ws *Workspace, ex Executor, tool, params, recorded st
 }
 
 func TestClaudeCodeTools(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tree(t, dir, projectTree)
 	// Modification times, oldest first: docs/a.md, src/main.go, README.md;
@@ -134,6 +135,7 @@ func TestClaudeCodeTools(t *testing.T) {
 // are read where their lines are known, and an order that depends on
 // modification times is not claimed.
 func TestClaudeCodeHermetic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tree(t, dir, map[string]string{"a.go": "package a // hello\n", "b.go": "package b // hello\n"})
 	ws := liveWorkspace(t, dir)
@@ -182,6 +184,7 @@ func TestClaudeCodeHermetic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := runClaude(t, ws, tt.tool, tt.params, tt.recorded); got != tt.want {
 				t.Errorf("%s %s:\n got %q\nwant %q", tt.tool, tt.params, got, tt.want)
 			}
@@ -194,6 +197,7 @@ func TestClaudeCodeHermetic(t *testing.T) {
 // context lines too; a matching line's path is shortened unless the
 // recording shows it absolute.
 func TestGrepPrefixes(t *testing.T) {
+	t.Parallel()
 	ws := &Workspace{RecordedDir: "/w"}
 	tests := []struct{ recorded, match, context string }{
 		{"", "d/a.go", "/w/d/a.go"},

@@ -6,6 +6,7 @@ import (
 )
 
 func TestCodexShellReads(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tree(t, dir, map[string]string{
 		"a.txt":     "one\ntwo\nthree\n",
@@ -68,6 +69,7 @@ func TestCodexShellReads(t *testing.T) {
 // in part: those whose lines are all known, and end in a line break, are
 // printed from them; the others skip, saying which line is missing.
 func TestCodexShellReadsPartial(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tree(t, dir, map[string]string{"a.txt": "one\n"})
 	ws := liveWorkspace(t, dir)
@@ -102,6 +104,7 @@ func TestCodexShellReadsPartial(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			tool := "exec_command"
 			if strings.Contains(tt.params, `"command"`) {
 				tool = "shell"

@@ -16,6 +16,7 @@ import (
 )
 
 func TestSplit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []string
@@ -55,6 +56,7 @@ func TestSplit(t *testing.T) {
 }
 
 func TestParseToolFlag(t *testing.T) {
+	t.Parallel()
 	name, c, err := ParseToolFlag("fetch=./bin/fetch --fast 'a b'", "/home/u/proj", 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +81,7 @@ func TestParseToolFlag(t *testing.T) {
 }
 
 func TestConfigTools(t *testing.T) {
+	t.Parallel()
 	raw := []byte(`{"version":1,"hash":"sha256","other":{"x":1},"tools":{
 		"fetch":{"command":["./tools/fetch","--quiet"],"version":"2.1","timeout":"5s"},
 		"jq":{"command":["jq","-c","."]}}}`)
@@ -155,6 +158,7 @@ func TestCommand(t *testing.T) {
 // TestCommandTimeout gives a command that blocks until killed a short
 // timeout: nothing but the timeout can end it, however slow the machine.
 func TestCommandTimeout(t *testing.T) {
+	t.Parallel()
 	slow := writeScript(t, "slow.sh", `exec sleep 600`)
 	_, err := runCommand(t, &Command{Argv: []string{slow}, Timeout: 100 * time.Millisecond}, "t", 0, `{}`)
 	if want := "slow.sh timed out after 100ms"; err == nil || err.Error() != want {
@@ -186,6 +190,7 @@ func (e *expiry) Err() error {
 // group holds the write end of the stdout pipe, so its end of file says
 // that none survived.
 func TestCommandTimeoutKillsChildren(t *testing.T) {
+	t.Parallel()
 	slow := writeScript(t, "slow.sh", `echo starting >&2; sleep 600 & echo ready; wait`)
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -221,6 +226,7 @@ func TestCommandTimeoutKillsChildren(t *testing.T) {
 }
 
 func TestReplayWithCommand(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	upper := writeScript(t, "upper.sh", `f=$(sed -n 's/.*"path":"\([^"]*\)".*/\1/p'); tr a-z A-Z < "$f"`)
 	m := p.pack(map[string]string{"a.txt": "hello\n"}, []step{

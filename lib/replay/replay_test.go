@@ -139,6 +139,7 @@ func replay(t *testing.T, p *packer, m *manifest.Manifest, opt Options) *Report 
 }
 
 func TestReplayStatuses(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	inputs := map[string]string{"src/main.py": "print('hi')\n", "README.md": "# r\n"}
 	main := inputs["src/main.py"]
@@ -283,6 +284,7 @@ func TestReplayStatuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			m := p.pack(inputs, tt.steps, here)
 			tmp := t.TempDir()
 			// A file just outside the workspace, which must not be read.
@@ -316,6 +318,7 @@ func TestReplayStatuses(t *testing.T) {
 }
 
 func TestFidelityExitCodes(t *testing.T) {
+	t.Parallel()
 	for f, want := range map[Fidelity]int{Exact: 0, Degraded: 1, Unverified: 1, Lost: 4} {
 		if got := f.ExitCode(); got != want {
 			t.Errorf("%s.ExitCode() = %d, want %d", f, got, want)
@@ -324,6 +327,7 @@ func TestFidelityExitCodes(t *testing.T) {
 }
 
 func TestMissingInput(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	m := p.pack(map[string]string{"a.txt": "aaa\n", "b/c.txt": "ccc\n"},
 		[]step{{tool: "read_file", params: `{"path":"a.txt"}`, out: "aaa\n", det: true}}, here)
@@ -346,6 +350,7 @@ func TestMissingInput(t *testing.T) {
 }
 
 func TestEnvironmentAndVersionDrift(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	env := manifest.Environment{OS: "plan9", Runtime: "python3.12",
 		ToolVersions: map[string]string{"read_file": "0.9", "Glob": ClaudeCodeVersion, "fetch": "2.0", "never_used": "1"}}
@@ -372,6 +377,7 @@ func TestEnvironmentAndVersionDrift(t *testing.T) {
 }
 
 func TestStepsRange(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	var steps []step
 	for range 10 {
@@ -408,6 +414,7 @@ func TestStepsRange(t *testing.T) {
 }
 
 func TestParseSteps(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []Range
@@ -441,6 +448,7 @@ func TestParseSteps(t *testing.T) {
 }
 
 func TestKeepAndLive(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	inputs := map[string]string{"a.txt": "recorded a\n", "b.txt": "recorded b\n", "c.txt": "c\n"}
 	m := p.pack(inputs, []step{
@@ -494,6 +502,7 @@ func TestKeepAndLive(t *testing.T) {
 // A crafted manifest (not made by ctx-pack) cannot write outside the
 // workspace through an input name.
 func TestMaterialiseRefusesBadNames(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	d := p.put("evil\n")
 	tmp := t.TempDir()
@@ -518,6 +527,7 @@ func TestMaterialiseRefusesBadNames(t *testing.T) {
 }
 
 func TestCancelled(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	m := p.pack(nil, []step{{tool: "list_dir", out: "", det: true}}, here)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -532,6 +542,7 @@ func TestCancelled(t *testing.T) {
 }
 
 func TestText(t *testing.T) {
+	t.Parallel()
 	rep := &Report{
 		Pack:     "sha256:" + strings.Repeat("ab", 32),
 		Fidelity: Degraded,
@@ -600,6 +611,7 @@ func writeScript(t *testing.T, name, body string) string {
 // An edit that does not apply diverges, and what it left unknown skips
 // the steps that read it.
 func TestEditsReplayed(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	m := p.pack(map[string]string{"src/a.txt": "aaa\n", "b.txt": "bbb\n"}, []step{
 		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "aaa\n", det: true},
@@ -647,6 +659,7 @@ func TestEditsReplayed(t *testing.T) {
 // diverges (the edits are applied all the same), and one in another form
 // is skipped.
 func TestMultiEditAnswer(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	m := p.pack(map[string]string{"a.txt": "one two\n"}, []step{
 		{tool: "MultiEdit", params: `{"file_path":"a.txt","edits":[{"old_string":"one","new_string":"1"},{"old_string":"two","new_string":"2","replace_all":true}]}`,
@@ -675,6 +688,7 @@ func TestMultiEditAnswer(t *testing.T) {
 // EditChanges follows the edits from the pack's inputs alone: what each
 // did, and nothing for an edit of a file it does not know.
 func TestEditChanges(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	m := p.pack(map[string]string{"a.txt": "one\n"}, []step{
 		{tool: "Edit", params: `{"file_path":"a.txt","old_string":"one","new_string":"two"}`, out: "ok"},
@@ -705,6 +719,7 @@ func TestEditChanges(t *testing.T) {
 // A patch Codex recorded as failed, without marking the step an error,
 // changes nothing.
 func TestFailedPatchNotApplied(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	m := p.pack(map[string]string{"a.txt": "one\n"}, []step{
 		{tool: "apply_patch", params: `"*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch"`, out: "Exit code: 1\nWall time: 0 seconds\nOutput:\napply_patch verification failed\n"},
@@ -722,6 +737,7 @@ func TestFailedPatchNotApplied(t *testing.T) {
 // In a live tree edits are not applied: a later read of the file they
 // changed that differs is skipped, not diverged.
 func TestLiveEditsNotApplied(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("now\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -746,6 +762,7 @@ func TestLiveEditsNotApplied(t *testing.T) {
 // Steps left out by Options.Steps still change the files, so that the
 // selected ones see them as the session did.
 func TestStepsLeftOutStillEdit(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	m := p.pack(nil, []step{
 		{tool: "Write", params: `{"file_path":"a.txt","content":"one\n"}`, out: "File created successfully at: a.txt"},
@@ -768,6 +785,7 @@ func TestStepsLeftOutStillEdit(t *testing.T) {
 // the file state: they are rendered with it, as the older forms are
 // without it, and both match.
 func TestEditAnswersWithFileStateNote(t *testing.T) {
+	t.Parallel()
 	const note = " (file state is current in your context — no need to Read it back)"
 	p := newPacker(t)
 	m := p.pack(map[string]string{"a.txt": "aaa\n"}, []step{
@@ -790,6 +808,7 @@ func TestEditAnswersWithFileStateNote(t *testing.T) {
 // directory such as C:\Users\dev\proj, with either separator as the
 // model wrote the path: its edits match when they apply.
 func TestEditsRecordedOnWindows(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	meta := `{"session":{"cwd":"C:\\Users\\dev\\proj"}}`
 	m := p.pack(map[string]string{"scripts/build.py": "print('build')\r\n"}, []step{
@@ -815,6 +834,7 @@ func TestEditsRecordedOnWindows(t *testing.T) {
 // A step that diverged keeps what the replay produced in the store, to
 // show it beside what was recorded; a step that matched adds nothing.
 func TestActualKept(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	m := p.pack(map[string]string{"a.txt": "now\n"}, []step{
 		{tool: "grep", params: `{"pattern":"now","path":"."}`, out: "a.txt:1:then\n", det: true},
@@ -840,6 +860,7 @@ func TestActualKept(t *testing.T) {
 // A Glob of a directory the pack does not hold says nothing about the
 // session: skipped, never failed.
 func TestGlobOfDirectoryNotInPack(t *testing.T) {
+	t.Parallel()
 	p := newPacker(t)
 	m := p.pack(map[string]string{"src/a.go": "package a\n"}, []step{
 		{tool: "Glob", params: `{"pattern":"**/*.go","path":"vendor/lib"}`, out: "No files found", det: true},

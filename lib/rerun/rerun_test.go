@@ -25,6 +25,7 @@ import (
 // result changed: the agent's real result differs there, so that step
 // diverges, with the difference, and the replay is degraded.
 func TestEdited(t *testing.T) {
+	t.Parallel()
 	for _, d := range rerun.Drivers {
 		t.Run(d.Name(), func(t *testing.T) {
 			bin := agenttest.Bin(t, d)
@@ -66,6 +67,7 @@ func TestEdited(t *testing.T) {
 // agent's transcript holds the other model's answer from there, and the
 // drift between the original and the fork starts at step 2.
 func TestFork(t *testing.T) {
+	t.Parallel()
 	d := rerun.Drivers[slices.IndexFunc(rerun.Drivers, func(d rerun.Driver) bool { return d.Name() == "claude-code" })]
 	bin := agenttest.Bin(t, d)
 	file := filepath.Join("..", "agent", "claudecode", "testdata", "fork.json")
@@ -143,11 +145,13 @@ func edit(t *testing.T, log []byte, f func(map[string]any)) []byte {
 // proxy kept holds the same tool calls as the agent's own transcript,
 // and no key reaches the store.
 func TestRecord(t *testing.T) {
+	t.Parallel()
 	for _, d := range rerun.Drivers {
 		if d.Name() == "gemini" {
 			continue // no exchange importer for the Gemini API
 		}
 		t.Run(d.Name(), func(t *testing.T) {
+			t.Parallel()
 			bin := agenttest.Bin(t, d)
 			files, _ := filepath.Glob(filepath.Join("..", "agent", pkgDir(d), "testdata", "scenarios", "*.json"))
 			if len(files) == 0 {

@@ -54,6 +54,7 @@ func decoded(s string) string {
 // token) is rewritten in that escaping; a secret held in a form no
 // rewrite covers (percent-encoded) fails the redaction.
 func TestEscapedSecrets(t *testing.T) {
+	t.Parallel()
 	corpus := secrettest.Corpus(17)
 	files := secrettest.Files(corpus)
 	sc := newScanner(t)

@@ -14,6 +14,7 @@ import (
 // RedactLog and by ScanPack, at a path that shows them as their mark,
 // and redacted.
 func TestSecretKeys(t *testing.T) {
+	t.Parallel()
 	corpus := secrettest.Corpus(13)
 	log := []byte(secrettest.Files(corpus)["keys.json"])
 	gh, aws := secrettest.ByName(corpus, "github"), secrettest.ByName(corpus, "aws")

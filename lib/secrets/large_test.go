@@ -42,6 +42,7 @@ func logText(n int) string {
 // bound, overlapping so that a secret across a cut is found whole, with
 // its line in the whole text.
 func TestChunks(t *testing.T) {
+	t.Parallel()
 	text := logText(3 << 20)
 	cs := chunks(text)
 	if len(cs) < 5 {
@@ -82,6 +83,7 @@ func TestChunks(t *testing.T) {
 // for the printable text it holds: a key in it is found, and counted as
 // binary; a text is not.
 func TestBinary(t *testing.T) {
+	t.Parallel()
 	aws := secrettest.ByName(secrettest.Corpus(3), "aws")
 	r := rand.New(rand.NewPCG(1, 2))
 	bin := make([]byte, 1<<20)

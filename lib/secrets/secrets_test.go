@@ -88,6 +88,7 @@ var expected = map[string][]string{
 // everywhere, and appears in no finding and nowhere in the redacted log;
 // the redacted log scans clean.
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	corpus := secrettest.Corpus(7)
 	dir := plant(t, corpus)
 	st, _, err := store.Init(t.TempDir())
@@ -97,6 +98,7 @@ func TestCorpus(t *testing.T) {
 	sc := newScanner(t)
 	for name, want := range expected {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			b, err := logOf(t, st, dir, name).JSON()
 			if err != nil {
 				t.Fatal(err)
@@ -156,6 +158,7 @@ func mustLog(t *testing.T, b []byte) *execlog.Log {
 // secret is reported with its place; the redacted pack scans clean; a
 // second scan with the cache reads no object.
 func TestScanPack(t *testing.T) {
+	t.Parallel()
 	corpus := secrettest.Corpus(11)
 	dir := plant(t, corpus)
 	st, _, err := store.Init(t.TempDir())
@@ -229,6 +232,7 @@ func TestScanPack(t *testing.T) {
 // TestAllowlist: a gitleaks allowlist silences a known false positive,
 // and a file defining rules is refused.
 func TestAllowlist(t *testing.T) {
+	t.Parallel()
 	tok := ByName(t, "github")
 	text := "token " + tok
 	if len(newScanner(t).scan(text)) != 1 {
@@ -267,6 +271,7 @@ func ByName(t *testing.T, name string) string {
 // TestMarkKeepsLines: a multi-line secret's mark keeps the line count,
 // and the same secret gets the same mark in every value.
 func TestMarkKeepsLines(t *testing.T) {
+	t.Parallel()
 	pem := ByName(t, "pem")
 	log := `{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},"inputs":[{"name":"k","content":` + quote(pem+"tail\n") + `}],"prompts":[{"role":"user","content":` + quote("see "+pem) + `}],"steps":[]}`
 	red, rep, err := newScanner(t).RedactLog([]byte(log))
@@ -298,6 +303,7 @@ func quote(s string) string {
 // TestVersion: the rule-set version names exactly the rules run and the
 // gitleaks version built in, so that no verdict outlives a rule change.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	sum := sha256.New()
 	sum.Write([]byte(config.DefaultConfig))
 	sum.Write([]byte{0})

@@ -45,6 +45,7 @@ func importShared(t testing.TB, st *store.Store, path string) *manifest.Manifest
 // formats) hold no live secret, so every finding in them would be one.
 // There are none (docs/performance.md states it).
 func TestSharedSessions(t *testing.T) {
+	t.Parallel()
 	dir := sharedtest.Dir(t, "agent-logs")
 	st, _, err := store.Init(t.TempDir())
 	if err != nil {

@@ -5,6 +5,7 @@ import "testing"
 // TestAgentsClean: each agent's run-to-run text reads the same whatever
 // run wrote it, as the agent's package says.
 func TestAgentsClean(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ agent, a, b string }{
 		{"gemini", "Output: x\nProcess Group PGID: 101", "Output: x\nProcess Group PGID: 202"},
 		{"opencode", "...output truncated...\n\nFull output saved to: /h1/.local/share/opencode/tool-output/tool_abc\n\n9",

@@ -60,6 +60,7 @@ func geminiPost(t *testing.T, srv *Server, body string) *httptest.ResponseRecord
 // TestGeminiShellPGID: the Gemini CLI's run_shell_command answer matches
 // the recording whatever process group the command ran in this time.
 func TestGeminiShellPGID(t *testing.T) {
+	t.Parallel()
 	srv, events := geminiServer(t)
 	first := geminiPost(t, srv, `{"contents":[{"role":"user","parts":[{"text":"Run false."}]}]}`)
 	if first.Code != http.StatusOK {

@@ -87,6 +87,7 @@ func toolResult(text string) string {
 }
 
 func TestAnthropicTurns(t *testing.T) {
+	t.Parallel()
 	r, ms := load(t, session)
 	var events []Event
 	srv := New(r, Options{Workspace: "/tmp/ws", Event: func(e Event) { events = append(events, e) }})
@@ -134,6 +135,7 @@ func TestAnthropicTurns(t *testing.T) {
 }
 
 func TestMiss(t *testing.T) {
+	t.Parallel()
 	r, _ := load(t, session)
 	var events []Event
 	srv := New(r, Options{Workspace: "/tmp/ws", Event: func(e Event) { events = append(events, e) }})
@@ -160,6 +162,7 @@ func TestMiss(t *testing.T) {
 // recording proxy assembles it, says what its answer without streaming
 // says.
 func TestStreams(t *testing.T) {
+	t.Parallel()
 	r, _ := load(t, session)
 	srv := New(r, Options{Workspace: "/tmp/ws"})
 	cases := []struct {
@@ -177,6 +180,7 @@ func TestStreams(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.api, func(t *testing.T) {
+			t.Parallel()
 			code, plain := post(t, srv, c.path, c.ua, c.plain)
 			if code != 200 {
 				t.Fatalf("status %d: %s", code, plain)
@@ -217,6 +221,7 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 }
 
 func TestAbsolute(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`{"file_path":"a/b.go","content":"x/y"}`:     `{"file_path":"/ws/a/b.go","content":"x/y"}`,
 		`{"path":".","pattern":"*.go"}`:              `{"path":"/ws","pattern":"*.go"}`,
@@ -233,6 +238,7 @@ func TestAbsolute(t *testing.T) {
 }
 
 func TestSide(t *testing.T) {
+	t.Parallel()
 	r, _ := load(t, session)
 	var events []Event
 	srv := New(r, Options{Event: func(e Event) { events = append(events, e) }})
@@ -254,6 +260,7 @@ func TestSide(t *testing.T) {
 }
 
 func TestBodyBound(t *testing.T) {
+	t.Parallel()
 	r, _ := load(t, session)
 	srv := New(r, Options{})
 	body := `{"messages":[{"role":"user","content":"` + strings.Repeat("a", MaxBody) + `"}]}`
@@ -266,6 +273,7 @@ func TestBodyBound(t *testing.T) {
 // TestUpstream forks onto a second served pack from step 2, and forwards
 // a miss.
 func TestUpstream(t *testing.T) {
+	t.Parallel()
 	alt := strings.Replace(session, `"output": "Done."`, `"output": "All done, from the other model."`, 1)
 	upRec, _ := load(t, alt)
 	up := httptest.NewServer(New(upRec, Options{Workspace: "/tmp/ws"}))
@@ -315,6 +323,7 @@ var compacted = strings.NewReplacer(
 // answered with the recorded summary, as the model gave it; the
 // compacted conversation that follows continues the thread.
 func TestCompaction(t *testing.T) {
+	t.Parallel()
 	r, _ := load(t, compacted)
 	var events []Event
 	srv := New(r, Options{Workspace: "/tmp/ws", Event: func(e Event) { events = append(events, e) }})

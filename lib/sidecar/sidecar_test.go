@@ -44,6 +44,7 @@ func testManifest() *manifest.Manifest {
 }
 
 func TestForPack(t *testing.T) {
+	t.Parallel()
 	scs := ForPack(testManifest())
 	if len(scs) != 2 {
 		t.Fatalf("got %d sidecars, want 2", len(scs))
@@ -73,6 +74,7 @@ func TestForPack(t *testing.T) {
 
 // An input seen only by name has no content, so no digest to list.
 func TestForPackNameOnlyInput(t *testing.T) {
+	t.Parallel()
 	m := testManifest()
 	m.Inputs = append(m.Inputs, manifest.File{Name: "listed.txt", Seen: manifest.SeenName})
 	sc := ForPack(m)[0]
@@ -85,6 +87,7 @@ func TestForPackNameOnlyInput(t *testing.T) {
 }
 
 func TestEncodeEmptyLists(t *testing.T) {
+	t.Parallel()
 	b, err := Encode(Sidecar{ContextPack: pack, Output: "x", ContentRef: out1})
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +99,7 @@ func TestEncodeEmptyLists(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	ok := `{"context_pack":"` + pack.String() + `","output":"a","content_ref":"` + out1.String() + `","inputs":[],"tools":[]}`
 	tests := []struct {
 		name, in, err string
@@ -111,6 +115,7 @@ func TestParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			sc, err := Parse([]byte(tt.in))
 			if tt.err == "" {
 				if err != nil {
@@ -129,6 +134,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestWrite(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "side")
 	scs := ForPack(testManifest())
 	for _, sc := range scs {
@@ -185,6 +191,7 @@ func TestWrite(t *testing.T) {
 }
 
 func TestWriteNeverEscapes(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	dir := filepath.Join(base, "side")
 	outside := filepath.Join(base, "outside")
@@ -231,6 +238,7 @@ func TestWriteNeverEscapes(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	if err := Check(filepath.Join(base, "absent"), []string{"a/b.md", "c.md"}); err != nil {
 		t.Errorf("a directory still to be created: %v", err)

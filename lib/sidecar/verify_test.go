@@ -77,6 +77,7 @@ func (p *project) verify(t *testing.T, rel string) *Verdict {
 }
 
 func TestVerifyVerified(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	v := p.verify(t, "out/result.md")
 	if v.Status != Verified || v.ExitCode() != 0 {
@@ -106,6 +107,7 @@ func TestVerifyVerified(t *testing.T) {
 }
 
 func TestVerifyModified(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	p.write(t, "out/result.md", "# Result, edited\n")
 	v := p.verify(t, "out/result.md")
@@ -122,6 +124,7 @@ func TestVerifyModified(t *testing.T) {
 }
 
 func TestVerifyNoProvenance(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	os.Remove(filepath.Join(p.dir, "out", "result.md.ctx.json"))
 	v := p.verify(t, "out/result.md")
@@ -131,6 +134,7 @@ func TestVerifyNoProvenance(t *testing.T) {
 }
 
 func TestVerifyBroken(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		sidecar func(p *project) string
@@ -167,6 +171,7 @@ func TestVerifyBroken(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			p := newProject(t)
 			p.write(t, "out/result.md.ctx.json", tt.sidecar(p))
 			v := p.verify(t, "out/result.md")
@@ -178,6 +183,7 @@ func TestVerifyBroken(t *testing.T) {
 }
 
 func TestVerifyErrors(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	if _, err := Verify(filepath.Join(p.dir, "out", "absent.md"), store.Find); err == nil {
 		t.Error("a missing artifact is not an error")
@@ -196,6 +202,7 @@ func TestVerifyErrors(t *testing.T) {
 // The readable verdict escapes what the pack and the sidecar say: a field
 // cannot end its line and forge the next.
 func TestHumanEscapes(t *testing.T) {
+	t.Parallel()
 	v := &Verdict{Artifact: "out\n.txt", Status: Verified, Model: "m\nforged: yes", Notes: "n\u001b[2J", Tools: []string{"a\nforged"}}
 	h := v.Human()
 	for _, line := range strings.Split(h, "\n") {

@@ -141,8 +141,10 @@ func btoi(b bool) int {
 // into place, a second ref (a tag) takes the other, and what no Set used
 // is removed by DiscardPreparedRefs.
 func TestPreparedRefs(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []store.SyncMode{store.SyncFS, store.SyncBatch, store.SyncEach, store.SyncNone} {
 		t.Run(fmt.Sprint(mode), func(t *testing.T) {
+			t.Parallel()
 			s, _, err := store.Init(filepath.Join(t.TempDir(), store.DirName))
 			if err != nil {
 				t.Fatal(err)
@@ -200,6 +202,7 @@ func tmpFiles(t *testing.T, s *store.Store) int {
 // TestPreparedRefOtherPack: a prepared ref holds one pack; setting a ref
 // to another writes it the usual way.
 func TestPreparedRefOtherPack(t *testing.T) {
+	t.Parallel()
 	s, _, err := store.Init(filepath.Join(t.TempDir(), store.DirName))
 	if err != nil {
 		t.Fatal(err)

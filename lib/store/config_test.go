@@ -12,6 +12,7 @@ import (
 )
 
 func TestUpdateConfig(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	name := s.Path("config.json")
 	want := []byte(`{"hash":"sha256","tools":{"x":1},"version":1}` + "\n")
@@ -60,6 +61,7 @@ func TestUpdateConfig(t *testing.T) {
 // Concurrent updates from several processes' worth of stores each see the
 // others' changes: none is lost.
 func TestUpdateConfigConcurrent(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".ctx")
 	if _, _, err := Init(dir); err != nil {
 		t.Fatal(err)

@@ -49,10 +49,12 @@ func replace(t *testing.T, s *Store, rel, target string) {
 // its config: every read fails at once, saying what is wrong, and nothing
 // outside the store is echoed.
 func TestHostileFiles(t *testing.T) {
+	t.Parallel()
 	secret := filepath.Join(t.TempDir(), "secret")
 	os.WriteFile(secret, []byte("sha256:0000 TOP SECRET\n"), 0o644)
 	for _, target := range []string{"fifo", "/dev/zero", secret} {
 		t.Run(filepath.Base(target), func(t *testing.T) {
+			t.Parallel()
 			s := newStore(t)
 			d, _, err := s.Put([]byte("object"))
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 // TestInitConcurrent runs many Inits of one directory at once: exactly one
 // creates the store, the others find it.
 func TestInitConcurrent(t *testing.T) {
+	t.Parallel()
 	for round := range 20 {
 		dir := filepath.Join(t.TempDir(), DirName)
 		const n = 8
@@ -44,6 +45,7 @@ func TestInitConcurrent(t *testing.T) {
 // TestInitAt checks the one rule for a store location ("a .ctx directory or
 // a directory holding one") as ctx-init applies it.
 func TestInitAt(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if _, _, err := Init(filepath.Join(root, DirName)); err != nil {
 		t.Fatal(err)
@@ -83,6 +85,7 @@ func TestInitAt(t *testing.T) {
 // TestInitUnreadableParent: a store can be made in a directory its user
 // may write in but not list; the parent's sync is skipped there.
 func TestInitUnreadableParent(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() == 0 {
 		t.Skip("root reads every directory")
 	}

@@ -59,6 +59,7 @@ func TestStagingStale(t *testing.T) {
 // TestStagingConcurrent: staging directories come and go while refs are
 // written through tmp/: none of them fails for the other.
 func TestStagingConcurrent(t *testing.T) {
+	t.Parallel()
 	s, _, err := Init(filepath.Join(t.TempDir(), ".ctx"))
 	if err != nil {
 		t.Fatal(err)

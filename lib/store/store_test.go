@@ -25,6 +25,7 @@ func newStore(t testing.TB) *Store {
 }
 
 func TestInit(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), DirName)
 	if _, created, err := Init(dir); err != nil || !created {
 		t.Fatalf("first Init = %v, %v", created, err)
@@ -44,6 +45,7 @@ func TestInit(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if _, _, err := Init(filepath.Join(root, DirName)); err != nil {
 		t.Fatal(err)
@@ -63,6 +65,7 @@ func TestFind(t *testing.T) {
 }
 
 func TestPutGet(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	content := []byte("hello\n")
 	d, created, err := s.Put(content)
@@ -91,6 +94,7 @@ func TestPutGet(t *testing.T) {
 }
 
 func TestPutReader(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	data := bytes.Repeat([]byte("0123456789abcdef"), 300_000)
 	d, n, created, err := s.PutReader(bytes.NewReader(data))
@@ -112,6 +116,7 @@ func TestPutReader(t *testing.T) {
 }
 
 func TestCorruptAndImmutable(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	d, _, _ := s.Put([]byte("original"))
 	path := s.ObjectPath(d)
@@ -156,6 +161,7 @@ func TestCorruptAndImmutable(t *testing.T) {
 }
 
 func TestPackEntry(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	d := digest.Of([]byte("manifest"))
 	if _, err := s.PackEntry(d); !errors.Is(err, ErrNotFound) {
@@ -181,6 +187,7 @@ func TestPackEntry(t *testing.T) {
 }
 
 func TestObjectsPrefix(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	var all []digest.Digest
 	for i := range 50 {
@@ -208,6 +215,7 @@ func TestObjectsPrefix(t *testing.T) {
 // the same objects at once, each in a fan-out directory one of them makes
 // (madeFanOut): each object is stored once, reported created once.
 func TestConcurrentPut(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
@@ -260,6 +268,7 @@ func TestConcurrentPut(t *testing.T) {
 }
 
 func TestRefs(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	if _, err := s.Ref(Latest); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Ref before = %v", err)
@@ -304,6 +313,7 @@ func TestRefs(t *testing.T) {
 }
 
 func TestDeleteRef(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	a := digest.Of([]byte("a"))
 	set := func(*digest.Digest) (digest.Digest, error) { return a, nil }
@@ -338,6 +348,7 @@ func TestDeleteRef(t *testing.T) {
 }
 
 func TestRefsConcurrent(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	var wg sync.WaitGroup
 	for i := range 20 {
@@ -357,6 +368,7 @@ func TestRefsConcurrent(t *testing.T) {
 }
 
 func TestCheckTagName(t *testing.T) {
+	t.Parallel()
 	for name, ok := range map[string]bool{
 		"v1": true, "release-2026.01": true, "a_b": true,
 		"": false, "latest": false, "-x": false, "a/b": false, "a..b": false,
@@ -369,6 +381,7 @@ func TestCheckTagName(t *testing.T) {
 }
 
 func TestSyncModes(t *testing.T) {
+	t.Parallel()
 	for _, m := range []SyncMode{SyncFS, SyncBatch, SyncEach, SyncNone} {
 		s := newStore(t)
 		s.SetSyncMode(m)
@@ -387,6 +400,7 @@ func TestSyncModes(t *testing.T) {
 // synced, Sync says which, and the objects stay pending, so that a later
 // Sync does not report them durable.
 func TestSyncBatchError(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	s.SetSyncMode(SyncBatch)
 	var gone digest.Digest
@@ -413,6 +427,7 @@ func TestSyncBatchError(t *testing.T) {
 // TestNamedTemp runs the portable path, named files in tmp/, that is used
 // where unnamed temporary files are not available.
 func TestNamedTemp(t *testing.T) {
+	t.Parallel()
 	defer func(old bool) { noUnnamed.Store(old) }(noUnnamed.Load())
 	noUnnamed.Store(true)
 	s := newStore(t)
@@ -436,6 +451,7 @@ func TestNamedTemp(t *testing.T) {
 }
 
 func TestPutDraft(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	p, err := s.PutDraft("try-1", []byte("{}\n"), false)
 	if err != nil || p != filepath.Join(s.Root(), "drafts", "try-1.json") {
@@ -467,6 +483,7 @@ func TestPutDraft(t *testing.T) {
 // only the size of a larger one, and fail on a missing or changed one as
 // Get does.
 func TestGetUpTo(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	small, _, _ := s.Put([]byte("small"))
 	large, _, _ := s.Put([]byte("larger than the bound"))

@@ -6,6 +6,7 @@ import (
 )
 
 func TestDistance(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		a, b string
 		want int
@@ -24,6 +25,7 @@ func TestDistance(t *testing.T) {
 }
 
 func TestNearest(t *testing.T) {
+	t.Parallel()
 	verbs := []string{"init", "pack", "show", "diff", "replay", "verify", "fork", "log", "push", "pull", "gc"}
 	for _, tc := range []struct {
 		word string
@@ -47,6 +49,7 @@ func TestNearest(t *testing.T) {
 }
 
 func TestJoin(t *testing.T) {
+	t.Parallel()
 	if got := Join([]string{"log"}, "ctx "); got != "'ctx log'" {
 		t.Errorf("got %s", got)
 	}

@@ -77,6 +77,7 @@ func TestLoadAndTrust(t *testing.T) {
 // TestWriteCache: the file is made with its directory, replaced whole,
 // and no temporary file is left; a name under a file is an error.
 func TestWriteCache(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "a", "b")
 	name := filepath.Join(dir, "c.bin")
 	for _, want := range []string{"first", "second, longer"} {

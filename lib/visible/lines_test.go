@@ -7,6 +7,7 @@ import (
 )
 
 func TestFirstLines(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		text string
 		want []string

@@ -3,6 +3,7 @@ package visible
 import "testing"
 
 func TestTextRender(t *testing.T) {
+	t.Parallel()
 	var x Text
 	x.WriteString("replay: ")
 	x.Paint(Green, "exact")

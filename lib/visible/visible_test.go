@@ -3,6 +3,7 @@ package visible
 import "testing"
 
 func TestHidden(t *testing.T) {
+	t.Parallel()
 	for _, r := range []rune{0, '\t', '\n', '\r', 0x1b, 0x7f, 0x80, 0x9b, 0x9f, 0x061c, 0x200b, 0x200e, 0x2028, 0x202e, 0x2066, 0x2069, 0xfeff, 0xffff, 0xe0041} {
 		if !Hidden(r) {
 			t.Errorf("Hidden(%U) = false", r)

@@ -9,5 +9,6 @@ import (
 
 // TestAgent runs the pinned Claude Code against every scenario.
 func TestAgent(t *testing.T) {
+	t.Parallel()
 	agenttest.Run(t, claudecode.Driver{}, "testdata/scenarios", agenttest.Checks{SystemPrompt: true, Replayed: []string{"Write", "Edit"}})
 }

@@ -22,6 +22,7 @@ func format(s string) string {
 }
 
 func TestCompactSummary(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ given, text, want string }{
 		{"<analysis>\nThe user asked for a.txt.\n</analysis>\n\n<summary>\n1. Primary Request and Intent:\n   Create a.txt containing one.\n\n2. Pending Tasks:\n   None.\n</summary>",
 			opening + "Summary:\n1. Primary Request and Intent:\n   Create a.txt containing one.\n\n2. Pending Tasks:\n   None." + trailer,
@@ -45,6 +46,7 @@ func TestCompactSummary(t *testing.T) {
 }
 
 func TestSide(t *testing.T) {
+	t.Parallel()
 	if k := Side("You are Claude Code", "CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.\n\n- Do NOT use Read"); k != "compact" {
 		t.Errorf("the compaction request: %q", k)
 	}
@@ -54,6 +56,7 @@ func TestSide(t *testing.T) {
 }
 
 func TestCommand(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ text, want string }{
 		{"<command-name>/compact</command-name>\n            <command-message>compact</command-message>\n            <command-args></command-args>", "/compact"},
 		{"<command-message>compact</command-message>\n<command-name>/compact</command-name>\n<command-args>keep the plan</command-args>", "/compact keep the plan"},

@@ -3,6 +3,7 @@ package claudecode
 import "testing"
 
 func TestClean(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"1\ta\n\n<system-reminder>\nmalware\n</system-reminder>\n", "1\ta"},
 		{"  It sets name = demo.\nagentId: a024802137d01a5f8 (use SendMessage with to: 'a024802137d01a5f8', summary: '<5-10 word recap>' to continue this agent)\n<usage>subagent_tokens: 158\ntool_uses: 1\nduration_ms: 315</usage>",
@@ -16,6 +17,7 @@ func TestClean(t *testing.T) {
 }
 
 func TestExitCode(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		code int

@@ -19,6 +19,7 @@ import (
 // TestAgent runs the pinned Codex against every scenario, and replays
 // the pack each transcript imports to (replayTranscript).
 func TestAgent(t *testing.T) {
+	t.Parallel()
 	agenttest.Run(t, codex.Driver{}, "testdata/scenarios", agenttest.Checks{SystemPrompt: true, After: replayTranscript})
 }
 

@@ -3,6 +3,7 @@ package gemini
 import "testing"
 
 func TestContext(t *testing.T) {
+	t.Parallel()
 	ctx := "<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Sunday, November 29, 2026 (formatted according to the user's locale).\nMy operating system is: linux\n" +
 		"The project's temporary directory is: /home/u/.gemini/tmp/proj\n- **Workspace Directories:**\n  - /home/dev/proj\n  - /home/dev/lib\n- **Directory Structure:**\n\n/home/dev/proj/\n\n</session_context>"
 	old := "This is the Gemini CLI. We are setting up the context for our chat.\n  Today's date is Monday.\n  I'm currently working in the directory: /home/dev/app\n  Here is the folder structure"
@@ -27,6 +28,7 @@ func TestContext(t *testing.T) {
 }
 
 func TestClean(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"<untrusted_context>\nOutput: (empty)\nExit Code: 1\nProcess Group PGID: 18857\n</untrusted_context>": "<untrusted_context>\nOutput: (empty)\nExit Code: 1\nProcess Group PGID: 0\n</untrusted_context>",
 		"Output: a\nProcess Group PGID: 7": "Output: a\nProcess Group PGID: 0",

@@ -9,5 +9,6 @@ import (
 
 // TestAgent runs the pinned agent against every scenario.
 func TestAgent(t *testing.T) {
+	t.Parallel()
 	agenttest.Run(t, opencode.Driver{}, "testdata/scenarios", agenttest.Checks{})
 }

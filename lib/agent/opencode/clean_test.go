@@ -3,6 +3,7 @@ package opencode
 import "testing"
 
 func TestClean(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"...output truncated...\n\nFull output saved to: /tmp/h/.local/share/opencode/tool-output/tool_22588eee0001lsRVcMnWsr9aBf\n\n1002\n": "...output truncated...\n\nFull output saved to: tool-output/tool_0\n\n1002\n",
 		// A command's own output is left alone.

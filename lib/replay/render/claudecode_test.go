@@ -16,6 +16,7 @@ import (
 var malware = ClaudeReadReminders[0]
 
 func TestClaudeCodeRead(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		content string
@@ -68,6 +69,7 @@ func result(b []byte, err error) string {
 }
 
 func TestClaudeReadReminder(t *testing.T) {
+	t.Parallel()
 	for _, r := range ClaudeReadReminders {
 		if got := ClaudeReadReminder([]byte("     1→x" + r)); got != r {
 			t.Errorf("reminder not recognised: %q", got)
@@ -79,6 +81,7 @@ func TestClaudeReadReminder(t *testing.T) {
 }
 
 func TestClaudeCodeListings(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, got, want string }{
 		{"glob none", string(ClaudeCodeGlob(nil, false)), "No files found"},
 		{"glob", string(ClaudeCodeGlob([]string{"b.go", "a/c.go"}, false)), "b.go\na/c.go"},
@@ -112,6 +115,7 @@ func TestClaudeCodeListings(t *testing.T) {
 // (toolUseResult.file) and compares it with the tool_result Claude Code
 // gave the model.
 func TestClaudeCodeReadSamples(t *testing.T) {
+	t.Parallel()
 	dir := sharedtest.Dir(t, "agent-logs/claude-code")
 	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil {

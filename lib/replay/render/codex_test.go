@@ -5,6 +5,7 @@ import (
 )
 
 func TestCoreutils(t *testing.T) {
+	t.Parallel()
 	const f = "one\ntwo\nthree\nfour"
 	tests := []struct{ name, got, want string }{
 		{"sed range", string(Sed([]byte(f), 2, 3)), "two\nthree\n"},
@@ -26,6 +27,7 @@ func TestCoreutils(t *testing.T) {
 }
 
 func TestCodexFrame(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, recorded, output, want string
 	}{

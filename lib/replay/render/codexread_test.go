@@ -10,6 +10,7 @@ import (
 )
 
 func TestSplitPipeline(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want [][]string
@@ -39,6 +40,7 @@ func TestSplitPipeline(t *testing.T) {
 }
 
 func TestParseCodexRead(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want string // Prog Files From To Numbered, "nil", or "error: …"
@@ -101,6 +103,7 @@ func TestParseCodexRead(t *testing.T) {
 }
 
 func TestCodexReadShown(t *testing.T) {
+	t.Parallel()
 	const f = "one\ntwo\nthree"
 	tests := []struct {
 		read     string

@@ -6,6 +6,7 @@ import (
 )
 
 func TestClaudeNumberingOf(t *testing.T) {
+	t.Parallel()
 	for text, want := range map[string]ClaudeNumbering{
 		"     1→x":    ClaudeArrow,
 		"1\tx":        ClaudeTab,
@@ -28,6 +29,7 @@ func TestClaudeNumberingOf(t *testing.T) {
 }
 
 func TestClaudeCodeEdit(t *testing.T) {
+	t.Parallel()
 	const p = "/p/f.js"
 	const head = "The file /p/f.js has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n"
 	var lines string
@@ -71,6 +73,7 @@ func TestClaudeCodeEdit(t *testing.T) {
 }
 
 func TestClaudeCodeWrite(t *testing.T) {
+	t.Parallel()
 	if got := string(ClaudeCodeWriteCreated("/p/x")); got != "File created successfully at: /p/x" {
 		t.Errorf("created: %q", got)
 	}
@@ -83,6 +86,7 @@ func TestClaudeCodeWrite(t *testing.T) {
 // The answers below follow the template of MultiEdit's result in Claude
 // Code 1.0.0 and 1.0.128 (the same in both; 2.0 has no MultiEdit).
 func TestClaudeCodeMultiEdit(t *testing.T) {
+	t.Parallel()
 	const form = "Applied 1 edit to /p/x:\n1. Replaced \"" // what a recorded answer starts with
 	long := strings.Repeat("abcde", 10)                    // 50 characters: shown whole
 	tests := []struct {
@@ -115,6 +119,7 @@ func TestClaudeCodeMultiEdit(t *testing.T) {
 }
 
 func TestCodexPatchSummary(t *testing.T) {
+	t.Parallel()
 	got := string(CodexPatchSummary([]string{"a.txt"}, []string{"b.go", "c/d.go"}, []string{"old.md"}))
 	if want := "Success. Updated the following files:\nA a.txt\nM b.go\nM c/d.go\nD old.md\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
@@ -122,6 +127,7 @@ func TestCodexPatchSummary(t *testing.T) {
 }
 
 func TestClaudeCutFileStateNote(t *testing.T) {
+	t.Parallel()
 	rest, note := ClaudeCutFileStateNote([]byte("File created successfully at: /p/a.txt" + ClaudeFileStateNote))
 	if string(rest) != "File created successfully at: /p/a.txt" || string(note) != ClaudeFileStateNote {
 		t.Errorf("cut: %q, %q", rest, note)

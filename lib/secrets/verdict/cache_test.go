@@ -9,6 +9,7 @@ import (
 )
 
 func TestCache(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	v := Version(nil)
 	a, b, p := digest.Of([]byte("a")), digest.Of([]byte("b")), digest.Of([]byte("pack"))

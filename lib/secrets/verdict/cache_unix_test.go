@@ -16,10 +16,12 @@ import (
 // the objects file or of a pack's verdict is neither read nor written:
 // the cache knows nothing, and asking it and saving it return at once.
 func TestCacheNotAFile(t *testing.T) {
+	t.Parallel()
 	a, p := digest.Of([]byte("a")), digest.Of([]byte("pack"))
 	v := Version(nil)
 	for _, kind := range []string{"fifo", "dev-zero"} {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			if err := os.MkdirAll(filepath.Join(dir, v, "packs"), 0o700); err != nil {
 				t.Fatal(err)

@@ -108,6 +108,7 @@ type kinds struct {
 }
 
 func TestRoundTripKinds(t *testing.T) {
+	t.Parallel()
 	base := []byte(`{"a":"héllo","n":1.5,"list":[1,2,3]}`)
 	one := 1
 	in := &inner{7}
@@ -168,6 +169,7 @@ func TestRoundTripKinds(t *testing.T) {
 }
 
 func TestSharedPointers(t *testing.T) {
+	t.Parallel()
 	base, lines := transcript(200 << 10)
 	want := newState(base, lines, len(lines))
 	if len(want.msgs) < 50 {
@@ -205,6 +207,7 @@ type cycle struct {
 }
 
 func TestCyclesAndChains(t *testing.T) {
+	t.Parallel()
 	a, b := &node{val: 1}, &node{val: 2}
 	a.next, b.next = b, a
 	v := &cycle{ring: a, zero: &struct{}{}, zeros: []*struct{}{{}, nil}}
@@ -248,6 +251,7 @@ type nils struct {
 }
 
 func TestNilAndEmpty(t *testing.T) {
+	t.Parallel()
 	v := &nils{
 		emptySlice: []int{}, emptyMap: map[string]int{}, emptyRaw: json.RawMessage{},
 		emptyBytes: []byte{}, emptyList: list{}, inList: list{nil, {}, json.RawMessage("1")},
@@ -292,6 +296,7 @@ type arrays struct {
 }
 
 func TestBackingArraysAndAliasing(t *testing.T) {
+	t.Parallel()
 	base := []byte(`{"text":"hello world","more":[1,2]}`)
 	shared := []int{1, 2, 3, 4}
 	v := &arrays{
@@ -349,6 +354,7 @@ func TestBackingArraysAndAliasing(t *testing.T) {
 }
 
 func TestBaseIsWhatIsRead(t *testing.T) {
+	t.Parallel()
 	base := []byte(`{"id":"abc"}`)
 	v := &struct{ ID string }{alias(base[7:10])}
 	data, err := Encode(nil, v, base)
@@ -403,6 +409,7 @@ type pair2 struct {
 }
 
 func TestEncodeErrors(t *testing.T) {
+	t.Parallel()
 	calls := []badCall{{name: "a"}, {name: "b"}, {name: "c", fn: func() {}}}
 	for _, c := range []struct {
 		name string
@@ -459,6 +466,7 @@ func TestEncodeErrors(t *testing.T) {
 }
 
 func TestInteriorPointers(t *testing.T) {
+	t.Parallel()
 	items := []inner{{1}, {2}, {3}}
 	w := &pair2{n: 1, s: "s"}
 	for _, c := range []struct {
@@ -550,6 +558,7 @@ type (
 )
 
 func TestFingerprint(t *testing.T) {
+	t.Parallel()
 	f := Fingerprint((*base1)(nil))
 	if g := Fingerprint(&base1{}); g != f {
 		t.Errorf("Fingerprint of a value and of a nil pointer differ")
@@ -624,6 +633,7 @@ type corruptible struct {
 }
 
 func TestCorrupt(t *testing.T) {
+	t.Parallel()
 	base := []byte("0123456789")
 	n := &node{val: 5}
 	v := &corruptible{b: true, i8: -3, u16: 300, f32: 1.5, s: alias(base[2:6]), raw: json.RawMessage("raw"),
@@ -685,6 +695,7 @@ func TestCorrupt(t *testing.T) {
 		{"big pointee", []byte{2, 1}, new(*[100]byte), "a new [100]uint8 (of at least 100 bytes) does not fit in the 0 bytes left"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			// The data are one value (the count that starts them), then
 			// the value.
 			err := Decode(c.data, c.v, base)
@@ -729,6 +740,7 @@ type entry struct {
 // variables Decode reads entries into are reused, so a nil or zero field
 // must not keep the entry before's value.
 func TestMapEntriesSetWhole(t *testing.T) {
+	t.Parallel()
 	v := &struct{ m map[int]entry }{map[int]entry{}}
 	for i := range 64 {
 		if i%2 == 0 {
@@ -754,6 +766,7 @@ type fresh2 struct{ s string }
 // TestConcurrent encodes and decodes from several goroutines at once,
 // types whose plans are compiled meanwhile (run it with -race).
 func TestConcurrent(t *testing.T) {
+	t.Parallel()
 	errs := make(chan error, 8)
 	for range cap(errs) {
 		go func() {
