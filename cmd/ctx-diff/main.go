@@ -179,10 +179,7 @@ func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest
 	case env.Human():
 		err = env.Styled(r.StyledWith(drift.StoreObjects(s)))
 	default:
-		var b []byte
-		if b, err = r.JSON(); err == nil {
-			err = env.ResultCanonical(b)
-		}
+		err = env.ResultStream(r.WriteJSON)
 	}
 	if err != nil {
 		return err
