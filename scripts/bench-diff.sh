@@ -12,6 +12,7 @@
 #    neighbours as well; CPU time measures ctx-diff.
 #
 #   scripts/bench-diff.sh           # N=10000 RUNS=11
+#   CTX_SEED=/path/to/seedctx scripts/bench-diff.sh   # also W6 against the seed
 #   N=1000 RUNS=5 scripts/bench-diff.sh
 set -eu
 # Static binaries, as they should be installed: kong imports os/user, which
@@ -108,6 +109,38 @@ if [ -f "$GEN_LOG" ]; then
 	printf '%-36s %8s %8s %8s\n' "case" "wall-med" "wall-min" "cpu-med"
 	run "ctx-diff A B (gen_log)" "$GA" "$GB"
 	run "ctx-diff A A (gen_log, one manifest)" "$GA" "$GA"
+	# With CTX_SEED, the seed implementation's binary (its init, pack LOG
+	# and diff A B; bench-w1.sh says how it is built), its diff of the same
+	# pair, packed into its own store, alternating with ctx-diff run by
+	# run, and the ratios of the medians (perf stat's task-clock for CPU).
+	if [ -n "${CTX_SEED:-}" ] && [ -x "$CTX_SEED" ] && command -v perf >/dev/null 2>&1; then
+		mkdir -p "$tmp/seed"
+		SA=$(cd "$tmp/seed" && "$CTX_SEED" init >/dev/null && "$CTX_SEED" pack "$tmp/ga.json" | sed 's|.*ctx://||')
+		SB=$(cd "$tmp/seed" && "$CTX_SEED" pack "$tmp/gb.json" | sed 's|.*ctx://||')
+		: >"$tmp/seed.t"
+		: >"$tmp/ctx.t"
+		i=0
+		while [ "$i" -lt "$RUNS" ]; do
+			for who in seed ctx; do
+				t0=$(date +%s%N)
+				if [ "$who" = seed ]; then
+					(cd "$tmp/seed" && perf stat -x, -e task-clock,page-faults -o "$tmp/pst" "$CTX_SEED" diff "$SA" "$SB" >/dev/null 2>&1) || true
+				else
+					perf stat -x, -e task-clock,page-faults -o "$tmp/pst" "$tmp/ctx-diff" "$GA" "$GB" >/dev/null 2>&1 || true
+				fi
+				t1=$(date +%s%N)
+				echo "$(((t1 - t0) / 1000)) $(awk -F, '$3 == "task-clock" { t = $1 } $3 == "page-faults" { f = $1 } END { print t, f }' "$tmp/pst")" >>"$tmp/$who.t"
+			done
+			i=$((i + 1))
+		done
+		for who in seed ctx; do
+			printf '%-36s wall %8.1f ms  task-clock %6.1f ms  page faults %s\n' "$who diff A B (gen_log)" \
+				"$(cut -d' ' -f1 "$tmp/$who.t" | median | awk '{ print $1 / 1000 }')" "$(cut -d' ' -f2 "$tmp/$who.t" | median)" "$(cut -d' ' -f3 "$tmp/$who.t" | median)"
+		done
+		printf 'ctx / seed: wall %.2f, task-clock %.2f\n' \
+			"$(echo "$(cut -d' ' -f1 "$tmp/ctx.t" | median) / $(cut -d' ' -f1 "$tmp/seed.t" | median)" | bc -l)" \
+			"$(echo "$(cut -d' ' -f2 "$tmp/ctx.t" | median) / $(cut -d' ' -f2 "$tmp/seed.t" | median)" | bc -l)"
+	fi
 	if command -v perf >/dev/null 2>&1; then
 		for args in "$GA $GB" "$GA $GA" "--ignore tool_output_drift $GA $GB"; do
 			# shellcheck disable=SC2086

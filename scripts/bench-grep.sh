@@ -84,6 +84,7 @@ both() {
 }
 both "-F 'deadline exceeded'" -F 'deadline exceeded'
 both "-i 'DEADLINE exceeded'" -i 'DEADLINE exceeded'
+both "-w 'deadline'" -w deadline
 both "'deadline exc[a-z]+ after [0-9]+ms'" 'deadline exc[a-z]+ after [0-9]+ms'
 both "-F 'no such text'" -F 'no such text'
 [ -n "$rg" ] || echo "(rg is not installed: its cases were skipped)"

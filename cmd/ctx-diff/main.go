@@ -179,10 +179,7 @@ func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest
 	case env.Human():
 		err = env.Styled(r.StyledWith(drift.StoreObjects(s)))
 	default:
-		var b []byte
-		if b, err = r.JSON(); err == nil {
-			err = env.ResultCanonical(b)
-		}
+		err = env.ResultStream(r.WriteJSON)
 	}
 	if err != nil {
 		return err
@@ -263,16 +260,23 @@ func packErr(which, what, r string, err error) error {
 
 func main() {
 	// A diff allocates two manifests and a report within a few tens of
-	// milliseconds and exits. At the default GOGC the collector ran three
-	// times meanwhile, and its scans of step lists not yet written cost a
-	// page fault more per page: 50 ms against 37 ms for two 10,000-step
-	// packs (docs/performance.md). Objects too large to diff are
-	// streamed, so memory stays bounded. GOGC, when set, still rules.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+	// milliseconds and exits, and little of it is garbage. At the default
+	// GOGC the collector ran three times meanwhile, and its scans of step
+	// lists not yet written cost a page fault more per page; at 400 it
+	// still ran once on two 10,000-step packs, for a tenth of the CPU
+	// time (docs/performance.md). So it runs only when the heap nears
+	// diffMemory (two 100,000-step packs take 150 MB). Objects too large
+	// to diff are streamed, so memory stays bounded. GOGC or GOMEMLIMIT,
+	// when set, still rules.
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(diffMemory)
 	}
 	os.Exit(cli.Run("ctx-diff", &diffCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
+
+// diffMemory is the heap size at which ctx-diff's collector runs.
+const diffMemory = 256 << 20
 
 // oneArg reads the one pack given as an argument, arg: B when stdin is a
 // terminal, names no pack, or --against names A; else A, and B is the one

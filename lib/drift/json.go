@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -14,11 +15,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/digest"
 )
 
-// JSON returns the report as canonical JSON. It is written member by
-// member in canonical order, not encoded and then canonicalized: on a
-// report of a thousand entries the second pass cost as much as the
-// comparison. The values an entry holds (A, B) are canonical as Diff
-// makes them; a value that is not is an error, never written as it is.
+// JSON returns the report as canonical JSON: WriteJSON's bytes.
 func (r *Report) JSON() ([]byte, error) {
 	size := 512
 	for i := range r.Drift {
@@ -26,6 +23,37 @@ func (r *Report) JSON() ([]byte, error) {
 		size += 320 + len(e.A) + len(e.B) + len(e.Diff) + len(e.Note) + len(e.Path)
 	}
 	w := reportWriter{b: make([]byte, 0, size)}
+	if err := r.write(&w); err != nil {
+		return nil, err
+	}
+	return w.b, nil
+}
+
+// WriteJSON writes the report to out as canonical JSON, a piece at a
+// time: a report of a thousand unified diffs is megabytes, and held
+// whole it was the largest piece of fresh memory a diff touched. It is
+// written member by member in canonical order, not encoded and then
+// canonicalized: on a report of a thousand entries the second pass cost
+// as much as the comparison. The values an entry holds (A, B) are
+// canonical as Diff makes them; a value that is not, or a string that is
+// not UTF-8, is an error found before anything is written, never
+// written as it is.
+func (r *Report) WriteJSON(out io.Writer) error {
+	w := reportWriter{b: make([]byte, 0, 2*flushAt), out: out}
+	if err := r.write(&w); err != nil {
+		return err
+	}
+	return w.flush()
+}
+
+// flushAt is how much WriteJSON holds before it writes.
+const flushAt = 32 << 10
+
+// write checks r, then writes it through w.
+func (r *Report) write(w *reportWriter) error {
+	if err := r.check(); err != nil {
+		return fmt.Errorf("encoding drift report: %w", err)
+	}
 	w.raw(`{"a":`)
 	w.digest(r.A)
 	w.raw(`,"b":`)
@@ -36,6 +64,11 @@ func (r *Report) JSON() ([]byte, error) {
 			w.raw(",")
 		}
 		w.entry(&r.Drift[i])
+		if len(w.b) >= flushAt && w.out != nil {
+			if err := w.flush(); err != nil {
+				return err
+			}
+		}
 	}
 	w.raw(`],"identical":`)
 	w.b = strconv.AppendBool(w.b, r.Identical)
@@ -50,51 +83,64 @@ func (r *Report) JSON() ([]byte, error) {
 		w.b = strconv.AppendInt(w.b, int64(r.VolatileMetadata), 10)
 	}
 	w.raw("}")
-	if w.err != nil {
-		return nil, fmt.Errorf("encoding drift report: %w", w.err)
-	}
-	return w.b, nil
+	return nil
 }
 
-// reportWriter appends canonical JSON to b, keeping the first error.
+// check returns the first reason, in the order they would be written,
+// that r cannot be written as canonical JSON.
+func (r *Report) check() error {
+	if r.A.IsZero() || r.B.IsZero() {
+		return errors.New("a pack's hash is missing")
+	}
+	for i := range r.Drift {
+		e := &r.Drift[i]
+		for _, v := range [2]jsontext.Value{e.A, e.B} {
+			if v != nil && !canon.IsCanonical(v) {
+				return fmt.Errorf("value %.40q is not canonical JSON", v)
+			}
+		}
+		for _, s := range [6]string{e.Change, e.Diff, e.Note, e.Path, e.Tool, e.Type} {
+			if !utf8.ValidString(s) {
+				return fmt.Errorf("string %q is not valid UTF-8", s)
+			}
+		}
+	}
+	for _, m := range [2]map[string]int{r.Ignored, r.Summary} {
+		for k := range m {
+			if !utf8.ValidString(k) {
+				return fmt.Errorf("string %q is not valid UTF-8", k)
+			}
+		}
+	}
+	return nil
+}
+
+// reportWriter appends canonical JSON, checked beforehand (Report.check),
+// to b, and writes b to out (when set) at flush.
 type reportWriter struct {
 	b   []byte
-	err error
+	out io.Writer
+}
+
+func (w *reportWriter) flush() error {
+	if _, err := w.out.Write(w.b); err != nil {
+		return err
+	}
+	w.b = w.b[:0]
+	return nil
 }
 
 func (w *reportWriter) raw(s string) { w.b = append(w.b, s...) }
 
-func (w *reportWriter) str(s string) {
-	if !utf8.ValidString(s) {
-		w.fail(fmt.Errorf("string %q is not valid UTF-8", s))
-		return
-	}
-	w.b = canon.AppendString(w.b, s)
-}
-
-func (w *reportWriter) fail(err error) {
-	if w.err == nil {
-		w.err = err
-	}
-}
+func (w *reportWriter) str(s string) { w.b = canon.AppendString(w.b, s) }
 
 func (w *reportWriter) digest(d digest.Digest) {
-	if d.IsZero() {
-		w.fail(errors.New("a pack's hash is missing"))
-		return
-	}
 	w.raw(`"sha256:`)
 	w.b = hex.AppendEncode(w.b, d[:])
 	w.raw(`"`)
 }
 
-func (w *reportWriter) value(v jsontext.Value) {
-	if !canon.IsCanonical(v) {
-		w.fail(fmt.Errorf("value %.40q is not canonical JSON", v))
-		return
-	}
-	w.b = append(w.b, v...)
-}
+func (w *reportWriter) value(v jsontext.Value) { w.b = append(w.b, v...) }
 
 func (w *reportWriter) counts(m map[string]int) {
 	keys := make([]string, 0, len(m))

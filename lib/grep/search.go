@@ -338,8 +338,14 @@ func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, emit fu
 	)
 	var objects, binary atomic.Int64
 	var size atomic.Int64
+	dir, err := s.OpenObjectDir()
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
 	for range min(opt.Workers, len(jobs)) {
 		wg.Go(func() {
+			var buf []byte // the object read last: each is read into it
 			for {
 				select {
 				case sem <- struct{}{}:
@@ -351,7 +357,10 @@ func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, emit fu
 					<-sem
 					return
 				}
-				r, n, bin := searchOne(s, &jobs[i], m, opt)
+				var r *Result
+				var n int64
+				var bin bool
+				r, n, bin, buf = searchOne(dir, &jobs[i], m, opt, buf)
 				if n >= 0 {
 					objects.Add(1)
 					size.Add(n)
@@ -366,7 +375,6 @@ func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, emit fu
 			}
 		})
 	}
-	var err error
 	for i := range jobs {
 		mu.Lock()
 		for res[i] == nil {
@@ -390,42 +398,55 @@ func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, emit fu
 	return err
 }
 
-// searchOne reads and searches one job's content. It returns the result
-// (never nil), the size of the object read (-1 for parameters or an
-// object not read) and whether it was a binary object left out.
-func searchOne(s *store.Store, j *job, m *Matcher, opt Options) (*Result, int64, bool) {
+// searchOne reads and searches one job's content, reading an object into
+// buf (see store.ObjectDir.GetUpToInto). It returns the result (never
+// nil, and holding nothing of buf), the size of the object read (-1 for
+// parameters or an object not read), whether it was a binary object left
+// out, and the buffer to read the next object into.
+func searchOne(dir *store.ObjectDir, j *job, m *Matcher, opt Options, buf []byte) (*Result, int64, bool, []byte) {
 	r := &Result{Object: j.obj, Places: j.places}
 	b, n := j.inline, int64(-1)
 	if b == nil {
 		var size int64
 		var err error
-		b, size, err = s.GetUpTo(j.obj, store.MaxObjectInMemory)
+		b, size, err = dir.GetUpToInto(j.obj, store.MaxObjectInMemory, buf)
 		switch {
 		case err != nil:
 			r.Err = err
-			return r, -1, false
+			return r, -1, false, buf
 		case b == nil:
 			r.Err = fmt.Errorf("object %s is %d bytes, more than ctx-grep reads into memory (%d)", j.obj, size, store.MaxObjectInMemory)
-			return r, -1, false
+			return r, -1, false, buf
 		}
-		n = size
+		n, buf = size, b
 		if bytes.IndexByte(b[:min(len(b), BinaryPrefix)], 0) >= 0 {
 			if opt.SkipBinary {
-				return r, n, true
+				return r, n, true, buf
 			}
 			if m.Match(b) {
 				r.Binary, r.Count = true, 1
 			}
-			return r, n, false
+			return r, n, false, buf
 		}
 	}
 	switch opt.Mode {
 	case ModeLines:
+		size := 0
 		m.Lines(b, func(l Line) bool {
 			r.Lines = append(r.Lines, l)
+			size += len(l.Text)
 			return true
 		})
 		r.Count = len(r.Lines)
+		if n >= 0 && len(r.Lines) > 0 { // the lines outlive buf: copy them out
+			own := make([]byte, 0, size)
+			for i := range r.Lines {
+				l := &r.Lines[i]
+				at := len(own)
+				own = append(own, l.Text...)
+				l.Text = own[at:len(own):len(own)]
+			}
+		}
 	case ModeCount:
 		r.Count = m.Count(b)
 	default:
@@ -433,5 +454,5 @@ func searchOne(s *store.Store, j *job, m *Matcher, opt Options) (*Result, int64,
 			r.Count = 1
 		}
 	}
-	return r, n, false
+	return r, n, false, buf
 }

@@ -268,3 +268,43 @@ func TestEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchLinesOutliveReads: each worker reads every object into one
+// buffer; the lines a Result holds must not change when the next object
+// is read into it.
+func TestSearchLinesOutliveReads(t *testing.T) {
+	f := newFixture(t)
+	var steps []manifest.Step
+	var want []string
+	for i := range 12 {
+		text := fmt.Sprintf("%s needle %d\n", strings.Repeat("x", 200-i), i) // each shorter: the buffer is reused
+		d, _, err := f.s.Put([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, manifest.Step{Index: i, Type: manifest.ToolCall, Tool: "read", OutputRef: d, Deterministic: true})
+		want = append(want, strings.TrimSuffix(text, "\n"))
+	}
+	mf := &manifest.Manifest{Version: manifest.Version, Created: "2026-02-12T09:00:00Z", Model: manifest.Model{Identifier: "m"}, Steps: steps}
+	p, _, err := manifest.Commit(f.s, mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := Compile(Pattern{Expr: "needle"})
+	var results []*Result
+	if _, err := Search(f.s, []digest.Digest{p}, m, Options{Fields: Output, Workers: 1}, func(r *Result) error {
+		results = append(results, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range results {
+		for _, l := range r.Lines {
+			got = append(got, string(l.Text))
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("lines after the search:\n%q\nwant:\n%q", got, want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
+	"sync"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/cost"
@@ -72,9 +73,13 @@ func styleHash() string {
 	return base64.StdEncoding.EncodeToString(h[:])
 }
 
-var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"plural": plural,
-}).Parse(pageTemplate))
+// tmpl is the page template, parsed when a page is first rendered: not
+// at the start of every command that can render one (ctx-diff, ctx-show).
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"plural": plural,
+	}).Parse(pageTemplate))
+})
 
 // page is what the layout needs; Body is one of packPage or diffPage.
 type page struct {
@@ -92,7 +97,7 @@ func render(title string, p page, sizeHint int) ([]byte, error) {
 	p.Title, p.CSP, p.CSS = title, CSP, template.CSS(css)
 	var b bytes.Buffer
 	b.Grow(max(sizeHint, 0) + len(css) + 4<<10)
-	if err := tmpl.ExecuteTemplate(&b, "page", &p); err != nil {
+	if err := tmpl().ExecuteTemplate(&b, "page", &p); err != nil {
 		return nil, fmt.Errorf("rendering page: %w", err)
 	}
 	return b.Bytes(), nil

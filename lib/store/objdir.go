@@ -26,5 +26,16 @@ func (o *ObjectDir) GetUpTo(d digest.Digest, max int64) ([]byte, int64, error) {
 	return o.s.getUpTo(d, max, o.read)
 }
 
+// GetUpToInto is GetUpTo reading into buf when it has room for the
+// object, else into a new slice: a search reads thousands of objects one
+// after the other and keeps none of them, and reusing one buffer spares
+// the allocation, zeroing and page faults of each. The result is a
+// slice of buf or the new slice, to be reused in turn.
+func (o *ObjectDir) GetUpToInto(d digest.Digest, max int64, buf []byte) ([]byte, int64, error) {
+	return o.s.getUpTo(d, max, func(name, rel string, max int64) ([]byte, int64, error) {
+		return o.readInto(name, rel, max, buf)
+	})
+}
+
 // Close closes the directory.
 func (o *ObjectDir) Close() error { return o.close() }

@@ -22,7 +22,12 @@ func (o *objectDir) open(dir string) error {
 // read is readRegular of the object file name, opened relative to the
 // directory as rel.
 func (o *objectDir) read(name, rel string, max int64) ([]byte, int64, error) {
-	return readRegularAt(o.fd, name, rel, max)
+	return readRegularAt(o.fd, name, rel, max, nil)
+}
+
+// readInto is read into buf when it has room.
+func (o *objectDir) readInto(name, rel string, max int64, buf []byte) ([]byte, int64, error) {
+	return readRegularAt(o.fd, name, rel, max, buf)
 }
 
 func (o *objectDir) close() error { return syscall.Close(o.fd) }

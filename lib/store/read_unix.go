@@ -15,12 +15,13 @@ import (
 // nothing. Its errors are OpenFile's. Bytes the file gains after the fstat
 // are not read: the caller verifies what it got.
 func readRegular(name string, max int64) ([]byte, int64, error) {
-	return readRegularAt(atCWD, name, name, max)
+	return readRegularAt(atCWD, name, name, max, nil)
 }
 
 // readRegularAt is readRegular of the file name, opened as the path rel
-// relative to the directory dirfd (atCWD: the working directory).
-func readRegularAt(dirfd int, name, rel string, max int64) ([]byte, int64, error) {
+// relative to the directory dirfd (atCWD: the working directory), read
+// into buf when it has room (else into a new slice).
+func readRegularAt(dirfd int, name, rel string, max int64, buf []byte) ([]byte, int64, error) {
 	const flags = syscall.O_RDONLY | syscall.O_CLOEXEC | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 	fd, err := openat(dirfd, rel, flags)
 	for err == syscall.EINTR {
@@ -43,7 +44,11 @@ func readRegularAt(dirfd int, name, rel string, max int64) ([]byte, int64, error
 	if st.Size > max {
 		return nil, st.Size, nil
 	}
-	b := make([]byte, st.Size)
+	b := buf[:0]
+	if b == nil || int64(cap(b)) < st.Size { // (nil is no object: an empty one is empty)
+		b = make([]byte, st.Size)
+	}
+	b = b[:st.Size]
 	n := 0
 	for n < len(b) {
 		k, err := syscall.Read(fd, b[n:])

@@ -498,7 +498,10 @@ func TestGetUpTo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	for name, get := range map[string]func(digest.Digest, int64) ([]byte, int64, error){"Store": s.GetUpTo, "ObjectDir": o.GetUpTo} {
+	into := func(d digest.Digest, max int64) ([]byte, int64, error) {
+		return o.GetUpToInto(d, max, make([]byte, 0, 64))
+	}
+	for name, get := range map[string]func(digest.Digest, int64) ([]byte, int64, error){"Store": s.GetUpTo, "ObjectDir": o.GetUpTo, "GetUpToInto": into} {
 		if b, n, err := get(small, 8); string(b) != "small" || n != 5 || err != nil {
 			t.Errorf("%s: small = %q, %d, %v", name, b, n, err)
 		}
@@ -515,6 +518,14 @@ func TestGetUpTo(t *testing.T) {
 		if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), missing.String()) {
 			t.Errorf("%s: missing = %v, want ErrNotFound naming the object", name, err)
 		}
+	}
+	// GetUpToInto reads into the buffer it is given when it has room.
+	buf := make([]byte, 0, 64)
+	if b, _, err := o.GetUpToInto(small, 8, buf); err != nil || string(b) != "small" || &b[0] != &buf[:1][0] {
+		t.Errorf("GetUpToInto(small) = %q, %v; want it read into the buffer given", b, err)
+	}
+	if b, _, err := o.GetUpToInto(small, 8, buf[:0:2]); err != nil || string(b) != "small" {
+		t.Errorf("GetUpToInto(small, short buffer) = %q, %v", b, err)
 	}
 }
 
