@@ -208,19 +208,8 @@ func (c *cache) write(res readResult) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(buf)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), c.path)
+	// A cache: a crash loses only work to do again.
+	return store.WriteOptions{Perm: 0o600, NoSync: true}.WriteFile(c.path, buf)
 }
 
 func hexAppend(dst, src []byte) []byte {
