@@ -186,7 +186,7 @@ func (p *scanner) digest(out *digest.Digest) bool {
 	if len(p.b)-p.i < n || string(p.b[p.i:p.i+8]) != `"sha256:` || p.b[p.i+n-1] != '"' {
 		return false
 	}
-	if !decodeHex(out[:], p.b[p.i+8:p.i+n-1]) {
+	if !digest.FromLowerHex(out, p.b[p.i+8:p.i+n-1]) {
 		return false
 	}
 	p.i += n
