@@ -2,11 +2,8 @@ package drift
 
 import (
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -25,75 +22,46 @@ func (r *Report) JSON() ([]byte, error) {
 		e := &r.Drift[i]
 		size += 320 + len(e.A) + len(e.B) + len(e.Diff) + len(e.Note) + len(e.Path)
 	}
-	w := reportWriter{b: make([]byte, 0, size)}
-	w.raw(`{"a":`)
+	w := reportWriter{canon.Writer{B: make([]byte, 0, size)}}
+	w.Open('{')
+	w.Key("a")
 	w.digest(r.A)
-	w.raw(`,"b":`)
+	w.Key("b")
 	w.digest(r.B)
-	w.raw(`,"drift":[`)
+	w.Key("drift")
+	w.Open('[')
 	for i := range r.Drift {
-		if i > 0 {
-			w.raw(",")
-		}
+		w.Elem()
 		w.entry(&r.Drift[i])
 	}
-	w.raw(`],"identical":`)
-	w.b = strconv.AppendBool(w.b, r.Identical)
+	w.Close(']')
+	w.Key("identical")
+	w.Bool(r.Identical)
 	if len(r.Ignored) > 0 {
-		w.raw(`,"ignored":`)
+		w.Key("ignored")
 		w.counts(r.Ignored)
 	}
-	w.raw(`,"summary":`)
+	w.Key("summary")
 	w.counts(r.Summary)
 	if r.VolatileMetadata > 0 {
-		w.raw(`,"volatile_metadata":`)
-		w.b = strconv.AppendInt(w.b, int64(r.VolatileMetadata), 10)
+		w.Key("volatile_metadata")
+		w.Int(int64(r.VolatileMetadata))
 	}
-	w.raw("}")
-	if w.err != nil {
-		return nil, fmt.Errorf("encoding drift report: %w", w.err)
+	w.Close('}')
+	if err := w.Err(); err != nil {
+		return nil, fmt.Errorf("encoding drift report: %w", err)
 	}
-	return w.b, nil
+	return w.B, nil
 }
 
-// reportWriter appends canonical JSON to b, keeping the first error.
-type reportWriter struct {
-	b   []byte
-	err error
-}
-
-func (w *reportWriter) raw(s string) { w.b = append(w.b, s...) }
-
-func (w *reportWriter) str(s string) {
-	if !utf8.ValidString(s) {
-		w.fail(fmt.Errorf("string %q is not valid UTF-8", s))
-		return
-	}
-	w.b = canon.AppendString(w.b, s)
-}
-
-func (w *reportWriter) fail(err error) {
-	if w.err == nil {
-		w.err = err
-	}
-}
+// reportWriter is canon.Writer with the report's own values.
+type reportWriter struct{ canon.Writer }
 
 func (w *reportWriter) digest(d digest.Digest) {
 	if d.IsZero() {
-		w.fail(errors.New("a pack's hash is missing"))
-		return
+		w.Fail("a pack's hash is missing")
 	}
-	w.raw(`"sha256:`)
-	w.b = hex.AppendEncode(w.b, d[:])
-	w.raw(`"`)
-}
-
-func (w *reportWriter) value(v jsontext.Value) {
-	if !canon.IsCanonical(v) {
-		w.fail(fmt.Errorf("value %.40q is not canonical JSON", v))
-		return
-	}
-	w.b = append(w.b, v...)
+	w.Literal(`"sha256:`, hex.EncodeToString(d[:]), `"`)
 }
 
 func (w *reportWriter) counts(m map[string]int) {
@@ -102,29 +70,18 @@ func (w *reportWriter) counts(m map[string]int) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys) // drift types are ASCII: byte order is canonical order
-	w.raw("{")
-	for i, k := range keys {
-		if i > 0 {
-			w.raw(",")
-		}
-		w.str(k)
-		w.raw(":")
-		w.b = strconv.AppendInt(w.b, int64(m[k]), 10)
+	w.Open('{')
+	for _, k := range keys {
+		w.Name(k)
+		w.Int(int64(m[k]))
 	}
-	w.raw("}")
+	w.Close('}')
 }
 
 // entry writes e's members in canonical (sorted) order, leaving out the
 // zero ones its JSON tags mark omitzero.
 func (w *reportWriter) entry(e *Entry) {
-	sep := "{"
-	member := func(name string) {
-		w.raw(sep)
-		sep = ","
-		w.raw(`"`) // names are plain ASCII
-		w.raw(name)
-		w.raw(`":`)
-	}
+	w.Open('{')
 	for _, side := range [2]struct {
 		names [4]string
 		value jsontext.Value
@@ -136,47 +93,47 @@ func (w *reportWriter) entry(e *Entry) {
 		{[4]string{"b", "b_ref", "b_size", "b_step"}, e.B, e.BRef, e.BSize, e.BStep},
 	} {
 		if side.value != nil {
-			member(side.names[0])
-			w.value(side.value)
+			w.Key(side.names[0])
+			w.Raw(side.value)
 		}
 		if !side.ref.IsZero() {
-			member(side.names[1])
+			w.Key(side.names[1])
 			w.digest(side.ref)
 		}
 		if side.size != nil {
-			member(side.names[2])
-			w.b = strconv.AppendInt(w.b, *side.size, 10)
+			w.Key(side.names[2])
+			w.Int(*side.size)
 		}
 		if side.step != nil {
-			member(side.names[3])
-			w.b = strconv.AppendInt(w.b, int64(*side.step), 10)
+			w.Key(side.names[3])
+			w.Int(int64(*side.step))
 		}
 	}
 	if e.Binary {
-		member("binary")
-		w.raw("true")
+		w.Key("binary")
+		w.Bool(true)
 	}
-	member("change")
-	w.str(e.Change)
+	w.Key("change")
+	w.String(e.Change)
 	if e.Diff != "" {
-		member("diff")
-		w.str(e.Diff)
+		w.Key("diff")
+		w.String(e.Diff)
 	}
 	if e.Note != "" {
-		member("note")
-		w.str(e.Note)
+		w.Key("note")
+		w.String(e.Note)
 	}
-	member("path")
-	w.str(e.Path)
+	w.Key("path")
+	w.String(e.Path)
 	if e.Tool != "" {
-		member("tool")
-		w.str(e.Tool)
+		w.Key("tool")
+		w.String(e.Tool)
 	}
 	if e.Truncated {
-		member("truncated")
-		w.raw("true")
+		w.Key("truncated")
+		w.Bool(true)
 	}
-	member("type")
-	w.str(e.Type)
-	w.raw("}")
+	w.Key("type")
+	w.String(e.Type)
+	w.Close('}')
 }
