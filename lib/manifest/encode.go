@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/hex"
 	"slices"
 	"unicode/utf8"
 	"unsafe"
@@ -113,7 +114,10 @@ func (e *encoder) digest(k string, d digest.Digest) {
 		e.Fail("a required digest is missing")
 	}
 	e.Key(k)
-	e.Literal(`"`+digest.Algorithm+`:`, d.Hex(), `"`)
+	e.B = append(e.B, `"`+digest.Algorithm+`:`...)
+	e.B = hex.AppendEncode(e.B, d[:])
+	e.B = append(e.B, '"')
+	e.Literal() // written just now
 }
 
 func (e *encoder) optDigest(k string, d digest.Digest) {
