@@ -26,14 +26,7 @@ const atomicEnv = "CTX_STORE_TEST_ATOMIC_AT"
 // new one is.
 func TestWriteFileAtomicCrash(t *testing.T) {
 	if point := os.Getenv(atomicEnv); point != "" {
-		store.SetCrashHook(func(p string) {
-			if p == point {
-				fmt.Println("killed at", p)
-				proc, _ := os.FindProcess(os.Getpid())
-				proc.Kill()
-				select {}
-			}
-		})
+		killAt(point)
 		err := store.WriteFileAtomic(os.Getenv(atomicEnv+"_FILE"), []byte("new\n"), 0o644)
 		fmt.Printf("not killed at %s: %v\n", point, err)
 		os.Exit(0)
