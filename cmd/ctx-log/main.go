@@ -263,7 +263,7 @@ func (c *logCmd) listLineage(env *cli.Env, s *store.Store, opt packlog.Options) 
 	if len(entries) == 0 {
 		return lineageErr
 	}
-	tags, probs, err := packlog.ReadTags(s)
+	tags, probs, err := s.Tags()
 	if err != nil {
 		return err
 	}

@@ -93,11 +93,7 @@ func export(logJSON []byte, opts Options, files bool) ([]byte, []Media, []string
 	if err != nil {
 		return nil, nil, e.warnings, err
 	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return nil, nil, e.warnings, err
-	}
-	out, err := canon.Canonicalize(b)
+	out, err := canon.Marshal(doc)
 	return out, e.media, e.warnings, err
 }
 

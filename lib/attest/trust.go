@@ -71,15 +71,15 @@ func (t *Trust) Keys(s *store.Store) ([]PublicKey, string, error) {
 	}
 	var c trustConfig
 	if err := json.Unmarshal(s.Config().Raw, &c); err != nil {
-		return nil, "", fmt.Errorf("reading %s: %w", s.Path("config.json"), err)
+		return nil, "", fmt.Errorf("reading %s: %w", s.ConfigPath(), err)
 	}
 	if len(c.TrustedKeys) == 0 {
 		return t.keys, "", nil
 	}
 	if !t.user.TrustsStore(s) {
-		return t.keys, fmt.Sprintf("ignoring trusted_keys in %s: a store cannot make itself trusted; list its directory in trusted_stores of %s, or give --key", s.Path("config.json"), t.user.Name()), nil
+		return t.keys, fmt.Sprintf("ignoring trusted_keys in %s: a store cannot make itself trusted; list its directory in trusted_stores of %s, or give --key", s.ConfigPath(), t.user.Name()), nil
 	}
-	keys, err := readKeys(c.TrustedKeys, filepath.Dir(s.Root()), s.Path("config.json"))
+	keys, err := readKeys(c.TrustedKeys, filepath.Dir(s.Root()), s.ConfigPath())
 	if err != nil {
 		return nil, "", err
 	}

@@ -8,6 +8,11 @@
 // and non-zero numbers that would become 0 (1e-400) — are rejected with
 // their JSON path instead of being rounded or clamped. Invalid UTF-8, duplicate object names and
 // malformed JSON are rejected by jsontext itself.
+//
+// Writer is the one hand-written canonical writer, for documents written
+// member by member (a manifest, a drift report): it refuses what
+// Canonicalize would, invalid UTF-8 included, with the JSON path.
+// AppendString quotes one string for writers that build lines by hand.
 package canon
 
 import (

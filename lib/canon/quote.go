@@ -1,5 +1,7 @@
 package canon
 
+import "unicode/utf8"
+
 // AppendString appends s as a JSON string in canonical form (RFC 8785
 // §3.2.2.2): '"', '\\' and C0 controls escaped, with the short forms JSON
 // has (\b \t \n \f \r) and \u00xx otherwise, every other character as it
@@ -43,6 +45,24 @@ func AppendEscaped[T ~string | ~[]byte](dst []byte, s T) []byte {
 		start = i + 1
 	}
 	return append(dst, s[start:]...)
+}
+
+// ToValidUTF8 returns s with each byte that is not part of valid UTF-8
+// replaced by U+FFFD, as encoding/json writes such a string: for writers
+// that keep their output JSON while they refuse (Writer) or cannot
+// refuse.
+func ToValidUTF8(s string) string {
+	var b []byte
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, "\uFFFD"...)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return string(b)
 }
 
 // Unescape returns the character the short JSON escape \e stands for: e

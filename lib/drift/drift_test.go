@@ -520,3 +520,26 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s differs (go test -update to accept):\n%s", name, got)
 	}
 }
+
+// TestReportJSONRefuses: a report entry that canonical JSON cannot carry
+// is an error naming where it is, never written as it is.
+func TestReportJSONRefuses(t *testing.T) {
+	a, b := digest.Of([]byte("a")), digest.Of([]byte("b"))
+	for _, c := range []struct {
+		name string
+		r    Report
+		want string
+	}{
+		{"invalid UTF-8", Report{A: a, B: b, Drift: []Entry{{Type: "output_drift", Change: "changed", Path: "outputs[0]"}, {Type: "output_drift", Change: "changed", Path: "outputs[1]", Note: "a\xffb"}}},
+			"encoding drift report: drift[1].note: invalid UTF-8 in a string"},
+		{"value not canonical", Report{A: a, B: b, Drift: []Entry{{Type: "param_drift", Change: "changed", Path: "steps[0].parameters", A: jsontext.Value(`{"b":1,"a":2}`)}}},
+			"encoding drift report: drift[0].a: value is not in canonical form"},
+		{"hash missing", Report{B: b}, "encoding drift report: a: a pack's hash is missing"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := c.r.JSON(); err == nil || err.Error() != c.want {
+				t.Fatalf("JSON: %v, want %q", err, c.want)
+			}
+		})
+	}
+}

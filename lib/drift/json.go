@@ -2,11 +2,9 @@ package drift
 
 import (
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -15,33 +13,39 @@ import (
 	"github.com/ctx-tools/ctx/lib/digest"
 )
 
-// JSON returns the report as canonical JSON: WriteJSON's bytes.
+// JSON returns the report as canonical JSON. It is written member by
+// member in canonical order, not encoded and then canonicalized: on a
+// report of a thousand entries the second pass cost as much as the
+// comparison. The values an entry holds (A, B) are canonical as Diff
+// makes them; a value that is not is an error naming its place, never
+// written as it is.
 func (r *Report) JSON() ([]byte, error) {
 	size := 512
 	for i := range r.Drift {
 		e := &r.Drift[i]
 		size += 320 + len(e.A) + len(e.B) + len(e.Diff) + len(e.Note) + len(e.Path)
 	}
-	w := reportWriter{b: make([]byte, 0, size)}
-	if err := r.write(&w); err != nil {
-		return nil, err
+	w := reportWriter{Writer: canon.Writer{B: make([]byte, 0, size)}}
+	r.write(&w)
+	if err := w.Err(); err != nil {
+		return nil, fmt.Errorf("encoding drift report: %w", err)
 	}
-	return w.b, nil
+	return w.B, nil
 }
 
-// WriteJSON writes the report to out as canonical JSON, a piece at a
-// time: a report of a thousand unified diffs is megabytes, and held
-// whole it was the largest piece of fresh memory a diff touched. It is
-// written member by member in canonical order, not encoded and then
-// canonicalized: on a report of a thousand entries the second pass cost
-// as much as the comparison. The values an entry holds (A, B) are
-// canonical as Diff makes them; a value that is not, or a string that is
-// not UTF-8, is an error found before anything is written, never
-// written as it is.
+// WriteJSON writes JSON's bytes to out a piece at a time: a report of a
+// thousand unified diffs is megabytes, and held whole it was the largest
+// piece of fresh memory a diff touched. What cannot be written is found
+// before anything is (Report.check), so that an error leaves out
+// untouched.
 func (r *Report) WriteJSON(out io.Writer) error {
-	w := reportWriter{b: make([]byte, 0, 2*flushAt), out: out}
-	if err := r.write(&w); err != nil {
-		return err
+	if err := r.check(); err != nil {
+		return fmt.Errorf("encoding drift report: %w", err)
+	}
+	w := reportWriter{Writer: canon.Writer{B: make([]byte, 0, 2*flushAt)}, out: out}
+	r.write(&w)
+	if err := w.Err(); err != nil {
+		return fmt.Errorf("encoding drift report: %w", err)
 	}
 	return w.flush()
 }
@@ -49,98 +53,110 @@ func (r *Report) WriteJSON(out io.Writer) error {
 // flushAt is how much WriteJSON holds before it writes.
 const flushAt = 32 << 10
 
-// write checks r, then writes it through w.
-func (r *Report) write(w *reportWriter) error {
-	if err := r.check(); err != nil {
-		return fmt.Errorf("encoding drift report: %w", err)
-	}
-	w.raw(`{"a":`)
+// write writes r through w, flushing between entries when w has an out.
+func (r *Report) write(w *reportWriter) {
+	w.Open('{')
+	w.Key("a")
 	w.digest(r.A)
-	w.raw(`,"b":`)
+	w.Key("b")
 	w.digest(r.B)
-	w.raw(`,"drift":[`)
+	w.Key("drift")
+	w.Open('[')
 	for i := range r.Drift {
-		if i > 0 {
-			w.raw(",")
-		}
+		w.Elem()
 		w.entry(&r.Drift[i])
-		if len(w.b) >= flushAt && w.out != nil {
-			if err := w.flush(); err != nil {
-				return err
+		if w.out != nil && len(w.B) >= flushAt && w.Err() == nil {
+			if w.outErr = w.flush(); w.outErr != nil {
+				return
 			}
 		}
 	}
-	w.raw(`],"identical":`)
-	w.b = strconv.AppendBool(w.b, r.Identical)
+	w.Close(']')
+	w.Key("identical")
+	w.Bool(r.Identical)
 	if len(r.Ignored) > 0 {
-		w.raw(`,"ignored":`)
+		w.Key("ignored")
 		w.counts(r.Ignored)
 	}
-	w.raw(`,"summary":`)
+	w.Key("summary")
 	w.counts(r.Summary)
 	if r.VolatileMetadata > 0 {
-		w.raw(`,"volatile_metadata":`)
-		w.b = strconv.AppendInt(w.b, int64(r.VolatileMetadata), 10)
+		w.Key("volatile_metadata")
+		w.Int(int64(r.VolatileMetadata))
 	}
-	w.raw("}")
-	return nil
+	w.Close('}')
 }
 
-// check returns the first reason, in the order they would be written,
-// that r cannot be written as canonical JSON.
+// check returns the first reason, as canon.Writer would name it, that r
+// cannot be written as canonical JSON.
 func (r *Report) check() error {
-	if r.A.IsZero() || r.B.IsZero() {
-		return errors.New("a pack's hash is missing")
+	fail := func(msg string, path ...any) error {
+		return &canon.Error{Path: canon.Path(path), Offset: -1, Msg: msg}
+	}
+	if r.A.IsZero() {
+		return fail("a pack's hash is missing", "a")
+	}
+	if r.B.IsZero() {
+		return fail("a pack's hash is missing", "b")
 	}
 	for i := range r.Drift {
 		e := &r.Drift[i]
-		for _, v := range [2]jsontext.Value{e.A, e.B} {
-			if v != nil && !canon.IsCanonical(v) {
-				return fmt.Errorf("value %.40q is not canonical JSON", v)
+		for _, v := range [2]struct {
+			name  string
+			value jsontext.Value
+		}{{"a", e.A}, {"b", e.B}} {
+			if v.value != nil && !canon.IsCanonical(v.value) {
+				return fail("value is not in canonical form", "drift", i, v.name)
 			}
 		}
-		for _, s := range [6]string{e.Change, e.Diff, e.Note, e.Path, e.Tool, e.Type} {
-			if !utf8.ValidString(s) {
-				return fmt.Errorf("string %q is not valid UTF-8", s)
+		for _, s := range [6]struct{ name, value string }{
+			{"change", e.Change}, {"diff", e.Diff}, {"note", e.Note},
+			{"path", e.Path}, {"tool", e.Tool}, {"type", e.Type},
+		} {
+			if !utf8.ValidString(s.value) {
+				return fail("invalid UTF-8 in a string", "drift", i, s.name)
 			}
 		}
 	}
-	for _, m := range [2]map[string]int{r.Ignored, r.Summary} {
-		for k := range m {
+	for _, m := range [2]struct {
+		name   string
+		counts map[string]int
+	}{{"ignored", r.Ignored}, {"summary", r.Summary}} {
+		for k := range m.counts {
 			if !utf8.ValidString(k) {
-				return fmt.Errorf("string %q is not valid UTF-8", k)
+				return fail("invalid UTF-8 in a string", m.name)
 			}
 		}
 	}
 	return nil
 }
 
-// reportWriter appends canonical JSON, checked beforehand (Report.check),
-// to b, and writes b to out (when set) at flush.
+// reportWriter is canon.Writer with the report's own values, and where
+// WriteJSON sends them.
 type reportWriter struct {
-	b   []byte
-	out io.Writer
+	canon.Writer
+	out    io.Writer
+	outErr error // the first write to out that failed
 }
 
+// flush writes what w holds to out.
 func (w *reportWriter) flush() error {
-	if _, err := w.out.Write(w.b); err != nil {
+	if w.outErr != nil {
+		return w.outErr
+	}
+	if _, err := w.out.Write(w.B); err != nil {
 		return err
 	}
-	w.b = w.b[:0]
+	w.B = w.B[:0]
 	return nil
 }
 
-func (w *reportWriter) raw(s string) { w.b = append(w.b, s...) }
-
-func (w *reportWriter) str(s string) { w.b = canon.AppendString(w.b, s) }
-
 func (w *reportWriter) digest(d digest.Digest) {
-	w.raw(`"sha256:`)
-	w.b = hex.AppendEncode(w.b, d[:])
-	w.raw(`"`)
+	if d.IsZero() {
+		w.Fail("a pack's hash is missing")
+	}
+	w.Literal(`"sha256:`, hex.EncodeToString(d[:]), `"`)
 }
-
-func (w *reportWriter) value(v jsontext.Value) { w.b = append(w.b, v...) }
 
 func (w *reportWriter) counts(m map[string]int) {
 	keys := make([]string, 0, len(m))
@@ -148,29 +164,18 @@ func (w *reportWriter) counts(m map[string]int) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys) // drift types are ASCII: byte order is canonical order
-	w.raw("{")
-	for i, k := range keys {
-		if i > 0 {
-			w.raw(",")
-		}
-		w.str(k)
-		w.raw(":")
-		w.b = strconv.AppendInt(w.b, int64(m[k]), 10)
+	w.Open('{')
+	for _, k := range keys {
+		w.Name(k)
+		w.Int(int64(m[k]))
 	}
-	w.raw("}")
+	w.Close('}')
 }
 
 // entry writes e's members in canonical (sorted) order, leaving out the
 // zero ones its JSON tags mark omitzero.
 func (w *reportWriter) entry(e *Entry) {
-	sep := "{"
-	member := func(name string) {
-		w.raw(sep)
-		sep = ","
-		w.raw(`"`) // names are plain ASCII
-		w.raw(name)
-		w.raw(`":`)
-	}
+	w.Open('{')
 	for _, side := range [2]struct {
 		names [4]string
 		value jsontext.Value
@@ -182,47 +187,47 @@ func (w *reportWriter) entry(e *Entry) {
 		{[4]string{"b", "b_ref", "b_size", "b_step"}, e.B, e.BRef, e.BSize, e.BStep},
 	} {
 		if side.value != nil {
-			member(side.names[0])
-			w.value(side.value)
+			w.Key(side.names[0])
+			w.Raw(side.value)
 		}
 		if !side.ref.IsZero() {
-			member(side.names[1])
+			w.Key(side.names[1])
 			w.digest(side.ref)
 		}
 		if side.size != nil {
-			member(side.names[2])
-			w.b = strconv.AppendInt(w.b, *side.size, 10)
+			w.Key(side.names[2])
+			w.Int(*side.size)
 		}
 		if side.step != nil {
-			member(side.names[3])
-			w.b = strconv.AppendInt(w.b, int64(*side.step), 10)
+			w.Key(side.names[3])
+			w.Int(int64(*side.step))
 		}
 	}
 	if e.Binary {
-		member("binary")
-		w.raw("true")
+		w.Key("binary")
+		w.Bool(true)
 	}
-	member("change")
-	w.str(e.Change)
+	w.Key("change")
+	w.String(e.Change)
 	if e.Diff != "" {
-		member("diff")
-		w.str(e.Diff)
+		w.Key("diff")
+		w.String(e.Diff)
 	}
 	if e.Note != "" {
-		member("note")
-		w.str(e.Note)
+		w.Key("note")
+		w.String(e.Note)
 	}
-	member("path")
-	w.str(e.Path)
+	w.Key("path")
+	w.String(e.Path)
 	if e.Tool != "" {
-		member("tool")
-		w.str(e.Tool)
+		w.Key("tool")
+		w.String(e.Tool)
 	}
 	if e.Truncated {
-		member("truncated")
-		w.raw("true")
+		w.Key("truncated")
+		w.Bool(true)
 	}
-	member("type")
-	w.str(e.Type)
-	w.raw("}")
+	w.Key("type")
+	w.String(e.Type)
+	w.Close('}')
 }

@@ -3,18 +3,18 @@ package fsck
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/go-json-experiment/json"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/cost"
@@ -48,9 +48,9 @@ func Store(s *store.Store, opt Options) (*Report, error) {
 	for _, e := range ents {
 		name := e.Name()
 		switch name {
-		case "config.json", "hook.log": // hook.log: ctx-pack --as-hook's failures
+		case store.ConfigFile, "hook.log": // hook.log: ctx-pack --as-hook's failures
 			c.wantFile(name, e)
-		case "objects", "packs", "refs", "drafts", "tmp":
+		case store.ObjectsDir, store.PacksDir, store.RefsDir, store.DraftsDir, store.TempDir:
 			have[name] = c.wantDir(name, e)
 		default:
 			if strings.HasPrefix(name, ".tmp-") {
@@ -60,24 +60,24 @@ func Store(s *store.Store, opt Options) (*Report, error) {
 			}
 		}
 	}
-	for _, d := range []string{"objects", "packs", "refs"} {
+	for _, d := range []string{store.ObjectsDir, store.PacksDir, store.RefsDir} {
 		if _, seen := have[d]; !seen {
 			c.violate(RuleLayout, d, "directory is missing")
 		}
 	}
-	if have["objects"] {
+	if have[store.ObjectsDir] {
 		c.checkObjects()
 	}
-	if have["packs"] {
+	if have[store.PacksDir] {
 		c.checkPacks()
 	}
-	if have["refs"] {
+	if have[store.RefsDir] {
 		c.checkRefs()
 	}
-	if have["drafts"] {
+	if have[store.DraftsDir] {
 		c.checkDrafts()
 	}
-	if have["tmp"] {
+	if have[store.TempDir] {
 		c.checkTmp()
 	}
 	return c.report(digest.Digest{}), nil
@@ -89,7 +89,7 @@ func Store(s *store.Store, opt Options) (*Report, error) {
 // neither a pack entry nor an object is store.ErrNotFound.
 func Pack(s *store.Store, d digest.Digest, opt Options) (*Report, error) {
 	c := newChecker(s, opt)
-	rel := "packs/" + d.Hex()
+	rel := store.PackRel(d)
 	entry, err := c.readEntry(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		if ok, _ := s.Has(d); !ok {
@@ -155,10 +155,6 @@ func (c *checker) warnTemp(rel string) {
 	c.warn(RuleTemp, rel, "leftover temporary file of an interrupted or running write; safe to delete when no ctx command is running")
 }
 
-func (c *checker) abs(rel string) string {
-	return filepath.Join(c.s.Root(), filepath.FromSlash(rel))
-}
-
 // ioMessage is err without the absolute path an *fs.PathError carries, so
 // that messages do not depend on where the store lives.
 func ioMessage(err error) string {
@@ -199,7 +195,7 @@ func (c *checker) wantDir(rel string, e fs.DirEntry) bool {
 
 // readDir lists rel, reporting a directory that cannot be read.
 func (c *checker) readDir(rel string) ([]fs.DirEntry, bool) {
-	ents, err := os.ReadDir(c.abs(rel))
+	ents, err := os.ReadDir(c.s.Abs(rel))
 	if err != nil {
 		c.violate(RuleLayout, rel, "cannot be listed: %s", ioMessage(err))
 		return nil, false
@@ -219,13 +215,13 @@ func isLowerHex(s string) bool {
 // checkObjects hashes every object, one fan-out directory per task, on all
 // workers.
 func (c *checker) checkObjects() {
-	ents, ok := c.readDir("objects")
+	ents, ok := c.readDir(store.ObjectsDir)
 	if !ok {
 		return
 	}
 	var fans []string
 	for _, e := range ents {
-		rel := "objects/" + e.Name()
+		rel := store.FanOutRel(e.Name())
 		if len(e.Name()) != 2 || !isLowerHex(e.Name()) {
 			c.violate(RuleLayout, rel, "is not an object fan-out directory (two lowercase hex digits)")
 			continue
@@ -284,7 +280,7 @@ func (c *checker) merge(w *worker) {
 
 // fanout hashes the objects in objects/<fan>.
 func (c *checker) fanout(w *worker, fan string) {
-	dir := "objects/" + fan
+	dir := store.FanOutRel(fan)
 	ents, ok := c.readDir(dir)
 	if !ok {
 		return
@@ -307,7 +303,7 @@ func (c *checker) fanout(w *worker, fan string) {
 
 // hashObject hashes the object d at rel and records whether it is intact.
 func (c *checker) hashObject(w *worker, d digest.Digest, rel string) {
-	f, _, err := store.OpenFile(c.abs(rel))
+	f, _, err := store.OpenFile(c.s.Abs(rel))
 	if err != nil {
 		c.violate(RuleObject, rel, "cannot be read: %s", ioMessage(err))
 		w.state[d] = false
@@ -349,8 +345,8 @@ func (c *checker) verify(ds []digest.Digest) {
 	c.mu.Unlock()
 	c.parallel(len(todo), func(w *worker, i int) {
 		d := todo[i]
-		rel := "objects/" + d.Hex()[:2] + "/" + d.Hex()[2:]
-		fi, err := os.Lstat(c.abs(rel))
+		rel := store.ObjectRel(d)
+		fi, err := os.Lstat(c.s.Abs(rel))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return
@@ -369,7 +365,7 @@ func (c *checker) verify(ds []digest.Digest) {
 // manifest returns the parsed manifest of pack d, whose object must have
 // been hashed, or nil after reporting why there is none.
 func (c *checker) manifest(d digest.Digest, rel string) *manifest.Manifest {
-	obj := "objects/" + d.Hex()[:2] + "/" + d.Hex()[2:]
+	obj := store.ObjectRel(d)
 	intact, seen := c.state[d]
 	switch {
 	case !seen:
@@ -379,7 +375,7 @@ func (c *checker) manifest(d digest.Digest, rel string) *manifest.Manifest {
 		c.violate(RuleManifest, rel, "manifest object %s is corrupt", obj)
 		return nil
 	}
-	b, err := store.ReadFile(c.abs(obj), store.MaxObjectInMemory)
+	b, err := store.ReadFile(c.s.Abs(obj), store.MaxObjectInMemory)
 	if err != nil {
 		c.violate(RuleManifest, rel, "manifest object %s cannot be read: %s", obj, ioMessage(err))
 		return nil
@@ -398,7 +394,7 @@ func (c *checker) manifest(d digest.Digest, rel string) *manifest.Manifest {
 }
 
 func (c *checker) readEntry(rel string) ([]byte, error) {
-	fi, err := os.Lstat(c.abs(rel))
+	fi, err := os.Lstat(c.s.Abs(rel))
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			c.violate(RuleEntry, rel, "cannot be read: %s", ioMessage(err))
@@ -409,7 +405,7 @@ func (c *checker) readEntry(rel string) ([]byte, error) {
 		c.violate(RuleFileType, rel, "%s", store.DescribeMode(fi.Mode().Type()))
 		return nil, errors.New("not a regular file")
 	}
-	b, err := store.ReadFile(c.abs(rel), store.MaxEntrySize)
+	b, err := store.ReadFile(c.s.Abs(rel), store.MaxEntrySize)
 	if err != nil {
 		c.violate(RuleEntry, rel, "cannot be read: %s", ioMessage(err))
 	}
@@ -521,13 +517,13 @@ func (c *checker) parseEntry(d digest.Digest, rel string, entry []byte) (manifes
 
 // checkPacks checks every packs/ entry against the hashed objects.
 func (c *checker) checkPacks() {
-	ents, ok := c.readDir("packs")
+	ents, ok := c.readDir(store.PacksDir)
 	if !ok {
 		return
 	}
 	for _, e := range ents {
 		name := e.Name()
-		rel := "packs/" + name
+		rel := store.PacksDir + "/" + name
 		switch {
 		case strings.HasPrefix(name, ".tmp-"):
 			c.warnTemp(rel)
@@ -556,19 +552,19 @@ func (c *checker) checkPacks() {
 
 // checkRefs checks refs/latest and every tag.
 func (c *checker) checkRefs() {
-	ents, ok := c.readDir("refs")
+	ents, ok := c.readDir(store.RefsDir)
 	if !ok {
 		return
 	}
 	for _, e := range ents {
 		name := e.Name()
-		rel := "refs/" + name
+		rel := store.RefsDir + "/" + name
 		switch {
 		case name == store.Latest:
 			if c.wantFile(rel, e) {
 				c.checkRef(store.Latest, rel)
 			}
-		case name == "tags":
+		case rel == store.TagsDir:
 			if c.wantDir(rel, e) {
 				c.checkTags()
 			}
@@ -581,13 +577,13 @@ func (c *checker) checkRefs() {
 }
 
 func (c *checker) checkTags() {
-	ents, ok := c.readDir("refs/tags")
+	ents, ok := c.readDir(store.TagsDir)
 	if !ok {
 		return
 	}
 	for _, e := range ents {
 		name := e.Name()
-		rel := "refs/tags/" + name
+		rel := store.TagsDir + "/" + name
 		switch {
 		case strings.HasSuffix(name, ".lock"):
 			c.warn(RuleTemp, rel, "lock file of an interrupted or running ref update; safe to delete when no ctx command is running")
@@ -603,7 +599,7 @@ func (c *checker) checkTags() {
 
 func (c *checker) checkRef(name, rel string) {
 	c.refCount++
-	b, err := store.ReadFile(c.abs(rel), store.MaxRefSize)
+	b, err := store.ReadFile(c.s.Abs(rel), store.MaxRefSize)
 	if err != nil {
 		c.violate(RuleRef, rel, "cannot be read: %s", ioMessage(err))
 		return
@@ -625,25 +621,25 @@ func (c *checker) checkRef(name, rel string) {
 // checkDrafts only checks that drafts are plain files: their content is an
 // editable log, not part of any pack.
 func (c *checker) checkDrafts() {
-	ents, ok := c.readDir("drafts")
+	ents, ok := c.readDir(store.DraftsDir)
 	if !ok {
 		return
 	}
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), ".tmp-") {
-			c.warnTemp("drafts/" + e.Name())
+			c.warnTemp(store.DraftsDir + "/" + e.Name())
 			continue
 		}
-		c.wantFile("drafts/"+e.Name(), e)
+		c.wantFile(store.DraftsDir+"/"+e.Name(), e)
 	}
 }
 
 func (c *checker) checkTmp() {
-	ents, ok := c.readDir("tmp")
+	ents, ok := c.readDir(store.TempDir)
 	if !ok {
 		return
 	}
 	for _, e := range ents {
-		c.warnTemp("tmp/" + e.Name())
+		c.warnTemp(store.TempDir + "/" + e.Name())
 	}
 }

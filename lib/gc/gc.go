@@ -3,8 +3,6 @@ package gc
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
 	"os"
 	"slices"
 	"time"
@@ -125,7 +123,7 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 	if len(problems) > 0 {
 		return nil, unsafe(problems[0])
 	}
-	tags, problems, err := packlog.ReadTags(s)
+	tags, problems, err := s.Tags()
 	if err != nil {
 		return nil, err
 	}
@@ -278,25 +276,14 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 		}
 	}
 	p.report.Objects.Young = len(all) - p.report.Objects.Kept - p.report.Objects.Removed
-	// Nothing is listed or removed through a symlink: a received or
-	// copied store can carry one (tmp/ leading to a home directory), and
-	// removing a tmp/ leftover removes a whole tree.
-	dirs := map[string]bool{"packs": true, "objects": true, "tmp": true}
-	for _, o := range p.objects {
-		dirs["objects/"+o.d.Hex()[:2]] = true
+	ds := make([]digest.Digest, len(p.objects))
+	for i, o := range p.objects {
+		ds[i] = o.d
 	}
-	for _, rel := range slices.Sorted(maps.Keys(dirs)) {
-		if err := s.CheckDir(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, unsafe(err)
-		}
+	if err := s.CheckRemovable(ds); err != nil {
+		return nil, unsafe(err)
 	}
-	if ents, err := os.ReadDir(s.Path("tmp")); err == nil {
-		for _, e := range ents {
-			if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
-				p.tmp = append(p.tmp, e.Name())
-			}
-		}
-	}
+	p.tmp = s.TempLeftovers(cutoff)
 	p.report.Tmp = len(p.tmp)
 	if p.report.Dropped == nil {
 		p.report.Dropped = []DroppedPack{}
@@ -317,30 +304,18 @@ func (p *plan) apply(s *store.Store) (*Report, error) {
 			return nil, err
 		}
 	}
-	fans := map[string]bool{}
-	for _, o := range p.objects {
+	ds := make([]digest.Digest, len(p.objects))
+	for i, o := range p.objects {
 		if err := s.RemoveObject(o.d); err != nil {
 			return nil, err
 		}
-		fans[s.Path("objects", o.d.Hex()[:2])] = true
+		ds[i] = o.d
 	}
-	// decide checked tmp/; the root keeps a symlink put there since
-	// from leading the removal out of the store.
-	if len(p.tmp) > 0 {
-		root, err := os.OpenRoot(s.Root())
-		if err != nil {
-			return nil, fmt.Errorf("removing tmp/ leftovers: %w", err)
-		}
-		for _, name := range p.tmp {
-			root.RemoveAll("tmp/" + name)
-		}
-		root.Close()
+	// decide checked tmp/.
+	if err := s.RemoveTemp(p.tmp); err != nil {
+		return nil, err
 	}
-	var dirs []string
-	for d := range fans {
-		dirs = append(dirs, d)
-	}
-	if err := s.SyncRemovals(dirs); err != nil {
+	if err := s.SyncRemovals(ds); err != nil {
 		return nil, err
 	}
 	return &p.report, nil

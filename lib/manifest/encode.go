@@ -1,8 +1,8 @@
 package manifest
 
 import (
+	"encoding/hex"
 	"slices"
-	"strconv"
 	"unicode/utf8"
 	"unsafe"
 
@@ -37,34 +37,32 @@ func encodeCanonical(m *Manifest, spans bool) ([][]byte, []Span, bool) {
 		}
 	}
 	n += 256 * (len(m.Prompts) + len(m.Inputs) + len(m.Outputs))
-	e := encoder{b: make([]byte, 0, n)}
+	e := encoder{Writer: canon.Writer{B: make([]byte, 0, n)}}
 	if spans {
 		e.spans = make([]Span, 0, len(m.Steps))
 	}
 	e.manifest(m)
 	e.flush()
-	return e.doc, e.spans, e.ok()
+	return e.doc, e.spans, e.Err() == nil
 }
 
 // A Span is where a value lies in a document's bytes: b[Start:End].
 type Span struct{ Start, End int64 }
 
 type encoder struct {
-	b      []byte   // written since the last part
-	doc    [][]byte // the parts written
-	off    int64    // the bytes of parts
-	failed bool
-	comma  bool
-	spans  []Span // each step's, when asked for
+	canon.Writer          // B: written since the last part
+	doc          [][]byte // the parts written
+	off          int64    // the bytes of parts
+	spans        []Span   // each step's, when asked for
 }
 
 // flush ends the current part. What is written next goes on in the same
 // memory, after it.
 func (e *encoder) flush() {
-	if len(e.b) > 0 {
-		e.doc = append(e.doc, e.b)
-		e.off += int64(len(e.b))
-		e.b = e.b[len(e.b):]
+	if len(e.B) > 0 {
+		e.doc = append(e.doc, e.B)
+		e.off += int64(len(e.B))
+		e.B = e.B[len(e.B):]
 	}
 }
 
@@ -72,12 +70,12 @@ func (e *encoder) flush() {
 // the end of the last part when enc follows it in memory after a comma,
 // the comma being all that was written since.
 func (e *encoder) splice(enc []byte) {
-	if n := len(e.doc); n > 0 && len(e.b) == 1 && e.b[0] == ',' {
+	if n := len(e.doc); n > 0 && len(e.B) == 1 && e.B[0] == ',' {
 		p := e.doc[n-1]
 		if next := len(p) + 1; cap(p) >= next+len(enc) && unsafe.SliceData(enc) == unsafe.SliceData(p[next:next+len(enc)]) && p[:next][len(p)] == ',' {
 			e.doc[n-1] = p[:next+len(enc)]
 			e.off += int64(1 + len(enc))
-			e.b = e.b[:0]
+			e.B = e.B[:0]
 			return
 		}
 	}
@@ -87,49 +85,11 @@ func (e *encoder) splice(enc []byte) {
 }
 
 // at is the document's length so far.
-func (e *encoder) at() int64 { return e.off + int64(len(e.b)) }
-
-func (e *encoder) ok() bool { return !e.failed }
-
-func (e *encoder) open(c byte) {
-	e.b = append(e.b, c)
-	e.comma = false
-}
-
-func (e *encoder) close(c byte) {
-	e.b = append(e.b, c)
-	e.comma = true
-}
-
-// key writes a member name, one of ours: plain ASCII.
-func (e *encoder) key(k string) {
-	if e.comma {
-		e.b = append(e.b, ',')
-	}
-	e.b = append(e.b, '"')
-	e.b = append(e.b, k...)
-	e.b = append(e.b, '"', ':')
-	e.comma = false
-}
-
-func (e *encoder) elem() {
-	if e.comma {
-		e.b = append(e.b, ',')
-	}
-	e.comma = false
-}
+func (e *encoder) at() int64 { return e.off + int64(len(e.B)) }
 
 func (e *encoder) str(k, s string) {
-	e.key(k)
-	e.string(s)
-}
-
-func (e *encoder) string(s string) {
-	if !utf8.ValidString(s) {
-		e.failed = true
-	}
-	e.b = canon.AppendString(e.b, s)
-	e.comma = true
+	e.Key(k)
+	e.String(s)
 }
 
 func (e *encoder) optStr(k, s string) {
@@ -139,36 +99,25 @@ func (e *encoder) optStr(k, s string) {
 }
 
 func (e *encoder) num(k string, n int64) {
-	e.key(k)
-	e.int(n)
-}
-
-func (e *encoder) int(n int64) {
-	if n > canon.MaxSafeInteger || n < -canon.MaxSafeInteger {
-		e.failed = true
-	}
-	e.b = strconv.AppendInt(e.b, n, 10)
-	e.comma = true
+	e.Key(k)
+	e.Int(n)
 }
 
 func (e *encoder) boolean(k string, v bool) {
-	e.key(k)
-	e.b = strconv.AppendBool(e.b, v)
-	e.comma = true
+	e.Key(k)
+	e.Bool(v)
 }
 
 // digest writes a digest that must be set.
 func (e *encoder) digest(k string, d digest.Digest) {
 	if d.IsZero() {
-		e.failed = true
+		e.Fail("a required digest is missing")
 	}
-	e.key(k)
-	e.b = append(e.b, '"')
-	e.b = append(e.b, digest.Algorithm...)
-	e.b = append(e.b, ':')
-	e.b = append(e.b, d.Hex()...)
-	e.b = append(e.b, '"')
-	e.comma = true
+	e.Key(k)
+	e.B = append(e.B, `"`+digest.Algorithm+`:`...)
+	e.B = hex.AppendEncode(e.B, d[:])
+	e.B = append(e.B, '"')
+	e.Literal() // written just now
 }
 
 func (e *encoder) optDigest(k string, d digest.Digest) {
@@ -182,42 +131,37 @@ func (e *encoder) raw(k string, v jsontext.Value) {
 	if v == nil {
 		return
 	}
-	if !canon.IsCanonical(v) {
-		e.failed = true
-		return
-	}
-	e.key(k)
-	e.b = append(e.b, v...)
-	e.comma = true
+	e.Key(k)
+	e.Raw(v)
 }
 
 func (e *encoder) manifest(m *Manifest) {
-	e.open('{')
+	e.Open('{')
 	e.str("created", m.Created)
 	e.environment(&m.Environment)
 	e.optDigest("hash", m.Hash)
 	e.array("inputs", len(m.Inputs), func(i int) { e.file(&m.Inputs[i]) })
 	e.raw("metadata", m.Metadata)
-	e.key("model")
-	e.open('{')
+	e.Key("model")
+	e.Open('{')
 	e.str("identifier", m.Model.Identifier)
 	e.raw("parameters", m.Model.Parameters)
-	e.close('}')
+	e.Close('}')
 	e.array("outputs", len(m.Outputs), func(i int) { e.output(&m.Outputs[i]) })
 	e.optDigest("parent", m.Parent)
 	e.array("prompts", len(m.Prompts), func(i int) {
 		p := &m.Prompts[i]
-		e.open('{')
+		e.Open('{')
 		e.optDigest("content_ref", p.ContentRef)
 		e.parts("parts", p.Parts)
 		e.str("role", p.Role)
-		e.close('}')
+		e.Close('}')
 	})
 	e.array("steps", len(m.Steps), func(i int) {
 		start := e.at()
 		if s := &m.Steps[i]; s.Encoded != nil {
 			e.splice(s.Encoded)
-			e.comma = true
+			e.Literal() // in a part of its own
 		} else {
 			e.step(s)
 		}
@@ -227,47 +171,45 @@ func (e *encoder) manifest(m *Manifest) {
 	})
 	e.optDigest("system_prompt", m.SystemPrompt)
 	e.str("version", m.Version)
-	e.close('}')
+	e.Close('}')
 }
 
 // array writes the member k, an array of n elements, each written by
 // elem.
 func (e *encoder) array(k string, n int, elem func(i int)) {
-	e.key(k)
-	e.open('[')
+	e.Key(k)
+	e.Open('[')
 	for i := range n {
-		e.elem()
+		e.Elem()
 		elem(i)
 	}
-	e.close(']')
+	e.Close(']')
 }
 
 func (e *encoder) environment(env *Environment) {
-	e.key("environment")
-	e.open('{')
+	e.Key("environment")
+	e.Open('{')
 	e.raw("metadata", env.Metadata)
 	e.optStr("os", env.OS)
 	e.optStr("runtime", env.Runtime)
 	if env.ToolVersions != nil {
-		e.key("tool_versions")
-		e.open('{')
+		e.Key("tool_versions")
+		e.Open('{')
 		keys := make([]string, 0, len(env.ToolVersions))
 		for k := range env.ToolVersions {
 			if !ascii(k) {
-				e.failed = true // canonical order is UTF-16's: marshal knows it
+				e.Fail("a tool name is not ASCII") // canonical order is UTF-16's: marshal knows it
 			}
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			e.elem()
-			e.string(k)
-			e.b = append(e.b, ':')
-			e.string(env.ToolVersions[k])
+			e.Name(k)
+			e.String(env.ToolVersions[k])
 		}
-		e.close('}')
+		e.Close('}')
 	}
-	e.close('}')
+	e.Close('}')
 }
 
 func ascii(s string) bool {
@@ -280,20 +222,21 @@ func ascii(s string) bool {
 }
 
 func (e *encoder) file(f *File) {
-	e.open('{')
+	e.Open('{')
 	e.optDigest("content_ref", f.ContentRef)
 	if f.Lines != nil {
-		e.key("lines")
-		e.open('[')
+		e.Key("lines")
+		e.Open('[')
 		for _, r := range f.Lines {
-			e.elem()
-			e.open('[')
-			e.int(r[0])
-			e.b = append(e.b, ',')
-			e.int(r[1])
-			e.close(']')
+			e.Elem()
+			e.Open('[')
+			e.Elem()
+			e.Int(r[0])
+			e.Elem()
+			e.Int(r[1])
+			e.Close(']')
 		}
-		e.close(']')
+		e.Close(']')
 	}
 	e.optStr("media_type", f.MediaType)
 	e.str("name", f.Name)
@@ -304,18 +247,18 @@ func (e *encoder) file(f *File) {
 	if f.TotalLines != 0 {
 		e.num("total_lines", f.TotalLines)
 	}
-	e.close('}')
+	e.Close('}')
 }
 
 func (e *encoder) output(o *Output) {
-	e.open('{')
+	e.Open('{')
 	e.optStr("confidence", o.Confidence)
 	e.digest("content_ref", o.ContentRef)
 	e.optStr("media_type", o.MediaType)
 	e.str("name", o.Name)
 	e.optStr("notes", o.Notes)
 	e.num("size", o.Size)
-	e.close('}')
+	e.Close('}')
 }
 
 func (e *encoder) parts(k string, ps []Part) {
@@ -324,34 +267,34 @@ func (e *encoder) parts(k string, ps []Part) {
 	}
 	e.array(k, len(ps), func(i int) {
 		p := &ps[i]
-		e.open('{')
+		e.Open('{')
 		e.digest("content_ref", p.ContentRef)
 		e.optStr("media_type", p.MediaType)
 		e.num("size", p.Size)
 		e.str("type", p.Type)
-		e.close('}')
+		e.Close('}')
 	})
 }
 
 func (e *encoder) step(s *Step) {
-	e.open('{')
+	e.Open('{')
 	e.optStr("agent", s.Agent)
 	e.boolean("deterministic", s.Deterministic)
 	if s.Error != nil {
-		e.key("error")
-		e.open('{')
+		e.Key("error")
+		e.Open('{')
 		if s.Error.ExitCode != nil {
 			e.num("exit_code", *s.Error.ExitCode)
 		}
 		e.optStr("message", s.Error.Message)
-		e.close('}')
+		e.Close('}')
 	}
 	e.num("index", int64(s.Index))
 	e.raw("metadata", s.Metadata)
 	if s.Observed != nil {
 		e.array("observed", len(s.Observed), func(i int) {
 			o := &s.Observed[i]
-			e.open('{')
+			e.Open('{')
 			e.optDigest("content_ref", o.ContentRef)
 			if o.Deleted {
 				e.boolean("deleted", true)
@@ -361,7 +304,7 @@ func (e *encoder) step(s *Step) {
 				e.num("size", o.Size)
 			}
 			e.optStr("skipped", o.Skipped)
-			e.close('}')
+			e.Close('}')
 		})
 	}
 	e.parts("output_parts", s.OutputParts)
@@ -375,14 +318,14 @@ func (e *encoder) step(s *Step) {
 	e.optStr("tool", s.Tool)
 	e.str("type", s.Type)
 	if s.Usage != nil && !s.Usage.IsZero() { // marshal's omitzero
-		e.key("usage")
-		e.open('{')
+		e.Key("usage")
+		e.Open('{')
 		for _, f := range s.Usage.Fields() { // in canonical order
 			if *f.Value != nil {
 				e.num(f.Name, **f.Value)
 			}
 		}
-		e.close('}')
+		e.Close('}')
 	}
-	e.close('}')
+	e.Close('}')
 }

@@ -64,11 +64,11 @@ type cacheRec struct {
 
 // openCache returns the cache of s's entries in dir, loaded if present;
 // nil if dir is "", the store is small, or packs/ cannot be identified.
-func openCache(dir string, s *store.Store, r *entryReader, entries int) *cache {
+func openCache(dir string, s *store.Store, r *store.PackDir, entries int) *cache {
 	if dir == "" || entries < cacheMin {
 		return nil
 	}
-	id, ok := r.id()
+	id, ok := r.ID()
 	if !ok {
 		return nil
 	}
@@ -103,7 +103,7 @@ func (c *cache) load() {
 		line := b[:i+1]
 		b = b[i+1:]
 		var d digest.Digest
-		if len(line) < digest.HexSize+4 || line[digest.HexSize] != ' ' || !decodeHex(d[:], line[:digest.HexSize]) {
+		if len(line) < digest.HexSize+4 || line[digest.HexSize] != ' ' || !digest.FromLowerHex(&d, line[:digest.HexSize]) {
 			return
 		}
 		rest := line[digest.HexSize+1:]
@@ -133,7 +133,7 @@ func (c *cache) close() {
 // where the cache does not hold that entry file. The cache was written in
 // listing order and directories list in a stable order, so names and
 // records are walked in step; a map is built only if they part.
-func (c *cache) match(names []name) [][]byte {
+func (c *cache) match(names []store.PackName) [][]byte {
 	if c == nil || !c.valid {
 		return nil
 	}
@@ -141,11 +141,11 @@ func (c *cache) match(names []name) [][]byte {
 	var index map[digest.Digest]int
 	k := 0
 	for i, n := range names {
-		if n.ino == 0 {
+		if n.Ino == 0 {
 			continue
 		}
-		if k < len(c.recs) && c.recs[k].d == n.d {
-			if c.recs[k].ino == n.ino {
+		if k < len(c.recs) && c.recs[k].d == n.Digest {
+			if c.recs[k].ino == n.Ino {
 				out[i] = c.recs[k].raw
 			}
 			k++
@@ -157,8 +157,8 @@ func (c *cache) match(names []name) [][]byte {
 				index[r.d] = j
 			}
 		}
-		if j, ok := index[n.d]; ok {
-			if c.recs[j].ino == n.ino {
+		if j, ok := index[n.Digest]; ok {
+			if c.recs[j].ino == n.Ino {
 				out[i] = c.recs[j].raw
 			}
 			k = j + 1
@@ -208,19 +208,8 @@ func (c *cache) write(res readResult) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(buf)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), c.path)
+	// A cache: a crash loses only work to do again.
+	return store.WriteOptions{Perm: 0o600, NoSync: true}.WriteFile(c.path, buf)
 }
 
 func hexAppend(dst, src []byte) []byte {

@@ -186,7 +186,7 @@ func (p *scanner) digest(out *digest.Digest) bool {
 	if len(p.b)-p.i < n || string(p.b[p.i:p.i+8]) != `"sha256:` || p.b[p.i+n-1] != '"' {
 		return false
 	}
-	if !decodeHex(out[:], p.b[p.i+8:p.i+n-1]) {
+	if !digest.FromLowerHex(out, p.b[p.i+8:p.i+n-1]) {
 		return false
 	}
 	p.i += n
@@ -281,23 +281,12 @@ func appendValue(b []byte, v any) []byte {
 	return append(b, q...)
 }
 
-// appendString appends s as a canonical JSON string. Printable ASCII
-// without quote or backslash is its own encoding; anything else goes
-// through lib/canon, so that escapes and invalid UTF-8 follow RFC 8785
-// (invalid UTF-8 becomes U+FFFD: entries that parsed never carry it).
+// appendString appends s as a canonical JSON string (canon.AppendString).
+// Invalid UTF-8, which entries that parsed never carry, becomes U+FFFD
+// byte by byte (as encoding/json writes it), so that the line stays JSON.
 func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			q, err := canon.Marshal(s)
-			if err != nil {
-				// encoding/json marshals every string, and lib/canon
-				// accepts what it produces.
-				panic(fmt.Sprintf("packlog: encoding string %q: %v", s, err))
-			}
-			return append(b, q...)
-		}
+	if !utf8.ValidString(s) {
+		s = canon.ToValidUTF8(s)
 	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
+	return canon.AppendString(b, s)
 }

@@ -31,7 +31,7 @@ type Listing struct {
 // manifest fields; then manifests are read in listing order, only until
 // Limit packs matched.
 func List(s *store.Store, opt Options) (Listing, error) {
-	tags, problems, err := ReadTags(s)
+	tags, problems, err := s.Tags()
 	if err != nil {
 		return Listing{}, err
 	}

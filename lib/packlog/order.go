@@ -85,7 +85,7 @@ func setTies(es []Entry, s *store.Store) {
 		if shared[instant{es[i].sec, es[i].nsec}] {
 			byHash[es[i].Hash] = i
 			if s != nil {
-				if fi, err := os.Lstat(s.Path("packs", es[i].Hash.Hex())); err == nil {
+				if fi, err := os.Lstat(s.PackEntryPath(es[i].Hash)); err == nil {
 					es[i].packed = fi.ModTime().UnixNano()
 				}
 			}

@@ -8,13 +8,6 @@ import (
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
-// name is one packs/ entry found by listing the directory: the pack, and
-// the entry file's inode number (0 where the platform does not say).
-type name struct {
-	d   digest.Digest
-	ino uint64
-}
-
 // Read returns the entry of every finalized pack in s, in no particular
 // order. An entry that cannot be read or parsed does not stop the others:
 // it is returned among problems (a *store.CorruptError for bad content).
@@ -25,12 +18,12 @@ func Read(s *store.Store) (entries []Entry, problems []error, err error) {
 
 // read is Read with an entry cache in cacheDir ("" for none).
 func read(s *store.Store, cacheDir string) (entries []Entry, problems []error, err error) {
-	r, err := newEntryReader(s)
+	r, err := s.OpenPackDir()
 	if err != nil {
 		return nil, nil, err
 	}
-	defer r.close()
-	names, err := r.list()
+	defer r.Close()
+	names, err := r.List()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -38,7 +31,7 @@ func read(s *store.Store, cacheDir string) (entries []Entry, problems []error, e
 	// Entries keep copies of what they need; cached bytes stay in res.raw
 	// only until the cache is rewritten.
 	defer c.close()
-	res := r.readAll(names, c)
+	res := readAll(s, r, names, c)
 	if c != nil && c.stale(res) {
 		// Best effort: a cache that cannot be written is only slower.
 		_ = c.write(res)
@@ -59,7 +52,7 @@ type readResult struct {
 
 // readAll reads the entries of names: from the cache c where it holds the
 // same entry file, else from packs/.
-func (r *entryReader) readAll(names []name, c *cache) readResult {
+func readAll(s *store.Store, r *store.PackDir, names []store.PackName, c *cache) readResult {
 	if len(names) == 0 {
 		return readResult{}
 	}
@@ -93,18 +86,18 @@ func (r *entryReader) readAll(names []name, c *cache) readResult {
 				n := names[i]
 				if cached != nil && cached[i] != nil {
 					b := cached[i]
-					if e, ok := parseCanonical(n.d, b, models); ok {
-						sh.add(e, b, n.ino, keep)
+					if e, ok := parseCanonical(n.Digest, b, models); ok {
+						sh.add(e, b, n.Ino, keep)
 						continue
 					}
 				}
 				var err error
-				buf, err = r.read(n.d, buf[:0])
+				buf, err = r.Read(n.Digest, buf[:0])
 				if err != nil {
 					sh.problems = append(sh.problems, err)
 					continue
 				}
-				if e, ok := parseCanonical(n.d, buf, models); ok {
+				if e, ok := parseCanonical(n.Digest, buf, models); ok {
 					var b []byte
 					if keep {
 						if cap(arena)-len(arena) < len(buf) {
@@ -114,17 +107,17 @@ func (r *entryReader) readAll(names []name, c *cache) readResult {
 						b = arena[len(arena)-len(buf):]
 						sh.fresh++
 					}
-					sh.add(e, b, n.ino, keep)
+					sh.add(e, b, n.Ino, keep)
 					continue
 				}
 				// Not canonical: read it again in full through the store,
 				// and let the strict decoder judge it.
-				e, err := ReadOne(r.s, n.d)
+				e, err := ReadOne(s, n.Digest)
 				if err != nil {
 					sh.problems = append(sh.problems, err)
 					continue
 				}
-				sh.add(e, nil, n.ino, keep)
+				sh.add(e, nil, n.Ino, keep)
 			}
 		}()
 	}

@@ -315,7 +315,7 @@ func resolveBase(s *store.Store, r, base, kind string, list func(prefix string) 
 // as "; did you mean …?", or "" when none is near.
 func didYouMean(s *store.Store, name string) string {
 	names := []string{store.Latest}
-	tags, _, _ := packlog.ReadTags(s)
+	tags, _, _ := s.Tags()
 	for _, t := range tags {
 		names = append(names, t.Name)
 	}

@@ -1,17 +1,19 @@
 package remote
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/go-json-experiment/json"
 
 	godigest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/found"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 // The layout cache keeps, outside the store (in the user's cache
@@ -86,16 +88,6 @@ func (c *Client) cacheStore(d digest.Digest, manifest []byte) {
 	if err := os.MkdirAll(c.cache, 0o755); err != nil {
 		return
 	}
-	f, err := os.CreateTemp(c.cache, ".tmp-")
-	if err != nil {
-		return
-	}
-	_, err = f.Write(manifest)
-	if cerr := f.Close(); err != nil || cerr != nil {
-		os.Remove(f.Name())
-		return
-	}
-	if os.Rename(f.Name(), filepath.Join(c.cache, d.Hex()+".json")) != nil {
-		os.Remove(f.Name())
-	}
+	// A cache: a crash loses only work to do again.
+	store.WriteOptions{Perm: 0o600, NoSync: true}.WriteFile(filepath.Join(c.cache, d.Hex()+".json"), manifest)
 }

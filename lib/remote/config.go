@@ -1,11 +1,14 @@
 package remote
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/go-json-experiment/json"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -90,7 +93,7 @@ func withRemotes(config []byte, remotes map[string]string) ([]byte, error) {
 	if err := canon.Check(config); err != nil {
 		return nil, fmt.Errorf("config.json: %w", err)
 	}
-	var members map[string]json.RawMessage
+	var members map[string]jsontext.Value
 	if err := json.Unmarshal(config, &members); err != nil {
 		return nil, fmt.Errorf("config.json: %w", err)
 	}

@@ -1,13 +1,14 @@
 package remote
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/go-json-experiment/json"
 
 	"oras.land/oras-go/v2/registry"
 )

@@ -67,7 +67,7 @@ func LoadTools(src ToolSources) (map[string]Executor, []string, error) {
 		warnings = append(warnings, addConfigured(tools, user, u.Path)...)
 	}
 	if s := src.Store; s != nil {
-		cfg := s.Path("config.json")
+		cfg := s.ConfigPath()
 		if src.TrustStore || (src.User != nil && src.User.TrustsStore(s)) {
 			st, err := ConfigTools(s.Config().Raw, filepath.Dir(s.Root()))
 			if err != nil {

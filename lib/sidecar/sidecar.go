@@ -13,8 +13,6 @@ package sidecar
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,6 +26,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 // Suffix is appended to an artifact's name to name its sidecar.
@@ -244,21 +243,12 @@ func WriteFile(dir, name string, b []byte, force bool) (string, error) {
 	case exists && !force:
 		return p, fmt.Errorf("writing %s: %w", p, ErrExists)
 	}
-	tmp, err := writeTemp(root, rel, b)
-	if err != nil {
-		return p, fmt.Errorf("writing %s: %w", p, err)
-	}
-	defer root.Remove(tmp)
-	if force {
-		err = root.Rename(tmp, rel)
-	} else {
-		// A link never replaces: a file created meanwhile by another
-		// writer is compared, not clobbered.
-		err = root.Link(tmp, rel)
-		if errors.Is(err, fs.ErrExist) {
-			if _, same, err = compare(root, rel, b); err == nil && !same {
-				err = ErrExists
-			}
+	// Without force, a link never replaces: a file created meanwhile by
+	// another writer is compared, not clobbered.
+	err = store.WriteOptions{Perm: 0o644, Root: root, NoReplace: !force}.WriteFile(rel, b)
+	if !force && errors.Is(err, fs.ErrExist) {
+		if _, same, err = compare(root, rel, b); err == nil && !same {
+			err = ErrExists
 		}
 	}
 	if err != nil {
@@ -278,33 +268,4 @@ func compare(root *os.Root, rel string, b []byte) (exists, same bool, err error)
 		return true, false, err
 	}
 	return true, bytes.Equal(old, b), nil
-}
-
-// writeTemp writes b to a new hidden file beside rel and returns its name.
-func writeTemp(root *os.Root, rel string, b []byte) (string, error) {
-	var rnd [8]byte
-	for range 10 {
-		rand.Read(rnd[:])
-		tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".tmp-"+hex.EncodeToString(rnd[:]))
-		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		_, werr := f.Write(b)
-		if werr == nil {
-			werr = f.Sync()
-		}
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			root.Remove(tmp)
-			return "", werr
-		}
-		return tmp, nil
-	}
-	return "", errors.New("cannot create a temporary file")
 }

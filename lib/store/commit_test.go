@@ -101,6 +101,18 @@ func TestCrashDuringCommit(t *testing.T) {
 // crashingPack is the helper process: it packs the second log into the
 // store at root and kills itself at point.
 func crashingPack(point, root string) {
+	killAt(point)
+	s, err := store.Open(root)
+	if err == nil {
+		_, err = packLog(s, "second")
+	}
+	fmt.Printf("not killed at %s: %v\n", point, err)
+	os.Exit(0)
+}
+
+// killAt makes this process kill itself, as a crash would, at the store's
+// crash point point (SetCrashHook), saying so on stdout first.
+func killAt(point string) {
 	store.SetCrashHook(func(p string) {
 		if p == point {
 			fmt.Println("killed at", p)
@@ -109,12 +121,6 @@ func crashingPack(point, root string) {
 			select {}
 		}
 	})
-	s, err := store.Open(root)
-	if err == nil {
-		_, err = packLog(s, "second")
-	}
-	fmt.Printf("not killed at %s: %v\n", point, err)
-	os.Exit(0)
 }
 
 // verify fails t unless the store has no violation; what a crash leaves

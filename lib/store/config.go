@@ -2,10 +2,7 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 )
 
@@ -37,7 +34,7 @@ func (s *Store) UpdateConfig(update func(old []byte) ([]byte, error)) error {
 	if len(b) > MaxConfigSize {
 		return fmt.Errorf("updating %s: %d bytes, more than the %d a store's config may hold", name, len(b), MaxConfigSize)
 	}
-	if err := replaceFile(filepath.Join(s.root, "tmp"), "config-", name, b, 0o644); err != nil {
+	if err := (WriteOptions{Perm: 0o644, TmpDir: filepath.Join(s.root, "tmp"), TmpPrefix: "config-"}).WriteFile(name, b); err != nil {
 		return fmt.Errorf("updating %s: %w", name, err)
 	}
 	s.config = c
@@ -56,40 +53,4 @@ func parseConfig(b []byte) (Config, error) {
 	}
 	c.Raw = b
 	return c, nil
-}
-
-// replaceFile puts b at name, replacing what is there, durably: a
-// temporary file in tmpDir (made if missing; on name's file system) named
-// prefix and random characters is written and flushed, renamed over name, and name's directory synced. A
-// crash leaves the old file or the new one, and at most a temporary file
-// in tmpDir.
-func replaceFile(tmpDir, prefix, name string, b []byte, perm fs.FileMode) error {
-	f, err := os.CreateTemp(tmpDir, prefix)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(tmpDir, 0o755); err != nil {
-			return err
-		}
-		f, err = os.CreateTemp(tmpDir, prefix)
-	}
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(name))
 }

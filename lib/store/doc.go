@@ -22,6 +22,14 @@
 // with rename under a flock(2) lock on their directory, which the kernel
 // releases when its holder dies, so a crash never leaves a lock behind.
 //
+// This package alone spells the layout (layout.go): other packages ask it
+// for paths (ConfigPath, PackEntryPath, Abs of ObjectRel, …), listings
+// (Packs, Objects, Tags, OpenPackDir, TempLeftovers) and removals; a test
+// checks that no other package joins layout names. Every file ctx writes
+// whole, in a store or out of it (pages, sidecars, caches), goes through
+// WriteFileAtomic or WriteOptions (atomic.go), the one
+// temp→write→fsync→rename→fsync-directory sequence.
+//
 // Nothing is ever removed except by ctx-gc (RemovePackEntry, RemoveObject),
 // under the writers' lock (writers.go): every writer holds it shared from
 // its first write until it exits, ctx-gc exclusively while it removes.

@@ -39,13 +39,13 @@ func (s *Store) PutDraft(name string, b []byte, replace bool) (string, error) {
 	}
 	path := filepath.Join(dir, name+".json")
 	if !replace {
-		err := writeNew(path, b, 0o644, true)
+		err := WriteOptions{Perm: 0o644, NoReplace: true}.WriteFile(path, b)
 		if errors.Is(err, fs.ErrExist) {
 			return path, fmt.Errorf("%s: %w", path, ErrDraftExists)
 		}
 		return path, err
 	}
-	if err := replaceFile(dir, ".tmp-"+name+"-", path, b, 0o644); err != nil {
+	if err := WriteFileAtomic(path, b, 0o644); err != nil {
 		return path, fmt.Errorf("writing draft %s: %w", path, err)
 	}
 	return path, nil

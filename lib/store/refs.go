@@ -207,7 +207,7 @@ func (l *RefLock) Unlock() {
 // temporary file in tmp/ (where a crash leaves only garbage that is safe
 // to delete).
 func (s *Store) writeRef(path string, d digest.Digest) error {
-	return replaceFile(filepath.Join(s.root, "tmp"), "ref-", path, []byte(d.String()+"\n"), 0o644)
+	return WriteOptions{Perm: 0o644, TmpDir: filepath.Join(s.root, "tmp"), TmpPrefix: "ref-"}.WriteFile(path, []byte(d.String()+"\n"))
 }
 
 // Tag is a named ref under refs/tags.

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
-	"path/filepath"
+	"slices"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 )
@@ -17,7 +18,7 @@ import (
 // RemovePackEntry removes the packs/ entry of d: the pack is no longer
 // finalized here. A missing entry is not an error.
 func (s *Store) RemovePackEntry(d digest.Digest) error {
-	err := os.Remove(filepath.Join(s.root, "packs", d.Hex()))
+	err := os.Remove(s.PackEntryPath(d))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("removing pack entry %s: %w", d, err)
 	}
@@ -33,10 +34,15 @@ func (s *Store) RemoveObject(d digest.Digest) error {
 	return nil
 }
 
-// SyncRemovals makes the removals from packs/ and the fan-out directories
-// of objects/ durable.
-func (s *Store) SyncRemovals(fanouts []string) error {
-	for _, dir := range append([]string{filepath.Join(s.root, "packs")}, fanouts...) {
+// SyncRemovals makes the removals from packs/ and those of the objects
+// ds from their fan-out directories durable.
+func (s *Store) SyncRemovals(ds []digest.Digest) error {
+	dirs := map[string]bool{s.packsDir(): true}
+	for _, d := range ds {
+		name := s.ObjectPath(d)
+		dirs[name[:len(name)-objectRelLen+2]] = true
+	}
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
 		if err := syncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}

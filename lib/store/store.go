@@ -676,50 +676,7 @@ func (s *Store) ensureDir(dir string) error {
 // linkNew puts oldname at newname unless newname exists (fs.ErrExist).
 // Hard links never replace; where they are unsupported, a rename after an
 // existence check is the fallback.
-func linkNew(oldname, newname string) error {
-	err := os.Link(oldname, newname)
-	if err == nil || errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	if _, serr := os.Lstat(newname); serr == nil {
-		return fs.ErrExist
-	}
-	return os.Rename(oldname, newname)
-}
-
-// writeNew writes b to name through a temporary file beside it, without
-// replacing an existing name; durably unless durable is false (SyncNone).
-func writeNew(name string, b []byte, perm fs.FileMode, durable bool) error {
-	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if durable {
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := linkNew(f.Name(), name); err != nil {
-		return err
-	}
-	if !durable {
-		return nil
-	}
-	return syncDir(filepath.Dir(name))
-}
+func linkNew(oldname, newname string) error { return linkNewIn(hostOps{}, oldname, newname) }
 
 // Sync makes every object this Store created durable. Callers sync before
 // writing a pack entry, the commit point, so that a finalized pack never
@@ -791,6 +748,11 @@ func syncDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("syncing %s: %w", dir, err)
 	}
+	return syncOpenDir(f, dir)
+}
+
+// syncOpenDir syncs and closes the directory f, named dir.
+func syncOpenDir(f *os.File, dir string) error {
 	defer f.Close()
 	// Some file systems cannot sync directories; the data is safe there.
 	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {

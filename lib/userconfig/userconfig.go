@@ -140,32 +140,13 @@ func CacheDir(env, name string) string {
 }
 
 // WriteCache writes the parts, one after the other, to name, a file of a
-// cache (CacheDir), making its directory: through a temporary file beside
-// it (.<name>-*) and a rename, so that a reader finds the whole file or
-// the one before, and concurrent writers each write a whole one. Nothing
-// is synced: a cache lost in a crash is only work to do again.
+// cache (CacheDir), making its directory: whole or not at all
+// (store.WriteOptions), so that a reader finds the whole file or the one
+// before, and concurrent writers each write a whole one. Nothing is
+// synced: a cache lost in a crash is only work to do again.
 func WriteCache(name string, parts ...[]byte) error {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+"-*")
-	if err != nil {
-		return err
-	}
-	for _, b := range parts {
-		if err == nil {
-			_, err = f.Write(b)
-		}
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return store.WriteOptions{Perm: 0o600, NoSync: true}.WriteFile(name, parts...)
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
-	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -18,7 +17,7 @@ import (
 // of s, and says "no tags found" on stderr when there are none. It returns
 // the tags that could not be read, for the caller to report.
 func Print(env *cli.Env, s *store.Store) (problems []error, err error) {
-	tags, probs, err := packlog.ReadTags(s)
+	tags, probs, err := s.Tags()
 	if err != nil {
 		return nil, err
 	}
