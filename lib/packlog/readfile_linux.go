@@ -2,11 +2,11 @@ package packlog
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/found"
@@ -89,23 +89,21 @@ func (r *entryReader) list() ([]name, error) {
 // the entry would not parse in canonical form, and the caller re-reads it
 // through the store.)
 func (r *entryReader) read(d digest.Digest, buf []byte) ([]byte, error) {
-	var name [digest.HexSize + 1]byte // NUL-terminated for the kernel
-	hex.Encode(name[:digest.HexSize], d[:])
+	name := d.Hex()
 	var fd int
 	for {
-		v, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(r.dir), uintptr(unsafe.Pointer(&name[0])),
-			uintptr(syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK), 0, 0, 0)
-		if errno == syscall.EINTR {
+		var err error
+		fd, err = unix.Openat(r.dir, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+		if err == unix.EINTR {
 			continue
 		}
-		if errno == syscall.ENOENT {
+		if err == unix.ENOENT {
 			// Listed a moment ago: the store changed under us.
 			return buf, fmt.Errorf("pack entry %s: %w", d, store.ErrNotFound)
 		}
-		if errno != 0 {
-			return buf, fmt.Errorf("reading pack entry %s: %w", d, errno)
+		if err != nil {
+			return buf, fmt.Errorf("reading pack entry %s: %w", d, err)
 		}
-		fd = int(v)
 		break
 	}
 	defer syscall.Close(fd)
