@@ -2,6 +2,7 @@ package packlog
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/found"
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -89,7 +91,9 @@ func (r *entryReader) list() ([]name, error) {
 // the entry would not parse in canonical form, and the caller re-reads it
 // through the store.)
 func (r *entryReader) read(d digest.Digest, buf []byte) ([]byte, error) {
-	name := d.Hex()
+	var hexName [digest.HexSize]byte
+	hex.Encode(hexName[:], d[:])
+	name := zerocopy.String(hexName[:]) // no copy: openat copies it for the kernel
 	var fd int
 	for {
 		var err error
