@@ -294,185 +294,228 @@ func tokens(b *strings.Builder, p *cost.Pack) {
 	tally("agent", p.Agents)
 }
 
+// human is the pack as ctx-show prints it for a person: its header and
+// tokens, then its prompts, inputs, steps, outputs and environment.
 func human(s *store.Store, m *manifest.Manifest, prices *cost.Table) (string, error) {
 	pc := cost.Of(m, prices)
 	var b strings.Builder
-	fmt.Fprintf(&b, "pack     %s\n", m.Hash)
-	fmt.Fprintf(&b, "created  %s\n", m.Created)
+	if err := humanHeader(&b, s, m); err != nil {
+		return "", err
+	}
+	tokens(&b, pc)
+	if err := humanPrompts(&b, s, m); err != nil {
+		return "", err
+	}
+	humanInputs(&b, m)
+	fmt.Fprintf(&b, "\nsteps (%d)\n", len(m.Steps))
+	for i, st := range m.Steps {
+		if err := humanStep(&b, s, st, pc.Steps[i]); err != nil {
+			return "", err
+		}
+	}
+	humanOutputs(&b, m)
+	humanEnvironment(&b, m.Environment)
+	return b.String(), nil
+}
+
+// humanHeader writes the pack's hash, created time, parent, redaction, model and
+// system prompt.
+func humanHeader(b *strings.Builder, s *store.Store, m *manifest.Manifest) error {
+	fmt.Fprintf(b, "pack     %s\n", m.Hash)
+	fmt.Fprintf(b, "created  %s\n", m.Created)
 	if !m.Parent.IsZero() {
-		fmt.Fprintf(&b, "parent   %s\n", m.Parent)
+		fmt.Fprintf(b, "parent   %s\n", m.Parent)
 	}
 	if r, ok := manifest.RedactionOf(m.Metadata); ok {
-		fmt.Fprintf(&b, "redacted %d mark(s) replace the secrets found by %s\n", r.Marks, cli.Escape(r.Scanner))
+		fmt.Fprintf(b, "redacted %d mark(s) replace the secrets found by %s\n", r.Marks, cli.Escape(r.Scanner))
 	}
-	fmt.Fprintf(&b, "model    %s", cli.Escape(m.Model.Identifier))
+	fmt.Fprintf(b, "model    %s", cli.Escape(m.Model.Identifier))
 	if len(m.Model.Parameters) > 0 {
-		fmt.Fprintf(&b, " %s", m.Model.Parameters)
+		fmt.Fprintf(b, " %s", m.Model.Parameters)
 	}
 	b.WriteString("\n")
 	if !m.SystemPrompt.IsZero() {
 		line, err := firstLine(s, m.SystemPrompt)
 		if err != nil {
-			return "", err
+			return err
 		}
-		fmt.Fprintf(&b, "system   %s\n", line)
+		fmt.Fprintf(b, "system   %s\n", line)
 	}
-	tokens(&b, pc)
-	fmt.Fprintf(&b, "\nprompts (%d)\n", len(m.Prompts))
+	return nil
+}
+
+// humanPrompts writes each prompt's role and first line.
+func humanPrompts(b *strings.Builder, s *store.Store, m *manifest.Manifest) error {
+	fmt.Fprintf(b, "\nprompts (%d)\n", len(m.Prompts))
 	for i, p := range m.Prompts {
 		if p.Parts != nil {
 			line, err := partsLine(s, p.Parts)
 			if err != nil {
-				return "", err
+				return err
 			}
-			fmt.Fprintf(&b, "  [%d] %s: %s\n", i, cli.Escape(p.Role), line)
+			fmt.Fprintf(b, "  [%d] %s: %s\n", i, cli.Escape(p.Role), line)
 			continue
 		}
 		line, err := firstLine(s, p.ContentRef)
 		if err != nil {
-			return "", err
+			return err
 		}
-		fmt.Fprintf(&b, "  [%d] %s: %s\n", i, cli.Escape(p.Role), line)
+		fmt.Fprintf(b, "  [%d] %s: %s\n", i, cli.Escape(p.Role), line)
 	}
-	fmt.Fprintf(&b, "\ninputs (%d)\n", len(m.Inputs))
+	return nil
+}
+
+// humanInputs writes each input file, its size and what the run saw of it.
+func humanInputs(b *strings.Builder, m *manifest.Manifest) {
+	fmt.Fprintf(b, "\ninputs (%d)\n", len(m.Inputs))
 	w := 0
 	for _, f := range m.Inputs {
 		w = max(w, len(cli.Escape(f.Name)))
 	}
 	for _, f := range m.Inputs {
-		fmt.Fprintf(&b, "  %-*s  ", w, cli.Escape(f.Name))
+		fmt.Fprintf(b, "  %-*s  ", w, cli.Escape(f.Name))
 		switch f.Seen {
 		case manifest.SeenName:
 			b.WriteString("seen by name only")
 		case manifest.SeenPartial:
-			fmt.Fprintf(&b, "%s, lines %s", cli.Size(f.Size), ranges(f.Lines))
+			fmt.Fprintf(b, "%s, lines %s", cli.Size(f.Size), ranges(f.Lines))
 			if f.TotalLines > 0 {
-				fmt.Fprintf(&b, " of %d", f.TotalLines)
+				fmt.Fprintf(b, " of %d", f.TotalLines)
 			}
 		default:
 			b.WriteString(cli.Size(f.Size))
 		}
 		if f.MediaType != "" {
-			fmt.Fprintf(&b, ", %s", cli.Escape(f.MediaType))
+			fmt.Fprintf(b, ", %s", cli.Escape(f.MediaType))
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "\nsteps (%d)\n", len(m.Steps))
-	for i, st := range m.Steps {
-		tool := st.Tool
-		if tool == "" {
-			// A model turn names its model, when the import recorded it.
-			tool = gjson.GetBytes(st.Metadata, "model").String()
+}
+
+// humanStep writes a step's line (type, tool, agent, parameters, output,
+// error), then a model turn's first lines, its reasoning's size and its
+// usage and cost (sc, nil for a step without).
+func humanStep(b *strings.Builder, s *store.Store, st manifest.Step, sc *cost.Step) error {
+	tool := st.Tool
+	if tool == "" {
+		// A model turn names its model, when the import recorded it.
+		tool = gjson.GetBytes(st.Metadata, "model").String()
+	}
+	if tool == "" {
+		tool = "-"
+	}
+	fmt.Fprintf(b, "  [%d] %s %s", st.Index, cli.Escape(st.Type), cli.Escape(tool))
+	if st.Agent != "" {
+		fmt.Fprintf(b, " (agent %s", cli.Escape(st.Agent))
+		if st.ParentStep != nil {
+			fmt.Fprintf(b, ", started by [%d]", *st.ParentStep)
 		}
-		if tool == "" {
-			tool = "-"
+		b.WriteString(")")
+	} else if st.ParentStep != nil {
+		fmt.Fprintf(b, " (started by [%d])", *st.ParentStep)
+	}
+	if len(st.Parameters) > 0 {
+		fmt.Fprintf(b, " %s", cli.Escape(visible.Clip(string(st.Parameters), 100)))
+	}
+	switch {
+	case st.OutputParts != nil:
+		line, err := partsLine(s, st.OutputParts)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(&b, "  [%d] %s %s", st.Index, cli.Escape(st.Type), cli.Escape(tool))
-		if st.Agent != "" {
-			fmt.Fprintf(&b, " (agent %s", cli.Escape(st.Agent))
-			if st.ParentStep != nil {
-				fmt.Fprintf(&b, ", started by [%d]", *st.ParentStep)
-			}
-			b.WriteString(")")
-		} else if st.ParentStep != nil {
-			fmt.Fprintf(&b, " (started by [%d])", *st.ParentStep)
+		fmt.Fprintf(b, " -> %s", line)
+	case st.OutputRef.IsZero():
+		b.WriteString(" -> no output")
+	default:
+		n, err := s.Size(st.OutputRef)
+		if err != nil {
+			return err
 		}
-		if len(st.Parameters) > 0 {
-			fmt.Fprintf(&b, " %s", cli.Escape(visible.Clip(string(st.Parameters), 100)))
+		fmt.Fprintf(b, " -> %s", cli.Size(n))
+	}
+	if st.Deterministic {
+		b.WriteString(", deterministic")
+	}
+	if e := st.Error; e != nil {
+		b.WriteString(", error")
+		if e.ExitCode != nil {
+			fmt.Fprintf(b, " (exit %d)", *e.ExitCode)
 		}
-		switch {
-		case st.OutputParts != nil:
-			line, err := partsLine(s, st.OutputParts)
-			if err != nil {
-				return "", err
-			}
-			fmt.Fprintf(&b, " -> %s", line)
-		case st.OutputRef.IsZero():
-			b.WriteString(" -> no output")
-		default:
-			n, err := s.Size(st.OutputRef)
-			if err != nil {
-				return "", err
-			}
-			fmt.Fprintf(&b, " -> %s", cli.Size(n))
-		}
-		if st.Deterministic {
-			b.WriteString(", deterministic")
-		}
-		if e := st.Error; e != nil {
-			b.WriteString(", error")
-			if e.ExitCode != nil {
-				fmt.Fprintf(&b, " (exit %d)", *e.ExitCode)
-			}
-			if e.Message != "" {
-				fmt.Fprintf(&b, ": %s", cli.Escape(visible.Clip(e.Message, 80)))
-			}
-		}
-		b.WriteString("\n")
-		if st.Type == "llm_call" && !st.OutputRef.IsZero() {
-			// What the model said: its answer's first lines.
-			lines, err := firstLines(s, st.OutputRef, 3)
-			if err != nil {
-				return "", err
-			}
-			for _, l := range lines {
-				fmt.Fprintf(&b, "      > %s\n", l)
-			}
-		}
-		if !st.ReasoningRef.IsZero() {
-			n, err := s.Size(st.ReasoningRef)
-			if err != nil {
-				return "", err
-			}
-			if n > 0 {
-				fmt.Fprintf(&b, "      reasoning %s\n", cli.Size(n))
-			}
-		}
-		if u := st.Usage; u != nil {
-			b.WriteString("      usage")
-			for _, f := range u.Fields() {
-				if *f.Value != nil {
-					fmt.Fprintf(&b, " %s %d", strings.TrimSuffix(f.Name, "_tokens"), **f.Value)
-				}
-			}
-			if sc := pc.Steps[i]; sc != nil && sc.USD() != nil {
-				b.WriteString(" · " + cost.Format(sc.USD()))
-			}
-			b.WriteString("\n")
+		if e.Message != "" {
+			fmt.Fprintf(b, ": %s", cli.Escape(visible.Clip(e.Message, 80)))
 		}
 	}
-	fmt.Fprintf(&b, "\noutputs (%d)\n", len(m.Outputs))
-	w = 0
+	b.WriteString("\n")
+	if st.Type == "llm_call" && !st.OutputRef.IsZero() {
+		// What the model said: its answer's first lines.
+		lines, err := firstLines(s, st.OutputRef, 3)
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			fmt.Fprintf(b, "      > %s\n", l)
+		}
+	}
+	if !st.ReasoningRef.IsZero() {
+		n, err := s.Size(st.ReasoningRef)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			fmt.Fprintf(b, "      reasoning %s\n", cli.Size(n))
+		}
+	}
+	if u := st.Usage; u != nil {
+		b.WriteString("      usage")
+		for _, f := range u.Fields() {
+			if *f.Value != nil {
+				fmt.Fprintf(b, " %s %d", strings.TrimSuffix(f.Name, "_tokens"), **f.Value)
+			}
+		}
+		if sc != nil && sc.USD() != nil {
+			b.WriteString(" · " + cost.Format(sc.USD()))
+		}
+		b.WriteString("\n")
+	}
+	return nil
+}
+
+// humanOutputs writes each output, its size and what the run said of it.
+func humanOutputs(b *strings.Builder, m *manifest.Manifest) {
+	fmt.Fprintf(b, "\noutputs (%d)\n", len(m.Outputs))
+	w := 0
 	for _, o := range m.Outputs {
 		w = max(w, len(cli.Escape(o.Name)))
 	}
 	for _, o := range m.Outputs {
-		fmt.Fprintf(&b, "  %-*s  %s", w, cli.Escape(o.Name), cli.Size(o.Size))
+		fmt.Fprintf(b, "  %-*s  %s", w, cli.Escape(o.Name), cli.Size(o.Size))
 		if o.MediaType != "" {
-			fmt.Fprintf(&b, ", %s", cli.Escape(o.MediaType))
+			fmt.Fprintf(b, ", %s", cli.Escape(o.MediaType))
 		}
 		if o.Confidence != "" {
-			fmt.Fprintf(&b, ", confidence %s", o.Confidence)
+			fmt.Fprintf(b, ", confidence %s", o.Confidence)
 		}
 		if o.Notes != "" {
-			fmt.Fprintf(&b, ", notes: %s", cli.Escape(visible.Clip(o.Notes, 80)))
+			fmt.Fprintf(b, ", notes: %s", cli.Escape(visible.Clip(o.Notes, 80)))
 		}
 		b.WriteString("\n")
 	}
-	env := m.Environment
+}
+
+// humanEnvironment writes where the run happened, when it was recorded.
+func humanEnvironment(b *strings.Builder, env manifest.Environment) {
 	if env.OS != "" || env.Runtime != "" || len(env.ToolVersions) > 0 {
 		b.WriteString("\nenvironment\n")
 		if env.OS != "" {
-			fmt.Fprintf(&b, "  os       %s\n", cli.Escape(env.OS))
+			fmt.Fprintf(b, "  os       %s\n", cli.Escape(env.OS))
 		}
 		if env.Runtime != "" {
-			fmt.Fprintf(&b, "  runtime  %s\n", cli.Escape(env.Runtime))
+			fmt.Fprintf(b, "  runtime  %s\n", cli.Escape(env.Runtime))
 		}
 		for _, k := range slices.Sorted(maps.Keys(env.ToolVersions)) {
-			fmt.Fprintf(&b, "  tool     %s %s\n", cli.Escape(k), cli.Escape(env.ToolVersions[k]))
+			fmt.Fprintf(b, "  tool     %s %s\n", cli.Escape(k), cli.Escape(env.ToolVersions[k]))
 		}
 	}
-	return b.String(), nil
 }
 
 // firstLine returns the first line of an object's text, clipped.

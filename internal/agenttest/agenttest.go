@@ -36,6 +36,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/replay"
 	"github.com/ctx-tools/ctx/lib/rerun"
 	"github.com/ctx-tools/ctx/lib/serve"
@@ -111,11 +112,11 @@ func Run(t *testing.T, d rerun.Driver, dir string, checks Checks) {
 			if rep.Replayed == "" {
 				t.Fatalf("%s wrote no transcript", d.Name())
 			}
-			got, err := manifest.Load(s, digest.MustParse(rep.Replayed))
+			got, err := ref.Load(s, rep.Replayed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range Compare(s, m, got, serve.AgentNamed(d.Name()), checks) {
+			for _, p := range Compare(s, m, got, agentNamed(d.Name()), checks) {
 				t.Error(p)
 			}
 			for _, p := range Replayed(t, s, got, checks.Replayed) {
@@ -165,6 +166,16 @@ func rerunPack(t *testing.T, s *store.Store, m *manifest.Manifest, d rerun.Drive
 		t.Fatalf("re-running: %v\n%s", err, out.String())
 	}
 	return rep, out.String()
+}
+
+// agentNamed returns the serving rules of the agent named name, or nil.
+func agentNamed(name string) *serve.Agent {
+	for _, a := range serve.Agents {
+		if a.Agent.Name == name {
+			return a.Agent
+		}
+	}
+	return nil
 }
 
 // Compare lists how the pack got (imported from the agent's transcript)

@@ -160,12 +160,12 @@ type group struct {
 	first int // the index of its first step
 }
 
-// item is one step of a trajectory in the making: a prompt or a group.
+// item is a prompt step of a trajectory in the making (trajectory merges
+// items with groups): a prompt, or a subagent's recorded step.
 type item struct {
 	prompt *gjson.Result // a prompt, or a recorded non-agent step
 	pmeta  gjson.Result  // the prompt's metadata
 	role   string
-	group  *group
 	raw    json.RawMessage // a subagent's recorded system or user step
 	id     int64           // the step_id it had, 0 if none
 	ts     string

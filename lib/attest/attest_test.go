@@ -112,13 +112,13 @@ func TestKeyErrors(t *testing.T) {
 		{"two blocks", append(bytes.Clone(pub), pub...), "more than one PEM block"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParsePrivateKey(c.in)
+			_, err := ParseKey(c.in, nil)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want %q", err, c.want)
 			}
 		})
 	}
-	if _, err := ParsePrivateKey(enc); !errors.Is(err, ErrEncryptedKey) {
+	if _, err := ParseKey(enc, nil); !errors.Is(err, ErrEncryptedKey) {
 		t.Fatalf("encrypted key: %v, want ErrEncryptedKey", err)
 	}
 	for _, c := range []struct {
@@ -815,7 +815,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ParsePrivateKey(b)
+		ParseKey(b, nil)
 		// Encrypted keys too: cosign's JSON, OpenSSH's bcrypt-pbkdf.
 		ParseKey(b, func() ([]byte, error) { return []byte("ctx-test-passphrase"), nil })
 		ParsePublicKey(b, "fuzz")

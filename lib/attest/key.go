@@ -126,12 +126,6 @@ var ErrEncryptedKey = errors.New("the key is encrypted with a passphrase")
 // ErrPassphrase reports a passphrase that does not decrypt the key.
 var ErrPassphrase = errors.New("wrong passphrase: the key does not decrypt with it")
 
-// ParsePrivateKey decodes an unencrypted private key (see ParseKey);
-// an encrypted one is ErrEncryptedKey.
-func ParsePrivateKey(b []byte) (crypto.Signer, error) {
-	return ParseKey(b, nil)
-}
-
 // ParseKey decodes an ed25519 or ECDSA P-256 private key in the forms
 // people have them:
 //
@@ -300,41 +294,6 @@ func boxKey(passphrase []byte, ck cosignKey) ([32]byte, error) {
 		return [32]byte{}, fmt.Errorf("cosign encrypted key: %w", err)
 	}
 	return [32]byte(k), nil
-}
-
-// EncryptCosign seals a private key as cosign generate-key-pair does:
-// its PKCS#8 DER in a NaCl secretbox under a key scrypt derives from
-// passphrase (N 2^16, r 8, p 1; random 32-byte salt and 24-byte nonce),
-// in an "ENCRYPTED SIGSTORE PRIVATE KEY" PEM block.
-func EncryptCosign(key crypto.Signer, passphrase []byte) ([]byte, error) {
-	return sealCosign(key, passphrase, 1<<16)
-}
-
-// sealCosign is EncryptCosign with scrypt cost n, one of scryptCosts.
-func sealCosign(key crypto.Signer, passphrase []byte, n int) ([]byte, error) {
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, err
-	}
-	var ck cosignKey
-	ck.KDF.Name = "scrypt"
-	ck.KDF.Params.N, ck.KDF.Params.R, ck.KDF.Params.P = n, 8, 1
-	ck.KDF.Salt = make([]byte, 32)
-	ck.Cipher.Name = "nacl/secretbox"
-	ck.Cipher.Nonce = make([]byte, 24)
-	rand.Read(ck.KDF.Salt)
-	rand.Read(ck.Cipher.Nonce)
-	k, err := boxKey(passphrase, ck)
-	if err != nil {
-		return nil, err
-	}
-	nonce := [24]byte(ck.Cipher.Nonce)
-	ck.Ciphertext = secretbox.Seal(nil, der, &nonce, &k)
-	body, err := json.Marshal(&ck)
-	if err != nil {
-		return nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "ENCRYPTED SIGSTORE PRIVATE KEY", Bytes: body}), nil
 }
 
 // ParsePublicKey decodes a public key: a PKIX PEM "PUBLIC KEY" block

@@ -1,15 +1,8 @@
 package canon
 
 import (
-	"io"
 	"strconv"
 	"strings"
-)
-
-// aliases keep the hot loop free of package-qualified error lookups.
-var (
-	io_EOF              = io.EOF
-	io_ErrUnexpectedEOF = io.ErrUnexpectedEOF
 )
 
 // Path locates a value inside a JSON document: each element is an object

@@ -2,32 +2,32 @@ package cli
 
 import (
 	"os"
-	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // isTTY reports whether fd is a terminal: whether TCGETS succeeds on it.
 func isTTY(fd uintptr) bool {
-	var t syscall.Termios
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
-	return errno == 0
+	_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
+	return err == nil
 }
 
 // readHidden writes prompt to the terminal f and reads a line from it
 // with echo off, turned off before the prompt shows so that nothing
 // typed at it is echoed, and restored after.
 func readHidden(f *os.File, prompt string) ([]byte, error) {
-	var t syscall.Termios
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t))); errno != 0 {
-		return nil, errno
+	fd := int(f.Fd())
+	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return nil, err
 	}
-	quiet := t
-	quiet.Lflag &^= syscall.ECHO
-	quiet.Lflag |= syscall.ICANON | syscall.ISIG
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCSETS, uintptr(unsafe.Pointer(&quiet))); errno != 0 {
-		return nil, errno
+	quiet := *t
+	quiet.Lflag &^= unix.ECHO
+	quiet.Lflag |= unix.ICANON | unix.ISIG
+	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &quiet); err != nil {
+		return nil, err
 	}
-	defer syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCSETS, uintptr(unsafe.Pointer(&t)))
+	defer unix.IoctlSetTermios(fd, unix.TCSETS, t)
 	if _, err := f.WriteString(prompt); err != nil {
 		return nil, err
 	}

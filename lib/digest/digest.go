@@ -73,15 +73,6 @@ func unhex(c byte) (byte, bool) {
 	return 0, false
 }
 
-// MustParse is like Parse but panics on error; for tests and constants.
-func MustParse(s string) Digest {
-	d, err := Parse(s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
-
 // IsHex reports whether s is non-empty and consists only of hex digits.
 func IsHex(s string) bool {
 	if s == "" {

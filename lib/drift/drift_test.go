@@ -249,7 +249,7 @@ func TestDiffIdentical(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("JSON = %s\nwant %s", got, want)
 	}
-	if h := r.Human(); h != "no differences\n" {
+	if h := human(r); h != "no differences\n" {
 		t.Errorf("Human = %q", h)
 	}
 }
@@ -366,7 +366,7 @@ func TestDiffStepsLCS(t *testing.T) {
 	if got := briefs(r); got != want {
 		t.Errorf("lcs with a change:\n%s\nwant\n%s", got, want)
 	}
-	if h := r.Human(); !strings.Contains(h, `steps[3].parameters.path (write_file) [a: steps[2]]: changed "src/main.py" → "src/app.py"`) {
+	if h := human(r); !strings.Contains(h, `steps[3].parameters.path (write_file) [a: steps[2]]: changed "src/main.py" → "src/app.py"`) {
 		t.Errorf("Human:\n%s", h)
 	}
 
@@ -421,8 +421,8 @@ func TestDiffIgnore(t *testing.T) {
 		t.Errorf("summary %v ignored %v", r.Summary, r.Ignored)
 	}
 	r = diff(t, f, ma, mb, Options{Ignore: []string{ToolOutputDrift, ModelDrift}})
-	if !r.Identical || r.Human() != "no differences (1 model_drift, 2 tool_output_drift ignored)\n" {
-		t.Errorf("all ignored: identical %v, %q", r.Identical, r.Human())
+	if !r.Identical || human(r) != "no differences (1 model_drift, 2 tool_output_drift ignored)\n" {
+		t.Errorf("all ignored: identical %v, %q", r.Identical, human(r))
 	}
 	if _, err := Diff(ma, mb, StoreObjects(f.s), Options{Ignore: []string{"vibes_drift"}}); err == nil {
 		t.Error("unknown type accepted")
@@ -495,7 +495,7 @@ func TestReportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "report.json", append(got, '\n'))
-	golden(t, "report.txt", []byte(r.Human()))
+	golden(t, "report.txt", []byte(human(r)))
 	for i := 0; i < 5; i++ {
 		again, err := diff(t, f, ma, mb, Options{}).JSON()
 		if err != nil || !bytes.Equal(again, got) {

@@ -13,18 +13,12 @@ import (
 	"github.com/ctx-tools/ctx/lib/visible"
 )
 
-// Human renders r for reading: a headline with the counts, then the
-// entries grouped by type in report order, each with its location, the
-// step's tool, the two sides and any diff. Identical packs give "no
-// differences".
-func (r *Report) Human() string { return r.Styled().String() }
-
-// Styled is Human with styles for a colour terminal: the headline bold,
-// hashes yellow, removed diff lines red, added ones green, hunk headers
-// cyan, as git diff shows them.
-func (r *Report) Styled() *visible.Text { return r.StyledWith(nil) }
-
-// StyledWith is Styled, saying what a step only one pack has did: a
+// StyledWith renders r for reading, with styles for a colour terminal: a
+// headline with the counts (bold), then the entries grouped by type in
+// report order, each with its location, the step's tool, the two sides
+// and any diff (hashes yellow, removed diff lines red, added ones green,
+// hunk headers cyan, as git diff shows them); identical packs give "no
+// differences". It says what a step only one pack has did: a
 // model turn's first lines of text, read from objs, and a tool call's
 // tool and parameters; objs may be nil (no text read).
 func (r *Report) StyledWith(objs Objects) *visible.Text {

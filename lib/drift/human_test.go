@@ -42,7 +42,10 @@ func TestStyledLoneSteps(t *testing.T) {
 		t.Errorf("StyledWith shows a step's JSON:\n%s", got)
 	}
 	// Without objects the text is not read; the steps still read as such.
-	if got := r.Human(); !strings.Contains(got, "  steps[1]: added llm_call\n  steps[2]: added Bash") {
+	if got := human(r); !strings.Contains(got, "  steps[1]: added llm_call\n  steps[2]: added Bash") {
 		t.Errorf("Human:\n%s", got)
 	}
 }
+
+// human is r as ctx-diff prints it without reading any text.
+func human(r *Report) string { return r.StyledWith(nil).String() }

@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -282,9 +282,9 @@ func (c *Content) sameKey() (form int, key string, ok bool) {
 	case text:
 		return 1, c.text, true
 	case data:
-		return 1, unsafe.String(unsafe.SliceData(c.data), len(c.data)), true
+		return 1, zerocopy.String(c.data), true
 	case inline:
-		return 2, unsafe.String(unsafe.SliceData(c.raw), len(c.raw)), true
+		return 2, zerocopy.String(c.raw), true
 	}
 	return 0, "", false
 }

@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"unsafe"
 
 	"github.com/go-json-experiment/json"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/internal/halves"
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
 	"github.com/ctx-tools/ctx/lib/userconfig"
@@ -442,7 +442,7 @@ func (f *fingerprinter) optInt(v *int64) {
 }
 
 func (f *fingerprinter) str(s string) {
-	f.bytes(unsafe.Slice(unsafe.StringData(s), len(s)), true)
+	f.bytes(zerocopy.Bytes(s), true)
 }
 
 // bytes writes b's presence and length, then b: large ones straight to

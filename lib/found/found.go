@@ -123,16 +123,6 @@ func ReadFile(name string, r Rule) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Check applies rule r to name without reading it, for a file another
-// library will open.
-func Check(name string, r Rule) error {
-	f, _, err := Open(name, r)
-	if err != nil {
-		return err
-	}
-	return f.Close()
-}
-
 // bare drops the operation and path of a *fs.PathError, which the
 // message names already.
 func bare(err error) error {

@@ -116,19 +116,9 @@ type obj struct {
 // kept in cache, so that deciding again under the lock reads only what
 // was written in between.
 func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manifest) (*plan, error) {
-	entries, problems, err := packlog.Read(s)
+	entries, tags, err := readLog(s)
 	if err != nil {
 		return nil, err
-	}
-	if len(problems) > 0 {
-		return nil, unsafe(problems[0])
-	}
-	tags, problems, err := s.Tags()
-	if err != nil {
-		return nil, err
-	}
-	if len(problems) > 0 {
-		return nil, unsafe(problems[0])
 	}
 	load := func(d digest.Digest) (*manifest.Manifest, error) {
 		if m := cache[d]; m != nil {
@@ -141,16 +131,66 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 		cache[d] = m
 		return m, nil
 	}
+	keep, head, err := kept(s, opt, entries, tags, load)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{}
+	live, freed := p.packs(entries, keep, head, cache)
+	cutoff := opt.Now.Add(-opt.Grace)
+	all, err := p.unreferenced(s, cutoff, live, freed, load)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range all {
+		if live[d] {
+			p.report.Objects.Kept++
+		}
+	}
+	p.report.Objects.Young = len(all) - p.report.Objects.Kept - p.report.Objects.Removed
+	if err := p.leftovers(s, cutoff); err != nil {
+		return nil, err
+	}
+	if p.report.Dropped == nil {
+		p.report.Dropped = []DroppedPack{}
+	}
+	return p, nil
+}
 
+// readLog reads the pack entries and the tags; a problem with either is
+// a reason not to collect.
+func readLog(s *store.Store) ([]packlog.Entry, []store.Tag, error) {
+	entries, problems, err := packlog.Read(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(problems) > 0 {
+		return nil, nil, unsafe(problems[0])
+	}
+	tags, problems, err := s.Tags()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(problems) > 0 {
+		return nil, nil, unsafe(problems[0])
+	}
+	return entries, tags, nil
+}
+
+// kept returns the packs to keep: the roots (each session's newest
+// snapshot, latest, the tags' targets, opt.Keep, the packs opt.Pushed
+// names, every pack not a snapshot) and their ancestors; and the newest
+// snapshot of each session, by session id.
+func kept(s *store.Store, opt Options, entries []packlog.Entry, tags []store.Tag,
+	load func(digest.Digest) (*manifest.Manifest, error)) (keep map[digest.Digest]bool, head map[string]digest.Digest, err error) {
 	byHash := make(map[digest.Digest]int, len(entries))
 	sessions := map[string][]packlog.Entry{}
-	keep := map[digest.Digest]bool{}
 	var roots []digest.Digest
 	for i, e := range entries {
 		byHash[e.Hash] = i
 		m, err := load(e.Hash)
 		if err != nil {
-			return nil, unsafe(fmt.Errorf("pack %s: %w", e.Hash, err))
+			return nil, nil, unsafe(fmt.Errorf("pack %s: %w", e.Hash, err))
 		}
 		if m.Snapshot() {
 			sessions[m.Session()] = append(sessions[m.Session()], e)
@@ -158,7 +198,7 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 			roots = append(roots, e.Hash)
 		}
 	}
-	head := map[string]digest.Digest{}
+	head = map[string]digest.Digest{}
 	for id, snaps := range sessions {
 		packlog.SetPackTimes(s, snaps)
 		packlog.Sort(snaps)
@@ -168,7 +208,7 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 	if d, err := s.Ref(store.Latest); err == nil {
 		roots = append(roots, d)
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return nil, unsafe(err)
+		return nil, nil, unsafe(err)
 	}
 	for _, t := range tags {
 		roots = append(roots, t.Target)
@@ -182,6 +222,7 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 		}
 	}
 	// A kept pack keeps its ancestors, as far as this store has them.
+	keep = map[digest.Digest]bool{}
 	for _, d := range roots {
 		for !keep[d] {
 			i, ok := byHash[d]
@@ -192,10 +233,15 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 			d = entries[i].Parent
 		}
 	}
+	return keep, head, nil
+}
 
-	p := &plan{}
-	live := map[digest.Digest]bool{}
-	freed := map[digest.Digest]bool{}
+// packs plans the removal of the packs not kept, and returns the objects
+// the kept packs reference (live) and those the removed ones do (freed).
+func (p *plan) packs(entries []packlog.Entry, keep map[digest.Digest]bool, head map[string]digest.Digest,
+	cache map[digest.Digest]*manifest.Manifest) (live, freed map[digest.Digest]bool) {
+	live = map[digest.Digest]bool{}
+	freed = map[digest.Digest]bool{}
 	for _, e := range entries {
 		m := cache[e.Hash]
 		if keep[e.Hash] {
@@ -226,12 +272,19 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 		}
 		return b.Steps - a.Steps
 	})
+	return live, freed
+}
 
+// unreferenced plans the removal of the objects nothing live references
+// that a removed pack freed or that are older than cutoff, adding to live
+// what the complete manifests among them (packs without an entry)
+// reference. It returns every object of the store.
+func (p *plan) unreferenced(s *store.Store, cutoff time.Time, live, freed map[digest.Digest]bool,
+	load func(digest.Digest) (*manifest.Manifest, error)) ([]digest.Digest, error) {
 	all, err := s.Objects("")
 	if err != nil {
 		return nil, err
 	}
-	cutoff := opt.Now.Add(-opt.Grace)
 	type candidate struct {
 		obj
 		old bool
@@ -270,25 +323,22 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 		p.report.Objects.Removed++
 		p.report.Objects.Bytes += c.size
 	}
-	for _, d := range all {
-		if live[d] {
-			p.report.Objects.Kept++
-		}
-	}
-	p.report.Objects.Young = len(all) - p.report.Objects.Kept - p.report.Objects.Removed
+	return all, nil
+}
+
+// leftovers checks that no directory gc lists or removes from is a
+// symlink, and plans the removal of the tmp/ files older than cutoff.
+func (p *plan) leftovers(s *store.Store, cutoff time.Time) error {
 	ds := make([]digest.Digest, len(p.objects))
 	for i, o := range p.objects {
 		ds[i] = o.d
 	}
 	if err := s.CheckRemovable(ds); err != nil {
-		return nil, unsafe(err)
+		return unsafe(err)
 	}
 	p.tmp = s.TempLeftovers(cutoff)
 	p.report.Tmp = len(p.tmp)
-	if p.report.Dropped == nil {
-		p.report.Dropped = []DroppedPack{}
-	}
-	return p, nil
+	return nil
 }
 
 // apply removes what p says: the dropped packs' entries, then their

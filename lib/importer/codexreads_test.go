@@ -193,3 +193,10 @@ func TestCodexReadsFixture(t *testing.T) {
 		t.Errorf("warnings:\n got %q\nwant %q", rep.Warnings, wantWarnings)
 	}
 }
+
+// codexWorkspace reads a whole Codex rollout as codexWorkspaceReader does.
+func codexWorkspace(data []byte, root string) *workspace {
+	r := newCodexWorkspaceReader(root)
+	r.read(data)
+	return r.w
+}

@@ -11,7 +11,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
-// codexWorkspace reads a Codex rollout's shell calls and apply_patch
+// codexWorkspaceReader reads a Codex rollout's shell calls and apply_patch
 // calls, in order: a plain `cat FILE` that succeeded shows the whole file
 // (an input), a plain read of part of it (sed -n 'A,Bp', head, nl -ba,
 // nl -ba | sed -n) the lines it printed (a partial input; codexRead), a
@@ -19,14 +19,9 @@ import (
 // (fileChange), and an apply_patch applied to files whose content is
 // known gives their final content (outputs). Paths are relative to root, the session's
 // working directory.
-func codexWorkspace(data []byte, root string) *workspace {
-	r := newCodexWorkspaceReader(root)
-	r.read(data)
-	return r.w
-}
-
-// codexWorkspaceReader is codexWorkspace's reading, line after line: a
-// checkpoint saves it with the rest of the import's state (resume.go).
+//
+// It reads line after line: a checkpoint saves it with the rest of the
+// import's state (resume.go).
 type codexWorkspaceReader struct {
 	w     *workspace
 	calls map[string]*codexWSCall // calls whose output has not come yet, by id

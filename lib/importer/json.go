@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 )
 
 // obj is a JSON object built in insertion order. Canonicalisation sorts
@@ -117,7 +117,7 @@ func (o obj) appendJSON(b []byte) []byte {
 // caller must not write it while Import runs; what an import returns is
 // built in memory of its own.
 func parse(data []byte) gjson.Result {
-	return gjson.Parse(unsafe.String(unsafe.SliceData(data), len(data)))
+	return gjson.Parse(zerocopy.String(data))
 }
 
 // list is a JSON array of raw values. An element that holds nothing (nil
@@ -176,7 +176,7 @@ func raw(r gjson.Result) json.RawMessage {
 	if !r.Exists() {
 		return nil
 	}
-	b := unsafe.Slice(unsafe.StringData(r.Raw), len(r.Raw))
+	b := zerocopy.Bytes(r.Raw)
 	return json.RawMessage(b[:len(b):len(b)])
 }
 

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/importer/internal/snap"
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
@@ -383,8 +383,8 @@ func (m *objectMemo) at(s string, text bool) (at litAt, ok bool) {
 	if m == nil || len(m.data) == 0 || len(s) == 0 {
 		return litAt{}, false
 	}
-	off := int(uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.SliceData(m.data))))
-	if off < 0 || off+len(s) > m.covered {
+	off, ok := zerocopy.Offset(s, m.data)
+	if !ok || off+len(s) > m.covered {
 		return litAt{}, false
 	}
 	return litAt{off, len(s), text}, true

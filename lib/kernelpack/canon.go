@@ -20,34 +20,6 @@ type CanonicalizeError struct {
 // Error renders the error as "<path>: <problem>".
 func (e *CanonicalizeError) Error() string { return e.Path + ": " + e.Msg }
 
-// Canonicalize returns the kernel's canonical form of the JSON text data:
-// canonicalize(JSON.parse(data)), without the trailing newline. For JSON that
-// RFC 8785 accepts it equals the JCS form; unlike JCS, duplicate keys collapse
-// to the last one and lone surrogates are written as \udxxx escapes. Invalid
-// UTF-8 in data is replaced by U+FFFD first, as Node reads files.
-func Canonicalize(data []byte) ([]byte, error) {
-	v, err := parseBytes(data)
-	if err != nil {
-		return nil, err
-	}
-	s, err := canonicalize(v)
-	if err != nil {
-		return nil, err
-	}
-	return []byte(s), nil
-}
-
-// CanonicalHash returns the kernel's canonicalHash(JSON.parse(data)): the
-// lowercase hex SHA-256 of the canonical form followed by "\n". It has no
-// "sha256:" prefix; the pack verifier adds one.
-func CanonicalHash(data []byte) (string, error) {
-	v, err := parseBytes(data)
-	if err != nil {
-		return "", err
-	}
-	return canonicalHash(v)
-}
-
 // canonicalHash is the kernel's canonicalHash(value).
 func canonicalHash(v value) (string, error) {
 	s, err := canonicalize(v)

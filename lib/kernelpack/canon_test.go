@@ -330,3 +330,31 @@ func TestNestingLimits(t *testing.T) {
 	}
 	arrays(200000) // parsing never overflows
 }
+
+// Canonicalize returns the kernel's canonical form of the JSON text data:
+// canonicalize(JSON.parse(data)), without the trailing newline. For JSON that
+// RFC 8785 accepts it equals the JCS form; unlike JCS, duplicate keys collapse
+// to the last one and lone surrogates are written as \udxxx escapes. Invalid
+// UTF-8 in data is replaced by U+FFFD first, as Node reads files.
+func Canonicalize(data []byte) ([]byte, error) {
+	v, err := parseBytes(data)
+	if err != nil {
+		return nil, err
+	}
+	s, err := canonicalize(v)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(s), nil
+}
+
+// CanonicalHash returns the kernel's canonicalHash(JSON.parse(data)): the
+// lowercase hex SHA-256 of the canonical form followed by "\n". It has no
+// "sha256:" prefix; the pack verifier adds one.
+func CanonicalHash(data []byte) (string, error) {
+	v, err := parseBytes(data)
+	if err != nil {
+		return "", err
+	}
+	return canonicalHash(v)
+}

@@ -52,6 +52,89 @@ func verifyRunner(input value) []subViolation {
 		return vs
 	}
 
+	// RN1, RN2
+	checkIdentityRunner(runner, add)
+
+	// RN3
+	if platform, ok := runner.prop("platform").(*object); !ok {
+		add("SCHEMA", "Missing or invalid platform: expected object")
+	} else {
+		checkPlatformRunner(platform, add)
+	}
+
+	// RN4
+	if sandbox, ok := runner.prop("sandbox").(*object); !ok {
+		add("SCHEMA", "Missing or invalid sandbox: expected object")
+	} else {
+		checkSandboxRunner(sandbox, add)
+	}
+
+	// RN5
+	if limits, ok := runner.prop("limits").(*object); !ok {
+		add("SCHEMA", "Missing or invalid limits: expected object")
+	} else {
+		checkLimitsRunner(limits, add)
+	}
+
+	// RN6
+	if commands, ok := runner.prop("commands").(*object); !ok {
+		add("SCHEMA", "Missing or invalid commands: expected object")
+	} else {
+		checkCommandsRunner(commands, add)
+	}
+
+	// RN7
+	if roots, ok := runner.prop("write_roots").(*array); !ok {
+		add("SCHEMA", "Missing or invalid write_roots: expected array")
+	} else {
+		checkWriteRootsRunner(roots, add)
+	}
+
+	// RN8
+	if ctx, ok := runner.prop("context").(*object); !ok {
+		add("SCHEMA", "Missing or invalid context: expected object")
+	} else {
+		checkContextRunner(ctx, add)
+	}
+
+	// RN9
+	if timing, ok := runner.prop("timing").(*object); !ok {
+		add("SCHEMA", "Missing or invalid timing: expected object")
+	} else {
+		checkTimingRunner(timing, add)
+	}
+
+	// RN10
+	if exit, ok := runner.prop("exit").(*object); !ok {
+		add("SCHEMA", "Missing or invalid exit: expected object")
+	} else {
+		checkExitRunner(exit, add)
+	}
+
+	// Warnings
+	if w := runner.prop("warnings"); !isUndefined(w) {
+		if wa, ok := w.(*array); !ok {
+			add("SCHEMA", "warnings is not an array")
+		} else if !sortedStrings(stringsOf(wa)) {
+			add("SCHEMA", "warnings is not sorted")
+		}
+	}
+
+	// RN12, skipped when the record's shape or version is wrong. The
+	// reference's verifyRoundTrip catches a canonicalize failure itself and
+	// reports it as "does not round-trip".
+	schemaBroken := slices.ContainsFunc(vs, func(v subViolation) bool { return v.Rule == "SCHEMA" || v.Rule == "RN1" })
+	if !schemaBroken {
+		if ok, err := roundTrips(input); err != nil || !ok {
+			add("RN12", "Runner record does not round-trip through canonicalization")
+		}
+	}
+	return vs
+}
+
+// checkIdentityRunner checks RN1 and RN2: the schema version, the
+// runner's id and version.
+func checkIdentityRunner(runner *object, add func(rule, msg string)) {
 	// RN1
 	switch s, ok := runner.prop("runner_schema_version").(string); {
 	case !ok:
@@ -77,213 +160,171 @@ func verifyRunner(input value) []subViolation {
 	case s == "":
 		add("RN2", "runner_version cannot be empty")
 	}
+}
 
-	// RN3
-	if platform, ok := runner.prop("platform").(*object); !ok {
-		add("SCHEMA", "Missing or invalid platform: expected object")
-	} else {
-		oneOf := func(field string, allowed []string) {
-			switch s, ok := platform.prop(field).(string); {
-			case !ok:
-				add("RN3", "Missing or invalid platform."+field)
-			case !slices.Contains(allowed, s):
-				add("RN3", "Invalid platform."+field+": expected one of "+strings.Join(allowed, ", ")+`, got "`+s+`"`)
-			}
+// checkPlatformRunner checks RN3: the platform's os, arch, node_version
+// and npm_version.
+func checkPlatformRunner(platform *object, add func(rule, msg string)) {
+	oneOf := func(field string, allowed []string) { checkOneOf(platform, "RN3", "platform", field, allowed, add) }
+	oneOf("os", runnerOS)
+	oneOf("arch", runnerArch)
+	switch s, ok := platform.prop("node_version").(string); {
+	case !ok:
+		add("RN3", "Missing or invalid platform.node_version")
+	case !strings.HasPrefix(s, "v"):
+		add("RN3", `platform.node_version must start with "v", got "`+s+`"`)
+	}
+	if _, ok := platform.prop("npm_version").(string); !ok {
+		add("RN3", "Missing or invalid platform.npm_version")
+	}
+}
+
+// checkSandboxRunner checks RN4: the sandbox's backend, isolation level and flags.
+func checkSandboxRunner(sandbox *object, add func(rule, msg string)) {
+	oneOf := func(field string, allowed []string) { checkOneOf(sandbox, "RN4", "sandbox", field, allowed, add) }
+	oneOf("backend", runnerBackends)
+	oneOf("isolation_level", runnerIsolation)
+	if strictEqual(sandbox.prop("isolation_level"), "none") && !strictEqual(sandbox.prop("backend"), "none") {
+		add("RN4", `When isolation_level is "none", backend must also be "none"`)
+	}
+	for _, f := range []string{"network_blocked", "filesystem_readonly"} {
+		if _, ok := sandbox.prop(f).(bool); !ok {
+			add("RN4", "sandbox."+f+" must be boolean")
 		}
-		oneOf("os", runnerOS)
-		oneOf("arch", runnerArch)
-		switch s, ok := platform.prop("node_version").(string); {
+	}
+}
+
+// checkLimitsRunner checks RN5: the limits, each in its bounds.
+func checkLimitsRunner(limits *object, add func(rule, msg string)) {
+	for _, l := range runnerLimits {
+		n, ok := limits.prop(l.field).(float64)
+		switch {
 		case !ok:
-			add("RN3", "Missing or invalid platform.node_version")
-		case !strings.HasPrefix(s, "v"):
-			add("RN3", `platform.node_version must start with "v", got "`+s+`"`)
-		}
-		if _, ok := platform.prop("npm_version").(string); !ok {
-			add("RN3", "Missing or invalid platform.npm_version")
+			add("RN5", "Missing or invalid limits."+l.field)
+		case n < l.min || n > l.max:
+			add("RN5", "limits."+l.field+" must be in range ["+numberToString(l.min)+", "+numberToString(l.max)+"], got "+numberToString(n))
 		}
 	}
+	for _, f := range []string{"max_memory_bytes", "max_cpu_seconds"} {
+		v := limits.prop(f)
+		if isUndefined(v) {
+			continue
+		}
+		if n, ok := v.(float64); !ok {
+			add("RN5", "limits."+f+" must be a number")
+		} else if n <= 0 {
+			add("RN5", "limits."+f+" must be positive")
+		}
+	}
+}
 
-	// RN4
-	if sandbox, ok := runner.prop("sandbox").(*object); !ok {
-		add("SCHEMA", "Missing or invalid sandbox: expected object")
+// checkCommandsRunner checks RN6: sorted, disjoint allow- and blocklists, and a shell.
+func checkCommandsRunner(commands *object, add func(rule, msg string)) {
+	allow, allowOK := commands.prop("allowlist").(*array)
+	block, blockOK := commands.prop("blocklist").(*array)
+	if !allowOK {
+		add("SCHEMA", "commands.allowlist must be an array")
+	} else if !sortedStrings(stringsOf(allow)) {
+		add("RN6", "commands.allowlist is not sorted lexicographically")
+	}
+	if !blockOK {
+		add("SCHEMA", "commands.blocklist must be an array")
+	} else if !sortedStrings(stringsOf(block)) {
+		add("RN6", "commands.blocklist is not sorted lexicographically")
+	}
+	if allowOK && blockOK {
+		blocked := stringsOf(block)
+		for _, a := range stringsOf(allow) {
+			if slices.Contains(blocked, a) {
+				add("RN6", "commands.allowlist and commands.blocklist must not overlap")
+				break
+			}
+		}
+	}
+	switch s, ok := commands.prop("shell").(string); {
+	case !ok:
+		add("RN6", "Missing or invalid commands.shell")
+	case s == "":
+		add("RN6", "commands.shell cannot be empty")
+	}
+}
+
+// checkWriteRootsRunner checks RN7: sorted, relative write roots without traversal.
+func checkWriteRootsRunner(roots *array, add func(rule, msg string)) {
+	if !sortedStrings(stringsOf(roots)) {
+		add("RN7", "write_roots is not sorted lexicographically")
+	}
+	for i, r := range roots.elems {
+		s, ok := r.(string)
+		if !ok {
+			add("SCHEMA", "write_roots["+itoa(i)+"] is not a string")
+			continue
+		}
+		if strings.HasPrefix(s, "/") || driveLetter.MatchString(s) {
+			add("RN7", "write_roots["+itoa(i)+"] contains absolute path")
+		}
+		if strings.Contains(s, "..") {
+			add("RN7", "write_roots["+itoa(i)+"] contains path traversal")
+		}
+	}
+}
+
+// checkContextRunner checks RN8: the working directory, environment
+// allowlist, locale and time zone.
+func checkContextRunner(ctx *object, add func(rule, msg string)) {
+	if !strictEqual(ctx.prop("working_dir"), ".") {
+		add("RN8", `context.working_dir must be "."`)
+	}
+	if env, ok := ctx.prop("env_allowlist").(*array); !ok {
+		add("SCHEMA", "context.env_allowlist must be an array")
 	} else {
-		oneOf := func(field string, allowed []string) {
-			switch s, ok := sandbox.prop(field).(string); {
-			case !ok:
-				add("RN4", "Missing or invalid sandbox."+field)
-			case !slices.Contains(allowed, s):
-				add("RN4", "Invalid sandbox."+field+": expected one of "+strings.Join(allowed, ", ")+`, got "`+s+`"`)
-			}
+		if !sortedStrings(stringsOf(env)) {
+			add("RN8", "context.env_allowlist is not sorted lexicographically")
 		}
-		oneOf("backend", runnerBackends)
-		oneOf("isolation_level", runnerIsolation)
-		if strictEqual(sandbox.prop("isolation_level"), "none") && !strictEqual(sandbox.prop("backend"), "none") {
-			add("RN4", `When isolation_level is "none", backend must also be "none"`)
-		}
-		for _, f := range []string{"network_blocked", "filesystem_readonly"} {
-			if _, ok := sandbox.prop(f).(bool); !ok {
-				add("RN4", "sandbox."+f+" must be boolean")
+		for i, e := range env.elems {
+			if s, ok := e.(string); ok && hasAnyPrefix(s, forbiddenEnvPfxs) {
+				add("RN8", "context.env_allowlist["+itoa(i)+`] has forbidden prefix: "`+s+`"`)
 			}
 		}
 	}
+	if _, ok := ctx.prop("locale").(string); !ok {
+		add("RN8", "Missing or invalid context.locale")
+	}
+	if _, ok := ctx.prop("timezone").(string); !ok {
+		add("RN8", "Missing or invalid context.timezone")
+	}
+}
 
-	// RN5
-	if limits, ok := runner.prop("limits").(*object); !ok {
-		add("SCHEMA", "Missing or invalid limits: expected object")
-	} else {
-		for _, l := range runnerLimits {
-			n, ok := limits.prop(l.field).(float64)
-			switch {
-			case !ok:
-				add("RN5", "Missing or invalid limits."+l.field)
-			case n < l.min || n > l.max:
-				add("RN5", "limits."+l.field+" must be in range ["+numberToString(l.min)+", "+numberToString(l.max)+"], got "+numberToString(n))
-			}
-		}
-		for _, f := range []string{"max_memory_bytes", "max_cpu_seconds"} {
-			v := limits.prop(f)
-			if isUndefined(v) {
-				continue
-			}
-			if n, ok := v.(float64); !ok {
-				add("RN5", "limits."+f+" must be a number")
-			} else if n <= 0 {
-				add("RN5", "limits."+f+" must be positive")
-			}
+// checkExitRunner checks RN10: the exit code, signal and kill flags.
+func checkExitRunner(exit *object, add func(rule, msg string)) {
+	if code, ok := exit.prop("code").(float64); !ok {
+		add("RN10", "Missing or invalid exit.code")
+	} else if !isInteger(code) || code < 0 || code > 255 {
+		add("RN10", "exit.code must be integer in range [0, 255], got "+numberToString(code))
+	}
+	if sig := exit.prop("signal"); !isUndefined(sig) {
+		if s, ok := sig.(string); !ok {
+			add("RN10", "exit.signal must be a string")
+		} else if changesWhenUppercased(s) {
+			add("RN10", "exit.signal must be uppercase")
 		}
 	}
+	for _, f := range []string{"oom_killed", "timeout_killed"} {
+		if _, ok := exit.prop(f).(bool); !ok {
+			add("RN10", "exit."+f+" must be boolean")
+		}
+	}
+}
 
-	// RN6
-	if commands, ok := runner.prop("commands").(*object); !ok {
-		add("SCHEMA", "Missing or invalid commands: expected object")
-	} else {
-		allow, allowOK := commands.prop("allowlist").(*array)
-		block, blockOK := commands.prop("blocklist").(*array)
-		if !allowOK {
-			add("SCHEMA", "commands.allowlist must be an array")
-		} else if !sortedStrings(stringsOf(allow)) {
-			add("RN6", "commands.allowlist is not sorted lexicographically")
-		}
-		if !blockOK {
-			add("SCHEMA", "commands.blocklist must be an array")
-		} else if !sortedStrings(stringsOf(block)) {
-			add("RN6", "commands.blocklist is not sorted lexicographically")
-		}
-		if allowOK && blockOK {
-			blocked := stringsOf(block)
-			for _, a := range stringsOf(allow) {
-				if slices.Contains(blocked, a) {
-					add("RN6", "commands.allowlist and commands.blocklist must not overlap")
-					break
-				}
-			}
-		}
-		switch s, ok := commands.prop("shell").(string); {
-		case !ok:
-			add("RN6", "Missing or invalid commands.shell")
-		case s == "":
-			add("RN6", "commands.shell cannot be empty")
-		}
+// checkOneOf checks that the member field of o, which is named name,
+// is a string among allowed, under rule.
+func checkOneOf(o *object, rule, name, field string, allowed []string, add func(rule, msg string)) {
+	switch s, ok := o.prop(field).(string); {
+	case !ok:
+		add(rule, "Missing or invalid "+name+"."+field)
+	case !slices.Contains(allowed, s):
+		add(rule, "Invalid "+name+"."+field+": expected one of "+strings.Join(allowed, ", ")+`, got "`+s+`"`)
 	}
-
-	// RN7
-	if roots, ok := runner.prop("write_roots").(*array); !ok {
-		add("SCHEMA", "Missing or invalid write_roots: expected array")
-	} else {
-		if !sortedStrings(stringsOf(roots)) {
-			add("RN7", "write_roots is not sorted lexicographically")
-		}
-		for i, r := range roots.elems {
-			s, ok := r.(string)
-			if !ok {
-				add("SCHEMA", "write_roots["+itoa(i)+"] is not a string")
-				continue
-			}
-			if strings.HasPrefix(s, "/") || driveLetter.MatchString(s) {
-				add("RN7", "write_roots["+itoa(i)+"] contains absolute path")
-			}
-			if strings.Contains(s, "..") {
-				add("RN7", "write_roots["+itoa(i)+"] contains path traversal")
-			}
-		}
-	}
-
-	// RN8
-	if ctx, ok := runner.prop("context").(*object); !ok {
-		add("SCHEMA", "Missing or invalid context: expected object")
-	} else {
-		if !strictEqual(ctx.prop("working_dir"), ".") {
-			add("RN8", `context.working_dir must be "."`)
-		}
-		if env, ok := ctx.prop("env_allowlist").(*array); !ok {
-			add("SCHEMA", "context.env_allowlist must be an array")
-		} else {
-			if !sortedStrings(stringsOf(env)) {
-				add("RN8", "context.env_allowlist is not sorted lexicographically")
-			}
-			for i, e := range env.elems {
-				if s, ok := e.(string); ok && hasAnyPrefix(s, forbiddenEnvPfxs) {
-					add("RN8", "context.env_allowlist["+itoa(i)+`] has forbidden prefix: "`+s+`"`)
-				}
-			}
-		}
-		if _, ok := ctx.prop("locale").(string); !ok {
-			add("RN8", "Missing or invalid context.locale")
-		}
-		if _, ok := ctx.prop("timezone").(string); !ok {
-			add("RN8", "Missing or invalid context.timezone")
-		}
-	}
-
-	// RN9
-	if timing, ok := runner.prop("timing").(*object); !ok {
-		add("SCHEMA", "Missing or invalid timing: expected object")
-	} else {
-		checkTimingRunner(timing, add)
-	}
-
-	// RN10
-	if exit, ok := runner.prop("exit").(*object); !ok {
-		add("SCHEMA", "Missing or invalid exit: expected object")
-	} else {
-		if code, ok := exit.prop("code").(float64); !ok {
-			add("RN10", "Missing or invalid exit.code")
-		} else if !isInteger(code) || code < 0 || code > 255 {
-			add("RN10", "exit.code must be integer in range [0, 255], got "+numberToString(code))
-		}
-		if sig := exit.prop("signal"); !isUndefined(sig) {
-			if s, ok := sig.(string); !ok {
-				add("RN10", "exit.signal must be a string")
-			} else if changesWhenUppercased(s) {
-				add("RN10", "exit.signal must be uppercase")
-			}
-		}
-		for _, f := range []string{"oom_killed", "timeout_killed"} {
-			if _, ok := exit.prop(f).(bool); !ok {
-				add("RN10", "exit."+f+" must be boolean")
-			}
-		}
-	}
-
-	// Warnings
-	if w := runner.prop("warnings"); !isUndefined(w) {
-		if wa, ok := w.(*array); !ok {
-			add("SCHEMA", "warnings is not an array")
-		} else if !sortedStrings(stringsOf(wa)) {
-			add("SCHEMA", "warnings is not sorted")
-		}
-	}
-
-	// RN12, skipped when the record's shape or version is wrong. The
-	// reference's verifyRoundTrip catches a canonicalize failure itself and
-	// reports it as "does not round-trip".
-	schemaBroken := slices.ContainsFunc(vs, func(v subViolation) bool { return v.Rule == "SCHEMA" || v.Rule == "RN1" })
-	if !schemaBroken {
-		if ok, err := roundTrips(input); err != nil || !ok {
-			add("RN12", "Runner record does not round-trip through canonicalization")
-		}
-	}
-	return vs
 }
 
 func checkTimingRunner(timing *object, add func(rule, msg string)) {

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"slices"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -72,7 +71,7 @@ func (e *encoder) flush() {
 func (e *encoder) splice(enc []byte) {
 	if n := len(e.doc); n > 0 && len(e.B) == 1 && e.B[0] == ',' {
 		p := e.doc[n-1]
-		if next := len(p) + 1; cap(p) >= next+len(enc) && unsafe.SliceData(enc) == unsafe.SliceData(p[next:next+len(enc)]) && p[:next][len(p)] == ',' {
+		if next := len(p) + 1; len(enc) > 0 && cap(p) >= next+len(enc) && &enc[0] == &p[:next+1][next] && p[:next][len(p)] == ',' {
 			e.doc[n-1] = p[:next+len(enc)]
 			e.off += int64(1 + len(enc))
 			e.B = e.B[:0]

@@ -7,7 +7,7 @@
 // of an agent session share its start) are broken by lineage, then steps,
 // then packing time, then hash (Compare), and Previous walks a session's
 // snapshots in that order;
-// Top keeps the n first ones with a bounded heap, so `ctx-log -n 20` does
+// List keeps the n first ones with a bounded heap, so `ctx-log -n 20` does
 // not sort the whole store. Filter selects by model, time range and gjson
 // queries (Query), which read a pack's manifest only when they name fields
 // its summary lacks. Lineage follows parent links from a pack to its root.

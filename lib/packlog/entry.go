@@ -41,16 +41,6 @@ type Entry struct {
 // Time returns the pack's created time.
 func (e *Entry) Time() time.Time { return time.Unix(e.sec, int64(e.nsec)).UTC() }
 
-// NewEntry returns the entry of a summary whose created is an RFC 3339
-// time.
-func NewEntry(sum manifest.Summary) (Entry, error) {
-	e := Entry{Summary: sum}
-	if err := e.setTime(); err != nil {
-		return Entry{}, err
-	}
-	return e, nil
-}
-
 func (e *Entry) setTime() error {
 	t, err := time.Parse(time.RFC3339Nano, e.Created)
 	if err != nil {

@@ -1,6 +1,7 @@
 package packlog
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -13,8 +14,8 @@ import (
 )
 
 var (
-	hashA = digest.MustParse("sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
-	hashB = digest.MustParse("sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")
+	hashA = digest.Digest(bytes.Repeat([]byte{0xaa}, digest.Size))
+	hashB = digest.Digest(bytes.Repeat([]byte{0xbb}, digest.Size))
 )
 
 func encode(t testing.TB, sum manifest.Summary) []byte {
@@ -190,4 +191,14 @@ func FuzzParseEntry(f *testing.F) {
 			t.Fatalf("fast path accepted non-canonical %q (canonical %q)", b, again)
 		}
 	})
+}
+
+// NewEntry returns the entry of a summary whose created is an RFC 3339
+// time.
+func NewEntry(sum manifest.Summary) (Entry, error) {
+	e := Entry{Summary: sum}
+	if err := e.setTime(); err != nil {
+		return Entry{}, err
+	}
+	return e, nil
 }

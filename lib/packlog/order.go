@@ -119,16 +119,11 @@ func Sort(es []Entry) {
 	slices.SortFunc(es, func(a, b Entry) int { return Compare(&a, &b) })
 }
 
-// Top returns the n first entries of es in Compare order, newest first,
+// top returns the n first entries of es in Compare order, newest first,
 // among those keep accepts (all if keep is nil). It keeps a heap of at most
 // n entries, so it costs O(len(es)·log n), not a full sort. n <= 0 means
-// every accepted entry.
-func Top(es []Entry, n int, keep func(*Entry) bool) []Entry {
-	return top(es, n, keep, false)
-}
-
-// top is Top; inPlace lets it filter and sort es itself when it keeps
-// everything, instead of a copy.
+// every accepted entry. inPlace lets it filter and sort es itself when it
+// keeps everything, instead of a copy.
 func top(es []Entry, n int, keep func(*Entry) bool, inPlace bool) []Entry {
 	if n <= 0 || n >= len(es) {
 		out := es[:0]

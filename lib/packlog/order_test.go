@@ -54,7 +54,7 @@ func TestSortOrder(t *testing.T) {
 	}
 }
 
-// Top with a bounded heap gives exactly the first n of a full sort, for
+// top with a bounded heap gives exactly the first n of a full sort, for
 // every n, with and without a filter, and many equal times.
 func TestTop(t *testing.T) {
 	t.Parallel()
@@ -88,18 +88,18 @@ func TestTop(t *testing.T) {
 				want = want[:n]
 			}
 			input := slices.Clone(es)
-			if got := Top(input, n, nil); !slices.Equal(hashes(got), hashes(want)) {
-				t.Errorf("Top(%d) differs from the sort", n)
+			if got := top(input, n, nil, false); !slices.Equal(hashes(got), hashes(want)) {
+				t.Errorf("top(%d) differs from the sort", n)
 			}
 			if !slices.EqualFunc(input, es, func(a, b Entry) bool { return a.Hash == b.Hash }) {
-				t.Error("Top reordered its input")
+				t.Error("top reordered its input")
 			}
 			want = sortedOdd
 			if n > 0 && n < len(want) {
 				want = want[:n]
 			}
-			if got := Top(slices.Clone(es), n, odd); !slices.Equal(hashes(got), hashes(want)) {
-				t.Errorf("Top(%d, odd) differs from the sort", n)
+			if got := top(slices.Clone(es), n, odd, false); !slices.Equal(hashes(got), hashes(want)) {
+				t.Errorf("top(%d, odd) differs from the sort", n)
 			}
 		})
 	}
@@ -135,7 +135,7 @@ func TestDescendantsFirst(t *testing.T) {
 }
 
 // TestTopTiedFork: a fork keeps its parent's created time, so the newest
-// pack is the child; Top(1), as ctx-log -n 1 asks, must say so however the
+// pack is the child; top(1), as ctx-log -n 1 asks, must say so however the
 // hashes compare, and with more packs around than it keeps.
 func TestTopTiedFork(t *testing.T) {
 	t.Parallel()
@@ -154,14 +154,14 @@ func TestTopTiedFork(t *testing.T) {
 	grandchild.Parent = child.Hash
 	for n := 1; n <= 3; n++ {
 		es := []Entry{old, parent, child, grandchild}
-		got := hashes(Top(es, n, nil))
+		got := hashes(top(es, n, nil, false))
 		want := hashes([]Entry{grandchild, child, parent}[:n])
 		if !slices.Equal(got, want) {
-			t.Errorf("Top(%d) = %v, want %v", n, got, want)
+			t.Errorf("top(%d) = %v, want %v", n, got, want)
 		}
 	}
 	es := []Entry{old, parent, child}
-	if got := hashes(Top(es, 1, nil)); !slices.Equal(got, hashes([]Entry{child})) {
+	if got := hashes(top(es, 1, nil, false)); !slices.Equal(got, hashes([]Entry{child})) {
 		t.Errorf("Top(1) after a fork = %v, want the child %v", got, child.Hash.Short())
 	}
 }

@@ -120,8 +120,62 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 	}
 	res := &PullResult{Hash: d, URI: d.URI(), Remote: c.Remote.URL, Digest: img.desc.Digest.String(), Layers: img.layers, Parent: img.pack.Parent}
 	res.Downloaded.add(int64(len(img.config)))
+	n, err := needed(s, img, ref, res)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSpace(s, d, n.jobs); err != nil {
+		return nil, err
+	}
+	stg := &staging{s: s}
+	defer stg.cleanup()
+	blobs, err := c.download(ctx, stg, d, ref, n)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range n.jobs {
+		res.Downloaded.add(j.desc.Size)
+	}
+	if res.Objects.New, res.Objects.Reused, err = c.storeLayers(ctx, s, n, blobs); err != nil {
+		return nil, err
+	}
+	cm, err := manifest.CommitWith(s, img.pack, manifest.CommitOptions{Usage: cost.Entry})
+	if err != nil {
+		return nil, err
+	}
+	got := cm.Hash
+	if got != d {
+		return nil, fmt.Errorf("pack %s was stored as %s", d, got)
+	}
+	if opts.Referrers != "" {
+		res.Referrers, res.ReferrersSkipped, err = c.FetchReferrers(ctx, img.desc, opts.Referrers, opts.ReferrerOptions)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: %w", d, err)
+		}
+	}
+	return res, nil
+}
 
-	// Which layers are needed: those holding an object missing here.
+// A pullJob is one layer to download: a bucket of small objects, or one
+// large object.
+type pullJob struct {
+	desc   ocispec.Descriptor
+	prefix string        // a bucket
+	object digest.Digest // or an object layer
+}
+
+// pullPlan is what a pull downloads (jobs), the objects the pack
+// references (inPack) and those of them missing here (missing).
+type pullPlan struct {
+	jobs            []pullJob
+	inPack, missing map[digest.Digest]bool
+}
+
+// needed returns which layers are needed: those holding an object
+// missing here; the others are counted in res.Skipped. A layout that lies
+// (an object in no layer, a layer of an object the pack does not
+// reference, sizes that disagree) is an error.
+func needed(s *store.Store, img *remoteImage, ref string, res *PullResult) (pullPlan, error) {
 	refs := img.pack.Refs()
 	inPack := make(map[digest.Digest]bool, len(refs))
 	missing := map[digest.Digest]bool{}
@@ -129,7 +183,7 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 		inPack[r] = true
 		ok, err := s.Has(r)
 		if err != nil {
-			return nil, err
+			return pullPlan{}, err
 		}
 		if !ok {
 			missing[r] = true
@@ -137,11 +191,11 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 	}
 	for o := range img.large {
 		if !inPack[o] {
-			return nil, lies(ref, "layer %s is an object the pack does not reference", objectName(o))
+			return pullPlan{}, lies(ref, "layer %s is an object the pack does not reference", objectName(o))
 		}
 	}
 	if err := img.checkSizes(ref); err != nil {
-		return nil, err
+		return pullPlan{}, err
 	}
 	needBucket := map[string]bool{}
 	for r := range missing {
@@ -150,48 +204,50 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 		}
 		p := r.Hex()[:2]
 		if _, ok := img.buckets[p]; !ok {
-			return nil, lies(ref, "object %s is in no layer", r)
+			return pullPlan{}, lies(ref, "object %s is in no layer", r)
 		}
 		needBucket[p] = true
 	}
-	type job struct {
-		desc   ocispec.Descriptor
-		prefix string        // a bucket
-		object digest.Digest // or an object layer
-	}
-	var jobs []job
+	var jobs []pullJob
 	for p, l := range img.buckets {
 		if needBucket[p] {
-			jobs = append(jobs, job{desc: l, prefix: p})
+			jobs = append(jobs, pullJob{desc: l, prefix: p})
 		} else {
 			res.Skipped.add(l.Size)
 		}
 	}
 	for o, l := range img.large {
 		if missing[o] {
-			jobs = append(jobs, job{desc: l, object: o})
+			jobs = append(jobs, pullJob{desc: l, object: o})
 		} else {
 			res.Skipped.add(l.Size)
 		}
 	}
+	return pullPlan{jobs, inPack, missing}, nil
+}
 
-	// What will not be held in memory is staged on disk, then stored:
-	// twice its size, which the store's filesystem must have. A remote
-	// declaring more is refused before the first download.
+// checkSpace refuses, before the first download, layers too large for the
+// store's file system: what will not be held in memory is staged on disk,
+// then stored, twice its size.
+func checkSpace(s *store.Store, d digest.Digest, jobs []pullJob) error {
 	var total int64
 	for _, j := range jobs {
 		total += j.desc.Size
 	}
 	if onDisk := total - maxHeld; onDisk > 0 {
 		if free := freeSpace(s.Root()); free >= 0 && 2*onDisk > free {
-			return nil, fmt.Errorf("pack %s: the remote declares %d bytes of layers to download; staging and storing them needs %d bytes, and %s has %d free", d, total, 2*onDisk, s.Root(), free)
+			return fmt.Errorf("pack %s: the remote declares %d bytes of layers to download; staging and storing them needs %d bytes, and %s has %d free", d, total, 2*onDisk, s.Root(), free)
 		}
 	}
 
-	stg := &staging{s: s}
-	defer stg.cleanup()
+	return nil
+}
 
-	// Download and verify everything.
+// download downloads and verifies every layer of n into stg: each
+// object the pack is missing is found in exactly one layer, and no layer
+// holds one the pack does not reference.
+func (c *Client) download(ctx context.Context, stg *staging, d digest.Digest, ref string, n pullPlan) ([]staged, error) {
+	jobs, inPack, missing := n.jobs, n.inPack, n.missing
 	blobs := make([]staged, len(jobs))
 	var mu sync.Mutex
 	found := map[digest.Digest]bool{}
@@ -237,12 +293,15 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 			return nil, lies(ref, "object %s is missing from layer objects/%s", r, r.Hex()[:2])
 		}
 	}
-	for _, j := range jobs {
-		res.Downloaded.add(j.desc.Size)
-	}
 
-	// Store the objects, then finalize.
-	var newN, reused int
+	return blobs, nil
+}
+
+// storeLayers stores the objects the staged layers hold that the store
+// is missing, and returns how many were new and how many already there.
+func (c *Client) storeLayers(ctx context.Context, s *store.Store, n pullPlan, blobs []staged) (newN, reused int, err error) {
+	jobs, missing := n.jobs, n.missing
+	var mu sync.Mutex
 	count := func(created bool) {
 		mu.Lock()
 		if created {
@@ -254,7 +313,7 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 	}
 	// Storing is system time in object creation; 1, 2 and 8 writers
 	// measured alike (docs/performance.md), so --jobs bounds it too.
-	g, _ = errgroup.WithContext(ctx)
+	g, _ := errgroup.WithContext(ctx)
 	g.SetLimit(c.jobs)
 	for i, j := range jobs {
 		g.Go(func() error {
@@ -297,24 +356,9 @@ func (c *Client) Pull(ctx context.Context, s *store.Store, ref string, opts Pull
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return 0, 0, err
 	}
-	res.Objects.New, res.Objects.Reused = newN, reused
-	cm, err := manifest.CommitWith(s, img.pack, manifest.CommitOptions{Usage: cost.Entry})
-	if err != nil {
-		return nil, err
-	}
-	got := cm.Hash
-	if got != d {
-		return nil, fmt.Errorf("pack %s was stored as %s", d, got)
-	}
-	if opts.Referrers != "" {
-		res.Referrers, res.ReferrersSkipped, err = c.FetchReferrers(ctx, img.desc, opts.Referrers, opts.ReferrerOptions)
-		if err != nil {
-			return nil, fmt.Errorf("pack %s: %w", d, err)
-		}
-	}
-	return res, nil
+	return newN, reused, nil
 }
 
 // lies reports a remote manifest that breaks the layout.

@@ -1,5 +1,7 @@
 package replay
 
+//lint:file-ignore ST1005 errors begin with the name of the Claude Code tool they replay (Read, Glob, Grep), spelt as the agent spells it
+
 import (
 	"bytes"
 	"context"

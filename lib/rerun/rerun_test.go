@@ -13,9 +13,9 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/internal/agenttest"
-	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/drift"
 	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/replay"
 	"github.com/ctx-tools/ctx/lib/rerun"
 	"github.com/ctx-tools/ctx/lib/serve"
@@ -95,7 +95,7 @@ func TestFork(t *testing.T) {
 	if r := rep.Steps[from]; r.Status != replay.Skipped || !strings.Contains(r.Reason, "upstream") {
 		t.Errorf("step %d: %+v", from, r)
 	}
-	fork, err := manifest.Load(s, digest.MustParse(rep.Replayed))
+	fork, err := ref.Load(s, rep.Replayed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,11 +162,11 @@ func TestRecord(t *testing.T) {
 			if rep.Fidelity != replay.Exact {
 				t.Errorf("fidelity %s through the proxy", rep.Fidelity)
 			}
-			rec, err := manifest.Load(s, digest.MustParse(rep.Recorded))
+			rec, err := ref.Load(s, rep.Recorded)
 			if err != nil {
 				t.Fatal(err)
 			}
-			own, err := manifest.Load(s, digest.MustParse(rep.Replayed))
+			own, err := ref.Load(s, rep.Replayed)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/secrets/verdict"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -161,7 +161,7 @@ func (s *Scanner) ScanPack(st *store.Store, m *manifest.Manifest, c *verdict.Cac
 					// The bytes are this goroutine's and never written:
 					// a string of them, not a copy, which would double
 					// the memory a large object costs.
-					text = unsafe.String(unsafe.SliceData(b), len(b))
+					text = zerocopy.String(b)
 					bin := isBinary(text)
 					mu.Lock()
 					bytes += int64(len(b))

@@ -42,14 +42,3 @@ func agentOf(r *http.Request, w Wire) *Agent {
 	}
 	return nil
 }
-
-// AgentNamed returns the agent named name ("claude-code", "codex",
-// "gemini", "opencode"), or nil.
-func AgentNamed(name string) *Agent {
-	for _, a := range Agents {
-		if a.Agent.Name == name {
-			return a.Agent
-		}
-	}
-	return nil
-}

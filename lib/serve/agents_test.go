@@ -11,7 +11,12 @@ func TestAgentsClean(t *testing.T) {
 		{"opencode", "...output truncated...\n\nFull output saved to: /h1/.local/share/opencode/tool-output/tool_abc\n\n9",
 			"...output truncated...\n\nFull output saved to: /h2/.local/share/opencode/tool-output/tool_xyz\n\n9"},
 	} {
-		a := AgentNamed(tc.agent)
+		var a *Agent
+		for _, e := range Agents {
+			if e.Agent.Name == tc.agent {
+				a = e.Agent
+			}
+		}
 		if a == nil || a.Clean == nil {
 			t.Errorf("%s: no Clean rule", tc.agent)
 			continue

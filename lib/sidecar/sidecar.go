@@ -124,15 +124,12 @@ func Path(dir, name string) string {
 	return filepath.Join(dir, filepath.FromSlash(name+Suffix))
 }
 
-// Check reports, before anything is written, whether the sidecars of the
-// given output names can be written under dir: every name is valid, no
-// existing file or directory on the way leads outside dir or is in the way,
-// and dir, if it exists, is a directory. Sidecars that already exist are
-// not an error here: Write compares them.
-func Check(dir string, names []string) error { return CheckFiles(dir, names, Suffix) }
-
-// CheckFiles is Check for the files <name><suffix> of every name and
-// suffix, such as an output's sidecar and its signed attestation.
+// CheckFiles reports, before anything is written, whether the files
+// <name><suffix> of every name and suffix (such as an output's sidecar and
+// its signed attestation) can be written under dir: every name is valid,
+// no existing file or directory on the way leads outside dir or is in the
+// way, and dir, if it exists, is a directory. Files that already exist
+// are not an error here: Write compares them.
 func CheckFiles(dir string, names []string, suffixes ...string) error {
 	for _, n := range names {
 		if err := manifest.CheckName(n); err != nil {

@@ -212,14 +212,14 @@ func TestWriteNeverEscapes(t *testing.T) {
 	if _, err := Write(dir, sc, true); err == nil {
 		t.Fatal("writing through a symlink that leaves dir succeeded")
 	}
-	if err := Check(dir, []string{"handlers/user.go"}); err == nil {
+	if err := CheckFiles(dir, []string{"handlers/user.go"}, Suffix); err == nil {
 		t.Error("Check accepted a path through a symlink that leaves dir")
 	}
 	sc.Output = "r.md"
 	if _, err := Write(dir, sc, false); err == nil {
 		t.Fatal("writing to a symlink that leaves dir succeeded")
 	}
-	if err := Check(dir, []string{"r.md"}); err == nil {
+	if err := CheckFiles(dir, []string{"r.md"}, Suffix); err == nil {
 		t.Error("Check accepted a sidecar name that is a symlink leaving dir")
 	}
 	for _, bad := range []string{"../x", "/abs"} {
@@ -227,7 +227,7 @@ func TestWriteNeverEscapes(t *testing.T) {
 		if _, err := Write(dir, sc, true); err == nil {
 			t.Errorf("Write accepted output name %q", bad)
 		}
-		if err := Check(dir, []string{bad}); err == nil {
+		if err := CheckFiles(dir, []string{bad}, Suffix); err == nil {
 			t.Errorf("Check accepted output name %q", bad)
 		}
 	}
@@ -240,27 +240,27 @@ func TestWriteNeverEscapes(t *testing.T) {
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	base := t.TempDir()
-	if err := Check(filepath.Join(base, "absent"), []string{"a/b.md", "c.md"}); err != nil {
+	if err := CheckFiles(filepath.Join(base, "absent"), []string{"a/b.md", "c.md"}, Suffix); err != nil {
 		t.Errorf("a directory still to be created: %v", err)
 	}
 	file := filepath.Join(base, "file")
 	os.WriteFile(file, nil, 0o644)
-	if err := Check(file, []string{"a.md"}); err == nil || !strings.Contains(err.Error(), "not a directory") {
+	if err := CheckFiles(file, []string{"a.md"}, Suffix); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("dir is a file: err %v", err)
 	}
 	dir := filepath.Join(base, "d")
 	os.MkdirAll(filepath.Join(dir, "x.md.ctx.json"), 0o755)
 	os.WriteFile(filepath.Join(dir, "sub"), nil, 0o644)
-	if err := Check(dir, []string{"sub/a.md"}); err == nil || !strings.Contains(err.Error(), "sub is not a directory") {
+	if err := CheckFiles(dir, []string{"sub/a.md"}, Suffix); err == nil || !strings.Contains(err.Error(), "sub is not a directory") {
 		t.Errorf("a file in the way: err %v", err)
 	}
-	if err := Check(dir, []string{"x.md"}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if err := CheckFiles(dir, []string{"x.md"}, Suffix); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("a directory at the sidecar's name: err %v", err)
 	}
 	// A symlink that stays inside dir is fine.
 	os.Mkdir(filepath.Join(dir, "real"), 0o755)
 	os.Symlink("real", filepath.Join(dir, "alias"))
-	if err := Check(dir, []string{"alias/a.md", "new/deeper/b.md"}); err != nil {
+	if err := CheckFiles(dir, []string{"alias/a.md", "new/deeper/b.md"}, Suffix); err != nil {
 		t.Errorf("paths inside dir: %v", err)
 	}
 }

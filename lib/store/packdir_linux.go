@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 )
 
 // On Linux, packs/ is read through its directory descriptor: getdents(2)
@@ -74,23 +76,23 @@ func (p *packDir) list() ([]PackName, error) {
 }
 
 func (p *packDir) read(d digest.Digest, buf []byte) ([]byte, error) {
-	var name [digest.HexSize + 1]byte // NUL-terminated for the kernel
-	hex.Encode(name[:digest.HexSize], d[:])
+	var hexName [digest.HexSize]byte
+	hex.Encode(hexName[:], d[:])
+	name := zerocopy.String(hexName[:]) // no copy: openat copies it for the kernel
 	var fd int
 	for {
-		v, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(p.fd), uintptr(unsafe.Pointer(&name[0])),
-			uintptr(syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK), 0, 0, 0)
-		if errno == syscall.EINTR {
+		var err error
+		fd, err = unix.Openat(p.fd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+		if err == unix.EINTR {
 			continue
 		}
-		if errno == syscall.ENOENT {
+		if err == unix.ENOENT {
 			// Listed a moment ago: the store changed under us.
 			return buf, fmt.Errorf("pack entry %s: %w", d, ErrNotFound)
 		}
-		if errno != 0 {
-			return buf, fmt.Errorf("reading pack entry %s: %w", d, errno)
+		if err != nil {
+			return buf, fmt.Errorf("reading pack entry %s: %w", d, err)
 		}
-		fd = int(v)
 		break
 	}
 	defer syscall.Close(fd)

@@ -2,7 +2,8 @@ package store
 
 import (
 	"os"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // syncFS flushes the file system that holds dir with one syncfs(2).
@@ -12,8 +13,5 @@ func syncFS(dir string) error {
 		return err
 	}
 	defer f.Close()
-	if _, _, errno := syscall.Syscall(sysSyncfs, f.Fd(), 0, 0); errno != 0 {
-		return errno
-	}
-	return nil
+	return unix.Syncfs(int(f.Fd()))
 }

@@ -7,15 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
-
-// oTmpfile is O_TMPFILE (__O_TMPFILE | O_DIRECTORY), the same on every
-// architecture Go supports on Linux.
-const oTmpfile = 0o20000000 | syscall.O_DIRECTORY
-
-// atSymlinkFollow is AT_SYMLINK_FOLLOW for linkat(2).
-const atSymlinkFollow = 0x400
 
 // noUnnamed is set once O_TMPFILE or linking through /proc fails here.
 var noUnnamed atomic.Bool
@@ -37,7 +31,7 @@ func newUnnamed(dir string) (tempObject, bool) {
 	if noUnnamed.Load() {
 		return nil, false
 	}
-	fd, err := syscall.Open(dir, oTmpfile|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o444)
+	fd, err := syscall.Open(dir, unix.O_TMPFILE|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o444)
 	if err != nil {
 		noUnnamed.Store(true)
 		return nil, false
@@ -64,7 +58,7 @@ func (t *unnamedTemp) Sync() error { return syscall.Fsync(t.fd) }
 
 func (t *unnamedTemp) link(name string) error {
 	defer syscall.Close(t.fd)
-	err := linkat("/proc/self/fd/"+strconv.Itoa(t.fd), name)
+	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(t.fd), unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
 	switch err {
 	case nil:
 		return nil
@@ -75,22 +69,3 @@ func (t *unnamedTemp) link(name string) error {
 }
 
 func (t *unnamedTemp) discard() { syscall.Close(t.fd) }
-
-func linkat(oldpath, newpath string) error {
-	o, err := syscall.BytePtrFromString(oldpath)
-	if err != nil {
-		return err
-	}
-	n, err := syscall.BytePtrFromString(newpath)
-	if err != nil {
-		return err
-	}
-	const atFDCWD = -100
-	fdcwd := atFDCWD
-	_, _, errno := syscall.Syscall6(syscall.SYS_LINKAT, uintptr(fdcwd), uintptr(unsafe.Pointer(o)),
-		uintptr(fdcwd), uintptr(unsafe.Pointer(n)), atSymlinkFollow, 0)
-	if errno != 0 {
-		return errno
-	}
-	return nil
-}

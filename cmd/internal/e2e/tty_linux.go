@@ -10,9 +10,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/sys/unix"
 )
 
 // ttyEnv are the variables a ttyexec'd program gets from the script:
@@ -137,13 +137,6 @@ func ttyAvailable() bool {
 	return true
 }
 
-func ioctl(f *os.File, req uintptr, arg unsafe.Pointer) error {
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), req, uintptr(arg)); e != 0 {
-		return e
-	}
-	return nil
-}
-
 // openPTY opens a new pseudo-terminal pair with output processing off.
 func openPTY() (ctrl, tty *os.File, err error) {
 	ctrl, err = os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
@@ -151,18 +144,17 @@ func openPTY() (ctrl, tty *os.File, err error) {
 		return nil, nil, fmt.Errorf("opening a pseudo-terminal: %w", err)
 	}
 	var n uint32
-	var unlock int32
-	if err = ioctl(ctrl, syscall.TIOCGPTN, unsafe.Pointer(&n)); err == nil {
-		err = ioctl(ctrl, syscall.TIOCSPTLCK, unsafe.Pointer(&unlock))
+	if n, err = unix.IoctlGetUint32(int(ctrl.Fd()), unix.TIOCGPTN); err == nil {
+		err = unix.IoctlSetPointerInt(int(ctrl.Fd()), unix.TIOCSPTLCK, 0) // unlock
 	}
 	if err == nil {
 		tty, err = os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
 	}
 	if err == nil {
-		var t syscall.Termios
-		if err = ioctl(tty, syscall.TCGETS, unsafe.Pointer(&t)); err == nil {
-			t.Oflag &^= syscall.OPOST
-			err = ioctl(tty, syscall.TCSETS, unsafe.Pointer(&t))
+		var t *unix.Termios
+		if t, err = unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS); err == nil {
+			t.Oflag &^= unix.OPOST
+			err = unix.IoctlSetTermios(int(tty.Fd()), unix.TCSETS, t)
 		}
 	}
 	if err != nil {

@@ -46,14 +46,6 @@ func Sed(content []byte, from, to int) []byte {
 	return out
 }
 
-// Head prints the first n lines of content, as `head -n N` does.
-func Head(content []byte, n int) []byte {
-	if n <= 0 {
-		return nil
-	}
-	return Sed(content, 1, n)
-}
-
 // Nl numbers every line of content as `nl -ba` does: "%6d\t" before each
 // line, a last line without "\n" given one.
 func Nl(content []byte) []byte {

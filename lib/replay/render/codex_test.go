@@ -12,8 +12,6 @@ func TestCoreutils(t *testing.T) {
 		{"sed last line keeps no newline", string(Sed([]byte(f), 3, 9)), "three\nfour"},
 		{"sed one line", string(Sed([]byte(f), 1, 1)), "one\n"},
 		{"sed past end", string(Sed([]byte(f), 7, 9)), ""},
-		{"head", string(Head([]byte(f), 2)), "one\ntwo\n"},
-		{"head zero", string(Head([]byte(f), 0)), ""},
 		{"nl -ba", string(Nl([]byte("a\n\nb"))), "     1\ta\n     2\t\n     3\tb\n"},
 		{"nl empty", string(Nl(nil)), ""},
 		{"ls lines", string(Lines([]string{"a", "b"})), "a\nb\n"},

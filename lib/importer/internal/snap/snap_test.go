@@ -1,5 +1,7 @@
 package snap
 
+//lint:file-ignore U1000 the fields of these test types are read and written by Encode and Decode through reflection only
+
 import (
 	"bytes"
 	"encoding/json"
