@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -43,6 +44,12 @@ type rulePlan struct {
 type reach struct {
 	kw          int // the longest the keyword part of a match is, in bytes
 	left, right side
+	// gate matches, at the start of a text, the keyword part of every
+	// match and what follows it in the match, and more: its counted
+	// repetitions unbounded and its assertions left out. A small
+	// expression, run at a few places: where it does not match, no
+	// match's keyword part begins.
+	gate *regexp.Regexp
 }
 
 // langLimit bounds the finite languages enumerated to find the keyword
@@ -67,8 +74,12 @@ func planRule(r config.Rule) (rulePlan, bool) {
 		return rulePlan{}, false
 	}
 	for _, parts := range alternatives(flatten(re)) {
-		a, ok := reachOf(parts, p.keywords)
+		a, at, ok := reachOf(parts, p.keywords)
 		if !ok {
+			return rulePlan{}, false
+		}
+		g := relax(&syntax.Regexp{Op: syntax.OpConcat, Sub: slices.Clone(parts[at:])})
+		if a.gate, err = regexp.Compile(`^(?:` + g.String() + `)`); err != nil {
 			return rulePlan{}, false
 		}
 		p.alts = append(p.alts, a)
@@ -99,7 +110,8 @@ func alternatives(parts []*syntax.Regexp) [][]*syntax.Regexp {
 
 // reachOf finds the keyword part of the concatenation subs and bounds
 // its sides.
-func reachOf(subs []*syntax.Regexp, keywords []string) (reach, bool) {
+// It returns where the keyword part begins.
+func reachOf(subs []*syntax.Regexp, keywords []string) (reach, int, bool) {
 	// The shortest run of parts whose every string holds a keyword.
 	best := -1
 	var bi, bj int
@@ -119,18 +131,39 @@ func reachOf(subs []*syntax.Regexp, keywords []string) (reach, bool) {
 		}
 	}
 	if best < 0 {
-		return reach{}, false
+		return reach{}, 0, false
 	}
 	r := reach{kw: best}
 	var ok bool
 	if r.left, ok = sideOf(subs[:bi]); !ok {
-		return reach{}, false
+		return reach{}, 0, false
 	}
 	slices.Reverse(r.left.runs)
 	if r.right, ok = sideOf(subs[bj+1:]); !ok {
-		return reach{}, false
+		return reach{}, 0, false
 	}
-	return r, true
+	return r, bi, true
+}
+
+// relax returns a copy of re with every counted repetition's bound
+// lifted (x{2,150} is x{2,}) and every assertion (\b, $) left out: it
+// matches all re matches, wherever they are, and is compiled into far
+// fewer instructions.
+func relax(re *syntax.Regexp) *syntax.Regexp {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return &syntax.Regexp{Op: syntax.OpEmptyMatch}
+	}
+	c := *re
+	c.Sub = make([]*syntax.Regexp, len(re.Sub))
+	for i, s := range re.Sub {
+		c.Sub[i] = relax(s)
+	}
+	if c.Op == syntax.OpRepeat && c.Max > 1 {
+		c.Max = -1
+	}
+	return &c
 }
 
 // flatten returns the parts re is a concatenation of, groups opened:

@@ -26,9 +26,9 @@ type windows struct {
 	plans    []rulePlan
 	byKw     map[string][]int // keyword → plans holding it
 	trie     *ahocorasick.Trie
-	keywords []string // the trie's patterns
-	wholeKw  []bool   // keyword of a rule that is not windowed
-	near     *detect.Detector
+	keywords []string           // the trie's patterns
+	wholeKw  []bool             // keyword of a rule that is not windowed
+	near     []*detect.Detector // each windowed rule alone, no decoding
 	decoded  *detect.Detector
 	whole    *detect.Detector
 	anyWhole bool // a rule that is not windowed has no keyword: always run
@@ -36,7 +36,6 @@ type windows struct {
 	// finding's whole line: a text one matches is windowed by whole lines.
 	lineRules []*lineRule
 	allLines  bool // one of them could match a part of a line but not all of it
-	margin    int  // the widest fixed reach of any windowed rule
 }
 
 type lineRule struct{ match func(string) bool }
@@ -56,9 +55,6 @@ func newWindows(cfg config.Config) *windows {
 		}
 		windowed[id] = true
 		w.plans = append(w.plans, p)
-		for _, a := range p.alts {
-			w.margin = max(w.margin, a.kw+max(a.left.fixed, a.right.fixed))
-		}
 	}
 	kwIndex := map[string]int{}
 	addKw := func(k string) int {
@@ -94,7 +90,9 @@ func newWindows(cfg config.Config) *windows {
 		}
 	}
 	w.trie = ahocorasick.NewTrieBuilder().AddStrings(w.keywords).Build()
-	w.near = detect.NewDetector(only(cfg, func(id string) bool { return windowed[id] }))
+	for _, p := range w.plans {
+		w.near = append(w.near, detect.NewDetector(only(cfg, func(id string) bool { return id == p.id })))
+	}
 	w.decoded = detect.NewDetector(only(cfg, func(id string) bool { return windowed[id] }))
 	w.decoded.MaxDecodeDepth = maxDecodeDepth
 	w.whole = detect.NewDetector(only(cfg, func(id string) bool { return !windowed[id] }))
@@ -145,7 +143,7 @@ func (w *windows) find(t string) ([]report.Finding, bool) {
 			low[i] = c + 'a' - 'A'
 		}
 	}
-	var spans []span
+	spans := make([][]span, len(w.plans)) // each rule's
 	runWhole := w.anyWhole
 	w.trie.Walk(low, func(end, n, pattern int64) bool {
 		k := w.keywords[pattern]
@@ -155,11 +153,14 @@ func (w *windows) find(t string) ([]report.Finding, bool) {
 		pos := int(end - n + 1)
 		for _, i := range w.byKw[k] {
 			for _, r := range w.plans[i].alts {
-				a := reachLeft(t, pos+len(k)-r.kw, r.left)
 				b := reachRight(t, pos+r.kw, r.right)
+				if !r.opens(t, pos+len(k)-r.kw, pos, b) {
+					continue
+				}
+				a := reachLeft(t, pos+len(k)-r.kw, r.left)
 				// One byte more each side: an assertion (\b, $) at a
 				// match's edge looks at the byte beyond it.
-				spans = append(spans, span{max(a-1, 0), min(b+1, len(t))})
+				spans[i] = append(spans[i], span{max(a-1, 0), min(b+1, len(t))})
 			}
 		}
 		return true
@@ -170,8 +171,10 @@ func (w *windows) find(t string) ([]report.Finding, bool) {
 	}
 	wholeLines := w.allLines || strings.Contains(t, "gitleaks:allow") ||
 		slices.ContainsFunc(w.lineRules, func(r *lineRule) bool { return r.match(t) })
-	for _, s := range mergeSpans(t, spans, wholeLines) {
-		found = append(found, w.detectAt(w.near, t, s, false)...)
+	for i, ss := range spans {
+		for _, s := range mergeSpans(t, ss, wholeLines) {
+			found = append(found, w.detectAt(w.near[i], t, s, false)...)
+		}
 	}
 	for _, s := range mergeSpans(t, w.encodedSpans(t), true) {
 		found = append(found, w.detectAt(w.decoded, t, s, true)...)
@@ -237,6 +240,18 @@ func lineEnd(t string, i int) int {
 	return i + j
 }
 
+// opens reports whether the gate of r matches at a place from lo to hi
+// of t, within t[:end]: whether a match's keyword part may begin there.
+func (r *reach) opens(t string, lo, hi, end int) bool {
+	end = min(end, len(t))
+	for x := max(lo, 0); x <= hi && x < end; x++ {
+		if r.gate.MatchString(t[x:end]) {
+			return true
+		}
+	}
+	return false
+}
+
 // reachRight is the furthest a match whose keyword part ends at or
 // before i may end: each run of the side as long as the text allows,
 // after at most its fixed bytes.
@@ -300,16 +315,20 @@ func hex4(s string) bool {
 
 func isHex(b byte) bool { return '0' <= b && b <= '9' || 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F' }
 
+// decodedMargin is how far around a place gitleaks' decoder decodes
+// the rules run, beyond the lines around it: a match found in a
+// decoding overlaps it, and holds a keyword.
+const decodedMargin = 512
+
 // encodedSpans returns the places of t gitleaks' decoder may decode
-// something at (codec.Decoder), each widened by the reach of the
-// widest rule: a %XX or \uXXXX / U+XXXX escape, or a run of [\w/+-]
+// something at (codec.Decoder), each widened by decodedMargin: a %XX or \uXXXX / U+XXXX escape, or a run of [\w/+-]
 // (and its = padding) of 16 bytes or more that the decoder, given the
 // run alone, decodes (where no escape is on the line, the decoder
 // finds in a run what it finds there alone).
 func (w *windows) encodedSpans(t string) []span {
 	var out []span
 	add := func(a, b int) {
-		out = append(out, span{max(a-w.margin-1, 0), min(b+w.margin+1, len(t))})
+		out = append(out, span{max(a-decodedMargin-1, 0), min(b+decodedMargin+1, len(t))})
 	}
 	dec := codec.NewDecoder()
 	for i := 0; i < len(t); i++ {
