@@ -48,8 +48,13 @@ type reach struct {
 	// match and what follows it in the match, and more: its counted
 	// repetitions unbounded and its assertions left out. A small
 	// expression, run at a few places: where it does not match, no
-	// match's keyword part begins.
+	// match's keyword part begins; where it does, its longest match
+	// (leftmost-longest) is as far as the match can reach.
 	gate *regexp.Regexp
+	// back is the gate of the parts before the keyword part, reversed:
+	// matched against the text before a place, read backwards, its
+	// longest match is as far back as the match can begin (nil: none).
+	back *regexp.Regexp
 }
 
 // langLimit bounds the finite languages enumerated to find the keyword
@@ -81,6 +86,14 @@ func planRule(r config.Rule) (rulePlan, bool) {
 		g := relax(&syntax.Regexp{Op: syntax.OpConcat, Sub: slices.Clone(parts[at:])})
 		if a.gate, err = regexp.Compile(`^(?:` + g.String() + `)`); err != nil {
 			return rulePlan{}, false
+		}
+		a.gate.Longest()
+		if at > 0 {
+			b := reverse(relax(&syntax.Regexp{Op: syntax.OpConcat, Sub: slices.Clone(parts[:at])}))
+			if a.back, err = regexp.Compile(`^(?:` + b.String() + `)`); err != nil {
+				return rulePlan{}, false
+			}
+			a.back.Longest()
 		}
 		p.alts = append(p.alts, a)
 	}
@@ -143,6 +156,24 @@ func reachOf(subs []*syntax.Regexp, keywords []string) (reach, int, bool) {
 		return reach{}, 0, false
 	}
 	return r, bi, true
+}
+
+// reverse returns re matching the reversed strings: what matches a
+// text read backwards.
+func reverse(re *syntax.Regexp) *syntax.Regexp {
+	c := *re
+	c.Sub = make([]*syntax.Regexp, len(re.Sub))
+	for i, s := range re.Sub {
+		c.Sub[i] = reverse(s)
+	}
+	switch c.Op {
+	case syntax.OpConcat:
+		slices.Reverse(c.Sub)
+	case syntax.OpLiteral:
+		c.Rune = slices.Clone(c.Rune)
+		slices.Reverse(c.Rune)
+	}
+	return &c
 }
 
 // relax returns a copy of re with every counted repetition's bound

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -144,6 +145,7 @@ func (w *windows) find(t string) ([]report.Finding, bool) {
 		}
 	}
 	spans := make([][]span, len(w.plans)) // each rule's
+	var rev []byte
 	runWhole := w.anyWhole
 	w.trie.Walk(low, func(end, n, pattern int64) bool {
 		k := w.keywords[pattern]
@@ -153,11 +155,10 @@ func (w *windows) find(t string) ([]report.Finding, bool) {
 		pos := int(end - n + 1)
 		for _, i := range w.byKw[k] {
 			for _, r := range w.plans[i].alts {
-				b := reachRight(t, pos+r.kw, r.right)
-				if !r.opens(t, pos+len(k)-r.kw, pos, b) {
+				a, b := r.opens(t, pos+len(k)-r.kw, pos, reachLeft(t, pos+len(k)-r.kw, r.left), reachRight(t, pos+r.kw, r.right), &rev)
+				if b < 0 {
 					continue
 				}
-				a := reachLeft(t, pos+len(k)-r.kw, r.left)
 				// One byte more each side: an assertion (\b, $) at a
 				// match's edge looks at the byte beyond it.
 				spans[i] = append(spans[i], span{max(a-1, 0), min(b+1, len(t))})
@@ -240,16 +241,43 @@ func lineEnd(t string, i int) int {
 	return i + j
 }
 
-// opens reports whether the gate of r matches at a place from lo to hi
-// of t, within t[:end]: whether a match's keyword part may begin there.
-func (r *reach) opens(t string, lo, hi, end int) bool {
-	end = min(end, len(t))
+// opens returns how far a match of r whose keyword part begins at a
+// place from lo to hi of t may reach, within t[start:end]: from the
+// longest match of its back gate, read backwards, to the end of the
+// longest match of its gate, at any of those places where the gate
+// matches; b is -1 when it matches at none.
+func (r *reach) opens(t string, lo, hi, start, end int, buf *[]byte) (a, b int) {
+	start, end = max(start, 0), min(end, len(t))
+	a, b = len(t), -1
 	for x := max(lo, 0); x <= hi && x < end; x++ {
-		if r.gate.MatchString(t[x:end]) {
-			return true
+		m := r.gate.FindStringIndex(t[x:end])
+		if m == nil {
+			continue
+		}
+		b = max(b, x+m[1])
+		if r.back == nil || x <= start {
+			a = min(a, max(start, x))
+			continue
+		}
+		*buf = reversed((*buf)[:0], t[start:x])
+		if m := r.back.FindIndex(*buf); m != nil {
+			a = min(a, x-m[1])
+		} else {
+			a = min(a, x)
 		}
 	}
-	return false
+	return a, b
+}
+
+// reversed appends the characters of s to buf in reverse order, each
+// keeping its bytes (a byte that is not UTF-8 stays itself).
+func reversed(buf []byte, s string) []byte {
+	for len(s) > 0 {
+		_, n := utf8.DecodeLastRuneInString(s)
+		buf = append(buf, s[len(s)-n:]...)
+		s = s[:len(s)-n]
+	}
+	return buf
 }
 
 // reachRight is the furthest a match whose keyword part ends at or
