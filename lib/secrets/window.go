@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -170,10 +171,21 @@ func (w *windows) find(t string) ([]report.Finding, bool) {
 	if runWhole {
 		found = append(found, w.whole.DetectString(t)...)
 	}
-	wholeLines := w.allLines || strings.Contains(t, "gitleaks:allow") ||
-		slices.ContainsFunc(w.lineRules, func(r *lineRule) bool { return r.match(t) })
+	// A finding's line (gitleaks:allow, the allowlists that look at the
+	// line) is the whole line in t: a window whose lines in t one of
+	// those would match is widened to them.
+	lined := w.allLines || w.lineMatch(t)
 	for i, ss := range spans {
-		for _, s := range mergeSpans(t, ss, wholeLines) {
+		ss = mergeSpans(t, ss, w.allLines)
+		if lined && !w.allLines {
+			for k, s := range ss {
+				if l := (span{lineStart(t, s.start), lineEnd(t, s.end)}); w.lineMatch(t[l.start:l.end]) {
+					ss[k] = l
+				}
+			}
+			ss = mergeSpans(t, ss, false)
+		}
+		for _, s := range ss {
 			found = append(found, w.detectAt(w.near[i], t, s, false)...)
 		}
 	}
@@ -181,6 +193,12 @@ func (w *windows) find(t string) ([]report.Finding, bool) {
 		found = append(found, w.detectAt(w.decoded, t, s, true)...)
 	}
 	return found, true
+}
+
+// lineMatch reports whether what gitleaks checks a finding's line for
+// (gitleaks:allow, an allowlist on the line) is in t.
+func (w *windows) lineMatch(t string) bool {
+	return strings.Contains(t, "gitleaks:allow") || slices.ContainsFunc(w.lineRules, func(r *lineRule) bool { return r.match(t) })
 }
 
 // detectAt runs d on the part s of t, the findings' lines counted in t;
@@ -212,7 +230,7 @@ func mergeSpans(t string, spans []span, lines bool) []span {
 	}
 	if lines {
 		for i, s := range spans {
-			spans[i] = span{max(strings.LastIndexByte(t[:s.start], '\n'), 0), lineEnd(t, s.end)}
+			spans[i] = span{lineStart(t, s.start), lineEnd(t, s.end)}
 		}
 	}
 	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
@@ -226,6 +244,12 @@ func mergeSpans(t string, spans []span, lines bool) []span {
 		out = append(out, s)
 	}
 	return out
+}
+
+// lineStart is the line break before the line holding the byte at i
+// (where gitleaks' lines begin), or 0.
+func lineStart(t string, i int) int {
+	return max(strings.LastIndexByte(t[:i], '\n'), 0)
 }
 
 // lineEnd is the end of the line holding the byte before i, its line
@@ -400,8 +424,20 @@ func hasLikelyByte(run string) bool {
 
 // monotone reports whether an expression that matches a part of a text
 // surely matches the whole text: it asserts nothing about where the
-// text begins or ends, or about word boundaries.
+// text or a line begins or ends, or about word boundaries.
 func monotone(expr string) bool {
-	return !strings.ContainsAny(expr, "^$") && !strings.Contains(expr, `\b`) && !strings.Contains(expr, `\B`) &&
-		!strings.Contains(expr, `\A`) && !strings.Contains(expr, `\z`)
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	var asserts func(*syntax.Regexp) bool
+	asserts = func(re *syntax.Regexp) bool {
+		switch re.Op {
+		case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+			syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			return true
+		}
+		return slices.ContainsFunc(re.Sub, asserts)
+	}
+	return !asserts(re)
 }

@@ -162,3 +162,46 @@ func TestWindowsPlanned(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowsWholeLine: what gitleaks looks for in a finding's whole
+// line (gitleaks:allow, the generic rule's allowlist of import lines)
+// counts however far along a long line it is from the secret.
+func TestWindowsWholeLine(t *testing.T) {
+	sc := newScanner(t)
+	secret := `config api_key = "Q7vL4pR8sT1wYZx9fK2m" `
+	far := strings.Repeat("word ", 2000)
+	bare := sameAsWhole(t, sc, "bare", "x\n"+secret+far+"\ny\n")
+	if len(bare) == 0 {
+		t.Fatal("the generic rule finds nothing in the bare line")
+	}
+	for _, tail := range []string{"import {a} from 'b'", "# gitleaks:allow"} {
+		if got := sameAsWhole(t, sc, tail, "x\n"+secret+far+tail+"\ny\n"); len(got) != 0 {
+			t.Errorf("%q at the end of the line: found %s, want nothing", tail, rules(got))
+		}
+		// On the next line it allows nothing.
+		if got := sameAsWhole(t, sc, tail+" below", "x\n"+secret+far+"\n"+tail+"\ny\n"); len(got) == 0 {
+			t.Errorf("%q on the next line: found nothing", tail)
+		}
+	}
+}
+
+// TestMonotone: an expression asserting nothing about where a text, a
+// line or a word begins or ends is monotone, whatever its classes hold.
+func TestMonotone(t *testing.T) {
+	for expr, want := range map[string]bool{
+		`import[ \t]+{[ \t\w,]+}[ \t]+from[ \t]+['"][^'"]+['"]`: true,
+		`--mount=type=secret,`: true,
+		`^[a-z]+`:              false,
+		`foo$`:                 false,
+		`(?m)^foo`:             false,
+		`\bkey`:                false,
+		`[$^]`:                 true,
+	} {
+		if got := monotone(expr); got != want {
+			t.Errorf("monotone(%q) = %v", expr, got)
+		}
+	}
+	if newScanner(t).win.allLines {
+		t.Error("gitleaks' default rules' line allowlists taken for not monotone")
+	}
+}
