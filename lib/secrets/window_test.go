@@ -61,6 +61,9 @@ func planted(s secrettest.Secret, r *rand.Rand) []string {
 // many chunks, secrets across chunk cuts), the windowed scan finds
 // exactly what the whole scan finds, and finds the planted secrets.
 func TestWindowsSameFindings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scans megabytes with every rule on every chunk")
+	}
 	sc := newScanner(t)
 	r := rand.New(rand.NewPCG(3, 5))
 	bases := map[string]string{"log": logText(400 << 10)}
@@ -119,6 +122,9 @@ func sharedAvailable() bool {
 // TestWindowsSharedSessions: each shared session file, as text, is
 // scanned windowed as it is whole.
 func TestWindowsSharedSessions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scans 512 KiB with every rule on every chunk")
+	}
 	text := sharedText(t, 512<<10) // skips when the shared data is absent
 	sameAsWhole(t, newScanner(t), "shared sessions", text)
 }
