@@ -2,6 +2,8 @@
 # Reproduces the secret-scanning figures in docs/performance.md:
 #   scan-3MB       lib/secrets BenchmarkScanSession3MB: every object of a
 #                  real Claude Code session grown to a 3 MB transcript
+#   scan-text      lib/secrets BenchmarkScanText/windowed: one 2 MB text
+#                  object of the shared sessions (MB/s, MB per CPU-second)
 #   ctx-push of W3 (10,000 objects of 1 KiB) to Debian's docker-registry
 #   on loopback, started here on a free port and stopped by its PID:
 #     push-noscan    first push, --allow-secrets (no scan)
@@ -15,10 +17,14 @@
 # (user + system, of ctx-push and the ctx-redact it runs).
 # Then, on the same bytes, ctx-redact --check (nothing remembered) and
 # the gitleaks CLI of the version go.mod names (installed into the work
-# directory with go install when not on PATH), median wall, CPU and
-# maximum RSS of $LARGE_RUNS runs (default 3):
-#     text-64MB    64 MB of the shared agent sessions, concatenated
+# directory with go install when not on PATH; its column is skipped,
+# with a message, when it cannot be installed), $LARGE_RUNS runs each
+# (default 3), alternated: median wall time, the rate it makes (MB/s),
+# CPU time and peak RSS, and the ratio of the wall times:
+#     text-8MB     the shared agent sessions, concatenated ($TEXT_MB MB,
+#                  default 8; skipped when ../shared/testdata is absent)
 #     binary-70MB  70 MB of random bytes
+# Then, when docker-registry is installed, the pushes above.
 # Usage: scripts/bench-secrets.sh [RUNS]   (default 5)
 # LARGE_ONLY=1 runs only the large-object comparison.
 set -euo pipefail
@@ -26,38 +32,63 @@ export CGO_ENABLED=0
 runs=${1:-5}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-[ -n "${LARGE_ONLY:-}" ] || go test -run '^$' -bench 'BenchmarkScanSession3MB|BenchmarkScanW3Object|BenchmarkCompileRules' -benchtime 3x -count "$runs" ./lib/secrets
+[ -n "${LARGE_ONLY:-}" ] || go test -run '^$' -bench 'BenchmarkScanSession3MB|BenchmarkScanW3Object|BenchmarkCompileRules|BenchmarkScanText/windowed' -benchtime 3x -count "$runs" ./lib/secrets
 large() {
-	local lr=${LARGE_RUNS:-3} gl v
+	local lr=${LARGE_RUNS:-3} mb=${TEXT_MB:-8} gl v f tool
 	v=$(go list -m -f '{{.Version}}' github.com/zricethezav/gitleaks/v8)
 	gl=$(command -v gitleaks || true)
 	if [ -z "$gl" ]; then
-		GOBIN="$work/bin" go install "github.com/zricethezav/gitleaks/v8@$v"
-		gl="$work/bin/gitleaks"
+		if GOBIN="$work/bin" go install "github.com/zricethezav/gitleaks/v8@$v" 2>"$work/gitleaks-install.log"; then
+			gl="$work/bin/gitleaks"
+		else
+			echo "bench-secrets: gitleaks $v could not be installed ($(tail -n 1 "$work/gitleaks-install.log")): its column is skipped" >&2
+		fi
 	fi
 	mkdir -p "$work/large" && cd "$work/large"
 	ctx-init >/dev/null
-	while [ "$(stat -c %s text.txt 2>/dev/null || echo 0)" -lt $((64 << 20)) ]; do
-		cat "$root"/../shared/testdata/agent-logs/*/*.json* >>text.txt
-	done
-	truncate -s 64M text.txt
-	head -c 70M /dev/urandom >binary.bin
-	for f in text.txt binary.bin; do
-		printf '{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},"steps":[],"inputs":[{"name":"%s","path":"%s"}]}' "$f" "$f" >"$f.log"
-		h=$(ctx-pack "$f.log" | sed 's/.*"hash":"\([^"]*\)".*/\1/')
-		for tool in ctx-redact gitleaks; do
-			: >"$work/t"
-			for i in $(seq "$lr"); do
-				if [ $tool = ctx-redact ]; then
-					CTX_SECRETS_CACHE=off /usr/bin/time -f '%e %U %S %M' -a -o "$work/t" ctx-redact --check "$h" >/dev/null || true
-				else
-					/usr/bin/time -f '%e %U %S %M' -a -o "$work/t" "$gl" dir --no-banner --exit-code 0 --log-level error "$f" >/dev/null || true
-				fi
-			done
-			printf '%-12s %-10s wall %7.1f s  cpu %7.1f s  maxrss %5d MB  (%s runs, median)\n' "$f" "$tool" \
-				"$(awk '{print $1}' "$work/t" | median)" "$(awk '{print $2 + $3}' "$work/t" | median)" "$(awk '{print int($4 / 1024)}' "$work/t" | median)" "$lr"
+	local inputs=()
+	local logs=("$root"/../shared/testdata/agent-logs/*/*.json*)
+	if [ -e "${logs[0]}" ]; then
+		while [ "$(stat -c %s text.txt 2>/dev/null || echo 0)" -lt $((mb << 20)) ]; do
+			cat "${logs[@]}" >>text.txt
 		done
+		truncate -s "${mb}M" text.txt
+		inputs+=(text.txt)
+	else
+		echo "bench-secrets: $root/../shared/testdata/agent-logs is absent: the text comparison is skipped" >&2
+	fi
+	head -c 70M /dev/urandom >binary.bin
+	inputs+=(binary.bin)
+	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	for f in "${inputs[@]}"; do
+		printf '{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},"steps":[],"inputs":[{"name":"%s","path":"%s"}]}' "$f" "$f" >"$f.log"
+		local h size name
+		h=$(ctx-pack "$f.log" | sed 's/.*"hash":"\([^"]*\)".*/\1/')
+		size=$(stat -c %s "$f")
+		name="${f%%.*}-$((size >> 20))MB"
+		: >"$work/t.ctx-redact"
+		: >"$work/t.gitleaks"
+		for _ in $(seq "$lr"); do
+			CTX_SECRETS_CACHE=off /usr/bin/time -f '%e %U %S %M' -a -o "$work/t.ctx-redact" ctx-redact --check "$h" >/dev/null 2>&1 || true
+			[ -z "$gl" ] || /usr/bin/time -f '%e %U %S %M' -a -o "$work/t.gitleaks" "$gl" dir --no-banner --exit-code 0 --log-level error "$f" >/dev/null 2>&1 || true
+		done
+		for tool in ctx-redact gitleaks; do
+			if [ ! -s "$work/t.$tool" ]; then
+				printf '%-12s %-10s skipped (not installed)\n' "$name" "$tool"
+				continue
+			fi
+			local wall
+			wall=$(awk '{print $1}' "$work/t.$tool" | median)
+			printf '%-12s %-10s wall %7.2f s  %7.1f MB/s  cpu %7.2f s  maxrss %5d MB  (%s runs, median)\n' "$name" "$tool" \
+				"$wall" "$(echo "$size / 1000000 / $wall" | bc -l)" "$(awk '{print $2 + $3}' "$work/t.$tool" | median)" \
+				"$(awk '{print int($4 / 1024)}' "$work/t.$tool" | median)" "$lr"
+		done
+		if [ -s "$work/t.gitleaks" ]; then
+			printf '%-12s gitleaks wall / ctx-redact wall: %.2f\n' "$name" \
+				"$(echo "$(awk '{print $1}' "$work/t.gitleaks" | median) / $(awk '{print $1}' "$work/t.ctx-redact" | median)" | bc -l)"
+		fi
 	done
+	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 	cd "$root"
 }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctx-bench-secrets.XXXXXX")
@@ -75,7 +106,7 @@ export XDG_CACHE_HOME="$work/cache" DOCKER_CONFIG="$work/docker"
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 large
 [ -z "${LARGE_ONLY:-}" ] || exit 0
-command -v docker-registry >/dev/null || { echo "bench-secrets: docker-registry is not installed (apt-get install docker-registry)" >&2; exit 2; }
+command -v docker-registry >/dev/null || { echo "bench-secrets: docker-registry is not installed (apt-get install docker-registry): the pushes are skipped" >&2; exit 0; }
 
 port=$((20000 + RANDOM % 20000))
 while (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -113,10 +114,11 @@ func (c *redactCmd) redactPack(env *cli.Env, sc *secrets.Scanner, r string) erro
 		// Each object once, and none this user's scans found clean before.
 		cache := verdict.Open(verdict.DefaultCacheDir(), sc.Version())
 		defer cache.Save()
-		found, _, err := sc.ScanPack(s, m, cache)
+		found, stats, err := sc.ScanPack(s, m, cache)
 		if err != nil {
 			return err
 		}
+		binaryNote(env, stats.Binary, stats.Scanned, "object")
 		return report(env, found)
 	}
 	l, err := execlog.FromManifest(s, m)
@@ -199,10 +201,14 @@ func report(env *cli.Env, fs []secrets.Finding) error {
 // checkFiles reports the secrets in --file FILEs.
 func (c *redactCmd) checkFiles(env *cli.Env, sc *secrets.Scanner) error {
 	var found []secrets.Finding
+	binary := 0
 	for _, name := range c.Files {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		if secrets.IsBinary(b) {
+			binary++
 		}
 		fs, err := sc.ScanText(string(b), name)
 		if err != nil {
@@ -210,7 +216,17 @@ func (c *redactCmd) checkFiles(env *cli.Env, sc *secrets.Scanner) error {
 		}
 		found = append(found, fs...)
 	}
+	binaryNote(env, binary, len(c.Files), "file")
 	return report(env, found)
+}
+
+// binaryNote says on stderr, when any of the n objects or files scanned
+// was binary, how many: only their runs of printable text went through
+// the rules (secrets.ScanStats.Binary).
+func binaryNote(env *cli.Env, binary, n int, what string) {
+	if binary > 0 {
+		env.Infof("%d of the %d %s(s) scanned are binary: only their runs of printable text went through the rules", binary, n, what)
+	}
 }
 
 // filter redacts the execution log data: the redacted log on stdout, what
@@ -246,6 +262,16 @@ func (c *redactCmd) filter(env *cli.Env, sc *secrets.Scanner, data []byte) error
 	return env.Result(red)
 }
 
+// gcPercent is the collector's target while scanning: a large object
+// stays live for the whole scan while the rules' windows come and go, so
+// Go's default (collect when the heap doubles) would hold about twice
+// the object's size: 64 MB of text take 277 MB at 100, 228 MB at 50,
+// for the same CPU time.
+const gcPercent = 50
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	os.Exit(cli.Run("ctx-redact", &redactCmd{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

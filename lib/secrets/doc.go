@@ -16,9 +16,15 @@
 // (verdict.Cache, keyed by their digest and the rule set's Version), so
 // scanning a pack again costs one stat, and a fork only its new objects.
 //
-// The generic rule, by far the costliest, runs only on a text holding
-// one of the characters its match needs (= : > | ,), raw or decoded;
-// findings are gitleaks' own.
+// gitleaks runs a rule's expression over a whole fragment whenever one of
+// its keywords is in it. Here most rules (plan.go: those whose every
+// match holds a keyword, within a reach their expression bounds) run
+// only on windows around their keywords' places, and only where a
+// relaxed form of the expression (gate) matches there; every rule runs,
+// decoding as gitleaks does, on the lines around what gitleaks' decoder
+// would decode; the few others run on every fragment as before
+// (window.go). The findings are the same as the whole scan's
+// (detectWhole), which the tests and a fuzz target compare.
 //
 // Only ctx-redact links this package (gitleaks brings archive readers and
 // report templates that would slow every start of ctx-pack); the other

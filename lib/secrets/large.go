@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Large texts are scanned in chunks, as gitleaks' own file source reads
@@ -80,6 +81,13 @@ func each(text string, f func(string) []hit) []hit {
 		out = append(out, hs...)
 	}
 	return out
+}
+
+// IsBinary reports whether b is scanned as binary: a NUL byte, or bytes
+// that are not UTF-8, in its first 8000 bytes (git's rule). Only the runs
+// of printable text of a binary go through the rules.
+func IsBinary(b []byte) bool {
+	return isBinary(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
 // sniffSize is how much of a text tells whether it is binary: git's

@@ -42,6 +42,7 @@ type Scanner struct {
 	all  *detect.Detector // every rule
 	det  *detect.Detector // every rule but the generic one
 	gen  *detect.Detector // the generic rule alone
+	win  *windows         // every rule, where it may match
 	err  error
 }
 
@@ -115,6 +116,7 @@ func (s *Scanner) build() error {
 	for _, d := range []*detect.Detector{s.all, s.det, s.gen} {
 		d.MaxDecodeDepth = maxDecodeDepth
 	}
+	s.win = newWindows(cfg)
 	return nil
 }
 
@@ -236,9 +238,19 @@ func (s *Scanner) scan(text string) []hit {
 	return dedupe(hits)
 }
 
-// detect runs the rules over t: the generic rule only where it may
-// match (mayAssign).
+// detect runs the rules over t (a chunk), each where it may match
+// (windows), finding what detectWhole finds.
 func (s *Scanner) detect(t string) []hit {
+	found, ok := s.win.find(t)
+	if !ok {
+		return s.detectWhole(t)
+	}
+	return kept(t, found)
+}
+
+// detectWhole runs the rules over all of t: the generic rule only where
+// it may match (mayAssign).
+func (s *Scanner) detectWhole(t string) []hit {
 	var found []report.Finding
 	if strings.ContainsAny(t, assignChars) {
 		found = s.all.DetectString(t)
@@ -248,6 +260,12 @@ func (s *Scanner) detect(t string) []hit {
 			found = append(found, s.gen.DetectString(t)...)
 		}
 	}
+	return kept(t, found)
+}
+
+// kept are the secrets of the findings in t that are reported: not in a
+// mark, not hidden by a specific rule's.
+func kept(t string, found []report.Finding) []hit {
 	var hits []hit
 	for _, f := range found {
 		if f.Secret == "" || inMark(t, f.Secret) || hidden(f, found) {
