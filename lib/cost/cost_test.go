@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/agenttest"
 	. "github.com/ctx-tools/ctx/lib/cost"
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -194,7 +195,7 @@ func pack(t *testing.T, f string, path string) *manifest.Manifest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, _, err := importer.Import(f, data, importer.Options{Dir: filepath.Dir(path)})
+	log, _, err := formats.Import(f, data, importer.Options{Dir: filepath.Dir(path)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,39 +20,21 @@ import (
 // outside it, or an edit of a file whose content the session does not
 // show, is said on stderr.
 
-// fileTool names the parameters of a tool that writes files.
-type fileTool struct {
-	path    string // the file
-	content string // a whole-file write: its content
-	old     string // a replacement: the text replaced,
-	new     string // the text put instead,
-	all     string // and how many times (a boolean: all; a number: that many)
-	after   string // where the step's metadata.result holds the file's content after the call
-}
-
-// fileTools are, per format, its tools that write files (the tool names
-// and parameters of each agent's own file tools).
-var fileTools = map[string]map[string]fileTool{
-	GeminiCLI: {
-		"write_file": {path: "file_path", content: "content", after: "resultDisplay.newContent"},
-		"replace":    {path: "file_path", old: "old_string", new: "new_string", all: "expected_replacements", after: "resultDisplay.newContent"},
-	},
-	OpenCode: {
-		"write": {path: "filePath", content: "content"},
-		"edit":  {path: "filePath", old: "oldString", new: "newString", all: "replaceAll"},
-	},
-	CopilotCLI: {
-		"create":      {path: "path", content: "file_text"},
-		"str_replace": {path: "path", old: "old_str", new: "new_str"},
-		"edit":        {path: "path", old: "old_str", new: "new_str"},
-	},
+// FileTool names the parameters of a tool that writes files.
+type FileTool struct {
+	Path    string // the file
+	Content string // a whole-file write: its content
+	Old     string // a replacement: the text replaced,
+	New     string // the text put instead,
+	All     string // and how many times (a boolean: all; a number: that many)
+	After   string // where the step's metadata.result holds the file's content after the call
 }
 
 // agentFiles adds the files the session wrote, whose content is known,
-// as outputs (and, for a format that is no agentSession, the last answer
+// as outputs (and, for a format that is no agent's session (Format.Session), the last answer
 // as final.md beside them).
-func (b *builder) agentFiles() {
-	tools := fileTools[b.format]
+func (b *Builder) agentFiles() {
+	tools := b.f.FileTools
 	known := map[string]string{}
 	var order []string
 	listed := map[string]bool{}
@@ -69,17 +51,17 @@ func (b *builder) agentFiles() {
 			continue
 		}
 		params := gjson.ParseBytes(s.Parameters)
-		name, ok := b.fileName(params.Get(ft.path).String())
+		name, ok := b.fileName(params.Get(ft.Path).String())
 		if !ok {
 			outside++
 			continue
 		}
-		if after := gjson.GetBytes(s.meta.get("result"), ft.after); ft.after != "" && after.Type == gjson.String {
+		if after := gjson.GetBytes(s.meta.get("result"), ft.After); ft.After != "" && after.Type == gjson.String {
 			learn(name, after.Str)
 			continue
 		}
-		if ft.content != "" {
-			c := params.Get(ft.content)
+		if ft.Content != "" {
+			c := params.Get(ft.Content)
 			if c.Type != gjson.String {
 				continue
 			}
@@ -91,9 +73,9 @@ func (b *builder) agentFiles() {
 			unknown++
 			continue
 		}
-		old, repl := params.Get(ft.old).String(), params.Get(ft.new).String()
+		old, repl := params.Get(ft.Old).String(), params.Get(ft.New).String()
 		n := strings.Count(have, old)
-		times := params.Get(ft.all)
+		times := params.Get(ft.All)
 		switch {
 		case old == "" || n == 0:
 			b.warn("an edit of %s replaces text its known content does not hold: %s is no output", name, name)
@@ -111,7 +93,7 @@ func (b *builder) agentFiles() {
 			outs = append(outs, output{Name: name, Content: c})
 		}
 	}
-	if len(outs) > 0 && strings.TrimSpace(b.last) != "" && !agentSession(b.format) {
+	if len(outs) > 0 && strings.TrimSpace(b.last) != "" && !b.f.Session {
 		outs = append(outs, output{Name: finalName, Content: b.last})
 	}
 	b.outputs = append(b.outputs, outs...)
@@ -124,7 +106,7 @@ func (b *builder) agentFiles() {
 }
 
 // fileName names a file as an output: relative to the working directory.
-func (b *builder) fileName(p string) (string, bool) {
+func (b *Builder) fileName(p string) (string, bool) {
 	if rel, ok := relPath(p, b.roots); ok {
 		p = rel
 	}

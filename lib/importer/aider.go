@@ -53,7 +53,7 @@ func IsAiderHistory(name string, data []byte) bool {
 		bytes.Contains(head, []byte("\n"+aiderStart))
 }
 
-func importAider(b *builder, data []byte) error {
+func importAider(b *Builder, data []byte) error {
 	if !utf8.Valid(data) {
 		return b.errorf("", "the history is not UTF-8")
 	}
@@ -149,7 +149,7 @@ func aiderMark(l string) bool {
 }
 
 type aiderImport struct {
-	b        *builder
+	b        *Builder
 	sessions list
 	cur      obj      // the current session's record
 	out      []string // aider's messages since the last prompt or step

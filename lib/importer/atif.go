@@ -34,7 +34,7 @@ import (
 var atifAgentKeys = []string{"source", "message", "timestamp", "model_name", "reasoning_effort",
 	"reasoning_content", "tool_calls", "observation", "metrics"}
 
-func importATIF(b *builder, data []byte) error {
+func importATIF(b *Builder, data []byte) error {
 	doc, whole, err := b.wholeDoc(data)
 	if err != nil {
 		return err
@@ -52,7 +52,7 @@ func importATIF(b *builder, data []byte) error {
 const MaxSubagentDepth = 64
 
 type atifImport struct {
-	b *builder
+	b *Builder
 }
 
 // trajectory adds the steps of trajectory t. agent is "" for the root

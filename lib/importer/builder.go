@@ -98,13 +98,6 @@ const (
 // finalName is the output an importer records the agent's last answer as.
 const finalName = "final.md"
 
-// agentSession reports whether format is an agent's session, whose
-// outputs are the files it wrote: its last answer is the output of its
-// last model call and no output of its own.
-func agentSession(format string) bool {
-	return format == ClaudeCode || format == Codex || format == GeminiCLI || format == OpenCode
-}
-
 // readOnlyTools are deterministic by default: reading the same workspace
 // gives the same output.
 var readOnlyTools = []string{
@@ -334,9 +327,10 @@ func (m *msg) identity() string {
 	return m.key
 }
 
-// builder accumulates the execution log.
-type builder struct {
-	format string
+// Builder accumulates the execution log.
+type Builder struct {
+	f      *Format // never saved in a checkpoint (it holds funcs): the import's own
+	format string  // f.Name
 	opts   Options
 	// linePrefix names the file whose lines are being read, when an
 	// import reads more than one ("agent-x.jsonl: ").
@@ -379,9 +373,10 @@ type builder struct {
 	warnings        []string
 }
 
-func newBuilder(format string, opts Options) *builder {
-	b := &builder{
-		format:  format,
+func newBuilder(f Format, opts Options) *Builder {
+	b := &Builder{
+		f:       &f,
+		format:  f.Name,
 		opts:    opts,
 		det:     map[string]bool{},
 		calls:   map[string]*step{},
@@ -397,24 +392,24 @@ func newBuilder(format string, opts Options) *builder {
 	return b
 }
 
-func (b *builder) errorf(where, format string, a ...any) error {
+func (b *Builder) errorf(where, format string, a ...any) error {
 	return &Error{Format: b.format, Where: where, Msg: fmt.Sprintf(format, a...)}
 }
 
 // skip counts a record that has no place in the log.
-func (b *builder) skip(reason string) {
+func (b *Builder) skip(reason string) {
 	b.records++
 	b.skipped[reason]++
 }
 
 // mapRecord counts a record that went into the log.
-func (b *builder) mapRecord() {
+func (b *Builder) mapRecord() {
 	b.records++
 	b.mapped++
 }
 
 // appendMeta appends v to the list member k of the log's metadata.
-func (b *builder) appendMeta(k string, v json.RawMessage) {
+func (b *Builder) appendMeta(k string, v json.RawMessage) {
 	if b.metaList == nil {
 		b.metaList = map[string]list{}
 	}
@@ -424,12 +419,12 @@ func (b *builder) appendMeta(k string, v json.RawMessage) {
 	b.metaList[k] = append(b.metaList[k], v)
 }
 
-func (b *builder) warn(format string, a ...any) {
+func (b *Builder) warn(format string, a ...any) {
 	b.warnings = append(b.warnings, fmt.Sprintf(format, a...))
 }
 
 // setModel records the run's model: the first one seen wins.
-func (b *builder) setModel(id string) {
+func (b *Builder) setModel(id string) {
 	if b.model == "" && id != "" {
 		b.model = id
 	}
@@ -437,14 +432,14 @@ func (b *builder) setModel(id string) {
 
 // param records a model parameter unless it is already set or carries
 // nothing.
-func (b *builder) param(k string, v json.RawMessage) {
+func (b *Builder) param(k string, v json.RawMessage) {
 	if len(v) == 0 || !informative(gjson.ParseBytes(v)) {
 		return
 	}
 	b.modelParams.setDefault(k, v)
 }
 
-func (b *builder) tool(name, version string) {
+func (b *Builder) tool(name, version string) {
 	if name == "" || version == "" {
 		return
 	}
@@ -457,7 +452,7 @@ func (b *builder) tool(name, version string) {
 }
 
 // root records a working directory whose absolute paths become relative.
-func (b *builder) root(dir string) {
+func (b *Builder) root(dir string) {
 	dir = strings.TrimRight(dir, `/\`)
 	if strings.Count(dir, "/")+strings.Count(dir, `\`) == 0 || len(dir) < 2 {
 		return // "/" or a relative directory: nothing to strip safely
@@ -471,7 +466,7 @@ func (b *builder) root(dir string) {
 }
 
 // seen notes a timestamp for the run's start time.
-func (b *builder) seen(ts string) {
+func (b *Builder) seen(ts string) {
 	if ts == "" {
 		return
 	}
@@ -490,7 +485,7 @@ func (b *builder) seen(ts string) {
 	}
 }
 
-func (b *builder) addStep(s *step) *step {
+func (b *Builder) addStep(s *step) *step {
 	s.Index = len(b.steps)
 	b.steps = append(b.steps, s)
 	b.seen(s.Timestamp)
@@ -499,7 +494,7 @@ func (b *builder) addStep(s *step) *step {
 
 // systemPrompt sets the system prompt; a later, different system message
 // becomes a prompt with role system.
-func (b *builder) systemPrompt(text string, meta obj) {
+func (b *Builder) systemPrompt(text string, meta obj) {
 	switch {
 	case !b.hasSystem:
 		b.system, b.hasSystem = text, true
@@ -511,7 +506,7 @@ func (b *builder) systemPrompt(text string, meta obj) {
 	}
 }
 
-func (b *builder) prompt(role, text string, meta obj, ts string) {
+func (b *Builder) prompt(role, text string, meta obj, ts string) {
 	b.seen(ts)
 	if ts != "" {
 		meta = join(obj{{"timestamp", quote(ts)}}, meta)
@@ -524,13 +519,13 @@ func (b *builder) prompt(role, text string, meta obj, ts string) {
 }
 
 // promptParts adds a prompt that holds more than text.
-func (b *builder) promptParts(role string, parts []execlog.Part, meta obj, ts string) {
+func (b *Builder) promptParts(role string, parts []execlog.Part, meta obj, ts string) {
 	b.prompt(role, "", meta, ts)
 	b.prompts[len(b.prompts)-1].Parts = parts
 }
 
 // add appends one message to the log.
-func (b *builder) add(m *msg) {
+func (b *Builder) add(m *msg) {
 	switch m.role {
 	case "system", "developer":
 		if m.hasText {
@@ -566,7 +561,7 @@ func (b *builder) add(m *msg) {
 
 // exchange adds one request/response round trip. The request repeats the
 // conversation so far; messages already in the log are not added twice.
-func (b *builder) exchange(req, resp []*msg) {
+func (b *Builder) exchange(req, resp []*msg) {
 	k := 0
 	for k < len(req) && k < len(b.history) && req[k].identity() == b.history[k].identity() {
 		b.sameCalls(b.history[k], req[k])
@@ -588,7 +583,7 @@ func (b *builder) exchange(req, resp []*msg) {
 // sameCalls notes that the calls of cp, a later copy of m, are those of m,
 // already in the log: an id cp gives a call that had none (or another)
 // joins its step.
-func (b *builder) sameCalls(m, cp *msg) {
+func (b *Builder) sameCalls(m, cp *msg) {
 	for i, c := range cp.calls {
 		if i >= len(m.calls) || m.calls[i].step == nil {
 			return
@@ -610,7 +605,7 @@ func (b *builder) sameCalls(m, cp *msg) {
 
 // turn adds a model turn: an llm_call step, then one tool_call step per
 // tool call it makes.
-func (b *builder) turn(m *msg) {
+func (b *Builder) turn(m *msg) {
 	s := &step{Type: llmCall, Timestamp: m.ts, Parameters: m.params}
 	if m.hasText {
 		text := m.text
@@ -644,7 +639,7 @@ func (b *builder) turn(m *msg) {
 	}
 }
 
-func (b *builder) call(c *call, ts string) *step {
+func (b *Builder) call(c *call, ts string) *step {
 	if c.ts == "" {
 		c.ts = ts
 	}
@@ -684,7 +679,7 @@ func (b *builder) call(c *call, ts string) *step {
 }
 
 // joinEarly gives the call id the results that came before it.
-func (b *builder) joinEarly(id string) {
+func (b *Builder) joinEarly(id string) {
 	kept := b.early[:0]
 	var mine []*result
 	for _, r := range b.early {
@@ -702,7 +697,7 @@ func (b *builder) joinEarly(id string) {
 
 // flushEarly handles the results whose call never came, in order: kept
 // in metadata.unmatched_tool_results, with a warning.
-func (b *builder) flushEarly() {
+func (b *Builder) flushEarly() {
 	b.flushing = true
 	for _, r := range b.early {
 		b.result(r)
@@ -711,7 +706,7 @@ func (b *builder) flushEarly() {
 }
 
 // oldestOpen returns the oldest call of tool name still without a result.
-func (b *builder) oldestOpen(name string) *step {
+func (b *Builder) oldestOpen(name string) *step {
 	q := b.open[name]
 	for len(q) > 0 && q[0].resolved {
 		q = q[1:]
@@ -727,7 +722,7 @@ func (b *builder) oldestOpen(name string) *step {
 // oldest call still without a result that has no id of its own (a
 // provider sent it with "id": "", or it was listed where ids are not
 // kept), of the result's tool if it names one. The call takes the id.
-func (b *builder) joinByID(id, name string) *step {
+func (b *Builder) joinByID(id, name string) *step {
 	for i, s := range b.noID {
 		if s.resolved || s.meta.get("call_id") != nil || name != "" && s.Tool != name {
 			continue
@@ -742,7 +737,7 @@ func (b *builder) joinByID(id, name string) *step {
 
 // newConversation starts an independent conversation (an Inspect sample):
 // call ids and history do not carry over.
-func (b *builder) newConversation() {
+func (b *Builder) newConversation() {
 	b.flushEarly()
 	b.flushing = false
 	b.calls = map[string]*step{}
@@ -754,7 +749,7 @@ func (b *builder) newConversation() {
 // result joins a tool result to its call by id (or, for calls without ids,
 // to the oldest open call of the same tool). A result whose call is not in
 // the log becomes a step of its own when it names its tool.
-func (b *builder) result(r *result) {
+func (b *Builder) result(r *result) {
 	b.seen(r.ts)
 	var s *step
 	if r.id != "" {
@@ -837,7 +832,7 @@ func objOf(v json.RawMessage) obj {
 // span, a LangSmith tool run). It completes the call a model turn made,
 // matched by id or, for calls without ids, by tool name; without such a
 // call it is a step of its own.
-func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, fail *failure, ts string, meta obj) {
+func (b *Builder) toolRun(id, name string, params json.RawMessage, out *string, fail *failure, ts string, meta obj) {
 	isError := fail != nil
 	if fail == nil {
 		fail = &failure{}
@@ -871,7 +866,7 @@ func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, 
 	b.call(&call{id: id, name: name, args: params, ts: ts, meta: meta, output: out, isError: isError, failure: *fail}, "")
 }
 
-func (b *builder) report() Report {
+func (b *Builder) report() Report {
 	r := Report{Format: b.format, Records: b.records, Mapped: b.mapped, Resumed: b.resumed}
 	for reason, n := range b.skipped {
 		r.Skipped += n
@@ -890,7 +885,7 @@ func (b *builder) report() Report {
 }
 
 // log assembles the execution log.
-func (b *builder) log() *execlog.Log {
+func (b *Builder) log() *execlog.Log {
 	b.flushEarly()
 	open := 0
 	for _, s := range b.steps {
@@ -934,7 +929,7 @@ func (b *builder) log() *execlog.Log {
 	// An agent session's outputs are the files it wrote: its last answer
 	// is the output of its last model call, and stays only that. For a
 	// recorded exchange with a model, the answer is the run's result.
-	if len(outputs) == 0 && strings.TrimSpace(b.last) != "" && !agentSession(b.format) {
+	if len(outputs) == 0 && strings.TrimSpace(b.last) != "" && !b.f.Session {
 		outputs = []output{{Name: finalName, Content: b.last}}
 	}
 	for _, o := range outputs {
@@ -955,7 +950,7 @@ func (b *builder) log() *execlog.Log {
 
 // logStep returns the log's step of s. It reads b, and writes only s and
 // b's memo (which locks), so that two steps are made at once.
-func (b *builder) logStep(s *step) execlog.Step {
+func (b *Builder) logStep(s *step) execlog.Step {
 	s.meta.set("extra_results", s.extra.raw())
 	st := execlog.Step{
 		Index: s.Index, Type: s.Type, Tool: s.Tool, Agent: s.Agent, ParentStep: s.ParentStep,

@@ -50,7 +50,7 @@ type harness struct {
 // harness's blocks are returned as a prompt of their own, to come
 // before m, which keeps the rest. Tool results are never prompts and are
 // left as they are.
-func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk ccMarks) *msg {
+func (h *harness) classify(b *Builder, where string, m *msg, c gjson.Result, mk ccMarks) *msg {
 	if len(m.results) > 0 {
 		return nil
 	}
@@ -151,7 +151,7 @@ func (h *harness) note(kind, tag, where string) {
 
 // report says which records were taken as the harness's by their text
 // alone: nothing but the tag tells them from a prompt a person typed.
-func (h *harness) report(b *builder) {
+func (h *harness) report(b *Builder) {
 	kinds := make([]string, 0, len(h.byText))
 	for k := range h.byText {
 		kinds = append(kinds, k)
@@ -207,8 +207,8 @@ type ccBoundary struct {
 
 // ccAside reads an attachment or system record (its members but type,
 // timestamp and the session's, in f) into a prompt, or says which kind
-// of skipped record (recordKinds) it is.
-func (b *builder) ccAside(where, typ string, f fields, ts string) (m *msg, content gjson.Result, skipped string, err error) {
+// of skipped record (Format.Kinds) it is.
+func (b *Builder) ccAside(where, typ string, f fields, ts string) (m *msg, content gjson.Result, skipped string, err error) {
 	m = &msg{role: "user", ts: ts}
 	if typ == "attachment" {
 		att := f.get("attachment")
@@ -256,7 +256,7 @@ func (b *builder) ccAside(where, typ string, f fields, ts string) (m *msg, conte
 // compaction and sends with the next prompt) into a harness prompt of
 // kind "file": the text blocks it renders for the model, as sent, the
 // record's other members in its metadata.
-func (b *builder) ccFile(f fields, ts string) (*msg, gjson.Result, string, error) {
+func (b *Builder) ccFile(f fields, ts string) (*msg, gjson.Result, string, error) {
 	r := f.get("rendered")
 	ok := f.get("renderedRole").String() == "user" && r.IsArray() && len(r.Array()) > 0
 	r.ForEach(func(_, v gjson.Result) bool {
@@ -289,7 +289,7 @@ type ccSource struct {
 // command whose text and time are those of a user record. When the user
 // record does not say it was queued, the two are taken to be one all the
 // same, and stderr says so.
-func ccOnce(b *builder, msgs []*msg, src map[*msg]ccSource, agent map[*msg]string) []*msg {
+func ccOnce(b *Builder, msgs []*msg, src map[*msg]ccSource, agent map[*msg]string) []*msg {
 	type key struct{ ts, text string }
 	users := map[key]bool{}
 	for _, m := range msgs {
@@ -336,7 +336,7 @@ func ccOnce(b *builder, msgs []*msg, src map[*msg]ccSource, agent map[*msg]strin
 }
 
 // unmap counts a record already counted as mapped as skipped instead.
-func unmap(b *builder, reason string) {
+func unmap(b *Builder, reason string) {
 	b.records--
 	b.mapped--
 	b.skip(reason)
@@ -346,7 +346,7 @@ func unmap(b *builder, reason string) {
 // a queued prompt (operation "remove", reason "absorbed_mid_turn") whose
 // text no queued_command attachment holds: that text is in the skipped
 // queue record alone.
-func ccAbsorbed(b *builder, absorbed []lineMember, src map[*msg]ccSource) {
+func ccAbsorbed(b *Builder, absorbed []lineMember, src map[*msg]ccSource) {
 	if len(absorbed) == 0 {
 		return
 	}

@@ -67,7 +67,7 @@ func newCCRequests() ccRequests {
 
 // request reads a record of the kinds above, if it is one (the line c
 // scanned); false when it is not.
-func (c *ccImport) request(b *builder, where string) (bool, error) {
+func (c *ccImport) request(b *Builder, where string) (bool, error) {
 	f := fields(c.other)
 	ts := timestamp(c.tsv)
 	typ := c.typ.String()
@@ -175,7 +175,7 @@ type ccSnapshot struct{ prefix, sections, where string }
 
 // ccSystem reads a list of system prompt blocks as the Anthropic importer
 // reads a request's "system": one rule for both records that hold it.
-func ccSystem(b *builder, blocks gjson.Result, where string) (*msg, error) {
+func ccSystem(b *Builder, blocks gjson.Result, where string) (*msg, error) {
 	m := &msg{role: "system"}
 	if err := b.readParts(m, blocks, where); err != nil {
 		return nil, err
@@ -193,7 +193,7 @@ func (c *ccImport) answered(m *msg) {
 
 // done puts what was gathered in the log: each model turn's request, the
 // system prompt and the log's metadata.
-func (rq *ccRequests) done(b *builder, msgs []*msg) error {
+func (rq *ccRequests) done(b *Builder, msgs []*msg) error {
 	used := map[string]bool{}
 	for _, m := range msgs {
 		id := rq.reqOf[m]

@@ -51,7 +51,7 @@ type ccImport struct {
 	other             []lineMember
 }
 
-func newCCImport(b *builder) *ccImport {
+func newCCImport(b *Builder) *ccImport {
 	return &ccImport{
 		ccState: ccState{
 			byID: map[string]*msg{}, merged: map[*msg]list{}, session: &distinct{},
@@ -62,7 +62,7 @@ func newCCImport(b *builder) *ccImport {
 	}
 }
 
-func importClaudeCode(b *builder, data []byte) error {
+func importClaudeCode(b *Builder, data []byte) error {
 	c := newCCImport(b)
 	read := func(where string, rec gjson.Result) error { return c.line(b, where, rec) }
 	// The lines a checkpoint covers are read no more (resume.go). The
@@ -120,7 +120,7 @@ func importClaudeCode(b *builder, data []byte) error {
 	}
 	ccAbsorbed(b, c.absorbed, c.src)
 	if b.mapped == 0 && b.records > 0 {
-		return b.errorf("", "not %s: no line is a user, assistant or summary record", Describe(ClaudeCode))
+		return b.errorf("", "not %s: no line is a user, assistant or summary record", b.f.Describe())
 	}
 	if v := c.session.get("version"); v.Type == gjson.String {
 		b.tool("claude-code", v.Str)
@@ -153,7 +153,7 @@ func importClaudeCode(b *builder, data []byte) error {
 
 // scan reads a record's members in one pass: long lines (tool
 // results) are scanned once, not once per member looked up.
-func (c *ccImport) scan(b *builder, rec gjson.Result) {
+func (c *ccImport) scan(b *Builder, rec gjson.Result) {
 	c.typ, c.message, c.tsv = gjson.Result{}, gjson.Result{}, gjson.Result{}
 	c.ln, c.mk = ccLine{}, ccMarks{}
 	c.other = c.other[:0]
@@ -199,7 +199,7 @@ func (c *ccImport) scan(b *builder, rec gjson.Result) {
 	})
 }
 
-func (c *ccImport) line(b *builder, where string, rec gjson.Result) error {
+func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 	c.scan(b, rec)
 	if ok, err := c.request(b, where); ok || err != nil {
 		return err
@@ -521,7 +521,7 @@ func (sc *sidechains) resolve() {
 }
 
 // add adds m to the log; a subagent's steps name their agent and parent.
-func (sc *sidechains) add(b *builder, m *msg) {
+func (sc *sidechains) add(b *Builder, m *msg) {
 	key, side := sc.of[m]
 	if !side {
 		b.add(m)

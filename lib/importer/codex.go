@@ -32,7 +32,7 @@ type codexImport struct {
 	codexState
 }
 
-func importCodex(b *builder, data []byte) error {
+func importCodex(b *Builder, data []byte) error {
 	x := &codexImport{codexState{
 		items: &itemReader{b: b, codex: &harness{marked: true}},
 		execs: map[string]gjson.Result{}, execTS: map[string]string{},
@@ -67,7 +67,7 @@ func importCodex(b *builder, data []byte) error {
 		return err
 	}
 	if b.mapped == 0 && b.records > 0 {
-		return b.errorf("", "not %s: no line is a session_meta, turn_context or response_item record", Describe(Codex))
+		return b.errorf("", "not %s: no line is a session_meta, turn_context or response_item record", b.f.Describe())
 	}
 	var contexts list
 	for _, c := range x.contexts {
@@ -123,7 +123,7 @@ func importCodex(b *builder, data []byte) error {
 	return nil
 }
 
-func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
+func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 	ts := timestamp(rec.Get("timestamp"))
 	typ := rec.Get("type").String()
 	payload := rec.Get("payload")
@@ -314,7 +314,7 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 // text is the payload's member key, its other members but drop kept
 // with it, after the model turn being read; it skips a payload without
 // that text, saying missing, and returns nil then.
-func (x *codexImport) harnessText(b *builder, payload gjson.Result, ts, key, kind, missing string, drop ...string) *msg {
+func (x *codexImport) harnessText(b *Builder, payload gjson.Result, ts, key, kind, missing string, drop ...string) *msg {
 	x.items.flush()
 	text := payload.Get(key)
 	if text.Type != gjson.String {
@@ -535,7 +535,7 @@ type userEvent struct {
 // when Codex writes both; one that repeats none is the only record of
 // what was said and becomes a user prompt (or a model turn) in its
 // place, its other members in its metadata with "from": "event_msg".
-func codexUserEvents(b *builder, msgs []*msg, said []userEvent) ([]*msg, error) {
+func codexUserEvents(b *Builder, msgs []*msg, said []userEvent) ([]*msg, error) {
 	var out []*msg
 	next := 0
 	// Most events repeat an item's text exactly: looked up first.

@@ -27,7 +27,7 @@ var codexContext = codex.Context
 // user's is split in two, the harness's part returned to come before m.
 // A developer message keeps "role": "developer" in its metadata; one
 // that is no context item stays a system prompt.
-func codexContextItem(b *builder, h *harness, m *msg, content gjson.Result, where string) *msg {
+func codexContextItem(b *Builder, h *harness, m *msg, content gjson.Result, where string) *msg {
 	role := m.role
 	if role != "user" && role != "developer" {
 		return nil

@@ -33,7 +33,7 @@ import (
 // permission.*, …) are kept in order in metadata.events; streaming
 // deltas, which the whole message repeats, are skipped.
 
-func importCopilot(b *builder, data []byte) error {
+func importCopilot(b *Builder, data []byte) error {
 	c := &copilotImport{b: b, pending: map[string][]string{}}
 	err := b.jsonLines(data, func(where string, rec gjson.Result) error {
 		return c.event(where, rec)
@@ -49,7 +49,7 @@ func importCopilot(b *builder, data []byte) error {
 }
 
 type copilotImport struct {
-	b       *builder
+	b       *Builder
 	pending map[string][]string // reasoning not yet given to a message, by agent
 }
 
@@ -313,4 +313,11 @@ func copilotExitCode(out string) []byte {
 		return nil
 	}
 	return []byte(rest)
+}
+
+// copilotFileTools are the tools that write files (Format.FileTools).
+var copilotFileTools = map[string]FileTool{
+	"create":      {Path: "path", Content: "file_text"},
+	"str_replace": {Path: "path", Old: "old_str", New: "new_str"},
+	"edit":        {Path: "path", Old: "old_str", New: "new_str"},
 }

@@ -81,7 +81,7 @@
 //     not part of the conversation (progress, UI state, timeline detail)
 //     are counted in the Report with their reasons, which come from one
 //     list of the record kinds each importer knows (kinds.go,
-//     recordKinds). A kind the list does not know is skipped too; when
+//     Format.Kinds). A kind the list does not know is skipped too; when
 //     it holds a message, a tool call, a tool result, file content or
 //     usage, a warning names it as lost, with its count. Credential
 //     headers in HTTP recordings are replaced by "[redacted]".

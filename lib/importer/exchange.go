@@ -20,11 +20,11 @@ type api struct {
 	isResponse func(rec gjson.Result) bool
 	// request reads a request body into the messages it sends and the
 	// parameters it sets (everything but the conversation).
-	request func(b *builder, req gjson.Result, where string) ([]*msg, obj, error)
+	request func(b *Builder, req gjson.Result, where string) ([]*msg, obj, error)
 	// response reads a response body into the messages it returns. alone
 	// says the record has no request, so a response that repeats its
 	// request's settings stands in for it.
-	response func(b *builder, resp gjson.Result, where string, alone bool) ([]*msg, error)
+	response func(b *Builder, resp gjson.Result, where string, alone bool) ([]*msg, error)
 	// conversation are the request members that hold the conversation; a
 	// record without any of them and without a response is not an
 	// exchange of this API.
@@ -39,7 +39,7 @@ var samplingParams = []string{
 	"response_format", "logit_bias", "logprobs", "top_logprobs", "verbosity",
 }
 
-func (b *builder) samplingParams(req gjson.Result) {
+func (b *Builder) samplingParams(req gjson.Result) {
 	for _, k := range samplingParams {
 		b.param(k, raw(req.Get(k)))
 	}
@@ -48,7 +48,7 @@ func (b *builder) samplingParams(req gjson.Result) {
 // importExchanges reads every exchange of data with API a. A record is a
 // {request, response} pair, a nock recording ({scope, method, path, body,
 // response}), an OpenAI Batch line, or a bare request or response.
-func (b *builder) importExchanges(data []byte, a *api) error {
+func (b *Builder) importExchanges(data []byte, a *api) error {
 	return b.eachRecord(data, func(where string, rec gjson.Result) error {
 		req, resp, reqAt, respAt, meta, err := b.splitRecord(rec, where, a)
 		if err != nil {
@@ -57,7 +57,7 @@ func (b *builder) importExchanges(data []byte, a *api) error {
 		var reqMsgs, respMsgs []*msg
 		var params obj
 		if !resp.Exists() && req.IsObject() && !hasAny(req, a.conversation) {
-			return b.errorf(reqAt, "not %s exchange: expected a request with %s, or a response", article(b.format), strings.Join(a.conversation, " or "))
+			return b.errorf(reqAt, "not %s exchange: expected a request with %s, or a response", article(*b.f), strings.Join(a.conversation, " or "))
 		}
 		if req.Exists() {
 			if !req.IsObject() {
@@ -112,8 +112,8 @@ func hasAny(o gjson.Result, keys []string) bool {
 
 // article is the format name with its indefinite article: "an
 // openai-chat", "a codex".
-func article(format string) string {
-	d := Describe(format)
+func article(f Format) string {
+	d := f.Describe()
 	return d[:strings.LastIndexByte(d, ' ')]
 }
 
@@ -127,7 +127,7 @@ func firstTurn(msgs []*msg) *msg {
 }
 
 // splitRecord finds the request and response of one record.
-func (b *builder) splitRecord(rec gjson.Result, where string, a *api) (req, resp gjson.Result, reqAt, respAt string, meta obj, err error) {
+func (b *Builder) splitRecord(rec gjson.Result, where string, a *api) (req, resp gjson.Result, reqAt, respAt string, meta obj, err error) {
 	body := rec.Get("body")
 	switch {
 	case body.Exists() && (rec.Get("scope").Exists() || rec.Get("path").Exists() || rec.Get("method").Exists() || rec.Get("url").Exists()):
@@ -158,7 +158,7 @@ func (b *builder) splitRecord(rec gjson.Result, where string, a *api) (req, resp
 
 // recordedBody decodes a recorded HTTP response body: a JSON value, a
 // string holding JSON, or (nock) an array of hex chunks, gzipped or not.
-func (b *builder) recordedBody(r gjson.Result, where string) (gjson.Result, error) {
+func (b *Builder) recordedBody(r gjson.Result, where string) (gjson.Result, error) {
 	var data []byte
 	switch {
 	case r.IsObject():
@@ -210,7 +210,7 @@ var chatAPI = &api{
 	isResponse: func(rec gjson.Result) bool {
 		return rec.Get("choices").Exists() || strings.HasPrefix(rec.Get("object").String(), "chat.completion")
 	},
-	request: func(b *builder, req gjson.Result, where string) ([]*msg, obj, error) {
+	request: func(b *Builder, req gjson.Result, where string) ([]*msg, obj, error) {
 		msgs, err := b.readMsgs(req.Get("messages"), chatTable, at(where, "messages"))
 		if err != nil {
 			return nil, nil, err
@@ -220,7 +220,7 @@ var chatAPI = &api{
 		}
 		return msgs, rest(req, "messages", "prompt"), nil
 	},
-	response: func(b *builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
+	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
 		choices := resp.Get("choices")
 		if choices.Exists() && !choices.IsArray() {
 			return nil, b.errorf(at(where, "choices"), "expected an array, got %s", kind(choices))
@@ -280,7 +280,7 @@ func restOf(arr gjson.Result, i int) list {
 	return out
 }
 
-func importOpenAIChat(b *builder, data []byte) error { return b.importExchanges(data, chatAPI) }
+func importOpenAIChat(b *Builder, data []byte) error { return b.importExchanges(data, chatAPI) }
 
 // Anthropic Messages.
 
@@ -288,7 +288,7 @@ var anthropicAPI = &api{
 	isResponse: func(rec gjson.Result) bool {
 		return rec.Get("type").String() == "message" || rec.Get("role").String() == "assistant" && rec.Get("content").Exists()
 	},
-	request: func(b *builder, req gjson.Result, where string) ([]*msg, obj, error) {
+	request: func(b *Builder, req gjson.Result, where string) ([]*msg, obj, error) {
 		var msgs []*msg
 		if s := req.Get("system"); s.Exists() {
 			m := &msg{role: "system"}
@@ -303,7 +303,7 @@ var anthropicAPI = &api{
 		}
 		return append(msgs, conv...), rest(req, "messages", "system"), nil
 	},
-	response: func(b *builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
+	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
 		m := &msg{role: "assistant"}
 		if err := b.readParts(m, resp.Get("content"), at(where, "content")); err != nil {
 			return nil, err
@@ -316,7 +316,7 @@ var anthropicAPI = &api{
 	conversation: []string{"messages", "system"},
 }
 
-func importAnthropic(b *builder, data []byte) error { return b.importExchanges(data, anthropicAPI) }
+func importAnthropic(b *Builder, data []byte) error { return b.importExchanges(data, anthropicAPI) }
 
 // OpenAI Responses.
 
@@ -332,7 +332,7 @@ var responsesAPI = &api{
 	isResponse: func(rec gjson.Result) bool {
 		return rec.Get("object").String() == "response" || rec.Get("output").IsArray() && rec.Get("created_at").Exists()
 	},
-	request: func(b *builder, req gjson.Result, where string) ([]*msg, obj, error) {
+	request: func(b *Builder, req gjson.Result, where string) ([]*msg, obj, error) {
 		var msgs []*msg
 		if s := req.Get("instructions"); s.Type == gjson.String {
 			msgs = append(msgs, &msg{role: "system", text: s.Str, hasText: true})
@@ -359,7 +359,7 @@ var responsesAPI = &api{
 		}
 		return msgs, rest(req, "input", "instructions"), nil
 	},
-	response: func(b *builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
+	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
 		out := resp.Get("output")
 		if out.Exists() && !out.IsArray() {
 			return nil, b.errorf(at(where, "output"), "expected an array, got %s", kind(out))
@@ -405,14 +405,14 @@ var responsesAPI = &api{
 	conversation: []string{"input", "instructions"},
 }
 
-func importOpenAIResponses(b *builder, data []byte) error {
+func importOpenAIResponses(b *Builder, data []byte) error {
 	return b.importExchanges(data, responsesAPI)
 }
 
 // itemReader groups Responses API items into messages: consecutive items
 // the model produced (messages, reasoning, tool calls) form one model turn.
 type itemReader struct {
-	b       *builder
+	b       *Builder
 	oneTurn bool   // a response's output: every item belongs to one turn
 	model   string // the model the turns read from now on are sent to (Codex's turn_context)
 	// codex, when set, makes Codex's own context items harness prompts:

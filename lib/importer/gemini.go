@@ -51,7 +51,7 @@ import (
 // with "Exit Code: N" (N not 0) failed with that exit code, whatever its
 // status says.
 
-func importGemini(b *builder, data []byte) error {
+func importGemini(b *Builder, data []byte) error {
 	doc, whole, err := b.wholeDoc(data)
 	if err != nil {
 		return err
@@ -125,7 +125,7 @@ func importGemini(b *builder, data []byte) error {
 // geminiSession is a saved session being read: its messages by id, in
 // the order of their first record.
 type geminiSession struct {
-	b       *builder
+	b       *Builder
 	order   []string
 	byID    map[string]gjson.Result
 	session obj
@@ -275,7 +275,7 @@ func (g *geminiSession) message(r gjson.Result) error {
 // geminiUser reads what a user message is besides a prompt: the CLI's
 // own context (a harness prompt, which names the working directory), or
 // results whose answers may tell a command's exit code.
-func geminiUser(b *builder, m *msg) {
+func geminiUser(b *Builder, m *msg) {
 	if kind := gemini.Context(m.text); kind != "" && len(m.parts) == 0 {
 		m.role = harnessRole
 		m.meta.setString("harness", kind)
@@ -307,7 +307,7 @@ func geminiTokens(t gjson.Result) []byte {
 
 // geminiCall reads a ToolCallRecord: the call, and its result when it
 // has one (result holds the functionResponse parts sent to the model).
-func geminiCall(b *builder, tc gjson.Result, where string) (*call, *result) {
+func geminiCall(b *Builder, tc gjson.Result, where string) (*call, *result) {
 	id := tc.Get("id").String()
 	c := &call{id: id, name: tc.Get("name").String(), args: args(tc.Get("args")), ts: timestamp(tc.Get("timestamp")),
 		meta: rest(tc, "id", "name", "args", "result", "timestamp", "status", "resultDisplay")}
@@ -444,7 +444,7 @@ func geminiPartType(mt string) string {
 }
 
 // geminiParts reads a PartListUnion: a string, a Part or a list of them.
-func geminiParts(b *builder, m *msg, c gjson.Result, where string) error {
+func geminiParts(b *Builder, m *msg, c gjson.Result, where string) error {
 	switch {
 	case !c.Exists() || c.Type == gjson.Null:
 		return nil
@@ -498,7 +498,7 @@ func geminiParts(b *builder, m *msg, c gjson.Result, where string) error {
 }
 
 // importGeminiStream reads the headless stream-json transcript.
-func importGeminiStream(b *builder, data []byte) error {
+func importGeminiStream(b *Builder, data []byte) error {
 	var cur *msg
 	tools := map[string]string{} // tool names by call id
 	flush := func() {
@@ -588,7 +588,7 @@ func importGeminiStream(b *builder, data []byte) error {
 // functionResponse parts results; a "model" Content is a model turn:
 // text its output, thought parts its reasoning, functionCall parts its
 // calls. A checkpoint records no times, ids of messages or usage.
-func importGeminiCheckpoint(b *builder, doc gjson.Result) error {
+func importGeminiCheckpoint(b *Builder, doc gjson.Result) error {
 	history := doc
 	if doc.IsObject() {
 		history = doc.Get("history")
@@ -649,4 +649,10 @@ func importGeminiCheckpoint(b *builder, doc gjson.Result) error {
 	}
 	b.agentFiles()
 	return nil
+}
+
+// geminiFileTools are the tools that write files (Format.FileTools).
+var geminiFileTools = map[string]FileTool{
+	"write_file": {Path: "file_path", Content: "content", After: "resultDisplay.newContent"},
+	"replace":    {Path: "file_path", Old: "old_string", New: "new_string", All: "expected_replacements", After: "resultDisplay.newContent"},
 }

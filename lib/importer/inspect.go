@@ -52,7 +52,7 @@ func sizeText(n int64) string {
 // zipMagic starts every zip archive.
 var zipMagic = []byte("PK\x03\x04")
 
-func importInspect(b *builder, data []byte) error {
+func importInspect(b *Builder, data []byte) error {
 	if bytes.HasPrefix(data, zipMagic) || strings.HasSuffix(b.opts.Name, ".eval") {
 		return b.inspectArchive(data)
 	}
@@ -82,7 +82,7 @@ func importInspect(b *builder, data []byte) error {
 }
 
 // inspectArchive reads a .eval archive.
-func (b *builder) inspectArchive(data []byte) error {
+func (b *Builder) inspectArchive(data []byte) error {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return b.errorf("", "reading the .eval archive: %v", err)
@@ -202,7 +202,7 @@ func digitRun(s string) int {
 // inspectHeader maps the eval-level fields. It returns the model the eval
 // requested, which the model events' answering model takes precedence
 // over.
-func (b *builder) inspectHeader(h gjson.Result, where string) string {
+func (b *Builder) inspectHeader(h gjson.Result, where string) string {
 	ev := h.Get("eval")
 	each(ev.Get("model_generate_config"), func(k, v gjson.Result) bool {
 		b.param(k.String(), raw(v))
@@ -224,7 +224,7 @@ func (b *builder) inspectHeader(h gjson.Result, where string) string {
 }
 
 // inspectSample adds one sample's conversation.
-func (b *builder) inspectSample(s gjson.Result, where string, several bool) error {
+func (b *Builder) inspectSample(s gjson.Result, where string, several bool) error {
 	if !s.IsObject() {
 		return b.errorf(where, "expected a sample object, got %s", kind(s))
 	}
@@ -394,7 +394,7 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 // producedBy finds, among the model events of an older log (whose messages
 // have no ids), the first one whose output message is m: the same text
 // and tool calls. It is taken out of events.
-func (b *builder) producedBy(m *msg, events *[]gjson.Result) (gjson.Result, bool) {
+func (b *Builder) producedBy(m *msg, events *[]gjson.Result) (gjson.Result, bool) {
 	for i, e := range *events {
 		out, err := b.readMsg(e.Get("output.choices.0.message"), inspectTable, "", "assistant")
 		if err != nil || out.text != m.text || len(out.calls) != len(m.calls) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -15,7 +14,7 @@ import (
 )
 
 // kindsIn returns the kinds of the records of data, a log of format, as
-// recordKinds names them, counted from the source: a Claude Code line's
+// Format.Kinds names them, counted from the source: a Claude Code line's
 // type (and its system subtype, progress data.type or attachment type),
 // a Codex line's type (and its event_msg type), an Inspect event, a
 // LangSmith run's run_type. Formats whose records are all of one kind
@@ -111,8 +110,8 @@ func TestRecordKindsListed(t *testing.T) {
 			if unknownOnPurpose[filepath.Base(filepath.Dir(f))+"/"+base+" "+kind] {
 				continue
 			}
-			if _, ok := knownKind(format, kind); !ok {
-				t.Errorf("%s: %s records of kind %q are in no list of recordKinds", f, format, kind)
+			if _, ok := knownKind(lookup(format).Kinds, kind); !ok {
+				t.Errorf("%s: %s records of kind %q are in no list of Format.Kinds", f, format, kind)
 			}
 		}
 	}
@@ -121,7 +120,7 @@ func TestRecordKindsListed(t *testing.T) {
 	}
 }
 
-// README.md's table of record kinds is recordKinds'.
+// README.md's table of record kinds is Format.Kinds'.
 func TestRecordKindsREADME(t *testing.T) {
 	const begin, end = "<!-- record kinds: generated from lib/importer/kinds.go by go test -run TestRecordKindsREADME -update -->\n", "<!-- end of record kinds -->\n"
 	path := filepath.Join("..", "..", "README.md")
@@ -145,34 +144,29 @@ func TestRecordKindsREADME(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README.md's table of record kinds differs from recordKinds (go test -run TestRecordKindsREADME -update):\n%s", want)
+	t.Errorf("README.md's table of record kinds differs from Format.Kinds (go test -run TestRecordKindsREADME -update):\n%s", want)
 }
 
-// kindsTable renders recordKinds as a Markdown table: per format, the
+// kindsTable renders Format.Kinds as a Markdown table: per format, the
 // kinds imported, then those skipped, grouped by reason.
 func kindsTable() string {
 	var sb strings.Builder
 	sb.WriteString("| format | record kinds | what the import does with them |\n|---|---|---|\n")
-	formats := make([]string, 0, len(recordKinds))
-	for f := range recordKinds {
-		formats = append(formats, f)
-	}
-	sort.Strings(formats)
-	for _, f := range formats {
+	for _, f := range Formats() {
 		var order []string
 		group := map[string][]string{}
-		for _, k := range recordKinds[f] {
+		for _, k := range lookup(f).Kinds {
 			what := "imported"
-			if k.skip != "" {
+			if k.Skip != "" {
 				what = "skipped: " + explain(k)
-				if k.lost {
+				if k.Lost {
 					what += "; named on stderr as lost when it holds a message, a call, a result, file content or usage"
 				}
 			}
 			if _, ok := group[what]; !ok {
 				order = append(order, what)
 			}
-			group[what] = append(group[what], "`"+k.kind+"`")
+			group[what] = append(group[what], "`"+k.Kind+"`")
 		}
 		for _, what := range order {
 			sb.WriteString("| " + f + " | " + strings.Join(group[what], ", ") + " | " + strings.ReplaceAll(what, "|", `\|`) + " |\n")
@@ -219,12 +213,12 @@ func TestUnknownKindHoldingWork(t *testing.T) {
 // explain is why records of kind k are skipped, without what the table
 // already says: `record type "system" (turn_duration: status output)`
 // is "status output".
-func explain(k recordKind) string {
-	why := k.skip
+func explain(k RecordKind) string {
+	why := k.Skip
 	if open := strings.Index(why, `" (`); open > 0 && strings.HasSuffix(why, ")") {
 		why = why[open+3 : len(why)-1]
 	}
-	if _, sub, ok := strings.Cut(k.kind, "/"); ok {
+	if _, sub, ok := strings.Cut(k.Kind, "/"); ok {
 		why = strings.TrimPrefix(why, sub+": ")
 	}
 	return why

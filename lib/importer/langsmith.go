@@ -25,7 +25,7 @@ type lsRun struct {
 	fields obj
 }
 
-func importLangSmith(b *builder, data []byte) error {
+func importLangSmith(b *Builder, data []byte) error {
 	runs := map[string]*lsRun{}
 	var order []*lsRun
 	add := func(where string, rec gjson.Result) error {
@@ -114,7 +114,7 @@ func runIDFromDottedOrder(d string) string {
 	return ""
 }
 
-func (b *builder) langSmithRun(run gjson.Result, where string) error {
+func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 	b.langSmithEnv(run.Get("extra.runtime"))
 	ts := timestamp(run.Get("start_time"))
 	b.seen(ts)
@@ -184,7 +184,7 @@ func (b *builder) langSmithRun(run gjson.Result, where string) error {
 	return nil
 }
 
-func (b *builder) langSmithEnv(rt gjson.Result) {
+func (b *Builder) langSmithEnv(rt gjson.Result) {
 	if !rt.Exists() {
 		return
 	}
@@ -202,7 +202,7 @@ func (b *builder) langSmithEnv(rt gjson.Result) {
 // langSmithInputs reads an llm run's inputs: OpenAI-shaped messages,
 // LangChain serialised messages (possibly a batch: a list of lists), or
 // plain prompts.
-func (b *builder) langSmithInputs(in gjson.Result, where string) ([]*msg, obj, error) {
+func (b *Builder) langSmithInputs(in gjson.Result, where string) ([]*msg, obj, error) {
 	var msgs []*msg
 	m := in.Get("messages")
 	if m.IsArray() && m.Get("0").IsArray() {
@@ -241,7 +241,7 @@ func (b *builder) langSmithInputs(in gjson.Result, where string) ([]*msg, obj, e
 // lcMsg reads a message in any of the shapes LangSmith records: OpenAI's,
 // LangChain's serialised constructor ({"lc": 1, "id": [..., "HumanMessage"],
 // "kwargs": {...}}) or message_to_dict's ({"type": "human", "data": {...}}).
-func (b *builder) lcMsg(v gjson.Result, where string) (*msg, error) {
+func (b *Builder) lcMsg(v gjson.Result, where string) (*msg, error) {
 	switch {
 	case v.Get("lc").Exists() && v.Get("kwargs").IsObject():
 		ids := elems(v.Get("id"))
@@ -264,7 +264,7 @@ func (b *builder) lcMsg(v gjson.Result, where string) (*msg, error) {
 
 // langSmithOutputs reads an llm run's outputs: an OpenAI chat completion,
 // an Anthropic message, LangChain generations, or {"output": text}.
-func (b *builder) langSmithOutputs(out gjson.Result, where string) ([]*msg, error) {
+func (b *Builder) langSmithOutputs(out gjson.Result, where string) ([]*msg, error) {
 	switch {
 	case !informative(out):
 		return nil, nil

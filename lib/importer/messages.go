@@ -102,7 +102,7 @@ var lcTable = &msgTable{
 }
 
 // readMsgs reads an array of messages.
-func (b *builder) readMsgs(arr gjson.Result, t *msgTable, where string) ([]*msg, error) {
+func (b *Builder) readMsgs(arr gjson.Result, t *msgTable, where string) ([]*msg, error) {
 	if !arr.Exists() || arr.Type == gjson.Null {
 		return nil, nil
 	}
@@ -127,7 +127,7 @@ func (b *builder) readMsgs(arr gjson.Result, t *msgTable, where string) ([]*msg,
 
 // readMsg reads one message with table t. A message without a role has
 // role defRole, or is an error if defRole is "".
-func (b *builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*msg, error) {
+func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*msg, error) {
 	if !m.IsObject() {
 		return nil, b.errorf(where, "expected a message object, got %s", kind(m))
 	}
@@ -224,7 +224,7 @@ func normRole(r string) string {
 // readParts reads a content value into m: a string is text; an array holds
 // content parts: text, reasoning, tool calls and tool results in any of the
 // dialects' spellings. Parts it does not know are kept in m's metadata.
-func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
+func (b *Builder) readParts(m *msg, c gjson.Result, where string) error {
 	switch {
 	case !c.Exists() || c.Type == gjson.Null:
 		return nil
@@ -433,7 +433,7 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 // validBase64 reports whether a part's base64 text b64, if it has any, is
 // standard base64 (the log's form); a part that is not stays in metadata,
 // with a warning.
-func (b *builder) validBase64(p execlog.Part, b64, where string) bool {
+func (b *Builder) validBase64(p execlog.Part, b64, where string) bool {
 	if b64 == "" {
 		return true
 	}

@@ -35,7 +35,7 @@ import (
 // metadata; the session's info and todos in metadata.opencode, its
 // directory also as metadata.session.cwd.
 
-func importOpenCode(b *builder, data []byte) error {
+func importOpenCode(b *Builder, data []byte) error {
 	doc, whole, err := b.wholeDoc(data)
 	if err != nil {
 		return err
@@ -64,7 +64,7 @@ func importOpenCode(b *builder, data []byte) error {
 	return nil
 }
 
-func openCodeMessage(b *builder, m gjson.Result, where string) error {
+func openCodeMessage(b *Builder, m gjson.Result, where string) error {
 	info := m.Get("info")
 	parts := m.Get("parts")
 	if !info.IsObject() || parts.Exists() && !parts.IsArray() {
@@ -82,7 +82,7 @@ func openCodeMessage(b *builder, m gjson.Result, where string) error {
 	}
 }
 
-func openCodeUser(b *builder, info, parts gjson.Result, ts, where string) error {
+func openCodeUser(b *Builder, info, parts gjson.Result, ts, where string) error {
 	if s := info.Get("system"); s.Type == gjson.String && s.Str != "" {
 		b.systemPrompt(s.Str, nil)
 	}
@@ -131,7 +131,7 @@ func openCodeUser(b *builder, info, parts gjson.Result, ts, where string) error 
 }
 
 // openCodeAssistant adds an assistant message: one model call per step.
-func openCodeAssistant(b *builder, info, parts gjson.Result, ts, where string) error {
+func openCodeAssistant(b *Builder, info, parts gjson.Result, ts, where string) error {
 	model := info.Get("modelID").String()
 	b.setModel(model)
 	if cwd := info.Get("path.cwd").String(); cwd != "" {
@@ -237,7 +237,7 @@ func openCodeUsage(tokens, cost gjson.Result) []byte {
 }
 
 // openCodeResult joins a tool part's state to its call.
-func openCodeResult(b *builder, tp gjson.Result, where string) {
+func openCodeResult(b *Builder, tp gjson.Result, where string) {
 	st := tp.Get("state")
 	r := &result{id: tp.Get("callID").String(), name: tp.Get("tool").String(), ts: timestamp(st.Get("time.end"))}
 	switch st.Get("status").String() {
@@ -357,4 +357,10 @@ func readJSONDir(dir, storage string) ([][]byte, error) {
 		out = append(out, []byte(strings.TrimSpace(string(data))))
 	}
 	return out, nil
+}
+
+// openCodeFileTools are the tools that write files (Format.FileTools).
+var openCodeFileTools = map[string]FileTool{
+	"write": {Path: "filePath", Content: "content"},
+	"edit":  {Path: "filePath", Old: "oldString", New: "newString", All: "replaceAll"},
 }

@@ -165,7 +165,7 @@ func anyValue(v gjson.Result) json.RawMessage {
 }
 
 // keyValues flattens an OTLP attribute list.
-func (b *builder) keyValues(list gjson.Result, where string) (attrs, error) {
+func (b *Builder) keyValues(list gjson.Result, where string) (attrs, error) {
 	var a attrs
 	if !list.Exists() || list.Type == gjson.Null {
 		return a, nil
@@ -204,7 +204,7 @@ type otelInput struct {
 	final  gjson.Result
 }
 
-func importOTel(b *builder, data []byte) error {
+func importOTel(b *Builder, data []byte) error {
 	in := &otelInput{byID: map[string]*span{}}
 	err := b.eachRecord(data, func(where string, rec gjson.Result) error {
 		return b.otelRecord(in, where, rec)
@@ -263,7 +263,7 @@ func sortKey(ts string) string {
 	return date + "." + (frac + "000000000")[:9]
 }
 
-func (b *builder) otelRecord(in *otelInput, where string, rec gjson.Result) error {
+func (b *Builder) otelRecord(in *otelInput, where string, rec gjson.Result) error {
 	switch {
 	case rec.Get("resourceSpans").Exists() || rec.Get("resource_spans").Exists():
 		return b.otlpTraces(in, where, first(rec, "resourceSpans", "resource_spans"))
@@ -285,7 +285,7 @@ func (b *builder) otelRecord(in *otelInput, where string, rec gjson.Result) erro
 	return b.errorf(where, "not OpenTelemetry data: expected resourceSpans, resourceLogs or span objects")
 }
 
-func (b *builder) otlpTraces(in *otelInput, where string, rss gjson.Result) error {
+func (b *Builder) otlpTraces(in *otelInput, where string, rss gjson.Result) error {
 	if !rss.IsArray() {
 		return b.errorf(at(where, "resourceSpans"), "expected an array, got %s", kind(rss))
 	}
@@ -345,7 +345,7 @@ func (b *builder) otlpTraces(in *otelInput, where string, rss gjson.Result) erro
 	return nil
 }
 
-func (b *builder) addSpan(in *otelInput, s *span) {
+func (b *Builder) addSpan(in *otelInput, s *span) {
 	in.spans = append(in.spans, s)
 	if s.spanID != "" {
 		if old := in.byID[s.spanID]; old != nil && old.synthetic {
@@ -355,7 +355,7 @@ func (b *builder) addSpan(in *otelInput, s *span) {
 	}
 }
 
-func (b *builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error {
+func (b *Builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error {
 	if !rls.IsArray() {
 		return b.errorf(at(where, "resourceLogs"), "expected an array, got %s", kind(rls))
 	}
@@ -398,7 +398,7 @@ func (b *builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error 
 }
 
 // sdkSpan reads a span as the OpenTelemetry SDKs dump it (span.to_json()).
-func (b *builder) sdkSpan(in *otelInput, where string, sp gjson.Result) error {
+func (b *Builder) sdkSpan(in *otelInput, where string, sp gjson.Result) error {
 	if !sp.IsObject() {
 		return b.errorf(where, "expected a span object, got %s", kind(sp))
 	}
@@ -468,7 +468,7 @@ var otelMessageEvents = map[string]string{
 	"gen_ai.tool.message":      "tool",
 }
 
-func (b *builder) otelSpan(s *span) error {
+func (b *Builder) otelSpan(s *span) error {
 	op := s.attrs.str("gen_ai.operation.name")
 	if op == "" {
 		op = s.attrs.str("openinference.span.kind")
@@ -509,7 +509,7 @@ func (b *builder) otelSpan(s *span) error {
 }
 
 // countSpan counts a span and its log records.
-func (b *builder) countSpan(s *span, mapped bool, reason string) {
+func (b *Builder) countSpan(s *span, mapped bool, reason string) {
 	if !s.synthetic {
 		if mapped {
 			b.mapRecord()
@@ -529,7 +529,7 @@ func (b *builder) countSpan(s *span, mapped bool, reason string) {
 	}
 }
 
-func (b *builder) otelResource(s *span) {
+func (b *Builder) otelResource(s *span) {
 	r := &s.resource
 	if os := r.str("os.type"); os != "" {
 		b.env.OS = os
@@ -550,7 +550,7 @@ func (b *builder) otelResource(s *span) {
 
 // spanMeta is a span's metadata: ids, timing, status and the attributes
 // the mapping did not use.
-func (b *builder) spanMeta(s *span, used map[string]bool) obj {
+func (b *Builder) spanMeta(s *span, used map[string]bool) obj {
 	var m obj
 	if s.name != "" {
 		m.setString("span_name", s.name)
@@ -599,7 +599,7 @@ func (b *builder) spanMeta(s *span, used map[string]bool) obj {
 	return m
 }
 
-func (b *builder) otelLLM(s *span) error {
+func (b *Builder) otelLLM(s *span) error {
 	used := map[string]bool{
 		"gen_ai.operation.name": true, "gen_ai.request.model": true, "gen_ai.response.model": true,
 		"gen_ai.input.messages": true, "gen_ai.output.messages": true, "gen_ai.system_instructions": true,
@@ -667,7 +667,7 @@ func (b *builder) otelLLM(s *span) error {
 }
 
 // otelMessages finds a model call's input and output messages.
-func (b *builder) otelMessages(s *span) (in, out []*msg, err error) {
+func (b *Builder) otelMessages(s *span) (in, out []*msg, err error) {
 	where := at(s.where, "attributes")
 	read := func(v gjson.Result, at string) ([]*msg, error) {
 		if v.Type == gjson.String && gjson.Valid(v.Str) {
@@ -890,7 +890,7 @@ func spanFailure(s *span) *failure {
 	return nil
 }
 
-func (b *builder) otelTool(s *span) {
+func (b *Builder) otelTool(s *span) {
 	used := map[string]bool{
 		"gen_ai.operation.name": true, "gen_ai.tool.name": true, "gen_ai.tool.call.id": true,
 		"gen_ai.tool.call.arguments": true, "gen_ai.tool.args": true, "gen_ai.tool.call.result": true,

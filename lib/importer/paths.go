@@ -77,7 +77,7 @@ func windowsSlashes(p string) string {
 
 // relativeParams returns params with its path-valued members made
 // relative to the working directories, or params itself when none is.
-func (b *builder) relativeParams(params json.RawMessage) json.RawMessage {
+func (b *Builder) relativeParams(params json.RawMessage) json.RawMessage {
 	if len(b.roots) == 0 || len(params) == 0 {
 		return params
 	}
@@ -94,7 +94,7 @@ func (b *builder) relativeParams(params json.RawMessage) json.RawMessage {
 
 // relativeValue rewrites v: strings when inPath (they are the value of a
 // path member, or its elements), objects member by member.
-func (b *builder) relativeValue(v gjson.Result, inPath bool) (json.RawMessage, bool) {
+func (b *Builder) relativeValue(v gjson.Result, inPath bool) (json.RawMessage, bool) {
 	switch {
 	case v.Type == gjson.String && inPath:
 		if rel, ok := relPath(v.Str, b.roots); ok {

@@ -278,7 +278,7 @@ func TestClaudeCodeProgressAndTranscript(t *testing.T) {
 }
 
 // b is a builder of format f, to read its record kinds.
-func b(f string) *builder { return newBuilder(f, Options{}) }
+func b(f string) *Builder { return newBuilder(lookup(f), Options{}) }
 
 func slicesContain(l []string, s string) bool {
 	for _, e := range l {

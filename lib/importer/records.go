@@ -34,7 +34,7 @@ func at(where, sub string) string {
 // wholeDoc parses data as one JSON document. It reports false, with no
 // error, when data looks like JSON Lines instead (its first line is a
 // complete JSON value and more follows).
-func (b *builder) wholeDoc(data []byte) (gjson.Result, bool, error) {
+func (b *Builder) wholeDoc(data []byte) (gjson.Result, bool, error) {
 	if gjson.ValidBytes(data) {
 		if !utf8.Valid(data) {
 			return gjson.Result{}, false, b.errorf(invalidUTF8At(data), "invalid UTF-8")
@@ -89,14 +89,14 @@ func invalidUTF8At(data []byte) string {
 // object. A last line that is cut short (a log still being written) is
 // left out with a warning naming it, unless it is the only one; any other
 // line that is not JSON is an error naming it.
-func (b *builder) jsonLines(data []byte, fn func(where string, rec gjson.Result) error) error {
+func (b *Builder) jsonLines(data []byte, fn func(where string, rec gjson.Result) error) error {
 	return b.jsonLinesIn(data, 0, len(data), fn)
 }
 
 // jsonLinesIn is jsonLines for the lines of data[from:to] only (from and
 // to at the start of a line, or len(data)), named and judged as lines of
 // data: the lines before from were read before.
-func (b *builder) jsonLinesIn(data []byte, from, to int, fn func(where string, rec gjson.Result) error) error {
+func (b *Builder) jsonLinesIn(data []byte, from, to int, fn func(where string, rec gjson.Result) error) error {
 	last := lastLine(data)
 	seen := len(bytes.TrimSpace(data[:from])) > 0 // a line before from was read, so was JSON
 	first := 1 + bytes.Count(data[:from], []byte{'\n'})
@@ -152,7 +152,7 @@ func jsonErrorShort(line []byte) string {
 
 // eachRecord calls fn for each record of data: the elements of a top-level
 // array, a lone top-level object, or the lines of JSON Lines.
-func (b *builder) eachRecord(data []byte, fn func(where string, rec gjson.Result) error) error {
+func (b *Builder) eachRecord(data []byte, fn func(where string, rec gjson.Result) error) error {
 	doc, whole, err := b.wholeDoc(data)
 	if err != nil {
 		return err

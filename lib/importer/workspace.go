@@ -476,7 +476,7 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 // addWorkspace adds w's inputs and outputs to the imported log: file
 // contents are kept byte for byte. Outputs already in the log (final.md)
 // come first; a written file of the same name replaces it, with a warning.
-func (b *builder) addWorkspace(l *execlog.Log, w *workspace) {
+func (b *Builder) addWorkspace(l *execlog.Log, w *workspace) {
 	for _, s := range w.skipped {
 		b.warn("%s", s)
 	}
