@@ -18,7 +18,7 @@ import (
 // prints (FromManifest, as ctx-fork --no-parent and ctx-show --resolve do)
 // as a log that packs to the same hash.
 func TestRoundTripImports(t *testing.T) {
-	sources := sharedtest.AgentLogs(t, "../importer/testdata", formats.Formats(), 10, func(name string) bool {
+	sources := sharedtest.AgentLogs(t, sharedtest.FixtureTree(t, "..", formats.Formats()), formats.Formats(), 10, func(name string) bool {
 		return strings.HasPrefix(name, "malformed") || strings.HasPrefix(name, "bad")
 	})
 	s, _, err := store.Init(filepath.Join(t.TempDir(), ".ctx"))

@@ -9,6 +9,7 @@
 package formats
 
 import (
+	"github.com/ctx-tools/ctx/lib/agent/aider"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/importer"
 )
@@ -27,7 +28,7 @@ var All = importer.NewRegistry(
 	importer.AnthropicFormat,
 	importer.OpenAIChatFormat,
 	importer.OpenAIResponsesFormat,
-	importer.AiderFormat,
+	aider.Format,
 )
 
 // Formats returns the names of the formats ctx imports, sorted.

@@ -45,9 +45,9 @@ func (b *Builder) agentFiles() {
 		known[name] = content
 	}
 	unknown, outside := 0, 0
-	for _, s := range b.steps {
+	for _, s := range b.Steps {
 		ft, ok := tools[s.Tool]
-		if !ok || !s.resolved || s.Error != nil {
+		if !ok || !s.Resolved || s.Error != nil {
 			continue
 		}
 		params := gjson.ParseBytes(s.Parameters)
@@ -56,7 +56,7 @@ func (b *Builder) agentFiles() {
 			outside++
 			continue
 		}
-		if after := gjson.GetBytes(s.meta.get("result"), ft.After); ft.After != "" && after.Type == gjson.String {
+		if after := gjson.GetBytes(s.Meta.Get("result"), ft.After); ft.After != "" && after.Type == gjson.String {
 			learn(name, after.Str)
 			continue
 		}
@@ -78,30 +78,30 @@ func (b *Builder) agentFiles() {
 		times := params.Get(ft.All)
 		switch {
 		case old == "" || n == 0:
-			b.warn("an edit of %s replaces text its known content does not hold: %s is no output", name, name)
+			b.Warn("an edit of %s replaces text its known content does not hold: %s is no output", name, name)
 			delete(known, name)
 		case n == 1 || times.Type == gjson.True || times.Type == gjson.Number && times.Int() == int64(n):
 			known[name] = strings.ReplaceAll(have, old, repl)
 		default:
-			b.warn("an edit of %s replaces text its known content holds %d times: %s is no output", name, n, name)
+			b.Warn("an edit of %s replaces text its known content holds %d times: %s is no output", name, n, name)
 			delete(known, name)
 		}
 	}
-	var outs []output
+	var outs []Output
 	for _, name := range order {
 		if c, ok := known[name]; ok {
-			outs = append(outs, output{Name: name, Content: c})
+			outs = append(outs, Output{Name: name, Content: c})
 		}
 	}
-	if len(outs) > 0 && strings.TrimSpace(b.last) != "" && !b.f.Session {
-		outs = append(outs, output{Name: finalName, Content: b.last})
+	if len(outs) > 0 && strings.TrimSpace(b.Last) != "" && !b.f.Session {
+		outs = append(outs, Output{Name: FinalName, Content: b.Last})
 	}
-	b.outputs = append(b.outputs, outs...)
+	b.Outputs = append(b.Outputs, outs...)
 	if outside > 0 {
-		b.warn("%d file write(s) outside the session's working directory (or with none recorded): they are steps, not outputs", outside)
+		b.Warn("%d file write(s) outside the session's working directory (or with none recorded): they are steps, not outputs", outside)
 	}
 	if unknown > 0 {
-		b.warn("%d edit(s) of files whose content the session does not show: they are steps, not outputs", unknown)
+		b.Warn("%d edit(s) of files whose content the session does not show: they are steps, not outputs", unknown)
 	}
 }
 
@@ -111,7 +111,7 @@ func (b *Builder) fileName(p string) (string, bool) {
 		p = rel
 	}
 	p = path.Clean(p)
-	if !cleanRelative(p) || p == "." {
+	if !CleanRelative(p) || p == "." {
 		return "", false
 	}
 	return p, true

@@ -28,7 +28,7 @@ type prompt struct {
 	Parts   []execlog.Part // instead of Content, when the message holds more than text
 }
 
-type step struct {
+type Step struct {
 	Index         int
 	Type          string
 	Tool          string
@@ -44,12 +44,12 @@ type step struct {
 	Timestamp     string
 
 	outLit   string // the output as a JSON string literal, instead of Output
-	meta     obj    // becomes the step's metadata
-	extra    list   // results beyond the first for the same call
-	resolved bool   // a result has been joined
+	Meta     Obj    // becomes the step's metadata
+	extra    List   // results beyond the first for the same call
+	Resolved bool   // a result has been joined
 }
 
-type output struct {
+type Output struct {
 	Name    string
 	Content string
 	Notes   string
@@ -61,25 +61,25 @@ type environment struct {
 	ToolVersions map[string]string
 }
 
-func (s *step) hasOutput() bool { return s.Output != nil || s.outLit != "" || s.OutputParts != nil }
+func (s *Step) hasOutput() bool { return s.Output != nil || s.outLit != "" || s.OutputParts != nil }
 
 // fail records that the step failed: with a message and an exit code when
 // the source gives them.
-func (s *step) fail(f failure) {
-	s.Error = &manifest.StepError{Message: f.msg}
-	if n, err := strconv.ParseInt(string(f.exitCode), 10, 64); err == nil {
+func (s *Step) Fail(f Failure) {
+	s.Error = &manifest.StepError{Message: f.Msg}
+	if n, err := strconv.ParseInt(string(f.ExitCode), 10, 64); err == nil {
 		s.Error.ExitCode = &n
 	}
 }
 
 // A failure is what a source says about a failed call.
-type failure struct {
-	msg      string
-	exitCode json.RawMessage // an integer
+type Failure struct {
+	Msg      string
+	ExitCode json.RawMessage // an integer
 }
 
 // text returns the output.
-func (s *step) text() string {
+func (s *Step) text() string {
 	if s.outLit != "" {
 		return gjson.Parse(s.outLit).Str
 	}
@@ -92,11 +92,11 @@ func (s *step) text() string {
 // Step types.
 const (
 	toolCall = "tool_call"
-	llmCall  = "llm_call"
+	LLMCall  = "llm_call"
 )
 
 // finalName is the output an importer records the agent's last answer as.
-const finalName = "final.md"
+const FinalName = "final.md"
 
 // readOnlyTools are deterministic by default: reading the same workspace
 // gives the same output.
@@ -112,13 +112,13 @@ type msg struct {
 	text      string
 	hasText   bool
 	reasoning []string
-	calls     []*call
+	calls     []*Call
 	results   []*result
 	ts        string
 	params    json.RawMessage // request parameters, for a model turn
 	parts     []execlog.Part  // the content as parts, when it holds more than text
-	failed    *failure        // a model call that failed
-	meta      obj
+	failed    *Failure        // a model call that failed
+	meta      Obj
 	key       string // identity for history deduplication; computed lazily
 	// later are metadata members of a model turn made of the input's
 	// members (Responses items, Codex token counts), kept as those
@@ -134,7 +134,7 @@ type msg struct {
 // takenUsage is a model turn's usage and the metadata left, as turn takes
 // them from meta (the turn's metadata they were taken from).
 type takenUsage struct {
-	meta, left obj
+	meta, left Obj
 	usage      *manifest.Usage
 }
 
@@ -144,7 +144,7 @@ type takenUsage struct {
 type laterMeta struct {
 	k    string
 	list bool
-	o    obj
+	o    Obj
 	raw  json.RawMessage
 }
 
@@ -164,7 +164,7 @@ func takeUsages(msgs []*msg) {
 }
 
 // sameObj reports whether a and b are the same members in the same memory.
-func sameObj(a, b obj) bool {
+func sameObj(a, b Obj) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
@@ -183,9 +183,9 @@ func (m *msg) doneLater() {
 		if !l.list {
 			v := l.raw
 			if v == nil {
-				v = l.o.raw()
+				v = l.o.Raw()
 			}
-			m.meta.set(l.k, v)
+			m.meta.Set(l.k, v)
 			continue
 		}
 		i := slices.IndexFunc(lists, func(x listed) bool { return x.k == l.k })
@@ -196,7 +196,7 @@ func (m *msg) doneLater() {
 		lists[i].items = append(lists[i].items, l)
 	}
 	for _, l := range lists {
-		m.meta.set(l.k, appendList(m.meta.get(l.k), l.items))
+		m.meta.Set(l.k, appendList(m.meta.Get(l.k), l.items))
 	}
 	m.later = nil
 }
@@ -213,7 +213,7 @@ func appendList(have json.RawMessage, items []laterMeta) json.RawMessage {
 	for _, l := range items {
 		n += len(l.raw) + 5
 		for _, m := range l.o {
-			n += len(m.k) + len(m.v) + 4
+			n += len(m.K) + len(m.V) + 4
 		}
 	}
 	b := append(make([]byte, 0, n), '[')
@@ -239,16 +239,16 @@ func appendList(have json.RawMessage, items []laterMeta) json.RawMessage {
 }
 
 // A call is a tool call a model turn makes.
-type call struct {
-	id, name string
-	args     json.RawMessage
+type Call struct {
+	id, Name string
+	Args     json.RawMessage
 	ts       string
-	meta     obj
+	meta     Obj
 	output   *string // set when the call carries its own result
 	noResult bool    // a call whose result no log of its kind holds (a hosted web search)
 	isError  bool
-	failure  failure
-	step     *step // the step it became
+	failure  Failure
+	step     *Step // the step it became
 }
 
 // A result is a tool's answer to a call.
@@ -259,9 +259,9 @@ type result struct {
 	hasOut   bool
 	parts    []execlog.Part // the output as parts, when it holds more than text
 	isError  bool
-	failure  failure
+	failure  Failure
 	ts       string
-	meta     obj
+	meta     Obj
 }
 
 // setOutput sets the output from a JSON value. A string is kept as its
@@ -310,12 +310,12 @@ func (m *msg) identity() string {
 		sb.WriteString(m.text)
 		for _, c := range m.calls {
 			sb.WriteString("\x00c")
-			sb.WriteString(c.name)
+			sb.WriteString(c.Name)
 			sb.WriteByte(0)
-			if a, err := canon.Canonicalize(c.args); err == nil {
+			if a, err := canon.Canonicalize(c.Args); err == nil {
 				sb.Write(a)
 			} else {
-				sb.Write(c.args)
+				sb.Write(c.Args)
 			}
 		}
 		for _, r := range m.results {
@@ -339,26 +339,26 @@ type Builder struct {
 
 	model       string
 	agentModel  string // the model an agent span names, if no call does
-	modelParams obj
+	modelParams Obj
 	system      string
 	hasSystem   bool
-	prompts     []prompt
-	promptMeta  list
-	steps       []*step
-	calls       map[string]*step
-	open        map[string][]*step // calls that may still get a result, by tool name
-	noID        []*step            // calls without an id that may still get a result
+	Prompts     []prompt
+	promptMeta  List
+	Steps       []*Step
+	calls       map[string]*Step
+	open        map[string][]*Step // calls that may still get a result, by tool name
+	noID        []*Step            // calls without an id that may still get a result
 	early       []*result          // results whose call has not come yet (joinEarly)
 	flushing    bool               // the end of the input: early results are unmatched
-	outputs     []output
-	last        string // last non-empty assistant text
+	Outputs     []Output
+	Last        string // last non-empty assistant text
 	earliest    time.Time
 	created     string
 	env         environment
-	meta        obj
+	Meta        Obj
 	metaLists   []string        // names of the list members of meta, in order
-	metaList    map[string]list // built by appendMeta
-	unmatched   list
+	metaList    map[string]List // built by appendMeta
+	unmatched   List
 	history     []*msg   // the conversation so far
 	roots       []string // working directories to make path parameters relative to
 	attachments map[string]string
@@ -379,8 +379,8 @@ func newBuilder(f Format, opts Options) *Builder {
 		format:  f.Name,
 		opts:    opts,
 		det:     map[string]bool{},
-		calls:   map[string]*step{},
-		open:    map[string][]*step{},
+		calls:   map[string]*Step{},
+		open:    map[string][]*Step{},
 		skipped: map[string]int{},
 	}
 	for _, t := range readOnlyTools {
@@ -392,7 +392,7 @@ func newBuilder(f Format, opts Options) *Builder {
 	return b
 }
 
-func (b *Builder) errorf(where, format string, a ...any) error {
+func (b *Builder) Errorf(where, format string, a ...any) error {
 	return &Error{Format: b.format, Where: where, Msg: fmt.Sprintf(format, a...)}
 }
 
@@ -403,15 +403,15 @@ func (b *Builder) skip(reason string) {
 }
 
 // mapRecord counts a record that went into the log.
-func (b *Builder) mapRecord() {
+func (b *Builder) MapRecord() {
 	b.records++
 	b.mapped++
 }
 
 // appendMeta appends v to the list member k of the log's metadata.
-func (b *Builder) appendMeta(k string, v json.RawMessage) {
+func (b *Builder) AppendMeta(k string, v json.RawMessage) {
 	if b.metaList == nil {
-		b.metaList = map[string]list{}
+		b.metaList = map[string]List{}
 	}
 	if _, ok := b.metaList[k]; !ok {
 		b.metaLists = append(b.metaLists, k)
@@ -419,12 +419,12 @@ func (b *Builder) appendMeta(k string, v json.RawMessage) {
 	b.metaList[k] = append(b.metaList[k], v)
 }
 
-func (b *Builder) warn(format string, a ...any) {
+func (b *Builder) Warn(format string, a ...any) {
 	b.warnings = append(b.warnings, fmt.Sprintf(format, a...))
 }
 
 // setModel records the run's model: the first one seen wins.
-func (b *Builder) setModel(id string) {
+func (b *Builder) SetModel(id string) {
 	if b.model == "" && id != "" {
 		b.model = id
 	}
@@ -439,7 +439,7 @@ func (b *Builder) param(k string, v json.RawMessage) {
 	b.modelParams.setDefault(k, v)
 }
 
-func (b *Builder) tool(name, version string) {
+func (b *Builder) Tool(name, version string) {
 	if name == "" || version == "" {
 		return
 	}
@@ -485,43 +485,43 @@ func (b *Builder) seen(ts string) {
 	}
 }
 
-func (b *Builder) addStep(s *step) *step {
-	s.Index = len(b.steps)
-	b.steps = append(b.steps, s)
+func (b *Builder) AddStep(s *Step) *Step {
+	s.Index = len(b.Steps)
+	b.Steps = append(b.Steps, s)
 	b.seen(s.Timestamp)
 	return s
 }
 
 // systemPrompt sets the system prompt; a later, different system message
 // becomes a prompt with role system.
-func (b *Builder) systemPrompt(text string, meta obj) {
+func (b *Builder) systemPrompt(text string, meta Obj) {
 	switch {
 	case !b.hasSystem:
 		b.system, b.hasSystem = text, true
 		if len(meta) > 0 {
-			b.meta.set("system_prompt", meta.raw())
+			b.Meta.Set("system_prompt", meta.Raw())
 		}
 	case text != b.system:
-		b.prompt("system", text, meta, "")
+		b.Prompt("system", text, meta, "")
 	}
 }
 
-func (b *Builder) prompt(role, text string, meta obj, ts string) {
+func (b *Builder) Prompt(role, text string, meta Obj, ts string) {
 	b.seen(ts)
 	if ts != "" {
-		meta = join(obj{{"timestamp", quote(ts)}}, meta)
+		meta = join(Obj{{"timestamp", Quote(ts)}}, meta)
 	}
 	if len(meta) > 0 {
-		meta = join(obj{{"index", jsonInt(len(b.prompts))}}, meta)
-		b.promptMeta = append(b.promptMeta, meta.raw())
+		meta = join(Obj{{"index", JSONInt(len(b.Prompts))}}, meta)
+		b.promptMeta = append(b.promptMeta, meta.Raw())
 	}
-	b.prompts = append(b.prompts, prompt{Role: role, Content: text})
+	b.Prompts = append(b.Prompts, prompt{Role: role, Content: text})
 }
 
 // promptParts adds a prompt that holds more than text.
-func (b *Builder) promptParts(role string, parts []execlog.Part, meta obj, ts string) {
-	b.prompt(role, "", meta, ts)
-	b.prompts[len(b.prompts)-1].Parts = parts
+func (b *Builder) promptParts(role string, parts []execlog.Part, meta Obj, ts string) {
+	b.Prompt(role, "", meta, ts)
+	b.Prompts[len(b.Prompts)-1].Parts = parts
 }
 
 // add appends one message to the log.
@@ -543,7 +543,7 @@ func (b *Builder) add(m *msg) {
 			if len(m.parts) > 0 {
 				b.promptParts(role, m.parts, m.meta, m.ts)
 			} else {
-				b.prompt(role, m.text, m.meta, m.ts)
+				b.Prompt(role, m.text, m.meta, m.ts)
 			}
 		case len(m.meta) > 0:
 			for _, r := range m.results {
@@ -594,11 +594,11 @@ func (b *Builder) sameCalls(m, cp *msg) {
 			continue
 		}
 		b.calls[c.id] = s
-		switch have := s.meta.get("call_id"); {
+		switch have := s.Meta.Get("call_id"); {
 		case have == nil:
-			s.meta.setString("call_id", c.id)
-		case string(have) != string(quote(c.id)):
-			s.meta.setDefault("renamed_call_id", quote(c.id))
+			s.Meta.SetString("call_id", c.id)
+		case string(have) != string(Quote(c.id)):
+			s.Meta.setDefault("renamed_call_id", Quote(c.id))
 		}
 	}
 }
@@ -606,12 +606,12 @@ func (b *Builder) sameCalls(m, cp *msg) {
 // turn adds a model turn: an llm_call step, then one tool_call step per
 // tool call it makes.
 func (b *Builder) turn(m *msg) {
-	s := &step{Type: llmCall, Timestamp: m.ts, Parameters: m.params}
+	s := &Step{Type: LLMCall, Timestamp: m.ts, Parameters: m.params}
 	if m.hasText {
 		text := m.text
 		s.Output = &text
 		if strings.TrimSpace(text) != "" {
-			b.last = text
+			b.Last = text
 		}
 	}
 	if len(m.reasoning) > 0 {
@@ -619,16 +619,16 @@ func (b *Builder) turn(m *msg) {
 		s.Reasoning = &r
 	}
 	if t := m.taken; t != nil && sameObj(t.meta, m.meta) {
-		s.Usage, s.meta = t.usage, t.left
+		s.Usage, s.Meta = t.usage, t.left
 	} else {
-		s.Usage, s.meta = takeUsage(join(s.meta, m.meta))
+		s.Usage, s.Meta = takeUsage(join(s.Meta, m.meta))
 	}
 	if m.failed != nil {
-		s.fail(*m.failed)
+		s.Fail(*m.failed)
 	}
-	b.addStep(s)
+	b.AddStep(s)
 	for _, c := range m.calls {
-		b.call(c, m.ts)
+		b.Call(c, m.ts)
 	}
 	// Results a model's own message holds for calls made earlier.
 	for _, r := range m.results {
@@ -639,31 +639,31 @@ func (b *Builder) turn(m *msg) {
 	}
 }
 
-func (b *Builder) call(c *call, ts string) *step {
+func (b *Builder) Call(c *Call, ts string) *Step {
 	if c.ts == "" {
 		c.ts = ts
 	}
-	name := c.name
+	name := c.Name
 	if name == "" {
 		name = "unknown"
 	}
-	s := &step{Type: toolCall, Tool: name, Parameters: c.args, Deterministic: b.det[name], Timestamp: c.ts}
+	s := &Step{Type: toolCall, Tool: name, Parameters: c.Args, Deterministic: b.det[name], Timestamp: c.ts}
 	c.step = s
 	if c.id != "" {
-		s.meta.setString("call_id", c.id)
+		s.Meta.SetString("call_id", c.id)
 	}
-	s.meta = join(s.meta, c.meta)
+	s.Meta = join(s.Meta, c.meta)
 	if c.output != nil {
 		s.Output = c.output
-		s.resolved = true
+		s.Resolved = true
 	}
 	if c.noResult {
-		s.resolved = true // nothing to wait for: no result is ever written
+		s.Resolved = true // nothing to wait for: no result is ever written
 	}
 	if c.isError {
-		s.fail(c.failure) // with or without an output
+		s.Fail(c.failure) // with or without an output
 	}
-	b.addStep(s)
+	b.AddStep(s)
 	if c.output == nil && !c.noResult {
 		if c.id != "" {
 			b.calls[c.id] = s // a reused id means the latest call
@@ -706,9 +706,9 @@ func (b *Builder) flushEarly() {
 }
 
 // oldestOpen returns the oldest call of tool name still without a result.
-func (b *Builder) oldestOpen(name string) *step {
+func (b *Builder) oldestOpen(name string) *Step {
 	q := b.open[name]
-	for len(q) > 0 && q[0].resolved {
+	for len(q) > 0 && q[0].Resolved {
 		q = q[1:]
 	}
 	b.open[name] = q
@@ -722,13 +722,13 @@ func (b *Builder) oldestOpen(name string) *step {
 // oldest call still without a result that has no id of its own (a
 // provider sent it with "id": "", or it was listed where ids are not
 // kept), of the result's tool if it names one. The call takes the id.
-func (b *Builder) joinByID(id, name string) *step {
+func (b *Builder) joinByID(id, name string) *Step {
 	for i, s := range b.noID {
-		if s.resolved || s.meta.get("call_id") != nil || name != "" && s.Tool != name {
+		if s.Resolved || s.Meta.Get("call_id") != nil || name != "" && s.Tool != name {
 			continue
 		}
 		b.noID = append(b.noID[:i:i], b.noID[i+1:]...)
-		s.meta.setString("call_id", id)
+		s.Meta.SetString("call_id", id)
 		b.calls[id] = s
 		return s
 	}
@@ -740,8 +740,8 @@ func (b *Builder) joinByID(id, name string) *step {
 func (b *Builder) newConversation() {
 	b.flushEarly()
 	b.flushing = false
-	b.calls = map[string]*step{}
-	b.open = map[string][]*step{}
+	b.calls = map[string]*Step{}
+	b.open = map[string][]*Step{}
 	b.noID = nil
 	b.history = nil
 }
@@ -751,7 +751,7 @@ func (b *Builder) newConversation() {
 // the log becomes a step of its own when it names its tool.
 func (b *Builder) result(r *result) {
 	b.seen(r.ts)
-	var s *step
+	var s *Step
 	if r.id != "" {
 		s = b.calls[r.id]
 		if s == nil {
@@ -760,14 +760,14 @@ func (b *Builder) result(r *result) {
 	} else {
 		s = b.oldestOpen(r.name)
 	}
-	if s != nil && s.resolved && s.hasOutput() {
+	if s != nil && s.Resolved && s.hasOutput() {
 		if r.hasOut && r.text() == s.text() {
 			return // the same result again (a later request repeating it)
 		}
-		extra := obj{}
-		extra.setString("output", r.text())
+		extra := Obj{}
+		extra.SetString("output", r.text())
 		extra = join(extra, r.meta)
-		s.extra = append(s.extra, extra.raw())
+		s.extra = append(s.extra, extra.Raw())
 		return
 	}
 	if s == nil && r.id != "" && r.name == "" && !b.flushing {
@@ -779,20 +779,20 @@ func (b *Builder) result(r *result) {
 	}
 	if s == nil {
 		if r.name == "" {
-			u := obj{}
-			u.setString("call_id", r.id)
+			u := Obj{}
+			u.SetString("call_id", r.id)
 			if r.hasOut {
-				u.setString("output", r.text())
+				u.SetString("output", r.text())
 			}
 			u = join(u, r.meta)
-			b.unmatched = append(b.unmatched, u.raw())
-			b.warn("a tool result has no matching tool call (kept in metadata.unmatched_tool_results)")
+			b.unmatched = append(b.unmatched, u.Raw())
+			b.Warn("a tool result has no matching tool call (kept in metadata.unmatched_tool_results)")
 			return
 		}
-		s = b.call(&call{id: r.id, name: r.name, ts: r.ts}, "")
-		s.meta.set("unmatched_result", jsonTrue)
+		s = b.Call(&Call{id: r.id, Name: r.name, ts: r.ts}, "")
+		s.Meta.Set("unmatched_result", JSONTrue)
 	}
-	s.resolved = true
+	s.Resolved = true
 	if len(r.parts) > 0 && !s.hasOutput() {
 		s.OutputParts = r.parts
 	} else if r.hasOut && !s.hasOutput() {
@@ -804,25 +804,25 @@ func (b *Builder) result(r *result) {
 		}
 	}
 	if r.isError {
-		s.fail(r.failure)
+		s.Fail(r.failure)
 	}
 	if r.ts != "" && r.ts != s.Timestamp {
-		s.meta.setString("result_timestamp", r.ts)
+		s.Meta.SetString("result_timestamp", r.ts)
 	}
 	if len(r.meta) > 0 {
-		if prev := s.meta.get("result"); prev != nil {
-			s.meta.set("result", join(objOf(prev), r.meta).raw())
+		if prev := s.Meta.Get("result"); prev != nil {
+			s.Meta.Set("result", join(objOf(prev), r.meta).Raw())
 		} else {
-			s.meta.set("result", r.meta.raw())
+			s.Meta.Set("result", r.meta.Raw())
 		}
 	}
 }
 
 // objOf parses a raw JSON object back into an obj.
-func objOf(v json.RawMessage) obj {
-	var o obj
+func objOf(v json.RawMessage) Obj {
+	var o Obj
 	each(gjson.ParseBytes(v), func(k, v gjson.Result) bool {
-		o.set(k.String(), raw(v))
+		o.Set(k.String(), raw(v))
 		return true
 	})
 	return o
@@ -832,13 +832,13 @@ func objOf(v json.RawMessage) obj {
 // span, a LangSmith tool run). It completes the call a model turn made,
 // matched by id or, for calls without ids, by tool name; without such a
 // call it is a step of its own.
-func (b *Builder) toolRun(id, name string, params json.RawMessage, out *string, fail *failure, ts string, meta obj) {
+func (b *Builder) toolRun(id, name string, params json.RawMessage, out *string, fail *Failure, ts string, meta Obj) {
 	isError := fail != nil
 	if fail == nil {
-		fail = &failure{}
+		fail = &Failure{}
 	}
 	b.seen(ts)
-	var joined *step
+	var joined *Step
 	if id != "" {
 		joined = b.calls[id]
 		if joined == nil {
@@ -847,7 +847,7 @@ func (b *Builder) toolRun(id, name string, params json.RawMessage, out *string, 
 	} else {
 		joined = b.oldestOpen(name)
 	}
-	if joined != nil && !joined.resolved {
+	if joined != nil && !joined.Resolved {
 		r := &result{id: id, name: name, ts: ts, meta: meta, isError: isError, failure: *fail}
 		if out != nil {
 			r.output, r.hasOut = *out, true
@@ -858,12 +858,12 @@ func (b *Builder) toolRun(id, name string, params json.RawMessage, out *string, 
 		case len(params) > 0 && !sameJSON(joined.Parameters, params):
 			// The tool saw its input differently from the call (LangChain
 			// passes a string): keep both.
-			r.meta = join(r.meta, obj{{"parameters", params}})
+			r.meta = join(r.meta, Obj{{"parameters", params}})
 		}
 		b.result(r)
 		return
 	}
-	b.call(&call{id: id, name: name, args: params, ts: ts, meta: meta, output: out, isError: isError, failure: *fail}, "")
+	b.Call(&Call{id: id, Name: name, Args: params, ts: ts, meta: meta, output: out, isError: isError, failure: *fail}, "")
 }
 
 func (b *Builder) report() Report {
@@ -888,30 +888,30 @@ func (b *Builder) report() Report {
 func (b *Builder) log() *execlog.Log {
 	b.flushEarly()
 	open := 0
-	for _, s := range b.steps {
-		if s.Type == toolCall && !s.resolved {
+	for _, s := range b.Steps {
+		if s.Type == toolCall && !s.Resolved {
 			open++
 		}
 	}
 	if open > 0 {
-		b.warn("%d tool call(s) have no result", open)
+		b.Warn("%d tool call(s) have no result", open)
 	}
 	l := &execlog.Log{
 		Created: b.created,
-		Model:   manifest.Model{Identifier: b.model, Parameters: b.portable(b.modelParams.raw())},
-		Steps:   make([]execlog.Step, len(b.steps)),
+		Model:   manifest.Model{Identifier: b.model, Parameters: b.portable(b.modelParams.Raw())},
+		Steps:   make([]execlog.Step, len(b.Steps)),
 	}
 	if l.Model.Identifier == "" {
 		l.Model.Identifier = b.agentModel
 	}
 	if l.Model.Identifier == "" {
 		l.Model.Identifier = "unknown"
-		b.warn("the input does not name the model; identifier set to \"unknown\"")
+		b.Warn("the input does not name the model; identifier set to \"unknown\"")
 	}
 	if b.hasSystem {
 		l.SystemPrompt = b.text(b.system)
 	}
-	for _, p := range b.prompts {
+	for _, p := range b.Prompts {
 		pr := execlog.Prompt{Role: p.Role, Parts: p.Parts}
 		if p.Parts == nil {
 			pr.Content = b.text(p.Content)
@@ -920,17 +920,17 @@ func (b *Builder) log() *execlog.Log {
 	}
 	// Each step on its own (a session's are most of the work): two
 	// halves at once where there are two CPUs.
-	halves.Do(len(b.steps), func(from, to int) {
+	halves.Do(len(b.Steps), func(from, to int) {
 		for i := from; i < to; i++ {
-			l.Steps[i] = b.logStep(b.steps[i])
+			l.Steps[i] = b.logStep(b.Steps[i])
 		}
 	})
-	outputs := b.outputs
+	outputs := b.Outputs
 	// An agent session's outputs are the files it wrote: its last answer
 	// is the output of its last model call, and stays only that. For a
 	// recorded exchange with a model, the answer is the run's result.
-	if len(outputs) == 0 && strings.TrimSpace(b.last) != "" && !b.f.Session {
-		outputs = []output{{Name: finalName, Content: b.last}}
+	if len(outputs) == 0 && strings.TrimSpace(b.Last) != "" && !b.f.Session {
+		outputs = []Output{{Name: FinalName, Content: b.Last}}
 	}
 	for _, o := range outputs {
 		l.Outputs = append(l.Outputs, execlog.Output{Name: o.Name, Content: b.text(o.Content), Notes: o.Notes})
@@ -938,26 +938,26 @@ func (b *Builder) log() *execlog.Log {
 	if b.env.OS != "" || b.env.Runtime != "" || len(b.env.ToolVersions) > 0 {
 		l.Environment = manifest.Environment{OS: b.env.OS, Runtime: b.env.Runtime, ToolVersions: b.env.ToolVersions}
 	}
-	meta := b.meta
+	meta := b.Meta
 	for _, k := range b.metaLists {
-		meta.set(k, b.metaList[k].raw())
+		meta.Set(k, b.metaList[k].Raw())
 	}
-	meta.set("prompts", b.promptMeta.raw())
-	meta.set("unmatched_tool_results", b.unmatched.raw())
-	l.Metadata = b.portable(meta.raw())
+	meta.Set("prompts", b.promptMeta.Raw())
+	meta.Set("unmatched_tool_results", b.unmatched.Raw())
+	l.Metadata = b.portable(meta.Raw())
 	return l
 }
 
 // logStep returns the log's step of s. It reads b, and writes only s and
 // b's memo (which locks), so that two steps are made at once.
-func (b *Builder) logStep(s *step) execlog.Step {
-	s.meta.set("extra_results", s.extra.raw())
+func (b *Builder) logStep(s *Step) execlog.Step {
+	s.Meta.Set("extra_results", s.extra.Raw())
 	st := execlog.Step{
 		Index: s.Index, Type: s.Type, Tool: s.Tool, Agent: s.Agent, ParentStep: s.ParentStep,
 		Parameters:  b.portable(b.relativeParams(s.Parameters)),
 		OutputParts: s.OutputParts, Error: s.Error, Usage: s.Usage,
 		Deterministic: s.Deterministic, Timestamp: s.Timestamp,
-		Metadata: b.portable(s.meta.raw()),
+		Metadata: b.portable(s.Meta.Raw()),
 	}
 	switch {
 	case s.outLit != "":

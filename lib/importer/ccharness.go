@@ -16,7 +16,7 @@ import (
 // and its kind in the prompt's metadata (metadata.prompts[i].harness).
 
 // harnessRole is the role of a prompt Claude Code wrote, not the user.
-const harnessRole = "harness"
+const HarnessRole = "harness"
 
 // harnessText and harnessTag are Claude Code's rules (claudecode.HarnessText).
 var (
@@ -104,13 +104,13 @@ func (h *harness) classify(b *Builder, where string, m *msg, c gjson.Result, mk 
 		kind = "meta"
 	case lead > 0 && tagged == lead && onlyText && len(m.parts) == 0:
 		// Split: the harness's leading blocks, then the user's.
-		hm := &msg{role: harnessRole, ts: m.ts}
+		hm := &msg{role: HarnessRole, ts: m.ts}
 		for _, t := range texts[:lead] {
 			hm.addText(t)
 		}
-		hm.meta.setString("harness", kinds[0])
+		hm.meta.SetString("harness", kinds[0])
 		if mk.uuid != "" {
-			hm.meta.setString("uuid", mk.uuid)
+			hm.meta.SetString("uuid", mk.uuid)
 		}
 		m.text, m.hasText = "", false
 		for _, t := range texts[lead:] {
@@ -125,13 +125,13 @@ func (h *harness) classify(b *Builder, where string, m *msg, c gjson.Result, mk 
 		for kinds[i] == "" {
 			i++
 		}
-		b.warn("%s: a user prompt holds text the harness writes (%s) after other text; it is kept as the user's", where, tags[i])
+		b.Warn("%s: a user prompt holds text the harness writes (%s) after other text; it is kept as the user's", where, tags[i])
 		return nil
 	default:
 		return nil
 	}
-	m.role = harnessRole
-	m.meta.setString("harness", kind)
+	m.role = HarnessRole
+	m.meta.SetString("harness", kind)
 	if byText {
 		h.note(kind, tags[0], where)
 	}
@@ -167,7 +167,7 @@ func (h *harness) report(b *Builder) {
 		if !strings.HasPrefix(h.tags[k], "<") {
 			by = "text " + strconv.Quote(h.tags[k])
 		}
-		b.warn("%d record(s) taken as the harness's %s by their %s alone (nothing else in the record says the harness wrote it): %s",
+		b.Warn("%d record(s) taken as the harness's %s by their %s alone (nothing else in the record says the harness wrote it): %s",
 			len(where), k, by, list)
 	}
 }
@@ -201,7 +201,7 @@ func (h *harness) report(b *Builder) {
 // A ccBoundary is a compact_boundary record, kept with the summary after it.
 type ccBoundary struct {
 	uuid   string
-	meta   obj
+	meta   Obj
 	joined bool
 }
 
@@ -245,10 +245,10 @@ func (b *Builder) ccAside(where, typ string, f fields, ts string) (m *msg, conte
 	if content.Type != gjson.String || k == "" {
 		return nil, content, "system/local_command without a tag", nil
 	}
-	m.role = harnessRole
+	m.role = HarnessRole
 	m.addText(content.Str)
-	m.meta = join(obj{{"type", quote("system")}}, f.rest("content"))
-	m.meta.setString("harness", k)
+	m.meta = join(Obj{{"type", Quote("system")}}, f.rest("content"))
+	m.meta.SetString("harness", k)
 	return m, content, "", nil
 }
 
@@ -266,13 +266,13 @@ func (b *Builder) ccFile(f fields, ts string) (*msg, gjson.Result, string, error
 	if !ok {
 		return nil, r, "attachment/file without rendered text", nil
 	}
-	m := &msg{role: harnessRole, ts: ts}
+	m := &msg{role: HarnessRole, ts: ts}
 	r.ForEach(func(_, v gjson.Result) bool {
 		m.addText(v.Get("content").Str)
 		return true
 	})
-	m.meta = join(obj{{"type", quote("attachment")}}, f.rest("rendered"))
-	m.meta.setString("harness", "file")
+	m.meta = join(Obj{{"type", Quote("attachment")}}, f.rest("rendered"))
+	m.meta.SetString("harness", "file")
 	return m, r, "", nil
 }
 
@@ -316,7 +316,7 @@ func ccOnce(b *Builder, msgs []*msg, src map[*msg]ccSource, agent map[*msg]strin
 					drop[m] = true
 					unmap(b, b.reason("attachment/queued_command copy"))
 					if !ns.queued {
-						b.warn("%s: the prompt queued at %s is taken to be this user record, which has its text; it is kept once, from %s", ns.where, s.where, ns.where)
+						b.Warn("%s: the prompt queued at %s is taken to be this user record, which has its text; it is kept once, from %s", ns.where, s.where, ns.where)
 					}
 				}
 				break
@@ -363,7 +363,7 @@ func ccAbsorbed(b *Builder, absorbed []lineMember, src map[*msg]ccSource) {
 		}
 	}
 	if len(lost) > 0 {
-		b.warn("%d prompt(s) queued while the agent worked were taken into its turn with no queued_command attachment; their text is only in the queue-operation record, not kept: %s",
+		b.Warn("%d prompt(s) queued while the agent worked were taken into its turn with no queued_command attachment; their text is only in the queue-operation record, not kept: %s",
 			len(lost), strings.Join(lost, ", "))
 	}
 }

@@ -45,12 +45,12 @@ import (
 
 // ccRequests is what a Claude Code import gathers of the requests.
 type ccRequests struct {
-	requests map[string]obj // api-request by id, without its params
+	requests map[string]Obj // api-request by id, without its params
 	params   map[string]json.RawMessage
 	order    []string        // the request ids, in the order read
 	reqOf    map[*msg]string // the request a model turn answered (requestRef)
-	blobs    obj
-	shapes   obj
+	blobs    Obj
+	shapes   Obj
 	system   *msg         // the main agent's first system prompt (a shape's)
 	snapSys  []ccSnapshot // the main agent's prompt_snapshot system prompts
 	// shapePrefix is the first of the system blocks of the shape, when
@@ -62,7 +62,7 @@ type ccRequests struct {
 }
 
 func newCCRequests() ccRequests {
-	return ccRequests{requests: map[string]obj{}, params: map[string]json.RawMessage{}, reqOf: map[*msg]string{}, snapshot: &distinct{}}
+	return ccRequests{requests: map[string]Obj{}, params: map[string]json.RawMessage{}, reqOf: map[*msg]string{}, snapshot: &distinct{}}
 }
 
 // request reads a record of the kinds above, if it is one (the line c
@@ -80,7 +80,7 @@ func (c *ccImport) request(b *Builder, where string) (bool, error) {
 		}
 		meta := f.rest("params")
 		if ts != "" {
-			meta = join(obj{{"timestamp", quote(ts)}}, meta)
+			meta = join(Obj{{"timestamp", Quote(ts)}}, meta)
 		}
 		if _, ok := c.rq.requests[id]; !ok {
 			c.rq.order = append(c.rq.order, id)
@@ -102,14 +102,14 @@ func (c *ccImport) request(b *Builder, where string) (bool, error) {
 		if h == "" {
 			return false, nil
 		}
-		c.rq.blobs.set(h, raw(c.message)) // scan took the member out
+		c.rq.blobs.Set(h, raw(c.message)) // scan took the member out
 	case "api-request-shape":
 		h := f.get("shapeHash").String()
 		shape := f.get("shape")
 		if h == "" || !shape.IsObject() {
 			return false, nil
 		}
-		c.rq.shapes.set(h, raw(shape))
+		c.rq.shapes.Set(h, raw(shape))
 		if main && c.rq.system == nil {
 			m, err := ccSystem(b, shape.Get("system"), at(where, "shape.system"))
 			if err != nil {
@@ -147,7 +147,7 @@ func (c *ccImport) request(b *Builder, where string) (bool, error) {
 			return true
 		})
 	case "cost-state":
-		c.rq.cost = f.rest().raw()
+		c.rq.cost = f.rest().Raw()
 	case "atis-latch":
 		a := f.get("atis")
 		if !informative(a) || a.Type == gjson.String && a.Str == "" {
@@ -164,7 +164,7 @@ func (c *ccImport) request(b *Builder, where string) (bool, error) {
 		return false, nil
 	}
 	b.seen(ts)
-	b.mapRecord()
+	b.MapRecord()
 	return true, nil
 }
 
@@ -203,26 +203,26 @@ func (rq *ccRequests) done(b *Builder, msgs []*msg) error {
 		}
 		used[id] = true
 		m.params = rq.params[id]
-		m.meta.set("request", join(obj{{"id", quote(id)}}, req).raw())
+		m.meta.Set("request", join(Obj{{"id", Quote(id)}}, req).Raw())
 	}
-	var unanswered list
+	var unanswered List
 	for _, id := range rq.order {
 		if !used[id] {
-			r := join(obj{{"id", quote(id)}}, rq.requests[id])
-			r.set("params", rq.params[id])
-			unanswered = append(unanswered, r.raw())
+			r := join(Obj{{"id", Quote(id)}}, rq.requests[id])
+			r.Set("params", rq.params[id])
+			unanswered = append(unanswered, r.Raw())
 		}
 	}
-	b.meta.set("requests", unanswered.raw())
+	b.Meta.Set("requests", unanswered.Raw())
 	prefix := rq.snapshot.get("cliPrefix").String()
 	var snaps []*msg
 	for _, s := range rq.snapSys {
-		blocks := list{}
+		blocks := List{}
 		if p := cmp.Or(s.prefix, prefix, rq.shapePrefix); p != "" {
-			blocks = append(blocks, quote(p))
+			blocks = append(blocks, Quote(p))
 		}
-		blocks = append(blocks, quote(s.sections))
-		m, err := ccSystem(b, gjson.ParseBytes(blocks.raw()), at(s.where, "attachment.systemPrompt"))
+		blocks = append(blocks, Quote(s.sections))
+		m, err := ccSystem(b, gjson.ParseBytes(blocks.Raw()), at(s.where, "attachment.systemPrompt"))
 		if err != nil {
 			return err
 		}
@@ -235,7 +235,7 @@ func (rq *ccRequests) done(b *Builder, msgs []*msg) error {
 	if sys != nil && sys.hasText {
 		b.systemPrompt(sys.text, sys.meta)
 	}
-	var other list
+	var other List
 	seen := map[string]bool{}
 	if sys != nil {
 		seen[sys.text] = true
@@ -243,17 +243,17 @@ func (rq *ccRequests) done(b *Builder, msgs []*msg) error {
 	for _, m := range snaps {
 		if !seen[m.text] {
 			seen[m.text] = true
-			other = append(other, quote(m.text))
+			other = append(other, Quote(m.text))
 		}
 	}
 	snap := objOf(rq.snapshot.raw())
-	snap.set("system_prompts", other.raw())
+	snap.Set("system_prompts", other.Raw())
 	if len(rq.shapes) == 0 {
-		snap.set("tools", rq.snapTools)
+		snap.Set("tools", rq.snapTools)
 	}
-	b.meta.set("prompt_snapshot", snap.raw())
-	b.meta.set("request_shapes", rq.shapes.raw())
-	b.meta.set("request_blobs", rq.blobs.raw())
-	b.meta.set("cost", rq.cost)
+	b.Meta.Set("prompt_snapshot", snap.Raw())
+	b.Meta.Set("request_shapes", rq.shapes.Raw())
+	b.Meta.Set("request_blobs", rq.blobs.Raw())
+	b.Meta.Set("cost", rq.cost)
 	return nil
 }

@@ -26,9 +26,9 @@ import (
 type ccState struct {
 	msgs         []*msg
 	byID         map[string]*msg // model turns by message.id: its further lines join it
-	merged       map[*msg]list   // further lines merged into a model turn
+	merged       map[*msg]List   // further lines merged into a model turn
 	session      *distinct
-	summaries    list
+	summaries    List
 	sc           *sidechains
 	hs           harness
 	src          map[*msg]ccSource // where the prompts of other records than user records came from
@@ -54,7 +54,7 @@ type ccImport struct {
 func newCCImport(b *Builder) *ccImport {
 	return &ccImport{
 		ccState: ccState{
-			byID: map[string]*msg{}, merged: map[*msg]list{}, session: &distinct{},
+			byID: map[string]*msg{}, merged: map[*msg]List{}, session: &distinct{},
 			sc: newSidechains(), src: map[*msg]ccSource{}, progressSeen: map[string]bool{},
 			rq: newCCRequests(),
 		},
@@ -120,26 +120,26 @@ func importClaudeCode(b *Builder, data []byte) error {
 	}
 	ccAbsorbed(b, c.absorbed, c.src)
 	if b.mapped == 0 && b.records > 0 {
-		return b.errorf("", "not %s: no line is a user, assistant or summary record", b.f.Describe())
+		return b.Errorf("", "not %s: no line is a user, assistant or summary record", b.f.Describe())
 	}
 	if v := c.session.get("version"); v.Type == gjson.String {
-		b.tool("claude-code", v.Str)
+		b.Tool("claude-code", v.Str)
 	}
-	b.meta.set("session", c.session.raw())
-	b.meta.set("summaries", c.summaries.raw())
+	b.Meta.Set("session", c.session.raw())
+	b.Meta.Set("summaries", c.summaries.Raw())
 	c.sc.resolve()
 	c.msgs = interleave(c.msgs, fileOf, c.sc)
 	if err := c.rq.done(b, c.msgs); err != nil {
 		return err
 	}
 	for _, m := range c.msgs {
-		m.meta.set("merged_records", c.merged[m].raw())
+		m.meta.Set("merged_records", c.merged[m].Raw())
 		c.sc.add(b, m)
 	}
 	// Prompts of subagents that made no step after them.
 	for _, key := range c.sc.firstKey {
 		for _, p := range c.sc.pending[key] {
-			b.appendMeta("subagent_prompts", join(obj{{"agent", quote(c.sc.names[key])}}, objOf(p)).raw())
+			b.AppendMeta("subagent_prompts", join(Obj{{"agent", Quote(c.sc.names[key])}}, objOf(p)).Raw())
 		}
 	}
 	switch {
@@ -239,13 +239,13 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 			c.progressSeen[c.ln.uuid] = true
 		}
 		c.ln.sidechain, c.ln.agentID = true, agent
-		c.other = append(c.other, lineMember{"progress", gjson.Parse(string(envelope.raw()))})
+		c.other = append(c.other, lineMember{"progress", gjson.Parse(string(envelope.Raw()))})
 		if !c.tsv.Exists() {
-			c.tsv = gjson.Parse(string(quote(outerTS)))
+			c.tsv = gjson.Parse(string(Quote(outerTS)))
 		}
 	case "summary":
-		c.summaries = append(c.summaries, fields(c.other).rest().raw())
-		b.mapRecord()
+		c.summaries = append(c.summaries, fields(c.other).rest().Raw())
+		b.MapRecord()
 		return nil
 	case "attachment", "system":
 		ts := timestamp(c.tsv)
@@ -253,11 +253,11 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 			// Kept with the compaction summary that follows it.
 			bd := fields(c.other).rest()
 			if ts != "" {
-				bd = join(obj{{"timestamp", quote(ts)}}, bd)
+				bd = join(Obj{{"timestamp", Quote(ts)}}, bd)
 			}
 			c.boundaries = append(c.boundaries, &ccBoundary{uuid: c.ln.uuid, meta: bd})
 			b.seen(ts)
-			b.mapRecord()
+			b.MapRecord()
 			return nil
 		}
 		m, content, skipped, err := b.ccAside(where, c.typ.String(), fields(c.other), ts)
@@ -269,8 +269,8 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 			b.skipKind(skipped, rec, fmt.Sprintf("record type %q (%s: a subtype this importer does not know)", c.typ.String(), strings.TrimPrefix(skipped, c.typ.String()+"/")))
 			return nil
 		}
-		b.mapRecord()
-		if m.role != harnessRole {
+		b.MapRecord()
+		if m.role != HarnessRole {
 			// A queued prompt: its origin says who sent it.
 			att := fields(c.other).get("attachment")
 			if c.mk.origin == "" {
@@ -305,7 +305,7 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		return nil
 	}
 	if !c.message.IsObject() {
-		return b.errorf(at(where, "message"), "expected an object, got %s", kind(c.message))
+		return b.Errorf(at(where, "message"), "expected an object, got %s", kind(c.message))
 	}
 	m, err := b.readMsg(c.message, anthropicTable, at(where, "message"), c.typ.String())
 	if err != nil {
@@ -314,14 +314,14 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 	ts := timestamp(c.tsv)
 	m.ts = ts
 	line := fields(c.other).rest()
-	b.mapRecord()
+	b.MapRecord()
 	if m.role != "assistant" {
 		ccExitCodes(m)
 		line = withoutPartCopies(line, m)
 		m.meta = join(line, m.meta)
 		if c.mk.compact && len(c.boundaries) > 0 {
 			if bd := c.boundaries[len(c.boundaries)-1]; !bd.joined && (bd.uuid == "" || bd.uuid == c.ln.parent) {
-				m.meta.set("compact_boundary", bd.meta.raw())
+				m.meta.Set("compact_boundary", bd.meta.Raw())
 				bd.joined = true
 			}
 		}
@@ -330,7 +330,7 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 			c.msgs = append(c.msgs, hm)
 			c.sc.line(hm, c.ln)
 		}
-		c.src[m] = ccSource{kind: "user", where: where, queued: string(line.get("promptSource")) == `"queued"`}
+		c.src[m] = ccSource{kind: "user", where: where, queued: string(line.Get("promptSource")) == `"queued"`}
 		c.msgs = append(c.msgs, m)
 		c.sc.line(m, c.ln)
 		return nil
@@ -339,17 +339,17 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 	if model == ccSynthetic && len(m.calls) == 0 && len(m.results) == 0 {
 		// No model wrote it: the harness's notice (an API error, a
 		// rate limit), a prompt of the harness, never a model turn.
-		m.role = harnessRole
+		m.role = HarnessRole
 		m.ts = ts
 		m.meta = join(line, m.meta)
-		m.meta.setString("harness", ccSyntheticKind(fields(c.other)))
+		m.meta.SetString("harness", ccSyntheticKind(fields(c.other)))
 		b.seen(ts)
 		c.msgs = append(c.msgs, m)
 		c.sc.line(m, c.ln)
 		return nil
 	}
 	if model != ccSynthetic {
-		b.setModel(model)
+		b.SetModel(model)
 	}
 	// The message-level members (id, model, usage, stop_reason) are
 	// the same on every line of a message, the last the most complete.
@@ -384,16 +384,16 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		joinOwnResults(prev)
 		if m.hasText || len(m.reasoning) > 0 || len(m.calls) == 0 {
 			if ts != "" {
-				line = join(obj{{"timestamp", quote(ts)}}, line)
+				line = join(Obj{{"timestamp", Quote(ts)}}, line)
 			}
-			c.merged[prev] = append(c.merged[prev], line.raw())
+			c.merged[prev] = append(c.merged[prev], line.Raw())
 		}
 	}
 	for _, mm := range msgMeta {
-		if mm.k == "content" {
-			prev.meta.set("content", append(listOf(prev.meta.get("content")), listOf(mm.v)...).raw())
+		if mm.K == "content" {
+			prev.meta.Set("content", append(listOf(prev.meta.Get("content")), listOf(mm.V)...).Raw())
 		} else {
-			prev.meta.set(mm.k, mm.v)
+			prev.meta.Set(mm.K, mm.V)
 		}
 	}
 	return nil
@@ -403,11 +403,11 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 // states (claudecode.ExitCode: a Bash command's "Exit code N").
 func ccExitCodes(m *msg) {
 	for _, r := range m.results {
-		if !r.isError || r.failure.exitCode != nil {
+		if !r.isError || r.failure.ExitCode != nil {
 			continue
 		}
 		if n, ok := claudecode.ExitCode(r.text()); ok {
-			r.failure.exitCode = json.RawMessage(strconv.Itoa(n))
+			r.failure.ExitCode = json.RawMessage(strconv.Itoa(n))
 		}
 	}
 }
@@ -430,23 +430,23 @@ type sidechains struct {
 	of       map[*msg]string   // subagent messages -> agent key
 	prompts  map[string]string // agent key -> its first prompt
 	names    map[string]string // agent key -> agent name
-	tasks    []*call           // Task calls of the main agent, in order
+	tasks    []*Call           // Task calls of the main agent, in order
 	byAgent  map[string]string // agentId -> the id of the Task call it answered
-	parents  map[string]*call  // agent key -> its Task call
-	pending  map[string]list   // agent key -> prompts not yet given to a step
+	parents  map[string]*Call  // agent key -> its Task call
+	pending  map[string]List   // agent key -> prompts not yet given to a step
 	firstKey []string
 }
 
 func newSidechains() *sidechains {
 	return &sidechains{
 		agentOf: map[string]string{}, of: map[*msg]string{}, prompts: map[string]string{},
-		names: map[string]string{}, byAgent: map[string]string{}, parents: map[string]*call{},
-		pending: map[string]list{},
+		names: map[string]string{}, byAgent: map[string]string{}, parents: map[string]*Call{},
+		pending: map[string]List{},
 	}
 }
 
 // isTask reports whether a call starts a subagent.
-func isTask(c *call) bool { return c.name == "Task" || c.name == "Agent" }
+func isTask(c *Call) bool { return c.Name == "Task" || c.Name == "Agent" }
 
 // line notes one transcript line's message m.
 func (sc *sidechains) line(m *msg, ln ccLine) {
@@ -485,20 +485,20 @@ func (sc *sidechains) line(m *msg, ln ccLine) {
 
 // resolve finds each subagent's Task call and name.
 func (sc *sidechains) resolve() {
-	byID := map[string]*call{}
+	byID := map[string]*Call{}
 	for _, c := range sc.tasks {
 		byID[c.id] = c
 	}
-	used := map[*call]bool{}
+	used := map[*Call]bool{}
 	for _, key := range sc.firstKey {
-		var parent *call
+		var parent *Call
 		if id, ok := sc.byAgent[sc.names[key]]; ok && sc.names[key] != "" {
 			parent = byID[id]
 		}
 		if parent == nil {
 			// The Task call whose prompt the subagent was given.
 			for _, c := range sc.tasks {
-				if !used[c] && gjson.GetBytes(c.args, "prompt").String() == sc.prompts[key] {
+				if !used[c] && gjson.GetBytes(c.Args, "prompt").String() == sc.prompts[key] {
 					parent = c
 					break
 				}
@@ -529,27 +529,27 @@ func (sc *sidechains) add(b *Builder, m *msg) {
 	}
 	if m.role != "assistant" && m.hasText && len(m.results) == 0 {
 		// The subagent's prompt: its Task call's input, not the user's.
-		p := join(obj{{"content", quote(m.text)}}, m.meta)
-		if m.role == harnessRole {
-			p = join(obj{{"role", quote(harnessRole)}}, p)
+		p := join(Obj{{"content", Quote(m.text)}}, m.meta)
+		if m.role == HarnessRole {
+			p = join(Obj{{"role", Quote(HarnessRole)}}, p)
 		}
 		if m.ts != "" {
-			p.setDefault("timestamp", quote(m.ts))
+			p.setDefault("timestamp", Quote(m.ts))
 		}
-		sc.pending[key] = append(sc.pending[key], p.raw())
+		sc.pending[key] = append(sc.pending[key], p.Raw())
 		return
 	}
-	n, last := len(b.steps), b.last
+	n, last := len(b.Steps), b.Last
 	b.add(m)
-	b.last = last // the run's answer is the main agent's
-	for _, s := range b.steps[n:] {
+	b.Last = last // the run's answer is the main agent's
+	for _, s := range b.Steps[n:] {
 		s.Agent = sc.names[key]
 		if p := sc.parents[key]; p != nil && p.step != nil && p.step.Index < s.Index {
 			parent := p.step.Index
 			s.ParentStep = &parent
 		}
 		if pend := sc.pending[key]; len(pend) > 0 {
-			s.meta.set("agent_prompts", pend.raw())
+			s.Meta.Set("agent_prompts", pend.Raw())
 			delete(sc.pending, key)
 		}
 	}
@@ -591,20 +591,20 @@ func (d *distinct) get(k string) gjson.Result {
 // raw is an object with each member's value, or the list of its values
 // when it took several.
 func (d *distinct) raw() []byte {
-	var o obj
+	var o Obj
 	for _, k := range d.keys {
 		vs := d.vals[k]
 		if len(vs) == 1 {
-			o.set(k, raw(vs[0]))
+			o.Set(k, raw(vs[0]))
 			continue
 		}
-		var l list
+		var l List
 		for _, v := range vs {
 			l = append(l, raw(v))
 		}
-		o.set(k, l.raw())
+		o.Set(k, l.Raw())
 	}
-	return o.raw()
+	return o.Raw()
 }
 
 // withoutPartCopies leaves out of a user line's toolUseResult the base64
@@ -612,8 +612,8 @@ func (d *distinct) raw() []byte {
 // part, never metadata. Most are copies of the tool result's parts (the
 // Read tool of an image, an MCP tool's content repeated): the note names
 // the part. One the tool result's content lacks is added to its parts.
-func withoutPartCopies(line obj, m *msg) obj {
-	tur := line.get("toolUseResult")
+func withoutPartCopies(line Obj, m *msg) Obj {
+	tur := line.Get("toolUseResult")
 	if tur == nil || len(m.results) != 1 || !bytes.Contains(tur, []byte(`"base64"`)) && !bytes.Contains(tur, []byte(`"data"`)) {
 		return line
 	}
@@ -633,7 +633,7 @@ func withoutPartCopies(line obj, m *msg) obj {
 		return len(r.parts) - 1
 	}
 	if out, changed := stripMedia(gjson.ParseBytes(tur), at, 0); changed {
-		line.set("toolUseResult", out)
+		line.Set("toolUseResult", out)
 	}
 	return line
 }
@@ -666,18 +666,18 @@ func stripMedia(v gjson.Result, at func(b64 string, p execlog.Part) int, depth i
 			note := fmt.Sprintf("the same as the step's output_parts[%d]", at(b64, part))
 			return omit(v, b64, note), true
 		}
-		var o obj
+		var o Obj
 		changed := false
 		for _, m := range f {
 			nv, ch := stripMedia(m.v, at, depth+1)
 			changed = changed || ch
-			o = append(o, member{m.k, nv})
+			o = append(o, Member{m.k, nv})
 		}
 		if changed {
-			return o.raw(), true
+			return o.Raw(), true
 		}
 	case v.IsArray():
-		var l list
+		var l List
 		changed := false
 		each(v, func(_, e gjson.Result) bool {
 			nv, ch := stripMedia(e, at, depth+1)
@@ -686,7 +686,7 @@ func stripMedia(v gjson.Result, at func(b64 string, p execlog.Part) int, depth i
 			return true
 		})
 		if changed {
-			return l.raw(), true
+			return l.Raw(), true
 		}
 	}
 	return raw(v), false
@@ -699,19 +699,19 @@ func omit(v gjson.Result, b64, note string) json.RawMessage {
 	if !v.IsObject() {
 		return raw(v)
 	}
-	var o obj
+	var o Obj
 	each(v, func(k, m gjson.Result) bool {
 		switch {
 		case m.Type == gjson.String && m.Str == b64:
-			o = append(o, member{k.Str + "_omitted", quote(note)})
+			o = append(o, Member{k.Str + "_omitted", Quote(note)})
 		case m.IsObject():
-			o = append(o, member{k.Str, omit(m, b64, note)})
+			o = append(o, Member{k.Str, omit(m, b64, note)})
 		default:
-			o = append(o, member{k.Str, raw(m)})
+			o = append(o, Member{k.Str, raw(m)})
 		}
 		return true
 	})
-	return o.raw()
+	return o.Raw()
 }
 
 // ccMessageType reports whether a progress record's data.message is a

@@ -18,7 +18,7 @@ import (
 // the builder, it is what a checkpoint saves (resume.go).
 type codexState struct {
 	items     *itemReader
-	contexts  []obj // the turn contexts, as places in the rollout until the end
+	contexts  []Obj // the turn contexts, as places in the rollout until the end
 	lastCtx   string
 	execs     map[string]gjson.Result // exec_command_end events by call id
 	execOrder []string
@@ -67,13 +67,13 @@ func importCodex(b *Builder, data []byte) error {
 		return err
 	}
 	if b.mapped == 0 && b.records > 0 {
-		return b.errorf("", "not %s: no line is a session_meta, turn_context or response_item record", b.f.Describe())
+		return b.Errorf("", "not %s: no line is a session_meta, turn_context or response_item record", b.f.Describe())
 	}
-	var contexts list
+	var contexts List
 	for _, c := range x.contexts {
-		contexts = append(contexts, c.raw())
+		contexts = append(contexts, c.Raw())
 	}
-	b.meta.set("turn_contexts", contexts.raw())
+	b.Meta.Set("turn_contexts", contexts.Raw())
 	msgs, err := codexUserEvents(b, x.items.done(), x.said)
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func importCodex(b *Builder, data []byte) error {
 			answered[r.id] = true
 			codexExit(r, x.execs[r.id])
 			if ts := x.execTS[r.id]; ts != "" && x.execs[r.id].Exists() {
-				r.meta.set(endKey(x.execs[r.id])+"_timestamp", quote(ts))
+				r.meta.Set(endKey(x.execs[r.id])+"_timestamp", Quote(ts))
 			}
 		}
 	}
@@ -110,7 +110,7 @@ func importCodex(b *Builder, data []byte) error {
 			r.setOutput(e.Get("aggregated_output"))
 		}
 		codexExit(r, e)
-		r.meta.set("output_from", quote(endKey(e)))
+		r.meta.Set("output_from", Quote(endKey(e)))
 		msgs = append(msgs, &msg{role: "tool", results: []*result{r}})
 	}
 	takeUsages(msgs)
@@ -145,12 +145,12 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 	switch typ {
 	case "session_meta":
 		if !payload.IsObject() {
-			return b.errorf(payloadAt, "expected an object, got %s", kind(payload))
+			return b.Errorf(payloadAt, "expected an object, got %s", kind(payload))
 		}
 		if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
 			b.root(cwd.Str)
 		}
-		b.tool("codex", payload.Get("cli_version").String())
+		b.Tool("codex", payload.Get("cli_version").String())
 		// The system prompt: instructions, or (0.5x and later)
 		// base_instructions.text.
 		mapped := []string{"cli_version", "instructions", "timestamp"}
@@ -162,11 +162,11 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 		}
 		b.seen(timestamp(payload.Get("timestamp")))
 		b.seen(ts)
-		b.meta.set("session", rest(payload, mapped...).raw())
-		b.mapRecord()
+		b.Meta.Set("session", rest(payload, mapped...).Raw())
+		b.MapRecord()
 	case "turn_context":
 		if !payload.IsObject() {
-			return b.errorf(payloadAt, "expected an object, got %s", kind(payload))
+			return b.Errorf(payloadAt, "expected an object, got %s", kind(payload))
 		}
 		if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
 			b.root(cwd.Str)
@@ -174,7 +174,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 		// A session may move to another model (/model): each turn
 		// after this record names the one it went to.
 		model := payload.Get("model").String()
-		b.setModel(model)
+		b.SetModel(model)
 		if model != "" && model != x.items.model {
 			x.items.flush()
 			x.items.model = model
@@ -182,32 +182,32 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 		b.param("reasoning_effort", raw(payload.Get("effort")))
 		b.param("reasoning_summary", raw(payload.Get("summary")))
 		ctx := rest(payload, "model", "effort", "summary")
-		if r := ctx.raw(); r != nil && string(r) != x.lastCtx {
+		if r := ctx.Raw(); r != nil && string(r) != x.lastCtx {
 			x.contexts, x.lastCtx = append(x.contexts, ctx), string(r)
 		}
-		b.mapRecord()
+		b.MapRecord()
 	case "response_item":
 		if err := x.items.add(payload, payloadAt, ts); err != nil {
 			return err
 		}
-		b.mapRecord()
+		b.MapRecord()
 	case "inter_agent_communication":
 		// A message another agent (a parent, a peer) sent this one:
 		// what it says reaches the model, and no other line holds it.
 		if x.harnessText(b, payload, ts, "content", "agent-message", "inter_agent_communication without content") != nil {
-			b.mapRecord()
+			b.MapRecord()
 		}
 	case "world_state":
 		// The context Codex builds its developer and context items
 		// from (0.16x and later), which it diffs on resume: its
 		// hashes of instructions and the tools' descriptions are in no
 		// other line, so it is kept, in order.
-		b.appendMeta("world_states", join(obj{{"timestamp", quote(ts)}}, rest(payload)).raw())
-		b.mapRecord()
+		b.AppendMeta("world_states", join(Obj{{"timestamp", Quote(ts)}}, rest(payload)).Raw())
+		b.MapRecord()
 	case "token_usage_record":
 		// One response's usage, with its id (0.16x and later).
 		x.items.usageRecord(payload, ts)
-		b.mapRecord()
+		b.MapRecord()
 	case "inter_agent_communication_metadata":
 		// The thread's bookkeeping as Codex restores it; what reached
 		// the model is in the response items.
@@ -223,9 +223,9 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			return nil
 		}
 		if h := payload.Get("replacement_history"); h.IsArray() {
-			m.meta.set("replacement_history_items", jsonInt(len(h.Array())))
+			m.meta.Set("replacement_history_items", JSONInt(len(h.Array())))
 		}
-		b.mapRecord()
+		b.MapRecord()
 	case "event_msg":
 		switch et := payload.Get("type").String(); et {
 		case "token_count":
@@ -234,8 +234,8 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			info := payload.Get("info")
 			if !informative(info) {
 				if rl := payload.Get("rate_limits"); informative(rl) {
-					b.appendMeta("rate_limits", join(obj{{"timestamp", quote(ts)}}, obj{{"rate_limits", raw(rl)}}).raw())
-					b.mapRecord()
+					b.AppendMeta("rate_limits", join(Obj{{"timestamp", Quote(ts)}}, Obj{{"rate_limits", raw(rl)}}).Raw())
+					b.MapRecord()
 					return nil
 				}
 				b.skip(b.reason("event_msg/token_count empty"))
@@ -247,7 +247,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			}
 			x.lastInfo = info.Raw
 			x.items.tokenCount(payload, ts)
-			b.mapRecord()
+			b.MapRecord()
 		case "exec_command_end", "mcp_tool_call_end":
 			// A command's exit code and streams; an MCP tool's result,
 			// whose error (Err, or isError) no output item says.
@@ -257,17 +257,17 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			}
 			x.execs[id] = payload
 			x.execTS[id] = ts
-			b.mapRecord()
+			b.MapRecord()
 		case "turn_aborted":
 			// The user interrupted the turn (or it timed out).
-			ab := join(obj{{"timestamp", quote(ts)}}, rest(payload, "type"))
+			ab := join(Obj{{"timestamp", Quote(ts)}}, rest(payload, "type"))
 			if t := x.items.lastTurn(); t != nil {
-				t.meta.set("turn_aborted", ab.raw())
+				t.meta.Set("turn_aborted", ab.Raw())
 			} else {
-				b.appendMeta("turns_aborted", ab.raw())
+				b.AppendMeta("turns_aborted", ab.Raw())
 			}
 			x.items.flush()
-			b.mapRecord()
+			b.MapRecord()
 		case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning",
 			"context_compacted", "background_event", "entered_review_mode", "exited_review_mode",
 			"thread_rolled_back", "thread_goal_updated", "sub_agent_activity", "item_completed",
@@ -282,7 +282,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 					x.execOrder = append(x.execOrder, id)
 				}
 				x.execs[id], x.execTS[id] = it, ts
-				b.mapRecord()
+				b.MapRecord()
 				return nil
 			}
 			// The turn's lifecycle, what went wrong, the turns the
@@ -290,8 +290,8 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			// items Codex completes with no response item (a plan),
 			// the thread's settings as applied: no response item says
 			// it.
-			b.appendMeta("events", join(obj{{"timestamp", quote(ts)}, {"type", quote(et)}}, rest(payload, "type")).raw())
-			b.mapRecord()
+			b.AppendMeta("events", join(Obj{{"timestamp", Quote(ts)}, {"type", Quote(et)}}, rest(payload, "type")).Raw())
+			b.MapRecord()
 		case "user_message", "agent_message":
 			// The prompt or the answer as the UI shows it, beside the
 			// response item that holds it; checked at the end that
@@ -321,9 +321,9 @@ func (x *codexImport) harnessText(b *Builder, payload gjson.Result, ts, key, kin
 		b.skip(b.reason(missing))
 		return nil
 	}
-	m := &msg{role: harnessRole, ts: ts, meta: rest(payload, append([]string{key}, drop...)...)}
+	m := &msg{role: HarnessRole, ts: ts, meta: rest(payload, append([]string{key}, drop...)...)}
 	m.addText(text.Str)
-	m.meta.setString("harness", kind)
+	m.meta.SetString("harness", kind)
 	x.items.out = append(x.items.out, m)
 	return m
 }
@@ -335,19 +335,19 @@ func (x *codexImport) harnessText(b *Builder, payload gjson.Result, ts, key, kin
 // when its last_token_usage is that usage.
 func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
 	info := payload.Get("info")
-	counts := join(obj{{"timestamp", quote(ts)}}, rest(info, "last_token_usage"))
-	counts.set("rate_limits", raw(payload.Get("rate_limits")))
+	counts := join(Obj{{"timestamp", Quote(ts)}}, rest(info, "last_token_usage"))
+	counts.Set("rate_limits", raw(payload.Get("rate_limits")))
 	t := r.lastTurn()
 	switch {
 	case t == nil:
-		r.b.appendMeta("token_counts", join(obj{{"usage", raw(info.Get("last_token_usage"))}}, counts).raw())
-	case t.meta.get("usage") == nil:
-		t.meta.set("usage", raw(info.Get("last_token_usage")))
+		r.b.AppendMeta("token_counts", join(Obj{{"usage", raw(info.Get("last_token_usage"))}}, counts).Raw())
+	case t.meta.Get("usage") == nil:
+		t.meta.Set("usage", raw(info.Get("last_token_usage")))
 		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
-	case t.meta.get("response_id") != nil && !t.hasLater("token_count") && sameJSON(t.meta.get("usage"), raw(info.Get("last_token_usage"))):
+	case t.meta.Get("response_id") != nil && !t.hasLater("token_count") && sameJSON(t.meta.Get("usage"), raw(info.Get("last_token_usage"))):
 		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
 	default:
-		more := join(obj{{"usage", raw(info.Get("last_token_usage"))}}, counts)
+		more := join(Obj{{"usage", raw(info.Get("last_token_usage"))}}, counts)
 		t.later = append(t.later, laterMeta{k: "more_token_counts", list: true, o: more})
 	}
 }
@@ -362,20 +362,20 @@ func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
 // with no turn of its own is kept in the log's metadata.
 func (r *itemReader) usageRecord(payload gjson.Result, ts string) {
 	id, usage := raw(payload.Get("response_id")), raw(payload.Get("usage"))
-	more := join(obj{{"timestamp", quote(ts)}}, rest(payload, "response_id", "usage"))
+	more := join(Obj{{"timestamp", Quote(ts)}}, rest(payload, "response_id", "usage"))
 	t := r.lastTurn()
 	switch {
 	case t == nil:
-		r.b.appendMeta("token_usage_records", join(obj{{"response_id", id}, {"usage", usage}}, more).raw())
-	case t.meta.get("response_id") != nil:
-		t.later = append(t.later, laterMeta{k: "more_token_usage_records", list: true, o: join(obj{{"response_id", id}, {"usage", usage}}, more)})
+		r.b.AppendMeta("token_usage_records", join(Obj{{"response_id", id}, {"usage", usage}}, more).Raw())
+	case t.meta.Get("response_id") != nil:
+		t.later = append(t.later, laterMeta{k: "more_token_usage_records", list: true, o: join(Obj{{"response_id", id}, {"usage", usage}}, more)})
 	default:
-		if u := t.meta.get("usage"); u != nil && !sameJSON(u, usage) {
+		if u := t.meta.Get("usage"); u != nil && !sameJSON(u, usage) {
 			// A token_count came first with other counts: kept.
-			more.set("token_count_usage", u)
+			more.Set("token_count_usage", u)
 		}
-		t.meta.set("response_id", id)
-		t.meta.set("usage", usage)
+		t.meta.Set("response_id", id)
+		t.meta.Set("usage", usage)
 		t.later = append(t.later, laterMeta{k: "token_usage_record", o: more})
 	}
 	r.flush()
@@ -415,7 +415,7 @@ func codexExit(r *result, exec gjson.Result) {
 	}
 	code := exec.Get("exit_code")
 	if exec.Exists() {
-		r.meta.set(endKey(exec), rest(exec, "type", "call_id", "id", "aggregated_output", "formatted_output", "exit_code").raw())
+		r.meta.Set(endKey(exec), rest(exec, "type", "call_id", "id", "aggregated_output", "formatted_output", "exit_code").Raw())
 	}
 	failed, msg := false, ""
 	switch st := exec.Get("status").String(); {
@@ -440,7 +440,7 @@ func codexExit(r *result, exec gjson.Result) {
 		if o := gjson.Parse(text); strings.HasPrefix(text, "{") && o.Get("content").Type == gjson.String && o.Get("success").IsBool() {
 			// Before 0.2x a failed output was {"content", "success": false}.
 			r.output, r.lit = o.Get("content").Str, ""
-			r.meta.set("success", raw(o.Get("success")))
+			r.meta.Set("success", raw(o.Get("success")))
 			failed = !o.Get("success").Bool()
 			text = r.output
 		}
@@ -462,12 +462,12 @@ func codexExit(r *result, exec gjson.Result) {
 	switch {
 	case failed:
 		r.isError = true
-		r.failure.msg = msg
+		r.failure.Msg = msg
 		if code.Type == gjson.Number {
-			r.failure.exitCode = raw(code)
+			r.failure.ExitCode = raw(code)
 		}
 	case code.Type == gjson.Number:
-		r.meta.set("exit_code", raw(code))
+		r.meta.Set("exit_code", raw(code))
 	}
 }
 
@@ -478,7 +478,7 @@ func codexExit(r *result, exec gjson.Result) {
 // duration) are kept with the result; its result, which the output
 // repeats, is not.
 func mcpEnd(r *result, end gjson.Result) {
-	r.meta.set(endKey(end), rest(end, "type", "call_id", "id", "result").raw())
+	r.meta.Set(endKey(end), rest(end, "type", "call_id", "id", "result").Raw())
 	res := end.Get("result")
 	errText, ok := res.Get("Err"), res.Get("Ok")
 	if end.Get("type").String() == "McpToolCall" {
@@ -493,7 +493,7 @@ func mcpEnd(r *result, end gjson.Result) {
 	switch {
 	case errText.Exists():
 		r.isError = true
-		r.failure.msg, _, _ = strings.Cut(errText.String(), "\n")
+		r.failure.Msg, _, _ = strings.Cut(errText.String(), "\n")
 	case first(ok, "isError", "is_error").Type == gjson.True, end.Get("status").String() == "failed":
 		r.isError = true
 	default:
@@ -557,7 +557,7 @@ func codexUserEvents(b *Builder, msgs []*msg, said []userEvent) ([]*msg, error) 
 			if known {
 				break
 			}
-			known = (m.role == role || role == "user" && m.role == harnessRole) && m.hasText && strings.Contains(m.text, text.Str)
+			known = (m.role == role || role == "user" && m.role == HarnessRole) && m.hasText && strings.Contains(m.text, text.Str)
 		}
 		if known {
 			b.skip(b.reason("event_msg/" + et + " copy"))
@@ -568,20 +568,20 @@ func codexUserEvents(b *Builder, msgs []*msg, said []userEvent) ([]*msg, error) 
 		next = pos
 		// Its images (data: URLs) are parts of the prompt, as a
 		// message's input_image would be.
-		content := list{join(obj{{"type", quote("input_text")}}, obj{{"text", raw(text)}}).raw()}
+		content := List{join(Obj{{"type", Quote("input_text")}}, Obj{{"text", raw(text)}}).Raw()}
 		each(e.payload.Get("images"), func(_, u gjson.Result) bool {
-			content = append(content, join(obj{{"type", quote("input_image")}}, obj{{"image_url", raw(u)}}).raw())
+			content = append(content, join(Obj{{"type", Quote("input_image")}}, Obj{{"image_url", raw(u)}}).Raw())
 			return true
 		})
-		m := &msg{role: role, ts: e.ts, meta: join(obj{{"from", quote("event_msg")}}, rest(e.payload, "type", "message", "images"))}
+		m := &msg{role: role, ts: e.ts, meta: join(Obj{{"from", Quote("event_msg")}}, rest(e.payload, "type", "message", "images"))}
 		if role == "assistant" && e.model != "" {
-			m.meta.setString("model", e.model)
+			m.meta.SetString("model", e.model)
 		}
-		if err := b.readParts(m, gjson.ParseBytes(content.raw()), at(e.where, "payload")); err != nil {
+		if err := b.readParts(m, gjson.ParseBytes(content.Raw()), at(e.where, "payload")); err != nil {
 			return nil, err
 		}
 		out = append(out, m)
-		b.mapRecord()
+		b.MapRecord()
 	}
 	if out == nil {
 		return msgs, nil

@@ -37,7 +37,7 @@ func codexContextItem(b *Builder, h *harness, m *msg, content gjson.Result, wher
 			// Codex writes every developer message: one whose text
 			// opens with what is not a context item Codex knows stays
 			// a system prompt, and none of it is the user's.
-			b.warn("%s: a developer message holds Codex's context (%s) after text that is no context item Codex is known to write; it is kept as a system prompt", where, tag)
+			b.Warn("%s: a developer message holds Codex's context (%s) after text that is no context item Codex is known to write; it is kept as a system prompt", where, tag)
 			return nil
 		}
 		// classify reads user records; the role is put back when
@@ -48,11 +48,11 @@ func codexContextItem(b *Builder, h *harness, m *msg, content gjson.Result, wher
 	switch {
 	case m.role == "user" && role == "developer":
 		m.role = role
-	case m.role == harnessRole && role == "developer":
-		m.meta.setString("role", role)
+	case m.role == HarnessRole && role == "developer":
+		m.meta.SetString("role", role)
 	}
 	if before != nil && role == "developer" {
-		before.meta.setString("role", role)
+		before.meta.SetString("role", role)
 	}
 	return before
 }

@@ -42,7 +42,7 @@ func importCopilot(b *Builder, data []byte) error {
 		return err
 	}
 	if b.mapped == 0 {
-		return b.errorf("", "the input holds no Copilot CLI session event")
+		return b.Errorf("", "the input holds no Copilot CLI session event")
 	}
 	b.agentFiles()
 	return nil
@@ -71,19 +71,19 @@ func (c *copilotImport) event(where string, rec gjson.Result) error {
 		b.skip("streaming event (the whole message or result repeats it)")
 		return nil
 	}
-	b.mapRecord()
+	b.MapRecord()
 	switch typ {
 	case "session.start":
 		b.seen(ts)
 		if cwd := d.Get("context.cwd").String(); cwd != "" {
 			b.root(cwd)
 		}
-		b.tool("copilot", d.Get("copilotVersion").String())
-		b.meta.set("session", raw(d))
+		b.Tool("copilot", d.Get("copilotVersion").String())
+		b.Meta.Set("session", raw(d))
 	case "system.message":
 		// The system prompt (and later ones) the CLI sent.
-		var meta obj
-		meta.set("system_message", rest(d, "content").raw())
+		var meta Obj
+		meta.Set("system_message", rest(d, "content").Raw())
 		b.systemPrompt(d.Get("content").String(), meta)
 	case "session.model_change":
 		if b.agentModel == "" {
@@ -96,15 +96,15 @@ func (c *copilotImport) event(where string, rec gjson.Result) error {
 		m.meta = rest(d, "content", "attachments")
 		if kind := copilotHarness(d); kind != "" {
 			// Text the CLI sent by itself: the text is what it sent.
-			m.role = harnessRole
+			m.role = HarnessRole
 			if t := d.Get("transformedContent").String(); t != "" {
 				m.text = t
 			}
 			m.meta = rest(d, "content", "attachments", "transformedContent")
-			m.meta.setString("harness", kind)
+			m.meta.SetString("harness", kind)
 		}
 		var parts []execlog.Part
-		var other list
+		var other List
 		for _, a := range elems(d.Get("attachments")) {
 			if a.Get("type").String() == "blob" && a.Get("data").Type == gjson.String {
 				p := execlog.Part{Type: geminiPartType(a.Get("mimeType").String()), MediaType: a.Get("mimeType").String(),
@@ -116,7 +116,7 @@ func (c *copilotImport) event(where string, rec gjson.Result) error {
 			}
 			other = append(other, raw(a))
 		}
-		m.meta.set("attachments", other.raw())
+		m.meta.Set("attachments", other.Raw())
 		if len(parts) > 0 {
 			m.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(m.text)}}, parts...)
 		}
@@ -140,20 +140,20 @@ func (c *copilotImport) event(where string, rec gjson.Result) error {
 			m.reasoning = append(m.reasoning, r.Str)
 		}
 		if v := d.Get("model"); v.Type == gjson.String {
-			m.params = obj{{"model", raw(v)}}.raw()
+			m.params = Obj{{"model", raw(v)}}.Raw()
 		}
 		m.meta = rest(d, "content", "reasoningText", "toolRequests", "model", "parentToolCallId")
 		for _, tr := range elems(d.Get("toolRequests")) {
-			m.calls = append(m.calls, &call{id: tr.Get("toolCallId").String(), name: tr.Get("name").String(),
-				args: args(tr.Get("arguments")), meta: rest(tr, "toolCallId", "name", "arguments")})
+			m.calls = append(m.calls, &Call{id: tr.Get("toolCallId").String(), Name: tr.Get("name").String(),
+				Args: args(tr.Get("arguments")), meta: rest(tr, "toolCallId", "name", "arguments")})
 		}
-		first := len(b.steps)
+		first := len(b.Steps)
 		b.add(m)
 		c.assign(first, a)
-		if n, ok := copilotCount(d.Get("outputTokens")); ok && first < len(b.steps) && b.steps[first].Type == llmCall {
+		if n, ok := copilotCount(d.Get("outputTokens")); ok && first < len(b.Steps) && b.Steps[first].Type == LLMCall {
 			// The turn's usage until an assistant.usage gives all of it
 			// (none follows some turns: autopilot's).
-			b.steps[first].Usage = &manifest.Usage{OutputTokens: &n}
+			b.Steps[first].Usage = &manifest.Usage{OutputTokens: &n}
 		}
 	case "assistant.usage":
 		c.usage(d, copilotAgent(d))
@@ -161,11 +161,11 @@ func (c *copilotImport) event(where string, rec gjson.Result) error {
 		id := d.Get("toolCallId").String()
 		s := b.calls[id]
 		if s == nil {
-			first := len(b.steps)
-			s = b.call(&call{id: id, name: d.Get("toolName").String(), args: args(d.Get("arguments")), ts: ts}, "")
+			first := len(b.Steps)
+			s = b.Call(&Call{id: id, Name: d.Get("toolName").String(), Args: args(d.Get("arguments")), ts: ts}, "")
 			c.assign(first, copilotAgent(d))
 		}
-		s.meta.set("execution_start", rest(d, "toolCallId", "toolName", "parentToolCallId").raw())
+		s.Meta.Set("execution_start", rest(d, "toolCallId", "toolName", "parentToolCallId").Raw())
 	case "tool.execution_complete":
 		r := &result{id: d.Get("toolCallId").String(), ts: ts}
 		res := d.Get("result")
@@ -186,19 +186,19 @@ func (c *copilotImport) event(where string, rec gjson.Result) error {
 		}
 		if d.Get("success").Type == gjson.False {
 			r.isError = true
-			r.failure.msg = d.Get("error.message").String()
-			if !r.hasOut && r.failure.msg != "" {
-				r.output, r.hasOut = r.failure.msg, true
+			r.failure.Msg = d.Get("error.message").String()
+			if !r.hasOut && r.failure.Msg != "" {
+				r.output, r.hasOut = r.failure.Msg, true
 			}
 		}
 		if r.isError {
-			r.failure.exitCode = copilotExitCode(r.text())
+			r.failure.ExitCode = copilotExitCode(r.text())
 		}
 		r.meta = rest(d, "toolCallId", "result.content", "result.contents", "success", "parentToolCallId")
 		b.result(r)
 	default:
 		if typ == "abort" {
-			b.warn("%s: the user aborted a turn (kept in metadata.events)", where)
+			b.Warn("%s: the user aborted a turn (kept in metadata.events)", where)
 		}
 		c.appendEvent(rec)
 	}
@@ -206,7 +206,7 @@ func (c *copilotImport) event(where string, rec gjson.Result) error {
 }
 
 func (c *copilotImport) appendEvent(rec gjson.Result) {
-	c.b.appendMeta("events", raw(rec))
+	c.b.AppendMeta("events", raw(rec))
 }
 
 // assign makes the steps from first on a subagent's, started by the call
@@ -216,7 +216,7 @@ func (c *copilotImport) assign(first int, agent string) {
 		return
 	}
 	parent, ok := c.b.calls[agent]
-	for _, s := range c.b.steps[first:] {
+	for _, s := range c.b.Steps[first:] {
 		s.Agent = agent
 		if ok && parent.Index < s.Index {
 			p := parent.Index
@@ -228,22 +228,22 @@ func (c *copilotImport) assign(first int, agent string) {
 // agentPrompt keeps a subagent's prompt with its first step's metadata,
 // as for Claude Code: it is no prompt of the run.
 func (c *copilotImport) agentPrompt(agent string, m *msg) {
-	o := obj{}
-	o.setString("agent", agent)
-	o.setString("content", m.text)
+	o := Obj{}
+	o.SetString("agent", agent)
+	o.SetString("content", m.text)
 	o = join(o, m.meta)
-	c.b.appendMeta("agent_prompts", o.raw())
+	c.b.AppendMeta("agent_prompts", o.Raw())
 }
 
 // usage gives an assistant.usage event's counts to the agent's latest
 // model turn that has none.
 func (c *copilotImport) usage(d gjson.Result, agent string) {
 	b := c.b
-	b.setModel(d.Get("model").String())
+	b.SetModel(d.Get("model").String())
 	u := &manifest.Usage{}
 	names := map[string]**int64{"inputTokens": &u.InputTokens, "outputTokens": &u.OutputTokens,
 		"cacheReadTokens": &u.CacheReadTokens, "cacheWriteTokens": &u.CacheCreationTokens, "reasoningTokens": &u.ReasoningTokens}
-	var left obj
+	var left Obj
 	found := false
 	each(d, func(k, v gjson.Result) bool {
 		if dst, ok := names[k.Str]; ok {
@@ -253,26 +253,26 @@ func (c *copilotImport) usage(d gjson.Result, agent string) {
 			}
 		}
 		if k.Str != "parentToolCallId" {
-			left.set(k.Str, raw(v))
+			left.Set(k.Str, raw(v))
 		}
 		return true
 	})
-	for i := len(b.steps) - 1; i >= 0; i-- {
-		s := b.steps[i]
-		if s.Type != llmCall || s.Agent != agent {
+	for i := len(b.Steps) - 1; i >= 0; i-- {
+		s := b.Steps[i]
+		if s.Type != LLMCall || s.Agent != agent {
 			continue
 		}
-		if s.meta.get("usage") != nil {
+		if s.Meta.Get("usage") != nil {
 			break // it has its assistant.usage
 		}
 		if found {
 			s.Usage = u // the whole of what its outputTokens said
 		}
-		s.meta.set("usage", left.raw())
+		s.Meta.Set("usage", left.Raw())
 		return
 	}
-	b.warn("an assistant.usage event follows no model turn without usage; kept in metadata.events")
-	b.appendMeta("events", obj{{"type", quote("assistant.usage")}, {"data", raw(d)}}.raw())
+	b.Warn("an assistant.usage event follows no model turn without usage; kept in metadata.events")
+	b.AppendMeta("events", Obj{{"type", Quote("assistant.usage")}, {"data", raw(d)}}.Raw())
 }
 
 // copilotCount reads a token count: a JSON integer that fits an int64.

@@ -37,8 +37,6 @@ var (
 		Match: matchOpenCode, Beside: openCodeBeside}
 	// CopilotCLIFormat is GitHub Copilot CLI session events.
 	CopilotCLIFormat = Format{Name: CopilotCLI, Noun: "session", Import: importCopilot, FileTools: copilotFileTools, Match: matchCopilot}
-	// AiderFormat is Aider chat histories.
-	AiderFormat = Format{Name: Aider, Noun: "chat history", Import: importAider, Sniff: sniffAider}
 )
 
 // claudeCodeBeside reads a session's subagents' transcripts.
@@ -58,10 +56,4 @@ func openCodeBeside(name string) (Beside, error) {
 		return Beside{}, err
 	}
 	return Beside{Data: data, Note: "reading the session's messages and parts from OpenCode's storage"}, nil
-}
-
-// sniffAider tells an Aider history by its name or its header; white
-// space alone is no history, whatever its name.
-func sniffAider(name string, data []byte) bool {
-	return !blank(data) && IsAiderHistory(name, data)
 }

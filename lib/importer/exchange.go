@@ -20,7 +20,7 @@ type api struct {
 	isResponse func(rec gjson.Result) bool
 	// request reads a request body into the messages it sends and the
 	// parameters it sets (everything but the conversation).
-	request func(b *Builder, req gjson.Result, where string) ([]*msg, obj, error)
+	request func(b *Builder, req gjson.Result, where string) ([]*msg, Obj, error)
 	// response reads a response body into the messages it returns. alone
 	// says the record has no request, so a response that repeats its
 	// request's settings stands in for it.
@@ -55,13 +55,13 @@ func (b *Builder) importExchanges(data []byte, a *api) error {
 			return err
 		}
 		var reqMsgs, respMsgs []*msg
-		var params obj
+		var params Obj
 		if !resp.Exists() && req.IsObject() && !hasAny(req, a.conversation) {
-			return b.errorf(reqAt, "not %s exchange: expected a request with %s, or a response", article(*b.f), strings.Join(a.conversation, " or "))
+			return b.Errorf(reqAt, "not %s exchange: expected a request with %s, or a response", article(*b.f), strings.Join(a.conversation, " or "))
 		}
 		if req.Exists() {
 			if !req.IsObject() {
-				return b.errorf(reqAt, "expected a request object, got %s", kind(req))
+				return b.Errorf(reqAt, "expected a request object, got %s", kind(req))
 			}
 			if reqMsgs, params, err = a.request(b, req, reqAt); err != nil {
 				return err
@@ -69,19 +69,19 @@ func (b *Builder) importExchanges(data []byte, a *api) error {
 		}
 		if resp.Exists() {
 			if !resp.IsObject() {
-				return b.errorf(respAt, "expected a response object, got %s", kind(resp))
+				return b.Errorf(respAt, "expected a response object, got %s", kind(resp))
 			}
 			if respMsgs, err = a.response(b, resp, respAt, !req.Exists()); err != nil {
 				return err
 			}
 		}
 		if req.Exists() {
-			b.setModel(req.Get("model").String())
+			b.SetModel(req.Get("model").String())
 			b.samplingParams(req)
 		}
 		if turn := firstTurn(respMsgs); turn != nil {
 			if req.Exists() {
-				turn.params = params.raw()
+				turn.params = params.Raw()
 			}
 			if turn.ts == "" {
 				// ctx-serve --record's exchanges say when each started.
@@ -89,13 +89,13 @@ func (b *Builder) importExchanges(data []byte, a *api) error {
 			}
 			turn.meta = join(turn.meta, meta)
 		} else if len(params) > 0 || len(meta) > 0 {
-			unanswered := join(obj{}, meta)
-			unanswered.set("request", params.raw())
-			b.appendMeta("unanswered_requests", unanswered.raw())
-			b.warn("a request has no recorded response")
+			unanswered := join(Obj{}, meta)
+			unanswered.Set("request", params.Raw())
+			b.AppendMeta("unanswered_requests", unanswered.Raw())
+			b.Warn("a request has no recorded response")
 		}
 		b.exchange(reqMsgs, respMsgs)
-		b.mapRecord()
+		b.MapRecord()
 		return nil
 	})
 }
@@ -127,7 +127,7 @@ func firstTurn(msgs []*msg) *msg {
 }
 
 // splitRecord finds the request and response of one record.
-func (b *Builder) splitRecord(rec gjson.Result, where string, a *api) (req, resp gjson.Result, reqAt, respAt string, meta obj, err error) {
+func (b *Builder) splitRecord(rec gjson.Result, where string, a *api) (req, resp gjson.Result, reqAt, respAt string, meta Obj, err error) {
 	body := rec.Get("body")
 	switch {
 	case body.Exists() && (rec.Get("scope").Exists() || rec.Get("path").Exists() || rec.Get("method").Exists() || rec.Get("url").Exists()):
@@ -139,11 +139,11 @@ func (b *Builder) splitRecord(rec gjson.Result, where string, a *api) (req, resp
 				return
 			}
 		}
-		meta.set("http", redactHeaders(rest(rec, "body", "response")).raw())
+		meta.Set("http", redactHeaders(rest(rec, "body", "response")).Raw())
 	case rec.Get("response.body").IsObject():
 		// An OpenAI Batch output line.
 		resp, respAt = rec.Get("response.body"), at(where, "response.body")
-		meta.set("batch", rest(rec, "response.body").raw())
+		meta.Set("batch", rest(rec, "response.body").Raw())
 	case rec.Get("request").Exists() || rec.Get("response").Exists():
 		req, reqAt = rec.Get("request"), at(where, "request")
 		resp, respAt = rec.Get("response"), at(where, "response")
@@ -178,7 +178,7 @@ func (b *Builder) recordedBody(r gjson.Result, where string) (gjson.Result, erro
 		}
 		d, err := hex.DecodeString(hexText.String())
 		if err != nil {
-			return gjson.Result{}, b.errorf(where, "decoding the recorded body: %v", err)
+			return gjson.Result{}, b.Errorf(where, "decoding the recorded body: %v", err)
 		}
 		data = d
 	default:
@@ -187,19 +187,19 @@ func (b *Builder) recordedBody(r gjson.Result, where string) (gjson.Result, erro
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
-			return gjson.Result{}, b.errorf(where, "decoding the recorded body: %v", err)
+			return gjson.Result{}, b.Errorf(where, "decoding the recorded body: %v", err)
 		}
 		const limit = 1 << 30
 		data, err = io.ReadAll(io.LimitReader(zr, limit+1))
 		if err != nil {
-			return gjson.Result{}, b.errorf(where, "decoding the recorded body: %v", err)
+			return gjson.Result{}, b.Errorf(where, "decoding the recorded body: %v", err)
 		}
 		if len(data) > limit {
-			return gjson.Result{}, b.errorf(where, "decoding the recorded body: larger than 1 GiB")
+			return gjson.Result{}, b.Errorf(where, "decoding the recorded body: larger than 1 GiB")
 		}
 	}
 	if !gjson.ValidBytes(data) || !utf8.Valid(data) || checkSurrogates(data) != nil {
-		return gjson.Result{}, b.errorf(where, "the recorded body is not JSON")
+		return gjson.Result{}, b.Errorf(where, "the recorded body is not JSON")
 	}
 	return parse(data), nil
 }
@@ -210,7 +210,7 @@ var chatAPI = &api{
 	isResponse: func(rec gjson.Result) bool {
 		return rec.Get("choices").Exists() || strings.HasPrefix(rec.Get("object").String(), "chat.completion")
 	},
-	request: func(b *Builder, req gjson.Result, where string) ([]*msg, obj, error) {
+	request: func(b *Builder, req gjson.Result, where string) ([]*msg, Obj, error) {
 		msgs, err := b.readMsgs(req.Get("messages"), chatTable, at(where, "messages"))
 		if err != nil {
 			return nil, nil, err
@@ -223,7 +223,7 @@ var chatAPI = &api{
 	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
 		choices := resp.Get("choices")
 		if choices.Exists() && !choices.IsArray() {
-			return nil, b.errorf(at(where, "choices"), "expected an array, got %s", kind(choices))
+			return nil, b.Errorf(at(where, "choices"), "expected an array, got %s", kind(choices))
 		}
 		choice := choices.Get("0")
 		var m *msg
@@ -241,10 +241,10 @@ var chatAPI = &api{
 		m.ts = timestamp(resp.Get("created"))
 		meta := rest(resp, "choices", "created")
 		meta = join(meta, rest(choice, "message", "text", "index"))
-		meta.set("other_choices", restOf(choices, 1).raw())
+		meta.Set("other_choices", restOf(choices, 1).Raw())
 		m.meta = join(meta, m.meta)
 		m.failed = responseError(resp)
-		b.setModel(resp.Get("model").String())
+		b.SetModel(resp.Get("model").String())
 		b.param("system_fingerprint", raw(resp.Get("system_fingerprint")))
 		return []*msg{m}, nil
 	},
@@ -255,20 +255,20 @@ var chatAPI = &api{
 // well as) an answer: {"error": {"message", "type", "code"}} in all three
 // APIs (Anthropic: "type": "error"; Responses: "status": "failed"). The
 // error object itself stays in the step's metadata.
-func responseError(resp gjson.Result) *failure {
+func responseError(resp gjson.Result) *Failure {
 	e := resp.Get("error")
 	if !informative(e) {
 		return nil
 	}
 	if e.Type == gjson.String {
-		return &failure{msg: e.Str}
+		return &Failure{Msg: e.Str}
 	}
-	return &failure{msg: first(e, "message", "type", "code").String()}
+	return &Failure{Msg: first(e, "message", "type", "code").String()}
 }
 
 // restOf returns the array elements from index i on.
-func restOf(arr gjson.Result, i int) list {
-	var out list
+func restOf(arr gjson.Result, i int) List {
+	var out List
 	n := 0
 	each(arr, func(_, v gjson.Result) bool {
 		if n >= i {
@@ -288,7 +288,7 @@ var anthropicAPI = &api{
 	isResponse: func(rec gjson.Result) bool {
 		return rec.Get("type").String() == "message" || rec.Get("role").String() == "assistant" && rec.Get("content").Exists()
 	},
-	request: func(b *Builder, req gjson.Result, where string) ([]*msg, obj, error) {
+	request: func(b *Builder, req gjson.Result, where string) ([]*msg, Obj, error) {
 		var msgs []*msg
 		if s := req.Get("system"); s.Exists() {
 			m := &msg{role: "system"}
@@ -310,7 +310,7 @@ var anthropicAPI = &api{
 		}
 		m.meta = join(rest(resp, "content", "role"), m.meta)
 		m.failed = responseError(resp)
-		b.setModel(resp.Get("model").String())
+		b.SetModel(resp.Get("model").String())
 		return []*msg{m}, nil
 	},
 	conversation: []string{"messages", "system"},
@@ -332,7 +332,7 @@ var responsesAPI = &api{
 	isResponse: func(rec gjson.Result) bool {
 		return rec.Get("object").String() == "response" || rec.Get("output").IsArray() && rec.Get("created_at").Exists()
 	},
-	request: func(b *Builder, req gjson.Result, where string) ([]*msg, obj, error) {
+	request: func(b *Builder, req gjson.Result, where string) ([]*msg, Obj, error) {
 		var msgs []*msg
 		if s := req.Get("instructions"); s.Type == gjson.String {
 			msgs = append(msgs, &msg{role: "system", text: s.Str, hasText: true})
@@ -355,14 +355,14 @@ var responsesAPI = &api{
 			}
 			msgs = append(msgs, items.done()...)
 		case in.Exists() && in.Type != gjson.Null:
-			return nil, nil, b.errorf(at(where, "input"), "expected a string or an array of items, got %s", kind(in))
+			return nil, nil, b.Errorf(at(where, "input"), "expected a string or an array of items, got %s", kind(in))
 		}
 		return msgs, rest(req, "input", "instructions"), nil
 	},
 	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
 		out := resp.Get("output")
 		if out.Exists() && !out.IsArray() {
-			return nil, b.errorf(at(where, "output"), "expected an array, got %s", kind(out))
+			return nil, b.Errorf(at(where, "output"), "expected an array, got %s", kind(out))
 		}
 		items := &itemReader{b: b, oneTurn: true}
 		var err error
@@ -387,18 +387,18 @@ var responsesAPI = &api{
 			if s := resp.Get("instructions"); s.Type == gjson.String {
 				msgs = append([]*msg{{role: "system", text: s.Str, hasText: true}}, msgs...)
 			}
-			var params obj
+			var params Obj
 			for _, k := range responseEcho[1:] {
 				if v := resp.Get(k); informative(v) {
-					params.set(k, raw(v))
+					params.Set(k, raw(v))
 				}
 			}
-			m.params = params.raw()
+			m.params = params.Raw()
 			skip = append(skip, responseEcho...)
 		}
 		m.meta = join(rest(resp, skip...), m.meta)
 		m.failed = responseError(resp)
-		b.setModel(resp.Get("model").String())
+		b.SetModel(resp.Get("model").String())
 		b.samplingParams(resp)
 		return msgs, nil
 	},
@@ -427,7 +427,7 @@ func (r *itemReader) turn(ts string) *msg {
 	if r.cur == nil {
 		r.cur = &msg{role: "assistant", ts: ts}
 		if r.model != "" {
-			r.cur.meta.setString("model", r.model)
+			r.cur.meta.SetString("model", r.model)
 		}
 	}
 	return r.cur
@@ -475,7 +475,7 @@ var outputMembers = map[string]string{"tool_search_output": "tools"}
 
 func (r *itemReader) add(item gjson.Result, where, ts string) error {
 	if !item.IsObject() {
-		return r.b.errorf(where, "expected an item object, got %s", kind(item))
+		return r.b.Errorf(where, "expected an item object, got %s", kind(item))
 	}
 	typ := item.Get("type").String()
 	if typ == "" && item.Get("role").Exists() {
@@ -554,7 +554,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			res.output, res.hasOut = outputText(out), true
 		}
 		if typ != "function_call_output" {
-			res.meta.setString("type", typ)
+			res.meta.SetString("type", typ)
 		}
 		r.out = append(r.out, &msg{role: "tool", ts: ts, results: []*result{res}})
 	default:
@@ -565,12 +565,12 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			if m := r.cur; m != nil {
 				m.later = append(m.later, laterMeta{k: "items", list: true, raw: raw(item)})
 			} else {
-				r.b.appendMeta("other_items", raw(item))
+				r.b.AppendMeta("other_items", raw(item))
 			}
 			return nil
 		}
-		c := &call{id: item.Get(spec.id).String(), name: spec.tool, ts: ts}
-		if c.name == "" {
+		c := &Call{id: item.Get(spec.id).String(), Name: spec.tool, ts: ts}
+		if c.Name == "" {
 			// A namespaced tool (an MCP server's) is known to the
 			// model by the namespace and name together, as Codex
 			// flattens them: "mcp__calc" and "add" (0.16x and later;
@@ -579,11 +579,11 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			if ns != "" && !strings.HasSuffix(ns, "__") {
 				ns += "__"
 			}
-			c.name = ns + item.Get("name").String()
+			c.Name = ns + item.Get("name").String()
 		}
 		mapped := []string{"type", "name", spec.id}
 		if spec.args != "" {
-			c.args = args(item.Get(spec.args))
+			c.Args = args(item.Get(spec.args))
 			mapped = append(mapped, spec.args)
 		}
 		if spec.output != "" {
@@ -595,9 +595,9 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			if e := item.Get("error"); informative(e) {
 				c.isError = true
 				if e.Type == gjson.String {
-					c.failure.msg = e.Str
+					c.failure.Msg = e.Str
 				} else {
-					c.failure.msg = e.Get("message").String()
+					c.failure.Msg = e.Get("message").String()
 				}
 			}
 		}
@@ -606,7 +606,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		// reach the model there and are in no item.
 		c.noResult = typ == "web_search_call" && spec.output == ""
 		if typ != "function_call" {
-			c.meta.setString("item_type", typ)
+			c.meta.SetString("item_type", typ)
 		}
 		m := r.turn(ts)
 		m.calls = append(m.calls, c)
@@ -631,8 +631,8 @@ func outputText(o gjson.Result) string {
 }
 
 // listOf parses a raw JSON array held in metadata back into a list.
-func listOf(v []byte) list {
-	var l list
+func listOf(v []byte) List {
+	var l List
 	each(gjson.ParseBytes(v), func(_, e gjson.Result) bool {
 		l = append(l, raw(e))
 		return true
@@ -649,22 +649,22 @@ var secretHeaders = map[string]bool{
 
 // redactHeaders replaces credential header values in a recording's header
 // objects with "[redacted]", so that the pack says they were there.
-func redactHeaders(rec obj) obj {
+func redactHeaders(rec Obj) Obj {
 	for i, m := range rec {
-		h := gjson.ParseBytes(m.v)
-		if !h.IsObject() || !strings.Contains(strings.ToLower(m.k), "headers") {
+		h := gjson.ParseBytes(m.V)
+		if !h.IsObject() || !strings.Contains(strings.ToLower(m.K), "headers") {
 			continue
 		}
-		var out obj
+		var out Obj
 		each(h, func(k, v gjson.Result) bool {
 			if secretHeaders[strings.ToLower(k.String())] {
-				out.set(k.String(), quote("[redacted]"))
+				out.Set(k.String(), Quote("[redacted]"))
 			} else {
-				out.set(k.String(), raw(v))
+				out.Set(k.String(), raw(v))
 			}
 			return true
 		})
-		rec[i].v = out.raw()
+		rec[i].V = out.Raw()
 	}
 	return rec
 }

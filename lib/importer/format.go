@@ -157,7 +157,7 @@ func (r *Registry) Detect(name string, data []byte) (string, error) {
 			return f.Name, nil
 		}
 	}
-	if blank(data) {
+	if Blank(data) {
 		return "", &DetectError{Name: name, Reason: "it is empty", Known: r.names}
 	}
 	rec, ok := firstRecord(data)
@@ -223,4 +223,4 @@ func (r *Registry) Describe(f string) string {
 }
 
 // blank reports whether data holds nothing but white space.
-func blank(data []byte) bool { return len(bytes.TrimLeft(data, " \t\r\n\ufeff")) == 0 }
+func Blank(data []byte) bool { return len(bytes.TrimLeft(data, " \t\r\n\ufeff")) == 0 }

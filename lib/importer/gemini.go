@@ -63,11 +63,11 @@ func importGemini(b *Builder, data []byte) error {
 		g := &geminiSession{b: b}
 		g.meta(doc, "messages")
 		for i, m := range elems(doc.Get("messages")) {
-			b.mapRecord() // a record is a message
+			b.MapRecord() // a record is a message
 			g.put(m, fmt.Sprintf("messages[%d]", i))
 		}
 		if b.records == 0 {
-			return b.errorf("messages", "the session holds no message")
+			return b.Errorf("messages", "the session holds no message")
 		}
 		if err := g.finish(); err != nil {
 			return err
@@ -76,7 +76,7 @@ func importGemini(b *Builder, data []byte) error {
 		return nil
 	}
 	if whole && !doc.IsObject() {
-		return b.errorf("", "expected a Gemini CLI session (an object or JSON Lines), got %s", kind(doc))
+		return b.Errorf("", "expected a Gemini CLI session (an object or JSON Lines), got %s", kind(doc))
 	}
 	first, _ := firstRecord(data)
 	if first.Get("type").Exists() && !first.Get("sessionId").Exists() {
@@ -86,20 +86,20 @@ func importGemini(b *Builder, data []byte) error {
 	err = b.jsonLines(data, func(where string, rec gjson.Result) error {
 		switch {
 		case rec.Get("$rewindTo").Exists():
-			b.mapRecord()
+			b.MapRecord()
 			g.rewind(rec.Get("$rewindTo").String(), where)
 		case rec.Get("$set").IsObject():
-			b.mapRecord()
+			b.MapRecord()
 			set := rec.Get("$set")
 			if ms := set.Get("messages"); ms.IsArray() {
 				g.restate(elems(ms))
 			}
 			g.meta(set, "messages")
 		case rec.Get("id").Exists() && rec.Get("type").Exists():
-			b.mapRecord()
+			b.MapRecord()
 			g.put(rec, where)
 		case rec.Get("sessionId").Exists():
-			b.mapRecord()
+			b.MapRecord()
 			g.meta(rec, "messages")
 			for i, m := range elems(rec.Get("messages")) {
 				g.put(m, at(where, fmt.Sprintf("messages[%d]", i)))
@@ -113,7 +113,7 @@ func importGemini(b *Builder, data []byte) error {
 		return err
 	}
 	if b.mapped == 0 {
-		return b.errorf("", "the input holds no Gemini CLI session record")
+		return b.Errorf("", "the input holds no Gemini CLI session record")
 	}
 	if err := g.finish(); err != nil {
 		return err
@@ -128,7 +128,7 @@ type geminiSession struct {
 	b       *Builder
 	order   []string
 	byID    map[string]gjson.Result
-	session obj
+	session Obj
 }
 
 func (g *geminiSession) meta(rec gjson.Result, skip ...string) {
@@ -138,7 +138,7 @@ func (g *geminiSession) meta(rec gjson.Result, skip ...string) {
 				return true
 			}
 		}
-		g.session.set(k.Str, raw(v))
+		g.session.Set(k.Str, raw(v))
 		return true
 	})
 }
@@ -170,7 +170,7 @@ func (g *geminiSession) rewind(id, where string) {
 	}
 	n := len(g.order) - i
 	if n > 0 {
-		g.b.warn("%s: $rewindTo undid %d message(s); they are not in the log", where, n)
+		g.b.Warn("%s: $rewindTo undid %d message(s); they are not in the log", where, n)
 	}
 	for _, id := range g.order[i:] {
 		delete(g.byID, id)
@@ -202,10 +202,10 @@ func (g *geminiSession) restate(ms []gjson.Result) {
 
 func (g *geminiSession) finish() error {
 	b := g.b
-	if ts := timestamp(gjson.ParseBytes(g.session.get("startTime"))); ts != "" {
+	if ts := timestamp(gjson.ParseBytes(g.session.Get("startTime"))); ts != "" {
 		b.seen(ts)
 	}
-	b.meta.set("gemini", g.session.raw())
+	b.Meta.Set("gemini", g.session.Raw())
 	for _, id := range g.order {
 		if err := g.message(g.byID[id]); err != nil {
 			return err
@@ -241,12 +241,12 @@ func (g *geminiSession) message(r gjson.Result) error {
 			}
 		}
 		if v := r.Get("model"); v.Type == gjson.String {
-			m.params = obj{{"model", raw(v)}}.raw()
-			b.setModel(v.Str)
+			m.params = Obj{{"model", raw(v)}}.Raw()
+			b.SetModel(v.Str)
 		}
 		m.meta = join(m.meta, rest(r, "type", "content", "timestamp", "model", "toolCalls", "tokens"))
 		if t := r.Get("tokens"); t.IsObject() {
-			m.meta.set("usage", geminiTokens(t))
+			m.meta.Set("usage", geminiTokens(t))
 		}
 		var results []*result
 		if r.Get("toolCalls.0").Exists() {
@@ -264,10 +264,10 @@ func (g *geminiSession) message(r gjson.Result) error {
 			b.result(res)
 		}
 	case "info", "error", "warning":
-		b.appendMeta("gemini_messages", raw(r))
+		b.AppendMeta("gemini_messages", raw(r))
 	default:
-		b.warn("%s: message type %q is not known; kept in metadata.gemini_messages", where, typ)
-		b.appendMeta("gemini_messages", raw(r))
+		b.Warn("%s: message type %q is not known; kept in metadata.gemini_messages", where, typ)
+		b.AppendMeta("gemini_messages", raw(r))
 	}
 	return nil
 }
@@ -277,11 +277,11 @@ func (g *geminiSession) message(r gjson.Result) error {
 // results whose answers may tell a command's exit code.
 func geminiUser(b *Builder, m *msg) {
 	if kind := gemini.Context(m.text); kind != "" && len(m.parts) == 0 {
-		m.role = harnessRole
-		m.meta.setString("harness", kind)
+		m.role = HarnessRole
+		m.meta.SetString("harness", kind)
 		if dir := gemini.Workdir(m.text); dir != "" && len(b.roots) == 0 {
 			b.root(dir)
-			b.meta.set("session", obj{{"cwd", quote(dir)}}.raw())
+			b.Meta.Set("session", Obj{{"cwd", Quote(dir)}}.Raw())
 		}
 	}
 	for _, r := range m.results {
@@ -291,45 +291,45 @@ func geminiUser(b *Builder, m *msg) {
 
 // geminiTokens renames a TokensSummary's counters as usage.
 func geminiTokens(t gjson.Result) []byte {
-	var u obj
+	var u Obj
 	names := map[string]string{"input": "input_tokens", "output": "output_tokens", "cached": "cache_read_input_tokens",
 		"thoughts": "reasoning_tokens", "total": "total_tokens"}
 	each(t, func(k, v gjson.Result) bool {
 		if n, ok := names[k.Str]; ok {
-			u.set(n, raw(v))
+			u.Set(n, raw(v))
 		} else {
-			u.set(k.Str, raw(v))
+			u.Set(k.Str, raw(v))
 		}
 		return true
 	})
-	return u.raw()
+	return u.Raw()
 }
 
 // geminiCall reads a ToolCallRecord: the call, and its result when it
 // has one (result holds the functionResponse parts sent to the model).
-func geminiCall(b *Builder, tc gjson.Result, where string) (*call, *result) {
+func geminiCall(b *Builder, tc gjson.Result, where string) (*Call, *result) {
 	id := tc.Get("id").String()
-	c := &call{id: id, name: tc.Get("name").String(), args: args(tc.Get("args")), ts: timestamp(tc.Get("timestamp")),
+	c := &Call{id: id, Name: tc.Get("name").String(), Args: args(tc.Get("args")), ts: timestamp(tc.Get("timestamp")),
 		meta: rest(tc, "id", "name", "args", "result", "timestamp", "status", "resultDisplay")}
 	status := tc.Get("status").String()
 	res := tc.Get("result")
 	if !res.Exists() && status == "" {
 		return c, nil
 	}
-	r := &result{id: id, name: c.name, ts: c.ts}
-	r.meta.set("status", raw(tc.Get("status")))
-	r.meta.set("resultDisplay", raw(tc.Get("resultDisplay")))
+	r := &result{id: id, name: c.Name, ts: c.ts}
+	r.meta.Set("status", raw(tc.Get("status")))
+	r.meta.Set("resultDisplay", raw(tc.Get("resultDisplay")))
 	var texts []string
 	var parts []execlog.Part
 	each(res, func(_, p gjson.Result) bool {
 		if fr := p.Get("functionResponse"); fr.Exists() {
 			text, failed := geminiResponse(fr.Get("response"))
 			if failed {
-				r.isError, r.failure.msg = true, text
+				r.isError, r.failure.Msg = true, text
 			}
 			texts = append(texts, text)
 			if extra := rest(fr, "id", "name", "response"); len(extra) > 0 {
-				r.meta.set("functionResponse", extra.raw())
+				r.meta.Set("functionResponse", extra.Raw())
 			}
 			return true
 		}
@@ -342,7 +342,7 @@ func geminiCall(b *Builder, tc gjson.Result, where string) (*call, *result) {
 				Content: execlog.Base64(d.Get("data").String())})
 			return true
 		}
-		r.meta.set("unmapped_result_parts", raw(res))
+		r.meta.Set("unmapped_result_parts", raw(res))
 		return true
 	})
 	if res.Type == gjson.String {
@@ -360,11 +360,11 @@ func geminiCall(b *Builder, tc gjson.Result, where string) (*call, *result) {
 	}
 	if status == "error" || status == "cancelled" {
 		r.isError = true
-		if r.failure.msg == "" {
-			r.failure.msg = status
+		if r.failure.Msg == "" {
+			r.failure.Msg = status
 		}
 	}
-	geminiShellExit(r, c.name)
+	geminiShellExit(r, c.Name)
 	return c, r
 }
 
@@ -381,8 +381,8 @@ func geminiResponse(resp gjson.Result) (text string, failed bool) {
 }
 
 // geminiFunctionCall reads a functionCall part: a call.
-func geminiFunctionCall(fc gjson.Result) *call {
-	return &call{id: fc.Get("id").String(), name: fc.Get("name").String(), args: args(fc.Get("args")),
+func geminiFunctionCall(fc gjson.Result) *Call {
+	return &Call{id: fc.Get("id").String(), Name: fc.Get("name").String(), Args: args(fc.Get("args")),
 		meta: rest(fc, "id", "name", "args")}
 }
 
@@ -392,7 +392,7 @@ func geminiFunctionResponse(fr gjson.Result) *result {
 	text, failed := geminiResponse(fr.Get("response"))
 	r.output, r.hasOut = text, true
 	if failed {
-		r.isError, r.failure.msg = true, text
+		r.isError, r.failure.Msg = true, text
 	}
 	return r
 }
@@ -413,7 +413,7 @@ func geminiShellExit(r *result, tool string) {
 	text := r.text()
 	if n, ok := strings.CutPrefix(text, "Command exited with code: "); ok && isDigits(strings.TrimPrefix(n, "-")) {
 		if n != "0" {
-			r.isError, r.failure.exitCode = true, []byte(n)
+			r.isError, r.failure.ExitCode = true, []byte(n)
 		}
 		return
 	}
@@ -427,7 +427,7 @@ func geminiShellExit(r *result, tool string) {
 		}
 		next = k
 		if n, ok := strings.CutPrefix(lines[i], "Exit Code: "); ok && isDigits(strings.TrimPrefix(n, "-")) && n != "0" {
-			r.isError, r.failure.exitCode = true, []byte(n)
+			r.isError, r.failure.ExitCode = true, []byte(n)
 			return
 		}
 	}
@@ -454,11 +454,11 @@ func geminiParts(b *Builder, m *msg, c gjson.Result, where string) error {
 	case c.IsObject():
 		c = gjson.Parse("[" + c.Raw + "]")
 	case !c.IsArray():
-		return b.errorf(where, "content: expected a string or parts, got %s", kind(c))
+		return b.Errorf(where, "content: expected a string or parts, got %s", kind(c))
 	}
 	var parts []execlog.Part
 	media := false
-	var unknown list
+	var unknown List
 	each(c, func(_, p gjson.Result) bool {
 		switch {
 		case p.Type == gjson.String:
@@ -492,7 +492,7 @@ func geminiParts(b *Builder, m *msg, c gjson.Result, where string) error {
 		m.parts = parts
 	}
 	if len(unknown) > 0 {
-		m.meta.set("content", unknown.raw())
+		m.meta.Set("content", unknown.Raw())
 	}
 	return nil
 }
@@ -511,12 +511,12 @@ func importGeminiStream(b *Builder, data []byte) error {
 		ts := timestamp(rec.Get("timestamp"))
 		switch typ := rec.Get("type").String(); typ {
 		case "init":
-			b.mapRecord()
+			b.MapRecord()
 			b.seen(ts)
-			b.setModel(rec.Get("model").String())
-			b.meta.set("gemini", rest(rec, "type").raw())
+			b.SetModel(rec.Get("model").String())
+			b.Meta.Set("gemini", rest(rec, "type").Raw())
 		case "message":
-			b.mapRecord()
+			b.MapRecord()
 			text := rec.Get("content").String()
 			if rec.Get("role").String() == "user" {
 				flush()
@@ -533,15 +533,15 @@ func importGeminiStream(b *Builder, data []byte) error {
 				cur.addText(text)
 			}
 		case "tool_use":
-			b.mapRecord()
+			b.MapRecord()
 			if cur == nil {
 				cur = &msg{role: "assistant", ts: ts}
 			}
-			cur.calls = append(cur.calls, &call{id: rec.Get("tool_id").String(), name: rec.Get("tool_name").String(),
-				args: args(rec.Get("parameters")), ts: ts})
+			cur.calls = append(cur.calls, &Call{id: rec.Get("tool_id").String(), Name: rec.Get("tool_name").String(),
+				Args: args(rec.Get("parameters")), ts: ts})
 			tools[rec.Get("tool_id").String()] = rec.Get("tool_name").String()
 		case "tool_result":
-			b.mapRecord()
+			b.MapRecord()
 			flush()
 			r := &result{id: rec.Get("tool_id").String(), ts: ts}
 			if o := rec.Get("output"); o.Exists() {
@@ -549,21 +549,21 @@ func importGeminiStream(b *Builder, data []byte) error {
 			}
 			if rec.Get("status").String() == "error" {
 				r.isError = true
-				r.failure.msg = rec.Get("error.message").String()
-				if !r.hasOut && r.failure.msg != "" {
-					r.output, r.hasOut = r.failure.msg, true
+				r.failure.Msg = rec.Get("error.message").String()
+				if !r.hasOut && r.failure.Msg != "" {
+					r.output, r.hasOut = r.failure.Msg, true
 				}
 			}
 			geminiShellExit(r, tools[r.id])
 			r.meta = rest(rec, "type", "tool_id", "output", "timestamp")
 			b.result(r)
 		case "error", "result":
-			b.mapRecord()
+			b.MapRecord()
 			flush()
 			b.seen(ts)
-			b.appendMeta("gemini_events", raw(rec))
+			b.AppendMeta("gemini_events", raw(rec))
 			if typ == "result" && rec.Get("status").String() == "error" {
-				b.warn("%s: the run ended in an error: %s", where, rec.Get("error.message").String())
+				b.Warn("%s: the run ended in an error: %s", where, rec.Get("error.message").String())
 			}
 		default:
 			b.skip(fmt.Sprintf("event type %q", typ))
@@ -574,7 +574,7 @@ func importGeminiStream(b *Builder, data []byte) error {
 		return err
 	}
 	if b.mapped == 0 {
-		return b.errorf("", "the input holds no Gemini CLI stream-json event")
+		return b.Errorf("", "the input holds no Gemini CLI stream-json event")
 	}
 	flush()
 	b.agentFiles()
@@ -592,23 +592,23 @@ func importGeminiCheckpoint(b *Builder, doc gjson.Result) error {
 	history := doc
 	if doc.IsObject() {
 		history = doc.Get("history")
-		var meta obj
-		meta.set("checkpoint", rest(doc, "history").raw())
-		b.meta.set("gemini", meta.raw())
+		var meta Obj
+		meta.Set("checkpoint", rest(doc, "history").Raw())
+		b.Meta.Set("gemini", meta.Raw())
 	}
 	for i, c := range elems(history) {
 		where := fmt.Sprintf("history[%d]", i)
 		if !c.IsObject() || !c.Get("parts").IsArray() {
-			return b.errorf(where, "expected a Content {role, parts}, got %s", kind(c))
+			return b.Errorf(where, "expected a Content {role, parts}, got %s", kind(c))
 		}
-		b.mapRecord()
+		b.MapRecord()
 		role := c.Get("role").String()
 		m := &msg{role: "user"}
 		if role == "model" {
 			m.role = "assistant"
 		}
 		var media []execlog.Part
-		var other list
+		var other List
 		for _, p := range elems(c.Get("parts")) {
 			switch {
 			case p.Get("thought").Type == gjson.True && p.Get("text").Type == gjson.String:
@@ -632,9 +632,9 @@ func importGeminiCheckpoint(b *Builder, doc gjson.Result) error {
 				other = append(other, raw(p))
 			}
 		}
-		m.meta.set("parts", other.raw())
+		m.meta.Set("parts", other.Raw())
 		if role != "user" && role != "model" {
-			m.meta.setString("role", role)
+			m.meta.SetString("role", role)
 		}
 		if len(media) > 0 && m.role == "user" {
 			m.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(m.text)}}, media...)
@@ -645,7 +645,7 @@ func importGeminiCheckpoint(b *Builder, doc gjson.Result) error {
 		b.add(m)
 	}
 	if b.records == 0 {
-		return b.errorf("history", "the checkpoint holds no Content")
+		return b.Errorf("history", "the checkpoint holds no Content")
 	}
 	b.agentFiles()
 	return nil

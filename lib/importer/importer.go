@@ -7,9 +7,9 @@ import (
 	"github.com/ctx-tools/ctx/lib/execlog"
 )
 
-// Format names, as given to ctx-pack --from.
+// Format names, as given to ctx-pack --from (an agent's format whose
+// package is under lib/agent names itself there).
 const (
-	Aider           = "aider"
 	Anthropic       = "anthropic"
 	ATIF            = "atif"
 	ClaudeCode      = "claude-code"
@@ -155,7 +155,7 @@ func (f Format) RunLog(data []byte, opts Options) (*execlog.Log, Report, error) 
 		return nil, Report{Format: format}, err
 	}
 	if b.records == 0 {
-		return nil, Report{Format: format}, b.errorf("", "the input holds no records")
+		return nil, Report{Format: format}, b.Errorf("", "the input holds no records")
 	}
 	l := b.log()
 	if b.workspace != nil {
@@ -169,7 +169,7 @@ func (f Format) RunLog(data []byte, opts Options) (*execlog.Log, Report, error) 
 	if err := l.Canonical(); err != nil {
 		// Text the input carries but canonical JSON cannot (a lone UTF-16
 		// surrogate escape): named by where it lands in the log.
-		return nil, Report{Format: format}, b.errorf("", "%s%v", cannotPrint, err)
+		return nil, Report{Format: format}, b.Errorf("", "%s%v", cannotPrint, err)
 	}
 	b.commit()
 	rep := b.report()

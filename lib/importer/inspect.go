@@ -61,13 +61,13 @@ func importInspect(b *Builder, data []byte) error {
 		return err
 	}
 	if !whole || !doc.IsObject() {
-		return b.errorf("", "expected an Inspect log object")
+		return b.Errorf("", "expected an Inspect log object")
 	}
 	requested := b.inspectHeader(doc, "")
-	defer b.setModel(requested)
+	defer b.SetModel(requested)
 	samples := doc.Get("samples")
 	if samples.Exists() && !samples.IsArray() {
-		return b.errorf("samples", "expected an array, got %s", kind(samples))
+		return b.Errorf("samples", "expected an array, got %s", kind(samples))
 	}
 	arr := elems(samples)
 	for i, s := range arr {
@@ -76,7 +76,7 @@ func importInspect(b *Builder, data []byte) error {
 		}
 	}
 	if len(arr) == 0 {
-		b.warn("the log has no samples")
+		b.Warn("the log has no samples")
 	}
 	return nil
 }
@@ -85,7 +85,7 @@ func importInspect(b *Builder, data []byte) error {
 func (b *Builder) inspectArchive(data []byte) error {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return b.errorf("", "reading the .eval archive: %v", err)
+		return b.Errorf("", "reading the .eval archive: %v", err)
 	}
 	members := map[string]*zip.File{}
 	var samples []string
@@ -99,7 +99,7 @@ func (b *Builder) inspectArchive(data []byte) error {
 	limit := evalBudget(int64(len(data)))
 	budget := limit // bytes the members may still inflate to
 	tooLarge := func(name string) error {
-		return b.errorf(name, "the archive's members inflate to more than %s, the most read from an archive of %s: refused", sizeText(limit), sizeText(int64(len(data))))
+		return b.Errorf(name, "the archive's members inflate to more than %s, the most read from an archive of %s: refused", sizeText(limit), sizeText(int64(len(data))))
 	}
 	read := func(name string) (gjson.Result, error) {
 		f := members[name]
@@ -110,25 +110,25 @@ func (b *Builder) inspectArchive(data []byte) error {
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return gjson.Result{}, b.errorf(name, "reading the archive member: %v", err)
+			return gjson.Result{}, b.Errorf(name, "reading the archive member: %v", err)
 		}
 		defer rc.Close()
 		body, err := io.ReadAll(io.LimitReader(rc, budget+1))
 		if err != nil {
-			return gjson.Result{}, b.errorf(name, "reading the archive member: %v", err)
+			return gjson.Result{}, b.Errorf(name, "reading the archive member: %v", err)
 		}
 		if int64(len(body)) > budget {
 			return gjson.Result{}, tooLarge(name)
 		}
 		budget -= int64(len(body))
 		if !gjson.ValidBytes(body) {
-			return gjson.Result{}, b.errorf(name, "invalid JSON: %s", jsonError(body))
+			return gjson.Result{}, b.Errorf(name, "invalid JSON: %s", jsonError(body))
 		}
 		if !utf8.Valid(body) {
-			return gjson.Result{}, b.errorf(name, "invalid UTF-8")
+			return gjson.Result{}, b.Errorf(name, "invalid UTF-8")
 		}
 		if err := checkSurrogates(body); err != nil {
-			return gjson.Result{}, b.errorf(name, "%v", err)
+			return gjson.Result{}, b.Errorf(name, "%v", err)
 		}
 		return gjson.ParseBytes(body), nil
 	}
@@ -137,20 +137,20 @@ func (b *Builder) inspectArchive(data []byte) error {
 		header = "_journal/start.json" // a log still being written
 	}
 	if members[header] == nil {
-		return b.errorf("", "the .eval archive has neither header.json nor _journal/start.json")
+		return b.Errorf("", "the .eval archive has neither header.json nor _journal/start.json")
 	}
 	h, err := read(header)
 	if err != nil {
 		return err
 	}
 	requested := b.inspectHeader(h, header)
-	defer b.setModel(requested)
+	defer b.SetModel(requested)
 	if f := members["reductions.json"]; f != nil {
 		r, err := read(f.Name)
 		if err != nil {
 			return err
 		}
-		b.meta.set("reductions", raw(r))
+		b.Meta.Set("reductions", raw(r))
 	}
 	for _, name := range samples {
 		s, err := read(name)
@@ -162,7 +162,7 @@ func (b *Builder) inspectArchive(data []byte) error {
 		}
 	}
 	if len(samples) == 0 {
-		b.warn("the log has no samples")
+		b.Warn("the log has no samples")
 	}
 	return nil
 }
@@ -209,15 +209,15 @@ func (b *Builder) inspectHeader(h gjson.Result, where string) string {
 		return true
 	})
 	each(ev.Get("packages"), func(k, v gjson.Result) bool {
-		b.tool(k.String(), v.String())
+		b.Tool(k.String(), v.String())
 		return true
 	})
 	b.seen(timestamp(ev.Get("created")))
 	b.seen(timestamp(h.Get("stats.started_at")))
-	b.meta.set("eval", rest(ev, "model_generate_config", "packages").raw())
+	b.Meta.Set("eval", rest(ev, "model_generate_config", "packages").Raw())
 	for _, k := range []string{"version", "status", "plan", "results", "stats", "error", "reductions"} {
 		if v := h.Get(k); informative(v) {
-			b.meta.set(k, raw(v))
+			b.Meta.Set(k, raw(v))
 		}
 	}
 	return ev.Get("model").String()
@@ -226,7 +226,7 @@ func (b *Builder) inspectHeader(h gjson.Result, where string) string {
 // inspectSample adds one sample's conversation.
 func (b *Builder) inspectSample(s gjson.Result, where string, several bool) error {
 	if !s.IsObject() {
-		return b.errorf(where, "expected a sample object, got %s", kind(s))
+		return b.Errorf(where, "expected a sample object, got %s", kind(s))
 	}
 	b.newConversation()
 	each(s.Get("attachments"), func(k, v gjson.Result) bool {
@@ -247,7 +247,7 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 		switch e.Get("event").String() {
 		case "model":
 			// The model that answered, before the one requested.
-			b.setModel(e.Get("output.model").String())
+			b.SetModel(e.Get("output.model").String())
 			switch id := e.Get("output.choices.0.message.id").String(); {
 			case id != "":
 				models[id] = e
@@ -272,16 +272,16 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 	if err != nil {
 		return err
 	}
-	start := len(b.steps)
+	start := len(b.Steps)
 	last := ""
 	// The model that answered the sample (its output's), for the turns
 	// whose model event is not in the log.
 	answered := s.Get("output.model").String()
-	b.setModel(answered)
+	b.SetModel(answered)
 	for _, m := range msgs {
-		b.mapRecord()
+		b.MapRecord()
 		if m.role == "assistant" {
-			id := gjson.ParseBytes(m.meta.get("id")).String()
+			id := gjson.ParseBytes(m.meta.Get("id")).String()
 			e, ok := models[id]
 			if ok {
 				delete(models, id)
@@ -295,35 +295,35 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 			if ok && e.Get("output.model").String() != "" {
 				model = e.Get("output.model").String()
 			}
-			if own := gjson.ParseBytes(m.meta.get("model")).String(); model != "" && own != model {
+			if own := gjson.ParseBytes(m.meta.Get("model")).String(); model != "" && own != model {
 				if own != "" {
-					m.meta.set("message_model", m.meta.get("model"))
+					m.meta.Set("message_model", m.meta.Get("model"))
 				}
-				m.meta.setString("model", model)
+				m.meta.SetString("model", model)
 			}
 			if ok {
-				b.mapRecord()
+				b.MapRecord()
 				m.ts = timestamp(e.Get("timestamp"))
-				var params obj
+				var params Obj
 				for _, k := range []string{"tools", "tool_choice", "config"} {
 					if v := e.Get(k); informative(v) {
-						params.set(k, raw(v))
+						params.Set(k, raw(v))
 					}
 				}
-				m.params = params.raw()
-				m.meta.set("usage", raw(e.Get("output.usage")))
-				m.meta.set("stop_reason", raw(e.Get("output.choices.0.stop_reason")))
-				m.meta.set("event", rest(e, "event", "model", "input", "input_refs", "tools", "tool_choice", "config", "output", "timestamp").raw())
+				m.params = params.Raw()
+				m.meta.Set("usage", raw(e.Get("output.usage")))
+				m.meta.Set("stop_reason", raw(e.Get("output.choices.0.stop_reason")))
+				m.meta.Set("event", rest(e, "event", "model", "input", "input_refs", "tools", "tool_choice", "config", "output", "timestamp").Raw())
 			}
 			for _, c := range m.calls {
 				e, ok := tools[c.id]
 				if !ok {
 					continue
 				}
-				b.mapRecord()
+				b.MapRecord()
 				delete(tools, c.id)
 				c.ts = timestamp(e.Get("timestamp"))
-				c.meta.set("event", rest(e, "event", "type", "id", "function", "arguments", "result", "view", "timestamp").raw())
+				c.meta.Set("event", rest(e, "event", "type", "id", "function", "arguments", "result", "view", "timestamp").Raw())
 			}
 			if m.hasText && strings.TrimSpace(m.text) != "" {
 				last = m.text
@@ -333,10 +333,10 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 			for _, r := range m.results {
 				if e, ok := tools[r.id]; ok && r.id != "" {
 					// A tool event whose call is not among the messages.
-					b.mapRecord()
+					b.MapRecord()
 					delete(tools, r.id)
 					r.ts = timestamp(e.Get("timestamp"))
-					r.meta.set("event", rest(e, "event", "type", "id", "function", "result", "view", "timestamp").raw())
+					r.meta.Set("event", rest(e, "event", "type", "id", "function", "result", "view", "timestamp").Raw())
 				}
 			}
 		}
@@ -356,37 +356,37 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 			last = m.text
 		}
 	}
-	info.set("output", rest(s.Get("output"), "choices.0.message", "completion").raw())
+	info.Set("output", rest(s.Get("output"), "choices.0.message", "completion").Raw())
 	id, epoch := s.Get("id").String(), s.Get("epoch").String()
 	n := len(b.metaList["samples"]) // the sample's position in the log
 	if several {
-		for _, st := range b.steps[start:] {
+		for _, st := range b.Steps[start:] {
 			if id != "" {
-				st.meta.setString("sample_id", id)
+				st.Meta.SetString("sample_id", id)
 			} else {
-				st.meta.set("sample_index", jsonInt(n))
+				st.Meta.Set("sample_index", JSONInt(n))
 			}
-			st.meta.set("epoch", raw(s.Get("epoch")))
+			st.Meta.Set("epoch", raw(s.Get("epoch")))
 		}
 	}
 	// One entry per sample, in order, even for a sample that holds nothing
 	// but its messages.
 	if len(info) == 0 {
-		b.appendMeta("samples", json.RawMessage("{}"))
+		b.AppendMeta("samples", json.RawMessage("{}"))
 	} else {
-		b.appendMeta("samples", info.raw())
+		b.AppendMeta("samples", info.Raw())
 	}
 	if strings.TrimSpace(last) != "" {
-		name := finalName
+		name := FinalName
 		if several {
 			dir := safeName(id) + "_epoch_" + safeName(epoch)
 			if id == "" {
 				// A sample without an id is named by its position.
 				dir = "sample_" + strconv.Itoa(n+1)
 			}
-			name = path.Join("samples", dir, finalName)
+			name = path.Join("samples", dir, FinalName)
 		}
-		b.outputs = append(b.outputs, output{Name: name, Content: last})
+		b.Outputs = append(b.Outputs, Output{Name: name, Content: last})
 	}
 	return nil
 }
@@ -402,7 +402,7 @@ func (b *Builder) producedBy(m *msg, events *[]gjson.Result) (gjson.Result, bool
 		}
 		same := true
 		for k, c := range out.calls {
-			same = same && c.id == m.calls[k].id && c.name == m.calls[k].name
+			same = same && c.id == m.calls[k].id && c.Name == m.calls[k].Name
 		}
 		if same {
 			*events = append((*events)[:i:i], (*events)[i+1:]...)

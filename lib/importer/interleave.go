@@ -28,7 +28,7 @@ func interleave(msgs []*msg, fileOf map[*msg]int, sc *sidechains) []*msg {
 		n = max(n, f)
 	}
 	seqs := make([][]*msg, n+1)
-	holder := map[*call]*msg{}
+	holder := map[*Call]*msg{}
 	for _, m := range msgs {
 		seqs[fileOf[m]] = append(seqs[fileOf[m]], m)
 		for _, c := range m.calls {

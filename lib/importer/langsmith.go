@@ -22,7 +22,7 @@ type lsRun struct {
 	key    string
 	where  string
 	order  int
-	fields obj
+	fields Obj
 }
 
 func importLangSmith(b *Builder, data []byte) error {
@@ -30,14 +30,14 @@ func importLangSmith(b *Builder, data []byte) error {
 	var order []*lsRun
 	add := func(where string, rec gjson.Result) error {
 		if !rec.IsObject() {
-			return b.errorf(where, "expected a run object, got %s", kind(rec))
+			return b.Errorf(where, "expected a run object, got %s", kind(rec))
 		}
 		key := rec.Get("id").String()
 		if key == "" {
 			key = runIDFromDottedOrder(rec.Get("dotted_order").String())
 		}
 		if key == "" {
-			return b.errorf(where, "run has neither id nor dotted_order")
+			return b.Errorf(where, "run has neither id nor dotted_order")
 		}
 		r := runs[key]
 		if r == nil {
@@ -45,10 +45,10 @@ func importLangSmith(b *Builder, data []byte) error {
 			runs[key] = r
 			order = append(order, r)
 		} else {
-			b.mapRecord() // an update merged into its run
+			b.MapRecord() // an update merged into its run
 		}
 		each(rec, func(k, v gjson.Result) bool {
-			r.fields.set(k.String(), raw(v))
+			r.fields.Set(k.String(), raw(v))
 			return true
 		})
 		return nil
@@ -66,7 +66,7 @@ func importLangSmith(b *Builder, data []byte) error {
 				continue
 			}
 			if !part.v.IsArray() {
-				return b.errorf(at(where, part.name), "expected an array of runs, got %s", kind(part.v))
+				return b.Errorf(at(where, part.name), "expected an array of runs, got %s", kind(part.v))
 			}
 			for i, r := range elems(part.v) {
 				if err := add(at(where, fmt.Sprintf("%s[%d]", part.name, i)), r); err != nil {
@@ -81,7 +81,7 @@ func importLangSmith(b *Builder, data []byte) error {
 	}
 	parsed := make([]gjson.Result, len(order))
 	for i, r := range order {
-		parsed[i] = gjson.ParseBytes(r.fields.raw())
+		parsed[i] = gjson.ParseBytes(r.fields.Raw())
 	}
 	idx := make([]int, len(order))
 	for i := range idx {
@@ -130,7 +130,7 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 			return err
 		}
 		md := run.Get("extra.metadata")
-		b.setModel(first(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model",
+		b.SetModel(first(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model",
 			"extra.metadata.ls_model_name", "inputs.model", "extra.invocation_params.model", "extra.invocation_params.model_name").String())
 		b.samplingParams(run.Get("inputs"))
 		b.samplingParams(run.Get("extra.invocation_params"))
@@ -142,17 +142,17 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 			out = append(out, turn)
 		}
 		turn.ts = ts
-		turn.params = params.raw()
+		turn.params = params.Raw()
 		turn.meta = join(rest(run, mapped...), turn.meta)
 		// The model that answered this call, when the outputs name it.
 		if m := first(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model"); m.Type == gjson.String && m.Str != "" {
-			turn.meta.setDefault("model", quote(m.Str))
+			turn.meta.setDefault("model", Quote(m.Str))
 		}
 		if e := run.Get("error"); informative(e) {
-			turn.failed = &failure{msg: e.String()}
+			turn.failed = &Failure{Msg: e.String()}
 		}
 		b.exchange(in, out)
-		b.mapRecord()
+		b.MapRecord()
 	case "tool", "retriever":
 		name := run.Get("name").String()
 		var out *string
@@ -163,17 +163,17 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 			}
 			out = &s
 		}
-		var fail *failure
+		var fail *Failure
 		if e := run.Get("error"); informative(e) {
-			fail = &failure{msg: e.String()}
+			fail = &Failure{Msg: e.String()}
 		}
 		id := first(run, "extra.metadata.tool_call_id", "inputs.tool_call_id").String()
 		b.toolRun(id, name, raw(run.Get("inputs")), out, fail, ts, rest(run, append(mapped, "name")...))
-		b.mapRecord()
+		b.MapRecord()
 	default:
 		if run.Get("parent_run_id").String() == "" && !run.Get("trace_id").Exists() || run.Get("trace_id").String() == run.Get("id").String() {
 			if o := run.Get("outputs.output"); o.Type == gjson.String && strings.TrimSpace(o.Str) != "" {
-				b.outputs = []output{{Name: finalName, Content: o.Str}}
+				b.Outputs = []Output{{Name: FinalName, Content: o.Str}}
 			}
 		}
 		if rt == "" {
@@ -188,9 +188,9 @@ func (b *Builder) langSmithEnv(rt gjson.Result) {
 	if !rt.Exists() {
 		return
 	}
-	b.tool(rt.Get("sdk").String(), rt.Get("sdk_version").String())
-	b.tool("langchain", rt.Get("langchain_version").String())
-	b.tool("langchain-core", rt.Get("langchain_core_version").String())
+	b.Tool(rt.Get("sdk").String(), rt.Get("sdk_version").String())
+	b.Tool("langchain", rt.Get("langchain_version").String())
+	b.Tool("langchain-core", rt.Get("langchain_core_version").String())
 	if r := strings.TrimSpace(rt.Get("runtime").String() + " " + rt.Get("runtime_version").String()); r != "" && b.env.Runtime == "" {
 		b.env.Runtime = r
 	}
@@ -202,7 +202,7 @@ func (b *Builder) langSmithEnv(rt gjson.Result) {
 // langSmithInputs reads an llm run's inputs: OpenAI-shaped messages,
 // LangChain serialised messages (possibly a batch: a list of lists), or
 // plain prompts.
-func (b *Builder) langSmithInputs(in gjson.Result, where string) ([]*msg, obj, error) {
+func (b *Builder) langSmithInputs(in gjson.Result, where string) ([]*msg, Obj, error) {
 	var msgs []*msg
 	m := in.Get("messages")
 	if m.IsArray() && m.Get("0").IsArray() {
@@ -213,7 +213,7 @@ func (b *Builder) langSmithInputs(in gjson.Result, where string) ([]*msg, obj, e
 	}
 	if m.Exists() {
 		if !m.IsArray() {
-			return nil, nil, b.errorf(where, "expected an array of messages, got %s", kind(m))
+			return nil, nil, b.Errorf(where, "expected an array of messages, got %s", kind(m))
 		}
 		var err error
 		i := 0
@@ -291,13 +291,13 @@ func (b *Builder) langSmithOutputs(out gjson.Result, where string) ([]*msg, erro
 			}
 		}
 		m.meta = join(rest(out, "generations"), m.meta)
-		m.meta.set("generation", rest(g, "message", "text").raw())
+		m.meta.Set("generation", rest(g, "message", "text").Raw())
 		return []*msg{m}, nil
 	case out.Get("output").Exists():
 		m := &msg{role: "assistant", meta: rest(out, "output")}
 		m.addText(str(out.Get("output")))
 		return []*msg{m}, nil
 	}
-	m := &msg{role: "assistant", meta: obj{{"outputs", json.RawMessage(out.Raw)}}}
+	m := &msg{role: "assistant", meta: Obj{{"outputs", json.RawMessage(out.Raw)}}}
 	return []*msg{m}, nil
 }

@@ -9,38 +9,38 @@ import (
 // time: the definition the one that writes each list once must match.
 func doneLaterByLists(m *msg) {
 	var keys []string
-	lists := map[string]list{}
+	lists := map[string]List{}
 	for _, l := range m.later {
 		v := l.raw
 		if v == nil {
-			v = l.o.raw()
+			v = l.o.Raw()
 		}
 		if !l.list {
-			m.meta.set(l.k, v)
+			m.meta.Set(l.k, v)
 			continue
 		}
 		if _, ok := lists[l.k]; !ok {
 			keys = append(keys, l.k)
-			lists[l.k] = listOf(m.meta.get(l.k))
+			lists[l.k] = listOf(m.meta.Get(l.k))
 		}
 		lists[l.k] = append(lists[l.k], v)
 	}
 	for _, k := range keys {
-		m.meta.set(k, lists[k].raw())
+		m.meta.Set(k, lists[k].Raw())
 	}
 	m.later = nil
 }
 
 func TestDoneLater(t *testing.T) {
-	o := func(kv ...string) obj {
-		var r obj
+	o := func(kv ...string) Obj {
+		var r Obj
 		for i := 0; i < len(kv); i += 2 {
-			r = append(r, member{kv[i], json.RawMessage(kv[i+1])})
+			r = append(r, Member{kv[i], json.RawMessage(kv[i+1])})
 		}
 		return r
 	}
 	for name, c := range map[string]struct {
-		meta  obj
+		meta  Obj
 		later []laterMeta
 	}{
 		"none":      {o("a", "1"), nil},
@@ -50,7 +50,7 @@ func TestDoneLater(t *testing.T) {
 			[]laterMeta{{k: "items", list: true, o: o("b", "3")}}},
 		"to an empty list": {o("items", `[]`), []laterMeta{{k: "items", list: true, o: o("b", "3")}}},
 		"empty values": {nil, []laterMeta{{k: "items", list: true}, {k: "items", list: true, raw: json.RawMessage{}},
-			{k: "items", list: true, o: obj{}}, {k: "token_count"}}},
+			{k: "items", list: true, o: Obj{}}, {k: "token_count"}}},
 		"members and lists in order": {o("model", `"m"`), []laterMeta{
 			{k: "token_count", o: o("input", "5")},
 			{k: "more_token_counts", list: true, o: o("n", "1")},
@@ -60,12 +60,12 @@ func TestDoneLater(t *testing.T) {
 		}},
 		"escaped names": {nil, []laterMeta{{k: "items", list: true, o: o("a\"b\\", `"\u00e9"`)}}},
 	} {
-		want := &msg{meta: append(obj(nil), c.meta...), later: c.later}
-		got := &msg{meta: append(obj(nil), c.meta...), later: c.later}
+		want := &msg{meta: append(Obj(nil), c.meta...), later: c.later}
+		got := &msg{meta: append(Obj(nil), c.meta...), later: c.later}
 		doneLaterByLists(want)
 		got.doneLater()
-		if string(got.meta.raw()) != string(want.meta.raw()) || got.later != nil {
-			t.Errorf("%s: metadata %s, want %s", name, got.meta.raw(), want.meta.raw())
+		if string(got.meta.Raw()) != string(want.meta.Raw()) || got.later != nil {
+			t.Errorf("%s: metadata %s, want %s", name, got.meta.Raw(), want.meta.Raw())
 		}
 	}
 }

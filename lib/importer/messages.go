@@ -107,7 +107,7 @@ func (b *Builder) readMsgs(arr gjson.Result, t *msgTable, where string) ([]*msg,
 		return nil, nil
 	}
 	if !arr.IsArray() {
-		return nil, b.errorf(where, "expected an array of messages, got %s", kind(arr))
+		return nil, b.Errorf(where, "expected an array of messages, got %s", kind(arr))
 	}
 	var out []*msg
 	var err error
@@ -129,13 +129,13 @@ func (b *Builder) readMsgs(arr gjson.Result, t *msgTable, where string) ([]*msg,
 // role defRole, or is an error if defRole is "".
 func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*msg, error) {
 	if !m.IsObject() {
-		return nil, b.errorf(where, "expected a message object, got %s", kind(m))
+		return nil, b.Errorf(where, "expected a message object, got %s", kind(m))
 	}
 	f := fieldsOf(m)
 	role := f.first(t.role...).String()
 	if role == "" {
 		if defRole == "" {
-			return nil, b.errorf(where, "message has no role")
+			return nil, b.Errorf(where, "message has no role")
 		}
 		role = defRole
 	}
@@ -164,8 +164,8 @@ func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 			if r.isError {
 				// Inspect's typed ToolCallError: its message is the step's
 				// error, the whole of it stays in the metadata.
-				r.meta.set("error", raw(e))
-				r.failure.msg = e.Get("message").String()
+				r.meta.Set("error", raw(e))
+				r.failure.Msg = e.Get("message").String()
 			}
 		}
 		r.meta = join(r.meta, ms.meta)
@@ -187,21 +187,21 @@ func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 	if len(t.calls) > 0 {
 		calls := f.first(t.calls...)
 		if informative(calls) && !calls.IsArray() {
-			return nil, b.errorf(where+".tool_calls", "expected an array, got %s", kind(calls))
+			return nil, b.Errorf(where+".tool_calls", "expected an array, got %s", kind(calls))
 		}
 		each(calls, func(_, c gjson.Result) bool {
 			cf := fieldsOf(c)
-			ms.calls = append(ms.calls, &call{
+			ms.calls = append(ms.calls, &Call{
 				id:   cf.first(t.callID...).String(),
-				name: cf.first(t.name...).String(),
-				args: args(cf.first(t.args...)),
+				Name: cf.first(t.name...).String(),
+				Args: args(cf.first(t.args...)),
 				meta: cf.rest(t.callMapped...),
 			})
 			return true
 		})
 		// The legacy single function_call of Chat Completions.
 		if fc := f.get("function_call"); fc.IsObject() {
-			ms.calls = append(ms.calls, &call{name: fc.Get("name").String(), args: args(fc.Get("arguments"))})
+			ms.calls = append(ms.calls, &Call{Name: fc.Get("name").String(), Args: args(fc.Get("arguments"))})
 		}
 	}
 	return ms, nil
@@ -234,9 +234,9 @@ func (b *Builder) readParts(m *msg, c gjson.Result, where string) error {
 		}
 		return nil
 	case !c.IsArray():
-		return b.errorf(where, "expected a string or an array of content parts, got %s", kind(c))
+		return b.Errorf(where, "expected a string or an array of content parts, got %s", kind(c))
 	}
-	var unknown list
+	var unknown List
 	var parts []execlog.Part // every text and media part, in order
 	media := false
 	text := func(s string) {
@@ -254,7 +254,7 @@ func (b *Builder) readParts(m *msg, c gjson.Result, where string) error {
 			parts = append(parts, part)
 			media = true
 			if len(extra) > 0 {
-				unknown = append(unknown, extra.raw())
+				unknown = append(unknown, extra.Raw())
 			}
 			return true
 		}
@@ -267,7 +267,7 @@ func (b *Builder) readParts(m *msg, c gjson.Result, where string) error {
 			}
 			text(t.Str)
 			if extra := f.rest("text", "content", "type"); len(extra) > 0 {
-				unknown = append(unknown, f.rest("text", "content").raw())
+				unknown = append(unknown, f.rest("text", "content").Raw())
 			}
 		case "redacted_thinking":
 			// Encrypted thinking: the block's JSON text is the reasoning.
@@ -278,13 +278,13 @@ func (b *Builder) readParts(m *msg, c gjson.Result, where string) error {
 				m.reasoning = append(m.reasoning, t.Str)
 			}
 			if extra := f.rest("thinking", "reasoning", "text", "content", "type"); len(extra) > 0 {
-				unknown = append(unknown, f.rest("thinking", "reasoning", "text", "content").raw())
+				unknown = append(unknown, f.rest("thinking", "reasoning", "text", "content").Raw())
 			}
 		case "tool_use", "server_tool_use", "mcp_tool_use", "tool_call":
-			m.calls = append(m.calls, &call{
+			m.calls = append(m.calls, &Call{
 				id:   f.first("call_id", "id").String(),
-				name: f.get("name").String(),
-				args: args(f.first("input", "arguments")),
+				Name: f.get("name").String(),
+				Args: args(f.first("input", "arguments")),
 				meta: f.rest("call_id", "id", "name", "input", "arguments", "type"),
 			})
 		case "tool_result", "tool_call_response", "mcp_tool_result":
@@ -307,7 +307,7 @@ func (b *Builder) readParts(m *msg, c gjson.Result, where string) error {
 			}
 			r.meta = join(r.meta, f.rest("tool_use_id", "call_id", "id", "content", "response", "result", "output", "is_error", "type"))
 			if typ != "tool_result" && typ != "tool_call_response" {
-				r.meta.setString("type", typ)
+				r.meta.SetString("type", typ)
 			}
 			m.results = append(m.results, r)
 		default:
@@ -324,7 +324,7 @@ func (b *Builder) readParts(m *msg, c gjson.Result, where string) error {
 		return true
 	})
 	if len(unknown) > 0 {
-		m.meta.set("content", unknown.raw())
+		m.meta.Set("content", unknown.Raw())
 	}
 	if media {
 		m.parts = parts
@@ -341,7 +341,7 @@ func (b *Builder) readParts(m *msg, c gjson.Result, where string) error {
 // The base64 text is copied as it is, never decoded here; the part's
 // other members are returned to be kept in metadata. A reference to
 // content elsewhere (a URL, a file id) is no part: ok is false.
-func mediaPart(f fields, typ string, attachment func(string) string) (part execlog.Part, b64 string, extra obj, ok bool) {
+func mediaPart(f fields, typ string, attachment func(string) string) (part execlog.Part, b64 string, extra Obj, ok bool) {
 	kind := ""
 	var mediaType, data, textData string
 	var mapped []string
@@ -367,7 +367,7 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 			}
 			mapped = []string{"type", "source"}
 			if rest := rest(src, "type", "media_type", "data"); len(rest) > 0 {
-				extra.set("source", rest.raw())
+				extra.Set("source", rest.Raw())
 			}
 		} else if u := f.get("image"); u.Type == gjson.String { // Inspect
 			if mediaType, data, ok = dataURL(attachment(u.Str)); !ok {
@@ -382,7 +382,7 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 		u := f.get("image_url")
 		if u.IsObject() {
 			if rest := rest(u, "url"); len(rest) > 0 {
-				extra.set("image_url", rest.raw())
+				extra.Set("image_url", rest.Raw())
 			}
 			u = u.Get("url")
 		}
@@ -402,7 +402,7 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 		mapped = []string{"type", "file", "file_data"}
 		if fo := f.get("file"); fo.IsObject() {
 			if rest := rest(fo, "file_data"); len(rest) > 0 {
-				extra.set("file", rest.raw())
+				extra.Set("file", rest.Raw())
 			}
 		}
 	case "blob":
@@ -425,7 +425,7 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 	}
 	extra = join(f.rest(mapped...), extra)
 	if len(extra) > 0 {
-		extra.setDefault("type", quote(typ))
+		extra.setDefault("type", Quote(typ))
 	}
 	return p, b64, extra, true
 }
@@ -438,7 +438,7 @@ func (b *Builder) validBase64(p execlog.Part, b64, where string) bool {
 		return true
 	}
 	if _, err := base64.StdEncoding.DecodeString(b64); err != nil {
-		b.warn("%s: a %s part's base64 is not valid (%v); it is kept in metadata", where, p.Type, err)
+		b.Warn("%s: a %s part's base64 is not valid (%v); it is kept in metadata", where, p.Type, err)
 		return false
 	}
 	return true
@@ -481,12 +481,12 @@ func serverToolResult(f fields, typ string) *result {
 	switch rc := out.Get("return_code"); {
 	case strings.HasSuffix(ct, "_error"):
 		r.isError = true
-		r.failure.msg = out.Get("error_code").String()
+		r.failure.Msg = out.Get("error_code").String()
 	case rc.Type == gjson.Number && rc.Raw != "0":
 		r.isError = true
-		r.failure.exitCode = raw(rc)
+		r.failure.ExitCode = raw(rc)
 	}
-	r.meta.setString("type", typ)
+	r.meta.SetString("type", typ)
 	r.meta = join(r.meta, f.rest("tool_use_id", "content", "type"))
 	return r
 }
@@ -503,7 +503,7 @@ func joinOwnResults(m *msg) {
 	}
 	kept := m.results[:0]
 	for _, r := range m.results {
-		var c, unnamed *call
+		var c, unnamed *Call
 		for _, mc := range m.calls {
 			if mc.id != "" && mc.id == r.id && mc.output == nil {
 				c = mc
@@ -513,7 +513,7 @@ func joinOwnResults(m *msg) {
 				unnamed = mc
 			}
 		}
-		if c == nil && unnamed != nil && r.id != "" && !slices.ContainsFunc(m.calls, func(mc *call) bool { return mc.id == r.id }) {
+		if c == nil && unnamed != nil && r.id != "" && !slices.ContainsFunc(m.calls, func(mc *Call) bool { return mc.id == r.id }) {
 			c = unnamed
 			c.id = r.id
 		}

@@ -41,19 +41,19 @@ func importOpenCode(b *Builder, data []byte) error {
 		return err
 	}
 	if !whole || !doc.IsObject() || !doc.Get("messages").IsArray() {
-		return b.errorf("", "expected an OpenCode export: an object with info and messages")
+		return b.Errorf("", "expected an OpenCode export: an object with info and messages")
 	}
 	info := doc.Get("info")
-	b.mapRecord()
+	b.MapRecord()
 	if dir := info.Get("directory").String(); dir != "" {
 		b.root(dir)
-		b.meta.set("session", obj{{"cwd", quote(dir)}}.raw())
+		b.Meta.Set("session", Obj{{"cwd", Quote(dir)}}.Raw())
 	}
 	b.seen(timestamp(info.Get("time.created")))
-	var meta obj
-	meta.set("session", raw(info))
-	meta.set("todos", raw(doc.Get("todos")))
-	b.meta.set("opencode", meta.raw())
+	var meta Obj
+	meta.Set("session", raw(info))
+	meta.Set("todos", raw(doc.Get("todos")))
+	b.Meta.Set("opencode", meta.Raw())
 	for i, m := range elems(doc.Get("messages")) {
 		where := fmt.Sprintf("messages[%d]", i)
 		if err := openCodeMessage(b, m, where); err != nil {
@@ -68,9 +68,9 @@ func openCodeMessage(b *Builder, m gjson.Result, where string) error {
 	info := m.Get("info")
 	parts := m.Get("parts")
 	if !info.IsObject() || parts.Exists() && !parts.IsArray() {
-		return b.errorf(where, "expected {info, parts}")
+		return b.Errorf(where, "expected {info, parts}")
 	}
-	b.mapRecord()
+	b.MapRecord()
 	ts := timestamp(info.Get("time.created"))
 	switch role := info.Get("role").String(); role {
 	case "user":
@@ -78,7 +78,7 @@ func openCodeMessage(b *Builder, m gjson.Result, where string) error {
 	case "assistant":
 		return openCodeAssistant(b, info, parts, ts, where)
 	default:
-		return b.errorf(at(where, "info.role"), "expected \"user\" or \"assistant\", got %q", role)
+		return b.Errorf(at(where, "info.role"), "expected \"user\" or \"assistant\", got %q", role)
 	}
 }
 
@@ -89,7 +89,7 @@ func openCodeUser(b *Builder, info, parts gjson.Result, ts, where string) error 
 	user := &msg{role: "user", ts: ts, meta: rest(info, "role", "time.created", "system")}
 	harness := &msg{role: "harness", ts: ts}
 	var media []execlog.Part
-	var other list
+	var other List
 	for _, p := range elems(parts) {
 		switch p.Get("type").String() {
 		case "text":
@@ -115,7 +115,7 @@ func openCodeUser(b *Builder, info, parts gjson.Result, ts, where string) error 
 			other = append(other, raw(p))
 		}
 	}
-	user.meta.set("parts", other.raw())
+	user.meta.Set("parts", other.Raw())
 	if len(media) > 0 {
 		user.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(user.text)}}, media...)
 		user.hasText = true
@@ -125,7 +125,7 @@ func openCodeUser(b *Builder, info, parts gjson.Result, ts, where string) error 
 		b.add(user)
 	}
 	if harness.hasText {
-		b.prompt("harness", harness.text, obj{{"synthetic", jsonTrue}}, ts)
+		b.Prompt("harness", harness.text, Obj{{"synthetic", JSONTrue}}, ts)
 	}
 	return nil
 }
@@ -133,19 +133,19 @@ func openCodeUser(b *Builder, info, parts gjson.Result, ts, where string) error 
 // openCodeAssistant adds an assistant message: one model call per step.
 func openCodeAssistant(b *Builder, info, parts gjson.Result, ts, where string) error {
 	model := info.Get("modelID").String()
-	b.setModel(model)
+	b.SetModel(model)
 	if cwd := info.Get("path.cwd").String(); cwd != "" {
 		b.root(cwd)
 	}
-	var params obj
-	params.set("model", raw(info.Get("modelID")))
-	params.set("provider", raw(info.Get("providerID")))
+	var params Obj
+	params.Set("model", raw(info.Get("modelID")))
+	params.Set("provider", raw(info.Get("providerID")))
 	msgMeta := rest(info, "role", "modelID", "providerID", "tokens", "cost", "time.created", "error", "parentID", "sessionID")
 	type turn struct {
 		m      *msg
 		tools  []gjson.Result
 		finish gjson.Result
-		extra  list
+		extra  List
 	}
 	var turns []*turn
 	cur := func() *turn {
@@ -163,7 +163,7 @@ func openCodeAssistant(b *Builder, info, parts gjson.Result, ts, where string) e
 		case "step-start":
 			t := &turn{m: &msg{role: "assistant"}}
 			if s := p.Get("snapshot"); s.Exists() {
-				t.m.meta.set("snapshot", raw(s))
+				t.m.meta.Set("snapshot", raw(s))
 			}
 			turns = append(turns, t)
 		case "step-finish":
@@ -185,30 +185,30 @@ func openCodeAssistant(b *Builder, info, parts gjson.Result, ts, where string) e
 		if i == 0 || t.m.ts == "" {
 			t.m.ts = ts // the message's, for its first call
 		}
-		t.m.params = params.raw()
+		t.m.params = params.Raw()
 		if i == 0 {
 			t.m.meta = join(msgMeta, t.m.meta)
 		}
-		t.m.meta.set("parts", t.extra.raw())
+		t.m.meta.Set("parts", t.extra.Raw())
 		var tokens, cost gjson.Result
 		if t.finish.Exists() {
 			tokens, cost = t.finish.Get("tokens"), t.finish.Get("cost")
-			t.m.meta.set("finish", rest(t.finish, "type", "tokens", "cost", "id", "sessionID", "messageID").raw())
+			t.m.meta.Set("finish", rest(t.finish, "type", "tokens", "cost", "id", "sessionID", "messageID").Raw())
 		} else if len(turns) == 1 {
 			tokens, cost = info.Get("tokens"), info.Get("cost")
 		}
 		if u := openCodeUsage(tokens, cost); u != nil {
-			t.m.meta.set("usage", u)
+			t.m.meta.Set("usage", u)
 		}
 		if i == len(turns)-1 {
 			if e := info.Get("error"); e.Exists() {
-				t.m.failed = &failure{msg: strings.TrimSpace(e.Get("name").String() + ": " + e.Get("data.message").String())}
-				t.m.meta.set("error", raw(e))
+				t.m.failed = &Failure{Msg: strings.TrimSpace(e.Get("name").String() + ": " + e.Get("data.message").String())}
+				t.m.meta.Set("error", raw(e))
 			}
 		}
 		for _, tp := range t.tools {
 			st := tp.Get("state")
-			c := &call{id: tp.Get("callID").String(), name: tp.Get("tool").String(), args: raw(st.Get("input")),
+			c := &Call{id: tp.Get("callID").String(), Name: tp.Get("tool").String(), Args: raw(st.Get("input")),
 				ts: timestamp(st.Get("time.start")), meta: rest(tp, "type", "callID", "tool", "state", "id", "sessionID", "messageID")}
 			t.m.calls = append(t.m.calls, c)
 		}
@@ -225,15 +225,15 @@ func openCodeUsage(tokens, cost gjson.Result) []byte {
 	if !tokens.IsObject() {
 		return nil
 	}
-	var u obj
-	u.set("input_tokens", raw(tokens.Get("input")))
-	u.set("output_tokens", raw(tokens.Get("output")))
-	u.set("reasoning_tokens", raw(tokens.Get("reasoning")))
-	u.set("cache_read_input_tokens", raw(tokens.Get("cache.read")))
-	u.set("cache_creation_input_tokens", raw(tokens.Get("cache.write")))
-	u.set("total_tokens", raw(tokens.Get("total")))
-	u.set("cost", raw(cost))
-	return u.raw()
+	var u Obj
+	u.Set("input_tokens", raw(tokens.Get("input")))
+	u.Set("output_tokens", raw(tokens.Get("output")))
+	u.Set("reasoning_tokens", raw(tokens.Get("reasoning")))
+	u.Set("cache_read_input_tokens", raw(tokens.Get("cache.read")))
+	u.Set("cache_creation_input_tokens", raw(tokens.Get("cache.write")))
+	u.Set("total_tokens", raw(tokens.Get("total")))
+	u.Set("cost", raw(cost))
+	return u.Raw()
 }
 
 // openCodeResult joins a tool part's state to its call.
@@ -244,7 +244,7 @@ func openCodeResult(b *Builder, tp gjson.Result, where string) {
 	case "completed":
 		r.setOutput(st.Get("output"))
 		var media []execlog.Part
-		var other list
+		var other List
 		for _, a := range elems(st.Get("attachments")) {
 			if mt, d, ok := dataURL(a.Get("url").String()); ok {
 				part := execlog.Part{Type: geminiPartType(mt), MediaType: mt, Content: execlog.Base64(d)}
@@ -258,17 +258,17 @@ func openCodeResult(b *Builder, tp gjson.Result, where string) {
 		if len(media) > 0 {
 			r.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(r.text())}}, media...)
 		}
-		r.meta.set("attachments", other.raw())
+		r.meta.Set("attachments", other.Raw())
 		// A command that ran and exited non-zero completes: its exit
 		// code says it failed.
 		if e := st.Get("metadata.exit"); e.Type == gjson.Number && isDigits(strings.TrimPrefix(e.Raw, "-")) && e.Raw != "0" {
-			r.isError, r.failure.exitCode = true, raw(e)
+			r.isError, r.failure.ExitCode = true, raw(e)
 		}
 	case "error":
 		r.isError = true
-		r.failure.msg = st.Get("error").String()
+		r.failure.Msg = st.Get("error").String()
 		if e := st.Get("metadata.exit"); e.Type == gjson.Number && isDigits(strings.TrimPrefix(e.Raw, "-")) {
-			r.failure.exitCode = raw(e)
+			r.failure.ExitCode = raw(e)
 		}
 		if o := st.Get("metadata.output"); o.Type == gjson.String {
 			r.setOutput(o) // an interrupted command's output so far

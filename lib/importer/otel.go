@@ -46,7 +46,7 @@ type span struct {
 	resource  attrs
 	scope     string
 	scopeVer  string
-	rest      obj
+	rest      Obj
 	synthetic bool // made up from log records whose span is not in the input
 }
 
@@ -56,7 +56,7 @@ type event struct {
 	ts    string
 	attrs attrs
 	body  gjson.Result
-	rest  obj
+	rest  Obj
 	used  bool
 	log   bool // a log record, counted as an input record
 }
@@ -90,14 +90,14 @@ func (a *attrs) str(k string) string {
 
 // obj returns the attributes not named in skip (or starting with a skip
 // entry ending in ".").
-func (a *attrs) obj(skip map[string]bool) obj {
-	var o obj
+func (a *attrs) obj(skip map[string]bool) Obj {
+	var o Obj
 	for _, k := range a.keys {
 		if skip[k] || skipPrefix(k, skip) {
 			continue
 		}
 		if v := a.vals[k]; informative(v) {
-			o.set(k, raw(v))
+			o.Set(k, raw(v))
 		}
 	}
 	return o
@@ -118,29 +118,29 @@ func anyValue(v gjson.Result) json.RawMessage {
 		return raw(v) // already plain (some exporters write plain values)
 	}
 	if s := first(v, "stringValue", "string_value"); s.Exists() {
-		return quote(s.String())
+		return Quote(s.String())
 	}
 	if i := first(v, "intValue", "int_value"); i.Exists() {
 		lit := i.String()
 		if n, err := strconv.ParseInt(lit, 10, 64); err == nil && n <= 1<<53 && n >= -(1<<53) {
 			return json.RawMessage(strconv.FormatInt(n, 10))
 		}
-		return quote(lit)
+		return Quote(lit)
 	}
 	if d := first(v, "doubleValue", "double_value"); d.Exists() {
 		if d.Type == gjson.Number {
 			return raw(d)
 		}
-		return quote(d.String())
+		return Quote(d.String())
 	}
 	if bv := first(v, "boolValue", "bool_value"); bv.Exists() {
 		return jsonBool(bv.Bool())
 	}
 	if by := first(v, "bytesValue", "bytes_value"); by.Exists() {
-		return quote(by.String())
+		return Quote(by.String())
 	}
 	if arr := first(v, "arrayValue", "array_value"); arr.Exists() {
-		var l list
+		var l List
 		each(arr.Get("values"), func(_, e gjson.Result) bool {
 			l = append(l, anyValue(e))
 			return true
@@ -148,18 +148,18 @@ func anyValue(v gjson.Result) json.RawMessage {
 		if l == nil {
 			return json.RawMessage("[]")
 		}
-		return l.raw()
+		return l.Raw()
 	}
 	if kv := first(v, "kvlistValue", "kvlist_value"); kv.Exists() {
-		var o obj
+		var o Obj
 		each(kv.Get("values"), func(_, e gjson.Result) bool {
-			o.set(e.Get("key").String(), anyValue(e.Get("value")))
+			o.Set(e.Get("key").String(), anyValue(e.Get("value")))
 			return true
 		})
 		if o == nil {
 			return json.RawMessage("{}")
 		}
-		return o.raw()
+		return o.Raw()
 	}
 	return json.RawMessage("null")
 }
@@ -178,14 +178,14 @@ func (b *Builder) keyValues(list gjson.Result, where string) (attrs, error) {
 		return a, nil
 	}
 	if !list.IsArray() {
-		return a, b.errorf(where, "expected an array of attributes, got %s", kind(list))
+		return a, b.Errorf(where, "expected an array of attributes, got %s", kind(list))
 	}
 	var err error
 	i := 0
 	each(list, func(_, kv gjson.Result) bool {
 		k := kv.Get("key")
 		if k.Type != gjson.String {
-			err = b.errorf(fmt.Sprintf("%s[%d]", where, i), "attribute has no key")
+			err = b.Errorf(fmt.Sprintf("%s[%d]", where, i), "attribute has no key")
 			return false
 		}
 		a.set(k.Str, anyValue(kv.Get("value")))
@@ -245,7 +245,7 @@ func importOTel(b *Builder, data []byte) error {
 				text = buf.String()
 			}
 		}
-		b.outputs = append(b.outputs, output{Name: finalName, Content: text})
+		b.Outputs = append(b.Outputs, Output{Name: FinalName, Content: text})
 	}
 	return nil
 }
@@ -282,12 +282,12 @@ func (b *Builder) otelRecord(in *otelInput, where string, rec gjson.Result) erro
 	case rec.Get("name").Exists() && (rec.Get("context").Exists() || rec.Get("attributes").Exists()):
 		return b.sdkSpan(in, where, rec)
 	}
-	return b.errorf(where, "not OpenTelemetry data: expected resourceSpans, resourceLogs or span objects")
+	return b.Errorf(where, "not OpenTelemetry data: expected resourceSpans, resourceLogs or span objects")
 }
 
 func (b *Builder) otlpTraces(in *otelInput, where string, rss gjson.Result) error {
 	if !rss.IsArray() {
-		return b.errorf(at(where, "resourceSpans"), "expected an array, got %s", kind(rss))
+		return b.Errorf(at(where, "resourceSpans"), "expected an array, got %s", kind(rss))
 	}
 	for i, rs := range elems(rss) {
 		rsAt := at(where, fmt.Sprintf("resourceSpans[%d]", i))
@@ -300,12 +300,12 @@ func (b *Builder) otlpTraces(in *otelInput, where string, rss gjson.Result) erro
 			scope := first(ss, "scope", "instrumentationLibrary")
 			spans := ss.Get("spans")
 			if spans.Exists() && !spans.IsArray() {
-				return b.errorf(at(ssAt, "spans"), "expected an array, got %s", kind(spans))
+				return b.Errorf(at(ssAt, "spans"), "expected an array, got %s", kind(spans))
 			}
 			for k, sp := range elems(spans) {
 				spAt := at(ssAt, fmt.Sprintf("spans[%d]", k))
 				if !sp.IsObject() {
-					return b.errorf(spAt, "expected a span object, got %s", kind(sp))
+					return b.Errorf(spAt, "expected a span object, got %s", kind(sp))
 				}
 				a, err := b.keyValues(sp.Get("attributes"), at(spAt, "attributes"))
 				if err != nil {
@@ -357,7 +357,7 @@ func (b *Builder) addSpan(in *otelInput, s *span) {
 
 func (b *Builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error {
 	if !rls.IsArray() {
-		return b.errorf(at(where, "resourceLogs"), "expected an array, got %s", kind(rls))
+		return b.Errorf(at(where, "resourceLogs"), "expected an array, got %s", kind(rls))
 	}
 	for i, rl := range elems(rls) {
 		rlAt := at(where, fmt.Sprintf("resourceLogs[%d]", i))
@@ -365,12 +365,12 @@ func (b *Builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error 
 			slAt := at(rlAt, fmt.Sprintf("scopeLogs[%d]", j))
 			recs := first(sl, "logRecords", "log_records")
 			if recs.Exists() && !recs.IsArray() {
-				return b.errorf(at(slAt, "logRecords"), "expected an array, got %s", kind(recs))
+				return b.Errorf(at(slAt, "logRecords"), "expected an array, got %s", kind(recs))
 			}
 			for k, lr := range elems(recs) {
 				lrAt := at(slAt, fmt.Sprintf("logRecords[%d]", k))
 				if !lr.IsObject() {
-					return b.errorf(lrAt, "expected a log record object, got %s", kind(lr))
+					return b.Errorf(lrAt, "expected a log record object, got %s", kind(lr))
 				}
 				a, err := b.keyValues(lr.Get("attributes"), at(lrAt, "attributes"))
 				if err != nil {
@@ -400,7 +400,7 @@ func (b *Builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error 
 // sdkSpan reads a span as the OpenTelemetry SDKs dump it (span.to_json()).
 func (b *Builder) sdkSpan(in *otelInput, where string, sp gjson.Result) error {
 	if !sp.IsObject() {
-		return b.errorf(where, "expected a span object, got %s", kind(sp))
+		return b.Errorf(where, "expected a span object, got %s", kind(sp))
 	}
 	a, err := b.keyValues(sp.Get("attributes"), at(where, "attributes"))
 	if err != nil {
@@ -454,8 +454,8 @@ func sdkID(v gjson.Result, digits int) string {
 
 // otelOps maps operation names to what they become.
 var otelOps = map[string]string{
-	"chat": llmCall, "text_completion": llmCall, "generate_content": llmCall,
-	"call_llm": llmCall, "completion": llmCall, "LLM": llmCall,
+	"chat": LLMCall, "text_completion": LLMCall, "generate_content": LLMCall,
+	"call_llm": LLMCall, "completion": LLMCall, "LLM": LLMCall,
 	"execute_tool": toolCall, "TOOL": toolCall,
 	"invoke_agent": "agent", "create_agent": "agent", "AGENT": "agent",
 }
@@ -480,19 +480,19 @@ func (b *Builder) otelSpan(s *span) error {
 	}
 	kind := otelOps[op]
 	if kind == "" && s.synthetic {
-		kind = llmCall // log records about a span not in the input
+		kind = LLMCall // log records about a span not in the input
 	}
 	if s.resource.vals != nil {
 		b.otelResource(s)
 	}
 	switch kind {
-	case llmCall:
+	case LLMCall:
 		return b.otelLLM(s)
 	case toolCall:
 		b.otelTool(s)
 	case "agent":
 		meta := b.spanMeta(s, nil)
-		b.appendMeta("agents", meta.raw())
+		b.AppendMeta("agents", meta.Raw())
 		if b.agentModel == "" {
 			b.agentModel = s.attrs.str("gen_ai.request.model")
 		}
@@ -512,7 +512,7 @@ func (b *Builder) otelSpan(s *span) error {
 func (b *Builder) countSpan(s *span, mapped bool, reason string) {
 	if !s.synthetic {
 		if mapped {
-			b.mapRecord()
+			b.MapRecord()
 		} else {
 			b.skip(reason)
 		}
@@ -522,7 +522,7 @@ func (b *Builder) countSpan(s *span, mapped bool, reason string) {
 			continue
 		}
 		if mapped {
-			b.mapRecord() // read as a message, or kept in the step's metadata
+			b.MapRecord() // read as a message, or kept in the step's metadata
 		} else {
 			b.skip(b.reason("log"))
 		}
@@ -542,60 +542,60 @@ func (b *Builder) otelResource(s *span) {
 		if lang := r.str("telemetry.sdk.language"); lang != "" {
 			name += "-" + lang
 		}
-		b.tool(name, r.str("telemetry.sdk.version"))
+		b.Tool(name, r.str("telemetry.sdk.version"))
 	}
-	b.tool(s.scope, s.scopeVer)
-	b.meta.setDefault("resource", r.obj(nil).raw())
+	b.Tool(s.scope, s.scopeVer)
+	b.Meta.setDefault("resource", r.obj(nil).Raw())
 }
 
 // spanMeta is a span's metadata: ids, timing, status and the attributes
 // the mapping did not use.
-func (b *Builder) spanMeta(s *span, used map[string]bool) obj {
-	var m obj
+func (b *Builder) spanMeta(s *span, used map[string]bool) Obj {
+	var m Obj
 	if s.name != "" {
-		m.setString("span_name", s.name)
+		m.SetString("span_name", s.name)
 	}
 	if s.traceID != "" {
-		m.setString("trace_id", s.traceID)
+		m.SetString("trace_id", s.traceID)
 	}
 	if s.spanID != "" {
-		m.setString("span_id", s.spanID)
+		m.SetString("span_id", s.spanID)
 	}
 	if s.parentID != "" {
-		m.setString("parent_span_id", s.parentID)
+		m.SetString("parent_span_id", s.parentID)
 	}
 	if s.end != "" {
-		m.setString("end_time", s.end)
+		m.SetString("end_time", s.end)
 	}
-	m.set("attributes", s.attrs.obj(used).raw())
+	m.Set("attributes", s.attrs.obj(used).Raw())
 	m = append(m, s.rest...)
-	var evs, usedEvs list
+	var evs, usedEvs List
 	for _, e := range s.events {
 		if e.used {
 			// The content went into messages; keep the rest of the record.
-			var eo obj
-			eo.setString("name", e.name)
+			var eo Obj
+			eo.SetString("name", e.name)
 			if e.ts != "" {
-				eo.setString("timestamp", e.ts)
+				eo.SetString("timestamp", e.ts)
 			}
 			eo = append(eo, e.rest...)
-			usedEvs = append(usedEvs, eo.raw())
+			usedEvs = append(usedEvs, eo.Raw())
 			continue
 		}
-		var eo obj
-		eo.setString("name", e.name)
+		var eo Obj
+		eo.SetString("name", e.name)
 		if e.ts != "" {
-			eo.setString("timestamp", e.ts)
+			eo.SetString("timestamp", e.ts)
 		}
-		eo.set("attributes", e.attrs.obj(nil).raw())
+		eo.Set("attributes", e.attrs.obj(nil).Raw())
 		if informative(e.body) {
-			eo.set("body", raw(e.body))
+			eo.Set("body", raw(e.body))
 		}
 		eo = append(eo, e.rest...)
-		evs = append(evs, eo.raw())
+		evs = append(evs, eo.Raw())
 	}
-	m.set("events", evs.raw())
-	m.set("message_events", usedEvs.raw())
+	m.Set("events", evs.Raw())
+	m.Set("message_events", usedEvs.Raw())
 	return m
 }
 
@@ -610,12 +610,12 @@ func (b *Builder) otelLLM(s *span) error {
 	if model == "" {
 		model = s.attrs.str("gen_ai.request.model")
 	}
-	b.setModel(model)
-	var params obj
+	b.SetModel(model)
+	var params Obj
 	for _, k := range s.attrs.keys {
 		if p, ok := strings.CutPrefix(k, "gen_ai.request."); ok {
 			v := s.attrs.get(k)
-			params.set(p, raw(v))
+			params.Set(p, raw(v))
 			if p != "model" {
 				b.param(p, raw(v))
 			}
@@ -627,9 +627,9 @@ func (b *Builder) otelLLM(s *span) error {
 		}
 	}
 	if p := s.attrs.str("gen_ai.system"); p != "" {
-		b.meta.setDefault("provider", quote(p))
+		b.Meta.setDefault("provider", Quote(p))
 	} else if p := s.attrs.str("gen_ai.provider.name"); p != "" {
-		b.meta.setDefault("provider", quote(p))
+		b.Meta.setDefault("provider", Quote(p))
 	}
 
 	in, out, err := b.otelMessages(s)
@@ -642,13 +642,13 @@ func (b *Builder) otelLLM(s *span) error {
 		out = append(out, turn)
 	}
 	turn.ts = s.start
-	turn.params = params.raw()
+	turn.params = params.Raw()
 	// gen_ai.usage.input_tokens, gen_ai.usage.cache_read.input_tokens, …:
 	// the step's usage (costs and other counters stay with it in metadata).
-	var usage obj
+	var usage Obj
 	for _, k := range s.attrs.keys {
 		if name, ok := strings.CutPrefix(k, "gen_ai.usage."); ok {
-			usage.set(strings.ReplaceAll(name, ".", "_"), raw(s.attrs.get(k)))
+			usage.Set(strings.ReplaceAll(name, ".", "_"), raw(s.attrs.get(k)))
 			used[k] = true
 		}
 	}
@@ -656,9 +656,9 @@ func (b *Builder) otelLLM(s *span) error {
 	// The model that answered this call, as the other formats' model
 	// turns name it (the run's model is the first one).
 	if rm := s.attrs.str("gen_ai.response.model"); rm != "" {
-		turn.meta.setDefault("model", quote(rm))
+		turn.meta.setDefault("model", Quote(rm))
 	}
-	turn.meta.setDefault("usage", usage.raw())
+	turn.meta.setDefault("usage", usage.Raw())
 	turn.failed = spanFailure(s)
 	b.seen(s.start)
 	b.exchange(in, out)
@@ -723,7 +723,7 @@ func (b *Builder) otelMessages(s *span) (in, out []*msg, err error) {
 	for _, e := range s.events {
 		body := e.body
 		if !body.Exists() {
-			body = gjson.ParseBytes(e.attrs.obj(nil).raw())
+			body = gjson.ParseBytes(e.attrs.obj(nil).Raw())
 		}
 		if role, ok := otelMessageEvents[e.name]; ok {
 			e.used = true
@@ -787,7 +787,7 @@ func (b *Builder) otelMessages(s *span) (in, out []*msg, err error) {
 func indexedMsgs(a *attrs, prefix string) []*msg {
 	byIndex := map[int]*msg{}
 	var order []int
-	calls := map[[2]int]*call{}
+	calls := map[[2]int]*Call{}
 	for _, k := range a.keys {
 		p, ok := strings.CutPrefix(k, prefix)
 		if !ok {
@@ -816,12 +816,12 @@ func indexedMsgs(a *attrs, prefix string) []*msg {
 			ci, f, _ := strings.Cut(strings.TrimPrefix(field, "tool_calls."), ".")
 			n, err := strconv.Atoi(ci)
 			if err != nil {
-				m.meta.set(field, raw(v))
+				m.meta.Set(field, raw(v))
 				continue
 			}
 			c := calls[[2]int{i, n}]
 			if c == nil {
-				c = &call{}
+				c = &Call{}
 				calls[[2]int{i, n}] = c
 				m.calls = append(m.calls, c)
 			}
@@ -829,14 +829,14 @@ func indexedMsgs(a *attrs, prefix string) []*msg {
 			case "id":
 				c.id = v.String()
 			case "name":
-				c.name = v.String()
+				c.Name = v.String()
 			case "arguments":
-				c.args = args(v)
+				c.Args = args(v)
 			default:
-				c.meta.set(f, raw(v))
+				c.meta.Set(f, raw(v))
 			}
 		default:
-			m.meta.set(field, raw(v))
+			m.meta.Set(field, raw(v))
 		}
 	}
 	sort.Ints(order)
@@ -862,7 +862,7 @@ func agentOutput(o gjson.Result, typ string) *msg {
 		v := gjson.Parse(text)
 		if v.IsArray() && v.Get("0.tool\\.name").Exists() {
 			each(v, func(_, c gjson.Result) bool {
-				m.calls = append(m.calls, &call{name: c.Get("tool\\.name").String(), args: args(c.Get("tool\\.args")),
+				m.calls = append(m.calls, &Call{Name: c.Get("tool\\.name").String(), Args: args(c.Get("tool\\.args")),
 					meta: rest(c, "tool.name", "tool.args")})
 				return true
 			})
@@ -875,17 +875,17 @@ func agentOutput(o gjson.Result, typ string) *msg {
 
 // spanFailure says whether a span records a failed operation: an error
 // status (with its message) or the semantic conventions' error.type.
-func spanFailure(s *span) *failure {
-	status := gjson.ParseBytes(s.rest.get("status"))
+func spanFailure(s *span) *Failure {
+	status := gjson.ParseBytes(s.rest.Get("status"))
 	if code := first(status, "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
 		msg := first(status, "message", "description").String()
 		if msg == "" {
 			msg = s.attrs.str("error.type")
 		}
-		return &failure{msg: msg}
+		return &Failure{Msg: msg}
 	}
 	if et := s.attrs.str("error.type"); et != "" {
-		return &failure{msg: et}
+		return &Failure{Msg: et}
 	}
 	return nil
 }

@@ -98,22 +98,22 @@ func (b *Builder) relativeValue(v gjson.Result, inPath bool) (json.RawMessage, b
 	switch {
 	case v.Type == gjson.String && inPath:
 		if rel, ok := relPath(v.Str, b.roots); ok {
-			return quote(rel), true
+			return Quote(rel), true
 		}
 	case v.IsObject():
-		var o obj
+		var o Obj
 		changed := false
 		each(v, func(k, m gjson.Result) bool {
 			nv, ok := b.relativeValue(m, pathKey(k.Str))
 			changed = changed || ok
-			o = append(o, member{k.Str, nv})
+			o = append(o, Member{k.Str, nv})
 			return true
 		})
 		if changed {
-			return o.raw(), true
+			return o.Raw(), true
 		}
 	case v.IsArray() && inPath:
-		var l list
+		var l List
 		changed := false
 		each(v, func(_, e gjson.Result) bool {
 			nv, ok := b.relativeValue(e, e.Type == gjson.String)
@@ -122,8 +122,15 @@ func (b *Builder) relativeValue(v gjson.Result, inPath bool) (json.RawMessage, b
 			return true
 		})
 		if changed {
-			return l.raw(), true
+			return l.Raw(), true
 		}
 	}
 	return raw(v), false
+}
+
+// CleanRelative reports whether p is a clean relative path: no root, no
+// backslash, no NUL, no "..".
+func CleanRelative(p string) bool {
+	return p != "" && !strings.HasPrefix(p, "/") && !strings.Contains(p, "\\") && !strings.Contains(p, "\x00") &&
+		!strings.HasPrefix(p, "../") && !strings.Contains(p, "/../") && p != ".." && !strings.HasSuffix(p, "/..")
 }

@@ -72,7 +72,7 @@ func TestClaudeCodeSynthetic(t *testing.T) {
 	}
 	var models []any
 	for _, s := range l.Steps {
-		if s.Type == llmCall {
+		if s.Type == LLMCall {
 			models = append(models, s.Metadata["model"])
 		}
 	}
@@ -82,7 +82,7 @@ func TestClaudeCodeSynthetic(t *testing.T) {
 	// The last answer is the last model turn's output, not an output file.
 	last := ""
 	for _, s := range l.Steps {
-		if s.Type == llmCall && s.Output != nil {
+		if s.Type == LLMCall && s.Output != nil {
 			last = *s.Output
 		}
 	}
@@ -312,7 +312,7 @@ func TestModelPerTurn(t *testing.T) {
 		}
 		var got []any
 		for _, s := range decode(t, out).Steps {
-			if s.Type == llmCall {
+			if s.Type == LLMCall {
 				got = append(got, s.Metadata["model"])
 			}
 		}

@@ -37,10 +37,10 @@ func at(where, sub string) string {
 func (b *Builder) wholeDoc(data []byte) (gjson.Result, bool, error) {
 	if gjson.ValidBytes(data) {
 		if !utf8.Valid(data) {
-			return gjson.Result{}, false, b.errorf(invalidUTF8At(data), "invalid UTF-8")
+			return gjson.Result{}, false, b.Errorf(invalidUTF8At(data), "invalid UTF-8")
 		}
 		if err := checkSurrogates(data); err != nil {
-			return gjson.Result{}, false, b.errorf("", "%v", err)
+			return gjson.Result{}, false, b.Errorf("", "%v", err)
 		}
 		return parse(data), true, nil
 	}
@@ -51,7 +51,7 @@ func (b *Builder) wholeDoc(data []byte) (gjson.Result, bool, error) {
 	if t := bytes.TrimSpace(firstLine); len(t) > 0 && gjson.ValidBytes(t) {
 		return gjson.Result{}, false, nil
 	}
-	return gjson.Result{}, false, b.errorf("", "invalid JSON: %s", jsonError(data))
+	return gjson.Result{}, false, b.Errorf("", "invalid JSON: %s", jsonError(data))
 }
 
 // jsonError describes why data is not JSON, with the line and column.
@@ -105,21 +105,21 @@ func (b *Builder) jsonLinesIn(data []byte, from, to int, fn func(where string, r
 		where := fmt.Sprintf("%sline %d", b.linePrefix, n)
 		if !gjson.ValidBytes(line) {
 			if n == last && seen && truncated(line) {
-				b.warn("%s is cut short (the log was still being written?); it is left out", where)
+				b.Warn("%s is cut short (the log was still being written?); it is left out", where)
 				return nil
 			}
-			return b.errorf(where, "invalid JSON: %s", jsonErrorShort(line))
+			return b.Errorf(where, "invalid JSON: %s", jsonErrorShort(line))
 		}
 		seen = true
 		if !utf8.Valid(line) {
-			return b.errorf(where, "invalid UTF-8")
+			return b.Errorf(where, "invalid UTF-8")
 		}
 		if err := checkSurrogates(line); err != nil {
-			return b.errorf(where, "%v", err)
+			return b.Errorf(where, "%v", err)
 		}
 		rec := parse(line)
 		if !rec.IsObject() {
-			return b.errorf(where, "expected a JSON object, got %s", kind(rec))
+			return b.Errorf(where, "expected a JSON object, got %s", kind(rec))
 		}
 		return fn(where, rec)
 	})
@@ -167,7 +167,7 @@ func (b *Builder) eachRecord(data []byte, fn func(where string, rec gjson.Result
 			where := fmt.Sprintf("[%d]", i)
 			i++
 			if !rec.IsObject() {
-				err = b.errorf(where, "expected a JSON object, got %s", kind(rec))
+				err = b.Errorf(where, "expected a JSON object, got %s", kind(rec))
 				return false
 			}
 			err = fn(where, rec)
@@ -177,7 +177,7 @@ func (b *Builder) eachRecord(data []byte, fn func(where string, rec gjson.Result
 	case doc.IsObject():
 		return fn("", doc)
 	}
-	return b.errorf("", "expected a JSON object or array, got %s", kind(doc))
+	return b.Errorf("", "expected a JSON object or array, got %s", kind(doc))
 }
 
 // checkSurrogates rejects \u escapes that are not valid UTF-16 (a lone

@@ -7,7 +7,7 @@ import "github.com/ctx-tools/ctx/lib/execlog"
 // lib/formats' order.
 var testFormats = NewRegistry(
 	ATIFFormat, OpenCodeFormat, CopilotCLIFormat, GeminiCLIFormat, OTelGenAIFormat, LangSmithFormat, InspectFormat,
-	CodexFormat, ClaudeCodeFormat, AnthropicFormat, OpenAIChatFormat, OpenAIResponsesFormat, AiderFormat,
+	CodexFormat, ClaudeCodeFormat, AnthropicFormat, OpenAIChatFormat, OpenAIResponsesFormat,
 )
 
 // The registry's functions, for the tests.

@@ -39,7 +39,7 @@ func normUsageByPath(u gjson.Result) (*manifest.Usage, []byte) {
 	if len(taken) == 0 {
 		return nil, nil
 	}
-	return counts, without(u, taken, "").raw()
+	return counts, without(u, taken, "").Raw()
 }
 
 func FuzzNormUsage(f *testing.F) {
