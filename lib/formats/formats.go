@@ -10,6 +10,7 @@ package formats
 
 import (
 	"github.com/ctx-tools/ctx/lib/agent/aider"
+	"github.com/ctx-tools/ctx/lib/agent/copilot"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/importer"
 )
@@ -18,7 +19,7 @@ import (
 var All = importer.NewRegistry(
 	importer.ATIFFormat,
 	importer.OpenCodeFormat,
-	importer.CopilotCLIFormat,
+	copilot.Format,
 	importer.GeminiCLIFormat,
 	importer.OTelGenAIFormat,
 	importer.LangSmithFormat,

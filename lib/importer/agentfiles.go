@@ -33,7 +33,7 @@ type FileTool struct {
 // agentFiles adds the files the session wrote, whose content is known,
 // as outputs (and, for a format that is no agent's session (Format.Session), the last answer
 // as final.md beside them).
-func (b *Builder) agentFiles() {
+func (b *Builder) AgentFiles() {
 	tools := b.f.FileTools
 	known := map[string]string{}
 	var order []string

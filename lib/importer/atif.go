@@ -80,7 +80,7 @@ func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int
 	var subOrder []string
 	subWhere := map[string]string{}
 	subIndex := map[string]int{}
-	for i, s := range elems(t.Get("subagent_trajectories")) {
+	for i, s := range Elems(t.Get("subagent_trajectories")) {
 		id := s.Get("trajectory_id").String()
 		w := at(where, fmt.Sprintf("subagent_trajectories[%d]", i))
 		if id == "" {
@@ -98,7 +98,7 @@ func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int
 		b.Meta.Set("atif", meta.Raw())
 	}
 	started := map[string]bool{}
-	for i, st := range elems(steps) {
+	for i, st := range Elems(steps) {
 		w := at(where, fmt.Sprintf("steps[%d]", i))
 		if !st.IsObject() {
 			return b.Errorf(w, "expected a step object, got %s", kind(st))
@@ -127,7 +127,7 @@ func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int
 			// A subagent's own prompts are no prompts of the run: they
 			// stay with its trajectory's record.
 			b.MapRecord()
-			subSteps = append(subSteps, raw(st))
+			subSteps = append(subSteps, Raw(st))
 		default:
 			if err := a.prompt(st, w, source); err != nil {
 				return err
@@ -171,13 +171,13 @@ func kindOrValue(r gjson.Result) string {
 // keepAll returns every member of o but those in skip, empty ones too.
 func keepAll(o gjson.Result, skip ...string) Obj {
 	var out Obj
-	each(o, func(k, v gjson.Result) bool {
+	Each(o, func(k, v gjson.Result) bool {
 		for _, s := range skip {
 			if k.Str == s {
 				return true
 			}
 		}
-		out = append(out, Member{k.Str, raw(v)})
+		out = append(out, Member{k.Str, Raw(v)})
 		return true
 	})
 	return out
@@ -189,16 +189,16 @@ func (a *atifImport) stepTime(st gjson.Result, w string, meta *Obj) string {
 	v := st.Get("timestamp")
 	if !v.Exists() || v.Type == gjson.Null {
 		if v.Exists() {
-			meta.Set("timestamp", raw(v))
+			meta.Set("timestamp", Raw(v))
 		}
 		return ""
 	}
-	ts := timestamp(v)
+	ts := Timestamp(v)
 	if ts == "" {
 		a.b.Warn("%s: timestamp %s is not ISO 8601; kept in metadata", at(w, "timestamp"), kindOrValue(v))
 	}
 	if ts != v.Str || v.Type != gjson.String {
-		meta.Set("timestamp", raw(v))
+		meta.Set("timestamp", Raw(v))
 	}
 	return ts
 }
@@ -217,9 +217,9 @@ func (a *atifImport) prompt(st gjson.Result, w, role string) error {
 	var m Obj
 	m.Set("atif", meta.Raw())
 	if role == "system" && !b.hasSystem && c.parts == nil && c.pending == nil {
-		b.seen(ts)
+		b.Seen(ts)
 		if ts != "" {
-			m = join(Obj{{"timestamp", Quote(ts)}}, m)
+			m = Join(Obj{{"timestamp", Quote(ts)}}, m)
 		}
 		b.system, b.hasSystem = c.text, true
 		b.Meta.Set("system_prompt", m.Raw())
@@ -250,11 +250,11 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 	s := &Step{Type: LLMCall, Timestamp: ts, Agent: agent, ParentStep: parent}
 	var params Obj
 	if v := st.Get("model_name"); v.Exists() {
-		params.Set("model", raw(v))
+		params.Set("model", Raw(v))
 		b.SetModel(v.String())
 	}
 	if v := st.Get("reasoning_effort"); v.Exists() {
-		params.Set("reasoning_effort", raw(v))
+		params.Set("reasoning_effort", Raw(v))
 	}
 	s.Parameters = params.Raw()
 	if msg := st.Get("message"); msg.Exists() {
@@ -278,7 +278,7 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 	}
 	if r := st.Get("reasoning_content"); r.Exists() {
 		if r.Type != gjson.String {
-			meta.Set("reasoning_content", raw(r))
+			meta.Set("reasoning_content", Raw(r))
 		} else {
 			text := r.Str
 			s.Reasoning = &text
@@ -289,7 +289,7 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 		s.Usage, left = atifUsage(m)
 		s.Meta.Set("usage", left.Raw())
 		if s.Usage == nil && left == nil {
-			meta.Set("metrics", raw(m)) // {} or not an object
+			meta.Set("metrics", Raw(m)) // {} or not an object
 		}
 	}
 	b.AddStep(s)
@@ -298,7 +298,7 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 	// not be unique across steps or trajectories).
 	calls := map[string]*Step{}
 	var order []*Step
-	for i, tc := range elems(st.Get("tool_calls")) {
+	for i, tc := range Elems(st.Get("tool_calls")) {
 		cw := at(w, fmt.Sprintf("tool_calls[%d]", i))
 		if !tc.IsObject() {
 			return nil, b.Errorf(cw, "expected a tool call object, got %s", kind(tc))
@@ -311,11 +311,11 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 		argv := tc.Get("arguments")
 		var params json.RawMessage
 		if argv.Exists() {
-			params = raw(argv)
+			params = Raw(argv)
 		} else {
-			cm = join(cm, Obj{{"no_arguments", JSONTrue}})
+			cm = Join(cm, Obj{{"no_arguments", JSONTrue}})
 		}
-		c := b.Call(&Call{id: id, Name: tc.Get("function_name").String(), Args: params, meta: cm}, ts)
+		c := b.Call(&Call{ID: id, Name: tc.Get("function_name").String(), Args: params, Meta: cm}, ts)
 		c.Agent, c.ParentStep = agent, parent
 		order = append(order, c)
 		if id != "" {
@@ -334,7 +334,7 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 	if o := keepAll(obs, "results"); o != nil {
 		meta.Set("observation", o.Raw())
 	}
-	for i, r := range elems(obs.Get("results")) {
+	for i, r := range Elems(obs.Get("results")) {
 		rw := at(w, fmt.Sprintf("observation.results[%d]", i))
 		if !r.IsObject() {
 			return nil, b.Errorf(rw, "expected a result object, got %s", kind(r))
@@ -358,8 +358,8 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 		if c == nil || c.Resolved {
 			// A result of no call (an action without tool calling), or a
 			// second result for one call: kept as it is.
-			loose = append(loose, raw(r))
-			for _, ref := range elems(r.Get("subagent_trajectory_ref")) {
+			loose = append(loose, Raw(r))
+			for _, ref := range Elems(r.Get("subagent_trajectory_ref")) {
 				if id := ref.Get("trajectory_id").String(); id != "" {
 					refs = append(refs, atifRef{id, s.Index})
 				}
@@ -369,7 +369,7 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 		if err := a.result(c, r, rw, id == ""); err != nil {
 			return nil, err
 		}
-		for _, ref := range elems(r.Get("subagent_trajectory_ref")) {
+		for _, ref := range Elems(r.Get("subagent_trajectory_ref")) {
 			if id := ref.Get("trajectory_id").String(); id != "" {
 				refs = append(refs, atifRef{id, c.Index})
 			} else if p := ref.Get("trajectory_path").String(); p != "" {
@@ -382,7 +382,7 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 	}
 	var am Obj
 	am.Set("atif", meta.Raw())
-	s.Meta = join(am, s.Meta)
+	s.Meta = Join(am, s.Meta)
 	return refs, nil
 }
 
@@ -392,7 +392,7 @@ func (a *atifImport) result(c *Step, r gjson.Result, w string, joined bool) erro
 	c.Resolved = true
 	rm := keepAll(r, "source_call_id", "content")
 	if joined {
-		rm.Set("source_call_id", raw(r.Get("source_call_id"))) // null, if given
+		rm.Set("source_call_id", Raw(r.Get("source_call_id"))) // null, if given
 		rm.Set("joined_by_place", JSONTrue)
 	}
 	if v := r.Get("content"); v.Exists() && v.Type != gjson.Null {
@@ -408,7 +408,7 @@ func (a *atifImport) result(c *Step, r gjson.Result, w string, joined bool) erro
 		}
 		cont.keep(&rm)
 	} else if v.Exists() {
-		rm.Set("content", raw(v))
+		rm.Set("content", Raw(v))
 	}
 	// No ATIF field says a call failed; producers write it in extra.
 	if extra := r.Get("extra"); extra.Get("is_error").Type == gjson.True {
@@ -416,8 +416,8 @@ func (a *atifImport) result(c *Step, r gjson.Result, w string, joined bool) erro
 		if e := extra.Get("error"); e.Type == gjson.String {
 			f.Msg = e.Str
 		}
-		if e := extra.Get("exit_code"); e.Type == gjson.Number && isDigits(strings.TrimPrefix(e.Raw, "-")) {
-			f.ExitCode = raw(e)
+		if e := extra.Get("exit_code"); e.Type == gjson.Number && IsDigits(strings.TrimPrefix(e.Raw, "-")) {
+			f.ExitCode = Raw(e)
 		}
 		c.Fail(f)
 	}
@@ -435,7 +435,7 @@ func atifUsage(m gjson.Result) (*manifest.Usage, Obj) {
 	u := &manifest.Usage{}
 	var left Obj
 	found := false
-	each(m, func(k, v gjson.Result) bool {
+	Each(m, func(k, v gjson.Result) bool {
 		var dst **int64
 		switch k.Str {
 		case "prompt_tokens":
@@ -445,13 +445,13 @@ func atifUsage(m gjson.Result) (*manifest.Usage, Obj) {
 		case "cached_tokens":
 			dst = &u.CacheReadTokens
 		}
-		if dst != nil && v.Type == gjson.Number && isDigits(v.Raw) {
+		if dst != nil && v.Type == gjson.Number && IsDigits(v.Raw) {
 			if n, err := strconv.ParseInt(v.Raw, 10, 64); err == nil {
 				*dst, found = &n, true
 				return true
 			}
 		}
-		left = append(left, Member{k.Str, raw(v)})
+		left = append(left, Member{k.Str, Raw(v)})
 		return true
 	})
 	if !found {
@@ -486,7 +486,7 @@ func (a *atifImport) content(v gjson.Result, w string) (atifContent, error) {
 		return c, a.b.Errorf(w, "expected a string or an array of content parts, got %s", kind(v))
 	}
 	c.parts = []execlog.Part{}
-	for i, p := range elems(v) {
+	for i, p := range Elems(v) {
 		pw := fmt.Sprintf("%s[%d]", w, i)
 		typ := p.Get("type").String()
 		switch typ {
@@ -508,7 +508,7 @@ func (a *atifImport) content(v gjson.Result, w string) (atifContent, error) {
 				continue
 			}
 		}
-		c.pending = append(c.pending, Obj{{"index", JSONInt(i)}, {"part", raw(p)}}.Raw())
+		c.pending = append(c.pending, Obj{{"index", JSONInt(i)}, {"part", Raw(p)}}.Raw())
 	}
 	if len(c.parts) == 0 {
 		c.parts = nil

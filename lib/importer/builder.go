@@ -107,18 +107,18 @@ var readOnlyTools = []string{
 }
 
 // A msg is one conversation message, whatever its source format.
-type msg struct {
-	role      string // system, user, assistant or tool
-	text      string
+type Msg struct {
+	Role      string // system, user, assistant or tool
+	Text      string
 	hasText   bool
-	reasoning []string
-	calls     []*Call
-	results   []*result
-	ts        string
-	params    json.RawMessage // request parameters, for a model turn
-	parts     []execlog.Part  // the content as parts, when it holds more than text
+	Reasoning []string
+	Calls     []*Call
+	results   []*Result
+	TS        string
+	Params    json.RawMessage // request parameters, for a model turn
+	Parts     []execlog.Part  // the content as parts, when it holds more than text
 	failed    *Failure        // a model call that failed
-	meta      Obj
+	Meta      Obj
 	key       string // identity for history deduplication; computed lazily
 	// later are metadata members of a model turn made of the input's
 	// members (Responses items, Codex token counts), kept as those
@@ -151,12 +151,12 @@ type laterMeta struct {
 // takeUsages takes the usage of each model turn of msgs from its metadata
 // before the turns are added, as turn would take it: a long session's in
 // two halves at once, for it has a usage object per turn.
-func takeUsages(msgs []*msg) {
+func takeUsages(msgs []*Msg) {
 	halves.Do(len(msgs), func(from, to int) {
 		for _, m := range msgs[from:to] {
-			if m.role == "assistant" {
-				t := &takenUsage{meta: m.meta}
-				t.usage, t.left = takeUsage(join(m.meta))
+			if m.Role == "assistant" {
+				t := &takenUsage{meta: m.Meta}
+				t.usage, t.left = takeUsage(Join(m.Meta))
 				m.taken = t
 			}
 		}
@@ -169,7 +169,7 @@ func sameObj(a, b Obj) bool {
 }
 
 // doneLater makes m's later members its metadata, in order.
-func (m *msg) doneLater() {
+func (m *Msg) doneLater() {
 	if len(m.later) == 0 {
 		return
 	}
@@ -185,7 +185,7 @@ func (m *msg) doneLater() {
 			if v == nil {
 				v = l.o.Raw()
 			}
-			m.meta.Set(l.k, v)
+			m.Meta.Set(l.k, v)
 			continue
 		}
 		i := slices.IndexFunc(lists, func(x listed) bool { return x.k == l.k })
@@ -196,7 +196,7 @@ func (m *msg) doneLater() {
 		lists[i].items = append(lists[i].items, l)
 	}
 	for _, l := range lists {
-		m.meta.Set(l.k, appendList(m.meta.Get(l.k), l.items))
+		m.Meta.Set(l.k, appendList(m.Meta.Get(l.k), l.items))
 	}
 	m.later = nil
 }
@@ -240,10 +240,10 @@ func appendList(have json.RawMessage, items []laterMeta) json.RawMessage {
 
 // A call is a tool call a model turn makes.
 type Call struct {
-	id, Name string
+	ID, Name string
 	Args     json.RawMessage
-	ts       string
-	meta     Obj
+	TS       string
+	Meta     Obj
 	output   *string // set when the call carries its own result
 	noResult bool    // a call whose result no log of its kind holds (a hosted web search)
 	isError  bool
@@ -252,48 +252,48 @@ type Call struct {
 }
 
 // A result is a tool's answer to a call.
-type result struct {
-	id, name string
-	output   string // see text
+type Result struct {
+	ID, name string
+	Output   string // see text
 	lit      string // the output as the input's JSON string literal
-	hasOut   bool
-	parts    []execlog.Part // the output as parts, when it holds more than text
-	isError  bool
-	failure  Failure
-	ts       string
-	meta     Obj
+	HasOut   bool
+	Parts    []execlog.Part // the output as parts, when it holds more than text
+	IsError  bool
+	Failure  Failure
+	TS       string
+	Meta     Obj
 }
 
 // setOutput sets the output from a JSON value. A string is kept as its
 // literal, copied to the log as is and decoded only when compared: tool
 // outputs are most of a transcript's bytes.
-func (r *result) setOutput(v gjson.Result) {
-	r.hasOut = true
+func (r *Result) SetOutput(v gjson.Result) {
+	r.HasOut = true
 	if v.Type == gjson.String {
-		r.lit, r.output = v.Raw, ""
+		r.lit, r.Output = v.Raw, ""
 		return
 	}
-	r.output = str(v)
+	r.Output = str(v)
 }
 
 // text returns the output.
-func (r *result) text() string {
+func (r *Result) Text() string {
 	if r.lit != "" {
-		r.output, r.lit = gjson.Parse(r.lit).Str, ""
+		r.Output, r.lit = gjson.Parse(r.lit).Str, ""
 	}
-	return r.output
+	return r.Output
 }
 
 // addText adds a text part, on a new line unless a line break already
 // separates it from the text before.
-func (m *msg) addText(s string) {
+func (m *Msg) AddText(s string) {
 	switch {
 	case !m.hasText:
-		m.text, m.hasText = s, true
-	case m.text == "" || strings.HasSuffix(m.text, "\n") || strings.HasPrefix(s, "\n"):
-		m.text += s
+		m.Text, m.hasText = s, true
+	case m.Text == "" || strings.HasSuffix(m.Text, "\n") || strings.HasPrefix(s, "\n"):
+		m.Text += s
 	default:
-		m.text += "\n" + s
+		m.Text += "\n" + s
 	}
 }
 
@@ -302,13 +302,13 @@ func (m *msg) addText(s string) {
 // the results' text. Call ids are left out: clients give their own ids to
 // calls a provider sent without one ("id": ""), so the copies of a call
 // may differ in nothing else.
-func (m *msg) identity() string {
+func (m *Msg) identity() string {
 	if m.key == "" {
 		var sb strings.Builder
-		sb.WriteString(m.role)
+		sb.WriteString(m.Role)
 		sb.WriteByte(0)
-		sb.WriteString(m.text)
-		for _, c := range m.calls {
+		sb.WriteString(m.Text)
+		for _, c := range m.Calls {
 			sb.WriteString("\x00c")
 			sb.WriteString(c.Name)
 			sb.WriteByte(0)
@@ -320,7 +320,7 @@ func (m *msg) identity() string {
 		}
 		for _, r := range m.results {
 			sb.WriteString("\x00r")
-			sb.WriteString(r.text())
+			sb.WriteString(r.Text())
 		}
 		m.key = sb.String()
 	}
@@ -338,17 +338,17 @@ type Builder struct {
 	det        map[string]bool
 
 	model       string
-	agentModel  string // the model an agent span names, if no call does
+	AgentModel  string // the model an agent span names, if no call does
 	modelParams Obj
 	system      string
 	hasSystem   bool
 	Prompts     []prompt
 	promptMeta  List
 	Steps       []*Step
-	calls       map[string]*Step
+	Calls       map[string]*Step
 	open        map[string][]*Step // calls that may still get a result, by tool name
 	noID        []*Step            // calls without an id that may still get a result
-	early       []*result          // results whose call has not come yet (joinEarly)
+	early       []*Result          // results whose call has not come yet (joinEarly)
 	flushing    bool               // the end of the input: early results are unmatched
 	Outputs     []Output
 	Last        string // last non-empty assistant text
@@ -359,7 +359,7 @@ type Builder struct {
 	metaLists   []string        // names of the list members of meta, in order
 	metaList    map[string]List // built by appendMeta
 	unmatched   List
-	history     []*msg   // the conversation so far
+	history     []*Msg   // the conversation so far
 	roots       []string // working directories to make path parameters relative to
 	attachments map[string]string
 	workspace   *workspace // files the session read and wrote (claudeCodeWorkspace)
@@ -367,7 +367,7 @@ type Builder struct {
 	resumed         int                // lines a checkpoint covered (resume.go)
 	memo            *objectMemo        // the objects of the transcript's literals (resume.go)
 	pending         *pendingCheckpoint // the checkpoint to write once the import succeeds
-	records, mapped int
+	records, Mapped int
 	skipped         map[string]int
 	lost            map[string]map[string]int // kind -> what it held -> records skipped holding work (lose)
 	warnings        []string
@@ -379,7 +379,7 @@ func newBuilder(f Format, opts Options) *Builder {
 		format:  f.Name,
 		opts:    opts,
 		det:     map[string]bool{},
-		calls:   map[string]*Step{},
+		Calls:   map[string]*Step{},
 		open:    map[string][]*Step{},
 		skipped: map[string]int{},
 	}
@@ -397,7 +397,7 @@ func (b *Builder) Errorf(where, format string, a ...any) error {
 }
 
 // skip counts a record that has no place in the log.
-func (b *Builder) skip(reason string) {
+func (b *Builder) Skip(reason string) {
 	b.records++
 	b.skipped[reason]++
 }
@@ -405,7 +405,7 @@ func (b *Builder) skip(reason string) {
 // mapRecord counts a record that went into the log.
 func (b *Builder) MapRecord() {
 	b.records++
-	b.mapped++
+	b.Mapped++
 }
 
 // appendMeta appends v to the list member k of the log's metadata.
@@ -452,7 +452,7 @@ func (b *Builder) Tool(name, version string) {
 }
 
 // root records a working directory whose absolute paths become relative.
-func (b *Builder) root(dir string) {
+func (b *Builder) Root(dir string) {
 	dir = strings.TrimRight(dir, `/\`)
 	if strings.Count(dir, "/")+strings.Count(dir, `\`) == 0 || len(dir) < 2 {
 		return // "/" or a relative directory: nothing to strip safely
@@ -466,7 +466,7 @@ func (b *Builder) root(dir string) {
 }
 
 // seen notes a timestamp for the run's start time.
-func (b *Builder) seen(ts string) {
+func (b *Builder) Seen(ts string) {
 	if ts == "" {
 		return
 	}
@@ -488,13 +488,13 @@ func (b *Builder) seen(ts string) {
 func (b *Builder) AddStep(s *Step) *Step {
 	s.Index = len(b.Steps)
 	b.Steps = append(b.Steps, s)
-	b.seen(s.Timestamp)
+	b.Seen(s.Timestamp)
 	return s
 }
 
 // systemPrompt sets the system prompt; a later, different system message
 // becomes a prompt with role system.
-func (b *Builder) systemPrompt(text string, meta Obj) {
+func (b *Builder) SystemPrompt(text string, meta Obj) {
 	switch {
 	case !b.hasSystem:
 		b.system, b.hasSystem = text, true
@@ -507,12 +507,12 @@ func (b *Builder) systemPrompt(text string, meta Obj) {
 }
 
 func (b *Builder) Prompt(role, text string, meta Obj, ts string) {
-	b.seen(ts)
+	b.Seen(ts)
 	if ts != "" {
-		meta = join(Obj{{"timestamp", Quote(ts)}}, meta)
+		meta = Join(Obj{{"timestamp", Quote(ts)}}, meta)
 	}
 	if len(meta) > 0 {
-		meta = join(Obj{{"index", JSONInt(len(b.Prompts))}}, meta)
+		meta = Join(Obj{{"index", JSONInt(len(b.Prompts))}}, meta)
 		b.promptMeta = append(b.promptMeta, meta.Raw())
 	}
 	b.Prompts = append(b.Prompts, prompt{Role: role, Content: text})
@@ -525,53 +525,53 @@ func (b *Builder) promptParts(role string, parts []execlog.Part, meta Obj, ts st
 }
 
 // add appends one message to the log.
-func (b *Builder) add(m *msg) {
-	switch m.role {
+func (b *Builder) Add(m *Msg) {
+	switch m.Role {
 	case "system", "developer":
 		if m.hasText {
-			b.systemPrompt(m.text, m.meta)
+			b.SystemPrompt(m.Text, m.Meta)
 		}
 	case "assistant":
 		b.turn(m)
 	default: // user, tool
 		switch {
-		case m.hasText || len(m.results) == 0 && len(m.meta) > 0:
-			role := m.role
+		case m.hasText || len(m.results) == 0 && len(m.Meta) > 0:
+			role := m.Role
 			if role == "tool" || role == "" {
 				role = "user"
 			}
-			if len(m.parts) > 0 {
-				b.promptParts(role, m.parts, m.meta, m.ts)
+			if len(m.Parts) > 0 {
+				b.promptParts(role, m.Parts, m.Meta, m.TS)
 			} else {
-				b.Prompt(role, m.text, m.meta, m.ts)
+				b.Prompt(role, m.Text, m.Meta, m.TS)
 			}
-		case len(m.meta) > 0:
+		case len(m.Meta) > 0:
 			for _, r := range m.results {
-				r.meta = join(r.meta, m.meta)
+				r.Meta = Join(r.Meta, m.Meta)
 			}
 		}
 		for _, r := range m.results {
-			if r.ts == "" {
-				r.ts = m.ts
+			if r.TS == "" {
+				r.TS = m.TS
 			}
-			b.result(r)
+			b.Result(r)
 		}
 	}
 }
 
 // exchange adds one request/response round trip. The request repeats the
 // conversation so far; messages already in the log are not added twice.
-func (b *Builder) exchange(req, resp []*msg) {
+func (b *Builder) exchange(req, resp []*Msg) {
 	k := 0
 	for k < len(req) && k < len(b.history) && req[k].identity() == b.history[k].identity() {
 		b.sameCalls(b.history[k], req[k])
 		k++
 	}
 	for _, m := range req[k:] {
-		b.add(m)
+		b.Add(m)
 	}
 	for _, m := range resp {
-		b.add(m)
+		b.Add(m)
 	}
 	// The request's copies of the messages already added stand for them
 	// from now on: their calls are the same steps.
@@ -583,76 +583,76 @@ func (b *Builder) exchange(req, resp []*msg) {
 // sameCalls notes that the calls of cp, a later copy of m, are those of m,
 // already in the log: an id cp gives a call that had none (or another)
 // joins its step.
-func (b *Builder) sameCalls(m, cp *msg) {
-	for i, c := range cp.calls {
-		if i >= len(m.calls) || m.calls[i].step == nil {
+func (b *Builder) sameCalls(m, cp *Msg) {
+	for i, c := range cp.Calls {
+		if i >= len(m.Calls) || m.Calls[i].step == nil {
 			return
 		}
-		s := m.calls[i].step
+		s := m.Calls[i].step
 		c.step = s
-		if c.id == "" || c.id == m.calls[i].id {
+		if c.ID == "" || c.ID == m.Calls[i].ID {
 			continue
 		}
-		b.calls[c.id] = s
+		b.Calls[c.ID] = s
 		switch have := s.Meta.Get("call_id"); {
 		case have == nil:
-			s.Meta.SetString("call_id", c.id)
-		case string(have) != string(Quote(c.id)):
-			s.Meta.setDefault("renamed_call_id", Quote(c.id))
+			s.Meta.SetString("call_id", c.ID)
+		case string(have) != string(Quote(c.ID)):
+			s.Meta.setDefault("renamed_call_id", Quote(c.ID))
 		}
 	}
 }
 
 // turn adds a model turn: an llm_call step, then one tool_call step per
 // tool call it makes.
-func (b *Builder) turn(m *msg) {
-	s := &Step{Type: LLMCall, Timestamp: m.ts, Parameters: m.params}
+func (b *Builder) turn(m *Msg) {
+	s := &Step{Type: LLMCall, Timestamp: m.TS, Parameters: m.Params}
 	if m.hasText {
-		text := m.text
+		text := m.Text
 		s.Output = &text
 		if strings.TrimSpace(text) != "" {
 			b.Last = text
 		}
 	}
-	if len(m.reasoning) > 0 {
-		r := strings.Join(m.reasoning, "\n")
+	if len(m.Reasoning) > 0 {
+		r := strings.Join(m.Reasoning, "\n")
 		s.Reasoning = &r
 	}
-	if t := m.taken; t != nil && sameObj(t.meta, m.meta) {
+	if t := m.taken; t != nil && sameObj(t.meta, m.Meta) {
 		s.Usage, s.Meta = t.usage, t.left
 	} else {
-		s.Usage, s.Meta = takeUsage(join(s.Meta, m.meta))
+		s.Usage, s.Meta = takeUsage(Join(s.Meta, m.Meta))
 	}
 	if m.failed != nil {
 		s.Fail(*m.failed)
 	}
 	b.AddStep(s)
-	for _, c := range m.calls {
-		b.Call(c, m.ts)
+	for _, c := range m.Calls {
+		b.Call(c, m.TS)
 	}
 	// Results a model's own message holds for calls made earlier.
 	for _, r := range m.results {
-		if r.ts == "" {
-			r.ts = m.ts
+		if r.TS == "" {
+			r.TS = m.TS
 		}
-		b.result(r)
+		b.Result(r)
 	}
 }
 
 func (b *Builder) Call(c *Call, ts string) *Step {
-	if c.ts == "" {
-		c.ts = ts
+	if c.TS == "" {
+		c.TS = ts
 	}
 	name := c.Name
 	if name == "" {
 		name = "unknown"
 	}
-	s := &Step{Type: toolCall, Tool: name, Parameters: c.Args, Deterministic: b.det[name], Timestamp: c.ts}
+	s := &Step{Type: toolCall, Tool: name, Parameters: c.Args, Deterministic: b.det[name], Timestamp: c.TS}
 	c.step = s
-	if c.id != "" {
-		s.Meta.SetString("call_id", c.id)
+	if c.ID != "" {
+		s.Meta.SetString("call_id", c.ID)
 	}
-	s.Meta = join(s.Meta, c.meta)
+	s.Meta = Join(s.Meta, c.Meta)
 	if c.output != nil {
 		s.Output = c.output
 		s.Resolved = true
@@ -665,14 +665,14 @@ func (b *Builder) Call(c *Call, ts string) *Step {
 	}
 	b.AddStep(s)
 	if c.output == nil && !c.noResult {
-		if c.id != "" {
-			b.calls[c.id] = s // a reused id means the latest call
+		if c.ID != "" {
+			b.Calls[c.ID] = s // a reused id means the latest call
 		} else {
 			b.noID = append(b.noID, s)
 		}
 		b.open[name] = append(b.open[name], s)
-		if c.id != "" {
-			b.joinEarly(c.id)
+		if c.ID != "" {
+			b.joinEarly(c.ID)
 		}
 	}
 	return s
@@ -681,9 +681,9 @@ func (b *Builder) Call(c *Call, ts string) *Step {
 // joinEarly gives the call id the results that came before it.
 func (b *Builder) joinEarly(id string) {
 	kept := b.early[:0]
-	var mine []*result
+	var mine []*Result
 	for _, r := range b.early {
-		if r.id == id {
+		if r.ID == id {
 			mine = append(mine, r)
 		} else {
 			kept = append(kept, r)
@@ -691,7 +691,7 @@ func (b *Builder) joinEarly(id string) {
 	}
 	b.early = kept
 	for _, r := range mine {
-		b.result(r)
+		b.Result(r)
 	}
 }
 
@@ -700,7 +700,7 @@ func (b *Builder) joinEarly(id string) {
 func (b *Builder) flushEarly() {
 	b.flushing = true
 	for _, r := range b.early {
-		b.result(r)
+		b.Result(r)
 	}
 	b.early = nil
 }
@@ -729,7 +729,7 @@ func (b *Builder) joinByID(id, name string) *Step {
 		}
 		b.noID = append(b.noID[:i:i], b.noID[i+1:]...)
 		s.Meta.SetString("call_id", id)
-		b.calls[id] = s
+		b.Calls[id] = s
 		return s
 	}
 	return nil
@@ -740,7 +740,7 @@ func (b *Builder) joinByID(id, name string) *Step {
 func (b *Builder) newConversation() {
 	b.flushEarly()
 	b.flushing = false
-	b.calls = map[string]*Step{}
+	b.Calls = map[string]*Step{}
 	b.open = map[string][]*Step{}
 	b.noID = nil
 	b.history = nil
@@ -749,28 +749,28 @@ func (b *Builder) newConversation() {
 // result joins a tool result to its call by id (or, for calls without ids,
 // to the oldest open call of the same tool). A result whose call is not in
 // the log becomes a step of its own when it names its tool.
-func (b *Builder) result(r *result) {
-	b.seen(r.ts)
+func (b *Builder) Result(r *Result) {
+	b.Seen(r.TS)
 	var s *Step
-	if r.id != "" {
-		s = b.calls[r.id]
+	if r.ID != "" {
+		s = b.Calls[r.ID]
 		if s == nil {
-			s = b.joinByID(r.id, r.name)
+			s = b.joinByID(r.ID, r.name)
 		}
 	} else {
 		s = b.oldestOpen(r.name)
 	}
 	if s != nil && s.Resolved && s.hasOutput() {
-		if r.hasOut && r.text() == s.text() {
+		if r.HasOut && r.Text() == s.text() {
 			return // the same result again (a later request repeating it)
 		}
 		extra := Obj{}
-		extra.SetString("output", r.text())
-		extra = join(extra, r.meta)
+		extra.SetString("output", r.Text())
+		extra = Join(extra, r.Meta)
 		s.extra = append(s.extra, extra.Raw())
 		return
 	}
-	if s == nil && r.id != "" && r.name == "" && !b.flushing {
+	if s == nil && r.ID != "" && r.name == "" && !b.flushing {
 		// Its call may come later in the file (Claude Code 2.1 writes
 		// some results a line before their call): joined when it
 		// comes, or kept as unmatched at the end.
@@ -780,40 +780,40 @@ func (b *Builder) result(r *result) {
 	if s == nil {
 		if r.name == "" {
 			u := Obj{}
-			u.SetString("call_id", r.id)
-			if r.hasOut {
-				u.SetString("output", r.text())
+			u.SetString("call_id", r.ID)
+			if r.HasOut {
+				u.SetString("output", r.Text())
 			}
-			u = join(u, r.meta)
+			u = Join(u, r.Meta)
 			b.unmatched = append(b.unmatched, u.Raw())
 			b.Warn("a tool result has no matching tool call (kept in metadata.unmatched_tool_results)")
 			return
 		}
-		s = b.Call(&Call{id: r.id, Name: r.name, ts: r.ts}, "")
+		s = b.Call(&Call{ID: r.ID, Name: r.name, TS: r.TS}, "")
 		s.Meta.Set("unmatched_result", JSONTrue)
 	}
 	s.Resolved = true
-	if len(r.parts) > 0 && !s.hasOutput() {
-		s.OutputParts = r.parts
-	} else if r.hasOut && !s.hasOutput() {
+	if len(r.Parts) > 0 && !s.hasOutput() {
+		s.OutputParts = r.Parts
+	} else if r.HasOut && !s.hasOutput() {
 		if r.lit != "" {
 			s.outLit = r.lit
 		} else {
-			out := r.output
+			out := r.Output
 			s.Output = &out
 		}
 	}
-	if r.isError {
-		s.Fail(r.failure)
+	if r.IsError {
+		s.Fail(r.Failure)
 	}
-	if r.ts != "" && r.ts != s.Timestamp {
-		s.Meta.SetString("result_timestamp", r.ts)
+	if r.TS != "" && r.TS != s.Timestamp {
+		s.Meta.SetString("result_timestamp", r.TS)
 	}
-	if len(r.meta) > 0 {
+	if len(r.Meta) > 0 {
 		if prev := s.Meta.Get("result"); prev != nil {
-			s.Meta.Set("result", join(objOf(prev), r.meta).Raw())
+			s.Meta.Set("result", Join(objOf(prev), r.Meta).Raw())
 		} else {
-			s.Meta.Set("result", r.meta.Raw())
+			s.Meta.Set("result", r.Meta.Raw())
 		}
 	}
 }
@@ -821,8 +821,8 @@ func (b *Builder) result(r *result) {
 // objOf parses a raw JSON object back into an obj.
 func objOf(v json.RawMessage) Obj {
 	var o Obj
-	each(gjson.ParseBytes(v), func(k, v gjson.Result) bool {
-		o.Set(k.String(), raw(v))
+	Each(gjson.ParseBytes(v), func(k, v gjson.Result) bool {
+		o.Set(k.String(), Raw(v))
 		return true
 	})
 	return o
@@ -837,10 +837,10 @@ func (b *Builder) toolRun(id, name string, params json.RawMessage, out *string, 
 	if fail == nil {
 		fail = &Failure{}
 	}
-	b.seen(ts)
+	b.Seen(ts)
 	var joined *Step
 	if id != "" {
-		joined = b.calls[id]
+		joined = b.Calls[id]
 		if joined == nil {
 			joined = b.joinByID(id, name)
 		}
@@ -848,9 +848,9 @@ func (b *Builder) toolRun(id, name string, params json.RawMessage, out *string, 
 		joined = b.oldestOpen(name)
 	}
 	if joined != nil && !joined.Resolved {
-		r := &result{id: id, name: name, ts: ts, meta: meta, isError: isError, failure: *fail}
+		r := &Result{ID: id, name: name, TS: ts, Meta: meta, IsError: isError, Failure: *fail}
 		if out != nil {
-			r.output, r.hasOut = *out, true
+			r.Output, r.HasOut = *out, true
 		}
 		switch {
 		case joined.Parameters == nil:
@@ -858,16 +858,16 @@ func (b *Builder) toolRun(id, name string, params json.RawMessage, out *string, 
 		case len(params) > 0 && !sameJSON(joined.Parameters, params):
 			// The tool saw its input differently from the call (LangChain
 			// passes a string): keep both.
-			r.meta = join(r.meta, Obj{{"parameters", params}})
+			r.Meta = Join(r.Meta, Obj{{"parameters", params}})
 		}
-		b.result(r)
+		b.Result(r)
 		return
 	}
-	b.Call(&Call{id: id, Name: name, Args: params, ts: ts, meta: meta, output: out, isError: isError, failure: *fail}, "")
+	b.Call(&Call{ID: id, Name: name, Args: params, TS: ts, Meta: meta, output: out, isError: isError, failure: *fail}, "")
 }
 
 func (b *Builder) report() Report {
-	r := Report{Format: b.format, Records: b.records, Mapped: b.mapped, Resumed: b.resumed}
+	r := Report{Format: b.format, Records: b.records, Mapped: b.Mapped, Resumed: b.resumed}
 	for reason, n := range b.skipped {
 		r.Skipped += n
 		r.Reasons = append(r.Reasons, fmt.Sprintf("%s: %d", reason, n))
@@ -902,7 +902,7 @@ func (b *Builder) log() *execlog.Log {
 		Steps:   make([]execlog.Step, len(b.Steps)),
 	}
 	if l.Model.Identifier == "" {
-		l.Model.Identifier = b.agentModel
+		l.Model.Identifier = b.AgentModel
 	}
 	if l.Model.Identifier == "" {
 		l.Model.Identifier = "unknown"

@@ -50,7 +50,7 @@ type harness struct {
 // harness's blocks are returned as a prompt of their own, to come
 // before m, which keeps the rest. Tool results are never prompts and are
 // left as they are.
-func (h *harness) classify(b *Builder, where string, m *msg, c gjson.Result, mk ccMarks) *msg {
+func (h *harness) classify(b *Builder, where string, m *Msg, c gjson.Result, mk ccMarks) *Msg {
 	if len(m.results) > 0 {
 		return nil
 	}
@@ -69,7 +69,7 @@ func (h *harness) classify(b *Builder, where string, m *msg, c gjson.Result, mk 
 	case c.Type == gjson.String:
 		block(c.Str)
 	case c.IsArray():
-		each(c, func(_, p gjson.Result) bool {
+		Each(c, func(_, p gjson.Result) bool {
 			switch {
 			case p.Type == gjson.String:
 				block(p.Str)
@@ -102,19 +102,19 @@ func (h *harness) classify(b *Builder, where string, m *msg, c gjson.Result, mk 
 		byText = !mk.meta && !h.marked
 	case mk.meta:
 		kind = "meta"
-	case lead > 0 && tagged == lead && onlyText && len(m.parts) == 0:
+	case lead > 0 && tagged == lead && onlyText && len(m.Parts) == 0:
 		// Split: the harness's leading blocks, then the user's.
-		hm := &msg{role: HarnessRole, ts: m.ts}
+		hm := &Msg{Role: HarnessRole, TS: m.TS}
 		for _, t := range texts[:lead] {
-			hm.addText(t)
+			hm.AddText(t)
 		}
-		hm.meta.SetString("harness", kinds[0])
+		hm.Meta.SetString("harness", kinds[0])
 		if mk.uuid != "" {
-			hm.meta.SetString("uuid", mk.uuid)
+			hm.Meta.SetString("uuid", mk.uuid)
 		}
-		m.text, m.hasText = "", false
+		m.Text, m.hasText = "", false
 		for _, t := range texts[lead:] {
-			m.addText(t)
+			m.AddText(t)
 		}
 		if !h.marked {
 			h.note(kinds[0], tags[0], where)
@@ -130,8 +130,8 @@ func (h *harness) classify(b *Builder, where string, m *msg, c gjson.Result, mk 
 	default:
 		return nil
 	}
-	m.role = HarnessRole
-	m.meta.SetString("harness", kind)
+	m.Role = HarnessRole
+	m.Meta.SetString("harness", kind)
 	if byText {
 		h.note(kind, tags[0], where)
 	}
@@ -208,8 +208,8 @@ type ccBoundary struct {
 // ccAside reads an attachment or system record (its members but type,
 // timestamp and the session's, in f) into a prompt, or says which kind
 // of skipped record (Format.Kinds) it is.
-func (b *Builder) ccAside(where, typ string, f fields, ts string) (m *msg, content gjson.Result, skipped string, err error) {
-	m = &msg{role: "user", ts: ts}
+func (b *Builder) ccAside(where, typ string, f fields, ts string) (m *Msg, content gjson.Result, skipped string, err error) {
+	m = &Msg{Role: "user", TS: ts}
 	if typ == "attachment" {
 		att := f.get("attachment")
 		if t := att.Get("type").String(); t == "file" {
@@ -226,10 +226,10 @@ func (b *Builder) ccAside(where, typ string, f fields, ts string) (m *msg, conte
 		if err := b.readParts(m, content, at(where, "attachment.prompt")); err != nil {
 			return nil, content, "", err
 		}
-		if !m.hasText && len(m.parts) == 0 {
+		if !m.hasText && len(m.Parts) == 0 {
 			return nil, content, "attachment/queued_command without a prompt", nil
 		}
-		m.meta = join(f.rest("attachment.prompt"), m.meta)
+		m.Meta = Join(f.rest("attachment.prompt"), m.Meta)
 		return m, content, "", nil
 	}
 	sub := f.get("subtype").String()
@@ -245,10 +245,10 @@ func (b *Builder) ccAside(where, typ string, f fields, ts string) (m *msg, conte
 	if content.Type != gjson.String || k == "" {
 		return nil, content, "system/local_command without a tag", nil
 	}
-	m.role = HarnessRole
-	m.addText(content.Str)
-	m.meta = join(Obj{{"type", Quote("system")}}, f.rest("content"))
-	m.meta.SetString("harness", k)
+	m.Role = HarnessRole
+	m.AddText(content.Str)
+	m.Meta = Join(Obj{{"type", Quote("system")}}, f.rest("content"))
+	m.Meta.SetString("harness", k)
 	return m, content, "", nil
 }
 
@@ -256,7 +256,7 @@ func (b *Builder) ccAside(where, typ string, f fields, ts string) (m *msg, conte
 // compaction and sends with the next prompt) into a harness prompt of
 // kind "file": the text blocks it renders for the model, as sent, the
 // record's other members in its metadata.
-func (b *Builder) ccFile(f fields, ts string) (*msg, gjson.Result, string, error) {
+func (b *Builder) ccFile(f fields, ts string) (*Msg, gjson.Result, string, error) {
 	r := f.get("rendered")
 	ok := f.get("renderedRole").String() == "user" && r.IsArray() && len(r.Array()) > 0
 	r.ForEach(func(_, v gjson.Result) bool {
@@ -266,13 +266,13 @@ func (b *Builder) ccFile(f fields, ts string) (*msg, gjson.Result, string, error
 	if !ok {
 		return nil, r, "attachment/file without rendered text", nil
 	}
-	m := &msg{role: HarnessRole, ts: ts}
+	m := &Msg{Role: HarnessRole, TS: ts}
 	r.ForEach(func(_, v gjson.Result) bool {
-		m.addText(v.Get("content").Str)
+		m.AddText(v.Get("content").Str)
 		return true
 	})
-	m.meta = join(Obj{{"type", Quote("attachment")}}, f.rest("rendered"))
-	m.meta.SetString("harness", "file")
+	m.Meta = Join(Obj{{"type", Quote("attachment")}}, f.rest("rendered"))
+	m.Meta.SetString("harness", "file")
 	return m, r, "", nil
 }
 
@@ -289,30 +289,30 @@ type ccSource struct {
 // command whose text and time are those of a user record. When the user
 // record does not say it was queued, the two are taken to be one all the
 // same, and stderr says so.
-func ccOnce(b *Builder, msgs []*msg, src map[*msg]ccSource, agent map[*msg]string) []*msg {
+func ccOnce(b *Builder, msgs []*Msg, src map[*Msg]ccSource, agent map[*Msg]string) []*Msg {
 	type key struct{ ts, text string }
 	users := map[key]bool{}
 	for _, m := range msgs {
-		if s, ok := src[m]; ok && s.kind == "user" && m.ts != "" && m.hasText && len(m.parts) == 0 {
-			users[key{m.ts, m.text}] = true
+		if s, ok := src[m]; ok && s.kind == "user" && m.TS != "" && m.hasText && len(m.Parts) == 0 {
+			users[key{m.TS, m.Text}] = true
 		}
 	}
-	drop := map[*msg]bool{}
+	drop := map[*Msg]bool{}
 	for i, m := range msgs {
 		s := src[m]
 		switch s.kind {
 		case "local":
-			if m.ts != "" && users[key{m.ts, m.text}] {
+			if m.TS != "" && users[key{m.TS, m.Text}] {
 				drop[m] = true
 				unmap(b, b.reason("system/local_command copy"))
 			}
 		case "queued":
 			for _, n := range msgs[i+1:] {
 				ns := src[n]
-				if ns.kind != "user" || n.role != "user" || len(n.results) > 0 || agent[n] != agent[m] {
+				if ns.kind != "user" || n.Role != "user" || len(n.results) > 0 || agent[n] != agent[m] {
 					continue
 				}
-				if n.hasText && m.hasText && n.text == m.text && len(n.parts) == 0 && len(m.parts) == 0 {
+				if n.hasText && m.hasText && n.Text == m.Text && len(n.Parts) == 0 && len(m.Parts) == 0 {
 					drop[m] = true
 					unmap(b, b.reason("attachment/queued_command copy"))
 					if !ns.queued {
@@ -338,22 +338,22 @@ func ccOnce(b *Builder, msgs []*msg, src map[*msg]ccSource, agent map[*msg]strin
 // unmap counts a record already counted as mapped as skipped instead.
 func unmap(b *Builder, reason string) {
 	b.records--
-	b.mapped--
-	b.skip(reason)
+	b.Mapped--
+	b.Skip(reason)
 }
 
 // ccAbsorbed warns of the queue-operation records that say a turn took in
 // a queued prompt (operation "remove", reason "absorbed_mid_turn") whose
 // text no queued_command attachment holds: that text is in the skipped
 // queue record alone.
-func ccAbsorbed(b *Builder, absorbed []lineMember, src map[*msg]ccSource) {
+func ccAbsorbed(b *Builder, absorbed []lineMember, src map[*Msg]ccSource) {
 	if len(absorbed) == 0 {
 		return
 	}
 	queued := map[string]bool{}
 	for m, s := range src {
 		if s.kind == "queued" && m.hasText {
-			queued[m.text] = true
+			queued[m.Text] = true
 		}
 	}
 	var lost []string

@@ -24,14 +24,14 @@ import (
 // has read: everything a later line, or the end of the import, reads.
 // With the builder, it is what a checkpoint saves (resume.go).
 type ccState struct {
-	msgs         []*msg
-	byID         map[string]*msg // model turns by message.id: its further lines join it
-	merged       map[*msg]List   // further lines merged into a model turn
+	msgs         []*Msg
+	byID         map[string]*Msg // model turns by message.id: its further lines join it
+	merged       map[*Msg]List   // further lines merged into a model turn
 	session      *distinct
 	summaries    List
 	sc           *sidechains
 	hs           harness
-	src          map[*msg]ccSource // where the prompts of other records than user records came from
+	src          map[*Msg]ccSource // where the prompts of other records than user records came from
 	absorbed     []lineMember      // the text of queued prompts a turn took in, by line
 	boundaries   []*ccBoundary
 	progressSeen map[string]bool
@@ -54,8 +54,8 @@ type ccImport struct {
 func newCCImport(b *Builder) *ccImport {
 	return &ccImport{
 		ccState: ccState{
-			byID: map[string]*msg{}, merged: map[*msg]List{}, session: &distinct{},
-			sc: newSidechains(), src: map[*msg]ccSource{}, progressSeen: map[string]bool{},
+			byID: map[string]*Msg{}, merged: map[*Msg]List{}, session: &distinct{},
+			sc: newSidechains(), src: map[*Msg]ccSource{}, progressSeen: map[string]bool{},
 			rq: newCCRequests(),
 		},
 		subIDs: ccRecordIDs(b.opts.Subagents),
@@ -97,12 +97,12 @@ func importClaudeCode(b *Builder, data []byte) error {
 	// The transcripts of the session's subagents, after the session's
 	// own: their records are read as if the session held them, then put
 	// in their place in time (interleave).
-	fileOf := map[*msg]int{} // the subagent transcript a message came from, from 1
+	fileOf := map[*Msg]int{} // the subagent transcript a message came from, from 1
 	transcripts := [][]byte{data}
 	for i, sub := range b.opts.Subagents {
 		b.linePrefix = sub.Name + ": "
 		n := len(c.msgs)
-		if err := b.jsonLines(sub.Data, func(where string, rec gjson.Result) error { return c.line(b, where, rec) }); err != nil {
+		if err := b.JSONLines(sub.Data, func(where string, rec gjson.Result) error { return c.line(b, where, rec) }); err != nil {
 			return err
 		}
 		for _, m := range c.msgs[n:] {
@@ -119,7 +119,7 @@ func importClaudeCode(b *Builder, data []byte) error {
 		}
 	}
 	ccAbsorbed(b, c.absorbed, c.src)
-	if b.mapped == 0 && b.records > 0 {
+	if b.Mapped == 0 && b.records > 0 {
 		return b.Errorf("", "not %s: no line is a user, assistant or summary record", b.f.Describe())
 	}
 	if v := c.session.get("version"); v.Type == gjson.String {
@@ -133,13 +133,13 @@ func importClaudeCode(b *Builder, data []byte) error {
 		return err
 	}
 	for _, m := range c.msgs {
-		m.meta.Set("merged_records", c.merged[m].Raw())
+		m.Meta.Set("merged_records", c.merged[m].Raw())
 		c.sc.add(b, m)
 	}
 	// Prompts of subagents that made no step after them.
 	for _, key := range c.sc.firstKey {
 		for _, p := range c.sc.pending[key] {
-			b.AppendMeta("subagent_prompts", join(Obj{{"agent", Quote(c.sc.names[key])}}, objOf(p)).Raw())
+			b.AppendMeta("subagent_prompts", Join(Obj{{"agent", Quote(c.sc.names[key])}}, objOf(p)).Raw())
 		}
 	}
 	switch {
@@ -157,7 +157,7 @@ func (c *ccImport) scan(b *Builder, rec gjson.Result) {
 	c.typ, c.message, c.tsv = gjson.Result{}, gjson.Result{}, gjson.Result{}
 	c.ln, c.mk = ccLine{}, ccMarks{}
 	c.other = c.other[:0]
-	each(rec, func(k, v gjson.Result) bool {
+	Each(rec, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "isSidechain":
 			c.ln.sidechain = v.Type == gjson.True
@@ -185,7 +185,7 @@ func (c *ccImport) scan(b *Builder, rec gjson.Result) {
 			c.tsv = v
 		case "cwd":
 			if v.Type == gjson.String {
-				b.root(v.Str)
+				b.Root(v.Str)
 			}
 			c.session.add(k.Str, v)
 		case "sessionId", "version", "gitBranch", "userType", "slug", "entrypoint":
@@ -214,15 +214,15 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 			if pt != "" {
 				kind += "/" + pt
 			}
-			b.seen(timestamp(c.tsv))
+			b.Seen(Timestamp(c.tsv))
 			b.skipKind(kind, data, fmt.Sprintf("record type \"progress\" (%s: a data.type this importer does not know)", pt))
 			return nil
 		}
 		// A subagent's own message, written into the session's
 		// transcript as it ran (2.1.x): read as the subagent's record.
 		envelope := fields(c.other).rest("data")
-		envelope = join(envelope, rest(data, "message", "type", "prompt"))
-		outerTS := timestamp(c.tsv)
+		envelope = Join(envelope, Rest(data, "message", "type", "prompt"))
+		outerTS := Timestamp(c.tsv)
 		agent, task := data.Get("agentId").String(), fields(c.other).get("parentToolUseID").String()
 		if agent != "" && task != "" {
 			// Its Task call, even when the Task's result is missing.
@@ -231,8 +231,8 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		c.scan(b, nested)
 		where = at(where, "data.message")
 		if c.ln.uuid != "" && c.progressSeen[c.ln.uuid] || ccCopied(c.subIDs, c.ln.uuid, c.message) {
-			b.seen(outerTS)
-			b.skip(b.reason("progress/agent_progress copy"))
+			b.Seen(outerTS)
+			b.Skip(b.reason("progress/agent_progress copy"))
 			return nil
 		}
 		if c.ln.uuid != "" {
@@ -248,15 +248,15 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		b.MapRecord()
 		return nil
 	case "attachment", "system":
-		ts := timestamp(c.tsv)
+		ts := Timestamp(c.tsv)
 		if c.typ.String() == "system" && fields(c.other).get("subtype").String() == "compact_boundary" {
 			// Kept with the compaction summary that follows it.
 			bd := fields(c.other).rest()
 			if ts != "" {
-				bd = join(Obj{{"timestamp", Quote(ts)}}, bd)
+				bd = Join(Obj{{"timestamp", Quote(ts)}}, bd)
 			}
 			c.boundaries = append(c.boundaries, &ccBoundary{uuid: c.ln.uuid, meta: bd})
-			b.seen(ts)
+			b.Seen(ts)
 			b.MapRecord()
 			return nil
 		}
@@ -265,12 +265,12 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 			return err
 		}
 		if m == nil {
-			b.seen(ts)
+			b.Seen(ts)
 			b.skipKind(skipped, rec, fmt.Sprintf("record type %q (%s: a subtype this importer does not know)", c.typ.String(), strings.TrimPrefix(skipped, c.typ.String()+"/")))
 			return nil
 		}
 		b.MapRecord()
-		if m.role != HarnessRole {
+		if m.Role != HarnessRole {
 			// A queued prompt: its origin says who sent it.
 			att := fields(c.other).get("attachment")
 			if c.mk.origin == "" {
@@ -296,11 +296,11 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		if t := f.get("content"); f.get("operation").String() == "remove" && f.get("reason").String() == "absorbed_mid_turn" && t.Type == gjson.String && t.Str != "" {
 			c.absorbed = append(c.absorbed, lineMember{where, t})
 		}
-		b.seen(timestamp(c.tsv))
-		b.skip(b.reason("queue-operation"))
+		b.Seen(Timestamp(c.tsv))
+		b.Skip(b.reason("queue-operation"))
 		return nil
 	default:
-		b.seen(timestamp(c.tsv))
+		b.Seen(Timestamp(c.tsv))
 		b.skipKind(c.typ.String(), rec, fmt.Sprintf("record type %q (not a conversation record)", c.typ.String()))
 		return nil
 	}
@@ -311,17 +311,17 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 	if err != nil {
 		return err
 	}
-	ts := timestamp(c.tsv)
-	m.ts = ts
+	ts := Timestamp(c.tsv)
+	m.TS = ts
 	line := fields(c.other).rest()
 	b.MapRecord()
-	if m.role != "assistant" {
+	if m.Role != "assistant" {
 		ccExitCodes(m)
 		line = withoutPartCopies(line, m)
-		m.meta = join(line, m.meta)
+		m.Meta = Join(line, m.Meta)
 		if c.mk.compact && len(c.boundaries) > 0 {
 			if bd := c.boundaries[len(c.boundaries)-1]; !bd.joined && (bd.uuid == "" || bd.uuid == c.ln.parent) {
-				m.meta.Set("compact_boundary", bd.meta.Raw())
+				m.Meta.Set("compact_boundary", bd.meta.Raw())
 				bd.joined = true
 			}
 		}
@@ -336,14 +336,14 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		return nil
 	}
 	model := c.message.Get("model").String()
-	if model == ccSynthetic && len(m.calls) == 0 && len(m.results) == 0 {
+	if model == ccSynthetic && len(m.Calls) == 0 && len(m.results) == 0 {
 		// No model wrote it: the harness's notice (an API error, a
 		// rate limit), a prompt of the harness, never a model turn.
-		m.role = HarnessRole
-		m.ts = ts
-		m.meta = join(line, m.meta)
-		m.meta.SetString("harness", ccSyntheticKind(fields(c.other)))
-		b.seen(ts)
+		m.Role = HarnessRole
+		m.TS = ts
+		m.Meta = Join(line, m.Meta)
+		m.Meta.SetString("harness", ccSyntheticKind(fields(c.other)))
+		b.Seen(ts)
 		c.msgs = append(c.msgs, m)
 		c.sc.line(m, c.ln)
 		return nil
@@ -353,20 +353,20 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 	}
 	// The message-level members (id, model, usage, stop_reason) are
 	// the same on every line of a message, the last the most complete.
-	msgMeta := m.meta
-	m.meta = nil
-	for _, c := range m.calls {
-		c.ts = ts
-		if !m.hasText && len(m.reasoning) == 0 {
-			c.meta = join(c.meta, line)
+	msgMeta := m.Meta
+	m.Meta = nil
+	for _, c := range m.Calls {
+		c.TS = ts
+		if !m.hasText && len(m.Reasoning) == 0 {
+			c.Meta = Join(c.Meta, line)
 		}
 	}
 	id := c.message.Get("id").String()
 	prev := c.byID[id]
 	c.sc.line(m, c.ln)
 	if prev == nil {
-		if m.hasText || len(m.reasoning) > 0 || len(m.calls) == 0 {
-			m.meta = line
+		if m.hasText || len(m.Reasoning) > 0 || len(m.Calls) == 0 {
+			m.Meta = line
 		}
 		c.msgs = append(c.msgs, m)
 		if id != "" {
@@ -376,24 +376,24 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		c.answered(m)
 	} else {
 		if m.hasText {
-			prev.addText(m.text)
+			prev.AddText(m.Text)
 		}
-		prev.reasoning = append(prev.reasoning, m.reasoning...)
-		prev.calls = append(prev.calls, m.calls...)
+		prev.Reasoning = append(prev.Reasoning, m.Reasoning...)
+		prev.Calls = append(prev.Calls, m.Calls...)
 		prev.results = append(prev.results, m.results...)
 		joinOwnResults(prev)
-		if m.hasText || len(m.reasoning) > 0 || len(m.calls) == 0 {
+		if m.hasText || len(m.Reasoning) > 0 || len(m.Calls) == 0 {
 			if ts != "" {
-				line = join(Obj{{"timestamp", Quote(ts)}}, line)
+				line = Join(Obj{{"timestamp", Quote(ts)}}, line)
 			}
 			c.merged[prev] = append(c.merged[prev], line.Raw())
 		}
 	}
 	for _, mm := range msgMeta {
 		if mm.K == "content" {
-			prev.meta.Set("content", append(listOf(prev.meta.Get("content")), listOf(mm.V)...).Raw())
+			prev.Meta.Set("content", append(listOf(prev.Meta.Get("content")), listOf(mm.V)...).Raw())
 		} else {
-			prev.meta.Set(mm.K, mm.V)
+			prev.Meta.Set(mm.K, mm.V)
 		}
 	}
 	return nil
@@ -401,13 +401,13 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 
 // ccExitCodes gives each failed result of m the exit code its text
 // states (claudecode.ExitCode: a Bash command's "Exit code N").
-func ccExitCodes(m *msg) {
+func ccExitCodes(m *Msg) {
 	for _, r := range m.results {
-		if !r.isError || r.failure.ExitCode != nil {
+		if !r.IsError || r.Failure.ExitCode != nil {
 			continue
 		}
-		if n, ok := claudecode.ExitCode(r.text()); ok {
-			r.failure.ExitCode = json.RawMessage(strconv.Itoa(n))
+		if n, ok := claudecode.ExitCode(r.Text()); ok {
+			r.Failure.ExitCode = json.RawMessage(strconv.Itoa(n))
 		}
 	}
 }
@@ -427,7 +427,7 @@ type ccLine struct {
 // user's. Subagent steps name their agent and the step of the Task call.
 type sidechains struct {
 	agentOf  map[string]string // line uuid -> agent key
-	of       map[*msg]string   // subagent messages -> agent key
+	of       map[*Msg]string   // subagent messages -> agent key
 	prompts  map[string]string // agent key -> its first prompt
 	names    map[string]string // agent key -> agent name
 	tasks    []*Call           // Task calls of the main agent, in order
@@ -439,7 +439,7 @@ type sidechains struct {
 
 func newSidechains() *sidechains {
 	return &sidechains{
-		agentOf: map[string]string{}, of: map[*msg]string{}, prompts: map[string]string{},
+		agentOf: map[string]string{}, of: map[*Msg]string{}, prompts: map[string]string{},
 		names: map[string]string{}, byAgent: map[string]string{}, parents: map[string]*Call{},
 		pending: map[string]List{},
 	}
@@ -449,14 +449,14 @@ func newSidechains() *sidechains {
 func isTask(c *Call) bool { return c.Name == "Task" || c.Name == "Agent" }
 
 // line notes one transcript line's message m.
-func (sc *sidechains) line(m *msg, ln ccLine) {
+func (sc *sidechains) line(m *Msg, ln ccLine) {
 	if ln.resultAgent != "" {
 		for _, r := range m.results {
-			sc.byAgent[ln.resultAgent] = r.id
+			sc.byAgent[ln.resultAgent] = r.ID
 		}
 	}
 	if !ln.sidechain {
-		for _, c := range m.calls {
+		for _, c := range m.Calls {
 			if isTask(c) {
 				sc.tasks = append(sc.tasks, c)
 			}
@@ -478,8 +478,8 @@ func (sc *sidechains) line(m *msg, ln ccLine) {
 		sc.firstKey = append(sc.firstKey, key)
 	}
 	sc.of[m] = key
-	if m.role == "user" && m.hasText && sc.prompts[key] == "" {
-		sc.prompts[key] = m.text
+	if m.Role == "user" && m.hasText && sc.prompts[key] == "" {
+		sc.prompts[key] = m.Text
 	}
 }
 
@@ -487,7 +487,7 @@ func (sc *sidechains) line(m *msg, ln ccLine) {
 func (sc *sidechains) resolve() {
 	byID := map[string]*Call{}
 	for _, c := range sc.tasks {
-		byID[c.id] = c
+		byID[c.ID] = c
 	}
 	used := map[*Call]bool{}
 	for _, key := range sc.firstKey {
@@ -511,8 +511,8 @@ func (sc *sidechains) resolve() {
 		if sc.names[key] == "" {
 			// Older transcripts do not name subagents: the Task call's
 			// id does, or else the subagent's first record.
-			if parent != nil && parent.id != "" {
-				sc.names[key] = parent.id
+			if parent != nil && parent.ID != "" {
+				sc.names[key] = parent.ID
 			} else {
 				sc.names[key] = strings.TrimPrefix(key, "uuid:")
 			}
@@ -521,26 +521,26 @@ func (sc *sidechains) resolve() {
 }
 
 // add adds m to the log; a subagent's steps name their agent and parent.
-func (sc *sidechains) add(b *Builder, m *msg) {
+func (sc *sidechains) add(b *Builder, m *Msg) {
 	key, side := sc.of[m]
 	if !side {
-		b.add(m)
+		b.Add(m)
 		return
 	}
-	if m.role != "assistant" && m.hasText && len(m.results) == 0 {
+	if m.Role != "assistant" && m.hasText && len(m.results) == 0 {
 		// The subagent's prompt: its Task call's input, not the user's.
-		p := join(Obj{{"content", Quote(m.text)}}, m.meta)
-		if m.role == HarnessRole {
-			p = join(Obj{{"role", Quote(HarnessRole)}}, p)
+		p := Join(Obj{{"content", Quote(m.Text)}}, m.Meta)
+		if m.Role == HarnessRole {
+			p = Join(Obj{{"role", Quote(HarnessRole)}}, p)
 		}
-		if m.ts != "" {
-			p.setDefault("timestamp", Quote(m.ts))
+		if m.TS != "" {
+			p.setDefault("timestamp", Quote(m.TS))
 		}
 		sc.pending[key] = append(sc.pending[key], p.Raw())
 		return
 	}
 	n, last := len(b.Steps), b.Last
-	b.add(m)
+	b.Add(m)
 	b.Last = last // the run's answer is the main agent's
 	for _, s := range b.Steps[n:] {
 		s.Agent = sc.names[key]
@@ -595,12 +595,12 @@ func (d *distinct) raw() []byte {
 	for _, k := range d.keys {
 		vs := d.vals[k]
 		if len(vs) == 1 {
-			o.Set(k, raw(vs[0]))
+			o.Set(k, Raw(vs[0]))
 			continue
 		}
 		var l List
 		for _, v := range vs {
-			l = append(l, raw(v))
+			l = append(l, Raw(v))
 		}
 		o.Set(k, l.Raw())
 	}
@@ -612,25 +612,25 @@ func (d *distinct) raw() []byte {
 // part, never metadata. Most are copies of the tool result's parts (the
 // Read tool of an image, an MCP tool's content repeated): the note names
 // the part. One the tool result's content lacks is added to its parts.
-func withoutPartCopies(line Obj, m *msg) Obj {
+func withoutPartCopies(line Obj, m *Msg) Obj {
 	tur := line.Get("toolUseResult")
 	if tur == nil || len(m.results) != 1 || !bytes.Contains(tur, []byte(`"base64"`)) && !bytes.Contains(tur, []byte(`"data"`)) {
 		return line
 	}
 	r := m.results[0]
 	at := func(b64 string, p execlog.Part) int {
-		for i, have := range r.parts {
+		for i, have := range r.Parts {
 			if t, ok := have.Content.Base64Text(); ok && t == b64 {
 				return i
 			}
 		}
-		if r.parts == nil {
-			if text := r.text(); r.hasOut && text != "" {
-				r.parts = []execlog.Part{{Type: manifest.PartText, Content: execlog.Text(text)}}
+		if r.Parts == nil {
+			if text := r.Text(); r.HasOut && text != "" {
+				r.Parts = []execlog.Part{{Type: manifest.PartText, Content: execlog.Text(text)}}
 			}
 		}
-		r.parts = append(r.parts, p)
-		return len(r.parts) - 1
+		r.Parts = append(r.Parts, p)
+		return len(r.Parts) - 1
 	}
 	if out, changed := stripMedia(gjson.ParseBytes(tur), at, 0); changed {
 		line.Set("toolUseResult", out)
@@ -679,7 +679,7 @@ func stripMedia(v gjson.Result, at func(b64 string, p execlog.Part) int, depth i
 	case v.IsArray():
 		var l List
 		changed := false
-		each(v, func(_, e gjson.Result) bool {
+		Each(v, func(_, e gjson.Result) bool {
 			nv, ch := stripMedia(e, at, depth+1)
 			changed = changed || ch
 			l = append(l, nv)
@@ -689,7 +689,7 @@ func stripMedia(v gjson.Result, at func(b64 string, p execlog.Part) int, depth i
 			return l.Raw(), true
 		}
 	}
-	return raw(v), false
+	return Raw(v), false
 }
 
 // omit returns the object v with each member whose value is the string
@@ -697,17 +697,17 @@ func stripMedia(v gjson.Result, at func(b64 string, p execlog.Part) int, depth i
 // holding note.
 func omit(v gjson.Result, b64, note string) json.RawMessage {
 	if !v.IsObject() {
-		return raw(v)
+		return Raw(v)
 	}
 	var o Obj
-	each(v, func(k, m gjson.Result) bool {
+	Each(v, func(k, m gjson.Result) bool {
 		switch {
 		case m.Type == gjson.String && m.Str == b64:
 			o = append(o, Member{k.Str + "_omitted", Quote(note)})
 		case m.IsObject():
 			o = append(o, Member{k.Str, omit(m, b64, note)})
 		default:
-			o = append(o, Member{k.Str, raw(m)})
+			o = append(o, Member{k.Str, Raw(m)})
 		}
 		return true
 	})
@@ -738,7 +738,7 @@ func ccRecordIDs(files []File) map[string]bool {
 			if u := r.Get("uuid").String(); u != "" {
 				ids[u] = true
 			}
-			each(r.Get("message.content"), func(_, c gjson.Result) bool {
+			Each(r.Get("message.content"), func(_, c gjson.Result) bool {
 				if id := c.Get("id").String(); id != "" && c.Get("type").String() == "tool_use" {
 					ids[id] = true
 				}
@@ -763,7 +763,7 @@ func ccCopied(ids map[string]bool, uuid string, message gjson.Result) bool {
 		return true
 	}
 	n, have := 0, 0
-	each(message.Get("content"), func(_, c gjson.Result) bool {
+	Each(message.Get("content"), func(_, c gjson.Result) bool {
 		switch c.Get("type").String() {
 		case "tool_use":
 			n++

@@ -66,7 +66,7 @@ func importCodex(b *Builder, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if b.mapped == 0 && b.records > 0 {
+	if b.Mapped == 0 && b.records > 0 {
 		return b.Errorf("", "not %s: no line is a session_meta, turn_context or response_item record", b.f.Describe())
 	}
 	var contexts List
@@ -81,10 +81,10 @@ func importCodex(b *Builder, data []byte) error {
 	answered := map[string]bool{}
 	for _, m := range msgs {
 		for _, r := range m.results {
-			answered[r.id] = true
-			codexExit(r, x.execs[r.id])
-			if ts := x.execTS[r.id]; ts != "" && x.execs[r.id].Exists() {
-				r.meta.Set(endKey(x.execs[r.id])+"_timestamp", Quote(ts))
+			answered[r.ID] = true
+			codexExit(r, x.execs[r.ID])
+			if ts := x.execTS[r.ID]; ts != "" && x.execs[r.ID].Exists() {
+				r.Meta.Set(endKey(x.execs[r.ID])+"_timestamp", Quote(ts))
 			}
 		}
 	}
@@ -94,28 +94,28 @@ func importCodex(b *Builder, data []byte) error {
 			continue
 		}
 		e := x.execs[id]
-		r := &result{id: id, ts: x.execTS[id]}
+		r := &Result{ID: id, TS: x.execTS[id]}
 		switch res := e.Get("result"); {
 		case e.Get("type").String() == "McpToolCall":
 			// 0.16x: the CallToolResult itself.
-			r.output, r.hasOut = outputText(res.Get("content")), res.Exists()
+			r.Output, r.HasOut = outputText(res.Get("content")), res.Exists()
 		case res.Exists():
 			// An MCP result: {"Ok": CallToolResult} or {"Err": text}.
 			if ok := res.Get("Ok"); ok.Exists() {
-				r.output, r.hasOut = outputText(ok.Get("content")), true
+				r.Output, r.HasOut = outputText(ok.Get("content")), true
 			} else {
-				r.setOutput(res.Get("Err"))
+				r.SetOutput(res.Get("Err"))
 			}
 		default:
-			r.setOutput(e.Get("aggregated_output"))
+			r.SetOutput(e.Get("aggregated_output"))
 		}
 		codexExit(r, e)
-		r.meta.Set("output_from", Quote(endKey(e)))
-		msgs = append(msgs, &msg{role: "tool", results: []*result{r}})
+		r.Meta.Set("output_from", Quote(endKey(e)))
+		msgs = append(msgs, &Msg{Role: "tool", results: []*Result{r}})
 	}
 	takeUsages(msgs)
 	for _, m := range msgs {
-		b.add(m)
+		b.Add(m)
 	}
 	if ws != nil {
 		b.workspace = ws.w
@@ -124,7 +124,7 @@ func importCodex(b *Builder, data []byte) error {
 }
 
 func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
-	ts := timestamp(rec.Get("timestamp"))
+	ts := Timestamp(rec.Get("timestamp"))
 	typ := rec.Get("type").String()
 	payload := rec.Get("payload")
 	payloadAt := at(where, "payload")
@@ -148,28 +148,28 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			return b.Errorf(payloadAt, "expected an object, got %s", kind(payload))
 		}
 		if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
-			b.root(cwd.Str)
+			b.Root(cwd.Str)
 		}
 		b.Tool("codex", payload.Get("cli_version").String())
 		// The system prompt: instructions, or (0.5x and later)
 		// base_instructions.text.
 		mapped := []string{"cli_version", "instructions", "timestamp"}
 		if s := payload.Get("instructions"); s.Type == gjson.String && s.Str != "" {
-			b.systemPrompt(s.Str, nil)
+			b.SystemPrompt(s.Str, nil)
 		} else if s := first(payload, "base_instructions.text", "base_instructions"); s.Type == gjson.String && s.Str != "" {
-			b.systemPrompt(s.Str, nil)
+			b.SystemPrompt(s.Str, nil)
 			mapped = append(mapped, "base_instructions")
 		}
-		b.seen(timestamp(payload.Get("timestamp")))
-		b.seen(ts)
-		b.Meta.Set("session", rest(payload, mapped...).Raw())
+		b.Seen(Timestamp(payload.Get("timestamp")))
+		b.Seen(ts)
+		b.Meta.Set("session", Rest(payload, mapped...).Raw())
 		b.MapRecord()
 	case "turn_context":
 		if !payload.IsObject() {
 			return b.Errorf(payloadAt, "expected an object, got %s", kind(payload))
 		}
 		if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
-			b.root(cwd.Str)
+			b.Root(cwd.Str)
 		}
 		// A session may move to another model (/model): each turn
 		// after this record names the one it went to.
@@ -179,9 +179,9 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			x.items.flush()
 			x.items.model = model
 		}
-		b.param("reasoning_effort", raw(payload.Get("effort")))
-		b.param("reasoning_summary", raw(payload.Get("summary")))
-		ctx := rest(payload, "model", "effort", "summary")
+		b.param("reasoning_effort", Raw(payload.Get("effort")))
+		b.param("reasoning_summary", Raw(payload.Get("summary")))
+		ctx := Rest(payload, "model", "effort", "summary")
 		if r := ctx.Raw(); r != nil && string(r) != x.lastCtx {
 			x.contexts, x.lastCtx = append(x.contexts, ctx), string(r)
 		}
@@ -202,7 +202,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 		// from (0.16x and later), which it diffs on resume: its
 		// hashes of instructions and the tools' descriptions are in no
 		// other line, so it is kept, in order.
-		b.AppendMeta("world_states", join(Obj{{"timestamp", Quote(ts)}}, rest(payload)).Raw())
+		b.AppendMeta("world_states", Join(Obj{{"timestamp", Quote(ts)}}, Rest(payload)).Raw())
 		b.MapRecord()
 	case "token_usage_record":
 		// One response's usage, with its id (0.16x and later).
@@ -211,7 +211,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 	case "inter_agent_communication_metadata":
 		// The thread's bookkeeping as Codex restores it; what reached
 		// the model is in the response items.
-		b.skip(b.reason(typ))
+		b.Skip(b.reason(typ))
 	case "compacted":
 		// The history was compacted: message is the summary the
 		// model sees from then on, in place of what came before
@@ -223,7 +223,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			return nil
 		}
 		if h := payload.Get("replacement_history"); h.IsArray() {
-			m.meta.Set("replacement_history_items", JSONInt(len(h.Array())))
+			m.Meta.Set("replacement_history_items", JSONInt(len(h.Array())))
 		}
 		b.MapRecord()
 	case "event_msg":
@@ -234,15 +234,15 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			info := payload.Get("info")
 			if !informative(info) {
 				if rl := payload.Get("rate_limits"); informative(rl) {
-					b.AppendMeta("rate_limits", join(Obj{{"timestamp", Quote(ts)}}, Obj{{"rate_limits", raw(rl)}}).Raw())
+					b.AppendMeta("rate_limits", Join(Obj{{"timestamp", Quote(ts)}}, Obj{{"rate_limits", Raw(rl)}}).Raw())
 					b.MapRecord()
 					return nil
 				}
-				b.skip(b.reason("event_msg/token_count empty"))
+				b.Skip(b.reason("event_msg/token_count empty"))
 				return nil
 			}
 			if info.Raw == x.lastInfo {
-				b.skip(b.reason("event_msg/token_count repeated"))
+				b.Skip(b.reason("event_msg/token_count repeated"))
 				return nil
 			}
 			x.lastInfo = info.Raw
@@ -260,9 +260,9 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			b.MapRecord()
 		case "turn_aborted":
 			// The user interrupted the turn (or it timed out).
-			ab := join(Obj{{"timestamp", Quote(ts)}}, rest(payload, "type"))
+			ab := Join(Obj{{"timestamp", Quote(ts)}}, Rest(payload, "type"))
 			if t := x.items.lastTurn(); t != nil {
-				t.meta.Set("turn_aborted", ab.Raw())
+				t.Meta.Set("turn_aborted", ab.Raw())
 			} else {
 				b.AppendMeta("turns_aborted", ab.Raw())
 			}
@@ -290,7 +290,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			// items Codex completes with no response item (a plan),
 			// the thread's settings as applied: no response item says
 			// it.
-			b.AppendMeta("events", join(Obj{{"timestamp", Quote(ts)}, {"type", Quote(et)}}, rest(payload, "type")).Raw())
+			b.AppendMeta("events", Join(Obj{{"timestamp", Quote(ts)}, {"type", Quote(et)}}, Rest(payload, "type")).Raw())
 			b.MapRecord()
 		case "user_message", "agent_message":
 			// The prompt or the answer as the UI shows it, beside the
@@ -314,16 +314,16 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 // text is the payload's member key, its other members but drop kept
 // with it, after the model turn being read; it skips a payload without
 // that text, saying missing, and returns nil then.
-func (x *codexImport) harnessText(b *Builder, payload gjson.Result, ts, key, kind, missing string, drop ...string) *msg {
+func (x *codexImport) harnessText(b *Builder, payload gjson.Result, ts, key, kind, missing string, drop ...string) *Msg {
 	x.items.flush()
 	text := payload.Get(key)
 	if text.Type != gjson.String {
-		b.skip(b.reason(missing))
+		b.Skip(b.reason(missing))
 		return nil
 	}
-	m := &msg{role: HarnessRole, ts: ts, meta: rest(payload, append([]string{key}, drop...)...)}
-	m.addText(text.Str)
-	m.meta.SetString("harness", kind)
+	m := &Msg{Role: HarnessRole, TS: ts, Meta: Rest(payload, append([]string{key}, drop...)...)}
+	m.AddText(text.Str)
+	m.Meta.SetString("harness", kind)
 	x.items.out = append(x.items.out, m)
 	return m
 }
@@ -335,19 +335,19 @@ func (x *codexImport) harnessText(b *Builder, payload gjson.Result, ts, key, kin
 // when its last_token_usage is that usage.
 func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
 	info := payload.Get("info")
-	counts := join(Obj{{"timestamp", Quote(ts)}}, rest(info, "last_token_usage"))
-	counts.Set("rate_limits", raw(payload.Get("rate_limits")))
+	counts := Join(Obj{{"timestamp", Quote(ts)}}, Rest(info, "last_token_usage"))
+	counts.Set("rate_limits", Raw(payload.Get("rate_limits")))
 	t := r.lastTurn()
 	switch {
 	case t == nil:
-		r.b.AppendMeta("token_counts", join(Obj{{"usage", raw(info.Get("last_token_usage"))}}, counts).Raw())
-	case t.meta.Get("usage") == nil:
-		t.meta.Set("usage", raw(info.Get("last_token_usage")))
+		r.b.AppendMeta("token_counts", Join(Obj{{"usage", Raw(info.Get("last_token_usage"))}}, counts).Raw())
+	case t.Meta.Get("usage") == nil:
+		t.Meta.Set("usage", Raw(info.Get("last_token_usage")))
 		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
-	case t.meta.Get("response_id") != nil && !t.hasLater("token_count") && sameJSON(t.meta.Get("usage"), raw(info.Get("last_token_usage"))):
+	case t.Meta.Get("response_id") != nil && !t.hasLater("token_count") && sameJSON(t.Meta.Get("usage"), Raw(info.Get("last_token_usage"))):
 		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
 	default:
-		more := join(Obj{{"usage", raw(info.Get("last_token_usage"))}}, counts)
+		more := Join(Obj{{"usage", Raw(info.Get("last_token_usage"))}}, counts)
 		t.later = append(t.later, laterMeta{k: "more_token_counts", list: true, o: more})
 	}
 }
@@ -361,39 +361,39 @@ func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
 // turn ends there, and items after it are another response's. A record
 // with no turn of its own is kept in the log's metadata.
 func (r *itemReader) usageRecord(payload gjson.Result, ts string) {
-	id, usage := raw(payload.Get("response_id")), raw(payload.Get("usage"))
-	more := join(Obj{{"timestamp", Quote(ts)}}, rest(payload, "response_id", "usage"))
+	id, usage := Raw(payload.Get("response_id")), Raw(payload.Get("usage"))
+	more := Join(Obj{{"timestamp", Quote(ts)}}, Rest(payload, "response_id", "usage"))
 	t := r.lastTurn()
 	switch {
 	case t == nil:
-		r.b.AppendMeta("token_usage_records", join(Obj{{"response_id", id}, {"usage", usage}}, more).Raw())
-	case t.meta.Get("response_id") != nil:
-		t.later = append(t.later, laterMeta{k: "more_token_usage_records", list: true, o: join(Obj{{"response_id", id}, {"usage", usage}}, more)})
+		r.b.AppendMeta("token_usage_records", Join(Obj{{"response_id", id}, {"usage", usage}}, more).Raw())
+	case t.Meta.Get("response_id") != nil:
+		t.later = append(t.later, laterMeta{k: "more_token_usage_records", list: true, o: Join(Obj{{"response_id", id}, {"usage", usage}}, more)})
 	default:
-		if u := t.meta.Get("usage"); u != nil && !sameJSON(u, usage) {
+		if u := t.Meta.Get("usage"); u != nil && !sameJSON(u, usage) {
 			// A token_count came first with other counts: kept.
 			more.Set("token_count_usage", u)
 		}
-		t.meta.Set("response_id", id)
-		t.meta.Set("usage", usage)
+		t.Meta.Set("response_id", id)
+		t.Meta.Set("usage", usage)
 		t.later = append(t.later, laterMeta{k: "token_usage_record", o: more})
 	}
 	r.flush()
 }
 
 // hasLater reports whether m has a later member k.
-func (m *msg) hasLater(k string) bool {
+func (m *Msg) hasLater(k string) bool {
 	return slices.ContainsFunc(m.later, func(l laterMeta) bool { return l.k == k })
 }
 
 // lastTurn returns the model turn being read, or the last one read since
 // the last user message.
-func (r *itemReader) lastTurn() *msg {
+func (r *itemReader) lastTurn() *Msg {
 	if r.cur != nil {
 		return r.cur
 	}
 	for i := len(r.out) - 1; i >= 0; i-- {
-		switch r.out[i].role {
+		switch r.out[i].Role {
 		case "assistant":
 			return r.out[i]
 		case "tool":
@@ -408,14 +408,14 @@ func (r *itemReader) lastTurn() *msg {
 // (codexfail.go): its exec_command_end event's exit code or status, the
 // success flag of an older rollout's output object, or the text of the
 // output.
-func codexExit(r *result, exec gjson.Result) {
+func codexExit(r *Result, exec gjson.Result) {
 	if t := exec.Get("type").String(); t == "mcp_tool_call_end" || t == "McpToolCall" {
 		mcpEnd(r, exec)
 		return
 	}
 	code := exec.Get("exit_code")
 	if exec.Exists() {
-		r.meta.Set(endKey(exec), rest(exec, "type", "call_id", "id", "aggregated_output", "formatted_output", "exit_code").Raw())
+		r.Meta.Set(endKey(exec), Rest(exec, "type", "call_id", "id", "aggregated_output", "formatted_output", "exit_code").Raw())
 	}
 	failed, msg := false, ""
 	switch st := exec.Get("status").String(); {
@@ -430,19 +430,19 @@ func codexExit(r *result, exec gjson.Result) {
 	// -1 is what Codex writes for a command that failed without
 	// running (an execution error, a refusal): the text then says why.
 	unran := code.Raw == "-1"
-	if r.hasOut && (failed && msg != "" || unran || code.Type != gjson.Number) {
+	if r.HasOut && (failed && msg != "" || unran || code.Type != gjson.Number) {
 		// Read, not made the output: a literal stays the literal of the
 		// transcript (packed by its place, resume.go).
-		text := r.output
+		text := r.Output
 		if r.lit != "" {
 			text = failureText(r.lit)
 		}
 		if o := gjson.Parse(text); strings.HasPrefix(text, "{") && o.Get("content").Type == gjson.String && o.Get("success").IsBool() {
 			// Before 0.2x a failed output was {"content", "success": false}.
-			r.output, r.lit = o.Get("content").Str, ""
-			r.meta.Set("success", raw(o.Get("success")))
+			r.Output, r.lit = o.Get("content").Str, ""
+			r.Meta.Set("success", Raw(o.Get("success")))
 			failed = !o.Get("success").Bool()
-			text = r.output
+			text = r.Output
 		}
 		if f, c, m := codexFailure(text); f {
 			failed = true
@@ -461,13 +461,13 @@ func codexExit(r *result, exec gjson.Result) {
 	}
 	switch {
 	case failed:
-		r.isError = true
-		r.failure.Msg = msg
+		r.IsError = true
+		r.Failure.Msg = msg
 		if code.Type == gjson.Number {
-			r.failure.ExitCode = raw(code)
+			r.Failure.ExitCode = Raw(code)
 		}
 	case code.Type == gjson.Number:
-		r.meta.Set("exit_code", raw(code))
+		r.Meta.Set("exit_code", Raw(code))
 	}
 }
 
@@ -477,8 +477,8 @@ func codexExit(r *result, exec gjson.Result) {
 // its text says. The event's other members (the server and tool, the
 // duration) are kept with the result; its result, which the output
 // repeats, is not.
-func mcpEnd(r *result, end gjson.Result) {
-	r.meta.Set(endKey(end), rest(end, "type", "call_id", "id", "result").Raw())
+func mcpEnd(r *Result, end gjson.Result) {
+	r.Meta.Set(endKey(end), Rest(end, "type", "call_id", "id", "result").Raw())
 	res := end.Get("result")
 	errText, ok := res.Get("Err"), res.Get("Ok")
 	if end.Get("type").String() == "McpToolCall" {
@@ -492,10 +492,10 @@ func mcpEnd(r *result, end gjson.Result) {
 	}
 	switch {
 	case errText.Exists():
-		r.isError = true
-		r.failure.Msg, _, _ = strings.Cut(errText.String(), "\n")
+		r.IsError = true
+		r.Failure.Msg, _, _ = strings.Cut(errText.String(), "\n")
 	case first(ok, "isError", "is_error").Type == gjson.True, end.Get("status").String() == "failed":
-		r.isError = true
+		r.IsError = true
 	default:
 		codexExit(r, gjson.Result{})
 	}
@@ -535,14 +535,14 @@ type userEvent struct {
 // when Codex writes both; one that repeats none is the only record of
 // what was said and becomes a user prompt (or a model turn) in its
 // place, its other members in its metadata with "from": "event_msg".
-func codexUserEvents(b *Builder, msgs []*msg, said []userEvent) ([]*msg, error) {
-	var out []*msg
+func codexUserEvents(b *Builder, msgs []*Msg, said []userEvent) ([]*Msg, error) {
+	var out []*Msg
 	next := 0
 	// Most events repeat an item's text exactly: looked up first.
 	texts := map[[2]string]bool{}
 	for _, m := range msgs {
 		if m.hasText {
-			texts[[2]string{m.role, m.text}] = true
+			texts[[2]string{m.Role, m.Text}] = true
 		}
 	}
 	for _, e := range said {
@@ -557,10 +557,10 @@ func codexUserEvents(b *Builder, msgs []*msg, said []userEvent) ([]*msg, error) 
 			if known {
 				break
 			}
-			known = (m.role == role || role == "user" && m.role == HarnessRole) && m.hasText && strings.Contains(m.text, text.Str)
+			known = (m.Role == role || role == "user" && m.Role == HarnessRole) && m.hasText && strings.Contains(m.Text, text.Str)
 		}
 		if known {
-			b.skip(b.reason("event_msg/" + et + " copy"))
+			b.Skip(b.reason("event_msg/" + et + " copy"))
 			continue
 		}
 		pos := min(e.at, len(msgs))
@@ -568,14 +568,14 @@ func codexUserEvents(b *Builder, msgs []*msg, said []userEvent) ([]*msg, error) 
 		next = pos
 		// Its images (data: URLs) are parts of the prompt, as a
 		// message's input_image would be.
-		content := List{join(Obj{{"type", Quote("input_text")}}, Obj{{"text", raw(text)}}).Raw()}
-		each(e.payload.Get("images"), func(_, u gjson.Result) bool {
-			content = append(content, join(Obj{{"type", Quote("input_image")}}, Obj{{"image_url", raw(u)}}).Raw())
+		content := List{Join(Obj{{"type", Quote("input_text")}}, Obj{{"text", Raw(text)}}).Raw()}
+		Each(e.payload.Get("images"), func(_, u gjson.Result) bool {
+			content = append(content, Join(Obj{{"type", Quote("input_image")}}, Obj{{"image_url", Raw(u)}}).Raw())
 			return true
 		})
-		m := &msg{role: role, ts: e.ts, meta: join(Obj{{"from", Quote("event_msg")}}, rest(e.payload, "type", "message", "images"))}
+		m := &Msg{Role: role, TS: e.ts, Meta: Join(Obj{{"from", Quote("event_msg")}}, Rest(e.payload, "type", "message", "images"))}
 		if role == "assistant" && e.model != "" {
-			m.meta.SetString("model", e.model)
+			m.Meta.SetString("model", e.model)
 		}
 		if err := b.readParts(m, gjson.ParseBytes(content.Raw()), at(e.where, "payload")); err != nil {
 			return nil, err

@@ -35,8 +35,6 @@ var (
 	// OpenCodeFormat is OpenCode exports and storage.
 	OpenCodeFormat = Format{Name: OpenCode, Noun: "session", Session: true, Import: importOpenCode, FileTools: openCodeFileTools,
 		Match: matchOpenCode, Beside: openCodeBeside}
-	// CopilotCLIFormat is GitHub Copilot CLI session events.
-	CopilotCLIFormat = Format{Name: CopilotCLI, Noun: "session", Import: importCopilot, FileTools: copilotFileTools, Match: matchCopilot}
 )
 
 // claudeCodeBeside reads a session's subagents' transcripts.

@@ -60,13 +60,6 @@ func geminiEvent(rec gjson.Result) bool {
 	return false
 }
 
-// copilotNamespace reports whether an event type is one of Copilot CLI's
-// ("session.start", "user.message", …).
-func copilotNamespace(typ string) bool {
-	ns, _, ok := strings.Cut(typ, ".")
-	return ok && (ns == "session" || ns == "user" || ns == "assistant" || ns == "tool" || ns == "subagent")
-}
-
 // firstRecord returns the first record of data without parsing the rest.
 func firstRecord(data []byte) (gjson.Result, bool) {
 	data = bytes.TrimLeft(data, " \t\r\n\ufeff")
@@ -104,10 +97,6 @@ func matchOpenCode(rec gjson.Result) bool {
 	has := func(p string) bool { return rec.Get(p).Exists() }
 	return rec.Get("info.projectID").Exists() && rec.Get("messages").IsArray() ||
 		has("projectID") && has("directory") && has("title") && rec.Get("time.created").Exists()
-}
-
-func matchCopilot(rec gjson.Result) bool {
-	return rec.Get("data").IsObject() && copilotNamespace(rec.Get("type").String()) && (rec.Get("id").Exists() || rec.Get("timestamp").Exists())
 }
 
 func matchGemini(rec gjson.Result) bool {
@@ -217,8 +206,8 @@ func classifyRequest(r gjson.Result) string {
 	}
 	// Anthropic content blocks that Chat Completions does not have.
 	anthropic := false
-	each(msgs, func(_, m gjson.Result) bool {
-		each(m.Get("content"), func(_, p gjson.Result) bool {
+	Each(msgs, func(_, m gjson.Result) bool {
+		Each(m.Get("content"), func(_, p gjson.Result) bool {
 			switch p.Get("type").String() {
 			case "tool_use", "tool_result", "thinking", "redacted_thinking", "document":
 				anthropic = true

@@ -536,7 +536,7 @@ func TestRelativePaths(t *testing.T) {
 		}
 	}
 	b := newBuilder(lookup(ClaudeCode), Options{})
-	b.root("/home/dev/proj")
+	b.Root("/home/dev/proj")
 	in := `{"file_path":"/home/dev/proj/a.go","command":"cat /home/dev/proj/a.go","edits":[{"old_string":"/home/dev/proj"}],"paths":["/home/dev/proj/x","/etc/y"],"n":12345678901234567890}`
 	want := `{"file_path":"a.go","command":"cat /home/dev/proj/a.go","edits":[{"old_string":"/home/dev/proj"}],"paths":["x","/etc/y"],"n":12345678901234567890}`
 	if got := b.relativeParams([]byte(in)); string(got) != want {

@@ -20,11 +20,11 @@ type api struct {
 	isResponse func(rec gjson.Result) bool
 	// request reads a request body into the messages it sends and the
 	// parameters it sets (everything but the conversation).
-	request func(b *Builder, req gjson.Result, where string) ([]*msg, Obj, error)
+	request func(b *Builder, req gjson.Result, where string) ([]*Msg, Obj, error)
 	// response reads a response body into the messages it returns. alone
 	// says the record has no request, so a response that repeats its
 	// request's settings stands in for it.
-	response func(b *Builder, resp gjson.Result, where string, alone bool) ([]*msg, error)
+	response func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error)
 	// conversation are the request members that hold the conversation; a
 	// record without any of them and without a response is not an
 	// exchange of this API.
@@ -41,7 +41,7 @@ var samplingParams = []string{
 
 func (b *Builder) samplingParams(req gjson.Result) {
 	for _, k := range samplingParams {
-		b.param(k, raw(req.Get(k)))
+		b.param(k, Raw(req.Get(k)))
 	}
 }
 
@@ -54,7 +54,7 @@ func (b *Builder) importExchanges(data []byte, a *api) error {
 		if err != nil {
 			return err
 		}
-		var reqMsgs, respMsgs []*msg
+		var reqMsgs, respMsgs []*Msg
 		var params Obj
 		if !resp.Exists() && req.IsObject() && !hasAny(req, a.conversation) {
 			return b.Errorf(reqAt, "not %s exchange: expected a request with %s, or a response", article(*b.f), strings.Join(a.conversation, " or "))
@@ -81,15 +81,15 @@ func (b *Builder) importExchanges(data []byte, a *api) error {
 		}
 		if turn := firstTurn(respMsgs); turn != nil {
 			if req.Exists() {
-				turn.params = params.Raw()
+				turn.Params = params.Raw()
 			}
-			if turn.ts == "" {
+			if turn.TS == "" {
 				// ctx-serve --record's exchanges say when each started.
-				turn.ts = timestamp(rec.Get("started"))
+				turn.TS = Timestamp(rec.Get("started"))
 			}
-			turn.meta = join(turn.meta, meta)
+			turn.Meta = Join(turn.Meta, meta)
 		} else if len(params) > 0 || len(meta) > 0 {
-			unanswered := join(Obj{}, meta)
+			unanswered := Join(Obj{}, meta)
 			unanswered.Set("request", params.Raw())
 			b.AppendMeta("unanswered_requests", unanswered.Raw())
 			b.Warn("a request has no recorded response")
@@ -117,9 +117,9 @@ func article(f Format) string {
 	return d[:strings.LastIndexByte(d, ' ')]
 }
 
-func firstTurn(msgs []*msg) *msg {
+func firstTurn(msgs []*Msg) *Msg {
 	for _, m := range msgs {
-		if m.role == "assistant" {
+		if m.Role == "assistant" {
 			return m
 		}
 	}
@@ -139,15 +139,15 @@ func (b *Builder) splitRecord(rec gjson.Result, where string, a *api) (req, resp
 				return
 			}
 		}
-		meta.Set("http", redactHeaders(rest(rec, "body", "response")).Raw())
+		meta.Set("http", redactHeaders(Rest(rec, "body", "response")).Raw())
 	case rec.Get("response.body").IsObject():
 		// An OpenAI Batch output line.
 		resp, respAt = rec.Get("response.body"), at(where, "response.body")
-		meta.Set("batch", rest(rec, "response.body").Raw())
+		meta.Set("batch", Rest(rec, "response.body").Raw())
 	case rec.Get("request").Exists() || rec.Get("response").Exists():
 		req, reqAt = rec.Get("request"), at(where, "request")
 		resp, respAt = rec.Get("response"), at(where, "response")
-		meta = rest(rec, "request", "response")
+		meta = Rest(rec, "request", "response")
 	case a.isResponse(rec):
 		resp, respAt = rec, where
 	default:
@@ -168,7 +168,7 @@ func (b *Builder) recordedBody(r gjson.Result, where string) (gjson.Result, erro
 	case r.IsArray():
 		var hexText strings.Builder
 		ok := true
-		each(r, func(_, c gjson.Result) bool {
+		Each(r, func(_, c gjson.Result) bool {
 			ok = c.Type == gjson.String
 			hexText.WriteString(c.Str)
 			return ok
@@ -210,43 +210,43 @@ var chatAPI = &api{
 	isResponse: func(rec gjson.Result) bool {
 		return rec.Get("choices").Exists() || strings.HasPrefix(rec.Get("object").String(), "chat.completion")
 	},
-	request: func(b *Builder, req gjson.Result, where string) ([]*msg, Obj, error) {
+	request: func(b *Builder, req gjson.Result, where string) ([]*Msg, Obj, error) {
 		msgs, err := b.readMsgs(req.Get("messages"), chatTable, at(where, "messages"))
 		if err != nil {
 			return nil, nil, err
 		}
 		if p := req.Get("prompt"); p.Exists() { // legacy completions
-			msgs = append(msgs, &msg{role: "user", text: flatText(p), hasText: true})
+			msgs = append(msgs, &Msg{Role: "user", Text: flatText(p), hasText: true})
 		}
-		return msgs, rest(req, "messages", "prompt"), nil
+		return msgs, Rest(req, "messages", "prompt"), nil
 	},
-	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
+	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error) {
 		choices := resp.Get("choices")
 		if choices.Exists() && !choices.IsArray() {
 			return nil, b.Errorf(at(where, "choices"), "expected an array, got %s", kind(choices))
 		}
 		choice := choices.Get("0")
-		var m *msg
+		var m *Msg
 		if mm := choice.Get("message"); mm.Exists() {
 			var err error
 			if m, err = b.readMsg(mm, chatTable, at(where, "choices[0].message"), "assistant"); err != nil {
 				return nil, err
 			}
 		} else {
-			m = &msg{role: "assistant"}
+			m = &Msg{Role: "assistant"}
 			if t := choice.Get("text"); t.Exists() {
-				m.addText(t.String())
+				m.AddText(t.String())
 			}
 		}
-		m.ts = timestamp(resp.Get("created"))
-		meta := rest(resp, "choices", "created")
-		meta = join(meta, rest(choice, "message", "text", "index"))
+		m.TS = Timestamp(resp.Get("created"))
+		meta := Rest(resp, "choices", "created")
+		meta = Join(meta, Rest(choice, "message", "text", "index"))
 		meta.Set("other_choices", restOf(choices, 1).Raw())
-		m.meta = join(meta, m.meta)
+		m.Meta = Join(meta, m.Meta)
 		m.failed = responseError(resp)
 		b.SetModel(resp.Get("model").String())
-		b.param("system_fingerprint", raw(resp.Get("system_fingerprint")))
-		return []*msg{m}, nil
+		b.param("system_fingerprint", Raw(resp.Get("system_fingerprint")))
+		return []*Msg{m}, nil
 	},
 	conversation: []string{"messages", "prompt"},
 }
@@ -270,9 +270,9 @@ func responseError(resp gjson.Result) *Failure {
 func restOf(arr gjson.Result, i int) List {
 	var out List
 	n := 0
-	each(arr, func(_, v gjson.Result) bool {
+	Each(arr, func(_, v gjson.Result) bool {
 		if n >= i {
-			out = append(out, raw(v))
+			out = append(out, Raw(v))
 		}
 		n++
 		return true
@@ -288,10 +288,10 @@ var anthropicAPI = &api{
 	isResponse: func(rec gjson.Result) bool {
 		return rec.Get("type").String() == "message" || rec.Get("role").String() == "assistant" && rec.Get("content").Exists()
 	},
-	request: func(b *Builder, req gjson.Result, where string) ([]*msg, Obj, error) {
-		var msgs []*msg
+	request: func(b *Builder, req gjson.Result, where string) ([]*Msg, Obj, error) {
+		var msgs []*Msg
 		if s := req.Get("system"); s.Exists() {
-			m := &msg{role: "system"}
+			m := &Msg{Role: "system"}
 			if err := b.readParts(m, s, at(where, "system")); err != nil {
 				return nil, nil, err
 			}
@@ -301,17 +301,17 @@ var anthropicAPI = &api{
 		if err != nil {
 			return nil, nil, err
 		}
-		return append(msgs, conv...), rest(req, "messages", "system"), nil
+		return append(msgs, conv...), Rest(req, "messages", "system"), nil
 	},
-	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
-		m := &msg{role: "assistant"}
+	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error) {
+		m := &Msg{Role: "assistant"}
 		if err := b.readParts(m, resp.Get("content"), at(where, "content")); err != nil {
 			return nil, err
 		}
-		m.meta = join(rest(resp, "content", "role"), m.meta)
+		m.Meta = Join(Rest(resp, "content", "role"), m.Meta)
 		m.failed = responseError(resp)
 		b.SetModel(resp.Get("model").String())
-		return []*msg{m}, nil
+		return []*Msg{m}, nil
 	},
 	conversation: []string{"messages", "system"},
 }
@@ -332,20 +332,20 @@ var responsesAPI = &api{
 	isResponse: func(rec gjson.Result) bool {
 		return rec.Get("object").String() == "response" || rec.Get("output").IsArray() && rec.Get("created_at").Exists()
 	},
-	request: func(b *Builder, req gjson.Result, where string) ([]*msg, Obj, error) {
-		var msgs []*msg
+	request: func(b *Builder, req gjson.Result, where string) ([]*Msg, Obj, error) {
+		var msgs []*Msg
 		if s := req.Get("instructions"); s.Type == gjson.String {
-			msgs = append(msgs, &msg{role: "system", text: s.Str, hasText: true})
+			msgs = append(msgs, &Msg{Role: "system", Text: s.Str, hasText: true})
 		}
 		in := req.Get("input")
 		switch {
 		case in.Type == gjson.String:
-			msgs = append(msgs, &msg{role: "user", text: in.Str, hasText: true})
+			msgs = append(msgs, &Msg{Role: "user", Text: in.Str, hasText: true})
 		case in.IsArray():
 			items := &itemReader{b: b}
 			var err error
 			i := 0
-			each(in, func(_, item gjson.Result) bool {
+			Each(in, func(_, item gjson.Result) bool {
 				err = items.add(item, at(where, fmt.Sprintf("input[%d]", i)), "")
 				i++
 				return err == nil
@@ -357,9 +357,9 @@ var responsesAPI = &api{
 		case in.Exists() && in.Type != gjson.Null:
 			return nil, nil, b.Errorf(at(where, "input"), "expected a string or an array of items, got %s", kind(in))
 		}
-		return msgs, rest(req, "input", "instructions"), nil
+		return msgs, Rest(req, "input", "instructions"), nil
 	},
-	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
+	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error) {
 		out := resp.Get("output")
 		if out.Exists() && !out.IsArray() {
 			return nil, b.Errorf(at(where, "output"), "expected an array, got %s", kind(out))
@@ -367,7 +367,7 @@ var responsesAPI = &api{
 		items := &itemReader{b: b, oneTurn: true}
 		var err error
 		i := 0
-		each(out, func(_, item gjson.Result) bool {
+		Each(out, func(_, item gjson.Result) bool {
 			err = items.add(item, at(where, fmt.Sprintf("output[%d]", i)), "")
 			i++
 			return err == nil
@@ -377,26 +377,26 @@ var responsesAPI = &api{
 		}
 		msgs := items.done()
 		if len(msgs) == 0 {
-			msgs = []*msg{{role: "assistant"}}
+			msgs = []*Msg{{Role: "assistant"}}
 		}
 		m := msgs[0]
-		m.ts = timestamp(resp.Get("created_at"))
+		m.TS = Timestamp(resp.Get("created_at"))
 		skip := []string{"output", "created_at", "output_text"}
 		if alone {
 			// The response's copy of the request settings is all there is.
 			if s := resp.Get("instructions"); s.Type == gjson.String {
-				msgs = append([]*msg{{role: "system", text: s.Str, hasText: true}}, msgs...)
+				msgs = append([]*Msg{{Role: "system", Text: s.Str, hasText: true}}, msgs...)
 			}
 			var params Obj
 			for _, k := range responseEcho[1:] {
 				if v := resp.Get(k); informative(v) {
-					params.Set(k, raw(v))
+					params.Set(k, Raw(v))
 				}
 			}
-			m.params = params.Raw()
+			m.Params = params.Raw()
 			skip = append(skip, responseEcho...)
 		}
-		m.meta = join(rest(resp, skip...), m.meta)
+		m.Meta = Join(Rest(resp, skip...), m.Meta)
 		m.failed = responseError(resp)
 		b.SetModel(resp.Get("model").String())
 		b.samplingParams(resp)
@@ -419,15 +419,15 @@ type itemReader struct {
 	// it sees each message that is not the model's, with its content, and
 	// may put a message before it (codexContextItem).
 	codex *harness
-	cur   *msg
-	out   []*msg
+	cur   *Msg
+	out   []*Msg
 }
 
-func (r *itemReader) turn(ts string) *msg {
+func (r *itemReader) turn(ts string) *Msg {
 	if r.cur == nil {
-		r.cur = &msg{role: "assistant", ts: ts}
+		r.cur = &Msg{Role: "assistant", TS: ts}
 		if r.model != "" {
-			r.cur.meta.SetString("model", r.model)
+			r.cur.Meta.SetString("model", r.model)
 		}
 	}
 	return r.cur
@@ -440,7 +440,7 @@ func (r *itemReader) flush() {
 	}
 }
 
-func (r *itemReader) done() []*msg {
+func (r *itemReader) done() []*Msg {
 	if r.cur != nil {
 		r.out = append(r.out, r.cur)
 		r.cur = nil
@@ -489,13 +489,13 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			if err := r.b.readParts(m, item.Get("content"), at(where, "content")); err != nil {
 				return err
 			}
-			if extra := rest(item, "role", "content", "type"); len(extra) > 0 {
-				m.later = append(m.later, laterMeta{k: "items", list: true, o: rest(item, "role", "content")})
+			if extra := Rest(item, "role", "content", "type"); len(extra) > 0 {
+				m.later = append(m.later, laterMeta{k: "items", list: true, o: Rest(item, "role", "content")})
 			}
 			return nil
 		}
 		r.flush()
-		m := &msg{role: role, ts: ts, meta: rest(item, "role", "content", "type")}
+		m := &Msg{Role: role, TS: ts, Meta: Rest(item, "role", "content", "type")}
 		if err := r.b.readParts(m, item.Get("content"), at(where, "content")); err != nil {
 			return err
 		}
@@ -507,26 +507,26 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		r.out = append(r.out, m)
 	case typ == "reasoning":
 		m := r.turn(ts)
-		n := len(m.reasoning)
-		each(item.Get("summary"), func(_, s gjson.Result) bool {
+		n := len(m.Reasoning)
+		Each(item.Get("summary"), func(_, s gjson.Result) bool {
 			if t := s.Get("text"); t.Type == gjson.String {
-				m.reasoning = append(m.reasoning, t.Str)
+				m.Reasoning = append(m.Reasoning, t.Str)
 			}
 			return true
 		})
-		each(item.Get("content"), func(_, s gjson.Result) bool {
+		Each(item.Get("content"), func(_, s gjson.Result) bool {
 			if t := s.Get("text"); t.Type == gjson.String {
-				m.reasoning = append(m.reasoning, t.Str)
+				m.Reasoning = append(m.Reasoning, t.Str)
 			}
 			return true
 		})
-		if n == len(m.reasoning) && informative(item.Get("encrypted_content")) {
+		if n == len(m.Reasoning) && informative(item.Get("encrypted_content")) {
 			// Only encrypted reasoning: the item's JSON text is the
 			// reasoning.
-			m.reasoning = append(m.reasoning, item.Raw)
+			m.Reasoning = append(m.Reasoning, item.Raw)
 			return nil
 		}
-		if extra := rest(item, "summary", "content"); len(extra) > 0 {
+		if extra := Rest(item, "summary", "content"); len(extra) > 0 {
 			m.later = append(m.later, laterMeta{k: "items", list: true, o: extra})
 		}
 	case strings.HasSuffix(typ, "_output"):
@@ -536,40 +536,40 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			member = m
 		}
 		out := item.Get(member)
-		res := &result{id: item.Get("call_id").String(), ts: ts, meta: rest(item, "call_id", member, "type")}
+		res := &Result{ID: item.Get("call_id").String(), TS: ts, Meta: Rest(item, "call_id", member, "type")}
 		switch {
 		case out.Type == gjson.String:
-			res.setOutput(out)
+			res.SetOutput(out)
 		case out.IsArray():
 			// Content items: an image among them (input_image, a data:
 			// URL) makes the output a list of parts, as a message's.
-			part := &msg{}
-			if err := r.b.readParts(part, out, at(where, "output")); err == nil && len(part.parts) > 0 {
-				res.output, res.hasOut, res.parts = part.text, true, part.parts
-				res.meta = join(res.meta, part.meta)
+			part := &Msg{}
+			if err := r.b.readParts(part, out, at(where, "output")); err == nil && len(part.Parts) > 0 {
+				res.Output, res.HasOut, res.Parts = part.Text, true, part.Parts
+				res.Meta = Join(res.Meta, part.Meta)
 			} else {
-				res.output, res.hasOut = outputText(out), true
+				res.Output, res.HasOut = outputText(out), true
 			}
 		case out.Exists():
-			res.output, res.hasOut = outputText(out), true
+			res.Output, res.HasOut = outputText(out), true
 		}
 		if typ != "function_call_output" {
-			res.meta.SetString("type", typ)
+			res.Meta.SetString("type", typ)
 		}
-		r.out = append(r.out, &msg{role: "tool", ts: ts, results: []*result{res}})
+		r.out = append(r.out, &Msg{Role: "tool", TS: ts, results: []*Result{res}})
 	default:
 		spec, ok := itemCalls[typ]
 		if !ok {
 			// An item this package does not know: kept with the turn it
 			// belongs to, or in the log's metadata, not made a turn.
 			if m := r.cur; m != nil {
-				m.later = append(m.later, laterMeta{k: "items", list: true, raw: raw(item)})
+				m.later = append(m.later, laterMeta{k: "items", list: true, raw: Raw(item)})
 			} else {
-				r.b.AppendMeta("other_items", raw(item))
+				r.b.AppendMeta("other_items", Raw(item))
 			}
 			return nil
 		}
-		c := &Call{id: item.Get(spec.id).String(), Name: spec.tool, ts: ts}
+		c := &Call{ID: item.Get(spec.id).String(), Name: spec.tool, TS: ts}
 		if c.Name == "" {
 			// A namespaced tool (an MCP server's) is known to the
 			// model by the namespace and name together, as Codex
@@ -583,7 +583,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		}
 		mapped := []string{"type", "name", spec.id}
 		if spec.args != "" {
-			c.Args = args(item.Get(spec.args))
+			c.Args = Args(item.Get(spec.args))
 			mapped = append(mapped, spec.args)
 		}
 		if spec.output != "" {
@@ -601,15 +601,15 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 				}
 			}
 		}
-		c.meta = rest(item, mapped...)
+		c.Meta = Rest(item, mapped...)
 		// A hosted web search runs on the provider's side: its results
 		// reach the model there and are in no item.
 		c.noResult = typ == "web_search_call" && spec.output == ""
 		if typ != "function_call" {
-			c.meta.SetString("item_type", typ)
+			c.Meta.SetString("item_type", typ)
 		}
 		m := r.turn(ts)
-		m.calls = append(m.calls, c)
+		m.Calls = append(m.Calls, c)
 	}
 	return nil
 }
@@ -619,7 +619,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 func outputText(o gjson.Result) string {
 	if o.IsArray() {
 		allText := true
-		each(o, func(_, p gjson.Result) bool {
+		Each(o, func(_, p gjson.Result) bool {
 			allText = p.Get("text").Type == gjson.String
 			return allText
 		})
@@ -633,8 +633,8 @@ func outputText(o gjson.Result) string {
 // listOf parses a raw JSON array held in metadata back into a list.
 func listOf(v []byte) List {
 	var l List
-	each(gjson.ParseBytes(v), func(_, e gjson.Result) bool {
-		l = append(l, raw(e))
+	Each(gjson.ParseBytes(v), func(_, e gjson.Result) bool {
+		l = append(l, Raw(e))
 		return true
 	})
 	return l
@@ -656,11 +656,11 @@ func redactHeaders(rec Obj) Obj {
 			continue
 		}
 		var out Obj
-		each(h, func(k, v gjson.Result) bool {
+		Each(h, func(k, v gjson.Result) bool {
 			if secretHeaders[strings.ToLower(k.String())] {
 				out.Set(k.String(), Quote("[redacted]"))
 			} else {
-				out.Set(k.String(), raw(v))
+				out.Set(k.String(), Raw(v))
 			}
 			return true
 		})

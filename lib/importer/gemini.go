@@ -62,7 +62,7 @@ func importGemini(b *Builder, data []byte) error {
 	if whole && doc.IsObject() && doc.Get("messages").IsArray() {
 		g := &geminiSession{b: b}
 		g.meta(doc, "messages")
-		for i, m := range elems(doc.Get("messages")) {
+		for i, m := range Elems(doc.Get("messages")) {
 			b.MapRecord() // a record is a message
 			g.put(m, fmt.Sprintf("messages[%d]", i))
 		}
@@ -72,7 +72,7 @@ func importGemini(b *Builder, data []byte) error {
 		if err := g.finish(); err != nil {
 			return err
 		}
-		b.agentFiles()
+		b.AgentFiles()
 		return nil
 	}
 	if whole && !doc.IsObject() {
@@ -83,7 +83,7 @@ func importGemini(b *Builder, data []byte) error {
 		return importGeminiStream(b, data)
 	}
 	g := &geminiSession{b: b}
-	err = b.jsonLines(data, func(where string, rec gjson.Result) error {
+	err = b.JSONLines(data, func(where string, rec gjson.Result) error {
 		switch {
 		case rec.Get("$rewindTo").Exists():
 			b.MapRecord()
@@ -92,7 +92,7 @@ func importGemini(b *Builder, data []byte) error {
 			b.MapRecord()
 			set := rec.Get("$set")
 			if ms := set.Get("messages"); ms.IsArray() {
-				g.restate(elems(ms))
+				g.restate(Elems(ms))
 			}
 			g.meta(set, "messages")
 		case rec.Get("id").Exists() && rec.Get("type").Exists():
@@ -101,24 +101,24 @@ func importGemini(b *Builder, data []byte) error {
 		case rec.Get("sessionId").Exists():
 			b.MapRecord()
 			g.meta(rec, "messages")
-			for i, m := range elems(rec.Get("messages")) {
+			for i, m := range Elems(rec.Get("messages")) {
 				g.put(m, at(where, fmt.Sprintf("messages[%d]", i)))
 			}
 		default:
-			b.skip("a line of no known kind")
+			b.Skip("a line of no known kind")
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if b.mapped == 0 {
+	if b.Mapped == 0 {
 		return b.Errorf("", "the input holds no Gemini CLI session record")
 	}
 	if err := g.finish(); err != nil {
 		return err
 	}
-	b.agentFiles()
+	b.AgentFiles()
 	return nil
 }
 
@@ -132,13 +132,13 @@ type geminiSession struct {
 }
 
 func (g *geminiSession) meta(rec gjson.Result, skip ...string) {
-	each(rec, func(k, v gjson.Result) bool {
+	Each(rec, func(k, v gjson.Result) bool {
 		for _, s := range skip {
 			if k.Str == s {
 				return true
 			}
 		}
-		g.session.Set(k.Str, raw(v))
+		g.session.Set(k.Str, Raw(v))
 		return true
 	})
 }
@@ -202,8 +202,8 @@ func (g *geminiSession) restate(ms []gjson.Result) {
 
 func (g *geminiSession) finish() error {
 	b := g.b
-	if ts := timestamp(gjson.ParseBytes(g.session.Get("startTime"))); ts != "" {
-		b.seen(ts)
+	if ts := Timestamp(gjson.ParseBytes(g.session.Get("startTime"))); ts != "" {
+		b.Seen(ts)
 	}
 	b.Meta.Set("gemini", g.session.Raw())
 	for _, id := range g.order {
@@ -218,56 +218,56 @@ func (g *geminiSession) finish() error {
 func (g *geminiSession) message(r gjson.Result) error {
 	b := g.b
 	typ := r.Get("type").String()
-	ts := timestamp(r.Get("timestamp"))
-	m := &msg{ts: ts}
+	ts := Timestamp(r.Get("timestamp"))
+	m := &Msg{TS: ts}
 	where := "message " + r.Get("id").String()
 	if err := geminiParts(b, m, r.Get("content"), where); err != nil {
 		return err
 	}
 	switch typ {
 	case "user":
-		m.role = "user"
-		m.meta = join(m.meta, rest(r, "type", "content", "timestamp"))
+		m.Role = "user"
+		m.Meta = Join(m.Meta, Rest(r, "type", "content", "timestamp"))
 		geminiUser(b, m)
-		if !m.hasText && len(m.parts) == 0 && len(m.results) == 0 {
+		if !m.hasText && len(m.Parts) == 0 && len(m.results) == 0 {
 			m.hasText = true // an empty prompt is still one
 		}
-		b.add(m)
+		b.Add(m)
 	case "gemini":
-		m.role = "assistant"
-		for _, t := range elems(r.Get("thoughts")) {
+		m.Role = "assistant"
+		for _, t := range Elems(r.Get("thoughts")) {
 			if d := t.Get("description"); d.Type == gjson.String {
-				m.reasoning = append(m.reasoning, d.Str)
+				m.Reasoning = append(m.Reasoning, d.Str)
 			}
 		}
 		if v := r.Get("model"); v.Type == gjson.String {
-			m.params = Obj{{"model", raw(v)}}.Raw()
+			m.Params = Obj{{"model", Raw(v)}}.Raw()
 			b.SetModel(v.Str)
 		}
-		m.meta = join(m.meta, rest(r, "type", "content", "timestamp", "model", "toolCalls", "tokens"))
+		m.Meta = Join(m.Meta, Rest(r, "type", "content", "timestamp", "model", "toolCalls", "tokens"))
 		if t := r.Get("tokens"); t.IsObject() {
-			m.meta.Set("usage", geminiTokens(t))
+			m.Meta.Set("usage", geminiTokens(t))
 		}
-		var results []*result
+		var results []*Result
 		if r.Get("toolCalls.0").Exists() {
-			m.calls = nil // the records hold them, with their results
+			m.Calls = nil // the records hold them, with their results
 		}
-		for i, tc := range elems(r.Get("toolCalls")) {
+		for i, tc := range Elems(r.Get("toolCalls")) {
 			c, res := geminiCall(b, tc, fmt.Sprintf("%s: toolCalls[%d]", where, i))
-			m.calls = append(m.calls, c)
+			m.Calls = append(m.Calls, c)
 			if res != nil {
 				results = append(results, res)
 			}
 		}
-		b.add(m)
+		b.Add(m)
 		for _, res := range results {
-			b.result(res)
+			b.Result(res)
 		}
 	case "info", "error", "warning":
-		b.AppendMeta("gemini_messages", raw(r))
+		b.AppendMeta("gemini_messages", Raw(r))
 	default:
 		b.Warn("%s: message type %q is not known; kept in metadata.gemini_messages", where, typ)
-		b.AppendMeta("gemini_messages", raw(r))
+		b.AppendMeta("gemini_messages", Raw(r))
 	}
 	return nil
 }
@@ -275,12 +275,12 @@ func (g *geminiSession) message(r gjson.Result) error {
 // geminiUser reads what a user message is besides a prompt: the CLI's
 // own context (a harness prompt, which names the working directory), or
 // results whose answers may tell a command's exit code.
-func geminiUser(b *Builder, m *msg) {
-	if kind := gemini.Context(m.text); kind != "" && len(m.parts) == 0 {
-		m.role = HarnessRole
-		m.meta.SetString("harness", kind)
-		if dir := gemini.Workdir(m.text); dir != "" && len(b.roots) == 0 {
-			b.root(dir)
+func geminiUser(b *Builder, m *Msg) {
+	if kind := gemini.Context(m.Text); kind != "" && len(m.Parts) == 0 {
+		m.Role = HarnessRole
+		m.Meta.SetString("harness", kind)
+		if dir := gemini.Workdir(m.Text); dir != "" && len(b.roots) == 0 {
+			b.Root(dir)
 			b.Meta.Set("session", Obj{{"cwd", Quote(dir)}}.Raw())
 		}
 	}
@@ -294,11 +294,11 @@ func geminiTokens(t gjson.Result) []byte {
 	var u Obj
 	names := map[string]string{"input": "input_tokens", "output": "output_tokens", "cached": "cache_read_input_tokens",
 		"thoughts": "reasoning_tokens", "total": "total_tokens"}
-	each(t, func(k, v gjson.Result) bool {
+	Each(t, func(k, v gjson.Result) bool {
 		if n, ok := names[k.Str]; ok {
-			u.Set(n, raw(v))
+			u.Set(n, Raw(v))
 		} else {
-			u.Set(k.Str, raw(v))
+			u.Set(k.Str, Raw(v))
 		}
 		return true
 	})
@@ -307,29 +307,29 @@ func geminiTokens(t gjson.Result) []byte {
 
 // geminiCall reads a ToolCallRecord: the call, and its result when it
 // has one (result holds the functionResponse parts sent to the model).
-func geminiCall(b *Builder, tc gjson.Result, where string) (*Call, *result) {
+func geminiCall(b *Builder, tc gjson.Result, where string) (*Call, *Result) {
 	id := tc.Get("id").String()
-	c := &Call{id: id, Name: tc.Get("name").String(), Args: args(tc.Get("args")), ts: timestamp(tc.Get("timestamp")),
-		meta: rest(tc, "id", "name", "args", "result", "timestamp", "status", "resultDisplay")}
+	c := &Call{ID: id, Name: tc.Get("name").String(), Args: Args(tc.Get("args")), TS: Timestamp(tc.Get("timestamp")),
+		Meta: Rest(tc, "id", "name", "args", "result", "timestamp", "status", "resultDisplay")}
 	status := tc.Get("status").String()
 	res := tc.Get("result")
 	if !res.Exists() && status == "" {
 		return c, nil
 	}
-	r := &result{id: id, name: c.Name, ts: c.ts}
-	r.meta.Set("status", raw(tc.Get("status")))
-	r.meta.Set("resultDisplay", raw(tc.Get("resultDisplay")))
+	r := &Result{ID: id, name: c.Name, TS: c.TS}
+	r.Meta.Set("status", Raw(tc.Get("status")))
+	r.Meta.Set("resultDisplay", Raw(tc.Get("resultDisplay")))
 	var texts []string
 	var parts []execlog.Part
-	each(res, func(_, p gjson.Result) bool {
+	Each(res, func(_, p gjson.Result) bool {
 		if fr := p.Get("functionResponse"); fr.Exists() {
 			text, failed := geminiResponse(fr.Get("response"))
 			if failed {
-				r.isError, r.failure.Msg = true, text
+				r.IsError, r.Failure.Msg = true, text
 			}
 			texts = append(texts, text)
-			if extra := rest(fr, "id", "name", "response"); len(extra) > 0 {
-				r.meta.Set("functionResponse", extra.Raw())
+			if extra := Rest(fr, "id", "name", "response"); len(extra) > 0 {
+				r.Meta.Set("functionResponse", extra.Raw())
 			}
 			return true
 		}
@@ -338,11 +338,11 @@ func geminiCall(b *Builder, tc gjson.Result, where string) (*Call, *result) {
 			return true
 		}
 		if d := p.Get("inlineData"); d.IsObject() {
-			parts = append(parts, execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+			parts = append(parts, execlog.Part{Type: PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
 				Content: execlog.Base64(d.Get("data").String())})
 			return true
 		}
-		r.meta.Set("unmapped_result_parts", raw(res))
+		r.Meta.Set("unmapped_result_parts", Raw(res))
 		return true
 	})
 	if res.Type == gjson.String {
@@ -353,15 +353,15 @@ func geminiCall(b *Builder, tc gjson.Result, where string) (*Call, *result) {
 		for _, t := range texts {
 			all = append(all, execlog.Part{Type: manifest.PartText, Content: execlog.Text(t)})
 		}
-		r.parts = append(all, parts...)
+		r.Parts = append(all, parts...)
 	}
 	if res.Exists() && res.Type != gjson.Null {
-		r.output, r.hasOut = strings.Join(texts, "\n"), true
+		r.Output, r.HasOut = strings.Join(texts, "\n"), true
 	}
 	if status == "error" || status == "cancelled" {
-		r.isError = true
-		if r.failure.Msg == "" {
-			r.failure.Msg = status
+		r.IsError = true
+		if r.Failure.Msg == "" {
+			r.Failure.Msg = status
 		}
 	}
 	geminiShellExit(r, c.Name)
@@ -382,17 +382,17 @@ func geminiResponse(resp gjson.Result) (text string, failed bool) {
 
 // geminiFunctionCall reads a functionCall part: a call.
 func geminiFunctionCall(fc gjson.Result) *Call {
-	return &Call{id: fc.Get("id").String(), Name: fc.Get("name").String(), Args: args(fc.Get("args")),
-		meta: rest(fc, "id", "name", "args")}
+	return &Call{ID: fc.Get("id").String(), Name: fc.Get("name").String(), Args: Args(fc.Get("args")),
+		Meta: Rest(fc, "id", "name", "args")}
 }
 
 // geminiFunctionResponse reads a functionResponse part: a result.
-func geminiFunctionResponse(fr gjson.Result) *result {
-	r := &result{id: fr.Get("id").String(), name: fr.Get("name").String(), meta: rest(fr, "id", "name", "response")}
+func geminiFunctionResponse(fr gjson.Result) *Result {
+	r := &Result{ID: fr.Get("id").String(), name: fr.Get("name").String(), Meta: Rest(fr, "id", "name", "response")}
 	text, failed := geminiResponse(fr.Get("response"))
-	r.output, r.hasOut = text, true
+	r.Output, r.HasOut = text, true
 	if failed {
-		r.isError, r.failure.Msg = true, text
+		r.IsError, r.Failure.Msg = true, text
 	}
 	return r
 }
@@ -406,14 +406,14 @@ var geminiShellTrailer = []string{"Error: ", "Exit Code: ", "Signal: ", "Backgro
 // the end, in the order the tool writes them) says "Exit Code: N", N
 // not 0; the headless transcript's tool_result says "Command exited with
 // code: N" instead.
-func geminiShellExit(r *result, tool string) {
-	if tool != "run_shell_command" || !r.hasOut {
+func geminiShellExit(r *Result, tool string) {
+	if tool != "run_shell_command" || !r.HasOut {
 		return
 	}
-	text := r.text()
-	if n, ok := strings.CutPrefix(text, "Command exited with code: "); ok && isDigits(strings.TrimPrefix(n, "-")) {
+	text := r.Text()
+	if n, ok := strings.CutPrefix(text, "Command exited with code: "); ok && IsDigits(strings.TrimPrefix(n, "-")) {
 		if n != "0" {
-			r.isError, r.failure.ExitCode = true, []byte(n)
+			r.IsError, r.Failure.ExitCode = true, []byte(n)
 		}
 		return
 	}
@@ -426,14 +426,14 @@ func geminiShellExit(r *result, tool string) {
 			return
 		}
 		next = k
-		if n, ok := strings.CutPrefix(lines[i], "Exit Code: "); ok && isDigits(strings.TrimPrefix(n, "-")) && n != "0" {
-			r.isError, r.failure.ExitCode = true, []byte(n)
+		if n, ok := strings.CutPrefix(lines[i], "Exit Code: "); ok && IsDigits(strings.TrimPrefix(n, "-")) && n != "0" {
+			r.IsError, r.Failure.ExitCode = true, []byte(n)
 			return
 		}
 	}
 }
 
-func geminiPartType(mt string) string {
+func PartType(mt string) string {
 	switch {
 	case strings.HasPrefix(mt, "image/"):
 		return manifest.PartImage
@@ -444,12 +444,12 @@ func geminiPartType(mt string) string {
 }
 
 // geminiParts reads a PartListUnion: a string, a Part or a list of them.
-func geminiParts(b *Builder, m *msg, c gjson.Result, where string) error {
+func geminiParts(b *Builder, m *Msg, c gjson.Result, where string) error {
 	switch {
 	case !c.Exists() || c.Type == gjson.Null:
 		return nil
 	case c.Type == gjson.String:
-		m.addText(c.Str)
+		m.AddText(c.Str)
 		return nil
 	case c.IsObject():
 		c = gjson.Parse("[" + c.Raw + "]")
@@ -459,125 +459,125 @@ func geminiParts(b *Builder, m *msg, c gjson.Result, where string) error {
 	var parts []execlog.Part
 	media := false
 	var unknown List
-	each(c, func(_, p gjson.Result) bool {
+	Each(c, func(_, p gjson.Result) bool {
 		switch {
 		case p.Type == gjson.String:
-			m.addText(p.Str)
+			m.AddText(p.Str)
 			parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(p.Str)})
 		case p.Get("thought").Type == gjson.True && p.Get("text").Type == gjson.String:
-			m.reasoning = append(m.reasoning, p.Get("text").Str)
+			m.Reasoning = append(m.Reasoning, p.Get("text").Str)
 		case p.Get("text").Type == gjson.String:
-			m.addText(p.Get("text").Str)
+			m.AddText(p.Get("text").Str)
 			parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(p.Get("text").Str)})
 		case p.Get("functionCall").IsObject():
-			m.calls = append(m.calls, geminiFunctionCall(p.Get("functionCall")))
+			m.Calls = append(m.Calls, geminiFunctionCall(p.Get("functionCall")))
 		case p.Get("functionResponse").IsObject():
 			m.results = append(m.results, geminiFunctionResponse(p.Get("functionResponse")))
 		case p.Get("inlineData").IsObject():
 			d := p.Get("inlineData")
-			part := execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+			part := execlog.Part{Type: PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
 				Content: execlog.Base64(d.Get("data").String())}
-			if b.validBase64(part, d.Get("data").String(), where) {
+			if b.ValidBase64(part, d.Get("data").String(), where) {
 				parts = append(parts, part)
 				media = true
 			} else {
-				unknown = append(unknown, raw(p))
+				unknown = append(unknown, Raw(p))
 			}
 		default:
-			unknown = append(unknown, raw(p))
+			unknown = append(unknown, Raw(p))
 		}
 		return true
 	})
 	if media {
-		m.parts = parts
+		m.Parts = parts
 	}
 	if len(unknown) > 0 {
-		m.meta.Set("content", unknown.Raw())
+		m.Meta.Set("content", unknown.Raw())
 	}
 	return nil
 }
 
 // importGeminiStream reads the headless stream-json transcript.
 func importGeminiStream(b *Builder, data []byte) error {
-	var cur *msg
+	var cur *Msg
 	tools := map[string]string{} // tool names by call id
 	flush := func() {
 		if cur != nil {
-			b.add(cur)
+			b.Add(cur)
 			cur = nil
 		}
 	}
-	err := b.jsonLines(data, func(where string, rec gjson.Result) error {
-		ts := timestamp(rec.Get("timestamp"))
+	err := b.JSONLines(data, func(where string, rec gjson.Result) error {
+		ts := Timestamp(rec.Get("timestamp"))
 		switch typ := rec.Get("type").String(); typ {
 		case "init":
 			b.MapRecord()
-			b.seen(ts)
+			b.Seen(ts)
 			b.SetModel(rec.Get("model").String())
-			b.Meta.Set("gemini", rest(rec, "type").Raw())
+			b.Meta.Set("gemini", Rest(rec, "type").Raw())
 		case "message":
 			b.MapRecord()
 			text := rec.Get("content").String()
 			if rec.Get("role").String() == "user" {
 				flush()
-				b.add(&msg{role: "user", text: text, hasText: true, ts: ts})
+				b.Add(&Msg{Role: "user", Text: text, hasText: true, TS: ts})
 				return nil
 			}
-			if cur == nil || len(cur.calls) > 0 {
+			if cur == nil || len(cur.Calls) > 0 {
 				flush()
-				cur = &msg{role: "assistant", ts: ts}
+				cur = &Msg{Role: "assistant", TS: ts}
 			}
 			if rec.Get("delta").Type == gjson.True && cur.hasText {
-				cur.text += text // deltas are pieces of one text
+				cur.Text += text // deltas are pieces of one text
 			} else {
-				cur.addText(text)
+				cur.AddText(text)
 			}
 		case "tool_use":
 			b.MapRecord()
 			if cur == nil {
-				cur = &msg{role: "assistant", ts: ts}
+				cur = &Msg{Role: "assistant", TS: ts}
 			}
-			cur.calls = append(cur.calls, &Call{id: rec.Get("tool_id").String(), Name: rec.Get("tool_name").String(),
-				Args: args(rec.Get("parameters")), ts: ts})
+			cur.Calls = append(cur.Calls, &Call{ID: rec.Get("tool_id").String(), Name: rec.Get("tool_name").String(),
+				Args: Args(rec.Get("parameters")), TS: ts})
 			tools[rec.Get("tool_id").String()] = rec.Get("tool_name").String()
 		case "tool_result":
 			b.MapRecord()
 			flush()
-			r := &result{id: rec.Get("tool_id").String(), ts: ts}
+			r := &Result{ID: rec.Get("tool_id").String(), TS: ts}
 			if o := rec.Get("output"); o.Exists() {
-				r.setOutput(o)
+				r.SetOutput(o)
 			}
 			if rec.Get("status").String() == "error" {
-				r.isError = true
-				r.failure.Msg = rec.Get("error.message").String()
-				if !r.hasOut && r.failure.Msg != "" {
-					r.output, r.hasOut = r.failure.Msg, true
+				r.IsError = true
+				r.Failure.Msg = rec.Get("error.message").String()
+				if !r.HasOut && r.Failure.Msg != "" {
+					r.Output, r.HasOut = r.Failure.Msg, true
 				}
 			}
-			geminiShellExit(r, tools[r.id])
-			r.meta = rest(rec, "type", "tool_id", "output", "timestamp")
-			b.result(r)
+			geminiShellExit(r, tools[r.ID])
+			r.Meta = Rest(rec, "type", "tool_id", "output", "timestamp")
+			b.Result(r)
 		case "error", "result":
 			b.MapRecord()
 			flush()
-			b.seen(ts)
-			b.AppendMeta("gemini_events", raw(rec))
+			b.Seen(ts)
+			b.AppendMeta("gemini_events", Raw(rec))
 			if typ == "result" && rec.Get("status").String() == "error" {
 				b.Warn("%s: the run ended in an error: %s", where, rec.Get("error.message").String())
 			}
 		default:
-			b.skip(fmt.Sprintf("event type %q", typ))
+			b.Skip(fmt.Sprintf("event type %q", typ))
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if b.mapped == 0 {
+	if b.Mapped == 0 {
 		return b.Errorf("", "the input holds no Gemini CLI stream-json event")
 	}
 	flush()
-	b.agentFiles()
+	b.AgentFiles()
 	return nil
 }
 
@@ -593,61 +593,61 @@ func importGeminiCheckpoint(b *Builder, doc gjson.Result) error {
 	if doc.IsObject() {
 		history = doc.Get("history")
 		var meta Obj
-		meta.Set("checkpoint", rest(doc, "history").Raw())
+		meta.Set("checkpoint", Rest(doc, "history").Raw())
 		b.Meta.Set("gemini", meta.Raw())
 	}
-	for i, c := range elems(history) {
+	for i, c := range Elems(history) {
 		where := fmt.Sprintf("history[%d]", i)
 		if !c.IsObject() || !c.Get("parts").IsArray() {
 			return b.Errorf(where, "expected a Content {role, parts}, got %s", kind(c))
 		}
 		b.MapRecord()
 		role := c.Get("role").String()
-		m := &msg{role: "user"}
+		m := &Msg{Role: "user"}
 		if role == "model" {
-			m.role = "assistant"
+			m.Role = "assistant"
 		}
 		var media []execlog.Part
 		var other List
-		for _, p := range elems(c.Get("parts")) {
+		for _, p := range Elems(c.Get("parts")) {
 			switch {
 			case p.Get("thought").Type == gjson.True && p.Get("text").Type == gjson.String:
-				m.reasoning = append(m.reasoning, p.Get("text").Str)
+				m.Reasoning = append(m.Reasoning, p.Get("text").Str)
 			case p.Get("text").Type == gjson.String:
-				m.addText(p.Get("text").Str)
+				m.AddText(p.Get("text").Str)
 			case p.Get("functionCall").IsObject():
-				m.calls = append(m.calls, geminiFunctionCall(p.Get("functionCall")))
+				m.Calls = append(m.Calls, geminiFunctionCall(p.Get("functionCall")))
 			case p.Get("functionResponse").IsObject():
 				m.results = append(m.results, geminiFunctionResponse(p.Get("functionResponse")))
 			case p.Get("inlineData").IsObject():
 				d := p.Get("inlineData")
-				part := execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+				part := execlog.Part{Type: PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
 					Content: execlog.Base64(d.Get("data").String())}
-				if b.validBase64(part, d.Get("data").String(), where) {
+				if b.ValidBase64(part, d.Get("data").String(), where) {
 					media = append(media, part)
 					continue
 				}
-				other = append(other, raw(p))
+				other = append(other, Raw(p))
 			default:
-				other = append(other, raw(p))
+				other = append(other, Raw(p))
 			}
 		}
-		m.meta.Set("parts", other.Raw())
+		m.Meta.Set("parts", other.Raw())
 		if role != "user" && role != "model" {
-			m.meta.SetString("role", role)
+			m.Meta.SetString("role", role)
 		}
-		if len(media) > 0 && m.role == "user" {
-			m.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(m.text)}}, media...)
+		if len(media) > 0 && m.Role == "user" {
+			m.Parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(m.Text)}}, media...)
 		}
-		if m.role == "user" {
+		if m.Role == "user" {
 			geminiUser(b, m)
 		}
-		b.add(m)
+		b.Add(m)
 	}
 	if b.records == 0 {
 		return b.Errorf("history", "the checkpoint holds no Content")
 	}
-	b.agentFiles()
+	b.AgentFiles()
 	return nil
 }
 

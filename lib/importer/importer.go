@@ -14,7 +14,6 @@ const (
 	ATIF            = "atif"
 	ClaudeCode      = "claude-code"
 	Codex           = "codex"
-	CopilotCLI      = "copilot-cli"
 	GeminiCLI       = "gemini-cli"
 	Inspect         = "inspect"
 	LangSmith       = "langsmith"

@@ -69,7 +69,7 @@ func importInspect(b *Builder, data []byte) error {
 	if samples.Exists() && !samples.IsArray() {
 		return b.Errorf("samples", "expected an array, got %s", kind(samples))
 	}
-	arr := elems(samples)
+	arr := Elems(samples)
 	for i, s := range arr {
 		if err := b.inspectSample(s, fmt.Sprintf("samples[%d]", i), len(arr) > 1); err != nil {
 			return err
@@ -150,7 +150,7 @@ func (b *Builder) inspectArchive(data []byte) error {
 		if err != nil {
 			return err
 		}
-		b.Meta.Set("reductions", raw(r))
+		b.Meta.Set("reductions", Raw(r))
 	}
 	for _, name := range samples {
 		s, err := read(name)
@@ -204,20 +204,20 @@ func digitRun(s string) int {
 // over.
 func (b *Builder) inspectHeader(h gjson.Result, where string) string {
 	ev := h.Get("eval")
-	each(ev.Get("model_generate_config"), func(k, v gjson.Result) bool {
-		b.param(k.String(), raw(v))
+	Each(ev.Get("model_generate_config"), func(k, v gjson.Result) bool {
+		b.param(k.String(), Raw(v))
 		return true
 	})
-	each(ev.Get("packages"), func(k, v gjson.Result) bool {
+	Each(ev.Get("packages"), func(k, v gjson.Result) bool {
 		b.Tool(k.String(), v.String())
 		return true
 	})
-	b.seen(timestamp(ev.Get("created")))
-	b.seen(timestamp(h.Get("stats.started_at")))
-	b.Meta.Set("eval", rest(ev, "model_generate_config", "packages").Raw())
+	b.Seen(Timestamp(ev.Get("created")))
+	b.Seen(Timestamp(h.Get("stats.started_at")))
+	b.Meta.Set("eval", Rest(ev, "model_generate_config", "packages").Raw())
 	for _, k := range []string{"version", "status", "plan", "results", "stats", "error", "reductions"} {
 		if v := h.Get(k); informative(v) {
-			b.Meta.Set(k, raw(v))
+			b.Meta.Set(k, Raw(v))
 		}
 	}
 	return ev.Get("model").String()
@@ -229,7 +229,7 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 		return b.Errorf(where, "expected a sample object, got %s", kind(s))
 	}
 	b.newConversation()
-	each(s.Get("attachments"), func(k, v gjson.Result) bool {
+	Each(s.Get("attachments"), func(k, v gjson.Result) bool {
 		if b.attachments == nil {
 			b.attachments = map[string]string{}
 		}
@@ -243,7 +243,7 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 	var unnamed []gjson.Result          // model events whose message has no id
 	tools := map[string]gjson.Result{}  // by tool call id
 	events := s.Get("events")
-	each(events, func(_, e gjson.Result) bool {
+	Each(events, func(_, e gjson.Result) bool {
 		switch e.Get("event").String() {
 		case "model":
 			// The model that answered, before the one requested.
@@ -254,13 +254,13 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 			case e.Get("output.choices.0.message").IsObject():
 				unnamed = append(unnamed, e)
 			default:
-				b.skip(b.reason("event/model without message"))
+				b.Skip(b.reason("event/model without message"))
 			}
 		case "tool":
 			if id := e.Get("id").String(); id != "" {
 				tools[id] = e
 			} else {
-				b.skip(b.reason("event/tool without id"))
+				b.Skip(b.reason("event/tool without id"))
 			}
 		default:
 			et := e.Get("event").String()
@@ -280,8 +280,8 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 	b.SetModel(answered)
 	for _, m := range msgs {
 		b.MapRecord()
-		if m.role == "assistant" {
-			id := gjson.ParseBytes(m.meta.Get("id")).String()
+		if m.Role == "assistant" {
+			id := gjson.ParseBytes(m.Meta.Get("id")).String()
 			e, ok := models[id]
 			if ok {
 				delete(models, id)
@@ -295,68 +295,68 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 			if ok && e.Get("output.model").String() != "" {
 				model = e.Get("output.model").String()
 			}
-			if own := gjson.ParseBytes(m.meta.Get("model")).String(); model != "" && own != model {
+			if own := gjson.ParseBytes(m.Meta.Get("model")).String(); model != "" && own != model {
 				if own != "" {
-					m.meta.Set("message_model", m.meta.Get("model"))
+					m.Meta.Set("message_model", m.Meta.Get("model"))
 				}
-				m.meta.SetString("model", model)
+				m.Meta.SetString("model", model)
 			}
 			if ok {
 				b.MapRecord()
-				m.ts = timestamp(e.Get("timestamp"))
+				m.TS = Timestamp(e.Get("timestamp"))
 				var params Obj
 				for _, k := range []string{"tools", "tool_choice", "config"} {
 					if v := e.Get(k); informative(v) {
-						params.Set(k, raw(v))
+						params.Set(k, Raw(v))
 					}
 				}
-				m.params = params.Raw()
-				m.meta.Set("usage", raw(e.Get("output.usage")))
-				m.meta.Set("stop_reason", raw(e.Get("output.choices.0.stop_reason")))
-				m.meta.Set("event", rest(e, "event", "model", "input", "input_refs", "tools", "tool_choice", "config", "output", "timestamp").Raw())
+				m.Params = params.Raw()
+				m.Meta.Set("usage", Raw(e.Get("output.usage")))
+				m.Meta.Set("stop_reason", Raw(e.Get("output.choices.0.stop_reason")))
+				m.Meta.Set("event", Rest(e, "event", "model", "input", "input_refs", "tools", "tool_choice", "config", "output", "timestamp").Raw())
 			}
-			for _, c := range m.calls {
-				e, ok := tools[c.id]
+			for _, c := range m.Calls {
+				e, ok := tools[c.ID]
 				if !ok {
 					continue
 				}
 				b.MapRecord()
-				delete(tools, c.id)
-				c.ts = timestamp(e.Get("timestamp"))
-				c.meta.Set("event", rest(e, "event", "type", "id", "function", "arguments", "result", "view", "timestamp").Raw())
+				delete(tools, c.ID)
+				c.TS = Timestamp(e.Get("timestamp"))
+				c.Meta.Set("event", Rest(e, "event", "type", "id", "function", "arguments", "result", "view", "timestamp").Raw())
 			}
-			if m.hasText && strings.TrimSpace(m.text) != "" {
-				last = m.text
+			if m.hasText && strings.TrimSpace(m.Text) != "" {
+				last = m.Text
 			}
 		}
-		if m.role == "tool" {
+		if m.Role == "tool" {
 			for _, r := range m.results {
-				if e, ok := tools[r.id]; ok && r.id != "" {
+				if e, ok := tools[r.ID]; ok && r.ID != "" {
 					// A tool event whose call is not among the messages.
 					b.MapRecord()
-					delete(tools, r.id)
-					r.ts = timestamp(e.Get("timestamp"))
-					r.meta.Set("event", rest(e, "event", "type", "id", "function", "result", "view", "timestamp").Raw())
+					delete(tools, r.ID)
+					r.TS = Timestamp(e.Get("timestamp"))
+					r.Meta.Set("event", Rest(e, "event", "type", "id", "function", "result", "view", "timestamp").Raw())
 				}
 			}
 		}
-		b.add(m)
+		b.Add(m)
 	}
 	// Events that joined nothing are counted, not lost silently.
 	for range len(models) + len(unnamed) {
-		b.skip(b.reason("event/model unjoined"))
+		b.Skip(b.reason("event/model unjoined"))
 	}
 	for range tools {
-		b.skip(b.reason("event/tool unjoined"))
+		b.Skip(b.reason("event/tool unjoined"))
 	}
-	info := rest(s, "messages", "events", "attachments", "message_pool", "input", "output")
+	info := Rest(s, "messages", "events", "attachments", "message_pool", "input", "output")
 	if out := s.Get("output.choices.0.message.content"); out.Exists() {
-		m := &msg{}
-		if b.readParts(m, out, at(where, "output")) == nil && strings.TrimSpace(m.text) != "" {
-			last = m.text
+		m := &Msg{}
+		if b.readParts(m, out, at(where, "output")) == nil && strings.TrimSpace(m.Text) != "" {
+			last = m.Text
 		}
 	}
-	info.Set("output", rest(s.Get("output"), "choices.0.message", "completion").Raw())
+	info.Set("output", Rest(s.Get("output"), "choices.0.message", "completion").Raw())
 	id, epoch := s.Get("id").String(), s.Get("epoch").String()
 	n := len(b.metaList["samples"]) // the sample's position in the log
 	if several {
@@ -366,7 +366,7 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 			} else {
 				st.Meta.Set("sample_index", JSONInt(n))
 			}
-			st.Meta.Set("epoch", raw(s.Get("epoch")))
+			st.Meta.Set("epoch", Raw(s.Get("epoch")))
 		}
 	}
 	// One entry per sample, in order, even for a sample that holds nothing
@@ -394,15 +394,15 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 // producedBy finds, among the model events of an older log (whose messages
 // have no ids), the first one whose output message is m: the same text
 // and tool calls. It is taken out of events.
-func (b *Builder) producedBy(m *msg, events *[]gjson.Result) (gjson.Result, bool) {
+func (b *Builder) producedBy(m *Msg, events *[]gjson.Result) (gjson.Result, bool) {
 	for i, e := range *events {
 		out, err := b.readMsg(e.Get("output.choices.0.message"), inspectTable, "", "assistant")
-		if err != nil || out.text != m.text || len(out.calls) != len(m.calls) {
+		if err != nil || out.Text != m.Text || len(out.Calls) != len(m.Calls) {
 			continue
 		}
 		same := true
-		for k, c := range out.calls {
-			same = same && c.id == m.calls[k].id && c.Name == m.calls[k].Name
+		for k, c := range out.Calls {
+			same = same && c.ID == m.Calls[k].ID && c.Name == m.Calls[k].Name
 		}
 		if same {
 			*events = append((*events)[:i:i], (*events)[i+1:]...)

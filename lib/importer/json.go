@@ -57,7 +57,7 @@ func (o Obj) Get(k string) json.RawMessage {
 // join concatenates objects. A member whose name is already taken keeps
 // its value under the name with "_2" (or "_3", …) added, unless the value
 // is the same, so that nothing is lost and no name repeats.
-func join(parts ...Obj) Obj {
+func Join(parts ...Obj) Obj {
 	var out Obj
 	for _, p := range parts {
 	next:
@@ -172,7 +172,7 @@ func JSONInt(n int) json.RawMessage { return json.RawMessage(strconv.Itoa(n)) }
 // It shares the value's memory, as parse's results share the input's: the
 // importers write neither, and the capacity ends with the text, so that
 // an append copies it first.
-func raw(r gjson.Result) json.RawMessage {
+func Raw(r gjson.Result) json.RawMessage {
 	if !r.Exists() {
 		return nil
 	}
@@ -193,7 +193,7 @@ func informative(r gjson.Result) bool {
 		return strings.TrimSpace(s[1:len(s)-1]) != ""
 	case r.IsObject():
 		any := false
-		each(r, func(_, v gjson.Result) bool {
+		Each(r, func(_, v gjson.Result) bool {
 			any = informative(v)
 			return !any
 		})
@@ -205,7 +205,7 @@ func informative(r gjson.Result) bool {
 // rest returns the informative members of object o that the importer did
 // not map: every member whose name is not in skip. A skip entry "a.b"
 // leaves out member b of object member a, keeping a's other members.
-func rest(o gjson.Result, skip ...string) Obj {
+func Rest(o gjson.Result, skip ...string) Obj {
 	if !o.IsObject() {
 		return nil
 	}
@@ -223,7 +223,7 @@ type lineMember struct {
 
 func fieldsOf(o gjson.Result) fields {
 	var f fields
-	each(o, func(k, v gjson.Result) bool {
+	Each(o, func(k, v gjson.Result) bool {
 		f = append(f, lineMember{k.Str, v})
 		return true
 	})
@@ -273,9 +273,9 @@ func (f fields) rest(skip ...string) Obj {
 		switch {
 		case skipped:
 		case nested != nil:
-			out.Set(name, rest(m.v, nested...).Raw())
+			out.Set(name, Rest(m.v, nested...).Raw())
 		case informative(m.v):
-			out.Set(name, raw(m.v))
+			out.Set(name, Raw(m.v))
 		}
 	}
 	return out
@@ -283,14 +283,14 @@ func (f fields) rest(skip ...string) Obj {
 
 // each calls fn for the elements of an array or the members of an object;
 // unlike gjson's ForEach it does nothing for any other value.
-func each(r gjson.Result, fn func(k, v gjson.Result) bool) {
+func Each(r gjson.Result, fn func(k, v gjson.Result) bool) {
 	if r.IsArray() || r.IsObject() {
 		r.ForEach(fn)
 	}
 }
 
 // elems returns the elements of an array, and nothing for any other value.
-func elems(r gjson.Result) []gjson.Result {
+func Elems(r gjson.Result) []gjson.Result {
 	if !r.IsArray() {
 		return nil
 	}
@@ -322,7 +322,7 @@ func str(r gjson.Result) string {
 // args turns tool arguments into step parameters: an object or array is
 // kept as is; a string holding JSON is parsed; any other string is kept
 // as a string.
-func args(r gjson.Result) json.RawMessage {
+func Args(r gjson.Result) json.RawMessage {
 	switch r.Type {
 	case gjson.String:
 		s := strings.TrimSpace(r.Str)
@@ -333,7 +333,7 @@ func args(r gjson.Result) json.RawMessage {
 	case gjson.Null:
 		return nil
 	}
-	return raw(r)
+	return Raw(r)
 }
 
 // flatText joins the text of a content value: a string is itself; an array
@@ -347,7 +347,7 @@ func flatText(r gjson.Result) string {
 		return str(r)
 	}
 	var parts []string
-	each(r, func(_, p gjson.Result) bool {
+	Each(r, func(_, p gjson.Result) bool {
 		if p.Type == gjson.String {
 			parts = append(parts, p.Str)
 		} else if t := first(p, "text", "content"); t.Type == gjson.String {
@@ -362,7 +362,7 @@ func flatText(r gjson.Result) string {
 // (with or without a zone; none means UTC) are accepted, numbers are epoch
 // seconds, milliseconds or nanoseconds by magnitude, and strings of digits
 // are epoch nanoseconds (OTLP). It returns "" for anything else.
-func timestamp(r gjson.Result) string {
+func Timestamp(r gjson.Result) string {
 	switch r.Type {
 	case gjson.Number:
 		return epoch(r.Raw)
@@ -371,7 +371,7 @@ func timestamp(r gjson.Result) string {
 		if s == "" {
 			return ""
 		}
-		if isDigits(s) {
+		if IsDigits(s) {
 			return epoch(s)
 		}
 		return parseTime(s)
@@ -379,7 +379,7 @@ func timestamp(r gjson.Result) string {
 	return ""
 }
 
-func isDigits(s string) bool {
+func IsDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false
@@ -413,7 +413,7 @@ func formatTime(t time.Time) string {
 
 // epoch converts an epoch number literal, picking its unit by magnitude.
 func epoch(lit string) string {
-	if isDigits(lit) && len(lit) > 15 {
+	if IsDigits(lit) && len(lit) > 15 {
 		// Nanoseconds (or microseconds) beyond float64 precision.
 		n, err := strconv.ParseInt(lit, 10, 64)
 		if err != nil {

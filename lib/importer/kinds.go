@@ -239,7 +239,7 @@ func (b *Builder) skipKind(kind string, rec gjson.Result, unknown string) {
 	// An imported kind skipped here has a shape its importer could not
 	// read (no message where one belongs): it is skipped as unknown.
 	if k, ok := knownKind(b.f.Kinds, kind); ok && k.Skip != "" {
-		b.skip(k.Skip)
+		b.Skip(k.Skip)
 		if what := carriesWork(rec); k.Lost && what != "" {
 			b.lose(kind, what)
 		}
@@ -253,7 +253,7 @@ func (b *Builder) skipKind(kind string, rec gjson.Result, unknown string) {
 			unknown += "; it holds " + what
 		}
 	}
-	b.skip(unknown)
+	b.Skip(unknown)
 }
 
 // lose notes a skipped record that holds work: stderr names it.
@@ -317,7 +317,7 @@ func workIn(v gjson.Result, depth int) string {
 		}
 	}
 	found := ""
-	each(v, func(_, e gjson.Result) bool {
+	Each(v, func(_, e gjson.Result) bool {
 		found = workIn(e, depth+1)
 		return found == ""
 	})

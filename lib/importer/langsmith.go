@@ -47,8 +47,8 @@ func importLangSmith(b *Builder, data []byte) error {
 		} else {
 			b.MapRecord() // an update merged into its run
 		}
-		each(rec, func(k, v gjson.Result) bool {
-			r.fields.Set(k.String(), raw(v))
+		Each(rec, func(k, v gjson.Result) bool {
+			r.fields.Set(k.String(), Raw(v))
 			return true
 		})
 		return nil
@@ -68,7 +68,7 @@ func importLangSmith(b *Builder, data []byte) error {
 			if !part.v.IsArray() {
 				return b.Errorf(at(where, part.name), "expected an array of runs, got %s", kind(part.v))
 			}
-			for i, r := range elems(part.v) {
+			for i, r := range Elems(part.v) {
 				if err := add(at(where, fmt.Sprintf("%s[%d]", part.name, i)), r); err != nil {
 					return err
 				}
@@ -116,8 +116,8 @@ func runIDFromDottedOrder(d string) string {
 
 func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 	b.langSmithEnv(run.Get("extra.runtime"))
-	ts := timestamp(run.Get("start_time"))
-	b.seen(ts)
+	ts := Timestamp(run.Get("start_time"))
+	b.Seen(ts)
 	mapped := []string{"inputs", "outputs", "run_type", "start_time", "child_runs"}
 	switch rt := run.Get("run_type").String(); rt {
 	case "llm":
@@ -134,19 +134,19 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 			"extra.metadata.ls_model_name", "inputs.model", "extra.invocation_params.model", "extra.invocation_params.model_name").String())
 		b.samplingParams(run.Get("inputs"))
 		b.samplingParams(run.Get("extra.invocation_params"))
-		b.param("temperature", raw(md.Get("ls_temperature")))
-		b.param("max_tokens", raw(md.Get("ls_max_tokens")))
+		b.param("temperature", Raw(md.Get("ls_temperature")))
+		b.param("max_tokens", Raw(md.Get("ls_max_tokens")))
 		turn := firstTurn(out)
 		if turn == nil {
-			turn = &msg{role: "assistant"}
+			turn = &Msg{Role: "assistant"}
 			out = append(out, turn)
 		}
-		turn.ts = ts
-		turn.params = params.Raw()
-		turn.meta = join(rest(run, mapped...), turn.meta)
+		turn.TS = ts
+		turn.Params = params.Raw()
+		turn.Meta = Join(Rest(run, mapped...), turn.Meta)
 		// The model that answered this call, when the outputs name it.
 		if m := first(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model"); m.Type == gjson.String && m.Str != "" {
-			turn.meta.setDefault("model", Quote(m.Str))
+			turn.Meta.setDefault("model", Quote(m.Str))
 		}
 		if e := run.Get("error"); informative(e) {
 			turn.failed = &Failure{Msg: e.String()}
@@ -168,7 +168,7 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 			fail = &Failure{Msg: e.String()}
 		}
 		id := first(run, "extra.metadata.tool_call_id", "inputs.tool_call_id").String()
-		b.toolRun(id, name, raw(run.Get("inputs")), out, fail, ts, rest(run, append(mapped, "name")...))
+		b.toolRun(id, name, Raw(run.Get("inputs")), out, fail, ts, Rest(run, append(mapped, "name")...))
 		b.MapRecord()
 	default:
 		if run.Get("parent_run_id").String() == "" && !run.Get("trace_id").Exists() || run.Get("trace_id").String() == run.Get("id").String() {
@@ -202,8 +202,8 @@ func (b *Builder) langSmithEnv(rt gjson.Result) {
 // langSmithInputs reads an llm run's inputs: OpenAI-shaped messages,
 // LangChain serialised messages (possibly a batch: a list of lists), or
 // plain prompts.
-func (b *Builder) langSmithInputs(in gjson.Result, where string) ([]*msg, Obj, error) {
-	var msgs []*msg
+func (b *Builder) langSmithInputs(in gjson.Result, where string) ([]*Msg, Obj, error) {
+	var msgs []*Msg
 	m := in.Get("messages")
 	if m.IsArray() && m.Get("0").IsArray() {
 		m = m.Get("0") // a batch of one conversation
@@ -217,8 +217,8 @@ func (b *Builder) langSmithInputs(in gjson.Result, where string) ([]*msg, Obj, e
 		}
 		var err error
 		i := 0
-		each(m, func(_, v gjson.Result) bool {
-			var ms *msg
+		Each(m, func(_, v gjson.Result) bool {
+			var ms *Msg
 			ms, err = b.lcMsg(v, fmt.Sprintf("%s[%d]", where, i))
 			msgs = append(msgs, ms)
 			i++
@@ -228,30 +228,30 @@ func (b *Builder) langSmithInputs(in gjson.Result, where string) ([]*msg, Obj, e
 			return nil, nil, err
 		}
 	}
-	each(in.Get("prompts"), func(_, p gjson.Result) bool {
-		msgs = append(msgs, &msg{role: "user", text: p.String(), hasText: true})
+	Each(in.Get("prompts"), func(_, p gjson.Result) bool {
+		msgs = append(msgs, &Msg{Role: "user", Text: p.String(), hasText: true})
 		return true
 	})
 	if p := in.Get("prompt"); p.Type == gjson.String {
-		msgs = append(msgs, &msg{role: "user", text: p.Str, hasText: true})
+		msgs = append(msgs, &Msg{Role: "user", Text: p.Str, hasText: true})
 	}
-	return msgs, rest(in, "messages", "prompts", "prompt"), nil
+	return msgs, Rest(in, "messages", "prompts", "prompt"), nil
 }
 
 // lcMsg reads a message in any of the shapes LangSmith records: OpenAI's,
 // LangChain's serialised constructor ({"lc": 1, "id": [..., "HumanMessage"],
 // "kwargs": {...}}) or message_to_dict's ({"type": "human", "data": {...}}).
-func (b *Builder) lcMsg(v gjson.Result, where string) (*msg, error) {
+func (b *Builder) lcMsg(v gjson.Result, where string) (*Msg, error) {
 	switch {
 	case v.Get("lc").Exists() && v.Get("kwargs").IsObject():
-		ids := elems(v.Get("id"))
+		ids := Elems(v.Get("id"))
 		role := ""
 		if len(ids) > 0 {
 			role = normRole(ids[len(ids)-1].String())
 		}
 		m, err := b.readMsg(v.Get("kwargs"), lcTable, at(where, "kwargs"), role)
-		if err == nil && role != "" && m.role != "tool" {
-			m.role = role
+		if err == nil && role != "" && m.Role != "tool" {
+			m.Role = role
 		}
 		return m, err
 	case v.Get("data").IsObject() && v.Get("type").Type == gjson.String:
@@ -264,7 +264,7 @@ func (b *Builder) lcMsg(v gjson.Result, where string) (*msg, error) {
 
 // langSmithOutputs reads an llm run's outputs: an OpenAI chat completion,
 // an Anthropic message, LangChain generations, or {"output": text}.
-func (b *Builder) langSmithOutputs(out gjson.Result, where string) ([]*msg, error) {
+func (b *Builder) langSmithOutputs(out gjson.Result, where string) ([]*Msg, error) {
 	switch {
 	case !informative(out):
 		return nil, nil
@@ -277,27 +277,27 @@ func (b *Builder) langSmithOutputs(out gjson.Result, where string) ([]*msg, erro
 		if g.IsArray() {
 			g = g.Get("0")
 		}
-		var m *msg
+		var m *Msg
 		if gm := g.Get("message"); gm.IsObject() {
 			var err error
 			if m, err = b.lcMsg(gm, at(where, "generations[0][0].message")); err != nil {
 				return nil, err
 			}
-			m.role = "assistant"
+			m.Role = "assistant"
 		} else {
-			m = &msg{role: "assistant"}
+			m = &Msg{Role: "assistant"}
 			if t := g.Get("text"); t.String() != "" {
-				m.addText(t.String())
+				m.AddText(t.String())
 			}
 		}
-		m.meta = join(rest(out, "generations"), m.meta)
-		m.meta.Set("generation", rest(g, "message", "text").Raw())
-		return []*msg{m}, nil
+		m.Meta = Join(Rest(out, "generations"), m.Meta)
+		m.Meta.Set("generation", Rest(g, "message", "text").Raw())
+		return []*Msg{m}, nil
 	case out.Get("output").Exists():
-		m := &msg{role: "assistant", meta: rest(out, "output")}
-		m.addText(str(out.Get("output")))
-		return []*msg{m}, nil
+		m := &Msg{Role: "assistant", Meta: Rest(out, "output")}
+		m.AddText(str(out.Get("output")))
+		return []*Msg{m}, nil
 	}
-	m := &msg{role: "assistant", meta: Obj{{"outputs", json.RawMessage(out.Raw)}}}
-	return []*msg{m}, nil
+	m := &Msg{Role: "assistant", Meta: Obj{{"outputs", json.RawMessage(out.Raw)}}}
+	return []*Msg{m}, nil
 }

@@ -7,7 +7,7 @@ import (
 
 // doneLaterByLists is doneLater as first written, one list value at a
 // time: the definition the one that writes each list once must match.
-func doneLaterByLists(m *msg) {
+func doneLaterByLists(m *Msg) {
 	var keys []string
 	lists := map[string]List{}
 	for _, l := range m.later {
@@ -16,17 +16,17 @@ func doneLaterByLists(m *msg) {
 			v = l.o.Raw()
 		}
 		if !l.list {
-			m.meta.Set(l.k, v)
+			m.Meta.Set(l.k, v)
 			continue
 		}
 		if _, ok := lists[l.k]; !ok {
 			keys = append(keys, l.k)
-			lists[l.k] = listOf(m.meta.Get(l.k))
+			lists[l.k] = listOf(m.Meta.Get(l.k))
 		}
 		lists[l.k] = append(lists[l.k], v)
 	}
 	for _, k := range keys {
-		m.meta.Set(k, lists[k].Raw())
+		m.Meta.Set(k, lists[k].Raw())
 	}
 	m.later = nil
 }
@@ -60,12 +60,12 @@ func TestDoneLater(t *testing.T) {
 		}},
 		"escaped names": {nil, []laterMeta{{k: "items", list: true, o: o("a\"b\\", `"\u00e9"`)}}},
 	} {
-		want := &msg{meta: append(Obj(nil), c.meta...), later: c.later}
-		got := &msg{meta: append(Obj(nil), c.meta...), later: c.later}
+		want := &Msg{Meta: append(Obj(nil), c.meta...), later: c.later}
+		got := &Msg{Meta: append(Obj(nil), c.meta...), later: c.later}
 		doneLaterByLists(want)
 		got.doneLater()
-		if string(got.meta.Raw()) != string(want.meta.Raw()) || got.later != nil {
-			t.Errorf("%s: metadata %s, want %s", name, got.meta.Raw(), want.meta.Raw())
+		if string(got.Meta.Raw()) != string(want.Meta.Raw()) || got.later != nil {
+			t.Errorf("%s: metadata %s, want %s", name, got.Meta.Raw(), want.Meta.Raw())
 		}
 	}
 }
@@ -91,7 +91,7 @@ func TestSeen(t *testing.T) {
 	} {
 		b := newBuilder(lookup(Codex), Options{})
 		for _, ts := range c.ts {
-			b.seen(ts)
+			b.Seen(ts)
 		}
 		if b.created != c.want {
 			t.Errorf("%q: created %q, want %q", c.ts, b.created, c.want)

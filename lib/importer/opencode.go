@@ -46,21 +46,21 @@ func importOpenCode(b *Builder, data []byte) error {
 	info := doc.Get("info")
 	b.MapRecord()
 	if dir := info.Get("directory").String(); dir != "" {
-		b.root(dir)
+		b.Root(dir)
 		b.Meta.Set("session", Obj{{"cwd", Quote(dir)}}.Raw())
 	}
-	b.seen(timestamp(info.Get("time.created")))
+	b.Seen(Timestamp(info.Get("time.created")))
 	var meta Obj
-	meta.Set("session", raw(info))
-	meta.Set("todos", raw(doc.Get("todos")))
+	meta.Set("session", Raw(info))
+	meta.Set("todos", Raw(doc.Get("todos")))
 	b.Meta.Set("opencode", meta.Raw())
-	for i, m := range elems(doc.Get("messages")) {
+	for i, m := range Elems(doc.Get("messages")) {
 		where := fmt.Sprintf("messages[%d]", i)
 		if err := openCodeMessage(b, m, where); err != nil {
 			return err
 		}
 	}
-	b.agentFiles()
+	b.AgentFiles()
 	return nil
 }
 
@@ -71,7 +71,7 @@ func openCodeMessage(b *Builder, m gjson.Result, where string) error {
 		return b.Errorf(where, "expected {info, parts}")
 	}
 	b.MapRecord()
-	ts := timestamp(info.Get("time.created"))
+	ts := Timestamp(info.Get("time.created"))
 	switch role := info.Get("role").String(); role {
 	case "user":
 		return openCodeUser(b, info, parts, ts, where)
@@ -84,48 +84,48 @@ func openCodeMessage(b *Builder, m gjson.Result, where string) error {
 
 func openCodeUser(b *Builder, info, parts gjson.Result, ts, where string) error {
 	if s := info.Get("system"); s.Type == gjson.String && s.Str != "" {
-		b.systemPrompt(s.Str, nil)
+		b.SystemPrompt(s.Str, nil)
 	}
-	user := &msg{role: "user", ts: ts, meta: rest(info, "role", "time.created", "system")}
-	harness := &msg{role: "harness", ts: ts}
+	user := &Msg{Role: "user", TS: ts, Meta: Rest(info, "role", "time.created", "system")}
+	harness := &Msg{Role: "harness", TS: ts}
 	var media []execlog.Part
 	var other List
-	for _, p := range elems(parts) {
+	for _, p := range Elems(parts) {
 		switch p.Get("type").String() {
 		case "text":
 			t := p.Get("text").String()
 			switch {
 			case p.Get("ignored").Type == gjson.True:
-				other = append(other, raw(p))
+				other = append(other, Raw(p))
 			case p.Get("synthetic").Type == gjson.True:
-				harness.addText(t)
+				harness.AddText(t)
 			default:
-				user.addText(t)
+				user.AddText(t)
 			}
 		case "file":
 			if mt, d, ok := dataURL(p.Get("url").String()); ok {
-				part := execlog.Part{Type: geminiPartType(mt), MediaType: mt, Content: execlog.Base64(d)}
-				if b.validBase64(part, d, where) {
+				part := execlog.Part{Type: PartType(mt), MediaType: mt, Content: execlog.Base64(d)}
+				if b.ValidBase64(part, d, where) {
 					media = append(media, part)
 					continue
 				}
 			}
-			other = append(other, raw(p))
+			other = append(other, Raw(p))
 		default:
-			other = append(other, raw(p))
+			other = append(other, Raw(p))
 		}
 	}
-	user.meta.Set("parts", other.Raw())
+	user.Meta.Set("parts", other.Raw())
 	if len(media) > 0 {
-		user.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(user.text)}}, media...)
+		user.Parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(user.Text)}}, media...)
 		user.hasText = true
 	}
-	if user.hasText || len(harness.text) == 0 {
+	if user.hasText || len(harness.Text) == 0 {
 		user.hasText = true
-		b.add(user)
+		b.Add(user)
 	}
 	if harness.hasText {
-		b.Prompt("harness", harness.text, Obj{{"synthetic", JSONTrue}}, ts)
+		b.Prompt("harness", harness.Text, Obj{{"synthetic", JSONTrue}}, ts)
 	}
 	return nil
 }
@@ -135,14 +135,14 @@ func openCodeAssistant(b *Builder, info, parts gjson.Result, ts, where string) e
 	model := info.Get("modelID").String()
 	b.SetModel(model)
 	if cwd := info.Get("path.cwd").String(); cwd != "" {
-		b.root(cwd)
+		b.Root(cwd)
 	}
 	var params Obj
-	params.Set("model", raw(info.Get("modelID")))
-	params.Set("provider", raw(info.Get("providerID")))
-	msgMeta := rest(info, "role", "modelID", "providerID", "tokens", "cost", "time.created", "error", "parentID", "sessionID")
+	params.Set("model", Raw(info.Get("modelID")))
+	params.Set("provider", Raw(info.Get("providerID")))
+	msgMeta := Rest(info, "role", "modelID", "providerID", "tokens", "cost", "time.created", "error", "parentID", "sessionID")
 	type turn struct {
-		m      *msg
+		m      *Msg
 		tools  []gjson.Result
 		finish gjson.Result
 		extra  List
@@ -150,69 +150,69 @@ func openCodeAssistant(b *Builder, info, parts gjson.Result, ts, where string) e
 	var turns []*turn
 	cur := func() *turn {
 		if len(turns) == 0 {
-			turns = append(turns, &turn{m: &msg{role: "assistant"}})
+			turns = append(turns, &turn{m: &Msg{Role: "assistant"}})
 		}
 		return turns[len(turns)-1]
 	}
-	for _, p := range elems(parts) {
+	for _, p := range Elems(parts) {
 		// A step's time is that of its first part that has one.
-		if t := timestamp(first(p, "time.start", "state.time.start")); t != "" && len(turns) > 0 && cur().m.ts == "" {
-			cur().m.ts = t
+		if t := Timestamp(first(p, "time.start", "state.time.start")); t != "" && len(turns) > 0 && cur().m.TS == "" {
+			cur().m.TS = t
 		}
 		switch p.Get("type").String() {
 		case "step-start":
-			t := &turn{m: &msg{role: "assistant"}}
+			t := &turn{m: &Msg{Role: "assistant"}}
 			if s := p.Get("snapshot"); s.Exists() {
-				t.m.meta.Set("snapshot", raw(s))
+				t.m.Meta.Set("snapshot", Raw(s))
 			}
 			turns = append(turns, t)
 		case "step-finish":
 			cur().finish = p
 		case "text":
-			cur().m.addText(p.Get("text").String())
+			cur().m.AddText(p.Get("text").String())
 		case "reasoning":
-			cur().m.reasoning = append(cur().m.reasoning, p.Get("text").String())
+			cur().m.Reasoning = append(cur().m.Reasoning, p.Get("text").String())
 		case "tool":
 			cur().tools = append(cur().tools, p)
 		default: // patch, snapshot, agent, retry, compaction, subtask
-			cur().extra = append(cur().extra, raw(p))
+			cur().extra = append(cur().extra, Raw(p))
 		}
 	}
 	if len(turns) == 0 {
 		cur()
 	}
 	for i, t := range turns {
-		if i == 0 || t.m.ts == "" {
-			t.m.ts = ts // the message's, for its first call
+		if i == 0 || t.m.TS == "" {
+			t.m.TS = ts // the message's, for its first call
 		}
-		t.m.params = params.Raw()
+		t.m.Params = params.Raw()
 		if i == 0 {
-			t.m.meta = join(msgMeta, t.m.meta)
+			t.m.Meta = Join(msgMeta, t.m.Meta)
 		}
-		t.m.meta.Set("parts", t.extra.Raw())
+		t.m.Meta.Set("parts", t.extra.Raw())
 		var tokens, cost gjson.Result
 		if t.finish.Exists() {
 			tokens, cost = t.finish.Get("tokens"), t.finish.Get("cost")
-			t.m.meta.Set("finish", rest(t.finish, "type", "tokens", "cost", "id", "sessionID", "messageID").Raw())
+			t.m.Meta.Set("finish", Rest(t.finish, "type", "tokens", "cost", "id", "sessionID", "messageID").Raw())
 		} else if len(turns) == 1 {
 			tokens, cost = info.Get("tokens"), info.Get("cost")
 		}
 		if u := openCodeUsage(tokens, cost); u != nil {
-			t.m.meta.Set("usage", u)
+			t.m.Meta.Set("usage", u)
 		}
 		if i == len(turns)-1 {
 			if e := info.Get("error"); e.Exists() {
 				t.m.failed = &Failure{Msg: strings.TrimSpace(e.Get("name").String() + ": " + e.Get("data.message").String())}
-				t.m.meta.Set("error", raw(e))
+				t.m.Meta.Set("error", Raw(e))
 			}
 		}
 		for _, tp := range t.tools {
 			st := tp.Get("state")
-			c := &Call{id: tp.Get("callID").String(), Name: tp.Get("tool").String(), Args: raw(st.Get("input")),
-				ts: timestamp(st.Get("time.start")), meta: rest(tp, "type", "callID", "tool", "state", "id", "sessionID", "messageID")}
-			t.m.calls = append(t.m.calls, c)
+			c := &Call{ID: tp.Get("callID").String(), Name: tp.Get("tool").String(), Args: Raw(st.Get("input")),
+				TS: Timestamp(st.Get("time.start")), Meta: Rest(tp, "type", "callID", "tool", "state", "id", "sessionID", "messageID")}
+			t.m.Calls = append(t.m.Calls, c)
 		}
-		b.add(t.m)
+		b.Add(t.m)
 		for _, tp := range t.tools {
 			openCodeResult(b, tp, where)
 		}
@@ -226,60 +226,60 @@ func openCodeUsage(tokens, cost gjson.Result) []byte {
 		return nil
 	}
 	var u Obj
-	u.Set("input_tokens", raw(tokens.Get("input")))
-	u.Set("output_tokens", raw(tokens.Get("output")))
-	u.Set("reasoning_tokens", raw(tokens.Get("reasoning")))
-	u.Set("cache_read_input_tokens", raw(tokens.Get("cache.read")))
-	u.Set("cache_creation_input_tokens", raw(tokens.Get("cache.write")))
-	u.Set("total_tokens", raw(tokens.Get("total")))
-	u.Set("cost", raw(cost))
+	u.Set("input_tokens", Raw(tokens.Get("input")))
+	u.Set("output_tokens", Raw(tokens.Get("output")))
+	u.Set("reasoning_tokens", Raw(tokens.Get("reasoning")))
+	u.Set("cache_read_input_tokens", Raw(tokens.Get("cache.read")))
+	u.Set("cache_creation_input_tokens", Raw(tokens.Get("cache.write")))
+	u.Set("total_tokens", Raw(tokens.Get("total")))
+	u.Set("cost", Raw(cost))
 	return u.Raw()
 }
 
 // openCodeResult joins a tool part's state to its call.
 func openCodeResult(b *Builder, tp gjson.Result, where string) {
 	st := tp.Get("state")
-	r := &result{id: tp.Get("callID").String(), name: tp.Get("tool").String(), ts: timestamp(st.Get("time.end"))}
+	r := &Result{ID: tp.Get("callID").String(), name: tp.Get("tool").String(), TS: Timestamp(st.Get("time.end"))}
 	switch st.Get("status").String() {
 	case "completed":
-		r.setOutput(st.Get("output"))
+		r.SetOutput(st.Get("output"))
 		var media []execlog.Part
 		var other List
-		for _, a := range elems(st.Get("attachments")) {
+		for _, a := range Elems(st.Get("attachments")) {
 			if mt, d, ok := dataURL(a.Get("url").String()); ok {
-				part := execlog.Part{Type: geminiPartType(mt), MediaType: mt, Content: execlog.Base64(d)}
-				if b.validBase64(part, d, where) {
+				part := execlog.Part{Type: PartType(mt), MediaType: mt, Content: execlog.Base64(d)}
+				if b.ValidBase64(part, d, where) {
 					media = append(media, part)
 					continue
 				}
 			}
-			other = append(other, raw(a))
+			other = append(other, Raw(a))
 		}
 		if len(media) > 0 {
-			r.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(r.text())}}, media...)
+			r.Parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(r.Text())}}, media...)
 		}
-		r.meta.Set("attachments", other.Raw())
+		r.Meta.Set("attachments", other.Raw())
 		// A command that ran and exited non-zero completes: its exit
 		// code says it failed.
-		if e := st.Get("metadata.exit"); e.Type == gjson.Number && isDigits(strings.TrimPrefix(e.Raw, "-")) && e.Raw != "0" {
-			r.isError, r.failure.ExitCode = true, raw(e)
+		if e := st.Get("metadata.exit"); e.Type == gjson.Number && IsDigits(strings.TrimPrefix(e.Raw, "-")) && e.Raw != "0" {
+			r.IsError, r.Failure.ExitCode = true, Raw(e)
 		}
 	case "error":
-		r.isError = true
-		r.failure.Msg = st.Get("error").String()
-		if e := st.Get("metadata.exit"); e.Type == gjson.Number && isDigits(strings.TrimPrefix(e.Raw, "-")) {
-			r.failure.ExitCode = raw(e)
+		r.IsError = true
+		r.Failure.Msg = st.Get("error").String()
+		if e := st.Get("metadata.exit"); e.Type == gjson.Number && IsDigits(strings.TrimPrefix(e.Raw, "-")) {
+			r.Failure.ExitCode = Raw(e)
 		}
 		if o := st.Get("metadata.output"); o.Type == gjson.String {
-			r.setOutput(o) // an interrupted command's output so far
+			r.SetOutput(o) // an interrupted command's output so far
 		} else {
-			r.setOutput(st.Get("error"))
+			r.SetOutput(st.Get("error"))
 		}
 	default: // pending, running: no result was recorded
 		return
 	}
-	r.meta = join(r.meta, rest(st, "status", "input", "output", "error", "attachments", "time.end"))
-	b.result(r)
+	r.Meta = Join(r.Meta, Rest(st, "status", "input", "output", "error", "attachments", "time.end"))
+	b.Result(r)
 }
 
 // OpenCodeStorage reads a session from OpenCode's file storage: given

@@ -97,7 +97,7 @@ func (a *attrs) obj(skip map[string]bool) Obj {
 			continue
 		}
 		if v := a.vals[k]; informative(v) {
-			o.Set(k, raw(v))
+			o.Set(k, Raw(v))
 		}
 	}
 	return o
@@ -115,7 +115,7 @@ func skipPrefix(k string, skip map[string]bool) bool {
 // anyValue flattens an OTLP AnyValue into plain JSON.
 func anyValue(v gjson.Result) json.RawMessage {
 	if v.Type != gjson.JSON {
-		return raw(v) // already plain (some exporters write plain values)
+		return Raw(v) // already plain (some exporters write plain values)
 	}
 	if s := first(v, "stringValue", "string_value"); s.Exists() {
 		return Quote(s.String())
@@ -129,7 +129,7 @@ func anyValue(v gjson.Result) json.RawMessage {
 	}
 	if d := first(v, "doubleValue", "double_value"); d.Exists() {
 		if d.Type == gjson.Number {
-			return raw(d)
+			return Raw(d)
 		}
 		return Quote(d.String())
 	}
@@ -141,7 +141,7 @@ func anyValue(v gjson.Result) json.RawMessage {
 	}
 	if arr := first(v, "arrayValue", "array_value"); arr.Exists() {
 		var l List
-		each(arr.Get("values"), func(_, e gjson.Result) bool {
+		Each(arr.Get("values"), func(_, e gjson.Result) bool {
 			l = append(l, anyValue(e))
 			return true
 		})
@@ -152,7 +152,7 @@ func anyValue(v gjson.Result) json.RawMessage {
 	}
 	if kv := first(v, "kvlistValue", "kvlist_value"); kv.Exists() {
 		var o Obj
-		each(kv.Get("values"), func(_, e gjson.Result) bool {
+		Each(kv.Get("values"), func(_, e gjson.Result) bool {
 			o.Set(e.Get("key").String(), anyValue(e.Get("value")))
 			return true
 		})
@@ -171,8 +171,8 @@ func (b *Builder) keyValues(list gjson.Result, where string) (attrs, error) {
 		return a, nil
 	}
 	if list.IsObject() { // SDK dumps: already flat
-		each(list, func(k, v gjson.Result) bool {
-			a.set(k.String(), raw(v))
+		Each(list, func(k, v gjson.Result) bool {
+			a.set(k.String(), Raw(v))
 			return true
 		})
 		return a, nil
@@ -182,7 +182,7 @@ func (b *Builder) keyValues(list gjson.Result, where string) (attrs, error) {
 	}
 	var err error
 	i := 0
-	each(list, func(_, kv gjson.Result) bool {
+	Each(list, func(_, kv gjson.Result) bool {
 		k := kv.Get("key")
 		if k.Type != gjson.String {
 			err = b.Errorf(fmt.Sprintf("%s[%d]", where, i), "attribute has no key")
@@ -273,7 +273,7 @@ func (b *Builder) otelRecord(in *otelInput, where string, rec gjson.Result) erro
 		in.final = rec.Get("final_output")
 		var err error
 		i := 0
-		each(rec.Get("spans"), func(_, s gjson.Result) bool {
+		Each(rec.Get("spans"), func(_, s gjson.Result) bool {
 			err = b.sdkSpan(in, at(where, fmt.Sprintf("spans[%d]", i)), s)
 			i++
 			return err == nil
@@ -289,20 +289,20 @@ func (b *Builder) otlpTraces(in *otelInput, where string, rss gjson.Result) erro
 	if !rss.IsArray() {
 		return b.Errorf(at(where, "resourceSpans"), "expected an array, got %s", kind(rss))
 	}
-	for i, rs := range elems(rss) {
+	for i, rs := range Elems(rss) {
 		rsAt := at(where, fmt.Sprintf("resourceSpans[%d]", i))
 		res, err := b.keyValues(rs.Get("resource.attributes"), at(rsAt, "resource.attributes"))
 		if err != nil {
 			return err
 		}
-		for j, ss := range elems(first(rs, "scopeSpans", "scope_spans", "instrumentationLibrarySpans")) {
+		for j, ss := range Elems(first(rs, "scopeSpans", "scope_spans", "instrumentationLibrarySpans")) {
 			ssAt := at(rsAt, fmt.Sprintf("scopeSpans[%d]", j))
 			scope := first(ss, "scope", "instrumentationLibrary")
 			spans := ss.Get("spans")
 			if spans.Exists() && !spans.IsArray() {
 				return b.Errorf(at(ssAt, "spans"), "expected an array, got %s", kind(spans))
 			}
-			for k, sp := range elems(spans) {
+			for k, sp := range Elems(spans) {
 				spAt := at(ssAt, fmt.Sprintf("spans[%d]", k))
 				if !sp.IsObject() {
 					return b.Errorf(spAt, "expected a span object, got %s", kind(sp))
@@ -317,16 +317,16 @@ func (b *Builder) otlpTraces(in *otelInput, where string, rss gjson.Result) erro
 					spanID:   first(sp, "spanId", "span_id").String(),
 					parentID: first(sp, "parentSpanId", "parent_span_id").String(),
 					name:     sp.Get("name").String(),
-					start:    timestamp(first(sp, "startTimeUnixNano", "start_time_unix_nano")),
-					end:      timestamp(first(sp, "endTimeUnixNano", "end_time_unix_nano")),
+					start:    Timestamp(first(sp, "startTimeUnixNano", "start_time_unix_nano")),
+					end:      Timestamp(first(sp, "endTimeUnixNano", "end_time_unix_nano")),
 					scope:    scope.Get("name").String(),
 					scopeVer: scope.Get("version").String(),
-					rest: rest(sp, "traceId", "trace_id", "spanId", "span_id", "parentSpanId", "parent_span_id",
+					rest: Rest(sp, "traceId", "trace_id", "spanId", "span_id", "parentSpanId", "parent_span_id",
 						"name", "startTimeUnixNano", "start_time_unix_nano", "endTimeUnixNano", "end_time_unix_nano",
 						"attributes", "events"),
 				}
 				s.startKey = sortKey(s.start)
-				for e, ev := range elems(sp.Get("events")) {
+				for e, ev := range Elems(sp.Get("events")) {
 					evAt := at(spAt, fmt.Sprintf("events[%d]", e))
 					ea, err := b.keyValues(ev.Get("attributes"), at(evAt, "attributes"))
 					if err != nil {
@@ -334,8 +334,8 @@ func (b *Builder) otlpTraces(in *otelInput, where string, rss gjson.Result) erro
 					}
 					s.events = append(s.events, &event{
 						where: evAt, name: ev.Get("name").String(), attrs: ea,
-						ts:   timestamp(first(ev, "timeUnixNano", "time_unix_nano")),
-						rest: rest(ev, "name", "attributes", "timeUnixNano", "time_unix_nano"),
+						ts:   Timestamp(first(ev, "timeUnixNano", "time_unix_nano")),
+						rest: Rest(ev, "name", "attributes", "timeUnixNano", "time_unix_nano"),
 					})
 				}
 				b.addSpan(in, s)
@@ -359,15 +359,15 @@ func (b *Builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error 
 	if !rls.IsArray() {
 		return b.Errorf(at(where, "resourceLogs"), "expected an array, got %s", kind(rls))
 	}
-	for i, rl := range elems(rls) {
+	for i, rl := range Elems(rls) {
 		rlAt := at(where, fmt.Sprintf("resourceLogs[%d]", i))
-		for j, sl := range elems(first(rl, "scopeLogs", "scope_logs")) {
+		for j, sl := range Elems(first(rl, "scopeLogs", "scope_logs")) {
 			slAt := at(rlAt, fmt.Sprintf("scopeLogs[%d]", j))
 			recs := first(sl, "logRecords", "log_records")
 			if recs.Exists() && !recs.IsArray() {
 				return b.Errorf(at(slAt, "logRecords"), "expected an array, got %s", kind(recs))
 			}
-			for k, lr := range elems(recs) {
+			for k, lr := range Elems(recs) {
 				lrAt := at(slAt, fmt.Sprintf("logRecords[%d]", k))
 				if !lr.IsObject() {
 					return b.Errorf(lrAt, "expected a log record object, got %s", kind(lr))
@@ -382,8 +382,8 @@ func (b *Builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error 
 				}
 				e := &event{
 					where: lrAt, name: name, attrs: a, log: true,
-					ts: timestamp(first(lr, "timeUnixNano", "time_unix_nano", "observedTimeUnixNano")),
-					rest: rest(lr, "eventName", "event_name", "attributes", "body", "timeUnixNano", "time_unix_nano",
+					ts: Timestamp(first(lr, "timeUnixNano", "time_unix_nano", "observedTimeUnixNano")),
+					rest: Rest(lr, "eventName", "event_name", "attributes", "body", "timeUnixNano", "time_unix_nano",
 						"observedTimeUnixNano", "traceId", "trace_id", "spanId", "span_id"),
 				}
 				if body := lr.Get("body"); body.Exists() {
@@ -416,21 +416,21 @@ func (b *Builder) sdkSpan(in *otelInput, where string, sp gjson.Result) error {
 		spanID:   sdkID(first(sp, "context.span_id", "span_id"), 16),
 		parentID: sdkID(first(sp, "parent.span_id", "parent_id"), 16),
 		name:     sp.Get("name").String(),
-		start:    timestamp(sp.Get("start_time")),
-		end:      timestamp(sp.Get("end_time")),
+		start:    Timestamp(sp.Get("start_time")),
+		end:      Timestamp(sp.Get("end_time")),
 		scope:    sp.Get("instrumentation_scope.name").String(),
 		scopeVer: sp.Get("instrumentation_scope.version").String(),
-		rest:     rest(sp, "context", "parent", "name", "start_time", "end_time", "attributes", "events", "resource", "instrumentation_scope", "parent_id"),
+		rest:     Rest(sp, "context", "parent", "name", "start_time", "end_time", "attributes", "events", "resource", "instrumentation_scope", "parent_id"),
 	}
 	s.startKey = sortKey(s.start)
-	for e, ev := range elems(sp.Get("events")) {
+	for e, ev := range Elems(sp.Get("events")) {
 		evAt := at(where, fmt.Sprintf("events[%d]", e))
 		ea, err := b.keyValues(ev.Get("attributes"), at(evAt, "attributes"))
 		if err != nil {
 			return err
 		}
 		s.events = append(s.events, &event{where: evAt, name: ev.Get("name").String(), attrs: ea,
-			ts: timestamp(ev.Get("timestamp")), rest: rest(ev, "name", "attributes", "timestamp")})
+			ts: Timestamp(ev.Get("timestamp")), rest: Rest(ev, "name", "attributes", "timestamp")})
 	}
 	b.addSpan(in, s)
 	return nil
@@ -493,10 +493,10 @@ func (b *Builder) otelSpan(s *span) error {
 	case "agent":
 		meta := b.spanMeta(s, nil)
 		b.AppendMeta("agents", meta.Raw())
-		if b.agentModel == "" {
-			b.agentModel = s.attrs.str("gen_ai.request.model")
+		if b.AgentModel == "" {
+			b.AgentModel = s.attrs.str("gen_ai.request.model")
 		}
-		b.seen(s.start)
+		b.Seen(s.start)
 		b.countSpan(s, true, "")
 	default:
 		reason := b.reason("span")
@@ -514,7 +514,7 @@ func (b *Builder) countSpan(s *span, mapped bool, reason string) {
 		if mapped {
 			b.MapRecord()
 		} else {
-			b.skip(reason)
+			b.Skip(reason)
 		}
 	}
 	for _, e := range s.events {
@@ -524,7 +524,7 @@ func (b *Builder) countSpan(s *span, mapped bool, reason string) {
 		if mapped {
 			b.MapRecord() // read as a message, or kept in the step's metadata
 		} else {
-			b.skip(b.reason("log"))
+			b.Skip(b.reason("log"))
 		}
 	}
 }
@@ -589,7 +589,7 @@ func (b *Builder) spanMeta(s *span, used map[string]bool) Obj {
 		}
 		eo.Set("attributes", e.attrs.obj(nil).Raw())
 		if informative(e.body) {
-			eo.Set("body", raw(e.body))
+			eo.Set("body", Raw(e.body))
 		}
 		eo = append(eo, e.rest...)
 		evs = append(evs, eo.Raw())
@@ -615,15 +615,15 @@ func (b *Builder) otelLLM(s *span) error {
 	for _, k := range s.attrs.keys {
 		if p, ok := strings.CutPrefix(k, "gen_ai.request."); ok {
 			v := s.attrs.get(k)
-			params.Set(p, raw(v))
+			params.Set(p, Raw(v))
 			if p != "model" {
-				b.param(p, raw(v))
+				b.param(p, Raw(v))
 			}
 		}
 	}
 	for _, k := range []string{"gen_ai.openai.request.seed", "gen_ai.openai.response.system_fingerprint", "gen_ai.response.system_fingerprint"} {
 		if v := s.attrs.get(k); v.Exists() {
-			b.param(k[strings.LastIndexByte(k, '.')+1:], raw(v))
+			b.param(k[strings.LastIndexByte(k, '.')+1:], Raw(v))
 		}
 	}
 	if p := s.attrs.str("gen_ai.system"); p != "" {
@@ -638,38 +638,38 @@ func (b *Builder) otelLLM(s *span) error {
 	}
 	turn := firstTurn(out)
 	if turn == nil {
-		turn = &msg{role: "assistant"}
+		turn = &Msg{Role: "assistant"}
 		out = append(out, turn)
 	}
-	turn.ts = s.start
-	turn.params = params.Raw()
+	turn.TS = s.start
+	turn.Params = params.Raw()
 	// gen_ai.usage.input_tokens, gen_ai.usage.cache_read.input_tokens, …:
 	// the step's usage (costs and other counters stay with it in metadata).
 	var usage Obj
 	for _, k := range s.attrs.keys {
 		if name, ok := strings.CutPrefix(k, "gen_ai.usage."); ok {
-			usage.Set(strings.ReplaceAll(name, ".", "_"), raw(s.attrs.get(k)))
+			usage.Set(strings.ReplaceAll(name, ".", "_"), Raw(s.attrs.get(k)))
 			used[k] = true
 		}
 	}
-	turn.meta = join(b.spanMeta(s, used), turn.meta)
+	turn.Meta = Join(b.spanMeta(s, used), turn.Meta)
 	// The model that answered this call, as the other formats' model
 	// turns name it (the run's model is the first one).
 	if rm := s.attrs.str("gen_ai.response.model"); rm != "" {
-		turn.meta.setDefault("model", Quote(rm))
+		turn.Meta.setDefault("model", Quote(rm))
 	}
-	turn.meta.setDefault("usage", usage.Raw())
+	turn.Meta.setDefault("usage", usage.Raw())
 	turn.failed = spanFailure(s)
-	b.seen(s.start)
+	b.Seen(s.start)
 	b.exchange(in, out)
 	b.countSpan(s, true, "")
 	return nil
 }
 
 // otelMessages finds a model call's input and output messages.
-func (b *Builder) otelMessages(s *span) (in, out []*msg, err error) {
+func (b *Builder) otelMessages(s *span) (in, out []*Msg, err error) {
 	where := at(s.where, "attributes")
-	read := func(v gjson.Result, at string) ([]*msg, error) {
+	read := func(v gjson.Result, at string) ([]*Msg, error) {
 		if v.Type == gjson.String && gjson.Valid(v.Str) {
 			v = gjson.Parse(v.Str)
 		}
@@ -696,7 +696,7 @@ func (b *Builder) otelMessages(s *span) (in, out []*msg, err error) {
 		}
 	}
 	if sys.Exists() {
-		m := &msg{role: "system"}
+		m := &Msg{Role: "system"}
 		if sys.Type == gjson.String && gjson.Valid(sys.Str) && strings.HasPrefix(strings.TrimSpace(sys.Str), "[") {
 			sys = gjson.Parse(sys.Str)
 		}
@@ -731,7 +731,7 @@ func (b *Builder) otelMessages(s *span) (in, out []*msg, err error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			m.role = role
+			m.Role = role
 			in = append(in, m)
 			continue
 		}
@@ -742,7 +742,7 @@ func (b *Builder) otelMessages(s *span) (in, out []*msg, err error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			m.meta = join(rest(body, "message"), m.meta)
+			m.Meta = Join(Rest(body, "message"), m.Meta)
 			out = append(out, m)
 		case "gen_ai.content.prompt":
 			e.used = true
@@ -767,8 +767,8 @@ func (b *Builder) otelMessages(s *span) (in, out []*msg, err error) {
 	if len(out) == 0 {
 		out = indexedMsgs(&s.attrs, "gen_ai.completion.")
 		for _, m := range out {
-			if m.role == "" || m.role == "user" {
-				m.role = "assistant"
+			if m.Role == "" || m.Role == "user" {
+				m.Role = "assistant"
 			}
 		}
 	}
@@ -784,8 +784,8 @@ func (b *Builder) otelMessages(s *span) (in, out []*msg, err error) {
 // indexedMsgs rebuilds messages from attributes such as
 // gen_ai.prompt.0.role, gen_ai.prompt.0.content and
 // gen_ai.completion.0.tool_calls.1.arguments.
-func indexedMsgs(a *attrs, prefix string) []*msg {
-	byIndex := map[int]*msg{}
+func indexedMsgs(a *attrs, prefix string) []*Msg {
+	byIndex := map[int]*Msg{}
 	var order []int
 	calls := map[[2]int]*Call{}
 	for _, k := range a.keys {
@@ -800,53 +800,53 @@ func indexedMsgs(a *attrs, prefix string) []*msg {
 		}
 		m := byIndex[i]
 		if m == nil {
-			m = &msg{role: "user"}
+			m = &Msg{Role: "user"}
 			byIndex[i] = m
 			order = append(order, i)
 		}
 		v := a.get(k)
 		switch {
 		case field == "role":
-			m.role = normRole(v.String())
+			m.Role = normRole(v.String())
 		case field == "content":
-			m.addText(str(v))
+			m.AddText(str(v))
 		case field == "tool_call_id":
-			m.results = append(m.results, &result{id: v.String()})
+			m.results = append(m.results, &Result{ID: v.String()})
 		case strings.HasPrefix(field, "tool_calls."):
 			ci, f, _ := strings.Cut(strings.TrimPrefix(field, "tool_calls."), ".")
 			n, err := strconv.Atoi(ci)
 			if err != nil {
-				m.meta.Set(field, raw(v))
+				m.Meta.Set(field, Raw(v))
 				continue
 			}
 			c := calls[[2]int{i, n}]
 			if c == nil {
 				c = &Call{}
 				calls[[2]int{i, n}] = c
-				m.calls = append(m.calls, c)
+				m.Calls = append(m.Calls, c)
 			}
 			switch f {
 			case "id":
-				c.id = v.String()
+				c.ID = v.String()
 			case "name":
 				c.Name = v.String()
 			case "arguments":
-				c.Args = args(v)
+				c.Args = Args(v)
 			default:
-				c.meta.Set(f, raw(v))
+				c.Meta.Set(f, Raw(v))
 			}
 		default:
-			m.meta.Set(field, raw(v))
+			m.Meta.Set(field, Raw(v))
 		}
 	}
 	sort.Ints(order)
-	var out []*msg
+	var out []*Msg
 	for _, i := range order {
 		m := byIndex[i]
-		if m.role == "tool" && len(m.results) > 0 {
+		if m.Role == "tool" && len(m.results) > 0 {
 			r := m.results[0]
-			r.output, r.hasOut = m.text, m.hasText
-			m.text, m.hasText = "", false
+			r.Output, r.HasOut = m.Text, m.hasText
+			m.Text, m.hasText = "", false
 		}
 		out = append(out, m)
 	}
@@ -855,21 +855,21 @@ func indexedMsgs(a *attrs, prefix string) []*msg {
 
 // agentOutput reads any-agent's gen_ai.output: text, or (type json) a list
 // of {"tool.name", "tool.args"} calls.
-func agentOutput(o gjson.Result, typ string) *msg {
-	m := &msg{role: "assistant"}
+func agentOutput(o gjson.Result, typ string) *Msg {
+	m := &Msg{Role: "assistant"}
 	text := str(o)
 	if typ == "json" && gjson.Valid(text) {
 		v := gjson.Parse(text)
 		if v.IsArray() && v.Get("0.tool\\.name").Exists() {
-			each(v, func(_, c gjson.Result) bool {
-				m.calls = append(m.calls, &Call{Name: c.Get("tool\\.name").String(), Args: args(c.Get("tool\\.args")),
-					meta: rest(c, "tool.name", "tool.args")})
+			Each(v, func(_, c gjson.Result) bool {
+				m.Calls = append(m.Calls, &Call{Name: c.Get("tool\\.name").String(), Args: Args(c.Get("tool\\.args")),
+					Meta: Rest(c, "tool.name", "tool.args")})
 				return true
 			})
 			return m
 		}
 	}
-	m.addText(text)
+	m.AddText(text)
 	return m
 }
 
@@ -912,18 +912,18 @@ func (b *Builder) otelTool(s *span) {
 			break
 		}
 	}
-	r := &result{id: id, name: name, ts: s.start}
+	r := &Result{ID: id, name: name, TS: s.start}
 	for _, k := range []string{"gen_ai.tool.call.result", "gen_ai.output", "output.value"} {
 		if v := s.attrs.get(k); v.Exists() {
-			r.output, r.hasOut = str(v), true
+			r.Output, r.HasOut = str(v), true
 			break
 		}
 	}
 	fail := spanFailure(s)
 	var out *string
-	if r.hasOut {
-		out = &r.output
+	if r.HasOut {
+		out = &r.Output
 	}
-	b.toolRun(id, name, args(argv), out, fail, s.start, b.spanMeta(s, used))
+	b.toolRun(id, name, Args(argv), out, fail, s.start, b.spanMeta(s, used))
 	b.countSpan(s, true, "")
 }

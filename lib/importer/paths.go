@@ -103,7 +103,7 @@ func (b *Builder) relativeValue(v gjson.Result, inPath bool) (json.RawMessage, b
 	case v.IsObject():
 		var o Obj
 		changed := false
-		each(v, func(k, m gjson.Result) bool {
+		Each(v, func(k, m gjson.Result) bool {
 			nv, ok := b.relativeValue(m, pathKey(k.Str))
 			changed = changed || ok
 			o = append(o, Member{k.Str, nv})
@@ -115,7 +115,7 @@ func (b *Builder) relativeValue(v gjson.Result, inPath bool) (json.RawMessage, b
 	case v.IsArray() && inPath:
 		var l List
 		changed := false
-		each(v, func(_, e gjson.Result) bool {
+		Each(v, func(_, e gjson.Result) bool {
 			nv, ok := b.relativeValue(e, e.Type == gjson.String)
 			changed = changed || ok
 			l = append(l, nv)
@@ -125,7 +125,7 @@ func (b *Builder) relativeValue(v gjson.Result, inPath bool) (json.RawMessage, b
 			return l.Raw(), true
 		}
 	}
-	return raw(v), false
+	return Raw(v), false
 }
 
 // CleanRelative reports whether p is a clean relative path: no root, no

@@ -89,7 +89,7 @@ func invalidUTF8At(data []byte) string {
 // object. A last line that is cut short (a log still being written) is
 // left out with a warning naming it, unless it is the only one; any other
 // line that is not JSON is an error naming it.
-func (b *Builder) jsonLines(data []byte, fn func(where string, rec gjson.Result) error) error {
+func (b *Builder) JSONLines(data []byte, fn func(where string, rec gjson.Result) error) error {
 	return b.jsonLinesIn(data, 0, len(data), fn)
 }
 
@@ -158,12 +158,12 @@ func (b *Builder) eachRecord(data []byte, fn func(where string, rec gjson.Result
 		return err
 	}
 	if !whole {
-		return b.jsonLines(data, fn)
+		return b.JSONLines(data, fn)
 	}
 	switch {
 	case doc.IsArray():
 		i := 0
-		each(doc, func(_, rec gjson.Result) bool {
+		Each(doc, func(_, rec gjson.Result) bool {
 			where := fmt.Sprintf("[%d]", i)
 			i++
 			if !rec.IsObject() {

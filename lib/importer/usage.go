@@ -87,7 +87,7 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 		v gjson.Result
 	}
 	var members []kv
-	each(u, func(k, v gjson.Result) bool {
+	Each(u, func(k, v gjson.Result) bool {
 		members = append(members, kv{k.String(), v})
 		return true
 	})
@@ -118,7 +118,7 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 			} else {
 				v = get(p)
 			}
-			if v.Type != gjson.Number || !isDigits(v.Raw) {
+			if v.Type != gjson.Number || !IsDigits(v.Raw) {
 				continue
 			}
 			c, err := strconv.ParseInt(v.Raw, 10, 64)
@@ -145,7 +145,7 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 	var kept Obj
 	for _, m := range members {
 		if !slices.Contains(taken, m.k) {
-			kept = append(kept, Member{m.k, raw(m.v)})
+			kept = append(kept, Member{m.k, Raw(m.v)})
 		}
 	}
 	return counts, kept.Raw()
@@ -155,7 +155,7 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 // prefix); members left empty are dropped.
 func without(o gjson.Result, taken map[string]bool, prefix string) Obj {
 	var out Obj
-	each(o, func(k, v gjson.Result) bool {
+	Each(o, func(k, v gjson.Result) bool {
 		p := prefix + k.String()
 		switch {
 		case taken[p]:
@@ -164,7 +164,7 @@ func without(o gjson.Result, taken map[string]bool, prefix string) Obj {
 				out = append(out, Member{k.String(), rest.Raw()})
 			}
 		default:
-			out = append(out, Member{k.String(), raw(v)})
+			out = append(out, Member{k.String(), Raw(v)})
 		}
 		return true
 	})

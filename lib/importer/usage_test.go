@@ -24,7 +24,7 @@ func normUsageByPath(u gjson.Result) (*manifest.Usage, []byte) {
 	for _, n := range usageNames {
 		for _, p := range n.paths {
 			v := u.Get(p)
-			if v.Type != gjson.Number || !isDigits(v.Raw) {
+			if v.Type != gjson.Number || !IsDigits(v.Raw) {
 				continue
 			}
 			c, err := strconv.ParseInt(v.Raw, 10, 64)

@@ -2,7 +2,6 @@ package aider_test
 
 import (
 	"flag"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/agent/aider"
 	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
+	"github.com/ctx-tools/ctx/lib/internal/formatstest"
 	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
 
@@ -74,13 +74,7 @@ func TestAiderCommands(t *testing.T) {
 // short by ^C (no edit); no usage, no times. Of the 10 prompts, 3 are
 // commands to aider (/add, /run, /multiline-mode): the harness's.
 func TestAider(t *testing.T) {
-	file := filepath.Join("testdata", aider.Name, "history.md")
-	out, rep := importtest.Fixture(t, file, aider.Name, formats.Detect, func(data []byte) ([]byte, importer.Report, error) {
-		return formats.Import(aider.Name, data, importer.Options{Name: filepath.Base(file)})
-	}, *update)
-	if rep.Mapped+rep.Skipped != rep.Records {
-		t.Errorf("report = %+v", rep)
-	}
+	out, rep := formatstest.Fixture(t, aider.Name, "history.md", *update)
 	importtest.CheckCounts(t, importtest.CountLog(out), importtest.Counts{Calls: 10, Results: 5, Errors: 1, Turns: 7, Users: 7, Usage: map[string]int64{}})
 	l := gjson.ParseBytes(out)
 	if l.Get("prompts.1.content").String() != "make divide() raise a ValueError on zero\nand say so in its docstring" {
