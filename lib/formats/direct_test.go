@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
+	"github.com/ctx-tools/ctx/lib/agent/opencode"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
@@ -57,8 +58,8 @@ func TestUnprintedPackIsPrintedPack(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if format == importer.OpenCode {
-			if b, err := importer.OpenCodeStorage(src.Path); err == nil && b != nil {
+		if format == opencode.Name {
+			if b, err := opencode.Storage(src.Path); err == nil && b != nil {
 				data = b
 			}
 		}

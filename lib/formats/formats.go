@@ -11,6 +11,7 @@ package formats
 import (
 	"github.com/ctx-tools/ctx/lib/agent/aider"
 	"github.com/ctx-tools/ctx/lib/agent/copilot"
+	"github.com/ctx-tools/ctx/lib/agent/opencode"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/importer"
 )
@@ -18,7 +19,7 @@ import (
 // All is the registry of the formats ctx imports.
 var All = importer.NewRegistry(
 	importer.ATIFFormat,
-	importer.OpenCodeFormat,
+	opencode.Format,
 	copilot.Format,
 	importer.GeminiCLIFormat,
 	importer.OTelGenAIFormat,

@@ -35,7 +35,7 @@ var atifAgentKeys = []string{"source", "message", "timestamp", "model_name", "re
 	"reasoning_content", "tool_calls", "observation", "metrics"}
 
 func importATIF(b *Builder, data []byte) error {
-	doc, whole, err := b.wholeDoc(data)
+	doc, whole, err := b.WholeDoc(data)
 	if err != nil {
 		return err
 	}
@@ -67,11 +67,11 @@ func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int
 	}
 	sv := t.Get("schema_version")
 	if sv.Type != gjson.String || !strings.HasPrefix(sv.Str, "ATIF-v1.") {
-		return b.Errorf(at(where, "schema_version"), "expected an ATIF v1 version such as \"ATIF-v1.7\", got %s", kindOrValue(sv))
+		return b.Errorf(At(where, "schema_version"), "expected an ATIF v1 version such as \"ATIF-v1.7\", got %s", kindOrValue(sv))
 	}
 	steps := t.Get("steps")
 	if !steps.IsArray() {
-		return b.Errorf(at(where, "steps"), "expected an array of steps, got %s", kind(steps))
+		return b.Errorf(At(where, "steps"), "expected an array of steps, got %s", kind(steps))
 	}
 	model := t.Get("agent.model_name").String()
 	b.SetModel(model)
@@ -82,12 +82,12 @@ func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int
 	subIndex := map[string]int{}
 	for i, s := range Elems(t.Get("subagent_trajectories")) {
 		id := s.Get("trajectory_id").String()
-		w := at(where, fmt.Sprintf("subagent_trajectories[%d]", i))
+		w := At(where, fmt.Sprintf("subagent_trajectories[%d]", i))
 		if id == "" {
-			return b.Errorf(at(w, "trajectory_id"), "an embedded subagent trajectory needs a trajectory_id")
+			return b.Errorf(At(w, "trajectory_id"), "an embedded subagent trajectory needs a trajectory_id")
 		}
 		if _, dup := subs[id]; dup {
-			return b.Errorf(at(w, "trajectory_id"), "trajectory_id %q is not unique", id)
+			return b.Errorf(At(w, "trajectory_id"), "trajectory_id %q is not unique", id)
 		}
 		subs[id], subWhere[id], subIndex[id] = s, w, i
 		subOrder = append(subOrder, id)
@@ -99,7 +99,7 @@ func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int
 	}
 	started := map[string]bool{}
 	for i, st := range Elems(steps) {
-		w := at(where, fmt.Sprintf("steps[%d]", i))
+		w := At(where, fmt.Sprintf("steps[%d]", i))
 		if !st.IsObject() {
 			return b.Errorf(w, "expected a step object, got %s", kind(st))
 		}
@@ -122,7 +122,7 @@ func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int
 				}
 			}
 		case source != "system" && source != "user":
-			return b.Errorf(at(w, "source"), "expected \"system\", \"user\" or \"agent\", got %s", kindOrValue(st.Get("source")))
+			return b.Errorf(At(w, "source"), "expected \"system\", \"user\" or \"agent\", got %s", kindOrValue(st.Get("source")))
 		case agent != "":
 			// A subagent's own prompts are no prompts of the run: they
 			// stay with its trajectory's record.
@@ -195,7 +195,7 @@ func (a *atifImport) stepTime(st gjson.Result, w string, meta *Obj) string {
 	}
 	ts := Timestamp(v)
 	if ts == "" {
-		a.b.Warn("%s: timestamp %s is not ISO 8601; kept in metadata", at(w, "timestamp"), kindOrValue(v))
+		a.b.Warn("%s: timestamp %s is not ISO 8601; kept in metadata", At(w, "timestamp"), kindOrValue(v))
 	}
 	if ts != v.Str || v.Type != gjson.String {
 		meta.Set("timestamp", Raw(v))
@@ -209,7 +209,7 @@ func (a *atifImport) prompt(st gjson.Result, w, role string) error {
 	b.MapRecord()
 	meta := keepAll(st, "source", "message", "timestamp")
 	ts := a.stepTime(st, w, &meta)
-	c, err := a.content(st.Get("message"), at(w, "message"))
+	c, err := a.content(st.Get("message"), At(w, "message"))
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 	}
 	s.Parameters = params.Raw()
 	if msg := st.Get("message"); msg.Exists() {
-		c, err := a.content(msg, at(w, "message"))
+		c, err := a.content(msg, At(w, "message"))
 		if err != nil {
 			return nil, err
 		}
@@ -299,7 +299,7 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 	calls := map[string]*Step{}
 	var order []*Step
 	for i, tc := range Elems(st.Get("tool_calls")) {
-		cw := at(w, fmt.Sprintf("tool_calls[%d]", i))
+		cw := At(w, fmt.Sprintf("tool_calls[%d]", i))
 		if !tc.IsObject() {
 			return nil, b.Errorf(cw, "expected a tool call object, got %s", kind(tc))
 		}
@@ -323,19 +323,19 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 		}
 	}
 	if t := st.Get("tool_calls"); t.Exists() && !t.IsArray() {
-		return nil, b.Errorf(at(w, "tool_calls"), "expected an array, got %s", kind(t))
+		return nil, b.Errorf(At(w, "tool_calls"), "expected an array, got %s", kind(t))
 	}
 	var refs []atifRef
 	var loose List
 	obs := st.Get("observation")
 	if obs.Exists() && !obs.IsObject() {
-		return nil, b.Errorf(at(w, "observation"), "expected an object, got %s", kind(obs))
+		return nil, b.Errorf(At(w, "observation"), "expected an object, got %s", kind(obs))
 	}
 	if o := keepAll(obs, "results"); o != nil {
 		meta.Set("observation", o.Raw())
 	}
 	for i, r := range Elems(obs.Get("results")) {
-		rw := at(w, fmt.Sprintf("observation.results[%d]", i))
+		rw := At(w, fmt.Sprintf("observation.results[%d]", i))
 		if !r.IsObject() {
 			return nil, b.Errorf(rw, "expected a result object, got %s", kind(r))
 		}
@@ -396,7 +396,7 @@ func (a *atifImport) result(c *Step, r gjson.Result, w string, joined bool) erro
 		rm.Set("joined_by_place", JSONTrue)
 	}
 	if v := r.Get("content"); v.Exists() && v.Type != gjson.Null {
-		cont, err := a.content(v, at(w, "content"))
+		cont, err := a.content(v, At(w, "content"))
 		if err != nil {
 			return err
 		}
@@ -493,7 +493,7 @@ func (a *atifImport) content(v gjson.Result, w string) (atifContent, error) {
 		case "text":
 			t := p.Get("text")
 			if t.Type != gjson.String {
-				return c, a.b.Errorf(at(pw, "text"), "expected a string, got %s", kind(t))
+				return c, a.b.Errorf(At(pw, "text"), "expected a string, got %s", kind(t))
 			}
 			c.parts = append(c.parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(t.Str)})
 			if len(keepAll(p, "type", "text")) == 0 {
@@ -527,7 +527,7 @@ func (a *atifImport) media(p gjson.Result, typ, w string) (part execlog.Part, fi
 		len(keepAll(p, "type", "source")) > 0 || len(keepAll(src, "media_type", "path")) > 0 {
 		return part, "", false
 	}
-	if dmt, data, isURL := dataURL(where.Str); isURL {
+	if dmt, data, isURL := DataURL(where.Str); isURL {
 		if _, err := base64.StdEncoding.DecodeString(data); err != nil || dmt != mt.Str {
 			a.b.Warn("%s: the data: URL is not base64 of the part's media type; the part is kept in metadata", w)
 			return part, "", false

@@ -110,14 +110,14 @@ var readOnlyTools = []string{
 type Msg struct {
 	Role      string // system, user, assistant or tool
 	Text      string
-	hasText   bool
+	HasText   bool
 	Reasoning []string
 	Calls     []*Call
 	results   []*Result
 	TS        string
 	Params    json.RawMessage // request parameters, for a model turn
 	Parts     []execlog.Part  // the content as parts, when it holds more than text
-	failed    *Failure        // a model call that failed
+	Failed    *Failure        // a model call that failed
 	Meta      Obj
 	key       string // identity for history deduplication; computed lazily
 	// later are metadata members of a model turn made of the input's
@@ -253,7 +253,7 @@ type Call struct {
 
 // A result is a tool's answer to a call.
 type Result struct {
-	ID, name string
+	ID, Name string
 	Output   string // see text
 	lit      string // the output as the input's JSON string literal
 	HasOut   bool
@@ -288,8 +288,8 @@ func (r *Result) Text() string {
 // separates it from the text before.
 func (m *Msg) AddText(s string) {
 	switch {
-	case !m.hasText:
-		m.Text, m.hasText = s, true
+	case !m.HasText:
+		m.Text, m.HasText = s, true
 	case m.Text == "" || strings.HasSuffix(m.Text, "\n") || strings.HasPrefix(s, "\n"):
 		m.Text += s
 	default:
@@ -528,14 +528,14 @@ func (b *Builder) promptParts(role string, parts []execlog.Part, meta Obj, ts st
 func (b *Builder) Add(m *Msg) {
 	switch m.Role {
 	case "system", "developer":
-		if m.hasText {
+		if m.HasText {
 			b.SystemPrompt(m.Text, m.Meta)
 		}
 	case "assistant":
 		b.turn(m)
 	default: // user, tool
 		switch {
-		case m.hasText || len(m.results) == 0 && len(m.Meta) > 0:
+		case m.HasText || len(m.results) == 0 && len(m.Meta) > 0:
 			role := m.Role
 			if role == "tool" || role == "" {
 				role = "user"
@@ -607,7 +607,7 @@ func (b *Builder) sameCalls(m, cp *Msg) {
 // tool call it makes.
 func (b *Builder) turn(m *Msg) {
 	s := &Step{Type: LLMCall, Timestamp: m.TS, Parameters: m.Params}
-	if m.hasText {
+	if m.HasText {
 		text := m.Text
 		s.Output = &text
 		if strings.TrimSpace(text) != "" {
@@ -623,8 +623,8 @@ func (b *Builder) turn(m *Msg) {
 	} else {
 		s.Usage, s.Meta = takeUsage(Join(s.Meta, m.Meta))
 	}
-	if m.failed != nil {
-		s.Fail(*m.failed)
+	if m.Failed != nil {
+		s.Fail(*m.Failed)
 	}
 	b.AddStep(s)
 	for _, c := range m.Calls {
@@ -755,10 +755,10 @@ func (b *Builder) Result(r *Result) {
 	if r.ID != "" {
 		s = b.Calls[r.ID]
 		if s == nil {
-			s = b.joinByID(r.ID, r.name)
+			s = b.joinByID(r.ID, r.Name)
 		}
 	} else {
-		s = b.oldestOpen(r.name)
+		s = b.oldestOpen(r.Name)
 	}
 	if s != nil && s.Resolved && s.hasOutput() {
 		if r.HasOut && r.Text() == s.text() {
@@ -770,7 +770,7 @@ func (b *Builder) Result(r *Result) {
 		s.extra = append(s.extra, extra.Raw())
 		return
 	}
-	if s == nil && r.ID != "" && r.name == "" && !b.flushing {
+	if s == nil && r.ID != "" && r.Name == "" && !b.flushing {
 		// Its call may come later in the file (Claude Code 2.1 writes
 		// some results a line before their call): joined when it
 		// comes, or kept as unmatched at the end.
@@ -778,7 +778,7 @@ func (b *Builder) Result(r *Result) {
 		return
 	}
 	if s == nil {
-		if r.name == "" {
+		if r.Name == "" {
 			u := Obj{}
 			u.SetString("call_id", r.ID)
 			if r.HasOut {
@@ -789,7 +789,7 @@ func (b *Builder) Result(r *Result) {
 			b.Warn("a tool result has no matching tool call (kept in metadata.unmatched_tool_results)")
 			return
 		}
-		s = b.Call(&Call{ID: r.ID, Name: r.name, TS: r.TS}, "")
+		s = b.Call(&Call{ID: r.ID, Name: r.Name, TS: r.TS}, "")
 		s.Meta.Set("unmatched_result", JSONTrue)
 	}
 	s.Resolved = true
@@ -848,7 +848,7 @@ func (b *Builder) toolRun(id, name string, params json.RawMessage, out *string, 
 		joined = b.oldestOpen(name)
 	}
 	if joined != nil && !joined.Resolved {
-		r := &Result{ID: id, name: name, TS: ts, Meta: meta, IsError: isError, Failure: *fail}
+		r := &Result{ID: id, Name: name, TS: ts, Meta: meta, IsError: isError, Failure: *fail}
 		if out != nil {
 			r.Output, r.HasOut = *out, true
 		}

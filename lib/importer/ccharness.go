@@ -112,7 +112,7 @@ func (h *harness) classify(b *Builder, where string, m *Msg, c gjson.Result, mk 
 		if mk.uuid != "" {
 			hm.Meta.SetString("uuid", mk.uuid)
 		}
-		m.Text, m.hasText = "", false
+		m.Text, m.HasText = "", false
 		for _, t := range texts[lead:] {
 			m.AddText(t)
 		}
@@ -223,10 +223,10 @@ func (b *Builder) ccAside(where, typ string, f fields, ts string) (m *Msg, conte
 			return nil, content, "attachment/queued_command of another commandMode", nil
 		}
 		content = att.Get("prompt")
-		if err := b.readParts(m, content, at(where, "attachment.prompt")); err != nil {
+		if err := b.readParts(m, content, At(where, "attachment.prompt")); err != nil {
 			return nil, content, "", err
 		}
-		if !m.hasText && len(m.Parts) == 0 {
+		if !m.HasText && len(m.Parts) == 0 {
 			return nil, content, "attachment/queued_command without a prompt", nil
 		}
 		m.Meta = Join(f.rest("attachment.prompt"), m.Meta)
@@ -293,7 +293,7 @@ func ccOnce(b *Builder, msgs []*Msg, src map[*Msg]ccSource, agent map[*Msg]strin
 	type key struct{ ts, text string }
 	users := map[key]bool{}
 	for _, m := range msgs {
-		if s, ok := src[m]; ok && s.kind == "user" && m.TS != "" && m.hasText && len(m.Parts) == 0 {
+		if s, ok := src[m]; ok && s.kind == "user" && m.TS != "" && m.HasText && len(m.Parts) == 0 {
 			users[key{m.TS, m.Text}] = true
 		}
 	}
@@ -312,7 +312,7 @@ func ccOnce(b *Builder, msgs []*Msg, src map[*Msg]ccSource, agent map[*Msg]strin
 				if ns.kind != "user" || n.Role != "user" || len(n.results) > 0 || agent[n] != agent[m] {
 					continue
 				}
-				if n.hasText && m.hasText && n.Text == m.Text && len(n.Parts) == 0 && len(m.Parts) == 0 {
+				if n.HasText && m.HasText && n.Text == m.Text && len(n.Parts) == 0 && len(m.Parts) == 0 {
 					drop[m] = true
 					unmap(b, b.reason("attachment/queued_command copy"))
 					if !ns.queued {
@@ -352,7 +352,7 @@ func ccAbsorbed(b *Builder, absorbed []lineMember, src map[*Msg]ccSource) {
 	}
 	queued := map[string]bool{}
 	for m, s := range src {
-		if s.kind == "queued" && m.hasText {
+		if s.kind == "queued" && m.HasText {
 			queued[m.Text] = true
 		}
 	}

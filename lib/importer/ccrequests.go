@@ -111,7 +111,7 @@ func (c *ccImport) request(b *Builder, where string) (bool, error) {
 		}
 		c.rq.shapes.Set(h, Raw(shape))
 		if main && c.rq.system == nil {
-			m, err := ccSystem(b, shape.Get("system"), at(where, "shape.system"))
+			m, err := ccSystem(b, shape.Get("system"), At(where, "shape.system"))
 			if err != nil {
 				return true, err
 			}
@@ -222,7 +222,7 @@ func (rq *ccRequests) done(b *Builder, msgs []*Msg) error {
 			blocks = append(blocks, Quote(p))
 		}
 		blocks = append(blocks, Quote(s.sections))
-		m, err := ccSystem(b, gjson.ParseBytes(blocks.Raw()), at(s.where, "attachment.systemPrompt"))
+		m, err := ccSystem(b, gjson.ParseBytes(blocks.Raw()), At(s.where, "attachment.systemPrompt"))
 		if err != nil {
 			return err
 		}
@@ -232,7 +232,7 @@ func (rq *ccRequests) done(b *Builder, msgs []*Msg) error {
 	if sys == nil && len(snaps) > 0 {
 		sys = snaps[0]
 	}
-	if sys != nil && sys.hasText {
+	if sys != nil && sys.HasText {
 		b.SystemPrompt(sys.Text, sys.Meta)
 	}
 	var other List

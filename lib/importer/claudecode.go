@@ -229,7 +229,7 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 			c.sc.byAgent[agent] = task
 		}
 		c.scan(b, nested)
-		where = at(where, "data.message")
+		where = At(where, "data.message")
 		if c.ln.uuid != "" && c.progressSeen[c.ln.uuid] || ccCopied(c.subIDs, c.ln.uuid, c.message) {
 			b.Seen(outerTS)
 			b.Skip(b.reason("progress/agent_progress copy"))
@@ -305,9 +305,9 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		return nil
 	}
 	if !c.message.IsObject() {
-		return b.Errorf(at(where, "message"), "expected an object, got %s", kind(c.message))
+		return b.Errorf(At(where, "message"), "expected an object, got %s", kind(c.message))
 	}
-	m, err := b.readMsg(c.message, anthropicTable, at(where, "message"), c.typ.String())
+	m, err := b.readMsg(c.message, anthropicTable, At(where, "message"), c.typ.String())
 	if err != nil {
 		return err
 	}
@@ -357,7 +357,7 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 	m.Meta = nil
 	for _, c := range m.Calls {
 		c.TS = ts
-		if !m.hasText && len(m.Reasoning) == 0 {
+		if !m.HasText && len(m.Reasoning) == 0 {
 			c.Meta = Join(c.Meta, line)
 		}
 	}
@@ -365,7 +365,7 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 	prev := c.byID[id]
 	c.sc.line(m, c.ln)
 	if prev == nil {
-		if m.hasText || len(m.Reasoning) > 0 || len(m.Calls) == 0 {
+		if m.HasText || len(m.Reasoning) > 0 || len(m.Calls) == 0 {
 			m.Meta = line
 		}
 		c.msgs = append(c.msgs, m)
@@ -375,14 +375,14 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		prev = m
 		c.answered(m)
 	} else {
-		if m.hasText {
+		if m.HasText {
 			prev.AddText(m.Text)
 		}
 		prev.Reasoning = append(prev.Reasoning, m.Reasoning...)
 		prev.Calls = append(prev.Calls, m.Calls...)
 		prev.results = append(prev.results, m.results...)
 		joinOwnResults(prev)
-		if m.hasText || len(m.Reasoning) > 0 || len(m.Calls) == 0 {
+		if m.HasText || len(m.Reasoning) > 0 || len(m.Calls) == 0 {
 			if ts != "" {
 				line = Join(Obj{{"timestamp", Quote(ts)}}, line)
 			}
@@ -478,7 +478,7 @@ func (sc *sidechains) line(m *Msg, ln ccLine) {
 		sc.firstKey = append(sc.firstKey, key)
 	}
 	sc.of[m] = key
-	if m.Role == "user" && m.hasText && sc.prompts[key] == "" {
+	if m.Role == "user" && m.HasText && sc.prompts[key] == "" {
 		sc.prompts[key] = m.Text
 	}
 }
@@ -527,7 +527,7 @@ func (sc *sidechains) add(b *Builder, m *Msg) {
 		b.Add(m)
 		return
 	}
-	if m.Role != "assistant" && m.hasText && len(m.results) == 0 {
+	if m.Role != "assistant" && m.HasText && len(m.results) == 0 {
 		// The subagent's prompt: its Task call's input, not the user's.
 		p := Join(Obj{{"content", Quote(m.Text)}}, m.Meta)
 		if m.Role == HarnessRole {

@@ -127,7 +127,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 	ts := Timestamp(rec.Get("timestamp"))
 	typ := rec.Get("type").String()
 	payload := rec.Get("payload")
-	payloadAt := at(where, "payload")
+	payloadAt := At(where, "payload")
 	if !payload.Exists() {
 		switch {
 		case rec.Get("record_type").Exists():
@@ -156,7 +156,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 		mapped := []string{"cli_version", "instructions", "timestamp"}
 		if s := payload.Get("instructions"); s.Type == gjson.String && s.Str != "" {
 			b.SystemPrompt(s.Str, nil)
-		} else if s := first(payload, "base_instructions.text", "base_instructions"); s.Type == gjson.String && s.Str != "" {
+		} else if s := First(payload, "base_instructions.text", "base_instructions"); s.Type == gjson.String && s.Str != "" {
 			b.SystemPrompt(s.Str, nil)
 			mapped = append(mapped, "base_instructions")
 		}
@@ -484,7 +484,7 @@ func mcpEnd(r *Result, end gjson.Result) {
 	if end.Get("type").String() == "McpToolCall" {
 		ok, errText = res, gjson.Result{}
 		if e := end.Get("error"); informative(e) {
-			errText = first(e, "message")
+			errText = First(e, "message")
 			if !errText.Exists() {
 				errText = e
 			}
@@ -494,7 +494,7 @@ func mcpEnd(r *Result, end gjson.Result) {
 	case errText.Exists():
 		r.IsError = true
 		r.Failure.Msg, _, _ = strings.Cut(errText.String(), "\n")
-	case first(ok, "isError", "is_error").Type == gjson.True, end.Get("status").String() == "failed":
+	case First(ok, "isError", "is_error").Type == gjson.True, end.Get("status").String() == "failed":
 		r.IsError = true
 	default:
 		codexExit(r, gjson.Result{})
@@ -541,7 +541,7 @@ func codexUserEvents(b *Builder, msgs []*Msg, said []userEvent) ([]*Msg, error) 
 	// Most events repeat an item's text exactly: looked up first.
 	texts := map[[2]string]bool{}
 	for _, m := range msgs {
-		if m.hasText {
+		if m.HasText {
 			texts[[2]string{m.Role, m.Text}] = true
 		}
 	}
@@ -557,7 +557,7 @@ func codexUserEvents(b *Builder, msgs []*Msg, said []userEvent) ([]*Msg, error) 
 			if known {
 				break
 			}
-			known = (m.Role == role || role == "user" && m.Role == HarnessRole) && m.hasText && strings.Contains(m.Text, text.Str)
+			known = (m.Role == role || role == "user" && m.Role == HarnessRole) && m.HasText && strings.Contains(m.Text, text.Str)
 		}
 		if known {
 			b.Skip(b.reason("event_msg/" + et + " copy"))
@@ -577,7 +577,7 @@ func codexUserEvents(b *Builder, msgs []*Msg, said []userEvent) ([]*Msg, error) 
 		if role == "assistant" && e.model != "" {
 			m.Meta.SetString("model", e.model)
 		}
-		if err := b.readParts(m, gjson.ParseBytes(content.Raw()), at(e.where, "payload")); err != nil {
+		if err := b.readParts(m, gjson.ParseBytes(content.Raw()), At(e.where, "payload")); err != nil {
 			return nil, err
 		}
 		out = append(out, m)

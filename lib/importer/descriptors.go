@@ -32,9 +32,6 @@ var (
 	// GeminiCLIFormat is Gemini CLI saved sessions and stream-json
 	// transcripts.
 	GeminiCLIFormat = Format{Name: GeminiCLI, Noun: "session", Session: true, Import: importGemini, FileTools: geminiFileTools, Match: matchGemini}
-	// OpenCodeFormat is OpenCode exports and storage.
-	OpenCodeFormat = Format{Name: OpenCode, Noun: "session", Session: true, Import: importOpenCode, FileTools: openCodeFileTools,
-		Match: matchOpenCode, Beside: openCodeBeside}
 )
 
 // claudeCodeBeside reads a session's subagents' transcripts.
@@ -44,14 +41,4 @@ func claudeCodeBeside(name string) (Beside, error) {
 		return Beside{}, err
 	}
 	return Beside{Subagents: subs, Note: fmt.Sprintf("including the %d subagent transcript(s) under %s", len(subs), path.Dir(subs[0].Name))}, nil
-}
-
-// openCodeBeside reads the messages and parts of a session file of
-// OpenCode's storage: they are files beside it.
-func openCodeBeside(name string) (Beside, error) {
-	data, err := OpenCodeStorage(name)
-	if err != nil || data == nil {
-		return Beside{}, err
-	}
-	return Beside{Data: data, Note: "reading the session's messages and parts from OpenCode's storage"}, nil
 }

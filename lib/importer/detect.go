@@ -93,12 +93,6 @@ func matchATIF(rec gjson.Result) bool {
 	return strings.HasPrefix(rec.Get("schema_version").String(), "ATIF-") && rec.Get("steps").Exists()
 }
 
-func matchOpenCode(rec gjson.Result) bool {
-	has := func(p string) bool { return rec.Get(p).Exists() }
-	return rec.Get("info.projectID").Exists() && rec.Get("messages").IsArray() ||
-		has("projectID") && has("directory") && has("title") && rec.Get("time.created").Exists()
-}
-
 func matchGemini(rec gjson.Result) bool {
 	has := func(p string) bool { return rec.Get(p).Exists() }
 	switch {

@@ -132,9 +132,9 @@ func (b *Builder) splitRecord(rec gjson.Result, where string, a *api) (req, resp
 	switch {
 	case body.Exists() && (rec.Get("scope").Exists() || rec.Get("path").Exists() || rec.Get("method").Exists() || rec.Get("url").Exists()):
 		// A nock recording or an OpenAI Batch request line.
-		req, reqAt = body, at(where, "body")
+		req, reqAt = body, At(where, "body")
 		if r := rec.Get("response"); r.Exists() {
-			resp, respAt = r, at(where, "response")
+			resp, respAt = r, At(where, "response")
 			if resp, err = b.recordedBody(r, respAt); err != nil {
 				return
 			}
@@ -142,11 +142,11 @@ func (b *Builder) splitRecord(rec gjson.Result, where string, a *api) (req, resp
 		meta.Set("http", redactHeaders(Rest(rec, "body", "response")).Raw())
 	case rec.Get("response.body").IsObject():
 		// An OpenAI Batch output line.
-		resp, respAt = rec.Get("response.body"), at(where, "response.body")
+		resp, respAt = rec.Get("response.body"), At(where, "response.body")
 		meta.Set("batch", Rest(rec, "response.body").Raw())
 	case rec.Get("request").Exists() || rec.Get("response").Exists():
-		req, reqAt = rec.Get("request"), at(where, "request")
-		resp, respAt = rec.Get("response"), at(where, "response")
+		req, reqAt = rec.Get("request"), At(where, "request")
+		resp, respAt = rec.Get("response"), At(where, "response")
 		meta = Rest(rec, "request", "response")
 	case a.isResponse(rec):
 		resp, respAt = rec, where
@@ -211,25 +211,25 @@ var chatAPI = &api{
 		return rec.Get("choices").Exists() || strings.HasPrefix(rec.Get("object").String(), "chat.completion")
 	},
 	request: func(b *Builder, req gjson.Result, where string) ([]*Msg, Obj, error) {
-		msgs, err := b.readMsgs(req.Get("messages"), chatTable, at(where, "messages"))
+		msgs, err := b.readMsgs(req.Get("messages"), chatTable, At(where, "messages"))
 		if err != nil {
 			return nil, nil, err
 		}
 		if p := req.Get("prompt"); p.Exists() { // legacy completions
-			msgs = append(msgs, &Msg{Role: "user", Text: flatText(p), hasText: true})
+			msgs = append(msgs, &Msg{Role: "user", Text: flatText(p), HasText: true})
 		}
 		return msgs, Rest(req, "messages", "prompt"), nil
 	},
 	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error) {
 		choices := resp.Get("choices")
 		if choices.Exists() && !choices.IsArray() {
-			return nil, b.Errorf(at(where, "choices"), "expected an array, got %s", kind(choices))
+			return nil, b.Errorf(At(where, "choices"), "expected an array, got %s", kind(choices))
 		}
 		choice := choices.Get("0")
 		var m *Msg
 		if mm := choice.Get("message"); mm.Exists() {
 			var err error
-			if m, err = b.readMsg(mm, chatTable, at(where, "choices[0].message"), "assistant"); err != nil {
+			if m, err = b.readMsg(mm, chatTable, At(where, "choices[0].message"), "assistant"); err != nil {
 				return nil, err
 			}
 		} else {
@@ -243,7 +243,7 @@ var chatAPI = &api{
 		meta = Join(meta, Rest(choice, "message", "text", "index"))
 		meta.Set("other_choices", restOf(choices, 1).Raw())
 		m.Meta = Join(meta, m.Meta)
-		m.failed = responseError(resp)
+		m.Failed = responseError(resp)
 		b.SetModel(resp.Get("model").String())
 		b.param("system_fingerprint", Raw(resp.Get("system_fingerprint")))
 		return []*Msg{m}, nil
@@ -263,7 +263,7 @@ func responseError(resp gjson.Result) *Failure {
 	if e.Type == gjson.String {
 		return &Failure{Msg: e.Str}
 	}
-	return &Failure{Msg: first(e, "message", "type", "code").String()}
+	return &Failure{Msg: First(e, "message", "type", "code").String()}
 }
 
 // restOf returns the array elements from index i on.
@@ -292,12 +292,12 @@ var anthropicAPI = &api{
 		var msgs []*Msg
 		if s := req.Get("system"); s.Exists() {
 			m := &Msg{Role: "system"}
-			if err := b.readParts(m, s, at(where, "system")); err != nil {
+			if err := b.readParts(m, s, At(where, "system")); err != nil {
 				return nil, nil, err
 			}
 			msgs = append(msgs, m)
 		}
-		conv, err := b.readMsgs(req.Get("messages"), anthropicTable, at(where, "messages"))
+		conv, err := b.readMsgs(req.Get("messages"), anthropicTable, At(where, "messages"))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -305,11 +305,11 @@ var anthropicAPI = &api{
 	},
 	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error) {
 		m := &Msg{Role: "assistant"}
-		if err := b.readParts(m, resp.Get("content"), at(where, "content")); err != nil {
+		if err := b.readParts(m, resp.Get("content"), At(where, "content")); err != nil {
 			return nil, err
 		}
 		m.Meta = Join(Rest(resp, "content", "role"), m.Meta)
-		m.failed = responseError(resp)
+		m.Failed = responseError(resp)
 		b.SetModel(resp.Get("model").String())
 		return []*Msg{m}, nil
 	},
@@ -335,18 +335,18 @@ var responsesAPI = &api{
 	request: func(b *Builder, req gjson.Result, where string) ([]*Msg, Obj, error) {
 		var msgs []*Msg
 		if s := req.Get("instructions"); s.Type == gjson.String {
-			msgs = append(msgs, &Msg{Role: "system", Text: s.Str, hasText: true})
+			msgs = append(msgs, &Msg{Role: "system", Text: s.Str, HasText: true})
 		}
 		in := req.Get("input")
 		switch {
 		case in.Type == gjson.String:
-			msgs = append(msgs, &Msg{Role: "user", Text: in.Str, hasText: true})
+			msgs = append(msgs, &Msg{Role: "user", Text: in.Str, HasText: true})
 		case in.IsArray():
 			items := &itemReader{b: b}
 			var err error
 			i := 0
 			Each(in, func(_, item gjson.Result) bool {
-				err = items.add(item, at(where, fmt.Sprintf("input[%d]", i)), "")
+				err = items.add(item, At(where, fmt.Sprintf("input[%d]", i)), "")
 				i++
 				return err == nil
 			})
@@ -355,20 +355,20 @@ var responsesAPI = &api{
 			}
 			msgs = append(msgs, items.done()...)
 		case in.Exists() && in.Type != gjson.Null:
-			return nil, nil, b.Errorf(at(where, "input"), "expected a string or an array of items, got %s", kind(in))
+			return nil, nil, b.Errorf(At(where, "input"), "expected a string or an array of items, got %s", kind(in))
 		}
 		return msgs, Rest(req, "input", "instructions"), nil
 	},
 	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error) {
 		out := resp.Get("output")
 		if out.Exists() && !out.IsArray() {
-			return nil, b.Errorf(at(where, "output"), "expected an array, got %s", kind(out))
+			return nil, b.Errorf(At(where, "output"), "expected an array, got %s", kind(out))
 		}
 		items := &itemReader{b: b, oneTurn: true}
 		var err error
 		i := 0
 		Each(out, func(_, item gjson.Result) bool {
-			err = items.add(item, at(where, fmt.Sprintf("output[%d]", i)), "")
+			err = items.add(item, At(where, fmt.Sprintf("output[%d]", i)), "")
 			i++
 			return err == nil
 		})
@@ -385,7 +385,7 @@ var responsesAPI = &api{
 		if alone {
 			// The response's copy of the request settings is all there is.
 			if s := resp.Get("instructions"); s.Type == gjson.String {
-				msgs = append([]*Msg{{Role: "system", Text: s.Str, hasText: true}}, msgs...)
+				msgs = append([]*Msg{{Role: "system", Text: s.Str, HasText: true}}, msgs...)
 			}
 			var params Obj
 			for _, k := range responseEcho[1:] {
@@ -397,7 +397,7 @@ var responsesAPI = &api{
 			skip = append(skip, responseEcho...)
 		}
 		m.Meta = Join(Rest(resp, skip...), m.Meta)
-		m.failed = responseError(resp)
+		m.Failed = responseError(resp)
 		b.SetModel(resp.Get("model").String())
 		b.samplingParams(resp)
 		return msgs, nil
@@ -486,7 +486,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		role := normRole(item.Get("role").String())
 		if role == "assistant" {
 			m := r.turn(ts)
-			if err := r.b.readParts(m, item.Get("content"), at(where, "content")); err != nil {
+			if err := r.b.readParts(m, item.Get("content"), At(where, "content")); err != nil {
 				return err
 			}
 			if extra := Rest(item, "role", "content", "type"); len(extra) > 0 {
@@ -496,7 +496,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		}
 		r.flush()
 		m := &Msg{Role: role, TS: ts, Meta: Rest(item, "role", "content", "type")}
-		if err := r.b.readParts(m, item.Get("content"), at(where, "content")); err != nil {
+		if err := r.b.readParts(m, item.Get("content"), At(where, "content")); err != nil {
 			return err
 		}
 		if r.codex != nil {
@@ -544,7 +544,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			// Content items: an image among them (input_image, a data:
 			// URL) makes the output a list of parts, as a message's.
 			part := &Msg{}
-			if err := r.b.readParts(part, out, at(where, "output")); err == nil && len(part.Parts) > 0 {
+			if err := r.b.readParts(part, out, At(where, "output")); err == nil && len(part.Parts) > 0 {
 				res.Output, res.HasOut, res.Parts = part.Text, true, part.Parts
 				res.Meta = Join(res.Meta, part.Meta)
 			} else {

@@ -52,7 +52,7 @@ import (
 // status says.
 
 func importGemini(b *Builder, data []byte) error {
-	doc, whole, err := b.wholeDoc(data)
+	doc, whole, err := b.WholeDoc(data)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func importGemini(b *Builder, data []byte) error {
 			b.MapRecord()
 			g.meta(rec, "messages")
 			for i, m := range Elems(rec.Get("messages")) {
-				g.put(m, at(where, fmt.Sprintf("messages[%d]", i)))
+				g.put(m, At(where, fmt.Sprintf("messages[%d]", i)))
 			}
 		default:
 			b.Skip("a line of no known kind")
@@ -229,8 +229,8 @@ func (g *geminiSession) message(r gjson.Result) error {
 		m.Role = "user"
 		m.Meta = Join(m.Meta, Rest(r, "type", "content", "timestamp"))
 		geminiUser(b, m)
-		if !m.hasText && len(m.Parts) == 0 && len(m.results) == 0 {
-			m.hasText = true // an empty prompt is still one
+		if !m.HasText && len(m.Parts) == 0 && len(m.results) == 0 {
+			m.HasText = true // an empty prompt is still one
 		}
 		b.Add(m)
 	case "gemini":
@@ -285,7 +285,7 @@ func geminiUser(b *Builder, m *Msg) {
 		}
 	}
 	for _, r := range m.results {
-		geminiShellExit(r, r.name)
+		geminiShellExit(r, r.Name)
 	}
 }
 
@@ -316,7 +316,7 @@ func geminiCall(b *Builder, tc gjson.Result, where string) (*Call, *Result) {
 	if !res.Exists() && status == "" {
 		return c, nil
 	}
-	r := &Result{ID: id, name: c.Name, TS: c.TS}
+	r := &Result{ID: id, Name: c.Name, TS: c.TS}
 	r.Meta.Set("status", Raw(tc.Get("status")))
 	r.Meta.Set("resultDisplay", Raw(tc.Get("resultDisplay")))
 	var texts []string
@@ -388,7 +388,7 @@ func geminiFunctionCall(fc gjson.Result) *Call {
 
 // geminiFunctionResponse reads a functionResponse part: a result.
 func geminiFunctionResponse(fr gjson.Result) *Result {
-	r := &Result{ID: fr.Get("id").String(), name: fr.Get("name").String(), Meta: Rest(fr, "id", "name", "response")}
+	r := &Result{ID: fr.Get("id").String(), Name: fr.Get("name").String(), Meta: Rest(fr, "id", "name", "response")}
 	text, failed := geminiResponse(fr.Get("response"))
 	r.Output, r.HasOut = text, true
 	if failed {
@@ -520,14 +520,14 @@ func importGeminiStream(b *Builder, data []byte) error {
 			text := rec.Get("content").String()
 			if rec.Get("role").String() == "user" {
 				flush()
-				b.Add(&Msg{Role: "user", Text: text, hasText: true, TS: ts})
+				b.Add(&Msg{Role: "user", Text: text, HasText: true, TS: ts})
 				return nil
 			}
 			if cur == nil || len(cur.Calls) > 0 {
 				flush()
 				cur = &Msg{Role: "assistant", TS: ts}
 			}
-			if rec.Get("delta").Type == gjson.True && cur.hasText {
+			if rec.Get("delta").Type == gjson.True && cur.HasText {
 				cur.Text += text // deltas are pieces of one text
 			} else {
 				cur.AddText(text)

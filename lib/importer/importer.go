@@ -18,7 +18,6 @@ const (
 	Inspect         = "inspect"
 	LangSmith       = "langsmith"
 	OpenAIChat      = "openai-chat"
-	OpenCode        = "opencode"
 	OpenAIResponses = "openai-responses"
 	OTelGenAI       = "otel-genai"
 )

@@ -56,7 +56,7 @@ func importInspect(b *Builder, data []byte) error {
 	if bytes.HasPrefix(data, zipMagic) || strings.HasSuffix(b.opts.Name, ".eval") {
 		return b.inspectArchive(data)
 	}
-	doc, whole, err := b.wholeDoc(data)
+	doc, whole, err := b.WholeDoc(data)
 	if err != nil {
 		return err
 	}
@@ -268,7 +268,7 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 		}
 		return true
 	})
-	msgs, err := b.readMsgs(s.Get("messages"), inspectTable, at(where, "messages"))
+	msgs, err := b.readMsgs(s.Get("messages"), inspectTable, At(where, "messages"))
 	if err != nil {
 		return err
 	}
@@ -325,7 +325,7 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 				c.TS = Timestamp(e.Get("timestamp"))
 				c.Meta.Set("event", Rest(e, "event", "type", "id", "function", "arguments", "result", "view", "timestamp").Raw())
 			}
-			if m.hasText && strings.TrimSpace(m.Text) != "" {
+			if m.HasText && strings.TrimSpace(m.Text) != "" {
 				last = m.Text
 			}
 		}
@@ -352,7 +352,7 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 	info := Rest(s, "messages", "events", "attachments", "message_pool", "input", "output")
 	if out := s.Get("output.choices.0.message.content"); out.Exists() {
 		m := &Msg{}
-		if b.readParts(m, out, at(where, "output")) == nil && strings.TrimSpace(m.Text) != "" {
+		if b.readParts(m, out, At(where, "output")) == nil && strings.TrimSpace(m.Text) != "" {
 			last = m.Text
 		}
 	}

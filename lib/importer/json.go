@@ -298,7 +298,7 @@ func Elems(r gjson.Result) []gjson.Result {
 }
 
 // first returns the first of paths that exists in r.
-func first(r gjson.Result, paths ...string) gjson.Result {
+func First(r gjson.Result, paths ...string) gjson.Result {
 	for _, p := range paths {
 		if v := r.Get(p); v.Exists() {
 			return v
@@ -350,7 +350,7 @@ func flatText(r gjson.Result) string {
 	Each(r, func(_, p gjson.Result) bool {
 		if p.Type == gjson.String {
 			parts = append(parts, p.Str)
-		} else if t := first(p, "text", "content"); t.Type == gjson.String {
+		} else if t := First(p, "text", "content"); t.Type == gjson.String {
 			parts = append(parts, t.Str)
 		}
 		return true

@@ -33,7 +33,7 @@ func kindsIn(t *testing.T, format string, data []byte) map[string]int {
 	case ClaudeCode:
 		lines(func(r gjson.Result) string {
 			typ := r.Get("type").String()
-			sub := first(r, "subtype", "data.type", "attachment.type").String()
+			sub := First(r, "subtype", "data.type", "attachment.type").String()
 			if sub == "" {
 				return typ
 			}

@@ -66,10 +66,10 @@ func importLangSmith(b *Builder, data []byte) error {
 				continue
 			}
 			if !part.v.IsArray() {
-				return b.Errorf(at(where, part.name), "expected an array of runs, got %s", kind(part.v))
+				return b.Errorf(At(where, part.name), "expected an array of runs, got %s", kind(part.v))
 			}
 			for i, r := range Elems(part.v) {
-				if err := add(at(where, fmt.Sprintf("%s[%d]", part.name, i)), r); err != nil {
+				if err := add(At(where, fmt.Sprintf("%s[%d]", part.name, i)), r); err != nil {
 					return err
 				}
 			}
@@ -121,16 +121,16 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 	mapped := []string{"inputs", "outputs", "run_type", "start_time", "child_runs"}
 	switch rt := run.Get("run_type").String(); rt {
 	case "llm":
-		in, params, err := b.langSmithInputs(run.Get("inputs"), at(where, "inputs"))
+		in, params, err := b.langSmithInputs(run.Get("inputs"), At(where, "inputs"))
 		if err != nil {
 			return err
 		}
-		out, err := b.langSmithOutputs(run.Get("outputs"), at(where, "outputs"))
+		out, err := b.langSmithOutputs(run.Get("outputs"), At(where, "outputs"))
 		if err != nil {
 			return err
 		}
 		md := run.Get("extra.metadata")
-		b.SetModel(first(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model",
+		b.SetModel(First(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model",
 			"extra.metadata.ls_model_name", "inputs.model", "extra.invocation_params.model", "extra.invocation_params.model_name").String())
 		b.samplingParams(run.Get("inputs"))
 		b.samplingParams(run.Get("extra.invocation_params"))
@@ -145,11 +145,11 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 		turn.Params = params.Raw()
 		turn.Meta = Join(Rest(run, mapped...), turn.Meta)
 		// The model that answered this call, when the outputs name it.
-		if m := first(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model"); m.Type == gjson.String && m.Str != "" {
+		if m := First(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model"); m.Type == gjson.String && m.Str != "" {
 			turn.Meta.setDefault("model", Quote(m.Str))
 		}
 		if e := run.Get("error"); informative(e) {
-			turn.failed = &Failure{Msg: e.String()}
+			turn.Failed = &Failure{Msg: e.String()}
 		}
 		b.exchange(in, out)
 		b.MapRecord()
@@ -167,7 +167,7 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 		if e := run.Get("error"); informative(e) {
 			fail = &Failure{Msg: e.String()}
 		}
-		id := first(run, "extra.metadata.tool_call_id", "inputs.tool_call_id").String()
+		id := First(run, "extra.metadata.tool_call_id", "inputs.tool_call_id").String()
 		b.toolRun(id, name, Raw(run.Get("inputs")), out, fail, ts, Rest(run, append(mapped, "name")...))
 		b.MapRecord()
 	default:
@@ -207,9 +207,9 @@ func (b *Builder) langSmithInputs(in gjson.Result, where string) ([]*Msg, Obj, e
 	m := in.Get("messages")
 	if m.IsArray() && m.Get("0").IsArray() {
 		m = m.Get("0") // a batch of one conversation
-		where = at(where, "messages[0]")
+		where = At(where, "messages[0]")
 	} else {
-		where = at(where, "messages")
+		where = At(where, "messages")
 	}
 	if m.Exists() {
 		if !m.IsArray() {
@@ -229,11 +229,11 @@ func (b *Builder) langSmithInputs(in gjson.Result, where string) ([]*Msg, Obj, e
 		}
 	}
 	Each(in.Get("prompts"), func(_, p gjson.Result) bool {
-		msgs = append(msgs, &Msg{Role: "user", Text: p.String(), hasText: true})
+		msgs = append(msgs, &Msg{Role: "user", Text: p.String(), HasText: true})
 		return true
 	})
 	if p := in.Get("prompt"); p.Type == gjson.String {
-		msgs = append(msgs, &Msg{Role: "user", Text: p.Str, hasText: true})
+		msgs = append(msgs, &Msg{Role: "user", Text: p.Str, HasText: true})
 	}
 	return msgs, Rest(in, "messages", "prompts", "prompt"), nil
 }
@@ -249,13 +249,13 @@ func (b *Builder) lcMsg(v gjson.Result, where string) (*Msg, error) {
 		if len(ids) > 0 {
 			role = normRole(ids[len(ids)-1].String())
 		}
-		m, err := b.readMsg(v.Get("kwargs"), lcTable, at(where, "kwargs"), role)
+		m, err := b.readMsg(v.Get("kwargs"), lcTable, At(where, "kwargs"), role)
 		if err == nil && role != "" && m.Role != "tool" {
 			m.Role = role
 		}
 		return m, err
 	case v.Get("data").IsObject() && v.Get("type").Type == gjson.String:
-		return b.readMsg(v.Get("data"), lcTable, at(where, "data"), normRole(v.Get("type").Str))
+		return b.readMsg(v.Get("data"), lcTable, At(where, "data"), normRole(v.Get("type").Str))
 	case !v.Get("role").Exists() && v.Get("type").Type == gjson.String:
 		return b.readMsg(v, lcTable, where, normRole(v.Get("type").Str))
 	}
@@ -280,7 +280,7 @@ func (b *Builder) langSmithOutputs(out gjson.Result, where string) ([]*Msg, erro
 		var m *Msg
 		if gm := g.Get("message"); gm.IsObject() {
 			var err error
-			if m, err = b.lcMsg(gm, at(where, "generations[0][0].message")); err != nil {
+			if m, err = b.lcMsg(gm, At(where, "generations[0][0].message")); err != nil {
 				return nil, err
 			}
 			m.Role = "assistant"

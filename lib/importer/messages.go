@@ -143,7 +143,7 @@ func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 	content := f.first(t.content...)
 	if ms.Role == "tool" || ms.Role == "function" {
 		ms.Role = "tool"
-		r := &Result{ID: f.first(t.resultID...).String(), name: f.first(t.resultName...).String()}
+		r := &Result{ID: f.first(t.resultID...).String(), Name: f.first(t.resultName...).String()}
 		var partResults []*Result
 		if content.Type == gjson.String {
 			r.SetOutput(content)
@@ -152,7 +152,7 @@ func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 			if err := b.readParts(part, content, where+".content"); err != nil {
 				return nil, err
 			}
-			r.Output, r.HasOut = part.Text, part.hasText || len(part.results) == 0
+			r.Output, r.HasOut = part.Text, part.HasText || len(part.results) == 0
 			r.Parts = part.Parts
 			if len(part.Meta) > 0 {
 				r.Meta = part.Meta
@@ -370,7 +370,7 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 				extra.Set("source", rest.Raw())
 			}
 		} else if u := f.get("image"); u.Type == gjson.String { // Inspect
-			if mediaType, data, ok = dataURL(attachment(u.Str)); !ok {
+			if mediaType, data, ok = DataURL(attachment(u.Str)); !ok {
 				return execlog.Part{}, "", nil, false
 			}
 			mapped = []string{"type", "image"}
@@ -386,14 +386,14 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 			}
 			u = u.Get("url")
 		}
-		if mediaType, data, ok = dataURL(u.String()); !ok {
+		if mediaType, data, ok = DataURL(u.String()); !ok {
 			return execlog.Part{}, "", nil, false
 		}
 		mapped = []string{"type", "image_url"}
 	case "file", "input_file":
 		kind = "file"
 		d := f.first("file.file_data", "file_data")
-		if mediaType, data, ok = dataURL(d.String()); !ok {
+		if mediaType, data, ok = DataURL(d.String()); !ok {
 			return execlog.Part{}, "", nil, false
 		}
 		if mediaType == "application/pdf" {
@@ -445,7 +445,7 @@ func (b *Builder) ValidBase64(p execlog.Part, b64, where string) bool {
 }
 
 // dataURL splits a base64 data: URL into its media type and data.
-func dataURL(u string) (mediaType, data string, ok bool) {
+func DataURL(u string) (mediaType, data string, ok bool) {
 	rest, found := strings.CutPrefix(u, "data:")
 	if !found {
 		return "", "", false

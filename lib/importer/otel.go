@@ -117,29 +117,29 @@ func anyValue(v gjson.Result) json.RawMessage {
 	if v.Type != gjson.JSON {
 		return Raw(v) // already plain (some exporters write plain values)
 	}
-	if s := first(v, "stringValue", "string_value"); s.Exists() {
+	if s := First(v, "stringValue", "string_value"); s.Exists() {
 		return Quote(s.String())
 	}
-	if i := first(v, "intValue", "int_value"); i.Exists() {
+	if i := First(v, "intValue", "int_value"); i.Exists() {
 		lit := i.String()
 		if n, err := strconv.ParseInt(lit, 10, 64); err == nil && n <= 1<<53 && n >= -(1<<53) {
 			return json.RawMessage(strconv.FormatInt(n, 10))
 		}
 		return Quote(lit)
 	}
-	if d := first(v, "doubleValue", "double_value"); d.Exists() {
+	if d := First(v, "doubleValue", "double_value"); d.Exists() {
 		if d.Type == gjson.Number {
 			return Raw(d)
 		}
 		return Quote(d.String())
 	}
-	if bv := first(v, "boolValue", "bool_value"); bv.Exists() {
+	if bv := First(v, "boolValue", "bool_value"); bv.Exists() {
 		return jsonBool(bv.Bool())
 	}
-	if by := first(v, "bytesValue", "bytes_value"); by.Exists() {
+	if by := First(v, "bytesValue", "bytes_value"); by.Exists() {
 		return Quote(by.String())
 	}
-	if arr := first(v, "arrayValue", "array_value"); arr.Exists() {
+	if arr := First(v, "arrayValue", "array_value"); arr.Exists() {
 		var l List
 		Each(arr.Get("values"), func(_, e gjson.Result) bool {
 			l = append(l, anyValue(e))
@@ -150,7 +150,7 @@ func anyValue(v gjson.Result) json.RawMessage {
 		}
 		return l.Raw()
 	}
-	if kv := first(v, "kvlistValue", "kvlist_value"); kv.Exists() {
+	if kv := First(v, "kvlistValue", "kvlist_value"); kv.Exists() {
 		var o Obj
 		Each(kv.Get("values"), func(_, e gjson.Result) bool {
 			o.Set(e.Get("key").String(), anyValue(e.Get("value")))
@@ -266,15 +266,15 @@ func sortKey(ts string) string {
 func (b *Builder) otelRecord(in *otelInput, where string, rec gjson.Result) error {
 	switch {
 	case rec.Get("resourceSpans").Exists() || rec.Get("resource_spans").Exists():
-		return b.otlpTraces(in, where, first(rec, "resourceSpans", "resource_spans"))
+		return b.otlpTraces(in, where, First(rec, "resourceSpans", "resource_spans"))
 	case rec.Get("resourceLogs").Exists() || rec.Get("resource_logs").Exists():
-		return b.otlpLogs(in, where, first(rec, "resourceLogs", "resource_logs"))
+		return b.otlpLogs(in, where, First(rec, "resourceLogs", "resource_logs"))
 	case rec.Get("spans").IsArray():
 		in.final = rec.Get("final_output")
 		var err error
 		i := 0
 		Each(rec.Get("spans"), func(_, s gjson.Result) bool {
-			err = b.sdkSpan(in, at(where, fmt.Sprintf("spans[%d]", i)), s)
+			err = b.sdkSpan(in, At(where, fmt.Sprintf("spans[%d]", i)), s)
 			i++
 			return err == nil
 		})
@@ -287,38 +287,38 @@ func (b *Builder) otelRecord(in *otelInput, where string, rec gjson.Result) erro
 
 func (b *Builder) otlpTraces(in *otelInput, where string, rss gjson.Result) error {
 	if !rss.IsArray() {
-		return b.Errorf(at(where, "resourceSpans"), "expected an array, got %s", kind(rss))
+		return b.Errorf(At(where, "resourceSpans"), "expected an array, got %s", kind(rss))
 	}
 	for i, rs := range Elems(rss) {
-		rsAt := at(where, fmt.Sprintf("resourceSpans[%d]", i))
-		res, err := b.keyValues(rs.Get("resource.attributes"), at(rsAt, "resource.attributes"))
+		rsAt := At(where, fmt.Sprintf("resourceSpans[%d]", i))
+		res, err := b.keyValues(rs.Get("resource.attributes"), At(rsAt, "resource.attributes"))
 		if err != nil {
 			return err
 		}
-		for j, ss := range Elems(first(rs, "scopeSpans", "scope_spans", "instrumentationLibrarySpans")) {
-			ssAt := at(rsAt, fmt.Sprintf("scopeSpans[%d]", j))
-			scope := first(ss, "scope", "instrumentationLibrary")
+		for j, ss := range Elems(First(rs, "scopeSpans", "scope_spans", "instrumentationLibrarySpans")) {
+			ssAt := At(rsAt, fmt.Sprintf("scopeSpans[%d]", j))
+			scope := First(ss, "scope", "instrumentationLibrary")
 			spans := ss.Get("spans")
 			if spans.Exists() && !spans.IsArray() {
-				return b.Errorf(at(ssAt, "spans"), "expected an array, got %s", kind(spans))
+				return b.Errorf(At(ssAt, "spans"), "expected an array, got %s", kind(spans))
 			}
 			for k, sp := range Elems(spans) {
-				spAt := at(ssAt, fmt.Sprintf("spans[%d]", k))
+				spAt := At(ssAt, fmt.Sprintf("spans[%d]", k))
 				if !sp.IsObject() {
 					return b.Errorf(spAt, "expected a span object, got %s", kind(sp))
 				}
-				a, err := b.keyValues(sp.Get("attributes"), at(spAt, "attributes"))
+				a, err := b.keyValues(sp.Get("attributes"), At(spAt, "attributes"))
 				if err != nil {
 					return err
 				}
 				s := &span{
 					where: spAt, order: len(in.spans), attrs: a, resource: res,
-					traceID:  first(sp, "traceId", "trace_id").String(),
-					spanID:   first(sp, "spanId", "span_id").String(),
-					parentID: first(sp, "parentSpanId", "parent_span_id").String(),
+					traceID:  First(sp, "traceId", "trace_id").String(),
+					spanID:   First(sp, "spanId", "span_id").String(),
+					parentID: First(sp, "parentSpanId", "parent_span_id").String(),
 					name:     sp.Get("name").String(),
-					start:    Timestamp(first(sp, "startTimeUnixNano", "start_time_unix_nano")),
-					end:      Timestamp(first(sp, "endTimeUnixNano", "end_time_unix_nano")),
+					start:    Timestamp(First(sp, "startTimeUnixNano", "start_time_unix_nano")),
+					end:      Timestamp(First(sp, "endTimeUnixNano", "end_time_unix_nano")),
 					scope:    scope.Get("name").String(),
 					scopeVer: scope.Get("version").String(),
 					rest: Rest(sp, "traceId", "trace_id", "spanId", "span_id", "parentSpanId", "parent_span_id",
@@ -327,14 +327,14 @@ func (b *Builder) otlpTraces(in *otelInput, where string, rss gjson.Result) erro
 				}
 				s.startKey = sortKey(s.start)
 				for e, ev := range Elems(sp.Get("events")) {
-					evAt := at(spAt, fmt.Sprintf("events[%d]", e))
-					ea, err := b.keyValues(ev.Get("attributes"), at(evAt, "attributes"))
+					evAt := At(spAt, fmt.Sprintf("events[%d]", e))
+					ea, err := b.keyValues(ev.Get("attributes"), At(evAt, "attributes"))
 					if err != nil {
 						return err
 					}
 					s.events = append(s.events, &event{
 						where: evAt, name: ev.Get("name").String(), attrs: ea,
-						ts:   Timestamp(first(ev, "timeUnixNano", "time_unix_nano")),
+						ts:   Timestamp(First(ev, "timeUnixNano", "time_unix_nano")),
 						rest: Rest(ev, "name", "attributes", "timeUnixNano", "time_unix_nano"),
 					})
 				}
@@ -357,32 +357,32 @@ func (b *Builder) addSpan(in *otelInput, s *span) {
 
 func (b *Builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error {
 	if !rls.IsArray() {
-		return b.Errorf(at(where, "resourceLogs"), "expected an array, got %s", kind(rls))
+		return b.Errorf(At(where, "resourceLogs"), "expected an array, got %s", kind(rls))
 	}
 	for i, rl := range Elems(rls) {
-		rlAt := at(where, fmt.Sprintf("resourceLogs[%d]", i))
-		for j, sl := range Elems(first(rl, "scopeLogs", "scope_logs")) {
-			slAt := at(rlAt, fmt.Sprintf("scopeLogs[%d]", j))
-			recs := first(sl, "logRecords", "log_records")
+		rlAt := At(where, fmt.Sprintf("resourceLogs[%d]", i))
+		for j, sl := range Elems(First(rl, "scopeLogs", "scope_logs")) {
+			slAt := At(rlAt, fmt.Sprintf("scopeLogs[%d]", j))
+			recs := First(sl, "logRecords", "log_records")
 			if recs.Exists() && !recs.IsArray() {
-				return b.Errorf(at(slAt, "logRecords"), "expected an array, got %s", kind(recs))
+				return b.Errorf(At(slAt, "logRecords"), "expected an array, got %s", kind(recs))
 			}
 			for k, lr := range Elems(recs) {
-				lrAt := at(slAt, fmt.Sprintf("logRecords[%d]", k))
+				lrAt := At(slAt, fmt.Sprintf("logRecords[%d]", k))
 				if !lr.IsObject() {
 					return b.Errorf(lrAt, "expected a log record object, got %s", kind(lr))
 				}
-				a, err := b.keyValues(lr.Get("attributes"), at(lrAt, "attributes"))
+				a, err := b.keyValues(lr.Get("attributes"), At(lrAt, "attributes"))
 				if err != nil {
 					return err
 				}
-				name := first(lr, "eventName", "event_name").String()
+				name := First(lr, "eventName", "event_name").String()
 				if name == "" {
 					name = a.str("event.name")
 				}
 				e := &event{
 					where: lrAt, name: name, attrs: a, log: true,
-					ts: Timestamp(first(lr, "timeUnixNano", "time_unix_nano", "observedTimeUnixNano")),
+					ts: Timestamp(First(lr, "timeUnixNano", "time_unix_nano", "observedTimeUnixNano")),
 					rest: Rest(lr, "eventName", "event_name", "attributes", "body", "timeUnixNano", "time_unix_nano",
 						"observedTimeUnixNano", "traceId", "trace_id", "spanId", "span_id"),
 				}
@@ -390,7 +390,7 @@ func (b *Builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error 
 					e.body = gjson.ParseBytes(anyValue(body))
 				}
 				in.logs = append(in.logs, e)
-				in.logIDs = append(in.logIDs, first(lr, "spanId", "span_id").String())
+				in.logIDs = append(in.logIDs, First(lr, "spanId", "span_id").String())
 			}
 		}
 	}
@@ -402,19 +402,19 @@ func (b *Builder) sdkSpan(in *otelInput, where string, sp gjson.Result) error {
 	if !sp.IsObject() {
 		return b.Errorf(where, "expected a span object, got %s", kind(sp))
 	}
-	a, err := b.keyValues(sp.Get("attributes"), at(where, "attributes"))
+	a, err := b.keyValues(sp.Get("attributes"), At(where, "attributes"))
 	if err != nil {
 		return err
 	}
-	res, err := b.keyValues(sp.Get("resource.attributes"), at(where, "resource.attributes"))
+	res, err := b.keyValues(sp.Get("resource.attributes"), At(where, "resource.attributes"))
 	if err != nil {
 		return err
 	}
 	s := &span{
 		where: where, order: len(in.spans), attrs: a, resource: res,
-		traceID:  sdkID(first(sp, "context.trace_id", "trace_id"), 32),
-		spanID:   sdkID(first(sp, "context.span_id", "span_id"), 16),
-		parentID: sdkID(first(sp, "parent.span_id", "parent_id"), 16),
+		traceID:  sdkID(First(sp, "context.trace_id", "trace_id"), 32),
+		spanID:   sdkID(First(sp, "context.span_id", "span_id"), 16),
+		parentID: sdkID(First(sp, "parent.span_id", "parent_id"), 16),
 		name:     sp.Get("name").String(),
 		start:    Timestamp(sp.Get("start_time")),
 		end:      Timestamp(sp.Get("end_time")),
@@ -424,8 +424,8 @@ func (b *Builder) sdkSpan(in *otelInput, where string, sp gjson.Result) error {
 	}
 	s.startKey = sortKey(s.start)
 	for e, ev := range Elems(sp.Get("events")) {
-		evAt := at(where, fmt.Sprintf("events[%d]", e))
-		ea, err := b.keyValues(ev.Get("attributes"), at(evAt, "attributes"))
+		evAt := At(where, fmt.Sprintf("events[%d]", e))
+		ea, err := b.keyValues(ev.Get("attributes"), At(evAt, "attributes"))
 		if err != nil {
 			return err
 		}
@@ -659,7 +659,7 @@ func (b *Builder) otelLLM(s *span) error {
 		turn.Meta.setDefault("model", Quote(rm))
 	}
 	turn.Meta.setDefault("usage", usage.Raw())
-	turn.failed = spanFailure(s)
+	turn.Failed = spanFailure(s)
 	b.Seen(s.start)
 	b.exchange(in, out)
 	b.countSpan(s, true, "")
@@ -668,7 +668,7 @@ func (b *Builder) otelLLM(s *span) error {
 
 // otelMessages finds a model call's input and output messages.
 func (b *Builder) otelMessages(s *span) (in, out []*Msg, err error) {
-	where := at(s.where, "attributes")
+	where := At(s.where, "attributes")
 	read := func(v gjson.Result, at string) ([]*Msg, error) {
 		if v.Type == gjson.String && gjson.Valid(v.Str) {
 			v = gjson.Parse(v.Str)
@@ -700,20 +700,20 @@ func (b *Builder) otelMessages(s *span) (in, out []*Msg, err error) {
 		if sys.Type == gjson.String && gjson.Valid(sys.Str) && strings.HasPrefix(strings.TrimSpace(sys.Str), "[") {
 			sys = gjson.Parse(sys.Str)
 		}
-		if err := b.readParts(m, sys, at(where, "gen_ai.system_instructions")); err != nil {
+		if err := b.readParts(m, sys, At(where, "gen_ai.system_instructions")); err != nil {
 			return nil, nil, err
 		}
 		in = append(in, m)
 	}
 	if inV.Exists() {
-		msgs, err := read(inV, at(where, "gen_ai.input.messages"))
+		msgs, err := read(inV, At(where, "gen_ai.input.messages"))
 		if err != nil {
 			return nil, nil, err
 		}
 		in = append(in, msgs...)
 	}
 	if outV.Exists() {
-		msgs, err := read(outV, at(where, "gen_ai.output.messages"))
+		msgs, err := read(outV, At(where, "gen_ai.output.messages"))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -738,7 +738,7 @@ func (b *Builder) otelMessages(s *span) (in, out []*Msg, err error) {
 		switch e.name {
 		case "gen_ai.choice":
 			e.used = true
-			m, err := b.readMsg(first(body, "message"), otelTable, e.where, "assistant")
+			m, err := b.readMsg(First(body, "message"), otelTable, e.where, "assistant")
 			if err != nil {
 				return nil, nil, err
 			}
@@ -746,14 +746,14 @@ func (b *Builder) otelMessages(s *span) (in, out []*Msg, err error) {
 			out = append(out, m)
 		case "gen_ai.content.prompt":
 			e.used = true
-			msgs, err := read(e.attrs.get("gen_ai.prompt"), at(e.where, "gen_ai.prompt"))
+			msgs, err := read(e.attrs.get("gen_ai.prompt"), At(e.where, "gen_ai.prompt"))
 			if err != nil {
 				return nil, nil, err
 			}
 			in = append(in, msgs...)
 		case "gen_ai.content.completion":
 			e.used = true
-			msgs, err := read(e.attrs.get("gen_ai.completion"), at(e.where, "gen_ai.completion"))
+			msgs, err := read(e.attrs.get("gen_ai.completion"), At(e.where, "gen_ai.completion"))
 			if err != nil {
 				return nil, nil, err
 			}
@@ -845,8 +845,8 @@ func indexedMsgs(a *attrs, prefix string) []*Msg {
 		m := byIndex[i]
 		if m.Role == "tool" && len(m.results) > 0 {
 			r := m.results[0]
-			r.Output, r.HasOut = m.Text, m.hasText
-			m.Text, m.hasText = "", false
+			r.Output, r.HasOut = m.Text, m.HasText
+			m.Text, m.HasText = "", false
 		}
 		out = append(out, m)
 	}
@@ -877,8 +877,8 @@ func agentOutput(o gjson.Result, typ string) *Msg {
 // status (with its message) or the semantic conventions' error.type.
 func spanFailure(s *span) *Failure {
 	status := gjson.ParseBytes(s.rest.Get("status"))
-	if code := first(status, "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
-		msg := first(status, "message", "description").String()
+	if code := First(status, "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
+		msg := First(status, "message", "description").String()
 		if msg == "" {
 			msg = s.attrs.str("error.type")
 		}
@@ -912,7 +912,7 @@ func (b *Builder) otelTool(s *span) {
 			break
 		}
 	}
-	r := &Result{ID: id, name: name, TS: s.start}
+	r := &Result{ID: id, Name: name, TS: s.start}
 	for _, k := range []string{"gen_ai.tool.call.result", "gen_ai.output", "output.value"} {
 		if v := s.attrs.get(k); v.Exists() {
 			r.Output, r.HasOut = str(v), true

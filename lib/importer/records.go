@@ -17,7 +17,7 @@ import (
 // at joins a record location and a path inside it: "line 3" and
 // "message" give "line 3: message", "[2].request" and "messages[0]" give
 // "[2].request.messages[0]".
-func at(where, sub string) string {
+func At(where, sub string) string {
 	switch {
 	case where == "":
 		return sub
@@ -34,7 +34,7 @@ func at(where, sub string) string {
 // wholeDoc parses data as one JSON document. It reports false, with no
 // error, when data looks like JSON Lines instead (its first line is a
 // complete JSON value and more follows).
-func (b *Builder) wholeDoc(data []byte) (gjson.Result, bool, error) {
+func (b *Builder) WholeDoc(data []byte) (gjson.Result, bool, error) {
 	if gjson.ValidBytes(data) {
 		if !utf8.Valid(data) {
 			return gjson.Result{}, false, b.Errorf(invalidUTF8At(data), "invalid UTF-8")
@@ -153,7 +153,7 @@ func jsonErrorShort(line []byte) string {
 // eachRecord calls fn for each record of data: the elements of a top-level
 // array, a lone top-level object, or the lines of JSON Lines.
 func (b *Builder) eachRecord(data []byte, fn func(where string, rec gjson.Result) error) error {
-	doc, whole, err := b.wholeDoc(data)
+	doc, whole, err := b.WholeDoc(data)
 	if err != nil {
 		return err
 	}

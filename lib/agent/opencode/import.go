@@ -1,4 +1,4 @@
-package importer
+package opencode
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/found"
+	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
@@ -35,8 +36,34 @@ import (
 // metadata; the session's info and todos in metadata.opencode, its
 // directory also as metadata.session.cwd.
 
-func importOpenCode(b *Builder, data []byte) error {
-	doc, whole, err := b.wholeDoc(data)
+// Format is OpenCode's sessions: an opencode export, or a session file
+// of its storage (what is beside it is read: Storage).
+var Format = importer.Format{Name: Name, Noun: "session", Session: true, Import: importOpenCode, FileTools: fileTools,
+	Match: match, Beside: beside}
+
+// Name is the format's name, as given to ctx-pack --from.
+const Name = "opencode"
+
+// match tells an export (its info names a project, and it has messages)
+// or a session file of the storage by the first record.
+func match(rec gjson.Result) bool {
+	has := func(p string) bool { return rec.Get(p).Exists() }
+	return rec.Get("info.projectID").Exists() && rec.Get("messages").IsArray() ||
+		has("projectID") && has("directory") && has("title") && rec.Get("time.created").Exists()
+}
+
+// beside reads the messages and parts of a session file of
+// OpenCode's storage: they are files beside it.
+func beside(name string) (importer.Beside, error) {
+	data, err := Storage(name)
+	if err != nil || data == nil {
+		return importer.Beside{}, err
+	}
+	return importer.Beside{Data: data, Note: "reading the session's messages and parts from OpenCode's storage"}, nil
+}
+
+func importOpenCode(b *importer.Builder, data []byte) error {
+	doc, whole, err := b.WholeDoc(data)
 	if err != nil {
 		return err
 	}
@@ -47,14 +74,14 @@ func importOpenCode(b *Builder, data []byte) error {
 	b.MapRecord()
 	if dir := info.Get("directory").String(); dir != "" {
 		b.Root(dir)
-		b.Meta.Set("session", Obj{{"cwd", Quote(dir)}}.Raw())
+		b.Meta.Set("session", importer.Obj{{K: "cwd", V: importer.Quote(dir)}}.Raw())
 	}
-	b.Seen(Timestamp(info.Get("time.created")))
-	var meta Obj
-	meta.Set("session", Raw(info))
-	meta.Set("todos", Raw(doc.Get("todos")))
+	b.Seen(importer.Timestamp(info.Get("time.created")))
+	var meta importer.Obj
+	meta.Set("session", importer.Raw(info))
+	meta.Set("todos", importer.Raw(doc.Get("todos")))
 	b.Meta.Set("opencode", meta.Raw())
-	for i, m := range Elems(doc.Get("messages")) {
+	for i, m := range importer.Elems(doc.Get("messages")) {
 		where := fmt.Sprintf("messages[%d]", i)
 		if err := openCodeMessage(b, m, where); err != nil {
 			return err
@@ -64,106 +91,106 @@ func importOpenCode(b *Builder, data []byte) error {
 	return nil
 }
 
-func openCodeMessage(b *Builder, m gjson.Result, where string) error {
+func openCodeMessage(b *importer.Builder, m gjson.Result, where string) error {
 	info := m.Get("info")
 	parts := m.Get("parts")
 	if !info.IsObject() || parts.Exists() && !parts.IsArray() {
 		return b.Errorf(where, "expected {info, parts}")
 	}
 	b.MapRecord()
-	ts := Timestamp(info.Get("time.created"))
+	ts := importer.Timestamp(info.Get("time.created"))
 	switch role := info.Get("role").String(); role {
 	case "user":
 		return openCodeUser(b, info, parts, ts, where)
 	case "assistant":
 		return openCodeAssistant(b, info, parts, ts, where)
 	default:
-		return b.Errorf(at(where, "info.role"), "expected \"user\" or \"assistant\", got %q", role)
+		return b.Errorf(importer.At(where, "info.role"), "expected \"user\" or \"assistant\", got %q", role)
 	}
 }
 
-func openCodeUser(b *Builder, info, parts gjson.Result, ts, where string) error {
+func openCodeUser(b *importer.Builder, info, parts gjson.Result, ts, where string) error {
 	if s := info.Get("system"); s.Type == gjson.String && s.Str != "" {
 		b.SystemPrompt(s.Str, nil)
 	}
-	user := &Msg{Role: "user", TS: ts, Meta: Rest(info, "role", "time.created", "system")}
-	harness := &Msg{Role: "harness", TS: ts}
+	user := &importer.Msg{Role: "user", TS: ts, Meta: importer.Rest(info, "role", "time.created", "system")}
+	harness := &importer.Msg{Role: "harness", TS: ts}
 	var media []execlog.Part
-	var other List
-	for _, p := range Elems(parts) {
+	var other importer.List
+	for _, p := range importer.Elems(parts) {
 		switch p.Get("type").String() {
 		case "text":
 			t := p.Get("text").String()
 			switch {
 			case p.Get("ignored").Type == gjson.True:
-				other = append(other, Raw(p))
+				other = append(other, importer.Raw(p))
 			case p.Get("synthetic").Type == gjson.True:
 				harness.AddText(t)
 			default:
 				user.AddText(t)
 			}
 		case "file":
-			if mt, d, ok := dataURL(p.Get("url").String()); ok {
-				part := execlog.Part{Type: PartType(mt), MediaType: mt, Content: execlog.Base64(d)}
+			if mt, d, ok := importer.DataURL(p.Get("url").String()); ok {
+				part := execlog.Part{Type: importer.PartType(mt), MediaType: mt, Content: execlog.Base64(d)}
 				if b.ValidBase64(part, d, where) {
 					media = append(media, part)
 					continue
 				}
 			}
-			other = append(other, Raw(p))
+			other = append(other, importer.Raw(p))
 		default:
-			other = append(other, Raw(p))
+			other = append(other, importer.Raw(p))
 		}
 	}
 	user.Meta.Set("parts", other.Raw())
 	if len(media) > 0 {
 		user.Parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(user.Text)}}, media...)
-		user.hasText = true
+		user.HasText = true
 	}
-	if user.hasText || len(harness.Text) == 0 {
-		user.hasText = true
+	if user.HasText || len(harness.Text) == 0 {
+		user.HasText = true
 		b.Add(user)
 	}
-	if harness.hasText {
-		b.Prompt("harness", harness.Text, Obj{{"synthetic", JSONTrue}}, ts)
+	if harness.HasText {
+		b.Prompt("harness", harness.Text, importer.Obj{{K: "synthetic", V: importer.JSONTrue}}, ts)
 	}
 	return nil
 }
 
 // openCodeAssistant adds an assistant message: one model call per step.
-func openCodeAssistant(b *Builder, info, parts gjson.Result, ts, where string) error {
+func openCodeAssistant(b *importer.Builder, info, parts gjson.Result, ts, where string) error {
 	model := info.Get("modelID").String()
 	b.SetModel(model)
 	if cwd := info.Get("path.cwd").String(); cwd != "" {
 		b.Root(cwd)
 	}
-	var params Obj
-	params.Set("model", Raw(info.Get("modelID")))
-	params.Set("provider", Raw(info.Get("providerID")))
-	msgMeta := Rest(info, "role", "modelID", "providerID", "tokens", "cost", "time.created", "error", "parentID", "sessionID")
+	var params importer.Obj
+	params.Set("model", importer.Raw(info.Get("modelID")))
+	params.Set("provider", importer.Raw(info.Get("providerID")))
+	msgMeta := importer.Rest(info, "role", "modelID", "providerID", "tokens", "cost", "time.created", "error", "parentID", "sessionID")
 	type turn struct {
-		m      *Msg
+		m      *importer.Msg
 		tools  []gjson.Result
 		finish gjson.Result
-		extra  List
+		extra  importer.List
 	}
 	var turns []*turn
 	cur := func() *turn {
 		if len(turns) == 0 {
-			turns = append(turns, &turn{m: &Msg{Role: "assistant"}})
+			turns = append(turns, &turn{m: &importer.Msg{Role: "assistant"}})
 		}
 		return turns[len(turns)-1]
 	}
-	for _, p := range Elems(parts) {
+	for _, p := range importer.Elems(parts) {
 		// A step's time is that of its first part that has one.
-		if t := Timestamp(first(p, "time.start", "state.time.start")); t != "" && len(turns) > 0 && cur().m.TS == "" {
+		if t := importer.Timestamp(importer.First(p, "time.start", "state.time.start")); t != "" && len(turns) > 0 && cur().m.TS == "" {
 			cur().m.TS = t
 		}
 		switch p.Get("type").String() {
 		case "step-start":
-			t := &turn{m: &Msg{Role: "assistant"}}
+			t := &turn{m: &importer.Msg{Role: "assistant"}}
 			if s := p.Get("snapshot"); s.Exists() {
-				t.m.Meta.Set("snapshot", Raw(s))
+				t.m.Meta.Set("snapshot", importer.Raw(s))
 			}
 			turns = append(turns, t)
 		case "step-finish":
@@ -175,7 +202,7 @@ func openCodeAssistant(b *Builder, info, parts gjson.Result, ts, where string) e
 		case "tool":
 			cur().tools = append(cur().tools, p)
 		default: // patch, snapshot, agent, retry, compaction, subtask
-			cur().extra = append(cur().extra, Raw(p))
+			cur().extra = append(cur().extra, importer.Raw(p))
 		}
 	}
 	if len(turns) == 0 {
@@ -187,13 +214,13 @@ func openCodeAssistant(b *Builder, info, parts gjson.Result, ts, where string) e
 		}
 		t.m.Params = params.Raw()
 		if i == 0 {
-			t.m.Meta = Join(msgMeta, t.m.Meta)
+			t.m.Meta = importer.Join(msgMeta, t.m.Meta)
 		}
 		t.m.Meta.Set("parts", t.extra.Raw())
 		var tokens, cost gjson.Result
 		if t.finish.Exists() {
 			tokens, cost = t.finish.Get("tokens"), t.finish.Get("cost")
-			t.m.Meta.Set("finish", Rest(t.finish, "type", "tokens", "cost", "id", "sessionID", "messageID").Raw())
+			t.m.Meta.Set("finish", importer.Rest(t.finish, "type", "tokens", "cost", "id", "sessionID", "messageID").Raw())
 		} else if len(turns) == 1 {
 			tokens, cost = info.Get("tokens"), info.Get("cost")
 		}
@@ -202,14 +229,14 @@ func openCodeAssistant(b *Builder, info, parts gjson.Result, ts, where string) e
 		}
 		if i == len(turns)-1 {
 			if e := info.Get("error"); e.Exists() {
-				t.m.failed = &Failure{Msg: strings.TrimSpace(e.Get("name").String() + ": " + e.Get("data.message").String())}
-				t.m.Meta.Set("error", Raw(e))
+				t.m.Failed = &importer.Failure{Msg: strings.TrimSpace(e.Get("name").String() + ": " + e.Get("data.message").String())}
+				t.m.Meta.Set("error", importer.Raw(e))
 			}
 		}
 		for _, tp := range t.tools {
 			st := tp.Get("state")
-			c := &Call{ID: tp.Get("callID").String(), Name: tp.Get("tool").String(), Args: Raw(st.Get("input")),
-				TS: Timestamp(st.Get("time.start")), Meta: Rest(tp, "type", "callID", "tool", "state", "id", "sessionID", "messageID")}
+			c := &importer.Call{ID: tp.Get("callID").String(), Name: tp.Get("tool").String(), Args: importer.Raw(st.Get("input")),
+				TS: importer.Timestamp(st.Get("time.start")), Meta: importer.Rest(tp, "type", "callID", "tool", "state", "id", "sessionID", "messageID")}
 			t.m.Calls = append(t.m.Calls, c)
 		}
 		b.Add(t.m)
@@ -225,35 +252,35 @@ func openCodeUsage(tokens, cost gjson.Result) []byte {
 	if !tokens.IsObject() {
 		return nil
 	}
-	var u Obj
-	u.Set("input_tokens", Raw(tokens.Get("input")))
-	u.Set("output_tokens", Raw(tokens.Get("output")))
-	u.Set("reasoning_tokens", Raw(tokens.Get("reasoning")))
-	u.Set("cache_read_input_tokens", Raw(tokens.Get("cache.read")))
-	u.Set("cache_creation_input_tokens", Raw(tokens.Get("cache.write")))
-	u.Set("total_tokens", Raw(tokens.Get("total")))
-	u.Set("cost", Raw(cost))
+	var u importer.Obj
+	u.Set("input_tokens", importer.Raw(tokens.Get("input")))
+	u.Set("output_tokens", importer.Raw(tokens.Get("output")))
+	u.Set("reasoning_tokens", importer.Raw(tokens.Get("reasoning")))
+	u.Set("cache_read_input_tokens", importer.Raw(tokens.Get("cache.read")))
+	u.Set("cache_creation_input_tokens", importer.Raw(tokens.Get("cache.write")))
+	u.Set("total_tokens", importer.Raw(tokens.Get("total")))
+	u.Set("cost", importer.Raw(cost))
 	return u.Raw()
 }
 
 // openCodeResult joins a tool part's state to its call.
-func openCodeResult(b *Builder, tp gjson.Result, where string) {
+func openCodeResult(b *importer.Builder, tp gjson.Result, where string) {
 	st := tp.Get("state")
-	r := &Result{ID: tp.Get("callID").String(), name: tp.Get("tool").String(), TS: Timestamp(st.Get("time.end"))}
+	r := &importer.Result{ID: tp.Get("callID").String(), Name: tp.Get("tool").String(), TS: importer.Timestamp(st.Get("time.end"))}
 	switch st.Get("status").String() {
 	case "completed":
 		r.SetOutput(st.Get("output"))
 		var media []execlog.Part
-		var other List
-		for _, a := range Elems(st.Get("attachments")) {
-			if mt, d, ok := dataURL(a.Get("url").String()); ok {
-				part := execlog.Part{Type: PartType(mt), MediaType: mt, Content: execlog.Base64(d)}
+		var other importer.List
+		for _, a := range importer.Elems(st.Get("attachments")) {
+			if mt, d, ok := importer.DataURL(a.Get("url").String()); ok {
+				part := execlog.Part{Type: importer.PartType(mt), MediaType: mt, Content: execlog.Base64(d)}
 				if b.ValidBase64(part, d, where) {
 					media = append(media, part)
 					continue
 				}
 			}
-			other = append(other, Raw(a))
+			other = append(other, importer.Raw(a))
 		}
 		if len(media) > 0 {
 			r.Parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(r.Text())}}, media...)
@@ -261,14 +288,14 @@ func openCodeResult(b *Builder, tp gjson.Result, where string) {
 		r.Meta.Set("attachments", other.Raw())
 		// A command that ran and exited non-zero completes: its exit
 		// code says it failed.
-		if e := st.Get("metadata.exit"); e.Type == gjson.Number && IsDigits(strings.TrimPrefix(e.Raw, "-")) && e.Raw != "0" {
-			r.IsError, r.Failure.ExitCode = true, Raw(e)
+		if e := st.Get("metadata.exit"); e.Type == gjson.Number && importer.IsDigits(strings.TrimPrefix(e.Raw, "-")) && e.Raw != "0" {
+			r.IsError, r.Failure.ExitCode = true, importer.Raw(e)
 		}
 	case "error":
 		r.IsError = true
 		r.Failure.Msg = st.Get("error").String()
-		if e := st.Get("metadata.exit"); e.Type == gjson.Number && IsDigits(strings.TrimPrefix(e.Raw, "-")) {
-			r.Failure.ExitCode = Raw(e)
+		if e := st.Get("metadata.exit"); e.Type == gjson.Number && importer.IsDigits(strings.TrimPrefix(e.Raw, "-")) {
+			r.Failure.ExitCode = importer.Raw(e)
 		}
 		if o := st.Get("metadata.output"); o.Type == gjson.String {
 			r.SetOutput(o) // an interrupted command's output so far
@@ -278,23 +305,23 @@ func openCodeResult(b *Builder, tp gjson.Result, where string) {
 	default: // pending, running: no result was recorded
 		return
 	}
-	r.Meta = Join(r.Meta, Rest(st, "status", "input", "output", "error", "attachments", "time.end"))
+	r.Meta = importer.Join(r.Meta, importer.Rest(st, "status", "input", "output", "error", "attachments", "time.end"))
 	b.Result(r)
 }
 
-// OpenCodeStorage reads a session from OpenCode's file storage: given
+// Storage reads a session from OpenCode's file storage: given
 // storage/session/<project>/<session>.json, it reads the session's
 // messages (storage/message/<session>/*.json) and their parts
 // (storage/part/<message>/*.json) and returns them as `opencode export`
 // prints them, ordered by id (OpenCode's ids sort by time). It returns
 // nil when name is not such a file.
-func OpenCodeStorage(name string) ([]byte, error) {
+func Storage(name string) ([]byte, error) {
 	dir := filepath.Dir(name)
 	storage := filepath.Dir(filepath.Dir(dir))
 	if filepath.Base(filepath.Dir(dir)) != "session" || filepath.Ext(name) != ".json" {
 		return nil, nil
 	}
-	info, err := found.ReadFile(name, found.Rule{What: "OpenCode session file", Max: MaxTranscript})
+	info, err := found.ReadFile(name, found.Rule{What: "OpenCode session file", Max: importer.MaxTranscript})
 	if err != nil {
 		return nil, err
 	}
@@ -347,7 +374,7 @@ func readJSONDir(dir, storage string) ([][]byte, error) {
 	sort.Strings(names)
 	var out [][]byte
 	for _, n := range names {
-		data, err := found.ReadFile(n, found.Rule{What: "OpenCode storage file", Max: MaxTranscript, Within: storage})
+		data, err := found.ReadFile(n, found.Rule{What: "OpenCode storage file", Max: importer.MaxTranscript, Within: storage})
 		if err != nil {
 			return nil, err
 		}
@@ -359,8 +386,8 @@ func readJSONDir(dir, storage string) ([][]byte, error) {
 	return out, nil
 }
 
-// openCodeFileTools are the tools that write files (Format.FileTools).
-var openCodeFileTools = map[string]FileTool{
+// fileTools are the tools that write files (importer.Format.FileTools).
+var fileTools = map[string]importer.FileTool{
 	"write": {Path: "filePath", Content: "content"},
 	"edit":  {Path: "filePath", Old: "oldString", New: "newString", All: "replaceAll"},
 }
