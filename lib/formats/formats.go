@@ -11,6 +11,7 @@ package formats
 import (
 	"github.com/ctx-tools/ctx/lib/agent/aider"
 	"github.com/ctx-tools/ctx/lib/agent/copilot"
+	"github.com/ctx-tools/ctx/lib/agent/gemini"
 	"github.com/ctx-tools/ctx/lib/agent/opencode"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/importer"
@@ -21,7 +22,7 @@ var All = importer.NewRegistry(
 	importer.ATIFFormat,
 	opencode.Format,
 	copilot.Format,
-	importer.GeminiCLIFormat,
+	gemini.Format,
 	importer.OTelGenAIFormat,
 	importer.LangSmithFormat,
 	importer.InspectFormat,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-tools/ctx/lib/agent/gemini"
 	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 )
@@ -140,5 +141,41 @@ func TestNotThisFormat(t *testing.T) {
 				t.Errorf("%s: error = %q\nwant %q", f, err, w)
 			}
 		}
+	}
+}
+
+// Logs of formats ctx does not import are named, whatever --from says.
+func TestNotImported(t *testing.T) {
+	for _, tt := range []struct{ data, what string }{
+		{`[{"sessionId":"s","messageId":0,"type":"user","message":"hi","timestamp":"2026-05-01T10:00:00Z"}]`, "a Gemini CLI prompt log (logs.json)"},
+	} {
+		_, err := formats.Detect("", []byte(tt.data))
+		var u *importer.UnsupportedError
+		if !errors.As(err, &u) || u.What != tt.what || u.ExitCode() != 1 || err.Error() != "this looks like "+tt.what+": not supported" {
+			t.Errorf("%s: Detect error %v, want %q", tt.data, err, tt.what)
+		}
+		for _, from := range []string{importer.Ctx, importer.Auto, importer.OpenAIChat} {
+			if _, err := formats.Choose(from, "x.json", []byte(tt.data)); !errors.As(err, &u) {
+				t.Errorf("%s: formats.Choose(%s) = %v", tt.data, from, err)
+			}
+		}
+	}
+	// Gemini CLI's chats and checkpoints, which look alike Chat
+	// Completions logs, are its own.
+	for _, data := range []string{
+		`{"sessionId":"s","projectHash":"ab","startTime":"2026-05-01T10:00:00Z","lastUpdated":"2026-05-01T10:00:00Z","messages":[{"id":"1","timestamp":"2026-05-01T10:00:00Z","type":"user","content":"hi"}]}`,
+		`{"messages":[{"id":"1","timestamp":"2026-05-01T10:00:00Z","type":"gemini","content":"hi","model":"gemini-2.5-pro"}]}`,
+		`[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"text":"hello"}]}]`,
+	} {
+		if f, err := formats.Detect("", []byte(data)); f != gemini.Name {
+			t.Errorf("%s: Detect = %q, %v", data, f, err)
+		}
+		if _, _, err := formats.Import(gemini.Name, []byte(data), importer.Options{}); err != nil {
+			t.Errorf("%s: %v", data, err)
+		}
+	}
+	// A Chat Completions request is still one.
+	if f, err := formats.Detect("", []byte(`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`)); f != importer.OpenAIChat {
+		t.Errorf("a chat request: %q, %v", f, err)
 	}
 }

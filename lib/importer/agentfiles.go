@@ -107,7 +107,7 @@ func (b *Builder) AgentFiles() {
 
 // fileName names a file as an output: relative to the working directory.
 func (b *Builder) fileName(p string) (string, bool) {
-	if rel, ok := relPath(p, b.roots); ok {
+	if rel, ok := relPath(p, b.Roots); ok {
 		p = rel
 	}
 	p = path.Clean(p)

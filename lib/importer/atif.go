@@ -71,7 +71,7 @@ func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int
 	}
 	steps := t.Get("steps")
 	if !steps.IsArray() {
-		return b.Errorf(At(where, "steps"), "expected an array of steps, got %s", kind(steps))
+		return b.Errorf(At(where, "steps"), "expected an array of steps, got %s", Kind(steps))
 	}
 	model := t.Get("agent.model_name").String()
 	b.SetModel(model)
@@ -101,7 +101,7 @@ func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int
 	for i, st := range Elems(steps) {
 		w := At(where, fmt.Sprintf("steps[%d]", i))
 		if !st.IsObject() {
-			return b.Errorf(w, "expected a step object, got %s", kind(st))
+			return b.Errorf(w, "expected a step object, got %s", Kind(st))
 		}
 		source := st.Get("source").String()
 		switch {
@@ -165,7 +165,7 @@ func kindOrValue(r gjson.Result) string {
 	if r.Type == gjson.String {
 		return strconv.Quote(r.Str)
 	}
-	return kind(r)
+	return Kind(r)
 }
 
 // keepAll returns every member of o but those in skip, empty ones too.
@@ -301,7 +301,7 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 	for i, tc := range Elems(st.Get("tool_calls")) {
 		cw := At(w, fmt.Sprintf("tool_calls[%d]", i))
 		if !tc.IsObject() {
-			return nil, b.Errorf(cw, "expected a tool call object, got %s", kind(tc))
+			return nil, b.Errorf(cw, "expected a tool call object, got %s", Kind(tc))
 		}
 		id := tc.Get("tool_call_id").String()
 		var cm Obj
@@ -323,13 +323,13 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 		}
 	}
 	if t := st.Get("tool_calls"); t.Exists() && !t.IsArray() {
-		return nil, b.Errorf(At(w, "tool_calls"), "expected an array, got %s", kind(t))
+		return nil, b.Errorf(At(w, "tool_calls"), "expected an array, got %s", Kind(t))
 	}
 	var refs []atifRef
 	var loose List
 	obs := st.Get("observation")
 	if obs.Exists() && !obs.IsObject() {
-		return nil, b.Errorf(At(w, "observation"), "expected an object, got %s", kind(obs))
+		return nil, b.Errorf(At(w, "observation"), "expected an object, got %s", Kind(obs))
 	}
 	if o := keepAll(obs, "results"); o != nil {
 		meta.Set("observation", o.Raw())
@@ -337,7 +337,7 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 	for i, r := range Elems(obs.Get("results")) {
 		rw := At(w, fmt.Sprintf("observation.results[%d]", i))
 		if !r.IsObject() {
-			return nil, b.Errorf(rw, "expected a result object, got %s", kind(r))
+			return nil, b.Errorf(rw, "expected a result object, got %s", Kind(r))
 		}
 		id := r.Get("source_call_id").String()
 		c := calls[id]
@@ -483,7 +483,7 @@ func (a *atifImport) content(v gjson.Result, w string) (atifContent, error) {
 		c.text = v.Str
 		return c, nil
 	case !v.IsArray():
-		return c, a.b.Errorf(w, "expected a string or an array of content parts, got %s", kind(v))
+		return c, a.b.Errorf(w, "expected a string or an array of content parts, got %s", Kind(v))
 	}
 	c.parts = []execlog.Part{}
 	for i, p := range Elems(v) {
@@ -493,7 +493,7 @@ func (a *atifImport) content(v gjson.Result, w string) (atifContent, error) {
 		case "text":
 			t := p.Get("text")
 			if t.Type != gjson.String {
-				return c, a.b.Errorf(At(pw, "text"), "expected a string, got %s", kind(t))
+				return c, a.b.Errorf(At(pw, "text"), "expected a string, got %s", Kind(t))
 			}
 			c.parts = append(c.parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(t.Str)})
 			if len(keepAll(p, "type", "text")) == 0 {

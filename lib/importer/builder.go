@@ -113,7 +113,7 @@ type Msg struct {
 	HasText   bool
 	Reasoning []string
 	Calls     []*Call
-	results   []*Result
+	Results   []*Result
 	TS        string
 	Params    json.RawMessage // request parameters, for a model turn
 	Parts     []execlog.Part  // the content as parts, when it holds more than text
@@ -273,7 +273,7 @@ func (r *Result) SetOutput(v gjson.Result) {
 		r.lit, r.Output = v.Raw, ""
 		return
 	}
-	r.Output = str(v)
+	r.Output = Str(v)
 }
 
 // text returns the output.
@@ -318,7 +318,7 @@ func (m *Msg) identity() string {
 				sb.Write(c.Args)
 			}
 		}
-		for _, r := range m.results {
+		for _, r := range m.Results {
 			sb.WriteString("\x00r")
 			sb.WriteString(r.Text())
 		}
@@ -360,14 +360,14 @@ type Builder struct {
 	metaList    map[string]List // built by appendMeta
 	unmatched   List
 	history     []*Msg   // the conversation so far
-	roots       []string // working directories to make path parameters relative to
+	Roots       []string // working directories to make path parameters relative to
 	attachments map[string]string
 	workspace   *workspace // files the session read and wrote (claudeCodeWorkspace)
 
 	resumed         int                // lines a checkpoint covered (resume.go)
 	memo            *objectMemo        // the objects of the transcript's literals (resume.go)
 	pending         *pendingCheckpoint // the checkpoint to write once the import succeeds
-	records, Mapped int
+	Records, Mapped int
 	skipped         map[string]int
 	lost            map[string]map[string]int // kind -> what it held -> records skipped holding work (lose)
 	warnings        []string
@@ -398,13 +398,13 @@ func (b *Builder) Errorf(where, format string, a ...any) error {
 
 // skip counts a record that has no place in the log.
 func (b *Builder) Skip(reason string) {
-	b.records++
+	b.Records++
 	b.skipped[reason]++
 }
 
 // mapRecord counts a record that went into the log.
 func (b *Builder) MapRecord() {
-	b.records++
+	b.Records++
 	b.Mapped++
 }
 
@@ -457,12 +457,12 @@ func (b *Builder) Root(dir string) {
 	if strings.Count(dir, "/")+strings.Count(dir, `\`) == 0 || len(dir) < 2 {
 		return // "/" or a relative directory: nothing to strip safely
 	}
-	for _, r := range b.roots {
+	for _, r := range b.Roots {
 		if _, ok := pathUnder(dir, r); ok {
 			return
 		}
 	}
-	b.roots = append(b.roots, dir)
+	b.Roots = append(b.Roots, dir)
 }
 
 // seen notes a timestamp for the run's start time.
@@ -535,7 +535,7 @@ func (b *Builder) Add(m *Msg) {
 		b.turn(m)
 	default: // user, tool
 		switch {
-		case m.HasText || len(m.results) == 0 && len(m.Meta) > 0:
+		case m.HasText || len(m.Results) == 0 && len(m.Meta) > 0:
 			role := m.Role
 			if role == "tool" || role == "" {
 				role = "user"
@@ -546,11 +546,11 @@ func (b *Builder) Add(m *Msg) {
 				b.Prompt(role, m.Text, m.Meta, m.TS)
 			}
 		case len(m.Meta) > 0:
-			for _, r := range m.results {
+			for _, r := range m.Results {
 				r.Meta = Join(r.Meta, m.Meta)
 			}
 		}
-		for _, r := range m.results {
+		for _, r := range m.Results {
 			if r.TS == "" {
 				r.TS = m.TS
 			}
@@ -631,7 +631,7 @@ func (b *Builder) turn(m *Msg) {
 		b.Call(c, m.TS)
 	}
 	// Results a model's own message holds for calls made earlier.
-	for _, r := range m.results {
+	for _, r := range m.Results {
 		if r.TS == "" {
 			r.TS = m.TS
 		}
@@ -867,7 +867,7 @@ func (b *Builder) toolRun(id, name string, params json.RawMessage, out *string, 
 }
 
 func (b *Builder) report() Report {
-	r := Report{Format: b.format, Records: b.records, Mapped: b.Mapped, Resumed: b.resumed}
+	r := Report{Format: b.format, Records: b.Records, Mapped: b.Mapped, Resumed: b.resumed}
 	for reason, n := range b.skipped {
 		r.Skipped += n
 		r.Reasons = append(r.Reasons, fmt.Sprintf("%s: %d", reason, n))

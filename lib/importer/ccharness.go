@@ -51,7 +51,7 @@ type harness struct {
 // before m, which keeps the rest. Tool results are never prompts and are
 // left as they are.
 func (h *harness) classify(b *Builder, where string, m *Msg, c gjson.Result, mk ccMarks) *Msg {
-	if len(m.results) > 0 {
+	if len(m.Results) > 0 {
 		return nil
 	}
 	// The text blocks, and the kind of the tag each opens with.
@@ -309,7 +309,7 @@ func ccOnce(b *Builder, msgs []*Msg, src map[*Msg]ccSource, agent map[*Msg]strin
 		case "queued":
 			for _, n := range msgs[i+1:] {
 				ns := src[n]
-				if ns.kind != "user" || n.Role != "user" || len(n.results) > 0 || agent[n] != agent[m] {
+				if ns.kind != "user" || n.Role != "user" || len(n.Results) > 0 || agent[n] != agent[m] {
 					continue
 				}
 				if n.HasText && m.HasText && n.Text == m.Text && len(n.Parts) == 0 && len(m.Parts) == 0 {
@@ -337,7 +337,7 @@ func ccOnce(b *Builder, msgs []*Msg, src map[*Msg]ccSource, agent map[*Msg]strin
 
 // unmap counts a record already counted as mapped as skipped instead.
 func unmap(b *Builder, reason string) {
-	b.records--
+	b.Records--
 	b.Mapped--
 	b.Skip(reason)
 }

@@ -81,10 +81,10 @@ func importClaudeCode(b *Builder, data []byte) error {
 		save: func() *saved { return &saved{C: &c.ccState, WS: ws} },
 		workspace: func(from, to int) {
 			switch {
-			case len(b.opts.Subagents) > 0 || len(b.roots) == 0:
+			case len(b.opts.Subagents) > 0 || len(b.Roots) == 0:
 				ws = nil
 			case ws == nil:
-				ws = newCCWorkspace(b.roots[0])
+				ws = newCCWorkspace(b.Roots[0])
 				ws.read(data[:to])
 			default:
 				ws.read(data[from:to])
@@ -119,7 +119,7 @@ func importClaudeCode(b *Builder, data []byte) error {
 		}
 	}
 	ccAbsorbed(b, c.absorbed, c.src)
-	if b.Mapped == 0 && b.records > 0 {
+	if b.Mapped == 0 && b.Records > 0 {
 		return b.Errorf("", "not %s: no line is a user, assistant or summary record", b.f.Describe())
 	}
 	if v := c.session.get("version"); v.Type == gjson.String {
@@ -145,8 +145,8 @@ func importClaudeCode(b *Builder, data []byte) error {
 	switch {
 	case ws != nil:
 		b.workspace = ws.done()
-	case len(b.roots) > 0:
-		b.workspace = claudeCodeWorkspace(interleaveLines(transcripts), b.roots[0])
+	case len(b.Roots) > 0:
+		b.workspace = claudeCodeWorkspace(interleaveLines(transcripts), b.Roots[0])
 	}
 	return nil
 }
@@ -305,7 +305,7 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		return nil
 	}
 	if !c.message.IsObject() {
-		return b.Errorf(At(where, "message"), "expected an object, got %s", kind(c.message))
+		return b.Errorf(At(where, "message"), "expected an object, got %s", Kind(c.message))
 	}
 	m, err := b.readMsg(c.message, anthropicTable, At(where, "message"), c.typ.String())
 	if err != nil {
@@ -336,7 +336,7 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		return nil
 	}
 	model := c.message.Get("model").String()
-	if model == ccSynthetic && len(m.Calls) == 0 && len(m.results) == 0 {
+	if model == ccSynthetic && len(m.Calls) == 0 && len(m.Results) == 0 {
 		// No model wrote it: the harness's notice (an API error, a
 		// rate limit), a prompt of the harness, never a model turn.
 		m.Role = HarnessRole
@@ -380,7 +380,7 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		}
 		prev.Reasoning = append(prev.Reasoning, m.Reasoning...)
 		prev.Calls = append(prev.Calls, m.Calls...)
-		prev.results = append(prev.results, m.results...)
+		prev.Results = append(prev.Results, m.Results...)
 		joinOwnResults(prev)
 		if m.HasText || len(m.Reasoning) > 0 || len(m.Calls) == 0 {
 			if ts != "" {
@@ -402,7 +402,7 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 // ccExitCodes gives each failed result of m the exit code its text
 // states (claudecode.ExitCode: a Bash command's "Exit code N").
 func ccExitCodes(m *Msg) {
-	for _, r := range m.results {
+	for _, r := range m.Results {
 		if !r.IsError || r.Failure.ExitCode != nil {
 			continue
 		}
@@ -451,7 +451,7 @@ func isTask(c *Call) bool { return c.Name == "Task" || c.Name == "Agent" }
 // line notes one transcript line's message m.
 func (sc *sidechains) line(m *Msg, ln ccLine) {
 	if ln.resultAgent != "" {
-		for _, r := range m.results {
+		for _, r := range m.Results {
 			sc.byAgent[ln.resultAgent] = r.ID
 		}
 	}
@@ -527,7 +527,7 @@ func (sc *sidechains) add(b *Builder, m *Msg) {
 		b.Add(m)
 		return
 	}
-	if m.Role != "assistant" && m.HasText && len(m.results) == 0 {
+	if m.Role != "assistant" && m.HasText && len(m.Results) == 0 {
 		// The subagent's prompt: its Task call's input, not the user's.
 		p := Join(Obj{{"content", Quote(m.Text)}}, m.Meta)
 		if m.Role == HarnessRole {
@@ -614,10 +614,10 @@ func (d *distinct) raw() []byte {
 // the part. One the tool result's content lacks is added to its parts.
 func withoutPartCopies(line Obj, m *Msg) Obj {
 	tur := line.Get("toolUseResult")
-	if tur == nil || len(m.results) != 1 || !bytes.Contains(tur, []byte(`"base64"`)) && !bytes.Contains(tur, []byte(`"data"`)) {
+	if tur == nil || len(m.Results) != 1 || !bytes.Contains(tur, []byte(`"base64"`)) && !bytes.Contains(tur, []byte(`"data"`)) {
 		return line
 	}
-	r := m.results[0]
+	r := m.Results[0]
 	at := func(b64 string, p execlog.Part) int {
 		for i, have := range r.Parts {
 			if t, ok := have.Content.Base64Text(); ok && t == b64 {

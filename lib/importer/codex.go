@@ -53,10 +53,10 @@ func importCodex(b *Builder, data []byte) error {
 		save: func() *saved { return &saved{X: &x.codexState, XW: ws} },
 		workspace: func(from, to int) {
 			switch {
-			case len(b.roots) == 0:
+			case len(b.Roots) == 0:
 				ws = nil
 			case ws == nil:
-				ws = newCodexWorkspaceReader(b.roots[0])
+				ws = newCodexWorkspaceReader(b.Roots[0])
 				ws.read(data[:to])
 			default:
 				ws.read(data[from:to])
@@ -66,7 +66,7 @@ func importCodex(b *Builder, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if b.Mapped == 0 && b.records > 0 {
+	if b.Mapped == 0 && b.Records > 0 {
 		return b.Errorf("", "not %s: no line is a session_meta, turn_context or response_item record", b.f.Describe())
 	}
 	var contexts List
@@ -80,7 +80,7 @@ func importCodex(b *Builder, data []byte) error {
 	}
 	answered := map[string]bool{}
 	for _, m := range msgs {
-		for _, r := range m.results {
+		for _, r := range m.Results {
 			answered[r.ID] = true
 			codexExit(r, x.execs[r.ID])
 			if ts := x.execTS[r.ID]; ts != "" && x.execs[r.ID].Exists() {
@@ -111,7 +111,7 @@ func importCodex(b *Builder, data []byte) error {
 		}
 		codexExit(r, e)
 		r.Meta.Set("output_from", Quote(endKey(e)))
-		msgs = append(msgs, &Msg{Role: "tool", results: []*Result{r}})
+		msgs = append(msgs, &Msg{Role: "tool", Results: []*Result{r}})
 	}
 	takeUsages(msgs)
 	for _, m := range msgs {
@@ -145,7 +145,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 	switch typ {
 	case "session_meta":
 		if !payload.IsObject() {
-			return b.Errorf(payloadAt, "expected an object, got %s", kind(payload))
+			return b.Errorf(payloadAt, "expected an object, got %s", Kind(payload))
 		}
 		if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
 			b.Root(cwd.Str)
@@ -166,7 +166,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 		b.MapRecord()
 	case "turn_context":
 		if !payload.IsObject() {
-			return b.Errorf(payloadAt, "expected an object, got %s", kind(payload))
+			return b.Errorf(payloadAt, "expected an object, got %s", Kind(payload))
 		}
 		if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
 			b.Root(cwd.Str)

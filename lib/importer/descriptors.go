@@ -29,9 +29,6 @@ var (
 	// CodexFormat is Codex CLI rollouts.
 	CodexFormat = Format{Name: Codex, Noun: "session", Session: true, Import: importCodex, Kinds: codexKinds,
 		Match: matchCodex, Resumable: true}
-	// GeminiCLIFormat is Gemini CLI saved sessions and stream-json
-	// transcripts.
-	GeminiCLIFormat = Format{Name: GeminiCLI, Noun: "session", Session: true, Import: importGemini, FileTools: geminiFileTools, Match: matchGemini}
 )
 
 // claudeCodeBeside reads a session's subagents' transcripts.

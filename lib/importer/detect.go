@@ -26,42 +26,8 @@ var codexTypes = map[string]bool{
 	"turn_context": true, "compacted": true,
 }
 
-// geminiChat reports whether rec is a Gemini CLI chat whose messages are
-// MessageRecords (type "user", "gemini", "info", …, an id and content,
-// no role): a messages array, as a Chat Completions request has.
-func geminiChat(rec gjson.Result) bool {
-	m := rec.Get("messages.0")
-	switch m.Get("type").String() {
-	case "user", "gemini", "info", "error", "warning":
-		return !m.Get("role").Exists() && m.Get("id").Exists() && m.Get("content").Exists()
-	}
-	return false
-}
-
-// geminiEvent reports whether rec is an event of Gemini CLI's headless
-// transcript (gemini -p … --output-format stream-json), whichever comes
-// first: each has a type and a timestamp string; a message's content is
-// a string (an Anthropic message's is a list of blocks, and it has no
-// timestamp), a tool event names its call by tool_id.
-func geminiEvent(rec gjson.Result) bool {
-	if rec.Get("timestamp").Type != gjson.String {
-		return false
-	}
-	switch rec.Get("type").String() {
-	case "init":
-		return rec.Get("session_id").Exists() && rec.Get("model").Exists()
-	case "message":
-		return rec.Get("role").Type == gjson.String && rec.Get("content").Type == gjson.String
-	case "tool_use":
-		return rec.Get("tool_id").Exists() && rec.Get("tool_name").Exists()
-	case "tool_result":
-		return rec.Get("tool_id").Exists() && rec.Get("status").Exists()
-	}
-	return false
-}
-
 // firstRecord returns the first record of data without parsing the rest.
-func firstRecord(data []byte) (gjson.Result, bool) {
+func FirstRecord(data []byte) (gjson.Result, bool) {
 	data = bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(data) == 0 {
 		return gjson.Result{}, false
@@ -91,17 +57,6 @@ func firstRecord(data []byte) (gjson.Result, bool) {
 
 func matchATIF(rec gjson.Result) bool {
 	return strings.HasPrefix(rec.Get("schema_version").String(), "ATIF-") && rec.Get("steps").Exists()
-}
-
-func matchGemini(rec gjson.Result) bool {
-	has := func(p string) bool { return rec.Get(p).Exists() }
-	switch {
-	case rec.Get("history.0.parts").IsArray() || has("role") && rec.Get("parts").IsArray():
-		return true // a checkpoint: {history: Content[]}, or the list alone
-	case geminiChat(rec):
-		return true
-	}
-	return has("sessionId") && has("projectHash") || geminiEvent(rec)
 }
 
 func matchOTel(rec gjson.Result) bool {

@@ -61,7 +61,7 @@ func (b *Builder) importExchanges(data []byte, a *api) error {
 		}
 		if req.Exists() {
 			if !req.IsObject() {
-				return b.Errorf(reqAt, "expected a request object, got %s", kind(req))
+				return b.Errorf(reqAt, "expected a request object, got %s", Kind(req))
 			}
 			if reqMsgs, params, err = a.request(b, req, reqAt); err != nil {
 				return err
@@ -69,7 +69,7 @@ func (b *Builder) importExchanges(data []byte, a *api) error {
 		}
 		if resp.Exists() {
 			if !resp.IsObject() {
-				return b.Errorf(respAt, "expected a response object, got %s", kind(resp))
+				return b.Errorf(respAt, "expected a response object, got %s", Kind(resp))
 			}
 			if respMsgs, err = a.response(b, resp, respAt, !req.Exists()); err != nil {
 				return err
@@ -223,7 +223,7 @@ var chatAPI = &api{
 	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error) {
 		choices := resp.Get("choices")
 		if choices.Exists() && !choices.IsArray() {
-			return nil, b.Errorf(At(where, "choices"), "expected an array, got %s", kind(choices))
+			return nil, b.Errorf(At(where, "choices"), "expected an array, got %s", Kind(choices))
 		}
 		choice := choices.Get("0")
 		var m *Msg
@@ -355,14 +355,14 @@ var responsesAPI = &api{
 			}
 			msgs = append(msgs, items.done()...)
 		case in.Exists() && in.Type != gjson.Null:
-			return nil, nil, b.Errorf(At(where, "input"), "expected a string or an array of items, got %s", kind(in))
+			return nil, nil, b.Errorf(At(where, "input"), "expected a string or an array of items, got %s", Kind(in))
 		}
 		return msgs, Rest(req, "input", "instructions"), nil
 	},
 	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error) {
 		out := resp.Get("output")
 		if out.Exists() && !out.IsArray() {
-			return nil, b.Errorf(At(where, "output"), "expected an array, got %s", kind(out))
+			return nil, b.Errorf(At(where, "output"), "expected an array, got %s", Kind(out))
 		}
 		items := &itemReader{b: b, oneTurn: true}
 		var err error
@@ -475,7 +475,7 @@ var outputMembers = map[string]string{"tool_search_output": "tools"}
 
 func (r *itemReader) add(item gjson.Result, where, ts string) error {
 	if !item.IsObject() {
-		return r.b.Errorf(where, "expected an item object, got %s", kind(item))
+		return r.b.Errorf(where, "expected an item object, got %s", Kind(item))
 	}
 	typ := item.Get("type").String()
 	if typ == "" && item.Get("role").Exists() {
@@ -556,7 +556,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		if typ != "function_call_output" {
 			res.Meta.SetString("type", typ)
 		}
-		r.out = append(r.out, &Msg{Role: "tool", TS: ts, results: []*Result{res}})
+		r.out = append(r.out, &Msg{Role: "tool", TS: ts, Results: []*Result{res}})
 	default:
 		spec, ok := itemCalls[typ]
 		if !ok {
@@ -627,7 +627,7 @@ func outputText(o gjson.Result) string {
 			return flatText(o)
 		}
 	}
-	return str(o)
+	return Str(o)
 }
 
 // listOf parses a raw JSON array held in metadata back into a list.

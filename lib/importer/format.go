@@ -160,7 +160,7 @@ func (r *Registry) Detect(name string, data []byte) (string, error) {
 	if Blank(data) {
 		return "", &DetectError{Name: name, Reason: "it is empty", Known: r.names}
 	}
-	rec, ok := firstRecord(data)
+	rec, ok := FirstRecord(data)
 	if !ok {
 		return "", &DetectError{Name: name, Reason: "it is not JSON", Known: r.names}
 	}

@@ -14,7 +14,6 @@ const (
 	ATIF            = "atif"
 	ClaudeCode      = "claude-code"
 	Codex           = "codex"
-	GeminiCLI       = "gemini-cli"
 	Inspect         = "inspect"
 	LangSmith       = "langsmith"
 	OpenAIChat      = "openai-chat"
@@ -152,7 +151,7 @@ func (f Format) RunLog(data []byte, opts Options) (*execlog.Log, Report, error) 
 	if err := f.Import(b, data); err != nil {
 		return nil, Report{Format: format}, err
 	}
-	if b.records == 0 {
+	if b.Records == 0 {
 		return nil, Report{Format: format}, b.Errorf("", "the input holds no records")
 	}
 	l := b.log()

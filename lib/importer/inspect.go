@@ -67,7 +67,7 @@ func importInspect(b *Builder, data []byte) error {
 	defer b.SetModel(requested)
 	samples := doc.Get("samples")
 	if samples.Exists() && !samples.IsArray() {
-		return b.Errorf("samples", "expected an array, got %s", kind(samples))
+		return b.Errorf("samples", "expected an array, got %s", Kind(samples))
 	}
 	arr := Elems(samples)
 	for i, s := range arr {
@@ -226,7 +226,7 @@ func (b *Builder) inspectHeader(h gjson.Result, where string) string {
 // inspectSample adds one sample's conversation.
 func (b *Builder) inspectSample(s gjson.Result, where string, several bool) error {
 	if !s.IsObject() {
-		return b.Errorf(where, "expected a sample object, got %s", kind(s))
+		return b.Errorf(where, "expected a sample object, got %s", Kind(s))
 	}
 	b.newConversation()
 	Each(s.Get("attachments"), func(k, v gjson.Result) bool {
@@ -330,7 +330,7 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 			}
 		}
 		if m.Role == "tool" {
-			for _, r := range m.results {
+			for _, r := range m.Results {
 				if e, ok := tools[r.ID]; ok && r.ID != "" {
 					// A tool event whose call is not among the messages.
 					b.MapRecord()

@@ -309,7 +309,7 @@ func First(r gjson.Result, paths ...string) gjson.Result {
 
 // str returns r as a string: a JSON string's value, or the JSON text of
 // anything else but null.
-func str(r gjson.Result) string {
+func Str(r gjson.Result) string {
 	switch r.Type {
 	case gjson.String:
 		return r.Str
@@ -344,7 +344,7 @@ func flatText(r gjson.Result) string {
 		return r.Str
 	}
 	if !r.IsArray() {
-		return str(r)
+		return Str(r)
 	}
 	var parts []string
 	Each(r, func(_, p gjson.Result) bool {

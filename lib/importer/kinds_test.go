@@ -2,7 +2,6 @@ package importer
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -241,41 +240,5 @@ func TestDetectClaudeCodeFirstRecords(t *testing.T) {
 		if f, err := Detect("", []byte(data)); f != ClaudeCode {
 			t.Errorf("%s: Detect = %q, %v", first, f, err)
 		}
-	}
-}
-
-// Logs of formats ctx does not import are named, whatever --from says.
-func TestNotImported(t *testing.T) {
-	for _, tt := range []struct{ data, what string }{
-		{`[{"sessionId":"s","messageId":0,"type":"user","message":"hi","timestamp":"2026-05-01T10:00:00Z"}]`, "a Gemini CLI prompt log (logs.json)"},
-	} {
-		_, err := Detect("", []byte(tt.data))
-		var u *UnsupportedError
-		if !errors.As(err, &u) || u.What != tt.what || u.ExitCode() != 1 || err.Error() != "this looks like "+tt.what+": not supported" {
-			t.Errorf("%s: Detect error %v, want %q", tt.data, err, tt.what)
-		}
-		for _, from := range []string{Ctx, Auto, OpenAIChat} {
-			if _, err := Choose(from, "x.json", []byte(tt.data)); !errors.As(err, &u) {
-				t.Errorf("%s: Choose(%s) = %v", tt.data, from, err)
-			}
-		}
-	}
-	// Gemini CLI's chats and checkpoints, which look alike Chat
-	// Completions logs, are its own.
-	for _, data := range []string{
-		`{"sessionId":"s","projectHash":"ab","startTime":"2026-05-01T10:00:00Z","lastUpdated":"2026-05-01T10:00:00Z","messages":[{"id":"1","timestamp":"2026-05-01T10:00:00Z","type":"user","content":"hi"}]}`,
-		`{"messages":[{"id":"1","timestamp":"2026-05-01T10:00:00Z","type":"gemini","content":"hi","model":"gemini-2.5-pro"}]}`,
-		`[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"text":"hello"}]}]`,
-	} {
-		if f, err := Detect("", []byte(data)); f != GeminiCLI {
-			t.Errorf("%s: Detect = %q, %v", data, f, err)
-		}
-		if _, _, err := Import(GeminiCLI, []byte(data), Options{}); err != nil {
-			t.Errorf("%s: %v", data, err)
-		}
-	}
-	// A Chat Completions request is still one.
-	if f, err := Detect("", []byte(`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`)); f != OpenAIChat {
-		t.Errorf("a chat request: %q, %v", f, err)
 	}
 }

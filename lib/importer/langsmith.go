@@ -30,7 +30,7 @@ func importLangSmith(b *Builder, data []byte) error {
 	var order []*lsRun
 	add := func(where string, rec gjson.Result) error {
 		if !rec.IsObject() {
-			return b.Errorf(where, "expected a run object, got %s", kind(rec))
+			return b.Errorf(where, "expected a run object, got %s", Kind(rec))
 		}
 		key := rec.Get("id").String()
 		if key == "" {
@@ -66,7 +66,7 @@ func importLangSmith(b *Builder, data []byte) error {
 				continue
 			}
 			if !part.v.IsArray() {
-				return b.Errorf(At(where, part.name), "expected an array of runs, got %s", kind(part.v))
+				return b.Errorf(At(where, part.name), "expected an array of runs, got %s", Kind(part.v))
 			}
 			for i, r := range Elems(part.v) {
 				if err := add(At(where, fmt.Sprintf("%s[%d]", part.name, i)), r); err != nil {
@@ -157,9 +157,9 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 		name := run.Get("name").String()
 		var out *string
 		if o := run.Get("outputs"); informative(o) {
-			s := str(o)
+			s := Str(o)
 			if v := o.Get("output"); v.Exists() && len(o.Map()) == 1 {
-				s = str(v)
+				s = Str(v)
 			}
 			out = &s
 		}
@@ -213,7 +213,7 @@ func (b *Builder) langSmithInputs(in gjson.Result, where string) ([]*Msg, Obj, e
 	}
 	if m.Exists() {
 		if !m.IsArray() {
-			return nil, nil, b.Errorf(where, "expected an array of messages, got %s", kind(m))
+			return nil, nil, b.Errorf(where, "expected an array of messages, got %s", Kind(m))
 		}
 		var err error
 		i := 0
@@ -295,7 +295,7 @@ func (b *Builder) langSmithOutputs(out gjson.Result, where string) ([]*Msg, erro
 		return []*Msg{m}, nil
 	case out.Get("output").Exists():
 		m := &Msg{Role: "assistant", Meta: Rest(out, "output")}
-		m.AddText(str(out.Get("output")))
+		m.AddText(Str(out.Get("output")))
 		return []*Msg{m}, nil
 	}
 	m := &Msg{Role: "assistant", Meta: Obj{{"outputs", json.RawMessage(out.Raw)}}}

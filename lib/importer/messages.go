@@ -107,7 +107,7 @@ func (b *Builder) readMsgs(arr gjson.Result, t *msgTable, where string) ([]*Msg,
 		return nil, nil
 	}
 	if !arr.IsArray() {
-		return nil, b.Errorf(where, "expected an array of messages, got %s", kind(arr))
+		return nil, b.Errorf(where, "expected an array of messages, got %s", Kind(arr))
 	}
 	var out []*Msg
 	var err error
@@ -129,7 +129,7 @@ func (b *Builder) readMsgs(arr gjson.Result, t *msgTable, where string) ([]*Msg,
 // role defRole, or is an error if defRole is "".
 func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*Msg, error) {
 	if !m.IsObject() {
-		return nil, b.Errorf(where, "expected a message object, got %s", kind(m))
+		return nil, b.Errorf(where, "expected a message object, got %s", Kind(m))
 	}
 	f := fieldsOf(m)
 	role := f.first(t.role...).String()
@@ -152,12 +152,12 @@ func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 			if err := b.readParts(part, content, where+".content"); err != nil {
 				return nil, err
 			}
-			r.Output, r.HasOut = part.Text, part.HasText || len(part.results) == 0
+			r.Output, r.HasOut = part.Text, part.HasText || len(part.Results) == 0
 			r.Parts = part.Parts
 			if len(part.Meta) > 0 {
 				r.Meta = part.Meta
 			}
-			partResults = part.results
+			partResults = part.Results
 		}
 		if e := f.first(t.resultErr...); informative(e) && e.Type != gjson.False {
 			r.IsError = e.Type != gjson.String || e.Str != "success"
@@ -175,10 +175,10 @@ func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 			for _, pr := range partResults {
 				pr.Meta = Join(pr.Meta, r.Meta)
 			}
-			ms.results = partResults
+			ms.Results = partResults
 			return ms, nil
 		}
-		ms.results = append(ms.results, r)
+		ms.Results = append(ms.Results, r)
 		return ms, nil
 	}
 	if err := b.readParts(ms, content, where+".content"); err != nil {
@@ -187,7 +187,7 @@ func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 	if len(t.calls) > 0 {
 		calls := f.first(t.calls...)
 		if informative(calls) && !calls.IsArray() {
-			return nil, b.Errorf(where+".tool_calls", "expected an array, got %s", kind(calls))
+			return nil, b.Errorf(where+".tool_calls", "expected an array, got %s", Kind(calls))
 		}
 		Each(calls, func(_, c gjson.Result) bool {
 			cf := fieldsOf(c)
@@ -234,7 +234,7 @@ func (b *Builder) readParts(m *Msg, c gjson.Result, where string) error {
 		}
 		return nil
 	case !c.IsArray():
-		return b.Errorf(where, "expected a string or an array of content parts, got %s", kind(c))
+		return b.Errorf(where, "expected a string or an array of content parts, got %s", Kind(c))
 	}
 	var unknown List
 	var parts []execlog.Part // every text and media part, in order
@@ -309,14 +309,14 @@ func (b *Builder) readParts(m *Msg, c gjson.Result, where string) error {
 			if typ != "tool_result" && typ != "tool_call_response" {
 				r.Meta.SetString("type", typ)
 			}
-			m.results = append(m.results, r)
+			m.Results = append(m.Results, r)
 		default:
 			if strings.HasSuffix(typ, "_tool_result") {
 				// Anthropic server tools (web_search_tool_result,
 				// web_fetch_tool_result, code_execution_tool_result,
 				// bash_code_execution_tool_result, …): the result is in
 				// the same message as its server_tool_use.
-				m.results = append(m.results, serverToolResult(f, typ))
+				m.Results = append(m.Results, serverToolResult(f, typ))
 				return true
 			}
 			unknown = append(unknown, Raw(p))
@@ -498,11 +498,11 @@ func serverToolResult(f fields, typ string) *Result {
 // id, which then takes the result's id: so a message whose call lost its
 // id is still the same message as a later copy that has it.
 func joinOwnResults(m *Msg) {
-	if len(m.Calls) == 0 || len(m.results) == 0 {
+	if len(m.Calls) == 0 || len(m.Results) == 0 {
 		return
 	}
-	kept := m.results[:0]
-	for _, r := range m.results {
+	kept := m.Results[:0]
+	for _, r := range m.Results {
 		var c, unnamed *Call
 		for _, mc := range m.Calls {
 			if mc.ID != "" && mc.ID == r.ID && mc.output == nil {
@@ -531,11 +531,11 @@ func joinOwnResults(m *Msg) {
 		c.isError, c.failure = r.IsError, r.Failure
 		c.Meta = Join(c.Meta, r.Meta)
 	}
-	m.results = kept
+	m.Results = kept
 }
 
 // kind names the JSON type of r for messages.
-func kind(r gjson.Result) string {
+func Kind(r gjson.Result) string {
 	switch r.Type {
 	case gjson.Null:
 		if !r.Exists() {
@@ -553,4 +553,16 @@ func kind(r gjson.Result) string {
 		return "an array"
 	}
 	return "an object"
+}
+
+// PartType is the part type of a media type: an image, audio, or a
+// file.
+func PartType(mt string) string {
+	switch {
+	case strings.HasPrefix(mt, "image/"):
+		return manifest.PartImage
+	case strings.HasPrefix(mt, "audio/"):
+		return manifest.PartAudio
+	}
+	return manifest.PartFile
 }

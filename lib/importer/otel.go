@@ -85,7 +85,7 @@ func (a *attrs) str(k string) string {
 	if !v.Exists() {
 		return ""
 	}
-	return str(v)
+	return Str(v)
 }
 
 // obj returns the attributes not named in skip (or starting with a skip
@@ -178,7 +178,7 @@ func (b *Builder) keyValues(list gjson.Result, where string) (attrs, error) {
 		return a, nil
 	}
 	if !list.IsArray() {
-		return a, b.Errorf(where, "expected an array of attributes, got %s", kind(list))
+		return a, b.Errorf(where, "expected an array of attributes, got %s", Kind(list))
 	}
 	var err error
 	i := 0
@@ -287,7 +287,7 @@ func (b *Builder) otelRecord(in *otelInput, where string, rec gjson.Result) erro
 
 func (b *Builder) otlpTraces(in *otelInput, where string, rss gjson.Result) error {
 	if !rss.IsArray() {
-		return b.Errorf(At(where, "resourceSpans"), "expected an array, got %s", kind(rss))
+		return b.Errorf(At(where, "resourceSpans"), "expected an array, got %s", Kind(rss))
 	}
 	for i, rs := range Elems(rss) {
 		rsAt := At(where, fmt.Sprintf("resourceSpans[%d]", i))
@@ -300,12 +300,12 @@ func (b *Builder) otlpTraces(in *otelInput, where string, rss gjson.Result) erro
 			scope := First(ss, "scope", "instrumentationLibrary")
 			spans := ss.Get("spans")
 			if spans.Exists() && !spans.IsArray() {
-				return b.Errorf(At(ssAt, "spans"), "expected an array, got %s", kind(spans))
+				return b.Errorf(At(ssAt, "spans"), "expected an array, got %s", Kind(spans))
 			}
 			for k, sp := range Elems(spans) {
 				spAt := At(ssAt, fmt.Sprintf("spans[%d]", k))
 				if !sp.IsObject() {
-					return b.Errorf(spAt, "expected a span object, got %s", kind(sp))
+					return b.Errorf(spAt, "expected a span object, got %s", Kind(sp))
 				}
 				a, err := b.keyValues(sp.Get("attributes"), At(spAt, "attributes"))
 				if err != nil {
@@ -357,7 +357,7 @@ func (b *Builder) addSpan(in *otelInput, s *span) {
 
 func (b *Builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error {
 	if !rls.IsArray() {
-		return b.Errorf(At(where, "resourceLogs"), "expected an array, got %s", kind(rls))
+		return b.Errorf(At(where, "resourceLogs"), "expected an array, got %s", Kind(rls))
 	}
 	for i, rl := range Elems(rls) {
 		rlAt := At(where, fmt.Sprintf("resourceLogs[%d]", i))
@@ -365,12 +365,12 @@ func (b *Builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error 
 			slAt := At(rlAt, fmt.Sprintf("scopeLogs[%d]", j))
 			recs := First(sl, "logRecords", "log_records")
 			if recs.Exists() && !recs.IsArray() {
-				return b.Errorf(At(slAt, "logRecords"), "expected an array, got %s", kind(recs))
+				return b.Errorf(At(slAt, "logRecords"), "expected an array, got %s", Kind(recs))
 			}
 			for k, lr := range Elems(recs) {
 				lrAt := At(slAt, fmt.Sprintf("logRecords[%d]", k))
 				if !lr.IsObject() {
-					return b.Errorf(lrAt, "expected a log record object, got %s", kind(lr))
+					return b.Errorf(lrAt, "expected a log record object, got %s", Kind(lr))
 				}
 				a, err := b.keyValues(lr.Get("attributes"), At(lrAt, "attributes"))
 				if err != nil {
@@ -400,7 +400,7 @@ func (b *Builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error 
 // sdkSpan reads a span as the OpenTelemetry SDKs dump it (span.to_json()).
 func (b *Builder) sdkSpan(in *otelInput, where string, sp gjson.Result) error {
 	if !sp.IsObject() {
-		return b.Errorf(where, "expected a span object, got %s", kind(sp))
+		return b.Errorf(where, "expected a span object, got %s", Kind(sp))
 	}
 	a, err := b.keyValues(sp.Get("attributes"), At(where, "attributes"))
 	if err != nil {
@@ -809,9 +809,9 @@ func indexedMsgs(a *attrs, prefix string) []*Msg {
 		case field == "role":
 			m.Role = normRole(v.String())
 		case field == "content":
-			m.AddText(str(v))
+			m.AddText(Str(v))
 		case field == "tool_call_id":
-			m.results = append(m.results, &Result{ID: v.String()})
+			m.Results = append(m.Results, &Result{ID: v.String()})
 		case strings.HasPrefix(field, "tool_calls."):
 			ci, f, _ := strings.Cut(strings.TrimPrefix(field, "tool_calls."), ".")
 			n, err := strconv.Atoi(ci)
@@ -843,8 +843,8 @@ func indexedMsgs(a *attrs, prefix string) []*Msg {
 	var out []*Msg
 	for _, i := range order {
 		m := byIndex[i]
-		if m.Role == "tool" && len(m.results) > 0 {
-			r := m.results[0]
+		if m.Role == "tool" && len(m.Results) > 0 {
+			r := m.Results[0]
 			r.Output, r.HasOut = m.Text, m.HasText
 			m.Text, m.HasText = "", false
 		}
@@ -857,7 +857,7 @@ func indexedMsgs(a *attrs, prefix string) []*Msg {
 // of {"tool.name", "tool.args"} calls.
 func agentOutput(o gjson.Result, typ string) *Msg {
 	m := &Msg{Role: "assistant"}
-	text := str(o)
+	text := Str(o)
 	if typ == "json" && gjson.Valid(text) {
 		v := gjson.Parse(text)
 		if v.IsArray() && v.Get("0.tool\\.name").Exists() {
@@ -915,7 +915,7 @@ func (b *Builder) otelTool(s *span) {
 	r := &Result{ID: id, Name: name, TS: s.start}
 	for _, k := range []string{"gen_ai.tool.call.result", "gen_ai.output", "output.value"} {
 		if v := s.attrs.get(k); v.Exists() {
-			r.Output, r.HasOut = str(v), true
+			r.Output, r.HasOut = Str(v), true
 			break
 		}
 	}

@@ -78,7 +78,7 @@ func windowsSlashes(p string) string {
 // relativeParams returns params with its path-valued members made
 // relative to the working directories, or params itself when none is.
 func (b *Builder) relativeParams(params json.RawMessage) json.RawMessage {
-	if len(b.roots) == 0 || len(params) == 0 {
+	if len(b.Roots) == 0 || len(params) == 0 {
 		return params
 	}
 	v := gjson.ParseBytes(params)
@@ -97,7 +97,7 @@ func (b *Builder) relativeParams(params json.RawMessage) json.RawMessage {
 func (b *Builder) relativeValue(v gjson.Result, inPath bool) (json.RawMessage, bool) {
 	switch {
 	case v.Type == gjson.String && inPath:
-		if rel, ok := relPath(v.Str, b.roots); ok {
+		if rel, ok := relPath(v.Str, b.Roots); ok {
 			return Quote(rel), true
 		}
 	case v.IsObject():

@@ -119,7 +119,7 @@ func (b *Builder) jsonLinesIn(data []byte, from, to int, fn func(where string, r
 		}
 		rec := parse(line)
 		if !rec.IsObject() {
-			return b.Errorf(where, "expected a JSON object, got %s", kind(rec))
+			return b.Errorf(where, "expected a JSON object, got %s", Kind(rec))
 		}
 		return fn(where, rec)
 	})
@@ -167,7 +167,7 @@ func (b *Builder) eachRecord(data []byte, fn func(where string, rec gjson.Result
 			where := fmt.Sprintf("[%d]", i)
 			i++
 			if !rec.IsObject() {
-				err = b.Errorf(where, "expected a JSON object, got %s", kind(rec))
+				err = b.Errorf(where, "expected a JSON object, got %s", Kind(rec))
 				return false
 			}
 			err = fn(where, rec)
@@ -177,7 +177,7 @@ func (b *Builder) eachRecord(data []byte, fn func(where string, rec gjson.Result
 	case doc.IsObject():
 		return fn("", doc)
 	}
-	return b.Errorf("", "expected a JSON object or array, got %s", kind(doc))
+	return b.Errorf("", "expected a JSON object or array, got %s", Kind(doc))
 }
 
 // checkSurrogates rejects \u escapes that are not valid UTF-16 (a lone

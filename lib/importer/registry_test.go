@@ -6,7 +6,7 @@ import "github.com/ctx-tools/ctx/lib/execlog"
 // declares and those of the agents whose importers are still here, in
 // lib/formats' order.
 var testFormats = NewRegistry(
-	ATIFFormat, GeminiCLIFormat, OTelGenAIFormat, LangSmithFormat, InspectFormat,
+	ATIFFormat, OTelGenAIFormat, LangSmithFormat, InspectFormat,
 	CodexFormat, ClaudeCodeFormat, AnthropicFormat, OpenAIChatFormat, OpenAIResponsesFormat,
 )
 

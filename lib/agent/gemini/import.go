@@ -1,4 +1,4 @@
-package importer
+package gemini
 
 import (
 	"fmt"
@@ -7,8 +7,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/ctx-tools/ctx/lib/agent/gemini"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
@@ -51,7 +51,60 @@ import (
 // with "Exit Code: N" (N not 0) failed with that exit code, whatever its
 // status says.
 
-func importGemini(b *Builder, data []byte) error {
+// Name is the format's name, as given to ctx-pack --from.
+const Name = "gemini-cli"
+
+// Format is Gemini CLI's saved sessions, checkpoints and stream-json
+// transcripts.
+var Format = importer.Format{Name: Name, Noun: "session", Session: true, Import: importGemini, FileTools: fileTools, Match: match}
+
+// match tells any of the three forms by its first record.
+func match(rec gjson.Result) bool {
+	has := func(p string) bool { return rec.Get(p).Exists() }
+	switch {
+	case rec.Get("history.0.parts").IsArray() || has("role") && rec.Get("parts").IsArray():
+		return true // a checkpoint: {history: Content[]}, or the list alone
+	case geminiChat(rec):
+		return true
+	}
+	return has("sessionId") && has("projectHash") || geminiEvent(rec)
+}
+
+// geminiChat reports whether rec is a Gemini CLI chat whose messages are
+// MessageRecords (type "user", "gemini", "info", …, an id and content,
+// no role): a messages array, as a Chat Completions request has.
+func geminiChat(rec gjson.Result) bool {
+	m := rec.Get("messages.0")
+	switch m.Get("type").String() {
+	case "user", "gemini", "info", "error", "warning":
+		return !m.Get("role").Exists() && m.Get("id").Exists() && m.Get("content").Exists()
+	}
+	return false
+}
+
+// geminiEvent reports whether rec is an event of Gemini CLI's headless
+// transcript (gemini -p … --output-format stream-json), whichever comes
+// first: each has a type and a timestamp string; a message's content is
+// a string (an Anthropic message's is a list of blocks, and it has no
+// timestamp), a tool event names its call by tool_id.
+func geminiEvent(rec gjson.Result) bool {
+	if rec.Get("timestamp").Type != gjson.String {
+		return false
+	}
+	switch rec.Get("type").String() {
+	case "init":
+		return rec.Get("session_id").Exists() && rec.Get("model").Exists()
+	case "message":
+		return rec.Get("role").Type == gjson.String && rec.Get("content").Type == gjson.String
+	case "tool_use":
+		return rec.Get("tool_id").Exists() && rec.Get("tool_name").Exists()
+	case "tool_result":
+		return rec.Get("tool_id").Exists() && rec.Get("status").Exists()
+	}
+	return false
+}
+
+func importGemini(b *importer.Builder, data []byte) error {
 	doc, whole, err := b.WholeDoc(data)
 	if err != nil {
 		return err
@@ -62,11 +115,11 @@ func importGemini(b *Builder, data []byte) error {
 	if whole && doc.IsObject() && doc.Get("messages").IsArray() {
 		g := &geminiSession{b: b}
 		g.meta(doc, "messages")
-		for i, m := range Elems(doc.Get("messages")) {
+		for i, m := range importer.Elems(doc.Get("messages")) {
 			b.MapRecord() // a record is a message
 			g.put(m, fmt.Sprintf("messages[%d]", i))
 		}
-		if b.records == 0 {
+		if b.Records == 0 {
 			return b.Errorf("messages", "the session holds no message")
 		}
 		if err := g.finish(); err != nil {
@@ -76,9 +129,9 @@ func importGemini(b *Builder, data []byte) error {
 		return nil
 	}
 	if whole && !doc.IsObject() {
-		return b.Errorf("", "expected a Gemini CLI session (an object or JSON Lines), got %s", kind(doc))
+		return b.Errorf("", "expected a Gemini CLI session (an object or JSON Lines), got %s", importer.Kind(doc))
 	}
-	first, _ := firstRecord(data)
+	first, _ := importer.FirstRecord(data)
 	if first.Get("type").Exists() && !first.Get("sessionId").Exists() {
 		return importGeminiStream(b, data)
 	}
@@ -92,7 +145,7 @@ func importGemini(b *Builder, data []byte) error {
 			b.MapRecord()
 			set := rec.Get("$set")
 			if ms := set.Get("messages"); ms.IsArray() {
-				g.restate(Elems(ms))
+				g.restate(importer.Elems(ms))
 			}
 			g.meta(set, "messages")
 		case rec.Get("id").Exists() && rec.Get("type").Exists():
@@ -101,8 +154,8 @@ func importGemini(b *Builder, data []byte) error {
 		case rec.Get("sessionId").Exists():
 			b.MapRecord()
 			g.meta(rec, "messages")
-			for i, m := range Elems(rec.Get("messages")) {
-				g.put(m, At(where, fmt.Sprintf("messages[%d]", i)))
+			for i, m := range importer.Elems(rec.Get("messages")) {
+				g.put(m, importer.At(where, fmt.Sprintf("messages[%d]", i)))
 			}
 		default:
 			b.Skip("a line of no known kind")
@@ -125,20 +178,20 @@ func importGemini(b *Builder, data []byte) error {
 // geminiSession is a saved session being read: its messages by id, in
 // the order of their first record.
 type geminiSession struct {
-	b       *Builder
+	b       *importer.Builder
 	order   []string
 	byID    map[string]gjson.Result
-	session Obj
+	session importer.Obj
 }
 
 func (g *geminiSession) meta(rec gjson.Result, skip ...string) {
-	Each(rec, func(k, v gjson.Result) bool {
+	importer.Each(rec, func(k, v gjson.Result) bool {
 		for _, s := range skip {
 			if k.Str == s {
 				return true
 			}
 		}
-		g.session.Set(k.Str, Raw(v))
+		g.session.Set(k.Str, importer.Raw(v))
 		return true
 	})
 }
@@ -202,7 +255,7 @@ func (g *geminiSession) restate(ms []gjson.Result) {
 
 func (g *geminiSession) finish() error {
 	b := g.b
-	if ts := Timestamp(gjson.ParseBytes(g.session.Get("startTime"))); ts != "" {
+	if ts := importer.Timestamp(gjson.ParseBytes(g.session.Get("startTime"))); ts != "" {
 		b.Seen(ts)
 	}
 	b.Meta.Set("gemini", g.session.Raw())
@@ -218,8 +271,8 @@ func (g *geminiSession) finish() error {
 func (g *geminiSession) message(r gjson.Result) error {
 	b := g.b
 	typ := r.Get("type").String()
-	ts := Timestamp(r.Get("timestamp"))
-	m := &Msg{TS: ts}
+	ts := importer.Timestamp(r.Get("timestamp"))
+	m := &importer.Msg{TS: ts}
 	where := "message " + r.Get("id").String()
 	if err := geminiParts(b, m, r.Get("content"), where); err != nil {
 		return err
@@ -227,32 +280,32 @@ func (g *geminiSession) message(r gjson.Result) error {
 	switch typ {
 	case "user":
 		m.Role = "user"
-		m.Meta = Join(m.Meta, Rest(r, "type", "content", "timestamp"))
+		m.Meta = importer.Join(m.Meta, importer.Rest(r, "type", "content", "timestamp"))
 		geminiUser(b, m)
-		if !m.HasText && len(m.Parts) == 0 && len(m.results) == 0 {
+		if !m.HasText && len(m.Parts) == 0 && len(m.Results) == 0 {
 			m.HasText = true // an empty prompt is still one
 		}
 		b.Add(m)
 	case "gemini":
 		m.Role = "assistant"
-		for _, t := range Elems(r.Get("thoughts")) {
+		for _, t := range importer.Elems(r.Get("thoughts")) {
 			if d := t.Get("description"); d.Type == gjson.String {
 				m.Reasoning = append(m.Reasoning, d.Str)
 			}
 		}
 		if v := r.Get("model"); v.Type == gjson.String {
-			m.Params = Obj{{"model", Raw(v)}}.Raw()
+			m.Params = importer.Obj{{K: "model", V: importer.Raw(v)}}.Raw()
 			b.SetModel(v.Str)
 		}
-		m.Meta = Join(m.Meta, Rest(r, "type", "content", "timestamp", "model", "toolCalls", "tokens"))
+		m.Meta = importer.Join(m.Meta, importer.Rest(r, "type", "content", "timestamp", "model", "toolCalls", "tokens"))
 		if t := r.Get("tokens"); t.IsObject() {
 			m.Meta.Set("usage", geminiTokens(t))
 		}
-		var results []*Result
+		var results []*importer.Result
 		if r.Get("toolCalls.0").Exists() {
 			m.Calls = nil // the records hold them, with their results
 		}
-		for i, tc := range Elems(r.Get("toolCalls")) {
+		for i, tc := range importer.Elems(r.Get("toolCalls")) {
 			c, res := geminiCall(b, tc, fmt.Sprintf("%s: toolCalls[%d]", where, i))
 			m.Calls = append(m.Calls, c)
 			if res != nil {
@@ -264,10 +317,10 @@ func (g *geminiSession) message(r gjson.Result) error {
 			b.Result(res)
 		}
 	case "info", "error", "warning":
-		b.AppendMeta("gemini_messages", Raw(r))
+		b.AppendMeta("gemini_messages", importer.Raw(r))
 	default:
 		b.Warn("%s: message type %q is not known; kept in metadata.gemini_messages", where, typ)
-		b.AppendMeta("gemini_messages", Raw(r))
+		b.AppendMeta("gemini_messages", importer.Raw(r))
 	}
 	return nil
 }
@@ -275,30 +328,30 @@ func (g *geminiSession) message(r gjson.Result) error {
 // geminiUser reads what a user message is besides a prompt: the CLI's
 // own context (a harness prompt, which names the working directory), or
 // results whose answers may tell a command's exit code.
-func geminiUser(b *Builder, m *Msg) {
-	if kind := gemini.Context(m.Text); kind != "" && len(m.Parts) == 0 {
-		m.Role = HarnessRole
+func geminiUser(b *importer.Builder, m *importer.Msg) {
+	if kind := Context(m.Text); kind != "" && len(m.Parts) == 0 {
+		m.Role = importer.HarnessRole
 		m.Meta.SetString("harness", kind)
-		if dir := gemini.Workdir(m.Text); dir != "" && len(b.roots) == 0 {
+		if dir := Workdir(m.Text); dir != "" && len(b.Roots) == 0 {
 			b.Root(dir)
-			b.Meta.Set("session", Obj{{"cwd", Quote(dir)}}.Raw())
+			b.Meta.Set("session", importer.Obj{{K: "cwd", V: importer.Quote(dir)}}.Raw())
 		}
 	}
-	for _, r := range m.results {
+	for _, r := range m.Results {
 		geminiShellExit(r, r.Name)
 	}
 }
 
 // geminiTokens renames a TokensSummary's counters as usage.
 func geminiTokens(t gjson.Result) []byte {
-	var u Obj
+	var u importer.Obj
 	names := map[string]string{"input": "input_tokens", "output": "output_tokens", "cached": "cache_read_input_tokens",
 		"thoughts": "reasoning_tokens", "total": "total_tokens"}
-	Each(t, func(k, v gjson.Result) bool {
+	importer.Each(t, func(k, v gjson.Result) bool {
 		if n, ok := names[k.Str]; ok {
-			u.Set(n, Raw(v))
+			u.Set(n, importer.Raw(v))
 		} else {
-			u.Set(k.Str, Raw(v))
+			u.Set(k.Str, importer.Raw(v))
 		}
 		return true
 	})
@@ -307,28 +360,28 @@ func geminiTokens(t gjson.Result) []byte {
 
 // geminiCall reads a ToolCallRecord: the call, and its result when it
 // has one (result holds the functionResponse parts sent to the model).
-func geminiCall(b *Builder, tc gjson.Result, where string) (*Call, *Result) {
+func geminiCall(b *importer.Builder, tc gjson.Result, where string) (*importer.Call, *importer.Result) {
 	id := tc.Get("id").String()
-	c := &Call{ID: id, Name: tc.Get("name").String(), Args: Args(tc.Get("args")), TS: Timestamp(tc.Get("timestamp")),
-		Meta: Rest(tc, "id", "name", "args", "result", "timestamp", "status", "resultDisplay")}
+	c := &importer.Call{ID: id, Name: tc.Get("name").String(), Args: importer.Args(tc.Get("args")), TS: importer.Timestamp(tc.Get("timestamp")),
+		Meta: importer.Rest(tc, "id", "name", "args", "result", "timestamp", "status", "resultDisplay")}
 	status := tc.Get("status").String()
 	res := tc.Get("result")
 	if !res.Exists() && status == "" {
 		return c, nil
 	}
-	r := &Result{ID: id, Name: c.Name, TS: c.TS}
-	r.Meta.Set("status", Raw(tc.Get("status")))
-	r.Meta.Set("resultDisplay", Raw(tc.Get("resultDisplay")))
+	r := &importer.Result{ID: id, Name: c.Name, TS: c.TS}
+	r.Meta.Set("status", importer.Raw(tc.Get("status")))
+	r.Meta.Set("resultDisplay", importer.Raw(tc.Get("resultDisplay")))
 	var texts []string
 	var parts []execlog.Part
-	Each(res, func(_, p gjson.Result) bool {
+	importer.Each(res, func(_, p gjson.Result) bool {
 		if fr := p.Get("functionResponse"); fr.Exists() {
 			text, failed := geminiResponse(fr.Get("response"))
 			if failed {
 				r.IsError, r.Failure.Msg = true, text
 			}
 			texts = append(texts, text)
-			if extra := Rest(fr, "id", "name", "response"); len(extra) > 0 {
+			if extra := importer.Rest(fr, "id", "name", "response"); len(extra) > 0 {
 				r.Meta.Set("functionResponse", extra.Raw())
 			}
 			return true
@@ -338,11 +391,11 @@ func geminiCall(b *Builder, tc gjson.Result, where string) (*Call, *Result) {
 			return true
 		}
 		if d := p.Get("inlineData"); d.IsObject() {
-			parts = append(parts, execlog.Part{Type: PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+			parts = append(parts, execlog.Part{Type: importer.PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
 				Content: execlog.Base64(d.Get("data").String())})
 			return true
 		}
-		r.Meta.Set("unmapped_result_parts", Raw(res))
+		r.Meta.Set("unmapped_result_parts", importer.Raw(res))
 		return true
 	})
 	if res.Type == gjson.String {
@@ -375,20 +428,20 @@ func geminiResponse(resp gjson.Result) (text string, failed bool) {
 	case resp.Get("output").Type == gjson.String:
 		return resp.Get("output").Str, false
 	case resp.Get("error").Exists():
-		return str(resp.Get("error")), true
+		return importer.Str(resp.Get("error")), true
 	}
 	return resp.Raw, false
 }
 
 // geminiFunctionCall reads a functionCall part: a call.
-func geminiFunctionCall(fc gjson.Result) *Call {
-	return &Call{ID: fc.Get("id").String(), Name: fc.Get("name").String(), Args: Args(fc.Get("args")),
-		Meta: Rest(fc, "id", "name", "args")}
+func geminiFunctionCall(fc gjson.Result) *importer.Call {
+	return &importer.Call{ID: fc.Get("id").String(), Name: fc.Get("name").String(), Args: importer.Args(fc.Get("args")),
+		Meta: importer.Rest(fc, "id", "name", "args")}
 }
 
 // geminiFunctionResponse reads a functionResponse part: a result.
-func geminiFunctionResponse(fr gjson.Result) *Result {
-	r := &Result{ID: fr.Get("id").String(), Name: fr.Get("name").String(), Meta: Rest(fr, "id", "name", "response")}
+func geminiFunctionResponse(fr gjson.Result) *importer.Result {
+	r := &importer.Result{ID: fr.Get("id").String(), Name: fr.Get("name").String(), Meta: importer.Rest(fr, "id", "name", "response")}
 	text, failed := geminiResponse(fr.Get("response"))
 	r.Output, r.HasOut = text, true
 	if failed {
@@ -406,12 +459,12 @@ var geminiShellTrailer = []string{"Error: ", "Exit Code: ", "Signal: ", "Backgro
 // the end, in the order the tool writes them) says "Exit Code: N", N
 // not 0; the headless transcript's tool_result says "Command exited with
 // code: N" instead.
-func geminiShellExit(r *Result, tool string) {
+func geminiShellExit(r *importer.Result, tool string) {
 	if tool != "run_shell_command" || !r.HasOut {
 		return
 	}
 	text := r.Text()
-	if n, ok := strings.CutPrefix(text, "Command exited with code: "); ok && IsDigits(strings.TrimPrefix(n, "-")) {
+	if n, ok := strings.CutPrefix(text, "Command exited with code: "); ok && importer.IsDigits(strings.TrimPrefix(n, "-")) {
 		if n != "0" {
 			r.IsError, r.Failure.ExitCode = true, []byte(n)
 		}
@@ -426,25 +479,15 @@ func geminiShellExit(r *Result, tool string) {
 			return
 		}
 		next = k
-		if n, ok := strings.CutPrefix(lines[i], "Exit Code: "); ok && IsDigits(strings.TrimPrefix(n, "-")) && n != "0" {
+		if n, ok := strings.CutPrefix(lines[i], "Exit Code: "); ok && importer.IsDigits(strings.TrimPrefix(n, "-")) && n != "0" {
 			r.IsError, r.Failure.ExitCode = true, []byte(n)
 			return
 		}
 	}
 }
 
-func PartType(mt string) string {
-	switch {
-	case strings.HasPrefix(mt, "image/"):
-		return manifest.PartImage
-	case strings.HasPrefix(mt, "audio/"):
-		return manifest.PartAudio
-	}
-	return manifest.PartFile
-}
-
 // geminiParts reads a PartListUnion: a string, a Part or a list of them.
-func geminiParts(b *Builder, m *Msg, c gjson.Result, where string) error {
+func geminiParts(b *importer.Builder, m *importer.Msg, c gjson.Result, where string) error {
 	switch {
 	case !c.Exists() || c.Type == gjson.Null:
 		return nil
@@ -454,12 +497,12 @@ func geminiParts(b *Builder, m *Msg, c gjson.Result, where string) error {
 	case c.IsObject():
 		c = gjson.Parse("[" + c.Raw + "]")
 	case !c.IsArray():
-		return b.Errorf(where, "content: expected a string or parts, got %s", kind(c))
+		return b.Errorf(where, "content: expected a string or parts, got %s", importer.Kind(c))
 	}
 	var parts []execlog.Part
 	media := false
-	var unknown List
-	Each(c, func(_, p gjson.Result) bool {
+	var unknown importer.List
+	importer.Each(c, func(_, p gjson.Result) bool {
 		switch {
 		case p.Type == gjson.String:
 			m.AddText(p.Str)
@@ -472,19 +515,19 @@ func geminiParts(b *Builder, m *Msg, c gjson.Result, where string) error {
 		case p.Get("functionCall").IsObject():
 			m.Calls = append(m.Calls, geminiFunctionCall(p.Get("functionCall")))
 		case p.Get("functionResponse").IsObject():
-			m.results = append(m.results, geminiFunctionResponse(p.Get("functionResponse")))
+			m.Results = append(m.Results, geminiFunctionResponse(p.Get("functionResponse")))
 		case p.Get("inlineData").IsObject():
 			d := p.Get("inlineData")
-			part := execlog.Part{Type: PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+			part := execlog.Part{Type: importer.PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
 				Content: execlog.Base64(d.Get("data").String())}
 			if b.ValidBase64(part, d.Get("data").String(), where) {
 				parts = append(parts, part)
 				media = true
 			} else {
-				unknown = append(unknown, Raw(p))
+				unknown = append(unknown, importer.Raw(p))
 			}
 		default:
-			unknown = append(unknown, Raw(p))
+			unknown = append(unknown, importer.Raw(p))
 		}
 		return true
 	})
@@ -498,8 +541,8 @@ func geminiParts(b *Builder, m *Msg, c gjson.Result, where string) error {
 }
 
 // importGeminiStream reads the headless stream-json transcript.
-func importGeminiStream(b *Builder, data []byte) error {
-	var cur *Msg
+func importGeminiStream(b *importer.Builder, data []byte) error {
+	var cur *importer.Msg
 	tools := map[string]string{} // tool names by call id
 	flush := func() {
 		if cur != nil {
@@ -508,24 +551,24 @@ func importGeminiStream(b *Builder, data []byte) error {
 		}
 	}
 	err := b.JSONLines(data, func(where string, rec gjson.Result) error {
-		ts := Timestamp(rec.Get("timestamp"))
+		ts := importer.Timestamp(rec.Get("timestamp"))
 		switch typ := rec.Get("type").String(); typ {
 		case "init":
 			b.MapRecord()
 			b.Seen(ts)
 			b.SetModel(rec.Get("model").String())
-			b.Meta.Set("gemini", Rest(rec, "type").Raw())
+			b.Meta.Set("gemini", importer.Rest(rec, "type").Raw())
 		case "message":
 			b.MapRecord()
 			text := rec.Get("content").String()
 			if rec.Get("role").String() == "user" {
 				flush()
-				b.Add(&Msg{Role: "user", Text: text, HasText: true, TS: ts})
+				b.Add(&importer.Msg{Role: "user", Text: text, HasText: true, TS: ts})
 				return nil
 			}
 			if cur == nil || len(cur.Calls) > 0 {
 				flush()
-				cur = &Msg{Role: "assistant", TS: ts}
+				cur = &importer.Msg{Role: "assistant", TS: ts}
 			}
 			if rec.Get("delta").Type == gjson.True && cur.HasText {
 				cur.Text += text // deltas are pieces of one text
@@ -535,15 +578,15 @@ func importGeminiStream(b *Builder, data []byte) error {
 		case "tool_use":
 			b.MapRecord()
 			if cur == nil {
-				cur = &Msg{Role: "assistant", TS: ts}
+				cur = &importer.Msg{Role: "assistant", TS: ts}
 			}
-			cur.Calls = append(cur.Calls, &Call{ID: rec.Get("tool_id").String(), Name: rec.Get("tool_name").String(),
-				Args: Args(rec.Get("parameters")), TS: ts})
+			cur.Calls = append(cur.Calls, &importer.Call{ID: rec.Get("tool_id").String(), Name: rec.Get("tool_name").String(),
+				Args: importer.Args(rec.Get("parameters")), TS: ts})
 			tools[rec.Get("tool_id").String()] = rec.Get("tool_name").String()
 		case "tool_result":
 			b.MapRecord()
 			flush()
-			r := &Result{ID: rec.Get("tool_id").String(), TS: ts}
+			r := &importer.Result{ID: rec.Get("tool_id").String(), TS: ts}
 			if o := rec.Get("output"); o.Exists() {
 				r.SetOutput(o)
 			}
@@ -555,13 +598,13 @@ func importGeminiStream(b *Builder, data []byte) error {
 				}
 			}
 			geminiShellExit(r, tools[r.ID])
-			r.Meta = Rest(rec, "type", "tool_id", "output", "timestamp")
+			r.Meta = importer.Rest(rec, "type", "tool_id", "output", "timestamp")
 			b.Result(r)
 		case "error", "result":
 			b.MapRecord()
 			flush()
 			b.Seen(ts)
-			b.AppendMeta("gemini_events", Raw(rec))
+			b.AppendMeta("gemini_events", importer.Raw(rec))
 			if typ == "result" && rec.Get("status").String() == "error" {
 				b.Warn("%s: the run ended in an error: %s", where, rec.Get("error.message").String())
 			}
@@ -588,28 +631,28 @@ func importGeminiStream(b *Builder, data []byte) error {
 // functionResponse parts results; a "model" Content is a model turn:
 // text its output, thought parts its reasoning, functionCall parts its
 // calls. A checkpoint records no times, ids of messages or usage.
-func importGeminiCheckpoint(b *Builder, doc gjson.Result) error {
+func importGeminiCheckpoint(b *importer.Builder, doc gjson.Result) error {
 	history := doc
 	if doc.IsObject() {
 		history = doc.Get("history")
-		var meta Obj
-		meta.Set("checkpoint", Rest(doc, "history").Raw())
+		var meta importer.Obj
+		meta.Set("checkpoint", importer.Rest(doc, "history").Raw())
 		b.Meta.Set("gemini", meta.Raw())
 	}
-	for i, c := range Elems(history) {
+	for i, c := range importer.Elems(history) {
 		where := fmt.Sprintf("history[%d]", i)
 		if !c.IsObject() || !c.Get("parts").IsArray() {
-			return b.Errorf(where, "expected a Content {role, parts}, got %s", kind(c))
+			return b.Errorf(where, "expected a Content {role, parts}, got %s", importer.Kind(c))
 		}
 		b.MapRecord()
 		role := c.Get("role").String()
-		m := &Msg{Role: "user"}
+		m := &importer.Msg{Role: "user"}
 		if role == "model" {
 			m.Role = "assistant"
 		}
 		var media []execlog.Part
-		var other List
-		for _, p := range Elems(c.Get("parts")) {
+		var other importer.List
+		for _, p := range importer.Elems(c.Get("parts")) {
 			switch {
 			case p.Get("thought").Type == gjson.True && p.Get("text").Type == gjson.String:
 				m.Reasoning = append(m.Reasoning, p.Get("text").Str)
@@ -618,18 +661,18 @@ func importGeminiCheckpoint(b *Builder, doc gjson.Result) error {
 			case p.Get("functionCall").IsObject():
 				m.Calls = append(m.Calls, geminiFunctionCall(p.Get("functionCall")))
 			case p.Get("functionResponse").IsObject():
-				m.results = append(m.results, geminiFunctionResponse(p.Get("functionResponse")))
+				m.Results = append(m.Results, geminiFunctionResponse(p.Get("functionResponse")))
 			case p.Get("inlineData").IsObject():
 				d := p.Get("inlineData")
-				part := execlog.Part{Type: PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+				part := execlog.Part{Type: importer.PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
 					Content: execlog.Base64(d.Get("data").String())}
 				if b.ValidBase64(part, d.Get("data").String(), where) {
 					media = append(media, part)
 					continue
 				}
-				other = append(other, Raw(p))
+				other = append(other, importer.Raw(p))
 			default:
-				other = append(other, Raw(p))
+				other = append(other, importer.Raw(p))
 			}
 		}
 		m.Meta.Set("parts", other.Raw())
@@ -644,15 +687,15 @@ func importGeminiCheckpoint(b *Builder, doc gjson.Result) error {
 		}
 		b.Add(m)
 	}
-	if b.records == 0 {
+	if b.Records == 0 {
 		return b.Errorf("history", "the checkpoint holds no Content")
 	}
 	b.AgentFiles()
 	return nil
 }
 
-// geminiFileTools are the tools that write files (Format.FileTools).
-var geminiFileTools = map[string]FileTool{
+// fileTools are the tools that write files (importer.Format.FileTools).
+var fileTools = map[string]importer.FileTool{
 	"write_file": {Path: "file_path", Content: "content", After: "resultDisplay.newContent"},
 	"replace":    {Path: "file_path", Old: "old_string", New: "new_string", All: "expected_replacements", After: "resultDisplay.newContent"},
 }
