@@ -9,12 +9,12 @@
 // exchanges, Anthropic Messages exchanges, ATIF trajectories (atif.go),
 // OpenTelemetry GenAI telemetry (OTLP JSON and SDK span dumps), Inspect
 // AI eval logs (.json and .eval archives) and LangSmith run payloads. An
-// agent's format is declared in the agent's package under lib/agent
-// (Aider's chat histories, the one format that is not JSON, in
-// lib/agent/aider); the importers of Gemini CLI saved sessions and
-// stream-json transcripts (gemini.go), GitHub Copilot CLI session events
-// (copilot.go), OpenCode exports and storage (opencode.go), Claude Code
-// session transcripts and Codex CLI rollouts are still here.
+// agent's format is declared in the agent's package under lib/agent:
+// Aider's chat histories (the one format that is not JSON), GitHub
+// Copilot CLI session events, Gemini CLI saved sessions and stream-json
+// transcripts, OpenCode exports and storage. The importers of Claude Code
+// session transcripts and Codex CLI rollouts are still here: their state
+// is what a checkpoint saves (resume.go).
 // lib/formats lists every format in one Registry: Detect guesses the
 // format from the first record; Choose resolves what a user asked for
 // (ctx, auto or a format), refusing a log that is recognisably of another
