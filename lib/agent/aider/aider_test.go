@@ -1,7 +1,6 @@
 package aider_test
 
 import (
-	"flag"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,8 +13,6 @@ import (
 	"github.com/ctx-tools/ctx/lib/internal/formatstest"
 	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // TestAiderCommands: a line typed to aider that is a command (/add,
 // /drop, /model, /run, "!") is the harness's prompt, of the kind Claude
@@ -74,7 +71,7 @@ func TestAiderCommands(t *testing.T) {
 // short by ^C (no edit); no usage, no times. Of the 10 prompts, 3 are
 // commands to aider (/add, /run, /multiline-mode): the harness's.
 func TestAider(t *testing.T) {
-	out, rep := formatstest.Fixture(t, aider.Name, "history.md", *update)
+	out, rep := formatstest.Fixture(t, aider.Name, "history.md")
 	importtest.CheckCounts(t, importtest.CountLog(out), importtest.Counts{Calls: 10, Results: 5, Errors: 1, Turns: 7, Users: 7, Usage: map[string]int64{}})
 	l := gjson.ParseBytes(out)
 	if l.Get("prompts.1.content").String() != "make divide() raise a ValueError on zero\nand say so in its docstring" {

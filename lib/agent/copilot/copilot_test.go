@@ -1,7 +1,6 @@
 package copilot_test
 
 import (
-	"flag"
 	"strings"
 	"testing"
 
@@ -13,8 +12,6 @@ import (
 	"github.com/ctx-tools/ctx/lib/internal/formatstest"
 	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // copilotAutopilot is a Copilot CLI session in autopilot mode: a typed
 // prompt, a turn with its assistant.usage, then the continuation the CLI
@@ -80,7 +77,7 @@ func TestCopilotAutopilot(t *testing.T) {
 // assistant.usage events, the one streaming delta skipped, and the file
 // created then edited as an output.
 func TestCopilotCLI(t *testing.T) {
-	out, rep := formatstest.Fixture(t, copilot.Name, "session.jsonl", *update)
+	out, rep := formatstest.Fixture(t, copilot.Name, "session.jsonl")
 	importtest.CheckCounts(t, importtest.CountLog(out), importtest.Counts{Calls: 6, Results: 6, Errors: 1, Turns: 6, Users: 1, Images: 1, SubagentSteps: 3,
 		Usage: map[string]int64{"input_tokens": 14510, "output_tokens": 178, "cache_read_tokens": 12600, "cache_creation_tokens": 300, "reasoning_tokens": 0}})
 	if rep.Skipped != 1 || !strings.Contains(strings.Join(rep.Reasons, ","), "streaming event") {

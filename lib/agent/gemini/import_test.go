@@ -1,7 +1,6 @@
 package gemini_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,10 +13,9 @@ import (
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
+	"github.com/ctx-tools/ctx/lib/internal/formatstest"
 	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // TestGeminiCLI imports the four forms Gemini CLI writes and checks them
 // against counts taken from each file by hand: tool calls, results,
@@ -56,7 +54,7 @@ func TestGeminiCLI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			importtest.Golden(t, strings.TrimSuffix(path, filepath.Ext(path))+".golden.json", canon.Indent(out), *update)
+			importtest.Golden(t, strings.TrimSuffix(path, filepath.Ext(path))+".golden.json", canon.Indent(out), *formatstest.Update)
 			if _, err := execlog.Parse(out, execlog.Options{}); err != nil {
 				t.Fatalf("ctx-pack would reject the log:\n%v", err)
 			}

@@ -1,7 +1,6 @@
 package opencode_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,15 +15,13 @@ import (
 	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
 // TestOpenCode: the OpenCode export, counted by hand: 5 tool parts, 4 with
 // a result recorded and 1 failed (its output so far kept), 3 model calls
 // (2 steps, and the aborted message, failed), 2 user prompts and a
 // synthetic one, 1 image, the step-finish tokens, and the file written
 // then edited as an output (the edit of a file only read is no output).
 func TestOpenCode(t *testing.T) {
-	out, rep := formatstest.Fixture(t, opencode.Name, "export.json", *update)
+	out, rep := formatstest.Fixture(t, opencode.Name, "export.json")
 	importtest.CheckCounts(t, importtest.CountLog(out), importtest.Counts{Calls: 5, Results: 5, Errors: 1, Turns: 3, Users: 2, Images: 1,
 		Usage: map[string]int64{"input_tokens": 7, "output_tokens": 412, "reasoning_tokens": 0, "cache_read_tokens": 24100, "cache_creation_tokens": 1830}})
 	l := gjson.ParseBytes(out)
@@ -96,7 +93,7 @@ func TestOpenCodeStorage(t *testing.T) {
 // code. The session's last answer stays its last turn's output: no
 // final.md is made up.
 func TestOpenCodeBashExit(t *testing.T) {
-	out, _ := formatstest.Fixture(t, opencode.Name, "bash-exit.json", *update)
+	out, _ := formatstest.Fixture(t, opencode.Name, "bash-exit.json")
 	l := gjson.ParseBytes(out)
 	bash := l.Get(`steps.#(tool=="bash")`)
 	if bash.Get("error.exit_code").Raw != "1" || bash.Get("output").String() != "(no output)" {
