@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,6 +27,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/gitstate"
 	"github.com/ctx-tools/ctx/lib/importer"
@@ -437,29 +437,24 @@ func (c *packCmd) importLog(env *cli.Env, s *store.Store, src *source) error {
 	if src.file {
 		opts.Dir = filepath.Dir(src.name)
 	}
-	if format == importer.OpenCode && src.file {
-		// A session file of OpenCode's storage: its messages and parts
-		// are files beside it.
-		data, err := importer.OpenCodeStorage(src.name)
+	f, _ := formats.Lookup(format)
+	if f.Beside != nil && src.file {
+		// What a session file has beside it: its subagents'
+		// transcripts, or its messages and parts when it is a session
+		// file of a storage.
+		beside, err := f.Beside(src.name)
 		if err != nil {
 			return cli.WithCode(cli.ExitError, fmt.Errorf("%s: %w", src.name, err))
 		}
-		if data != nil {
-			env.Infof("%s: reading the session's messages and parts from OpenCode's storage", src.name)
-			src.data = data
+		if beside.Note != "" {
+			env.Infof("%s: %s", src.name, beside.Note)
 		}
+		if beside.Data != nil {
+			src.data = beside.Data
+		}
+		opts.Subagents = beside.Subagents
 	}
-	if format == importer.ClaudeCode && src.file {
-		subs, err := importer.ClaudeCodeSubagents(src.name)
-		if err != nil {
-			return cli.WithCode(cli.ExitError, fmt.Errorf("%s: %w", src.name, err))
-		}
-		if len(subs) > 0 {
-			env.Infof("%s: including the %d subagent transcript(s) under %s", src.name, len(subs), path.Dir(subs[0].Name))
-		}
-		opts.Subagents = subs
-	}
-	if (format == importer.ClaudeCode || format == importer.Codex) && src.file && !c.Print {
+	if f.Resumable && src.file && !c.Print {
 		// Packed again after every reply: the next import reads only
 		// the lines this one did not (a checkpoint in the user's cache).
 		if dir := userconfig.CacheDir("CTX_IMPORT_CACHE", "import"); dir != "" {
@@ -474,7 +469,7 @@ func (c *packCmd) importLog(env *cli.Env, s *store.Store, src *source) error {
 			}
 		}
 	}
-	l, rep, err := importer.ImportLog(format, src.data, opts)
+	l, rep, err := formats.ImportLog(format, src.data, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src.name, err)
 	}
@@ -503,9 +498,9 @@ func (c *packCmd) importLog(env *cli.Env, s *store.Store, src *source) error {
 // execution log, whose checks say what is wrong with it.
 func (c *packCmd) format(src *source) (string, error) {
 	if c.From != "" {
-		return importer.Choose(c.From, src.name, src.data)
+		return formats.Choose(c.From, src.name, src.data)
 	}
-	format, err := importer.Choose(importer.Auto, src.name, src.data)
+	format, err := formats.Choose(importer.Auto, src.name, src.data)
 	var unknown *importer.DetectError
 	if errors.As(err, &unknown) {
 		return importer.Ctx, nil

@@ -3,22 +3,21 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctx-tools/ctx/cmd/internal/e2e"
+	"github.com/ctx-tools/ctx/internal/sharedtest"
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) { os.Exit(e2e.Main(m)) }
 
 func TestScripts(t *testing.T) {
-	// The importers' own fixtures, for the round trips over them.
-	fixtures, err := filepath.Abs("../../lib/importer/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The importers' own fixtures, for the round trips over them: one
+	// tree of them all, wherever each format's importer lives.
+	fixtures := sharedtest.FixtureTree(t, "../../lib", formats.Formats())
 	e2e.Bin("ctx-pack") // builds the binaries
 	p := e2e.Params("testdata/script")
 	setup := p.Setup

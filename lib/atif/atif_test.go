@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 )
 
@@ -154,7 +155,7 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			log, _, err := importer.Import(importer.ATIF, data, importer.Options{Dir: filepath.Dir(f)})
+			log, _, err := formats.Import(importer.ATIF, data, importer.Options{Dir: filepath.Dir(f)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +171,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("the export differs from %s:\n%s", f, canon.Indent(out))
 			}
 			validate(t, out)
-			again, _, err := importer.Import(importer.ATIF, out, importer.Options{Dir: filepath.Dir(f)})
+			again, _, err := formats.Import(importer.ATIF, out, importer.Options{Dir: filepath.Dir(f)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -201,7 +202,7 @@ func TestImageFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, rep, err := importer.Import(importer.ATIF, data, importer.Options{Dir: dir})
+	log, rep, err := formats.Import(importer.ATIF, data, importer.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestImageFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(filepath.Dir(dir), "escape.png"), png, 0o644); err == nil {
 		defer os.Remove(filepath.Join(filepath.Dir(dir), "escape.png"))
 	}
-	_, rep, err = importer.Import(importer.ATIF, esc, importer.Options{Dir: dir})
+	_, rep, err = formats.Import(importer.ATIF, esc, importer.Options{Dir: dir})
 	if err != nil || len(rep.Warnings) != 1 {
 		t.Errorf("a path out of the directory: %v, warnings %q", err, rep.Warnings)
 	}
@@ -270,11 +271,11 @@ func TestExportValidates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			format, err := importer.Detect(f, data)
+			format, err := formats.Detect(f, data)
 			if err != nil {
 				t.Skip(err)
 			}
-			log, _, err := importer.Import(format, data, importer.Options{Name: filepath.Base(f)})
+			log, _, err := formats.Import(format, data, importer.Options{Name: filepath.Base(f)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkImport(b *testing.B) {
 	data := trajectory(10 << 20)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, _, err := importer.Import(importer.ATIF, data, importer.Options{}); err != nil {
+		if _, _, err := formats.Import(importer.ATIF, data, importer.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -41,7 +42,7 @@ func BenchmarkImport(b *testing.B) {
 // trajectory.
 func BenchmarkExport(b *testing.B) {
 	data := trajectory(10 << 20)
-	log, _, err := importer.Import(importer.ATIF, data, importer.Options{})
+	log, _, err := formats.Import(importer.ATIF, data, importer.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

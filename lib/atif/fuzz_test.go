@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 )
 
@@ -20,7 +21,7 @@ func FuzzRoundTrip(f *testing.F) {
 	}
 	f.Add([]byte(`{"schema_version":"ATIF-v1.7","agent":{"name":"a","version":"1"},"steps":[{"step_id":1,"source":"agent","message":"","tool_calls":[{"tool_call_id":"c","function_name":"f","arguments":{}}],"observation":{"results":[{"content":"x"},{"source_call_id":"c","content":"y"}]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		log, _, err := importer.Import(importer.ATIF, data, importer.Options{})
+		log, _, err := formats.Import(importer.ATIF, data, importer.Options{})
 		if err != nil {
 			return
 		}
@@ -31,7 +32,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if !gjson.ValidBytes(out) {
 			t.Fatalf("the export is not JSON:\n%s", out)
 		}
-		again, _, err := importer.Import(importer.ATIF, out, importer.Options{})
+		again, _, err := formats.Import(importer.ATIF, out, importer.Options{})
 		if err != nil {
 			t.Fatalf("the export does not import: %v\n%s", err, out)
 		}

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/ctx-tools/ctx/internal/agenttest"
+	"github.com/ctx-tools/ctx/lib/agent/opencode"
 	. "github.com/ctx-tools/ctx/lib/cost"
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -200,7 +202,7 @@ func pack(t *testing.T, f string, path string) *manifest.Manifest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, _, err := importer.Import(f, data, importer.Options{Dir: filepath.Dir(path)})
+	log, _, err := formats.Import(f, data, importer.Options{Dir: filepath.Dir(path)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +246,7 @@ func TestAgentAgainstComputed(t *testing.T) {
 		// it: step 0, 4 input + 1,830 writes + 11,900 reads + 180 output
 		// ($0.0131445 against $0.0121); step 3, 3 + 12,200 reads + 232
 		// output ($0.007149 against $0.0092); step 7, nothing ($0, $0).
-		{"opencode", importer.OpenCode, "../importer/testdata/opencode/export.json",
+		{"opencode", opencode.Name, "../agent/opencode/testdata/opencode/export.json",
 			4*3e-6 + 1830*3.75e-6 + 11900*3e-7 + 180*1.5e-5 + 3*3e-6 + 12200*3e-7 + 232*1.5e-5, 0.0121 + 0.0092},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

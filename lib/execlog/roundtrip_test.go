@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -17,8 +18,7 @@ import (
 // prints (FromManifest, as ctx-fork --no-parent and ctx-show --resolve do)
 // as a log that packs to the same hash.
 func TestRoundTripImports(t *testing.T) {
-	t.Parallel()
-	sources := sharedtest.AgentLogs(t, "../importer/testdata", importer.Formats(), 10, func(name string) bool {
+	sources := sharedtest.AgentLogs(t, sharedtest.FixtureTree(t, "..", formats.Formats()), formats.Formats(), 10, func(name string) bool {
 		return strings.HasPrefix(name, "malformed") || strings.HasPrefix(name, "bad")
 	})
 	s, _, err := store.Init(filepath.Join(t.TempDir(), ".ctx"))
@@ -33,12 +33,12 @@ func TestRoundTripImports(t *testing.T) {
 		}
 		format := src.Format
 		if format == "" {
-			if format, err = importer.Detect(filepath.Base(src.Path), data); err != nil {
+			if format, err = formats.Detect(filepath.Base(src.Path), data); err != nil {
 				t.Logf("%s: %v", src.Path, err)
 				continue
 			}
 		}
-		b, _, err := importer.Import(format, data, importer.Options{Name: filepath.Base(src.Path)})
+		b, _, err := formats.Import(format, data, importer.Options{Name: filepath.Base(src.Path)})
 		if err != nil {
 			t.Errorf("%s: import: %v", src.Path, err)
 			continue

@@ -20,39 +20,21 @@ import (
 // outside it, or an edit of a file whose content the session does not
 // show, is said on stderr.
 
-// fileTool names the parameters of a tool that writes files.
-type fileTool struct {
-	path    string // the file
-	content string // a whole-file write: its content
-	old     string // a replacement: the text replaced,
-	new     string // the text put instead,
-	all     string // and how many times (a boolean: all; a number: that many)
-	after   string // where the step's metadata.result holds the file's content after the call
-}
-
-// fileTools are, per format, its tools that write files (the tool names
-// and parameters of each agent's own file tools).
-var fileTools = map[string]map[string]fileTool{
-	GeminiCLI: {
-		"write_file": {path: "file_path", content: "content", after: "resultDisplay.newContent"},
-		"replace":    {path: "file_path", old: "old_string", new: "new_string", all: "expected_replacements", after: "resultDisplay.newContent"},
-	},
-	OpenCode: {
-		"write": {path: "filePath", content: "content"},
-		"edit":  {path: "filePath", old: "oldString", new: "newString", all: "replaceAll"},
-	},
-	CopilotCLI: {
-		"create":      {path: "path", content: "file_text"},
-		"str_replace": {path: "path", old: "old_str", new: "new_str"},
-		"edit":        {path: "path", old: "old_str", new: "new_str"},
-	},
+// FileTool names the parameters of a tool that writes files.
+type FileTool struct {
+	Path    string // the file
+	Content string // a whole-file write: its content
+	Old     string // a replacement: the text replaced,
+	New     string // the text put instead,
+	All     string // and how many times (a boolean: all; a number: that many)
+	After   string // where the step's metadata.result holds the file's content after the call
 }
 
 // agentFiles adds the files the session wrote, whose content is known,
-// as outputs (and, for a format that is no agentSession, the last answer
+// as outputs (and, for a format that is no agent's session (Format.Session), the last answer
 // as final.md beside them).
-func (b *builder) agentFiles() {
-	tools := fileTools[b.format]
+func (b *Builder) AgentFiles() {
+	tools := b.f.FileTools
 	known := map[string]string{}
 	var order []string
 	listed := map[string]bool{}
@@ -63,23 +45,23 @@ func (b *builder) agentFiles() {
 		known[name] = content
 	}
 	unknown, outside := 0, 0
-	for _, s := range b.steps {
+	for _, s := range b.Steps {
 		ft, ok := tools[s.Tool]
-		if !ok || !s.resolved || s.Error != nil {
+		if !ok || !s.Resolved || s.Error != nil {
 			continue
 		}
 		params := gjson.ParseBytes(s.Parameters)
-		name, ok := b.fileName(params.Get(ft.path).String())
+		name, ok := b.fileName(params.Get(ft.Path).String())
 		if !ok {
 			outside++
 			continue
 		}
-		if after := gjson.GetBytes(s.meta.get("result"), ft.after); ft.after != "" && after.Type == gjson.String {
+		if after := gjson.GetBytes(s.Meta.Get("result"), ft.After); ft.After != "" && after.Type == gjson.String {
 			learn(name, after.Str)
 			continue
 		}
-		if ft.content != "" {
-			c := params.Get(ft.content)
+		if ft.Content != "" {
+			c := params.Get(ft.Content)
 			if c.Type != gjson.String {
 				continue
 			}
@@ -91,45 +73,45 @@ func (b *builder) agentFiles() {
 			unknown++
 			continue
 		}
-		old, repl := params.Get(ft.old).String(), params.Get(ft.new).String()
+		old, repl := params.Get(ft.Old).String(), params.Get(ft.New).String()
 		n := strings.Count(have, old)
-		times := params.Get(ft.all)
+		times := params.Get(ft.All)
 		switch {
 		case old == "" || n == 0:
-			b.warn("an edit of %s replaces text its known content does not hold: %s is no output", name, name)
+			b.Warn("an edit of %s replaces text its known content does not hold: %s is no output", name, name)
 			delete(known, name)
 		case n == 1 || times.Type == gjson.True || times.Type == gjson.Number && times.Int() == int64(n):
 			known[name] = strings.ReplaceAll(have, old, repl)
 		default:
-			b.warn("an edit of %s replaces text its known content holds %d times: %s is no output", name, n, name)
+			b.Warn("an edit of %s replaces text its known content holds %d times: %s is no output", name, n, name)
 			delete(known, name)
 		}
 	}
-	var outs []output
+	var outs []Output
 	for _, name := range order {
 		if c, ok := known[name]; ok {
-			outs = append(outs, output{Name: name, Content: c})
+			outs = append(outs, Output{Name: name, Content: c})
 		}
 	}
-	if len(outs) > 0 && strings.TrimSpace(b.last) != "" && !agentSession(b.format) {
-		outs = append(outs, output{Name: finalName, Content: b.last})
+	if len(outs) > 0 && strings.TrimSpace(b.Last) != "" && !b.f.Session {
+		outs = append(outs, Output{Name: FinalName, Content: b.Last})
 	}
-	b.outputs = append(b.outputs, outs...)
+	b.Outputs = append(b.Outputs, outs...)
 	if outside > 0 {
-		b.warn("%d file write(s) outside the session's working directory (or with none recorded): they are steps, not outputs", outside)
+		b.Warn("%d file write(s) outside the session's working directory (or with none recorded): they are steps, not outputs", outside)
 	}
 	if unknown > 0 {
-		b.warn("%d edit(s) of files whose content the session does not show: they are steps, not outputs", unknown)
+		b.Warn("%d edit(s) of files whose content the session does not show: they are steps, not outputs", unknown)
 	}
 }
 
 // fileName names a file as an output: relative to the working directory.
-func (b *builder) fileName(p string) (string, bool) {
-	if rel, ok := relPath(p, b.roots); ok {
+func (b *Builder) fileName(p string) (string, bool) {
+	if rel, ok := relPath(p, b.Roots); ok {
 		p = rel
 	}
 	p = path.Clean(p)
-	if !cleanRelative(p) || p == "." {
+	if !CleanRelative(p) || p == "." {
 		return "", false
 	}
 	return p, true

@@ -34,13 +34,13 @@ import (
 var atifAgentKeys = []string{"source", "message", "timestamp", "model_name", "reasoning_effort",
 	"reasoning_content", "tool_calls", "observation", "metrics"}
 
-func importATIF(b *builder, data []byte) error {
-	doc, whole, err := b.wholeDoc(data)
+func importATIF(b *Builder, data []byte) error {
+	doc, whole, err := b.WholeDoc(data)
 	if err != nil {
 		return err
 	}
 	if !whole || !doc.IsObject() {
-		return b.errorf("", "an ATIF trajectory is one JSON object")
+		return b.Errorf("", "an ATIF trajectory is one JSON object")
 	}
 	a := &atifImport{b: b}
 	return a.trajectory(doc, "", "", nil, 0, 0)
@@ -52,7 +52,7 @@ func importATIF(b *builder, data []byte) error {
 const MaxSubagentDepth = 64
 
 type atifImport struct {
-	b *builder
+	b *Builder
 }
 
 // trajectory adds the steps of trajectory t. agent is "" for the root
@@ -63,45 +63,45 @@ type atifImport struct {
 func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int, index, depth int) error {
 	b := a.b
 	if depth > MaxSubagentDepth {
-		return b.errorf(where, "subagent trajectories nested more than %d deep: not imported", MaxSubagentDepth)
+		return b.Errorf(where, "subagent trajectories nested more than %d deep: not imported", MaxSubagentDepth)
 	}
 	sv := t.Get("schema_version")
 	if sv.Type != gjson.String || !strings.HasPrefix(sv.Str, "ATIF-v1.") {
-		return b.errorf(at(where, "schema_version"), "expected an ATIF v1 version such as \"ATIF-v1.7\", got %s", kindOrValue(sv))
+		return b.Errorf(At(where, "schema_version"), "expected an ATIF v1 version such as \"ATIF-v1.7\", got %s", kindOrValue(sv))
 	}
 	steps := t.Get("steps")
 	if !steps.IsArray() {
-		return b.errorf(at(where, "steps"), "expected an array of steps, got %s", kind(steps))
+		return b.Errorf(At(where, "steps"), "expected an array of steps, got %s", Kind(steps))
 	}
 	model := t.Get("agent.model_name").String()
-	b.setModel(model)
+	b.SetModel(model)
 	meta := keepAll(t, "steps", "subagent_trajectories")
 	subs := map[string]gjson.Result{}
 	var subOrder []string
 	subWhere := map[string]string{}
 	subIndex := map[string]int{}
-	for i, s := range elems(t.Get("subagent_trajectories")) {
+	for i, s := range Elems(t.Get("subagent_trajectories")) {
 		id := s.Get("trajectory_id").String()
-		w := at(where, fmt.Sprintf("subagent_trajectories[%d]", i))
+		w := At(where, fmt.Sprintf("subagent_trajectories[%d]", i))
 		if id == "" {
-			return b.errorf(at(w, "trajectory_id"), "an embedded subagent trajectory needs a trajectory_id")
+			return b.Errorf(At(w, "trajectory_id"), "an embedded subagent trajectory needs a trajectory_id")
 		}
 		if _, dup := subs[id]; dup {
-			return b.errorf(at(w, "trajectory_id"), "trajectory_id %q is not unique", id)
+			return b.Errorf(At(w, "trajectory_id"), "trajectory_id %q is not unique", id)
 		}
 		subs[id], subWhere[id], subIndex[id] = s, w, i
 		subOrder = append(subOrder, id)
 	}
-	var sub obj // the record of this subagent trajectory
-	var subSteps list
+	var sub Obj // the record of this subagent trajectory
+	var subSteps List
 	if agent == "" {
-		b.meta.set("atif", meta.raw())
+		b.Meta.Set("atif", meta.Raw())
 	}
 	started := map[string]bool{}
-	for i, st := range elems(steps) {
-		w := at(where, fmt.Sprintf("steps[%d]", i))
+	for i, st := range Elems(steps) {
+		w := At(where, fmt.Sprintf("steps[%d]", i))
 		if !st.IsObject() {
-			return b.errorf(w, "expected a step object, got %s", kind(st))
+			return b.Errorf(w, "expected a step object, got %s", Kind(st))
 		}
 		source := st.Get("source").String()
 		switch {
@@ -122,12 +122,12 @@ func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int
 				}
 			}
 		case source != "system" && source != "user":
-			return b.errorf(at(w, "source"), "expected \"system\", \"user\" or \"agent\", got %s", kindOrValue(st.Get("source")))
+			return b.Errorf(At(w, "source"), "expected \"system\", \"user\" or \"agent\", got %s", kindOrValue(st.Get("source")))
 		case agent != "":
 			// A subagent's own prompts are no prompts of the run: they
 			// stay with its trajectory's record.
-			b.mapRecord()
-			subSteps = append(subSteps, raw(st))
+			b.MapRecord()
+			subSteps = append(subSteps, Raw(st))
 		default:
 			if err := a.prompt(st, w, source); err != nil {
 				return err
@@ -135,17 +135,17 @@ func (a *atifImport) trajectory(t gjson.Result, where, agent string, parent *int
 		}
 	}
 	if agent != "" {
-		sub.setString("agent", agent)
-		sub.set("index", jsonInt(index))
-		sub.set("trajectory", meta.raw())
-		sub.set("steps", subSteps.raw())
-		b.appendMeta("atif_subagents", sub.raw())
+		sub.SetString("agent", agent)
+		sub.Set("index", JSONInt(index))
+		sub.Set("trajectory", meta.Raw())
+		sub.Set("steps", subSteps.Raw())
+		b.AppendMeta("atif_subagents", sub.Raw())
 	}
 	for _, id := range subOrder {
 		if started[id] {
 			continue
 		}
-		b.warn("embedded subagent trajectory %q is referenced by no observation: its steps are after its parent's, without a parent step", id)
+		b.Warn("embedded subagent trajectory %q is referenced by no observation: its steps are after its parent's, without a parent step", id)
 		if err := a.trajectory(subs[id], subWhere[id], subName(agent, id), nil, subIndex[id], depth+1); err != nil {
 			return err
 		}
@@ -165,19 +165,19 @@ func kindOrValue(r gjson.Result) string {
 	if r.Type == gjson.String {
 		return strconv.Quote(r.Str)
 	}
-	return kind(r)
+	return Kind(r)
 }
 
 // keepAll returns every member of o but those in skip, empty ones too.
-func keepAll(o gjson.Result, skip ...string) obj {
-	var out obj
-	each(o, func(k, v gjson.Result) bool {
+func keepAll(o gjson.Result, skip ...string) Obj {
+	var out Obj
+	Each(o, func(k, v gjson.Result) bool {
 		for _, s := range skip {
 			if k.Str == s {
 				return true
 			}
 		}
-		out = append(out, member{k.Str, raw(v)})
+		out = append(out, Member{k.Str, Raw(v)})
 		return true
 	})
 	return out
@@ -185,20 +185,20 @@ func keepAll(o gjson.Result, skip ...string) obj {
 
 // stepTime returns a step's time as RFC 3339 in UTC, and the members of
 // meta to keep it as written when that differs.
-func (a *atifImport) stepTime(st gjson.Result, w string, meta *obj) string {
+func (a *atifImport) stepTime(st gjson.Result, w string, meta *Obj) string {
 	v := st.Get("timestamp")
 	if !v.Exists() || v.Type == gjson.Null {
 		if v.Exists() {
-			meta.set("timestamp", raw(v))
+			meta.Set("timestamp", Raw(v))
 		}
 		return ""
 	}
-	ts := timestamp(v)
+	ts := Timestamp(v)
 	if ts == "" {
-		a.b.warn("%s: timestamp %s is not ISO 8601; kept in metadata", at(w, "timestamp"), kindOrValue(v))
+		a.b.Warn("%s: timestamp %s is not ISO 8601; kept in metadata", At(w, "timestamp"), kindOrValue(v))
 	}
 	if ts != v.Str || v.Type != gjson.String {
-		meta.set("timestamp", raw(v))
+		meta.Set("timestamp", Raw(v))
 	}
 	return ts
 }
@@ -206,29 +206,29 @@ func (a *atifImport) stepTime(st gjson.Result, w string, meta *obj) string {
 // prompt adds a system or user step of the root trajectory.
 func (a *atifImport) prompt(st gjson.Result, w, role string) error {
 	b := a.b
-	b.mapRecord()
+	b.MapRecord()
 	meta := keepAll(st, "source", "message", "timestamp")
 	ts := a.stepTime(st, w, &meta)
-	c, err := a.content(st.Get("message"), at(w, "message"))
+	c, err := a.content(st.Get("message"), At(w, "message"))
 	if err != nil {
 		return err
 	}
 	c.keep(&meta)
-	var m obj
-	m.set("atif", meta.raw())
+	var m Obj
+	m.Set("atif", meta.Raw())
 	if role == "system" && !b.hasSystem && c.parts == nil && c.pending == nil {
-		b.seen(ts)
+		b.Seen(ts)
 		if ts != "" {
-			m = join(obj{{"timestamp", quote(ts)}}, m)
+			m = Join(Obj{{"timestamp", Quote(ts)}}, m)
 		}
 		b.system, b.hasSystem = c.text, true
-		b.meta.set("system_prompt", m.raw())
+		b.Meta.Set("system_prompt", m.Raw())
 		return nil
 	}
 	if c.parts != nil {
 		b.promptParts(role, c.parts, m, ts)
 	} else {
-		b.prompt(role, c.text, m, ts)
+		b.Prompt(role, c.text, m, ts)
 	}
 	return nil
 }
@@ -244,21 +244,21 @@ type atifRef struct {
 // per tool call, each with the result its observation holds.
 func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, defModel string) ([]atifRef, error) {
 	b := a.b
-	b.mapRecord()
+	b.MapRecord()
 	meta := keepAll(st, atifAgentKeys...)
 	ts := a.stepTime(st, w, &meta)
-	s := &step{Type: llmCall, Timestamp: ts, Agent: agent, ParentStep: parent}
-	var params obj
+	s := &Step{Type: LLMCall, Timestamp: ts, Agent: agent, ParentStep: parent}
+	var params Obj
 	if v := st.Get("model_name"); v.Exists() {
-		params.set("model", raw(v))
-		b.setModel(v.String())
+		params.Set("model", Raw(v))
+		b.SetModel(v.String())
 	}
 	if v := st.Get("reasoning_effort"); v.Exists() {
-		params.set("reasoning_effort", raw(v))
+		params.Set("reasoning_effort", Raw(v))
 	}
-	s.Parameters = params.raw()
+	s.Parameters = params.Raw()
 	if msg := st.Get("message"); msg.Exists() {
-		c, err := a.content(msg, at(w, "message"))
+		c, err := a.content(msg, At(w, "message"))
 		if err != nil {
 			return nil, err
 		}
@@ -269,53 +269,53 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 			text := c.text
 			s.Output = &text
 			if strings.TrimSpace(text) != "" && agent == "" {
-				b.last = text
+				b.Last = text
 			}
 		}
 		c.keep(&meta)
 	} else {
-		meta.set("no_message", jsonTrue)
+		meta.Set("no_message", JSONTrue)
 	}
 	if r := st.Get("reasoning_content"); r.Exists() {
 		if r.Type != gjson.String {
-			meta.set("reasoning_content", raw(r))
+			meta.Set("reasoning_content", Raw(r))
 		} else {
 			text := r.Str
 			s.Reasoning = &text
 		}
 	}
 	if m := st.Get("metrics"); m.Exists() {
-		var left obj
+		var left Obj
 		s.Usage, left = atifUsage(m)
-		s.meta.set("usage", left.raw())
+		s.Meta.Set("usage", left.Raw())
 		if s.Usage == nil && left == nil {
-			meta.set("metrics", raw(m)) // {} or not an object
+			meta.Set("metrics", Raw(m)) // {} or not an object
 		}
 	}
-	b.addStep(s)
+	b.AddStep(s)
 	// Tool calls, joined to their results within the step (ATIF requires
 	// a result's source_call_id to name a call of its own step: ids need
 	// not be unique across steps or trajectories).
-	calls := map[string]*step{}
-	var order []*step
-	for i, tc := range elems(st.Get("tool_calls")) {
-		cw := at(w, fmt.Sprintf("tool_calls[%d]", i))
+	calls := map[string]*Step{}
+	var order []*Step
+	for i, tc := range Elems(st.Get("tool_calls")) {
+		cw := At(w, fmt.Sprintf("tool_calls[%d]", i))
 		if !tc.IsObject() {
-			return nil, b.errorf(cw, "expected a tool call object, got %s", kind(tc))
+			return nil, b.Errorf(cw, "expected a tool call object, got %s", Kind(tc))
 		}
 		id := tc.Get("tool_call_id").String()
-		var cm obj
+		var cm Obj
 		if extra := keepAll(tc, "tool_call_id", "function_name", "arguments"); extra != nil {
-			cm.set("atif", extra.raw())
+			cm.Set("atif", extra.Raw())
 		}
 		argv := tc.Get("arguments")
 		var params json.RawMessage
 		if argv.Exists() {
-			params = raw(argv)
+			params = Raw(argv)
 		} else {
-			cm = join(cm, obj{{"no_arguments", jsonTrue}})
+			cm = Join(cm, Obj{{"no_arguments", JSONTrue}})
 		}
-		c := b.call(&call{id: id, name: tc.Get("function_name").String(), args: params, meta: cm}, ts)
+		c := b.Call(&Call{ID: id, Name: tc.Get("function_name").String(), Args: params, Meta: cm}, ts)
 		c.Agent, c.ParentStep = agent, parent
 		order = append(order, c)
 		if id != "" {
@@ -323,43 +323,43 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 		}
 	}
 	if t := st.Get("tool_calls"); t.Exists() && !t.IsArray() {
-		return nil, b.errorf(at(w, "tool_calls"), "expected an array, got %s", kind(t))
+		return nil, b.Errorf(At(w, "tool_calls"), "expected an array, got %s", Kind(t))
 	}
 	var refs []atifRef
-	var loose list
+	var loose List
 	obs := st.Get("observation")
 	if obs.Exists() && !obs.IsObject() {
-		return nil, b.errorf(at(w, "observation"), "expected an object, got %s", kind(obs))
+		return nil, b.Errorf(At(w, "observation"), "expected an object, got %s", Kind(obs))
 	}
 	if o := keepAll(obs, "results"); o != nil {
-		meta.set("observation", o.raw())
+		meta.Set("observation", o.Raw())
 	}
-	for i, r := range elems(obs.Get("results")) {
-		rw := at(w, fmt.Sprintf("observation.results[%d]", i))
+	for i, r := range Elems(obs.Get("results")) {
+		rw := At(w, fmt.Sprintf("observation.results[%d]", i))
 		if !r.IsObject() {
-			return nil, b.errorf(rw, "expected a result object, got %s", kind(r))
+			return nil, b.Errorf(rw, "expected a result object, got %s", Kind(r))
 		}
 		id := r.Get("source_call_id").String()
 		c := calls[id]
 		switch {
 		case id != "" && c == nil:
-			b.warn("%s: source_call_id %q names no tool call of its step; kept in the step's metadata", rw, id)
+			b.Warn("%s: source_call_id %q names no tool call of its step; kept in the step's metadata", rw, id)
 		case id == "":
 			// Producers leave source_call_id out of the results of their
 			// calls (Harbor's own computer-use agents): such a result is
 			// the next call's of its step that has none yet.
 			for _, o := range order {
-				if !o.resolved {
+				if !o.Resolved {
 					c = o
 					break
 				}
 			}
 		}
-		if c == nil || c.resolved {
+		if c == nil || c.Resolved {
 			// A result of no call (an action without tool calling), or a
 			// second result for one call: kept as it is.
-			loose = append(loose, raw(r))
-			for _, ref := range elems(r.Get("subagent_trajectory_ref")) {
+			loose = append(loose, Raw(r))
+			for _, ref := range Elems(r.Get("subagent_trajectory_ref")) {
 				if id := ref.Get("trajectory_id").String(); id != "" {
 					refs = append(refs, atifRef{id, s.Index})
 				}
@@ -369,34 +369,34 @@ func (a *atifImport) agentStep(st gjson.Result, w, agent string, parent *int, de
 		if err := a.result(c, r, rw, id == ""); err != nil {
 			return nil, err
 		}
-		for _, ref := range elems(r.Get("subagent_trajectory_ref")) {
+		for _, ref := range Elems(r.Get("subagent_trajectory_ref")) {
 			if id := ref.Get("trajectory_id").String(); id != "" {
 				refs = append(refs, atifRef{id, c.Index})
 			} else if p := ref.Get("trajectory_path").String(); p != "" {
-				b.warn("%s: the subagent trajectory %q is another file; it is not read", rw, p)
+				b.Warn("%s: the subagent trajectory %q is another file; it is not read", rw, p)
 			}
 		}
 	}
 	if loose != nil {
-		meta.set("observation_results", loose.raw())
+		meta.Set("observation_results", loose.Raw())
 	}
-	var am obj
-	am.set("atif", meta.raw())
-	s.meta = join(am, s.meta)
+	var am Obj
+	am.Set("atif", meta.Raw())
+	s.Meta = Join(am, s.Meta)
 	return refs, nil
 }
 
 // result sets the output of call step c from observation result r.
 // joined says it was joined by its place, having no source_call_id.
-func (a *atifImport) result(c *step, r gjson.Result, w string, joined bool) error {
-	c.resolved = true
+func (a *atifImport) result(c *Step, r gjson.Result, w string, joined bool) error {
+	c.Resolved = true
 	rm := keepAll(r, "source_call_id", "content")
 	if joined {
-		rm.set("source_call_id", raw(r.Get("source_call_id"))) // null, if given
-		rm.set("joined_by_place", jsonTrue)
+		rm.Set("source_call_id", Raw(r.Get("source_call_id"))) // null, if given
+		rm.Set("joined_by_place", JSONTrue)
 	}
 	if v := r.Get("content"); v.Exists() && v.Type != gjson.Null {
-		cont, err := a.content(v, at(w, "content"))
+		cont, err := a.content(v, At(w, "content"))
 		if err != nil {
 			return err
 		}
@@ -408,22 +408,22 @@ func (a *atifImport) result(c *step, r gjson.Result, w string, joined bool) erro
 		}
 		cont.keep(&rm)
 	} else if v.Exists() {
-		rm.set("content", raw(v))
+		rm.Set("content", Raw(v))
 	}
 	// No ATIF field says a call failed; producers write it in extra.
 	if extra := r.Get("extra"); extra.Get("is_error").Type == gjson.True {
-		f := failure{}
+		f := Failure{}
 		if e := extra.Get("error"); e.Type == gjson.String {
-			f.msg = e.Str
+			f.Msg = e.Str
 		}
-		if e := extra.Get("exit_code"); e.Type == gjson.Number && isDigits(strings.TrimPrefix(e.Raw, "-")) {
-			f.exitCode = raw(e)
+		if e := extra.Get("exit_code"); e.Type == gjson.Number && IsDigits(strings.TrimPrefix(e.Raw, "-")) {
+			f.ExitCode = Raw(e)
 		}
-		c.fail(f)
+		c.Fail(f)
 	}
-	var res obj
-	res.set("atif", rm.raw())
-	c.meta.set("result", res.raw())
+	var res Obj
+	res.Set("atif", rm.Raw())
+	c.Meta.Set("result", res.Raw())
 	return nil
 }
 
@@ -431,11 +431,11 @@ func (a *atifImport) result(c *step, r gjson.Result, w string, joined bool) erro
 // input tokens, cached ones included), completion_tokens and
 // cached_tokens, as recorded. The other members (cost_usd, token ids,
 // logprobs, extra) are returned to stay in metadata.
-func atifUsage(m gjson.Result) (*manifest.Usage, obj) {
+func atifUsage(m gjson.Result) (*manifest.Usage, Obj) {
 	u := &manifest.Usage{}
-	var left obj
+	var left Obj
 	found := false
-	each(m, func(k, v gjson.Result) bool {
+	Each(m, func(k, v gjson.Result) bool {
 		var dst **int64
 		switch k.Str {
 		case "prompt_tokens":
@@ -445,13 +445,13 @@ func atifUsage(m gjson.Result) (*manifest.Usage, obj) {
 		case "cached_tokens":
 			dst = &u.CacheReadTokens
 		}
-		if dst != nil && v.Type == gjson.Number && isDigits(v.Raw) {
+		if dst != nil && v.Type == gjson.Number && IsDigits(v.Raw) {
 			if n, err := strconv.ParseInt(v.Raw, 10, 64); err == nil {
 				*dst, found = &n, true
 				return true
 			}
 		}
-		left = append(left, member{k.Str, raw(v)})
+		left = append(left, Member{k.Str, Raw(v)})
 		return true
 	})
 	if !found {
@@ -466,14 +466,14 @@ func atifUsage(m gjson.Result) (*manifest.Usage, obj) {
 type atifContent struct {
 	text    string
 	parts   []execlog.Part
-	pending list
-	paths   list // the file each part read from a file was, by index
+	pending List
+	paths   List // the file each part read from a file was, by index
 }
 
 // keep records in meta what the log's content cannot say.
-func (c atifContent) keep(meta *obj) {
-	meta.set("pending_parts", c.pending.raw())
-	meta.set("part_paths", c.paths.raw())
+func (c atifContent) keep(meta *Obj) {
+	meta.Set("pending_parts", c.pending.Raw())
+	meta.Set("part_paths", c.paths.Raw())
 }
 
 func (a *atifImport) content(v gjson.Result, w string) (atifContent, error) {
@@ -483,17 +483,17 @@ func (a *atifImport) content(v gjson.Result, w string) (atifContent, error) {
 		c.text = v.Str
 		return c, nil
 	case !v.IsArray():
-		return c, a.b.errorf(w, "expected a string or an array of content parts, got %s", kind(v))
+		return c, a.b.Errorf(w, "expected a string or an array of content parts, got %s", Kind(v))
 	}
 	c.parts = []execlog.Part{}
-	for i, p := range elems(v) {
+	for i, p := range Elems(v) {
 		pw := fmt.Sprintf("%s[%d]", w, i)
 		typ := p.Get("type").String()
 		switch typ {
 		case "text":
 			t := p.Get("text")
 			if t.Type != gjson.String {
-				return c, a.b.errorf(at(pw, "text"), "expected a string, got %s", kind(t))
+				return c, a.b.Errorf(At(pw, "text"), "expected a string, got %s", Kind(t))
 			}
 			c.parts = append(c.parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(t.Str)})
 			if len(keepAll(p, "type", "text")) == 0 {
@@ -502,13 +502,13 @@ func (a *atifImport) content(v gjson.Result, w string) (atifContent, error) {
 		case "image", "audio":
 			if part, file, ok := a.media(p, typ, pw); ok {
 				if file != "" {
-					c.paths = append(c.paths, obj{{"index", jsonInt(len(c.parts))}, {"path", quote(file)}}.raw())
+					c.paths = append(c.paths, Obj{{"index", JSONInt(len(c.parts))}, {"path", Quote(file)}}.Raw())
 				}
 				c.parts = append(c.parts, part)
 				continue
 			}
 		}
-		c.pending = append(c.pending, obj{{"index", jsonInt(i)}, {"part", raw(p)}}.raw())
+		c.pending = append(c.pending, Obj{{"index", JSONInt(i)}, {"part", Raw(p)}}.Raw())
 	}
 	if len(c.parts) == 0 {
 		c.parts = nil
@@ -527,16 +527,16 @@ func (a *atifImport) media(p gjson.Result, typ, w string) (part execlog.Part, fi
 		len(keepAll(p, "type", "source")) > 0 || len(keepAll(src, "media_type", "path")) > 0 {
 		return part, "", false
 	}
-	if dmt, data, isURL := dataURL(where.Str); isURL {
+	if dmt, data, isURL := DataURL(where.Str); isURL {
 		if _, err := base64.StdEncoding.DecodeString(data); err != nil || dmt != mt.Str {
-			a.b.warn("%s: the data: URL is not base64 of the part's media type; the part is kept in metadata", w)
+			a.b.Warn("%s: the data: URL is not base64 of the part's media type; the part is kept in metadata", w)
 			return part, "", false
 		}
 		return execlog.Part{Type: typ, MediaType: mt.Str, Content: execlog.Base64(data)}, "", true
 	}
 	data, err := a.readFile(where.Str)
 	if err != nil {
-		a.b.warn("%s: %s %q is not in the trajectory (%v); the part is kept in metadata", w, typ, where.Str, err)
+		a.b.Warn("%s: %s %q is not in the trajectory (%v); the part is kept in metadata", w, typ, where.Str, err)
 		return part, "", false
 	}
 	return execlog.Part{Type: typ, MediaType: mt.Str, Content: execlog.Bytes(data)}, where.Str, true
@@ -549,7 +549,7 @@ func (a *atifImport) readFile(name string) ([]byte, error) {
 		return nil, fmt.Errorf("no directory to read it from")
 	}
 	if name == "" || path.IsAbs(name) || strings.Contains(name, "://") || strings.ContainsRune(name, '\\') ||
-		!cleanRelative(path.Clean(name)) {
+		!CleanRelative(path.Clean(name)) {
 		return nil, fmt.Errorf("not a relative file path under the trajectory's directory")
 	}
 	return found.ReadFile(filepath.Join(a.b.opts.Dir, filepath.FromSlash(path.Clean(name))),

@@ -28,7 +28,7 @@ type prompt struct {
 	Parts   []execlog.Part // instead of Content, when the message holds more than text
 }
 
-type step struct {
+type Step struct {
 	Index         int
 	Type          string
 	Tool          string
@@ -44,12 +44,12 @@ type step struct {
 	Timestamp     string
 
 	outLit   string // the output as a JSON string literal, instead of Output
-	meta     obj    // becomes the step's metadata
-	extra    list   // results beyond the first for the same call
-	resolved bool   // a result has been joined
+	Meta     Obj    // becomes the step's metadata
+	extra    List   // results beyond the first for the same call
+	Resolved bool   // a result has been joined
 }
 
-type output struct {
+type Output struct {
 	Name    string
 	Content string
 	Notes   string
@@ -61,25 +61,25 @@ type environment struct {
 	ToolVersions map[string]string
 }
 
-func (s *step) hasOutput() bool { return s.Output != nil || s.outLit != "" || s.OutputParts != nil }
+func (s *Step) hasOutput() bool { return s.Output != nil || s.outLit != "" || s.OutputParts != nil }
 
 // fail records that the step failed: with a message and an exit code when
 // the source gives them.
-func (s *step) fail(f failure) {
-	s.Error = &manifest.StepError{Message: f.msg}
-	if n, err := strconv.ParseInt(string(f.exitCode), 10, 64); err == nil {
+func (s *Step) Fail(f Failure) {
+	s.Error = &manifest.StepError{Message: f.Msg}
+	if n, err := strconv.ParseInt(string(f.ExitCode), 10, 64); err == nil {
 		s.Error.ExitCode = &n
 	}
 }
 
 // A failure is what a source says about a failed call.
-type failure struct {
-	msg      string
-	exitCode json.RawMessage // an integer
+type Failure struct {
+	Msg      string
+	ExitCode json.RawMessage // an integer
 }
 
 // text returns the output.
-func (s *step) text() string {
+func (s *Step) text() string {
 	if s.outLit != "" {
 		return gjson.Parse(s.outLit).Str
 	}
@@ -92,18 +92,11 @@ func (s *step) text() string {
 // Step types.
 const (
 	toolCall = "tool_call"
-	llmCall  = "llm_call"
+	LLMCall  = "llm_call"
 )
 
 // finalName is the output an importer records the agent's last answer as.
-const finalName = "final.md"
-
-// agentSession reports whether format is an agent's session, whose
-// outputs are the files it wrote: its last answer is the output of its
-// last model call and no output of its own.
-func agentSession(format string) bool {
-	return format == ClaudeCode || format == Codex || format == GeminiCLI || format == OpenCode
-}
+const FinalName = "final.md"
 
 // readOnlyTools are deterministic by default: reading the same workspace
 // gives the same output.
@@ -114,18 +107,18 @@ var readOnlyTools = []string{
 }
 
 // A msg is one conversation message, whatever its source format.
-type msg struct {
-	role      string // system, user, assistant or tool
-	text      string
-	hasText   bool
-	reasoning []string
-	calls     []*call
-	results   []*result
-	ts        string
-	params    json.RawMessage // request parameters, for a model turn
-	parts     []execlog.Part  // the content as parts, when it holds more than text
-	failed    *failure        // a model call that failed
-	meta      obj
+type Msg struct {
+	Role      string // system, user, assistant or tool
+	Text      string
+	HasText   bool
+	Reasoning []string
+	Calls     []*Call
+	Results   []*Result
+	TS        string
+	Params    json.RawMessage // request parameters, for a model turn
+	Parts     []execlog.Part  // the content as parts, when it holds more than text
+	Failed    *Failure        // a model call that failed
+	Meta      Obj
 	key       string // identity for history deduplication; computed lazily
 	// later are metadata members of a model turn made of the input's
 	// members (Responses items, Codex token counts), kept as those
@@ -141,7 +134,7 @@ type msg struct {
 // takenUsage is a model turn's usage and the metadata left, as turn takes
 // them from meta (the turn's metadata they were taken from).
 type takenUsage struct {
-	meta, left obj
+	meta, left Obj
 	usage      *manifest.Usage
 }
 
@@ -151,19 +144,19 @@ type takenUsage struct {
 type laterMeta struct {
 	k    string
 	list bool
-	o    obj
+	o    Obj
 	raw  json.RawMessage
 }
 
 // takeUsages takes the usage of each model turn of msgs from its metadata
 // before the turns are added, as turn would take it: a long session's in
 // two halves at once, for it has a usage object per turn.
-func takeUsages(msgs []*msg) {
+func takeUsages(msgs []*Msg) {
 	halves.Do(len(msgs), func(from, to int) {
 		for _, m := range msgs[from:to] {
-			if m.role == "assistant" {
-				t := &takenUsage{meta: m.meta}
-				t.usage, t.left = takeUsage(join(m.meta))
+			if m.Role == "assistant" {
+				t := &takenUsage{meta: m.Meta}
+				t.usage, t.left = takeUsage(Join(m.Meta))
 				m.taken = t
 			}
 		}
@@ -171,12 +164,12 @@ func takeUsages(msgs []*msg) {
 }
 
 // sameObj reports whether a and b are the same members in the same memory.
-func sameObj(a, b obj) bool {
+func sameObj(a, b Obj) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // doneLater makes m's later members its metadata, in order.
-func (m *msg) doneLater() {
+func (m *Msg) doneLater() {
 	if len(m.later) == 0 {
 		return
 	}
@@ -190,9 +183,9 @@ func (m *msg) doneLater() {
 		if !l.list {
 			v := l.raw
 			if v == nil {
-				v = l.o.raw()
+				v = l.o.Raw()
 			}
-			m.meta.set(l.k, v)
+			m.Meta.Set(l.k, v)
 			continue
 		}
 		i := slices.IndexFunc(lists, func(x listed) bool { return x.k == l.k })
@@ -203,7 +196,7 @@ func (m *msg) doneLater() {
 		lists[i].items = append(lists[i].items, l)
 	}
 	for _, l := range lists {
-		m.meta.set(l.k, appendList(m.meta.get(l.k), l.items))
+		m.Meta.Set(l.k, appendList(m.Meta.Get(l.k), l.items))
 	}
 	m.later = nil
 }
@@ -220,7 +213,7 @@ func appendList(have json.RawMessage, items []laterMeta) json.RawMessage {
 	for _, l := range items {
 		n += len(l.raw) + 5
 		for _, m := range l.o {
-			n += len(m.k) + len(m.v) + 4
+			n += len(m.K) + len(m.V) + 4
 		}
 	}
 	b := append(make([]byte, 0, n), '[')
@@ -246,61 +239,61 @@ func appendList(have json.RawMessage, items []laterMeta) json.RawMessage {
 }
 
 // A call is a tool call a model turn makes.
-type call struct {
-	id, name string
-	args     json.RawMessage
-	ts       string
-	meta     obj
+type Call struct {
+	ID, Name string
+	Args     json.RawMessage
+	TS       string
+	Meta     Obj
 	output   *string // set when the call carries its own result
 	noResult bool    // a call whose result no log of its kind holds (a hosted web search)
 	isError  bool
-	failure  failure
-	step     *step // the step it became
+	failure  Failure
+	step     *Step // the step it became
 }
 
 // A result is a tool's answer to a call.
-type result struct {
-	id, name string
-	output   string // see text
+type Result struct {
+	ID, Name string
+	Output   string // see text
 	lit      string // the output as the input's JSON string literal
-	hasOut   bool
-	parts    []execlog.Part // the output as parts, when it holds more than text
-	isError  bool
-	failure  failure
-	ts       string
-	meta     obj
+	HasOut   bool
+	Parts    []execlog.Part // the output as parts, when it holds more than text
+	IsError  bool
+	Failure  Failure
+	TS       string
+	Meta     Obj
 }
 
 // setOutput sets the output from a JSON value. A string is kept as its
 // literal, copied to the log as is and decoded only when compared: tool
 // outputs are most of a transcript's bytes.
-func (r *result) setOutput(v gjson.Result) {
-	r.hasOut = true
+func (r *Result) SetOutput(v gjson.Result) {
+	r.HasOut = true
 	if v.Type == gjson.String {
-		r.lit, r.output = v.Raw, ""
+		r.lit, r.Output = v.Raw, ""
 		return
 	}
-	r.output = str(v)
+	r.Output = Str(v)
 }
 
 // text returns the output.
-func (r *result) text() string {
+func (r *Result) Text() string {
 	if r.lit != "" {
-		r.output, r.lit = gjson.Parse(r.lit).Str, ""
+		r.Output, r.lit = gjson.Parse(r.lit).Str, ""
 	}
-	return r.output
+	return r.Output
 }
 
 // addText adds a text part, on a new line unless a line break already
 // separates it from the text before.
-func (m *msg) addText(s string) {
+func (m *Msg) AddText(s string) {
 	switch {
-	case !m.hasText:
-		m.text, m.hasText = s, true
-	case m.text == "" || strings.HasSuffix(m.text, "\n") || strings.HasPrefix(s, "\n"):
-		m.text += s
+	case !m.HasText:
+		m.Text, m.HasText = s, true
+	case m.Text == "" || strings.HasSuffix(m.Text, "\n") || strings.HasPrefix(s, "\n"):
+		m.Text += s
 	default:
-		m.text += "\n" + s
+		m.Text += "\n" + s
 	}
 }
 
@@ -309,34 +302,35 @@ func (m *msg) addText(s string) {
 // the results' text. Call ids are left out: clients give their own ids to
 // calls a provider sent without one ("id": ""), so the copies of a call
 // may differ in nothing else.
-func (m *msg) identity() string {
+func (m *Msg) identity() string {
 	if m.key == "" {
 		var sb strings.Builder
-		sb.WriteString(m.role)
+		sb.WriteString(m.Role)
 		sb.WriteByte(0)
-		sb.WriteString(m.text)
-		for _, c := range m.calls {
+		sb.WriteString(m.Text)
+		for _, c := range m.Calls {
 			sb.WriteString("\x00c")
-			sb.WriteString(c.name)
+			sb.WriteString(c.Name)
 			sb.WriteByte(0)
-			if a, err := canon.Canonicalize(c.args); err == nil {
+			if a, err := canon.Canonicalize(c.Args); err == nil {
 				sb.Write(a)
 			} else {
-				sb.Write(c.args)
+				sb.Write(c.Args)
 			}
 		}
-		for _, r := range m.results {
+		for _, r := range m.Results {
 			sb.WriteString("\x00r")
-			sb.WriteString(r.text())
+			sb.WriteString(r.Text())
 		}
 		m.key = sb.String()
 	}
 	return m.key
 }
 
-// builder accumulates the execution log.
-type builder struct {
-	format string
+// Builder accumulates the execution log.
+type Builder struct {
+	f      *Format // never saved in a checkpoint (it holds funcs): the import's own
+	format string  // f.Name
 	opts   Options
 	// linePrefix names the file whose lines are being read, when an
 	// import reads more than one ("agent-x.jsonl: ").
@@ -344,48 +338,49 @@ type builder struct {
 	det        map[string]bool
 
 	model       string
-	agentModel  string // the model an agent span names, if no call does
-	modelParams obj
+	AgentModel  string // the model an agent span names, if no call does
+	modelParams Obj
 	system      string
 	hasSystem   bool
-	prompts     []prompt
-	promptMeta  list
-	steps       []*step
-	calls       map[string]*step
-	open        map[string][]*step // calls that may still get a result, by tool name
-	noID        []*step            // calls without an id that may still get a result
-	early       []*result          // results whose call has not come yet (joinEarly)
+	Prompts     []prompt
+	promptMeta  List
+	Steps       []*Step
+	Calls       map[string]*Step
+	open        map[string][]*Step // calls that may still get a result, by tool name
+	noID        []*Step            // calls without an id that may still get a result
+	early       []*Result          // results whose call has not come yet (joinEarly)
 	flushing    bool               // the end of the input: early results are unmatched
-	outputs     []output
-	last        string // last non-empty assistant text
+	Outputs     []Output
+	Last        string // last non-empty assistant text
 	earliest    time.Time
 	created     string
 	env         environment
-	meta        obj
+	Meta        Obj
 	metaLists   []string        // names of the list members of meta, in order
-	metaList    map[string]list // built by appendMeta
-	unmatched   list
-	history     []*msg   // the conversation so far
-	roots       []string // working directories to make path parameters relative to
+	metaList    map[string]List // built by appendMeta
+	unmatched   List
+	history     []*Msg   // the conversation so far
+	Roots       []string // working directories to make path parameters relative to
 	attachments map[string]string
 	workspace   *workspace // files the session read and wrote (claudeCodeWorkspace)
 
 	resumed         int                // lines a checkpoint covered (resume.go)
 	memo            *objectMemo        // the objects of the transcript's literals (resume.go)
 	pending         *pendingCheckpoint // the checkpoint to write once the import succeeds
-	records, mapped int
+	Records, Mapped int
 	skipped         map[string]int
 	lost            map[string]map[string]int // kind -> what it held -> records skipped holding work (lose)
 	warnings        []string
 }
 
-func newBuilder(format string, opts Options) *builder {
-	b := &builder{
-		format:  format,
+func newBuilder(f Format, opts Options) *Builder {
+	b := &Builder{
+		f:       &f,
+		format:  f.Name,
 		opts:    opts,
 		det:     map[string]bool{},
-		calls:   map[string]*step{},
-		open:    map[string][]*step{},
+		Calls:   map[string]*Step{},
+		open:    map[string][]*Step{},
 		skipped: map[string]int{},
 	}
 	for _, t := range readOnlyTools {
@@ -397,26 +392,26 @@ func newBuilder(format string, opts Options) *builder {
 	return b
 }
 
-func (b *builder) errorf(where, format string, a ...any) error {
+func (b *Builder) Errorf(where, format string, a ...any) error {
 	return &Error{Format: b.format, Where: where, Msg: fmt.Sprintf(format, a...)}
 }
 
 // skip counts a record that has no place in the log.
-func (b *builder) skip(reason string) {
-	b.records++
+func (b *Builder) Skip(reason string) {
+	b.Records++
 	b.skipped[reason]++
 }
 
 // mapRecord counts a record that went into the log.
-func (b *builder) mapRecord() {
-	b.records++
-	b.mapped++
+func (b *Builder) MapRecord() {
+	b.Records++
+	b.Mapped++
 }
 
 // appendMeta appends v to the list member k of the log's metadata.
-func (b *builder) appendMeta(k string, v json.RawMessage) {
+func (b *Builder) AppendMeta(k string, v json.RawMessage) {
 	if b.metaList == nil {
-		b.metaList = map[string]list{}
+		b.metaList = map[string]List{}
 	}
 	if _, ok := b.metaList[k]; !ok {
 		b.metaLists = append(b.metaLists, k)
@@ -424,12 +419,12 @@ func (b *builder) appendMeta(k string, v json.RawMessage) {
 	b.metaList[k] = append(b.metaList[k], v)
 }
 
-func (b *builder) warn(format string, a ...any) {
+func (b *Builder) Warn(format string, a ...any) {
 	b.warnings = append(b.warnings, fmt.Sprintf(format, a...))
 }
 
 // setModel records the run's model: the first one seen wins.
-func (b *builder) setModel(id string) {
+func (b *Builder) SetModel(id string) {
 	if b.model == "" && id != "" {
 		b.model = id
 	}
@@ -437,14 +432,14 @@ func (b *builder) setModel(id string) {
 
 // param records a model parameter unless it is already set or carries
 // nothing.
-func (b *builder) param(k string, v json.RawMessage) {
+func (b *Builder) param(k string, v json.RawMessage) {
 	if len(v) == 0 || !informative(gjson.ParseBytes(v)) {
 		return
 	}
 	b.modelParams.setDefault(k, v)
 }
 
-func (b *builder) tool(name, version string) {
+func (b *Builder) Tool(name, version string) {
 	if name == "" || version == "" {
 		return
 	}
@@ -457,21 +452,21 @@ func (b *builder) tool(name, version string) {
 }
 
 // root records a working directory whose absolute paths become relative.
-func (b *builder) root(dir string) {
+func (b *Builder) Root(dir string) {
 	dir = strings.TrimRight(dir, `/\`)
 	if strings.Count(dir, "/")+strings.Count(dir, `\`) == 0 || len(dir) < 2 {
 		return // "/" or a relative directory: nothing to strip safely
 	}
-	for _, r := range b.roots {
+	for _, r := range b.Roots {
 		if _, ok := pathUnder(dir, r); ok {
 			return
 		}
 	}
-	b.roots = append(b.roots, dir)
+	b.Roots = append(b.Roots, dir)
 }
 
 // seen notes a timestamp for the run's start time.
-func (b *builder) seen(ts string) {
+func (b *Builder) Seen(ts string) {
 	if ts == "" {
 		return
 	}
@@ -490,93 +485,93 @@ func (b *builder) seen(ts string) {
 	}
 }
 
-func (b *builder) addStep(s *step) *step {
-	s.Index = len(b.steps)
-	b.steps = append(b.steps, s)
-	b.seen(s.Timestamp)
+func (b *Builder) AddStep(s *Step) *Step {
+	s.Index = len(b.Steps)
+	b.Steps = append(b.Steps, s)
+	b.Seen(s.Timestamp)
 	return s
 }
 
 // systemPrompt sets the system prompt; a later, different system message
 // becomes a prompt with role system.
-func (b *builder) systemPrompt(text string, meta obj) {
+func (b *Builder) SystemPrompt(text string, meta Obj) {
 	switch {
 	case !b.hasSystem:
 		b.system, b.hasSystem = text, true
 		if len(meta) > 0 {
-			b.meta.set("system_prompt", meta.raw())
+			b.Meta.Set("system_prompt", meta.Raw())
 		}
 	case text != b.system:
-		b.prompt("system", text, meta, "")
+		b.Prompt("system", text, meta, "")
 	}
 }
 
-func (b *builder) prompt(role, text string, meta obj, ts string) {
-	b.seen(ts)
+func (b *Builder) Prompt(role, text string, meta Obj, ts string) {
+	b.Seen(ts)
 	if ts != "" {
-		meta = join(obj{{"timestamp", quote(ts)}}, meta)
+		meta = Join(Obj{{"timestamp", Quote(ts)}}, meta)
 	}
 	if len(meta) > 0 {
-		meta = join(obj{{"index", jsonInt(len(b.prompts))}}, meta)
-		b.promptMeta = append(b.promptMeta, meta.raw())
+		meta = Join(Obj{{"index", JSONInt(len(b.Prompts))}}, meta)
+		b.promptMeta = append(b.promptMeta, meta.Raw())
 	}
-	b.prompts = append(b.prompts, prompt{Role: role, Content: text})
+	b.Prompts = append(b.Prompts, prompt{Role: role, Content: text})
 }
 
 // promptParts adds a prompt that holds more than text.
-func (b *builder) promptParts(role string, parts []execlog.Part, meta obj, ts string) {
-	b.prompt(role, "", meta, ts)
-	b.prompts[len(b.prompts)-1].Parts = parts
+func (b *Builder) promptParts(role string, parts []execlog.Part, meta Obj, ts string) {
+	b.Prompt(role, "", meta, ts)
+	b.Prompts[len(b.Prompts)-1].Parts = parts
 }
 
 // add appends one message to the log.
-func (b *builder) add(m *msg) {
-	switch m.role {
+func (b *Builder) Add(m *Msg) {
+	switch m.Role {
 	case "system", "developer":
-		if m.hasText {
-			b.systemPrompt(m.text, m.meta)
+		if m.HasText {
+			b.SystemPrompt(m.Text, m.Meta)
 		}
 	case "assistant":
 		b.turn(m)
 	default: // user, tool
 		switch {
-		case m.hasText || len(m.results) == 0 && len(m.meta) > 0:
-			role := m.role
+		case m.HasText || len(m.Results) == 0 && len(m.Meta) > 0:
+			role := m.Role
 			if role == "tool" || role == "" {
 				role = "user"
 			}
-			if len(m.parts) > 0 {
-				b.promptParts(role, m.parts, m.meta, m.ts)
+			if len(m.Parts) > 0 {
+				b.promptParts(role, m.Parts, m.Meta, m.TS)
 			} else {
-				b.prompt(role, m.text, m.meta, m.ts)
+				b.Prompt(role, m.Text, m.Meta, m.TS)
 			}
-		case len(m.meta) > 0:
-			for _, r := range m.results {
-				r.meta = join(r.meta, m.meta)
+		case len(m.Meta) > 0:
+			for _, r := range m.Results {
+				r.Meta = Join(r.Meta, m.Meta)
 			}
 		}
-		for _, r := range m.results {
-			if r.ts == "" {
-				r.ts = m.ts
+		for _, r := range m.Results {
+			if r.TS == "" {
+				r.TS = m.TS
 			}
-			b.result(r)
+			b.Result(r)
 		}
 	}
 }
 
 // exchange adds one request/response round trip. The request repeats the
 // conversation so far; messages already in the log are not added twice.
-func (b *builder) exchange(req, resp []*msg) {
+func (b *Builder) exchange(req, resp []*Msg) {
 	k := 0
 	for k < len(req) && k < len(b.history) && req[k].identity() == b.history[k].identity() {
 		b.sameCalls(b.history[k], req[k])
 		k++
 	}
 	for _, m := range req[k:] {
-		b.add(m)
+		b.Add(m)
 	}
 	for _, m := range resp {
-		b.add(m)
+		b.Add(m)
 	}
 	// The request's copies of the messages already added stand for them
 	// from now on: their calls are the same steps.
@@ -588,107 +583,107 @@ func (b *builder) exchange(req, resp []*msg) {
 // sameCalls notes that the calls of cp, a later copy of m, are those of m,
 // already in the log: an id cp gives a call that had none (or another)
 // joins its step.
-func (b *builder) sameCalls(m, cp *msg) {
-	for i, c := range cp.calls {
-		if i >= len(m.calls) || m.calls[i].step == nil {
+func (b *Builder) sameCalls(m, cp *Msg) {
+	for i, c := range cp.Calls {
+		if i >= len(m.Calls) || m.Calls[i].step == nil {
 			return
 		}
-		s := m.calls[i].step
+		s := m.Calls[i].step
 		c.step = s
-		if c.id == "" || c.id == m.calls[i].id {
+		if c.ID == "" || c.ID == m.Calls[i].ID {
 			continue
 		}
-		b.calls[c.id] = s
-		switch have := s.meta.get("call_id"); {
+		b.Calls[c.ID] = s
+		switch have := s.Meta.Get("call_id"); {
 		case have == nil:
-			s.meta.setString("call_id", c.id)
-		case string(have) != string(quote(c.id)):
-			s.meta.setDefault("renamed_call_id", quote(c.id))
+			s.Meta.SetString("call_id", c.ID)
+		case string(have) != string(Quote(c.ID)):
+			s.Meta.setDefault("renamed_call_id", Quote(c.ID))
 		}
 	}
 }
 
 // turn adds a model turn: an llm_call step, then one tool_call step per
 // tool call it makes.
-func (b *builder) turn(m *msg) {
-	s := &step{Type: llmCall, Timestamp: m.ts, Parameters: m.params}
-	if m.hasText {
-		text := m.text
+func (b *Builder) turn(m *Msg) {
+	s := &Step{Type: LLMCall, Timestamp: m.TS, Parameters: m.Params}
+	if m.HasText {
+		text := m.Text
 		s.Output = &text
 		if strings.TrimSpace(text) != "" {
-			b.last = text
+			b.Last = text
 		}
 	}
-	if len(m.reasoning) > 0 {
-		r := strings.Join(m.reasoning, "\n")
+	if len(m.Reasoning) > 0 {
+		r := strings.Join(m.Reasoning, "\n")
 		s.Reasoning = &r
 	}
-	if t := m.taken; t != nil && sameObj(t.meta, m.meta) {
-		s.Usage, s.meta = t.usage, t.left
+	if t := m.taken; t != nil && sameObj(t.meta, m.Meta) {
+		s.Usage, s.Meta = t.usage, t.left
 	} else {
-		s.Usage, s.meta = takeUsage(join(s.meta, m.meta))
+		s.Usage, s.Meta = takeUsage(Join(s.Meta, m.Meta))
 	}
-	if m.failed != nil {
-		s.fail(*m.failed)
+	if m.Failed != nil {
+		s.Fail(*m.Failed)
 	}
-	b.addStep(s)
-	for _, c := range m.calls {
-		b.call(c, m.ts)
+	b.AddStep(s)
+	for _, c := range m.Calls {
+		b.Call(c, m.TS)
 	}
 	// Results a model's own message holds for calls made earlier.
-	for _, r := range m.results {
-		if r.ts == "" {
-			r.ts = m.ts
+	for _, r := range m.Results {
+		if r.TS == "" {
+			r.TS = m.TS
 		}
-		b.result(r)
+		b.Result(r)
 	}
 }
 
-func (b *builder) call(c *call, ts string) *step {
-	if c.ts == "" {
-		c.ts = ts
+func (b *Builder) Call(c *Call, ts string) *Step {
+	if c.TS == "" {
+		c.TS = ts
 	}
-	name := c.name
+	name := c.Name
 	if name == "" {
 		name = "unknown"
 	}
-	s := &step{Type: toolCall, Tool: name, Parameters: c.args, Deterministic: b.det[name], Timestamp: c.ts}
+	s := &Step{Type: toolCall, Tool: name, Parameters: c.Args, Deterministic: b.det[name], Timestamp: c.TS}
 	c.step = s
-	if c.id != "" {
-		s.meta.setString("call_id", c.id)
+	if c.ID != "" {
+		s.Meta.SetString("call_id", c.ID)
 	}
-	s.meta = join(s.meta, c.meta)
+	s.Meta = Join(s.Meta, c.Meta)
 	if c.output != nil {
 		s.Output = c.output
-		s.resolved = true
+		s.Resolved = true
 	}
 	if c.noResult {
-		s.resolved = true // nothing to wait for: no result is ever written
+		s.Resolved = true // nothing to wait for: no result is ever written
 	}
 	if c.isError {
-		s.fail(c.failure) // with or without an output
+		s.Fail(c.failure) // with or without an output
 	}
-	b.addStep(s)
+	b.AddStep(s)
 	if c.output == nil && !c.noResult {
-		if c.id != "" {
-			b.calls[c.id] = s // a reused id means the latest call
+		if c.ID != "" {
+			b.Calls[c.ID] = s // a reused id means the latest call
 		} else {
 			b.noID = append(b.noID, s)
 		}
 		b.open[name] = append(b.open[name], s)
-		if c.id != "" {
-			b.joinEarly(c.id)
+		if c.ID != "" {
+			b.joinEarly(c.ID)
 		}
 	}
 	return s
 }
 
 // joinEarly gives the call id the results that came before it.
-func (b *builder) joinEarly(id string) {
+func (b *Builder) joinEarly(id string) {
 	kept := b.early[:0]
-	var mine []*result
+	var mine []*Result
 	for _, r := range b.early {
-		if r.id == id {
+		if r.ID == id {
 			mine = append(mine, r)
 		} else {
 			kept = append(kept, r)
@@ -696,24 +691,24 @@ func (b *builder) joinEarly(id string) {
 	}
 	b.early = kept
 	for _, r := range mine {
-		b.result(r)
+		b.Result(r)
 	}
 }
 
 // flushEarly handles the results whose call never came, in order: kept
 // in metadata.unmatched_tool_results, with a warning.
-func (b *builder) flushEarly() {
+func (b *Builder) flushEarly() {
 	b.flushing = true
 	for _, r := range b.early {
-		b.result(r)
+		b.Result(r)
 	}
 	b.early = nil
 }
 
 // oldestOpen returns the oldest call of tool name still without a result.
-func (b *builder) oldestOpen(name string) *step {
+func (b *Builder) oldestOpen(name string) *Step {
 	q := b.open[name]
-	for len(q) > 0 && q[0].resolved {
+	for len(q) > 0 && q[0].Resolved {
 		q = q[1:]
 	}
 	b.open[name] = q
@@ -727,14 +722,14 @@ func (b *builder) oldestOpen(name string) *step {
 // oldest call still without a result that has no id of its own (a
 // provider sent it with "id": "", or it was listed where ids are not
 // kept), of the result's tool if it names one. The call takes the id.
-func (b *builder) joinByID(id, name string) *step {
+func (b *Builder) joinByID(id, name string) *Step {
 	for i, s := range b.noID {
-		if s.resolved || s.meta.get("call_id") != nil || name != "" && s.Tool != name {
+		if s.Resolved || s.Meta.Get("call_id") != nil || name != "" && s.Tool != name {
 			continue
 		}
 		b.noID = append(b.noID[:i:i], b.noID[i+1:]...)
-		s.meta.setString("call_id", id)
-		b.calls[id] = s
+		s.Meta.SetString("call_id", id)
+		b.Calls[id] = s
 		return s
 	}
 	return nil
@@ -742,11 +737,11 @@ func (b *builder) joinByID(id, name string) *step {
 
 // newConversation starts an independent conversation (an Inspect sample):
 // call ids and history do not carry over.
-func (b *builder) newConversation() {
+func (b *Builder) newConversation() {
 	b.flushEarly()
 	b.flushing = false
-	b.calls = map[string]*step{}
-	b.open = map[string][]*step{}
+	b.Calls = map[string]*Step{}
+	b.open = map[string][]*Step{}
 	b.noID = nil
 	b.history = nil
 }
@@ -754,28 +749,28 @@ func (b *builder) newConversation() {
 // result joins a tool result to its call by id (or, for calls without ids,
 // to the oldest open call of the same tool). A result whose call is not in
 // the log becomes a step of its own when it names its tool.
-func (b *builder) result(r *result) {
-	b.seen(r.ts)
-	var s *step
-	if r.id != "" {
-		s = b.calls[r.id]
+func (b *Builder) Result(r *Result) {
+	b.Seen(r.TS)
+	var s *Step
+	if r.ID != "" {
+		s = b.Calls[r.ID]
 		if s == nil {
-			s = b.joinByID(r.id, r.name)
+			s = b.joinByID(r.ID, r.Name)
 		}
 	} else {
-		s = b.oldestOpen(r.name)
+		s = b.oldestOpen(r.Name)
 	}
-	if s != nil && s.resolved && s.hasOutput() {
-		if r.hasOut && r.text() == s.text() {
+	if s != nil && s.Resolved && s.hasOutput() {
+		if r.HasOut && r.Text() == s.text() {
 			return // the same result again (a later request repeating it)
 		}
-		extra := obj{}
-		extra.setString("output", r.text())
-		extra = join(extra, r.meta)
-		s.extra = append(s.extra, extra.raw())
+		extra := Obj{}
+		extra.SetString("output", r.Text())
+		extra = Join(extra, r.Meta)
+		s.extra = append(s.extra, extra.Raw())
 		return
 	}
-	if s == nil && r.id != "" && r.name == "" && !b.flushing {
+	if s == nil && r.ID != "" && r.Name == "" && !b.flushing {
 		// Its call may come later in the file (Claude Code 2.1 writes
 		// some results a line before their call): joined when it
 		// comes, or kept as unmatched at the end.
@@ -783,51 +778,51 @@ func (b *builder) result(r *result) {
 		return
 	}
 	if s == nil {
-		if r.name == "" {
-			u := obj{}
-			u.setString("call_id", r.id)
-			if r.hasOut {
-				u.setString("output", r.text())
+		if r.Name == "" {
+			u := Obj{}
+			u.SetString("call_id", r.ID)
+			if r.HasOut {
+				u.SetString("output", r.Text())
 			}
-			u = join(u, r.meta)
-			b.unmatched = append(b.unmatched, u.raw())
-			b.warn("a tool result has no matching tool call (kept in metadata.unmatched_tool_results)")
+			u = Join(u, r.Meta)
+			b.unmatched = append(b.unmatched, u.Raw())
+			b.Warn("a tool result has no matching tool call (kept in metadata.unmatched_tool_results)")
 			return
 		}
-		s = b.call(&call{id: r.id, name: r.name, ts: r.ts}, "")
-		s.meta.set("unmatched_result", jsonTrue)
+		s = b.Call(&Call{ID: r.ID, Name: r.Name, TS: r.TS}, "")
+		s.Meta.Set("unmatched_result", JSONTrue)
 	}
-	s.resolved = true
-	if len(r.parts) > 0 && !s.hasOutput() {
-		s.OutputParts = r.parts
-	} else if r.hasOut && !s.hasOutput() {
+	s.Resolved = true
+	if len(r.Parts) > 0 && !s.hasOutput() {
+		s.OutputParts = r.Parts
+	} else if r.HasOut && !s.hasOutput() {
 		if r.lit != "" {
 			s.outLit = r.lit
 		} else {
-			out := r.output
+			out := r.Output
 			s.Output = &out
 		}
 	}
-	if r.isError {
-		s.fail(r.failure)
+	if r.IsError {
+		s.Fail(r.Failure)
 	}
-	if r.ts != "" && r.ts != s.Timestamp {
-		s.meta.setString("result_timestamp", r.ts)
+	if r.TS != "" && r.TS != s.Timestamp {
+		s.Meta.SetString("result_timestamp", r.TS)
 	}
-	if len(r.meta) > 0 {
-		if prev := s.meta.get("result"); prev != nil {
-			s.meta.set("result", join(objOf(prev), r.meta).raw())
+	if len(r.Meta) > 0 {
+		if prev := s.Meta.Get("result"); prev != nil {
+			s.Meta.Set("result", Join(objOf(prev), r.Meta).Raw())
 		} else {
-			s.meta.set("result", r.meta.raw())
+			s.Meta.Set("result", r.Meta.Raw())
 		}
 	}
 }
 
 // objOf parses a raw JSON object back into an obj.
-func objOf(v json.RawMessage) obj {
-	var o obj
-	each(gjson.ParseBytes(v), func(k, v gjson.Result) bool {
-		o.set(k.String(), raw(v))
+func objOf(v json.RawMessage) Obj {
+	var o Obj
+	Each(gjson.ParseBytes(v), func(k, v gjson.Result) bool {
+		o.Set(k.String(), Raw(v))
 		return true
 	})
 	return o
@@ -837,25 +832,25 @@ func objOf(v json.RawMessage) obj {
 // span, a LangSmith tool run). It completes the call a model turn made,
 // matched by id or, for calls without ids, by tool name; without such a
 // call it is a step of its own.
-func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, fail *failure, ts string, meta obj) {
+func (b *Builder) toolRun(id, name string, params json.RawMessage, out *string, fail *Failure, ts string, meta Obj) {
 	isError := fail != nil
 	if fail == nil {
-		fail = &failure{}
+		fail = &Failure{}
 	}
-	b.seen(ts)
-	var joined *step
+	b.Seen(ts)
+	var joined *Step
 	if id != "" {
-		joined = b.calls[id]
+		joined = b.Calls[id]
 		if joined == nil {
 			joined = b.joinByID(id, name)
 		}
 	} else {
 		joined = b.oldestOpen(name)
 	}
-	if joined != nil && !joined.resolved {
-		r := &result{id: id, name: name, ts: ts, meta: meta, isError: isError, failure: *fail}
+	if joined != nil && !joined.Resolved {
+		r := &Result{ID: id, Name: name, TS: ts, Meta: meta, IsError: isError, Failure: *fail}
 		if out != nil {
-			r.output, r.hasOut = *out, true
+			r.Output, r.HasOut = *out, true
 		}
 		switch {
 		case joined.Parameters == nil:
@@ -863,16 +858,16 @@ func (b *builder) toolRun(id, name string, params json.RawMessage, out *string, 
 		case len(params) > 0 && !sameJSON(joined.Parameters, params):
 			// The tool saw its input differently from the call (LangChain
 			// passes a string): keep both.
-			r.meta = join(r.meta, obj{{"parameters", params}})
+			r.Meta = Join(r.Meta, Obj{{"parameters", params}})
 		}
-		b.result(r)
+		b.Result(r)
 		return
 	}
-	b.call(&call{id: id, name: name, args: params, ts: ts, meta: meta, output: out, isError: isError, failure: *fail}, "")
+	b.Call(&Call{ID: id, Name: name, Args: params, TS: ts, Meta: meta, output: out, isError: isError, failure: *fail}, "")
 }
 
-func (b *builder) report() Report {
-	r := Report{Format: b.format, Records: b.records, Mapped: b.mapped, Resumed: b.resumed}
+func (b *Builder) report() Report {
+	r := Report{Format: b.format, Records: b.Records, Mapped: b.Mapped, Resumed: b.resumed}
 	for reason, n := range b.skipped {
 		r.Skipped += n
 		r.Reasons = append(r.Reasons, fmt.Sprintf("%s: %d", reason, n))
@@ -890,33 +885,33 @@ func (b *builder) report() Report {
 }
 
 // log assembles the execution log.
-func (b *builder) log() *execlog.Log {
+func (b *Builder) log() *execlog.Log {
 	b.flushEarly()
 	open := 0
-	for _, s := range b.steps {
-		if s.Type == toolCall && !s.resolved {
+	for _, s := range b.Steps {
+		if s.Type == toolCall && !s.Resolved {
 			open++
 		}
 	}
 	if open > 0 {
-		b.warn("%d tool call(s) have no result", open)
+		b.Warn("%d tool call(s) have no result", open)
 	}
 	l := &execlog.Log{
 		Created: b.created,
-		Model:   manifest.Model{Identifier: b.model, Parameters: b.portable(b.modelParams.raw())},
-		Steps:   make([]execlog.Step, len(b.steps)),
+		Model:   manifest.Model{Identifier: b.model, Parameters: b.portable(b.modelParams.Raw())},
+		Steps:   make([]execlog.Step, len(b.Steps)),
 	}
 	if l.Model.Identifier == "" {
-		l.Model.Identifier = b.agentModel
+		l.Model.Identifier = b.AgentModel
 	}
 	if l.Model.Identifier == "" {
 		l.Model.Identifier = "unknown"
-		b.warn("the input does not name the model; identifier set to \"unknown\"")
+		b.Warn("the input does not name the model; identifier set to \"unknown\"")
 	}
 	if b.hasSystem {
 		l.SystemPrompt = b.text(b.system)
 	}
-	for _, p := range b.prompts {
+	for _, p := range b.Prompts {
 		pr := execlog.Prompt{Role: p.Role, Parts: p.Parts}
 		if p.Parts == nil {
 			pr.Content = b.text(p.Content)
@@ -925,17 +920,17 @@ func (b *builder) log() *execlog.Log {
 	}
 	// Each step on its own (a session's are most of the work): two
 	// halves at once where there are two CPUs.
-	halves.Do(len(b.steps), func(from, to int) {
+	halves.Do(len(b.Steps), func(from, to int) {
 		for i := from; i < to; i++ {
-			l.Steps[i] = b.logStep(b.steps[i])
+			l.Steps[i] = b.logStep(b.Steps[i])
 		}
 	})
-	outputs := b.outputs
+	outputs := b.Outputs
 	// An agent session's outputs are the files it wrote: its last answer
 	// is the output of its last model call, and stays only that. For a
 	// recorded exchange with a model, the answer is the run's result.
-	if len(outputs) == 0 && strings.TrimSpace(b.last) != "" && !agentSession(b.format) {
-		outputs = []output{{Name: finalName, Content: b.last}}
+	if len(outputs) == 0 && strings.TrimSpace(b.Last) != "" && !b.f.Session {
+		outputs = []Output{{Name: FinalName, Content: b.Last}}
 	}
 	for _, o := range outputs {
 		l.Outputs = append(l.Outputs, execlog.Output{Name: o.Name, Content: b.text(o.Content), Notes: o.Notes})
@@ -943,26 +938,26 @@ func (b *builder) log() *execlog.Log {
 	if b.env.OS != "" || b.env.Runtime != "" || len(b.env.ToolVersions) > 0 {
 		l.Environment = manifest.Environment{OS: b.env.OS, Runtime: b.env.Runtime, ToolVersions: b.env.ToolVersions}
 	}
-	meta := b.meta
+	meta := b.Meta
 	for _, k := range b.metaLists {
-		meta.set(k, b.metaList[k].raw())
+		meta.Set(k, b.metaList[k].Raw())
 	}
-	meta.set("prompts", b.promptMeta.raw())
-	meta.set("unmatched_tool_results", b.unmatched.raw())
-	l.Metadata = b.portable(meta.raw())
+	meta.Set("prompts", b.promptMeta.Raw())
+	meta.Set("unmatched_tool_results", b.unmatched.Raw())
+	l.Metadata = b.portable(meta.Raw())
 	return l
 }
 
 // logStep returns the log's step of s. It reads b, and writes only s and
 // b's memo (which locks), so that two steps are made at once.
-func (b *builder) logStep(s *step) execlog.Step {
-	s.meta.set("extra_results", s.extra.raw())
+func (b *Builder) logStep(s *Step) execlog.Step {
+	s.Meta.Set("extra_results", s.extra.Raw())
 	st := execlog.Step{
 		Index: s.Index, Type: s.Type, Tool: s.Tool, Agent: s.Agent, ParentStep: s.ParentStep,
 		Parameters:  b.portable(b.relativeParams(s.Parameters)),
 		OutputParts: s.OutputParts, Error: s.Error, Usage: s.Usage,
 		Deterministic: s.Deterministic, Timestamp: s.Timestamp,
-		Metadata: b.portable(s.meta.raw()),
+		Metadata: b.portable(s.Meta.Raw()),
 	}
 	switch {
 	case s.outLit != "":

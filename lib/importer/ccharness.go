@@ -16,7 +16,7 @@ import (
 // and its kind in the prompt's metadata (metadata.prompts[i].harness).
 
 // harnessRole is the role of a prompt Claude Code wrote, not the user.
-const harnessRole = "harness"
+const HarnessRole = "harness"
 
 // harnessText and harnessTag are Claude Code's rules (claudecode.HarnessText).
 var (
@@ -50,8 +50,8 @@ type harness struct {
 // harness's blocks are returned as a prompt of their own, to come
 // before m, which keeps the rest. Tool results are never prompts and are
 // left as they are.
-func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk ccMarks) *msg {
-	if len(m.results) > 0 {
+func (h *harness) classify(b *Builder, where string, m *Msg, c gjson.Result, mk ccMarks) *Msg {
+	if len(m.Results) > 0 {
 		return nil
 	}
 	// The text blocks, and the kind of the tag each opens with.
@@ -69,7 +69,7 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 	case c.Type == gjson.String:
 		block(c.Str)
 	case c.IsArray():
-		each(c, func(_, p gjson.Result) bool {
+		Each(c, func(_, p gjson.Result) bool {
 			switch {
 			case p.Type == gjson.String:
 				block(p.Str)
@@ -102,19 +102,19 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 		byText = !mk.meta && !h.marked
 	case mk.meta:
 		kind = "meta"
-	case lead > 0 && tagged == lead && onlyText && len(m.parts) == 0:
+	case lead > 0 && tagged == lead && onlyText && len(m.Parts) == 0:
 		// Split: the harness's leading blocks, then the user's.
-		hm := &msg{role: harnessRole, ts: m.ts}
+		hm := &Msg{Role: HarnessRole, TS: m.TS}
 		for _, t := range texts[:lead] {
-			hm.addText(t)
+			hm.AddText(t)
 		}
-		hm.meta.setString("harness", kinds[0])
+		hm.Meta.SetString("harness", kinds[0])
 		if mk.uuid != "" {
-			hm.meta.setString("uuid", mk.uuid)
+			hm.Meta.SetString("uuid", mk.uuid)
 		}
-		m.text, m.hasText = "", false
+		m.Text, m.HasText = "", false
 		for _, t := range texts[lead:] {
-			m.addText(t)
+			m.AddText(t)
 		}
 		if !h.marked {
 			h.note(kinds[0], tags[0], where)
@@ -125,13 +125,13 @@ func (h *harness) classify(b *builder, where string, m *msg, c gjson.Result, mk 
 		for kinds[i] == "" {
 			i++
 		}
-		b.warn("%s: a user prompt holds text the harness writes (%s) after other text; it is kept as the user's", where, tags[i])
+		b.Warn("%s: a user prompt holds text the harness writes (%s) after other text; it is kept as the user's", where, tags[i])
 		return nil
 	default:
 		return nil
 	}
-	m.role = harnessRole
-	m.meta.setString("harness", kind)
+	m.Role = HarnessRole
+	m.Meta.SetString("harness", kind)
 	if byText {
 		h.note(kind, tags[0], where)
 	}
@@ -151,7 +151,7 @@ func (h *harness) note(kind, tag, where string) {
 
 // report says which records were taken as the harness's by their text
 // alone: nothing but the tag tells them from a prompt a person typed.
-func (h *harness) report(b *builder) {
+func (h *harness) report(b *Builder) {
 	kinds := make([]string, 0, len(h.byText))
 	for k := range h.byText {
 		kinds = append(kinds, k)
@@ -167,7 +167,7 @@ func (h *harness) report(b *builder) {
 		if !strings.HasPrefix(h.tags[k], "<") {
 			by = "text " + strconv.Quote(h.tags[k])
 		}
-		b.warn("%d record(s) taken as the harness's %s by their %s alone (nothing else in the record says the harness wrote it): %s",
+		b.Warn("%d record(s) taken as the harness's %s by their %s alone (nothing else in the record says the harness wrote it): %s",
 			len(where), k, by, list)
 	}
 }
@@ -201,15 +201,15 @@ func (h *harness) report(b *builder) {
 // A ccBoundary is a compact_boundary record, kept with the summary after it.
 type ccBoundary struct {
 	uuid   string
-	meta   obj
+	meta   Obj
 	joined bool
 }
 
 // ccAside reads an attachment or system record (its members but type,
 // timestamp and the session's, in f) into a prompt, or says which kind
-// of skipped record (recordKinds) it is.
-func (b *builder) ccAside(where, typ string, f fields, ts string) (m *msg, content gjson.Result, skipped string, err error) {
-	m = &msg{role: "user", ts: ts}
+// of skipped record (Format.Kinds) it is.
+func (b *Builder) ccAside(where, typ string, f fields, ts string) (m *Msg, content gjson.Result, skipped string, err error) {
+	m = &Msg{Role: "user", TS: ts}
 	if typ == "attachment" {
 		att := f.get("attachment")
 		if t := att.Get("type").String(); t == "file" {
@@ -223,13 +223,13 @@ func (b *builder) ccAside(where, typ string, f fields, ts string) (m *msg, conte
 			return nil, content, "attachment/queued_command of another commandMode", nil
 		}
 		content = att.Get("prompt")
-		if err := b.readParts(m, content, at(where, "attachment.prompt")); err != nil {
+		if err := b.readParts(m, content, At(where, "attachment.prompt")); err != nil {
 			return nil, content, "", err
 		}
-		if !m.hasText && len(m.parts) == 0 {
+		if !m.HasText && len(m.Parts) == 0 {
 			return nil, content, "attachment/queued_command without a prompt", nil
 		}
-		m.meta = join(f.rest("attachment.prompt"), m.meta)
+		m.Meta = Join(f.rest("attachment.prompt"), m.Meta)
 		return m, content, "", nil
 	}
 	sub := f.get("subtype").String()
@@ -245,10 +245,10 @@ func (b *builder) ccAside(where, typ string, f fields, ts string) (m *msg, conte
 	if content.Type != gjson.String || k == "" {
 		return nil, content, "system/local_command without a tag", nil
 	}
-	m.role = harnessRole
-	m.addText(content.Str)
-	m.meta = join(obj{{"type", quote("system")}}, f.rest("content"))
-	m.meta.setString("harness", k)
+	m.Role = HarnessRole
+	m.AddText(content.Str)
+	m.Meta = Join(Obj{{"type", Quote("system")}}, f.rest("content"))
+	m.Meta.SetString("harness", k)
 	return m, content, "", nil
 }
 
@@ -256,7 +256,7 @@ func (b *builder) ccAside(where, typ string, f fields, ts string) (m *msg, conte
 // compaction and sends with the next prompt) into a harness prompt of
 // kind "file": the text blocks it renders for the model, as sent, the
 // record's other members in its metadata.
-func (b *builder) ccFile(f fields, ts string) (*msg, gjson.Result, string, error) {
+func (b *Builder) ccFile(f fields, ts string) (*Msg, gjson.Result, string, error) {
 	r := f.get("rendered")
 	ok := f.get("renderedRole").String() == "user" && r.IsArray() && len(r.Array()) > 0
 	r.ForEach(func(_, v gjson.Result) bool {
@@ -266,13 +266,13 @@ func (b *builder) ccFile(f fields, ts string) (*msg, gjson.Result, string, error
 	if !ok {
 		return nil, r, "attachment/file without rendered text", nil
 	}
-	m := &msg{role: harnessRole, ts: ts}
+	m := &Msg{Role: HarnessRole, TS: ts}
 	r.ForEach(func(_, v gjson.Result) bool {
-		m.addText(v.Get("content").Str)
+		m.AddText(v.Get("content").Str)
 		return true
 	})
-	m.meta = join(obj{{"type", quote("attachment")}}, f.rest("rendered"))
-	m.meta.setString("harness", "file")
+	m.Meta = Join(Obj{{"type", Quote("attachment")}}, f.rest("rendered"))
+	m.Meta.SetString("harness", "file")
 	return m, r, "", nil
 }
 
@@ -289,34 +289,34 @@ type ccSource struct {
 // command whose text and time are those of a user record. When the user
 // record does not say it was queued, the two are taken to be one all the
 // same, and stderr says so.
-func ccOnce(b *builder, msgs []*msg, src map[*msg]ccSource, agent map[*msg]string) []*msg {
+func ccOnce(b *Builder, msgs []*Msg, src map[*Msg]ccSource, agent map[*Msg]string) []*Msg {
 	type key struct{ ts, text string }
 	users := map[key]bool{}
 	for _, m := range msgs {
-		if s, ok := src[m]; ok && s.kind == "user" && m.ts != "" && m.hasText && len(m.parts) == 0 {
-			users[key{m.ts, m.text}] = true
+		if s, ok := src[m]; ok && s.kind == "user" && m.TS != "" && m.HasText && len(m.Parts) == 0 {
+			users[key{m.TS, m.Text}] = true
 		}
 	}
-	drop := map[*msg]bool{}
+	drop := map[*Msg]bool{}
 	for i, m := range msgs {
 		s := src[m]
 		switch s.kind {
 		case "local":
-			if m.ts != "" && users[key{m.ts, m.text}] {
+			if m.TS != "" && users[key{m.TS, m.Text}] {
 				drop[m] = true
 				unmap(b, b.reason("system/local_command copy"))
 			}
 		case "queued":
 			for _, n := range msgs[i+1:] {
 				ns := src[n]
-				if ns.kind != "user" || n.role != "user" || len(n.results) > 0 || agent[n] != agent[m] {
+				if ns.kind != "user" || n.Role != "user" || len(n.Results) > 0 || agent[n] != agent[m] {
 					continue
 				}
-				if n.hasText && m.hasText && n.text == m.text && len(n.parts) == 0 && len(m.parts) == 0 {
+				if n.HasText && m.HasText && n.Text == m.Text && len(n.Parts) == 0 && len(m.Parts) == 0 {
 					drop[m] = true
 					unmap(b, b.reason("attachment/queued_command copy"))
 					if !ns.queued {
-						b.warn("%s: the prompt queued at %s is taken to be this user record, which has its text; it is kept once, from %s", ns.where, s.where, ns.where)
+						b.Warn("%s: the prompt queued at %s is taken to be this user record, which has its text; it is kept once, from %s", ns.where, s.where, ns.where)
 					}
 				}
 				break
@@ -336,24 +336,24 @@ func ccOnce(b *builder, msgs []*msg, src map[*msg]ccSource, agent map[*msg]strin
 }
 
 // unmap counts a record already counted as mapped as skipped instead.
-func unmap(b *builder, reason string) {
-	b.records--
-	b.mapped--
-	b.skip(reason)
+func unmap(b *Builder, reason string) {
+	b.Records--
+	b.Mapped--
+	b.Skip(reason)
 }
 
 // ccAbsorbed warns of the queue-operation records that say a turn took in
 // a queued prompt (operation "remove", reason "absorbed_mid_turn") whose
 // text no queued_command attachment holds: that text is in the skipped
 // queue record alone.
-func ccAbsorbed(b *builder, absorbed []lineMember, src map[*msg]ccSource) {
+func ccAbsorbed(b *Builder, absorbed []lineMember, src map[*Msg]ccSource) {
 	if len(absorbed) == 0 {
 		return
 	}
 	queued := map[string]bool{}
 	for m, s := range src {
-		if s.kind == "queued" && m.hasText {
-			queued[m.text] = true
+		if s.kind == "queued" && m.HasText {
+			queued[m.Text] = true
 		}
 	}
 	var lost []string
@@ -363,7 +363,7 @@ func ccAbsorbed(b *builder, absorbed []lineMember, src map[*msg]ccSource) {
 		}
 	}
 	if len(lost) > 0 {
-		b.warn("%d prompt(s) queued while the agent worked were taken into its turn with no queued_command attachment; their text is only in the queue-operation record, not kept: %s",
+		b.Warn("%d prompt(s) queued while the agent worked were taken into its turn with no queued_command attachment; their text is only in the queue-operation record, not kept: %s",
 			len(lost), strings.Join(lost, ", "))
 	}
 }

@@ -61,7 +61,7 @@ var harnessFixture = fixture{
 		tool("Bash", `{"command":"go test ./...","description":"Run the tests"}`, ptr("ok  \tproj\t0.012s"), false),
 		llm(ptr("The tests pass.")),
 	},
-	outputs: map[string]string{finalName: "The tests pass."},
+	outputs: map[string]string{FinalName: "The tests pass."},
 	warnings: []string{
 		"1 record(s) taken as the harness's command by their leading <command-name> alone (nothing else in the record says the harness wrote it): line 10",
 		"1 record(s) taken as the harness's command-output by their leading <local-command-stdout> alone (nothing else in the record says the harness wrote it): line 11",
@@ -314,7 +314,7 @@ var queuedFixture = fixture{
 		llm(ptr("The tests pass.")),
 		llm(ptr("Committed.")),
 	},
-	outputs: map[string]string{finalName: "Committed."},
+	outputs: map[string]string{FinalName: "Committed."},
 	check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 		var got []string
 		pm, _ := l.Metadata["prompts"].([]any)

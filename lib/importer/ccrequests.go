@@ -45,13 +45,13 @@ import (
 
 // ccRequests is what a Claude Code import gathers of the requests.
 type ccRequests struct {
-	requests map[string]obj // api-request by id, without its params
+	requests map[string]Obj // api-request by id, without its params
 	params   map[string]json.RawMessage
 	order    []string        // the request ids, in the order read
-	reqOf    map[*msg]string // the request a model turn answered (requestRef)
-	blobs    obj
-	shapes   obj
-	system   *msg         // the main agent's first system prompt (a shape's)
+	reqOf    map[*Msg]string // the request a model turn answered (requestRef)
+	blobs    Obj
+	shapes   Obj
+	system   *Msg         // the main agent's first system prompt (a shape's)
 	snapSys  []ccSnapshot // the main agent's prompt_snapshot system prompts
 	// shapePrefix is the first of the system blocks of the shape, when
 	// there are others: the prefix a snapshot does not always repeat.
@@ -62,14 +62,14 @@ type ccRequests struct {
 }
 
 func newCCRequests() ccRequests {
-	return ccRequests{requests: map[string]obj{}, params: map[string]json.RawMessage{}, reqOf: map[*msg]string{}, snapshot: &distinct{}}
+	return ccRequests{requests: map[string]Obj{}, params: map[string]json.RawMessage{}, reqOf: map[*Msg]string{}, snapshot: &distinct{}}
 }
 
 // request reads a record of the kinds above, if it is one (the line c
 // scanned); false when it is not.
-func (c *ccImport) request(b *builder, where string) (bool, error) {
+func (c *ccImport) request(b *Builder, where string) (bool, error) {
 	f := fields(c.other)
-	ts := timestamp(c.tsv)
+	ts := Timestamp(c.tsv)
 	typ := c.typ.String()
 	main := b.linePrefix == "" // not a subagent's transcript
 	switch typ {
@@ -80,18 +80,18 @@ func (c *ccImport) request(b *builder, where string) (bool, error) {
 		}
 		meta := f.rest("params")
 		if ts != "" {
-			meta = join(obj{{"timestamp", quote(ts)}}, meta)
+			meta = Join(Obj{{"timestamp", Quote(ts)}}, meta)
 		}
 		if _, ok := c.rq.requests[id]; !ok {
 			c.rq.order = append(c.rq.order, id)
 		}
 		c.rq.requests[id] = meta
 		if p := f.get("params"); p.IsObject() {
-			c.rq.params[id] = raw(p)
+			c.rq.params[id] = Raw(p)
 			if len(c.rq.order) == 1 {
-				each(p, func(k, v gjson.Result) bool {
+				Each(p, func(k, v gjson.Result) bool {
 					if k.Str != "model" {
-						b.param(k.Str, raw(v))
+						b.param(k.Str, Raw(v))
 					}
 					return true
 				})
@@ -102,16 +102,16 @@ func (c *ccImport) request(b *builder, where string) (bool, error) {
 		if h == "" {
 			return false, nil
 		}
-		c.rq.blobs.set(h, raw(c.message)) // scan took the member out
+		c.rq.blobs.Set(h, Raw(c.message)) // scan took the member out
 	case "api-request-shape":
 		h := f.get("shapeHash").String()
 		shape := f.get("shape")
 		if h == "" || !shape.IsObject() {
 			return false, nil
 		}
-		c.rq.shapes.set(h, raw(shape))
+		c.rq.shapes.Set(h, Raw(shape))
 		if main && c.rq.system == nil {
-			m, err := ccSystem(b, shape.Get("system"), at(where, "shape.system"))
+			m, err := ccSystem(b, shape.Get("system"), At(where, "shape.system"))
 			if err != nil {
 				return true, err
 			}
@@ -128,17 +128,17 @@ func (c *ccImport) request(b *builder, where string) (bool, error) {
 		if main {
 			if sp := att.Get("systemPrompt"); sp.IsArray() {
 				var sections []string
-				each(sp, func(_, s gjson.Result) bool {
+				Each(sp, func(_, s gjson.Result) bool {
 					sections = append(sections, s.String())
 					return true
 				})
 				c.rq.snapSys = append(c.rq.snapSys, ccSnapshot{att.Get("cliPrefix").String(), strings.Join(sections, "\n\n"), where})
 			}
 			if t := att.Get("tools"); informative(t) && c.rq.snapTools == nil {
-				c.rq.snapTools = raw(t)
+				c.rq.snapTools = Raw(t)
 			}
 		}
-		each(att, func(k, v gjson.Result) bool {
+		Each(att, func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "type", "systemPrompt", "tools":
 			default:
@@ -147,24 +147,24 @@ func (c *ccImport) request(b *builder, where string) (bool, error) {
 			return true
 		})
 	case "cost-state":
-		c.rq.cost = f.rest().raw()
+		c.rq.cost = f.rest().Raw()
 	case "atis-latch":
 		a := f.get("atis")
 		if !informative(a) || a.Type == gjson.String && a.Str == "" {
-			b.seen(ts)
-			b.skip(b.reason("atis-latch empty"))
+			b.Seen(ts)
+			b.Skip(b.reason("atis-latch empty"))
 			return true, nil
 		}
 		c.session.add("atis", a)
 	case "tools-used":
-		b.seen(ts)
-		b.skip(b.reason("tools-used"))
+		b.Seen(ts)
+		b.Skip(b.reason("tools-used"))
 		return true, nil
 	default:
 		return false, nil
 	}
-	b.seen(ts)
-	b.mapRecord()
+	b.Seen(ts)
+	b.MapRecord()
 	return true, nil
 }
 
@@ -175,8 +175,8 @@ type ccSnapshot struct{ prefix, sections, where string }
 
 // ccSystem reads a list of system prompt blocks as the Anthropic importer
 // reads a request's "system": one rule for both records that hold it.
-func ccSystem(b *builder, blocks gjson.Result, where string) (*msg, error) {
-	m := &msg{role: "system"}
+func ccSystem(b *Builder, blocks gjson.Result, where string) (*Msg, error) {
+	m := &Msg{Role: "system"}
 	if err := b.readParts(m, blocks, where); err != nil {
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func ccSystem(b *builder, blocks gjson.Result, where string) (*msg, error) {
 
 // answered notes the request the model turn m answers, from its line's
 // requestRef.
-func (c *ccImport) answered(m *msg) {
+func (c *ccImport) answered(m *Msg) {
 	if ref := fields(c.other).get("requestRef").String(); ref != "" && c.rq.reqOf[m] == "" {
 		c.rq.reqOf[m] = ref
 	}
@@ -193,7 +193,7 @@ func (c *ccImport) answered(m *msg) {
 
 // done puts what was gathered in the log: each model turn's request, the
 // system prompt and the log's metadata.
-func (rq *ccRequests) done(b *builder, msgs []*msg) error {
+func (rq *ccRequests) done(b *Builder, msgs []*Msg) error {
 	used := map[string]bool{}
 	for _, m := range msgs {
 		id := rq.reqOf[m]
@@ -202,27 +202,27 @@ func (rq *ccRequests) done(b *builder, msgs []*msg) error {
 			continue
 		}
 		used[id] = true
-		m.params = rq.params[id]
-		m.meta.set("request", join(obj{{"id", quote(id)}}, req).raw())
+		m.Params = rq.params[id]
+		m.Meta.Set("request", Join(Obj{{"id", Quote(id)}}, req).Raw())
 	}
-	var unanswered list
+	var unanswered List
 	for _, id := range rq.order {
 		if !used[id] {
-			r := join(obj{{"id", quote(id)}}, rq.requests[id])
-			r.set("params", rq.params[id])
-			unanswered = append(unanswered, r.raw())
+			r := Join(Obj{{"id", Quote(id)}}, rq.requests[id])
+			r.Set("params", rq.params[id])
+			unanswered = append(unanswered, r.Raw())
 		}
 	}
-	b.meta.set("requests", unanswered.raw())
+	b.Meta.Set("requests", unanswered.Raw())
 	prefix := rq.snapshot.get("cliPrefix").String()
-	var snaps []*msg
+	var snaps []*Msg
 	for _, s := range rq.snapSys {
-		blocks := list{}
+		blocks := List{}
 		if p := cmp.Or(s.prefix, prefix, rq.shapePrefix); p != "" {
-			blocks = append(blocks, quote(p))
+			blocks = append(blocks, Quote(p))
 		}
-		blocks = append(blocks, quote(s.sections))
-		m, err := ccSystem(b, gjson.ParseBytes(blocks.raw()), at(s.where, "attachment.systemPrompt"))
+		blocks = append(blocks, Quote(s.sections))
+		m, err := ccSystem(b, gjson.ParseBytes(blocks.Raw()), At(s.where, "attachment.systemPrompt"))
 		if err != nil {
 			return err
 		}
@@ -232,28 +232,28 @@ func (rq *ccRequests) done(b *builder, msgs []*msg) error {
 	if sys == nil && len(snaps) > 0 {
 		sys = snaps[0]
 	}
-	if sys != nil && sys.hasText {
-		b.systemPrompt(sys.text, sys.meta)
+	if sys != nil && sys.HasText {
+		b.SystemPrompt(sys.Text, sys.Meta)
 	}
-	var other list
+	var other List
 	seen := map[string]bool{}
 	if sys != nil {
-		seen[sys.text] = true
+		seen[sys.Text] = true
 	}
 	for _, m := range snaps {
-		if !seen[m.text] {
-			seen[m.text] = true
-			other = append(other, quote(m.text))
+		if !seen[m.Text] {
+			seen[m.Text] = true
+			other = append(other, Quote(m.Text))
 		}
 	}
 	snap := objOf(rq.snapshot.raw())
-	snap.set("system_prompts", other.raw())
+	snap.Set("system_prompts", other.Raw())
 	if len(rq.shapes) == 0 {
-		snap.set("tools", rq.snapTools)
+		snap.Set("tools", rq.snapTools)
 	}
-	b.meta.set("prompt_snapshot", snap.raw())
-	b.meta.set("request_shapes", rq.shapes.raw())
-	b.meta.set("request_blobs", rq.blobs.raw())
-	b.meta.set("cost", rq.cost)
+	b.Meta.Set("prompt_snapshot", snap.Raw())
+	b.Meta.Set("request_shapes", rq.shapes.Raw())
+	b.Meta.Set("request_blobs", rq.blobs.Raw())
+	b.Meta.Set("cost", rq.cost)
 	return nil
 }

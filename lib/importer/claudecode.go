@@ -24,14 +24,14 @@ import (
 // has read: everything a later line, or the end of the import, reads.
 // With the builder, it is what a checkpoint saves (resume.go).
 type ccState struct {
-	msgs         []*msg
-	byID         map[string]*msg // model turns by message.id: its further lines join it
-	merged       map[*msg]list   // further lines merged into a model turn
+	msgs         []*Msg
+	byID         map[string]*Msg // model turns by message.id: its further lines join it
+	merged       map[*Msg]List   // further lines merged into a model turn
 	session      *distinct
-	summaries    list
+	summaries    List
 	sc           *sidechains
 	hs           harness
-	src          map[*msg]ccSource // where the prompts of other records than user records came from
+	src          map[*Msg]ccSource // where the prompts of other records than user records came from
 	absorbed     []lineMember      // the text of queued prompts a turn took in, by line
 	boundaries   []*ccBoundary
 	progressSeen map[string]bool
@@ -51,18 +51,18 @@ type ccImport struct {
 	other             []lineMember
 }
 
-func newCCImport(b *builder) *ccImport {
+func newCCImport(b *Builder) *ccImport {
 	return &ccImport{
 		ccState: ccState{
-			byID: map[string]*msg{}, merged: map[*msg]list{}, session: &distinct{},
-			sc: newSidechains(), src: map[*msg]ccSource{}, progressSeen: map[string]bool{},
+			byID: map[string]*Msg{}, merged: map[*Msg]List{}, session: &distinct{},
+			sc: newSidechains(), src: map[*Msg]ccSource{}, progressSeen: map[string]bool{},
 			rq: newCCRequests(),
 		},
 		subIDs: ccRecordIDs(b.opts.Subagents),
 	}
 }
 
-func importClaudeCode(b *builder, data []byte) error {
+func importClaudeCode(b *Builder, data []byte) error {
 	c := newCCImport(b)
 	read := func(where string, rec gjson.Result) error { return c.line(b, where, rec) }
 	// The lines a checkpoint covers are read no more (resume.go). The
@@ -81,10 +81,10 @@ func importClaudeCode(b *builder, data []byte) error {
 		save: func() *saved { return &saved{C: &c.ccState, WS: ws} },
 		workspace: func(from, to int) {
 			switch {
-			case len(b.opts.Subagents) > 0 || len(b.roots) == 0:
+			case len(b.opts.Subagents) > 0 || len(b.Roots) == 0:
 				ws = nil
 			case ws == nil:
-				ws = newCCWorkspace(b.roots[0])
+				ws = newCCWorkspace(b.Roots[0])
 				ws.read(data[:to])
 			default:
 				ws.read(data[from:to])
@@ -97,12 +97,12 @@ func importClaudeCode(b *builder, data []byte) error {
 	// The transcripts of the session's subagents, after the session's
 	// own: their records are read as if the session held them, then put
 	// in their place in time (interleave).
-	fileOf := map[*msg]int{} // the subagent transcript a message came from, from 1
+	fileOf := map[*Msg]int{} // the subagent transcript a message came from, from 1
 	transcripts := [][]byte{data}
 	for i, sub := range b.opts.Subagents {
 		b.linePrefix = sub.Name + ": "
 		n := len(c.msgs)
-		if err := b.jsonLines(sub.Data, func(where string, rec gjson.Result) error { return c.line(b, where, rec) }); err != nil {
+		if err := b.JSONLines(sub.Data, func(where string, rec gjson.Result) error { return c.line(b, where, rec) }); err != nil {
 			return err
 		}
 		for _, m := range c.msgs[n:] {
@@ -119,45 +119,45 @@ func importClaudeCode(b *builder, data []byte) error {
 		}
 	}
 	ccAbsorbed(b, c.absorbed, c.src)
-	if b.mapped == 0 && b.records > 0 {
-		return b.errorf("", "not %s: no line is a user, assistant or summary record", Describe(ClaudeCode))
+	if b.Mapped == 0 && b.Records > 0 {
+		return b.Errorf("", "not %s: no line is a user, assistant or summary record", b.f.Describe())
 	}
 	if v := c.session.get("version"); v.Type == gjson.String {
-		b.tool("claude-code", v.Str)
+		b.Tool("claude-code", v.Str)
 	}
-	b.meta.set("session", c.session.raw())
-	b.meta.set("summaries", c.summaries.raw())
+	b.Meta.Set("session", c.session.raw())
+	b.Meta.Set("summaries", c.summaries.Raw())
 	c.sc.resolve()
 	c.msgs = interleave(c.msgs, fileOf, c.sc)
 	if err := c.rq.done(b, c.msgs); err != nil {
 		return err
 	}
 	for _, m := range c.msgs {
-		m.meta.set("merged_records", c.merged[m].raw())
+		m.Meta.Set("merged_records", c.merged[m].Raw())
 		c.sc.add(b, m)
 	}
 	// Prompts of subagents that made no step after them.
 	for _, key := range c.sc.firstKey {
 		for _, p := range c.sc.pending[key] {
-			b.appendMeta("subagent_prompts", join(obj{{"agent", quote(c.sc.names[key])}}, objOf(p)).raw())
+			b.AppendMeta("subagent_prompts", Join(Obj{{"agent", Quote(c.sc.names[key])}}, objOf(p)).Raw())
 		}
 	}
 	switch {
 	case ws != nil:
 		b.workspace = ws.done()
-	case len(b.roots) > 0:
-		b.workspace = claudeCodeWorkspace(interleaveLines(transcripts), b.roots[0])
+	case len(b.Roots) > 0:
+		b.workspace = claudeCodeWorkspace(interleaveLines(transcripts), b.Roots[0])
 	}
 	return nil
 }
 
 // scan reads a record's members in one pass: long lines (tool
 // results) are scanned once, not once per member looked up.
-func (c *ccImport) scan(b *builder, rec gjson.Result) {
+func (c *ccImport) scan(b *Builder, rec gjson.Result) {
 	c.typ, c.message, c.tsv = gjson.Result{}, gjson.Result{}, gjson.Result{}
 	c.ln, c.mk = ccLine{}, ccMarks{}
 	c.other = c.other[:0]
-	each(rec, func(k, v gjson.Result) bool {
+	Each(rec, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "isSidechain":
 			c.ln.sidechain = v.Type == gjson.True
@@ -185,7 +185,7 @@ func (c *ccImport) scan(b *builder, rec gjson.Result) {
 			c.tsv = v
 		case "cwd":
 			if v.Type == gjson.String {
-				b.root(v.Str)
+				b.Root(v.Str)
 			}
 			c.session.add(k.Str, v)
 		case "sessionId", "version", "gitBranch", "userType", "slug", "entrypoint":
@@ -199,7 +199,7 @@ func (c *ccImport) scan(b *builder, rec gjson.Result) {
 	})
 }
 
-func (c *ccImport) line(b *builder, where string, rec gjson.Result) error {
+func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 	c.scan(b, rec)
 	if ok, err := c.request(b, where); ok || err != nil {
 		return err
@@ -214,50 +214,50 @@ func (c *ccImport) line(b *builder, where string, rec gjson.Result) error {
 			if pt != "" {
 				kind += "/" + pt
 			}
-			b.seen(timestamp(c.tsv))
+			b.Seen(Timestamp(c.tsv))
 			b.skipKind(kind, data, fmt.Sprintf("record type \"progress\" (%s: a data.type this importer does not know)", pt))
 			return nil
 		}
 		// A subagent's own message, written into the session's
 		// transcript as it ran (2.1.x): read as the subagent's record.
 		envelope := fields(c.other).rest("data")
-		envelope = join(envelope, rest(data, "message", "type", "prompt"))
-		outerTS := timestamp(c.tsv)
+		envelope = Join(envelope, Rest(data, "message", "type", "prompt"))
+		outerTS := Timestamp(c.tsv)
 		agent, task := data.Get("agentId").String(), fields(c.other).get("parentToolUseID").String()
 		if agent != "" && task != "" {
 			// Its Task call, even when the Task's result is missing.
 			c.sc.byAgent[agent] = task
 		}
 		c.scan(b, nested)
-		where = at(where, "data.message")
+		where = At(where, "data.message")
 		if c.ln.uuid != "" && c.progressSeen[c.ln.uuid] || ccCopied(c.subIDs, c.ln.uuid, c.message) {
-			b.seen(outerTS)
-			b.skip(b.reason("progress/agent_progress copy"))
+			b.Seen(outerTS)
+			b.Skip(b.reason("progress/agent_progress copy"))
 			return nil
 		}
 		if c.ln.uuid != "" {
 			c.progressSeen[c.ln.uuid] = true
 		}
 		c.ln.sidechain, c.ln.agentID = true, agent
-		c.other = append(c.other, lineMember{"progress", gjson.Parse(string(envelope.raw()))})
+		c.other = append(c.other, lineMember{"progress", gjson.Parse(string(envelope.Raw()))})
 		if !c.tsv.Exists() {
-			c.tsv = gjson.Parse(string(quote(outerTS)))
+			c.tsv = gjson.Parse(string(Quote(outerTS)))
 		}
 	case "summary":
-		c.summaries = append(c.summaries, fields(c.other).rest().raw())
-		b.mapRecord()
+		c.summaries = append(c.summaries, fields(c.other).rest().Raw())
+		b.MapRecord()
 		return nil
 	case "attachment", "system":
-		ts := timestamp(c.tsv)
+		ts := Timestamp(c.tsv)
 		if c.typ.String() == "system" && fields(c.other).get("subtype").String() == "compact_boundary" {
 			// Kept with the compaction summary that follows it.
 			bd := fields(c.other).rest()
 			if ts != "" {
-				bd = join(obj{{"timestamp", quote(ts)}}, bd)
+				bd = Join(Obj{{"timestamp", Quote(ts)}}, bd)
 			}
 			c.boundaries = append(c.boundaries, &ccBoundary{uuid: c.ln.uuid, meta: bd})
-			b.seen(ts)
-			b.mapRecord()
+			b.Seen(ts)
+			b.MapRecord()
 			return nil
 		}
 		m, content, skipped, err := b.ccAside(where, c.typ.String(), fields(c.other), ts)
@@ -265,12 +265,12 @@ func (c *ccImport) line(b *builder, where string, rec gjson.Result) error {
 			return err
 		}
 		if m == nil {
-			b.seen(ts)
+			b.Seen(ts)
 			b.skipKind(skipped, rec, fmt.Sprintf("record type %q (%s: a subtype this importer does not know)", c.typ.String(), strings.TrimPrefix(skipped, c.typ.String()+"/")))
 			return nil
 		}
-		b.mapRecord()
-		if m.role != harnessRole {
+		b.MapRecord()
+		if m.Role != HarnessRole {
 			// A queued prompt: its origin says who sent it.
 			att := fields(c.other).get("attachment")
 			if c.mk.origin == "" {
@@ -296,32 +296,32 @@ func (c *ccImport) line(b *builder, where string, rec gjson.Result) error {
 		if t := f.get("content"); f.get("operation").String() == "remove" && f.get("reason").String() == "absorbed_mid_turn" && t.Type == gjson.String && t.Str != "" {
 			c.absorbed = append(c.absorbed, lineMember{where, t})
 		}
-		b.seen(timestamp(c.tsv))
-		b.skip(b.reason("queue-operation"))
+		b.Seen(Timestamp(c.tsv))
+		b.Skip(b.reason("queue-operation"))
 		return nil
 	default:
-		b.seen(timestamp(c.tsv))
+		b.Seen(Timestamp(c.tsv))
 		b.skipKind(c.typ.String(), rec, fmt.Sprintf("record type %q (not a conversation record)", c.typ.String()))
 		return nil
 	}
 	if !c.message.IsObject() {
-		return b.errorf(at(where, "message"), "expected an object, got %s", kind(c.message))
+		return b.Errorf(At(where, "message"), "expected an object, got %s", Kind(c.message))
 	}
-	m, err := b.readMsg(c.message, anthropicTable, at(where, "message"), c.typ.String())
+	m, err := b.readMsg(c.message, anthropicTable, At(where, "message"), c.typ.String())
 	if err != nil {
 		return err
 	}
-	ts := timestamp(c.tsv)
-	m.ts = ts
+	ts := Timestamp(c.tsv)
+	m.TS = ts
 	line := fields(c.other).rest()
-	b.mapRecord()
-	if m.role != "assistant" {
+	b.MapRecord()
+	if m.Role != "assistant" {
 		ccExitCodes(m)
 		line = withoutPartCopies(line, m)
-		m.meta = join(line, m.meta)
+		m.Meta = Join(line, m.Meta)
 		if c.mk.compact && len(c.boundaries) > 0 {
 			if bd := c.boundaries[len(c.boundaries)-1]; !bd.joined && (bd.uuid == "" || bd.uuid == c.ln.parent) {
-				m.meta.set("compact_boundary", bd.meta.raw())
+				m.Meta.Set("compact_boundary", bd.meta.Raw())
 				bd.joined = true
 			}
 		}
@@ -330,43 +330,43 @@ func (c *ccImport) line(b *builder, where string, rec gjson.Result) error {
 			c.msgs = append(c.msgs, hm)
 			c.sc.line(hm, c.ln)
 		}
-		c.src[m] = ccSource{kind: "user", where: where, queued: string(line.get("promptSource")) == `"queued"`}
+		c.src[m] = ccSource{kind: "user", where: where, queued: string(line.Get("promptSource")) == `"queued"`}
 		c.msgs = append(c.msgs, m)
 		c.sc.line(m, c.ln)
 		return nil
 	}
 	model := c.message.Get("model").String()
-	if model == ccSynthetic && len(m.calls) == 0 && len(m.results) == 0 {
+	if model == ccSynthetic && len(m.Calls) == 0 && len(m.Results) == 0 {
 		// No model wrote it: the harness's notice (an API error, a
 		// rate limit), a prompt of the harness, never a model turn.
-		m.role = harnessRole
-		m.ts = ts
-		m.meta = join(line, m.meta)
-		m.meta.setString("harness", ccSyntheticKind(fields(c.other)))
-		b.seen(ts)
+		m.Role = HarnessRole
+		m.TS = ts
+		m.Meta = Join(line, m.Meta)
+		m.Meta.SetString("harness", ccSyntheticKind(fields(c.other)))
+		b.Seen(ts)
 		c.msgs = append(c.msgs, m)
 		c.sc.line(m, c.ln)
 		return nil
 	}
 	if model != ccSynthetic {
-		b.setModel(model)
+		b.SetModel(model)
 	}
 	// The message-level members (id, model, usage, stop_reason) are
 	// the same on every line of a message, the last the most complete.
-	msgMeta := m.meta
-	m.meta = nil
-	for _, c := range m.calls {
-		c.ts = ts
-		if !m.hasText && len(m.reasoning) == 0 {
-			c.meta = join(c.meta, line)
+	msgMeta := m.Meta
+	m.Meta = nil
+	for _, c := range m.Calls {
+		c.TS = ts
+		if !m.HasText && len(m.Reasoning) == 0 {
+			c.Meta = Join(c.Meta, line)
 		}
 	}
 	id := c.message.Get("id").String()
 	prev := c.byID[id]
 	c.sc.line(m, c.ln)
 	if prev == nil {
-		if m.hasText || len(m.reasoning) > 0 || len(m.calls) == 0 {
-			m.meta = line
+		if m.HasText || len(m.Reasoning) > 0 || len(m.Calls) == 0 {
+			m.Meta = line
 		}
 		c.msgs = append(c.msgs, m)
 		if id != "" {
@@ -375,25 +375,25 @@ func (c *ccImport) line(b *builder, where string, rec gjson.Result) error {
 		prev = m
 		c.answered(m)
 	} else {
-		if m.hasText {
-			prev.addText(m.text)
+		if m.HasText {
+			prev.AddText(m.Text)
 		}
-		prev.reasoning = append(prev.reasoning, m.reasoning...)
-		prev.calls = append(prev.calls, m.calls...)
-		prev.results = append(prev.results, m.results...)
+		prev.Reasoning = append(prev.Reasoning, m.Reasoning...)
+		prev.Calls = append(prev.Calls, m.Calls...)
+		prev.Results = append(prev.Results, m.Results...)
 		joinOwnResults(prev)
-		if m.hasText || len(m.reasoning) > 0 || len(m.calls) == 0 {
+		if m.HasText || len(m.Reasoning) > 0 || len(m.Calls) == 0 {
 			if ts != "" {
-				line = join(obj{{"timestamp", quote(ts)}}, line)
+				line = Join(Obj{{"timestamp", Quote(ts)}}, line)
 			}
-			c.merged[prev] = append(c.merged[prev], line.raw())
+			c.merged[prev] = append(c.merged[prev], line.Raw())
 		}
 	}
 	for _, mm := range msgMeta {
-		if mm.k == "content" {
-			prev.meta.set("content", append(listOf(prev.meta.get("content")), listOf(mm.v)...).raw())
+		if mm.K == "content" {
+			prev.Meta.Set("content", append(listOf(prev.Meta.Get("content")), listOf(mm.V)...).Raw())
 		} else {
-			prev.meta.set(mm.k, mm.v)
+			prev.Meta.Set(mm.K, mm.V)
 		}
 	}
 	return nil
@@ -401,13 +401,13 @@ func (c *ccImport) line(b *builder, where string, rec gjson.Result) error {
 
 // ccExitCodes gives each failed result of m the exit code its text
 // states (claudecode.ExitCode: a Bash command's "Exit code N").
-func ccExitCodes(m *msg) {
-	for _, r := range m.results {
-		if !r.isError || r.failure.exitCode != nil {
+func ccExitCodes(m *Msg) {
+	for _, r := range m.Results {
+		if !r.IsError || r.Failure.ExitCode != nil {
 			continue
 		}
-		if n, ok := claudecode.ExitCode(r.text()); ok {
-			r.failure.exitCode = json.RawMessage(strconv.Itoa(n))
+		if n, ok := claudecode.ExitCode(r.Text()); ok {
+			r.Failure.ExitCode = json.RawMessage(strconv.Itoa(n))
 		}
 	}
 }
@@ -427,36 +427,36 @@ type ccLine struct {
 // user's. Subagent steps name their agent and the step of the Task call.
 type sidechains struct {
 	agentOf  map[string]string // line uuid -> agent key
-	of       map[*msg]string   // subagent messages -> agent key
+	of       map[*Msg]string   // subagent messages -> agent key
 	prompts  map[string]string // agent key -> its first prompt
 	names    map[string]string // agent key -> agent name
-	tasks    []*call           // Task calls of the main agent, in order
+	tasks    []*Call           // Task calls of the main agent, in order
 	byAgent  map[string]string // agentId -> the id of the Task call it answered
-	parents  map[string]*call  // agent key -> its Task call
-	pending  map[string]list   // agent key -> prompts not yet given to a step
+	parents  map[string]*Call  // agent key -> its Task call
+	pending  map[string]List   // agent key -> prompts not yet given to a step
 	firstKey []string
 }
 
 func newSidechains() *sidechains {
 	return &sidechains{
-		agentOf: map[string]string{}, of: map[*msg]string{}, prompts: map[string]string{},
-		names: map[string]string{}, byAgent: map[string]string{}, parents: map[string]*call{},
-		pending: map[string]list{},
+		agentOf: map[string]string{}, of: map[*Msg]string{}, prompts: map[string]string{},
+		names: map[string]string{}, byAgent: map[string]string{}, parents: map[string]*Call{},
+		pending: map[string]List{},
 	}
 }
 
 // isTask reports whether a call starts a subagent.
-func isTask(c *call) bool { return c.name == "Task" || c.name == "Agent" }
+func isTask(c *Call) bool { return c.Name == "Task" || c.Name == "Agent" }
 
 // line notes one transcript line's message m.
-func (sc *sidechains) line(m *msg, ln ccLine) {
+func (sc *sidechains) line(m *Msg, ln ccLine) {
 	if ln.resultAgent != "" {
-		for _, r := range m.results {
-			sc.byAgent[ln.resultAgent] = r.id
+		for _, r := range m.Results {
+			sc.byAgent[ln.resultAgent] = r.ID
 		}
 	}
 	if !ln.sidechain {
-		for _, c := range m.calls {
+		for _, c := range m.Calls {
 			if isTask(c) {
 				sc.tasks = append(sc.tasks, c)
 			}
@@ -478,27 +478,27 @@ func (sc *sidechains) line(m *msg, ln ccLine) {
 		sc.firstKey = append(sc.firstKey, key)
 	}
 	sc.of[m] = key
-	if m.role == "user" && m.hasText && sc.prompts[key] == "" {
-		sc.prompts[key] = m.text
+	if m.Role == "user" && m.HasText && sc.prompts[key] == "" {
+		sc.prompts[key] = m.Text
 	}
 }
 
 // resolve finds each subagent's Task call and name.
 func (sc *sidechains) resolve() {
-	byID := map[string]*call{}
+	byID := map[string]*Call{}
 	for _, c := range sc.tasks {
-		byID[c.id] = c
+		byID[c.ID] = c
 	}
-	used := map[*call]bool{}
+	used := map[*Call]bool{}
 	for _, key := range sc.firstKey {
-		var parent *call
+		var parent *Call
 		if id, ok := sc.byAgent[sc.names[key]]; ok && sc.names[key] != "" {
 			parent = byID[id]
 		}
 		if parent == nil {
 			// The Task call whose prompt the subagent was given.
 			for _, c := range sc.tasks {
-				if !used[c] && gjson.GetBytes(c.args, "prompt").String() == sc.prompts[key] {
+				if !used[c] && gjson.GetBytes(c.Args, "prompt").String() == sc.prompts[key] {
 					parent = c
 					break
 				}
@@ -511,8 +511,8 @@ func (sc *sidechains) resolve() {
 		if sc.names[key] == "" {
 			// Older transcripts do not name subagents: the Task call's
 			// id does, or else the subagent's first record.
-			if parent != nil && parent.id != "" {
-				sc.names[key] = parent.id
+			if parent != nil && parent.ID != "" {
+				sc.names[key] = parent.ID
 			} else {
 				sc.names[key] = strings.TrimPrefix(key, "uuid:")
 			}
@@ -521,35 +521,35 @@ func (sc *sidechains) resolve() {
 }
 
 // add adds m to the log; a subagent's steps name their agent and parent.
-func (sc *sidechains) add(b *builder, m *msg) {
+func (sc *sidechains) add(b *Builder, m *Msg) {
 	key, side := sc.of[m]
 	if !side {
-		b.add(m)
+		b.Add(m)
 		return
 	}
-	if m.role != "assistant" && m.hasText && len(m.results) == 0 {
+	if m.Role != "assistant" && m.HasText && len(m.Results) == 0 {
 		// The subagent's prompt: its Task call's input, not the user's.
-		p := join(obj{{"content", quote(m.text)}}, m.meta)
-		if m.role == harnessRole {
-			p = join(obj{{"role", quote(harnessRole)}}, p)
+		p := Join(Obj{{"content", Quote(m.Text)}}, m.Meta)
+		if m.Role == HarnessRole {
+			p = Join(Obj{{"role", Quote(HarnessRole)}}, p)
 		}
-		if m.ts != "" {
-			p.setDefault("timestamp", quote(m.ts))
+		if m.TS != "" {
+			p.setDefault("timestamp", Quote(m.TS))
 		}
-		sc.pending[key] = append(sc.pending[key], p.raw())
+		sc.pending[key] = append(sc.pending[key], p.Raw())
 		return
 	}
-	n, last := len(b.steps), b.last
-	b.add(m)
-	b.last = last // the run's answer is the main agent's
-	for _, s := range b.steps[n:] {
+	n, last := len(b.Steps), b.Last
+	b.Add(m)
+	b.Last = last // the run's answer is the main agent's
+	for _, s := range b.Steps[n:] {
 		s.Agent = sc.names[key]
 		if p := sc.parents[key]; p != nil && p.step != nil && p.step.Index < s.Index {
 			parent := p.step.Index
 			s.ParentStep = &parent
 		}
 		if pend := sc.pending[key]; len(pend) > 0 {
-			s.meta.set("agent_prompts", pend.raw())
+			s.Meta.Set("agent_prompts", pend.Raw())
 			delete(sc.pending, key)
 		}
 	}
@@ -591,20 +591,20 @@ func (d *distinct) get(k string) gjson.Result {
 // raw is an object with each member's value, or the list of its values
 // when it took several.
 func (d *distinct) raw() []byte {
-	var o obj
+	var o Obj
 	for _, k := range d.keys {
 		vs := d.vals[k]
 		if len(vs) == 1 {
-			o.set(k, raw(vs[0]))
+			o.Set(k, Raw(vs[0]))
 			continue
 		}
-		var l list
+		var l List
 		for _, v := range vs {
-			l = append(l, raw(v))
+			l = append(l, Raw(v))
 		}
-		o.set(k, l.raw())
+		o.Set(k, l.Raw())
 	}
-	return o.raw()
+	return o.Raw()
 }
 
 // withoutPartCopies leaves out of a user line's toolUseResult the base64
@@ -612,28 +612,28 @@ func (d *distinct) raw() []byte {
 // part, never metadata. Most are copies of the tool result's parts (the
 // Read tool of an image, an MCP tool's content repeated): the note names
 // the part. One the tool result's content lacks is added to its parts.
-func withoutPartCopies(line obj, m *msg) obj {
-	tur := line.get("toolUseResult")
-	if tur == nil || len(m.results) != 1 || !bytes.Contains(tur, []byte(`"base64"`)) && !bytes.Contains(tur, []byte(`"data"`)) {
+func withoutPartCopies(line Obj, m *Msg) Obj {
+	tur := line.Get("toolUseResult")
+	if tur == nil || len(m.Results) != 1 || !bytes.Contains(tur, []byte(`"base64"`)) && !bytes.Contains(tur, []byte(`"data"`)) {
 		return line
 	}
-	r := m.results[0]
+	r := m.Results[0]
 	at := func(b64 string, p execlog.Part) int {
-		for i, have := range r.parts {
+		for i, have := range r.Parts {
 			if t, ok := have.Content.Base64Text(); ok && t == b64 {
 				return i
 			}
 		}
-		if r.parts == nil {
-			if text := r.text(); r.hasOut && text != "" {
-				r.parts = []execlog.Part{{Type: manifest.PartText, Content: execlog.Text(text)}}
+		if r.Parts == nil {
+			if text := r.Text(); r.HasOut && text != "" {
+				r.Parts = []execlog.Part{{Type: manifest.PartText, Content: execlog.Text(text)}}
 			}
 		}
-		r.parts = append(r.parts, p)
-		return len(r.parts) - 1
+		r.Parts = append(r.Parts, p)
+		return len(r.Parts) - 1
 	}
 	if out, changed := stripMedia(gjson.ParseBytes(tur), at, 0); changed {
-		line.set("toolUseResult", out)
+		line.Set("toolUseResult", out)
 	}
 	return line
 }
@@ -666,30 +666,30 @@ func stripMedia(v gjson.Result, at func(b64 string, p execlog.Part) int, depth i
 			note := fmt.Sprintf("the same as the step's output_parts[%d]", at(b64, part))
 			return omit(v, b64, note), true
 		}
-		var o obj
+		var o Obj
 		changed := false
 		for _, m := range f {
 			nv, ch := stripMedia(m.v, at, depth+1)
 			changed = changed || ch
-			o = append(o, member{m.k, nv})
+			o = append(o, Member{m.k, nv})
 		}
 		if changed {
-			return o.raw(), true
+			return o.Raw(), true
 		}
 	case v.IsArray():
-		var l list
+		var l List
 		changed := false
-		each(v, func(_, e gjson.Result) bool {
+		Each(v, func(_, e gjson.Result) bool {
 			nv, ch := stripMedia(e, at, depth+1)
 			changed = changed || ch
 			l = append(l, nv)
 			return true
 		})
 		if changed {
-			return l.raw(), true
+			return l.Raw(), true
 		}
 	}
-	return raw(v), false
+	return Raw(v), false
 }
 
 // omit returns the object v with each member whose value is the string
@@ -697,21 +697,21 @@ func stripMedia(v gjson.Result, at func(b64 string, p execlog.Part) int, depth i
 // holding note.
 func omit(v gjson.Result, b64, note string) json.RawMessage {
 	if !v.IsObject() {
-		return raw(v)
+		return Raw(v)
 	}
-	var o obj
-	each(v, func(k, m gjson.Result) bool {
+	var o Obj
+	Each(v, func(k, m gjson.Result) bool {
 		switch {
 		case m.Type == gjson.String && m.Str == b64:
-			o = append(o, member{k.Str + "_omitted", quote(note)})
+			o = append(o, Member{k.Str + "_omitted", Quote(note)})
 		case m.IsObject():
-			o = append(o, member{k.Str, omit(m, b64, note)})
+			o = append(o, Member{k.Str, omit(m, b64, note)})
 		default:
-			o = append(o, member{k.Str, raw(m)})
+			o = append(o, Member{k.Str, Raw(m)})
 		}
 		return true
 	})
-	return o.raw()
+	return o.Raw()
 }
 
 // ccMessageType reports whether a progress record's data.message is a
@@ -738,7 +738,7 @@ func ccRecordIDs(files []File) map[string]bool {
 			if u := r.Get("uuid").String(); u != "" {
 				ids[u] = true
 			}
-			each(r.Get("message.content"), func(_, c gjson.Result) bool {
+			Each(r.Get("message.content"), func(_, c gjson.Result) bool {
 				if id := c.Get("id").String(); id != "" && c.Get("type").String() == "tool_use" {
 					ids[id] = true
 				}
@@ -763,7 +763,7 @@ func ccCopied(ids map[string]bool, uuid string, message gjson.Result) bool {
 		return true
 	}
 	n, have := 0, 0
-	each(message.Get("content"), func(_, c gjson.Result) bool {
+	Each(message.Get("content"), func(_, c gjson.Result) bool {
 		switch c.Get("type").String() {
 		case "tool_use":
 			n++

@@ -18,7 +18,7 @@ import (
 // the builder, it is what a checkpoint saves (resume.go).
 type codexState struct {
 	items     *itemReader
-	contexts  []obj // the turn contexts, as places in the rollout until the end
+	contexts  []Obj // the turn contexts, as places in the rollout until the end
 	lastCtx   string
 	execs     map[string]gjson.Result // exec_command_end events by call id
 	execOrder []string
@@ -32,7 +32,7 @@ type codexImport struct {
 	codexState
 }
 
-func importCodex(b *builder, data []byte) error {
+func importCodex(b *Builder, data []byte) error {
 	x := &codexImport{codexState{
 		items: &itemReader{b: b, codex: &harness{marked: true}},
 		execs: map[string]gjson.Result{}, execTS: map[string]string{},
@@ -53,10 +53,10 @@ func importCodex(b *builder, data []byte) error {
 		save: func() *saved { return &saved{X: &x.codexState, XW: ws} },
 		workspace: func(from, to int) {
 			switch {
-			case len(b.roots) == 0:
+			case len(b.Roots) == 0:
 				ws = nil
 			case ws == nil:
-				ws = newCodexWorkspaceReader(b.roots[0])
+				ws = newCodexWorkspaceReader(b.Roots[0])
 				ws.read(data[:to])
 			default:
 				ws.read(data[from:to])
@@ -66,25 +66,25 @@ func importCodex(b *builder, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if b.mapped == 0 && b.records > 0 {
-		return b.errorf("", "not %s: no line is a session_meta, turn_context or response_item record", Describe(Codex))
+	if b.Mapped == 0 && b.Records > 0 {
+		return b.Errorf("", "not %s: no line is a session_meta, turn_context or response_item record", b.f.Describe())
 	}
-	var contexts list
+	var contexts List
 	for _, c := range x.contexts {
-		contexts = append(contexts, c.raw())
+		contexts = append(contexts, c.Raw())
 	}
-	b.meta.set("turn_contexts", contexts.raw())
+	b.Meta.Set("turn_contexts", contexts.Raw())
 	msgs, err := codexUserEvents(b, x.items.done(), x.said)
 	if err != nil {
 		return err
 	}
 	answered := map[string]bool{}
 	for _, m := range msgs {
-		for _, r := range m.results {
-			answered[r.id] = true
-			codexExit(r, x.execs[r.id])
-			if ts := x.execTS[r.id]; ts != "" && x.execs[r.id].Exists() {
-				r.meta.set(endKey(x.execs[r.id])+"_timestamp", quote(ts))
+		for _, r := range m.Results {
+			answered[r.ID] = true
+			codexExit(r, x.execs[r.ID])
+			if ts := x.execTS[r.ID]; ts != "" && x.execs[r.ID].Exists() {
+				r.Meta.Set(endKey(x.execs[r.ID])+"_timestamp", Quote(ts))
 			}
 		}
 	}
@@ -94,28 +94,28 @@ func importCodex(b *builder, data []byte) error {
 			continue
 		}
 		e := x.execs[id]
-		r := &result{id: id, ts: x.execTS[id]}
+		r := &Result{ID: id, TS: x.execTS[id]}
 		switch res := e.Get("result"); {
 		case e.Get("type").String() == "McpToolCall":
 			// 0.16x: the CallToolResult itself.
-			r.output, r.hasOut = outputText(res.Get("content")), res.Exists()
+			r.Output, r.HasOut = outputText(res.Get("content")), res.Exists()
 		case res.Exists():
 			// An MCP result: {"Ok": CallToolResult} or {"Err": text}.
 			if ok := res.Get("Ok"); ok.Exists() {
-				r.output, r.hasOut = outputText(ok.Get("content")), true
+				r.Output, r.HasOut = outputText(ok.Get("content")), true
 			} else {
-				r.setOutput(res.Get("Err"))
+				r.SetOutput(res.Get("Err"))
 			}
 		default:
-			r.setOutput(e.Get("aggregated_output"))
+			r.SetOutput(e.Get("aggregated_output"))
 		}
 		codexExit(r, e)
-		r.meta.set("output_from", quote(endKey(e)))
-		msgs = append(msgs, &msg{role: "tool", results: []*result{r}})
+		r.Meta.Set("output_from", Quote(endKey(e)))
+		msgs = append(msgs, &Msg{Role: "tool", Results: []*Result{r}})
 	}
 	takeUsages(msgs)
 	for _, m := range msgs {
-		b.add(m)
+		b.Add(m)
 	}
 	if ws != nil {
 		b.workspace = ws.w
@@ -123,11 +123,11 @@ func importCodex(b *builder, data []byte) error {
 	return nil
 }
 
-func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
-	ts := timestamp(rec.Get("timestamp"))
+func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
+	ts := Timestamp(rec.Get("timestamp"))
 	typ := rec.Get("type").String()
 	payload := rec.Get("payload")
-	payloadAt := at(where, "payload")
+	payloadAt := At(where, "payload")
 	if !payload.Exists() {
 		switch {
 		case rec.Get("record_type").Exists():
@@ -145,73 +145,73 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 	switch typ {
 	case "session_meta":
 		if !payload.IsObject() {
-			return b.errorf(payloadAt, "expected an object, got %s", kind(payload))
+			return b.Errorf(payloadAt, "expected an object, got %s", Kind(payload))
 		}
 		if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
-			b.root(cwd.Str)
+			b.Root(cwd.Str)
 		}
-		b.tool("codex", payload.Get("cli_version").String())
+		b.Tool("codex", payload.Get("cli_version").String())
 		// The system prompt: instructions, or (0.5x and later)
 		// base_instructions.text.
 		mapped := []string{"cli_version", "instructions", "timestamp"}
 		if s := payload.Get("instructions"); s.Type == gjson.String && s.Str != "" {
-			b.systemPrompt(s.Str, nil)
-		} else if s := first(payload, "base_instructions.text", "base_instructions"); s.Type == gjson.String && s.Str != "" {
-			b.systemPrompt(s.Str, nil)
+			b.SystemPrompt(s.Str, nil)
+		} else if s := First(payload, "base_instructions.text", "base_instructions"); s.Type == gjson.String && s.Str != "" {
+			b.SystemPrompt(s.Str, nil)
 			mapped = append(mapped, "base_instructions")
 		}
-		b.seen(timestamp(payload.Get("timestamp")))
-		b.seen(ts)
-		b.meta.set("session", rest(payload, mapped...).raw())
-		b.mapRecord()
+		b.Seen(Timestamp(payload.Get("timestamp")))
+		b.Seen(ts)
+		b.Meta.Set("session", Rest(payload, mapped...).Raw())
+		b.MapRecord()
 	case "turn_context":
 		if !payload.IsObject() {
-			return b.errorf(payloadAt, "expected an object, got %s", kind(payload))
+			return b.Errorf(payloadAt, "expected an object, got %s", Kind(payload))
 		}
 		if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
-			b.root(cwd.Str)
+			b.Root(cwd.Str)
 		}
 		// A session may move to another model (/model): each turn
 		// after this record names the one it went to.
 		model := payload.Get("model").String()
-		b.setModel(model)
+		b.SetModel(model)
 		if model != "" && model != x.items.model {
 			x.items.flush()
 			x.items.model = model
 		}
-		b.param("reasoning_effort", raw(payload.Get("effort")))
-		b.param("reasoning_summary", raw(payload.Get("summary")))
-		ctx := rest(payload, "model", "effort", "summary")
-		if r := ctx.raw(); r != nil && string(r) != x.lastCtx {
+		b.param("reasoning_effort", Raw(payload.Get("effort")))
+		b.param("reasoning_summary", Raw(payload.Get("summary")))
+		ctx := Rest(payload, "model", "effort", "summary")
+		if r := ctx.Raw(); r != nil && string(r) != x.lastCtx {
 			x.contexts, x.lastCtx = append(x.contexts, ctx), string(r)
 		}
-		b.mapRecord()
+		b.MapRecord()
 	case "response_item":
 		if err := x.items.add(payload, payloadAt, ts); err != nil {
 			return err
 		}
-		b.mapRecord()
+		b.MapRecord()
 	case "inter_agent_communication":
 		// A message another agent (a parent, a peer) sent this one:
 		// what it says reaches the model, and no other line holds it.
 		if x.harnessText(b, payload, ts, "content", "agent-message", "inter_agent_communication without content") != nil {
-			b.mapRecord()
+			b.MapRecord()
 		}
 	case "world_state":
 		// The context Codex builds its developer and context items
 		// from (0.16x and later), which it diffs on resume: its
 		// hashes of instructions and the tools' descriptions are in no
 		// other line, so it is kept, in order.
-		b.appendMeta("world_states", join(obj{{"timestamp", quote(ts)}}, rest(payload)).raw())
-		b.mapRecord()
+		b.AppendMeta("world_states", Join(Obj{{"timestamp", Quote(ts)}}, Rest(payload)).Raw())
+		b.MapRecord()
 	case "token_usage_record":
 		// One response's usage, with its id (0.16x and later).
 		x.items.usageRecord(payload, ts)
-		b.mapRecord()
+		b.MapRecord()
 	case "inter_agent_communication_metadata":
 		// The thread's bookkeeping as Codex restores it; what reached
 		// the model is in the response items.
-		b.skip(b.reason(typ))
+		b.Skip(b.reason(typ))
 	case "compacted":
 		// The history was compacted: message is the summary the
 		// model sees from then on, in place of what came before
@@ -223,9 +223,9 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 			return nil
 		}
 		if h := payload.Get("replacement_history"); h.IsArray() {
-			m.meta.set("replacement_history_items", jsonInt(len(h.Array())))
+			m.Meta.Set("replacement_history_items", JSONInt(len(h.Array())))
 		}
-		b.mapRecord()
+		b.MapRecord()
 	case "event_msg":
 		switch et := payload.Get("type").String(); et {
 		case "token_count":
@@ -234,20 +234,20 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 			info := payload.Get("info")
 			if !informative(info) {
 				if rl := payload.Get("rate_limits"); informative(rl) {
-					b.appendMeta("rate_limits", join(obj{{"timestamp", quote(ts)}}, obj{{"rate_limits", raw(rl)}}).raw())
-					b.mapRecord()
+					b.AppendMeta("rate_limits", Join(Obj{{"timestamp", Quote(ts)}}, Obj{{"rate_limits", Raw(rl)}}).Raw())
+					b.MapRecord()
 					return nil
 				}
-				b.skip(b.reason("event_msg/token_count empty"))
+				b.Skip(b.reason("event_msg/token_count empty"))
 				return nil
 			}
 			if info.Raw == x.lastInfo {
-				b.skip(b.reason("event_msg/token_count repeated"))
+				b.Skip(b.reason("event_msg/token_count repeated"))
 				return nil
 			}
 			x.lastInfo = info.Raw
 			x.items.tokenCount(payload, ts)
-			b.mapRecord()
+			b.MapRecord()
 		case "exec_command_end", "mcp_tool_call_end":
 			// A command's exit code and streams; an MCP tool's result,
 			// whose error (Err, or isError) no output item says.
@@ -257,17 +257,17 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 			}
 			x.execs[id] = payload
 			x.execTS[id] = ts
-			b.mapRecord()
+			b.MapRecord()
 		case "turn_aborted":
 			// The user interrupted the turn (or it timed out).
-			ab := join(obj{{"timestamp", quote(ts)}}, rest(payload, "type"))
+			ab := Join(Obj{{"timestamp", Quote(ts)}}, Rest(payload, "type"))
 			if t := x.items.lastTurn(); t != nil {
-				t.meta.set("turn_aborted", ab.raw())
+				t.Meta.Set("turn_aborted", ab.Raw())
 			} else {
-				b.appendMeta("turns_aborted", ab.raw())
+				b.AppendMeta("turns_aborted", ab.Raw())
 			}
 			x.items.flush()
-			b.mapRecord()
+			b.MapRecord()
 		case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning",
 			"context_compacted", "background_event", "entered_review_mode", "exited_review_mode",
 			"thread_rolled_back", "thread_goal_updated", "sub_agent_activity", "item_completed",
@@ -282,7 +282,7 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 					x.execOrder = append(x.execOrder, id)
 				}
 				x.execs[id], x.execTS[id] = it, ts
-				b.mapRecord()
+				b.MapRecord()
 				return nil
 			}
 			// The turn's lifecycle, what went wrong, the turns the
@@ -290,8 +290,8 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 			// items Codex completes with no response item (a plan),
 			// the thread's settings as applied: no response item says
 			// it.
-			b.appendMeta("events", join(obj{{"timestamp", quote(ts)}, {"type", quote(et)}}, rest(payload, "type")).raw())
-			b.mapRecord()
+			b.AppendMeta("events", Join(Obj{{"timestamp", Quote(ts)}, {"type", Quote(et)}}, Rest(payload, "type")).Raw())
+			b.MapRecord()
 		case "user_message", "agent_message":
 			// The prompt or the answer as the UI shows it, beside the
 			// response item that holds it; checked at the end that
@@ -314,16 +314,16 @@ func (x *codexImport) line(b *builder, where string, rec gjson.Result) error {
 // text is the payload's member key, its other members but drop kept
 // with it, after the model turn being read; it skips a payload without
 // that text, saying missing, and returns nil then.
-func (x *codexImport) harnessText(b *builder, payload gjson.Result, ts, key, kind, missing string, drop ...string) *msg {
+func (x *codexImport) harnessText(b *Builder, payload gjson.Result, ts, key, kind, missing string, drop ...string) *Msg {
 	x.items.flush()
 	text := payload.Get(key)
 	if text.Type != gjson.String {
-		b.skip(b.reason(missing))
+		b.Skip(b.reason(missing))
 		return nil
 	}
-	m := &msg{role: harnessRole, ts: ts, meta: rest(payload, append([]string{key}, drop...)...)}
-	m.addText(text.Str)
-	m.meta.setString("harness", kind)
+	m := &Msg{Role: HarnessRole, TS: ts, Meta: Rest(payload, append([]string{key}, drop...)...)}
+	m.AddText(text.Str)
+	m.Meta.SetString("harness", kind)
 	x.items.out = append(x.items.out, m)
 	return m
 }
@@ -335,19 +335,19 @@ func (x *codexImport) harnessText(b *builder, payload gjson.Result, ts, key, kin
 // when its last_token_usage is that usage.
 func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
 	info := payload.Get("info")
-	counts := join(obj{{"timestamp", quote(ts)}}, rest(info, "last_token_usage"))
-	counts.set("rate_limits", raw(payload.Get("rate_limits")))
+	counts := Join(Obj{{"timestamp", Quote(ts)}}, Rest(info, "last_token_usage"))
+	counts.Set("rate_limits", Raw(payload.Get("rate_limits")))
 	t := r.lastTurn()
 	switch {
 	case t == nil:
-		r.b.appendMeta("token_counts", join(obj{{"usage", raw(info.Get("last_token_usage"))}}, counts).raw())
-	case t.meta.get("usage") == nil:
-		t.meta.set("usage", raw(info.Get("last_token_usage")))
+		r.b.AppendMeta("token_counts", Join(Obj{{"usage", Raw(info.Get("last_token_usage"))}}, counts).Raw())
+	case t.Meta.Get("usage") == nil:
+		t.Meta.Set("usage", Raw(info.Get("last_token_usage")))
 		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
-	case t.meta.get("response_id") != nil && !t.hasLater("token_count") && sameJSON(t.meta.get("usage"), raw(info.Get("last_token_usage"))):
+	case t.Meta.Get("response_id") != nil && !t.hasLater("token_count") && sameJSON(t.Meta.Get("usage"), Raw(info.Get("last_token_usage"))):
 		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
 	default:
-		more := join(obj{{"usage", raw(info.Get("last_token_usage"))}}, counts)
+		more := Join(Obj{{"usage", Raw(info.Get("last_token_usage"))}}, counts)
 		t.later = append(t.later, laterMeta{k: "more_token_counts", list: true, o: more})
 	}
 }
@@ -361,39 +361,39 @@ func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
 // turn ends there, and items after it are another response's. A record
 // with no turn of its own is kept in the log's metadata.
 func (r *itemReader) usageRecord(payload gjson.Result, ts string) {
-	id, usage := raw(payload.Get("response_id")), raw(payload.Get("usage"))
-	more := join(obj{{"timestamp", quote(ts)}}, rest(payload, "response_id", "usage"))
+	id, usage := Raw(payload.Get("response_id")), Raw(payload.Get("usage"))
+	more := Join(Obj{{"timestamp", Quote(ts)}}, Rest(payload, "response_id", "usage"))
 	t := r.lastTurn()
 	switch {
 	case t == nil:
-		r.b.appendMeta("token_usage_records", join(obj{{"response_id", id}, {"usage", usage}}, more).raw())
-	case t.meta.get("response_id") != nil:
-		t.later = append(t.later, laterMeta{k: "more_token_usage_records", list: true, o: join(obj{{"response_id", id}, {"usage", usage}}, more)})
+		r.b.AppendMeta("token_usage_records", Join(Obj{{"response_id", id}, {"usage", usage}}, more).Raw())
+	case t.Meta.Get("response_id") != nil:
+		t.later = append(t.later, laterMeta{k: "more_token_usage_records", list: true, o: Join(Obj{{"response_id", id}, {"usage", usage}}, more)})
 	default:
-		if u := t.meta.get("usage"); u != nil && !sameJSON(u, usage) {
+		if u := t.Meta.Get("usage"); u != nil && !sameJSON(u, usage) {
 			// A token_count came first with other counts: kept.
-			more.set("token_count_usage", u)
+			more.Set("token_count_usage", u)
 		}
-		t.meta.set("response_id", id)
-		t.meta.set("usage", usage)
+		t.Meta.Set("response_id", id)
+		t.Meta.Set("usage", usage)
 		t.later = append(t.later, laterMeta{k: "token_usage_record", o: more})
 	}
 	r.flush()
 }
 
 // hasLater reports whether m has a later member k.
-func (m *msg) hasLater(k string) bool {
+func (m *Msg) hasLater(k string) bool {
 	return slices.ContainsFunc(m.later, func(l laterMeta) bool { return l.k == k })
 }
 
 // lastTurn returns the model turn being read, or the last one read since
 // the last user message.
-func (r *itemReader) lastTurn() *msg {
+func (r *itemReader) lastTurn() *Msg {
 	if r.cur != nil {
 		return r.cur
 	}
 	for i := len(r.out) - 1; i >= 0; i-- {
-		switch r.out[i].role {
+		switch r.out[i].Role {
 		case "assistant":
 			return r.out[i]
 		case "tool":
@@ -408,14 +408,14 @@ func (r *itemReader) lastTurn() *msg {
 // (codexfail.go): its exec_command_end event's exit code or status, the
 // success flag of an older rollout's output object, or the text of the
 // output.
-func codexExit(r *result, exec gjson.Result) {
+func codexExit(r *Result, exec gjson.Result) {
 	if t := exec.Get("type").String(); t == "mcp_tool_call_end" || t == "McpToolCall" {
 		mcpEnd(r, exec)
 		return
 	}
 	code := exec.Get("exit_code")
 	if exec.Exists() {
-		r.meta.set(endKey(exec), rest(exec, "type", "call_id", "id", "aggregated_output", "formatted_output", "exit_code").raw())
+		r.Meta.Set(endKey(exec), Rest(exec, "type", "call_id", "id", "aggregated_output", "formatted_output", "exit_code").Raw())
 	}
 	failed, msg := false, ""
 	switch st := exec.Get("status").String(); {
@@ -430,19 +430,19 @@ func codexExit(r *result, exec gjson.Result) {
 	// -1 is what Codex writes for a command that failed without
 	// running (an execution error, a refusal): the text then says why.
 	unran := code.Raw == "-1"
-	if r.hasOut && (failed && msg != "" || unran || code.Type != gjson.Number) {
+	if r.HasOut && (failed && msg != "" || unran || code.Type != gjson.Number) {
 		// Read, not made the output: a literal stays the literal of the
 		// transcript (packed by its place, resume.go).
-		text := r.output
+		text := r.Output
 		if r.lit != "" {
 			text = failureText(r.lit)
 		}
 		if o := gjson.Parse(text); strings.HasPrefix(text, "{") && o.Get("content").Type == gjson.String && o.Get("success").IsBool() {
 			// Before 0.2x a failed output was {"content", "success": false}.
-			r.output, r.lit = o.Get("content").Str, ""
-			r.meta.set("success", raw(o.Get("success")))
+			r.Output, r.lit = o.Get("content").Str, ""
+			r.Meta.Set("success", Raw(o.Get("success")))
 			failed = !o.Get("success").Bool()
-			text = r.output
+			text = r.Output
 		}
 		if f, c, m := codexFailure(text); f {
 			failed = true
@@ -461,13 +461,13 @@ func codexExit(r *result, exec gjson.Result) {
 	}
 	switch {
 	case failed:
-		r.isError = true
-		r.failure.msg = msg
+		r.IsError = true
+		r.Failure.Msg = msg
 		if code.Type == gjson.Number {
-			r.failure.exitCode = raw(code)
+			r.Failure.ExitCode = Raw(code)
 		}
 	case code.Type == gjson.Number:
-		r.meta.set("exit_code", raw(code))
+		r.Meta.Set("exit_code", Raw(code))
 	}
 }
 
@@ -477,14 +477,14 @@ func codexExit(r *result, exec gjson.Result) {
 // its text says. The event's other members (the server and tool, the
 // duration) are kept with the result; its result, which the output
 // repeats, is not.
-func mcpEnd(r *result, end gjson.Result) {
-	r.meta.set(endKey(end), rest(end, "type", "call_id", "id", "result").raw())
+func mcpEnd(r *Result, end gjson.Result) {
+	r.Meta.Set(endKey(end), Rest(end, "type", "call_id", "id", "result").Raw())
 	res := end.Get("result")
 	errText, ok := res.Get("Err"), res.Get("Ok")
 	if end.Get("type").String() == "McpToolCall" {
 		ok, errText = res, gjson.Result{}
 		if e := end.Get("error"); informative(e) {
-			errText = first(e, "message")
+			errText = First(e, "message")
 			if !errText.Exists() {
 				errText = e
 			}
@@ -492,10 +492,10 @@ func mcpEnd(r *result, end gjson.Result) {
 	}
 	switch {
 	case errText.Exists():
-		r.isError = true
-		r.failure.msg, _, _ = strings.Cut(errText.String(), "\n")
-	case first(ok, "isError", "is_error").Type == gjson.True, end.Get("status").String() == "failed":
-		r.isError = true
+		r.IsError = true
+		r.Failure.Msg, _, _ = strings.Cut(errText.String(), "\n")
+	case First(ok, "isError", "is_error").Type == gjson.True, end.Get("status").String() == "failed":
+		r.IsError = true
 	default:
 		codexExit(r, gjson.Result{})
 	}
@@ -535,14 +535,14 @@ type userEvent struct {
 // when Codex writes both; one that repeats none is the only record of
 // what was said and becomes a user prompt (or a model turn) in its
 // place, its other members in its metadata with "from": "event_msg".
-func codexUserEvents(b *builder, msgs []*msg, said []userEvent) ([]*msg, error) {
-	var out []*msg
+func codexUserEvents(b *Builder, msgs []*Msg, said []userEvent) ([]*Msg, error) {
+	var out []*Msg
 	next := 0
 	// Most events repeat an item's text exactly: looked up first.
 	texts := map[[2]string]bool{}
 	for _, m := range msgs {
-		if m.hasText {
-			texts[[2]string{m.role, m.text}] = true
+		if m.HasText {
+			texts[[2]string{m.Role, m.Text}] = true
 		}
 	}
 	for _, e := range said {
@@ -557,10 +557,10 @@ func codexUserEvents(b *builder, msgs []*msg, said []userEvent) ([]*msg, error) 
 			if known {
 				break
 			}
-			known = (m.role == role || role == "user" && m.role == harnessRole) && m.hasText && strings.Contains(m.text, text.Str)
+			known = (m.Role == role || role == "user" && m.Role == HarnessRole) && m.HasText && strings.Contains(m.Text, text.Str)
 		}
 		if known {
-			b.skip(b.reason("event_msg/" + et + " copy"))
+			b.Skip(b.reason("event_msg/" + et + " copy"))
 			continue
 		}
 		pos := min(e.at, len(msgs))
@@ -568,20 +568,20 @@ func codexUserEvents(b *builder, msgs []*msg, said []userEvent) ([]*msg, error) 
 		next = pos
 		// Its images (data: URLs) are parts of the prompt, as a
 		// message's input_image would be.
-		content := list{join(obj{{"type", quote("input_text")}}, obj{{"text", raw(text)}}).raw()}
-		each(e.payload.Get("images"), func(_, u gjson.Result) bool {
-			content = append(content, join(obj{{"type", quote("input_image")}}, obj{{"image_url", raw(u)}}).raw())
+		content := List{Join(Obj{{"type", Quote("input_text")}}, Obj{{"text", Raw(text)}}).Raw()}
+		Each(e.payload.Get("images"), func(_, u gjson.Result) bool {
+			content = append(content, Join(Obj{{"type", Quote("input_image")}}, Obj{{"image_url", Raw(u)}}).Raw())
 			return true
 		})
-		m := &msg{role: role, ts: e.ts, meta: join(obj{{"from", quote("event_msg")}}, rest(e.payload, "type", "message", "images"))}
+		m := &Msg{Role: role, TS: e.ts, Meta: Join(Obj{{"from", Quote("event_msg")}}, Rest(e.payload, "type", "message", "images"))}
 		if role == "assistant" && e.model != "" {
-			m.meta.setString("model", e.model)
+			m.Meta.SetString("model", e.model)
 		}
-		if err := b.readParts(m, gjson.ParseBytes(content.raw()), at(e.where, "payload")); err != nil {
+		if err := b.readParts(m, gjson.ParseBytes(content.Raw()), At(e.where, "payload")); err != nil {
 			return nil, err
 		}
 		out = append(out, m)
-		b.mapRecord()
+		b.MapRecord()
 	}
 	if out == nil {
 		return msgs, nil

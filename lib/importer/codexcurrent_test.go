@@ -126,7 +126,7 @@ func TestCodexCurrent(t *testing.T) {
 	var roles, kinds []string
 	for i, p := range l.Prompts {
 		roles = append(roles, p.Role)
-		if p.Role == harnessRole {
+		if p.Role == HarnessRole {
 			kinds = append(kinds, promptMeta(l, i)["harness"].(string))
 		}
 	}
@@ -145,7 +145,7 @@ func TestCodexCurrent(t *testing.T) {
 	// The model each turn went to: the turn_context before it.
 	var models []string
 	for _, s := range l.Steps {
-		if s.Type == llmCall {
+		if s.Type == LLMCall {
 			m, _ := s.Metadata["model"].(string)
 			models = append(models, m)
 		}
@@ -351,12 +351,12 @@ func TestCodexShapes(t *testing.T) {
 	if p := l.Prompts[1]; p.Role != "user" || len(p.Parts) != 2 || p.Parts[0]["content"] != "Also check this screenshot." || p.Parts[1]["content_base64"] != "iVBORw0KGgo=" || promptMeta(l, 1)["from"] != "event_msg" {
 		t.Errorf("the prompt only an event holds: %+v", p)
 	}
-	if p := l.Prompts[len(l.Prompts)-1]; p.Role != harnessRole || p.Content != "Stop after the lint step." || promptMeta(l, len(l.Prompts)-1)["harness"] != "agent-message" {
+	if p := l.Prompts[len(l.Prompts)-1]; p.Role != HarnessRole || p.Content != "Stop after the lint step." || promptMeta(l, len(l.Prompts)-1)["harness"] != "agent-message" {
 		t.Errorf("the other agent's message: %+v", p)
 	}
 	// So is an agent_message no assistant message item holds: a model
 	// turn of its own, of the turn's model.
-	if s := l.Steps[9]; s.Type != llmCall || s.Output == nil || *s.Output != "Checking the docs server first." || s.Metadata["model"] != "gpt-5.6" {
+	if s := l.Steps[9]; s.Type != LLMCall || s.Output == nil || *s.Output != "Checking the docs server first." || s.Metadata["model"] != "gpt-5.6" {
 		t.Errorf("the answer only an event holds: %+v", s)
 	}
 	// The world_state line is kept: the hashes of what Codex built its

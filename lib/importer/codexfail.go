@@ -91,7 +91,7 @@ func codexFailure(text string) (failed bool, exitCode gjson.Result, msg string) 
 			return false, gjson.Result{}, ""
 		}
 		for _, p := range []string{"Exit code: ", "Process exited with code "} {
-			if n, ok := strings.CutPrefix(line, p); ok && isDigits(strings.TrimPrefix(n, "-")) {
+			if n, ok := strings.CutPrefix(line, p); ok && IsDigits(strings.TrimPrefix(n, "-")) {
 				code = gjson.Parse(n)
 			}
 		}
@@ -152,7 +152,7 @@ func exitCodeIn(text string) gjson.Result {
 		for end < len(n) && (n[end] >= '0' && n[end] <= '9' || end == 0 && n[end] == '-') {
 			end++
 		}
-		if end > 0 && isDigits(strings.TrimPrefix(n[:end], "-")) {
+		if end > 0 && IsDigits(strings.TrimPrefix(n[:end], "-")) {
 			return gjson.Parse(n[:end])
 		}
 	}

@@ -96,14 +96,14 @@ func TestCodexSessionGenerator(t *testing.T) {
 	// read; the reasoning and patch; the test run; the answer.
 	models, withUsage := 0, 0
 	for _, s := range l.Steps {
-		if s.Type == llmCall {
+		if s.Type == LLMCall {
 			models++
 			if len(s.Usage) > 0 {
 				withUsage++
 			}
 		}
 	}
-	if models != 4*turns || withUsage != models || l.count(llmCall)+tools != len(l.Steps) {
+	if models != 4*turns || withUsage != models || l.count(LLMCall)+tools != len(l.Steps) {
 		t.Errorf("%d model steps, %d with usage, %d steps; want %d model steps, each with usage", models, withUsage, len(l.Steps), 4*turns)
 	}
 	if wantUsage := codexUsage(src.usage); !reflect.DeepEqual(usage, wantUsage) {
@@ -115,7 +115,7 @@ func TestCodexSessionGenerator(t *testing.T) {
 	for _, p := range l.Prompts {
 		roles = append(roles, p.Role)
 	}
-	if want := append([]string{harnessRole, harnessRole, harnessRole}, strings.Fields(strings.Repeat("user ", turns))...); !reflect.DeepEqual(roles, want) {
+	if want := append([]string{HarnessRole, HarnessRole, HarnessRole}, strings.Fields(strings.Repeat("user ", turns))...); !reflect.DeepEqual(roles, want) {
 		t.Errorf("prompts of roles %v, want %v", roles, want)
 	}
 

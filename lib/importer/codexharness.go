@@ -27,8 +27,8 @@ var codexContext = codex.Context
 // user's is split in two, the harness's part returned to come before m.
 // A developer message keeps "role": "developer" in its metadata; one
 // that is no context item stays a system prompt.
-func codexContextItem(b *builder, h *harness, m *msg, content gjson.Result, where string) *msg {
-	role := m.role
+func codexContextItem(b *Builder, h *harness, m *Msg, content gjson.Result, where string) *Msg {
+	role := m.Role
 	if role != "user" && role != "developer" {
 		return nil
 	}
@@ -37,22 +37,22 @@ func codexContextItem(b *builder, h *harness, m *msg, content gjson.Result, wher
 			// Codex writes every developer message: one whose text
 			// opens with what is not a context item Codex knows stays
 			// a system prompt, and none of it is the user's.
-			b.warn("%s: a developer message holds Codex's context (%s) after text that is no context item Codex is known to write; it is kept as a system prompt", where, tag)
+			b.Warn("%s: a developer message holds Codex's context (%s) after text that is no context item Codex is known to write; it is kept as a system prompt", where, tag)
 			return nil
 		}
 		// classify reads user records; the role is put back when
 		// the message is not Codex's context.
-		m.role = "user"
+		m.Role = "user"
 	}
 	before := h.classify(b, where, m, content, ccMarks{})
 	switch {
-	case m.role == "user" && role == "developer":
-		m.role = role
-	case m.role == harnessRole && role == "developer":
-		m.meta.setString("role", role)
+	case m.Role == "user" && role == "developer":
+		m.Role = role
+	case m.Role == HarnessRole && role == "developer":
+		m.Meta.SetString("role", role)
 	}
 	if before != nil && role == "developer" {
-		before.meta.setString("role", role)
+		before.Meta.SetString("role", role)
 	}
 	return before
 }
@@ -63,7 +63,7 @@ func codexContextItem(b *builder, h *harness, m *msg, content gjson.Result, wher
 func laterContext(content gjson.Result) string {
 	var shown string
 	other := false
-	each(content, func(_, p gjson.Result) bool {
+	Each(content, func(_, p gjson.Result) bool {
 		t := p.Get("text")
 		if t.Type != gjson.String {
 			return true

@@ -63,7 +63,7 @@ func TestCodex0169(t *testing.T) {
 	}
 	var got []string
 	for _, s := range l.Steps {
-		if s.Type != llmCall {
+		if s.Type != LLMCall {
 			continue
 		}
 		id, _ := s.Metadata["response_id"].(string)
@@ -91,7 +91,7 @@ func TestCodex0169(t *testing.T) {
 	if !settings {
 		t.Errorf("no thread_settings_applied among the events %v", l.Metadata["events"])
 	}
-	if p := l.Prompts[0]; p.Role != harnessRole || !strings.HasPrefix(p.Content, "<skills_instructions>") || promptMeta(l, 0)["harness"] != "skills" || promptMeta(l, 0)["role"] != "developer" {
+	if p := l.Prompts[0]; p.Role != HarnessRole || !strings.HasPrefix(p.Content, "<skills_instructions>") || promptMeta(l, 0)["harness"] != "skills" || promptMeta(l, 0)["role"] != "developer" {
 		t.Errorf("the developer message: %+v %v", p, promptMeta(l, 0))
 	}
 	if !strings.HasPrefix(l.SystemPrompt, "You are Codex") {

@@ -2,7 +2,6 @@ package importer
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,12 +9,12 @@ import (
 )
 
 // claudeCodeTypes are the line types of Claude Code transcripts: those
-// of the kinds its importer knows (recordKinds), any of which may come
-// first (permission-mode, file-history-snapshot, queue-operation, …).
+// of the kinds its importer knows (claudeCodeKinds), any of which may
+// come first (permission-mode, file-history-snapshot, queue-operation, …).
 var claudeCodeTypes = func() map[string]bool {
 	types := map[string]bool{}
-	for _, k := range recordKinds[ClaudeCode] {
-		typ, _, _ := strings.Cut(k.kind, "/")
+	for _, k := range claudeCodeKinds {
+		typ, _, _ := strings.Cut(k.Kind, "/")
 		types[typ] = true
 	}
 	return types
@@ -27,76 +26,8 @@ var codexTypes = map[string]bool{
 	"turn_context": true, "compacted": true,
 }
 
-// geminiChat reports whether rec is a Gemini CLI chat whose messages are
-// MessageRecords (type "user", "gemini", "info", …, an id and content,
-// no role): a messages array, as a Chat Completions request has.
-func geminiChat(rec gjson.Result) bool {
-	m := rec.Get("messages.0")
-	switch m.Get("type").String() {
-	case "user", "gemini", "info", "error", "warning":
-		return !m.Get("role").Exists() && m.Get("id").Exists() && m.Get("content").Exists()
-	}
-	return false
-}
-
-// geminiEvent reports whether rec is an event of Gemini CLI's headless
-// transcript (gemini -p … --output-format stream-json), whichever comes
-// first: each has a type and a timestamp string; a message's content is
-// a string (an Anthropic message's is a list of blocks, and it has no
-// timestamp), a tool event names its call by tool_id.
-func geminiEvent(rec gjson.Result) bool {
-	if rec.Get("timestamp").Type != gjson.String {
-		return false
-	}
-	switch rec.Get("type").String() {
-	case "init":
-		return rec.Get("session_id").Exists() && rec.Get("model").Exists()
-	case "message":
-		return rec.Get("role").Type == gjson.String && rec.Get("content").Type == gjson.String
-	case "tool_use":
-		return rec.Get("tool_id").Exists() && rec.Get("tool_name").Exists()
-	case "tool_result":
-		return rec.Get("tool_id").Exists() && rec.Get("status").Exists()
-	}
-	return false
-}
-
-// copilotNamespace reports whether an event type is one of Copilot CLI's
-// ("session.start", "user.message", …).
-func copilotNamespace(typ string) bool {
-	ns, _, ok := strings.Cut(typ, ".")
-	return ok && (ns == "session" || ns == "user" || ns == "assistant" || ns == "tool" || ns == "subagent")
-}
-
-// Detect guesses the format of data from its first record (the first line
-// of JSON Lines, the first element of an array, or the document itself).
-// name is the file name, if any; a .eval name or a zip archive is Inspect.
-// When it cannot tell it returns a *DetectError listing the formats.
-func Detect(name string, data []byte) (string, error) {
-	if bytes.HasPrefix(data, zipMagic) || strings.HasSuffix(name, ".eval") {
-		return Inspect, nil
-	}
-	if len(bytes.TrimLeft(data, " \t\r\n\ufeff")) == 0 {
-		return "", &DetectError{Name: name, Reason: "it is empty"}
-	}
-	if IsAiderHistory(name, data) {
-		return Aider, nil
-	}
-	rec, ok := firstRecord(data)
-	if !ok {
-		return "", &DetectError{Name: name, Reason: "it is not JSON"}
-	}
-	if what := notImported(rec); what != "" {
-		return "", &UnsupportedError{Name: name, What: what}
-	}
-	if f := classify(rec); f != "" {
-		return f, nil
-	}
-	return "", &DetectError{Name: name, Reason: "its first record matches none of them"}
-}
-
 // firstRecord returns the first record of data without parsing the rest.
-func firstRecord(data []byte) (gjson.Result, bool) {
+func FirstRecord(data []byte) (gjson.Result, bool) {
 	data = bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(data) == 0 {
 		return gjson.Result{}, false
@@ -120,37 +51,49 @@ func firstRecord(data []byte) (gjson.Result, bool) {
 	return gjson.Result{}, false
 }
 
-func classify(rec gjson.Result) string {
+// The first-record matchers of the formats this package declares, and
+// of the agents whose record shapes it knows, in the order they were
+// told apart before each format had its own (the Registry's order).
+
+func matchATIF(rec gjson.Result) bool {
+	return strings.HasPrefix(rec.Get("schema_version").String(), "ATIF-") && rec.Get("steps").Exists()
+}
+
+func matchOTel(rec gjson.Result) bool {
 	has := func(p string) bool { return rec.Get(p).Exists() }
-	typ := rec.Get("type").String()
-	switch {
-	case strings.HasPrefix(rec.Get("schema_version").String(), "ATIF-") && has("steps"):
-		return ATIF
-	case rec.Get("info.projectID").Exists() && rec.Get("messages").IsArray() ||
-		has("projectID") && has("directory") && has("title") && rec.Get("time.created").Exists():
-		return OpenCode
-	case rec.Get("data").IsObject() && copilotNamespace(typ) && (has("id") || has("timestamp")):
-		return CopilotCLI
-	case rec.Get("history.0.parts").IsArray() || has("role") && rec.Get("parts").IsArray():
-		return GeminiCLI // a checkpoint: {history: Content[]}, or the list alone
-	case geminiChat(rec):
-		return GeminiCLI
-	case has("sessionId") && has("projectHash") || geminiEvent(rec):
-		return GeminiCLI
-	case has("resourceSpans") || has("resourceLogs") || has("resource_spans") || has("resource_logs"):
-		return OTelGenAI
-	case rec.Get("spans").IsArray() || has("name") && has("context") && (has("attributes") || has("start_time")):
-		return OTelGenAI
-	case has("post") || has("patch") || has("run_type") && (has("dotted_order") || has("trace_id") || has("id")):
-		return LangSmith
-	case rec.Get("eval").IsObject() && (has("samples") || has("results") || has("status") || has("plan")):
-		return Inspect
-	case has("payload") && codexTypes[typ]:
-		return Codex
-	case claudeCodeTypes[typ] && (has("uuid") || has("sessionId") || has("leafUuid") || has("messageId")):
-		return ClaudeCode
-	}
-	return classifyExchange(rec)
+	return has("resourceSpans") || has("resourceLogs") || has("resource_spans") || has("resource_logs") ||
+		rec.Get("spans").IsArray() || has("name") && has("context") && (has("attributes") || has("start_time"))
+}
+
+func matchLangSmith(rec gjson.Result) bool {
+	has := func(p string) bool { return rec.Get(p).Exists() }
+	return has("post") || has("patch") || has("run_type") && (has("dotted_order") || has("trace_id") || has("id"))
+}
+
+func matchInspect(rec gjson.Result) bool {
+	has := func(p string) bool { return rec.Get(p).Exists() }
+	return rec.Get("eval").IsObject() && (has("samples") || has("results") || has("status") || has("plan"))
+}
+
+// sniffInspect tells an Inspect .eval archive by its name or its zip
+// magic.
+func sniffInspect(name string, data []byte) bool {
+	return bytes.HasPrefix(data, zipMagic) || strings.HasSuffix(name, ".eval")
+}
+
+func matchCodex(rec gjson.Result) bool {
+	return rec.Get("payload").Exists() && codexTypes[rec.Get("type").String()]
+}
+
+func matchClaudeCode(rec gjson.Result) bool {
+	has := func(p string) bool { return rec.Get(p).Exists() }
+	return claudeCodeTypes[rec.Get("type").String()] && (has("uuid") || has("sessionId") || has("leafUuid") || has("messageId"))
+}
+
+// matchExchange returns the matcher of one of the three APIs whose
+// request/response records classifyExchange tells apart.
+func matchExchange(format string) func(gjson.Result) bool {
+	return func(rec gjson.Result) bool { return classifyExchange(rec) == format }
 }
 
 // classifyExchange recognises request/response records and tells the
@@ -212,8 +155,8 @@ func classifyRequest(r gjson.Result) string {
 	}
 	// Anthropic content blocks that Chat Completions does not have.
 	anthropic := false
-	each(msgs, func(_, m gjson.Result) bool {
-		each(m.Get("content"), func(_, p gjson.Result) bool {
+	Each(msgs, func(_, m gjson.Result) bool {
+		Each(m.Get("content"), func(_, p gjson.Result) bool {
 			switch p.Get("type").String() {
 			case "tool_use", "tool_result", "thinking", "redacted_thinking", "document":
 				anthropic = true
@@ -244,66 +187,12 @@ func IsExecLog(data []byte) bool {
 	return r[0].Type == gjson.String && r[1].IsArray()
 }
 
-// Choose decides how to read data, given the format the user named: Ctx
-// (ctx's own log), Auto (detect) or one of Formats. It returns Ctx or the
-// format to import from. Importers read leniently, so a document of
-// another format would become an empty run rather than an error: when
-// the user names a format and data is recognisably another one, Choose
-// returns a *MismatchError. A name that is no format is an
-// *UnknownFormatError.
-func Choose(from, name string, data []byte) (string, error) {
-	if from != Ctx && from != Auto {
-		if _, ok := importers[from]; !ok {
-			return "", &UnknownFormatError{Name: from}
-		}
-	}
-	if IsExecLog(data) {
-		if from == Ctx || from == Auto {
-			return Ctx, nil
-		}
-		return "", &MismatchError{Name: name, Seen: Ctx, Want: from}
-	}
-	if from == Auto {
-		return Detect(name, data)
-	}
-	seen, err := Detect(name, data)
-	var unsupported *UnsupportedError
-	if errors.As(err, &unsupported) {
-		return "", err
-	}
-	if err != nil || seen == from {
-		// Nothing recognisable: the named format's own checks (or
-		// ctx's schema) say what is wrong.
-		return from, nil
-	}
-	return "", &MismatchError{Name: name, Seen: seen, Want: from}
-}
-
-// Describe names what a log of format f is, with its article: "a
-// claude-code session", "an openai-chat log", "a ctx execution log".
-func Describe(f string) string {
-	noun := "log"
-	switch f {
-	case Ctx:
-		noun = "execution log"
-	case ClaudeCode, Codex, GeminiCLI, CopilotCLI, OpenCode:
-		noun = "session"
-	case ATIF:
-		noun = "trajectory"
-	case Aider:
-		noun = "chat history"
-	}
-	article := "a"
-	if f != "" && strings.ContainsRune("aeiouAEIOU", rune(f[0])) {
-		article = "an"
-	}
-	return article + " " + f + " " + noun
-}
-
 // MismatchError reports data of format Seen given as format Want.
 type MismatchError struct {
 	Name       string
 	Seen, Want string
+	// seen and want describe them (Registry.Describe).
+	seen, want string
 }
 
 // Error says what the input is: "this looks like a claude-code session:
@@ -311,9 +200,9 @@ type MismatchError struct {
 // claude-code session, not a codex session" otherwise.
 func (e *MismatchError) Error() string {
 	if e.Want == Ctx {
-		return fmt.Sprintf("this looks like %s: use --from auto", Describe(e.Seen))
+		return fmt.Sprintf("this looks like %s: use --from auto", e.seen)
 	}
-	return fmt.Sprintf("this is %s, not %s", Describe(e.Seen), Describe(e.Want))
+	return fmt.Sprintf("this is %s, not %s", e.seen, e.want)
 }
 
 // Hint says which format to use instead.
@@ -328,11 +217,14 @@ func (e *MismatchError) Hint() string {
 func (e *MismatchError) ExitCode() int { return 1 }
 
 // UnknownFormatError reports a format name that is none of Formats.
-type UnknownFormatError struct{ Name string }
+type UnknownFormatError struct {
+	Name  string
+	Known []string // the formats, sorted
+}
 
 // Error lists the formats.
 func (e *UnknownFormatError) Error() string {
-	return fmt.Sprintf("%s: unknown format; use %s, %s, %s", e.Name, Ctx, Auto, strings.Join(Formats(), ", "))
+	return fmt.Sprintf("%s: unknown format; use %s, %s, %s", e.Name, Ctx, Auto, strings.Join(e.Known, ", "))
 }
 
 // ExitCode is 3: a usage error.
@@ -369,8 +261,9 @@ func notImported(rec gjson.Result) string {
 
 // UnsupportedError reports a log of a format ctx does not import.
 type UnsupportedError struct {
-	Name string
-	What string // "a Gemini CLI prompt log (logs.json)"
+	Name  string
+	What  string   // "a Gemini CLI prompt log (logs.json)"
+	Known []string // the formats ctx imports, sorted
 }
 
 // Error says what the input looks like: "this looks like a Gemini CLI
@@ -381,7 +274,7 @@ func (e *UnsupportedError) Error() string {
 
 // Hint lists the formats ctx imports.
 func (e *UnsupportedError) Hint() string {
-	return "ctx-pack imports: " + strings.Join(Formats(), ", ")
+	return "ctx-pack imports: " + strings.Join(e.Known, ", ")
 }
 
 // ExitCode is 1: the input is no log ctx can read.

@@ -2,18 +2,24 @@
 // execution logs (docs/design.md §5), which ctx-pack then validates and packs like
 // a hand-written log.
 //
-// Supported formats (Formats): OpenAI Chat Completions and Responses
+// Each format is a Format: its name, how to tell it (Sniff, Match), its
+// importer, its record kinds. This package holds the machinery every
+// importer shares (the Builder, Options, Report, Error, the Registry)
+// and the formats of no agent: OpenAI Chat Completions and Responses
 // exchanges, Anthropic Messages exchanges, ATIF trajectories (atif.go),
-// Gemini CLI saved sessions and stream-json transcripts (gemini.go),
-// GitHub Copilot CLI session events (copilot.go), OpenCode exports and
-// storage (opencode.go), Aider chat histories (aider.go, the one format
-// that is not JSON), Claude Code session transcripts,
-// Codex CLI rollouts, OpenTelemetry GenAI telemetry (OTLP JSON and SDK span
-// dumps), Inspect AI eval logs (.json and .eval archives) and LangSmith run
-// payloads. Detect guesses the format from the first record; Choose
-// resolves what a user asked for (ctx, auto or a format), refusing a log
-// that is recognisably of another format (MismatchError: "this looks like
-// a claude-code session: use --from auto").
+// OpenTelemetry GenAI telemetry (OTLP JSON and SDK span dumps), Inspect
+// AI eval logs (.json and .eval archives) and LangSmith run payloads. An
+// agent's format is declared in the agent's package under lib/agent:
+// Aider's chat histories (the one format that is not JSON), GitHub
+// Copilot CLI session events, Gemini CLI saved sessions and stream-json
+// transcripts, OpenCode exports and storage. The importers of Claude Code
+// session transcripts and Codex CLI rollouts are still here: their state
+// is what a checkpoint saves (resume.go).
+// lib/formats lists every format in one Registry: Detect guesses the
+// format from the first record; Choose resolves what a user asked for
+// (ctx, auto or a format), refusing a log that is recognisably of another
+// format (MismatchError: "this looks like a claude-code session: use
+// --from auto").
 //
 // # Mapping
 //
@@ -81,7 +87,7 @@
 //     not part of the conversation (progress, UI state, timeline detail)
 //     are counted in the Report with their reasons, which come from one
 //     list of the record kinds each importer knows (kinds.go,
-//     recordKinds). A kind the list does not know is skipped too; when
+//     Format.Kinds). A kind the list does not know is skipped too; when
 //     it holds a message, a tool call, a tool result, file content or
 //     usage, a warning names it as lost, with its count. Credential
 //     headers in HTTP recordings are replaced by "[redacted]".

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/internal/importtest"
 	"github.com/tidwall/gjson"
 )
 
@@ -30,7 +31,7 @@ type wantStep struct {
 	isError   bool
 }
 
-func llm(output *string) wantStep { return wantStep{typ: llmCall, output: output} }
+func llm(output *string) wantStep { return wantStep{typ: LLMCall, output: output} }
 
 func tool(name, params string, output *string, isError bool) wantStep {
 	return wantStep{typ: toolCall, tool: name, params: params, output: output, isError: isError}
@@ -66,7 +67,7 @@ var fixtures = []fixture{
 			llm(ptr("The cmd package fails; checking it.")),
 			tool("Read", `{"file_path":"cmd/x.go"}`, nil, false),
 		},
-		outputs:  map[string]string{finalName: "The cmd package fails; checking it."},
+		outputs:  map[string]string{FinalName: "The cmd package fails; checking it."},
 		warnings: []string{"1 tool call(s) have no result"},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			if l.Metadata["session"].(map[string]any)["cwd"] != "/home/dev/proj" {
@@ -104,7 +105,7 @@ var fixtures = []fixture{
 			llm(ptr("The Makefile target is wrong; I patched it.")),
 			tool("apply_patch", `"*** Begin Patch\n*** Update File: /home/dev/app/Makefile\n*** End Patch"`, nil, false),
 		},
-		outputs:  map[string]string{finalName: "The Makefile target is wrong; I patched it."},
+		outputs:  map[string]string{FinalName: "The Makefile target is wrong; I patched it."},
 		warnings: []string{"1 tool call(s) have no result"},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			if l.Metadata["session"].(map[string]any)["cwd"] != "/home/dev/app" {
@@ -131,7 +132,7 @@ var fixtures = []fixture{
 			llm(ptr("b.txt is missing; searching for it.")),
 			tool("search", `"not json"`, nil, false),
 		},
-		outputs:  map[string]string{finalName: "b.txt is missing; searching for it."},
+		outputs:  map[string]string{FinalName: "b.txt is missing; searching for it."},
 		warnings: []string{"1 tool call(s) have no result"},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			want := map[string]any{"temperature": 0.0, "seed": 42.0, "system_fingerprint": "fp_1"}
@@ -154,7 +155,7 @@ var fixtures = []fixture{
 			tool("web_search", `{"type":"search","query":"du permission denied"}`, nil, false),
 		},
 		// The web search ran on OpenAI's side: no result is missing.
-		outputs: map[string]string{finalName: "/var/log holds 12M; /tmp could not be read."},
+		outputs: map[string]string{FinalName: "/var/log holds 12M; /tmp could not be read."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			if deref(l.Steps[0].Reasoning) != "Check both directories." {
 				t.Errorf("metadata = %v", l.Steps[0].Metadata)
@@ -174,7 +175,7 @@ var fixtures = []fixture{
 			llm(ptr("linux built; darwin failed to link.")),
 			tool("check_docs", `{}`, nil, false),
 		},
-		outputs:  map[string]string{finalName: "linux built; darwin failed to link."},
+		outputs:  map[string]string{FinalName: "linux built; darwin failed to link."},
 		warnings: []string{"1 tool call(s) have no result"},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			if deref(l.Steps[3].Reasoning) != "darwin failed at link time." {
@@ -197,7 +198,7 @@ var fixtures = []fixture{
 			tool("df", `{"path":"/srv"}`, ptr("df: timeout"), true),
 			llm(ptr("/srv holds www and backup.")),
 		},
-		outputs: map[string]string{finalName: "/srv holds www and backup."},
+		outputs: map[string]string{FinalName: "/srv holds www and backup."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			if !reflect.DeepEqual(rep.Reasons, []string{"span without a GenAI operation: 1"}) || rep.Mapped != 5 {
 				t.Errorf("report = %+v", rep)
@@ -226,7 +227,7 @@ var fixtures = []fixture{
 			tool("weather", `{"city":"Oslo"}`, ptr("-3C, snow"), false),
 			llm(ptr("Oslo: -3C and snowing.")),
 		},
-		outputs: map[string]string{finalName: "Oslo: -3C and snowing."},
+		outputs: map[string]string{FinalName: "Oslo: -3C and snowing."},
 	},
 	{
 		// Two samples: call ids repeat across samples without mixing;
@@ -269,7 +270,7 @@ var fixtures = []fixture{
 			tool("dns_lookup", `{"host":"svc"}`, ptr("NXDOMAIN"), true),
 			llm(ptr("The service answers 200 OK, but its DNS name does not resolve.")),
 		},
-		outputs: map[string]string{finalName: "The service is up, but DNS fails."},
+		outputs: map[string]string{FinalName: "The service is up, but DNS fails."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			if rep.Records != 10 || rep.Skipped != 1 {
 				t.Errorf("report = %+v", rep)
@@ -282,10 +283,8 @@ var fixtures = []fixture{
 }
 
 func TestFixtures(t *testing.T) {
-	t.Parallel()
 	for _, fx := range fixtures {
 		t.Run(fx.file, func(t *testing.T) {
-			t.Parallel()
 			path := filepath.Join("testdata", fx.file)
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -339,11 +338,11 @@ func TestFixtures(t *testing.T) {
 				outputs[o.Name] = o.Content
 			}
 			want := fx.outputs
-			if answer, ok := want[finalName]; ok && agentSession(fx.format) {
+			if answer, ok := want[FinalName]; ok && agentSession(fx.format) {
 				// An agent session's last answer is no output file: it is
 				// the output of its last model call.
 				want = maps.Clone(want)
-				delete(want, finalName)
+				delete(want, FinalName)
 				if got := lastAnswer(l); got != answer {
 					t.Errorf("last llm_call output = %q, want the answer %q", got, answer)
 				}
@@ -378,26 +377,12 @@ func deref(s *string) any {
 // golden compares got with the file, or rewrites the file with -update.
 func golden(t *testing.T, file string, got []byte) {
 	t.Helper()
-	got = append(got, '\n')
-	if *update {
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the log differs from %s (run go test -update after checking the change):\n%s", file, got)
-	}
+	importtest.Golden(t, file, got, *update)
 }
 
 // TestEvalArchive packs the Inspect fixture into a .eval archive the way
 // Inspect writes one and checks it imports to the same log.
 func TestEvalArchive(t *testing.T) {
-	t.Parallel()
 	data, err := os.ReadFile("testdata/inspect/edge.json")
 	if err != nil {
 		t.Fatal(err)
@@ -449,7 +434,6 @@ func TestEvalArchive(t *testing.T) {
 }
 
 func TestMalformed(t *testing.T) {
-	t.Parallel()
 	tests := []struct {
 		file, format string
 		want         string // the whole error message
@@ -466,7 +450,6 @@ func TestMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			t.Parallel()
 			data, err := os.ReadFile(filepath.Join("testdata", tt.file))
 			if err != nil {
 				t.Fatal(err)
@@ -489,7 +472,6 @@ func TestMalformed(t *testing.T) {
 // TestMalformedDocuments covers input that is not JSON at all, in every
 // format: the error names the line (and column).
 func TestMalformedDocuments(t *testing.T) {
-	t.Parallel()
 	for _, f := range Formats() {
 		for _, in := range []string{"{\"a\":\n  [1, 2,\n  }", "not json"} {
 			_, _, err := Import(f, []byte(in), Options{})
@@ -501,86 +483,8 @@ func TestMalformedDocuments(t *testing.T) {
 	}
 }
 
-// TestEmpty: an input without records is an error, not an empty run.
-func TestEmpty(t *testing.T) {
-	t.Parallel()
-	for _, f := range Formats() {
-		for _, in := range []string{"", "\n\n", "[]"} {
-			_, _, err := Import(f, []byte(in), Options{})
-			var ie *Error
-			if !errors.As(err, &ie) {
-				t.Errorf("%s: Import(%q) error = %v", f, in, err)
-			}
-		}
-	}
-	if _, _, err := Import(ClaudeCode, []byte("\n"), Options{}); err == nil || !strings.HasSuffix(err.Error(), "the input holds no records") {
-		t.Errorf("error = %v", err)
-	}
-}
-
-func TestDetect(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, data, want string
-	}{
-		{"", `{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"x"}}` + "\n{}", ClaudeCode},
-		{"", `{"timestamp":"t","type":"session_meta","payload":{}}`, Codex},
-		{"", `{"resourceLogs":[]}`, OTelGenAI},
-		{"", `[{"name":"chat","context":{"span_id":1},"attributes":{}}]`, OTelGenAI},
-		{"", `{"post":[],"patch":[]}`, LangSmith},
-		{"", `{"id":"r","run_type":"llm","inputs":{}}`, LangSmith},
-		{"", `{"version":2,"status":"success","eval":{},"samples":[]}`, Inspect},
-		{"x.eval", `anything`, Inspect},
-		{"", "PK\x03\x04rest", Inspect},
-		{"", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, OpenAIChat},
-		{"", `{"model":"m","max_tokens":5,"system":"s","messages":[{"role":"user","content":"hi"}]}`, Anthropic},
-		{"", `{"model":"m","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"y"}]}]}`, Anthropic},
-		{"", `{"model":"m","input":"hi"}`, OpenAIResponses},
-		{"", `{"id":"r","object":"response","output":[]}`, OpenAIResponses},
-		{"", `{"custom_id":"1","response":{"status_code":200,"body":{"object":"chat.completion","choices":[]}}}`, OpenAIChat},
-		{"", `[{"scope":"https://api.anthropic.com:443","method":"POST","path":"/v1/messages","body":{}}]`, Anthropic},
-		{"", "{\n  \"request\": {\"model\": \"m\", \"input\": []},\n  \"response\": {\"object\": \"response\"}\n}", OpenAIResponses},
-	}
-	for _, tt := range tests {
-		got, err := Detect(tt.name, []byte(tt.data))
-		if got != tt.want || err != nil {
-			t.Errorf("Detect(%q, %.50q) = %q, %v; want %q", tt.name, tt.data, got, err, tt.want)
-		}
-	}
-	for _, bad := range []string{"", "hello", `{"a":1}`, `[1,2]`, `{"type":"user"}`} {
-		_, err := Detect("in.json", []byte(bad))
-		var de *DetectError
-		if !errors.As(err, &de) || de.ExitCode() != 1 {
-			t.Errorf("Detect(%q) error = %v, want a *DetectError", bad, err)
-			continue
-		}
-		for _, f := range Formats() {
-			if !strings.Contains(err.Error(), f) {
-				t.Errorf("Detect(%q) error %q does not list %s", bad, err, f)
-			}
-		}
-	}
-	for data, reason := range map[string]string{"": "it is empty", " \n\n": "it is empty", "hello": "it is not JSON"} {
-		if _, err := Detect("in.json", []byte(data)); err == nil || !strings.Contains(err.Error(), "("+reason+")") {
-			t.Errorf("Detect(%q) error = %v, want the reason %q", data, err, reason)
-		}
-	}
-}
-
-func TestFormats(t *testing.T) {
-	t.Parallel()
-	want := []string{"aider", "anthropic", "atif", "claude-code", "codex", "copilot-cli", "gemini-cli", "inspect", "langsmith", "openai-chat", "openai-responses", "opencode", "otel-genai"}
-	if got := Formats(); !reflect.DeepEqual(got, want) {
-		t.Errorf("Formats() = %q", got)
-	}
-	if _, _, err := Import("auto", []byte("{}"), Options{}); err == nil {
-		t.Error("Import(auto) did not fail")
-	}
-}
-
 // TestDeterministicOption marks an extra tool deterministic.
 func TestDeterministicOption(t *testing.T) {
-	t.Parallel()
 	data, err := os.ReadFile("testdata/openai-chat/edge.json")
 	if err != nil {
 		t.Fatal(err)
@@ -602,7 +506,6 @@ func TestDeterministicOption(t *testing.T) {
 // TestRelativePaths: only whole path values under the working directory
 // become relative.
 func TestRelativePaths(t *testing.T) {
-	t.Parallel()
 	roots := []string{"/home/dev/proj"}
 	tests := []struct {
 		in, want string
@@ -632,8 +535,8 @@ func TestRelativePaths(t *testing.T) {
 			t.Errorf("pathKey(%q) = %v", k, !want)
 		}
 	}
-	b := newBuilder(ClaudeCode, Options{})
-	b.root("/home/dev/proj")
+	b := newBuilder(lookup(ClaudeCode), Options{})
+	b.Root("/home/dev/proj")
 	in := `{"file_path":"/home/dev/proj/a.go","command":"cat /home/dev/proj/a.go","edits":[{"old_string":"/home/dev/proj"}],"paths":["/home/dev/proj/x","/etc/y"],"n":12345678901234567890}`
 	want := `{"file_path":"a.go","command":"cat /home/dev/proj/a.go","edits":[{"old_string":"/home/dev/proj"}],"paths":["x","/etc/y"],"n":12345678901234567890}`
 	if got := b.relativeParams([]byte(in)); string(got) != want {
@@ -644,7 +547,6 @@ func TestRelativePaths(t *testing.T) {
 // TestBigNumbers keeps integers beyond 2^53 as strings rather than
 // rounding them.
 func TestBigNumbers(t *testing.T) {
-	t.Parallel()
 	in := `{"request":{"model":"m","seed":12345678901234567890,"messages":[{"role":"user","content":"x"}]},"response":{"object":"chat.completion","created":1700000000,"choices":[{"message":{"role":"assistant","content":"y"}}],"big":1e400}}`
 	out, _, err := Import(OpenAIChat, []byte(in), Options{})
 	if err != nil {
@@ -659,7 +561,6 @@ func TestBigNumbers(t *testing.T) {
 // TestEscapedPaths makes path parameters relative however the input
 // escapes them, and leaves free text as it is.
 func TestEscapedPaths(t *testing.T) {
-	t.Parallel()
 	in := `{"type":"user","uuid":"u1","sessionId":"s","cwd":"\/home\/dev\/proj","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"see \u002fhome/dev/proj/b.go"}}
 {"type":"assistant","uuid":"u2","sessionId":"s","cwd":"/home/dev/proj","message":{"id":"m","model":"x","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"\/home\/dev\/proj\/a.go"}}]}}`
 	out, _, err := Import(ClaudeCode, []byte(in), Options{})
@@ -678,7 +579,6 @@ func TestEscapedPaths(t *testing.T) {
 // TestUnrepresentable rejects text canonical JSON cannot carry (a lone
 // UTF-16 surrogate) instead of changing it, naming the line.
 func TestUnrepresentable(t *testing.T) {
-	t.Parallel()
 	in := `{"type":"user","uuid":"b","sessionId":"s","message":{"role":"user","content":"ok"}}
 {"type":"user","uuid":"b","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x\udc00y"}]}}`
 	_, _, err := Import(ClaudeCode, []byte(in), Options{Name: "s.jsonl"})
@@ -757,7 +657,7 @@ func TestEvalArchiveBounds(t *testing.T) {
 // that has one.
 func lastAnswer(l *testLog) string {
 	for i := len(l.Steps) - 1; i >= 0; i-- {
-		if s := l.Steps[i]; s.Type == llmCall && s.Agent == "" && s.Output != nil && strings.TrimSpace(*s.Output) != "" {
+		if s := l.Steps[i]; s.Type == LLMCall && s.Agent == "" && s.Output != nil && strings.TrimSpace(*s.Output) != "" {
 			return *s.Output
 		}
 	}

@@ -20,11 +20,11 @@ type api struct {
 	isResponse func(rec gjson.Result) bool
 	// request reads a request body into the messages it sends and the
 	// parameters it sets (everything but the conversation).
-	request func(b *builder, req gjson.Result, where string) ([]*msg, obj, error)
+	request func(b *Builder, req gjson.Result, where string) ([]*Msg, Obj, error)
 	// response reads a response body into the messages it returns. alone
 	// says the record has no request, so a response that repeats its
 	// request's settings stands in for it.
-	response func(b *builder, resp gjson.Result, where string, alone bool) ([]*msg, error)
+	response func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error)
 	// conversation are the request members that hold the conversation; a
 	// record without any of them and without a response is not an
 	// exchange of this API.
@@ -39,29 +39,29 @@ var samplingParams = []string{
 	"response_format", "logit_bias", "logprobs", "top_logprobs", "verbosity",
 }
 
-func (b *builder) samplingParams(req gjson.Result) {
+func (b *Builder) samplingParams(req gjson.Result) {
 	for _, k := range samplingParams {
-		b.param(k, raw(req.Get(k)))
+		b.param(k, Raw(req.Get(k)))
 	}
 }
 
 // importExchanges reads every exchange of data with API a. A record is a
 // {request, response} pair, a nock recording ({scope, method, path, body,
 // response}), an OpenAI Batch line, or a bare request or response.
-func (b *builder) importExchanges(data []byte, a *api) error {
+func (b *Builder) importExchanges(data []byte, a *api) error {
 	return b.eachRecord(data, func(where string, rec gjson.Result) error {
 		req, resp, reqAt, respAt, meta, err := b.splitRecord(rec, where, a)
 		if err != nil {
 			return err
 		}
-		var reqMsgs, respMsgs []*msg
-		var params obj
+		var reqMsgs, respMsgs []*Msg
+		var params Obj
 		if !resp.Exists() && req.IsObject() && !hasAny(req, a.conversation) {
-			return b.errorf(reqAt, "not %s exchange: expected a request with %s, or a response", article(b.format), strings.Join(a.conversation, " or "))
+			return b.Errorf(reqAt, "not %s exchange: expected a request with %s, or a response", article(*b.f), strings.Join(a.conversation, " or "))
 		}
 		if req.Exists() {
 			if !req.IsObject() {
-				return b.errorf(reqAt, "expected a request object, got %s", kind(req))
+				return b.Errorf(reqAt, "expected a request object, got %s", Kind(req))
 			}
 			if reqMsgs, params, err = a.request(b, req, reqAt); err != nil {
 				return err
@@ -69,33 +69,33 @@ func (b *builder) importExchanges(data []byte, a *api) error {
 		}
 		if resp.Exists() {
 			if !resp.IsObject() {
-				return b.errorf(respAt, "expected a response object, got %s", kind(resp))
+				return b.Errorf(respAt, "expected a response object, got %s", Kind(resp))
 			}
 			if respMsgs, err = a.response(b, resp, respAt, !req.Exists()); err != nil {
 				return err
 			}
 		}
 		if req.Exists() {
-			b.setModel(req.Get("model").String())
+			b.SetModel(req.Get("model").String())
 			b.samplingParams(req)
 		}
 		if turn := firstTurn(respMsgs); turn != nil {
 			if req.Exists() {
-				turn.params = params.raw()
+				turn.Params = params.Raw()
 			}
-			if turn.ts == "" {
+			if turn.TS == "" {
 				// ctx-serve --record's exchanges say when each started.
-				turn.ts = timestamp(rec.Get("started"))
+				turn.TS = Timestamp(rec.Get("started"))
 			}
-			turn.meta = join(turn.meta, meta)
+			turn.Meta = Join(turn.Meta, meta)
 		} else if len(params) > 0 || len(meta) > 0 {
-			unanswered := join(obj{}, meta)
-			unanswered.set("request", params.raw())
-			b.appendMeta("unanswered_requests", unanswered.raw())
-			b.warn("a request has no recorded response")
+			unanswered := Join(Obj{}, meta)
+			unanswered.Set("request", params.Raw())
+			b.AppendMeta("unanswered_requests", unanswered.Raw())
+			b.Warn("a request has no recorded response")
 		}
 		b.exchange(reqMsgs, respMsgs)
-		b.mapRecord()
+		b.MapRecord()
 		return nil
 	})
 }
@@ -112,14 +112,14 @@ func hasAny(o gjson.Result, keys []string) bool {
 
 // article is the format name with its indefinite article: "an
 // openai-chat", "a codex".
-func article(format string) string {
-	d := Describe(format)
+func article(f Format) string {
+	d := f.Describe()
 	return d[:strings.LastIndexByte(d, ' ')]
 }
 
-func firstTurn(msgs []*msg) *msg {
+func firstTurn(msgs []*Msg) *Msg {
 	for _, m := range msgs {
-		if m.role == "assistant" {
+		if m.Role == "assistant" {
 			return m
 		}
 	}
@@ -127,27 +127,27 @@ func firstTurn(msgs []*msg) *msg {
 }
 
 // splitRecord finds the request and response of one record.
-func (b *builder) splitRecord(rec gjson.Result, where string, a *api) (req, resp gjson.Result, reqAt, respAt string, meta obj, err error) {
+func (b *Builder) splitRecord(rec gjson.Result, where string, a *api) (req, resp gjson.Result, reqAt, respAt string, meta Obj, err error) {
 	body := rec.Get("body")
 	switch {
 	case body.Exists() && (rec.Get("scope").Exists() || rec.Get("path").Exists() || rec.Get("method").Exists() || rec.Get("url").Exists()):
 		// A nock recording or an OpenAI Batch request line.
-		req, reqAt = body, at(where, "body")
+		req, reqAt = body, At(where, "body")
 		if r := rec.Get("response"); r.Exists() {
-			resp, respAt = r, at(where, "response")
+			resp, respAt = r, At(where, "response")
 			if resp, err = b.recordedBody(r, respAt); err != nil {
 				return
 			}
 		}
-		meta.set("http", redactHeaders(rest(rec, "body", "response")).raw())
+		meta.Set("http", redactHeaders(Rest(rec, "body", "response")).Raw())
 	case rec.Get("response.body").IsObject():
 		// An OpenAI Batch output line.
-		resp, respAt = rec.Get("response.body"), at(where, "response.body")
-		meta.set("batch", rest(rec, "response.body").raw())
+		resp, respAt = rec.Get("response.body"), At(where, "response.body")
+		meta.Set("batch", Rest(rec, "response.body").Raw())
 	case rec.Get("request").Exists() || rec.Get("response").Exists():
-		req, reqAt = rec.Get("request"), at(where, "request")
-		resp, respAt = rec.Get("response"), at(where, "response")
-		meta = rest(rec, "request", "response")
+		req, reqAt = rec.Get("request"), At(where, "request")
+		resp, respAt = rec.Get("response"), At(where, "response")
+		meta = Rest(rec, "request", "response")
 	case a.isResponse(rec):
 		resp, respAt = rec, where
 	default:
@@ -158,7 +158,7 @@ func (b *builder) splitRecord(rec gjson.Result, where string, a *api) (req, resp
 
 // recordedBody decodes a recorded HTTP response body: a JSON value, a
 // string holding JSON, or (nock) an array of hex chunks, gzipped or not.
-func (b *builder) recordedBody(r gjson.Result, where string) (gjson.Result, error) {
+func (b *Builder) recordedBody(r gjson.Result, where string) (gjson.Result, error) {
 	var data []byte
 	switch {
 	case r.IsObject():
@@ -168,7 +168,7 @@ func (b *builder) recordedBody(r gjson.Result, where string) (gjson.Result, erro
 	case r.IsArray():
 		var hexText strings.Builder
 		ok := true
-		each(r, func(_, c gjson.Result) bool {
+		Each(r, func(_, c gjson.Result) bool {
 			ok = c.Type == gjson.String
 			hexText.WriteString(c.Str)
 			return ok
@@ -178,7 +178,7 @@ func (b *builder) recordedBody(r gjson.Result, where string) (gjson.Result, erro
 		}
 		d, err := hex.DecodeString(hexText.String())
 		if err != nil {
-			return gjson.Result{}, b.errorf(where, "decoding the recorded body: %v", err)
+			return gjson.Result{}, b.Errorf(where, "decoding the recorded body: %v", err)
 		}
 		data = d
 	default:
@@ -187,19 +187,19 @@ func (b *builder) recordedBody(r gjson.Result, where string) (gjson.Result, erro
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
-			return gjson.Result{}, b.errorf(where, "decoding the recorded body: %v", err)
+			return gjson.Result{}, b.Errorf(where, "decoding the recorded body: %v", err)
 		}
 		const limit = 1 << 30
 		data, err = io.ReadAll(io.LimitReader(zr, limit+1))
 		if err != nil {
-			return gjson.Result{}, b.errorf(where, "decoding the recorded body: %v", err)
+			return gjson.Result{}, b.Errorf(where, "decoding the recorded body: %v", err)
 		}
 		if len(data) > limit {
-			return gjson.Result{}, b.errorf(where, "decoding the recorded body: larger than 1 GiB")
+			return gjson.Result{}, b.Errorf(where, "decoding the recorded body: larger than 1 GiB")
 		}
 	}
 	if !gjson.ValidBytes(data) || !utf8.Valid(data) || checkSurrogates(data) != nil {
-		return gjson.Result{}, b.errorf(where, "the recorded body is not JSON")
+		return gjson.Result{}, b.Errorf(where, "the recorded body is not JSON")
 	}
 	return parse(data), nil
 }
@@ -210,43 +210,43 @@ var chatAPI = &api{
 	isResponse: func(rec gjson.Result) bool {
 		return rec.Get("choices").Exists() || strings.HasPrefix(rec.Get("object").String(), "chat.completion")
 	},
-	request: func(b *builder, req gjson.Result, where string) ([]*msg, obj, error) {
-		msgs, err := b.readMsgs(req.Get("messages"), chatTable, at(where, "messages"))
+	request: func(b *Builder, req gjson.Result, where string) ([]*Msg, Obj, error) {
+		msgs, err := b.readMsgs(req.Get("messages"), chatTable, At(where, "messages"))
 		if err != nil {
 			return nil, nil, err
 		}
 		if p := req.Get("prompt"); p.Exists() { // legacy completions
-			msgs = append(msgs, &msg{role: "user", text: flatText(p), hasText: true})
+			msgs = append(msgs, &Msg{Role: "user", Text: flatText(p), HasText: true})
 		}
-		return msgs, rest(req, "messages", "prompt"), nil
+		return msgs, Rest(req, "messages", "prompt"), nil
 	},
-	response: func(b *builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
+	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error) {
 		choices := resp.Get("choices")
 		if choices.Exists() && !choices.IsArray() {
-			return nil, b.errorf(at(where, "choices"), "expected an array, got %s", kind(choices))
+			return nil, b.Errorf(At(where, "choices"), "expected an array, got %s", Kind(choices))
 		}
 		choice := choices.Get("0")
-		var m *msg
+		var m *Msg
 		if mm := choice.Get("message"); mm.Exists() {
 			var err error
-			if m, err = b.readMsg(mm, chatTable, at(where, "choices[0].message"), "assistant"); err != nil {
+			if m, err = b.readMsg(mm, chatTable, At(where, "choices[0].message"), "assistant"); err != nil {
 				return nil, err
 			}
 		} else {
-			m = &msg{role: "assistant"}
+			m = &Msg{Role: "assistant"}
 			if t := choice.Get("text"); t.Exists() {
-				m.addText(t.String())
+				m.AddText(t.String())
 			}
 		}
-		m.ts = timestamp(resp.Get("created"))
-		meta := rest(resp, "choices", "created")
-		meta = join(meta, rest(choice, "message", "text", "index"))
-		meta.set("other_choices", restOf(choices, 1).raw())
-		m.meta = join(meta, m.meta)
-		m.failed = responseError(resp)
-		b.setModel(resp.Get("model").String())
-		b.param("system_fingerprint", raw(resp.Get("system_fingerprint")))
-		return []*msg{m}, nil
+		m.TS = Timestamp(resp.Get("created"))
+		meta := Rest(resp, "choices", "created")
+		meta = Join(meta, Rest(choice, "message", "text", "index"))
+		meta.Set("other_choices", restOf(choices, 1).Raw())
+		m.Meta = Join(meta, m.Meta)
+		m.Failed = responseError(resp)
+		b.SetModel(resp.Get("model").String())
+		b.param("system_fingerprint", Raw(resp.Get("system_fingerprint")))
+		return []*Msg{m}, nil
 	},
 	conversation: []string{"messages", "prompt"},
 }
@@ -255,24 +255,24 @@ var chatAPI = &api{
 // well as) an answer: {"error": {"message", "type", "code"}} in all three
 // APIs (Anthropic: "type": "error"; Responses: "status": "failed"). The
 // error object itself stays in the step's metadata.
-func responseError(resp gjson.Result) *failure {
+func responseError(resp gjson.Result) *Failure {
 	e := resp.Get("error")
 	if !informative(e) {
 		return nil
 	}
 	if e.Type == gjson.String {
-		return &failure{msg: e.Str}
+		return &Failure{Msg: e.Str}
 	}
-	return &failure{msg: first(e, "message", "type", "code").String()}
+	return &Failure{Msg: First(e, "message", "type", "code").String()}
 }
 
 // restOf returns the array elements from index i on.
-func restOf(arr gjson.Result, i int) list {
-	var out list
+func restOf(arr gjson.Result, i int) List {
+	var out List
 	n := 0
-	each(arr, func(_, v gjson.Result) bool {
+	Each(arr, func(_, v gjson.Result) bool {
 		if n >= i {
-			out = append(out, raw(v))
+			out = append(out, Raw(v))
 		}
 		n++
 		return true
@@ -280,7 +280,7 @@ func restOf(arr gjson.Result, i int) list {
 	return out
 }
 
-func importOpenAIChat(b *builder, data []byte) error { return b.importExchanges(data, chatAPI) }
+func importOpenAIChat(b *Builder, data []byte) error { return b.importExchanges(data, chatAPI) }
 
 // Anthropic Messages.
 
@@ -288,35 +288,35 @@ var anthropicAPI = &api{
 	isResponse: func(rec gjson.Result) bool {
 		return rec.Get("type").String() == "message" || rec.Get("role").String() == "assistant" && rec.Get("content").Exists()
 	},
-	request: func(b *builder, req gjson.Result, where string) ([]*msg, obj, error) {
-		var msgs []*msg
+	request: func(b *Builder, req gjson.Result, where string) ([]*Msg, Obj, error) {
+		var msgs []*Msg
 		if s := req.Get("system"); s.Exists() {
-			m := &msg{role: "system"}
-			if err := b.readParts(m, s, at(where, "system")); err != nil {
+			m := &Msg{Role: "system"}
+			if err := b.readParts(m, s, At(where, "system")); err != nil {
 				return nil, nil, err
 			}
 			msgs = append(msgs, m)
 		}
-		conv, err := b.readMsgs(req.Get("messages"), anthropicTable, at(where, "messages"))
+		conv, err := b.readMsgs(req.Get("messages"), anthropicTable, At(where, "messages"))
 		if err != nil {
 			return nil, nil, err
 		}
-		return append(msgs, conv...), rest(req, "messages", "system"), nil
+		return append(msgs, conv...), Rest(req, "messages", "system"), nil
 	},
-	response: func(b *builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
-		m := &msg{role: "assistant"}
-		if err := b.readParts(m, resp.Get("content"), at(where, "content")); err != nil {
+	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error) {
+		m := &Msg{Role: "assistant"}
+		if err := b.readParts(m, resp.Get("content"), At(where, "content")); err != nil {
 			return nil, err
 		}
-		m.meta = join(rest(resp, "content", "role"), m.meta)
-		m.failed = responseError(resp)
-		b.setModel(resp.Get("model").String())
-		return []*msg{m}, nil
+		m.Meta = Join(Rest(resp, "content", "role"), m.Meta)
+		m.Failed = responseError(resp)
+		b.SetModel(resp.Get("model").String())
+		return []*Msg{m}, nil
 	},
 	conversation: []string{"messages", "system"},
 }
 
-func importAnthropic(b *builder, data []byte) error { return b.importExchanges(data, anthropicAPI) }
+func importAnthropic(b *Builder, data []byte) error { return b.importExchanges(data, anthropicAPI) }
 
 // OpenAI Responses.
 
@@ -332,21 +332,21 @@ var responsesAPI = &api{
 	isResponse: func(rec gjson.Result) bool {
 		return rec.Get("object").String() == "response" || rec.Get("output").IsArray() && rec.Get("created_at").Exists()
 	},
-	request: func(b *builder, req gjson.Result, where string) ([]*msg, obj, error) {
-		var msgs []*msg
+	request: func(b *Builder, req gjson.Result, where string) ([]*Msg, Obj, error) {
+		var msgs []*Msg
 		if s := req.Get("instructions"); s.Type == gjson.String {
-			msgs = append(msgs, &msg{role: "system", text: s.Str, hasText: true})
+			msgs = append(msgs, &Msg{Role: "system", Text: s.Str, HasText: true})
 		}
 		in := req.Get("input")
 		switch {
 		case in.Type == gjson.String:
-			msgs = append(msgs, &msg{role: "user", text: in.Str, hasText: true})
+			msgs = append(msgs, &Msg{Role: "user", Text: in.Str, HasText: true})
 		case in.IsArray():
 			items := &itemReader{b: b}
 			var err error
 			i := 0
-			each(in, func(_, item gjson.Result) bool {
-				err = items.add(item, at(where, fmt.Sprintf("input[%d]", i)), "")
+			Each(in, func(_, item gjson.Result) bool {
+				err = items.add(item, At(where, fmt.Sprintf("input[%d]", i)), "")
 				i++
 				return err == nil
 			})
@@ -355,20 +355,20 @@ var responsesAPI = &api{
 			}
 			msgs = append(msgs, items.done()...)
 		case in.Exists() && in.Type != gjson.Null:
-			return nil, nil, b.errorf(at(where, "input"), "expected a string or an array of items, got %s", kind(in))
+			return nil, nil, b.Errorf(At(where, "input"), "expected a string or an array of items, got %s", Kind(in))
 		}
-		return msgs, rest(req, "input", "instructions"), nil
+		return msgs, Rest(req, "input", "instructions"), nil
 	},
-	response: func(b *builder, resp gjson.Result, where string, alone bool) ([]*msg, error) {
+	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error) {
 		out := resp.Get("output")
 		if out.Exists() && !out.IsArray() {
-			return nil, b.errorf(at(where, "output"), "expected an array, got %s", kind(out))
+			return nil, b.Errorf(At(where, "output"), "expected an array, got %s", Kind(out))
 		}
 		items := &itemReader{b: b, oneTurn: true}
 		var err error
 		i := 0
-		each(out, func(_, item gjson.Result) bool {
-			err = items.add(item, at(where, fmt.Sprintf("output[%d]", i)), "")
+		Each(out, func(_, item gjson.Result) bool {
+			err = items.add(item, At(where, fmt.Sprintf("output[%d]", i)), "")
 			i++
 			return err == nil
 		})
@@ -377,57 +377,57 @@ var responsesAPI = &api{
 		}
 		msgs := items.done()
 		if len(msgs) == 0 {
-			msgs = []*msg{{role: "assistant"}}
+			msgs = []*Msg{{Role: "assistant"}}
 		}
 		m := msgs[0]
-		m.ts = timestamp(resp.Get("created_at"))
+		m.TS = Timestamp(resp.Get("created_at"))
 		skip := []string{"output", "created_at", "output_text"}
 		if alone {
 			// The response's copy of the request settings is all there is.
 			if s := resp.Get("instructions"); s.Type == gjson.String {
-				msgs = append([]*msg{{role: "system", text: s.Str, hasText: true}}, msgs...)
+				msgs = append([]*Msg{{Role: "system", Text: s.Str, HasText: true}}, msgs...)
 			}
-			var params obj
+			var params Obj
 			for _, k := range responseEcho[1:] {
 				if v := resp.Get(k); informative(v) {
-					params.set(k, raw(v))
+					params.Set(k, Raw(v))
 				}
 			}
-			m.params = params.raw()
+			m.Params = params.Raw()
 			skip = append(skip, responseEcho...)
 		}
-		m.meta = join(rest(resp, skip...), m.meta)
-		m.failed = responseError(resp)
-		b.setModel(resp.Get("model").String())
+		m.Meta = Join(Rest(resp, skip...), m.Meta)
+		m.Failed = responseError(resp)
+		b.SetModel(resp.Get("model").String())
 		b.samplingParams(resp)
 		return msgs, nil
 	},
 	conversation: []string{"input", "instructions"},
 }
 
-func importOpenAIResponses(b *builder, data []byte) error {
+func importOpenAIResponses(b *Builder, data []byte) error {
 	return b.importExchanges(data, responsesAPI)
 }
 
 // itemReader groups Responses API items into messages: consecutive items
 // the model produced (messages, reasoning, tool calls) form one model turn.
 type itemReader struct {
-	b       *builder
+	b       *Builder
 	oneTurn bool   // a response's output: every item belongs to one turn
 	model   string // the model the turns read from now on are sent to (Codex's turn_context)
 	// codex, when set, makes Codex's own context items harness prompts:
 	// it sees each message that is not the model's, with its content, and
 	// may put a message before it (codexContextItem).
 	codex *harness
-	cur   *msg
-	out   []*msg
+	cur   *Msg
+	out   []*Msg
 }
 
-func (r *itemReader) turn(ts string) *msg {
+func (r *itemReader) turn(ts string) *Msg {
 	if r.cur == nil {
-		r.cur = &msg{role: "assistant", ts: ts}
+		r.cur = &Msg{Role: "assistant", TS: ts}
 		if r.model != "" {
-			r.cur.meta.setString("model", r.model)
+			r.cur.Meta.SetString("model", r.model)
 		}
 	}
 	return r.cur
@@ -440,7 +440,7 @@ func (r *itemReader) flush() {
 	}
 }
 
-func (r *itemReader) done() []*msg {
+func (r *itemReader) done() []*Msg {
 	if r.cur != nil {
 		r.out = append(r.out, r.cur)
 		r.cur = nil
@@ -475,7 +475,7 @@ var outputMembers = map[string]string{"tool_search_output": "tools"}
 
 func (r *itemReader) add(item gjson.Result, where, ts string) error {
 	if !item.IsObject() {
-		return r.b.errorf(where, "expected an item object, got %s", kind(item))
+		return r.b.Errorf(where, "expected an item object, got %s", Kind(item))
 	}
 	typ := item.Get("type").String()
 	if typ == "" && item.Get("role").Exists() {
@@ -486,17 +486,17 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		role := normRole(item.Get("role").String())
 		if role == "assistant" {
 			m := r.turn(ts)
-			if err := r.b.readParts(m, item.Get("content"), at(where, "content")); err != nil {
+			if err := r.b.readParts(m, item.Get("content"), At(where, "content")); err != nil {
 				return err
 			}
-			if extra := rest(item, "role", "content", "type"); len(extra) > 0 {
-				m.later = append(m.later, laterMeta{k: "items", list: true, o: rest(item, "role", "content")})
+			if extra := Rest(item, "role", "content", "type"); len(extra) > 0 {
+				m.later = append(m.later, laterMeta{k: "items", list: true, o: Rest(item, "role", "content")})
 			}
 			return nil
 		}
 		r.flush()
-		m := &msg{role: role, ts: ts, meta: rest(item, "role", "content", "type")}
-		if err := r.b.readParts(m, item.Get("content"), at(where, "content")); err != nil {
+		m := &Msg{Role: role, TS: ts, Meta: Rest(item, "role", "content", "type")}
+		if err := r.b.readParts(m, item.Get("content"), At(where, "content")); err != nil {
 			return err
 		}
 		if r.codex != nil {
@@ -507,26 +507,26 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		r.out = append(r.out, m)
 	case typ == "reasoning":
 		m := r.turn(ts)
-		n := len(m.reasoning)
-		each(item.Get("summary"), func(_, s gjson.Result) bool {
+		n := len(m.Reasoning)
+		Each(item.Get("summary"), func(_, s gjson.Result) bool {
 			if t := s.Get("text"); t.Type == gjson.String {
-				m.reasoning = append(m.reasoning, t.Str)
+				m.Reasoning = append(m.Reasoning, t.Str)
 			}
 			return true
 		})
-		each(item.Get("content"), func(_, s gjson.Result) bool {
+		Each(item.Get("content"), func(_, s gjson.Result) bool {
 			if t := s.Get("text"); t.Type == gjson.String {
-				m.reasoning = append(m.reasoning, t.Str)
+				m.Reasoning = append(m.Reasoning, t.Str)
 			}
 			return true
 		})
-		if n == len(m.reasoning) && informative(item.Get("encrypted_content")) {
+		if n == len(m.Reasoning) && informative(item.Get("encrypted_content")) {
 			// Only encrypted reasoning: the item's JSON text is the
 			// reasoning.
-			m.reasoning = append(m.reasoning, item.Raw)
+			m.Reasoning = append(m.Reasoning, item.Raw)
 			return nil
 		}
-		if extra := rest(item, "summary", "content"); len(extra) > 0 {
+		if extra := Rest(item, "summary", "content"); len(extra) > 0 {
 			m.later = append(m.later, laterMeta{k: "items", list: true, o: extra})
 		}
 	case strings.HasSuffix(typ, "_output"):
@@ -536,41 +536,41 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			member = m
 		}
 		out := item.Get(member)
-		res := &result{id: item.Get("call_id").String(), ts: ts, meta: rest(item, "call_id", member, "type")}
+		res := &Result{ID: item.Get("call_id").String(), TS: ts, Meta: Rest(item, "call_id", member, "type")}
 		switch {
 		case out.Type == gjson.String:
-			res.setOutput(out)
+			res.SetOutput(out)
 		case out.IsArray():
 			// Content items: an image among them (input_image, a data:
 			// URL) makes the output a list of parts, as a message's.
-			part := &msg{}
-			if err := r.b.readParts(part, out, at(where, "output")); err == nil && len(part.parts) > 0 {
-				res.output, res.hasOut, res.parts = part.text, true, part.parts
-				res.meta = join(res.meta, part.meta)
+			part := &Msg{}
+			if err := r.b.readParts(part, out, At(where, "output")); err == nil && len(part.Parts) > 0 {
+				res.Output, res.HasOut, res.Parts = part.Text, true, part.Parts
+				res.Meta = Join(res.Meta, part.Meta)
 			} else {
-				res.output, res.hasOut = outputText(out), true
+				res.Output, res.HasOut = outputText(out), true
 			}
 		case out.Exists():
-			res.output, res.hasOut = outputText(out), true
+			res.Output, res.HasOut = outputText(out), true
 		}
 		if typ != "function_call_output" {
-			res.meta.setString("type", typ)
+			res.Meta.SetString("type", typ)
 		}
-		r.out = append(r.out, &msg{role: "tool", ts: ts, results: []*result{res}})
+		r.out = append(r.out, &Msg{Role: "tool", TS: ts, Results: []*Result{res}})
 	default:
 		spec, ok := itemCalls[typ]
 		if !ok {
 			// An item this package does not know: kept with the turn it
 			// belongs to, or in the log's metadata, not made a turn.
 			if m := r.cur; m != nil {
-				m.later = append(m.later, laterMeta{k: "items", list: true, raw: raw(item)})
+				m.later = append(m.later, laterMeta{k: "items", list: true, raw: Raw(item)})
 			} else {
-				r.b.appendMeta("other_items", raw(item))
+				r.b.AppendMeta("other_items", Raw(item))
 			}
 			return nil
 		}
-		c := &call{id: item.Get(spec.id).String(), name: spec.tool, ts: ts}
-		if c.name == "" {
+		c := &Call{ID: item.Get(spec.id).String(), Name: spec.tool, TS: ts}
+		if c.Name == "" {
 			// A namespaced tool (an MCP server's) is known to the
 			// model by the namespace and name together, as Codex
 			// flattens them: "mcp__calc" and "add" (0.16x and later;
@@ -579,11 +579,11 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			if ns != "" && !strings.HasSuffix(ns, "__") {
 				ns += "__"
 			}
-			c.name = ns + item.Get("name").String()
+			c.Name = ns + item.Get("name").String()
 		}
 		mapped := []string{"type", "name", spec.id}
 		if spec.args != "" {
-			c.args = args(item.Get(spec.args))
+			c.Args = Args(item.Get(spec.args))
 			mapped = append(mapped, spec.args)
 		}
 		if spec.output != "" {
@@ -595,21 +595,21 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			if e := item.Get("error"); informative(e) {
 				c.isError = true
 				if e.Type == gjson.String {
-					c.failure.msg = e.Str
+					c.failure.Msg = e.Str
 				} else {
-					c.failure.msg = e.Get("message").String()
+					c.failure.Msg = e.Get("message").String()
 				}
 			}
 		}
-		c.meta = rest(item, mapped...)
+		c.Meta = Rest(item, mapped...)
 		// A hosted web search runs on the provider's side: its results
 		// reach the model there and are in no item.
 		c.noResult = typ == "web_search_call" && spec.output == ""
 		if typ != "function_call" {
-			c.meta.setString("item_type", typ)
+			c.Meta.SetString("item_type", typ)
 		}
 		m := r.turn(ts)
-		m.calls = append(m.calls, c)
+		m.Calls = append(m.Calls, c)
 	}
 	return nil
 }
@@ -619,7 +619,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 func outputText(o gjson.Result) string {
 	if o.IsArray() {
 		allText := true
-		each(o, func(_, p gjson.Result) bool {
+		Each(o, func(_, p gjson.Result) bool {
 			allText = p.Get("text").Type == gjson.String
 			return allText
 		})
@@ -627,14 +627,14 @@ func outputText(o gjson.Result) string {
 			return flatText(o)
 		}
 	}
-	return str(o)
+	return Str(o)
 }
 
 // listOf parses a raw JSON array held in metadata back into a list.
-func listOf(v []byte) list {
-	var l list
-	each(gjson.ParseBytes(v), func(_, e gjson.Result) bool {
-		l = append(l, raw(e))
+func listOf(v []byte) List {
+	var l List
+	Each(gjson.ParseBytes(v), func(_, e gjson.Result) bool {
+		l = append(l, Raw(e))
 		return true
 	})
 	return l
@@ -649,22 +649,22 @@ var secretHeaders = map[string]bool{
 
 // redactHeaders replaces credential header values in a recording's header
 // objects with "[redacted]", so that the pack says they were there.
-func redactHeaders(rec obj) obj {
+func redactHeaders(rec Obj) Obj {
 	for i, m := range rec {
-		h := gjson.ParseBytes(m.v)
-		if !h.IsObject() || !strings.Contains(strings.ToLower(m.k), "headers") {
+		h := gjson.ParseBytes(m.V)
+		if !h.IsObject() || !strings.Contains(strings.ToLower(m.K), "headers") {
 			continue
 		}
-		var out obj
-		each(h, func(k, v gjson.Result) bool {
+		var out Obj
+		Each(h, func(k, v gjson.Result) bool {
 			if secretHeaders[strings.ToLower(k.String())] {
-				out.set(k.String(), quote("[redacted]"))
+				out.Set(k.String(), Quote("[redacted]"))
 			} else {
-				out.set(k.String(), raw(v))
+				out.Set(k.String(), Raw(v))
 			}
 			return true
 		})
-		rec[i].v = out.raw()
+		rec[i].V = out.Raw()
 	}
 	return rec
 }

@@ -33,7 +33,7 @@ var faithful = []fixture{
 			llm(ptr("3**50 = 717897987691852588770249.")),
 			tool("code_execution", `{"code":"print(3**50)"}`, ptr(`{"type":"code_execution_result","stdout":"717897987691852588770249\n","stderr":"","return_code":0,"content":[]}`), false),
 		},
-		outputs: map[string]string{finalName: "3**50 = 717897987691852588770249."},
+		outputs: map[string]string{FinalName: "3**50 = 717897987691852588770249."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			if got := l.Steps[4].Error; !reflect.DeepEqual(got, map[string]any{"exit_code": 1.0}) {
 				t.Errorf("steps[4].error = %v", got)
@@ -65,7 +65,7 @@ var faithful = []fixture{
 			tool("web_search", `{"query":"latest Go release"}`, ptr(`[{"type":"web_search_result","url":"https://go.dev/doc/devel/release","title":"Release History","encrypted_content":"Eq1","page_age":null}]`), false),
 			llm(ptr("You're welcome.")),
 		},
-		outputs: map[string]string{finalName: "You're welcome."},
+		outputs: map[string]string{FinalName: "You're welcome."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			if got := l.Steps[1].Metadata["call_id"]; got != "srvtoolu_01" {
 				t.Errorf("steps[1] call_id = %v, want srvtoolu_01", got)
@@ -85,7 +85,7 @@ var faithful = []fixture{
 			tool("get_weather", `{"city":"Rome"}`, ptr("22C, clear"), false),
 			llm(ptr("Paris: 18C and sunny. Rome: 22C and clear.")),
 		},
-		outputs: map[string]string{finalName: "Paris: 18C and sunny. Rome: 22C and clear."},
+		outputs: map[string]string{FinalName: "Paris: 18C and sunny. Rome: 22C and clear."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			if l.Steps[1].Metadata["call_id"] != "call_0" || l.Steps[2].Metadata["call_id"] != "call_1" {
 				t.Errorf("call ids = %v, %v", l.Steps[1].Metadata["call_id"], l.Steps[2].Metadata["call_id"])
@@ -104,7 +104,7 @@ var faithful = []fixture{
 			tool("get_weather", `{"city":"Oslo"}`, ptr("-3C, snow"), false),
 			llm(ptr("Oslo: -3C with snow.")),
 		},
-		outputs: map[string]string{finalName: "Oslo: -3C with snow."},
+		outputs: map[string]string{FinalName: "Oslo: -3C with snow."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			if l.Steps[1].Metadata["call_id"] != "call_7Qx" || l.Steps[1].Metadata["span_id"] != nil && l.Steps[1].Metadata["span_id"] != "0000000000000003" {
 				t.Errorf("tool step metadata = %v", l.Steps[1].Metadata)
@@ -130,7 +130,7 @@ var faithful = []fixture{
 			tool("apply_patch", `"*** Begin Patch\n*** Update File: parse.go\n@@\n-\treturn\n*** End Patch"`, nil, false),
 			llm(ptr("TestParse fails because parse.go returns before reading the header.")),
 		},
-		outputs:  map[string]string{finalName: "TestParse fails because parse.go returns before reading the header."},
+		outputs:  map[string]string{FinalName: "TestParse fails because parse.go returns before reading the header."},
 		warnings: []string{"1 tool call(s) have no result"},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			var in, cached, outTok int
@@ -177,7 +177,7 @@ var faithful = []fixture{
 			tool("bash", `{"cmd":"ls"}`, ptr("a.txt\n"), false),
 			llm(ptr("There is one file: a.txt.")),
 		},
-		outputs: map[string]string{finalName: "There is one file: a.txt."},
+		outputs: map[string]string{FinalName: "There is one file: a.txt."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			if l.Steps[0].Timestamp != "2024-09-01T12:00:01Z" || l.Steps[2].Timestamp != "2024-09-01T12:00:04Z" {
 				t.Errorf("timestamps %q, %q", l.Steps[0].Timestamp, l.Steps[2].Timestamp)
@@ -212,7 +212,7 @@ var faithful = []fixture{
 			tool("Bash", `{"command":"go test ./internal/config","description":"Run the loader tests"}`, ptr("FAIL\tproj/internal/config [build failed]"), true),
 			llm(ptr("The loader is in internal/config/load.go; its tests do not build.")),
 		},
-		outputs: map[string]string{finalName: "The loader is in internal/config/load.go; its tests do not build."},
+		outputs: map[string]string{FinalName: "The loader is in internal/config/load.go; its tests do not build."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			for i, s := range l.Steps {
 				if i >= 2 && i <= 4 {
@@ -245,7 +245,7 @@ var faithful = []fixture{
 			tool("Read", `{"file_path":"docs/style.pdf"}`, nil, false),
 			llm(ptr("The header image is scaled to 1px; the style guide asks for 64px.")),
 		},
-		outputs: map[string]string{finalName: "The header image is scaled to 1px; the style guide asks for 64px."},
+		outputs: map[string]string{FinalName: "The header image is scaled to 1px; the style guide asks for 64px."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			parts := l.Prompts[0].Parts
 			if len(parts) != 2 || parts[0]["content"] != "Why does the header look like this?" || parts[1]["type"] != "image" || parts[1]["media_type"] != "image/png" || parts[1]["content_base64"] != onePixelPNG {
@@ -277,7 +277,7 @@ var faithful = []fixture{
 		file: "openai-chat/image.json", format: OpenAIChat, model: "gpt-4o-2024-08-06",
 		prompts: []string{""},
 		steps:   []wantStep{llm(ptr("A single white pixel."))},
-		outputs: map[string]string{finalName: "A single white pixel."},
+		outputs: map[string]string{FinalName: "A single white pixel."},
 		check: func(t *testing.T, l *testLog, out []byte, rep Report) {
 			parts := l.Prompts[0].Parts
 			if len(parts) != 2 || parts[1]["type"] != "image" || parts[1]["media_type"] != "image/png" || parts[1]["content_base64"] != onePixelPNG {

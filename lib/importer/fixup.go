@@ -23,7 +23,7 @@ const attachmentScheme = "attachment://"
 // is rewritten; path-valued parameters are made relative in paths.go.
 
 // text returns the content of a recorded text.
-func (b *builder) text(s string) *execlog.Content {
+func (b *Builder) text(s string) *execlog.Content {
 	a := b.attachment(s)
 	if a == s {
 		if c := b.memo.text(s); c != nil {
@@ -35,7 +35,7 @@ func (b *builder) text(s string) *execlog.Content {
 
 // quoted returns the content of a text the input gives as the JSON string
 // literal lit, kept as it is (not decoded) unless it is an attachment.
-func (b *builder) quoted(lit string) *execlog.Content {
+func (b *Builder) quoted(lit string) *execlog.Content {
 	if len(b.attachments) > 0 && strings.HasPrefix(lit, `"`+attachmentScheme) {
 		if s, err := jsontext.AppendUnquote(nil, lit); err == nil {
 			if a, ok := b.attachments[string(s[len(attachmentScheme):])]; ok {
@@ -50,7 +50,7 @@ func (b *builder) quoted(lit string) *execlog.Content {
 }
 
 // attachment returns the attachment s refers to, or s.
-func (b *builder) attachment(s string) string {
+func (b *Builder) attachment(s string) string {
 	if len(b.attachments) > 0 && strings.HasPrefix(s, attachmentScheme) {
 		if a, ok := b.attachments[s[len(attachmentScheme):]]; ok {
 			return a
@@ -66,7 +66,7 @@ func (b *builder) attachment(s string) string {
 // tokens that may need a rewrite are decoded. (Re-encoding every such
 // value with jsontext instead cost a third more allocations in
 // BenchmarkClaudeCode50MB, whose metadata often holds long digit runs.)
-func (b *builder) portable(v json.RawMessage) jsontext.Value {
+func (b *Builder) portable(v json.RawMessage) jsontext.Value {
 	attach := len(b.attachments) > 0 && bytes.Contains(v, []byte(attachmentScheme))
 	if !attach && !bigNumbers(v) {
 		return jsontext.Value(v)

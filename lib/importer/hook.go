@@ -44,7 +44,7 @@ const MaxTranscript = 1 << 30
 // a hook payload (a transcript, say), and an error when it is one whose
 // transcript cannot be found.
 func ParseHook(data []byte, codexHome string) (*Hook, error) {
-	rec, ok := firstRecord(data)
+	rec, ok := FirstRecord(data)
 	if !ok || !rec.IsObject() || !gjson.ValidBytes(data) {
 		return nil, nil
 	}

@@ -2,56 +2,24 @@ package importer
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/ctx-tools/ctx/lib/execlog"
 )
 
-// Format names, as given to ctx-pack --from.
+// Format names, as given to ctx-pack --from (an agent's format whose
+// package is under lib/agent names itself there).
 const (
-	Aider           = "aider"
 	Anthropic       = "anthropic"
 	ATIF            = "atif"
 	ClaudeCode      = "claude-code"
 	Codex           = "codex"
-	CopilotCLI      = "copilot-cli"
-	GeminiCLI       = "gemini-cli"
 	Inspect         = "inspect"
 	LangSmith       = "langsmith"
 	OpenAIChat      = "openai-chat"
-	OpenCode        = "opencode"
 	OpenAIResponses = "openai-responses"
 	OTelGenAI       = "otel-genai"
 )
-
-type importFunc func(b *builder, data []byte) error
-
-var importers = map[string]importFunc{
-	Aider:           importAider,
-	Anthropic:       importAnthropic,
-	ATIF:            importATIF,
-	ClaudeCode:      importClaudeCode,
-	Codex:           importCodex,
-	CopilotCLI:      importCopilot,
-	GeminiCLI:       importGemini,
-	Inspect:         importInspect,
-	LangSmith:       importLangSmith,
-	OpenAIChat:      importOpenAIChat,
-	OpenCode:        importOpenCode,
-	OpenAIResponses: importOpenAIResponses,
-	OTelGenAI:       importOTel,
-}
-
-// Formats returns the supported format names, sorted.
-func Formats() []string {
-	names := make([]string, 0, len(importers))
-	for name := range importers {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
 
 // Options tune an import.
 type Options struct {
@@ -139,6 +107,7 @@ func (e *Error) ExitCode() int { return 1 }
 type DetectError struct {
 	Name   string
 	Reason string
+	Known  []string // the formats, sorted
 }
 
 // Error names the input and lists the formats.
@@ -147,21 +116,17 @@ func (e *DetectError) Error() string {
 	if name == "" {
 		name = "input"
 	}
-	return fmt.Sprintf("cannot detect the format of %s (%s); use one of: %s", name, e.Reason, strings.Join(Formats(), ", "))
+	return fmt.Sprintf("cannot detect the format of %s (%s); use one of: %s", name, e.Reason, strings.Join(e.Known, ", "))
 }
 
 // ExitCode is 1, as for any invalid log.
 func (e *DetectError) ExitCode() int { return 1 }
 
-// Import converts data in the given format to an execution log: canonical
-// JSON bytes that ctx-pack accepts. It is ImportLog, printed with
-// (*execlog.Log).JSON, as ctx-fork prints a log; ctx-pack, which packs
-// what it imports, takes ImportLog's log as it is. format must be one of
-// Formats (resolve "auto" with Detect first). Malformed input gives an
-// *Error naming the line or record. data is read, never written, and
-// must not change while Import runs.
-func Import(format string, data []byte, opts Options) ([]byte, Report, error) {
-	l, rep, err := ImportLog(format, data, opts)
+// Run converts data in the format to an execution log: canonical JSON
+// bytes that ctx-pack accepts (Registry.Import).
+func (f Format) Run(data []byte, opts Options) ([]byte, Report, error) {
+	format := f.Name
+	l, rep, err := f.RunLog(data, opts)
 	if err != nil {
 		return nil, rep, err
 	}
@@ -172,25 +137,22 @@ func Import(format string, data []byte, opts Options) ([]byte, Report, error) {
 	return out, rep, nil
 }
 
-// ImportLog converts data in the given format to an execution log, as
-// Import does, and returns it unprinted: an execlog.Log, the one
+// RunLog converts data in the format to an execution log, as Run
+// does, and returns it unprinted: an execlog.Log, the one
 // definition of the log, in the form printing and parsing it would give
 // (execlog.Log.Canonical); what canonical JSON cannot carry (a lone UTF-16
 // surrogate escape in the input's text) is an *Error, as from Import.
 // Its content aliases data, which must not change until the log is
 // packed. Check it (execlog.Log.Check) as Parse would check its JSON
 // before packing it.
-func ImportLog(format string, data []byte, opts Options) (*execlog.Log, Report, error) {
-	fn, ok := importers[format]
-	if !ok {
-		return nil, Report{}, fmt.Errorf("unknown import format %q (known: %s)", format, strings.Join(Formats(), ", "))
-	}
-	b := newBuilder(format, opts)
-	if err := fn(b, data); err != nil {
+func (f Format) RunLog(data []byte, opts Options) (*execlog.Log, Report, error) {
+	format := f.Name
+	b := newBuilder(f, opts)
+	if err := f.Import(b, data); err != nil {
 		return nil, Report{Format: format}, err
 	}
-	if b.records == 0 {
-		return nil, Report{Format: format}, b.errorf("", "the input holds no records")
+	if b.Records == 0 {
+		return nil, Report{Format: format}, b.Errorf("", "the input holds no records")
 	}
 	l := b.log()
 	if b.workspace != nil {
@@ -204,7 +166,7 @@ func ImportLog(format string, data []byte, opts Options) (*execlog.Log, Report, 
 	if err := l.Canonical(); err != nil {
 		// Text the input carries but canonical JSON cannot (a lone UTF-16
 		// surrogate escape): named by where it lands in the log.
-		return nil, Report{Format: format}, b.errorf("", "%s%v", cannotPrint, err)
+		return nil, Report{Format: format}, b.Errorf("", "%s%v", cannotPrint, err)
 	}
 	b.commit()
 	rep := b.report()

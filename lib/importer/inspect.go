@@ -52,40 +52,40 @@ func sizeText(n int64) string {
 // zipMagic starts every zip archive.
 var zipMagic = []byte("PK\x03\x04")
 
-func importInspect(b *builder, data []byte) error {
+func importInspect(b *Builder, data []byte) error {
 	if bytes.HasPrefix(data, zipMagic) || strings.HasSuffix(b.opts.Name, ".eval") {
 		return b.inspectArchive(data)
 	}
-	doc, whole, err := b.wholeDoc(data)
+	doc, whole, err := b.WholeDoc(data)
 	if err != nil {
 		return err
 	}
 	if !whole || !doc.IsObject() {
-		return b.errorf("", "expected an Inspect log object")
+		return b.Errorf("", "expected an Inspect log object")
 	}
 	requested := b.inspectHeader(doc, "")
-	defer b.setModel(requested)
+	defer b.SetModel(requested)
 	samples := doc.Get("samples")
 	if samples.Exists() && !samples.IsArray() {
-		return b.errorf("samples", "expected an array, got %s", kind(samples))
+		return b.Errorf("samples", "expected an array, got %s", Kind(samples))
 	}
-	arr := elems(samples)
+	arr := Elems(samples)
 	for i, s := range arr {
 		if err := b.inspectSample(s, fmt.Sprintf("samples[%d]", i), len(arr) > 1); err != nil {
 			return err
 		}
 	}
 	if len(arr) == 0 {
-		b.warn("the log has no samples")
+		b.Warn("the log has no samples")
 	}
 	return nil
 }
 
 // inspectArchive reads a .eval archive.
-func (b *builder) inspectArchive(data []byte) error {
+func (b *Builder) inspectArchive(data []byte) error {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return b.errorf("", "reading the .eval archive: %v", err)
+		return b.Errorf("", "reading the .eval archive: %v", err)
 	}
 	members := map[string]*zip.File{}
 	var samples []string
@@ -99,7 +99,7 @@ func (b *builder) inspectArchive(data []byte) error {
 	limit := evalBudget(int64(len(data)))
 	budget := limit // bytes the members may still inflate to
 	tooLarge := func(name string) error {
-		return b.errorf(name, "the archive's members inflate to more than %s, the most read from an archive of %s: refused", sizeText(limit), sizeText(int64(len(data))))
+		return b.Errorf(name, "the archive's members inflate to more than %s, the most read from an archive of %s: refused", sizeText(limit), sizeText(int64(len(data))))
 	}
 	read := func(name string) (gjson.Result, error) {
 		f := members[name]
@@ -110,25 +110,25 @@ func (b *builder) inspectArchive(data []byte) error {
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return gjson.Result{}, b.errorf(name, "reading the archive member: %v", err)
+			return gjson.Result{}, b.Errorf(name, "reading the archive member: %v", err)
 		}
 		defer rc.Close()
 		body, err := io.ReadAll(io.LimitReader(rc, budget+1))
 		if err != nil {
-			return gjson.Result{}, b.errorf(name, "reading the archive member: %v", err)
+			return gjson.Result{}, b.Errorf(name, "reading the archive member: %v", err)
 		}
 		if int64(len(body)) > budget {
 			return gjson.Result{}, tooLarge(name)
 		}
 		budget -= int64(len(body))
 		if !gjson.ValidBytes(body) {
-			return gjson.Result{}, b.errorf(name, "invalid JSON: %s", jsonError(body))
+			return gjson.Result{}, b.Errorf(name, "invalid JSON: %s", jsonError(body))
 		}
 		if !utf8.Valid(body) {
-			return gjson.Result{}, b.errorf(name, "invalid UTF-8")
+			return gjson.Result{}, b.Errorf(name, "invalid UTF-8")
 		}
 		if err := checkSurrogates(body); err != nil {
-			return gjson.Result{}, b.errorf(name, "%v", err)
+			return gjson.Result{}, b.Errorf(name, "%v", err)
 		}
 		return gjson.ParseBytes(body), nil
 	}
@@ -137,20 +137,20 @@ func (b *builder) inspectArchive(data []byte) error {
 		header = "_journal/start.json" // a log still being written
 	}
 	if members[header] == nil {
-		return b.errorf("", "the .eval archive has neither header.json nor _journal/start.json")
+		return b.Errorf("", "the .eval archive has neither header.json nor _journal/start.json")
 	}
 	h, err := read(header)
 	if err != nil {
 		return err
 	}
 	requested := b.inspectHeader(h, header)
-	defer b.setModel(requested)
+	defer b.SetModel(requested)
 	if f := members["reductions.json"]; f != nil {
 		r, err := read(f.Name)
 		if err != nil {
 			return err
 		}
-		b.meta.set("reductions", raw(r))
+		b.Meta.Set("reductions", Raw(r))
 	}
 	for _, name := range samples {
 		s, err := read(name)
@@ -162,7 +162,7 @@ func (b *builder) inspectArchive(data []byte) error {
 		}
 	}
 	if len(samples) == 0 {
-		b.warn("the log has no samples")
+		b.Warn("the log has no samples")
 	}
 	return nil
 }
@@ -202,34 +202,34 @@ func digitRun(s string) int {
 // inspectHeader maps the eval-level fields. It returns the model the eval
 // requested, which the model events' answering model takes precedence
 // over.
-func (b *builder) inspectHeader(h gjson.Result, where string) string {
+func (b *Builder) inspectHeader(h gjson.Result, where string) string {
 	ev := h.Get("eval")
-	each(ev.Get("model_generate_config"), func(k, v gjson.Result) bool {
-		b.param(k.String(), raw(v))
+	Each(ev.Get("model_generate_config"), func(k, v gjson.Result) bool {
+		b.param(k.String(), Raw(v))
 		return true
 	})
-	each(ev.Get("packages"), func(k, v gjson.Result) bool {
-		b.tool(k.String(), v.String())
+	Each(ev.Get("packages"), func(k, v gjson.Result) bool {
+		b.Tool(k.String(), v.String())
 		return true
 	})
-	b.seen(timestamp(ev.Get("created")))
-	b.seen(timestamp(h.Get("stats.started_at")))
-	b.meta.set("eval", rest(ev, "model_generate_config", "packages").raw())
+	b.Seen(Timestamp(ev.Get("created")))
+	b.Seen(Timestamp(h.Get("stats.started_at")))
+	b.Meta.Set("eval", Rest(ev, "model_generate_config", "packages").Raw())
 	for _, k := range []string{"version", "status", "plan", "results", "stats", "error", "reductions"} {
 		if v := h.Get(k); informative(v) {
-			b.meta.set(k, raw(v))
+			b.Meta.Set(k, Raw(v))
 		}
 	}
 	return ev.Get("model").String()
 }
 
 // inspectSample adds one sample's conversation.
-func (b *builder) inspectSample(s gjson.Result, where string, several bool) error {
+func (b *Builder) inspectSample(s gjson.Result, where string, several bool) error {
 	if !s.IsObject() {
-		return b.errorf(where, "expected a sample object, got %s", kind(s))
+		return b.Errorf(where, "expected a sample object, got %s", Kind(s))
 	}
 	b.newConversation()
-	each(s.Get("attachments"), func(k, v gjson.Result) bool {
+	Each(s.Get("attachments"), func(k, v gjson.Result) bool {
 		if b.attachments == nil {
 			b.attachments = map[string]string{}
 		}
@@ -243,24 +243,24 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 	var unnamed []gjson.Result          // model events whose message has no id
 	tools := map[string]gjson.Result{}  // by tool call id
 	events := s.Get("events")
-	each(events, func(_, e gjson.Result) bool {
+	Each(events, func(_, e gjson.Result) bool {
 		switch e.Get("event").String() {
 		case "model":
 			// The model that answered, before the one requested.
-			b.setModel(e.Get("output.model").String())
+			b.SetModel(e.Get("output.model").String())
 			switch id := e.Get("output.choices.0.message.id").String(); {
 			case id != "":
 				models[id] = e
 			case e.Get("output.choices.0.message").IsObject():
 				unnamed = append(unnamed, e)
 			default:
-				b.skip(b.reason("event/model without message"))
+				b.Skip(b.reason("event/model without message"))
 			}
 		case "tool":
 			if id := e.Get("id").String(); id != "" {
 				tools[id] = e
 			} else {
-				b.skip(b.reason("event/tool without id"))
+				b.Skip(b.reason("event/tool without id"))
 			}
 		default:
 			et := e.Get("event").String()
@@ -268,20 +268,20 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 		}
 		return true
 	})
-	msgs, err := b.readMsgs(s.Get("messages"), inspectTable, at(where, "messages"))
+	msgs, err := b.readMsgs(s.Get("messages"), inspectTable, At(where, "messages"))
 	if err != nil {
 		return err
 	}
-	start := len(b.steps)
+	start := len(b.Steps)
 	last := ""
 	// The model that answered the sample (its output's), for the turns
 	// whose model event is not in the log.
 	answered := s.Get("output.model").String()
-	b.setModel(answered)
+	b.SetModel(answered)
 	for _, m := range msgs {
-		b.mapRecord()
-		if m.role == "assistant" {
-			id := gjson.ParseBytes(m.meta.get("id")).String()
+		b.MapRecord()
+		if m.Role == "assistant" {
+			id := gjson.ParseBytes(m.Meta.Get("id")).String()
 			e, ok := models[id]
 			if ok {
 				delete(models, id)
@@ -295,98 +295,98 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 			if ok && e.Get("output.model").String() != "" {
 				model = e.Get("output.model").String()
 			}
-			if own := gjson.ParseBytes(m.meta.get("model")).String(); model != "" && own != model {
+			if own := gjson.ParseBytes(m.Meta.Get("model")).String(); model != "" && own != model {
 				if own != "" {
-					m.meta.set("message_model", m.meta.get("model"))
+					m.Meta.Set("message_model", m.Meta.Get("model"))
 				}
-				m.meta.setString("model", model)
+				m.Meta.SetString("model", model)
 			}
 			if ok {
-				b.mapRecord()
-				m.ts = timestamp(e.Get("timestamp"))
-				var params obj
+				b.MapRecord()
+				m.TS = Timestamp(e.Get("timestamp"))
+				var params Obj
 				for _, k := range []string{"tools", "tool_choice", "config"} {
 					if v := e.Get(k); informative(v) {
-						params.set(k, raw(v))
+						params.Set(k, Raw(v))
 					}
 				}
-				m.params = params.raw()
-				m.meta.set("usage", raw(e.Get("output.usage")))
-				m.meta.set("stop_reason", raw(e.Get("output.choices.0.stop_reason")))
-				m.meta.set("event", rest(e, "event", "model", "input", "input_refs", "tools", "tool_choice", "config", "output", "timestamp").raw())
+				m.Params = params.Raw()
+				m.Meta.Set("usage", Raw(e.Get("output.usage")))
+				m.Meta.Set("stop_reason", Raw(e.Get("output.choices.0.stop_reason")))
+				m.Meta.Set("event", Rest(e, "event", "model", "input", "input_refs", "tools", "tool_choice", "config", "output", "timestamp").Raw())
 			}
-			for _, c := range m.calls {
-				e, ok := tools[c.id]
+			for _, c := range m.Calls {
+				e, ok := tools[c.ID]
 				if !ok {
 					continue
 				}
-				b.mapRecord()
-				delete(tools, c.id)
-				c.ts = timestamp(e.Get("timestamp"))
-				c.meta.set("event", rest(e, "event", "type", "id", "function", "arguments", "result", "view", "timestamp").raw())
+				b.MapRecord()
+				delete(tools, c.ID)
+				c.TS = Timestamp(e.Get("timestamp"))
+				c.Meta.Set("event", Rest(e, "event", "type", "id", "function", "arguments", "result", "view", "timestamp").Raw())
 			}
-			if m.hasText && strings.TrimSpace(m.text) != "" {
-				last = m.text
+			if m.HasText && strings.TrimSpace(m.Text) != "" {
+				last = m.Text
 			}
 		}
-		if m.role == "tool" {
-			for _, r := range m.results {
-				if e, ok := tools[r.id]; ok && r.id != "" {
+		if m.Role == "tool" {
+			for _, r := range m.Results {
+				if e, ok := tools[r.ID]; ok && r.ID != "" {
 					// A tool event whose call is not among the messages.
-					b.mapRecord()
-					delete(tools, r.id)
-					r.ts = timestamp(e.Get("timestamp"))
-					r.meta.set("event", rest(e, "event", "type", "id", "function", "result", "view", "timestamp").raw())
+					b.MapRecord()
+					delete(tools, r.ID)
+					r.TS = Timestamp(e.Get("timestamp"))
+					r.Meta.Set("event", Rest(e, "event", "type", "id", "function", "result", "view", "timestamp").Raw())
 				}
 			}
 		}
-		b.add(m)
+		b.Add(m)
 	}
 	// Events that joined nothing are counted, not lost silently.
 	for range len(models) + len(unnamed) {
-		b.skip(b.reason("event/model unjoined"))
+		b.Skip(b.reason("event/model unjoined"))
 	}
 	for range tools {
-		b.skip(b.reason("event/tool unjoined"))
+		b.Skip(b.reason("event/tool unjoined"))
 	}
-	info := rest(s, "messages", "events", "attachments", "message_pool", "input", "output")
+	info := Rest(s, "messages", "events", "attachments", "message_pool", "input", "output")
 	if out := s.Get("output.choices.0.message.content"); out.Exists() {
-		m := &msg{}
-		if b.readParts(m, out, at(where, "output")) == nil && strings.TrimSpace(m.text) != "" {
-			last = m.text
+		m := &Msg{}
+		if b.readParts(m, out, At(where, "output")) == nil && strings.TrimSpace(m.Text) != "" {
+			last = m.Text
 		}
 	}
-	info.set("output", rest(s.Get("output"), "choices.0.message", "completion").raw())
+	info.Set("output", Rest(s.Get("output"), "choices.0.message", "completion").Raw())
 	id, epoch := s.Get("id").String(), s.Get("epoch").String()
 	n := len(b.metaList["samples"]) // the sample's position in the log
 	if several {
-		for _, st := range b.steps[start:] {
+		for _, st := range b.Steps[start:] {
 			if id != "" {
-				st.meta.setString("sample_id", id)
+				st.Meta.SetString("sample_id", id)
 			} else {
-				st.meta.set("sample_index", jsonInt(n))
+				st.Meta.Set("sample_index", JSONInt(n))
 			}
-			st.meta.set("epoch", raw(s.Get("epoch")))
+			st.Meta.Set("epoch", Raw(s.Get("epoch")))
 		}
 	}
 	// One entry per sample, in order, even for a sample that holds nothing
 	// but its messages.
 	if len(info) == 0 {
-		b.appendMeta("samples", json.RawMessage("{}"))
+		b.AppendMeta("samples", json.RawMessage("{}"))
 	} else {
-		b.appendMeta("samples", info.raw())
+		b.AppendMeta("samples", info.Raw())
 	}
 	if strings.TrimSpace(last) != "" {
-		name := finalName
+		name := FinalName
 		if several {
 			dir := safeName(id) + "_epoch_" + safeName(epoch)
 			if id == "" {
 				// A sample without an id is named by its position.
 				dir = "sample_" + strconv.Itoa(n+1)
 			}
-			name = path.Join("samples", dir, finalName)
+			name = path.Join("samples", dir, FinalName)
 		}
-		b.outputs = append(b.outputs, output{Name: name, Content: last})
+		b.Outputs = append(b.Outputs, Output{Name: name, Content: last})
 	}
 	return nil
 }
@@ -394,15 +394,15 @@ func (b *builder) inspectSample(s gjson.Result, where string, several bool) erro
 // producedBy finds, among the model events of an older log (whose messages
 // have no ids), the first one whose output message is m: the same text
 // and tool calls. It is taken out of events.
-func (b *builder) producedBy(m *msg, events *[]gjson.Result) (gjson.Result, bool) {
+func (b *Builder) producedBy(m *Msg, events *[]gjson.Result) (gjson.Result, bool) {
 	for i, e := range *events {
 		out, err := b.readMsg(e.Get("output.choices.0.message"), inspectTable, "", "assistant")
-		if err != nil || out.text != m.text || len(out.calls) != len(m.calls) {
+		if err != nil || out.Text != m.Text || len(out.Calls) != len(m.Calls) {
 			continue
 		}
 		same := true
-		for k, c := range out.calls {
-			same = same && c.id == m.calls[k].id && c.name == m.calls[k].name
+		for k, c := range out.Calls {
+			same = same && c.ID == m.Calls[k].ID && c.Name == m.Calls[k].Name
 		}
 		if same {
 			*events = append((*events)[:i:i], (*events)[i+1:]...)

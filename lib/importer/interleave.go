@@ -19,7 +19,7 @@ import (
 // times, and never before the message holding the Task call that started
 // its subagent. A message without a timestamp keeps its place after the
 // one before it in its transcript.
-func interleave(msgs []*msg, fileOf map[*msg]int, sc *sidechains) []*msg {
+func interleave(msgs []*Msg, fileOf map[*Msg]int, sc *sidechains) []*Msg {
 	if len(fileOf) == 0 {
 		return msgs
 	}
@@ -27,27 +27,27 @@ func interleave(msgs []*msg, fileOf map[*msg]int, sc *sidechains) []*msg {
 	for _, f := range fileOf {
 		n = max(n, f)
 	}
-	seqs := make([][]*msg, n+1)
-	holder := map[*call]*msg{}
+	seqs := make([][]*Msg, n+1)
+	holder := map[*Call]*Msg{}
 	for _, m := range msgs {
 		seqs[fileOf[m]] = append(seqs[fileOf[m]], m)
-		for _, c := range m.calls {
+		for _, c := range m.Calls {
 			holder[c] = m
 		}
 	}
-	at := map[*msg]time.Time{}
+	at := map[*Msg]time.Time{}
 	for _, seq := range seqs {
 		var last time.Time
 		for _, m := range seq {
-			if t, err := time.Parse(time.RFC3339Nano, m.ts); err == nil {
+			if t, err := time.Parse(time.RFC3339Nano, m.TS); err == nil {
 				last = t
 			}
 			at[m] = last
 		}
 	}
-	done := map[*msg]bool{}
+	done := map[*Msg]bool{}
 	next := make([]int, len(seqs))
-	out := make([]*msg, 0, len(msgs))
+	out := make([]*Msg, 0, len(msgs))
 	for len(out) < len(msgs) {
 		best, waiting := -1, -1
 		for f, seq := range seqs {

@@ -15,40 +15,40 @@ import (
 
 // obj is a JSON object built in insertion order. Canonicalisation sorts
 // the members later, so the order here only has to be deterministic.
-type obj []member
+type Obj []Member
 
-type member struct {
-	k string
-	v json.RawMessage
+type Member struct {
+	K string
+	V json.RawMessage
 }
 
 // set adds or replaces a member. A nil or empty value is ignored.
-func (o *obj) set(k string, v json.RawMessage) {
+func (o *Obj) Set(k string, v json.RawMessage) {
 	if len(v) == 0 {
 		return
 	}
 	for i := range *o {
-		if (*o)[i].k == k {
-			(*o)[i].v = v
+		if (*o)[i].K == k {
+			(*o)[i].V = v
 			return
 		}
 	}
-	*o = append(*o, member{k, v})
+	*o = append(*o, Member{k, v})
 }
 
 // setDefault adds a member unless one with the same name exists.
-func (o *obj) setDefault(k string, v json.RawMessage) {
-	if o.get(k) == nil {
-		o.set(k, v)
+func (o *Obj) setDefault(k string, v json.RawMessage) {
+	if o.Get(k) == nil {
+		o.Set(k, v)
 	}
 }
 
-func (o *obj) setString(k, s string) { o.set(k, quote(s)) }
+func (o *Obj) SetString(k, s string) { o.Set(k, Quote(s)) }
 
-func (o obj) get(k string) json.RawMessage {
+func (o Obj) Get(k string) json.RawMessage {
 	for _, m := range o {
-		if m.k == k {
-			return m.v
+		if m.K == k {
+			return m.V
 		}
 	}
 	return nil
@@ -57,29 +57,29 @@ func (o obj) get(k string) json.RawMessage {
 // join concatenates objects. A member whose name is already taken keeps
 // its value under the name with "_2" (or "_3", …) added, unless the value
 // is the same, so that nothing is lost and no name repeats.
-func join(parts ...obj) obj {
-	var out obj
+func Join(parts ...Obj) Obj {
+	var out Obj
 	for _, p := range parts {
 	next:
 		for _, m := range p {
-			k := m.k
+			k := m.K
 			for n := 2; ; n++ {
-				have := out.get(k)
+				have := out.Get(k)
 				if have == nil {
 					break
 				}
-				if string(have) == string(m.v) {
+				if string(have) == string(m.V) {
 					continue next
 				}
-				k = m.k + "_" + strconv.Itoa(n)
+				k = m.K + "_" + strconv.Itoa(n)
 			}
-			out = append(out, member{k, m.v})
+			out = append(out, Member{k, m.V})
 		}
 	}
 	return out
 }
 
-func (o obj) raw() json.RawMessage {
+func (o Obj) Raw() json.RawMessage {
 	if len(o) == 0 {
 		return nil
 	}
@@ -88,24 +88,24 @@ func (o obj) raw() json.RawMessage {
 }
 
 // MarshalJSON writes the members in order.
-func (o obj) MarshalJSON() ([]byte, error) {
+func (o Obj) MarshalJSON() ([]byte, error) {
 	n := 2
 	for _, m := range o {
-		n += len(m.k) + len(m.v) + 4
+		n += len(m.K) + len(m.V) + 4
 	}
 	return o.appendJSON(make([]byte, 0, n)), nil
 }
 
 // appendJSON appends the object to b.
-func (o obj) appendJSON(b []byte) []byte {
+func (o Obj) appendJSON(b []byte) []byte {
 	b = append(b, '{')
 	for i, m := range o {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendQuote(b, m.k)
+		b = appendQuote(b, m.K)
 		b = append(b, ':')
-		b = append(b, m.v...)
+		b = append(b, m.V...)
 	}
 	return append(b, '}')
 }
@@ -123,9 +123,9 @@ func parse(data []byte) gjson.Result {
 // list is a JSON array of raw values. An element that holds nothing (nil
 // or empty) is written as null, so that the array stays JSON and its
 // other elements keep their positions.
-type list []json.RawMessage
+type List []json.RawMessage
 
-func (l list) raw() json.RawMessage {
+func (l List) Raw() json.RawMessage {
 	if len(l) == 0 {
 		return nil
 	}
@@ -148,31 +148,31 @@ func (l list) raw() json.RawMessage {
 }
 
 // quote returns s as a JSON string.
-func quote(s string) json.RawMessage { return appendQuote(nil, s) }
+func Quote(s string) json.RawMessage { return appendQuote(nil, s) }
 
 // appendQuote appends s, valid UTF-8, as a canonical JSON string.
 func appendQuote(b []byte, s string) []byte { return canon.AppendString(b, s) }
 
 var (
-	jsonTrue  = json.RawMessage("true")
+	JSONTrue  = json.RawMessage("true")
 	jsonFalse = json.RawMessage("false")
 	jsonNull  = json.RawMessage("null")
 )
 
 func jsonBool(v bool) json.RawMessage {
 	if v {
-		return jsonTrue
+		return JSONTrue
 	}
 	return jsonFalse
 }
 
-func jsonInt(n int) json.RawMessage { return json.RawMessage(strconv.Itoa(n)) }
+func JSONInt(n int) json.RawMessage { return json.RawMessage(strconv.Itoa(n)) }
 
 // raw returns the JSON text of a gjson value, or nil when it is absent.
 // It shares the value's memory, as parse's results share the input's: the
 // importers write neither, and the capacity ends with the text, so that
 // an append copies it first.
-func raw(r gjson.Result) json.RawMessage {
+func Raw(r gjson.Result) json.RawMessage {
 	if !r.Exists() {
 		return nil
 	}
@@ -193,7 +193,7 @@ func informative(r gjson.Result) bool {
 		return strings.TrimSpace(s[1:len(s)-1]) != ""
 	case r.IsObject():
 		any := false
-		each(r, func(_, v gjson.Result) bool {
+		Each(r, func(_, v gjson.Result) bool {
 			any = informative(v)
 			return !any
 		})
@@ -205,7 +205,7 @@ func informative(r gjson.Result) bool {
 // rest returns the informative members of object o that the importer did
 // not map: every member whose name is not in skip. A skip entry "a.b"
 // leaves out member b of object member a, keeping a's other members.
-func rest(o gjson.Result, skip ...string) obj {
+func Rest(o gjson.Result, skip ...string) Obj {
 	if !o.IsObject() {
 		return nil
 	}
@@ -223,7 +223,7 @@ type lineMember struct {
 
 func fieldsOf(o gjson.Result) fields {
 	var f fields
-	each(o, func(k, v gjson.Result) bool {
+	Each(o, func(k, v gjson.Result) bool {
 		f = append(f, lineMember{k.Str, v})
 		return true
 	})
@@ -255,8 +255,8 @@ func (f fields) first(paths ...string) gjson.Result {
 }
 
 // rest is like the function rest.
-func (f fields) rest(skip ...string) obj {
-	var out obj
+func (f fields) rest(skip ...string) Obj {
+	var out Obj
 	for _, m := range f {
 		name := m.k
 		var nested []string
@@ -273,9 +273,9 @@ func (f fields) rest(skip ...string) obj {
 		switch {
 		case skipped:
 		case nested != nil:
-			out.set(name, rest(m.v, nested...).raw())
+			out.Set(name, Rest(m.v, nested...).Raw())
 		case informative(m.v):
-			out.set(name, raw(m.v))
+			out.Set(name, Raw(m.v))
 		}
 	}
 	return out
@@ -283,14 +283,14 @@ func (f fields) rest(skip ...string) obj {
 
 // each calls fn for the elements of an array or the members of an object;
 // unlike gjson's ForEach it does nothing for any other value.
-func each(r gjson.Result, fn func(k, v gjson.Result) bool) {
+func Each(r gjson.Result, fn func(k, v gjson.Result) bool) {
 	if r.IsArray() || r.IsObject() {
 		r.ForEach(fn)
 	}
 }
 
 // elems returns the elements of an array, and nothing for any other value.
-func elems(r gjson.Result) []gjson.Result {
+func Elems(r gjson.Result) []gjson.Result {
 	if !r.IsArray() {
 		return nil
 	}
@@ -298,7 +298,7 @@ func elems(r gjson.Result) []gjson.Result {
 }
 
 // first returns the first of paths that exists in r.
-func first(r gjson.Result, paths ...string) gjson.Result {
+func First(r gjson.Result, paths ...string) gjson.Result {
 	for _, p := range paths {
 		if v := r.Get(p); v.Exists() {
 			return v
@@ -309,7 +309,7 @@ func first(r gjson.Result, paths ...string) gjson.Result {
 
 // str returns r as a string: a JSON string's value, or the JSON text of
 // anything else but null.
-func str(r gjson.Result) string {
+func Str(r gjson.Result) string {
 	switch r.Type {
 	case gjson.String:
 		return r.Str
@@ -322,18 +322,18 @@ func str(r gjson.Result) string {
 // args turns tool arguments into step parameters: an object or array is
 // kept as is; a string holding JSON is parsed; any other string is kept
 // as a string.
-func args(r gjson.Result) json.RawMessage {
+func Args(r gjson.Result) json.RawMessage {
 	switch r.Type {
 	case gjson.String:
 		s := strings.TrimSpace(r.Str)
 		if s != "" && gjson.Valid(s) {
 			return json.RawMessage(s)
 		}
-		return quote(r.Str)
+		return Quote(r.Str)
 	case gjson.Null:
 		return nil
 	}
-	return raw(r)
+	return Raw(r)
 }
 
 // flatText joins the text of a content value: a string is itself; an array
@@ -344,13 +344,13 @@ func flatText(r gjson.Result) string {
 		return r.Str
 	}
 	if !r.IsArray() {
-		return str(r)
+		return Str(r)
 	}
 	var parts []string
-	each(r, func(_, p gjson.Result) bool {
+	Each(r, func(_, p gjson.Result) bool {
 		if p.Type == gjson.String {
 			parts = append(parts, p.Str)
-		} else if t := first(p, "text", "content"); t.Type == gjson.String {
+		} else if t := First(p, "text", "content"); t.Type == gjson.String {
 			parts = append(parts, t.Str)
 		}
 		return true
@@ -362,7 +362,7 @@ func flatText(r gjson.Result) string {
 // (with or without a zone; none means UTC) are accepted, numbers are epoch
 // seconds, milliseconds or nanoseconds by magnitude, and strings of digits
 // are epoch nanoseconds (OTLP). It returns "" for anything else.
-func timestamp(r gjson.Result) string {
+func Timestamp(r gjson.Result) string {
 	switch r.Type {
 	case gjson.Number:
 		return epoch(r.Raw)
@@ -371,7 +371,7 @@ func timestamp(r gjson.Result) string {
 		if s == "" {
 			return ""
 		}
-		if isDigits(s) {
+		if IsDigits(s) {
 			return epoch(s)
 		}
 		return parseTime(s)
@@ -379,7 +379,7 @@ func timestamp(r gjson.Result) string {
 	return ""
 }
 
-func isDigits(s string) bool {
+func IsDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false
@@ -413,7 +413,7 @@ func formatTime(t time.Time) string {
 
 // epoch converts an epoch number literal, picking its unit by magnitude.
 func epoch(lit string) string {
-	if isDigits(lit) && len(lit) > 15 {
+	if IsDigits(lit) && len(lit) > 15 {
 		// Nanoseconds (or microseconds) beyond float64 precision.
 		n, err := strconv.ParseInt(lit, 10, 64)
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // Record kinds. Each importer reads some kinds of record into the log and
-// skips others; recordKinds is the one list of them, per format: the
+// skips others; Format.Kinds is the one list of them, per format: the
 // skip reasons the Report counts come from it, docs/formats.md's table says
 // the same (a test compares them), and a test fails when a fixture holds
 // a kind that is in no list. A kind is a record's type, or its type and
@@ -19,147 +19,148 @@ import (
 // message, a tool call, a tool result, file content or usage (carriesWork)
 // it is named on stderr as lost, with its count.
 
-// A recordKind is one kind of record and what its importer does with it.
-type recordKind struct {
-	kind string
-	// skip says why records of the kind are not imported; "" when
+// A RecordKind is one kind of record and what its importer does with it.
+type RecordKind struct {
+	Kind string
+	// Skip says why records of the kind are not imported; "" when
 	// they are.
-	skip string
-	// lost is true for a skipped kind that holds work no other record
+	Skip string
+	// Lost is true for a skipped kind that holds work no other record
 	// has: its records are named on stderr as lost, with their count.
-	lost bool
+	Lost bool
 }
 
-// recordKinds lists, per format, the kinds of record its importer knows.
-var recordKinds = map[string][]recordKind{
-	ClaudeCode: {
-		{kind: "user"},
-		{kind: "assistant"},
-		{kind: "summary"},
-		{kind: "system/local_command"},
-		{kind: "system/local_command without a tag", skip: `record type "system" (local_command whose content opens with no tag of a command or its output)`},
-		{kind: "system/local_command copy", skip: `record type "system" (local_command: the same text, at the same time, as a user record)`},
-		{kind: "system/compact_boundary alone", skip: `record type "system" (compact_boundary with no compaction summary after it)`},
-		{kind: "system/compact_boundary"},
-		{kind: "attachment/queued_command"},
-		{kind: "attachment/file"},
-		{kind: "attachment/file without rendered text", skip: `record type "attachment" (a file with no text rendered for the model)`, lost: true},
-		{kind: "attachment/queued_command of another commandMode", skip: `record type "attachment" (a queued_command of another commandMode than prompt or task-notification, not known to reach the model)`},
-		{kind: "attachment/queued_command without a prompt", skip: `record type "attachment" (a queued_command with no prompt)`},
-		{kind: "attachment/queued_command copy", skip: `record type "attachment" (a queued_command whose prompt the next user record repeats)`},
-		{kind: "progress/agent_progress"},
-		{kind: "progress/agent_progress copy", skip: `record type "progress" (agent_progress: a copy of a record the subagent's own transcript holds, or of one read before)`},
-		{kind: "progress/hook_progress", skip: `record type "progress" (hook and tool progress)`},
-		{kind: "progress/bash_progress", skip: `record type "progress" (hook and tool progress)`},
-		{kind: "progress/powershell_progress", skip: `record type "progress" (hook and tool progress)`},
-		{kind: "progress/mcp_progress", skip: `record type "progress" (hook and tool progress)`},
-		{kind: "progress/waiting_for_task", skip: `record type "progress" (hook and tool progress)`},
-		{kind: "progress/query_update", skip: `record type "progress" (hook and tool progress)`},
-		{kind: "progress/search_results_received", skip: `record type "progress" (hook and tool progress)`},
-		{kind: "progress/skill_progress", skip: `record type "progress" (hook and tool progress)`},
-		{kind: "progress/task_progress", skip: `record type "progress" (hook and tool progress)`},
-		{kind: "progress", skip: `record type "progress" (hook and tool progress)`},
-		{kind: "file-history-snapshot", skip: `record type "file-history-snapshot" (editor undo state)`},
-		{kind: "queue-operation", skip: `record type "queue-operation" (input queue)`},
-		{kind: "attachment/*", skip: `record type "attachment" (what Claude Code adds to a turn: reminders, hook output, file changes)`, lost: true},
-		{kind: "system", skip: `record type "system" (status output)`},
-		{kind: "system/turn_duration", skip: `record type "system" (turn_duration: status output)`},
-		{kind: "system/stop_hook_summary", skip: `record type "system" (stop_hook_summary: status output)`},
-		{kind: "system/api_error", skip: `record type "system" (api_error: status output)`},
-		{kind: "system/informational", skip: `record type "system" (informational: status output)`},
-		{kind: "system/microcompact_boundary", skip: `record type "system" (microcompact_boundary: status output)`},
-		{kind: "system/away_summary", skip: `record type "system" (away_summary: status output)`},
-		{kind: "last-prompt", skip: `record type "last-prompt" (a copy of the last prompt, to resume the session)`},
-		{kind: "permission-mode", skip: `record type "permission-mode" (session state: the permission mode)`},
-		{kind: "mode", skip: `record type "mode" (session state: the input mode)`},
-		{kind: "custom-title", skip: `record type "custom-title" (session title)`},
-		{kind: "ai-title", skip: `record type "ai-title" (session title)`},
-		{kind: "agent-name", skip: `record type "agent-name" (session title)`},
-		{kind: "agent-color", skip: `record type "agent-color" (session display state)`},
-		{kind: "agent-setting", skip: `record type "agent-setting" (session state: the agent definition in use)`},
-		{kind: "tag", skip: `record type "tag" (session label)`},
-		{kind: "pr-link", skip: `record type "pr-link" (a pull request the session is linked to)`},
-		{kind: "worktree-state", skip: `record type "worktree-state" (session state: the git worktree)`},
-		{kind: "cost-state"},
-		{kind: "api-request"},
-		{kind: "api-request-blob"},
-		{kind: "api-request-shape"},
-		{kind: "attachment/prompt_snapshot"},
-		{kind: "atis-latch"},
-		{kind: "atis-latch empty", skip: `record type "atis-latch" (an empty latch, holding nothing else)`},
-		{kind: "tools-used", skip: `record type "tools-used" (the names of the tools a turn called, which its tool calls say)`},
-	},
-	Codex: {
-		{kind: "session_meta"},
-		{kind: "turn_context"},
-		{kind: "response_item"},
-		{kind: "inter_agent_communication"},
-		{kind: "inter_agent_communication without content", skip: `record type "inter_agent_communication" without content`},
-		{kind: "world_state"},
-		{kind: "token_usage_record"},
-		{kind: "inter_agent_communication_metadata", skip: `record type "inter_agent_communication_metadata" (thread state Codex restores, no message or call)`},
-		{kind: "compacted"},
-		{kind: "compacted without a message", skip: `record type "compacted" without a message`},
-		{kind: "record_type/state", skip: `record_type "state" (the CLI's session state, no conversation)`},
-		{kind: "event_msg/token_count"},
-		{kind: "event_msg/token_count empty", skip: `event_msg "token_count" without counts`},
-		{kind: "event_msg/token_count repeated", skip: `event_msg "token_count" repeating the one before`},
-		{kind: "event_msg/exec_command_end"},
-		{kind: "event_msg/mcp_tool_call_end"},
-		{kind: "event_msg/turn_aborted"},
-		{kind: "event_msg/task_started"},
-		{kind: "event_msg/task_complete"},
-		{kind: "event_msg/turn_started"},
-		{kind: "event_msg/turn_complete"},
-		{kind: "event_msg/error"},
-		{kind: "event_msg/stream_error"},
-		{kind: "event_msg/warning"},
-		{kind: "event_msg/context_compacted"},
-		{kind: "event_msg/background_event"},
-		{kind: "event_msg/entered_review_mode"},
-		{kind: "event_msg/exited_review_mode"},
-		{kind: "event_msg/thread_rolled_back"},
-		{kind: "event_msg/thread_goal_updated"},
-		{kind: "event_msg/sub_agent_activity"},
-		{kind: "event_msg/item_completed"},
-		{kind: "event_msg/guardian_assessment"},
-		{kind: "event_msg/guardian_warning"},
-		{kind: "event_msg/model_reroute"},
-		{kind: "event_msg/undo_completed"},
-		{kind: "event_msg/thread_settings_applied"},
-		{kind: "event_msg/user_message"},
-		{kind: "event_msg/agent_message"},
-		{kind: "event_msg/user_message copy", skip: `event_msg "user_message" (repeats response items for display)`},
-		{kind: "event_msg/agent_message copy", skip: `event_msg "agent_message" (repeats response items for display)`},
-	},
-	Inspect: {
-		{kind: "event/model"},
-		{kind: "event/tool"},
-		{kind: "event/model without message", skip: `event "model" without an output message`},
-		{kind: "event/tool without id", skip: `event "tool" without a call id`},
-		{kind: "event/model unjoined", skip: `event "model" whose output is not among the messages`},
-		{kind: "event/tool unjoined", skip: `event "tool" whose call is not among the messages`},
-	},
-	LangSmith: {
-		{kind: "run/llm"},
-		{kind: "run/tool"},
-		{kind: "run/retriever"},
-		{kind: "run/chain", skip: `run_type "chain" (only llm, tool and retriever runs are steps)`},
-		{kind: "run/prompt", skip: `run_type "prompt" (only llm, tool and retriever runs are steps)`},
-		{kind: "run/parser", skip: `run_type "parser" (only llm, tool and retriever runs are steps)`},
-		{kind: "run/embedding", skip: `run_type "embedding" (only llm, tool and retriever runs are steps)`},
-		{kind: "run/none", skip: `run_type "none" (only llm, tool and retriever runs are steps)`},
-	},
-	OTelGenAI: {
-		{kind: "span", skip: "span without a GenAI operation"},
-		{kind: "log", skip: "log record of a skipped span"},
-	},
-}
+// The kinds of record each importer knows (Format.Kinds).
+var (
+	claudeCodeKinds = []RecordKind{
+		{Kind: "user"},
+		{Kind: "assistant"},
+		{Kind: "summary"},
+		{Kind: "system/local_command"},
+		{Kind: "system/local_command without a tag", Skip: `record type "system" (local_command whose content opens with no tag of a command or its output)`},
+		{Kind: "system/local_command copy", Skip: `record type "system" (local_command: the same text, at the same time, as a user record)`},
+		{Kind: "system/compact_boundary alone", Skip: `record type "system" (compact_boundary with no compaction summary after it)`},
+		{Kind: "system/compact_boundary"},
+		{Kind: "attachment/queued_command"},
+		{Kind: "attachment/file"},
+		{Kind: "attachment/file without rendered text", Skip: `record type "attachment" (a file with no text rendered for the model)`, Lost: true},
+		{Kind: "attachment/queued_command of another commandMode", Skip: `record type "attachment" (a queued_command of another commandMode than prompt or task-notification, not known to reach the model)`},
+		{Kind: "attachment/queued_command without a prompt", Skip: `record type "attachment" (a queued_command with no prompt)`},
+		{Kind: "attachment/queued_command copy", Skip: `record type "attachment" (a queued_command whose prompt the next user record repeats)`},
+		{Kind: "progress/agent_progress"},
+		{Kind: "progress/agent_progress copy", Skip: `record type "progress" (agent_progress: a copy of a record the subagent's own transcript holds, or of one read before)`},
+		{Kind: "progress/hook_progress", Skip: `record type "progress" (hook and tool progress)`},
+		{Kind: "progress/bash_progress", Skip: `record type "progress" (hook and tool progress)`},
+		{Kind: "progress/powershell_progress", Skip: `record type "progress" (hook and tool progress)`},
+		{Kind: "progress/mcp_progress", Skip: `record type "progress" (hook and tool progress)`},
+		{Kind: "progress/waiting_for_task", Skip: `record type "progress" (hook and tool progress)`},
+		{Kind: "progress/query_update", Skip: `record type "progress" (hook and tool progress)`},
+		{Kind: "progress/search_results_received", Skip: `record type "progress" (hook and tool progress)`},
+		{Kind: "progress/skill_progress", Skip: `record type "progress" (hook and tool progress)`},
+		{Kind: "progress/task_progress", Skip: `record type "progress" (hook and tool progress)`},
+		{Kind: "progress", Skip: `record type "progress" (hook and tool progress)`},
+		{Kind: "file-history-snapshot", Skip: `record type "file-history-snapshot" (editor undo state)`},
+		{Kind: "queue-operation", Skip: `record type "queue-operation" (input queue)`},
+		{Kind: "attachment/*", Skip: `record type "attachment" (what Claude Code adds to a turn: reminders, hook output, file changes)`, Lost: true},
+		{Kind: "system", Skip: `record type "system" (status output)`},
+		{Kind: "system/turn_duration", Skip: `record type "system" (turn_duration: status output)`},
+		{Kind: "system/stop_hook_summary", Skip: `record type "system" (stop_hook_summary: status output)`},
+		{Kind: "system/api_error", Skip: `record type "system" (api_error: status output)`},
+		{Kind: "system/informational", Skip: `record type "system" (informational: status output)`},
+		{Kind: "system/microcompact_boundary", Skip: `record type "system" (microcompact_boundary: status output)`},
+		{Kind: "system/away_summary", Skip: `record type "system" (away_summary: status output)`},
+		{Kind: "last-prompt", Skip: `record type "last-prompt" (a copy of the last prompt, to resume the session)`},
+		{Kind: "permission-mode", Skip: `record type "permission-mode" (session state: the permission mode)`},
+		{Kind: "mode", Skip: `record type "mode" (session state: the input mode)`},
+		{Kind: "custom-title", Skip: `record type "custom-title" (session title)`},
+		{Kind: "ai-title", Skip: `record type "ai-title" (session title)`},
+		{Kind: "agent-name", Skip: `record type "agent-name" (session title)`},
+		{Kind: "agent-color", Skip: `record type "agent-color" (session display state)`},
+		{Kind: "agent-setting", Skip: `record type "agent-setting" (session state: the agent definition in use)`},
+		{Kind: "tag", Skip: `record type "tag" (session label)`},
+		{Kind: "pr-link", Skip: `record type "pr-link" (a pull request the session is linked to)`},
+		{Kind: "worktree-state", Skip: `record type "worktree-state" (session state: the git worktree)`},
+		{Kind: "cost-state"},
+		{Kind: "api-request"},
+		{Kind: "api-request-blob"},
+		{Kind: "api-request-shape"},
+		{Kind: "attachment/prompt_snapshot"},
+		{Kind: "atis-latch"},
+		{Kind: "atis-latch empty", Skip: `record type "atis-latch" (an empty latch, holding nothing else)`},
+		{Kind: "tools-used", Skip: `record type "tools-used" (the names of the tools a turn called, which its tool calls say)`},
+	}
+	codexKinds = append([]RecordKind{
+		{Kind: "session_meta"},
+		{Kind: "turn_context"},
+		{Kind: "response_item"},
+		{Kind: "inter_agent_communication"},
+		{Kind: "inter_agent_communication without content", Skip: `record type "inter_agent_communication" without content`},
+		{Kind: "world_state"},
+		{Kind: "token_usage_record"},
+		{Kind: "inter_agent_communication_metadata", Skip: `record type "inter_agent_communication_metadata" (thread state Codex restores, no message or call)`},
+		{Kind: "compacted"},
+		{Kind: "compacted without a message", Skip: `record type "compacted" without a message`},
+		{Kind: "record_type/state", Skip: `record_type "state" (the CLI's session state, no conversation)`},
+		{Kind: "event_msg/token_count"},
+		{Kind: "event_msg/token_count empty", Skip: `event_msg "token_count" without counts`},
+		{Kind: "event_msg/token_count repeated", Skip: `event_msg "token_count" repeating the one before`},
+		{Kind: "event_msg/exec_command_end"},
+		{Kind: "event_msg/mcp_tool_call_end"},
+		{Kind: "event_msg/turn_aborted"},
+		{Kind: "event_msg/task_started"},
+		{Kind: "event_msg/task_complete"},
+		{Kind: "event_msg/turn_started"},
+		{Kind: "event_msg/turn_complete"},
+		{Kind: "event_msg/error"},
+		{Kind: "event_msg/stream_error"},
+		{Kind: "event_msg/warning"},
+		{Kind: "event_msg/context_compacted"},
+		{Kind: "event_msg/background_event"},
+		{Kind: "event_msg/entered_review_mode"},
+		{Kind: "event_msg/exited_review_mode"},
+		{Kind: "event_msg/thread_rolled_back"},
+		{Kind: "event_msg/thread_goal_updated"},
+		{Kind: "event_msg/sub_agent_activity"},
+		{Kind: "event_msg/item_completed"},
+		{Kind: "event_msg/guardian_assessment"},
+		{Kind: "event_msg/guardian_warning"},
+		{Kind: "event_msg/model_reroute"},
+		{Kind: "event_msg/undo_completed"},
+		{Kind: "event_msg/thread_settings_applied"},
+		{Kind: "event_msg/user_message"},
+		{Kind: "event_msg/agent_message"},
+		{Kind: "event_msg/user_message copy", Skip: `event_msg "user_message" (repeats response items for display)`},
+		{Kind: "event_msg/agent_message copy", Skip: `event_msg "agent_message" (repeats response items for display)`},
+	}, codexDisplayKinds()...)
+	inspectKinds = append(append([]RecordKind{
+		{Kind: "event/model"},
+		{Kind: "event/tool"},
+		{Kind: "event/model without message", Skip: `event "model" without an output message`},
+		{Kind: "event/tool without id", Skip: `event "tool" without a call id`},
+		{Kind: "event/model unjoined", Skip: `event "model" whose output is not among the messages`},
+		{Kind: "event/tool unjoined", Skip: `event "tool" whose call is not among the messages`},
+	}, inspectTimelineKinds()...), RecordKind{Kind: "event/subtask", Skip: `event "subtask" (timeline detail)`, Lost: true})
+	langSmithKinds = []RecordKind{
+		{Kind: "run/llm"},
+		{Kind: "run/tool"},
+		{Kind: "run/retriever"},
+		{Kind: "run/chain", Skip: `run_type "chain" (only llm, tool and retriever runs are steps)`},
+		{Kind: "run/prompt", Skip: `run_type "prompt" (only llm, tool and retriever runs are steps)`},
+		{Kind: "run/parser", Skip: `run_type "parser" (only llm, tool and retriever runs are steps)`},
+		{Kind: "run/embedding", Skip: `run_type "embedding" (only llm, tool and retriever runs are steps)`},
+		{Kind: "run/none", Skip: `run_type "none" (only llm, tool and retriever runs are steps)`},
+	}
+	otelKinds = append(otelSpanKinds(), []RecordKind{
+		{Kind: "span", Skip: "span without a GenAI operation"},
+		{Kind: "log", Skip: "log record of a skipped span"},
+	}...)
+)
 
-func init() {
-	// The event_msg types that repeat, for display, what response items
-	// record (messages, reasoning, the start and end of tool calls,
-	// streamed deltas).
+// codexDisplayKinds are the event_msg types that repeat, for display,
+// what response items record (messages, reasoning, the start and end of
+// tool calls, streamed deltas).
+func codexDisplayKinds() []RecordKind {
+	var out []RecordKind
 	for _, et := range []string{
 		"agent_message_delta",
 		"agent_reasoning", "agent_reasoning_delta", "agent_reasoning_raw_content",
@@ -172,39 +173,46 @@ func init() {
 		"collab_agent_spawn_begin", "collab_agent_spawn_end",
 		"collab_agent_interaction_begin", "collab_agent_interaction_end",
 	} {
-		recordKinds[Codex] = append(recordKinds[Codex], recordKind{kind: "event_msg/" + et, skip: fmt.Sprintf("event_msg %q (repeats response items for display)", et)})
+		out = append(out, RecordKind{Kind: "event_msg/" + et, Skip: fmt.Sprintf("event_msg %q (repeats response items for display)", et)})
 	}
-	// Inspect's events besides model and tool events: the timeline of
-	// a sample, what its messages do not say.
+	return out
+}
+
+// inspectTimelineKinds are Inspect's events besides model and tool
+// events: the timeline of a sample, what its messages do not say.
+func inspectTimelineKinds() []RecordKind {
+	var out []RecordKind
 	for _, et := range []string{
 		"sample_init", "sample_limit", "sandbox", "state", "store", "approval", "input",
 		"score", "error", "logger", "info", "span_begin", "span_end", "step", "compaction", "checkpoint",
 	} {
-		recordKinds[Inspect] = append(recordKinds[Inspect], recordKind{kind: "event/" + et, skip: fmt.Sprintf("event %q (timeline detail)", et)})
+		out = append(out, RecordKind{Kind: "event/" + et, Skip: fmt.Sprintf("event %q (timeline detail)", et)})
 	}
-	// The spans of the operations otelOps maps, imported.
+	return out
+}
+
+// otelSpanKinds are the spans of the operations otelOps maps, imported.
+func otelSpanKinds() []RecordKind {
 	ops := make([]string, 0, len(otelOps))
 	for op := range otelOps {
 		ops = append(ops, op)
 	}
 	sort.Strings(ops)
-	var spans []recordKind
+	var spans []RecordKind
 	for _, op := range ops {
-		spans = append(spans, recordKind{kind: "span/" + op})
+		spans = append(spans, RecordKind{Kind: "span/" + op})
 	}
-	recordKinds[OTelGenAI] = append(spans, recordKinds[OTelGenAI]...)
-	// A subtask's events hold model calls of their own.
-	recordKinds[Inspect] = append(recordKinds[Inspect], recordKind{kind: "event/subtask", skip: `event "subtask" (timeline detail)`, lost: true})
+	return spans
 }
 
-// knownKind returns the entry of kind in format's list: its own, or
+// knownKind returns the entry of kind in a format's list: its own, or
 // that of every subtype of its type ("attachment/*").
-func knownKind(format, kind string) (recordKind, bool) {
+func knownKind(kinds []RecordKind, kind string) (RecordKind, bool) {
 	typ, _, _ := strings.Cut(kind, "/")
-	var all recordKind
+	var all RecordKind
 	found := false
-	for _, k := range recordKinds[format] {
-		switch k.kind {
+	for _, k := range kinds {
+		switch k.Kind {
 		case kind:
 			return k, true
 		case typ + "/*":
@@ -216,23 +224,23 @@ func knownKind(format, kind string) (recordKind, bool) {
 
 // reason returns why records of kind are skipped, as the format's list
 // says.
-func (b *builder) reason(kind string) string {
-	k, ok := knownKind(b.format, kind)
-	if !ok || k.skip == "" {
+func (b *Builder) reason(kind string) string {
+	k, ok := knownKind(b.f.Kinds, kind)
+	if !ok || k.Skip == "" {
 		panic("importer: no skip reason for " + b.format + " records of kind " + kind)
 	}
-	return k.skip
+	return k.Skip
 }
 
 // skipKind counts a record of a kind the format's list says is skipped
 // (the reason is the list's). A kind not in the list is skipped with
 // unknown as its reason, unless rec holds work: then it is named as lost.
-func (b *builder) skipKind(kind string, rec gjson.Result, unknown string) {
+func (b *Builder) skipKind(kind string, rec gjson.Result, unknown string) {
 	// An imported kind skipped here has a shape its importer could not
 	// read (no message where one belongs): it is skipped as unknown.
-	if k, ok := knownKind(b.format, kind); ok && k.skip != "" {
-		b.skip(k.skip)
-		if what := carriesWork(rec); k.lost && what != "" {
+	if k, ok := knownKind(b.f.Kinds, kind); ok && k.Skip != "" {
+		b.Skip(k.Skip)
+		if what := carriesWork(rec); k.Lost && what != "" {
 			b.lose(kind, what)
 		}
 		return
@@ -245,11 +253,11 @@ func (b *builder) skipKind(kind string, rec gjson.Result, unknown string) {
 			unknown += "; it holds " + what
 		}
 	}
-	b.skip(unknown)
+	b.Skip(unknown)
 }
 
 // lose notes a skipped record that holds work: stderr names it.
-func (b *builder) lose(kind, what string) {
+func (b *Builder) lose(kind, what string) {
 	if b.lost == nil {
 		b.lost = map[string]map[string]int{}
 	}
@@ -260,7 +268,7 @@ func (b *builder) lose(kind, what string) {
 }
 
 // lostWarnings are the warnings naming the records skipped that held work.
-func (b *builder) lostWarnings() []string {
+func (b *Builder) lostWarnings() []string {
 	var out []string
 	for kind, whats := range b.lost {
 		for what, n := range whats {
@@ -309,7 +317,7 @@ func workIn(v gjson.Result, depth int) string {
 		}
 	}
 	found := ""
-	each(v, func(_, e gjson.Result) bool {
+	Each(v, func(_, e gjson.Result) bool {
 		found = workIn(e, depth+1)
 		return found == ""
 	})

@@ -2,10 +2,8 @@ package importer
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -15,7 +13,7 @@ import (
 )
 
 // kindsIn returns the kinds of the records of data, a log of format, as
-// recordKinds names them, counted from the source: a Claude Code line's
+// Format.Kinds names them, counted from the source: a Claude Code line's
 // type (and its system subtype, progress data.type or attachment type),
 // a Codex line's type (and its event_msg type), an Inspect event, a
 // LangSmith run's run_type. Formats whose records are all of one kind
@@ -34,7 +32,7 @@ func kindsIn(t *testing.T, format string, data []byte) map[string]int {
 	case ClaudeCode:
 		lines(func(r gjson.Result) string {
 			typ := r.Get("type").String()
-			sub := first(r, "subtype", "data.type", "attachment.type").String()
+			sub := First(r, "subtype", "data.type", "attachment.type").String()
 			if sub == "" {
 				return typ
 			}
@@ -87,7 +85,6 @@ var unknownOnPurpose = map[string]bool{
 // format's list, imported or skipped with a reason: a new kind is not
 // skipped unnoticed.
 func TestRecordKindsListed(t *testing.T) {
-	t.Parallel()
 	files, _ := filepath.Glob("testdata/*/*")
 	if dir, err := sharedtest.Path(); err == nil {
 		shared, _ := filepath.Glob(filepath.Join(dir, "agent-logs", "*", "*"))
@@ -112,8 +109,8 @@ func TestRecordKindsListed(t *testing.T) {
 			if unknownOnPurpose[filepath.Base(filepath.Dir(f))+"/"+base+" "+kind] {
 				continue
 			}
-			if _, ok := knownKind(format, kind); !ok {
-				t.Errorf("%s: %s records of kind %q are in no list of recordKinds", f, format, kind)
+			if _, ok := knownKind(lookup(format).Kinds, kind); !ok {
+				t.Errorf("%s: %s records of kind %q are in no list of Format.Kinds", f, format, kind)
 			}
 		}
 	}
@@ -122,9 +119,8 @@ func TestRecordKindsListed(t *testing.T) {
 	}
 }
 
-// docs/formats.md's table of record kinds is recordKinds'.
+// docs/formats.md's table of record kinds is Format.Kinds'.
 func TestRecordKindsDoc(t *testing.T) {
-	t.Parallel()
 	const begin, end = "<!-- record kinds: generated from lib/importer/kinds.go by go test -run TestRecordKindsDoc -update -->\n", "<!-- end of record kinds -->\n"
 	path := filepath.Join("..", "..", "docs", "formats.md")
 	readme, err := os.ReadFile(path)
@@ -147,34 +143,29 @@ func TestRecordKindsDoc(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("%s's table of record kinds differs from recordKinds (go test -run TestRecordKindsDoc -update):\n%s", path, want)
+	t.Errorf("%s's table of record kinds differs from Format.Kinds (go test -run TestRecordKindsDoc -update):\n%s", path, want)
 }
 
-// kindsTable renders recordKinds as a Markdown table: per format, the
+// kindsTable renders Format.Kinds as a Markdown table: per format, the
 // kinds imported, then those skipped, grouped by reason.
 func kindsTable() string {
 	var sb strings.Builder
 	sb.WriteString("| format | record kinds | what the import does with them |\n|---|---|---|\n")
-	formats := make([]string, 0, len(recordKinds))
-	for f := range recordKinds {
-		formats = append(formats, f)
-	}
-	sort.Strings(formats)
-	for _, f := range formats {
+	for _, f := range Formats() {
 		var order []string
 		group := map[string][]string{}
-		for _, k := range recordKinds[f] {
+		for _, k := range lookup(f).Kinds {
 			what := "imported"
-			if k.skip != "" {
+			if k.Skip != "" {
 				what = "skipped: " + explain(k)
-				if k.lost {
+				if k.Lost {
 					what += "; named on stderr as lost when it holds a message, a call, a result, file content or usage"
 				}
 			}
 			if _, ok := group[what]; !ok {
 				order = append(order, what)
 			}
-			group[what] = append(group[what], "`"+k.kind+"`")
+			group[what] = append(group[what], "`"+k.Kind+"`")
 		}
 		for _, what := range order {
 			sb.WriteString("| " + f + " | " + strings.Join(group[what], ", ") + " | " + strings.ReplaceAll(what, "|", `\|`) + " |\n")
@@ -187,7 +178,6 @@ func kindsTable() string {
 // message, a call, a result, file content, usage) stderr names it as
 // lost, with the count.
 func TestUnknownKindHoldingWork(t *testing.T) {
-	t.Parallel()
 	in := strings.Join([]string{
 		`{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}`,
 		`{"type":"progress","uuid":"p1","sessionId":"s","data":{"type":"teammate_progress","message":{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a note"}]}}}}`,
@@ -222,12 +212,12 @@ func TestUnknownKindHoldingWork(t *testing.T) {
 // explain is why records of kind k are skipped, without what the table
 // already says: `record type "system" (turn_duration: status output)`
 // is "status output".
-func explain(k recordKind) string {
-	why := k.skip
+func explain(k RecordKind) string {
+	why := k.Skip
 	if open := strings.Index(why, `" (`); open > 0 && strings.HasSuffix(why, ")") {
 		why = why[open+3 : len(why)-1]
 	}
-	if _, sub, ok := strings.Cut(k.kind, "/"); ok {
+	if _, sub, ok := strings.Cut(k.Kind, "/"); ok {
 		why = strings.TrimPrefix(why, sub+": ")
 	}
 	return why
@@ -235,7 +225,6 @@ func explain(k recordKind) string {
 
 // Detect takes a Claude Code transcript whatever record type comes first.
 func TestDetectClaudeCodeFirstRecords(t *testing.T) {
-	t.Parallel()
 	for _, first := range []string{
 		`{"type":"permission-mode","permissionMode":"default","sessionId":"s"}`,
 		`{"type":"file-history-snapshot","messageId":"m","snapshot":{},"isSnapshotUpdate":false}`,
@@ -251,42 +240,5 @@ func TestDetectClaudeCodeFirstRecords(t *testing.T) {
 		if f, err := Detect("", []byte(data)); f != ClaudeCode {
 			t.Errorf("%s: Detect = %q, %v", first, f, err)
 		}
-	}
-}
-
-// Logs of formats ctx does not import are named, whatever --from says.
-func TestNotImported(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ data, what string }{
-		{`[{"sessionId":"s","messageId":0,"type":"user","message":"hi","timestamp":"2026-05-01T10:00:00Z"}]`, "a Gemini CLI prompt log (logs.json)"},
-	} {
-		_, err := Detect("", []byte(tt.data))
-		var u *UnsupportedError
-		if !errors.As(err, &u) || u.What != tt.what || u.ExitCode() != 1 || err.Error() != "this looks like "+tt.what+": not supported" {
-			t.Errorf("%s: Detect error %v, want %q", tt.data, err, tt.what)
-		}
-		for _, from := range []string{Ctx, Auto, OpenAIChat} {
-			if _, err := Choose(from, "x.json", []byte(tt.data)); !errors.As(err, &u) {
-				t.Errorf("%s: Choose(%s) = %v", tt.data, from, err)
-			}
-		}
-	}
-	// Gemini CLI's chats and checkpoints, which look alike Chat
-	// Completions logs, are its own.
-	for _, data := range []string{
-		`{"sessionId":"s","projectHash":"ab","startTime":"2026-05-01T10:00:00Z","lastUpdated":"2026-05-01T10:00:00Z","messages":[{"id":"1","timestamp":"2026-05-01T10:00:00Z","type":"user","content":"hi"}]}`,
-		`{"messages":[{"id":"1","timestamp":"2026-05-01T10:00:00Z","type":"gemini","content":"hi","model":"gemini-2.5-pro"}]}`,
-		`[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"text":"hello"}]}]`,
-	} {
-		if f, err := Detect("", []byte(data)); f != GeminiCLI {
-			t.Errorf("%s: Detect = %q, %v", data, f, err)
-		}
-		if _, _, err := Import(GeminiCLI, []byte(data), Options{}); err != nil {
-			t.Errorf("%s: %v", data, err)
-		}
-	}
-	// A Chat Completions request is still one.
-	if f, err := Detect("", []byte(`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`)); f != OpenAIChat {
-		t.Errorf("a chat request: %q, %v", f, err)
 	}
 }

@@ -22,22 +22,22 @@ type lsRun struct {
 	key    string
 	where  string
 	order  int
-	fields obj
+	fields Obj
 }
 
-func importLangSmith(b *builder, data []byte) error {
+func importLangSmith(b *Builder, data []byte) error {
 	runs := map[string]*lsRun{}
 	var order []*lsRun
 	add := func(where string, rec gjson.Result) error {
 		if !rec.IsObject() {
-			return b.errorf(where, "expected a run object, got %s", kind(rec))
+			return b.Errorf(where, "expected a run object, got %s", Kind(rec))
 		}
 		key := rec.Get("id").String()
 		if key == "" {
 			key = runIDFromDottedOrder(rec.Get("dotted_order").String())
 		}
 		if key == "" {
-			return b.errorf(where, "run has neither id nor dotted_order")
+			return b.Errorf(where, "run has neither id nor dotted_order")
 		}
 		r := runs[key]
 		if r == nil {
@@ -45,10 +45,10 @@ func importLangSmith(b *builder, data []byte) error {
 			runs[key] = r
 			order = append(order, r)
 		} else {
-			b.mapRecord() // an update merged into its run
+			b.MapRecord() // an update merged into its run
 		}
-		each(rec, func(k, v gjson.Result) bool {
-			r.fields.set(k.String(), raw(v))
+		Each(rec, func(k, v gjson.Result) bool {
+			r.fields.Set(k.String(), Raw(v))
 			return true
 		})
 		return nil
@@ -66,10 +66,10 @@ func importLangSmith(b *builder, data []byte) error {
 				continue
 			}
 			if !part.v.IsArray() {
-				return b.errorf(at(where, part.name), "expected an array of runs, got %s", kind(part.v))
+				return b.Errorf(At(where, part.name), "expected an array of runs, got %s", Kind(part.v))
 			}
-			for i, r := range elems(part.v) {
-				if err := add(at(where, fmt.Sprintf("%s[%d]", part.name, i)), r); err != nil {
+			for i, r := range Elems(part.v) {
+				if err := add(At(where, fmt.Sprintf("%s[%d]", part.name, i)), r); err != nil {
 					return err
 				}
 			}
@@ -81,7 +81,7 @@ func importLangSmith(b *builder, data []byte) error {
 	}
 	parsed := make([]gjson.Result, len(order))
 	for i, r := range order {
-		parsed[i] = gjson.ParseBytes(r.fields.raw())
+		parsed[i] = gjson.ParseBytes(r.fields.Raw())
 	}
 	idx := make([]int, len(order))
 	for i := range idx {
@@ -114,66 +114,66 @@ func runIDFromDottedOrder(d string) string {
 	return ""
 }
 
-func (b *builder) langSmithRun(run gjson.Result, where string) error {
+func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 	b.langSmithEnv(run.Get("extra.runtime"))
-	ts := timestamp(run.Get("start_time"))
-	b.seen(ts)
+	ts := Timestamp(run.Get("start_time"))
+	b.Seen(ts)
 	mapped := []string{"inputs", "outputs", "run_type", "start_time", "child_runs"}
 	switch rt := run.Get("run_type").String(); rt {
 	case "llm":
-		in, params, err := b.langSmithInputs(run.Get("inputs"), at(where, "inputs"))
+		in, params, err := b.langSmithInputs(run.Get("inputs"), At(where, "inputs"))
 		if err != nil {
 			return err
 		}
-		out, err := b.langSmithOutputs(run.Get("outputs"), at(where, "outputs"))
+		out, err := b.langSmithOutputs(run.Get("outputs"), At(where, "outputs"))
 		if err != nil {
 			return err
 		}
 		md := run.Get("extra.metadata")
-		b.setModel(first(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model",
+		b.SetModel(First(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model",
 			"extra.metadata.ls_model_name", "inputs.model", "extra.invocation_params.model", "extra.invocation_params.model_name").String())
 		b.samplingParams(run.Get("inputs"))
 		b.samplingParams(run.Get("extra.invocation_params"))
-		b.param("temperature", raw(md.Get("ls_temperature")))
-		b.param("max_tokens", raw(md.Get("ls_max_tokens")))
+		b.param("temperature", Raw(md.Get("ls_temperature")))
+		b.param("max_tokens", Raw(md.Get("ls_max_tokens")))
 		turn := firstTurn(out)
 		if turn == nil {
-			turn = &msg{role: "assistant"}
+			turn = &Msg{Role: "assistant"}
 			out = append(out, turn)
 		}
-		turn.ts = ts
-		turn.params = params.raw()
-		turn.meta = join(rest(run, mapped...), turn.meta)
+		turn.TS = ts
+		turn.Params = params.Raw()
+		turn.Meta = Join(Rest(run, mapped...), turn.Meta)
 		// The model that answered this call, when the outputs name it.
-		if m := first(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model"); m.Type == gjson.String && m.Str != "" {
-			turn.meta.setDefault("model", quote(m.Str))
+		if m := First(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model"); m.Type == gjson.String && m.Str != "" {
+			turn.Meta.setDefault("model", Quote(m.Str))
 		}
 		if e := run.Get("error"); informative(e) {
-			turn.failed = &failure{msg: e.String()}
+			turn.Failed = &Failure{Msg: e.String()}
 		}
 		b.exchange(in, out)
-		b.mapRecord()
+		b.MapRecord()
 	case "tool", "retriever":
 		name := run.Get("name").String()
 		var out *string
 		if o := run.Get("outputs"); informative(o) {
-			s := str(o)
+			s := Str(o)
 			if v := o.Get("output"); v.Exists() && len(o.Map()) == 1 {
-				s = str(v)
+				s = Str(v)
 			}
 			out = &s
 		}
-		var fail *failure
+		var fail *Failure
 		if e := run.Get("error"); informative(e) {
-			fail = &failure{msg: e.String()}
+			fail = &Failure{Msg: e.String()}
 		}
-		id := first(run, "extra.metadata.tool_call_id", "inputs.tool_call_id").String()
-		b.toolRun(id, name, raw(run.Get("inputs")), out, fail, ts, rest(run, append(mapped, "name")...))
-		b.mapRecord()
+		id := First(run, "extra.metadata.tool_call_id", "inputs.tool_call_id").String()
+		b.toolRun(id, name, Raw(run.Get("inputs")), out, fail, ts, Rest(run, append(mapped, "name")...))
+		b.MapRecord()
 	default:
 		if run.Get("parent_run_id").String() == "" && !run.Get("trace_id").Exists() || run.Get("trace_id").String() == run.Get("id").String() {
 			if o := run.Get("outputs.output"); o.Type == gjson.String && strings.TrimSpace(o.Str) != "" {
-				b.outputs = []output{{Name: finalName, Content: o.Str}}
+				b.Outputs = []Output{{Name: FinalName, Content: o.Str}}
 			}
 		}
 		if rt == "" {
@@ -184,13 +184,13 @@ func (b *builder) langSmithRun(run gjson.Result, where string) error {
 	return nil
 }
 
-func (b *builder) langSmithEnv(rt gjson.Result) {
+func (b *Builder) langSmithEnv(rt gjson.Result) {
 	if !rt.Exists() {
 		return
 	}
-	b.tool(rt.Get("sdk").String(), rt.Get("sdk_version").String())
-	b.tool("langchain", rt.Get("langchain_version").String())
-	b.tool("langchain-core", rt.Get("langchain_core_version").String())
+	b.Tool(rt.Get("sdk").String(), rt.Get("sdk_version").String())
+	b.Tool("langchain", rt.Get("langchain_version").String())
+	b.Tool("langchain-core", rt.Get("langchain_core_version").String())
 	if r := strings.TrimSpace(rt.Get("runtime").String() + " " + rt.Get("runtime_version").String()); r != "" && b.env.Runtime == "" {
 		b.env.Runtime = r
 	}
@@ -202,23 +202,23 @@ func (b *builder) langSmithEnv(rt gjson.Result) {
 // langSmithInputs reads an llm run's inputs: OpenAI-shaped messages,
 // LangChain serialised messages (possibly a batch: a list of lists), or
 // plain prompts.
-func (b *builder) langSmithInputs(in gjson.Result, where string) ([]*msg, obj, error) {
-	var msgs []*msg
+func (b *Builder) langSmithInputs(in gjson.Result, where string) ([]*Msg, Obj, error) {
+	var msgs []*Msg
 	m := in.Get("messages")
 	if m.IsArray() && m.Get("0").IsArray() {
 		m = m.Get("0") // a batch of one conversation
-		where = at(where, "messages[0]")
+		where = At(where, "messages[0]")
 	} else {
-		where = at(where, "messages")
+		where = At(where, "messages")
 	}
 	if m.Exists() {
 		if !m.IsArray() {
-			return nil, nil, b.errorf(where, "expected an array of messages, got %s", kind(m))
+			return nil, nil, b.Errorf(where, "expected an array of messages, got %s", Kind(m))
 		}
 		var err error
 		i := 0
-		each(m, func(_, v gjson.Result) bool {
-			var ms *msg
+		Each(m, func(_, v gjson.Result) bool {
+			var ms *Msg
 			ms, err = b.lcMsg(v, fmt.Sprintf("%s[%d]", where, i))
 			msgs = append(msgs, ms)
 			i++
@@ -228,34 +228,34 @@ func (b *builder) langSmithInputs(in gjson.Result, where string) ([]*msg, obj, e
 			return nil, nil, err
 		}
 	}
-	each(in.Get("prompts"), func(_, p gjson.Result) bool {
-		msgs = append(msgs, &msg{role: "user", text: p.String(), hasText: true})
+	Each(in.Get("prompts"), func(_, p gjson.Result) bool {
+		msgs = append(msgs, &Msg{Role: "user", Text: p.String(), HasText: true})
 		return true
 	})
 	if p := in.Get("prompt"); p.Type == gjson.String {
-		msgs = append(msgs, &msg{role: "user", text: p.Str, hasText: true})
+		msgs = append(msgs, &Msg{Role: "user", Text: p.Str, HasText: true})
 	}
-	return msgs, rest(in, "messages", "prompts", "prompt"), nil
+	return msgs, Rest(in, "messages", "prompts", "prompt"), nil
 }
 
 // lcMsg reads a message in any of the shapes LangSmith records: OpenAI's,
 // LangChain's serialised constructor ({"lc": 1, "id": [..., "HumanMessage"],
 // "kwargs": {...}}) or message_to_dict's ({"type": "human", "data": {...}}).
-func (b *builder) lcMsg(v gjson.Result, where string) (*msg, error) {
+func (b *Builder) lcMsg(v gjson.Result, where string) (*Msg, error) {
 	switch {
 	case v.Get("lc").Exists() && v.Get("kwargs").IsObject():
-		ids := elems(v.Get("id"))
+		ids := Elems(v.Get("id"))
 		role := ""
 		if len(ids) > 0 {
 			role = normRole(ids[len(ids)-1].String())
 		}
-		m, err := b.readMsg(v.Get("kwargs"), lcTable, at(where, "kwargs"), role)
-		if err == nil && role != "" && m.role != "tool" {
-			m.role = role
+		m, err := b.readMsg(v.Get("kwargs"), lcTable, At(where, "kwargs"), role)
+		if err == nil && role != "" && m.Role != "tool" {
+			m.Role = role
 		}
 		return m, err
 	case v.Get("data").IsObject() && v.Get("type").Type == gjson.String:
-		return b.readMsg(v.Get("data"), lcTable, at(where, "data"), normRole(v.Get("type").Str))
+		return b.readMsg(v.Get("data"), lcTable, At(where, "data"), normRole(v.Get("type").Str))
 	case !v.Get("role").Exists() && v.Get("type").Type == gjson.String:
 		return b.readMsg(v, lcTable, where, normRole(v.Get("type").Str))
 	}
@@ -264,7 +264,7 @@ func (b *builder) lcMsg(v gjson.Result, where string) (*msg, error) {
 
 // langSmithOutputs reads an llm run's outputs: an OpenAI chat completion,
 // an Anthropic message, LangChain generations, or {"output": text}.
-func (b *builder) langSmithOutputs(out gjson.Result, where string) ([]*msg, error) {
+func (b *Builder) langSmithOutputs(out gjson.Result, where string) ([]*Msg, error) {
 	switch {
 	case !informative(out):
 		return nil, nil
@@ -277,27 +277,27 @@ func (b *builder) langSmithOutputs(out gjson.Result, where string) ([]*msg, erro
 		if g.IsArray() {
 			g = g.Get("0")
 		}
-		var m *msg
+		var m *Msg
 		if gm := g.Get("message"); gm.IsObject() {
 			var err error
-			if m, err = b.lcMsg(gm, at(where, "generations[0][0].message")); err != nil {
+			if m, err = b.lcMsg(gm, At(where, "generations[0][0].message")); err != nil {
 				return nil, err
 			}
-			m.role = "assistant"
+			m.Role = "assistant"
 		} else {
-			m = &msg{role: "assistant"}
+			m = &Msg{Role: "assistant"}
 			if t := g.Get("text"); t.String() != "" {
-				m.addText(t.String())
+				m.AddText(t.String())
 			}
 		}
-		m.meta = join(rest(out, "generations"), m.meta)
-		m.meta.set("generation", rest(g, "message", "text").raw())
-		return []*msg{m}, nil
+		m.Meta = Join(Rest(out, "generations"), m.Meta)
+		m.Meta.Set("generation", Rest(g, "message", "text").Raw())
+		return []*Msg{m}, nil
 	case out.Get("output").Exists():
-		m := &msg{role: "assistant", meta: rest(out, "output")}
-		m.addText(str(out.Get("output")))
-		return []*msg{m}, nil
+		m := &Msg{Role: "assistant", Meta: Rest(out, "output")}
+		m.AddText(Str(out.Get("output")))
+		return []*Msg{m}, nil
 	}
-	m := &msg{role: "assistant", meta: obj{{"outputs", json.RawMessage(out.Raw)}}}
-	return []*msg{m}, nil
+	m := &Msg{Role: "assistant", Meta: Obj{{"outputs", json.RawMessage(out.Raw)}}}
+	return []*Msg{m}, nil
 }

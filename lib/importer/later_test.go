@@ -7,41 +7,40 @@ import (
 
 // doneLaterByLists is doneLater as first written, one list value at a
 // time: the definition the one that writes each list once must match.
-func doneLaterByLists(m *msg) {
+func doneLaterByLists(m *Msg) {
 	var keys []string
-	lists := map[string]list{}
+	lists := map[string]List{}
 	for _, l := range m.later {
 		v := l.raw
 		if v == nil {
-			v = l.o.raw()
+			v = l.o.Raw()
 		}
 		if !l.list {
-			m.meta.set(l.k, v)
+			m.Meta.Set(l.k, v)
 			continue
 		}
 		if _, ok := lists[l.k]; !ok {
 			keys = append(keys, l.k)
-			lists[l.k] = listOf(m.meta.get(l.k))
+			lists[l.k] = listOf(m.Meta.Get(l.k))
 		}
 		lists[l.k] = append(lists[l.k], v)
 	}
 	for _, k := range keys {
-		m.meta.set(k, lists[k].raw())
+		m.Meta.Set(k, lists[k].Raw())
 	}
 	m.later = nil
 }
 
 func TestDoneLater(t *testing.T) {
-	t.Parallel()
-	o := func(kv ...string) obj {
-		var r obj
+	o := func(kv ...string) Obj {
+		var r Obj
 		for i := 0; i < len(kv); i += 2 {
-			r = append(r, member{kv[i], json.RawMessage(kv[i+1])})
+			r = append(r, Member{kv[i], json.RawMessage(kv[i+1])})
 		}
 		return r
 	}
 	for name, c := range map[string]struct {
-		meta  obj
+		meta  Obj
 		later []laterMeta
 	}{
 		"none":      {o("a", "1"), nil},
@@ -51,7 +50,7 @@ func TestDoneLater(t *testing.T) {
 			[]laterMeta{{k: "items", list: true, o: o("b", "3")}}},
 		"to an empty list": {o("items", `[]`), []laterMeta{{k: "items", list: true, o: o("b", "3")}}},
 		"empty values": {nil, []laterMeta{{k: "items", list: true}, {k: "items", list: true, raw: json.RawMessage{}},
-			{k: "items", list: true, o: obj{}}, {k: "token_count"}}},
+			{k: "items", list: true, o: Obj{}}, {k: "token_count"}}},
 		"members and lists in order": {o("model", `"m"`), []laterMeta{
 			{k: "token_count", o: o("input", "5")},
 			{k: "more_token_counts", list: true, o: o("n", "1")},
@@ -61,12 +60,12 @@ func TestDoneLater(t *testing.T) {
 		}},
 		"escaped names": {nil, []laterMeta{{k: "items", list: true, o: o("a\"b\\", `"\u00e9"`)}}},
 	} {
-		want := &msg{meta: append(obj(nil), c.meta...), later: c.later}
-		got := &msg{meta: append(obj(nil), c.meta...), later: c.later}
+		want := &Msg{Meta: append(Obj(nil), c.meta...), later: c.later}
+		got := &Msg{Meta: append(Obj(nil), c.meta...), later: c.later}
 		doneLaterByLists(want)
 		got.doneLater()
-		if string(got.meta.raw()) != string(want.meta.raw()) || got.later != nil {
-			t.Errorf("%s: metadata %s, want %s", name, got.meta.raw(), want.meta.raw())
+		if string(got.Meta.Raw()) != string(want.Meta.Raw()) || got.later != nil {
+			t.Errorf("%s: metadata %s, want %s", name, got.Meta.Raw(), want.Meta.Raw())
 		}
 	}
 }
@@ -76,7 +75,6 @@ func TestDoneLater(t *testing.T) {
 // skip parsing (UTC, as long as the earliest, sorting after it) and
 // those that do not.
 func TestSeen(t *testing.T) {
-	t.Parallel()
 	for _, c := range []struct {
 		ts   []string
 		want string
@@ -91,9 +89,9 @@ func TestSeen(t *testing.T) {
 		{[]string{"not a time", "2026-01-02T03:04:05Z", "2026-01-02T03:04:99Z", "2026-01-02T03:04:06Z"}, "2026-01-02T03:04:05Z"},
 		{[]string{"2026-01-02T03:04:05Z", "2026-01-02T03:04:0xZ", "2025-13-02T03:04:05Z"}, "2026-01-02T03:04:05Z"},
 	} {
-		b := newBuilder(Codex, Options{})
+		b := newBuilder(lookup(Codex), Options{})
 		for _, ts := range c.ts {
-			b.seen(ts)
+			b.Seen(ts)
 		}
 		if b.created != c.want {
 			t.Errorf("%q: created %q, want %q", c.ts, b.created, c.want)

@@ -102,18 +102,18 @@ var lcTable = &msgTable{
 }
 
 // readMsgs reads an array of messages.
-func (b *builder) readMsgs(arr gjson.Result, t *msgTable, where string) ([]*msg, error) {
+func (b *Builder) readMsgs(arr gjson.Result, t *msgTable, where string) ([]*Msg, error) {
 	if !arr.Exists() || arr.Type == gjson.Null {
 		return nil, nil
 	}
 	if !arr.IsArray() {
-		return nil, b.errorf(where, "expected an array of messages, got %s", kind(arr))
+		return nil, b.Errorf(where, "expected an array of messages, got %s", Kind(arr))
 	}
-	var out []*msg
+	var out []*Msg
 	var err error
 	i := 0
-	each(arr, func(_, m gjson.Result) bool {
-		var ms *msg
+	Each(arr, func(_, m gjson.Result) bool {
+		var ms *Msg
 		ms, err = b.readMsg(m, t, fmt.Sprintf("%s[%d]", where, i), "")
 		if err != nil {
 			return false
@@ -127,58 +127,58 @@ func (b *builder) readMsgs(arr gjson.Result, t *msgTable, where string) ([]*msg,
 
 // readMsg reads one message with table t. A message without a role has
 // role defRole, or is an error if defRole is "".
-func (b *builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*msg, error) {
+func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*Msg, error) {
 	if !m.IsObject() {
-		return nil, b.errorf(where, "expected a message object, got %s", kind(m))
+		return nil, b.Errorf(where, "expected a message object, got %s", Kind(m))
 	}
 	f := fieldsOf(m)
 	role := f.first(t.role...).String()
 	if role == "" {
 		if defRole == "" {
-			return nil, b.errorf(where, "message has no role")
+			return nil, b.Errorf(where, "message has no role")
 		}
 		role = defRole
 	}
-	ms := &msg{role: normRole(role), meta: f.rest(t.mapped...)}
+	ms := &Msg{Role: normRole(role), Meta: f.rest(t.mapped...)}
 	content := f.first(t.content...)
-	if ms.role == "tool" || ms.role == "function" {
-		ms.role = "tool"
-		r := &result{id: f.first(t.resultID...).String(), name: f.first(t.resultName...).String()}
-		var partResults []*result
+	if ms.Role == "tool" || ms.Role == "function" {
+		ms.Role = "tool"
+		r := &Result{ID: f.first(t.resultID...).String(), Name: f.first(t.resultName...).String()}
+		var partResults []*Result
 		if content.Type == gjson.String {
-			r.setOutput(content)
+			r.SetOutput(content)
 		} else if content.Exists() {
-			part := &msg{}
+			part := &Msg{}
 			if err := b.readParts(part, content, where+".content"); err != nil {
 				return nil, err
 			}
-			r.output, r.hasOut = part.text, part.hasText || len(part.results) == 0
-			r.parts = part.parts
-			if len(part.meta) > 0 {
-				r.meta = part.meta
+			r.Output, r.HasOut = part.Text, part.HasText || len(part.Results) == 0
+			r.Parts = part.Parts
+			if len(part.Meta) > 0 {
+				r.Meta = part.Meta
 			}
-			partResults = part.results
+			partResults = part.Results
 		}
 		if e := f.first(t.resultErr...); informative(e) && e.Type != gjson.False {
-			r.isError = e.Type != gjson.String || e.Str != "success"
-			if r.isError {
+			r.IsError = e.Type != gjson.String || e.Str != "success"
+			if r.IsError {
 				// Inspect's typed ToolCallError: its message is the step's
 				// error, the whole of it stays in the metadata.
-				r.meta.set("error", raw(e))
-				r.failure.msg = e.Get("message").String()
+				r.Meta.Set("error", Raw(e))
+				r.Failure.Msg = e.Get("message").String()
 			}
 		}
-		r.meta = join(r.meta, ms.meta)
-		ms.meta = nil
-		if r.id == "" && len(partResults) > 0 {
+		r.Meta = Join(r.Meta, ms.Meta)
+		ms.Meta = nil
+		if r.ID == "" && len(partResults) > 0 {
 			// Results given as content parts (GenAI tool_call_response).
 			for _, pr := range partResults {
-				pr.meta = join(pr.meta, r.meta)
+				pr.Meta = Join(pr.Meta, r.Meta)
 			}
-			ms.results = partResults
+			ms.Results = partResults
 			return ms, nil
 		}
-		ms.results = append(ms.results, r)
+		ms.Results = append(ms.Results, r)
 		return ms, nil
 	}
 	if err := b.readParts(ms, content, where+".content"); err != nil {
@@ -187,21 +187,21 @@ func (b *builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 	if len(t.calls) > 0 {
 		calls := f.first(t.calls...)
 		if informative(calls) && !calls.IsArray() {
-			return nil, b.errorf(where+".tool_calls", "expected an array, got %s", kind(calls))
+			return nil, b.Errorf(where+".tool_calls", "expected an array, got %s", Kind(calls))
 		}
-		each(calls, func(_, c gjson.Result) bool {
+		Each(calls, func(_, c gjson.Result) bool {
 			cf := fieldsOf(c)
-			ms.calls = append(ms.calls, &call{
-				id:   cf.first(t.callID...).String(),
-				name: cf.first(t.name...).String(),
-				args: args(cf.first(t.args...)),
-				meta: cf.rest(t.callMapped...),
+			ms.Calls = append(ms.Calls, &Call{
+				ID:   cf.first(t.callID...).String(),
+				Name: cf.first(t.name...).String(),
+				Args: Args(cf.first(t.args...)),
+				Meta: cf.rest(t.callMapped...),
 			})
 			return true
 		})
 		// The legacy single function_call of Chat Completions.
 		if fc := f.get("function_call"); fc.IsObject() {
-			ms.calls = append(ms.calls, &call{name: fc.Get("name").String(), args: args(fc.Get("arguments"))})
+			ms.Calls = append(ms.Calls, &Call{Name: fc.Get("name").String(), Args: Args(fc.Get("arguments"))})
 		}
 	}
 	return ms, nil
@@ -224,37 +224,37 @@ func normRole(r string) string {
 // readParts reads a content value into m: a string is text; an array holds
 // content parts: text, reasoning, tool calls and tool results in any of the
 // dialects' spellings. Parts it does not know are kept in m's metadata.
-func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
+func (b *Builder) readParts(m *Msg, c gjson.Result, where string) error {
 	switch {
 	case !c.Exists() || c.Type == gjson.Null:
 		return nil
 	case c.Type == gjson.String:
 		if c.Str != "" { // "" is how some SDKs say "no text"
-			m.addText(c.Str)
+			m.AddText(c.Str)
 		}
 		return nil
 	case !c.IsArray():
-		return b.errorf(where, "expected a string or an array of content parts, got %s", kind(c))
+		return b.Errorf(where, "expected a string or an array of content parts, got %s", Kind(c))
 	}
-	var unknown list
+	var unknown List
 	var parts []execlog.Part // every text and media part, in order
 	media := false
 	text := func(s string) {
-		m.addText(s)
+		m.AddText(s)
 		parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(s)})
 	}
-	each(c, func(_, p gjson.Result) bool {
+	Each(c, func(_, p gjson.Result) bool {
 		if p.Type == gjson.String {
 			text(p.Str)
 			return true
 		}
 		f := fieldsOf(p)
 		typ := f.get("type").String()
-		if part, b64, extra, ok := mediaPart(f, typ, b.attachment); ok && b.validBase64(part, b64, where) {
+		if part, b64, extra, ok := mediaPart(f, typ, b.attachment); ok && b.ValidBase64(part, b64, where) {
 			parts = append(parts, part)
 			media = true
 			if len(extra) > 0 {
-				unknown = append(unknown, extra.raw())
+				unknown = append(unknown, extra.Raw())
 			}
 			return true
 		}
@@ -262,72 +262,72 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 		case "text", "input_text", "output_text", "":
 			t := f.first("text", "content")
 			if t.Type != gjson.String {
-				unknown = append(unknown, raw(p))
+				unknown = append(unknown, Raw(p))
 				return true
 			}
 			text(t.Str)
 			if extra := f.rest("text", "content", "type"); len(extra) > 0 {
-				unknown = append(unknown, f.rest("text", "content").raw())
+				unknown = append(unknown, f.rest("text", "content").Raw())
 			}
 		case "redacted_thinking":
 			// Encrypted thinking: the block's JSON text is the reasoning.
-			m.reasoning = append(m.reasoning, p.Raw)
+			m.Reasoning = append(m.Reasoning, p.Raw)
 		case "thinking", "reasoning", "reasoning_text", "summary_text":
 			t := f.first("thinking", "reasoning", "text", "content")
 			if t.Type == gjson.String {
-				m.reasoning = append(m.reasoning, t.Str)
+				m.Reasoning = append(m.Reasoning, t.Str)
 			}
 			if extra := f.rest("thinking", "reasoning", "text", "content", "type"); len(extra) > 0 {
-				unknown = append(unknown, f.rest("thinking", "reasoning", "text", "content").raw())
+				unknown = append(unknown, f.rest("thinking", "reasoning", "text", "content").Raw())
 			}
 		case "tool_use", "server_tool_use", "mcp_tool_use", "tool_call":
-			m.calls = append(m.calls, &call{
-				id:   f.first("call_id", "id").String(),
-				name: f.get("name").String(),
-				args: args(f.first("input", "arguments")),
-				meta: f.rest("call_id", "id", "name", "input", "arguments", "type"),
+			m.Calls = append(m.Calls, &Call{
+				ID:   f.first("call_id", "id").String(),
+				Name: f.get("name").String(),
+				Args: Args(f.first("input", "arguments")),
+				Meta: f.rest("call_id", "id", "name", "input", "arguments", "type"),
 			})
 		case "tool_result", "tool_call_response", "mcp_tool_result":
-			r := &result{id: f.first("tool_use_id", "call_id", "id").String()}
+			r := &Result{ID: f.first("tool_use_id", "call_id", "id").String()}
 			out := f.first("content", "response", "result", "output")
 			if out.Exists() {
-				part := &msg{}
+				part := &Msg{}
 				if out.IsArray() {
 					if err := b.readParts(part, out, where); err == nil {
-						r.output, r.hasOut = part.text, true
-						r.meta, r.parts = part.meta, part.parts
+						r.Output, r.HasOut = part.Text, true
+						r.Meta, r.Parts = part.Meta, part.Parts
 					}
 				}
-				if !r.hasOut {
-					r.setOutput(out)
+				if !r.HasOut {
+					r.SetOutput(out)
 				}
 			}
 			if e := f.get("is_error"); e.Type == gjson.True {
-				r.isError = true
+				r.IsError = true
 			}
-			r.meta = join(r.meta, f.rest("tool_use_id", "call_id", "id", "content", "response", "result", "output", "is_error", "type"))
+			r.Meta = Join(r.Meta, f.rest("tool_use_id", "call_id", "id", "content", "response", "result", "output", "is_error", "type"))
 			if typ != "tool_result" && typ != "tool_call_response" {
-				r.meta.setString("type", typ)
+				r.Meta.SetString("type", typ)
 			}
-			m.results = append(m.results, r)
+			m.Results = append(m.Results, r)
 		default:
 			if strings.HasSuffix(typ, "_tool_result") {
 				// Anthropic server tools (web_search_tool_result,
 				// web_fetch_tool_result, code_execution_tool_result,
 				// bash_code_execution_tool_result, …): the result is in
 				// the same message as its server_tool_use.
-				m.results = append(m.results, serverToolResult(f, typ))
+				m.Results = append(m.Results, serverToolResult(f, typ))
 				return true
 			}
-			unknown = append(unknown, raw(p))
+			unknown = append(unknown, Raw(p))
 		}
 		return true
 	})
 	if len(unknown) > 0 {
-		m.meta.set("content", unknown.raw())
+		m.Meta.Set("content", unknown.Raw())
 	}
 	if media {
-		m.parts = parts
+		m.Parts = parts
 	}
 	joinOwnResults(m)
 	return nil
@@ -341,7 +341,7 @@ func (b *builder) readParts(m *msg, c gjson.Result, where string) error {
 // The base64 text is copied as it is, never decoded here; the part's
 // other members are returned to be kept in metadata. A reference to
 // content elsewhere (a URL, a file id) is no part: ok is false.
-func mediaPart(f fields, typ string, attachment func(string) string) (part execlog.Part, b64 string, extra obj, ok bool) {
+func mediaPart(f fields, typ string, attachment func(string) string) (part execlog.Part, b64 string, extra Obj, ok bool) {
 	kind := ""
 	var mediaType, data, textData string
 	var mapped []string
@@ -366,11 +366,11 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 				return execlog.Part{}, "", nil, false
 			}
 			mapped = []string{"type", "source"}
-			if rest := rest(src, "type", "media_type", "data"); len(rest) > 0 {
-				extra.set("source", rest.raw())
+			if rest := Rest(src, "type", "media_type", "data"); len(rest) > 0 {
+				extra.Set("source", rest.Raw())
 			}
 		} else if u := f.get("image"); u.Type == gjson.String { // Inspect
-			if mediaType, data, ok = dataURL(attachment(u.Str)); !ok {
+			if mediaType, data, ok = DataURL(attachment(u.Str)); !ok {
 				return execlog.Part{}, "", nil, false
 			}
 			mapped = []string{"type", "image"}
@@ -381,19 +381,19 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 		kind = "image"
 		u := f.get("image_url")
 		if u.IsObject() {
-			if rest := rest(u, "url"); len(rest) > 0 {
-				extra.set("image_url", rest.raw())
+			if rest := Rest(u, "url"); len(rest) > 0 {
+				extra.Set("image_url", rest.Raw())
 			}
 			u = u.Get("url")
 		}
-		if mediaType, data, ok = dataURL(u.String()); !ok {
+		if mediaType, data, ok = DataURL(u.String()); !ok {
 			return execlog.Part{}, "", nil, false
 		}
 		mapped = []string{"type", "image_url"}
 	case "file", "input_file":
 		kind = "file"
 		d := f.first("file.file_data", "file_data")
-		if mediaType, data, ok = dataURL(d.String()); !ok {
+		if mediaType, data, ok = DataURL(d.String()); !ok {
 			return execlog.Part{}, "", nil, false
 		}
 		if mediaType == "application/pdf" {
@@ -401,8 +401,8 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 		}
 		mapped = []string{"type", "file", "file_data"}
 		if fo := f.get("file"); fo.IsObject() {
-			if rest := rest(fo, "file_data"); len(rest) > 0 {
-				extra.set("file", rest.raw())
+			if rest := Rest(fo, "file_data"); len(rest) > 0 {
+				extra.Set("file", rest.Raw())
 			}
 		}
 	case "blob":
@@ -423,9 +423,9 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 	} else {
 		p.Content = execlog.Text(textData)
 	}
-	extra = join(f.rest(mapped...), extra)
+	extra = Join(f.rest(mapped...), extra)
 	if len(extra) > 0 {
-		extra.setDefault("type", quote(typ))
+		extra.setDefault("type", Quote(typ))
 	}
 	return p, b64, extra, true
 }
@@ -433,19 +433,19 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 // validBase64 reports whether a part's base64 text b64, if it has any, is
 // standard base64 (the log's form); a part that is not stays in metadata,
 // with a warning.
-func (b *builder) validBase64(p execlog.Part, b64, where string) bool {
+func (b *Builder) ValidBase64(p execlog.Part, b64, where string) bool {
 	if b64 == "" {
 		return true
 	}
 	if _, err := base64.StdEncoding.DecodeString(b64); err != nil {
-		b.warn("%s: a %s part's base64 is not valid (%v); it is kept in metadata", where, p.Type, err)
+		b.Warn("%s: a %s part's base64 is not valid (%v); it is kept in metadata", where, p.Type, err)
 		return false
 	}
 	return true
 }
 
 // dataURL splits a base64 data: URL into its media type and data.
-func dataURL(u string) (mediaType, data string, ok bool) {
+func DataURL(u string) (mediaType, data string, ok bool) {
 	rest, found := strings.CutPrefix(u, "data:")
 	if !found {
 		return "", "", false
@@ -463,31 +463,31 @@ func dataURL(u string) (mediaType, data string, ok bool) {
 // text; an *_error content (web_search_tool_result_error,
 // web_fetch_tool_error, …) or a non-zero return_code marks the call
 // failed.
-func serverToolResult(f fields, typ string) *result {
-	r := &result{id: f.get("tool_use_id").String()}
+func serverToolResult(f fields, typ string) *Result {
+	r := &Result{ID: f.get("tool_use_id").String()}
 	out := f.get("content")
 	switch {
 	case out.Type == gjson.String || out.Type == gjson.Null:
-		r.setOutput(out)
+		r.SetOutput(out)
 	case out.Exists():
 		var buf bytes.Buffer
 		if json.Compact(&buf, []byte(out.Raw)) == nil {
-			r.output, r.hasOut = buf.String(), true
+			r.Output, r.HasOut = buf.String(), true
 		} else {
-			r.setOutput(out)
+			r.SetOutput(out)
 		}
 	}
 	ct := out.Get("type").String()
 	switch rc := out.Get("return_code"); {
 	case strings.HasSuffix(ct, "_error"):
-		r.isError = true
-		r.failure.msg = out.Get("error_code").String()
+		r.IsError = true
+		r.Failure.Msg = out.Get("error_code").String()
 	case rc.Type == gjson.Number && rc.Raw != "0":
-		r.isError = true
-		r.failure.exitCode = raw(rc)
+		r.IsError = true
+		r.Failure.ExitCode = Raw(rc)
 	}
-	r.meta.setString("type", typ)
-	r.meta = join(r.meta, f.rest("tool_use_id", "content", "type"))
+	r.Meta.SetString("type", typ)
+	r.Meta = Join(r.Meta, f.rest("tool_use_id", "content", "type"))
 	return r
 }
 
@@ -497,45 +497,45 @@ func serverToolResult(f fields, typ string) *result {
 // whose id names no call of m answers the first call m records without an
 // id, which then takes the result's id: so a message whose call lost its
 // id is still the same message as a later copy that has it.
-func joinOwnResults(m *msg) {
-	if len(m.calls) == 0 || len(m.results) == 0 {
+func joinOwnResults(m *Msg) {
+	if len(m.Calls) == 0 || len(m.Results) == 0 {
 		return
 	}
-	kept := m.results[:0]
-	for _, r := range m.results {
-		var c, unnamed *call
-		for _, mc := range m.calls {
-			if mc.id != "" && mc.id == r.id && mc.output == nil {
+	kept := m.Results[:0]
+	for _, r := range m.Results {
+		var c, unnamed *Call
+		for _, mc := range m.Calls {
+			if mc.ID != "" && mc.ID == r.ID && mc.output == nil {
 				c = mc
 				break
 			}
-			if mc.id == "" && mc.output == nil && unnamed == nil {
+			if mc.ID == "" && mc.output == nil && unnamed == nil {
 				unnamed = mc
 			}
 		}
-		if c == nil && unnamed != nil && r.id != "" && !slices.ContainsFunc(m.calls, func(mc *call) bool { return mc.id == r.id }) {
+		if c == nil && unnamed != nil && r.ID != "" && !slices.ContainsFunc(m.Calls, func(mc *Call) bool { return mc.ID == r.ID }) {
 			c = unnamed
-			c.id = r.id
+			c.ID = r.ID
 		}
 		if c == nil {
 			kept = append(kept, r)
 			continue
 		}
-		if r.hasOut {
-			out := r.text()
+		if r.HasOut {
+			out := r.Text()
 			c.output = &out
 		} else {
 			empty := ""
 			c.output = &empty
 		}
-		c.isError, c.failure = r.isError, r.failure
-		c.meta = join(c.meta, r.meta)
+		c.isError, c.failure = r.IsError, r.Failure
+		c.Meta = Join(c.Meta, r.Meta)
 	}
-	m.results = kept
+	m.Results = kept
 }
 
 // kind names the JSON type of r for messages.
-func kind(r gjson.Result) string {
+func Kind(r gjson.Result) string {
 	switch r.Type {
 	case gjson.Null:
 		if !r.Exists() {
@@ -553,4 +553,16 @@ func kind(r gjson.Result) string {
 		return "an array"
 	}
 	return "an object"
+}
+
+// PartType is the part type of a media type: an image, audio, or a
+// file.
+func PartType(mt string) string {
+	switch {
+	case strings.HasPrefix(mt, "image/"):
+		return manifest.PartImage
+	case strings.HasPrefix(mt, "audio/"):
+		return manifest.PartAudio
+	}
+	return manifest.PartFile
 }

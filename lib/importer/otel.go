@@ -46,7 +46,7 @@ type span struct {
 	resource  attrs
 	scope     string
 	scopeVer  string
-	rest      obj
+	rest      Obj
 	synthetic bool // made up from log records whose span is not in the input
 }
 
@@ -56,7 +56,7 @@ type event struct {
 	ts    string
 	attrs attrs
 	body  gjson.Result
-	rest  obj
+	rest  Obj
 	used  bool
 	log   bool // a log record, counted as an input record
 }
@@ -85,19 +85,19 @@ func (a *attrs) str(k string) string {
 	if !v.Exists() {
 		return ""
 	}
-	return str(v)
+	return Str(v)
 }
 
 // obj returns the attributes not named in skip (or starting with a skip
 // entry ending in ".").
-func (a *attrs) obj(skip map[string]bool) obj {
-	var o obj
+func (a *attrs) obj(skip map[string]bool) Obj {
+	var o Obj
 	for _, k := range a.keys {
 		if skip[k] || skipPrefix(k, skip) {
 			continue
 		}
 		if v := a.vals[k]; informative(v) {
-			o.set(k, raw(v))
+			o.Set(k, Raw(v))
 		}
 	}
 	return o
@@ -115,77 +115,77 @@ func skipPrefix(k string, skip map[string]bool) bool {
 // anyValue flattens an OTLP AnyValue into plain JSON.
 func anyValue(v gjson.Result) json.RawMessage {
 	if v.Type != gjson.JSON {
-		return raw(v) // already plain (some exporters write plain values)
+		return Raw(v) // already plain (some exporters write plain values)
 	}
-	if s := first(v, "stringValue", "string_value"); s.Exists() {
-		return quote(s.String())
+	if s := First(v, "stringValue", "string_value"); s.Exists() {
+		return Quote(s.String())
 	}
-	if i := first(v, "intValue", "int_value"); i.Exists() {
+	if i := First(v, "intValue", "int_value"); i.Exists() {
 		lit := i.String()
 		if n, err := strconv.ParseInt(lit, 10, 64); err == nil && n <= 1<<53 && n >= -(1<<53) {
 			return json.RawMessage(strconv.FormatInt(n, 10))
 		}
-		return quote(lit)
+		return Quote(lit)
 	}
-	if d := first(v, "doubleValue", "double_value"); d.Exists() {
+	if d := First(v, "doubleValue", "double_value"); d.Exists() {
 		if d.Type == gjson.Number {
-			return raw(d)
+			return Raw(d)
 		}
-		return quote(d.String())
+		return Quote(d.String())
 	}
-	if bv := first(v, "boolValue", "bool_value"); bv.Exists() {
+	if bv := First(v, "boolValue", "bool_value"); bv.Exists() {
 		return jsonBool(bv.Bool())
 	}
-	if by := first(v, "bytesValue", "bytes_value"); by.Exists() {
-		return quote(by.String())
+	if by := First(v, "bytesValue", "bytes_value"); by.Exists() {
+		return Quote(by.String())
 	}
-	if arr := first(v, "arrayValue", "array_value"); arr.Exists() {
-		var l list
-		each(arr.Get("values"), func(_, e gjson.Result) bool {
+	if arr := First(v, "arrayValue", "array_value"); arr.Exists() {
+		var l List
+		Each(arr.Get("values"), func(_, e gjson.Result) bool {
 			l = append(l, anyValue(e))
 			return true
 		})
 		if l == nil {
 			return json.RawMessage("[]")
 		}
-		return l.raw()
+		return l.Raw()
 	}
-	if kv := first(v, "kvlistValue", "kvlist_value"); kv.Exists() {
-		var o obj
-		each(kv.Get("values"), func(_, e gjson.Result) bool {
-			o.set(e.Get("key").String(), anyValue(e.Get("value")))
+	if kv := First(v, "kvlistValue", "kvlist_value"); kv.Exists() {
+		var o Obj
+		Each(kv.Get("values"), func(_, e gjson.Result) bool {
+			o.Set(e.Get("key").String(), anyValue(e.Get("value")))
 			return true
 		})
 		if o == nil {
 			return json.RawMessage("{}")
 		}
-		return o.raw()
+		return o.Raw()
 	}
 	return json.RawMessage("null")
 }
 
 // keyValues flattens an OTLP attribute list.
-func (b *builder) keyValues(list gjson.Result, where string) (attrs, error) {
+func (b *Builder) keyValues(list gjson.Result, where string) (attrs, error) {
 	var a attrs
 	if !list.Exists() || list.Type == gjson.Null {
 		return a, nil
 	}
 	if list.IsObject() { // SDK dumps: already flat
-		each(list, func(k, v gjson.Result) bool {
-			a.set(k.String(), raw(v))
+		Each(list, func(k, v gjson.Result) bool {
+			a.set(k.String(), Raw(v))
 			return true
 		})
 		return a, nil
 	}
 	if !list.IsArray() {
-		return a, b.errorf(where, "expected an array of attributes, got %s", kind(list))
+		return a, b.Errorf(where, "expected an array of attributes, got %s", Kind(list))
 	}
 	var err error
 	i := 0
-	each(list, func(_, kv gjson.Result) bool {
+	Each(list, func(_, kv gjson.Result) bool {
 		k := kv.Get("key")
 		if k.Type != gjson.String {
-			err = b.errorf(fmt.Sprintf("%s[%d]", where, i), "attribute has no key")
+			err = b.Errorf(fmt.Sprintf("%s[%d]", where, i), "attribute has no key")
 			return false
 		}
 		a.set(k.Str, anyValue(kv.Get("value")))
@@ -204,7 +204,7 @@ type otelInput struct {
 	final  gjson.Result
 }
 
-func importOTel(b *builder, data []byte) error {
+func importOTel(b *Builder, data []byte) error {
 	in := &otelInput{byID: map[string]*span{}}
 	err := b.eachRecord(data, func(where string, rec gjson.Result) error {
 		return b.otelRecord(in, where, rec)
@@ -245,7 +245,7 @@ func importOTel(b *builder, data []byte) error {
 				text = buf.String()
 			}
 		}
-		b.outputs = append(b.outputs, output{Name: finalName, Content: text})
+		b.Outputs = append(b.Outputs, Output{Name: FinalName, Content: text})
 	}
 	return nil
 }
@@ -263,18 +263,18 @@ func sortKey(ts string) string {
 	return date + "." + (frac + "000000000")[:9]
 }
 
-func (b *builder) otelRecord(in *otelInput, where string, rec gjson.Result) error {
+func (b *Builder) otelRecord(in *otelInput, where string, rec gjson.Result) error {
 	switch {
 	case rec.Get("resourceSpans").Exists() || rec.Get("resource_spans").Exists():
-		return b.otlpTraces(in, where, first(rec, "resourceSpans", "resource_spans"))
+		return b.otlpTraces(in, where, First(rec, "resourceSpans", "resource_spans"))
 	case rec.Get("resourceLogs").Exists() || rec.Get("resource_logs").Exists():
-		return b.otlpLogs(in, where, first(rec, "resourceLogs", "resource_logs"))
+		return b.otlpLogs(in, where, First(rec, "resourceLogs", "resource_logs"))
 	case rec.Get("spans").IsArray():
 		in.final = rec.Get("final_output")
 		var err error
 		i := 0
-		each(rec.Get("spans"), func(_, s gjson.Result) bool {
-			err = b.sdkSpan(in, at(where, fmt.Sprintf("spans[%d]", i)), s)
+		Each(rec.Get("spans"), func(_, s gjson.Result) bool {
+			err = b.sdkSpan(in, At(where, fmt.Sprintf("spans[%d]", i)), s)
 			i++
 			return err == nil
 		})
@@ -282,60 +282,60 @@ func (b *builder) otelRecord(in *otelInput, where string, rec gjson.Result) erro
 	case rec.Get("name").Exists() && (rec.Get("context").Exists() || rec.Get("attributes").Exists()):
 		return b.sdkSpan(in, where, rec)
 	}
-	return b.errorf(where, "not OpenTelemetry data: expected resourceSpans, resourceLogs or span objects")
+	return b.Errorf(where, "not OpenTelemetry data: expected resourceSpans, resourceLogs or span objects")
 }
 
-func (b *builder) otlpTraces(in *otelInput, where string, rss gjson.Result) error {
+func (b *Builder) otlpTraces(in *otelInput, where string, rss gjson.Result) error {
 	if !rss.IsArray() {
-		return b.errorf(at(where, "resourceSpans"), "expected an array, got %s", kind(rss))
+		return b.Errorf(At(where, "resourceSpans"), "expected an array, got %s", Kind(rss))
 	}
-	for i, rs := range elems(rss) {
-		rsAt := at(where, fmt.Sprintf("resourceSpans[%d]", i))
-		res, err := b.keyValues(rs.Get("resource.attributes"), at(rsAt, "resource.attributes"))
+	for i, rs := range Elems(rss) {
+		rsAt := At(where, fmt.Sprintf("resourceSpans[%d]", i))
+		res, err := b.keyValues(rs.Get("resource.attributes"), At(rsAt, "resource.attributes"))
 		if err != nil {
 			return err
 		}
-		for j, ss := range elems(first(rs, "scopeSpans", "scope_spans", "instrumentationLibrarySpans")) {
-			ssAt := at(rsAt, fmt.Sprintf("scopeSpans[%d]", j))
-			scope := first(ss, "scope", "instrumentationLibrary")
+		for j, ss := range Elems(First(rs, "scopeSpans", "scope_spans", "instrumentationLibrarySpans")) {
+			ssAt := At(rsAt, fmt.Sprintf("scopeSpans[%d]", j))
+			scope := First(ss, "scope", "instrumentationLibrary")
 			spans := ss.Get("spans")
 			if spans.Exists() && !spans.IsArray() {
-				return b.errorf(at(ssAt, "spans"), "expected an array, got %s", kind(spans))
+				return b.Errorf(At(ssAt, "spans"), "expected an array, got %s", Kind(spans))
 			}
-			for k, sp := range elems(spans) {
-				spAt := at(ssAt, fmt.Sprintf("spans[%d]", k))
+			for k, sp := range Elems(spans) {
+				spAt := At(ssAt, fmt.Sprintf("spans[%d]", k))
 				if !sp.IsObject() {
-					return b.errorf(spAt, "expected a span object, got %s", kind(sp))
+					return b.Errorf(spAt, "expected a span object, got %s", Kind(sp))
 				}
-				a, err := b.keyValues(sp.Get("attributes"), at(spAt, "attributes"))
+				a, err := b.keyValues(sp.Get("attributes"), At(spAt, "attributes"))
 				if err != nil {
 					return err
 				}
 				s := &span{
 					where: spAt, order: len(in.spans), attrs: a, resource: res,
-					traceID:  first(sp, "traceId", "trace_id").String(),
-					spanID:   first(sp, "spanId", "span_id").String(),
-					parentID: first(sp, "parentSpanId", "parent_span_id").String(),
+					traceID:  First(sp, "traceId", "trace_id").String(),
+					spanID:   First(sp, "spanId", "span_id").String(),
+					parentID: First(sp, "parentSpanId", "parent_span_id").String(),
 					name:     sp.Get("name").String(),
-					start:    timestamp(first(sp, "startTimeUnixNano", "start_time_unix_nano")),
-					end:      timestamp(first(sp, "endTimeUnixNano", "end_time_unix_nano")),
+					start:    Timestamp(First(sp, "startTimeUnixNano", "start_time_unix_nano")),
+					end:      Timestamp(First(sp, "endTimeUnixNano", "end_time_unix_nano")),
 					scope:    scope.Get("name").String(),
 					scopeVer: scope.Get("version").String(),
-					rest: rest(sp, "traceId", "trace_id", "spanId", "span_id", "parentSpanId", "parent_span_id",
+					rest: Rest(sp, "traceId", "trace_id", "spanId", "span_id", "parentSpanId", "parent_span_id",
 						"name", "startTimeUnixNano", "start_time_unix_nano", "endTimeUnixNano", "end_time_unix_nano",
 						"attributes", "events"),
 				}
 				s.startKey = sortKey(s.start)
-				for e, ev := range elems(sp.Get("events")) {
-					evAt := at(spAt, fmt.Sprintf("events[%d]", e))
-					ea, err := b.keyValues(ev.Get("attributes"), at(evAt, "attributes"))
+				for e, ev := range Elems(sp.Get("events")) {
+					evAt := At(spAt, fmt.Sprintf("events[%d]", e))
+					ea, err := b.keyValues(ev.Get("attributes"), At(evAt, "attributes"))
 					if err != nil {
 						return err
 					}
 					s.events = append(s.events, &event{
 						where: evAt, name: ev.Get("name").String(), attrs: ea,
-						ts:   timestamp(first(ev, "timeUnixNano", "time_unix_nano")),
-						rest: rest(ev, "name", "attributes", "timeUnixNano", "time_unix_nano"),
+						ts:   Timestamp(First(ev, "timeUnixNano", "time_unix_nano")),
+						rest: Rest(ev, "name", "attributes", "timeUnixNano", "time_unix_nano"),
 					})
 				}
 				b.addSpan(in, s)
@@ -345,7 +345,7 @@ func (b *builder) otlpTraces(in *otelInput, where string, rss gjson.Result) erro
 	return nil
 }
 
-func (b *builder) addSpan(in *otelInput, s *span) {
+func (b *Builder) addSpan(in *otelInput, s *span) {
 	in.spans = append(in.spans, s)
 	if s.spanID != "" {
 		if old := in.byID[s.spanID]; old != nil && old.synthetic {
@@ -355,42 +355,42 @@ func (b *builder) addSpan(in *otelInput, s *span) {
 	}
 }
 
-func (b *builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error {
+func (b *Builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error {
 	if !rls.IsArray() {
-		return b.errorf(at(where, "resourceLogs"), "expected an array, got %s", kind(rls))
+		return b.Errorf(At(where, "resourceLogs"), "expected an array, got %s", Kind(rls))
 	}
-	for i, rl := range elems(rls) {
-		rlAt := at(where, fmt.Sprintf("resourceLogs[%d]", i))
-		for j, sl := range elems(first(rl, "scopeLogs", "scope_logs")) {
-			slAt := at(rlAt, fmt.Sprintf("scopeLogs[%d]", j))
-			recs := first(sl, "logRecords", "log_records")
+	for i, rl := range Elems(rls) {
+		rlAt := At(where, fmt.Sprintf("resourceLogs[%d]", i))
+		for j, sl := range Elems(First(rl, "scopeLogs", "scope_logs")) {
+			slAt := At(rlAt, fmt.Sprintf("scopeLogs[%d]", j))
+			recs := First(sl, "logRecords", "log_records")
 			if recs.Exists() && !recs.IsArray() {
-				return b.errorf(at(slAt, "logRecords"), "expected an array, got %s", kind(recs))
+				return b.Errorf(At(slAt, "logRecords"), "expected an array, got %s", Kind(recs))
 			}
-			for k, lr := range elems(recs) {
-				lrAt := at(slAt, fmt.Sprintf("logRecords[%d]", k))
+			for k, lr := range Elems(recs) {
+				lrAt := At(slAt, fmt.Sprintf("logRecords[%d]", k))
 				if !lr.IsObject() {
-					return b.errorf(lrAt, "expected a log record object, got %s", kind(lr))
+					return b.Errorf(lrAt, "expected a log record object, got %s", Kind(lr))
 				}
-				a, err := b.keyValues(lr.Get("attributes"), at(lrAt, "attributes"))
+				a, err := b.keyValues(lr.Get("attributes"), At(lrAt, "attributes"))
 				if err != nil {
 					return err
 				}
-				name := first(lr, "eventName", "event_name").String()
+				name := First(lr, "eventName", "event_name").String()
 				if name == "" {
 					name = a.str("event.name")
 				}
 				e := &event{
 					where: lrAt, name: name, attrs: a, log: true,
-					ts: timestamp(first(lr, "timeUnixNano", "time_unix_nano", "observedTimeUnixNano")),
-					rest: rest(lr, "eventName", "event_name", "attributes", "body", "timeUnixNano", "time_unix_nano",
+					ts: Timestamp(First(lr, "timeUnixNano", "time_unix_nano", "observedTimeUnixNano")),
+					rest: Rest(lr, "eventName", "event_name", "attributes", "body", "timeUnixNano", "time_unix_nano",
 						"observedTimeUnixNano", "traceId", "trace_id", "spanId", "span_id"),
 				}
 				if body := lr.Get("body"); body.Exists() {
 					e.body = gjson.ParseBytes(anyValue(body))
 				}
 				in.logs = append(in.logs, e)
-				in.logIDs = append(in.logIDs, first(lr, "spanId", "span_id").String())
+				in.logIDs = append(in.logIDs, First(lr, "spanId", "span_id").String())
 			}
 		}
 	}
@@ -398,39 +398,39 @@ func (b *builder) otlpLogs(in *otelInput, where string, rls gjson.Result) error 
 }
 
 // sdkSpan reads a span as the OpenTelemetry SDKs dump it (span.to_json()).
-func (b *builder) sdkSpan(in *otelInput, where string, sp gjson.Result) error {
+func (b *Builder) sdkSpan(in *otelInput, where string, sp gjson.Result) error {
 	if !sp.IsObject() {
-		return b.errorf(where, "expected a span object, got %s", kind(sp))
+		return b.Errorf(where, "expected a span object, got %s", Kind(sp))
 	}
-	a, err := b.keyValues(sp.Get("attributes"), at(where, "attributes"))
+	a, err := b.keyValues(sp.Get("attributes"), At(where, "attributes"))
 	if err != nil {
 		return err
 	}
-	res, err := b.keyValues(sp.Get("resource.attributes"), at(where, "resource.attributes"))
+	res, err := b.keyValues(sp.Get("resource.attributes"), At(where, "resource.attributes"))
 	if err != nil {
 		return err
 	}
 	s := &span{
 		where: where, order: len(in.spans), attrs: a, resource: res,
-		traceID:  sdkID(first(sp, "context.trace_id", "trace_id"), 32),
-		spanID:   sdkID(first(sp, "context.span_id", "span_id"), 16),
-		parentID: sdkID(first(sp, "parent.span_id", "parent_id"), 16),
+		traceID:  sdkID(First(sp, "context.trace_id", "trace_id"), 32),
+		spanID:   sdkID(First(sp, "context.span_id", "span_id"), 16),
+		parentID: sdkID(First(sp, "parent.span_id", "parent_id"), 16),
 		name:     sp.Get("name").String(),
-		start:    timestamp(sp.Get("start_time")),
-		end:      timestamp(sp.Get("end_time")),
+		start:    Timestamp(sp.Get("start_time")),
+		end:      Timestamp(sp.Get("end_time")),
 		scope:    sp.Get("instrumentation_scope.name").String(),
 		scopeVer: sp.Get("instrumentation_scope.version").String(),
-		rest:     rest(sp, "context", "parent", "name", "start_time", "end_time", "attributes", "events", "resource", "instrumentation_scope", "parent_id"),
+		rest:     Rest(sp, "context", "parent", "name", "start_time", "end_time", "attributes", "events", "resource", "instrumentation_scope", "parent_id"),
 	}
 	s.startKey = sortKey(s.start)
-	for e, ev := range elems(sp.Get("events")) {
-		evAt := at(where, fmt.Sprintf("events[%d]", e))
-		ea, err := b.keyValues(ev.Get("attributes"), at(evAt, "attributes"))
+	for e, ev := range Elems(sp.Get("events")) {
+		evAt := At(where, fmt.Sprintf("events[%d]", e))
+		ea, err := b.keyValues(ev.Get("attributes"), At(evAt, "attributes"))
 		if err != nil {
 			return err
 		}
 		s.events = append(s.events, &event{where: evAt, name: ev.Get("name").String(), attrs: ea,
-			ts: timestamp(ev.Get("timestamp")), rest: rest(ev, "name", "attributes", "timestamp")})
+			ts: Timestamp(ev.Get("timestamp")), rest: Rest(ev, "name", "attributes", "timestamp")})
 	}
 	b.addSpan(in, s)
 	return nil
@@ -454,8 +454,8 @@ func sdkID(v gjson.Result, digits int) string {
 
 // otelOps maps operation names to what they become.
 var otelOps = map[string]string{
-	"chat": llmCall, "text_completion": llmCall, "generate_content": llmCall,
-	"call_llm": llmCall, "completion": llmCall, "LLM": llmCall,
+	"chat": LLMCall, "text_completion": LLMCall, "generate_content": LLMCall,
+	"call_llm": LLMCall, "completion": LLMCall, "LLM": LLMCall,
 	"execute_tool": toolCall, "TOOL": toolCall,
 	"invoke_agent": "agent", "create_agent": "agent", "AGENT": "agent",
 }
@@ -468,7 +468,7 @@ var otelMessageEvents = map[string]string{
 	"gen_ai.tool.message":      "tool",
 }
 
-func (b *builder) otelSpan(s *span) error {
+func (b *Builder) otelSpan(s *span) error {
 	op := s.attrs.str("gen_ai.operation.name")
 	if op == "" {
 		op = s.attrs.str("openinference.span.kind")
@@ -480,23 +480,23 @@ func (b *builder) otelSpan(s *span) error {
 	}
 	kind := otelOps[op]
 	if kind == "" && s.synthetic {
-		kind = llmCall // log records about a span not in the input
+		kind = LLMCall // log records about a span not in the input
 	}
 	if s.resource.vals != nil {
 		b.otelResource(s)
 	}
 	switch kind {
-	case llmCall:
+	case LLMCall:
 		return b.otelLLM(s)
 	case toolCall:
 		b.otelTool(s)
 	case "agent":
 		meta := b.spanMeta(s, nil)
-		b.appendMeta("agents", meta.raw())
-		if b.agentModel == "" {
-			b.agentModel = s.attrs.str("gen_ai.request.model")
+		b.AppendMeta("agents", meta.Raw())
+		if b.AgentModel == "" {
+			b.AgentModel = s.attrs.str("gen_ai.request.model")
 		}
-		b.seen(s.start)
+		b.Seen(s.start)
 		b.countSpan(s, true, "")
 	default:
 		reason := b.reason("span")
@@ -509,12 +509,12 @@ func (b *builder) otelSpan(s *span) error {
 }
 
 // countSpan counts a span and its log records.
-func (b *builder) countSpan(s *span, mapped bool, reason string) {
+func (b *Builder) countSpan(s *span, mapped bool, reason string) {
 	if !s.synthetic {
 		if mapped {
-			b.mapRecord()
+			b.MapRecord()
 		} else {
-			b.skip(reason)
+			b.Skip(reason)
 		}
 	}
 	for _, e := range s.events {
@@ -522,14 +522,14 @@ func (b *builder) countSpan(s *span, mapped bool, reason string) {
 			continue
 		}
 		if mapped {
-			b.mapRecord() // read as a message, or kept in the step's metadata
+			b.MapRecord() // read as a message, or kept in the step's metadata
 		} else {
-			b.skip(b.reason("log"))
+			b.Skip(b.reason("log"))
 		}
 	}
 }
 
-func (b *builder) otelResource(s *span) {
+func (b *Builder) otelResource(s *span) {
 	r := &s.resource
 	if os := r.str("os.type"); os != "" {
 		b.env.OS = os
@@ -542,64 +542,64 @@ func (b *builder) otelResource(s *span) {
 		if lang := r.str("telemetry.sdk.language"); lang != "" {
 			name += "-" + lang
 		}
-		b.tool(name, r.str("telemetry.sdk.version"))
+		b.Tool(name, r.str("telemetry.sdk.version"))
 	}
-	b.tool(s.scope, s.scopeVer)
-	b.meta.setDefault("resource", r.obj(nil).raw())
+	b.Tool(s.scope, s.scopeVer)
+	b.Meta.setDefault("resource", r.obj(nil).Raw())
 }
 
 // spanMeta is a span's metadata: ids, timing, status and the attributes
 // the mapping did not use.
-func (b *builder) spanMeta(s *span, used map[string]bool) obj {
-	var m obj
+func (b *Builder) spanMeta(s *span, used map[string]bool) Obj {
+	var m Obj
 	if s.name != "" {
-		m.setString("span_name", s.name)
+		m.SetString("span_name", s.name)
 	}
 	if s.traceID != "" {
-		m.setString("trace_id", s.traceID)
+		m.SetString("trace_id", s.traceID)
 	}
 	if s.spanID != "" {
-		m.setString("span_id", s.spanID)
+		m.SetString("span_id", s.spanID)
 	}
 	if s.parentID != "" {
-		m.setString("parent_span_id", s.parentID)
+		m.SetString("parent_span_id", s.parentID)
 	}
 	if s.end != "" {
-		m.setString("end_time", s.end)
+		m.SetString("end_time", s.end)
 	}
-	m.set("attributes", s.attrs.obj(used).raw())
+	m.Set("attributes", s.attrs.obj(used).Raw())
 	m = append(m, s.rest...)
-	var evs, usedEvs list
+	var evs, usedEvs List
 	for _, e := range s.events {
 		if e.used {
 			// The content went into messages; keep the rest of the record.
-			var eo obj
-			eo.setString("name", e.name)
+			var eo Obj
+			eo.SetString("name", e.name)
 			if e.ts != "" {
-				eo.setString("timestamp", e.ts)
+				eo.SetString("timestamp", e.ts)
 			}
 			eo = append(eo, e.rest...)
-			usedEvs = append(usedEvs, eo.raw())
+			usedEvs = append(usedEvs, eo.Raw())
 			continue
 		}
-		var eo obj
-		eo.setString("name", e.name)
+		var eo Obj
+		eo.SetString("name", e.name)
 		if e.ts != "" {
-			eo.setString("timestamp", e.ts)
+			eo.SetString("timestamp", e.ts)
 		}
-		eo.set("attributes", e.attrs.obj(nil).raw())
+		eo.Set("attributes", e.attrs.obj(nil).Raw())
 		if informative(e.body) {
-			eo.set("body", raw(e.body))
+			eo.Set("body", Raw(e.body))
 		}
 		eo = append(eo, e.rest...)
-		evs = append(evs, eo.raw())
+		evs = append(evs, eo.Raw())
 	}
-	m.set("events", evs.raw())
-	m.set("message_events", usedEvs.raw())
+	m.Set("events", evs.Raw())
+	m.Set("message_events", usedEvs.Raw())
 	return m
 }
 
-func (b *builder) otelLLM(s *span) error {
+func (b *Builder) otelLLM(s *span) error {
 	used := map[string]bool{
 		"gen_ai.operation.name": true, "gen_ai.request.model": true, "gen_ai.response.model": true,
 		"gen_ai.input.messages": true, "gen_ai.output.messages": true, "gen_ai.system_instructions": true,
@@ -610,26 +610,26 @@ func (b *builder) otelLLM(s *span) error {
 	if model == "" {
 		model = s.attrs.str("gen_ai.request.model")
 	}
-	b.setModel(model)
-	var params obj
+	b.SetModel(model)
+	var params Obj
 	for _, k := range s.attrs.keys {
 		if p, ok := strings.CutPrefix(k, "gen_ai.request."); ok {
 			v := s.attrs.get(k)
-			params.set(p, raw(v))
+			params.Set(p, Raw(v))
 			if p != "model" {
-				b.param(p, raw(v))
+				b.param(p, Raw(v))
 			}
 		}
 	}
 	for _, k := range []string{"gen_ai.openai.request.seed", "gen_ai.openai.response.system_fingerprint", "gen_ai.response.system_fingerprint"} {
 		if v := s.attrs.get(k); v.Exists() {
-			b.param(k[strings.LastIndexByte(k, '.')+1:], raw(v))
+			b.param(k[strings.LastIndexByte(k, '.')+1:], Raw(v))
 		}
 	}
 	if p := s.attrs.str("gen_ai.system"); p != "" {
-		b.meta.setDefault("provider", quote(p))
+		b.Meta.setDefault("provider", Quote(p))
 	} else if p := s.attrs.str("gen_ai.provider.name"); p != "" {
-		b.meta.setDefault("provider", quote(p))
+		b.Meta.setDefault("provider", Quote(p))
 	}
 
 	in, out, err := b.otelMessages(s)
@@ -638,38 +638,38 @@ func (b *builder) otelLLM(s *span) error {
 	}
 	turn := firstTurn(out)
 	if turn == nil {
-		turn = &msg{role: "assistant"}
+		turn = &Msg{Role: "assistant"}
 		out = append(out, turn)
 	}
-	turn.ts = s.start
-	turn.params = params.raw()
+	turn.TS = s.start
+	turn.Params = params.Raw()
 	// gen_ai.usage.input_tokens, gen_ai.usage.cache_read.input_tokens, …:
 	// the step's usage (costs and other counters stay with it in metadata).
-	var usage obj
+	var usage Obj
 	for _, k := range s.attrs.keys {
 		if name, ok := strings.CutPrefix(k, "gen_ai.usage."); ok {
-			usage.set(strings.ReplaceAll(name, ".", "_"), raw(s.attrs.get(k)))
+			usage.Set(strings.ReplaceAll(name, ".", "_"), Raw(s.attrs.get(k)))
 			used[k] = true
 		}
 	}
-	turn.meta = join(b.spanMeta(s, used), turn.meta)
+	turn.Meta = Join(b.spanMeta(s, used), turn.Meta)
 	// The model that answered this call, as the other formats' model
 	// turns name it (the run's model is the first one).
 	if rm := s.attrs.str("gen_ai.response.model"); rm != "" {
-		turn.meta.setDefault("model", quote(rm))
+		turn.Meta.setDefault("model", Quote(rm))
 	}
-	turn.meta.setDefault("usage", usage.raw())
-	turn.failed = spanFailure(s)
-	b.seen(s.start)
+	turn.Meta.setDefault("usage", usage.Raw())
+	turn.Failed = spanFailure(s)
+	b.Seen(s.start)
 	b.exchange(in, out)
 	b.countSpan(s, true, "")
 	return nil
 }
 
 // otelMessages finds a model call's input and output messages.
-func (b *builder) otelMessages(s *span) (in, out []*msg, err error) {
-	where := at(s.where, "attributes")
-	read := func(v gjson.Result, at string) ([]*msg, error) {
+func (b *Builder) otelMessages(s *span) (in, out []*Msg, err error) {
+	where := At(s.where, "attributes")
+	read := func(v gjson.Result, at string) ([]*Msg, error) {
 		if v.Type == gjson.String && gjson.Valid(v.Str) {
 			v = gjson.Parse(v.Str)
 		}
@@ -696,24 +696,24 @@ func (b *builder) otelMessages(s *span) (in, out []*msg, err error) {
 		}
 	}
 	if sys.Exists() {
-		m := &msg{role: "system"}
+		m := &Msg{Role: "system"}
 		if sys.Type == gjson.String && gjson.Valid(sys.Str) && strings.HasPrefix(strings.TrimSpace(sys.Str), "[") {
 			sys = gjson.Parse(sys.Str)
 		}
-		if err := b.readParts(m, sys, at(where, "gen_ai.system_instructions")); err != nil {
+		if err := b.readParts(m, sys, At(where, "gen_ai.system_instructions")); err != nil {
 			return nil, nil, err
 		}
 		in = append(in, m)
 	}
 	if inV.Exists() {
-		msgs, err := read(inV, at(where, "gen_ai.input.messages"))
+		msgs, err := read(inV, At(where, "gen_ai.input.messages"))
 		if err != nil {
 			return nil, nil, err
 		}
 		in = append(in, msgs...)
 	}
 	if outV.Exists() {
-		msgs, err := read(outV, at(where, "gen_ai.output.messages"))
+		msgs, err := read(outV, At(where, "gen_ai.output.messages"))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -723,7 +723,7 @@ func (b *builder) otelMessages(s *span) (in, out []*msg, err error) {
 	for _, e := range s.events {
 		body := e.body
 		if !body.Exists() {
-			body = gjson.ParseBytes(e.attrs.obj(nil).raw())
+			body = gjson.ParseBytes(e.attrs.obj(nil).Raw())
 		}
 		if role, ok := otelMessageEvents[e.name]; ok {
 			e.used = true
@@ -731,29 +731,29 @@ func (b *builder) otelMessages(s *span) (in, out []*msg, err error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			m.role = role
+			m.Role = role
 			in = append(in, m)
 			continue
 		}
 		switch e.name {
 		case "gen_ai.choice":
 			e.used = true
-			m, err := b.readMsg(first(body, "message"), otelTable, e.where, "assistant")
+			m, err := b.readMsg(First(body, "message"), otelTable, e.where, "assistant")
 			if err != nil {
 				return nil, nil, err
 			}
-			m.meta = join(rest(body, "message"), m.meta)
+			m.Meta = Join(Rest(body, "message"), m.Meta)
 			out = append(out, m)
 		case "gen_ai.content.prompt":
 			e.used = true
-			msgs, err := read(e.attrs.get("gen_ai.prompt"), at(e.where, "gen_ai.prompt"))
+			msgs, err := read(e.attrs.get("gen_ai.prompt"), At(e.where, "gen_ai.prompt"))
 			if err != nil {
 				return nil, nil, err
 			}
 			in = append(in, msgs...)
 		case "gen_ai.content.completion":
 			e.used = true
-			msgs, err := read(e.attrs.get("gen_ai.completion"), at(e.where, "gen_ai.completion"))
+			msgs, err := read(e.attrs.get("gen_ai.completion"), At(e.where, "gen_ai.completion"))
 			if err != nil {
 				return nil, nil, err
 			}
@@ -767,8 +767,8 @@ func (b *builder) otelMessages(s *span) (in, out []*msg, err error) {
 	if len(out) == 0 {
 		out = indexedMsgs(&s.attrs, "gen_ai.completion.")
 		for _, m := range out {
-			if m.role == "" || m.role == "user" {
-				m.role = "assistant"
+			if m.Role == "" || m.Role == "user" {
+				m.Role = "assistant"
 			}
 		}
 	}
@@ -784,10 +784,10 @@ func (b *builder) otelMessages(s *span) (in, out []*msg, err error) {
 // indexedMsgs rebuilds messages from attributes such as
 // gen_ai.prompt.0.role, gen_ai.prompt.0.content and
 // gen_ai.completion.0.tool_calls.1.arguments.
-func indexedMsgs(a *attrs, prefix string) []*msg {
-	byIndex := map[int]*msg{}
+func indexedMsgs(a *attrs, prefix string) []*Msg {
+	byIndex := map[int]*Msg{}
 	var order []int
-	calls := map[[2]int]*call{}
+	calls := map[[2]int]*Call{}
 	for _, k := range a.keys {
 		p, ok := strings.CutPrefix(k, prefix)
 		if !ok {
@@ -800,53 +800,53 @@ func indexedMsgs(a *attrs, prefix string) []*msg {
 		}
 		m := byIndex[i]
 		if m == nil {
-			m = &msg{role: "user"}
+			m = &Msg{Role: "user"}
 			byIndex[i] = m
 			order = append(order, i)
 		}
 		v := a.get(k)
 		switch {
 		case field == "role":
-			m.role = normRole(v.String())
+			m.Role = normRole(v.String())
 		case field == "content":
-			m.addText(str(v))
+			m.AddText(Str(v))
 		case field == "tool_call_id":
-			m.results = append(m.results, &result{id: v.String()})
+			m.Results = append(m.Results, &Result{ID: v.String()})
 		case strings.HasPrefix(field, "tool_calls."):
 			ci, f, _ := strings.Cut(strings.TrimPrefix(field, "tool_calls."), ".")
 			n, err := strconv.Atoi(ci)
 			if err != nil {
-				m.meta.set(field, raw(v))
+				m.Meta.Set(field, Raw(v))
 				continue
 			}
 			c := calls[[2]int{i, n}]
 			if c == nil {
-				c = &call{}
+				c = &Call{}
 				calls[[2]int{i, n}] = c
-				m.calls = append(m.calls, c)
+				m.Calls = append(m.Calls, c)
 			}
 			switch f {
 			case "id":
-				c.id = v.String()
+				c.ID = v.String()
 			case "name":
-				c.name = v.String()
+				c.Name = v.String()
 			case "arguments":
-				c.args = args(v)
+				c.Args = Args(v)
 			default:
-				c.meta.set(f, raw(v))
+				c.Meta.Set(f, Raw(v))
 			}
 		default:
-			m.meta.set(field, raw(v))
+			m.Meta.Set(field, Raw(v))
 		}
 	}
 	sort.Ints(order)
-	var out []*msg
+	var out []*Msg
 	for _, i := range order {
 		m := byIndex[i]
-		if m.role == "tool" && len(m.results) > 0 {
-			r := m.results[0]
-			r.output, r.hasOut = m.text, m.hasText
-			m.text, m.hasText = "", false
+		if m.Role == "tool" && len(m.Results) > 0 {
+			r := m.Results[0]
+			r.Output, r.HasOut = m.Text, m.HasText
+			m.Text, m.HasText = "", false
 		}
 		out = append(out, m)
 	}
@@ -855,42 +855,42 @@ func indexedMsgs(a *attrs, prefix string) []*msg {
 
 // agentOutput reads any-agent's gen_ai.output: text, or (type json) a list
 // of {"tool.name", "tool.args"} calls.
-func agentOutput(o gjson.Result, typ string) *msg {
-	m := &msg{role: "assistant"}
-	text := str(o)
+func agentOutput(o gjson.Result, typ string) *Msg {
+	m := &Msg{Role: "assistant"}
+	text := Str(o)
 	if typ == "json" && gjson.Valid(text) {
 		v := gjson.Parse(text)
 		if v.IsArray() && v.Get("0.tool\\.name").Exists() {
-			each(v, func(_, c gjson.Result) bool {
-				m.calls = append(m.calls, &call{name: c.Get("tool\\.name").String(), args: args(c.Get("tool\\.args")),
-					meta: rest(c, "tool.name", "tool.args")})
+			Each(v, func(_, c gjson.Result) bool {
+				m.Calls = append(m.Calls, &Call{Name: c.Get("tool\\.name").String(), Args: Args(c.Get("tool\\.args")),
+					Meta: Rest(c, "tool.name", "tool.args")})
 				return true
 			})
 			return m
 		}
 	}
-	m.addText(text)
+	m.AddText(text)
 	return m
 }
 
 // spanFailure says whether a span records a failed operation: an error
 // status (with its message) or the semantic conventions' error.type.
-func spanFailure(s *span) *failure {
-	status := gjson.ParseBytes(s.rest.get("status"))
-	if code := first(status, "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
-		msg := first(status, "message", "description").String()
+func spanFailure(s *span) *Failure {
+	status := gjson.ParseBytes(s.rest.Get("status"))
+	if code := First(status, "code", "status_code"); code.String() == "2" || strings.EqualFold(code.String(), "error") || code.String() == "STATUS_CODE_ERROR" {
+		msg := First(status, "message", "description").String()
 		if msg == "" {
 			msg = s.attrs.str("error.type")
 		}
-		return &failure{msg: msg}
+		return &Failure{Msg: msg}
 	}
 	if et := s.attrs.str("error.type"); et != "" {
-		return &failure{msg: et}
+		return &Failure{Msg: et}
 	}
 	return nil
 }
 
-func (b *builder) otelTool(s *span) {
+func (b *Builder) otelTool(s *span) {
 	used := map[string]bool{
 		"gen_ai.operation.name": true, "gen_ai.tool.name": true, "gen_ai.tool.call.id": true,
 		"gen_ai.tool.call.arguments": true, "gen_ai.tool.args": true, "gen_ai.tool.call.result": true,
@@ -912,18 +912,18 @@ func (b *builder) otelTool(s *span) {
 			break
 		}
 	}
-	r := &result{id: id, name: name, ts: s.start}
+	r := &Result{ID: id, Name: name, TS: s.start}
 	for _, k := range []string{"gen_ai.tool.call.result", "gen_ai.output", "output.value"} {
 		if v := s.attrs.get(k); v.Exists() {
-			r.output, r.hasOut = str(v), true
+			r.Output, r.HasOut = Str(v), true
 			break
 		}
 	}
 	fail := spanFailure(s)
 	var out *string
-	if r.hasOut {
-		out = &r.output
+	if r.HasOut {
+		out = &r.Output
 	}
-	b.toolRun(id, name, args(argv), out, fail, s.start, b.spanMeta(s, used))
+	b.toolRun(id, name, Args(argv), out, fail, s.start, b.spanMeta(s, used))
 	b.countSpan(s, true, "")
 }

@@ -77,8 +77,8 @@ func windowsSlashes(p string) string {
 
 // relativeParams returns params with its path-valued members made
 // relative to the working directories, or params itself when none is.
-func (b *builder) relativeParams(params json.RawMessage) json.RawMessage {
-	if len(b.roots) == 0 || len(params) == 0 {
+func (b *Builder) relativeParams(params json.RawMessage) json.RawMessage {
+	if len(b.Roots) == 0 || len(params) == 0 {
 		return params
 	}
 	v := gjson.ParseBytes(params)
@@ -94,36 +94,43 @@ func (b *builder) relativeParams(params json.RawMessage) json.RawMessage {
 
 // relativeValue rewrites v: strings when inPath (they are the value of a
 // path member, or its elements), objects member by member.
-func (b *builder) relativeValue(v gjson.Result, inPath bool) (json.RawMessage, bool) {
+func (b *Builder) relativeValue(v gjson.Result, inPath bool) (json.RawMessage, bool) {
 	switch {
 	case v.Type == gjson.String && inPath:
-		if rel, ok := relPath(v.Str, b.roots); ok {
-			return quote(rel), true
+		if rel, ok := relPath(v.Str, b.Roots); ok {
+			return Quote(rel), true
 		}
 	case v.IsObject():
-		var o obj
+		var o Obj
 		changed := false
-		each(v, func(k, m gjson.Result) bool {
+		Each(v, func(k, m gjson.Result) bool {
 			nv, ok := b.relativeValue(m, pathKey(k.Str))
 			changed = changed || ok
-			o = append(o, member{k.Str, nv})
+			o = append(o, Member{k.Str, nv})
 			return true
 		})
 		if changed {
-			return o.raw(), true
+			return o.Raw(), true
 		}
 	case v.IsArray() && inPath:
-		var l list
+		var l List
 		changed := false
-		each(v, func(_, e gjson.Result) bool {
+		Each(v, func(_, e gjson.Result) bool {
 			nv, ok := b.relativeValue(e, e.Type == gjson.String)
 			changed = changed || ok
 			l = append(l, nv)
 			return true
 		})
 		if changed {
-			return l.raw(), true
+			return l.Raw(), true
 		}
 	}
-	return raw(v), false
+	return Raw(v), false
+}
+
+// CleanRelative reports whether p is a clean relative path: no root, no
+// backslash, no NUL, no "..".
+func CleanRelative(p string) bool {
+	return p != "" && !strings.HasPrefix(p, "/") && !strings.Contains(p, "\\") && !strings.Contains(p, "\x00") &&
+		!strings.HasPrefix(p, "../") && !strings.Contains(p, "/../") && p != ".." && !strings.HasSuffix(p, "/..")
 }

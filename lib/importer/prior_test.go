@@ -29,33 +29,33 @@ func packPrior(s *store.Store, format string, data []byte, ckpt string) (packed,
 	opts := Options{Checkpoint: ckpt, Prior: execlog.LoadPrior(s, file, key)}
 	l, rep, err := ImportLog(format, data, opts)
 	if err != nil {
-		return packed{err: err}, 0
+		return packed{Err: err}, 0
 	}
 	if err := l.Check(execlog.Options{}); err != nil {
-		return packed{err: err}, 0
+		return packed{Err: err}, 0
 	}
 	if err := l.CheckStore(s); err != nil {
-		return packed{err: err}, 0
+		return packed{Err: err}, 0
 	}
 	m, _, err := l.Pack(s)
 	if err != nil {
-		return packed{err: err}, 0
+		return packed{Err: err}, 0
 	}
 	if err := l.SavePrior(file, key); err != nil {
-		return packed{err: err}, 0
+		return packed{Err: err}, 0
 	}
 	b, err := s.Get(m.Hash)
 	if err != nil {
-		return packed{err: err}, 0
+		return packed{Err: err}, 0
 	}
 	// The steps taken are not among m's slots: the refs are read back.
 	stored, err := manifest.Parse(b)
 	if err != nil {
-		return packed{err: err}, 0
+		return packed{Err: err}, 0
 	}
 	refs := stored.Refs()
 	slices.SortFunc(refs, func(a, b digest.Digest) int { return strings.Compare(a.String(), b.String()) })
-	return packed{manifest: b, objects: slices.Compact(refs), warnings: l.Warnings}, rep.Reused
+	return packed{Manifest: b, Objects: slices.Compact(refs), Warnings: l.Warnings}, rep.Reused
 }
 
 // cuts returns up to n line ends of data, spread over it, the last one
@@ -122,8 +122,8 @@ func TestPriorChanged(t *testing.T) {
 			t.Parallel()
 			s := newStore(t)
 			ckpt := filepath.Join(t.TempDir(), "c.ckpt")
-			if p, _ := packPrior(s, ClaudeCode, c.first, ckpt); p.err != nil {
-				t.Fatal(p.err)
+			if p, _ := packPrior(s, ClaudeCode, c.first, ckpt); p.Err != nil {
+				t.Fatal(p.Err)
 			}
 			got, _ := packPrior(s, ClaudeCode, c.again, ckpt)
 			want := packDirect(newStore(t), ClaudeCode, c.again, Options{}, execlog.Options{})

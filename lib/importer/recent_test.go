@@ -73,7 +73,7 @@ func TestClaudeCodeSynthetic(t *testing.T) {
 	}
 	var models []any
 	for _, s := range l.Steps {
-		if s.Type == llmCall {
+		if s.Type == LLMCall {
 			models = append(models, s.Metadata["model"])
 		}
 	}
@@ -83,7 +83,7 @@ func TestClaudeCodeSynthetic(t *testing.T) {
 	// The last answer is the last model turn's output, not an output file.
 	last := ""
 	for _, s := range l.Steps {
-		if s.Type == llmCall && s.Output != nil {
+		if s.Type == LLMCall && s.Output != nil {
 			last = *s.Output
 		}
 	}
@@ -284,7 +284,7 @@ func TestClaudeCodeProgressAndTranscript(t *testing.T) {
 }
 
 // b is a builder of format f, to read its record kinds.
-func b(f string) *builder { return newBuilder(f, Options{}) }
+func b(f string) *Builder { return newBuilder(lookup(f), Options{}) }
 
 func slicesContain(l []string, s string) bool {
 	for _, e := range l {
@@ -319,7 +319,7 @@ func TestModelPerTurn(t *testing.T) {
 		}
 		var got []any
 		for _, s := range decode(t, out).Steps {
-			if s.Type == llmCall {
+			if s.Type == LLMCall {
 				got = append(got, s.Metadata["model"])
 			}
 		}

@@ -17,7 +17,7 @@ import (
 // at joins a record location and a path inside it: "line 3" and
 // "message" give "line 3: message", "[2].request" and "messages[0]" give
 // "[2].request.messages[0]".
-func at(where, sub string) string {
+func At(where, sub string) string {
 	switch {
 	case where == "":
 		return sub
@@ -34,13 +34,13 @@ func at(where, sub string) string {
 // wholeDoc parses data as one JSON document. It reports false, with no
 // error, when data looks like JSON Lines instead (its first line is a
 // complete JSON value and more follows).
-func (b *builder) wholeDoc(data []byte) (gjson.Result, bool, error) {
+func (b *Builder) WholeDoc(data []byte) (gjson.Result, bool, error) {
 	if gjson.ValidBytes(data) {
 		if !utf8.Valid(data) {
-			return gjson.Result{}, false, b.errorf(invalidUTF8At(data), "invalid UTF-8")
+			return gjson.Result{}, false, b.Errorf(invalidUTF8At(data), "invalid UTF-8")
 		}
 		if err := checkSurrogates(data); err != nil {
-			return gjson.Result{}, false, b.errorf("", "%v", err)
+			return gjson.Result{}, false, b.Errorf("", "%v", err)
 		}
 		return parse(data), true, nil
 	}
@@ -51,7 +51,7 @@ func (b *builder) wholeDoc(data []byte) (gjson.Result, bool, error) {
 	if t := bytes.TrimSpace(firstLine); len(t) > 0 && gjson.ValidBytes(t) {
 		return gjson.Result{}, false, nil
 	}
-	return gjson.Result{}, false, b.errorf("", "invalid JSON: %s", jsonError(data))
+	return gjson.Result{}, false, b.Errorf("", "invalid JSON: %s", jsonError(data))
 }
 
 // jsonError describes why data is not JSON, with the line and column.
@@ -89,14 +89,14 @@ func invalidUTF8At(data []byte) string {
 // object. A last line that is cut short (a log still being written) is
 // left out with a warning naming it, unless it is the only one; any other
 // line that is not JSON is an error naming it.
-func (b *builder) jsonLines(data []byte, fn func(where string, rec gjson.Result) error) error {
+func (b *Builder) JSONLines(data []byte, fn func(where string, rec gjson.Result) error) error {
 	return b.jsonLinesIn(data, 0, len(data), fn)
 }
 
 // jsonLinesIn is jsonLines for the lines of data[from:to] only (from and
 // to at the start of a line, or len(data)), named and judged as lines of
 // data: the lines before from were read before.
-func (b *builder) jsonLinesIn(data []byte, from, to int, fn func(where string, rec gjson.Result) error) error {
+func (b *Builder) jsonLinesIn(data []byte, from, to int, fn func(where string, rec gjson.Result) error) error {
 	last := lastLine(data)
 	seen := len(bytes.TrimSpace(data[:from])) > 0 // a line before from was read, so was JSON
 	first := 1 + bytes.Count(data[:from], []byte{'\n'})
@@ -105,21 +105,21 @@ func (b *builder) jsonLinesIn(data []byte, from, to int, fn func(where string, r
 		where := fmt.Sprintf("%sline %d", b.linePrefix, n)
 		if !gjson.ValidBytes(line) {
 			if n == last && seen && truncated(line) {
-				b.warn("%s is cut short (the log was still being written?); it is left out", where)
+				b.Warn("%s is cut short (the log was still being written?); it is left out", where)
 				return nil
 			}
-			return b.errorf(where, "invalid JSON: %s", jsonErrorShort(line))
+			return b.Errorf(where, "invalid JSON: %s", jsonErrorShort(line))
 		}
 		seen = true
 		if !utf8.Valid(line) {
-			return b.errorf(where, "invalid UTF-8")
+			return b.Errorf(where, "invalid UTF-8")
 		}
 		if err := checkSurrogates(line); err != nil {
-			return b.errorf(where, "%v", err)
+			return b.Errorf(where, "%v", err)
 		}
 		rec := parse(line)
 		if !rec.IsObject() {
-			return b.errorf(where, "expected a JSON object, got %s", kind(rec))
+			return b.Errorf(where, "expected a JSON object, got %s", Kind(rec))
 		}
 		return fn(where, rec)
 	})
@@ -152,22 +152,22 @@ func jsonErrorShort(line []byte) string {
 
 // eachRecord calls fn for each record of data: the elements of a top-level
 // array, a lone top-level object, or the lines of JSON Lines.
-func (b *builder) eachRecord(data []byte, fn func(where string, rec gjson.Result) error) error {
-	doc, whole, err := b.wholeDoc(data)
+func (b *Builder) eachRecord(data []byte, fn func(where string, rec gjson.Result) error) error {
+	doc, whole, err := b.WholeDoc(data)
 	if err != nil {
 		return err
 	}
 	if !whole {
-		return b.jsonLines(data, fn)
+		return b.JSONLines(data, fn)
 	}
 	switch {
 	case doc.IsArray():
 		i := 0
-		each(doc, func(_, rec gjson.Result) bool {
+		Each(doc, func(_, rec gjson.Result) bool {
 			where := fmt.Sprintf("[%d]", i)
 			i++
 			if !rec.IsObject() {
-				err = b.errorf(where, "expected a JSON object, got %s", kind(rec))
+				err = b.Errorf(where, "expected a JSON object, got %s", Kind(rec))
 				return false
 			}
 			err = fn(where, rec)
@@ -177,7 +177,7 @@ func (b *builder) eachRecord(data []byte, fn func(where string, rec gjson.Result
 	case doc.IsObject():
 		return fn("", doc)
 	}
-	return b.errorf("", "expected a JSON object or array, got %s", kind(doc))
+	return b.Errorf("", "expected a JSON object or array, got %s", Kind(doc))
 }
 
 // checkSurrogates rejects \u escapes that are not valid UTF-16 (a lone

@@ -76,7 +76,7 @@ func PriorFile(checkpoint string) (file, key string) {
 // saved is what a checkpoint holds: the state after the lines it covers,
 // the builder's and the format's.
 type saved struct {
-	B *builder
+	B *Builder
 	// Claude Code's; WS nil: the workspace is read in full at the end.
 	C  *ccState
 	WS *ccWorkspace
@@ -101,7 +101,7 @@ type resumable struct {
 // from the checkpoint b.opts.Checkpoint names when it covers the first
 // bytes of data, and saving the state once the complete lines are read
 // (resumePoint), before the rest and the end of the import change it.
-func (b *builder) readLines(data []byte, read func(where string, rec gjson.Result) error, r resumable) error {
+func (b *Builder) readLines(data []byte, read func(where string, rec gjson.Result) error, r resumable) error {
 	ck := b.restore(data)
 	if ck.s != nil && r.restore(ck.s) {
 		b.resume(ck)
@@ -142,7 +142,7 @@ type checkpointHeader struct {
 // checkpointKey names all a checkpoint's state depends on but the
 // transcript: the format version, this program's build, the shape of the
 // state, and the options that change how lines are read.
-func checkpointKey(b *builder) string {
+func checkpointKey(b *Builder) string {
 	var subs []string
 	for _, f := range b.opts.Subagents {
 		h := sha256.Sum256(f.Data)
@@ -208,7 +208,7 @@ type checkpoint struct {
 // restore returns the checkpoint saved for data: a state to resume when
 // there is one of this import's key whose covered bytes data still
 // begins with. The objects of the literals it names are b's memo.
-func (b *builder) restore(data []byte) checkpoint {
+func (b *Builder) restore(data []byte) checkpoint {
 	ck := checkpoint{sum: sha256.New()}
 	if b.opts.Checkpoint == "" {
 		return ck
@@ -259,17 +259,17 @@ func (b *builder) restore(data []byte) checkpoint {
 
 // resume makes b the builder a checkpoint saved, with this import's
 // options and memo.
-func (b *builder) resume(ck checkpoint) {
-	opts, det, memo := b.opts, b.det, b.memo
+func (b *Builder) resume(ck checkpoint) {
+	f, opts, det, memo := b.f, b.opts, b.det, b.memo
 	*b = *ck.s.B
-	b.opts, b.det, b.memo = opts, det, memo
+	b.f, b.opts, b.det, b.memo = f, opts, det, memo
 	b.resumed = ck.lines
 }
 
 // save encodes the state after data[:n], to replace ck, which covered
 // data[:ck.n]; the checkpoint is written at the end of the import
 // (commit), with the objects of the literals up to n.
-func (b *builder) save(ck checkpoint, data []byte, n int, s *saved) {
+func (b *Builder) save(ck checkpoint, data []byte, n int, s *saved) {
 	if b.memo != nil {
 		b.memo.covered = n
 	}
@@ -277,13 +277,14 @@ func (b *builder) save(ck checkpoint, data []byte, n int, s *saved) {
 		return
 	}
 	// The builder itself, for the format's state may point to it; what
-	// the options and the memo give is this import's, not the state's.
-	opts, det, resumed, memo := b.opts, b.det, b.resumed, b.memo
-	b.opts, b.det, b.resumed, b.memo = Options{}, nil, 0, nil
+	// the format, the options and the memo give is this import's, not
+	// the state's.
+	f, opts, det, resumed, memo := b.f, b.opts, b.det, b.resumed, b.memo
+	b.f, b.opts, b.det, b.resumed, b.memo = nil, Options{}, nil, 0, nil
 	s.B = b
 	// A little more than the last state: written once, not grown.
 	state, err := snap.Encode(make([]byte, 0, ck.size+ck.size/8), s, data[:n])
-	b.opts, b.det, b.resumed, b.memo = opts, det, resumed, memo
+	b.f, b.opts, b.det, b.resumed, b.memo = f, opts, det, resumed, memo
 	if err != nil {
 		return
 	}
@@ -308,7 +309,7 @@ type pendingCheckpoint struct {
 // commit writes the checkpoint save made, replacing the previous one. A
 // checkpoint is a cache: when it cannot be written the import goes on,
 // and the next one reads the transcript in full.
-func (b *builder) commit() {
+func (b *Builder) commit() {
 	p := b.pending
 	if p == nil {
 		return

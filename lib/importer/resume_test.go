@@ -426,9 +426,9 @@ func TestResumePack(t *testing.T) {
 			opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
 			half := ends[len(ends)/2]
 			full := newStore(t)
-			if r := packDirect(full, fx.format, data[:half], opts, execlog.Options{}); r.err != nil && want.err == nil {
+			if r := packDirect(full, fx.format, data[:half], opts, execlog.Options{}); r.Err != nil && want.Err == nil {
 				// A prefix may not import (no record of the kinds it needs yet).
-				t.Logf("the first half does not import: %v", r.err)
+				t.Logf("the first half does not import: %v", r.Err)
 			}
 			// The objects are in full: found by their names.
 			got := packDirect(full, fx.format, data, opts, execlog.Options{})
@@ -451,7 +451,7 @@ func TestResumePack(t *testing.T) {
 // stored fails unless every object p references is in s, whole.
 func stored(t *testing.T, s *store.Store, p packed) {
 	t.Helper()
-	for _, d := range p.objects {
+	for _, d := range p.Objects {
 		if _, err := s.Get(d); err != nil {
 			t.Fatalf("the pack's object %s: %v", d, err)
 		}
@@ -492,13 +492,13 @@ func TestResumeTrustsNamedObjects(t *testing.T) {
 	s := newStore(t)
 	opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
 	first := packDirect(s, ClaudeCode, data[:ends[len(ends)/2]], opts, execlog.Options{})
-	if first.err != nil {
-		t.Fatal(first.err)
+	if first.Err != nil {
+		t.Fatal(first.Err)
 	}
 	// The largest object is a tool output of the covered lines.
 	var big digest.Digest
 	var most int64
-	for _, d := range first.objects {
+	for _, d := range first.Objects {
 		if fi, err := os.Stat(s.ObjectPath(d)); err == nil && fi.Size() > most {
 			big, most = d, fi.Size()
 		}
@@ -512,10 +512,10 @@ func TestResumeTrustsNamedObjects(t *testing.T) {
 	if err := os.WriteFile(s.ObjectPath(big), b, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	if got := packDirect(s, ClaudeCode, data, opts, execlog.Options{}); got.err != nil {
-		t.Fatalf("resumed pack: %v", got.err)
+	if got := packDirect(s, ClaudeCode, data, opts, execlog.Options{}); got.Err != nil {
+		t.Fatalf("resumed pack: %v", got.Err)
 	}
-	if got := packDirect(s, ClaudeCode, data, Options{}, execlog.Options{}); got.err == nil || !strings.Contains(got.err.Error(), "other bytes") {
-		t.Fatalf("full pack over a damaged object: %v, want it refused", got.err)
+	if got := packDirect(s, ClaudeCode, data, Options{}, execlog.Options{}); got.Err == nil || !strings.Contains(got.Err.Error(), "other bytes") {
+		t.Fatalf("full pack over a damaged object: %v, want it refused", got.Err)
 	}
 }

@@ -107,7 +107,7 @@ func decode(t *testing.T, out []byte) *testLog {
 			if s.Tool == "" {
 				t.Errorf("steps[%d]: tool_call without tool", i)
 			}
-		case llmCall:
+		case LLMCall:
 			if s.Deterministic {
 				t.Errorf("steps[%d]: llm_call marked deterministic", i)
 			}
@@ -555,7 +555,7 @@ func TestSamples(t *testing.T) {
 			if l.Model.Identifier != sm.model {
 				t.Errorf("model = %q, want %q", l.Model.Identifier, sm.model)
 			}
-			if n := l.count(llmCall); n != sm.llmSteps {
+			if n := l.count(LLMCall); n != sm.llmSteps {
 				t.Errorf("%d llm_call steps, want %d", n, sm.llmSteps)
 			}
 			var tools []string
@@ -592,8 +592,8 @@ func TestSamples(t *testing.T) {
 				}
 			case sm.output == "" && len(l.Outputs) != 0:
 				t.Errorf("outputs = %+v, want none", l.Outputs)
-			case sm.output != "" && (len(l.Outputs) != 1+len(sm.written) || l.Outputs[0].Name != finalName || !strings.HasPrefix(l.Outputs[0].Content, sm.output)):
-				t.Errorf("outputs = %+v, want %s starting %q", l.Outputs, finalName, sm.output)
+			case sm.output != "" && (len(l.Outputs) != 1+len(sm.written) || l.Outputs[0].Name != FinalName || !strings.HasPrefix(l.Outputs[0].Content, sm.output)):
+				t.Errorf("outputs = %+v, want %s starting %q", l.Outputs, FinalName, sm.output)
 			}
 			if sm.check != nil {
 				sm.check(t, l)
@@ -647,8 +647,8 @@ func TestTracesAndLogsJoin(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := decode(t, out)
-	if l.Model.Identifier != "gpt-4o-mini-2024-07-18" || l.count(llmCall) != 2 || len(l.toolSteps()) != 2 {
-		t.Errorf("model %q, %d llm steps, %d tool steps", l.Model.Identifier, l.count(llmCall), len(l.toolSteps()))
+	if l.Model.Identifier != "gpt-4o-mini-2024-07-18" || l.count(LLMCall) != 2 || len(l.toolSteps()) != 2 {
+		t.Errorf("model %q, %d llm steps, %d tool steps", l.Model.Identifier, l.count(LLMCall), len(l.toolSteps()))
 	}
 	if rep.Records != 11 || rep.Mapped != 11 || len(rep.Warnings) != 0 {
 		t.Errorf("report = %+v", rep)

@@ -49,9 +49,9 @@ var usageField = func() []int {
 // "usage_metadata") into the step's usage, named as the log names them.
 // Counters it does not know, and values that are not non-negative
 // integers, stay in the metadata.
-func takeUsage(meta obj) (*manifest.Usage, obj) {
+func takeUsage(meta Obj) (*manifest.Usage, Obj) {
 	for _, key := range []string{"usage", "usage_metadata"} {
-		u := meta.get(key)
+		u := meta.Get(key)
 		if u == nil {
 			continue
 		}
@@ -59,11 +59,11 @@ func takeUsage(meta obj) (*manifest.Usage, obj) {
 		if usage == nil {
 			continue
 		}
-		var out obj
+		var out Obj
 		for _, m := range meta {
-			if m.k == key {
+			if m.K == key {
 				if left != nil {
-					out = append(out, member{key, left})
+					out = append(out, Member{key, left})
 				}
 				continue
 			}
@@ -87,7 +87,7 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 		v gjson.Result
 	}
 	var members []kv
-	each(u, func(k, v gjson.Result) bool {
+	Each(u, func(k, v gjson.Result) bool {
 		members = append(members, kv{k.String(), v})
 		return true
 	})
@@ -118,7 +118,7 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 			} else {
 				v = get(p)
 			}
-			if v.Type != gjson.Number || !isDigits(v.Raw) {
+			if v.Type != gjson.Number || !IsDigits(v.Raw) {
 				continue
 			}
 			c, err := strconv.ParseInt(v.Raw, 10, 64)
@@ -139,32 +139,32 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 		for _, p := range taken {
 			set[p] = true
 		}
-		return counts, without(u, set, "").raw()
+		return counts, without(u, set, "").Raw()
 	}
 	// What without gives when every name taken is a member's.
-	var kept obj
+	var kept Obj
 	for _, m := range members {
 		if !slices.Contains(taken, m.k) {
-			kept = append(kept, member{m.k, raw(m.v)})
+			kept = append(kept, Member{m.k, Raw(m.v)})
 		}
 	}
-	return counts, kept.raw()
+	return counts, kept.Raw()
 }
 
 // without returns object o without the dotted paths in taken (relative to
 // prefix); members left empty are dropped.
-func without(o gjson.Result, taken map[string]bool, prefix string) obj {
-	var out obj
-	each(o, func(k, v gjson.Result) bool {
+func without(o gjson.Result, taken map[string]bool, prefix string) Obj {
+	var out Obj
+	Each(o, func(k, v gjson.Result) bool {
 		p := prefix + k.String()
 		switch {
 		case taken[p]:
 		case v.IsObject() && hasPrefix(taken, p+"."):
 			if rest := without(v, taken, p+"."); len(rest) > 0 {
-				out = append(out, member{k.String(), rest.raw()})
+				out = append(out, Member{k.String(), rest.Raw()})
 			}
 		default:
-			out = append(out, member{k.String(), raw(v)})
+			out = append(out, Member{k.String(), Raw(v)})
 		}
 		return true
 	})

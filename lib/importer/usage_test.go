@@ -24,7 +24,7 @@ func normUsageByPath(u gjson.Result) (*manifest.Usage, []byte) {
 	for _, n := range usageNames {
 		for _, p := range n.paths {
 			v := u.Get(p)
-			if v.Type != gjson.Number || !isDigits(v.Raw) {
+			if v.Type != gjson.Number || !IsDigits(v.Raw) {
 				continue
 			}
 			c, err := strconv.ParseInt(v.Raw, 10, 64)
@@ -39,7 +39,7 @@ func normUsageByPath(u gjson.Result) (*manifest.Usage, []byte) {
 	if len(taken) == 0 {
 		return nil, nil
 	}
-	return counts, without(u, taken, "").raw()
+	return counts, without(u, taken, "").Raw()
 }
 
 func FuzzNormUsage(f *testing.F) {

@@ -476,9 +476,9 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 // addWorkspace adds w's inputs and outputs to the imported log: file
 // contents are kept byte for byte. Outputs already in the log (final.md)
 // come first; a written file of the same name replaces it, with a warning.
-func (b *builder) addWorkspace(l *execlog.Log, w *workspace) {
+func (b *Builder) addWorkspace(l *execlog.Log, w *workspace) {
 	for _, s := range w.skipped {
-		b.warn("%s", s)
+		b.Warn("%s", s)
 	}
 	if len(w.inputs) == 0 && len(w.outputs) == 0 {
 		return
@@ -486,7 +486,7 @@ func (b *builder) addWorkspace(l *execlog.Log, w *workspace) {
 	var outputs []execlog.Output
 	for _, o := range l.Outputs {
 		if w.isOutput(o.Name) {
-			b.warn("the session wrote %s, which replaces the output of the same name holding its last message", o.Name)
+			b.Warn("the session wrote %s, which replaces the output of the same name holding its last message", o.Name)
 			continue
 		}
 		outputs = append(outputs, o)

@@ -31,6 +31,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/agent/opencode"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/replay"
@@ -374,7 +375,7 @@ func (r *recorder) pack(s *store.Store, parent digest.Digest) (digest.Digest, er
 		}
 		lines = append(lines, line...)
 	}
-	l, _, err := importer.ImportLog(r.xs[0].API, lines, importer.Options{})
+	l, _, err := formats.ImportLog(r.xs[0].API, lines, importer.Options{})
 	if err == nil {
 		err = l.Check(execlog.Options{})
 	}
@@ -451,7 +452,7 @@ func packTranscript(s *store.Store, d Driver, path string, parent digest.Digest)
 			return digest.Digest{}, nil, err
 		}
 	}
-	l, ir, err := importer.ImportLog(d.Format(), data, opts)
+	l, ir, err := formats.ImportLog(d.Format(), data, opts)
 	if err == nil {
 		err = l.Check(execlog.Options{})
 	}

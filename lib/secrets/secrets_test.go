@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/secrettest"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/secrets/verdict"
@@ -61,7 +62,7 @@ func logOf(t *testing.T, st *store.Store, dir, name string) *execlog.Log {
 		if name == "codex.jsonl" {
 			format = importer.Codex
 		}
-		data, _, err = importer.Import(format, data, importer.Options{Name: name})
+		data, _, err = formats.Import(format, data, importer.Options{Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}

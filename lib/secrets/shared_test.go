@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -21,12 +22,12 @@ func importShared(t testing.TB, st *store.Store, path string) *manifest.Manifest
 	if err != nil {
 		t.Fatal(err)
 	}
-	format, err := importer.Choose(importer.Auto, path, data)
+	format, err := formats.Choose(importer.Auto, path, data)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	if format != importer.Ctx {
-		if data, _, err = importer.Import(format, data, importer.Options{Name: filepath.Base(path)}); err != nil {
+		if data, _, err = formats.Import(format, data, importer.Options{Name: filepath.Base(path)}); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
 	}
@@ -92,7 +93,7 @@ func session3MB(b *testing.B, st *store.Store) (*manifest.Manifest, int) {
 			`"content":"`, `"content":"[copy `+k+`] `, `"text":"`, `"text":"[copy `+k+`] `,
 		).Replace(string(data)))
 	}
-	logJSON, _, err := importer.Import(importer.ClaudeCode, []byte(grown.String()), importer.Options{Name: "s.jsonl"})
+	logJSON, _, err := formats.Import(importer.ClaudeCode, []byte(grown.String()), importer.Options{Name: "s.jsonl"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ctx-tools/ctx/internal/packgen"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -24,7 +25,7 @@ func bigSession(b *testing.B) (*store.Store, digest.Digest) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	l, _, err := importer.ImportLog("claude-code", packgen.ClaudeSessionVaried(20<<20), importer.Options{})
+	l, _, err := formats.ImportLog("claude-code", packgen.ClaudeSessionVaried(20<<20), importer.Options{})
 	if err == nil {
 		err = l.Check(execlog.Options{})
 	}

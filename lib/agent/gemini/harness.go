@@ -1,5 +1,7 @@
 // Package gemini holds what ctx knows of the Gemini CLI that is not one
-// consumer's alone: the context its harness writes into a conversation,
+// consumer's alone: its sessions' format (Format: saved sessions,
+// checkpoints, stream-json transcripts), the context its harness writes
+// into a conversation,
 // the run-to-run text of its tools' answers, and the way it is run
 // against a model endpoint (Driver).
 package gemini

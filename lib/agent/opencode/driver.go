@@ -1,6 +1,7 @@
 // Package opencode holds what ctx knows of OpenCode that is not one
-// consumer's alone: the way it is run against a model endpoint (Driver)
-// and the side requests it makes besides its turns.
+// consumer's alone: its sessions' format (Format: an export, or a session
+// of its file storage), the way it is run against a model endpoint
+// (Driver) and the side requests it makes besides its turns.
 package opencode
 
 import (

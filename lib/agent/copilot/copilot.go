@@ -1,4 +1,6 @@
-package importer
+// Package copilot is what ctx knows of GitHub Copilot CLI: its session
+// events' format (importer.Format), read into an execution log.
+package copilot
 
 import (
 	"strconv"
@@ -7,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
@@ -33,23 +36,42 @@ import (
 // permission.*, …) are kept in order in metadata.events; streaming
 // deltas, which the whole message repeats, are skipped.
 
-func importCopilot(b *builder, data []byte) error {
+// Name is the format's name, as given to ctx-pack --from.
+const Name = "copilot-cli"
+
+// Format is Copilot CLI sessions.
+var Format = importer.Format{Name: Name, Noun: "session", Import: importCopilot, FileTools: fileTools, Match: match}
+
+// match tells a session by its first event: a data object, a type in
+// one of Copilot CLI's namespaces, an id or a timestamp.
+func match(rec gjson.Result) bool {
+	return rec.Get("data").IsObject() && copilotNamespace(rec.Get("type").String()) && (rec.Get("id").Exists() || rec.Get("timestamp").Exists())
+}
+
+// copilotNamespace reports whether an event type is one of Copilot CLI's
+// ("session.start", "user.message", …).
+func copilotNamespace(typ string) bool {
+	ns, _, ok := strings.Cut(typ, ".")
+	return ok && (ns == "session" || ns == "user" || ns == "assistant" || ns == "tool" || ns == "subagent")
+}
+
+func importCopilot(b *importer.Builder, data []byte) error {
 	c := &copilotImport{b: b, pending: map[string][]string{}}
-	err := b.jsonLines(data, func(where string, rec gjson.Result) error {
+	err := b.JSONLines(data, func(where string, rec gjson.Result) error {
 		return c.event(where, rec)
 	})
 	if err != nil {
 		return err
 	}
-	if b.mapped == 0 {
-		return b.errorf("", "the input holds no Copilot CLI session event")
+	if b.Mapped == 0 {
+		return b.Errorf("", "the input holds no Copilot CLI session event")
 	}
-	b.agentFiles()
+	b.AgentFiles()
 	return nil
 }
 
 type copilotImport struct {
-	b       *builder
+	b       *importer.Builder
 	pending map[string][]string // reasoning not yet given to a message, by agent
 }
 
@@ -61,144 +83,144 @@ func (c *copilotImport) event(where string, rec gjson.Result) error {
 	b := c.b
 	typ := rec.Get("type").String()
 	d := rec.Get("data")
-	ts := timestamp(rec.Get("timestamp"))
+	ts := importer.Timestamp(rec.Get("timestamp"))
 	if typ == "" || !rec.Get("data").Exists() {
-		b.skip("a line that is no session event")
+		b.Skip("a line that is no session event")
 		return nil
 	}
 	switch {
 	case strings.HasSuffix(typ, "_delta") || typ == "assistant.message_start" || typ == "tool.execution_partial_result" || typ == "tool.execution_progress":
-		b.skip("streaming event (the whole message or result repeats it)")
+		b.Skip("streaming event (the whole message or result repeats it)")
 		return nil
 	}
-	b.mapRecord()
+	b.MapRecord()
 	switch typ {
 	case "session.start":
-		b.seen(ts)
+		b.Seen(ts)
 		if cwd := d.Get("context.cwd").String(); cwd != "" {
-			b.root(cwd)
+			b.Root(cwd)
 		}
-		b.tool("copilot", d.Get("copilotVersion").String())
-		b.meta.set("session", raw(d))
+		b.Tool("copilot", d.Get("copilotVersion").String())
+		b.Meta.Set("session", importer.Raw(d))
 	case "system.message":
 		// The system prompt (and later ones) the CLI sent.
-		var meta obj
-		meta.set("system_message", rest(d, "content").raw())
-		b.systemPrompt(d.Get("content").String(), meta)
+		var meta importer.Obj
+		meta.Set("system_message", importer.Rest(d, "content").Raw())
+		b.SystemPrompt(d.Get("content").String(), meta)
 	case "session.model_change":
-		if b.agentModel == "" {
-			b.agentModel = d.Get("newModel").String() // the model asked for, if none answered
+		if b.AgentModel == "" {
+			b.AgentModel = d.Get("newModel").String() // the model asked for, if none answered
 		}
 		c.appendEvent(rec)
 	case "user.message":
-		m := &msg{role: "user", ts: ts}
-		m.addText(d.Get("content").String())
-		m.meta = rest(d, "content", "attachments")
+		m := &importer.Msg{Role: "user", TS: ts}
+		m.AddText(d.Get("content").String())
+		m.Meta = importer.Rest(d, "content", "attachments")
 		if kind := copilotHarness(d); kind != "" {
 			// Text the CLI sent by itself: the text is what it sent.
-			m.role = harnessRole
+			m.Role = importer.HarnessRole
 			if t := d.Get("transformedContent").String(); t != "" {
-				m.text = t
+				m.Text = t
 			}
-			m.meta = rest(d, "content", "attachments", "transformedContent")
-			m.meta.setString("harness", kind)
+			m.Meta = importer.Rest(d, "content", "attachments", "transformedContent")
+			m.Meta.SetString("harness", kind)
 		}
 		var parts []execlog.Part
-		var other list
-		for _, a := range elems(d.Get("attachments")) {
+		var other importer.List
+		for _, a := range importer.Elems(d.Get("attachments")) {
 			if a.Get("type").String() == "blob" && a.Get("data").Type == gjson.String {
-				p := execlog.Part{Type: geminiPartType(a.Get("mimeType").String()), MediaType: a.Get("mimeType").String(),
+				p := execlog.Part{Type: importer.PartType(a.Get("mimeType").String()), MediaType: a.Get("mimeType").String(),
 					Content: execlog.Base64(a.Get("data").Str)}
-				if b.validBase64(p, a.Get("data").Str, where) {
+				if b.ValidBase64(p, a.Get("data").Str, where) {
 					parts = append(parts, p)
 					continue
 				}
 			}
-			other = append(other, raw(a))
+			other = append(other, importer.Raw(a))
 		}
-		m.meta.set("attachments", other.raw())
+		m.Meta.Set("attachments", other.Raw())
 		if len(parts) > 0 {
-			m.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(m.text)}}, parts...)
+			m.Parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(m.Text)}}, parts...)
 		}
 		if a := copilotAgent(d); a != "" {
 			c.agentPrompt(a, m)
 			return nil
 		}
-		b.add(m)
+		b.Add(m)
 	case "assistant.reasoning":
 		a := copilotAgent(d)
 		c.pending[a] = append(c.pending[a], d.Get("content").String())
 	case "assistant.message":
 		a := copilotAgent(d)
-		m := &msg{role: "assistant", ts: ts}
+		m := &importer.Msg{Role: "assistant", TS: ts}
 		if t := d.Get("content").String(); t != "" {
-			m.addText(t)
+			m.AddText(t)
 		}
-		m.reasoning = c.pending[a]
+		m.Reasoning = c.pending[a]
 		delete(c.pending, a)
 		if r := d.Get("reasoningText"); r.Type == gjson.String && r.Str != "" {
-			m.reasoning = append(m.reasoning, r.Str)
+			m.Reasoning = append(m.Reasoning, r.Str)
 		}
 		if v := d.Get("model"); v.Type == gjson.String {
-			m.params = obj{{"model", raw(v)}}.raw()
+			m.Params = importer.Obj{{K: "model", V: importer.Raw(v)}}.Raw()
 		}
-		m.meta = rest(d, "content", "reasoningText", "toolRequests", "model", "parentToolCallId")
-		for _, tr := range elems(d.Get("toolRequests")) {
-			m.calls = append(m.calls, &call{id: tr.Get("toolCallId").String(), name: tr.Get("name").String(),
-				args: args(tr.Get("arguments")), meta: rest(tr, "toolCallId", "name", "arguments")})
+		m.Meta = importer.Rest(d, "content", "reasoningText", "toolRequests", "model", "parentToolCallId")
+		for _, tr := range importer.Elems(d.Get("toolRequests")) {
+			m.Calls = append(m.Calls, &importer.Call{ID: tr.Get("toolCallId").String(), Name: tr.Get("name").String(),
+				Args: importer.Args(tr.Get("arguments")), Meta: importer.Rest(tr, "toolCallId", "name", "arguments")})
 		}
-		first := len(b.steps)
-		b.add(m)
+		first := len(b.Steps)
+		b.Add(m)
 		c.assign(first, a)
-		if n, ok := copilotCount(d.Get("outputTokens")); ok && first < len(b.steps) && b.steps[first].Type == llmCall {
+		if n, ok := copilotCount(d.Get("outputTokens")); ok && first < len(b.Steps) && b.Steps[first].Type == importer.LLMCall {
 			// The turn's usage until an assistant.usage gives all of it
 			// (none follows some turns: autopilot's).
-			b.steps[first].Usage = &manifest.Usage{OutputTokens: &n}
+			b.Steps[first].Usage = &manifest.Usage{OutputTokens: &n}
 		}
 	case "assistant.usage":
 		c.usage(d, copilotAgent(d))
 	case "tool.execution_start":
 		id := d.Get("toolCallId").String()
-		s := b.calls[id]
+		s := b.Calls[id]
 		if s == nil {
-			first := len(b.steps)
-			s = b.call(&call{id: id, name: d.Get("toolName").String(), args: args(d.Get("arguments")), ts: ts}, "")
+			first := len(b.Steps)
+			s = b.Call(&importer.Call{ID: id, Name: d.Get("toolName").String(), Args: importer.Args(d.Get("arguments")), TS: ts}, "")
 			c.assign(first, copilotAgent(d))
 		}
-		s.meta.set("execution_start", rest(d, "toolCallId", "toolName", "parentToolCallId").raw())
+		s.Meta.Set("execution_start", importer.Rest(d, "toolCallId", "toolName", "parentToolCallId").Raw())
 	case "tool.execution_complete":
-		r := &result{id: d.Get("toolCallId").String(), ts: ts}
+		r := &importer.Result{ID: d.Get("toolCallId").String(), TS: ts}
 		res := d.Get("result")
 		if cont := res.Get("content"); cont.Exists() {
-			r.setOutput(cont)
+			r.SetOutput(cont)
 		}
 		var parts []execlog.Part
-		for _, p := range elems(res.Get("contents")) {
+		for _, p := range importer.Elems(res.Get("contents")) {
 			if p.Get("type").String() == "image" || p.Get("type").String() == "audio" {
 				part := execlog.Part{Type: p.Get("type").String(), MediaType: p.Get("mimeType").String(), Content: execlog.Base64(p.Get("data").String())}
-				if b.validBase64(part, p.Get("data").String(), where) {
+				if b.ValidBase64(part, p.Get("data").String(), where) {
 					parts = append(parts, part)
 				}
 			}
 		}
 		if len(parts) > 0 {
-			r.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(r.text())}}, parts...)
+			r.Parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(r.Text())}}, parts...)
 		}
 		if d.Get("success").Type == gjson.False {
-			r.isError = true
-			r.failure.msg = d.Get("error.message").String()
-			if !r.hasOut && r.failure.msg != "" {
-				r.output, r.hasOut = r.failure.msg, true
+			r.IsError = true
+			r.Failure.Msg = d.Get("error.message").String()
+			if !r.HasOut && r.Failure.Msg != "" {
+				r.Output, r.HasOut = r.Failure.Msg, true
 			}
 		}
-		if r.isError {
-			r.failure.exitCode = copilotExitCode(r.text())
+		if r.IsError {
+			r.Failure.ExitCode = copilotExitCode(r.Text())
 		}
-		r.meta = rest(d, "toolCallId", "result.content", "result.contents", "success", "parentToolCallId")
-		b.result(r)
+		r.Meta = importer.Rest(d, "toolCallId", "result.content", "result.contents", "success", "parentToolCallId")
+		b.Result(r)
 	default:
 		if typ == "abort" {
-			b.warn("%s: the user aborted a turn (kept in metadata.events)", where)
+			b.Warn("%s: the user aborted a turn (kept in metadata.events)", where)
 		}
 		c.appendEvent(rec)
 	}
@@ -206,7 +228,7 @@ func (c *copilotImport) event(where string, rec gjson.Result) error {
 }
 
 func (c *copilotImport) appendEvent(rec gjson.Result) {
-	c.b.appendMeta("events", raw(rec))
+	c.b.AppendMeta("events", importer.Raw(rec))
 }
 
 // assign makes the steps from first on a subagent's, started by the call
@@ -215,8 +237,8 @@ func (c *copilotImport) assign(first int, agent string) {
 	if agent == "" {
 		return
 	}
-	parent, ok := c.b.calls[agent]
-	for _, s := range c.b.steps[first:] {
+	parent, ok := c.b.Calls[agent]
+	for _, s := range c.b.Steps[first:] {
 		s.Agent = agent
 		if ok && parent.Index < s.Index {
 			p := parent.Index
@@ -227,25 +249,25 @@ func (c *copilotImport) assign(first int, agent string) {
 
 // agentPrompt keeps a subagent's prompt with its first step's metadata,
 // as for Claude Code: it is no prompt of the run.
-func (c *copilotImport) agentPrompt(agent string, m *msg) {
-	o := obj{}
-	o.setString("agent", agent)
-	o.setString("content", m.text)
-	o = join(o, m.meta)
-	c.b.appendMeta("agent_prompts", o.raw())
+func (c *copilotImport) agentPrompt(agent string, m *importer.Msg) {
+	o := importer.Obj{}
+	o.SetString("agent", agent)
+	o.SetString("content", m.Text)
+	o = importer.Join(o, m.Meta)
+	c.b.AppendMeta("agent_prompts", o.Raw())
 }
 
 // usage gives an assistant.usage event's counts to the agent's latest
 // model turn that has none.
 func (c *copilotImport) usage(d gjson.Result, agent string) {
 	b := c.b
-	b.setModel(d.Get("model").String())
+	b.SetModel(d.Get("model").String())
 	u := &manifest.Usage{}
 	names := map[string]**int64{"inputTokens": &u.InputTokens, "outputTokens": &u.OutputTokens,
 		"cacheReadTokens": &u.CacheReadTokens, "cacheWriteTokens": &u.CacheCreationTokens, "reasoningTokens": &u.ReasoningTokens}
-	var left obj
+	var left importer.Obj
 	found := false
-	each(d, func(k, v gjson.Result) bool {
+	importer.Each(d, func(k, v gjson.Result) bool {
 		if dst, ok := names[k.Str]; ok {
 			if n, ok := copilotCount(v); ok {
 				*dst, found = &n, true
@@ -253,31 +275,31 @@ func (c *copilotImport) usage(d gjson.Result, agent string) {
 			}
 		}
 		if k.Str != "parentToolCallId" {
-			left.set(k.Str, raw(v))
+			left.Set(k.Str, importer.Raw(v))
 		}
 		return true
 	})
-	for i := len(b.steps) - 1; i >= 0; i-- {
-		s := b.steps[i]
-		if s.Type != llmCall || s.Agent != agent {
+	for i := len(b.Steps) - 1; i >= 0; i-- {
+		s := b.Steps[i]
+		if s.Type != importer.LLMCall || s.Agent != agent {
 			continue
 		}
-		if s.meta.get("usage") != nil {
+		if s.Meta.Get("usage") != nil {
 			break // it has its assistant.usage
 		}
 		if found {
 			s.Usage = u // the whole of what its outputTokens said
 		}
-		s.meta.set("usage", left.raw())
+		s.Meta.Set("usage", left.Raw())
 		return
 	}
-	b.warn("an assistant.usage event follows no model turn without usage; kept in metadata.events")
-	b.appendMeta("events", obj{{"type", quote("assistant.usage")}, {"data", raw(d)}}.raw())
+	b.Warn("an assistant.usage event follows no model turn without usage; kept in metadata.events")
+	b.AppendMeta("events", importer.Obj{{K: "type", V: importer.Quote("assistant.usage")}, {K: "data", V: importer.Raw(d)}}.Raw())
 }
 
 // copilotCount reads a token count: a JSON integer that fits an int64.
 func copilotCount(v gjson.Result) (int64, bool) {
-	if v.Type != gjson.Number || !isDigits(v.Raw) {
+	if v.Type != gjson.Number || !importer.IsDigits(v.Raw) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(v.Raw, 10, 64)
@@ -309,8 +331,15 @@ func copilotExitCode(out string) []byte {
 		return nil
 	}
 	rest, ok := strings.CutSuffix(strings.TrimRight(out[i+len(mark):], "\n"), ">")
-	if !ok || !isDigits(rest) {
+	if !ok || !importer.IsDigits(rest) {
 		return nil
 	}
 	return []byte(rest)
+}
+
+// fileTools are the tools that write files (importer.Format.FileTools).
+var fileTools = map[string]importer.FileTool{
+	"create":      {Path: "path", Content: "file_text"},
+	"str_replace": {Path: "path", Old: "old_str", New: "new_str"},
+	"edit":        {Path: "path", Old: "old_str", New: "new_str"},
 }

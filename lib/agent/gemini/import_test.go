@@ -1,4 +1,4 @@
-package importer
+package gemini_test
 
 import (
 	"os"
@@ -8,8 +8,13 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/agent/gemini"
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
+	"github.com/ctx-tools/ctx/lib/internal/formatstest"
+	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
 
 // TestGeminiCLI imports the four forms Gemini CLI writes and checks them
@@ -44,14 +49,14 @@ func TestGeminiCLI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f, err := Detect(path, data); f != GeminiCLI {
+			if f, err := formats.Detect(path, data); f != gemini.Name {
 				t.Fatalf("Detect = %q, %v", f, err)
 			}
-			out, rep, err := Import(GeminiCLI, data, Options{Name: tc.file})
+			out, rep, err := formats.Import(gemini.Name, data, importer.Options{Name: tc.file})
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, strings.TrimSuffix(path, filepath.Ext(path))+".golden.json", canon.Indent(out))
+			importtest.Golden(t, strings.TrimSuffix(path, filepath.Ext(path))+".golden.json", canon.Indent(out), *formatstest.Update)
 			if _, err := execlog.Parse(out, execlog.Options{}); err != nil {
 				t.Fatalf("ctx-pack would reject the log:\n%v", err)
 			}
@@ -115,7 +120,7 @@ func TestGeminiCLIResumed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _, err := Import(GeminiCLI, data, Options{Name: "resume.jsonl"})
+	out, _, err := formats.Import(gemini.Name, data, importer.Options{Name: "resume.jsonl"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,8 +162,8 @@ func TestGeminiCLIResumed(t *testing.T) {
 }
 
 // TestGeminiStreamDetected: the headless transcript is told by any of
-// its events, not only by the init event first (an Anthropic message,
-// whose content is a list of blocks, is still Anthropic's).
+// its events, not only by the init event first (an importer.Anthropic message,
+// whose content is a list of blocks, is still importer.Anthropic's).
 func TestGeminiStreamDetected(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile("testdata/gemini-cli/stream-run.jsonl")
@@ -168,11 +173,28 @@ func TestGeminiStreamDetected(t *testing.T) {
 	lines := strings.SplitAfter(string(data), "\n")
 	for i := range 4 {
 		in := strings.Join(lines[i:], "")
-		if f, err := Detect("", []byte(in)); f != GeminiCLI {
+		if f, err := formats.Detect("", []byte(in)); f != gemini.Name {
 			t.Errorf("from line %d: Detect = %q, %v", i+1, f, err)
 		}
 	}
-	if f, _ := Detect("", []byte(`{"type":"message","id":"msg_1","role":"assistant","model":"m","content":[{"type":"text","text":"hi"}]}`)); f != Anthropic {
-		t.Errorf("an Anthropic message: Detect = %q", f)
+	if f, _ := formats.Detect("", []byte(`{"type":"message","id":"msg_1","role":"assistant","model":"m","content":[{"type":"text","text":"hi"}]}`)); f != importer.Anthropic {
+		t.Errorf("an importer.Anthropic message: Detect = %q", f)
+	}
+}
+
+// TestGeminiNoIDs: messages of an older session without ids are each
+// their own (not one, as a shared empty id would make them).
+func TestGeminiNoIDs(t *testing.T) {
+	doc := `{"sessionId":"s","projectHash":"h","startTime":"2026-02-23T00:07:11.272Z","messages":[` +
+		`{"timestamp":"2026-02-23T00:07:12.000Z","type":"user","content":"a"},` +
+		`{"timestamp":"2026-02-23T00:07:13.000Z","type":"gemini","content":"b","model":"gemini-2.5-pro"},` +
+		`{"timestamp":"2026-02-23T00:07:14.000Z","type":"user","content":"c"}]}`
+	out, rep, err := formats.Import(gemini.Name, []byte(doc), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := gjson.ParseBytes(out)
+	if l.Get("prompts.#").Int() != 2 || l.Get("steps.#").Int() != 1 || rep.Records != 3 {
+		t.Errorf("report %+v, log %s", rep, out)
 	}
 }

@@ -1,4 +1,6 @@
-package importer
+// Package aider is what ctx knows of Aider: its chat history's format
+// (Format), read into an execution log.
+package aider
 
 import (
 	"bytes"
@@ -11,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/agent"
+	"github.com/ctx-tools/ctx/lib/importer"
 )
 
 // Aider's chat history (.aider.chat.history.md), as aider/io.py writes
@@ -40,11 +43,24 @@ import (
 // history's own marks (a "> " or "#### " line outside a code fence) is
 // read as them, as any reader of the file must.
 
+// Name is the format's name, as given to ctx-pack --from.
+const Name = "aider"
+
+// Format is Aider chat histories, the one format that is not JSON: told
+// by the file's name or its header (IsHistory).
+var Format = importer.Format{Name: Name, Noun: "chat history", Import: importAider, Sniff: sniff}
+
+// sniff tells an Aider history by its name or its header; white space
+// alone is no history, whatever its name.
+func sniff(name string, data []byte) bool {
+	return !importer.Blank(data) && IsHistory(name, data)
+}
+
 // aiderStart opens a session.
 const aiderStart = "# aider chat started at "
 
-// IsAiderHistory reports whether data looks like an Aider chat history.
-func IsAiderHistory(name string, data []byte) bool {
+// IsHistory reports whether data looks like an Aider chat history.
+func IsHistory(name string, data []byte) bool {
 	if strings.HasSuffix(name, ".aider.chat.history.md") {
 		return true
 	}
@@ -53,9 +69,9 @@ func IsAiderHistory(name string, data []byte) bool {
 		bytes.Contains(head, []byte("\n"+aiderStart))
 }
 
-func importAider(b *builder, data []byte) error {
+func importAider(b *importer.Builder, data []byte) error {
 	if !utf8.Valid(data) {
-		return b.errorf("", "the history is not UTF-8")
+		return b.Errorf("", "the history is not UTF-8")
 	}
 	a := &aiderImport{b: b}
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
@@ -64,7 +80,7 @@ func importAider(b *builder, data []byte) error {
 		for first <= len(lines) && strings.TrimSpace(lines[first-1]) == "" {
 			first++
 		}
-		return b.errorf(fmt.Sprintf("line %d", first), "not an Aider chat history: no %q header, \"#### \" line of the user or \"> \" line of aider", strings.TrimSpace(aiderStart))
+		return b.Errorf(fmt.Sprintf("line %d", first), "not an Aider chat history: no %q header, \"#### \" line of the user or \"> \" line of aider", strings.TrimSpace(aiderStart))
 	}
 	var answer []string
 	inFence := false
@@ -103,7 +119,7 @@ func importAider(b *builder, data []byte) error {
 		case strings.HasPrefix(line, aiderStart):
 			flushUser()
 			flushAnswer()
-			b.mapRecord()
+			b.MapRecord()
 			a.session(strings.TrimSpace(strings.TrimPrefix(line, aiderStart)))
 		case strings.HasPrefix(line, "#### ") || line == "####":
 			flushAnswer()
@@ -149,13 +165,13 @@ func aiderMark(l string) bool {
 }
 
 type aiderImport struct {
-	b        *builder
-	sessions list
-	cur      obj      // the current session's record
-	out      []string // aider's messages since the last prompt or step
-	last     *step    // the step aider's messages follow, if any
-	lastUser int      // the prompt they follow, -1 if a step or none
-	edits    []*step
+	b        *importer.Builder
+	sessions importer.List
+	cur      importer.Obj   // the current session's record
+	out      []string       // aider's messages since the last prompt or step
+	last     *importer.Step // the step aider's messages follow, if any
+	lastUser int            // the prompt they follow, -1 if a step or none
+	edits    []*importer.Step
 	failed   string          // aider's message that blocks of the last answer failed to match
 	created  map[string]bool // files aider asked to create for the last answer
 }
@@ -165,9 +181,9 @@ type aiderImport struct {
 func (a *aiderImport) closeEdits() {
 	if a.failed != "" {
 		for _, e := range a.edits {
-			if !e.resolved {
-				e.resolved = true
-				e.fail(failure{msg: a.failed})
+			if !e.Resolved {
+				e.Resolved = true
+				e.Fail(importer.Failure{Msg: a.failed})
 			}
 		}
 	}
@@ -177,36 +193,36 @@ func (a *aiderImport) closeEdits() {
 func (a *aiderImport) session(started string) {
 	a.flushOut()
 	a.endSession()
-	a.cur = obj{}
-	a.cur.setString("started", started)
+	a.cur = importer.Obj{}
+	a.cur.SetString("started", started)
 	a.last, a.lastUser = nil, -1
 }
 
 func (a *aiderImport) endSession() {
 	if a.cur != nil {
-		a.sessions = append(a.sessions, a.cur.raw())
+		a.sessions = append(a.sessions, a.cur.Raw())
 	}
 }
 
 // tool takes one of aider's own messages.
 func (a *aiderImport) tool(text string) {
 	b := a.b
-	b.mapRecord()
+	b.MapRecord()
 	switch {
 	case strings.HasPrefix(text, "Aider v"):
-		b.tool("aider", strings.TrimPrefix(text, "Aider "))
+		b.Tool("aider", strings.TrimPrefix(text, "Aider "))
 	case strings.HasPrefix(text, "Main model: "):
 		model, format, _ := strings.Cut(strings.TrimPrefix(text, "Main model: "), " with ")
-		b.setModel(model)
+		b.SetModel(model)
 		if a.cur != nil {
-			a.cur.setString("main_model", model)
+			a.cur.SetString("main_model", model)
 			format, _, _ = strings.Cut(format, " edit format")
-			a.cur.setString("edit_format", format)
+			a.cur.SetString("edit_format", format)
 		}
 	case strings.HasPrefix(text, "Running "):
 		a.flushOut()
-		s := b.call(&call{name: "shell", args: aiderCommand(strings.TrimPrefix(text, "Running "))}, "")
-		s.meta.setString("ran_by", "aider")
+		s := b.Call(&importer.Call{Name: "shell", Args: aiderCommand(strings.TrimPrefix(text, "Running "))}, "")
+		s.Meta.SetString("ran_by", "aider")
 		a.last, a.lastUser = s, -1
 		return
 	case strings.Contains(text, "SEARCH/REPLACE block failed to match") || strings.Contains(text, "SEARCH/REPLACE blocks failed to match"):
@@ -219,11 +235,11 @@ func (a *aiderImport) tool(text string) {
 	case strings.HasPrefix(text, "Applied edit to "):
 		path := strings.TrimPrefix(text, "Applied edit to ")
 		for _, e := range a.edits {
-			if !e.resolved && gjsonString(e.Parameters, "path") == path {
+			if !e.Resolved && gjsonString(e.Parameters, "path") == path {
 				out := text
-				e.Output, e.resolved = &out, true
+				e.Output, e.Resolved = &out, true
 				if a.created[path] {
-					e.meta.set("new_file", jsonTrue)
+					e.Meta.Set("new_file", importer.JSONTrue)
 				}
 			}
 		}
@@ -249,39 +265,39 @@ func (a *aiderImport) flushOut() {
 	a.out = nil
 	switch {
 	case a.last != nil:
-		if prev := a.last.meta.get("aider_output"); prev != nil {
+		if prev := a.last.Meta.Get("aider_output"); prev != nil {
 			var have []string
 			json.Unmarshal(prev, &have)
 			var now []string
 			json.Unmarshal(v, &now)
 			v, _ = json.Marshal(append(have, now...))
 		}
-		a.last.meta.set("aider_output", v)
+		a.last.Meta.Set("aider_output", v)
 	case a.lastUser >= 0:
-		a.b.appendMeta("aider_output", obj{{"after_prompt", jsonInt(a.lastUser)}, {"lines", v}}.raw())
+		a.b.AppendMeta("aider_output", importer.Obj{{K: "after_prompt", V: importer.JSONInt(a.lastUser)}, {K: "lines", V: v}}.Raw())
 	case a.cur != nil:
-		a.cur.set("startup", v)
+		a.cur.Set("startup", v)
 	default:
-		a.b.appendMeta("aider_output", obj{{"lines", v}}.raw())
+		a.b.AppendMeta("aider_output", importer.Obj{{K: "lines", V: v}}.Raw())
 	}
 }
 
 func (a *aiderImport) user(text string, line int) {
 	b := a.b
 	a.flushOut()
-	b.mapRecord()
+	b.MapRecord()
 	a.closeEdits()
 	if kind := aiderHarness(text); kind != "" {
-		b.prompt(harnessRole, text, obj{{"harness", quote(kind)}}, "")
+		b.Prompt(importer.HarnessRole, text, importer.Obj{{K: "harness", V: importer.Quote(kind)}}, "")
 	} else {
-		b.prompt("user", text, nil, "")
+		b.Prompt("user", text, nil, "")
 	}
-	a.last, a.lastUser = nil, len(b.prompts)-1
+	a.last, a.lastUser = nil, len(b.Prompts)-1
 	for _, p := range []string{"/run ", "!"} {
 		if cmd, ok := strings.CutPrefix(text, p); ok && strings.TrimSpace(cmd) != "" {
-			s := b.call(&call{name: "shell", args: aiderCommand(cmd)}, "")
-			s.meta.setString("ran_by", "user")
-			s.meta.set("prompt", jsonInt(len(b.prompts)-1))
+			s := b.Call(&importer.Call{Name: "shell", Args: aiderCommand(cmd)}, "")
+			s.Meta.SetString("ran_by", "user")
+			s.Meta.Set("prompt", importer.JSONInt(len(b.Prompts)-1))
 			a.last, a.lastUser = s, -1
 		}
 	}
@@ -301,23 +317,23 @@ func aiderHarness(text string) string {
 }
 
 func aiderCommand(cmd string) json.RawMessage {
-	return obj{{"command", quote(cmd)}}.raw()
+	return importer.Obj{{K: "command", V: importer.Quote(cmd)}}.Raw()
 }
 
 // answer adds a model answer and its edit blocks.
 func (a *aiderImport) answer(text string) {
 	b := a.b
 	a.flushOut()
-	b.mapRecord()
-	s := &step{Type: llmCall}
+	b.MapRecord()
+	s := &importer.Step{Type: importer.LLMCall}
 	out := text
 	s.Output = &out
-	b.last = text
-	b.addStep(s)
+	b.Last = text
+	b.AddStep(s)
 	a.last, a.lastUser = s, -1
 	a.closeEdits()
 	for _, e := range aiderEdits(text) {
-		a.edits = append(a.edits, b.call(&call{name: e.tool, args: e.params}, ""))
+		a.edits = append(a.edits, b.Call(&importer.Call{Name: e.tool, Args: e.params}, ""))
 	}
 }
 
@@ -326,9 +342,9 @@ func (a *aiderImport) finish() {
 	a.flushOut()
 	a.closeEdits()
 	a.endSession()
-	var meta obj
-	meta.set("sessions", a.sessions.raw())
-	b.meta.set("aider", meta.raw())
+	var meta importer.Obj
+	meta.Set("sessions", a.sessions.Raw())
+	b.Meta.Set("aider", meta.Raw())
 	a.workspace()
 }
 
@@ -344,8 +360,8 @@ func (a *aiderImport) workspace() {
 	known := map[string]string{}
 	var order []string
 	unknown := 0
-	for _, s := range b.steps {
-		if !s.resolved || s.Error != nil || (s.Tool != "write" && s.Tool != "edit") {
+	for _, s := range b.Steps {
+		if !s.Resolved || s.Error != nil || (s.Tool != "write" && s.Tool != "edit") {
 			continue
 		}
 		p := gjsonString(s.Parameters, "path")
@@ -354,12 +370,12 @@ func (a *aiderImport) workspace() {
 		switch {
 		case s.Tool == "write":
 			have, ok = gjsonString(s.Parameters, "content"), true
-		case search == "" && s.meta.get("new_file") != nil:
+		case search == "" && s.Meta.Get("new_file") != nil:
 			have, ok = replace, true
 		case ok && strings.Contains(have, search) && search != "":
 			have = strings.Replace(have, search, replace, 1)
 		case ok:
-			b.warn("aider applied an edit to %s whose SEARCH text is not in its known content (aider matches loosely): %s is no output", p, p)
+			b.Warn("aider applied an edit to %s whose SEARCH text is not in its known content (aider matches loosely): %s is no output", p, p)
 			delete(known, p)
 			continue
 		default:
@@ -371,29 +387,24 @@ func (a *aiderImport) workspace() {
 		}
 		known[p] = have
 	}
-	var outs []output
+	var outs []importer.Output
 	for _, p := range order {
 		content, ok := known[p]
 		switch {
 		case !ok:
-		case cleanRelative(p):
-			outs = append(outs, output{Name: p, Content: content})
+		case importer.CleanRelative(p):
+			outs = append(outs, importer.Output{Name: p, Content: content})
 		default:
-			b.warn("file %q is no clean relative path: not an output", p)
+			b.Warn("file %q is no clean relative path: not an output", p)
 		}
 	}
-	if len(outs) > 0 && strings.TrimSpace(b.last) != "" {
-		outs = append(outs, output{Name: finalName, Content: b.last})
+	if len(outs) > 0 && strings.TrimSpace(b.Last) != "" {
+		outs = append(outs, importer.Output{Name: importer.FinalName, Content: b.Last})
 	}
-	b.outputs = append(b.outputs, outs...)
+	b.Outputs = append(b.Outputs, outs...)
 	if unknown > 0 {
-		b.warn("%d SEARCH/REPLACE edit(s) applied to files whose content the history does not hold: they are steps, not outputs", unknown)
+		b.Warn("%d SEARCH/REPLACE edit(s) applied to files whose content the history does not hold: they are steps, not outputs", unknown)
 	}
-}
-
-func cleanRelative(p string) bool {
-	return p != "" && !strings.HasPrefix(p, "/") && !strings.Contains(p, "\\") && !strings.Contains(p, "\x00") &&
-		!strings.HasPrefix(p, "../") && !strings.Contains(p, "/../") && p != ".." && !strings.HasSuffix(p, "/..")
 }
 
 type aiderEdit struct {
@@ -431,7 +442,7 @@ func aiderEdits(text string) []aiderEdit {
 		if j >= len(lines) || k >= len(lines) {
 			break // an unfinished block: aider would not apply it either
 		}
-		edits = append(edits, aiderEdit{"edit", obj{{"path", quote(path)}, {"search", quote(joinLines(search))}, {"replace", quote(joinLines(replace))}}.raw()})
+		edits = append(edits, aiderEdit{"edit", importer.Obj{{K: "path", V: importer.Quote(path)}, {K: "search", V: importer.Quote(joinLines(search))}, {K: "replace", V: importer.Quote(joinLines(replace))}}.Raw()})
 		i = k
 	}
 	if len(edits) > 0 {
@@ -451,7 +462,7 @@ func aiderEdits(text string) []aiderEdit {
 		if j >= len(lines) {
 			break
 		}
-		edits = append(edits, aiderEdit{"write", obj{{"path", quote(name)}, {"content", quote(joinLines(body))}}.raw()})
+		edits = append(edits, aiderEdit{"write", importer.Obj{{K: "path", V: importer.Quote(name)}, {K: "content", V: importer.Quote(joinLines(body))}}.Raw()})
 		i = j
 	}
 	return edits

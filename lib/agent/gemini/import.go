@@ -1,4 +1,4 @@
-package importer
+package gemini
 
 import (
 	"fmt"
@@ -7,8 +7,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/ctx-tools/ctx/lib/agent/gemini"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
@@ -51,8 +51,61 @@ import (
 // with "Exit Code: N" (N not 0) failed with that exit code, whatever its
 // status says.
 
-func importGemini(b *builder, data []byte) error {
-	doc, whole, err := b.wholeDoc(data)
+// Name is the format's name, as given to ctx-pack --from.
+const Name = "gemini-cli"
+
+// Format is Gemini CLI's saved sessions, checkpoints and stream-json
+// transcripts.
+var Format = importer.Format{Name: Name, Noun: "session", Session: true, Import: importGemini, FileTools: fileTools, Match: match}
+
+// match tells any of the three forms by its first record.
+func match(rec gjson.Result) bool {
+	has := func(p string) bool { return rec.Get(p).Exists() }
+	switch {
+	case rec.Get("history.0.parts").IsArray() || has("role") && rec.Get("parts").IsArray():
+		return true // a checkpoint: {history: Content[]}, or the list alone
+	case geminiChat(rec):
+		return true
+	}
+	return has("sessionId") && has("projectHash") || geminiEvent(rec)
+}
+
+// geminiChat reports whether rec is a Gemini CLI chat whose messages are
+// MessageRecords (type "user", "gemini", "info", …, an id and content,
+// no role): a messages array, as a Chat Completions request has.
+func geminiChat(rec gjson.Result) bool {
+	m := rec.Get("messages.0")
+	switch m.Get("type").String() {
+	case "user", "gemini", "info", "error", "warning":
+		return !m.Get("role").Exists() && m.Get("id").Exists() && m.Get("content").Exists()
+	}
+	return false
+}
+
+// geminiEvent reports whether rec is an event of Gemini CLI's headless
+// transcript (gemini -p … --output-format stream-json), whichever comes
+// first: each has a type and a timestamp string; a message's content is
+// a string (an Anthropic message's is a list of blocks, and it has no
+// timestamp), a tool event names its call by tool_id.
+func geminiEvent(rec gjson.Result) bool {
+	if rec.Get("timestamp").Type != gjson.String {
+		return false
+	}
+	switch rec.Get("type").String() {
+	case "init":
+		return rec.Get("session_id").Exists() && rec.Get("model").Exists()
+	case "message":
+		return rec.Get("role").Type == gjson.String && rec.Get("content").Type == gjson.String
+	case "tool_use":
+		return rec.Get("tool_id").Exists() && rec.Get("tool_name").Exists()
+	case "tool_result":
+		return rec.Get("tool_id").Exists() && rec.Get("status").Exists()
+	}
+	return false
+}
+
+func importGemini(b *importer.Builder, data []byte) error {
+	doc, whole, err := b.WholeDoc(data)
 	if err != nil {
 		return err
 	}
@@ -62,83 +115,83 @@ func importGemini(b *builder, data []byte) error {
 	if whole && doc.IsObject() && doc.Get("messages").IsArray() {
 		g := &geminiSession{b: b}
 		g.meta(doc, "messages")
-		for i, m := range elems(doc.Get("messages")) {
-			b.mapRecord() // a record is a message
+		for i, m := range importer.Elems(doc.Get("messages")) {
+			b.MapRecord() // a record is a message
 			g.put(m, fmt.Sprintf("messages[%d]", i))
 		}
-		if b.records == 0 {
-			return b.errorf("messages", "the session holds no message")
+		if b.Records == 0 {
+			return b.Errorf("messages", "the session holds no message")
 		}
 		if err := g.finish(); err != nil {
 			return err
 		}
-		b.agentFiles()
+		b.AgentFiles()
 		return nil
 	}
 	if whole && !doc.IsObject() {
-		return b.errorf("", "expected a Gemini CLI session (an object or JSON Lines), got %s", kind(doc))
+		return b.Errorf("", "expected a Gemini CLI session (an object or JSON Lines), got %s", importer.Kind(doc))
 	}
-	first, _ := firstRecord(data)
+	first, _ := importer.FirstRecord(data)
 	if first.Get("type").Exists() && !first.Get("sessionId").Exists() {
 		return importGeminiStream(b, data)
 	}
 	g := &geminiSession{b: b}
-	err = b.jsonLines(data, func(where string, rec gjson.Result) error {
+	err = b.JSONLines(data, func(where string, rec gjson.Result) error {
 		switch {
 		case rec.Get("$rewindTo").Exists():
-			b.mapRecord()
+			b.MapRecord()
 			g.rewind(rec.Get("$rewindTo").String(), where)
 		case rec.Get("$set").IsObject():
-			b.mapRecord()
+			b.MapRecord()
 			set := rec.Get("$set")
 			if ms := set.Get("messages"); ms.IsArray() {
-				g.restate(elems(ms))
+				g.restate(importer.Elems(ms))
 			}
 			g.meta(set, "messages")
 		case rec.Get("id").Exists() && rec.Get("type").Exists():
-			b.mapRecord()
+			b.MapRecord()
 			g.put(rec, where)
 		case rec.Get("sessionId").Exists():
-			b.mapRecord()
+			b.MapRecord()
 			g.meta(rec, "messages")
-			for i, m := range elems(rec.Get("messages")) {
-				g.put(m, at(where, fmt.Sprintf("messages[%d]", i)))
+			for i, m := range importer.Elems(rec.Get("messages")) {
+				g.put(m, importer.At(where, fmt.Sprintf("messages[%d]", i)))
 			}
 		default:
-			b.skip("a line of no known kind")
+			b.Skip("a line of no known kind")
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if b.mapped == 0 {
-		return b.errorf("", "the input holds no Gemini CLI session record")
+	if b.Mapped == 0 {
+		return b.Errorf("", "the input holds no Gemini CLI session record")
 	}
 	if err := g.finish(); err != nil {
 		return err
 	}
-	b.agentFiles()
+	b.AgentFiles()
 	return nil
 }
 
 // geminiSession is a saved session being read: its messages by id, in
 // the order of their first record.
 type geminiSession struct {
-	b       *builder
+	b       *importer.Builder
 	order   []string
 	byID    map[string]gjson.Result
-	session obj
+	session importer.Obj
 }
 
 func (g *geminiSession) meta(rec gjson.Result, skip ...string) {
-	each(rec, func(k, v gjson.Result) bool {
+	importer.Each(rec, func(k, v gjson.Result) bool {
 		for _, s := range skip {
 			if k.Str == s {
 				return true
 			}
 		}
-		g.session.set(k.Str, raw(v))
+		g.session.Set(k.Str, importer.Raw(v))
 		return true
 	})
 }
@@ -170,7 +223,7 @@ func (g *geminiSession) rewind(id, where string) {
 	}
 	n := len(g.order) - i
 	if n > 0 {
-		g.b.warn("%s: $rewindTo undid %d message(s); they are not in the log", where, n)
+		g.b.Warn("%s: $rewindTo undid %d message(s); they are not in the log", where, n)
 	}
 	for _, id := range g.order[i:] {
 		delete(g.byID, id)
@@ -202,10 +255,10 @@ func (g *geminiSession) restate(ms []gjson.Result) {
 
 func (g *geminiSession) finish() error {
 	b := g.b
-	if ts := timestamp(gjson.ParseBytes(g.session.get("startTime"))); ts != "" {
-		b.seen(ts)
+	if ts := importer.Timestamp(gjson.ParseBytes(g.session.Get("startTime"))); ts != "" {
+		b.Seen(ts)
 	}
-	b.meta.set("gemini", g.session.raw())
+	b.Meta.Set("gemini", g.session.Raw())
 	for _, id := range g.order {
 		if err := g.message(g.byID[id]); err != nil {
 			return err
@@ -218,56 +271,56 @@ func (g *geminiSession) finish() error {
 func (g *geminiSession) message(r gjson.Result) error {
 	b := g.b
 	typ := r.Get("type").String()
-	ts := timestamp(r.Get("timestamp"))
-	m := &msg{ts: ts}
+	ts := importer.Timestamp(r.Get("timestamp"))
+	m := &importer.Msg{TS: ts}
 	where := "message " + r.Get("id").String()
 	if err := geminiParts(b, m, r.Get("content"), where); err != nil {
 		return err
 	}
 	switch typ {
 	case "user":
-		m.role = "user"
-		m.meta = join(m.meta, rest(r, "type", "content", "timestamp"))
+		m.Role = "user"
+		m.Meta = importer.Join(m.Meta, importer.Rest(r, "type", "content", "timestamp"))
 		geminiUser(b, m)
-		if !m.hasText && len(m.parts) == 0 && len(m.results) == 0 {
-			m.hasText = true // an empty prompt is still one
+		if !m.HasText && len(m.Parts) == 0 && len(m.Results) == 0 {
+			m.HasText = true // an empty prompt is still one
 		}
-		b.add(m)
+		b.Add(m)
 	case "gemini":
-		m.role = "assistant"
-		for _, t := range elems(r.Get("thoughts")) {
+		m.Role = "assistant"
+		for _, t := range importer.Elems(r.Get("thoughts")) {
 			if d := t.Get("description"); d.Type == gjson.String {
-				m.reasoning = append(m.reasoning, d.Str)
+				m.Reasoning = append(m.Reasoning, d.Str)
 			}
 		}
 		if v := r.Get("model"); v.Type == gjson.String {
-			m.params = obj{{"model", raw(v)}}.raw()
-			b.setModel(v.Str)
+			m.Params = importer.Obj{{K: "model", V: importer.Raw(v)}}.Raw()
+			b.SetModel(v.Str)
 		}
-		m.meta = join(m.meta, rest(r, "type", "content", "timestamp", "model", "toolCalls", "tokens"))
+		m.Meta = importer.Join(m.Meta, importer.Rest(r, "type", "content", "timestamp", "model", "toolCalls", "tokens"))
 		if t := r.Get("tokens"); t.IsObject() {
-			m.meta.set("usage", geminiTokens(t))
+			m.Meta.Set("usage", geminiTokens(t))
 		}
-		var results []*result
+		var results []*importer.Result
 		if r.Get("toolCalls.0").Exists() {
-			m.calls = nil // the records hold them, with their results
+			m.Calls = nil // the records hold them, with their results
 		}
-		for i, tc := range elems(r.Get("toolCalls")) {
+		for i, tc := range importer.Elems(r.Get("toolCalls")) {
 			c, res := geminiCall(b, tc, fmt.Sprintf("%s: toolCalls[%d]", where, i))
-			m.calls = append(m.calls, c)
+			m.Calls = append(m.Calls, c)
 			if res != nil {
 				results = append(results, res)
 			}
 		}
-		b.add(m)
+		b.Add(m)
 		for _, res := range results {
-			b.result(res)
+			b.Result(res)
 		}
 	case "info", "error", "warning":
-		b.appendMeta("gemini_messages", raw(r))
+		b.AppendMeta("gemini_messages", importer.Raw(r))
 	default:
-		b.warn("%s: message type %q is not known; kept in metadata.gemini_messages", where, typ)
-		b.appendMeta("gemini_messages", raw(r))
+		b.Warn("%s: message type %q is not known; kept in metadata.gemini_messages", where, typ)
+		b.AppendMeta("gemini_messages", importer.Raw(r))
 	}
 	return nil
 }
@@ -275,61 +328,61 @@ func (g *geminiSession) message(r gjson.Result) error {
 // geminiUser reads what a user message is besides a prompt: the CLI's
 // own context (a harness prompt, which names the working directory), or
 // results whose answers may tell a command's exit code.
-func geminiUser(b *builder, m *msg) {
-	if kind := gemini.Context(m.text); kind != "" && len(m.parts) == 0 {
-		m.role = harnessRole
-		m.meta.setString("harness", kind)
-		if dir := gemini.Workdir(m.text); dir != "" && len(b.roots) == 0 {
-			b.root(dir)
-			b.meta.set("session", obj{{"cwd", quote(dir)}}.raw())
+func geminiUser(b *importer.Builder, m *importer.Msg) {
+	if kind := Context(m.Text); kind != "" && len(m.Parts) == 0 {
+		m.Role = importer.HarnessRole
+		m.Meta.SetString("harness", kind)
+		if dir := Workdir(m.Text); dir != "" && len(b.Roots) == 0 {
+			b.Root(dir)
+			b.Meta.Set("session", importer.Obj{{K: "cwd", V: importer.Quote(dir)}}.Raw())
 		}
 	}
-	for _, r := range m.results {
-		geminiShellExit(r, r.name)
+	for _, r := range m.Results {
+		geminiShellExit(r, r.Name)
 	}
 }
 
 // geminiTokens renames a TokensSummary's counters as usage.
 func geminiTokens(t gjson.Result) []byte {
-	var u obj
+	var u importer.Obj
 	names := map[string]string{"input": "input_tokens", "output": "output_tokens", "cached": "cache_read_input_tokens",
 		"thoughts": "reasoning_tokens", "total": "total_tokens"}
-	each(t, func(k, v gjson.Result) bool {
+	importer.Each(t, func(k, v gjson.Result) bool {
 		if n, ok := names[k.Str]; ok {
-			u.set(n, raw(v))
+			u.Set(n, importer.Raw(v))
 		} else {
-			u.set(k.Str, raw(v))
+			u.Set(k.Str, importer.Raw(v))
 		}
 		return true
 	})
-	return u.raw()
+	return u.Raw()
 }
 
 // geminiCall reads a ToolCallRecord: the call, and its result when it
 // has one (result holds the functionResponse parts sent to the model).
-func geminiCall(b *builder, tc gjson.Result, where string) (*call, *result) {
+func geminiCall(b *importer.Builder, tc gjson.Result, where string) (*importer.Call, *importer.Result) {
 	id := tc.Get("id").String()
-	c := &call{id: id, name: tc.Get("name").String(), args: args(tc.Get("args")), ts: timestamp(tc.Get("timestamp")),
-		meta: rest(tc, "id", "name", "args", "result", "timestamp", "status", "resultDisplay")}
+	c := &importer.Call{ID: id, Name: tc.Get("name").String(), Args: importer.Args(tc.Get("args")), TS: importer.Timestamp(tc.Get("timestamp")),
+		Meta: importer.Rest(tc, "id", "name", "args", "result", "timestamp", "status", "resultDisplay")}
 	status := tc.Get("status").String()
 	res := tc.Get("result")
 	if !res.Exists() && status == "" {
 		return c, nil
 	}
-	r := &result{id: id, name: c.name, ts: c.ts}
-	r.meta.set("status", raw(tc.Get("status")))
-	r.meta.set("resultDisplay", raw(tc.Get("resultDisplay")))
+	r := &importer.Result{ID: id, Name: c.Name, TS: c.TS}
+	r.Meta.Set("status", importer.Raw(tc.Get("status")))
+	r.Meta.Set("resultDisplay", importer.Raw(tc.Get("resultDisplay")))
 	var texts []string
 	var parts []execlog.Part
-	each(res, func(_, p gjson.Result) bool {
+	importer.Each(res, func(_, p gjson.Result) bool {
 		if fr := p.Get("functionResponse"); fr.Exists() {
 			text, failed := geminiResponse(fr.Get("response"))
 			if failed {
-				r.isError, r.failure.msg = true, text
+				r.IsError, r.Failure.Msg = true, text
 			}
 			texts = append(texts, text)
-			if extra := rest(fr, "id", "name", "response"); len(extra) > 0 {
-				r.meta.set("functionResponse", extra.raw())
+			if extra := importer.Rest(fr, "id", "name", "response"); len(extra) > 0 {
+				r.Meta.Set("functionResponse", extra.Raw())
 			}
 			return true
 		}
@@ -338,11 +391,11 @@ func geminiCall(b *builder, tc gjson.Result, where string) (*call, *result) {
 			return true
 		}
 		if d := p.Get("inlineData"); d.IsObject() {
-			parts = append(parts, execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+			parts = append(parts, execlog.Part{Type: importer.PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
 				Content: execlog.Base64(d.Get("data").String())})
 			return true
 		}
-		r.meta.set("unmapped_result_parts", raw(res))
+		r.Meta.Set("unmapped_result_parts", importer.Raw(res))
 		return true
 	})
 	if res.Type == gjson.String {
@@ -353,18 +406,18 @@ func geminiCall(b *builder, tc gjson.Result, where string) (*call, *result) {
 		for _, t := range texts {
 			all = append(all, execlog.Part{Type: manifest.PartText, Content: execlog.Text(t)})
 		}
-		r.parts = append(all, parts...)
+		r.Parts = append(all, parts...)
 	}
 	if res.Exists() && res.Type != gjson.Null {
-		r.output, r.hasOut = strings.Join(texts, "\n"), true
+		r.Output, r.HasOut = strings.Join(texts, "\n"), true
 	}
 	if status == "error" || status == "cancelled" {
-		r.isError = true
-		if r.failure.msg == "" {
-			r.failure.msg = status
+		r.IsError = true
+		if r.Failure.Msg == "" {
+			r.Failure.Msg = status
 		}
 	}
-	geminiShellExit(r, c.name)
+	geminiShellExit(r, c.Name)
 	return c, r
 }
 
@@ -375,24 +428,24 @@ func geminiResponse(resp gjson.Result) (text string, failed bool) {
 	case resp.Get("output").Type == gjson.String:
 		return resp.Get("output").Str, false
 	case resp.Get("error").Exists():
-		return str(resp.Get("error")), true
+		return importer.Str(resp.Get("error")), true
 	}
 	return resp.Raw, false
 }
 
 // geminiFunctionCall reads a functionCall part: a call.
-func geminiFunctionCall(fc gjson.Result) *call {
-	return &call{id: fc.Get("id").String(), name: fc.Get("name").String(), args: args(fc.Get("args")),
-		meta: rest(fc, "id", "name", "args")}
+func geminiFunctionCall(fc gjson.Result) *importer.Call {
+	return &importer.Call{ID: fc.Get("id").String(), Name: fc.Get("name").String(), Args: importer.Args(fc.Get("args")),
+		Meta: importer.Rest(fc, "id", "name", "args")}
 }
 
 // geminiFunctionResponse reads a functionResponse part: a result.
-func geminiFunctionResponse(fr gjson.Result) *result {
-	r := &result{id: fr.Get("id").String(), name: fr.Get("name").String(), meta: rest(fr, "id", "name", "response")}
+func geminiFunctionResponse(fr gjson.Result) *importer.Result {
+	r := &importer.Result{ID: fr.Get("id").String(), Name: fr.Get("name").String(), Meta: importer.Rest(fr, "id", "name", "response")}
 	text, failed := geminiResponse(fr.Get("response"))
-	r.output, r.hasOut = text, true
+	r.Output, r.HasOut = text, true
 	if failed {
-		r.isError, r.failure.msg = true, text
+		r.IsError, r.Failure.Msg = true, text
 	}
 	return r
 }
@@ -406,14 +459,14 @@ var geminiShellTrailer = []string{"Error: ", "Exit Code: ", "Signal: ", "Backgro
 // the end, in the order the tool writes them) says "Exit Code: N", N
 // not 0; the headless transcript's tool_result says "Command exited with
 // code: N" instead.
-func geminiShellExit(r *result, tool string) {
-	if tool != "run_shell_command" || !r.hasOut {
+func geminiShellExit(r *importer.Result, tool string) {
+	if tool != "run_shell_command" || !r.HasOut {
 		return
 	}
-	text := r.text()
-	if n, ok := strings.CutPrefix(text, "Command exited with code: "); ok && isDigits(strings.TrimPrefix(n, "-")) {
+	text := r.Text()
+	if n, ok := strings.CutPrefix(text, "Command exited with code: "); ok && importer.IsDigits(strings.TrimPrefix(n, "-")) {
 		if n != "0" {
-			r.isError, r.failure.exitCode = true, []byte(n)
+			r.IsError, r.Failure.ExitCode = true, []byte(n)
 		}
 		return
 	}
@@ -426,158 +479,148 @@ func geminiShellExit(r *result, tool string) {
 			return
 		}
 		next = k
-		if n, ok := strings.CutPrefix(lines[i], "Exit Code: "); ok && isDigits(strings.TrimPrefix(n, "-")) && n != "0" {
-			r.isError, r.failure.exitCode = true, []byte(n)
+		if n, ok := strings.CutPrefix(lines[i], "Exit Code: "); ok && importer.IsDigits(strings.TrimPrefix(n, "-")) && n != "0" {
+			r.IsError, r.Failure.ExitCode = true, []byte(n)
 			return
 		}
 	}
 }
 
-func geminiPartType(mt string) string {
-	switch {
-	case strings.HasPrefix(mt, "image/"):
-		return manifest.PartImage
-	case strings.HasPrefix(mt, "audio/"):
-		return manifest.PartAudio
-	}
-	return manifest.PartFile
-}
-
 // geminiParts reads a PartListUnion: a string, a Part or a list of them.
-func geminiParts(b *builder, m *msg, c gjson.Result, where string) error {
+func geminiParts(b *importer.Builder, m *importer.Msg, c gjson.Result, where string) error {
 	switch {
 	case !c.Exists() || c.Type == gjson.Null:
 		return nil
 	case c.Type == gjson.String:
-		m.addText(c.Str)
+		m.AddText(c.Str)
 		return nil
 	case c.IsObject():
 		c = gjson.Parse("[" + c.Raw + "]")
 	case !c.IsArray():
-		return b.errorf(where, "content: expected a string or parts, got %s", kind(c))
+		return b.Errorf(where, "content: expected a string or parts, got %s", importer.Kind(c))
 	}
 	var parts []execlog.Part
 	media := false
-	var unknown list
-	each(c, func(_, p gjson.Result) bool {
+	var unknown importer.List
+	importer.Each(c, func(_, p gjson.Result) bool {
 		switch {
 		case p.Type == gjson.String:
-			m.addText(p.Str)
+			m.AddText(p.Str)
 			parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(p.Str)})
 		case p.Get("thought").Type == gjson.True && p.Get("text").Type == gjson.String:
-			m.reasoning = append(m.reasoning, p.Get("text").Str)
+			m.Reasoning = append(m.Reasoning, p.Get("text").Str)
 		case p.Get("text").Type == gjson.String:
-			m.addText(p.Get("text").Str)
+			m.AddText(p.Get("text").Str)
 			parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(p.Get("text").Str)})
 		case p.Get("functionCall").IsObject():
-			m.calls = append(m.calls, geminiFunctionCall(p.Get("functionCall")))
+			m.Calls = append(m.Calls, geminiFunctionCall(p.Get("functionCall")))
 		case p.Get("functionResponse").IsObject():
-			m.results = append(m.results, geminiFunctionResponse(p.Get("functionResponse")))
+			m.Results = append(m.Results, geminiFunctionResponse(p.Get("functionResponse")))
 		case p.Get("inlineData").IsObject():
 			d := p.Get("inlineData")
-			part := execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+			part := execlog.Part{Type: importer.PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
 				Content: execlog.Base64(d.Get("data").String())}
-			if b.validBase64(part, d.Get("data").String(), where) {
+			if b.ValidBase64(part, d.Get("data").String(), where) {
 				parts = append(parts, part)
 				media = true
 			} else {
-				unknown = append(unknown, raw(p))
+				unknown = append(unknown, importer.Raw(p))
 			}
 		default:
-			unknown = append(unknown, raw(p))
+			unknown = append(unknown, importer.Raw(p))
 		}
 		return true
 	})
 	if media {
-		m.parts = parts
+		m.Parts = parts
 	}
 	if len(unknown) > 0 {
-		m.meta.set("content", unknown.raw())
+		m.Meta.Set("content", unknown.Raw())
 	}
 	return nil
 }
 
 // importGeminiStream reads the headless stream-json transcript.
-func importGeminiStream(b *builder, data []byte) error {
-	var cur *msg
+func importGeminiStream(b *importer.Builder, data []byte) error {
+	var cur *importer.Msg
 	tools := map[string]string{} // tool names by call id
 	flush := func() {
 		if cur != nil {
-			b.add(cur)
+			b.Add(cur)
 			cur = nil
 		}
 	}
-	err := b.jsonLines(data, func(where string, rec gjson.Result) error {
-		ts := timestamp(rec.Get("timestamp"))
+	err := b.JSONLines(data, func(where string, rec gjson.Result) error {
+		ts := importer.Timestamp(rec.Get("timestamp"))
 		switch typ := rec.Get("type").String(); typ {
 		case "init":
-			b.mapRecord()
-			b.seen(ts)
-			b.setModel(rec.Get("model").String())
-			b.meta.set("gemini", rest(rec, "type").raw())
+			b.MapRecord()
+			b.Seen(ts)
+			b.SetModel(rec.Get("model").String())
+			b.Meta.Set("gemini", importer.Rest(rec, "type").Raw())
 		case "message":
-			b.mapRecord()
+			b.MapRecord()
 			text := rec.Get("content").String()
 			if rec.Get("role").String() == "user" {
 				flush()
-				b.add(&msg{role: "user", text: text, hasText: true, ts: ts})
+				b.Add(&importer.Msg{Role: "user", Text: text, HasText: true, TS: ts})
 				return nil
 			}
-			if cur == nil || len(cur.calls) > 0 {
+			if cur == nil || len(cur.Calls) > 0 {
 				flush()
-				cur = &msg{role: "assistant", ts: ts}
+				cur = &importer.Msg{Role: "assistant", TS: ts}
 			}
-			if rec.Get("delta").Type == gjson.True && cur.hasText {
-				cur.text += text // deltas are pieces of one text
+			if rec.Get("delta").Type == gjson.True && cur.HasText {
+				cur.Text += text // deltas are pieces of one text
 			} else {
-				cur.addText(text)
+				cur.AddText(text)
 			}
 		case "tool_use":
-			b.mapRecord()
+			b.MapRecord()
 			if cur == nil {
-				cur = &msg{role: "assistant", ts: ts}
+				cur = &importer.Msg{Role: "assistant", TS: ts}
 			}
-			cur.calls = append(cur.calls, &call{id: rec.Get("tool_id").String(), name: rec.Get("tool_name").String(),
-				args: args(rec.Get("parameters")), ts: ts})
+			cur.Calls = append(cur.Calls, &importer.Call{ID: rec.Get("tool_id").String(), Name: rec.Get("tool_name").String(),
+				Args: importer.Args(rec.Get("parameters")), TS: ts})
 			tools[rec.Get("tool_id").String()] = rec.Get("tool_name").String()
 		case "tool_result":
-			b.mapRecord()
+			b.MapRecord()
 			flush()
-			r := &result{id: rec.Get("tool_id").String(), ts: ts}
+			r := &importer.Result{ID: rec.Get("tool_id").String(), TS: ts}
 			if o := rec.Get("output"); o.Exists() {
-				r.setOutput(o)
+				r.SetOutput(o)
 			}
 			if rec.Get("status").String() == "error" {
-				r.isError = true
-				r.failure.msg = rec.Get("error.message").String()
-				if !r.hasOut && r.failure.msg != "" {
-					r.output, r.hasOut = r.failure.msg, true
+				r.IsError = true
+				r.Failure.Msg = rec.Get("error.message").String()
+				if !r.HasOut && r.Failure.Msg != "" {
+					r.Output, r.HasOut = r.Failure.Msg, true
 				}
 			}
-			geminiShellExit(r, tools[r.id])
-			r.meta = rest(rec, "type", "tool_id", "output", "timestamp")
-			b.result(r)
+			geminiShellExit(r, tools[r.ID])
+			r.Meta = importer.Rest(rec, "type", "tool_id", "output", "timestamp")
+			b.Result(r)
 		case "error", "result":
-			b.mapRecord()
+			b.MapRecord()
 			flush()
-			b.seen(ts)
-			b.appendMeta("gemini_events", raw(rec))
+			b.Seen(ts)
+			b.AppendMeta("gemini_events", importer.Raw(rec))
 			if typ == "result" && rec.Get("status").String() == "error" {
-				b.warn("%s: the run ended in an error: %s", where, rec.Get("error.message").String())
+				b.Warn("%s: the run ended in an error: %s", where, rec.Get("error.message").String())
 			}
 		default:
-			b.skip(fmt.Sprintf("event type %q", typ))
+			b.Skip(fmt.Sprintf("event type %q", typ))
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if b.mapped == 0 {
-		return b.errorf("", "the input holds no Gemini CLI stream-json event")
+	if b.Mapped == 0 {
+		return b.Errorf("", "the input holds no Gemini CLI stream-json event")
 	}
 	flush()
-	b.agentFiles()
+	b.AgentFiles()
 	return nil
 }
 
@@ -588,65 +631,71 @@ func importGeminiStream(b *builder, data []byte) error {
 // functionResponse parts results; a "model" Content is a model turn:
 // text its output, thought parts its reasoning, functionCall parts its
 // calls. A checkpoint records no times, ids of messages or usage.
-func importGeminiCheckpoint(b *builder, doc gjson.Result) error {
+func importGeminiCheckpoint(b *importer.Builder, doc gjson.Result) error {
 	history := doc
 	if doc.IsObject() {
 		history = doc.Get("history")
-		var meta obj
-		meta.set("checkpoint", rest(doc, "history").raw())
-		b.meta.set("gemini", meta.raw())
+		var meta importer.Obj
+		meta.Set("checkpoint", importer.Rest(doc, "history").Raw())
+		b.Meta.Set("gemini", meta.Raw())
 	}
-	for i, c := range elems(history) {
+	for i, c := range importer.Elems(history) {
 		where := fmt.Sprintf("history[%d]", i)
 		if !c.IsObject() || !c.Get("parts").IsArray() {
-			return b.errorf(where, "expected a Content {role, parts}, got %s", kind(c))
+			return b.Errorf(where, "expected a Content {role, parts}, got %s", importer.Kind(c))
 		}
-		b.mapRecord()
+		b.MapRecord()
 		role := c.Get("role").String()
-		m := &msg{role: "user"}
+		m := &importer.Msg{Role: "user"}
 		if role == "model" {
-			m.role = "assistant"
+			m.Role = "assistant"
 		}
 		var media []execlog.Part
-		var other list
-		for _, p := range elems(c.Get("parts")) {
+		var other importer.List
+		for _, p := range importer.Elems(c.Get("parts")) {
 			switch {
 			case p.Get("thought").Type == gjson.True && p.Get("text").Type == gjson.String:
-				m.reasoning = append(m.reasoning, p.Get("text").Str)
+				m.Reasoning = append(m.Reasoning, p.Get("text").Str)
 			case p.Get("text").Type == gjson.String:
-				m.addText(p.Get("text").Str)
+				m.AddText(p.Get("text").Str)
 			case p.Get("functionCall").IsObject():
-				m.calls = append(m.calls, geminiFunctionCall(p.Get("functionCall")))
+				m.Calls = append(m.Calls, geminiFunctionCall(p.Get("functionCall")))
 			case p.Get("functionResponse").IsObject():
-				m.results = append(m.results, geminiFunctionResponse(p.Get("functionResponse")))
+				m.Results = append(m.Results, geminiFunctionResponse(p.Get("functionResponse")))
 			case p.Get("inlineData").IsObject():
 				d := p.Get("inlineData")
-				part := execlog.Part{Type: geminiPartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+				part := execlog.Part{Type: importer.PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
 					Content: execlog.Base64(d.Get("data").String())}
-				if b.validBase64(part, d.Get("data").String(), where) {
+				if b.ValidBase64(part, d.Get("data").String(), where) {
 					media = append(media, part)
 					continue
 				}
-				other = append(other, raw(p))
+				other = append(other, importer.Raw(p))
 			default:
-				other = append(other, raw(p))
+				other = append(other, importer.Raw(p))
 			}
 		}
-		m.meta.set("parts", other.raw())
+		m.Meta.Set("parts", other.Raw())
 		if role != "user" && role != "model" {
-			m.meta.setString("role", role)
+			m.Meta.SetString("role", role)
 		}
-		if len(media) > 0 && m.role == "user" {
-			m.parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(m.text)}}, media...)
+		if len(media) > 0 && m.Role == "user" {
+			m.Parts = append([]execlog.Part{{Type: manifest.PartText, Content: execlog.Text(m.Text)}}, media...)
 		}
-		if m.role == "user" {
+		if m.Role == "user" {
 			geminiUser(b, m)
 		}
-		b.add(m)
+		b.Add(m)
 	}
-	if b.records == 0 {
-		return b.errorf("history", "the checkpoint holds no Content")
+	if b.Records == 0 {
+		return b.Errorf("history", "the checkpoint holds no Content")
 	}
-	b.agentFiles()
+	b.AgentFiles()
 	return nil
+}
+
+// fileTools are the tools that write files (importer.Format.FileTools).
+var fileTools = map[string]importer.FileTool{
+	"write_file": {Path: "file_path", Content: "content", After: "resultDisplay.newContent"},
+	"replace":    {Path: "file_path", Old: "old_string", New: "new_string", All: "expected_replacements", After: "resultDisplay.newContent"},
 }

@@ -1,10 +1,16 @@
-package importer
+package copilot_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/agent/copilot"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
+	"github.com/ctx-tools/ctx/lib/internal/formatstest"
+	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
 
 // copilotAutopilot is a Copilot CLI session in autopilot mode: a typed
@@ -24,8 +30,7 @@ var copilotAutopilot = strings.Join([]string{
 // text the one sent, its kind in metadata), not one the user typed, and
 // a turn's outputTokens are its usage when no assistant.usage gives it.
 func TestCopilotAutopilot(t *testing.T) {
-	t.Parallel()
-	out, rep, err := Import(CopilotCLI, []byte(copilotAutopilot), Options{})
+	out, rep, err := formats.Import(copilot.Name, []byte(copilotAutopilot), importer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +67,40 @@ func TestCopilotAutopilot(t *testing.T) {
 	for _, w := range rep.Warnings {
 		if strings.Contains(w, "assistant.usage") {
 			t.Errorf("warning: %s", w)
+		}
+	}
+}
+
+// TestCopilotCLI: the Copilot CLI fixture, counted by hand: 6 calls (one
+// the subagent's), 6 results, 1 failure, 6 assistant.message events (2
+// the subagent's), 1 user prompt with 1 image, the sums of the 4
+// assistant.usage events, the one streaming delta skipped, and the file
+// created then edited as an output.
+func TestCopilotCLI(t *testing.T) {
+	out, rep := formatstest.Fixture(t, copilot.Name, "session.jsonl")
+	importtest.CheckCounts(t, importtest.CountLog(out), importtest.Counts{Calls: 6, Results: 6, Errors: 1, Turns: 6, Users: 1, Images: 1, SubagentSteps: 3,
+		Usage: map[string]int64{"input_tokens": 14510, "output_tokens": 178, "cache_read_tokens": 12600, "cache_creation_tokens": 300, "reasoning_tokens": 0}})
+	if rep.Skipped != 1 || !strings.Contains(strings.Join(rep.Reasons, ","), "streaming event") {
+		t.Errorf("report = %+v", rep)
+	}
+	l := gjson.ParseBytes(out)
+	if l.Get(`outputs.#(name=="src/total.js").content`).String() != "export const total = (items) =>\n  items.reduce((s, i) => s + i.price * i.qty, 0);\n" {
+		t.Errorf("outputs = %s", l.Get("outputs").Raw)
+	}
+	if !strings.HasPrefix(l.Get("system_prompt").String(), "You are the GitHub Copilot CLI") {
+		t.Errorf("system prompt = %s", l.Get("system_prompt").Raw)
+	}
+	if l.Get("model.identifier").String() != "claude-sonnet-4.5" {
+		t.Errorf("model = %s", l.Get("model").Raw)
+	}
+	// Paths under the session's cwd are relative; the subagent's steps
+	// hang off the task call.
+	for _, s := range l.Get("steps").Array() {
+		if s.Get("tool").String() == "view" && s.Get("parameters.path").String() != "src/cart.js" {
+			t.Errorf("view parameters = %s", s.Get("parameters").Raw)
+		}
+		if s.Get("agent").String() == "toolu_03" && l.Get("steps").Array()[s.Get("parent_step").Int()].Get("tool").String() != "task" {
+			t.Errorf("subagent step %s has parent %s", s.Get("index").Raw, s.Get("parent_step").Raw)
 		}
 	}
 }
