@@ -199,6 +199,8 @@ func (c *ccImport) scan(b *Builder, rec gjson.Result) {
 	})
 }
 
+// line reads one transcript record: a conversation message, or one of
+// the records kept aside, merged or skipped.
 func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 	c.scan(b, rec)
 	if ok, err := c.request(b, where); ok || err != nil {
@@ -207,90 +209,16 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 	switch c.typ.String() {
 	case "user", "assistant":
 	case "progress":
-		data := fields(c.other).get("data")
-		nested := data.Get("message")
-		if pt := data.Get("type").String(); pt != "agent_progress" || !nested.Get("message").IsObject() || !ccMessageType(nested) {
-			kind := "progress"
-			if pt != "" {
-				kind += "/" + pt
-			}
-			b.Seen(Timestamp(c.tsv))
-			b.skipKind(kind, data, fmt.Sprintf("record type \"progress\" (%s: a data.type this importer does not know)", pt))
+		var done bool
+		if where, done = c.progress(b, where); done {
 			return nil
-		}
-		// A subagent's own message, written into the session's
-		// transcript as it ran (2.1.x): read as the subagent's record.
-		envelope := fields(c.other).rest("data")
-		envelope = Join(envelope, Rest(data, "message", "type", "prompt"))
-		outerTS := Timestamp(c.tsv)
-		agent, task := data.Get("agentId").String(), fields(c.other).get("parentToolUseID").String()
-		if agent != "" && task != "" {
-			// Its Task call, even when the Task's result is missing.
-			c.sc.byAgent[agent] = task
-		}
-		c.scan(b, nested)
-		where = At(where, "data.message")
-		if c.ln.uuid != "" && c.progressSeen[c.ln.uuid] || ccCopied(c.subIDs, c.ln.uuid, c.message) {
-			b.Seen(outerTS)
-			b.Skip(b.reason("progress/agent_progress copy"))
-			return nil
-		}
-		if c.ln.uuid != "" {
-			c.progressSeen[c.ln.uuid] = true
-		}
-		c.ln.sidechain, c.ln.agentID = true, agent
-		c.other = append(c.other, lineMember{"progress", gjson.Parse(string(envelope.Raw()))})
-		if !c.tsv.Exists() {
-			c.tsv = gjson.Parse(string(Quote(outerTS)))
 		}
 	case "summary":
 		c.summaries = append(c.summaries, fields(c.other).rest().Raw())
 		b.MapRecord()
 		return nil
 	case "attachment", "system":
-		ts := Timestamp(c.tsv)
-		if c.typ.String() == "system" && fields(c.other).get("subtype").String() == "compact_boundary" {
-			// Kept with the compaction summary that follows it.
-			bd := fields(c.other).rest()
-			if ts != "" {
-				bd = Join(Obj{{"timestamp", Quote(ts)}}, bd)
-			}
-			c.boundaries = append(c.boundaries, &ccBoundary{uuid: c.ln.uuid, meta: bd})
-			b.Seen(ts)
-			b.MapRecord()
-			return nil
-		}
-		m, content, skipped, err := b.ccAside(where, c.typ.String(), fields(c.other), ts)
-		if err != nil {
-			return err
-		}
-		if m == nil {
-			b.Seen(ts)
-			b.skipKind(skipped, rec, fmt.Sprintf("record type %q (%s: a subtype this importer does not know)", c.typ.String(), strings.TrimPrefix(skipped, c.typ.String()+"/")))
-			return nil
-		}
-		b.MapRecord()
-		if m.Role != HarnessRole {
-			// A queued prompt: its origin says who sent it.
-			att := fields(c.other).get("attachment")
-			if c.mk.origin == "" {
-				c.mk.origin = att.Get("origin.kind").String()
-			}
-			if c.mk.origin == "" && att.Get("commandMode").String() == "task-notification" {
-				c.mk.origin = "task-notification"
-			}
-			c.mk.uuid = c.ln.uuid
-			if hm := c.hs.classify(b, where, m, content, c.mk); hm != nil {
-				c.msgs = append(c.msgs, hm)
-				c.sc.line(hm, c.ln)
-			}
-			c.src[m] = ccSource{kind: "queued", where: where}
-		} else {
-			c.src[m] = ccSource{kind: "local", where: where}
-		}
-		c.msgs = append(c.msgs, m)
-		c.sc.line(m, c.ln)
-		return nil
+		return c.aside(b, where, rec)
 	case "queue-operation":
 		f := fields(c.other)
 		if t := f.get("content"); f.get("operation").String() == "remove" && f.get("reason").String() == "absorbed_mid_turn" && t.Type == gjson.String && t.Str != "" {
@@ -304,6 +232,102 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		b.skipKind(c.typ.String(), rec, fmt.Sprintf("record type %q (not a conversation record)", c.typ.String()))
 		return nil
 	}
+	return c.conversation(b, where)
+}
+
+// progress reads a "progress" record in place of its nested subagent
+// message, returning where that message is, or done when the record is
+// skipped.
+func (c *ccImport) progress(b *Builder, where string) (string, bool) {
+	data := fields(c.other).get("data")
+	nested := data.Get("message")
+	if pt := data.Get("type").String(); pt != "agent_progress" || !nested.Get("message").IsObject() || !ccMessageType(nested) {
+		kind := "progress"
+		if pt != "" {
+			kind += "/" + pt
+		}
+		b.Seen(Timestamp(c.tsv))
+		b.skipKind(kind, data, fmt.Sprintf("record type \"progress\" (%s: a data.type this importer does not know)", pt))
+		return where, true
+	}
+	// A subagent's own message, written into the session's
+	// transcript as it ran (2.1.x): read as the subagent's record.
+	envelope := fields(c.other).rest("data")
+	envelope = Join(envelope, Rest(data, "message", "type", "prompt"))
+	outerTS := Timestamp(c.tsv)
+	agent, task := data.Get("agentId").String(), fields(c.other).get("parentToolUseID").String()
+	if agent != "" && task != "" {
+		// Its Task call, even when the Task's result is missing.
+		c.sc.byAgent[agent] = task
+	}
+	c.scan(b, nested)
+	where = At(where, "data.message")
+	if c.ln.uuid != "" && c.progressSeen[c.ln.uuid] || ccCopied(c.subIDs, c.ln.uuid, c.message) {
+		b.Seen(outerTS)
+		b.Skip(b.reason("progress/agent_progress copy"))
+		return where, true
+	}
+	if c.ln.uuid != "" {
+		c.progressSeen[c.ln.uuid] = true
+	}
+	c.ln.sidechain, c.ln.agentID = true, agent
+	c.other = append(c.other, lineMember{"progress", gjson.Parse(string(envelope.Raw()))})
+	if !c.tsv.Exists() {
+		c.tsv = gjson.Parse(string(Quote(outerTS)))
+	}
+	return where, false
+}
+
+// aside reads an "attachment" or "system" record: a compaction
+// boundary, a harness message, a queued prompt, or a skipped subtype.
+func (c *ccImport) aside(b *Builder, where string, rec gjson.Result) error {
+	ts := Timestamp(c.tsv)
+	if c.typ.String() == "system" && fields(c.other).get("subtype").String() == "compact_boundary" {
+		// Kept with the compaction summary that follows it.
+		bd := fields(c.other).rest()
+		if ts != "" {
+			bd = Join(Obj{{"timestamp", Quote(ts)}}, bd)
+		}
+		c.boundaries = append(c.boundaries, &ccBoundary{uuid: c.ln.uuid, meta: bd})
+		b.Seen(ts)
+		b.MapRecord()
+		return nil
+	}
+	m, content, skipped, err := b.ccAside(where, c.typ.String(), fields(c.other), ts)
+	if err != nil {
+		return err
+	}
+	if m == nil {
+		b.Seen(ts)
+		b.skipKind(skipped, rec, fmt.Sprintf("record type %q (%s: a subtype this importer does not know)", c.typ.String(), strings.TrimPrefix(skipped, c.typ.String()+"/")))
+		return nil
+	}
+	b.MapRecord()
+	if m.Role != HarnessRole {
+		// A queued prompt: its origin says who sent it.
+		att := fields(c.other).get("attachment")
+		if c.mk.origin == "" {
+			c.mk.origin = att.Get("origin.kind").String()
+		}
+		if c.mk.origin == "" && att.Get("commandMode").String() == "task-notification" {
+			c.mk.origin = "task-notification"
+		}
+		c.mk.uuid = c.ln.uuid
+		if hm := c.hs.classify(b, where, m, content, c.mk); hm != nil {
+			c.msgs = append(c.msgs, hm)
+			c.sc.line(hm, c.ln)
+		}
+		c.src[m] = ccSource{kind: "queued", where: where}
+	} else {
+		c.src[m] = ccSource{kind: "local", where: where}
+	}
+	c.msgs = append(c.msgs, m)
+	c.sc.line(m, c.ln)
+	return nil
+}
+
+// conversation reads the message of a "user" or "assistant" record.
+func (c *ccImport) conversation(b *Builder, where string) error {
 	if !c.message.IsObject() {
 		return b.Errorf(At(where, "message"), "expected an object, got %s", Kind(c.message))
 	}
@@ -316,25 +340,38 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 	line := fields(c.other).rest()
 	b.MapRecord()
 	if m.Role != "assistant" {
-		ccExitCodes(m)
-		line = withoutPartCopies(line, m)
-		m.Meta = Join(line, m.Meta)
-		if c.mk.compact && len(c.boundaries) > 0 {
-			if bd := c.boundaries[len(c.boundaries)-1]; !bd.joined && (bd.uuid == "" || bd.uuid == c.ln.parent) {
-				m.Meta.Set("compact_boundary", bd.meta.Raw())
-				bd.joined = true
-			}
-		}
-		c.mk.uuid = c.ln.uuid
-		if hm := c.hs.classify(b, where, m, c.message.Get("content"), c.mk); hm != nil {
-			c.msgs = append(c.msgs, hm)
-			c.sc.line(hm, c.ln)
-		}
-		c.src[m] = ccSource{kind: "user", where: where, queued: string(line.Get("promptSource")) == `"queued"`}
-		c.msgs = append(c.msgs, m)
-		c.sc.line(m, c.ln)
+		c.user(b, where, m, line)
 		return nil
 	}
+	c.assistant(b, m, line, ts)
+	return nil
+}
+
+// user keeps a user message with its line's members, its compaction
+// boundary and the harness message it may carry.
+func (c *ccImport) user(b *Builder, where string, m *Msg, line Obj) {
+	ccExitCodes(m)
+	line = withoutPartCopies(line, m)
+	m.Meta = Join(line, m.Meta)
+	if c.mk.compact && len(c.boundaries) > 0 {
+		if bd := c.boundaries[len(c.boundaries)-1]; !bd.joined && (bd.uuid == "" || bd.uuid == c.ln.parent) {
+			m.Meta.Set("compact_boundary", bd.meta.Raw())
+			bd.joined = true
+		}
+	}
+	c.mk.uuid = c.ln.uuid
+	if hm := c.hs.classify(b, where, m, c.message.Get("content"), c.mk); hm != nil {
+		c.msgs = append(c.msgs, hm)
+		c.sc.line(hm, c.ln)
+	}
+	c.src[m] = ccSource{kind: "user", where: where, queued: string(line.Get("promptSource")) == `"queued"`}
+	c.msgs = append(c.msgs, m)
+	c.sc.line(m, c.ln)
+}
+
+// assistant keeps an assistant line: a harness notice, a new model
+// turn, or a further line of a turn already read, merged into it.
+func (c *ccImport) assistant(b *Builder, m *Msg, line Obj, ts string) {
 	model := c.message.Get("model").String()
 	if model == ccSynthetic && len(m.Calls) == 0 && len(m.Results) == 0 {
 		// No model wrote it: the harness's notice (an API error, a
@@ -346,7 +383,7 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 		b.Seen(ts)
 		c.msgs = append(c.msgs, m)
 		c.sc.line(m, c.ln)
-		return nil
+		return
 	}
 	if model != ccSynthetic {
 		b.SetModel(model)
@@ -355,10 +392,10 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 	// the same on every line of a message, the last the most complete.
 	msgMeta := m.Meta
 	m.Meta = nil
-	for _, c := range m.Calls {
-		c.TS = ts
+	for _, call := range m.Calls {
+		call.TS = ts
 		if !m.HasText && len(m.Reasoning) == 0 {
-			c.Meta = Join(c.Meta, line)
+			call.Meta = Join(call.Meta, line)
 		}
 	}
 	id := c.message.Get("id").String()
@@ -396,7 +433,6 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 			prev.Meta.Set(mm.K, mm.V)
 		}
 	}
-	return nil
 }
 
 // ccExitCodes gives each failed result of m the exit code its text
