@@ -123,6 +123,8 @@ func importCodex(b *Builder, data []byte) error {
 	return nil
 }
 
+// line reads one rollout line: session and turn metadata, a response
+// item, an event, or a line kept aside or skipped.
 func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 	ts := Timestamp(rec.Get("timestamp"))
 	typ := rec.Get("type").String()
@@ -144,48 +146,9 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 	}
 	switch typ {
 	case "session_meta":
-		if !payload.IsObject() {
-			return b.Errorf(payloadAt, "expected an object, got %s", Kind(payload))
-		}
-		if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
-			b.Root(cwd.Str)
-		}
-		b.Tool("codex", payload.Get("cli_version").String())
-		// The system prompt: instructions, or (0.5x and later)
-		// base_instructions.text.
-		mapped := []string{"cli_version", "instructions", "timestamp"}
-		if s := payload.Get("instructions"); s.Type == gjson.String && s.Str != "" {
-			b.SystemPrompt(s.Str, nil)
-		} else if s := First(payload, "base_instructions.text", "base_instructions"); s.Type == gjson.String && s.Str != "" {
-			b.SystemPrompt(s.Str, nil)
-			mapped = append(mapped, "base_instructions")
-		}
-		b.Seen(Timestamp(payload.Get("timestamp")))
-		b.Seen(ts)
-		b.Meta.Set("session", Rest(payload, mapped...).Raw())
-		b.MapRecord()
+		return x.sessionMeta(b, payload, payloadAt, ts)
 	case "turn_context":
-		if !payload.IsObject() {
-			return b.Errorf(payloadAt, "expected an object, got %s", Kind(payload))
-		}
-		if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
-			b.Root(cwd.Str)
-		}
-		// A session may move to another model (/model): each turn
-		// after this record names the one it went to.
-		model := payload.Get("model").String()
-		b.SetModel(model)
-		if model != "" && model != x.items.model {
-			x.items.flush()
-			x.items.model = model
-		}
-		b.param("reasoning_effort", Raw(payload.Get("effort")))
-		b.param("reasoning_summary", Raw(payload.Get("summary")))
-		ctx := Rest(payload, "model", "effort", "summary")
-		if r := ctx.Raw(); r != nil && string(r) != x.lastCtx {
-			x.contexts, x.lastCtx = append(x.contexts, ctx), string(r)
-		}
-		b.MapRecord()
+		return x.turnContext(b, payload, payloadAt)
 	case "response_item":
 		if err := x.items.add(payload, payloadAt, ts); err != nil {
 			return err
@@ -227,87 +190,146 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 		}
 		b.MapRecord()
 	case "event_msg":
-		switch et := payload.Get("type").String(); et {
-		case "token_count":
-			// The only record of token usage: the last request's
-			// counts belong to the model turn it answered.
-			info := payload.Get("info")
-			if !informative(info) {
-				if rl := payload.Get("rate_limits"); informative(rl) {
-					b.AppendMeta("rate_limits", Join(Obj{{"timestamp", Quote(ts)}}, Obj{{"rate_limits", Raw(rl)}}).Raw())
-					b.MapRecord()
-					return nil
-				}
-				b.Skip(b.reason("event_msg/token_count empty"))
-				return nil
-			}
-			if info.Raw == x.lastInfo {
-				b.Skip(b.reason("event_msg/token_count repeated"))
-				return nil
-			}
-			x.lastInfo = info.Raw
-			x.items.tokenCount(payload, ts)
-			b.MapRecord()
-		case "exec_command_end", "mcp_tool_call_end":
-			// A command's exit code and streams; an MCP tool's result,
-			// whose error (Err, or isError) no output item says.
-			id := payload.Get("call_id").String()
-			if _, ok := x.execs[id]; !ok {
-				x.execOrder = append(x.execOrder, id)
-			}
-			x.execs[id] = payload
-			x.execTS[id] = ts
-			b.MapRecord()
-		case "turn_aborted":
-			// The user interrupted the turn (or it timed out).
-			ab := Join(Obj{{"timestamp", Quote(ts)}}, Rest(payload, "type"))
-			if t := x.items.lastTurn(); t != nil {
-				t.Meta.Set("turn_aborted", ab.Raw())
-			} else {
-				b.AppendMeta("turns_aborted", ab.Raw())
-			}
-			x.items.flush()
-			b.MapRecord()
-		case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning",
-			"context_compacted", "background_event", "entered_review_mode", "exited_review_mode",
-			"thread_rolled_back", "thread_goal_updated", "sub_agent_activity", "item_completed",
-			"guardian_assessment", "guardian_warning", "model_reroute", "undo_completed", "thread_settings_applied":
-			if it := payload.Get("item"); et == "item_completed" && (it.Get("type").String() == "CommandExecution" || it.Get("type").String() == "McpToolCall") {
-				// 0.16x's end of a command or an MCP call, in place
-				// of exec_command_end and mcp_tool_call_end: its exit
-				// code, status or MCP error (which the output item
-				// does not say) are the call's.
-				id := it.Get("id").String()
-				if _, ok := x.execs[id]; !ok {
-					x.execOrder = append(x.execOrder, id)
-				}
-				x.execs[id], x.execTS[id] = it, ts
-				b.MapRecord()
-				return nil
-			}
-			// The turn's lifecycle, what went wrong, the turns the
-			// user rolled back, goals, a subagent's activity, the
-			// items Codex completes with no response item (a plan),
-			// the thread's settings as applied: no response item says
-			// it.
-			b.AppendMeta("events", Join(Obj{{"timestamp", Quote(ts)}, {"type", Quote(et)}}, Rest(payload, "type")).Raw())
-			b.MapRecord()
-		case "user_message", "agent_message":
-			// The prompt or the answer as the UI shows it, beside the
-			// response item that holds it; checked at the end that
-			// one does.
-			pos := len(x.items.out)
-			if x.items.cur != nil {
-				pos++ // after the turn being read, which it follows
-			}
-			x.said = append(x.said, userEvent{at: pos, ts: ts, where: where, model: x.items.model, payload: payload})
-		default:
-			b.skipKind("event_msg/"+et, payload, fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
-		}
+		x.event(b, where, payload, ts)
 	default:
 		b.skipKind(typ, rec, fmt.Sprintf("record type %q (a kind of rollout line this importer does not know)", typ))
 	}
 	return nil
+}
+
+// sessionMeta reads a session_meta payload: the working directory,
+// the CLI version, the system prompt and the session's metadata.
+func (x *codexImport) sessionMeta(b *Builder, payload gjson.Result, payloadAt, ts string) error {
+	if !payload.IsObject() {
+		return b.Errorf(payloadAt, "expected an object, got %s", Kind(payload))
+	}
+	if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
+		b.Root(cwd.Str)
+	}
+	b.Tool("codex", payload.Get("cli_version").String())
+	// The system prompt: instructions, or (0.5x and later)
+	// base_instructions.text.
+	mapped := []string{"cli_version", "instructions", "timestamp"}
+	if s := payload.Get("instructions"); s.Type == gjson.String && s.Str != "" {
+		b.SystemPrompt(s.Str, nil)
+	} else if s := First(payload, "base_instructions.text", "base_instructions"); s.Type == gjson.String && s.Str != "" {
+		b.SystemPrompt(s.Str, nil)
+		mapped = append(mapped, "base_instructions")
+	}
+	b.Seen(Timestamp(payload.Get("timestamp")))
+	b.Seen(ts)
+	b.Meta.Set("session", Rest(payload, mapped...).Raw())
+	b.MapRecord()
+	return nil
+}
+
+// turnContext reads a turn_context payload: the working directory,
+// the model and parameters, and the context when it changed.
+func (x *codexImport) turnContext(b *Builder, payload gjson.Result, payloadAt string) error {
+	if !payload.IsObject() {
+		return b.Errorf(payloadAt, "expected an object, got %s", Kind(payload))
+	}
+	if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
+		b.Root(cwd.Str)
+	}
+	// A session may move to another model (/model): each turn
+	// after this record names the one it went to.
+	model := payload.Get("model").String()
+	b.SetModel(model)
+	if model != "" && model != x.items.model {
+		x.items.flush()
+		x.items.model = model
+	}
+	b.param("reasoning_effort", Raw(payload.Get("effort")))
+	b.param("reasoning_summary", Raw(payload.Get("summary")))
+	ctx := Rest(payload, "model", "effort", "summary")
+	if r := ctx.Raw(); r != nil && string(r) != x.lastCtx {
+		x.contexts, x.lastCtx = append(x.contexts, ctx), string(r)
+	}
+	b.MapRecord()
+	return nil
+}
+
+// event reads an event_msg payload: usage, a call's end, an aborted
+// turn, a lifecycle event, the prompt or answer as shown, or a skip.
+func (x *codexImport) event(b *Builder, where string, payload gjson.Result, ts string) {
+	switch et := payload.Get("type").String(); et {
+	case "token_count":
+		// The only record of token usage: the last request's
+		// counts belong to the model turn it answered.
+		info := payload.Get("info")
+		if !informative(info) {
+			if rl := payload.Get("rate_limits"); informative(rl) {
+				b.AppendMeta("rate_limits", Join(Obj{{"timestamp", Quote(ts)}}, Obj{{"rate_limits", Raw(rl)}}).Raw())
+				b.MapRecord()
+				return
+			}
+			b.Skip(b.reason("event_msg/token_count empty"))
+			return
+		}
+		if info.Raw == x.lastInfo {
+			b.Skip(b.reason("event_msg/token_count repeated"))
+			return
+		}
+		x.lastInfo = info.Raw
+		x.items.tokenCount(payload, ts)
+		b.MapRecord()
+	case "exec_command_end", "mcp_tool_call_end":
+		// A command's exit code and streams; an MCP tool's result,
+		// whose error (Err, or isError) no output item says.
+		id := payload.Get("call_id").String()
+		if _, ok := x.execs[id]; !ok {
+			x.execOrder = append(x.execOrder, id)
+		}
+		x.execs[id] = payload
+		x.execTS[id] = ts
+		b.MapRecord()
+	case "turn_aborted":
+		// The user interrupted the turn (or it timed out).
+		ab := Join(Obj{{"timestamp", Quote(ts)}}, Rest(payload, "type"))
+		if t := x.items.lastTurn(); t != nil {
+			t.Meta.Set("turn_aborted", ab.Raw())
+		} else {
+			b.AppendMeta("turns_aborted", ab.Raw())
+		}
+		x.items.flush()
+		b.MapRecord()
+	case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning",
+		"context_compacted", "background_event", "entered_review_mode", "exited_review_mode",
+		"thread_rolled_back", "thread_goal_updated", "sub_agent_activity", "item_completed",
+		"guardian_assessment", "guardian_warning", "model_reroute", "undo_completed", "thread_settings_applied":
+		if it := payload.Get("item"); et == "item_completed" && (it.Get("type").String() == "CommandExecution" || it.Get("type").String() == "McpToolCall") {
+			// 0.16x's end of a command or an MCP call, in place
+			// of exec_command_end and mcp_tool_call_end: its exit
+			// code, status or MCP error (which the output item
+			// does not say) are the call's.
+			id := it.Get("id").String()
+			if _, ok := x.execs[id]; !ok {
+				x.execOrder = append(x.execOrder, id)
+			}
+			x.execs[id], x.execTS[id] = it, ts
+			b.MapRecord()
+			return
+		}
+		// The turn's lifecycle, what went wrong, the turns the
+		// user rolled back, goals, a subagent's activity, the
+		// items Codex completes with no response item (a plan),
+		// the thread's settings as applied: no response item says
+		// it.
+		b.AppendMeta("events", Join(Obj{{"timestamp", Quote(ts)}, {"type", Quote(et)}}, Rest(payload, "type")).Raw())
+		b.MapRecord()
+	case "user_message", "agent_message":
+		// The prompt or the answer as the UI shows it, beside the
+		// response item that holds it; checked at the end that
+		// one does.
+		pos := len(x.items.out)
+		if x.items.cur != nil {
+			pos++ // after the turn being read, which it follows
+		}
+		x.said = append(x.said, userEvent{at: pos, ts: ts, where: where, model: x.items.model, payload: payload})
+	default:
+		b.skipKind("event_msg/"+et, payload, fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
+	}
 }
 
 // harnessText adds the harness message (metadata.harness: kind) whose
