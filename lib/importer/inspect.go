@@ -239,10 +239,55 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 	// Index the model and tool events by what they join on. Older logs
 	// have no message ids: their model events join the assistant message
 	// they produced by its content, in order.
-	models := map[string]gjson.Result{} // by output message id
-	var unnamed []gjson.Result          // model events whose message has no id
-	tools := map[string]gjson.Result{}  // by tool call id
-	events := s.Get("events")
+	models, unnamed, tools := b.inspectIndex(s.Get("events"))
+	msgs, err := b.readMsgs(s.Get("messages"), inspectTable, At(where, "messages"))
+	if err != nil {
+		return err
+	}
+	start := len(b.Steps)
+	last := ""
+	// The model that answered the sample (its output's), for the turns
+	// whose model event is not in the log.
+	answered := s.Get("output.model").String()
+	b.SetModel(answered)
+	for _, m := range msgs {
+		b.MapRecord()
+		if m.Role == "assistant" {
+			b.inspectAssistant(m, models, &unnamed, tools, answered)
+			if m.HasText && strings.TrimSpace(m.Text) != "" {
+				last = m.Text
+			}
+		}
+		if m.Role == "tool" {
+			for _, r := range m.Results {
+				if e, ok := tools[r.ID]; ok && r.ID != "" {
+					// A tool event whose call is not among the messages.
+					b.MapRecord()
+					delete(tools, r.ID)
+					r.TS = Timestamp(e.Get("timestamp"))
+					r.Meta.Set("event", Rest(e, "event", "type", "id", "function", "result", "view", "timestamp").Raw())
+				}
+			}
+		}
+		b.Add(m)
+	}
+	// Events that joined nothing are counted, not lost silently.
+	for range len(models) + len(unnamed) {
+		b.Skip(b.reason("event/model unjoined"))
+	}
+	for range tools {
+		b.Skip(b.reason("event/tool unjoined"))
+	}
+	b.inspectSampleEnd(s, where, several, start, last)
+	return nil
+}
+
+// inspectIndex indexes a sample's model events by their output message's
+// id (unnamed: those whose message has no id) and its tool events by their
+// call's id, counting the other events as skipped.
+func (b *Builder) inspectIndex(events gjson.Result) (models map[string]gjson.Result, unnamed []gjson.Result, tools map[string]gjson.Result) {
+	models = map[string]gjson.Result{}
+	tools = map[string]gjson.Result{}
 	Each(events, func(_, e gjson.Result) bool {
 		switch e.Get("event").String() {
 		case "model":
@@ -268,87 +313,63 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 		}
 		return true
 	})
-	msgs, err := b.readMsgs(s.Get("messages"), inspectTable, At(where, "messages"))
-	if err != nil {
-		return err
+	return models, unnamed, tools
+}
+
+// inspectAssistant joins an assistant message to the model event that
+// produced it and its calls to their tool events, taking them out of the
+// index, and names the model that answered it.
+func (b *Builder) inspectAssistant(m *Msg, models map[string]gjson.Result, unnamed *[]gjson.Result, tools map[string]gjson.Result, answered string) {
+	id := gjson.ParseBytes(m.Meta.Get("id")).String()
+	e, ok := models[id]
+	if ok {
+		delete(models, id)
+	} else if id == "" {
+		e, ok = b.producedBy(m, unnamed)
 	}
-	start := len(b.Steps)
-	last := ""
-	// The model that answered the sample (its output's), for the turns
-	// whose model event is not in the log.
-	answered := s.Get("output.model").String()
-	b.SetModel(answered)
-	for _, m := range msgs {
+	// Each turn names the model that answered it: its model
+	// event's output.model, else the sample's; the message's own
+	// model member, when it says otherwise, is kept beside it.
+	model := answered
+	if ok && e.Get("output.model").String() != "" {
+		model = e.Get("output.model").String()
+	}
+	if own := gjson.ParseBytes(m.Meta.Get("model")).String(); model != "" && own != model {
+		if own != "" {
+			m.Meta.Set("message_model", m.Meta.Get("model"))
+		}
+		m.Meta.SetString("model", model)
+	}
+	if ok {
 		b.MapRecord()
-		if m.Role == "assistant" {
-			id := gjson.ParseBytes(m.Meta.Get("id")).String()
-			e, ok := models[id]
-			if ok {
-				delete(models, id)
-			} else if id == "" {
-				e, ok = b.producedBy(m, &unnamed)
-			}
-			// Each turn names the model that answered it: its model
-			// event's output.model, else the sample's; the message's own
-			// model member, when it says otherwise, is kept beside it.
-			model := answered
-			if ok && e.Get("output.model").String() != "" {
-				model = e.Get("output.model").String()
-			}
-			if own := gjson.ParseBytes(m.Meta.Get("model")).String(); model != "" && own != model {
-				if own != "" {
-					m.Meta.Set("message_model", m.Meta.Get("model"))
-				}
-				m.Meta.SetString("model", model)
-			}
-			if ok {
-				b.MapRecord()
-				m.TS = Timestamp(e.Get("timestamp"))
-				var params Obj
-				for _, k := range []string{"tools", "tool_choice", "config"} {
-					if v := e.Get(k); informative(v) {
-						params.Set(k, Raw(v))
-					}
-				}
-				m.Params = params.Raw()
-				m.Meta.Set("usage", Raw(e.Get("output.usage")))
-				m.Meta.Set("stop_reason", Raw(e.Get("output.choices.0.stop_reason")))
-				m.Meta.Set("event", Rest(e, "event", "model", "input", "input_refs", "tools", "tool_choice", "config", "output", "timestamp").Raw())
-			}
-			for _, c := range m.Calls {
-				e, ok := tools[c.ID]
-				if !ok {
-					continue
-				}
-				b.MapRecord()
-				delete(tools, c.ID)
-				c.TS = Timestamp(e.Get("timestamp"))
-				c.Meta.Set("event", Rest(e, "event", "type", "id", "function", "arguments", "result", "view", "timestamp").Raw())
-			}
-			if m.HasText && strings.TrimSpace(m.Text) != "" {
-				last = m.Text
+		m.TS = Timestamp(e.Get("timestamp"))
+		var params Obj
+		for _, k := range []string{"tools", "tool_choice", "config"} {
+			if v := e.Get(k); informative(v) {
+				params.Set(k, Raw(v))
 			}
 		}
-		if m.Role == "tool" {
-			for _, r := range m.Results {
-				if e, ok := tools[r.ID]; ok && r.ID != "" {
-					// A tool event whose call is not among the messages.
-					b.MapRecord()
-					delete(tools, r.ID)
-					r.TS = Timestamp(e.Get("timestamp"))
-					r.Meta.Set("event", Rest(e, "event", "type", "id", "function", "result", "view", "timestamp").Raw())
-				}
-			}
+		m.Params = params.Raw()
+		m.Meta.Set("usage", Raw(e.Get("output.usage")))
+		m.Meta.Set("stop_reason", Raw(e.Get("output.choices.0.stop_reason")))
+		m.Meta.Set("event", Rest(e, "event", "model", "input", "input_refs", "tools", "tool_choice", "config", "output", "timestamp").Raw())
+	}
+	for _, c := range m.Calls {
+		e, ok := tools[c.ID]
+		if !ok {
+			continue
 		}
-		b.Add(m)
+		b.MapRecord()
+		delete(tools, c.ID)
+		c.TS = Timestamp(e.Get("timestamp"))
+		c.Meta.Set("event", Rest(e, "event", "type", "id", "function", "arguments", "result", "view", "timestamp").Raw())
 	}
-	// Events that joined nothing are counted, not lost silently.
-	for range len(models) + len(unnamed) {
-		b.Skip(b.reason("event/model unjoined"))
-	}
-	for range tools {
-		b.Skip(b.reason("event/tool unjoined"))
-	}
+}
+
+// inspectSampleEnd keeps a sample's own members as an entry of the
+// samples metadata, tags its steps with the sample when the log holds
+// several, and adds its final answer as an output.
+func (b *Builder) inspectSampleEnd(s gjson.Result, where string, several bool, start int, last string) {
 	info := Rest(s, "messages", "events", "attachments", "message_pool", "input", "output")
 	if out := s.Get("output.choices.0.message.content"); out.Exists() {
 		m := &Msg{}
@@ -388,7 +409,6 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 		}
 		b.Outputs = append(b.Outputs, Output{Name: name, Content: last})
 	}
-	return nil
 }
 
 // producedBy finds, among the model events of an older log (whose messages
