@@ -58,7 +58,3 @@ func Detect(name string, data []byte) (string, error) { return All.Detect(name, 
 // Choose decides how to read data given the format the user named: ctx,
 // auto or a format (importer.Registry.Choose).
 func Choose(from, name string, data []byte) (string, error) { return All.Choose(from, name, data) }
-
-// Describe names what a log of format f is, with its article
-// (importer.Registry.Describe).
-func Describe(f string) string { return All.Describe(f) }

@@ -24,12 +24,6 @@ func ImportLog(format string, data []byte, opts Options) (*execlog.Log, Report, 
 
 func Detect(name string, data []byte) (string, error) { return testFormats.Detect(name, data) }
 
-func Choose(from, name string, data []byte) (string, error) {
-	return testFormats.Choose(from, name, data)
-}
-
-func Describe(f string) string { return testFormats.Describe(f) }
-
 func lookup(name string) Format {
 	f, ok := testFormats.Lookup(name)
 	if !ok {
