@@ -86,7 +86,7 @@ func (p *project) text(path string) string { return strings.Join(p.files[path], 
 // edit changes one place of path and returns the old and new text of
 // that place, each unique in the file: it replaces a line, or adds one
 // after it (one edit in six), or replaces two lines by one (one in six,
-// so that files keep about their size).
+// in a file of more than 30 lines), so that files keep about their size.
 func (p *project) edit(path string, r *yearRand, note string) (old, new string) {
 	lines := p.files[path]
 	at := 4 + r.n(len(lines)-6)
@@ -96,7 +96,9 @@ func (p *project) edit(path string, r *yearRand, note string) (old, new string) 
 	case 0:
 		repl = append(repl, p.codeLine(r, note))
 	case 1:
-		n = 2
+		if len(lines) > 30 {
+			n = 2
+		}
 	}
 	old = strings.Join(lines[at:at+n], "\n")
 	p.files[path] = append(lines[:at:at], append(repl, lines[at+n:]...)...)
