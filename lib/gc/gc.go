@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -79,7 +81,7 @@ func Run(s *store.Store, opt Options) (*Report, error) {
 	if opt.LockTimeout == 0 {
 		opt.LockTimeout = store.LockTimeout
 	}
-	cache := map[digest.Digest]*manifest.Manifest{}
+	cache := map[digest.Digest]*packRefs{}
 	p, err := decide(s, opt, cache)
 	if opt.DryRun {
 		if err != nil {
@@ -114,10 +116,27 @@ type obj struct {
 	size int64
 }
 
-// decide reads the store and returns what to remove. Manifests read are
-// kept in cache, so that deciding again under the lock reads only what
-// was written in between.
-func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manifest) (*plan, error) {
+// packRefs is what deciding needs of a manifest: its session, whether it
+// is a snapshot of it, and the objects it references. The manifests of a
+// year of sessions take gigabytes; this is what is kept of each.
+type packRefs struct {
+	session  string
+	snapshot bool
+	refs     []digest.Digest
+}
+
+func loadRefs(s *store.Store, d digest.Digest) (*packRefs, error) {
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		return nil, err
+	}
+	return &packRefs{session: m.Session(), snapshot: m.Snapshot(), refs: m.Refs()}, nil
+}
+
+// decide reads the store and returns what to remove. What is needed of
+// the manifests read is kept in cache, so that deciding again under the
+// lock reads only what was written in between.
+func decide(s *store.Store, opt Options, cache map[digest.Digest]*packRefs) (*plan, error) {
 	entries, problems, err := packlog.Read(s)
 	if err != nil {
 		return nil, err
@@ -132,16 +151,46 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 	if len(problems) > 0 {
 		return nil, unsafe(problems[0])
 	}
-	load := func(d digest.Digest) (*manifest.Manifest, error) {
+	load := func(d digest.Digest) (*packRefs, error) {
 		if m := cache[d]; m != nil {
 			return m, nil
 		}
-		m, err := manifest.Load(s, d)
+		m, err := loadRefs(s, d)
 		if err != nil {
 			return nil, err
 		}
 		cache[d] = m
 		return m, nil
+	}
+	// The packs' manifests are read by one worker per CPU; an error is
+	// met again, in order, below.
+	var todo []digest.Digest
+	for _, e := range entries {
+		if cache[e.Hash] == nil {
+			todo = append(todo, e.Hash)
+		}
+	}
+	got := make([]*packRefs, len(todo))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				got[i], _ = loadRefs(s, todo[i])
+			}
+		}()
+	}
+	for i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, d := range todo {
+		if got[i] != nil {
+			cache[d] = got[i]
+		}
 	}
 
 	byHash := make(map[digest.Digest]int, len(entries))
@@ -154,8 +203,8 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 		if err != nil {
 			return nil, unsafe(fmt.Errorf("pack %s: %w", e.Hash, err))
 		}
-		if m.Snapshot() {
-			sessions[m.Session()] = append(sessions[m.Session()], e)
+		if m.snapshot {
+			sessions[m.session] = append(sessions[m.session], e)
 		} else {
 			roots = append(roots, e.Hash)
 		}
@@ -203,7 +252,7 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 		if keep[e.Hash] {
 			p.report.Packs.Kept++
 			live[e.Hash] = true
-			for _, r := range m.Refs() {
+			for _, r := range m.refs {
 				live[r] = true
 			}
 			continue
@@ -212,10 +261,10 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 		p.report.Packs.Removed++
 		p.report.Dropped = append(p.report.Dropped, DroppedPack{
 			Hash: e.Hash, Created: e.Created, Steps: e.Steps,
-			Session: m.Session(), SupersededBy: head[m.Session()],
+			Session: m.session, SupersededBy: head[m.session],
 		})
 		freed[e.Hash] = true
-		for _, r := range m.Refs() {
+		for _, r := range m.refs {
 			freed[r] = true
 		}
 	}
@@ -256,7 +305,7 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 		if !freed[d] && fi.Size() <= store.MaxEntrySize*16 {
 			if m, err := load(d); err == nil {
 				live[d] = true
-				for _, r := range m.Refs() {
+				for _, r := range m.refs {
 					live[r] = true
 				}
 				continue
