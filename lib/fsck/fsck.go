@@ -333,6 +333,15 @@ func (c *checker) hashObject(w *worker, d digest.Digest, rel string) {
 	w.state[d] = true
 }
 
+// known returns whether object d was hashed, and if so whether it is
+// intact.
+func (c *checker) known(d digest.Digest) (intact, seen bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	intact, seen = c.state[d]
+	return intact, seen
+}
+
 // onlyReader hides *os.File's WriterTo, so CopyBuffer uses our buffer.
 type onlyReader struct{ io.Reader }
 
@@ -370,7 +379,7 @@ func (c *checker) verify(ds []digest.Digest) {
 // been hashed, or nil after reporting why there is none.
 func (c *checker) manifest(d digest.Digest, rel string) *manifest.Manifest {
 	obj := "objects/" + d.Hex()[:2] + "/" + d.Hex()[2:]
-	intact, seen := c.state[d]
+	intact, seen := c.known(d)
 	switch {
 	case !seen:
 		c.violate(RuleManifest, rel, "manifest object %s is missing", obj)
@@ -424,7 +433,7 @@ func (c *checker) checkPack(d digest.Digest, rel string, m *manifest.Manifest, e
 	}
 	for sl := range m.Slots() {
 		if d := *sl.Ref; !d.IsZero() {
-			if _, seen := c.state[d]; !seen {
+			if _, seen := c.known(d); !seen {
 				c.violate(RuleDangling, rel, "%s references %s, which is not in the store", sl.Path, d)
 			}
 		}
@@ -525,6 +534,7 @@ func (c *checker) checkPacks() {
 	if !ok {
 		return
 	}
+	var names []string
 	for _, e := range ents {
 		name := e.Name()
 		rel := "packs/" + name
@@ -538,19 +548,41 @@ func (c *checker) checkPacks() {
 		case !c.wantFile(rel, e):
 			continue
 		}
-		c.packs++
-		d, _ := digest.Parse(name)
-		entry, err := c.readEntry(rel)
-		// A pack finalized after objects/ was listed has objects the
-		// listing missed; they were durable before its entry appeared, so
-		// look for them now rather than call them missing.
-		c.verify([]digest.Digest{d})
-		if m := c.manifest(d, rel); m != nil {
-			c.verify(m.Refs())
-			c.checkPack(d, rel, m, entry, err == nil)
-		} else if err == nil {
-			c.parseEntry(d, rel, entry)
-		}
+		names = append(names, name)
+	}
+	c.packs += len(names)
+	// One pack per worker at a time: the manifests of a large store are
+	// gigabytes to read, hash again and parse.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(c.workers, len(names)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(names) {
+					return
+				}
+				c.checkPackEntry(names[i])
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// checkPackEntry checks the pack of the packs/ entry name.
+func (c *checker) checkPackEntry(name string) {
+	rel := "packs/" + name
+	d, _ := digest.Parse(name)
+	entry, err := c.readEntry(rel)
+	// A pack finalized after objects/ was listed has objects the
+	// listing missed; they were durable before its entry appeared, so
+	// look for them now rather than call them missing.
+	c.verify([]digest.Digest{d})
+	if m := c.manifest(d, rel); m != nil {
+		c.verify(m.Refs())
+		c.checkPack(d, rel, m, entry, err == nil)
+	} else if err == nil {
+		c.parseEntry(d, rel, entry)
 	}
 }
 
