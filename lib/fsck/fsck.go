@@ -553,20 +553,7 @@ func (c *checker) checkPacks() {
 	c.packs += len(names)
 	// One pack per worker at a time: the manifests of a large store are
 	// gigabytes to read, hash again and parse.
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(c.workers, len(names)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(names) {
-					return
-				}
-				c.checkPackEntry(names[i])
-			}
-		})
-	}
-	wg.Wait()
+	c.parallel(len(names), func(_ *worker, i int) { c.checkPackEntry(names[i]) })
 }
 
 // checkPackEntry checks the pack of the packs/ entry name.
