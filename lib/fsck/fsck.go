@@ -329,6 +329,15 @@ func (c *checker) hashObject(w *worker, d digest.Digest, rel string) {
 	w.state[d] = true
 }
 
+// known returns whether object d was hashed, and if so whether it is
+// intact.
+func (c *checker) known(d digest.Digest) (intact, seen bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	intact, seen = c.state[d]
+	return intact, seen
+}
+
 // onlyReader hides *os.File's WriterTo, so CopyBuffer uses our buffer.
 type onlyReader struct{ io.Reader }
 
@@ -366,7 +375,7 @@ func (c *checker) verify(ds []digest.Digest) {
 // been hashed, or nil after reporting why there is none.
 func (c *checker) manifest(d digest.Digest, rel string) *manifest.Manifest {
 	obj := store.ObjectRel(d)
-	intact, seen := c.state[d]
+	intact, seen := c.known(d)
 	switch {
 	case !seen:
 		c.violate(RuleManifest, rel, "manifest object %s is missing", obj)
@@ -420,7 +429,7 @@ func (c *checker) checkPack(d digest.Digest, rel string, m *manifest.Manifest, e
 	}
 	for sl := range m.Slots() {
 		if d := *sl.Ref; !d.IsZero() {
-			if _, seen := c.state[d]; !seen {
+			if _, seen := c.known(d); !seen {
 				c.violate(RuleDangling, rel, "%s references %s, which is not in the store", sl.Path, d)
 			}
 		}
@@ -521,6 +530,7 @@ func (c *checker) checkPacks() {
 	if !ok {
 		return
 	}
+	var names []string
 	for _, e := range ents {
 		name := e.Name()
 		rel := store.PacksDir + "/" + name
@@ -534,19 +544,28 @@ func (c *checker) checkPacks() {
 		case !c.wantFile(rel, e):
 			continue
 		}
-		c.packs++
-		d, _ := digest.Parse(name)
-		entry, err := c.readEntry(rel)
-		// A pack finalized after objects/ was listed has objects the
-		// listing missed; they were durable before its entry appeared, so
-		// look for them now rather than call them missing.
-		c.verify([]digest.Digest{d})
-		if m := c.manifest(d, rel); m != nil {
-			c.verify(m.Refs())
-			c.checkPack(d, rel, m, entry, err == nil)
-		} else if err == nil {
-			c.parseEntry(d, rel, entry)
-		}
+		names = append(names, name)
+	}
+	c.packs += len(names)
+	// One pack per worker at a time: the manifests of a large store are
+	// gigabytes to read, hash again and parse.
+	c.parallel(len(names), func(_ *worker, i int) { c.checkPackEntry(names[i]) })
+}
+
+// checkPackEntry checks the pack of the packs/ entry name.
+func (c *checker) checkPackEntry(name string) {
+	rel := store.PacksDir + "/" + name
+	d, _ := digest.Parse(name)
+	entry, err := c.readEntry(rel)
+	// A pack finalized after objects/ was listed has objects the
+	// listing missed; they were durable before its entry appeared, so
+	// look for them now rather than call them missing.
+	c.verify([]digest.Digest{d})
+	if m := c.manifest(d, rel); m != nil {
+		c.verify(m.Refs())
+		c.checkPack(d, rel, m, entry, err == nil)
+	} else if err == nil {
+		c.parseEntry(d, rel, entry)
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -77,7 +79,7 @@ func Run(s *store.Store, opt Options) (*Report, error) {
 	if opt.LockTimeout == 0 {
 		opt.LockTimeout = store.LockTimeout
 	}
-	cache := map[digest.Digest]*manifest.Manifest{}
+	cache := map[digest.Digest]*packRefs{}
 	p, err := decide(s, opt, cache)
 	if opt.DryRun {
 		if err != nil {
@@ -112,25 +114,43 @@ type obj struct {
 	size int64
 }
 
-// decide reads the store and returns what to remove. Manifests read are
-// kept in cache, so that deciding again under the lock reads only what
-// was written in between.
-func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manifest) (*plan, error) {
+// packRefs is what deciding needs of a manifest: its session, whether it
+// is a snapshot of it, and the objects it references. The manifests of a
+// year of sessions take gigabytes; this is what is kept of each.
+type packRefs struct {
+	session  string
+	snapshot bool
+	refs     []digest.Digest
+}
+
+func loadRefs(s *store.Store, d digest.Digest) (*packRefs, error) {
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		return nil, err
+	}
+	return &packRefs{session: m.Session(), snapshot: m.Snapshot(), refs: m.Refs()}, nil
+}
+
+// decide reads the store and returns what to remove. What is needed of
+// the manifests read is kept in cache, so that deciding again under the
+// lock reads only what was written in between.
+func decide(s *store.Store, opt Options, cache map[digest.Digest]*packRefs) (*plan, error) {
 	entries, tags, err := readLog(s)
 	if err != nil {
 		return nil, err
 	}
-	load := func(d digest.Digest) (*manifest.Manifest, error) {
+	load := func(d digest.Digest) (*packRefs, error) {
 		if m := cache[d]; m != nil {
 			return m, nil
 		}
-		m, err := manifest.Load(s, d)
+		m, err := loadRefs(s, d)
 		if err != nil {
 			return nil, err
 		}
 		cache[d] = m
 		return m, nil
 	}
+	preload(s, entries, cache)
 	keep, head, err := kept(s, opt, entries, tags, load)
 	if err != nil {
 		return nil, err
@@ -155,6 +175,40 @@ func decide(s *store.Store, opt Options, cache map[digest.Digest]*manifest.Manif
 		p.report.Dropped = []DroppedPack{}
 	}
 	return p, nil
+}
+
+// preload reads the manifests of entries not in cache, one worker per
+// CPU, into cache; one that fails to load is left out, for load to meet
+// its error again, in order.
+func preload(s *store.Store, entries []packlog.Entry, cache map[digest.Digest]*packRefs) {
+	var todo []digest.Digest
+	for _, e := range entries {
+		if cache[e.Hash] == nil {
+			todo = append(todo, e.Hash)
+		}
+	}
+	got := make([]*packRefs, len(todo))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				got[i], _ = loadRefs(s, todo[i])
+			}
+		}()
+	}
+	for i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, d := range todo {
+		if got[i] != nil {
+			cache[d] = got[i]
+		}
+	}
 }
 
 // readLog reads the pack entries and the tags; a problem with either is
@@ -182,7 +236,7 @@ func readLog(s *store.Store) ([]packlog.Entry, []store.Tag, error) {
 // names, every pack not a snapshot) and their ancestors; and the newest
 // snapshot of each session, by session id.
 func kept(s *store.Store, opt Options, entries []packlog.Entry, tags []store.Tag,
-	load func(digest.Digest) (*manifest.Manifest, error)) (keep map[digest.Digest]bool, head map[string]digest.Digest, err error) {
+	load func(digest.Digest) (*packRefs, error)) (keep map[digest.Digest]bool, head map[string]digest.Digest, err error) {
 	byHash := make(map[digest.Digest]int, len(entries))
 	sessions := map[string][]packlog.Entry{}
 	var roots []digest.Digest
@@ -192,8 +246,8 @@ func kept(s *store.Store, opt Options, entries []packlog.Entry, tags []store.Tag
 		if err != nil {
 			return nil, nil, unsafe(fmt.Errorf("pack %s: %w", e.Hash, err))
 		}
-		if m.Snapshot() {
-			sessions[m.Session()] = append(sessions[m.Session()], e)
+		if m.snapshot {
+			sessions[m.session] = append(sessions[m.session], e)
 		} else {
 			roots = append(roots, e.Hash)
 		}
@@ -239,7 +293,7 @@ func kept(s *store.Store, opt Options, entries []packlog.Entry, tags []store.Tag
 // packs plans the removal of the packs not kept, and returns the objects
 // the kept packs reference (live) and those the removed ones do (freed).
 func (p *plan) packs(entries []packlog.Entry, keep map[digest.Digest]bool, head map[string]digest.Digest,
-	cache map[digest.Digest]*manifest.Manifest) (live, freed map[digest.Digest]bool) {
+	cache map[digest.Digest]*packRefs) (live, freed map[digest.Digest]bool) {
 	live = map[digest.Digest]bool{}
 	freed = map[digest.Digest]bool{}
 	for _, e := range entries {
@@ -247,7 +301,7 @@ func (p *plan) packs(entries []packlog.Entry, keep map[digest.Digest]bool, head 
 		if keep[e.Hash] {
 			p.report.Packs.Kept++
 			live[e.Hash] = true
-			for _, r := range m.Refs() {
+			for _, r := range m.refs {
 				live[r] = true
 			}
 			continue
@@ -256,10 +310,10 @@ func (p *plan) packs(entries []packlog.Entry, keep map[digest.Digest]bool, head 
 		p.report.Packs.Removed++
 		p.report.Dropped = append(p.report.Dropped, DroppedPack{
 			Hash: e.Hash, Created: e.Created, Steps: e.Steps,
-			Session: m.Session(), SupersededBy: head[m.Session()],
+			Session: m.session, SupersededBy: head[m.session],
 		})
 		freed[e.Hash] = true
-		for _, r := range m.Refs() {
+		for _, r := range m.refs {
 			freed[r] = true
 		}
 	}
@@ -280,7 +334,7 @@ func (p *plan) packs(entries []packlog.Entry, keep map[digest.Digest]bool, head 
 // what the complete manifests among them (packs without an entry)
 // reference. It returns every object of the store.
 func (p *plan) unreferenced(s *store.Store, cutoff time.Time, live, freed map[digest.Digest]bool,
-	load func(digest.Digest) (*manifest.Manifest, error)) ([]digest.Digest, error) {
+	load func(digest.Digest) (*packRefs, error)) ([]digest.Digest, error) {
 	all, err := s.Objects("")
 	if err != nil {
 		return nil, err
@@ -307,7 +361,7 @@ func (p *plan) unreferenced(s *store.Store, cutoff time.Time, live, freed map[di
 		if !freed[d] && fi.Size() <= store.MaxEntrySize*16 {
 			if m, err := load(d); err == nil {
 				live[d] = true
-				for _, r := range m.Refs() {
+				for _, r := range m.refs {
 					live[r] = true
 				}
 				continue

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -219,4 +221,45 @@ func tree(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Deciding keeps of each manifest its session and references, not the
+// manifest: the manifests of a year of sessions take gigabytes. Twenty
+// packs whose step metadata holds 1 MiB each leave far less than their
+// 20 MiB in the decision's cache.
+func TestDecideKeepsRefsNotManifests(t *testing.T) {
+	s := newStore(t)
+	for i := range 20 {
+		m := &manifest.Manifest{
+			Version: manifest.Version, Created: "2026-03-01T10:00:00Z",
+			Model: manifest.Model{Identifier: "m"}, Outputs: []manifest.Output{},
+			Metadata: []byte(`{"session":{"sessionId":"s` + strconv.Itoa(i) + `"}}`),
+		}
+		d, _, err := s.Put([]byte("output " + strconv.Itoa(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		big := `{"result":"` + strings.Repeat(strconv.Itoa(i%10), 1<<20) + `"}`
+		m.Steps = []manifest.Step{{Index: 0, Type: manifest.LLMCall, OutputRef: d, Metadata: []byte(big)}}
+		if _, _, err := manifest.Commit(s, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	cache := map[digest.Digest]*packRefs{}
+	p, err := decide(s, Options{Now: time.Now(), Grace: DefaultGrace}, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(cache)
+	if p.report.Packs.Kept != 20 || len(cache) != 20 {
+		t.Fatalf("kept %d packs, %d cached, want 20", p.report.Packs.Kept, len(cache))
+	}
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 4<<20 {
+		t.Errorf("the decision holds %d MiB after reading 20 MiB of manifests", grown>>20)
+	}
 }

@@ -1,8 +1,10 @@
 package packlog
 
 import (
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -71,20 +73,49 @@ func Select(s *store.Store, entries []Entry, opt Options) (kept []Entry, problem
 }
 
 // selectManifests keeps the entries whose manifests match opt's manifest
-// queries, reading manifests in order until Limit entries are kept.
+// queries, in order, reading manifests until Limit entries are kept. The
+// manifests are read and matched by one worker per CPU, a window of them
+// at a time: a year of sessions holds gigabytes of manifests, and reading
+// and hashing them one after another leaves all but one core idle.
 func selectManifests(s *store.Store, entries []Entry, opt Options, problems []error) ([]Entry, []error) {
+	workers := runtime.GOMAXPROCS(0)
+	window := 16 * workers
+	match := make([]bool, window)
+	errs := make([]error, window)
 	var kept []Entry
-	for _, e := range entries {
+	for start := 0; start < len(entries); start += window {
 		if opt.Limit > 0 && len(kept) == opt.Limit {
 			break
 		}
-		doc, err := s.Get(e.Hash)
-		if err != nil {
-			problems = append(problems, err)
-			continue
+		batch := entries[start:min(start+window, len(entries))]
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range min(workers, len(batch)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					doc, err := s.Get(batch[i].Hash)
+					match[i], errs[i] = err == nil && opt.matchManifest(doc), err
+				}
+			}()
 		}
-		if opt.matchManifest(doc) {
-			kept = append(kept, e)
+		for i := range batch {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		for i, e := range batch {
+			if opt.Limit > 0 && len(kept) == opt.Limit {
+				break
+			}
+			if errs[i] != nil {
+				problems = append(problems, errs[i])
+				continue
+			}
+			if match[i] {
+				kept = append(kept, e)
+			}
 		}
 	}
 	return kept, problems

@@ -3,6 +3,7 @@ package packlog
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -213,6 +214,44 @@ func TestReadMatchesStore(t *testing.T) {
 		}
 		if sum != e.Summary {
 			t.Errorf("%s: read %+v, store %+v", e.Hash, e.Summary, sum)
+		}
+	}
+}
+
+// A manifest query over more packs than one window of readers keeps the
+// listing's order, stops at the limit, and reports a manifest that cannot
+// be read where it comes, listing the rest.
+func TestListManifestQueryWindows(t *testing.T) {
+	s, ds := newStore(t, 300)
+	want := reference(t, s, ds)
+	q, err := ParseQuery("model.parameters.seed>=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The 100th pack's manifest is gone.
+	gone := want[100].Hash
+	if err := os.Chmod(filepath.Dir(s.Path("objects", gone.Hex()[:2], gone.Hex()[2:])), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(s.Path("objects", gone.Hex()[:2], gone.Hex()[2:])); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{0, 7, 150} {
+		l, err := List(s, Options{Filter: Filter{Where: []Query{q}}, Limit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w []manifest.Summary
+		for i, e := range want {
+			if i != 100 && (limit == 0 || len(w) < limit) {
+				w = append(w, e.Summary)
+			}
+		}
+		if !slices.Equal(summaries(l.Entries), w) {
+			t.Errorf("limit %d: %d packs listed, want %d in the listing's order", limit, len(l.Entries), len(w))
+		}
+		if problems := len(l.Problems); (limit == 0 || limit > 100) != (problems == 1) {
+			t.Errorf("limit %d: %d problems: %v", limit, problems, l.Problems)
 		}
 	}
 }
