@@ -9,7 +9,10 @@
 // outputs) that reference each object, and searches each object once,
 // however many packs share it, in parallel; it hands back one Result per
 // object that matches, with every place that references it, in the order
-// the places were first met, as it goes.
+// the places were first met, as it goes. It gathers the places of 256
+// packs at a time, so that what it holds is bounded by those, not by the
+// store: an object met again in a later window is not searched again, and
+// when it matched, its Result comes again with that window's places.
 //
 // What is searched is the stored bytes: a redacted pack holds marks
 // ([REDACTED:rule:prefix]) where its secrets were, and a search sees the

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -106,6 +107,7 @@ type Options struct {
 	Mode        Mode
 	SkipBinary  bool // leave out binary objects rather than report that they match
 	Workers     int  // concurrent searches (default GOMAXPROCS)
+	window      int  // packs gathered at a time (default packWindow); tests set it
 }
 
 // Result is what Search found in one object, or in one step's
@@ -139,6 +141,10 @@ type job struct {
 	obj    digest.Digest
 	inline []byte
 	places []Place
+	// seen: an earlier window searched the content; prior is its
+	// Result then (nil: no match).
+	seen  bool
+	prior *Result
 }
 
 // Search searches packs (in the order given) with m and calls emit with
@@ -148,6 +154,11 @@ type job struct {
 // are held only until emitted. A pack that cannot be read is reported as
 // a Result whose Err is set and whose one Place names the pack. Search
 // stops at emit's first error and returns it.
+//
+// The packs are taken packWindow at a time, so that what is held is
+// bounded by a window's places, not the store's: an object met again in a
+// later window is not searched again, and when it matched, its Result is
+// emitted again with that window's places.
 func Search(s *store.Store, packs []digest.Digest, m *Matcher, opt Options, emit func(*Result) error) (Stats, error) {
 	if opt.Fields == 0 {
 		opt.Fields = AllFields
@@ -156,11 +167,38 @@ func Search(s *store.Store, packs []digest.Digest, m *Matcher, opt Options, emit
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
 	var st Stats
-	jobs, err := gather(s, packs, opt, &st, emit)
-	if err != nil {
-		return st, err
+	done := searched{objects: map[digest.Digest]*Result{}, inline: map[digest.Digest]*Result{}}
+	if opt.window <= 0 {
+		opt.window = packWindow
 	}
-	return st, run(s, jobs, m, opt, &st, emit)
+	for start := 0; start < len(packs); start += opt.window {
+		jobs, err := gather(s, packs[start:min(start+opt.window, len(packs))], opt, &st, emit)
+		if err != nil {
+			return st, err
+		}
+		if err := run(s, jobs, m, opt, &st, &done, emit); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// packWindow is how many packs Search gathers the places of at a time.
+const packWindow = 256
+
+// searched is what earlier windows found: per object (per digest of a
+// step's parameters for inline content), nil when it did not match, else
+// its Result without places.
+type searched struct {
+	objects, inline map[digest.Digest]*Result
+}
+
+// key returns the map and key j's content is recorded under.
+func (d *searched) key(j *job) (map[digest.Digest]*Result, digest.Digest) {
+	if j.inline != nil {
+		return d.inline, digest.Of(j.inline)
+	}
+	return d.objects, j.obj
 }
 
 // gather reads the manifests of packs, opt.Workers at a time, and lists
@@ -220,9 +258,12 @@ func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit 
 			if l.objs[j].IsZero() {
 				b := l.inline[k]
 				k++
-				if at, ok = seenInline[string(b)]; !ok {
+				// b is a copy of its own (placesOf), never changed:
+				// the key can share its memory.
+				key := zerocopy.String(b)
+				if at, ok = seenInline[key]; !ok {
 					at = len(jobs)
-					seenInline[string(b)] = at
+					seenInline[key] = at
 					jobs = append(jobs, job{inline: b})
 				}
 			} else if at, ok = seen[l.objs[j]]; !ok {
@@ -256,7 +297,10 @@ func placesOf(mf *manifest.Manifest, opt Options) (places []Place, objs []digest
 		if opt.Fields&Call != 0 && len(st.Parameters) > 0 && stepOK(st) {
 			places = append(places, Place{Pack: mf.Hash, Field: Call, Step: st.Index, Tool: st.Tool, Agent: st.Agent, Index: -1, Part: -1})
 			objs = append(objs, digest.Digest{})
-			inline = append(inline, st.Parameters)
+			// A copy: the decoded parameters are a view of the whole
+			// manifest, which the search would otherwise hold to the
+			// end (gigabytes over a year of sessions).
+			inline = append(inline, bytes.Clone(st.Parameters))
 		}
 	}
 	lastStep := -1
@@ -325,7 +369,12 @@ func placesOf(mf *manifest.Manifest, opt Options) (places []Place, objs []digest
 // run searches the jobs, opt.Workers at a time, and emits their results
 // in job order. At most window jobs are searched ahead of the one to emit
 // next, which bounds what is held in memory.
-func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, emit func(*Result) error) error {
+func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, done *searched, emit func(*Result) error) error {
+	for i := range jobs {
+		j := &jobs[i]
+		set, k := done.key(j)
+		j.prior, j.seen = set[k]
+	}
 	window := 4 * opt.Workers
 	var (
 		mu   sync.Mutex
@@ -358,9 +407,16 @@ func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, emit fu
 					return
 				}
 				var r *Result
-				var n int64
+				var n int64 = -1
 				var bin bool
-				r, n, bin, buf = searchOne(dir, &jobs[i], m, opt, buf)
+				if j := &jobs[i]; j.seen {
+					r = &Result{Object: j.obj, Places: j.places}
+					if p := j.prior; p != nil {
+						r.Lines, r.Count, r.Binary, r.Err = p.Lines, p.Count, p.Binary, p.Err
+					}
+				} else {
+					r, n, bin, buf = searchOne(dir, j, m, opt, buf)
+				}
 				if n >= 0 {
 					objects.Add(1)
 					size.Add(n)
@@ -384,9 +440,18 @@ func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, emit fu
 		res[i] = nil
 		mu.Unlock()
 		<-sem
-		jobs[i] = job{}
+		j := &jobs[i]
+		if !j.seen {
+			set, k := done.key(j)
+			if r.Count > 0 || r.Err != nil {
+				set[k] = &Result{Object: r.Object, Lines: r.Lines, Count: r.Count, Binary: r.Binary, Err: r.Err}
+				st.Matches += r.Count
+			} else {
+				set[k] = nil
+			}
+		}
+		*j = job{}
 		if r.Count > 0 || r.Err != nil {
-			st.Matches += r.Count
 			if err = emit(r); err != nil {
 				break
 			}
@@ -394,7 +459,9 @@ func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, emit fu
 	}
 	close(quit)
 	wg.Wait()
-	st.Objects, st.Bytes, st.Binary = int(objects.Load()), size.Load(), int(binary.Load())
+	st.Objects += int(objects.Load())
+	st.Bytes += size.Load()
+	st.Binary += int(binary.Load())
 	return err
 }
 

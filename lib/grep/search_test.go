@@ -1,11 +1,14 @@
 package grep
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -307,4 +310,55 @@ func TestSearchLinesOutliveReads(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("lines after the search:\n%q\nwant:\n%q", got, want)
 	}
+}
+
+// A step's parameters are searched from a copy: the decoded manifest's
+// parameters are a view of the whole manifest, which holding them would
+// keep for the whole search (a year of manifests is gigabytes).
+func TestPlacesCopyParameters(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	mf, err := manifest.Load(f.s, f.packs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, inline := placesOf(mf, Options{Fields: AllFields})
+	if len(inline) != len(mf.Steps) {
+		t.Fatalf("%d inline parameters for %d steps", len(inline), len(mf.Steps))
+	}
+	for i, b := range inline {
+		p := mf.Steps[i].Parameters
+		if string(b) != string(p) {
+			t.Errorf("step %d: parameters %s, want %s", i, b, p)
+		}
+		if &b[:cap(b)][cap(b)-1] == &p[:cap(p)][cap(p)-1] || &b[0] == &p[0] {
+			t.Errorf("step %d: parameters share the manifest's memory", i)
+		}
+	}
+}
+
+// Packs taken a window at a time find what one window finds, each object
+// searched and its matches counted once, a match met again in a later
+// window reported there with its places.
+func TestSearchWindows(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, p := range []Pattern{{Expr: "needle", Fixed: true}, {Expr: "NEEDLE", Fixed: true, IgnoreCase: true}, {Expr: `n[e]+dle`}, {Expr: "zzz-none", Fixed: true}} {
+		for _, mode := range []Mode{ModeLines, ModeCount, ModeExists} {
+			whole, wst := f.search(t, p, Options{Mode: mode})
+			one, ost := f.search(t, p, Options{Mode: mode, window: 1})
+			slices.SortFunc(whole, compareHits)
+			slices.SortFunc(one, compareHits)
+			if !reflect.DeepEqual(whole, one) {
+				t.Errorf("%q mode %d: a pack at a time finds\n%v\nall at once\n%v", p.Expr, mode, one, whole)
+			}
+			if wst != ost {
+				t.Errorf("%q mode %d: stats %+v a pack at a time, %+v at once", p.Expr, mode, ost, wst)
+			}
+		}
+	}
+}
+
+func compareHits(a, b hit) int {
+	return cmp.Or(bytes.Compare(a.pack[:], b.pack[:]), strings.Compare(a.place, b.place), cmp.Compare(a.line, b.line), strings.Compare(a.text, b.text))
 }
