@@ -36,6 +36,9 @@ type ccState struct {
 	boundaries   []*ccBoundary
 	progressSeen map[string]bool
 	rq           ccRequests // the requests sent, beside the conversation (ccrequests.go)
+	// The workspace read with the lines; nil: it is read in full at the
+	// end.
+	ws *ccWorkspace
 }
 
 // ccImport reads a Claude Code transcript's lines into its ccState.
@@ -69,25 +72,18 @@ func importClaudeCode(b *Builder, data []byte) error {
 	// workspace is read with the lines when the session has no subagent
 	// transcripts to put among them (interleaveLines), once the working
 	// directory is known.
-	var ws *ccWorkspace
-	err := b.readLines(data, read, resumable{
-		restore: func(s *saved) bool {
-			if s.C == nil {
-				return false
-			}
-			c.ccState, ws = *s.C, s.WS
-			return true
-		},
-		save: func() *saved { return &saved{C: &c.ccState, WS: ws} },
-		workspace: func(from, to int) {
+	err := ReadLines(b, data, read, Resume[ccState]{
+		State:   &c.ccState,
+		Restore: func(s *ccState) bool { c.ccState = *s; return true },
+		Workspace: func(from, to int) {
 			switch {
 			case len(b.opts.Subagents) > 0 || len(b.Roots) == 0:
-				ws = nil
-			case ws == nil:
-				ws = newCCWorkspace(b.Roots[0])
-				ws.read(data[:to])
+				c.ws = nil
+			case c.ws == nil:
+				c.ws = newCCWorkspace(b.Roots[0])
+				c.ws.read(data[:to])
 			default:
-				ws.read(data[from:to])
+				c.ws.read(data[from:to])
 			}
 		},
 	})
@@ -143,8 +139,8 @@ func importClaudeCode(b *Builder, data []byte) error {
 		}
 	}
 	switch {
-	case ws != nil:
-		b.workspace = ws.done()
+	case c.ws != nil:
+		b.workspace = c.ws.done()
 	case len(b.Roots) > 0:
 		b.workspace = claudeCodeWorkspace(interleaveLines(transcripts), b.Roots[0])
 	}
