@@ -37,9 +37,10 @@ type ccMarks struct {
 type harness struct {
 	byText map[string][]string // kind -> where, for records told by their leading tag alone
 	tags   map[string]string   // kind -> the first tag seen for it
-	// marked: the harness texts are Codex's (codexContext), told by the
-	// markers Codex itself recognizes them by, so telling them by their
-	// text is no guess; else Claude Code's (harnessText).
+	// marked: the harness texts are told by markers the agent itself
+	// recognizes them by (Codex's, codexContext), so telling them by
+	// their text is no guess; else, as Claude Code's (harnessText), by
+	// their leading tag.
 	marked bool
 }
 
@@ -49,18 +50,15 @@ type harness struct {
 // (a <system-reminder> before what the user typed) is split: the
 // harness's blocks are returned as a prompt of their own, to come
 // before m, which keeps the rest. Tool results are never prompts and are
-// left as they are.
-func (h *harness) classify(b *Builder, where string, m *Msg, c gjson.Result, mk ccMarks) *Msg {
+// left as they are. tell is the agent's rule: the kind of harness text a
+// text block is, and what shows it ("" when it is no harness text).
+func (h *harness) classify(b *Builder, where string, m *Msg, c gjson.Result, mk ccMarks, tell func(text string) (kind, shown string)) *Msg {
 	if len(m.Results) > 0 {
 		return nil
 	}
 	// The text blocks, and the kind of the tag each opens with.
 	var texts, kinds, tags []string
 	onlyText := true
-	tell := harnessText
-	if h.marked {
-		tell = codexContext
-	}
 	block := func(s string) {
 		k, t := tell(s)
 		texts, kinds, tags = append(texts, s), append(kinds, k), append(tags, t)

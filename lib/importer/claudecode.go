@@ -309,7 +309,7 @@ func (c *ccImport) aside(b *Builder, where string, rec gjson.Result) error {
 			c.mk.origin = "task-notification"
 		}
 		c.mk.uuid = c.ln.uuid
-		if hm := c.hs.classify(b, where, m, content, c.mk); hm != nil {
+		if hm := c.hs.classify(b, where, m, content, c.mk, harnessText); hm != nil {
 			c.msgs = append(c.msgs, hm)
 			c.sc.line(hm, c.ln)
 		}
@@ -356,7 +356,7 @@ func (c *ccImport) user(b *Builder, where string, m *Msg, line Obj) {
 		}
 	}
 	c.mk.uuid = c.ln.uuid
-	if hm := c.hs.classify(b, where, m, c.message.Get("content"), c.mk); hm != nil {
+	if hm := c.hs.classify(b, where, m, c.message.Get("content"), c.mk, harnessText); hm != nil {
 		c.msgs = append(c.msgs, hm)
 		c.sc.line(hm, c.ln)
 	}

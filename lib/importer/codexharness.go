@@ -44,7 +44,7 @@ func codexContextItem(b *Builder, h *harness, m *Msg, content gjson.Result, wher
 		// the message is not Codex's context.
 		m.Role = "user"
 	}
-	before := h.classify(b, where, m, content, ccMarks{})
+	before := h.classify(b, where, m, content, ccMarks{}, codexContext)
 	switch {
 	case m.Role == "user" && role == "developer":
 		m.Role = role
