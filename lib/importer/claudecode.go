@@ -50,7 +50,7 @@ type ccImport struct {
 	// it says about its agent and its marks, and its other members.
 	typ, message, tsv gjson.Result
 	ln                ccLine
-	mk                ccMarks
+	mk                harnessMarks
 	other             []lineMember
 }
 
@@ -151,7 +151,7 @@ func importClaudeCode(b *Builder, data []byte) error {
 // results) are scanned once, not once per member looked up.
 func (c *ccImport) scan(b *Builder, rec gjson.Result) {
 	c.typ, c.message, c.tsv = gjson.Result{}, gjson.Result{}, gjson.Result{}
-	c.ln, c.mk = ccLine{}, ccMarks{}
+	c.ln, c.mk = ccLine{}, harnessMarks{}
 	c.other = c.other[:0]
 	Each(rec, func(k, v gjson.Result) bool {
 		switch k.Str {
