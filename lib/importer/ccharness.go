@@ -55,12 +55,12 @@ type ccBoundary struct {
 // ccAside reads an attachment or system record (its members but type,
 // timestamp and the session's, in f) into a prompt, or says which kind
 // of skipped record (Format.Kinds) it is.
-func (b *Builder) ccAside(where, typ string, f fields, ts string) (m *Msg, content gjson.Result, skipped string, err error) {
+func ccAside(b *Builder, where, typ string, f fields, ts string) (m *Msg, content gjson.Result, skipped string, err error) {
 	m = &Msg{Role: "user", TS: ts}
 	if typ == "attachment" {
 		att := f.get("attachment")
 		if t := att.Get("type").String(); t == "file" {
-			return b.ccFile(f, ts)
+			return ccFile(f, ts)
 		} else if t != "queued_command" {
 			return nil, content, "attachment/" + t, nil
 		}
@@ -103,7 +103,7 @@ func (b *Builder) ccAside(where, typ string, f fields, ts string) (m *Msg, conte
 // compaction and sends with the next prompt) into a harness prompt of
 // kind "file": the text blocks it renders for the model, as sent, the
 // record's other members in its metadata.
-func (b *Builder) ccFile(f fields, ts string) (*Msg, gjson.Result, string, error) {
+func ccFile(f fields, ts string) (*Msg, gjson.Result, string, error) {
 	r := f.get("rendered")
 	ok := f.get("renderedRole").String() == "user" && r.IsArray() && len(r.Array()) > 0
 	r.ForEach(func(_, v gjson.Result) bool {

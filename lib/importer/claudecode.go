@@ -289,7 +289,7 @@ func (c *ccImport) aside(b *Builder, where string, rec gjson.Result) error {
 		b.MapRecord()
 		return nil
 	}
-	m, content, skipped, err := b.ccAside(where, c.typ.String(), fields(c.other), ts)
+	m, content, skipped, err := ccAside(b, where, c.typ.String(), fields(c.other), ts)
 	if err != nil {
 		return err
 	}
