@@ -1,176 +1,23 @@
 package importer
 
 import (
-	"fmt"
-	"github.com/ctx-tools/ctx/lib/agent/claudecode"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 )
 
 // Claude Code writes some "user" records itself: they are not text a
 // person typed but what the harness adds to the conversation. Such a
-// record is a prompt with the role harnessRole, its text byte for byte,
+// record is a prompt with the role HarnessRole, its text byte for byte,
 // and its kind in the prompt's metadata (metadata.prompts[i].harness).
-
-// harnessRole is the role of a prompt Claude Code wrote, not the user.
-const HarnessRole = "harness"
 
 // harnessText and harnessTag are Claude Code's rules (claudecode.HarnessText).
 var (
 	harnessText = claudecode.HarnessText
 	harnessTag  = claudecode.HarnessTag
 )
-
-// ccMarks are what a user record says about who wrote it.
-type ccMarks struct {
-	meta    bool   // "isMeta": true
-	compact bool   // "isCompactSummary": true
-	origin  string // origin.kind (newer versions): "human", "task-notification", …
-	uuid    string
-}
-
-// harness sorts the user records of a transcript into the user's and the
-// harness's, and remembers the records it could tell only by their text.
-type harness struct {
-	byText map[string][]string // kind -> where, for records told by their leading tag alone
-	tags   map[string]string   // kind -> the first tag seen for it
-	// marked: the harness texts are Codex's (codexContext), told by the
-	// markers Codex itself recognizes them by, so telling them by their
-	// text is no guess; else Claude Code's (harnessText).
-	marked bool
-}
-
-// classify tells whether the user record m (at where, with the message
-// content c) is the harness's, and if so makes it a harness prompt. A
-// record whose first text blocks are the harness's and the others not
-// (a <system-reminder> before what the user typed) is split: the
-// harness's blocks are returned as a prompt of their own, to come
-// before m, which keeps the rest. Tool results are never prompts and are
-// left as they are.
-func (h *harness) classify(b *Builder, where string, m *Msg, c gjson.Result, mk ccMarks) *Msg {
-	if len(m.Results) > 0 {
-		return nil
-	}
-	// The text blocks, and the kind of the tag each opens with.
-	var texts, kinds, tags []string
-	onlyText := true
-	tell := harnessText
-	if h.marked {
-		tell = codexContext
-	}
-	block := func(s string) {
-		k, t := tell(s)
-		texts, kinds, tags = append(texts, s), append(kinds, k), append(tags, t)
-	}
-	switch {
-	case c.Type == gjson.String:
-		block(c.Str)
-	case c.IsArray():
-		Each(c, func(_, p gjson.Result) bool {
-			switch {
-			case p.Type == gjson.String:
-				block(p.Str)
-			case (p.Get("type").String() == "text" || p.Get("type").String() == "input_text") && p.Get("text").Type == gjson.String:
-				block(p.Get("text").Str)
-			default:
-				onlyText = false
-			}
-			return true
-		})
-	}
-	lead := 0 // the harness's blocks before the first other one
-	for lead < len(kinds) && kinds[lead] != "" {
-		lead++
-	}
-	tagged := lead
-	for _, k := range kinds[lead:] {
-		if k != "" {
-			tagged++
-		}
-	}
-	kind, byText := "", false
-	switch {
-	case mk.compact:
-		kind = "compact-summary"
-	case mk.origin != "" && mk.origin != "human":
-		kind = mk.origin
-	case tagged > 0 && tagged == len(kinds):
-		kind = kinds[0]
-		byText = !mk.meta && !h.marked
-	case mk.meta:
-		kind = "meta"
-	case lead > 0 && tagged == lead && onlyText && len(m.Parts) == 0:
-		// Split: the harness's leading blocks, then the user's.
-		hm := &Msg{Role: HarnessRole, TS: m.TS}
-		for _, t := range texts[:lead] {
-			hm.AddText(t)
-		}
-		hm.Meta.SetString("harness", kinds[0])
-		if mk.uuid != "" {
-			hm.Meta.SetString("uuid", mk.uuid)
-		}
-		m.Text, m.HasText = "", false
-		for _, t := range texts[lead:] {
-			m.AddText(t)
-		}
-		if !h.marked {
-			h.note(kinds[0], tags[0], where)
-		}
-		return hm
-	case tagged > 0:
-		i := 0
-		for kinds[i] == "" {
-			i++
-		}
-		b.Warn("%s: a user prompt holds text the harness writes (%s) after other text; it is kept as the user's", where, tags[i])
-		return nil
-	default:
-		return nil
-	}
-	m.Role = HarnessRole
-	m.Meta.SetString("harness", kind)
-	if byText {
-		h.note(kind, tags[0], where)
-	}
-	return nil
-}
-
-// note remembers a record taken as the harness's by its text.
-func (h *harness) note(kind, tag, where string) {
-	if h.byText == nil {
-		h.byText, h.tags = map[string][]string{}, map[string]string{}
-	}
-	h.byText[kind] = append(h.byText[kind], where)
-	if _, ok := h.tags[kind]; !ok {
-		h.tags[kind] = tag
-	}
-}
-
-// report says which records were taken as the harness's by their text
-// alone: nothing but the tag tells them from a prompt a person typed.
-func (h *harness) report(b *Builder) {
-	kinds := make([]string, 0, len(h.byText))
-	for k := range h.byText {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
-		where := h.byText[k]
-		list := strings.Join(where[:min(len(where), 5)], ", ")
-		if len(where) > 5 {
-			list += fmt.Sprintf(" and %d more", len(where)-5)
-		}
-		by := "leading " + h.tags[k]
-		if !strings.HasPrefix(h.tags[k], "<") {
-			by = "text " + strconv.Quote(h.tags[k])
-		}
-		b.Warn("%d record(s) taken as the harness's %s by their %s alone (nothing else in the record says the harness wrote it): %s",
-			len(where), k, by, list)
-	}
-}
 
 // Besides its user records, Claude Code writes two kinds of record that
 // hold the only copy of something said in the session:
@@ -208,12 +55,12 @@ type ccBoundary struct {
 // ccAside reads an attachment or system record (its members but type,
 // timestamp and the session's, in f) into a prompt, or says which kind
 // of skipped record (Format.Kinds) it is.
-func (b *Builder) ccAside(where, typ string, f fields, ts string) (m *Msg, content gjson.Result, skipped string, err error) {
+func ccAside(b *Builder, where, typ string, f fields, ts string) (m *Msg, content gjson.Result, skipped string, err error) {
 	m = &Msg{Role: "user", TS: ts}
 	if typ == "attachment" {
 		att := f.get("attachment")
 		if t := att.Get("type").String(); t == "file" {
-			return b.ccFile(f, ts)
+			return ccFile(f, ts)
 		} else if t != "queued_command" {
 			return nil, content, "attachment/" + t, nil
 		}
@@ -256,7 +103,7 @@ func (b *Builder) ccAside(where, typ string, f fields, ts string) (m *Msg, conte
 // compaction and sends with the next prompt) into a harness prompt of
 // kind "file": the text blocks it renders for the model, as sent, the
 // record's other members in its metadata.
-func (b *Builder) ccFile(f fields, ts string) (*Msg, gjson.Result, string, error) {
+func ccFile(f fields, ts string) (*Msg, gjson.Result, string, error) {
 	r := f.get("rendered")
 	ok := f.get("renderedRole").String() == "user" && r.IsArray() && len(r.Array()) > 0
 	r.ForEach(func(_, v gjson.Result) bool {

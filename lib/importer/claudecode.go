@@ -36,6 +36,9 @@ type ccState struct {
 	boundaries   []*ccBoundary
 	progressSeen map[string]bool
 	rq           ccRequests // the requests sent, beside the conversation (ccrequests.go)
+	// The workspace read with the lines; nil: it is read in full at the
+	// end.
+	ws *ccWorkspace
 }
 
 // ccImport reads a Claude Code transcript's lines into its ccState.
@@ -47,7 +50,7 @@ type ccImport struct {
 	// it says about its agent and its marks, and its other members.
 	typ, message, tsv gjson.Result
 	ln                ccLine
-	mk                ccMarks
+	mk                harnessMarks
 	other             []lineMember
 }
 
@@ -69,25 +72,18 @@ func importClaudeCode(b *Builder, data []byte) error {
 	// workspace is read with the lines when the session has no subagent
 	// transcripts to put among them (interleaveLines), once the working
 	// directory is known.
-	var ws *ccWorkspace
-	err := b.readLines(data, read, resumable{
-		restore: func(s *saved) bool {
-			if s.C == nil {
-				return false
-			}
-			c.ccState, ws = *s.C, s.WS
-			return true
-		},
-		save: func() *saved { return &saved{C: &c.ccState, WS: ws} },
-		workspace: func(from, to int) {
+	err := ReadLines(b, data, read, Resume[ccState]{
+		State:   &c.ccState,
+		Restore: func(s *ccState) bool { c.ccState = *s; return true },
+		Workspace: func(from, to int) {
 			switch {
 			case len(b.opts.Subagents) > 0 || len(b.Roots) == 0:
-				ws = nil
-			case ws == nil:
-				ws = newCCWorkspace(b.Roots[0])
-				ws.read(data[:to])
+				c.ws = nil
+			case c.ws == nil:
+				c.ws = newCCWorkspace(b.Roots[0])
+				c.ws.read(data[:to])
 			default:
-				ws.read(data[from:to])
+				c.ws.read(data[from:to])
 			}
 		},
 	})
@@ -143,8 +139,8 @@ func importClaudeCode(b *Builder, data []byte) error {
 		}
 	}
 	switch {
-	case ws != nil:
-		b.workspace = ws.done()
+	case c.ws != nil:
+		b.workspace = c.ws.done()
 	case len(b.Roots) > 0:
 		b.workspace = claudeCodeWorkspace(interleaveLines(transcripts), b.Roots[0])
 	}
@@ -155,7 +151,7 @@ func importClaudeCode(b *Builder, data []byte) error {
 // results) are scanned once, not once per member looked up.
 func (c *ccImport) scan(b *Builder, rec gjson.Result) {
 	c.typ, c.message, c.tsv = gjson.Result{}, gjson.Result{}, gjson.Result{}
-	c.ln, c.mk = ccLine{}, ccMarks{}
+	c.ln, c.mk = ccLine{}, harnessMarks{}
 	c.other = c.other[:0]
 	Each(rec, func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -293,7 +289,7 @@ func (c *ccImport) aside(b *Builder, where string, rec gjson.Result) error {
 		b.MapRecord()
 		return nil
 	}
-	m, content, skipped, err := b.ccAside(where, c.typ.String(), fields(c.other), ts)
+	m, content, skipped, err := ccAside(b, where, c.typ.String(), fields(c.other), ts)
 	if err != nil {
 		return err
 	}
@@ -313,7 +309,7 @@ func (c *ccImport) aside(b *Builder, where string, rec gjson.Result) error {
 			c.mk.origin = "task-notification"
 		}
 		c.mk.uuid = c.ln.uuid
-		if hm := c.hs.classify(b, where, m, content, c.mk); hm != nil {
+		if hm := c.hs.classify(b, where, m, content, c.mk, harnessText); hm != nil {
 			c.msgs = append(c.msgs, hm)
 			c.sc.line(hm, c.ln)
 		}
@@ -360,7 +356,7 @@ func (c *ccImport) user(b *Builder, where string, m *Msg, line Obj) {
 		}
 	}
 	c.mk.uuid = c.ln.uuid
-	if hm := c.hs.classify(b, where, m, c.message.Get("content"), c.mk); hm != nil {
+	if hm := c.hs.classify(b, where, m, c.message.Get("content"), c.mk, harnessText); hm != nil {
 		c.msgs = append(c.msgs, hm)
 		c.sc.line(hm, c.ln)
 	}

@@ -25,6 +25,7 @@ type codexState struct {
 	execTS    map[string]string
 	lastInfo  string
 	said      []userEvent
+	ws        *codexWorkspaceReader // the workspace read with the lines
 }
 
 // codexImport reads a Codex rollout's lines into its codexState.
@@ -40,26 +41,25 @@ func importCodex(b *Builder, data []byte) error {
 	// The lines a checkpoint covers are read no more (resume.go); the
 	// workspace is read with the lines once the working directory is
 	// known.
-	var ws *codexWorkspaceReader
-	err := b.readLines(data, func(where string, rec gjson.Result) error { return x.line(b, where, rec) }, resumable{
-		restore: func(s *saved) bool {
-			if s.X == nil || s.X.items == nil {
+	err := ReadLines(b, data, func(where string, rec gjson.Result) error { return x.line(b, where, rec) }, Resume[codexState]{
+		State: &x.codexState,
+		Restore: func(s *codexState) bool {
+			if s.items == nil {
 				return false
 			}
-			x.codexState, ws = *s.X, s.XW
+			x.codexState = *s
 			x.items.b = b
 			return true
 		},
-		save: func() *saved { return &saved{X: &x.codexState, XW: ws} },
-		workspace: func(from, to int) {
+		Workspace: func(from, to int) {
 			switch {
 			case len(b.Roots) == 0:
-				ws = nil
-			case ws == nil:
-				ws = newCodexWorkspaceReader(b.Roots[0])
-				ws.read(data[:to])
+				x.ws = nil
+			case x.ws == nil:
+				x.ws = newCodexWorkspaceReader(b.Roots[0])
+				x.ws.read(data[:to])
 			default:
-				ws.read(data[from:to])
+				x.ws.read(data[from:to])
 			}
 		},
 	})
@@ -117,8 +117,8 @@ func importCodex(b *Builder, data []byte) error {
 	for _, m := range msgs {
 		b.Add(m)
 	}
-	if ws != nil {
-		b.workspace = ws.w
+	if x.ws != nil {
+		b.workspace = x.ws.w
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 // tells these apart from what a person typed by the markers each text
 // opens and closes with (codex-rs core/src/context: a ContextualUserFragment's
 // START_MARKER and END_MARKER, matched case-insensitively on the trimmed
-// text), so they are harness prompts of their kind (ccharness.go's model:
+// text), so they are harness prompts of their kind (harness.go's model:
 // role "harness", the text byte for byte, the kind in
 // metadata.prompts[i].harness), not the user's.
 
@@ -44,7 +44,7 @@ func codexContextItem(b *Builder, h *harness, m *Msg, content gjson.Result, wher
 		// the message is not Codex's context.
 		m.Role = "user"
 	}
-	before := h.classify(b, where, m, content, ccMarks{})
+	before := h.classify(b, where, m, content, harnessMarks{}, codexContext)
 	switch {
 	case m.Role == "user" && role == "developer":
 		m.Role = role

@@ -304,9 +304,10 @@
 // A Claude Code session is packed again after every reply, a Codex
 // rollout after every turn. With Options.Checkpoint, their import saves
 // its state once it has read the transcript's complete lines
-// (resume.go): the builder's, the format's reader's (ccState,
-// codexState) and the workspace reading's, with the
-// length and SHA-256 of the bytes they cover, encoded by internal/snap
+// (ReadLines, resume.go): the builder's and the format's reader's (a
+// type of the format's own, Resume.State: ccState, codexState, each with
+// its workspace reading), with the length and SHA-256 of the bytes they
+// cover, encoded by internal/snap
 // (strings that are bytes of the transcript saved as their place in it).
 // The next import of the file restores it when the file still begins
 // with those bytes, under the same key (this build, the state's shape,

@@ -32,10 +32,9 @@ import (
 // reply (the Stop hook), a Codex rollout after every turn (notify), the
 // transcript having grown by a few lines. With Options.Checkpoint set,
 // an import of either saves its state once it has read the transcript's
-// complete lines (readLines): the builder's and the format's reader's
-// (ccState, codexState), its workspace reading (ccWorkspace,
-// codexWorkspaceReader), and the length and SHA-256 of the bytes they
-// cover. The next import of the file restores
+// complete lines (ReadLines): the builder's and the format's reader's
+// (Resume.State: ccState, codexState, each with its workspace reading),
+// and the length and SHA-256 of the bytes they cover. The next import of the file restores
 // that state when the file's first bytes still hash the same, and reads
 // only the lines after them. A transcript rewritten or cut before that
 // point (a compaction that rewrote lines, a truncation, another file at
@@ -53,7 +52,7 @@ import (
 // transcript and restoring it does not copy the session's text.
 
 // checkpointVersion changes when what a checkpoint holds changes meaning.
-const checkpointVersion = 1
+const checkpointVersion = 2
 
 // maxCheckpoints bounds how many checkpoints a directory keeps: writing
 // one removes the least recently written beyond it.
@@ -74,47 +73,61 @@ func PriorFile(checkpoint string) (file, key string) {
 }
 
 // saved is what a checkpoint holds: the state after the lines it covers,
-// the builder's and the format's.
-type saved struct {
+// the builder's and the format's (T, a concrete type the format's
+// package owns), encoded together, for the format's state may point into
+// the builder's (snap keeps pointer identity within one encoding).
+type saved[T any] struct {
 	B *Builder
-	// Claude Code's; WS nil: the workspace is read in full at the end.
-	C  *ccState
-	WS *ccWorkspace
-	// Codex's.
-	X  *codexState
-	XW *codexWorkspaceReader
+	F *T
 }
 
-// resumable is how a format's reading resumes: restore takes its state
-// out of a checkpoint, false when it holds none of the format's (the
-// builder is then restored from it), save gives it
-// to one, and workspace reads the lines of data[from:to] into the
-// format's workspace reading, or, when that starts only now, the lines
-// of data[:to].
-type resumable struct {
-	restore   func(*saved) bool
-	save      func() *saved
-	workspace func(from, to int)
+// A Resume is how a format's reading of lines resumes (ReadLines).
+type Resume[T any] struct {
+	// State is the format's reading state: everything a later line, or
+	// the end of the import, reads. It is saved with the builder after
+	// the lines a checkpoint covers; it must be a value snap can encode
+	// (no funcs, chans or non-nil interfaces; pointers to whole values).
+	State *T
+	// Restore takes the state a checkpoint saved (the builder is then
+	// restored from it too), false when it cannot be resumed from.
+	Restore func(*T) bool
+	// Workspace reads the lines of data[from:to] into the format's
+	// workspace reading, or, when that starts only now, the lines of
+	// data[:to]; nil when the format reads no workspace.
+	Workspace func(from, to int)
 }
 
-// readLines reads the JSON lines of data with read (jsonLines), resuming
-// from the checkpoint b.opts.Checkpoint names when it covers the first
-// bytes of data, and saving the state once the complete lines are read
-// (resumePoint), before the rest and the end of the import change it.
-func (b *Builder) readLines(data []byte, read func(where string, rec gjson.Result) error, r resumable) error {
-	ck := b.restore(data)
-	if ck.s != nil && r.restore(ck.s) {
-		b.resume(ck)
+// ReadLines reads the JSON lines of data with read (Builder.JSONLines),
+// resuming from the checkpoint b's Options.Checkpoint names when it
+// covers the first bytes of data, and saving the state (r.State, with
+// the builder's) once the complete lines are read (resumePoint), before
+// the rest and the end of the import change it.
+func ReadLines[T any](b *Builder, data []byte, read func(where string, rec gjson.Result) error, r Resume[T]) error {
+	shape := snap.Fingerprint(&struct {
+		S saved[T]
+		M map[litAt]storedText
+	}{})
+	var s saved[T]
+	ck := b.restore(data, shape, func(state []byte) bool {
+		return snap.Decode(state, &s, data) == nil && s.B != nil && s.F != nil
+	})
+	if ck.restored && r.Restore(s.F) {
+		b.resume(ck, s.B)
 	} else {
 		ck = checkpoint{sum: ck.sum, key: ck.key}
 		ck.sum.Reset()
+	}
+	workspace := func(from, to int) {
+		if r.Workspace != nil {
+			r.Workspace(from, to)
+		}
 	}
 	cut := max(resumePoint(data), ck.n)
 	if err := b.jsonLinesIn(data, ck.n, cut, read); err != nil {
 		return err
 	}
-	r.workspace(ck.n, cut)
-	b.save(ck, data, cut, r.save())
+	workspace(ck.n, cut)
+	b.save(ck, data, cut, func(b *Builder) any { return &saved[T]{B: b, F: r.State} })
 	if b.opts.Prior != nil {
 		// Read while the steps are joined and made, on one core.
 		b.opts.Prior.Start()
@@ -122,7 +135,7 @@ func (b *Builder) readLines(data []byte, read func(where string, rec gjson.Resul
 	if err := b.jsonLinesIn(data, cut, len(data), read); err != nil {
 		return err
 	}
-	r.workspace(cut, len(data))
+	workspace(cut, len(data))
 	return nil
 }
 
@@ -141,17 +154,13 @@ type checkpointHeader struct {
 
 // checkpointKey names all a checkpoint's state depends on but the
 // transcript: the format version, this program's build, the shape of the
-// state, and the options that change how lines are read.
-func checkpointKey(b *Builder) string {
+// state (snap.Fingerprint), and the options that change how lines are read.
+func checkpointKey(b *Builder, shape string) string {
 	var subs []string
 	for _, f := range b.opts.Subagents {
 		h := sha256.Sum256(f.Data)
 		subs = append(subs, f.Name, hex.EncodeToString(h[:]))
 	}
-	shape := snap.Fingerprint(&struct {
-		S saved
-		M map[litAt]storedText
-	}{})
 	k, _ := json.Marshal([]any{checkpointVersion, b.format, buildID(), shape, b.opts.Deterministic, b.opts.Name, b.opts.Dir, subs})
 	h := sha256.Sum256(k)
 	return hex.EncodeToString(h[:])
@@ -197,23 +206,24 @@ func resumePoint(data []byte) int {
 
 // A checkpoint is a saved state and the transcript bytes it covers.
 type checkpoint struct {
-	s     *saved    // nil: nothing to resume
-	n     int       // the bytes covered
-	lines int       // the lines they hold
-	sum   hash.Hash // the SHA-256 of data[:n], to go on with
-	key   string    // this import's checkpointKey
-	size  int       // its state's encoded size, a hint for the next
+	restored bool      // a state was decoded: something to resume
+	n        int       // the bytes covered
+	lines    int       // the lines they hold
+	sum      hash.Hash // the SHA-256 of data[:n], to go on with
+	key      string    // this import's checkpointKey
+	size     int       // its state's encoded size, a hint for the next
 }
 
-// restore returns the checkpoint saved for data: a state to resume when
-// there is one of this import's key whose covered bytes data still
-// begins with. The objects of the literals it names are b's memo.
-func (b *Builder) restore(data []byte) checkpoint {
+// restore returns the checkpoint saved for data: a state to resume,
+// decoded by decode, when there is one of this import's key (with shape,
+// the state's fingerprint) whose covered bytes data still begins with.
+// The objects of the literals it names are b's memo.
+func (b *Builder) restore(data []byte, shape string, decode func(state []byte) bool) checkpoint {
 	ck := checkpoint{sum: sha256.New()}
 	if b.opts.Checkpoint == "" {
 		return ck
 	}
-	ck.key = checkpointKey(b)
+	ck.key = checkpointKey(b, shape)
 	b.memo = &objectMemo{data: data, known: map[litAt]storedText{}}
 	// A file ctx finds itself: regular, bounded, not a link out of the
 	// cache directory.
@@ -241,9 +251,8 @@ func (b *Builder) restore(data []byte) checkpoint {
 		intact <- hex.EncodeToString(ss[:]) == h.State && hex.EncodeToString(so[:]) == h.Objects &&
 			hex.EncodeToString(ck.sum.Sum(nil)) == h.Prefix
 	}()
-	var s saved
 	var known map[litAt]storedText
-	decoded := snap.Decode(state, &s, data) == nil && s.B != nil && snap.Decode(objects, &known, nil) == nil
+	decoded := decode(state) && snap.Decode(objects, &known, nil) == nil
 	if !<-intact || !decoded {
 		ck.sum.Reset()
 		return ck
@@ -253,23 +262,24 @@ func (b *Builder) restore(data []byte) checkpoint {
 			b.memo.known[at] = o
 		}
 	}
-	ck.s, ck.n, ck.lines, ck.size = &s, h.Length, h.Lines, h.StateLength
+	ck.restored, ck.n, ck.lines, ck.size = true, h.Length, h.Lines, h.StateLength
 	return ck
 }
 
-// resume makes b the builder a checkpoint saved, with this import's
+// resume makes b the builder s a checkpoint saved, with this import's
 // options and memo.
-func (b *Builder) resume(ck checkpoint) {
+func (b *Builder) resume(ck checkpoint, s *Builder) {
 	f, opts, det, memo := b.f, b.opts, b.det, b.memo
-	*b = *ck.s.B
+	*b = *s
 	b.f, b.opts, b.det, b.memo = f, opts, det, memo
 	b.resumed = ck.lines
 }
 
-// save encodes the state after data[:n], to replace ck, which covered
-// data[:ck.n]; the checkpoint is written at the end of the import
-// (commit), with the objects of the literals up to n.
-func (b *Builder) save(ck checkpoint, data []byte, n int, s *saved) {
+// save encodes the state after data[:n], root(b) (a pointer to the
+// builder's and the format's), to replace ck, which covered data[:ck.n];
+// the checkpoint is written at the end of the import (commit), with the
+// objects of the literals up to n.
+func (b *Builder) save(ck checkpoint, data []byte, n int, root func(*Builder) any) {
 	if b.memo != nil {
 		b.memo.covered = n
 	}
@@ -281,7 +291,7 @@ func (b *Builder) save(ck checkpoint, data []byte, n int, s *saved) {
 	// the state's.
 	f, opts, det, resumed, memo := b.f, b.opts, b.det, b.resumed, b.memo
 	b.f, b.opts, b.det, b.resumed, b.memo = nil, Options{}, nil, 0, nil
-	s.B = b
+	s := root(b)
 	// A little more than the last state: written once, not grown.
 	state, err := snap.Encode(make([]byte, 0, ck.size+ck.size/8), s, data[:n])
 	b.f, b.opts, b.det, b.resumed, b.memo = f, opts, det, resumed, memo

@@ -1,0 +1,279 @@
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/edit"
+	"github.com/ctx-tools/ctx/lib/replay/render"
+)
+
+// claudeCodeWorkspace reads a Claude Code transcript's Read, Write, Edit,
+// MultiEdit and NotebookEdit calls and their results, in order: the
+// session's records, its subagents' (the progress records holding them
+// too) and each result once, though a subagent's record may be both in
+// a progress record and in its own transcript.
+func claudeCodeWorkspace(data []byte, root string) *workspace {
+	r := newCCWorkspace(root)
+	r.read(data)
+	return r.done()
+}
+
+// ccWorkspace is claudeCodeWorkspace's reading, line after line: a
+// checkpoint saves it with the rest of the import's state (resume.go).
+type ccWorkspace struct {
+	w     *workspace
+	calls map[string]gjson.Result // tool_use id → the tool_use block
+	seen  map[string]bool         // the ids of the results applied, each once
+	early map[string]gjson.Result // records of results whose call has not come yet
+	// Reads whose result has no toolUseResult, by id: the file they read.
+	bare      map[string]string
+	bareOrder []string
+}
+
+func newCCWorkspace(root string) *ccWorkspace {
+	return &ccWorkspace{w: newWorkspace(root), calls: map[string]gjson.Result{}, seen: map[string]bool{},
+		early: map[string]gjson.Result{}, bare: map[string]string{}}
+}
+
+// take reads the one result a user record holds.
+func (r *ccWorkspace) take(rec gjson.Result) {
+	res := rec.Get("message.content.#(type==\"tool_result\")")
+	id := res.Get("tool_use_id").String()
+	if res.Get("is_error").Bool() || r.seen["result:"+id] {
+		return
+	}
+	call := r.calls[id]
+	tur := rec.Get("toolUseResult")
+	if !tur.Exists() && call.Get("name").String() == "Read" {
+		// Only the lines shown are recorded (a subagent's progress
+		// records in 2.1.3x, its own transcript in 2.1.32x), not the
+		// file: they are read from the answer when they can be, else,
+		// unless another copy of the record has its toolUseResult, it
+		// is no input.
+		if r.w.claudeShown(call.Get("input"), res.Get("content")) {
+			r.seen["result:"+id] = true
+			return
+		}
+		if _, ok := r.bare[id]; !ok {
+			r.bareOrder = append(r.bareOrder, id)
+		}
+		r.bare[id] = call.Get("input.file_path").String()
+		return
+	}
+	r.seen["result:"+id] = true
+	r.w.claudeResult(call.Get("name").String(), call.Get("input"), tur)
+}
+
+// read reads the lines of data. The results it keeps share data's memory.
+func (r *ccWorkspace) read(data []byte) {
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 || !gjson.ValidBytes(line) {
+			continue
+		}
+		rec := parse(line)
+		if rec.Get("type").String() == "progress" && rec.Get("data.type").String() == "agent_progress" {
+			rec = rec.Get("data.message")
+		}
+		content := rec.Get("message.content")
+		if !content.IsArray() {
+			continue
+		}
+		var results []gjson.Result
+		content.ForEach(func(_, c gjson.Result) bool {
+			switch c.Get("type").String() {
+			case "tool_use":
+				id := c.Get("id").String()
+				r.calls[id] = c
+				if e, ok := r.early[id]; ok {
+					// Its result came first.
+					delete(r.early, id)
+					r.take(e)
+				}
+			case "tool_result":
+				results = append(results, c)
+			}
+			return true
+		})
+		// A user line carries one result; toolUseResult is its structure.
+		if len(results) != 1 {
+			continue
+		}
+		id := results[0].Get("tool_use_id").String()
+		if _, ok := r.calls[id]; !ok {
+			r.early[id] = rec
+			continue
+		}
+		r.take(rec)
+	}
+}
+
+// done returns the workspace read, noting the files read with no
+// toolUseResult.
+func (r *ccWorkspace) done() *workspace {
+	var names []string
+	for _, id := range r.bareOrder {
+		if name, ok := r.w.relQuiet(r.bare[id]); ok && !r.seen["result:"+id] && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) > 0 {
+		list := strings.Join(names[:min(len(names), 5)], ", ")
+		if len(names) > 5 {
+			list += fmt.Sprintf(" and %d more", len(names)-5)
+		}
+		r.w.skip("%d file(s) read with no toolUseResult (only the lines shown are recorded, not the file) are no inputs: %s", len(names), list)
+	}
+	return r.w
+}
+
+// claudeShown reads the answer of a Read whose record has no
+// toolUseResult: the numbered lines Claude Code shows (any of
+// render.ClaudeNumbering's forms), from the first line asked for. They
+// are the whole file when the call asked for no offset and no limit and
+// fewer lines than Read shows at most, none of them possibly cut (as
+// long as render.ClaudeReadLineLength); else the lines seen. False when
+// the answer is not such lines (an image, an empty file's warning).
+func (w *workspace) claudeShown(input, content gjson.Result) bool {
+	text := content.Str
+	if content.IsArray() {
+		if n := content.Get("#").Int(); n != 1 || content.Get("0.type").String() != "text" {
+			return false
+		}
+		text = content.Get("0.text").String()
+	} else if content.Type != gjson.String {
+		return false
+	}
+	text = claudecode.WithoutReminders(text)
+	name, ok := w.relQuiet(input.Get("file_path").String())
+	if !ok || text == "" {
+		return false
+	}
+	start := max(int(input.Get("offset").Int()), 1)
+	form := render.ClaudeNumberingOf([]byte(text))
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		rest, ok := claudeNumbered(l, start+i, form)
+		if !ok || utf8.RuneCountInString(rest) >= render.ClaudeReadLineLength {
+			return false
+		}
+		lines[i] = rest
+	}
+	if !input.Get("offset").Exists() && !input.Get("limit").Exists() && len(lines) < render.ClaudeReadLines {
+		w.observed(name, strings.Join(lines, "\n"))
+		return true
+	}
+	w.sawLines(name, start, lines, 0)
+	return true
+}
+
+// claudeNumbered returns line without its line number n in form f, false
+// when it does not open with it.
+func claudeNumbered(line string, n int, f render.ClaudeNumbering) (string, bool) {
+	if f != render.ClaudeTab {
+		line = strings.TrimLeft(line, " ")
+	}
+	rest, ok := strings.CutPrefix(line, strconv.Itoa(n))
+	if !ok {
+		return "", false
+	}
+	if f == render.ClaudeArrow {
+		return strings.CutPrefix(rest, "→")
+	}
+	return strings.CutPrefix(rest, "\t")
+}
+
+func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
+	switch tool {
+	case "Read":
+		f := result.Get("file")
+		if result.Get("type").String() != "text" || !f.Get("content").Exists() {
+			return
+		}
+		name, ok := w.rel(f.Get("filePath").String(), "Read of")
+		if !ok {
+			return
+		}
+		start, n, total := f.Get("startLine").Int(), f.Get("numLines").Int(), f.Get("totalLines").Int()
+		if start <= 1 && n == total {
+			w.observed(name, f.Get("content").String())
+			return
+		}
+		lines := strings.Split(f.Get("content").String(), "\n")
+		if int64(len(lines)) == n+1 && lines[n] == "" {
+			lines = lines[:n]
+		}
+		if int64(len(lines)) != n || n == 0 {
+			w.skip("Read of %s: %d lines recorded where numLines says %d; not recorded", name, len(lines), n)
+			return
+		}
+		w.sawLines(name, int(max(start, 1)), lines, int(total))
+	case "Glob", "Grep":
+		result.Get("filenames").ForEach(func(_, f gjson.Result) bool {
+			if name, ok := w.relQuiet(f.String()); ok {
+				w.sawName(name)
+			}
+			return true
+		})
+	case "LS":
+		text := result.String()
+		if result.IsObject() {
+			return
+		}
+		for _, p := range lsTree(text) {
+			if name, ok := w.relQuiet(p); ok {
+				w.sawName(name)
+			}
+		}
+	case "Write":
+		name, ok := w.rel(input.Get("file_path").String(), "Write of")
+		if !ok {
+			return
+		}
+		if orig := result.Get("originalFile"); orig.Type == gjson.String {
+			w.observed(name, orig.Str)
+		}
+		w.wrote(name, input.Get("content").String())
+	case "Edit", "MultiEdit":
+		name, ok := w.rel(input.Get("file_path").String(), tool+" of")
+		if !ok {
+			return
+		}
+		if orig := result.Get("originalFile"); orig.Type == gjson.String {
+			w.observed(name, orig.Str)
+		}
+		base, known := w.current[name]
+		if !known {
+			w.skip("%s of %s: the file's content before the edit is not known; its final content is not recorded", tool, name)
+			return
+		}
+		var edits []edit.Replacement
+		if tool == "Edit" {
+			edits = []edit.Replacement{{Old: input.Get("old_string").String(), New: input.Get("new_string").String(), All: input.Get("replace_all").Bool()}}
+		} else {
+			input.Get("edits").ForEach(func(_, e gjson.Result) bool {
+				edits = append(edits, edit.Replacement{Old: e.Get("old_string").String(), New: e.Get("new_string").String(), All: e.Get("replace_all").Bool()})
+				return true
+			})
+		}
+		out, err := edit.Replace(base, edits)
+		if err != nil {
+			w.skip("%s of %s: %v; its final content is not recorded", tool, name, err)
+			w.lose(name)
+			return
+		}
+		w.wrote(name, out)
+	case "NotebookEdit":
+		if name, ok := w.rel(input.Get("notebook_path").String(), "NotebookEdit of"); ok {
+			w.skip("NotebookEdit of %s: notebook edits are not applied; its final content is not recorded", name)
+			w.lose(name)
+		}
+	}
+}
