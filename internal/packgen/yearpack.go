@@ -1,6 +1,7 @@
 package packgen
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,8 +13,6 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
-	"github.com/ctx-tools/ctx/lib/formats"
-	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -36,6 +35,17 @@ type YearOptions struct {
 	Repo string
 	// Progress, when set, is called after each session is packed.
 	Progress func(done, total int)
+	// Import reads a transcript as ctx-pack --from FORMAT does
+	// ("claude-code" or "codex"; name is the session file's name,
+	// subagents the transcripts beside it). It is the caller's, since
+	// packgen cannot import the importers: their tests use packgen.
+	Import func(format, name string, data []byte, subagents []File) (*execlog.Log, error)
+}
+
+// File is a named transcript: a subagent's, beside its session's.
+type File struct {
+	Name string
+	Data []byte
 }
 
 // YearStats says what Year made.
@@ -57,7 +67,7 @@ type YearStats struct {
 // transcripts (some with subagents, in transcripts of their own beside
 // the session's, as Claude Code writes them) and Codex rollouts, each
 // rendered in its agent's own format and imported and packed as
-// ctx-pack --from claude-code|codex does (importer.ImportLog, then
+// ctx-pack --from claude-code|codex does (o.Import, then
 // execlog.Log.Pack), in process. Each session is packed at one to three
 // lengths, as the hooks pack a growing session after its replies; one in
 // 25 is forked (a pack whose parent is its last snapshot, under another
@@ -69,6 +79,9 @@ type YearStats struct {
 // (store.SyncNone): the store is a fixture. latest names the newest
 // session's last snapshot.
 func Year(s *store.Store, o YearOptions) (YearStats, error) {
+	if o.Import == nil {
+		return YearStats{}, errors.New("packgen.Year: no Import given")
+	}
 	if o.Sessions <= 0 {
 		o.Sessions = 2000
 	}
@@ -124,7 +137,7 @@ func Year(s *store.Store, o YearOptions) (YearStats, error) {
 		go func() {
 			defer wg.Done()
 			for ss := range work {
-				last, final, packs, err := packSession(s, ss)
+				last, final, packs, err := packSession(s, ss, o.Import)
 				if err != nil {
 					fail(fmt.Errorf("session %d (%s): %w", ss.index, ss.id, err))
 					continue
@@ -213,20 +226,20 @@ func Year(s *store.Store, o YearOptions) (YearStats, error) {
 // packSession imports and packs each snapshot of ss, then its fork and
 // tag; it returns the last pack made (the fork, if any), the last
 // snapshot and the number of packs made.
-func packSession(s *store.Store, ss *yearSession) (last, final digest.Digest, packs int, err error) {
-	format := importer.ClaudeCode
+func packSession(s *store.Store, ss *yearSession, importLog func(format, name string, data []byte, subagents []File) (*execlog.Log, error)) (last, final digest.Digest, packs int, err error) {
+	format := "claude-code"
 	if ss.codex {
-		format = importer.Codex
+		format = "codex"
 	}
 	var l *execlog.Log
 	for _, cut := range ss.cuts {
-		var subs []importer.File
+		var subs []File
 		for k, at := range ss.subAt {
 			if at <= cut {
-				subs = append(subs, importer.File{Name: ss.subNames[k], Data: ss.subData[k]})
+				subs = append(subs, File{Name: ss.subNames[k], Data: ss.subData[k]})
 			}
 		}
-		l, _, err = formats.ImportLog(format, ss.data[:cut], importer.Options{Name: ss.name(), Subagents: subs})
+		l, err = importLog(format, ss.name(), ss.data[:cut], subs)
 		if err != nil {
 			return last, final, packs, err
 		}

@@ -55,6 +55,7 @@ func main() {
 		MaxSteps: *maxSteps,
 		Seed:     *seed,
 		Repo:     filepath.Join(dir, "repo"),
+		Import:   importLog,
 	}
 	if !*quiet {
 		o.Progress = func(done, total int) {

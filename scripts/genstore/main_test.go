@@ -19,7 +19,7 @@ func TestTinyYear(t *testing.T) {
 		t.Fatal(err)
 	}
 	const sessions = 26
-	st, err := packgen.Year(s, packgen.YearOptions{Sessions: sessions, MaxSteps: 60, Seed: 3})
+	st, err := packgen.Year(s, packgen.YearOptions{Sessions: sessions, MaxSteps: 60, Seed: 3, Import: importLog})
 	if err != nil {
 		t.Fatal(err)
 	}
