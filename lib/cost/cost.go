@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
@@ -279,7 +280,9 @@ func Of(m *manifest.Manifest, t *Table) *Pack {
 // its metadata once: a session's steps are thousands, most of them tool
 // calls whose metadata names neither, and packing one sums them all.
 func stepFigures(m *manifest.Manifest, src Source, s *manifest.Step) (model string, agent *float64) {
-	meta := gjson.ParseBytes(s.Metadata)
+	// Not copied (gjson.ParseBytes would copy it whole): what is kept
+	// of it, the model's name, is cloned.
+	meta := gjson.Parse(zerocopy.String(s.Metadata))
 	if !meta.IsObject() {
 		return m.StepModel(s), stepAgent(src, s)
 	}
@@ -297,7 +300,7 @@ func stepFigures(m *manifest.Manifest, src Source, s *manifest.Step) (model stri
 	})
 	model = m.Model.Identifier
 	if mod.Type == gjson.String && mod.Str != "" {
-		model = mod.Str
+		model = strings.Clone(mod.Str)
 	}
 	return model, usageAgent(src, usage)
 }

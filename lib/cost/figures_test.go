@@ -2,8 +2,10 @@ package cost
 
 import (
 	"fmt"
-	"github.com/go-json-experiment/json/jsontext"
+	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
@@ -58,7 +60,10 @@ func deref(f *float64) any {
 func BenchmarkOf(b *testing.B) {
 	m := &manifest.Manifest{Model: manifest.Model{Identifier: "claude-opus-4-1"},
 		Environment: manifest.Environment{ToolVersions: map[string]string{"claude-code": "2.1.38"}}}
-	tool := jsontext.Value(`{"call_id":"toolu_01","result":{"durationMs":12,"file":{"content":"` + string(make([]byte, 0)) + `x","numLines":90,"filePath":"/w/internal/a.go"},"type":"text"},"result_timestamp":"2026-02-10T00:00:02.001Z","uuid":"0b3c"}`)
+	// A tool call's metadata holds its result's copy: a file read, some
+	// kilobytes.
+	tool := jsontext.Value(`{"call_id":"toolu_01","result":{"durationMs":12,"file":{"content":"` +
+		strings.Repeat(`func f() int { return 1 }\n`, 100) + `","numLines":100,"filePath":"/w/internal/a.go"},"type":"text"},"result_timestamp":"2026-02-10T00:00:02.001Z","uuid":"0b3c"}`)
 	turn := jsontext.Value(`{"id":"msg_01","model":"claude-opus-4-1","stop_reason":"tool_use","uuid":"0b3d"}`)
 	in := int64(100)
 	for i := range 3000 {
