@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 	"github.com/ctx-tools/ctx/lib/manifest"
 )
 
@@ -215,7 +216,8 @@ func Of(m *manifest.Manifest, t *Table) *Pack {
 	unpriced := map[string]bool{}
 	for i := range m.Steps {
 		s := &m.Steps[i]
-		st := &Step{Model: m.StepModel(s), Agent: stepAgent(src, s)}
+		model, own := stepFigures(m, src, s)
+		st := &Step{Model: model, Agent: own}
 		if st.Agent == nil && s.Usage == nil {
 			continue
 		}
@@ -273,13 +275,47 @@ func Of(m *manifest.Manifest, t *Table) *Pack {
 	return p
 }
 
+// stepFigures returns the model that answered step s of m
+// (m.StepModel) and the agent's own figure for it (stepAgent), reading
+// its metadata once: a session's steps are thousands, most of them tool
+// calls whose metadata names neither, and packing one sums them all.
+func stepFigures(m *manifest.Manifest, src Source, s *manifest.Step) (model string, agent *float64) {
+	// Not copied (gjson.ParseBytes would copy it whole): what is kept
+	// of it, the model's name, is cloned.
+	meta := gjson.Parse(zerocopy.String(s.Metadata))
+	if !meta.IsObject() {
+		return m.StepModel(s), stepAgent(src, s)
+	}
+	var mod, usage gjson.Result
+	var haveModel, haveUsage bool
+	meta.ForEach(func(k, v gjson.Result) bool {
+		// The first of each, as a path search finds it.
+		switch {
+		case k.Str == "model" && !haveModel:
+			mod, haveModel = v, true
+		case k.Str == "usage" && !haveUsage:
+			usage, haveUsage = v, true
+		}
+		return !haveModel || !haveUsage
+	})
+	model = m.Model.Identifier
+	if mod.Type == gjson.String && mod.Str != "" {
+		model = strings.Clone(mod.Str)
+	}
+	return model, usageAgent(src, usage)
+}
+
 // stepAgent returns the agent's own figure for step s: ATIF's cost_usd,
 // or OpenCode's cost (Copilot CLI's cost is a count of premium requests).
 func stepAgent(src Source, s *manifest.Step) *float64 {
 	if len(s.Metadata) == 0 {
 		return nil
 	}
-	u := gjson.GetBytes(s.Metadata, "usage")
+	return usageAgent(src, gjson.GetBytes(s.Metadata, "usage"))
+}
+
+// usageAgent is stepAgent given the step's metadata.usage, u.
+func usageAgent(src Source, u gjson.Result) *float64 {
 	v := u.Get("cost_usd")
 	if !v.Exists() && src.Name == "opencode" {
 		v = u.Get("cost")

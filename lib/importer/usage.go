@@ -60,6 +60,9 @@ func takeUsage(meta Obj) (*manifest.Usage, Obj) {
 			continue
 		}
 		var out Obj
+		if len(meta) > 1 {
+			out = make(Obj, 0, len(meta)) // all but key's, and what is left of it
+		}
 		for _, m := range meta {
 			if m.K == key {
 				if left != nil {
@@ -86,7 +89,7 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 		k string
 		v gjson.Result
 	}
-	var members []kv
+	members := make([]kv, 0, 8) // Claude Code's has 5 to 7
 	Each(u, func(k, v gjson.Result) bool {
 		members = append(members, kv{k.String(), v})
 		return true
@@ -101,7 +104,7 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 	}
 	counts := &manifest.Usage{}
 	fields := counts.Fields()
-	var taken []string // the names read, as paths
+	taken := make([]string, 0, len(usageNames)) // the names read, as paths
 	nested := false
 	for i, n := range usageNames {
 		for _, p := range n.paths {
@@ -142,7 +145,7 @@ func normUsage(u gjson.Result) (usage *manifest.Usage, left json.RawMessage) {
 		return counts, without(u, set, "").Raw()
 	}
 	// What without gives when every name taken is a member's.
-	var kept Obj
+	kept := make(Obj, 0, max(len(members)-len(taken), 0))
 	for _, m := range members {
 		if !slices.Contains(taken, m.k) {
 			kept = append(kept, Member{m.k, Raw(m.v)})

@@ -74,3 +74,20 @@ func FuzzNormUsage(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTakeUsage takes a Claude Code model turn's usage from its
+// metadata, as turn does for every model turn of a session.
+func BenchmarkTakeUsage(b *testing.B) {
+	meta := Obj{
+		{"id", Quote("msg_01XYZ")},
+		{"model", Quote("claude-opus-4-1")},
+		{"stop_reason", Quote("tool_use")},
+		{"usage", []byte(`{"input_tokens":3,"cache_creation_input_tokens":1234,"cache_read_input_tokens":45678,"output_tokens":210,"service_tier":"standard"}`)},
+		{"uuid", Quote("0b3c5d7e")},
+		{"request_id", Quote("req_011")},
+		{"merged_records", []byte(`[{"uuid":"a"},{"uuid":"b"}]`)},
+	}
+	for range b.N {
+		takeUsage(Join(meta))
+	}
+}
