@@ -81,10 +81,15 @@ func (s *Scanner) init() error {
 	return s.err
 }
 
+// quietGitleaks silences gitleaks' package-level logger, once: every
+// detection reads it, so it is written before any scanner is built and
+// never again (a second write would race with another scanner's reads).
+var quietGitleaks sync.Once
+
 func (s *Scanner) build() error {
 	gitleaksMu.Lock()
 	defer gitleaksMu.Unlock()
-	logging.Logger = zerolog.Nop()
+	quietGitleaks.Do(func() { logging.Logger = zerolog.Nop() })
 
 	base, err := readConfig([]byte(config.DefaultConfig))
 	if err != nil {
