@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 
 	"github.com/ctx-tools/ctx/lib/digest"
-	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -140,6 +139,7 @@ const BinaryPrefix = 8 << 10
 type job struct {
 	obj    digest.Digest
 	inline []byte
+	sum    digest.Digest // of inline: the key it is known by
 	places []Place
 	// seen: an earlier window searched the content; prior is its
 	// Result then (nil: no match).
@@ -196,7 +196,7 @@ type searched struct {
 // key returns the map and key j's content is recorded under.
 func (d *searched) key(j *job) (map[digest.Digest]*Result, digest.Digest) {
 	if j.inline != nil {
-		return d.inline, digest.Of(j.inline)
+		return d.inline, j.sum
 	}
 	return d.objects, j.obj
 }
@@ -238,7 +238,7 @@ func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit 
 	wg.Wait()
 	var jobs []job
 	seen := map[digest.Digest]int{}
-	seenInline := map[string]int{}
+	seenInline := map[digest.Digest]int{}
 	for i := range out {
 		l := &out[i]
 		if l.err != nil {
@@ -258,13 +258,11 @@ func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit 
 			if l.objs[j].IsZero() {
 				b := l.inline[k]
 				k++
-				// b is a copy of its own (placesOf), never changed:
-				// the key can share its memory.
-				key := zerocopy.String(b)
-				if at, ok = seenInline[key]; !ok {
+				sum := digest.Of(b)
+				if at, ok = seenInline[sum]; !ok {
 					at = len(jobs)
-					seenInline[key] = at
-					jobs = append(jobs, job{inline: b})
+					seenInline[sum] = at
+					jobs = append(jobs, job{inline: b, sum: sum})
 				}
 			} else if at, ok = seen[l.objs[j]]; !ok {
 				at = len(jobs)
