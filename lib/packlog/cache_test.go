@@ -175,3 +175,121 @@ func wantSteps(es []Entry, d digest.Digest) int {
 	}
 	return -1
 }
+
+// withUsage rewrites every entry of ds with a usage of its own (a new
+// file renamed over the old, as a pack written again would be), and
+// returns the entries' usage by pack.
+func withUsage(t *testing.T, s *store.Store, ds []digest.Digest) map[digest.Digest]int64 {
+	t.Helper()
+	want := map[digest.Digest]int64{}
+	for i, d := range ds {
+		b, err := s.PackEntry(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := manifest.ParseSummary(d, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int64(1000 + i)
+		sum.Usage = &manifest.SummaryUsage{Tokens: manifest.Usage{InputTokens: &n}}
+		want[d] = n
+		p := s.Path("packs", d.Hex())
+		if err := os.WriteFile(p+".new", encode(t, sum), 0o444); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(p+".new", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return want
+}
+
+// Entries taken from the cache are decoded only as far as ordering needs:
+// their usage when they are listed, and their packing time only for those
+// as new as the last listed. What is listed is what a listing without the
+// cache gives, and a cached usage that does not decode is read again from
+// packs/.
+func TestCacheLazy(t *testing.T) {
+	defer func(n int) { cacheMin = n }(cacheMin)
+	cacheMin = 10
+	defer func(f func(string) (os.FileInfo, error)) { lstat = f }(lstat)
+	var stats int
+	lstat = func(name string) (os.FileInfo, error) { stats++; return os.Lstat(name) }
+
+	s, ds := newStore(t, 40) // 4 packs per created time
+	usage := withUsage(t, s, ds)
+	dir := t.TempDir()
+	q, err := ParseQuery("tokens.input_tokens>1020")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []Options{{}, {Limit: 1}, {Limit: 5}, {Limit: 3, Filter: Filter{Where: []Query{q}}}}
+	var want [][]Entry
+	for _, o := range opts {
+		l, err := List(s, o)
+		if err != nil || len(l.Problems) > 0 {
+			t.Fatal(err, l.Problems)
+		}
+		want = append(want, l.Entries)
+	}
+	if _, err := List(s, Options{CacheDir: dir}); err != nil { // writes the cache
+		t.Fatal(err)
+	}
+	entries, _, err := read(s, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Usage != nil || e.usageRaw == nil {
+			t.Fatalf("entry %s from the cache: usage decoded before it is listed", e.Hash)
+		}
+	}
+	for i, o := range opts {
+		o.CacheDir = dir
+		stats = 0
+		l, err := List(s, o)
+		if err != nil || len(l.Problems) > 0 {
+			t.Fatal(err, l.Problems)
+		}
+		if !slices.Equal(hashes(l.Entries), hashes(want[i])) {
+			t.Errorf("%+v: listed %v, want %v", o, hashes(l.Entries), hashes(want[i]))
+		}
+		for _, e := range l.Entries {
+			if e.Usage == nil || *e.Usage.Tokens.InputTokens != usage[e.Hash] {
+				t.Errorf("%+v: %s listed with usage %+v, want %d input tokens", o, e.Hash, e.Usage, usage[e.Hash])
+			}
+		}
+		if o.Limit == 1 && stats > 4 {
+			t.Errorf("-n 1 read %d packing times, want only the newest instant's 4", stats)
+		}
+	}
+
+	// A cached usage that is not a usage object: the entry is read again.
+	file := cacheFile(t, dir)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := want[1][0].Hash
+	orig, err := s.PackEntry(newest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(orig, []byte(`"usage":`))
+	doctored := append(append([]byte{}, orig[:i]...), `"usage":{"bogus":1}}`+"\n"...)
+	b2 := bytes.Replace(b, orig, doctored, 1)
+	if bytes.Equal(b, b2) {
+		t.Fatal("entry not found in the cache")
+	}
+	if err := os.WriteFile(file, b2, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := List(s, Options{CacheDir: dir, Limit: 1})
+	if err != nil || len(l.Problems) > 0 {
+		t.Fatal(err, l.Problems)
+	}
+	if len(l.Entries) != 1 || l.Entries[0].Hash != newest || *l.Entries[0].Usage.Tokens.InputTokens != usage[newest] {
+		t.Errorf("listed %+v with a doctored cached usage", l.Entries)
+	}
+}

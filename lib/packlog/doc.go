@@ -8,7 +8,8 @@
 // then packing time, then hash (Compare), and Previous walks a session's
 // snapshots in that order;
 // List keeps the n first ones with a bounded heap, so `ctx-log -n 20` does
-// not sort the whole store. Filter selects by model, time range and gjson
+// not sort the whole store, and reads packing times and decodes usage only
+// for the entries it sorts or returns. Filter selects by model, time range and gjson
 // queries (Query), which read a pack's manifest only when they name fields
 // its summary lacks. Lineage follows parent links from a pack to its root.
 // An Entry encodes itself as one canonical JSON line.

@@ -36,6 +36,11 @@ type Entry struct {
 	// entry shares (SetPackTimes): the snapshots of one agent session
 	// share the session's start as created.
 	packed int64
+	// usageRaw is the usage object of an entry taken from the entry
+	// cache, not yet decoded (resolveUsage): it was decoded strictly when
+	// the entry was cached, and a listing prints only some of the entries
+	// it orders.
+	usageRaw []byte
 }
 
 // Time returns the pack's created time.
@@ -61,7 +66,7 @@ func ParseEntry(d digest.Digest, b []byte) (Entry, error) {
 // parseEntry is ParseEntry with an optional cache of model names, so that
 // a reader does not allocate the same identifier for every pack.
 func parseEntry(d digest.Digest, b []byte, models map[string]string) (Entry, error) {
-	if e, ok := parseCanonical(d, b, models); ok {
+	if e, ok := parseCanonical(d, b, models, nil); ok {
 		return e, nil
 	}
 	sum, err := manifest.ParseSummary(d, b)
@@ -80,8 +85,10 @@ func parseEntry(d digest.Digest, b []byte, models map[string]string) (Entry, err
 //	{"created":"…","hash":"sha256:…","inputs":N,"model":"…","outputs":N[,"parent":"sha256:…"],"steps":N}\n
 //
 // with strings free of escapes. It reports false for anything else, which
-// the strict decoder then judges.
-func parseCanonical(d digest.Digest, b []byte, models map[string]string) (Entry, bool) {
+// the strict decoder then judges. With arena not nil, the usage object is
+// not decoded but copied to *arena and kept in usageRaw, for an entry
+// whose usage decoded when it was cached.
+func parseCanonical(d digest.Digest, b []byte, models map[string]string, arena *[]byte) (Entry, bool) {
 	p := scanner{b: b}
 	var e Entry
 	var created, model []byte
@@ -107,11 +114,15 @@ func parseCanonical(d digest.Digest, b []byte, models map[string]string) (Entry,
 		if end < p.i || string(b[end:]) != "}\n" {
 			return Entry{}, false
 		}
-		var u manifest.SummaryUsage
-		if json.Unmarshal(b[p.i:end], &u, json.RejectUnknownMembers(true)) != nil {
-			return Entry{}, false
+		if arena != nil {
+			e.usageRaw = appendArena(arena, b[p.i:end])
+		} else {
+			u, err := decodeUsage(b[p.i:end])
+			if err != nil {
+				return Entry{}, false
+			}
+			e.Usage = u
 		}
-		e.Usage = &u
 		p.i = end
 	}
 	if !(p.lit("}\n") && p.i == len(b)) {
@@ -131,6 +142,26 @@ func parseCanonical(d digest.Digest, b []byte, models map[string]string) (Entry,
 		return Entry{}, false
 	}
 	return e, true
+}
+
+// decodeUsage decodes an entry's usage object strictly, as ParseSummary
+// does.
+func decodeUsage(b []byte) (*manifest.SummaryUsage, error) {
+	var u manifest.SummaryUsage
+	if err := json.Unmarshal(b, &u, json.RejectUnknownMembers(true)); err != nil {
+		return nil, err
+	}
+	return &u, nil
+}
+
+// appendArena copies b to the end of *arena, a fresh one when it is full,
+// and returns the copy: entries' bytes without an allocation each.
+func appendArena(arena *[]byte, b []byte) []byte {
+	if cap(*arena)-len(*arena) < len(b) {
+		*arena = make([]byte, 0, max(64<<10, len(b)))
+	}
+	*arena = append(*arena, b...)
+	return (*arena)[len(*arena)-len(b):]
 }
 
 type scanner struct {

@@ -44,7 +44,7 @@ func TestParseEntry(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			b := encode(t, tc.sum)
-			if _, ok := parseCanonical(hashA, b, nil); ok != tc.fast {
+			if _, ok := parseCanonical(hashA, b, nil, nil); ok != tc.fast {
 				t.Errorf("fast path took it: %v, want %v (%s)", ok, tc.fast, b)
 			}
 			e, err := ParseEntry(hashA, b)
@@ -108,7 +108,7 @@ func TestParseEntryCorrupt(t *testing.T) {
 			if tc.name == "negative steps" && err == nil {
 				// The strict decoder accepts a negative count; the fast
 				// path must not be what accepted it.
-				if _, ok := parseCanonical(hashA, []byte(tc.entry), nil); ok {
+				if _, ok := parseCanonical(hashA, []byte(tc.entry), nil, nil); ok {
 					t.Fatal("fast path accepted a negative count")
 				}
 				if e.Steps != -1 {
@@ -174,7 +174,7 @@ func FuzzParseEntry(f *testing.F) {
 	f.Add([]byte(encode(f, manifest.Summary{Hash: hashA, Created: "2026-02-10T09:00:00.5+02:00", Model: "é"})))
 	f.Add([]byte(`{"created":"2026-02-10T09:00:00Z","hash":"sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","inputs":01,"model":"m","outputs":0,"steps":0}` + "\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fast, ok := parseCanonical(hashA, b, nil)
+		fast, ok := parseCanonical(hashA, b, nil, nil)
 		if !ok {
 			return
 		}

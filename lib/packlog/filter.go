@@ -65,6 +65,16 @@ func (f *Filter) needsManifest() bool {
 	return false
 }
 
+// needsLine reports whether some query reads the log line.
+func (f *Filter) needsLine() bool {
+	for _, q := range f.Where {
+		if !q.manifest {
+			return true
+		}
+	}
+	return false
+}
+
 // matchManifest reports whether the manifest doc passes every query that
 // reads manifests.
 func (f *Filter) matchManifest(doc []byte) bool {

@@ -42,16 +42,23 @@ func List(s *store.Store, opt Options) (Listing, error) {
 		return Listing{}, err
 	}
 	problems = append(problems, bad...)
+	total := len(entries)
+	if opt.needsLine() {
+		// Queries on the log line read every entry's usage.
+		entries, bad = resolveUsage(s, entries)
+		problems = append(problems, bad...)
+	}
 	// Workers find problems in directory order; report them in a stable one.
 	slices.SortStableFunc(problems, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	IndexTags(tags).Apply(entries)
-	SetPackTimes(s, entries)
-	l := Listing{Problems: problems, Total: len(entries)}
+	l := Listing{Problems: problems, Total: total}
 	if !opt.needsManifest() {
-		l.Entries = top(entries, opt.Limit, opt.matchSummary, true)
-		return l, nil
+		l.Entries = top(entries, opt.Limit, opt.matchSummary, true, s)
+	} else {
+		l.Entries, l.Problems = selectManifests(s, top(entries, 0, opt.matchSummary, true, s), opt, l.Problems)
 	}
-	l.Entries, l.Problems = selectManifests(s, top(entries, 0, opt.matchSummary, true), opt, l.Problems)
+	l.Entries, bad = resolveUsage(s, l.Entries)
+	l.Problems = append(l.Problems, bad...)
 	return l, nil
 }
 

@@ -85,7 +85,7 @@ func setTies(es []Entry, s *store.Store) {
 		if shared[instant{es[i].sec, es[i].nsec}] {
 			byHash[es[i].Hash] = i
 			if s != nil {
-				if fi, err := os.Lstat(s.PackEntryPath(es[i].Hash)); err == nil {
+				if fi, err := lstat(s.PackEntryPath(es[i].Hash)); err == nil {
 					es[i].packed = fi.ModTime().UnixNano()
 				}
 			}
@@ -107,6 +107,9 @@ func setTies(es []Entry, s *store.Store) {
 	}
 }
 
+// lstat is os.Lstat, counted by tests.
+var lstat = os.Lstat
+
 // SetPackTimes records when each entry whose created time another entry
 // shares was packed (its packs/ file's modification time), for Compare,
 // and sets the generations as SetGenerations does. Entries of unique
@@ -123,8 +126,10 @@ func Sort(es []Entry) {
 // among those keep accepts (all if keep is nil). It keeps a heap of at most
 // n entries, so it costs O(len(es)·log n), not a full sort. n <= 0 means
 // every accepted entry. inPlace lets it filter and sort es itself when it
-// keeps everything, instead of a copy.
-func top(es []Entry, n int, keep func(*Entry) bool, inPlace bool) []Entry {
+// keeps everything, instead of a copy. With s not nil, it reads the
+// packing times (SetPackTimes) of the entries it sorts: with n > 0, only
+// of those as new as the n-th, not of the whole store.
+func top(es []Entry, n int, keep func(*Entry) bool, inPlace bool, s *store.Store) []Entry {
 	if n <= 0 || n >= len(es) {
 		out := es[:0]
 		if !inPlace {
@@ -134,6 +139,9 @@ func top(es []Entry, n int, keep func(*Entry) bool, inPlace bool) []Entry {
 			if keep == nil || keep(&es[i]) {
 				out = append(out, es[i])
 			}
+		}
+		if s != nil {
+			SetPackTimes(s, out)
 		}
 		Sort(out)
 		if n > 0 && len(out) > n {
@@ -164,11 +172,11 @@ func top(es []Entry, n int, keep func(*Entry) bool, inPlace bool) []Entry {
 	if len(out) == 0 {
 		return out
 	}
-	// The heap compared without generations. Among entries created at the
-	// same instant a descendant comes first (a fork keeps its parent's
-	// time), so take every accepted entry at least as new as the oldest
-	// kept — the kept ones and their ties, usually none more — and sort
-	// those fully.
+	// The heap compared without generations, nor packing times. Among
+	// entries created at the same instant a descendant comes first (a fork
+	// keeps its parent's time), then the one packed later, so take every
+	// accepted entry at least as new as the oldest kept — the kept ones
+	// and their ties — and sort those fully.
 	last := out[len(out)-1]
 	cands := out[:0:0]
 	for i := range es {
@@ -179,6 +187,9 @@ func top(es []Entry, n int, keep func(*Entry) bool, inPlace bool) []Entry {
 		if keep == nil || keep(e) {
 			cands = append(cands, *e)
 		}
+	}
+	if s != nil {
+		SetPackTimes(s, cands)
 	}
 	Sort(cands)
 	return cands[:min(n, len(cands))]

@@ -88,7 +88,7 @@ func TestTop(t *testing.T) {
 				want = want[:n]
 			}
 			input := slices.Clone(es)
-			if got := top(input, n, nil, false); !slices.Equal(hashes(got), hashes(want)) {
+			if got := top(input, n, nil, false, nil); !slices.Equal(hashes(got), hashes(want)) {
 				t.Errorf("top(%d) differs from the sort", n)
 			}
 			if !slices.EqualFunc(input, es, func(a, b Entry) bool { return a.Hash == b.Hash }) {
@@ -98,7 +98,7 @@ func TestTop(t *testing.T) {
 			if n > 0 && n < len(want) {
 				want = want[:n]
 			}
-			if got := top(slices.Clone(es), n, odd, false); !slices.Equal(hashes(got), hashes(want)) {
+			if got := top(slices.Clone(es), n, odd, false, nil); !slices.Equal(hashes(got), hashes(want)) {
 				t.Errorf("top(%d, odd) differs from the sort", n)
 			}
 		})
@@ -154,14 +154,14 @@ func TestTopTiedFork(t *testing.T) {
 	grandchild.Parent = child.Hash
 	for n := 1; n <= 3; n++ {
 		es := []Entry{old, parent, child, grandchild}
-		got := hashes(top(es, n, nil, false))
+		got := hashes(top(es, n, nil, false, nil))
 		want := hashes([]Entry{grandchild, child, parent}[:n])
 		if !slices.Equal(got, want) {
 			t.Errorf("top(%d) = %v, want %v", n, got, want)
 		}
 	}
 	es := []Entry{old, parent, child}
-	if got := hashes(top(es, 1, nil, false)); !slices.Equal(got, hashes([]Entry{child})) {
+	if got := hashes(top(es, 1, nil, false, nil)); !slices.Equal(got, hashes([]Entry{child})) {
 		t.Errorf("Top(1) after a fork = %v, want the child %v", got, child.Hash.Short())
 	}
 }

@@ -80,13 +80,14 @@ func readAll(s *store.Store, r *store.PackDir, names []store.PackName, c *cache)
 				sh.raw, sh.inos = all.raw[lo:lo], all.inos[lo:lo]
 			}
 			models := map[string]string{}
-			var arena []byte // copies of entries read from files, for the cache
+			var arena []byte  // copies of entries read from files, for the cache
+			var usages []byte // copies of cached entries' usage
 			buf := make([]byte, 0, 1024)
 			for i := lo; i < hi; i++ {
 				n := names[i]
 				if cached != nil && cached[i] != nil {
 					b := cached[i]
-					if e, ok := parseCanonical(n.Digest, b, models); ok {
+					if e, ok := parseCanonical(n.Digest, b, models, &usages); ok {
 						sh.add(e, b, n.Ino, keep)
 						continue
 					}
@@ -97,14 +98,10 @@ func readAll(s *store.Store, r *store.PackDir, names []store.PackName, c *cache)
 					sh.problems = append(sh.problems, err)
 					continue
 				}
-				if e, ok := parseCanonical(n.Digest, buf, models); ok {
+				if e, ok := parseCanonical(n.Digest, buf, models, nil); ok {
 					var b []byte
 					if keep {
-						if cap(arena)-len(arena) < len(buf) {
-							arena = make([]byte, 0, max(64<<10, len(buf)))
-						}
-						arena = append(arena, buf...)
-						b = arena[len(arena)-len(buf):]
+						b = appendArena(&arena, buf)
 						sh.fresh++
 					}
 					sh.add(e, b, n.Ino, keep)
@@ -148,6 +145,31 @@ func (res *readResult) add(e Entry, raw []byte, ino uint64, keep bool) {
 		res.raw = append(res.raw, raw)
 		res.inos = append(res.inos, ino)
 	}
+}
+
+// resolveUsage decodes the usage of the entries of es taken from the
+// entry cache, in place. An entry whose cached usage does not decode (the
+// cache file was changed) is read again from packs/; one that cannot be
+// is left out, and returned as a problem.
+func resolveUsage(s *store.Store, es []Entry) ([]Entry, []error) {
+	out := es[:0]
+	var problems []error
+	for _, e := range es {
+		if e.usageRaw != nil {
+			u, err := decodeUsage(e.usageRaw)
+			if err != nil {
+				f, ferr := ReadOne(s, e.Hash)
+				if ferr != nil {
+					problems = append(problems, ferr)
+					continue
+				}
+				u = f.Usage
+			}
+			e.Usage, e.usageRaw = u, nil
+		}
+		out = append(out, e)
+	}
+	return out, problems
 }
 
 // ReadOne returns the entry of pack d; store.ErrNotFound if d is not a

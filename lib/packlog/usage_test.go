@@ -22,7 +22,7 @@ func TestEntryUsage(t *testing.T) {
 			Models: []manifest.SummaryTally{{CostUSD: &cost, Name: "m", Steps: 1, Tokens: manifest.Usage{InputTokens: i64(1200)}}},
 		}}
 	b := encode(t, sum)
-	fast, ok := parseCanonical(hashA, b, nil)
+	fast, ok := parseCanonical(hashA, b, nil, nil)
 	if !ok {
 		t.Fatalf("the fast path refused %s", b)
 	}
@@ -52,7 +52,7 @@ func TestEntryUsage(t *testing.T) {
 	// A usage member that is not the summary's shape is the strict
 	// decoder's to refuse.
 	bad := []byte(`{"created":"2026-02-10T09:00:00Z","hash":"` + hashA.String() + `","inputs":0,"model":"m","outputs":0,"steps":0,"usage":{"tokens":{},"bogus":1}}` + "\n")
-	if _, ok := parseCanonical(hashA, bad, nil); ok {
+	if _, ok := parseCanonical(hashA, bad, nil, nil); ok {
 		t.Error("the fast path took an unknown usage member")
 	}
 	if _, err := ParseEntry(hashA, bad); err == nil {
