@@ -17,5 +17,7 @@
 // Opening one file per pack is what listing costs; for large stores List
 // can keep a copy of the entries in one cache file outside the store
 // (Options.CacheDir), trusted entry by entry only while the entry file is
-// the same (cache.go says how).
+// the same (cache.go says how). There too, a --where query on a manifest
+// field reads each manifest without its steps, when that answers it
+// (projection.go).
 package packlog

@@ -75,6 +75,17 @@ func (f *Filter) needsLine() bool {
 	return false
 }
 
+// onProjection reports whether every query that reads manifests can read
+// their projections instead.
+func (f *Filter) onProjection() bool {
+	for _, q := range f.Where {
+		if q.manifest && !q.projected {
+			return false
+		}
+	}
+	return true
+}
+
 // matchManifest reports whether the manifest doc passes every query that
 // reads manifests.
 func (f *Filter) matchManifest(doc []byte) bool {
@@ -101,6 +112,8 @@ func (f *Filter) matchManifest(doc []byte) bool {
 type Query struct {
 	text     string
 	manifest bool
+	// projected: a manifest's projection answers it (onProjection).
+	projected bool
 }
 
 // Fields a log line has and a manifest does not (or not in that form).
@@ -129,9 +142,9 @@ func ParseQuery(text string) (Query, error) {
 		return Query{text: t}, nil
 	case shared[key]:
 		direct := rest == "" || strings.ContainsRune("=!<>%", rune(rest[0]))
-		return Query{text: t, manifest: !direct}, nil
+		return Query{text: t, manifest: !direct, projected: !direct && onProjection(t)}, nil
 	case manifestOnly[key]:
-		return Query{text: t, manifest: true}, nil
+		return Query{text: t, manifest: true, projected: onProjection(t)}, nil
 	case key == "":
 		return Query{}, fmt.Errorf("query %q: start it with a field name (hash, uri, created, model, steps, inputs, outputs, parent, tags, tokens, cost_usd, unpriced, or a manifest field)", text)
 	}

@@ -1,6 +1,7 @@
 package packlog
 
 import (
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -14,8 +15,9 @@ type Options struct {
 	Filter
 	Limit int // at most this many; 0 means all
 
-	// CacheDir holds the entry caches of large stores ("" for none); see
-	// the comment at the top of cache.go for why and how it stays correct.
+	// CacheDir holds the entry caches of large stores ("" for none), and
+	// their manifests' projections (manifests/); see the comments at the
+	// top of cache.go and projection.go for why and how they stay correct.
 	CacheDir string
 }
 
@@ -55,7 +57,11 @@ func List(s *store.Store, opt Options) (Listing, error) {
 	if !opt.needsManifest() {
 		l.Entries = top(entries, opt.Limit, opt.matchSummary, true, s)
 	} else {
-		l.Entries, l.Problems = selectManifests(s, top(entries, 0, opt.matchSummary, true, s), opt, l.Problems)
+		var pc *projections
+		if opt.CacheDir != "" && total+len(bad) >= cacheMin {
+			pc = &projections{dir: filepath.Join(opt.CacheDir, projectionDir)}
+		}
+		l.Entries, l.Problems = selectManifests(s, top(entries, 0, opt.matchSummary, true, s), opt, pc, l.Problems)
 	}
 	l.Entries, bad = resolveUsage(s, l.Entries)
 	l.Problems = append(l.Problems, bad...)
@@ -71,7 +77,7 @@ func Select(s *store.Store, entries []Entry, opt Options) (kept []Entry, problem
 		}
 	}
 	if opt.needsManifest() {
-		return selectManifests(s, kept, opt, nil)
+		return selectManifests(s, kept, opt, nil, nil)
 	}
 	if opt.Limit > 0 && len(kept) > opt.Limit {
 		kept = kept[:opt.Limit]
@@ -80,11 +86,12 @@ func Select(s *store.Store, entries []Entry, opt Options) (kept []Entry, problem
 }
 
 // selectManifests keeps the entries whose manifests match opt's manifest
-// queries, in order, reading manifests until Limit entries are kept. The
-// manifests are read and matched by one worker per CPU, a window of them
-// at a time: a year of sessions holds gigabytes of manifests, and reading
-// and hashing them one after another leaves all but one core idle.
-func selectManifests(s *store.Store, entries []Entry, opt Options, problems []error) ([]Entry, []error) {
+// queries, in order, reading manifests (or their projections, from pc when
+// not nil) until Limit entries are kept. The manifests are read and
+// matched by one worker per CPU, a window of them at a time: a year of
+// sessions holds gigabytes of manifests, and reading and hashing them one
+// after another leaves all but one core idle.
+func selectManifests(s *store.Store, entries []Entry, opt Options, pc *projections, problems []error) ([]Entry, []error) {
 	workers := runtime.GOMAXPROCS(0)
 	window := 16 * workers
 	match := make([]bool, window)
@@ -102,8 +109,7 @@ func selectManifests(s *store.Store, entries []Entry, opt Options, problems []er
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					doc, err := s.Get(batch[i].Hash)
-					match[i], errs[i] = err == nil && opt.matchManifest(doc), err
+					match[i], errs[i] = matchManifest(s, pc, batch[i].Hash, &opt)
 				}
 			}()
 		}

@@ -1,0 +1,245 @@
+package packlog
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/found"
+	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
+)
+
+// Manifest projections. A --where query on a manifest field reads every
+// candidate's manifest, and in a store of agent sessions nearly all of a
+// manifest's bytes are its steps (every file read, every command's
+// output, in each snapshot): a year of sessions holds gigabytes of them.
+// Most such queries ask about something else (metadata.session.cwd,
+// environment.os, model.parameters.temperature). So for large stores (as
+// many packs as the entry cache needs) List keeps, in a manifests/
+// directory beside the entry caches, each manifest it read without its
+// top-level steps member: its projection, one file per manifest named by
+// the manifest's digest. A manifest never changes under its digest, so a
+// projection never goes stale, and stores share them.
+//
+// A query is answered from a projection only when gjson, evaluating it on
+// the manifest, would read nothing but a member the projection keeps
+// (onProjection): then the projection, which holds that member's bytes
+// unchanged and in the same place among the members gjson compares, gives
+// the same answer. Anything else reads the manifest.
+//
+// A projection file is
+//
+//	ctx-manifest-projection 1 <64 hex of the manifest digest> <body bytes> <CRC-32C of the body, 8 hex>\n
+//	<body>
+//
+// and one whose header, length or checksum is wrong is not used (the
+// manifest is read, and the file written again). A projection is taken
+// only while the manifest's object is in the store, so a pack whose
+// manifest is missing is reported as without the cache; a manifest object
+// damaged in place is ctx-verify --fsck's to find.
+
+const projectionMagic = "ctx-manifest-projection 1"
+
+// projectionDir is the directory of the projections under Options.CacheDir.
+const projectionDir = "manifests"
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// projections is the cache of manifest projections in dir.
+type projections struct{ dir string }
+
+func (p *projections) path(d digest.Digest) string {
+	h := d.Hex()
+	return filepath.Join(p.dir, h[:2], h[2:])
+}
+
+// load returns the cached projection of manifest d; false when there is
+// none, or it is not whole.
+func (p *projections) load(d digest.Digest) ([]byte, bool) {
+	b, err := found.ReadFile(p.path(d), found.Rule{What: "manifest projection", Max: store.MaxObjectInMemory})
+	if err != nil {
+		return nil, false
+	}
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return nil, false
+	}
+	body := b[i+1:]
+	if !bytes.Equal(b[:i+1], projectionHeader(d, body)) {
+		return nil, false
+	}
+	return body, true
+}
+
+// save writes the projection of manifest doc, the object d, if it has one.
+func (p *projections) save(d digest.Digest, doc []byte) error {
+	body, ok := project(doc)
+	if !ok {
+		return nil
+	}
+	return userconfig.WriteCache(p.path(d), projectionHeader(d, body), body)
+}
+
+func projectionHeader(d digest.Digest, body []byte) []byte {
+	b := make([]byte, 0, len(projectionMagic)+digest.HexSize+32)
+	b = append(b, projectionMagic...)
+	b = append(b, ' ')
+	b = hex.AppendEncode(b, d[:])
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(body)), 10)
+	return fmt.Appendf(b, " %08x\n", crc32.Checksum(body, castagnoli))
+}
+
+// project returns the manifest doc without its top-level steps members
+// (every member whose key gjson reads as "steps"), the others' bytes
+// unchanged and in their order; false for a manifest that is not a valid
+// JSON object, which gjson may read in ways a projection would not keep.
+func project(doc []byte) ([]byte, bool) {
+	if !gjson.ValidBytes(doc) {
+		return nil, false
+	}
+	root := gjson.ParseBytes(doc)
+	if !root.IsObject() {
+		return nil, false
+	}
+	out := make([]byte, 0, 4096)
+	out = append(out, '{')
+	root.ForEach(func(key, value gjson.Result) bool {
+		if key.Str == "steps" {
+			return true
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, key.Raw...)
+		out = append(out, ':')
+		out = append(out, value.Raw...)
+		return true
+	})
+	return append(out, '}'), true
+}
+
+// onProjection reports whether gjson, evaluating the condition text as
+// Query.Match does (#(text) on an array of the manifest), reads nothing
+// but the value at a path whose first element is a top-level member a
+// projection keeps. It splits the condition as gjson's parseQuery does
+// (v1.20: the path ends at the first comparison character outside
+// brackets and strings; the query at the parenthesis that closes it), and
+// accepts only a condition that ends where Match's parenthesis does (no
+// path after it) and a path of plain names ([A-Za-z0-9_-]), the first not
+// steps, ending in at most one # (a count): no wildcard, modifier, pipe,
+// multipath, escape or nested query. Such a query compares the value at
+// that path, which is the same in the manifest and in its projection.
+func onProjection(text string) bool {
+	q := "#(" + text + ")"
+	i, j, depth := 2, 0, 1
+scan:
+	for ; i < len(q); i++ {
+		if depth == 1 && j == 0 {
+			switch q[i] {
+			case '!', '=', '<', '>', '%':
+				j = i
+				continue
+			}
+		}
+		switch q[i] {
+		case '\\':
+			i++
+		case '[', '(':
+			depth++
+		case ']', ')':
+			depth--
+			if depth == 0 {
+				break scan
+			}
+		case '"':
+			for i++; i < len(q); i++ {
+				if q[i] == '\\' {
+					i++
+				} else if q[i] == '"' {
+					break
+				}
+			}
+		}
+	}
+	if depth != 0 || i != len(q)-1 {
+		return false
+	}
+	end := i
+	if j > 0 {
+		end = j
+	}
+	// Trimmed as gjson trims it.
+	p := q[2:end]
+	for len(p) > 0 && p[0] <= ' ' {
+		p = p[1:]
+	}
+	for len(p) > 0 && p[len(p)-1] <= ' ' {
+		p = p[:len(p)-1]
+	}
+	path := strings.Split(p, ".")
+	if path[0] == "steps" {
+		return false
+	}
+	for k, el := range path {
+		if el == "#" && k > 0 && k == len(path)-1 {
+			continue
+		}
+		if !plainName(el) {
+			return false
+		}
+	}
+	return true
+}
+
+func plainName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// matchManifest reports whether pack d's manifest passes opt's manifest
+// queries: matched on its projection when every query reads only what
+// one keeps and pc holds it, else on the manifest, whose projection pc
+// then keeps (best effort: a cache that cannot be written is only
+// slower). pc may be nil.
+func matchManifest(s *store.Store, pc *projections, d digest.Digest, opt *Options) (bool, error) {
+	cached := false
+	if pc != nil {
+		if opt.onProjection() {
+			if proj, ok := pc.load(d); ok {
+				// A pack whose manifest is gone is reported, as without
+				// the cache.
+				if has, err := s.Has(d); err == nil && has {
+					return opt.matchManifest(proj), nil
+				}
+			}
+		} else {
+			_, err := os.Lstat(pc.path(d))
+			cached = err == nil
+		}
+	}
+	doc, err := s.Get(d)
+	if err != nil {
+		return false, err
+	}
+	if pc != nil && !cached {
+		_ = pc.save(d, doc)
+	}
+	return opt.matchManifest(doc), nil
+}

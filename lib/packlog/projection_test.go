@@ -1,0 +1,268 @@
+package packlog
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// Manifests shaped to trip a projection: steps holding the same fields as
+// the top level, steps spelled with an escape, duplicate members, steps as
+// an object, odd spacing, strings full of gjson syntax.
+var projectionDocs = []string{
+	`{"created":"2026-02-10T09:00:00Z","environment":{"os":"linux"},"metadata":{"session":{"cwd":"/home/dev/projects/service"},"tags":["x","y"],"a":1},` +
+		`"model":{"identifier":"m","parameters":{"temperature":0}},"steps":[{"metadata":{"a":2},"tool":"run_tests"},{"tool":"read_file"}],"version":"0.1"}`,
+	`{"steps":[{"metadata":{"session":{"cwd":"/elsewhere"}}}],"metadata":{"session":{"cwd":"/elsewhere"},"a":"x)"}}`,
+	`{"st\u0065ps":[{"tool":"run_tests"}],"metadata":{"a":"\")","b":true},"prompts":[{"role":"user"}]}`,
+	`{"metadata":{"a":1},"steps":[1,2,3],"metadata":{"a":2},"steps":{"metadata":{"a":3}}}`,
+	`{"steps":{"metadata":{"a":3},"#":1},"inputs":[{"name":"a.py"},{"name":"b.go"}],"outputs":[{"name":"a"}]}`,
+	"{ \"metadata\" :\n { \"a\" : 0.5 , \"tags\" : [ ] } ,\t\"steps\" : [ ] , \"system_prompt\" : \"sha256:00\" }",
+	`{"metadata":{"a":"*","b":"x\\","c":"caf\u00e9","d":null,"e":false,"f":"true"},"environment":{"os":"darwin"},"steps":[{"a":"*"}]}`,
+	`{"metadata":{"session":{"cwd":"/home/dev/projects/service"}},"model":{"parameters":{"temperature":0.7}}}`,
+	`{"version":"0.1"}`,
+}
+
+var projectionQueries = []string{
+	`metadata.session.cwd=="/home/dev/projects/service"`,
+	`metadata.session.cwd%"/home/*"`,
+	`metadata.session.cwd!="/elsewhere"`,
+	`metadata.session.cwd`,
+	`metadata.a==1`, `metadata.a>1`, `metadata.a<=0.5`, `metadata.a`, `metadata.a==~true`, `metadata.b==~true`, `metadata.f==~true`,
+	`metadata.a=="x)"`, `metadata.a=="\")"`, `metadata.a%"*"`, `metadata.a!%"x*"`, `metadata.b=="x\\"`, `metadata.c=="café"`,
+	`metadata.d==~null`, `metadata.e==false`, `metadata.a  ==  1 `,
+	`metadata.tags.#>1`, `metadata.tags.#`, `metadata.tags.#==0`,
+	`metadata.tags.#(=="x")`, `metadata.tags.0=="x"`, `metadata.*`, `metadata.a*==1`, `metadata.?==1`,
+	`metadata.a==1)|#(steps.#>0`, `metadata.a==1)#|#(steps`, `metadata.a=="x")#.steps`, `metadata.a=="x"]`,
+	`metadata|@this`, `metadata.@reverse`, `metadata.[a,b]`, `metadata.{a}`, `metadata..a`, `metadata\.a==1`,
+	`metadata.a=="x"||steps.#>0`, `metadata.#(a==1)#`, `metadata.#.a`,
+	`metadata.session.cwd=="\u002fhome/dev/projects/service"`,
+	`steps.#>0`, `steps.#(tool=="run_tests")`, `steps.0.metadata.a==2`, `steps.metadata.a==3`, `steps.#==3`,
+	`model.parameters.temperature==0`, `model.identifier=="m"`, `environment.os=="linux"`, `environment.os!="linux"`,
+	`version=="0.1"`, `system_prompt`, `prompts.#`, `prompts.0.role=="user"`,
+	`inputs.#(name%"*.py")`, `inputs.#>1`, `outputs.0.name=="a"`, `created.x`,
+}
+
+// A query a projection answers gives, on it, what it gives on the
+// manifest, for every manifest; the ones it cannot answer are left to the
+// manifest.
+func TestProjectionAnswers(t *testing.T) {
+	t.Parallel()
+	projected := 0
+	for _, text := range projectionQueries {
+		q, err := ParseQuery(text)
+		if err != nil {
+			t.Fatalf("ParseQuery(%q): %v", text, err)
+		}
+		if !q.NeedsManifest() {
+			t.Fatalf("%q does not read manifests", text)
+		}
+		if !q.projected {
+			continue
+		}
+		projected++
+		for _, doc := range projectionDocs {
+			proj, ok := project([]byte(doc))
+			if !ok {
+				t.Fatalf("no projection of %s", doc)
+			}
+			if bytes.Contains(proj, []byte(`"steps"`)) || bytes.Contains(proj, []byte(`"st\u0065ps"`)) {
+				t.Fatalf("projection %s keeps steps", proj)
+			}
+			if got, want := q.Match(proj), q.Match([]byte(doc)); got != want {
+				t.Errorf("%q on %s: projection %v, manifest %v", text, doc, got, want)
+			}
+		}
+	}
+	// The plain ones are answered from projections; anything that could
+	// reach steps, or that gjson reads in ways hard to follow, is not.
+	for text, want := range map[string]bool{
+		`metadata.session.cwd=="/home/dev/projects/service"`: true,
+		`metadata.tags.#>1`:               true,
+		`model.parameters.temperature==0`: true,
+		`metadata.a=="x)"`:                true,
+		`metadata.a==1)|#(steps.#>0`:      false,
+		`metadata.a=="x")#.steps`:         false,
+		`metadata|@this`:                  false,
+		`metadata..a`:                     false,
+		`metadata.*`:                      false,
+		`metadata\.a==1`:                  false,
+		`steps.#>0`:                       false,
+		`inputs.#(name%"*.py")`:           false,
+	} {
+		q, err := ParseQuery(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.projected != want {
+			t.Errorf("%q answered from a projection: %v, want %v", text, q.projected, want)
+		}
+	}
+	if projected < 20 {
+		t.Errorf("only %d queries answered from projections", projected)
+	}
+	for _, doc := range []string{`[1,2]`, `{"metadata":`, `"steps"`, `{"a":1}}`} {
+		if _, ok := project([]byte(doc)); ok {
+			t.Errorf("projection of %s, not a JSON object", doc)
+		}
+	}
+}
+
+// projectionFiles returns the projection files under dir.
+func projectionFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, projectionDir, "*", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// List with the cache selects what it selects without, for queries the
+// projections answer and for those they do not; the first listing writes
+// the projections, later ones read them, and a projection that is not
+// whole is not used, and written again.
+func TestListProjections(t *testing.T) {
+	defer func(n int) { cacheMin = n }(cacheMin)
+	cacheMin = 10
+	s, ds := newStore(t, 40)
+	dir := t.TempDir()
+	var queries []Options
+	for _, text := range []string{`model.parameters.seed>20`, `model.parameters.seed<5`, `environment.os=="linux"`,
+		`steps.#>2`, `inputs.#(name=="main.go")`, `model.parameters.temperature==0`, `metadata`} {
+		q, err := ParseQuery(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		queries = append(queries, Options{Filter: Filter{Where: []Query{q}}}, Options{Filter: Filter{Where: []Query{q}}, Limit: 3})
+	}
+	list := func(o Options, cacheDir string) []string {
+		t.Helper()
+		o.CacheDir = cacheDir
+		l, err := List(s, o)
+		if err != nil || len(l.Problems) > 0 {
+			t.Fatal(err, l.Problems)
+		}
+		return hashes(l.Entries)
+	}
+	var want [][]string
+	for _, o := range queries {
+		want = append(want, list(o, ""))
+	}
+	for round := range 2 {
+		for i, o := range queries {
+			if got := list(o, dir); !slices.Equal(got, want[i]) {
+				t.Errorf("round %d, %s: %v, want %v", round, o.Where[0], got, want[i])
+			}
+		}
+		if n := len(projectionFiles(t, dir)); n != len(ds) {
+			t.Fatalf("round %d: %d projections, want %d", round, n, len(ds))
+		}
+	}
+
+	// The projections are read: one doctored whole (its checksum made
+	// right) changes the answer; one doctored without, or cut short, or
+	// with another manifest's header, does not, and is written again.
+	seed := queries[0] // model.parameters.seed>20
+	d := ds[0]         // seed 0
+	file := (&projections{dir: filepath.Join(dir, projectionDir)}).path(d)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := b[bytes.IndexByte(b, '\n')+1:]
+	forged := bytes.Replace(body, []byte(`"seed":0,`), []byte(`"seed":99,`), 1)
+	if bytes.Equal(forged, body) {
+		t.Fatalf("seed not found in %s", body)
+	}
+	if err := os.WriteFile(file, append(projectionHeader(d, forged), forged...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(seed, dir); !slices.Contains(got, d.Short()) {
+		t.Fatal("a projection with a right checksum was not read")
+	}
+	for name, bad := range map[string][]byte{
+		"bad checksum":     append(bytes.Clone(b[:len(b)-len(body)]), forged...),
+		"cut short":        append(projectionHeader(d, forged), forged[:len(forged)/2]...),
+		"another manifest": append(projectionHeader(ds[1], forged), forged...),
+		"empty":            nil,
+		"header only":      projectionHeader(d, forged),
+	} {
+		if err := os.WriteFile(file, bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := list(seed, dir); !slices.Equal(got, want[0]) {
+			t.Errorf("%s: %v, want %v", name, got, want[0])
+		}
+		if nb, err := os.ReadFile(file); err != nil || !bytes.Equal(nb, b) {
+			t.Errorf("%s: projection not written again (%v)", name, err)
+		}
+	}
+
+	// A cache that cannot be written is only slower.
+	ro := filepath.Join(t.TempDir(), "ro")
+	if err := os.WriteFile(ro, nil, 0o400); err != nil { // a file where the directory would be
+		t.Fatal(err)
+	}
+	if got := list(seed, ro); !slices.Equal(got, want[0]) {
+		t.Errorf("unwritable cache: %v, want %v", got, want[0])
+	}
+
+	// A pack whose manifest is gone is reported, cache or not.
+	gone := ds[5]
+	if err := os.Remove(s.ObjectPath(gone)); err != nil {
+		t.Fatal(err)
+	}
+	for _, cacheDir := range []string{"", dir} {
+		o := queries[2] // environment.os=="linux"
+		o.CacheDir = cacheDir
+		l, err := List(s, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Problems) != 1 || slices.Contains(hashes(l.Entries), gone.Short()) {
+			t.Errorf("cache %q: problems %v with the manifest of %s gone", cacheDir, l.Problems, gone.Short())
+		}
+	}
+}
+
+// Random conditions built from gjson's syntax: whenever one is answered
+// from projections, the answer is the manifest's.
+func TestProjectionRandomQueries(t *testing.T) {
+	t.Parallel()
+	starts := []string{"metadata", "model", "environment", "inputs", "prompts", "steps", "version"}
+	tokens := []string{".", "a", "session", "cwd", "tags", "steps", "metadata", "#", "0", "(", ")", "[", "]", "{", "}", `"`, `\`,
+		"==", "!=", "<", ">=", "%", "!%", "~", "1", "x)", `"x"`, "*", "?", "|", "@this", "@reverse", ",", " ", "true", "null"}
+	docs := make([][2][]byte, len(projectionDocs))
+	for i, doc := range projectionDocs {
+		proj, ok := project([]byte(doc))
+		if !ok {
+			t.Fatalf("no projection of %s", doc)
+		}
+		docs[i] = [2][]byte{[]byte(doc), proj}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	projected := 0
+	for range 50000 {
+		text := starts[r.IntN(len(starts))]
+		for range r.IntN(8) {
+			text += tokens[r.IntN(len(tokens))]
+		}
+		q, err := ParseQuery(text)
+		if err != nil || !q.projected {
+			continue
+		}
+		projected++
+		for _, d := range docs {
+			if got, want := q.Match(d[1]), q.Match(d[0]); got != want {
+				t.Fatalf("%q on %s: projection %v, manifest %v", text, d[0], got, want)
+			}
+		}
+	}
+	t.Logf("%d random queries answered from projections", projected)
+	if projected < 1000 {
+		t.Errorf("only %d random queries answered from projections", projected)
+	}
+}
