@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -100,32 +101,103 @@ func projectionHeader(d digest.Digest, body []byte) []byte {
 }
 
 // project returns the manifest doc without its top-level steps members
-// (every member whose key gjson reads as "steps"), the others' bytes
-// unchanged and in their order; false for a manifest that is not a valid
-// JSON object, which gjson may read in ways a projection would not keep.
+// (every member whose name reads as "steps"), the others' bytes unchanged
+// and in their order; false for a manifest that is not a valid JSON
+// object, which gjson may read in ways a projection would not keep.
 func project(doc []byte) ([]byte, bool) {
 	if !gjson.ValidBytes(doc) {
 		return nil, false
 	}
-	root := gjson.ParseBytes(doc)
-	if !root.IsObject() {
+	// Valid JSON: members are found by skipping strings and brackets.
+	i := skipSpace(doc, 0)
+	if i == len(doc) || doc[i] != '{' {
 		return nil, false
 	}
 	out := make([]byte, 0, 4096)
 	out = append(out, '{')
-	root.ForEach(func(key, value gjson.Result) bool {
-		if key.Str == "steps" {
-			return true
+	var name []byte
+	for i = skipSpace(doc, i+1); i < len(doc) && doc[i] == '"'; {
+		k := i
+		i = skipString(doc, i)
+		key := doc[k:i]
+		i = skipSpace(doc, skipSpace(doc, i)+1) // the colon
+		v := i
+		i = skipValue(doc, i)
+		value := doc[v:i]
+		i = skipSpace(doc, i)
+		if i < len(doc) && doc[i] == ',' {
+			i = skipSpace(doc, i+1)
+		}
+		var err error
+		if name, err = jsontext.AppendUnquote(name[:0], key); err != nil {
+			return nil, false
+		}
+		if string(name) == "steps" {
+			continue
 		}
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		out = append(out, key.Raw...)
-		out = append(out, ':')
-		out = append(out, value.Raw...)
-		return true
-	})
+		out = append(append(append(out, key...), ':'), value...)
+	}
 	return append(out, '}'), true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the end of the valid JSON string at b[i].
+func skipString(b []byte, i int) int {
+	for i++; ; {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		i += j
+		n := 0 // backslashes before the quote
+		for n < i && b[i-1-n] == '\\' {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			return i
+		}
+	}
+}
+
+// skipValue returns the end of the valid JSON value at b[i].
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch c := b[i]; c {
+		case '"':
+			i = skipString(b, i)
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+			i++
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i
+			}
+			i++
+		default:
+			i++
+		}
+		if depth == 0 && i < len(b) && (b[i] == ',' || b[i] == '}' || b[i] <= ' ') {
+			return i
+		}
+	}
+	return i
 }
 
 // onProjection reports whether gjson, evaluating the condition text as
