@@ -71,10 +71,14 @@ compared as a whole) is answered from the packs/ entries. A condition on anythin
 model, steps, prompts, inputs or outputs, or version, system_prompt, environment, metadata) is
 answered from each candidate pack's manifest, which is then read: such queries are slower.
 
-For stores of 2048 packs or more, a copy of the packs/ entries is kept in the user's cache directory
-($XDG_CACHE_HOME/ctx/packlog, or ~/.cache/ctx/packlog; CTX_LOG_CACHE=DIR moves it, CTX_LOG_CACHE=off
-disables it): packs/ is still listed every time, and an entry is taken from the copy only while its
-file is the same (same name and inode); anything else is read from packs/. The copy is safe to delete.`
+For stores of 2048 packs or more (CTX_LOG_CACHE_MIN=N says from how many), a copy of the packs/
+entries is kept in the user's cache directory ($XDG_CACHE_HOME/ctx/packlog, or ~/.cache/ctx/packlog;
+CTX_LOG_CACHE=DIR moves it, CTX_LOG_CACHE=off disables it): packs/ is still listed every time, and an
+entry is taken from the copy only while its file is the same (same name and inode); anything else is
+read from packs/. Beside it, in manifests/, --where keeps each manifest it read without its steps,
+named by the manifest's digest and checksummed; a condition on a plain path outside steps
+('metadata.session.cwd=="/src"') is answered from these, anything else from the manifests. Both are
+safe to delete.`
 }
 
 func (c *logCmd) Run(env *cli.Env) error {
@@ -138,6 +142,7 @@ func (c *logCmd) options() (packlog.Options, error) {
 	opt.Limit = max(c.MaxCount, 0) // 0 means all; -n 0 never gets here
 	opt.Model = c.Model
 	opt.CacheDir = cacheDir()
+	opt.CacheMin = cacheMin()
 	if err := opt.SetRange(c.Since, c.Until, time.Now()); err != nil {
 		return opt, cli.WithCode(cli.ExitUsage, err)
 	}
@@ -307,6 +312,13 @@ func (c *logCmd) listTags(env *cli.Env, s *store.Store) error {
 // cacheDir returns where large stores' entry caches live: $CTX_LOG_CACHE
 // ("off" for none), else ctx/packlog in the user's cache directory.
 func cacheDir() string { return userconfig.CacheDir("CTX_LOG_CACHE", "packlog") }
+
+// cacheMin returns $CTX_LOG_CACHE_MIN, the number of packs from which a
+// store's caches are kept; 0 (2,048) when unset or not a count.
+func cacheMin() int {
+	n, _ := strconv.Atoi(os.Getenv("CTX_LOG_CACHE_MIN"))
+	return max(n, 0)
+}
 
 // print writes the entries: JSON lines in chunks of whole lines (a
 // failure never leaves half a line), indented on a terminal; or a table.

@@ -38,9 +38,10 @@ import (
 // written to a temporary file and renamed into place, so concurrent
 // listings at worst each write a valid cache.
 
-// cacheMin is the number of entries below which stores are read directly:
-// reading a few thousand files is fast enough, and small stores (tests,
-// fresh projects) leave nothing in the user's cache directory.
+// cacheMin is the number of entries below which stores are read directly
+// (unless Options.CacheMin says otherwise): reading a few thousand files
+// is fast enough, and small stores (tests, fresh projects) leave nothing
+// in the user's cache directory.
 var cacheMin = 2048
 
 const cacheMagic = "ctx-packlog-cache 1"
@@ -63,9 +64,10 @@ type cacheRec struct {
 }
 
 // openCache returns the cache of s's entries in dir, loaded if present;
-// nil if dir is "", the store is small, or packs/ cannot be identified.
-func openCache(dir string, s *store.Store, r *store.PackDir, entries int) *cache {
-	if dir == "" || entries < cacheMin {
+// nil if dir is "", the store has fewer than least entries, or packs/
+// cannot be identified.
+func openCache(dir string, s *store.Store, r *store.PackDir, entries, least int) *cache {
+	if dir == "" || entries < least {
 		return nil
 	}
 	id, ok := r.ID()

@@ -236,7 +236,7 @@ func TestCacheLazy(t *testing.T) {
 	if _, err := List(s, Options{CacheDir: dir}); err != nil { // writes the cache
 		t.Fatal(err)
 	}
-	entries, _, err := read(s, dir)
+	entries, _, err := read(s, dir, cacheMin)
 	if err != nil {
 		t.Fatal(err)
 	}

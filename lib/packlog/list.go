@@ -1,6 +1,7 @@
 package packlog
 
 import (
+	"cmp"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -15,6 +16,9 @@ type Options struct {
 	Filter
 	Limit int // at most this many; 0 means all
 
+	// CacheMin is the number of packs from which a store's caches are
+	// kept in CacheDir; 0 means 2,048.
+	CacheMin int
 	// CacheDir holds the entry caches of large stores ("" for none), and
 	// their manifests' projections (manifests/); see the comments at the
 	// top of cache.go and projection.go for why and how they stay correct.
@@ -39,12 +43,14 @@ func List(s *store.Store, opt Options) (Listing, error) {
 	if err != nil {
 		return Listing{}, err
 	}
-	entries, bad, err := read(s, opt.CacheDir)
+	least := cmp.Or(opt.CacheMin, cacheMin)
+	entries, bad, err := read(s, opt.CacheDir, least)
 	if err != nil {
 		return Listing{}, err
 	}
 	problems = append(problems, bad...)
 	total := len(entries)
+	large := total+len(bad) >= least
 	if opt.needsLine() {
 		// Queries on the log line read every entry's usage.
 		entries, bad = resolveUsage(s, entries)
@@ -58,7 +64,7 @@ func List(s *store.Store, opt Options) (Listing, error) {
 		l.Entries = top(entries, opt.Limit, opt.matchSummary, true, s)
 	} else {
 		var pc *projections
-		if opt.CacheDir != "" && total+len(bad) >= cacheMin {
+		if opt.CacheDir != "" && large {
 			pc = &projections{dir: filepath.Join(opt.CacheDir, projectionDir)}
 		}
 		l.Entries, l.Problems = selectManifests(s, top(entries, 0, opt.matchSummary, true, s), opt, pc, l.Problems)

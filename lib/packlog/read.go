@@ -13,11 +13,12 @@ import (
 // it is returned among problems (a *store.CorruptError for bad content).
 // err is set only when the packs/ directory itself cannot be listed.
 func Read(s *store.Store) (entries []Entry, problems []error, err error) {
-	return read(s, "")
+	return read(s, "", 0)
 }
 
-// read is Read with an entry cache in cacheDir ("" for none).
-func read(s *store.Store, cacheDir string) (entries []Entry, problems []error, err error) {
+// read is Read with an entry cache in cacheDir ("" for none), for stores
+// of at least least entries.
+func read(s *store.Store, cacheDir string, least int) (entries []Entry, problems []error, err error) {
 	r, err := s.OpenPackDir()
 	if err != nil {
 		return nil, nil, err
@@ -27,7 +28,7 @@ func read(s *store.Store, cacheDir string) (entries []Entry, problems []error, e
 	if err != nil {
 		return nil, nil, err
 	}
-	c := openCache(cacheDir, s, r, len(names))
+	c := openCache(cacheDir, s, r, len(names), least)
 	// Entries keep copies of what they need; cached bytes stay in res.raw
 	// only until the cache is rewritten.
 	defer c.close()
