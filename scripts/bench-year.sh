@@ -29,14 +29,24 @@
 #                                            anchor: the same push to an
 #                                            empty layout
 #
+# CASES names the cases to run (default: all of the above), each with its
+# anchor. BEFORE=DIR runs the ctx-log cases (log-20, log, where) a second
+# time, right after, with DIR/ctx-log (a build from before a change), and
+# prints both; each binary has its own cache directory, filled by the
+# untimed run.
+#
 #   scripts/bench-year.sh                 # SCALE=1 RUNS=5
 #   SCALE=0.05 RUNS=3 scripts/bench-year.sh
 #   REST=400 scripts/bench-year.sh        # a remote of 400 sessions
+#   CASES="log-20 log where" BEFORE=/tmp/old scripts/bench-year.sh
 set -euo pipefail
 export CGO_ENABLED=0
 SCALE=${SCALE:-1}
 RUNS=${RUNS:-5}
 DIR=${CTX_BENCH_DIR:-${TMPDIR:-/tmp}/ctx-bench-year}
+CASES=${CASES:-log-20 log where blame gc fsck grep push}
+BEFORE=${BEFORE:-}
+want() { [[ " $CASES " == *" $1 "* ]]; }
 
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -66,6 +76,11 @@ bytes=$(du -sb "$store/objects" | cut -f1)
 # The manifests are the objects named by the packs/ entries.
 ls "$store/packs" | sed "s|^\(..\)\(.*\)|$store/objects/\1/\2|" >"$work/manifests.txt"
 xargs cat <"$work/objects.txt" >/dev/null # warm
+if [ -n "$BEFORE" ]; then
+	cp "$BEFORE/ctx-log" "$bin/ctx-log-before"
+fi
+# The BEFORE ctx-log, with its own cache directory.
+before=(env "XDG_CACHE_HOME=$work/cache-before" ctx-log-before)
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -102,66 +117,96 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 echo "store: $DIR: $sessions sessions, $packs packs, $objects objects, $((bytes >> 20)) MiB of objects"
 echo "$RUNS runs per case, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
-run empty empty
-run log-20 ctx-log -n 20
-run cat-entries sh -c "cd '$store/packs' && cat * "
-run log ctx-log
-run cat-manifests sh -c "xargs cat <'$work/manifests.txt'"
-run where ctx-log --where 'metadata.session.cwd=="/home/dev/projects/service"' -n 1000000
-cd "$DIR/repo"
-ctx-blame internal/api/routes.go >/dev/null # fills the cache
-run blame ctx-blame internal/api/routes.go
-run git-blame git blame internal/api/routes.go
-cd "$root"
-run gc ctx-gc -n
-run fsck ctx-verify --fsck
-run sha256sum sh -c "xargs -P $(nproc) -n 2000 sha256sum <'$work/objects.txt'"
-run grep ctx-grep -F 'panic: deadline exceeded after'
-run rg rg -F -j "$(nproc)" -c 'panic: deadline exceeded after' "$store/objects"
+where='metadata.session.cwd=="/home/dev/projects/service"'
+if want log-20; then
+	run empty empty
+	run log-20 ctx-log -n 20
+	[ -z "$BEFORE" ] || run log-20-before "${before[@]}" -n 20
+fi
+if want log; then
+	run cat-entries sh -c "cd '$store/packs' && cat * "
+	run log ctx-log
+	[ -z "$BEFORE" ] || run log-before "${before[@]}"
+fi
+if want where || want gc; then
+	run cat-manifests sh -c "xargs cat <'$work/manifests.txt'"
+fi
+if want where; then
+	run where ctx-log --where "$where" -n 1000000
+	[ -z "$BEFORE" ] || run where-before "${before[@]}" --where "$where" -n 1000000
+fi
+if want blame; then
+	cd "$DIR/repo"
+	ctx-blame internal/api/routes.go >/dev/null # fills the cache
+	run blame ctx-blame internal/api/routes.go
+	run git-blame git blame internal/api/routes.go
+	cd "$root"
+fi
+want gc && run gc ctx-gc -n
+if want fsck; then
+	run fsck ctx-verify --fsck
+	run sha256sum sh -c "xargs -P $(nproc) -n 2000 sha256sum <'$work/objects.txt'"
+fi
+if want grep; then
+	run grep ctx-grep -F 'panic: deadline exceeded after'
+	run rg rg -F -j "$(nproc)" -c 'panic: deadline exceeded after' "$store/objects"
+fi
 
-# Push: the layout holds every other session's last snapshot.
-held=$((RUNS + 1))
-rest=${REST:-$((sessions - held))}
-head -n "$((sessions - held))" "$DIR/sessions.txt" | tail -n "$rest" >"$work/rest.txt"
-tail -n "$held" "$DIR/sessions.txt" >"$work/new.txt"
-t0=$(date +%s)
-ctx-push --allow-secrets --jobs 4 "oci-layout:$work/layout" <"$work/rest.txt" >/dev/null
-echo "filled the layout with $(wc -l <"$work/rest.txt") packs in $(($(date +%s) - t0)) s: $(du -sh "$work/layout" | cut -f1)"
-# Each timed push is a session never pushed: run() runs its command
-# once untimed, then RUNS times, so new.txt holds RUNS + 1 of them.
-cat >"$work/push.sh" <<'SH'
+if want push; then
+	# Push: the layout holds every other session's last snapshot.
+	held=$((RUNS + 1))
+	rest=${REST:-$((sessions - held))}
+	head -n "$((sessions - held))" "$DIR/sessions.txt" | tail -n "$rest" >"$work/rest.txt"
+	tail -n "$held" "$DIR/sessions.txt" >"$work/new.txt"
+	t0=$(date +%s)
+	ctx-push --allow-secrets --jobs 4 "oci-layout:$work/layout" <"$work/rest.txt" >/dev/null
+	echo "filled the layout with $(wc -l <"$work/rest.txt") packs in $(($(date +%s) - t0)) s: $(du -sh "$work/layout" | cut -f1)"
+	# Each timed push is a session never pushed: run() runs its command
+	# once untimed, then RUNS times, so new.txt holds RUNS + 1 of them.
+	cat >"$work/push.sh" <<-'SH'
 #!/bin/sh
-# push.sh LIST LAYOUT: push the next pack of LIST (one per call) to LAYOUT.
-n=$(cat "$1.n" 2>/dev/null || echo 0)
-n=$((n + 1))
-echo "$n" >"$1.n"
-exec ctx-push "oci-layout:$2" "$(sed -n "${n}p" "$1")"
-SH
-chmod +x "$work/push.sh"
-run push "$work/push.sh" "$work/new.txt" "$work/layout"
-cp "$work/new.txt" "$work/new-empty.txt"
-cat >"$work/push-empty.sh" <<'SH'
+	# push.sh LIST LAYOUT: push the next pack of LIST (one per call) to LAYOUT.
+	n=$(cat "$1.n" 2>/dev/null || echo 0)
+	n=$((n + 1))
+	echo "$n" >"$1.n"
+	exec ctx-push "oci-layout:$2" "$(sed -n "${n}p" "$1")"
+	SH
+	chmod +x "$work/push.sh"
+	run push "$work/push.sh" "$work/new.txt" "$work/layout"
+	cp "$work/new.txt" "$work/new-empty.txt"
+	cat >"$work/push-empty.sh" <<-'SH'
 #!/bin/sh
-# push-empty.sh LIST DIR: push the next pack of LIST to a new empty layout.
-n=$(cat "$1.n" 2>/dev/null || echo 0)
-n=$((n + 1))
-echo "$n" >"$1.n"
-rm -rf "$2" && mkdir -p "$2"
-exec ctx-push "oci-layout:$2/layout" "$(sed -n "${n}p" "$1")"
-SH
-chmod +x "$work/push-empty.sh"
-rm -rf "$work/cache"
-run push-empty "$work/push-empty.sh" "$work/new-empty.txt" "$work/empty-layout"
+	# push-empty.sh LIST DIR: push the next pack of LIST to a new empty layout.
+	n=$(cat "$1.n" 2>/dev/null || echo 0)
+	n=$((n + 1))
+	echo "$n" >"$1.n"
+	rm -rf "$2" && mkdir -p "$2"
+	exec ctx-push "oci-layout:$2/layout" "$(sed -n "${n}p" "$1")"
+	SH
+	chmod +x "$work/push-empty.sh"
+	rm -rf "$work/cache"
+	run push-empty "$work/push-empty.sh" "$work/new-empty.txt" "$work/empty-layout"
+fi
 
 echo
 echo "case      wall ms   cpu ms   target      ratio to its anchor (wall, same run)   peak MiB (≤ 300)"
-row() { printf '%-9s %7s  %7s   %-10s  %-38s %5s\n' "$1" "${WALL[$1]}" "${CPU[$1]}" "$2" "$3" "${RSS[$1]}"; }
-row log-20 "≤ 30" "$(ratio "${WALL[log-20]}" "${WALL[empty]}") × an empty Go program"
-row log "≤ 500" "$(ratio "${WALL[log]}" "${WALL[cat-entries]}") × cat of the packs/ entries"
-row where "≤ 2000" "$(ratio "${WALL[where]}" "${WALL[cat-manifests]}") × cat of the manifests"
-row blame "≤ 200" "$(ratio "${WALL[blame]}" "${WALL[git-blame]}") × git blame"
-row gc "≤ 10000" "$(ratio "${WALL[gc]}" "${WALL[cat-manifests]}") × cat of the manifests"
-row fsck "≥ 80 %" "$(ratio "${WALL[sha256sum]}" "${WALL[fsck]}") of sha256sum's throughput"
-row grep "report" "$(ratio "${WALL[grep]}" "${WALL[rg]}") × rg"
-row push "≤ 1000" "$(ratio "${WALL[push]}" "${WALL[push-empty]}") × the push to an empty layout"
+row() {
+	printf '%-12s %7s  %7s   %-10s  %-38s %5s\n' "$1" "${WALL[$1]}" "${CPU[$1]}" "$2" "$3" "${RSS[$1]}"
+}
+# beforerow NAME ANCHOR WHAT: NAME run with the BEFORE binary, if it was.
+beforerow() {
+	want "$1" && [ -n "$BEFORE" ] || return 0
+	row "$1-before" "" "$(ratio "${WALL[$1-before]}" "${WALL[$2]}") × $3; after/before CPU $(ratio "${CPU[$1]}" "${CPU[$1-before]}")"
+}
+want log-20 && row log-20 "≤ 30" "$(ratio "${WALL[log-20]}" "${WALL[empty]}") × an empty Go program"
+beforerow log-20 empty "an empty Go program"
+want log && row log "≤ 500" "$(ratio "${WALL[log]}" "${WALL[cat-entries]}") × cat of the packs/ entries"
+beforerow log cat-entries "cat of the packs/ entries"
+want where && row where "≤ 2000" "$(ratio "${WALL[where]}" "${WALL[cat-manifests]}") × cat of the manifests"
+beforerow where cat-manifests "cat of the manifests"
+want blame && row blame "≤ 200" "$(ratio "${WALL[blame]}" "${WALL[git-blame]}") × git blame"
+want gc && row gc "≤ 10000" "$(ratio "${WALL[gc]}" "${WALL[cat-manifests]}") × cat of the manifests"
+want fsck && row fsck "≥ 80 %" "$(ratio "${WALL[sha256sum]}" "${WALL[fsck]}") of sha256sum's throughput"
+want grep && row grep "report" "$(ratio "${WALL[grep]}" "${WALL[rg]}") × rg"
+want push && row push "≤ 1000" "$(ratio "${WALL[push]}" "${WALL[push-empty]}") × the push to an empty layout"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
