@@ -81,12 +81,8 @@ func (p *projections) load(d digest.Digest) ([]byte, bool) {
 	return body, true
 }
 
-// save writes the projection of manifest doc, the object d, if it has one.
-func (p *projections) save(d digest.Digest, doc []byte) error {
-	body, ok := project(doc)
-	if !ok {
-		return nil
-	}
+// save writes body, the projection of manifest d.
+func (p *projections) save(d digest.Digest, body []byte) error {
 	return userconfig.WriteCache(p.path(d), projectionHeader(d, body), body)
 }
 
@@ -291,9 +287,10 @@ func plainName(s string) bool {
 // then keeps (best effort: a cache that cannot be written is only
 // slower). pc may be nil.
 func matchManifest(s *store.Store, pc *projections, d digest.Digest, opt *Options) (bool, error) {
+	onProj := opt.onProjection()
 	cached := false
 	if pc != nil {
-		if opt.onProjection() {
+		if onProj {
 			if proj, ok := pc.load(d); ok {
 				// A pack whose manifest is gone is reported, as without
 				// the cache.
@@ -311,7 +308,14 @@ func matchManifest(s *store.Store, pc *projections, d digest.Digest, opt *Option
 		return false, err
 	}
 	if pc != nil && !cached {
-		_ = pc.save(d, doc)
+		if proj, ok := project(doc); ok {
+			_ = pc.save(d, proj)
+			if onProj {
+				// The same answer, without copying the whole manifest
+				// for the query.
+				return opt.matchManifest(proj), nil
+			}
+		}
 	}
 	return opt.matchManifest(doc), nil
 }
