@@ -4,6 +4,7 @@ package packlog
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"syscall"
 	"testing"
@@ -58,5 +59,51 @@ func TestHostileCache(t *testing.T) {
 				t.Errorf("cache not written again: %v", err)
 			}
 		})
+	}
+}
+
+// TestHostileProjection: a projection that is a named pipe or a symlink to
+// /dev/zero is not read: the manifest answers.
+func TestHostileProjection(t *testing.T) {
+	defer func(n int) { cacheMin = n }(cacheMin)
+	cacheMin = 10
+	s, ds := newStore(t, 20)
+	dir := t.TempDir()
+	q, err := ParseQuery(`environment.os=="linux"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{CacheDir: dir, Filter: Filter{Where: []Query{q}}}
+	want, err := List(s, opt)
+	if err != nil || len(want.Entries) != 20 {
+		t.Fatal(err, len(want.Entries))
+	}
+	pc := &projections{dir: filepath.Join(dir, projectionDir)}
+	for _, plant := range []func(p string) error{
+		func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		func(p string) error { return os.Symlink("/dev/zero", p) },
+	} {
+		for _, d := range ds {
+			os.Remove(pc.path(d))
+			if err := plant(pc.path(d)); err != nil {
+				t.Skip(err)
+			}
+		}
+		done := make(chan Listing, 1)
+		go func() {
+			l, err := List(s, opt)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- l
+		}()
+		select {
+		case l := <-done:
+			if !slices.Equal(hashes(l.Entries), hashes(want.Entries)) {
+				t.Error("listing differs")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("listing hangs on a projection")
+		}
 	}
 }
