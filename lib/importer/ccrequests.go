@@ -68,17 +68,17 @@ func newCCRequests() ccRequests {
 // request reads a record of the kinds above, if it is one (the line c
 // scanned); false when it is not.
 func (c *ccImport) request(b *Builder, where string) (bool, error) {
-	f := fields(c.other)
+	f := Fields(c.other)
 	ts := Timestamp(c.tsv)
 	typ := c.typ.String()
-	main := b.linePrefix == "" // not a subagent's transcript
+	main := b.LinePrefix == "" // not a subagent's transcript
 	switch typ {
 	case "api-request":
-		id := f.get("id").String()
+		id := f.Get("id").String()
 		if id == "" {
 			return false, nil
 		}
-		meta := f.rest("params")
+		meta := f.Rest("params")
 		if ts != "" {
 			meta = Join(Obj{{"timestamp", Quote(ts)}}, meta)
 		}
@@ -86,26 +86,26 @@ func (c *ccImport) request(b *Builder, where string) (bool, error) {
 			c.rq.order = append(c.rq.order, id)
 		}
 		c.rq.requests[id] = meta
-		if p := f.get("params"); p.IsObject() {
+		if p := f.Get("params"); p.IsObject() {
 			c.rq.params[id] = Raw(p)
 			if len(c.rq.order) == 1 {
 				Each(p, func(k, v gjson.Result) bool {
 					if k.Str != "model" {
-						b.param(k.Str, Raw(v))
+						b.Param(k.Str, Raw(v))
 					}
 					return true
 				})
 			}
 		}
 	case "api-request-blob":
-		h := f.get("hash").String()
+		h := f.Get("hash").String()
 		if h == "" {
 			return false, nil
 		}
 		c.rq.blobs.Set(h, Raw(c.message)) // scan took the member out
 	case "api-request-shape":
-		h := f.get("shapeHash").String()
-		shape := f.get("shape")
+		h := f.Get("shapeHash").String()
+		shape := f.Get("shape")
 		if h == "" || !shape.IsObject() {
 			return false, nil
 		}
@@ -121,7 +121,7 @@ func (c *ccImport) request(b *Builder, where string) (bool, error) {
 			}
 		}
 	case "attachment":
-		att := f.get("attachment")
+		att := f.Get("attachment")
 		if att.Get("type").String() != "prompt_snapshot" {
 			return false, nil
 		}
@@ -134,7 +134,7 @@ func (c *ccImport) request(b *Builder, where string) (bool, error) {
 				})
 				c.rq.snapSys = append(c.rq.snapSys, ccSnapshot{att.Get("cliPrefix").String(), strings.Join(sections, "\n\n"), where})
 			}
-			if t := att.Get("tools"); informative(t) && c.rq.snapTools == nil {
+			if t := att.Get("tools"); Informative(t) && c.rq.snapTools == nil {
 				c.rq.snapTools = Raw(t)
 			}
 		}
@@ -147,18 +147,18 @@ func (c *ccImport) request(b *Builder, where string) (bool, error) {
 			return true
 		})
 	case "cost-state":
-		c.rq.cost = f.rest().Raw()
+		c.rq.cost = f.Rest().Raw()
 	case "atis-latch":
-		a := f.get("atis")
-		if !informative(a) || a.Type == gjson.String && a.Str == "" {
+		a := f.Get("atis")
+		if !Informative(a) || a.Type == gjson.String && a.Str == "" {
 			b.Seen(ts)
-			b.Skip(b.reason("atis-latch empty"))
+			b.Skip(b.Reason("atis-latch empty"))
 			return true, nil
 		}
 		c.session.add("atis", a)
 	case "tools-used":
 		b.Seen(ts)
-		b.Skip(b.reason("tools-used"))
+		b.Skip(b.Reason("tools-used"))
 		return true, nil
 	default:
 		return false, nil
@@ -177,7 +177,7 @@ type ccSnapshot struct{ prefix, sections, where string }
 // reads a request's "system": one rule for both records that hold it.
 func ccSystem(b *Builder, blocks gjson.Result, where string) (*Msg, error) {
 	m := &Msg{Role: "system"}
-	if err := b.readParts(m, blocks, where); err != nil {
+	if err := b.ReadParts(m, blocks, where); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -186,7 +186,7 @@ func ccSystem(b *Builder, blocks gjson.Result, where string) (*Msg, error) {
 // answered notes the request the model turn m answers, from its line's
 // requestRef.
 func (c *ccImport) answered(m *Msg) {
-	if ref := fields(c.other).get("requestRef").String(); ref != "" && c.rq.reqOf[m] == "" {
+	if ref := Fields(c.other).Get("requestRef").String(); ref != "" && c.rq.reqOf[m] == "" {
 		c.rq.reqOf[m] = ref
 	}
 }
@@ -246,7 +246,7 @@ func (rq *ccRequests) done(b *Builder, msgs []*Msg) error {
 			other = append(other, Quote(m.Text))
 		}
 	}
-	snap := objOf(rq.snapshot.raw())
+	snap := ObjOf(rq.snapshot.raw())
 	snap.Set("system_prompts", other.Raw())
 	if len(rq.shapes) == 0 {
 		snap.Set("tools", rq.snapTools)

@@ -30,9 +30,9 @@ type ccState struct {
 	session      *distinct
 	summaries    List
 	sc           *sidechains
-	hs           harness
+	hs           Harness
 	src          map[*Msg]ccSource // where the prompts of other records than user records came from
-	absorbed     []lineMember      // the text of queued prompts a turn took in, by line
+	absorbed     []LineMember      // the text of queued prompts a turn took in, by line
 	boundaries   []*ccBoundary
 	progressSeen map[string]bool
 	rq           ccRequests // the requests sent, beside the conversation (ccrequests.go)
@@ -50,8 +50,8 @@ type ccImport struct {
 	// it says about its agent and its marks, and its other members.
 	typ, message, tsv gjson.Result
 	ln                ccLine
-	mk                harnessMarks
-	other             []lineMember
+	mk                HarnessMarks
+	other             []LineMember
 }
 
 func newCCImport(b *Builder) *ccImport {
@@ -61,7 +61,7 @@ func newCCImport(b *Builder) *ccImport {
 			sc: newSidechains(), src: map[*Msg]ccSource{}, progressSeen: map[string]bool{},
 			rq: newCCRequests(),
 		},
-		subIDs: ccRecordIDs(b.opts.Subagents),
+		subIDs: ccRecordIDs(b.Options().Subagents),
 	}
 }
 
@@ -77,7 +77,7 @@ func importClaudeCode(b *Builder, data []byte) error {
 		Restore: func(s *ccState) bool { c.ccState = *s; return true },
 		Workspace: func(from, to int) {
 			switch {
-			case len(b.opts.Subagents) > 0 || len(b.Roots) == 0:
+			case len(b.Options().Subagents) > 0 || len(b.Roots) == 0:
 				c.ws = nil
 			case c.ws == nil:
 				c.ws = newCCWorkspace(b.Roots[0])
@@ -95,8 +95,8 @@ func importClaudeCode(b *Builder, data []byte) error {
 	// in their place in time (interleave).
 	fileOf := map[*Msg]int{} // the subagent transcript a message came from, from 1
 	transcripts := [][]byte{data}
-	for i, sub := range b.opts.Subagents {
-		b.linePrefix = sub.Name + ": "
+	for i, sub := range b.Options().Subagents {
+		b.LinePrefix = sub.Name + ": "
 		n := len(c.msgs)
 		if err := b.JSONLines(sub.Data, func(where string, rec gjson.Result) error { return c.line(b, where, rec) }); err != nil {
 			return err
@@ -106,17 +106,17 @@ func importClaudeCode(b *Builder, data []byte) error {
 		}
 		transcripts = append(transcripts, sub.Data)
 	}
-	b.linePrefix = ""
-	c.hs.report(b)
+	b.LinePrefix = ""
+	c.hs.Report(b)
 	c.msgs = ccOnce(b, c.msgs, c.src, c.sc.of)
 	for _, bd := range c.boundaries {
 		if !bd.joined {
-			unmap(b, b.reason("system/compact_boundary alone"))
+			unmap(b, b.Reason("system/compact_boundary alone"))
 		}
 	}
 	ccAbsorbed(b, c.absorbed, c.src)
 	if b.Mapped == 0 && b.Records > 0 {
-		return b.Errorf("", "not %s: no line is a user, assistant or summary record", b.f.Describe())
+		return b.Errorf("", "not %s: no line is a user, assistant or summary record", b.Format().Describe())
 	}
 	if v := c.session.get("version"); v.Type == gjson.String {
 		b.Tool("claude-code", v.Str)
@@ -135,14 +135,14 @@ func importClaudeCode(b *Builder, data []byte) error {
 	// Prompts of subagents that made no step after them.
 	for _, key := range c.sc.firstKey {
 		for _, p := range c.sc.pending[key] {
-			b.AppendMeta("subagent_prompts", Join(Obj{{"agent", Quote(c.sc.names[key])}}, objOf(p)).Raw())
+			b.AppendMeta("subagent_prompts", Join(Obj{{"agent", Quote(c.sc.names[key])}}, ObjOf(p)).Raw())
 		}
 	}
 	switch {
 	case c.ws != nil:
-		b.workspace = c.ws.done()
+		b.Workspace = c.ws.done()
 	case len(b.Roots) > 0:
-		b.workspace = claudeCodeWorkspace(interleaveLines(transcripts), b.Roots[0])
+		b.Workspace = claudeCodeWorkspace(interleaveLines(transcripts), b.Roots[0])
 	}
 	return nil
 }
@@ -151,7 +151,7 @@ func importClaudeCode(b *Builder, data []byte) error {
 // results) are scanned once, not once per member looked up.
 func (c *ccImport) scan(b *Builder, rec gjson.Result) {
 	c.typ, c.message, c.tsv = gjson.Result{}, gjson.Result{}, gjson.Result{}
-	c.ln, c.mk = ccLine{}, harnessMarks{}
+	c.ln, c.mk = ccLine{}, HarnessMarks{}
 	c.other = c.other[:0]
 	Each(rec, func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -166,11 +166,11 @@ func (c *ccImport) scan(b *Builder, rec gjson.Result) {
 		case "toolUseResult":
 			c.ln.resultAgent = v.Get("agentId").String()
 		case "isMeta":
-			c.mk.meta = v.Type == gjson.True
+			c.mk.Meta = v.Type == gjson.True
 		case "isCompactSummary":
-			c.mk.compact = v.Type == gjson.True
+			c.mk.Compact = v.Type == gjson.True
 		case "origin":
-			c.mk.origin = v.Get("kind").String()
+			c.mk.Origin = v.Get("kind").String()
 		}
 		switch k.Str {
 		case "type":
@@ -189,7 +189,7 @@ func (c *ccImport) scan(b *Builder, rec gjson.Result) {
 			// (version also in environment.tool_versions).
 			c.session.add(k.Str, v)
 		default:
-			c.other = append(c.other, lineMember{k.Str, v})
+			c.other = append(c.other, LineMember{k.Str, v})
 		}
 		return true
 	})
@@ -210,22 +210,22 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 			return nil
 		}
 	case "summary":
-		c.summaries = append(c.summaries, fields(c.other).rest().Raw())
+		c.summaries = append(c.summaries, Fields(c.other).Rest().Raw())
 		b.MapRecord()
 		return nil
 	case "attachment", "system":
 		return c.aside(b, where, rec)
 	case "queue-operation":
-		f := fields(c.other)
-		if t := f.get("content"); f.get("operation").String() == "remove" && f.get("reason").String() == "absorbed_mid_turn" && t.Type == gjson.String && t.Str != "" {
-			c.absorbed = append(c.absorbed, lineMember{where, t})
+		f := Fields(c.other)
+		if t := f.Get("content"); f.Get("operation").String() == "remove" && f.Get("reason").String() == "absorbed_mid_turn" && t.Type == gjson.String && t.Str != "" {
+			c.absorbed = append(c.absorbed, LineMember{where, t})
 		}
 		b.Seen(Timestamp(c.tsv))
-		b.Skip(b.reason("queue-operation"))
+		b.Skip(b.Reason("queue-operation"))
 		return nil
 	default:
 		b.Seen(Timestamp(c.tsv))
-		b.skipKind(c.typ.String(), rec, fmt.Sprintf("record type %q (not a conversation record)", c.typ.String()))
+		b.SkipKind(c.typ.String(), rec, fmt.Sprintf("record type %q (not a conversation record)", c.typ.String()))
 		return nil
 	}
 	return c.conversation(b, where)
@@ -235,7 +235,7 @@ func (c *ccImport) line(b *Builder, where string, rec gjson.Result) error {
 // message, returning where that message is, or done when the record is
 // skipped.
 func (c *ccImport) progress(b *Builder, where string) (string, bool) {
-	data := fields(c.other).get("data")
+	data := Fields(c.other).Get("data")
 	nested := data.Get("message")
 	if pt := data.Get("type").String(); pt != "agent_progress" || !nested.Get("message").IsObject() || !ccMessageType(nested) {
 		kind := "progress"
@@ -243,15 +243,15 @@ func (c *ccImport) progress(b *Builder, where string) (string, bool) {
 			kind += "/" + pt
 		}
 		b.Seen(Timestamp(c.tsv))
-		b.skipKind(kind, data, fmt.Sprintf("record type \"progress\" (%s: a data.type this importer does not know)", pt))
+		b.SkipKind(kind, data, fmt.Sprintf("record type \"progress\" (%s: a data.type this importer does not know)", pt))
 		return where, true
 	}
 	// A subagent's own message, written into the session's
 	// transcript as it ran (2.1.x): read as the subagent's record.
-	envelope := fields(c.other).rest("data")
+	envelope := Fields(c.other).Rest("data")
 	envelope = Join(envelope, Rest(data, "message", "type", "prompt"))
 	outerTS := Timestamp(c.tsv)
-	agent, task := data.Get("agentId").String(), fields(c.other).get("parentToolUseID").String()
+	agent, task := data.Get("agentId").String(), Fields(c.other).Get("parentToolUseID").String()
 	if agent != "" && task != "" {
 		// Its Task call, even when the Task's result is missing.
 		c.sc.byAgent[agent] = task
@@ -260,14 +260,14 @@ func (c *ccImport) progress(b *Builder, where string) (string, bool) {
 	where = At(where, "data.message")
 	if c.ln.uuid != "" && c.progressSeen[c.ln.uuid] || ccCopied(c.subIDs, c.ln.uuid, c.message) {
 		b.Seen(outerTS)
-		b.Skip(b.reason("progress/agent_progress copy"))
+		b.Skip(b.Reason("progress/agent_progress copy"))
 		return where, true
 	}
 	if c.ln.uuid != "" {
 		c.progressSeen[c.ln.uuid] = true
 	}
 	c.ln.sidechain, c.ln.agentID = true, agent
-	c.other = append(c.other, lineMember{"progress", gjson.Parse(string(envelope.Raw()))})
+	c.other = append(c.other, LineMember{"progress", gjson.Parse(string(envelope.Raw()))})
 	if !c.tsv.Exists() {
 		c.tsv = gjson.Parse(string(Quote(outerTS)))
 	}
@@ -278,9 +278,9 @@ func (c *ccImport) progress(b *Builder, where string) (string, bool) {
 // boundary, a harness message, a queued prompt, or a skipped subtype.
 func (c *ccImport) aside(b *Builder, where string, rec gjson.Result) error {
 	ts := Timestamp(c.tsv)
-	if c.typ.String() == "system" && fields(c.other).get("subtype").String() == "compact_boundary" {
+	if c.typ.String() == "system" && Fields(c.other).Get("subtype").String() == "compact_boundary" {
 		// Kept with the compaction summary that follows it.
-		bd := fields(c.other).rest()
+		bd := Fields(c.other).Rest()
 		if ts != "" {
 			bd = Join(Obj{{"timestamp", Quote(ts)}}, bd)
 		}
@@ -289,27 +289,27 @@ func (c *ccImport) aside(b *Builder, where string, rec gjson.Result) error {
 		b.MapRecord()
 		return nil
 	}
-	m, content, skipped, err := ccAside(b, where, c.typ.String(), fields(c.other), ts)
+	m, content, skipped, err := ccAside(b, where, c.typ.String(), Fields(c.other), ts)
 	if err != nil {
 		return err
 	}
 	if m == nil {
 		b.Seen(ts)
-		b.skipKind(skipped, rec, fmt.Sprintf("record type %q (%s: a subtype this importer does not know)", c.typ.String(), strings.TrimPrefix(skipped, c.typ.String()+"/")))
+		b.SkipKind(skipped, rec, fmt.Sprintf("record type %q (%s: a subtype this importer does not know)", c.typ.String(), strings.TrimPrefix(skipped, c.typ.String()+"/")))
 		return nil
 	}
 	b.MapRecord()
 	if m.Role != HarnessRole {
 		// A queued prompt: its origin says who sent it.
-		att := fields(c.other).get("attachment")
-		if c.mk.origin == "" {
-			c.mk.origin = att.Get("origin.kind").String()
+		att := Fields(c.other).Get("attachment")
+		if c.mk.Origin == "" {
+			c.mk.Origin = att.Get("origin.kind").String()
 		}
-		if c.mk.origin == "" && att.Get("commandMode").String() == "task-notification" {
-			c.mk.origin = "task-notification"
+		if c.mk.Origin == "" && att.Get("commandMode").String() == "task-notification" {
+			c.mk.Origin = "task-notification"
 		}
-		c.mk.uuid = c.ln.uuid
-		if hm := c.hs.classify(b, where, m, content, c.mk, harnessText); hm != nil {
+		c.mk.UUID = c.ln.uuid
+		if hm := c.hs.Classify(b, where, m, content, c.mk, harnessText); hm != nil {
 			c.msgs = append(c.msgs, hm)
 			c.sc.line(hm, c.ln)
 		}
@@ -327,13 +327,13 @@ func (c *ccImport) conversation(b *Builder, where string) error {
 	if !c.message.IsObject() {
 		return b.Errorf(At(where, "message"), "expected an object, got %s", Kind(c.message))
 	}
-	m, err := b.readMsg(c.message, anthropicTable, At(where, "message"), c.typ.String())
+	m, err := b.ReadAnthropic(c.message, At(where, "message"), c.typ.String())
 	if err != nil {
 		return err
 	}
 	ts := Timestamp(c.tsv)
 	m.TS = ts
-	line := fields(c.other).rest()
+	line := Fields(c.other).Rest()
 	b.MapRecord()
 	if m.Role != "assistant" {
 		c.user(b, where, m, line)
@@ -349,14 +349,14 @@ func (c *ccImport) user(b *Builder, where string, m *Msg, line Obj) {
 	ccExitCodes(m)
 	line = withoutPartCopies(line, m)
 	m.Meta = Join(line, m.Meta)
-	if c.mk.compact && len(c.boundaries) > 0 {
+	if c.mk.Compact && len(c.boundaries) > 0 {
 		if bd := c.boundaries[len(c.boundaries)-1]; !bd.joined && (bd.uuid == "" || bd.uuid == c.ln.parent) {
 			m.Meta.Set("compact_boundary", bd.meta.Raw())
 			bd.joined = true
 		}
 	}
-	c.mk.uuid = c.ln.uuid
-	if hm := c.hs.classify(b, where, m, c.message.Get("content"), c.mk, harnessText); hm != nil {
+	c.mk.UUID = c.ln.uuid
+	if hm := c.hs.Classify(b, where, m, c.message.Get("content"), c.mk, harnessText); hm != nil {
 		c.msgs = append(c.msgs, hm)
 		c.sc.line(hm, c.ln)
 	}
@@ -375,7 +375,7 @@ func (c *ccImport) assistant(b *Builder, m *Msg, line Obj, ts string) {
 		m.Role = HarnessRole
 		m.TS = ts
 		m.Meta = Join(line, m.Meta)
-		m.Meta.SetString("harness", ccSyntheticKind(fields(c.other)))
+		m.Meta.SetString("harness", ccSyntheticKind(Fields(c.other)))
 		b.Seen(ts)
 		c.msgs = append(c.msgs, m)
 		c.sc.line(m, c.ln)
@@ -414,7 +414,7 @@ func (c *ccImport) assistant(b *Builder, m *Msg, line Obj, ts string) {
 		prev.Reasoning = append(prev.Reasoning, m.Reasoning...)
 		prev.Calls = append(prev.Calls, m.Calls...)
 		prev.Results = append(prev.Results, m.Results...)
-		joinOwnResults(prev)
+		JoinOwnResults(prev)
 		if m.HasText || len(m.Reasoning) > 0 || len(m.Calls) == 0 {
 			if ts != "" {
 				line = Join(Obj{{"timestamp", Quote(ts)}}, line)
@@ -424,7 +424,7 @@ func (c *ccImport) assistant(b *Builder, m *Msg, line Obj, ts string) {
 	}
 	for _, mm := range msgMeta {
 		if mm.K == "content" {
-			prev.Meta.Set("content", append(listOf(prev.Meta.Get("content")), listOf(mm.V)...).Raw())
+			prev.Meta.Set("content", append(ListOf(prev.Meta.Get("content")), ListOf(mm.V)...).Raw())
 		} else {
 			prev.Meta.Set(mm.K, mm.V)
 		}
@@ -566,7 +566,7 @@ func (sc *sidechains) add(b *Builder, m *Msg) {
 			p = Join(Obj{{"role", Quote(HarnessRole)}}, p)
 		}
 		if m.TS != "" {
-			p.setDefault("timestamp", Quote(m.TS))
+			p.SetDefault("timestamp", Quote(m.TS))
 		}
 		sc.pending[key] = append(sc.pending[key], p.Raw())
 		return
@@ -576,8 +576,8 @@ func (sc *sidechains) add(b *Builder, m *Msg) {
 	b.Last = last // the run's answer is the main agent's
 	for _, s := range b.Steps[n:] {
 		s.Agent = sc.names[key]
-		if p := sc.parents[key]; p != nil && p.step != nil && p.step.Index < s.Index {
-			parent := p.step.Index
+		if p := sc.parents[key]; p != nil && p.Step != nil && p.Step.Index < s.Index {
+			parent := p.Step.Index
 			s.ParentStep = &parent
 		}
 		if pend := sc.pending[key]; len(pend) > 0 {
@@ -595,7 +595,7 @@ type distinct struct {
 }
 
 func (d *distinct) add(k string, v gjson.Result) {
-	if !informative(v) {
+	if !Informative(v) {
 		return
 	}
 	if d.vals == nil {
@@ -678,12 +678,12 @@ func stripMedia(v gjson.Result, at func(b64 string, p execlog.Part) int, depth i
 	switch {
 	case depth > 8:
 	case v.IsObject():
-		f := fieldsOf(v)
-		typ := f.get("type").String()
-		part, b64, _, ok := mediaPart(f, typ, func(s string) string { return s })
+		f := FieldsOf(v)
+		typ := f.Get("type").String()
+		part, b64, _, ok := MediaPart(f, typ, func(s string) string { return s })
 		if !ok || b64 == "" {
-			if b := f.get("base64"); b.Type == gjson.String && b.Str != "" {
-				mt := f.first("type", "mimeType", "media_type").String()
+			if b := f.Get("base64"); b.Type == gjson.String && b.Str != "" {
+				mt := f.First("type", "mimeType", "media_type").String()
 				if mt == "" || !strings.Contains(mt, "/") {
 					mt = "application/octet-stream"
 				}
@@ -701,9 +701,9 @@ func stripMedia(v gjson.Result, at func(b64 string, p execlog.Part) int, depth i
 		var o Obj
 		changed := false
 		for _, m := range f {
-			nv, ch := stripMedia(m.v, at, depth+1)
+			nv, ch := stripMedia(m.V, at, depth+1)
 			changed = changed || ch
-			o = append(o, Member{m.k, nv})
+			o = append(o, Member{m.K, nv})
 		}
 		if changed {
 			return o.Raw(), true
@@ -821,8 +821,8 @@ const ccSynthetic = "<synthetic>"
 // (its members but the message, in f): "api-error" for the notice of a
 // failed API call (isApiErrorMessage, or an error named), else
 // "synthetic" (the "No response requested." of an interrupted turn).
-func ccSyntheticKind(f fields) string {
-	if f.get("isApiErrorMessage").Type == gjson.True || informative(f.get("error")) || informative(f.get("apiErrorStatus")) {
+func ccSyntheticKind(f Fields) string {
+	if f.Get("isApiErrorMessage").Type == gjson.True || Informative(f.Get("error")) || Informative(f.Get("apiErrorStatus")) {
 		return "api-error"
 	}
 	return "synthetic"

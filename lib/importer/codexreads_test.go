@@ -195,7 +195,7 @@ func TestCodexReadsFixture(t *testing.T) {
 }
 
 // codexWorkspace reads a whole Codex rollout as codexWorkspaceReader does.
-func codexWorkspace(data []byte, root string) *workspace {
+func codexWorkspace(data []byte, root string) *Workspace {
 	r := newCodexWorkspaceReader(root)
 	r.read(data)
 	return r.w

@@ -155,8 +155,8 @@ func (f Format) RunLog(data []byte, opts Options) (*execlog.Log, Report, error) 
 		return nil, Report{Format: format}, b.Errorf("", "the input holds no records")
 	}
 	l := b.log()
-	if b.workspace != nil {
-		b.addWorkspace(l, b.workspace)
+	if b.Workspace != nil {
+		b.addWorkspace(l, b.Workspace)
 	}
 	reused := 0
 	if opts.Prior != nil {

@@ -272,7 +272,7 @@ func TestClaudeCodeProgressAndTranscript(t *testing.T) {
 	if deref(l.Steps[2].Output) != "Reading config.go." {
 		t.Errorf("the transcript's own line is not in its turn: %q", deref(l.Steps[2].Output))
 	}
-	if !slicesContain(rep.Reasons, b(ClaudeCode).reason("progress/agent_progress copy")+": 8") {
+	if !slicesContain(rep.Reasons, b(ClaudeCode).Reason("progress/agent_progress copy")+": 8") {
 		t.Errorf("reasons = %q, want the 8 progress copies", rep.Reasons)
 	}
 	if len(l.Inputs) != 2 || l.Inputs[0].Name != "config.go" {
