@@ -91,7 +91,7 @@ func (s *Step) text() string {
 
 // Step types.
 const (
-	toolCall = "tool_call"
+	ToolCall = "tool_call"
 	LLMCall  = "llm_call"
 )
 
@@ -653,7 +653,7 @@ func (b *Builder) Call(c *Call, ts string) *Step {
 	if name == "" {
 		name = "unknown"
 	}
-	s := &Step{Type: toolCall, Tool: name, Parameters: c.Args, Deterministic: b.det[name], Timestamp: c.TS}
+	s := &Step{Type: ToolCall, Tool: name, Parameters: c.Args, Deterministic: b.det[name], Timestamp: c.TS}
 	c.Step = s
 	if c.ID != "" {
 		s.Meta.SetString("call_id", c.ID)
@@ -895,7 +895,7 @@ func (b *Builder) log() *execlog.Log {
 	b.flushEarly()
 	open := 0
 	for _, s := range b.Steps {
-		if s.Type == toolCall && !s.Resolved {
+		if s.Type == ToolCall && !s.Resolved {
 			open++
 		}
 	}

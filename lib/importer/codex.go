@@ -138,7 +138,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			rt := rec.Get("record_type").String()
 			b.SkipKind("record_type/"+rt, rec, fmt.Sprintf("record_type %q (a kind of rollout line this importer does not know)", rt))
 			return nil
-		case isItem(typ, rec):
+		case IsItem(typ, rec):
 			typ, payload, payloadAt = "response_item", rec, where
 		case rec.Get("id").Exists() && rec.Get("timestamp").Exists():
 			typ, payload = "session_meta", rec
@@ -534,8 +534,8 @@ func endKey(end gjson.Result) string {
 	}
 }
 
-// isItem reports whether a bare record is a Responses API item.
-func isItem(typ string, rec gjson.Result) bool {
+// IsItem reports whether a bare record is a Responses API item.
+func IsItem(typ string, rec gjson.Result) bool {
 	if _, ok := itemCalls[typ]; ok {
 		return true
 	}

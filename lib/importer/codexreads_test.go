@@ -1,17 +1,17 @@
 package importer
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
+	"strings"
+	"testing"
 
-	"encoding/json"
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/execlog"
-	"reflect"
-	"strings"
-	"testing"
 )
 
 // codexCall is a shell call and its result in the forms Codex has

@@ -12,7 +12,6 @@ import (
 const (
 	Anthropic       = "anthropic"
 	ATIF            = "atif"
-	ClaudeCode      = "claude-code"
 	Codex           = "codex"
 	Inspect         = "inspect"
 	LangSmith       = "langsmith"
@@ -35,7 +34,7 @@ type Options struct {
 	Dir string
 	// Subagents are, for a Claude Code session, its subagents'
 	// transcripts (the files under <session>/subagents/, see
-	// ClaudeCodeSubagents), read after the session's own.
+	// claudecode.Subagents), read after the session's own.
 	Subagents []File
 	// Checkpoint, when not empty, is the file where an import of a
 	// Claude Code session or a Codex rollout keeps its state after the

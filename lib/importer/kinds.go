@@ -148,9 +148,9 @@ func otelSpanKinds() []RecordKind {
 	return spans
 }
 
-// knownKind returns the entry of kind in a format's list: its own, or
+// KnownKind returns the entry of kind in a format's list: its own, or
 // that of every subtype of its type ("attachment/*").
-func knownKind(kinds []RecordKind, kind string) (RecordKind, bool) {
+func KnownKind(kinds []RecordKind, kind string) (RecordKind, bool) {
 	typ, _, _ := strings.Cut(kind, "/")
 	var all RecordKind
 	found := false
@@ -168,7 +168,7 @@ func knownKind(kinds []RecordKind, kind string) (RecordKind, bool) {
 // Reason returns why records of kind are skipped, as the format's list
 // says.
 func (b *Builder) Reason(kind string) string {
-	k, ok := knownKind(b.f.Kinds, kind)
+	k, ok := KnownKind(b.f.Kinds, kind)
 	if !ok || k.Skip == "" {
 		panic("importer: no skip reason for " + b.format + " records of kind " + kind)
 	}
@@ -181,7 +181,7 @@ func (b *Builder) Reason(kind string) string {
 func (b *Builder) SkipKind(kind string, rec gjson.Result, unknown string) {
 	// An imported kind skipped here has a shape its importer could not
 	// read (no message where one belongs): it is skipped as unknown.
-	if k, ok := knownKind(b.f.Kinds, kind); ok && k.Skip != "" {
+	if k, ok := KnownKind(b.f.Kinds, kind); ok && k.Skip != "" {
 		b.Skip(k.Skip)
 		if what := carriesWork(rec); k.Lost && what != "" {
 			b.lose(kind, what)

@@ -456,7 +456,7 @@ func sdkID(v gjson.Result, digits int) string {
 var otelOps = map[string]string{
 	"chat": LLMCall, "text_completion": LLMCall, "generate_content": LLMCall,
 	"call_llm": LLMCall, "completion": LLMCall, "LLM": LLMCall,
-	"execute_tool": toolCall, "TOOL": toolCall,
+	"execute_tool": ToolCall, "TOOL": ToolCall,
 	"invoke_agent": "agent", "create_agent": "agent", "AGENT": "agent",
 }
 
@@ -488,7 +488,7 @@ func (b *Builder) otelSpan(s *span) error {
 	switch kind {
 	case LLMCall:
 		return b.otelLLM(s)
-	case toolCall:
+	case ToolCall:
 		b.otelTool(s)
 	case "agent":
 		meta := b.spanMeta(s, nil)

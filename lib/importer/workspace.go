@@ -211,34 +211,19 @@ func (w *Workspace) isOutput(name string) bool {
 	return false
 }
 
-// addWorkspace adds w's inputs and outputs to the imported log: file
-// contents are kept byte for byte. Outputs already in the log (final.md)
-// come first; a written file of the same name replaces it, with a warning.
-func (b *Builder) addWorkspace(l *execlog.Log, w *Workspace) {
-	for _, s := range w.skipped {
-		b.Warn("%s", s)
-	}
-	if len(w.inputs) == 0 && len(w.outputs) == 0 {
-		return
-	}
-	var outputs []execlog.Output
-	for _, o := range l.Outputs {
-		if w.isOutput(o.Name) {
-			b.Warn("the session wrote %s, which replaces the output of the same name holding its last message", o.Name)
-			continue
-		}
-		outputs = append(outputs, o)
-	}
+// Files returns what w records, as the log holds it: the files the
+// session saw (inputs), the final content of the files it wrote, in order
+// of first write (outputs), and what could not be recorded, and why.
+func (w *Workspace) Files() (inputs []execlog.File, outputs []execlog.Output, skipped []string) {
 	for _, name := range w.outputs {
 		outputs = append(outputs, execlog.Output{Name: name, Content: execlog.Text(w.current[name])})
 	}
-	l.Outputs = outputs
 	for _, in := range w.inputs {
 		switch in.seen {
 		case "":
-			l.Inputs = append(l.Inputs, execlog.File{Name: in.name, Content: execlog.Text(in.content)})
+			inputs = append(inputs, execlog.File{Name: in.name, Content: execlog.Text(in.content)})
 		case seenName:
-			l.Inputs = append(l.Inputs, execlog.File{Name: in.name, Seen: seenName})
+			inputs = append(inputs, execlog.File{Name: in.name, Seen: seenName})
 		case seenPartial:
 			nums := make([]int, 0, len(in.known))
 			for n := range in.known {
@@ -260,7 +245,31 @@ func (b *Builder) addWorkspace(l *execlog.Log, w *Workspace) {
 			if total > 0 && total < ranges[len(ranges)-1][1] {
 				total = 0
 			}
-			l.Inputs = append(l.Inputs, execlog.File{Name: in.name, Content: execlog.Text(b.String()), Seen: seenPartial, Lines: ranges, TotalLines: total})
+			inputs = append(inputs, execlog.File{Name: in.name, Content: execlog.Text(b.String()), Seen: seenPartial, Lines: ranges, TotalLines: total})
 		}
 	}
+	return inputs, outputs, w.skipped
+}
+
+// addWorkspace adds w's inputs and outputs to the imported log: file
+// contents are kept byte for byte. Outputs already in the log (final.md)
+// come first; a written file of the same name replaces it, with a warning.
+func (b *Builder) addWorkspace(l *execlog.Log, w *Workspace) {
+	inputs, written, skipped := w.Files()
+	for _, s := range skipped {
+		b.Warn("%s", s)
+	}
+	if len(inputs) == 0 && len(written) == 0 {
+		return
+	}
+	var outputs []execlog.Output
+	for _, o := range l.Outputs {
+		if w.isOutput(o.Name) {
+			b.Warn("the session wrote %s, which replaces the output of the same name holding its last message", o.Name)
+			continue
+		}
+		outputs = append(outputs, o)
+	}
+	l.Outputs = append(outputs, written...)
+	l.Inputs = append(l.Inputs, inputs...)
 }

@@ -1,4 +1,4 @@
-package importer
+package claudecode
 
 import (
 	"fmt"
@@ -6,25 +6,30 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/found"
+	"github.com/ctx-tools/ctx/lib/importer"
 )
 
-// ClaudeCodeFormat is Claude Code session transcripts.
-var ClaudeCodeFormat = Format{Name: ClaudeCode, Noun: "session", Session: true, Import: importClaudeCode, Kinds: claudeCodeKinds,
-	Match: matchClaudeCode, Beside: claudeCodeBeside, Resumable: true}
+// Name is the format's name, as given to ctx-pack --from.
+const Name = "claude-code"
 
-// claudeCodeBeside reads a session's subagents' transcripts.
-func claudeCodeBeside(name string) (Beside, error) {
-	subs, err := ClaudeCodeSubagents(name)
+// Format is Claude Code session transcripts.
+var Format = importer.Format{Name: Name, Noun: "session", Session: true, Import: importClaudeCode, Kinds: kinds,
+	Match: match, Beside: beside, Resumable: true}
+
+// beside reads a session's subagents' transcripts.
+func beside(name string) (importer.Beside, error) {
+	subs, err := Subagents(name)
 	if err != nil || len(subs) == 0 {
-		return Beside{}, err
+		return importer.Beside{}, err
 	}
-	return Beside{Subagents: subs, Note: fmt.Sprintf("including the %d subagent transcript(s) under %s", len(subs), path.Dir(subs[0].Name))}, nil
+	return importer.Beside{Subagents: subs, Note: fmt.Sprintf("including the %d subagent transcript(s) under %s", len(subs), path.Dir(subs[0].Name))}, nil
 }
 
-// claudeCodeKinds are the kinds of record Claude Code transcripts hold.
-var claudeCodeKinds = []RecordKind{
+// kinds are the kinds of record Claude Code transcripts hold.
+var kinds = []importer.RecordKind{
 	{Kind: "user"},
 	{Kind: "assistant"},
 	{Kind: "summary"},
@@ -82,29 +87,29 @@ var claudeCodeKinds = []RecordKind{
 	{Kind: "tools-used", Skip: `record type "tools-used" (the names of the tools a turn called, which its tool calls say)`},
 }
 
-// claudeCodeTypes are the line types of Claude Code transcripts: those
-// of the kinds its importer knows (claudeCodeKinds), any of which may
+// lineTypes are the line types of Claude Code transcripts: those
+// of the kinds its importer knows (kinds), any of which may
 // come first (permission-mode, file-history-snapshot, queue-operation, …).
-var claudeCodeTypes = func() map[string]bool {
+var lineTypes = func() map[string]bool {
 	types := map[string]bool{}
-	for _, k := range claudeCodeKinds {
+	for _, k := range kinds {
 		typ, _, _ := strings.Cut(k.Kind, "/")
 		types[typ] = true
 	}
 	return types
 }()
 
-func matchClaudeCode(rec gjson.Result) bool {
+func match(rec gjson.Result) bool {
 	has := func(p string) bool { return rec.Get(p).Exists() }
-	return claudeCodeTypes[rec.Get("type").String()] && (has("uuid") || has("sessionId") || has("leafUuid") || has("messageId"))
+	return lineTypes[rec.Get("type").String()] && (has("uuid") || has("sessionId") || has("leafUuid") || has("messageId"))
 }
 
-// ClaudeCodeSubagents reads the transcripts of the subagents of the Claude
+// Subagents reads the transcripts of the subagents of the Claude
 // Code session whose transcript is at transcript: newer versions of Claude
 // Code write them beside it, as <session>/subagents/agent-*.jsonl, not in
 // the session's own. Each is named by its path relative to the
 // transcript's directory; a session without any has none.
-func ClaudeCodeSubagents(transcript string) ([]File, error) {
+func Subagents(transcript string) ([]importer.File, error) {
 	stem, ok := strings.CutSuffix(transcript, ".jsonl")
 	if !ok {
 		return nil, nil
@@ -114,13 +119,13 @@ func ClaudeCodeSubagents(transcript string) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	var files []File
+	var files []importer.File
 	for _, name := range names {
-		data, err := found.ReadFile(name, found.Rule{What: "the session's subagent transcript", Max: MaxTranscript, Within: dir})
+		data, err := found.ReadFile(name, found.Rule{What: "the session's subagent transcript", Max: importer.MaxTranscript, Within: dir})
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, File{Name: filepath.ToSlash(filepath.Join(filepath.Base(stem), "subagents", filepath.Base(name))), Data: data})
+		files = append(files, importer.File{Name: filepath.ToSlash(filepath.Join(filepath.Base(stem), "subagents", filepath.Base(name))), Data: data})
 	}
 	return files, nil
 }

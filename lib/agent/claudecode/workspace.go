@@ -1,4 +1,4 @@
-package importer
+package claudecode
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/edit"
+	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
@@ -20,16 +20,16 @@ import (
 // session's records, its subagents' (the progress records holding them
 // too) and each result once, though a subagent's record may be both in
 // a progress record and in its own transcript.
-func claudeCodeWorkspace(data []byte, root string) *Workspace {
+func claudeCodeWorkspace(data []byte, root string) *importer.Workspace {
 	r := newCCWorkspace(root)
 	r.read(data)
 	return r.done()
 }
 
 // ccWorkspace is claudeCodeWorkspace's reading, line after line: a
-// checkpoint saves it with the rest of the import's state (resume.go).
+// checkpoint saves it with the rest of the import's state (importer.ReadLines).
 type ccWorkspace struct {
-	w     *Workspace
+	w     *importer.Workspace
 	calls map[string]gjson.Result // tool_use id → the tool_use block
 	seen  map[string]bool         // the ids of the results applied, each once
 	early map[string]gjson.Result // records of results whose call has not come yet
@@ -39,7 +39,7 @@ type ccWorkspace struct {
 }
 
 func newCCWorkspace(root string) *ccWorkspace {
-	return &ccWorkspace{w: NewWorkspace(root), calls: map[string]gjson.Result{}, seen: map[string]bool{},
+	return &ccWorkspace{w: importer.NewWorkspace(root), calls: map[string]gjson.Result{}, seen: map[string]bool{},
 		early: map[string]gjson.Result{}, bare: map[string]string{}}
 }
 
@@ -58,7 +58,7 @@ func (r *ccWorkspace) take(rec gjson.Result) {
 		// file: they are read from the answer when they can be, else,
 		// unless another copy of the record has its toolUseResult, it
 		// is no input.
-		if r.w.claudeShown(call.Get("input"), res.Get("content")) {
+		if claudeShown(r.w, call.Get("input"), res.Get("content")) {
 			r.seen["result:"+id] = true
 			return
 		}
@@ -69,7 +69,7 @@ func (r *ccWorkspace) take(rec gjson.Result) {
 		return
 	}
 	r.seen["result:"+id] = true
-	r.w.claudeResult(call.Get("name").String(), call.Get("input"), tur)
+	claudeResult(r.w, call.Get("name").String(), call.Get("input"), tur)
 }
 
 // read reads the lines of data. The results it keeps share data's memory.
@@ -78,7 +78,7 @@ func (r *ccWorkspace) read(data []byte) {
 		if len(bytes.TrimSpace(line)) == 0 || !gjson.ValidBytes(line) {
 			continue
 		}
-		rec := Parse(line)
+		rec := importer.Parse(line)
 		if rec.Get("type").String() == "progress" && rec.Get("data.type").String() == "agent_progress" {
 			rec = rec.Get("data.message")
 		}
@@ -117,7 +117,7 @@ func (r *ccWorkspace) read(data []byte) {
 
 // done returns the workspace read, noting the files read with no
 // toolUseResult.
-func (r *ccWorkspace) done() *Workspace {
+func (r *ccWorkspace) done() *importer.Workspace {
 	var names []string
 	for _, id := range r.bareOrder {
 		if name, ok := r.w.RelQuiet(r.bare[id]); ok && !r.seen["result:"+id] && !slices.Contains(names, name) {
@@ -141,7 +141,7 @@ func (r *ccWorkspace) done() *Workspace {
 // fewer lines than Read shows at most, none of them possibly cut (as
 // long as render.ClaudeReadLineLength); else the lines seen. False when
 // the answer is not such lines (an image, an empty file's warning).
-func (w *Workspace) claudeShown(input, content gjson.Result) bool {
+func claudeShown(w *importer.Workspace, input, content gjson.Result) bool {
 	text := content.Str
 	if content.IsArray() {
 		if n := content.Get("#").Int(); n != 1 || content.Get("0.type").String() != "text" {
@@ -151,7 +151,7 @@ func (w *Workspace) claudeShown(input, content gjson.Result) bool {
 	} else if content.Type != gjson.String {
 		return false
 	}
-	text = claudecode.WithoutReminders(text)
+	text = WithoutReminders(text)
 	name, ok := w.RelQuiet(input.Get("file_path").String())
 	if !ok || text == "" {
 		return false
@@ -190,7 +190,7 @@ func claudeNumbered(line string, n int, f render.ClaudeNumbering) (string, bool)
 	return strings.CutPrefix(rest, "\t")
 }
 
-func (w *Workspace) claudeResult(tool string, input, result gjson.Result) {
+func claudeResult(w *importer.Workspace, tool string, input, result gjson.Result) {
 	switch tool {
 	case "Read":
 		f := result.Get("file")
@@ -227,7 +227,7 @@ func (w *Workspace) claudeResult(tool string, input, result gjson.Result) {
 		if result.IsObject() {
 			return
 		}
-		for _, p := range LSTree(text) {
+		for _, p := range importer.LSTree(text) {
 			if name, ok := w.RelQuiet(p); ok {
 				w.SawName(name)
 			}
