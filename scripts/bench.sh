@@ -19,7 +19,7 @@ for area in $areas; do
 	case $area in
 	pack | diff | log | verify | html | remote | blame | grep | secrets | capture | w1) "scripts/bench-$area.sh" ;;
 	replay) go test -run '^$' -bench BenchmarkReplay -count 5 ./lib/replay ;;
-	import) go test -run '^$' -bench BenchmarkClaudeCode50MB -count 5 ./lib/importer ;;
+	import) go test -run '^$' -bench BenchmarkClaudeCode50MB -count 5 ./lib/agent/claudecode ;;
 	base64) go test -run '^$' -bench BenchmarkBase64 -benchtime 1x -count 3 ./lib/execlog ;;
 	*) echo "bench.sh: unknown area $area (pack, diff, log, verify, replay, import, base64, html, remote, blame, grep, secrets, capture, w1)" >&2; exit 3 ;;
 	esac

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctx-tools/ctx/internal/agenttest"
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/agent/opencode"
 	. "github.com/ctx-tools/ctx/lib/cost"
 	"github.com/ctx-tools/ctx/lib/formats"
@@ -233,7 +234,7 @@ func TestAgentAgainstComputed(t *testing.T) {
 		// Sonnet 4.5: 3 + 5 input at $3/M, 1,500 cache writes at
 		// $3.75/M, 31,200 cache reads at $0.30/M, 160 output at $15/M;
 		// Haiku 4.5: 800 input at $1/M, 60 output at $5/M.
-		{"claude-code", importer.ClaudeCode, "testdata/claude-code-cost.jsonl",
+		{"claude-code", claudecode.Name, "testdata/claude-code-cost.jsonl",
 			8*3e-6 + 1500*3.75e-6 + 31200*3e-7 + 160*1.5e-5 + 800*1e-6 + 60*5e-6, 0.018509},
 		// Sonnet 4.5, input counted with the cache as ATIF counts it:
 		// step 0, 496 fresh + 1,024 read + 96 output ($0.0032352 against
@@ -281,7 +282,7 @@ func TestAgentAgainstComputed(t *testing.T) {
 // figures the models'; the agents' are the steps' sums.
 func TestSessionFigure(t *testing.T) {
 	t.Parallel()
-	m := pack(t, importer.ClaudeCode, "testdata/claude-code-cost.jsonl")
+	m := pack(t, claudecode.Name, "testdata/claude-code-cost.jsonl")
 	p := Of(m, Default())
 	if p.USD == nil || *p.USD != 0.018509 || len(p.Unpriced) != 0 {
 		t.Fatalf("USD %v, unpriced %q", p.USD, p.Unpriced)

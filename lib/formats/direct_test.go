@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/agent/opencode"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/formats"
@@ -53,8 +54,8 @@ func TestUnprintedPackIsPrintedPack(t *testing.T) {
 		}
 		// What ctx-pack gives an importer reading a file.
 		opts := importer.Options{Name: filepath.Base(src.Path), Dir: filepath.Dir(src.Path)}
-		if format == importer.ClaudeCode {
-			if opts.Subagents, err = importer.ClaudeCodeSubagents(src.Path); err != nil {
+		if format == claudecode.Name {
+			if opts.Subagents, err = claudecode.Subagents(src.Path); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -86,8 +87,8 @@ func FuzzUnprintedPack(f *testing.F) {
 	addSeeds(f)
 	// Values canonical JSON cannot carry, where an importer copies the
 	// input's values and string literals as they are.
-	f.Add([]byte(`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Bash","input":{"c":1,"c":2}}]}}`), formatIndex(importer.ClaudeCode))
-	f.Add([]byte(`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"a\ud800b"}]}}`), formatIndex(importer.ClaudeCode))
+	f.Add([]byte(`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Bash","input":{"c":1,"c":2}}]}}`), formatIndex(claudecode.Name))
+	f.Add([]byte(`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"a\ud800b"}]}}`), formatIndex(claudecode.Name))
 	f.Add([]byte(`{"request":{"messages":[{"role":"user","content":"q"}],"temperature":{"a":1,"a":2}},"response":{"object":"chat.completion","choices":[{"message":{"role":"assistant","content":"x"}}]}}`), formatIndex(importer.OpenAIChat))
 	s1, s2 := newStore(f), newStore(f)
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {

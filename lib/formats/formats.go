@@ -10,6 +10,7 @@ package formats
 
 import (
 	"github.com/ctx-tools/ctx/lib/agent/aider"
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/agent/copilot"
 	"github.com/ctx-tools/ctx/lib/agent/gemini"
 	"github.com/ctx-tools/ctx/lib/agent/opencode"
@@ -27,7 +28,7 @@ var All = importer.NewRegistry(
 	importer.LangSmithFormat,
 	importer.InspectFormat,
 	importer.CodexFormat,
-	importer.ClaudeCodeFormat,
+	claudecode.Format,
 	importer.AnthropicFormat,
 	importer.OpenAIChatFormat,
 	importer.OpenAIResponsesFormat,

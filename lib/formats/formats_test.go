@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/agent/gemini"
 	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
@@ -22,7 +23,7 @@ func TestEmpty(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := formats.Import(importer.ClaudeCode, []byte("\n"), importer.Options{}); err == nil || !strings.HasSuffix(err.Error(), "the input holds no records") {
+	if _, _, err := formats.Import(claudecode.Name, []byte("\n"), importer.Options{}); err == nil || !strings.HasSuffix(err.Error(), "the input holds no records") {
 		t.Errorf("error = %v", err)
 	}
 }
@@ -31,7 +32,7 @@ func TestDetect(t *testing.T) {
 	tests := []struct {
 		name, data, want string
 	}{
-		{"", `{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"x"}}` + "\n{}", importer.ClaudeCode},
+		{"", `{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"x"}}` + "\n{}", claudecode.Name},
 		{"", `{"timestamp":"t","type":"session_meta","payload":{}}`, importer.Codex},
 		{"", `{"resourceLogs":[]}`, importer.OTelGenAI},
 		{"", `[{"name":"chat","context":{"span_id":1},"attributes":{}}]`, importer.OTelGenAI},
@@ -94,8 +95,8 @@ func TestChoose(t *testing.T) {
 	}{
 		{from: importer.Ctx, data: own, want: importer.Ctx},
 		{from: importer.Auto, data: own, want: importer.Ctx},
-		{from: importer.Auto, data: cc, want: importer.ClaudeCode},
-		{from: importer.ClaudeCode, data: cc, want: importer.ClaudeCode},
+		{from: importer.Auto, data: cc, want: claudecode.Name},
+		{from: claudecode.Name, data: cc, want: claudecode.Name},
 		{from: importer.Ctx, data: `{"model":"m"}`, want: importer.Ctx}, // not recognisable: ctx's schema will say why
 		{from: importer.Ctx, data: cc, err: "this looks like a claude-code session: use --from auto", code: 1},
 		{from: importer.Ctx, data: `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, err: "this looks like an openai-chat log: use --from auto", code: 1},
@@ -123,7 +124,7 @@ func TestChoose(t *testing.T) {
 // error (exit 1) saying so, not an empty run.
 func TestNotThisFormat(t *testing.T) {
 	want := map[string]string{
-		importer.ClaudeCode:      "claude-code: not a claude-code session: no line is a user, assistant or summary record",
+		claudecode.Name:          "claude-code: not a claude-code session: no line is a user, assistant or summary record",
 		importer.Codex:           "codex: not a codex session: no line is a session_meta, turn_context or response_item record",
 		importer.Anthropic:       "anthropic: not an anthropic exchange: expected a request with messages or system, or a response",
 		importer.OpenAIChat:      "openai-chat: not an openai-chat exchange: expected a request with messages or prompt, or a response",

@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/formats"
@@ -79,7 +80,7 @@ func addSeeds(f *testing.F) {
 			}
 		}
 	}
-	f.Add([]byte(`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"/p/x"}}]},"cwd":"/p"}`), formatIndex(importer.ClaudeCode))
+	f.Add([]byte(`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"/p/x"}}]},"cwd":"/p"}`), formatIndex(claudecode.Name))
 	f.Add([]byte(`{"timestamp":"x","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":[1]}}`), formatIndex(importer.Codex))
 	// The extended fields: server tools answering in the model's message,
 	// calls with empty ids renamed later, token_count and exit codes,
@@ -95,13 +96,13 @@ func addSeeds(f *testing.F) {
 	f.Add([]byte(`{"type":"assistant","uuid":"a","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Task","input":{"prompt":"p"}}]}}
 {"type":"user","uuid":"b","isSidechain":true,"message":{"role":"user","content":"p"}}
 {"type":"assistant","uuid":"c","parentUuid":"b","isSidechain":true,"message":{"id":"n","role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"x"}]}}
-{"type":"user","uuid":"d","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}]}}`), formatIndex(importer.ClaudeCode))
+{"type":"user","uuid":"d","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}]}}`), formatIndex(claudecode.Name))
 	// Claude Code's own records: a notification, a reminder before the
 	// user's text (split), one after it (kept), a compaction summary.
 	f.Add([]byte(`{"type":"user","uuid":"a","origin":{"kind":"task-notification"},"message":{"role":"user","content":"<task-notification>x</task-notification>"}}
 {"type":"user","uuid":"b","isSidechain":true,"message":{"role":"user","content":[{"type":"text","text":"<system-reminder>r</system-reminder>"},{"type":"text","text":"typed"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}}
 {"type":"user","uuid":"c","message":{"role":"user","content":[{"type":"text","text":" <system-reminder>r</system-reminder>"},"typed",{"type":"text","text":"<bash-input>ls</bash-input>"}]}}
-{"type":"user","uuid":"d","isCompactSummary":true,"message":{"role":"user","content":"<command-name"}}`), formatIndex(importer.ClaudeCode))
+{"type":"user","uuid":"d","isCompactSummary":true,"message":{"role":"user","content":"<command-name"}}`), formatIndex(claudecode.Name))
 	// A subagent's records in progress records, one of them odd; a
 	// <synthetic> notice; a result before its call; an MCP image only
 	// in toolUseResult; a Windows working directory.
@@ -110,7 +111,7 @@ func addSeeds(f *testing.F) {
 {"type":"progress","uuid":"p2","parentToolUseID":"t","data":{"type":"agent_progress","agentId":"x","message":{"type":"assistant","uuid":"s2","message":"odd"}}}
 {"type":"progress","uuid":"p3","parentToolUseID":"t","data":{"type":"agent_progress","agentId":"x","message":{"type":"user","uuid":"s3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"r","content":"x"}]},"toolUseResult":{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}}}}
 {"type":"progress","uuid":"p4","parentToolUseID":"t","data":{"type":"agent_progress","agentId":"x","message":{"type":"assistant","uuid":"s4","message":{"id":"n","role":"assistant","model":"h","content":[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":"c:/p/a.txt"}}]}}}}
-{"type":"assistant","uuid":"b","isApiErrorMessage":true,"message":{"id":"e","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 529"}]}}`), formatIndex(importer.ClaudeCode))
+{"type":"assistant","uuid":"b","isApiErrorMessage":true,"message":{"id":"e","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 529"}]}}`), formatIndex(claudecode.Name))
 }
 
 // formatIndex is the seed byte FuzzImport reads as format f.

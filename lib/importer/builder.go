@@ -91,7 +91,7 @@ func (s *Step) text() string {
 
 // Step types.
 const (
-	toolCall = "tool_call"
+	ToolCall = "tool_call"
 	LLMCall  = "llm_call"
 )
 
@@ -205,7 +205,7 @@ func (m *Msg) doneLater() {
 // (if any), then of the later members' values, written once. An empty
 // element is null, as list.raw writes it.
 func appendList(have json.RawMessage, items []laterMeta) json.RawMessage {
-	old := listOf(have)
+	old := ListOf(have)
 	n := 2
 	for _, v := range old {
 		n += len(v) + 5
@@ -248,7 +248,7 @@ type Call struct {
 	noResult bool    // a call whose result no log of its kind holds (a hosted web search)
 	isError  bool
 	failure  Failure
-	step     *Step // the step it became
+	Step     *Step // the step it became
 }
 
 // A result is a tool's answer to a call.
@@ -332,9 +332,9 @@ type Builder struct {
 	f      *Format // never saved in a checkpoint (it holds funcs): the import's own
 	format string  // f.Name
 	opts   Options
-	// linePrefix names the file whose lines are being read, when an
+	// LinePrefix names the file whose lines are being read, when an
 	// import reads more than one ("agent-x.jsonl: ").
-	linePrefix string
+	LinePrefix string
 	det        map[string]bool
 
 	model       string
@@ -362,7 +362,7 @@ type Builder struct {
 	history     []*Msg   // the conversation so far
 	Roots       []string // working directories to make path parameters relative to
 	attachments map[string]string
-	workspace   *workspace // files the session read and wrote (claudeCodeWorkspace)
+	Workspace   *Workspace // files the session read and wrote, for a format that reads them
 
 	resumed         int                // lines a checkpoint covered (resume.go)
 	memo            *objectMemo        // the objects of the transcript's literals (resume.go)
@@ -391,6 +391,12 @@ func newBuilder(f Format, opts Options) *Builder {
 	}
 	return b
 }
+
+// Format returns the format being imported.
+func (b *Builder) Format() *Format { return b.f }
+
+// Options returns the import's options.
+func (b *Builder) Options() Options { return b.opts }
 
 func (b *Builder) Errorf(where, format string, a ...any) error {
 	return &Error{Format: b.format, Where: where, Msg: fmt.Sprintf(format, a...)}
@@ -430,13 +436,13 @@ func (b *Builder) SetModel(id string) {
 	}
 }
 
-// param records a model parameter unless it is already set or carries
+// Param records a model parameter unless it is already set or carries
 // nothing.
-func (b *Builder) param(k string, v json.RawMessage) {
-	if len(v) == 0 || !informative(gjson.ParseBytes(v)) {
+func (b *Builder) Param(k string, v json.RawMessage) {
+	if len(v) == 0 || !Informative(gjson.ParseBytes(v)) {
 		return
 	}
-	b.modelParams.setDefault(k, v)
+	b.modelParams.SetDefault(k, v)
 }
 
 func (b *Builder) Tool(name, version string) {
@@ -585,11 +591,11 @@ func (b *Builder) exchange(req, resp []*Msg) {
 // joins its step.
 func (b *Builder) sameCalls(m, cp *Msg) {
 	for i, c := range cp.Calls {
-		if i >= len(m.Calls) || m.Calls[i].step == nil {
+		if i >= len(m.Calls) || m.Calls[i].Step == nil {
 			return
 		}
-		s := m.Calls[i].step
-		c.step = s
+		s := m.Calls[i].Step
+		c.Step = s
 		if c.ID == "" || c.ID == m.Calls[i].ID {
 			continue
 		}
@@ -598,7 +604,7 @@ func (b *Builder) sameCalls(m, cp *Msg) {
 		case have == nil:
 			s.Meta.SetString("call_id", c.ID)
 		case string(have) != string(Quote(c.ID)):
-			s.Meta.setDefault("renamed_call_id", Quote(c.ID))
+			s.Meta.SetDefault("renamed_call_id", Quote(c.ID))
 		}
 	}
 }
@@ -647,8 +653,8 @@ func (b *Builder) Call(c *Call, ts string) *Step {
 	if name == "" {
 		name = "unknown"
 	}
-	s := &Step{Type: toolCall, Tool: name, Parameters: c.Args, Deterministic: b.det[name], Timestamp: c.TS}
-	c.step = s
+	s := &Step{Type: ToolCall, Tool: name, Parameters: c.Args, Deterministic: b.det[name], Timestamp: c.TS}
+	c.Step = s
 	if c.ID != "" {
 		s.Meta.SetString("call_id", c.ID)
 	}
@@ -811,15 +817,15 @@ func (b *Builder) Result(r *Result) {
 	}
 	if len(r.Meta) > 0 {
 		if prev := s.Meta.Get("result"); prev != nil {
-			s.Meta.Set("result", Join(objOf(prev), r.Meta).Raw())
+			s.Meta.Set("result", Join(ObjOf(prev), r.Meta).Raw())
 		} else {
 			s.Meta.Set("result", r.Meta.Raw())
 		}
 	}
 }
 
-// objOf parses a raw JSON object back into an obj.
-func objOf(v json.RawMessage) Obj {
+// ObjOf parses a raw JSON object back into an obj.
+func ObjOf(v json.RawMessage) Obj {
 	var o Obj
 	Each(gjson.ParseBytes(v), func(k, v gjson.Result) bool {
 		o.Set(k.String(), Raw(v))
@@ -889,7 +895,7 @@ func (b *Builder) log() *execlog.Log {
 	b.flushEarly()
 	open := 0
 	for _, s := range b.Steps {
-		if s.Type == toolCall && !s.Resolved {
+		if s.Type == ToolCall && !s.Resolved {
 			open++
 		}
 	}

@@ -35,7 +35,7 @@ type codexImport struct {
 
 func importCodex(b *Builder, data []byte) error {
 	x := &codexImport{codexState{
-		items: &itemReader{b: b, codex: &harness{marked: true}},
+		items: &itemReader{b: b, codex: &Harness{marked: true}},
 		execs: map[string]gjson.Result{}, execTS: map[string]string{},
 	}}
 	// The lines a checkpoint covers are read no more (resume.go); the
@@ -118,7 +118,7 @@ func importCodex(b *Builder, data []byte) error {
 		b.Add(m)
 	}
 	if x.ws != nil {
-		b.workspace = x.ws.w
+		b.Workspace = x.ws.w
 	}
 	return nil
 }
@@ -136,9 +136,9 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			// Older rollouts' state lines ({"record_type": "state"}):
 			// the CLI's own bookkeeping, no message, call or usage.
 			rt := rec.Get("record_type").String()
-			b.skipKind("record_type/"+rt, rec, fmt.Sprintf("record_type %q (a kind of rollout line this importer does not know)", rt))
+			b.SkipKind("record_type/"+rt, rec, fmt.Sprintf("record_type %q (a kind of rollout line this importer does not know)", rt))
 			return nil
-		case isItem(typ, rec):
+		case IsItem(typ, rec):
 			typ, payload, payloadAt = "response_item", rec, where
 		case rec.Get("id").Exists() && rec.Get("timestamp").Exists():
 			typ, payload = "session_meta", rec
@@ -174,7 +174,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 	case "inter_agent_communication_metadata":
 		// The thread's bookkeeping as Codex restores it; what reached
 		// the model is in the response items.
-		b.Skip(b.reason(typ))
+		b.Skip(b.Reason(typ))
 	case "compacted":
 		// The history was compacted: message is the summary the
 		// model sees from then on, in place of what came before
@@ -192,7 +192,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 	case "event_msg":
 		x.event(b, where, payload, ts)
 	default:
-		b.skipKind(typ, rec, fmt.Sprintf("record type %q (a kind of rollout line this importer does not know)", typ))
+		b.SkipKind(typ, rec, fmt.Sprintf("record type %q (a kind of rollout line this importer does not know)", typ))
 	}
 	return nil
 }
@@ -240,8 +240,8 @@ func (x *codexImport) turnContext(b *Builder, payload gjson.Result, payloadAt st
 		x.items.flush()
 		x.items.model = model
 	}
-	b.param("reasoning_effort", Raw(payload.Get("effort")))
-	b.param("reasoning_summary", Raw(payload.Get("summary")))
+	b.Param("reasoning_effort", Raw(payload.Get("effort")))
+	b.Param("reasoning_summary", Raw(payload.Get("summary")))
 	ctx := Rest(payload, "model", "effort", "summary")
 	if r := ctx.Raw(); r != nil && string(r) != x.lastCtx {
 		x.contexts, x.lastCtx = append(x.contexts, ctx), string(r)
@@ -258,17 +258,17 @@ func (x *codexImport) event(b *Builder, where string, payload gjson.Result, ts s
 		// The only record of token usage: the last request's
 		// counts belong to the model turn it answered.
 		info := payload.Get("info")
-		if !informative(info) {
-			if rl := payload.Get("rate_limits"); informative(rl) {
+		if !Informative(info) {
+			if rl := payload.Get("rate_limits"); Informative(rl) {
 				b.AppendMeta("rate_limits", Join(Obj{{"timestamp", Quote(ts)}}, Obj{{"rate_limits", Raw(rl)}}).Raw())
 				b.MapRecord()
 				return
 			}
-			b.Skip(b.reason("event_msg/token_count empty"))
+			b.Skip(b.Reason("event_msg/token_count empty"))
 			return
 		}
 		if info.Raw == x.lastInfo {
-			b.Skip(b.reason("event_msg/token_count repeated"))
+			b.Skip(b.Reason("event_msg/token_count repeated"))
 			return
 		}
 		x.lastInfo = info.Raw
@@ -328,7 +328,7 @@ func (x *codexImport) event(b *Builder, where string, payload gjson.Result, ts s
 		}
 		x.said = append(x.said, userEvent{at: pos, ts: ts, where: where, model: x.items.model, payload: payload})
 	default:
-		b.skipKind("event_msg/"+et, payload, fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
+		b.SkipKind("event_msg/"+et, payload, fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
 	}
 }
 
@@ -340,7 +340,7 @@ func (x *codexImport) harnessText(b *Builder, payload gjson.Result, ts, key, kin
 	x.items.flush()
 	text := payload.Get(key)
 	if text.Type != gjson.String {
-		b.Skip(b.reason(missing))
+		b.Skip(b.Reason(missing))
 		return nil
 	}
 	m := &Msg{Role: HarnessRole, TS: ts, Meta: Rest(payload, append([]string{key}, drop...)...)}
@@ -505,7 +505,7 @@ func mcpEnd(r *Result, end gjson.Result) {
 	errText, ok := res.Get("Err"), res.Get("Ok")
 	if end.Get("type").String() == "McpToolCall" {
 		ok, errText = res, gjson.Result{}
-		if e := end.Get("error"); informative(e) {
+		if e := end.Get("error"); Informative(e) {
 			errText = First(e, "message")
 			if !errText.Exists() {
 				errText = e
@@ -534,8 +534,8 @@ func endKey(end gjson.Result) string {
 	}
 }
 
-// isItem reports whether a bare record is a Responses API item.
-func isItem(typ string, rec gjson.Result) bool {
+// IsItem reports whether a bare record is a Responses API item.
+func IsItem(typ string, rec gjson.Result) bool {
 	if _, ok := itemCalls[typ]; ok {
 		return true
 	}
@@ -582,7 +582,7 @@ func codexUserEvents(b *Builder, msgs []*Msg, said []userEvent) ([]*Msg, error) 
 			known = (m.Role == role || role == "user" && m.Role == HarnessRole) && m.HasText && strings.Contains(m.Text, text.Str)
 		}
 		if known {
-			b.Skip(b.reason("event_msg/" + et + " copy"))
+			b.Skip(b.Reason("event_msg/" + et + " copy"))
 			continue
 		}
 		pos := min(e.at, len(msgs))
@@ -599,7 +599,7 @@ func codexUserEvents(b *Builder, msgs []*Msg, said []userEvent) ([]*Msg, error) 
 		if role == "assistant" && e.model != "" {
 			m.Meta.SetString("model", e.model)
 		}
-		if err := b.readParts(m, gjson.ParseBytes(content.Raw()), At(e.where, "payload")); err != nil {
+		if err := b.ReadParts(m, gjson.ParseBytes(content.Raw()), At(e.where, "payload")); err != nil {
 			return nil, err
 		}
 		out = append(out, m)

@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
 
 // codexSource counts, in a rollout's own lines, what the pack must hold:
@@ -63,10 +64,10 @@ func TestCodexCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "testdata/codex/current.golden.json", canon.Indent(out))
-	l := decode(t, out)
+	l := importtest.Decode(t, out)
 	src := countCodex(t, data)
 
-	tools, results, _, usage := tally(t, l)
+	tools, results, _, usage := importtest.Tally(t, l)
 	if tools != src.calls {
 		t.Errorf("%d tool steps, the source has %d calls", tools, src.calls)
 	}
@@ -173,7 +174,7 @@ func slicesRepeat(s string, n int) []string {
 }
 
 // promptMeta returns metadata.prompts' entry for prompt i.
-func promptMeta(l *testLog, i int) map[string]any {
+func promptMeta(l *importtest.Log, i int) map[string]any {
 	ps, _ := l.Metadata["prompts"].([]any)
 	for _, p := range ps {
 		if m := p.(map[string]any); m["index"] == float64(i) {
@@ -270,7 +271,7 @@ func TestInspectSamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "testdata/inspect/samples.golden.json", canon.Indent(out))
-	l := decode(t, out)
+	l := importtest.Decode(t, out)
 	samples := gjson.GetBytes(data, "samples").Array()
 	if got := len(l.Metadata["samples"].([]any)); got != len(samples) {
 		t.Errorf("metadata.samples has %d entries, the log %d samples", got, len(samples))
@@ -315,9 +316,9 @@ func TestCodexShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "testdata/codex/shapes.golden.json", canon.Indent(out))
-	l := decode(t, out)
+	l := importtest.Decode(t, out)
 	src := countCodex(t, data)
-	tools, results, errs, _ := tally(t, l)
+	tools, results, errs, _ := importtest.Tally(t, l)
 	// call_e1's output is only in its exec_command_end event.
 	if tools != src.calls || results != src.results+1 || errs != 4 {
 		t.Errorf("%d tool steps, %d results, %d errors; the source has %d calls, %d outputs and an exec_command_end, 4 failures",
@@ -325,7 +326,7 @@ func TestCodexShapes(t *testing.T) {
 	}
 	var names []string
 	for _, s := range l.Steps {
-		if s.Type == toolCall {
+		if s.Type == ToolCall {
 			names = append(names, s.Tool)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/internal/packgen"
+	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
 
 // TestCodexSessionGenerator checks the capture benchmark's Codex rollout
@@ -30,7 +31,7 @@ func TestCodexSessionGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := decode(t, out)
+	l := importtest.Decode(t, out)
 
 	// What the source holds, line by line.
 	var (
@@ -78,14 +79,14 @@ func TestCodexSessionGenerator(t *testing.T) {
 		t.Fatalf("the source has %d turns, %d reads, %d patches, %d test runs, %d failed", turns, reads, edits, tests, failed)
 	}
 
-	tools, results, errs, usage := tally(t, l)
+	tools, results, errs, usage := importtest.Tally(t, l)
 	if tools != src.calls || tools != 3*turns || results != src.results || errs != failed {
 		t.Errorf("%d tool steps, %d results, %d errors; the source has %d calls, %d outputs, %d failed runs",
 			tools, results, errs, src.calls, src.results, failed)
 	}
 	byTool := map[string]int{}
 	for _, s := range l.Steps {
-		if s.Type == toolCall {
+		if s.Type == ToolCall {
 			byTool[s.Tool]++
 		}
 	}
@@ -103,7 +104,7 @@ func TestCodexSessionGenerator(t *testing.T) {
 			}
 		}
 	}
-	if models != 4*turns || withUsage != models || l.count(LLMCall)+tools != len(l.Steps) {
+	if models != 4*turns || withUsage != models || l.Count(LLMCall)+tools != len(l.Steps) {
 		t.Errorf("%d model steps, %d with usage, %d steps; want %d model steps, each with usage", models, withUsage, len(l.Steps), 4*turns)
 	}
 	if wantUsage := codexUsage(src.usage); !reflect.DeepEqual(usage, wantUsage) {

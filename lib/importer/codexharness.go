@@ -27,7 +27,7 @@ var codexContext = codex.Context
 // user's is split in two, the harness's part returned to come before m.
 // A developer message keeps "role": "developer" in its metadata; one
 // that is no context item stays a system prompt.
-func codexContextItem(b *Builder, h *harness, m *Msg, content gjson.Result, where string) *Msg {
+func codexContextItem(b *Builder, h *Harness, m *Msg, content gjson.Result, where string) *Msg {
 	role := m.Role
 	if role != "user" && role != "developer" {
 		return nil
@@ -44,7 +44,7 @@ func codexContextItem(b *Builder, h *harness, m *Msg, content gjson.Result, wher
 		// the message is not Codex's context.
 		m.Role = "user"
 	}
-	before := h.classify(b, where, m, content, harnessMarks{}, codexContext)
+	before := h.Classify(b, where, m, content, HarnessMarks{}, codexContext)
 	switch {
 	case m.Role == "user" && role == "developer":
 		m.Role = role

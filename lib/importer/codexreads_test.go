@@ -1,17 +1,17 @@
 package importer
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
+	"strings"
+	"testing"
 
-	"encoding/json"
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/execlog"
-	"reflect"
-	"strings"
-	"testing"
 )
 
 // codexCall is a shell call and its result in the forms Codex has
@@ -195,7 +195,7 @@ func TestCodexReadsFixture(t *testing.T) {
 }
 
 // codexWorkspace reads a whole Codex rollout as codexWorkspaceReader does.
-func codexWorkspace(data []byte, root string) *workspace {
+func codexWorkspace(data []byte, root string) *Workspace {
 	r := newCodexWorkspaceReader(root)
 	r.read(data)
 	return r.w

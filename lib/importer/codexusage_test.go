@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
 
 // importClean imports the Codex rollout file, which must import with no
 // skipped record and no warning but those given, and returns the log and
 // the file's bytes.
-func importClean(t *testing.T, file string, warnings ...string) (*testLog, []byte) {
+func importClean(t *testing.T, file string, warnings ...string) (*importtest.Log, []byte) {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -28,7 +30,7 @@ func importClean(t *testing.T, file string, warnings ...string) (*testLog, []byt
 	if !slices.Equal(rep.Warnings, warnings) || len(rep.Reasons) > 0 {
 		t.Errorf("warnings %q, skipped %q: want the warnings %q only", rep.Warnings, rep.Reasons, warnings)
 	}
-	return decode(t, out), data
+	return importtest.Decode(t, out), data
 }
 
 // TestCodex0169: a rollout Codex 0.169 wrote (a patch, a read, an
@@ -113,7 +115,7 @@ func TestCodex0169MCP(t *testing.T) {
 	}{{"mcp__calc__add", "\nOutput:\n5", false}, {"mcp__calc__div", "\nOutput:\ndivision by zero", true}}
 	var calls int
 	for _, s := range l.Steps {
-		if s.Type != toolCall {
+		if s.Type != ToolCall {
 			continue
 		}
 		if calls >= len(want) {
@@ -168,7 +170,7 @@ func TestCodexDeveloperMixed(t *testing.T) {
 	if !reflect.DeepEqual(rep.Warnings, want) {
 		t.Errorf("warnings:\n got %q\nwant %q", rep.Warnings, want)
 	}
-	if l := decode(t, out); l.SystemPrompt != "Be brief.\n<permissions instructions>\nx\n</permissions instructions>" || len(l.Prompts) != 1 || l.Prompts[0].Role != "user" {
+	if l := importtest.Decode(t, out); l.SystemPrompt != "Be brief.\n<permissions instructions>\nx\n</permissions instructions>" || len(l.Prompts) != 1 || l.Prompts[0].Role != "user" {
 		t.Errorf("system prompt %q, prompts %+v", l.SystemPrompt, l.Prompts)
 	}
 }

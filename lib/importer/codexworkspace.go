@@ -23,7 +23,7 @@ import (
 // It reads line after line: a checkpoint saves it with the rest of the
 // import's state (resume.go).
 type codexWorkspaceReader struct {
-	w     *workspace
+	w     *Workspace
 	calls map[string]*codexWSCall // calls whose output has not come yet, by id
 }
 
@@ -35,7 +35,7 @@ type codexWSCall struct {
 }
 
 func newCodexWorkspaceReader(root string) *codexWorkspaceReader {
-	return &codexWorkspaceReader{w: newWorkspace(root), calls: map[string]*codexWSCall{}}
+	return &codexWorkspaceReader{w: NewWorkspace(root), calls: map[string]*codexWSCall{}}
 }
 
 // read reads the lines of data.
@@ -45,7 +45,7 @@ func (r *codexWorkspaceReader) read(data []byte) {
 		if len(bytes.TrimSpace(line)) == 0 || !gjson.ValidBytes(line) {
 			continue
 		}
-		rec := parse(line)
+		rec := Parse(line)
 		item := rec
 		if rec.Get("type").String() == "response_item" {
 			item = rec.Get("payload")
@@ -105,7 +105,7 @@ func (r *codexWorkspaceReader) fileChange(item gjson.Result) {
 		if ch.Get("type").String() != "delete" || ch.Get("content").Type != gjson.String || !path.IsAbs(abs.String()) {
 			return true
 		}
-		if name, ok := r.w.rel(path.Clean(abs.String()), "apply_patch delete of"); ok {
+		if name, ok := r.w.Rel(path.Clean(abs.String()), "apply_patch delete of"); ok {
 			r.w.codexSawWhole(name, ch.Get("content").Str)
 		}
 		return true
@@ -136,7 +136,7 @@ func isShellName(prog string) bool {
 	return false
 }
 
-func (w *workspace) codexResult(name, workdir string, argv []string, script, patch string, result []byte) {
+func (w *Workspace) codexResult(name, workdir string, argv []string, script, patch string, result []byte) {
 	out, exit, short := render.CodexResult(result)
 	failed := exit != "" && exit != "0"
 	if patch == "" {
@@ -166,7 +166,7 @@ func (w *workspace) codexResult(name, workdir string, argv []string, script, pat
 // else the lines it printed, as a partial input. A command of one of
 // those programs that is not such a read, failed, or whose output Codex
 // shortened is named as skipped.
-func (w *workspace) codexRead(argv []string, script, dir, exit string, short bool, out []byte) {
+func (w *Workspace) codexRead(argv []string, script, dir, exit string, short bool, out []byte) {
 	stages := [][]string{argv}
 	shown := strings.Join(argv, " ")
 	if script != "" {
@@ -175,12 +175,12 @@ func (w *workspace) codexRead(argv []string, script, dir, exit string, short boo
 			return
 		}
 		if strings.ContainsAny(script, "*?[]{}~") {
-			w.skip("command %q holds characters a shell would expand; what it printed is not recorded", shown)
+			w.Skipf("command %q holds characters a shell would expand; what it printed is not recorded", shown)
 			return
 		}
 		var err error
 		if stages, err = render.SplitPipeline(script); err != nil {
-			w.skip("command %q is not a plain read (%v); what it printed is not recorded", shown, err)
+			w.Skipf("command %q is not a plain read (%v); what it printed is not recorded", shown, err)
 			return
 		}
 	}
@@ -189,42 +189,42 @@ func (w *workspace) codexRead(argv []string, script, dir, exit string, short boo
 	}
 	r, err := render.ParseCodexRead(stages)
 	if err != nil {
-		w.skip("command %q: %v; what it printed is not recorded", shown, err)
+		w.Skipf("command %q: %v; what it printed is not recorded", shown, err)
 		return
 	}
 	switch {
 	case exit == "":
-		w.skip("command %q: the result records no exit code; what it printed is not recorded", shown)
+		w.Skipf("command %q: the result records no exit code; what it printed is not recorded", shown)
 		return
 	case exit != "0":
-		w.skip("command %q exited with code %s; what it printed is not recorded", shown, exit)
+		w.Skipf("command %q exited with code %s; what it printed is not recorded", shown, exit)
 		return
 	case short:
-		w.skip("command %q: Codex shortened its output; what it printed is not recorded", shown)
+		w.Skipf("command %q: Codex shortened its output; what it printed is not recorded", shown)
 		return
 	case len(r.Files) != 1:
-		w.skip("command %q reads %d files, and its output does not say where each ends; what it printed is not recorded", shown, len(r.Files))
+		w.Skipf("command %q reads %d files, and its output does not say where each ends; what it printed is not recorded", shown, len(r.Files))
 		return
 	}
 	file := r.Files[0]
 	if !path.IsAbs(file) {
 		file = path.Join(dir, file)
 	}
-	name, ok := w.rel(path.Clean(file), r.Prog+" of")
+	name, ok := w.Rel(path.Clean(file), r.Prog+" of")
 	if !ok {
 		return
 	}
 	lines, ended, err := r.Shown(out)
 	switch {
 	case err != nil:
-		w.skip("command %q: %v; what it printed is not recorded", shown, err)
+		w.Skipf("command %q: %v; what it printed is not recorded", shown, err)
 	case r.From == 1 && ended && !r.Numbered:
 		w.codexSawWhole(name, string(out))
 	case r.From == 1 && ended && len(lines) == 0:
 		w.codexSawWhole(name, "") // nl prints nothing of an empty file only
 	case len(lines) == 0:
 		if r.To >= r.From {
-			w.skip("command %q printed nothing: %s has fewer than %d lines, which a partial input cannot record", shown, name, r.From)
+			w.Skipf("command %q printed nothing: %s has fewer than %d lines, which a partial input cannot record", shown, name, r.From)
 		}
 	default:
 		total, ending := 0, ""
@@ -245,7 +245,7 @@ func (w *workspace) codexRead(argv []string, script, dir, exit string, short boo
 // content. A file the session changed in a way the rollout does not show
 // is known again, but is no input; nor is content that contradicts the
 // lines seen before (the file changed in between).
-func (w *workspace) codexSawWhole(name, content string) {
+func (w *Workspace) codexSawWhole(name, content string) {
 	if w.stale[name] {
 		delete(w.stale, name)
 		w.current[name] = content
@@ -253,12 +253,12 @@ func (w *workspace) codexSawWhole(name, content string) {
 	}
 	if i, ok := w.inputAt[name]; ok && w.inputs[i].seen == seenPartial {
 		if _, known := w.current[name]; !known && !agrees(w.inputs[i], 1, splitLines(content), true) {
-			w.skip("%s holds other lines than were seen of it before: it changed in between; its input keeps the lines first seen", name)
+			w.Skipf("%s holds other lines than were seen of it before: it changed in between; its input keeps the lines first seen", name)
 			w.current[name] = content
 			return
 		}
 	}
-	w.observed(name, content)
+	w.Observed(name, content)
 }
 
 // codexSawLines records lines of name from line from on, of a file of
@@ -268,7 +268,7 @@ func (w *workspace) codexSawWhole(name, content string) {
 // is known of the file (its content, the lines seen before) mean it
 // changed in a way the rollout does not show: what it holds is then no
 // longer known.
-func (w *workspace) codexSawLines(name string, from int, lines []string, total int, ending, command string) {
+func (w *Workspace) codexSawLines(name string, from int, lines []string, total int, ending, command string) {
 	if w.stale[name] {
 		return
 	}
@@ -280,8 +280,8 @@ func (w *workspace) codexSawLines(name string, from int, lines []string, total i
 		}
 		f.total = len(all)
 		if !agrees(f, from, lines, total > 0) || from+len(lines)-1 > f.total {
-			w.skip("command %q shows other lines of %s than the session knew it to hold: it changed in a way the rollout does not show; its content is no longer known", command, name)
-			w.lose(name)
+			w.Skipf("command %q shows other lines of %s than the session knew it to hold: it changed in a way the rollout does not show; its content is no longer known", command, name)
+			w.Lose(name)
 		}
 		return
 	}
@@ -291,12 +291,12 @@ func (w *workspace) codexSawLines(name string, from int, lines []string, total i
 	if i, ok := w.inputAt[name]; ok && w.inputs[i].seen == seenPartial {
 		f := w.inputs[i]
 		if !agrees(f, from, lines, false) || total > 0 && f.total > 0 && total != f.total || total > 0 && maxLine(f) > total || f.total > 0 && from+len(lines)-1 > f.total {
-			w.skip("command %q shows other lines of %s than were seen of it before: it changed in between; its input keeps the lines first seen", command, name)
+			w.Skipf("command %q shows other lines of %s than were seen of it before: it changed in between; its input keeps the lines first seen", command, name)
 			w.stale[name] = true
 			return
 		}
 	}
-	w.sawLines(name, from, lines, total)
+	w.SawLines(name, from, lines, total)
 	i := w.inputAt[name]
 	f := &w.inputs[i]
 	if ending != "" {
@@ -383,10 +383,10 @@ func isReadProgram(prog string) bool {
 
 // applyPatch records what a successful apply_patch did to the files under
 // dir whose content is known.
-func (w *workspace) applyPatch(patch, dir string) {
+func (w *Workspace) applyPatch(patch, dir string) {
 	ops, err := edit.ParsePatch(patch)
 	if err != nil {
-		w.skip("apply_patch: %v; the files it changed are not recorded", err)
+		w.Skipf("apply_patch: %v; the files it changed are not recorded", err)
 		return
 	}
 	for _, op := range ops {
@@ -394,28 +394,28 @@ func (w *workspace) applyPatch(patch, dir string) {
 		if !path.IsAbs(abs) {
 			abs = path.Join(dir, abs)
 		}
-		name, ok := w.rel(path.Clean(abs), "apply_patch of")
+		name, ok := w.Rel(path.Clean(abs), "apply_patch of")
 		if !ok {
 			continue
 		}
 		switch op.Kind {
 		case edit.PatchAdd:
 			delete(w.stale, name)
-			w.wrote(name, op.Add)
+			w.Wrote(name, op.Add)
 		case edit.PatchDelete:
-			w.skip("apply_patch deleted %s; a deleted file is not an output", name)
-			w.lose(name)
+			w.Skipf("apply_patch deleted %s; a deleted file is not an output", name)
+			w.Lose(name)
 		case edit.PatchUpdate:
 			base, known := w.current[name]
 			if !known {
-				w.skip("apply_patch of %s: the file's content before the patch is not known; its final content is not recorded", name)
-				w.lose(name)
+				w.Skipf("apply_patch of %s: the file's content before the patch is not known; its final content is not recorded", name)
+				w.Lose(name)
 				continue
 			}
 			out, err := edit.ApplyChunks(base, op.Chunks)
 			if err != nil {
-				w.skip("apply_patch of %s: %v; its final content is not recorded", name, err)
-				w.lose(name)
+				w.Skipf("apply_patch of %s: %v; its final content is not recorded", name, err)
+				w.Lose(name)
 				continue
 			}
 			target := name
@@ -424,13 +424,13 @@ func (w *workspace) applyPatch(patch, dir string) {
 				if !path.IsAbs(mv) {
 					mv = path.Join(dir, mv)
 				}
-				if target, ok = w.rel(path.Clean(mv), "apply_patch move to"); !ok {
+				if target, ok = w.Rel(path.Clean(mv), "apply_patch move to"); !ok {
 					continue
 				}
-				w.lose(name)
+				w.Lose(name)
 			}
 			delete(w.stale, target)
-			w.wrote(target, out)
+			w.Wrote(target, out)
 		}
 	}
 }

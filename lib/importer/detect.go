@@ -8,18 +8,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// claudeCodeTypes are the line types of Claude Code transcripts: those
-// of the kinds its importer knows (claudeCodeKinds), any of which may
-// come first (permission-mode, file-history-snapshot, queue-operation, …).
-var claudeCodeTypes = func() map[string]bool {
-	types := map[string]bool{}
-	for _, k := range claudeCodeKinds {
-		typ, _, _ := strings.Cut(k.Kind, "/")
-		types[typ] = true
-	}
-	return types
-}()
-
 // codexTypes are the envelope types of Codex rollouts.
 var codexTypes = map[string]bool{
 	"session_meta": true, "response_item": true, "event_msg": true,
@@ -83,11 +71,6 @@ func sniffInspect(name string, data []byte) bool {
 
 func matchCodex(rec gjson.Result) bool {
 	return rec.Get("payload").Exists() && codexTypes[rec.Get("type").String()]
-}
-
-func matchClaudeCode(rec gjson.Result) bool {
-	has := func(p string) bool { return rec.Get(p).Exists() }
-	return claudeCodeTypes[rec.Get("type").String()] && (has("uuid") || has("sessionId") || has("leafUuid") || has("messageId"))
 }
 
 // matchExchange returns the matcher of one of the three APIs whose

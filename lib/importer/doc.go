@@ -12,9 +12,8 @@
 // agent's format is declared in the agent's package under lib/agent:
 // Aider's chat histories (the one format that is not JSON), GitHub
 // Copilot CLI session events, Gemini CLI saved sessions and stream-json
-// transcripts, OpenCode exports and storage. The importers of Claude Code
-// session transcripts and Codex CLI rollouts are still here: their state
-// is what a checkpoint saves (resume.go).
+// transcripts, OpenCode exports and storage, Claude Code session
+// transcripts. The importer of Codex CLI rollouts is still here.
 // lib/formats lists every format in one Registry: Detect guesses the
 // format from the first record; Choose resolves what a user asked for
 // (ctx, auto or a format), refusing a log that is recognisably of another
@@ -156,74 +155,8 @@
 // Gemini CLI chat: not supported") rather than mistake them for a format
 // that looks alike.
 //
-// Per format: Claude Code lines sharing message.id are one model turn;
-// tool results come back in user lines (toolUseResult goes into the step's
-// metadata.result). Subagent records (isSidechain) are the steps of the
-// subagent a Task call started: their agent is its agentId (older
-// transcripts: the Task call's id) and their parent_step the Task step,
-// found by agentId or by the Task's prompt (newer versions write them to
-// <session>/subagents/agent-<id>.jsonl, which ClaudeCodeSubagents reads
-// and Options.Subagents takes after the session's own lines, then merged
-// among them by timestamp (interleave.go: never before the Task call, the
-// session's first on equal times; the workspace follows the same order);
-// a line of one is named "<file>: line N"; version 2.1.3x writes the
-// subagent's records into the session's transcript as well, as progress
-// records of data.type agent_progress, read as the subagent's records
-// unless its transcript has them: same uuid, or only tool calls and
-// results it has); the subagent's prompt is kept
-// with its first step (metadata.agent_prompts), not made a user prompt.
-// User records Claude Code writes itself (ccharness.go) are prompts with
-// role "harness", their text byte for byte, and their kind in
-// metadata.prompts[i].harness: "compact-summary" (isCompactSummary),
-// origin.kind when it is not "human" (2.1 and later: "task-notification",
-// "auto-continuation", "peer", …), the kind of the tag all their text
-// blocks open with (<task-notification>: "task-notification";
-// <command-name>, <command-message>, <command-args>, <command-contents>:
-// "command"; <local-command-stdout>, <local-command-stderr>:
-// "command-output"; <local-command-caveat>: "command-caveat";
-// <bash-input>: "shell-input"; <bash-stdout>, <bash-stderr>:
-// "shell-output"; <system-reminder>: "system-reminder"), "interrupt"
-// for a record whose whole text is "[Request interrupted by user]" (or
-// "… for tool use"), written when the user stops a turn, else "meta"
-// (isMeta). An assistant record of model "<synthetic>" (no model wrote
-// it) is a harness prompt too: "api-error" (isApiErrorMessage, error,
-// apiErrorStatus: a failed API call, a rate limit), else "synthetic".
-// Every image and document in a tool result is a part of the step's
-// output; the copies in toolUseResult name the part instead of holding
-// the base64 (and one only there is added to the parts). A kind told by
-// the text alone, without isMeta, is a warning
-// listing the lines: a person could type the same text. A record whose
-// leading text blocks are the harness's and the rest not is split into
-// the harness's prompt (with the record's uuid) and the user's; a tag
-// after the user's text leaves the prompt the user's, with a warning.
-// Tool results are never prompts (a <system-reminder> in a tool's output
-// stays in it); a subagent's harness records join its agent_prompts with
-// "role": "harness". Two other records hold the only copy of what they
-// say and are prompts too: a "system" record of subtype "local_command"
-// (a local command and its output shown to the user, not sent to the
-// model) is a harness prompt of its tag's kind, "type": "system" in its
-// metadata; an "attachment" record of attachment.type "file" (a file
-// read again after a compaction) is a harness prompt of kind "file", its
-// rendered text blocks as sent, "type": "attachment" in its metadata; an
-// "attachment" record of attachment.type "queued_command"
-// (a prompt sent while the agent worked that the running turn took in,
-// for which no user record is written) is the user's prompt, or the
-// harness's when its origin.kind or commandMode says so
-// ("task-notification", "peer"), in its place in the file, its other
-// members in metadata.prompts[i].attachment. A copy is kept once: a
-// local_command record with a user record's text and time, and a queued
-// prompt whose text the next user prompt has (the prompt queued until
-// the turn ended), are counted as skipped, with a warning when that user
-// record does not say "promptSource": "queued". Skipped and counted:
-// queue-operation records (the input queue: what reached the model is a
-// user record or a queued_command attachment; a removal "absorbed_mid_turn"
-// whose text no attachment holds is a warning), other attachments
-// (reminders, hook output, file changes) and queued_commands of another
-// commandMode, and the other system records by subtype (turn_duration,
-// stop_hook_summary, api_error: status). A compact_boundary record is
-// kept in the metadata of the compaction summary after it (the record
-// whose parentUuid is its uuid) as compact_boundary: its compactMetadata
-// (trigger, tokens before) is in no other record.
+// Per format: each agent's package says how its format maps
+// (lib/agent/claudecode, lib/agent/gemini, …).
 // Codex response_item payloads are Responses API items; event_msg lines
 // mostly repeat them and are skipped, except token_count (each request's
 // last_token_usage is its model turn's usage, unless a token_usage_record
@@ -305,14 +238,14 @@
 // rollout after every turn. With Options.Checkpoint, their import saves
 // its state once it has read the transcript's complete lines
 // (ReadLines, resume.go): the builder's and the format's reader's (a
-// type of the format's own, Resume.State: ccState, codexState, each with
-// its workspace reading), with the length and SHA-256 of the bytes they
+// type of the format's own, Resume.State: lib/agent/claudecode's
+// ccState, codexState, each with its workspace reading), with the length and SHA-256 of the bytes they
 // cover, encoded by internal/snap
 // (strings that are bytes of the transcript saved as their place in it).
 // The next import of the file restores it when the file still begins
 // with those bytes, under the same key (this build, the state's shape,
 // the options, the subagent transcripts), and reads only the lines after
 // them; the state is saved before the end of the import changes it, so
-// the log is the one a full import gives (resume_test.go cuts every
-// fixture after each line).
+// the log is the one a full import gives (lib/formats/resume_test.go cuts
+// every fixture after each line).
 package importer

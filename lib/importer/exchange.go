@@ -41,7 +41,7 @@ var samplingParams = []string{
 
 func (b *Builder) samplingParams(req gjson.Result) {
 	for _, k := range samplingParams {
-		b.param(k, Raw(req.Get(k)))
+		b.Param(k, Raw(req.Get(k)))
 	}
 }
 
@@ -201,7 +201,7 @@ func (b *Builder) recordedBody(r gjson.Result, where string) (gjson.Result, erro
 	if !gjson.ValidBytes(data) || !utf8.Valid(data) || checkSurrogates(data) != nil {
 		return gjson.Result{}, b.Errorf(where, "the recorded body is not JSON")
 	}
-	return parse(data), nil
+	return Parse(data), nil
 }
 
 // OpenAI Chat Completions.
@@ -245,7 +245,7 @@ var chatAPI = &api{
 		m.Meta = Join(meta, m.Meta)
 		m.Failed = responseError(resp)
 		b.SetModel(resp.Get("model").String())
-		b.param("system_fingerprint", Raw(resp.Get("system_fingerprint")))
+		b.Param("system_fingerprint", Raw(resp.Get("system_fingerprint")))
 		return []*Msg{m}, nil
 	},
 	conversation: []string{"messages", "prompt"},
@@ -257,7 +257,7 @@ var chatAPI = &api{
 // error object itself stays in the step's metadata.
 func responseError(resp gjson.Result) *Failure {
 	e := resp.Get("error")
-	if !informative(e) {
+	if !Informative(e) {
 		return nil
 	}
 	if e.Type == gjson.String {
@@ -292,7 +292,7 @@ var anthropicAPI = &api{
 		var msgs []*Msg
 		if s := req.Get("system"); s.Exists() {
 			m := &Msg{Role: "system"}
-			if err := b.readParts(m, s, At(where, "system")); err != nil {
+			if err := b.ReadParts(m, s, At(where, "system")); err != nil {
 				return nil, nil, err
 			}
 			msgs = append(msgs, m)
@@ -305,7 +305,7 @@ var anthropicAPI = &api{
 	},
 	response: func(b *Builder, resp gjson.Result, where string, alone bool) ([]*Msg, error) {
 		m := &Msg{Role: "assistant"}
-		if err := b.readParts(m, resp.Get("content"), At(where, "content")); err != nil {
+		if err := b.ReadParts(m, resp.Get("content"), At(where, "content")); err != nil {
 			return nil, err
 		}
 		m.Meta = Join(Rest(resp, "content", "role"), m.Meta)
@@ -389,7 +389,7 @@ var responsesAPI = &api{
 			}
 			var params Obj
 			for _, k := range responseEcho[1:] {
-				if v := resp.Get(k); informative(v) {
+				if v := resp.Get(k); Informative(v) {
 					params.Set(k, Raw(v))
 				}
 			}
@@ -418,7 +418,7 @@ type itemReader struct {
 	// codex, when set, makes Codex's own context items harness prompts:
 	// it sees each message that is not the model's, with its content, and
 	// may put a message before it (codexContextItem).
-	codex *harness
+	codex *Harness
 	cur   *Msg
 	out   []*Msg
 }
@@ -486,7 +486,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		role := normRole(item.Get("role").String())
 		if role == "assistant" {
 			m := r.turn(ts)
-			if err := r.b.readParts(m, item.Get("content"), At(where, "content")); err != nil {
+			if err := r.b.ReadParts(m, item.Get("content"), At(where, "content")); err != nil {
 				return err
 			}
 			if extra := Rest(item, "role", "content", "type"); len(extra) > 0 {
@@ -496,7 +496,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		}
 		r.flush()
 		m := &Msg{Role: role, TS: ts, Meta: Rest(item, "role", "content", "type")}
-		if err := r.b.readParts(m, item.Get("content"), At(where, "content")); err != nil {
+		if err := r.b.ReadParts(m, item.Get("content"), At(where, "content")); err != nil {
 			return err
 		}
 		if r.codex != nil {
@@ -520,7 +520,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			}
 			return true
 		})
-		if n == len(m.Reasoning) && informative(item.Get("encrypted_content")) {
+		if n == len(m.Reasoning) && Informative(item.Get("encrypted_content")) {
 			// Only encrypted reasoning: the item's JSON text is the
 			// reasoning.
 			m.Reasoning = append(m.Reasoning, item.Raw)
@@ -544,7 +544,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			// Content items: an image among them (input_image, a data:
 			// URL) makes the output a list of parts, as a message's.
 			part := &Msg{}
-			if err := r.b.readParts(part, out, At(where, "output")); err == nil && len(part.Parts) > 0 {
+			if err := r.b.ReadParts(part, out, At(where, "output")); err == nil && len(part.Parts) > 0 {
 				res.Output, res.HasOut, res.Parts = part.Text, true, part.Parts
 				res.Meta = Join(res.Meta, part.Meta)
 			} else {
@@ -592,7 +592,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 				c.output = &text
 				mapped = append(mapped, spec.output)
 			}
-			if e := item.Get("error"); informative(e) {
+			if e := item.Get("error"); Informative(e) {
 				c.isError = true
 				if e.Type == gjson.String {
 					c.failure.Msg = e.Str
@@ -630,8 +630,8 @@ func outputText(o gjson.Result) string {
 	return Str(o)
 }
 
-// listOf parses a raw JSON array held in metadata back into a list.
-func listOf(v []byte) List {
+// ListOf parses a raw JSON array held in metadata back into a list.
+func ListOf(v []byte) List {
 	var l List
 	Each(gjson.ParseBytes(v), func(_, e gjson.Result) bool {
 		l = append(l, Raw(e))

@@ -10,7 +10,7 @@ import (
 )
 
 // An agent writes some user records itself: they are not text a person
-// typed but what the harness adds to the conversation (ccharness.go,
+// typed but what the harness adds to the conversation (lib/agent/claudecode,
 // codexharness.go). Such a record is a prompt with the role HarnessRole,
 // its text byte for byte, and its kind in the prompt's metadata
 // (metadata.prompts[i].harness). The agent's rule tells its harness
@@ -19,17 +19,17 @@ import (
 // HarnessRole is the role of a prompt the agent wrote, not the user.
 const HarnessRole = "harness"
 
-// harnessMarks are what a user record says about who wrote it.
-type harnessMarks struct {
-	meta    bool   // "isMeta": true
-	compact bool   // "isCompactSummary": true
-	origin  string // origin.kind (newer versions): "human", "task-notification", …
-	uuid    string
+// HarnessMarks are what a user record says about who wrote it.
+type HarnessMarks struct {
+	Meta    bool   // "isMeta": true
+	Compact bool   // "isCompactSummary": true
+	Origin  string // origin.kind (newer versions): "human", "task-notification", …
+	UUID    string
 }
 
-// harness sorts the user records of a transcript into the user's and the
+// Harness sorts the user records of a transcript into the user's and the
 // harness's, and remembers the records it could tell only by their text.
-type harness struct {
+type Harness struct {
 	byText map[string][]string // kind -> where, for records told by their leading tag alone
 	tags   map[string]string   // kind -> the first tag seen for it
 	// marked: the harness texts are told by markers the agent itself
@@ -39,7 +39,7 @@ type harness struct {
 	marked bool
 }
 
-// classify tells whether the user record m (at where, with the message
+// Classify tells whether the user record m (at where, with the message
 // content c) is the harness's, and if so makes it a harness prompt. A
 // record whose first text blocks are the harness's and the others not
 // (a <system-reminder> before what the user typed) is split: the
@@ -47,7 +47,7 @@ type harness struct {
 // before m, which keeps the rest. Tool results are never prompts and are
 // left as they are. tell is the agent's rule: the kind of harness text a
 // text block is, and what shows it ("" when it is no harness text).
-func (h *harness) classify(b *Builder, where string, m *Msg, c gjson.Result, mk harnessMarks, tell func(text string) (kind, shown string)) *Msg {
+func (h *Harness) Classify(b *Builder, where string, m *Msg, c gjson.Result, mk HarnessMarks, tell func(text string) (kind, shown string)) *Msg {
 	if len(m.Results) > 0 {
 		return nil
 	}
@@ -86,14 +86,14 @@ func (h *harness) classify(b *Builder, where string, m *Msg, c gjson.Result, mk 
 	}
 	kind, byText := "", false
 	switch {
-	case mk.compact:
+	case mk.Compact:
 		kind = "compact-summary"
-	case mk.origin != "" && mk.origin != "human":
-		kind = mk.origin
+	case mk.Origin != "" && mk.Origin != "human":
+		kind = mk.Origin
 	case tagged > 0 && tagged == len(kinds):
 		kind = kinds[0]
-		byText = !mk.meta && !h.marked
-	case mk.meta:
+		byText = !mk.Meta && !h.marked
+	case mk.Meta:
 		kind = "meta"
 	case lead > 0 && tagged == lead && onlyText && len(m.Parts) == 0:
 		// Split: the harness's leading blocks, then the user's.
@@ -102,8 +102,8 @@ func (h *harness) classify(b *Builder, where string, m *Msg, c gjson.Result, mk 
 			hm.AddText(t)
 		}
 		hm.Meta.SetString("harness", kinds[0])
-		if mk.uuid != "" {
-			hm.Meta.SetString("uuid", mk.uuid)
+		if mk.UUID != "" {
+			hm.Meta.SetString("uuid", mk.UUID)
 		}
 		m.Text, m.HasText = "", false
 		for _, t := range texts[lead:] {
@@ -132,7 +132,7 @@ func (h *harness) classify(b *Builder, where string, m *Msg, c gjson.Result, mk 
 }
 
 // note remembers a record taken as the harness's by its text.
-func (h *harness) note(kind, tag, where string) {
+func (h *Harness) note(kind, tag, where string) {
 	if h.byText == nil {
 		h.byText, h.tags = map[string][]string{}, map[string]string{}
 	}
@@ -142,9 +142,9 @@ func (h *harness) note(kind, tag, where string) {
 	}
 }
 
-// report says which records were taken as the harness's by their text
+// Report says which records were taken as the harness's by their text
 // alone: nothing but the tag tells them from a prompt a person typed.
-func (h *harness) report(b *Builder) {
+func (h *Harness) Report(b *Builder) {
 	kinds := make([]string, 0, len(h.byText))
 	for k := range h.byText {
 		kinds = append(kinds, k)

@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
-
-	"github.com/ctx-tools/ctx/lib/found"
 )
 
 // Hook is what an agent's hook (or notify program) is given when a session
@@ -122,30 +120,4 @@ func findRollout(home, id string) (string, error) {
 		return "", fmt.Errorf("codex notify payload: no rollout of thread %s under %s", id, dir)
 	}
 	return found, nil
-}
-
-// ClaudeCodeSubagents reads the transcripts of the subagents of the Claude
-// Code session whose transcript is at transcript: newer versions of Claude
-// Code write them beside it, as <session>/subagents/agent-*.jsonl, not in
-// the session's own. Each is named by its path relative to the
-// transcript's directory; a session without any has none.
-func ClaudeCodeSubagents(transcript string) ([]File, error) {
-	stem, ok := strings.CutSuffix(transcript, ".jsonl")
-	if !ok {
-		return nil, nil
-	}
-	dir := filepath.Join(stem, "subagents")
-	names, err := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	var files []File
-	for _, name := range names {
-		data, err := found.ReadFile(name, found.Rule{What: "the session's subagent transcript", Max: MaxTranscript, Within: dir})
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, File{Name: filepath.ToSlash(filepath.Join(filepath.Base(stem), "subagents", filepath.Base(name))), Data: data})
-	}
-	return files, nil
 }

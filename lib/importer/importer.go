@@ -12,7 +12,6 @@ import (
 const (
 	Anthropic       = "anthropic"
 	ATIF            = "atif"
-	ClaudeCode      = "claude-code"
 	Codex           = "codex"
 	Inspect         = "inspect"
 	LangSmith       = "langsmith"
@@ -35,7 +34,7 @@ type Options struct {
 	Dir string
 	// Subagents are, for a Claude Code session, its subagents'
 	// transcripts (the files under <session>/subagents/, see
-	// ClaudeCodeSubagents), read after the session's own.
+	// claudecode.Subagents), read after the session's own.
 	Subagents []File
 	// Checkpoint, when not empty, is the file where an import of a
 	// Claude Code session or a Codex rollout keeps its state after the
@@ -155,8 +154,8 @@ func (f Format) RunLog(data []byte, opts Options) (*execlog.Log, Report, error) 
 		return nil, Report{Format: format}, b.Errorf("", "the input holds no records")
 	}
 	l := b.log()
-	if b.workspace != nil {
-		b.addWorkspace(l, b.workspace)
+	if b.Workspace != nil {
+		b.addWorkspace(l, b.Workspace)
 	}
 	reused := 0
 	if opts.Prior != nil {

@@ -205,7 +205,7 @@ func digitRun(s string) int {
 func (b *Builder) inspectHeader(h gjson.Result, where string) string {
 	ev := h.Get("eval")
 	Each(ev.Get("model_generate_config"), func(k, v gjson.Result) bool {
-		b.param(k.String(), Raw(v))
+		b.Param(k.String(), Raw(v))
 		return true
 	})
 	Each(ev.Get("packages"), func(k, v gjson.Result) bool {
@@ -216,7 +216,7 @@ func (b *Builder) inspectHeader(h gjson.Result, where string) string {
 	b.Seen(Timestamp(h.Get("stats.started_at")))
 	b.Meta.Set("eval", Rest(ev, "model_generate_config", "packages").Raw())
 	for _, k := range []string{"version", "status", "plan", "results", "stats", "error", "reductions"} {
-		if v := h.Get(k); informative(v) {
+		if v := h.Get(k); Informative(v) {
 			b.Meta.Set(k, Raw(v))
 		}
 	}
@@ -273,10 +273,10 @@ func (b *Builder) inspectSample(s gjson.Result, where string, several bool) erro
 	}
 	// Events that joined nothing are counted, not lost silently.
 	for range len(models) + len(unnamed) {
-		b.Skip(b.reason("event/model unjoined"))
+		b.Skip(b.Reason("event/model unjoined"))
 	}
 	for range tools {
-		b.Skip(b.reason("event/tool unjoined"))
+		b.Skip(b.Reason("event/tool unjoined"))
 	}
 	b.inspectSampleEnd(s, where, several, start, last)
 	return nil
@@ -299,17 +299,17 @@ func (b *Builder) inspectIndex(events gjson.Result) (models map[string]gjson.Res
 			case e.Get("output.choices.0.message").IsObject():
 				unnamed = append(unnamed, e)
 			default:
-				b.Skip(b.reason("event/model without message"))
+				b.Skip(b.Reason("event/model without message"))
 			}
 		case "tool":
 			if id := e.Get("id").String(); id != "" {
 				tools[id] = e
 			} else {
-				b.Skip(b.reason("event/tool without id"))
+				b.Skip(b.Reason("event/tool without id"))
 			}
 		default:
 			et := e.Get("event").String()
-			b.skipKind("event/"+et, e, fmt.Sprintf("event %q (timeline detail)", et))
+			b.SkipKind("event/"+et, e, fmt.Sprintf("event %q (timeline detail)", et))
 		}
 		return true
 	})
@@ -345,7 +345,7 @@ func (b *Builder) inspectAssistant(m *Msg, models map[string]gjson.Result, unnam
 		m.TS = Timestamp(e.Get("timestamp"))
 		var params Obj
 		for _, k := range []string{"tools", "tool_choice", "config"} {
-			if v := e.Get(k); informative(v) {
+			if v := e.Get(k); Informative(v) {
 				params.Set(k, Raw(v))
 			}
 		}
@@ -373,7 +373,7 @@ func (b *Builder) inspectSampleEnd(s gjson.Result, where string, several bool, s
 	info := Rest(s, "messages", "events", "attachments", "message_pool", "input", "output")
 	if out := s.Get("output.choices.0.message.content"); out.Exists() {
 		m := &Msg{}
-		if b.readParts(m, out, At(where, "output")) == nil && strings.TrimSpace(m.Text) != "" {
+		if b.ReadParts(m, out, At(where, "output")) == nil && strings.TrimSpace(m.Text) != "" {
 			last = m.Text
 		}
 	}

@@ -36,8 +36,8 @@ func (o *Obj) Set(k string, v json.RawMessage) {
 	*o = append(*o, Member{k, v})
 }
 
-// setDefault adds a member unless one with the same name exists.
-func (o *Obj) setDefault(k string, v json.RawMessage) {
+// SetDefault adds a member unless one with the same name exists.
+func (o *Obj) SetDefault(k string, v json.RawMessage) {
 	if o.Get(k) == nil {
 		o.Set(k, v)
 	}
@@ -110,13 +110,13 @@ func (o Obj) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// parse parses JSON data without copying it: gjson.ParseBytes copies
+// Parse parses JSON data without copying it: gjson.ParseBytes copies
 // its input into a string first, which for a log of one large line
 // doubles what an import holds. The strings the results hold share
 // data's memory: the importers never write their input, and Import's
 // caller must not write it while Import runs; what an import returns is
 // built in memory of its own.
-func parse(data []byte) gjson.Result {
+func Parse(data []byte) gjson.Result {
 	return gjson.Parse(zerocopy.String(data))
 }
 
@@ -180,11 +180,11 @@ func Raw(r gjson.Result) json.RawMessage {
 	return json.RawMessage(b[:len(b):len(b)])
 }
 
-// informative reports whether r carries anything: it exists and is not
+// Informative reports whether r carries anything: it exists and is not
 // null, an empty array or an empty object.
 //
 // An object whose members all carry nothing carries nothing either.
-func informative(r gjson.Result) bool {
+func Informative(r gjson.Result) bool {
 	switch {
 	case r.Type == gjson.Null:
 		return false
@@ -194,7 +194,7 @@ func informative(r gjson.Result) bool {
 	case r.IsObject():
 		any := false
 		Each(r, func(_, v gjson.Result) bool {
-			any = informative(v)
+			any = Informative(v)
 			return !any
 		})
 		return any
@@ -209,56 +209,58 @@ func Rest(o gjson.Result, skip ...string) Obj {
 	if !o.IsObject() {
 		return nil
 	}
-	return fieldsOf(o).rest(skip...)
+	return FieldsOf(o).Rest(skip...)
 }
 
-// fields are an object's members, read in one pass so that looking up
+// Fields are an object's members, read in one pass so that looking up
 // several of them does not scan a long object (a tool result) again.
-type fields []lineMember
+type Fields []LineMember
 
-type lineMember struct {
-	k string
-	v gjson.Result
+// A LineMember is one member of an object: its name and value.
+type LineMember struct {
+	K string
+	V gjson.Result
 }
 
-func fieldsOf(o gjson.Result) fields {
-	var f fields
+// FieldsOf reads the members of object o.
+func FieldsOf(o gjson.Result) Fields {
+	var f Fields
 	Each(o, func(k, v gjson.Result) bool {
-		f = append(f, lineMember{k.Str, v})
+		f = append(f, LineMember{k.Str, v})
 		return true
 	})
 	return f
 }
 
-// get returns the member at path ("a" or "a.b.c").
-func (f fields) get(path string) gjson.Result {
+// Get returns the member at path ("a" or "a.b.c").
+func (f Fields) Get(path string) gjson.Result {
 	name, sub, nested := strings.Cut(path, ".")
 	for _, m := range f {
-		if m.k == name {
+		if m.K == name {
 			if nested {
-				return m.v.Get(sub)
+				return m.V.Get(sub)
 			}
-			return m.v
+			return m.V
 		}
 	}
 	return gjson.Result{}
 }
 
-// first returns the first of paths that exists.
-func (f fields) first(paths ...string) gjson.Result {
+// First returns the first of paths that exists.
+func (f Fields) First(paths ...string) gjson.Result {
 	for _, p := range paths {
-		if v := f.get(p); v.Exists() {
+		if v := f.Get(p); v.Exists() {
 			return v
 		}
 	}
 	return gjson.Result{}
 }
 
-// rest is like the function rest.
-func (f fields) rest(skip ...string) Obj {
+// Rest is like the function Rest.
+func (f Fields) Rest(skip ...string) Obj {
 	var out Obj
 	for _, m := range f {
-		name := m.k
+		name := m.K
 		var nested []string
 		skipped := false
 		for _, s := range skip {
@@ -273,9 +275,9 @@ func (f fields) rest(skip ...string) Obj {
 		switch {
 		case skipped:
 		case nested != nil:
-			out.Set(name, Rest(m.v, nested...).Raw())
-		case informative(m.v):
-			out.Set(name, Raw(m.v))
+			out.Set(name, Rest(m.V, nested...).Raw())
+		case Informative(m.V):
+			out.Set(name, Raw(m.V))
 		}
 	}
 	return out

@@ -32,63 +32,6 @@ type RecordKind struct {
 
 // The kinds of record each importer knows (Format.Kinds).
 var (
-	claudeCodeKinds = []RecordKind{
-		{Kind: "user"},
-		{Kind: "assistant"},
-		{Kind: "summary"},
-		{Kind: "system/local_command"},
-		{Kind: "system/local_command without a tag", Skip: `record type "system" (local_command whose content opens with no tag of a command or its output)`},
-		{Kind: "system/local_command copy", Skip: `record type "system" (local_command: the same text, at the same time, as a user record)`},
-		{Kind: "system/compact_boundary alone", Skip: `record type "system" (compact_boundary with no compaction summary after it)`},
-		{Kind: "system/compact_boundary"},
-		{Kind: "attachment/queued_command"},
-		{Kind: "attachment/file"},
-		{Kind: "attachment/file without rendered text", Skip: `record type "attachment" (a file with no text rendered for the model)`, Lost: true},
-		{Kind: "attachment/queued_command of another commandMode", Skip: `record type "attachment" (a queued_command of another commandMode than prompt or task-notification, not known to reach the model)`},
-		{Kind: "attachment/queued_command without a prompt", Skip: `record type "attachment" (a queued_command with no prompt)`},
-		{Kind: "attachment/queued_command copy", Skip: `record type "attachment" (a queued_command whose prompt the next user record repeats)`},
-		{Kind: "progress/agent_progress"},
-		{Kind: "progress/agent_progress copy", Skip: `record type "progress" (agent_progress: a copy of a record the subagent's own transcript holds, or of one read before)`},
-		{Kind: "progress/hook_progress", Skip: `record type "progress" (hook and tool progress)`},
-		{Kind: "progress/bash_progress", Skip: `record type "progress" (hook and tool progress)`},
-		{Kind: "progress/powershell_progress", Skip: `record type "progress" (hook and tool progress)`},
-		{Kind: "progress/mcp_progress", Skip: `record type "progress" (hook and tool progress)`},
-		{Kind: "progress/waiting_for_task", Skip: `record type "progress" (hook and tool progress)`},
-		{Kind: "progress/query_update", Skip: `record type "progress" (hook and tool progress)`},
-		{Kind: "progress/search_results_received", Skip: `record type "progress" (hook and tool progress)`},
-		{Kind: "progress/skill_progress", Skip: `record type "progress" (hook and tool progress)`},
-		{Kind: "progress/task_progress", Skip: `record type "progress" (hook and tool progress)`},
-		{Kind: "progress", Skip: `record type "progress" (hook and tool progress)`},
-		{Kind: "file-history-snapshot", Skip: `record type "file-history-snapshot" (editor undo state)`},
-		{Kind: "queue-operation", Skip: `record type "queue-operation" (input queue)`},
-		{Kind: "attachment/*", Skip: `record type "attachment" (what Claude Code adds to a turn: reminders, hook output, file changes)`, Lost: true},
-		{Kind: "system", Skip: `record type "system" (status output)`},
-		{Kind: "system/turn_duration", Skip: `record type "system" (turn_duration: status output)`},
-		{Kind: "system/stop_hook_summary", Skip: `record type "system" (stop_hook_summary: status output)`},
-		{Kind: "system/api_error", Skip: `record type "system" (api_error: status output)`},
-		{Kind: "system/informational", Skip: `record type "system" (informational: status output)`},
-		{Kind: "system/microcompact_boundary", Skip: `record type "system" (microcompact_boundary: status output)`},
-		{Kind: "system/away_summary", Skip: `record type "system" (away_summary: status output)`},
-		{Kind: "last-prompt", Skip: `record type "last-prompt" (a copy of the last prompt, to resume the session)`},
-		{Kind: "permission-mode", Skip: `record type "permission-mode" (session state: the permission mode)`},
-		{Kind: "mode", Skip: `record type "mode" (session state: the input mode)`},
-		{Kind: "custom-title", Skip: `record type "custom-title" (session title)`},
-		{Kind: "ai-title", Skip: `record type "ai-title" (session title)`},
-		{Kind: "agent-name", Skip: `record type "agent-name" (session title)`},
-		{Kind: "agent-color", Skip: `record type "agent-color" (session display state)`},
-		{Kind: "agent-setting", Skip: `record type "agent-setting" (session state: the agent definition in use)`},
-		{Kind: "tag", Skip: `record type "tag" (session label)`},
-		{Kind: "pr-link", Skip: `record type "pr-link" (a pull request the session is linked to)`},
-		{Kind: "worktree-state", Skip: `record type "worktree-state" (session state: the git worktree)`},
-		{Kind: "cost-state"},
-		{Kind: "api-request"},
-		{Kind: "api-request-blob"},
-		{Kind: "api-request-shape"},
-		{Kind: "attachment/prompt_snapshot"},
-		{Kind: "atis-latch"},
-		{Kind: "atis-latch empty", Skip: `record type "atis-latch" (an empty latch, holding nothing else)`},
-		{Kind: "tools-used", Skip: `record type "tools-used" (the names of the tools a turn called, which its tool calls say)`},
-	}
 	codexKinds = append([]RecordKind{
 		{Kind: "session_meta"},
 		{Kind: "turn_context"},
@@ -205,9 +148,9 @@ func otelSpanKinds() []RecordKind {
 	return spans
 }
 
-// knownKind returns the entry of kind in a format's list: its own, or
+// KnownKind returns the entry of kind in a format's list: its own, or
 // that of every subtype of its type ("attachment/*").
-func knownKind(kinds []RecordKind, kind string) (RecordKind, bool) {
+func KnownKind(kinds []RecordKind, kind string) (RecordKind, bool) {
 	typ, _, _ := strings.Cut(kind, "/")
 	var all RecordKind
 	found := false
@@ -222,23 +165,23 @@ func knownKind(kinds []RecordKind, kind string) (RecordKind, bool) {
 	return all, found
 }
 
-// reason returns why records of kind are skipped, as the format's list
+// Reason returns why records of kind are skipped, as the format's list
 // says.
-func (b *Builder) reason(kind string) string {
-	k, ok := knownKind(b.f.Kinds, kind)
+func (b *Builder) Reason(kind string) string {
+	k, ok := KnownKind(b.f.Kinds, kind)
 	if !ok || k.Skip == "" {
 		panic("importer: no skip reason for " + b.format + " records of kind " + kind)
 	}
 	return k.Skip
 }
 
-// skipKind counts a record of a kind the format's list says is skipped
+// SkipKind counts a record of a kind the format's list says is skipped
 // (the reason is the list's). A kind not in the list is skipped with
 // unknown as its reason, unless rec holds work: then it is named as lost.
-func (b *Builder) skipKind(kind string, rec gjson.Result, unknown string) {
+func (b *Builder) SkipKind(kind string, rec gjson.Result, unknown string) {
 	// An imported kind skipped here has a shape its importer could not
 	// read (no message where one belongs): it is skipped as unknown.
-	if k, ok := knownKind(b.f.Kinds, kind); ok && k.Skip != "" {
+	if k, ok := KnownKind(b.f.Kinds, kind); ok && k.Skip != "" {
 		b.Skip(k.Skip)
 		if what := carriesWork(rec); k.Lost && what != "" {
 			b.lose(kind, what)
@@ -291,27 +234,27 @@ func workIn(v gjson.Result, depth int) string {
 		return ""
 	}
 	if v.IsObject() {
-		f := fieldsOf(v)
-		switch f.get("type").String() {
+		f := FieldsOf(v)
+		switch f.Get("type").String() {
 		case "tool_use", "server_tool_use", "mcp_tool_use", "function_call", "custom_tool_call", "local_shell_call", "tool_call":
 			return "a tool call"
 		case "tool_result", "mcp_tool_result", "function_call_output", "custom_tool_call_output", "local_shell_call_output", "tool_call_response":
 			return "a tool result"
 		}
-		if f.get("role").Type == gjson.String && f.get("content").Exists() {
+		if f.Get("role").Type == gjson.String && f.Get("content").Exists() {
 			return "a message"
 		}
-		if tc := f.get("tool_calls"); informative(tc) {
+		if tc := f.Get("tool_calls"); Informative(tc) {
 			return "a tool call"
 		}
-		if informative(f.get("toolUseResult")) {
+		if Informative(f.Get("toolUseResult")) {
 			return "a tool result"
 		}
-		if c := f.first("content", "originalFile"); c.Type == gjson.String && f.first("filePath", "file_path").Type == gjson.String {
+		if c := f.First("content", "originalFile"); c.Type == gjson.String && f.First("filePath", "file_path").Type == gjson.String {
 			return "file content"
 		}
 		for _, m := range f {
-			if strings.HasSuffix(m.k, "_tokens") && m.v.Type == gjson.Number && m.v.Raw != "0" {
+			if strings.HasSuffix(m.K, "_tokens") && m.V.Type == gjson.Number && m.V.Raw != "0" {
 				return "usage"
 			}
 		}

@@ -134,8 +134,8 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 			"extra.metadata.ls_model_name", "inputs.model", "extra.invocation_params.model", "extra.invocation_params.model_name").String())
 		b.samplingParams(run.Get("inputs"))
 		b.samplingParams(run.Get("extra.invocation_params"))
-		b.param("temperature", Raw(md.Get("ls_temperature")))
-		b.param("max_tokens", Raw(md.Get("ls_max_tokens")))
+		b.Param("temperature", Raw(md.Get("ls_temperature")))
+		b.Param("max_tokens", Raw(md.Get("ls_max_tokens")))
 		turn := firstTurn(out)
 		if turn == nil {
 			turn = &Msg{Role: "assistant"}
@@ -146,9 +146,9 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 		turn.Meta = Join(Rest(run, mapped...), turn.Meta)
 		// The model that answered this call, when the outputs name it.
 		if m := First(run, "outputs.model", "outputs.llm_output.model_name", "outputs.llm_output.model"); m.Type == gjson.String && m.Str != "" {
-			turn.Meta.setDefault("model", Quote(m.Str))
+			turn.Meta.SetDefault("model", Quote(m.Str))
 		}
-		if e := run.Get("error"); informative(e) {
+		if e := run.Get("error"); Informative(e) {
 			turn.Failed = &Failure{Msg: e.String()}
 		}
 		b.exchange(in, out)
@@ -156,7 +156,7 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 	case "tool", "retriever":
 		name := run.Get("name").String()
 		var out *string
-		if o := run.Get("outputs"); informative(o) {
+		if o := run.Get("outputs"); Informative(o) {
 			s := Str(o)
 			if v := o.Get("output"); v.Exists() && len(o.Map()) == 1 {
 				s = Str(v)
@@ -164,7 +164,7 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 			out = &s
 		}
 		var fail *Failure
-		if e := run.Get("error"); informative(e) {
+		if e := run.Get("error"); Informative(e) {
 			fail = &Failure{Msg: e.String()}
 		}
 		id := First(run, "extra.metadata.tool_call_id", "inputs.tool_call_id").String()
@@ -179,7 +179,7 @@ func (b *Builder) langSmithRun(run gjson.Result, where string) error {
 		if rt == "" {
 			rt = "none"
 		}
-		b.skipKind("run/"+rt, run, fmt.Sprintf("run_type %q (only llm, tool and retriever runs are steps)", rt))
+		b.SkipKind("run/"+rt, run, fmt.Sprintf("run_type %q (only llm, tool and retriever runs are steps)", rt))
 	}
 	return nil
 }
@@ -266,7 +266,7 @@ func (b *Builder) lcMsg(v gjson.Result, where string) (*Msg, error) {
 // an Anthropic message, LangChain generations, or {"output": text}.
 func (b *Builder) langSmithOutputs(out gjson.Result, where string) ([]*Msg, error) {
 	switch {
-	case !informative(out):
+	case !Informative(out):
 		return nil, nil
 	case out.Get("choices").Exists():
 		return chatAPI.response(b, out, where, false)

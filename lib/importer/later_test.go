@@ -21,7 +21,7 @@ func doneLaterByLists(m *Msg) {
 		}
 		if _, ok := lists[l.k]; !ok {
 			keys = append(keys, l.k)
-			lists[l.k] = listOf(m.Meta.Get(l.k))
+			lists[l.k] = ListOf(m.Meta.Get(l.k))
 		}
 		lists[l.k] = append(lists[l.k], v)
 	}

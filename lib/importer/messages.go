@@ -131,25 +131,25 @@ func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 	if !m.IsObject() {
 		return nil, b.Errorf(where, "expected a message object, got %s", Kind(m))
 	}
-	f := fieldsOf(m)
-	role := f.first(t.role...).String()
+	f := FieldsOf(m)
+	role := f.First(t.role...).String()
 	if role == "" {
 		if defRole == "" {
 			return nil, b.Errorf(where, "message has no role")
 		}
 		role = defRole
 	}
-	ms := &Msg{Role: normRole(role), Meta: f.rest(t.mapped...)}
-	content := f.first(t.content...)
+	ms := &Msg{Role: normRole(role), Meta: f.Rest(t.mapped...)}
+	content := f.First(t.content...)
 	if ms.Role == "tool" || ms.Role == "function" {
 		ms.Role = "tool"
-		r := &Result{ID: f.first(t.resultID...).String(), Name: f.first(t.resultName...).String()}
+		r := &Result{ID: f.First(t.resultID...).String(), Name: f.First(t.resultName...).String()}
 		var partResults []*Result
 		if content.Type == gjson.String {
 			r.SetOutput(content)
 		} else if content.Exists() {
 			part := &Msg{}
-			if err := b.readParts(part, content, where+".content"); err != nil {
+			if err := b.ReadParts(part, content, where+".content"); err != nil {
 				return nil, err
 			}
 			r.Output, r.HasOut = part.Text, part.HasText || len(part.Results) == 0
@@ -159,7 +159,7 @@ func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 			}
 			partResults = part.Results
 		}
-		if e := f.first(t.resultErr...); informative(e) && e.Type != gjson.False {
+		if e := f.First(t.resultErr...); Informative(e) && e.Type != gjson.False {
 			r.IsError = e.Type != gjson.String || e.Str != "success"
 			if r.IsError {
 				// Inspect's typed ToolCallError: its message is the step's
@@ -181,26 +181,26 @@ func (b *Builder) readMsg(m gjson.Result, t *msgTable, where, defRole string) (*
 		ms.Results = append(ms.Results, r)
 		return ms, nil
 	}
-	if err := b.readParts(ms, content, where+".content"); err != nil {
+	if err := b.ReadParts(ms, content, where+".content"); err != nil {
 		return nil, err
 	}
 	if len(t.calls) > 0 {
-		calls := f.first(t.calls...)
-		if informative(calls) && !calls.IsArray() {
+		calls := f.First(t.calls...)
+		if Informative(calls) && !calls.IsArray() {
 			return nil, b.Errorf(where+".tool_calls", "expected an array, got %s", Kind(calls))
 		}
 		Each(calls, func(_, c gjson.Result) bool {
-			cf := fieldsOf(c)
+			cf := FieldsOf(c)
 			ms.Calls = append(ms.Calls, &Call{
-				ID:   cf.first(t.callID...).String(),
-				Name: cf.first(t.name...).String(),
-				Args: Args(cf.first(t.args...)),
-				Meta: cf.rest(t.callMapped...),
+				ID:   cf.First(t.callID...).String(),
+				Name: cf.First(t.name...).String(),
+				Args: Args(cf.First(t.args...)),
+				Meta: cf.Rest(t.callMapped...),
 			})
 			return true
 		})
 		// The legacy single function_call of Chat Completions.
-		if fc := f.get("function_call"); fc.IsObject() {
+		if fc := f.Get("function_call"); fc.IsObject() {
 			ms.Calls = append(ms.Calls, &Call{Name: fc.Get("name").String(), Args: Args(fc.Get("arguments"))})
 		}
 	}
@@ -221,10 +221,16 @@ func normRole(r string) string {
 	return r
 }
 
-// readParts reads a content value into m: a string is text; an array holds
+// ReadAnthropic reads one Anthropic Messages message (readMsg with
+// anthropicTable).
+func (b *Builder) ReadAnthropic(m gjson.Result, where, defRole string) (*Msg, error) {
+	return b.readMsg(m, anthropicTable, where, defRole)
+}
+
+// ReadParts reads a content value into m: a string is text; an array holds
 // content parts: text, reasoning, tool calls and tool results in any of the
 // dialects' spellings. Parts it does not know are kept in m's metadata.
-func (b *Builder) readParts(m *Msg, c gjson.Result, where string) error {
+func (b *Builder) ReadParts(m *Msg, c gjson.Result, where string) error {
 	switch {
 	case !c.Exists() || c.Type == gjson.Null:
 		return nil
@@ -248,9 +254,9 @@ func (b *Builder) readParts(m *Msg, c gjson.Result, where string) error {
 			text(p.Str)
 			return true
 		}
-		f := fieldsOf(p)
-		typ := f.get("type").String()
-		if part, b64, extra, ok := mediaPart(f, typ, b.attachment); ok && b.ValidBase64(part, b64, where) {
+		f := FieldsOf(p)
+		typ := f.Get("type").String()
+		if part, b64, extra, ok := MediaPart(f, typ, b.attachment); ok && b.ValidBase64(part, b64, where) {
 			parts = append(parts, part)
 			media = true
 			if len(extra) > 0 {
@@ -260,40 +266,40 @@ func (b *Builder) readParts(m *Msg, c gjson.Result, where string) error {
 		}
 		switch typ {
 		case "text", "input_text", "output_text", "":
-			t := f.first("text", "content")
+			t := f.First("text", "content")
 			if t.Type != gjson.String {
 				unknown = append(unknown, Raw(p))
 				return true
 			}
 			text(t.Str)
-			if extra := f.rest("text", "content", "type"); len(extra) > 0 {
-				unknown = append(unknown, f.rest("text", "content").Raw())
+			if extra := f.Rest("text", "content", "type"); len(extra) > 0 {
+				unknown = append(unknown, f.Rest("text", "content").Raw())
 			}
 		case "redacted_thinking":
 			// Encrypted thinking: the block's JSON text is the reasoning.
 			m.Reasoning = append(m.Reasoning, p.Raw)
 		case "thinking", "reasoning", "reasoning_text", "summary_text":
-			t := f.first("thinking", "reasoning", "text", "content")
+			t := f.First("thinking", "reasoning", "text", "content")
 			if t.Type == gjson.String {
 				m.Reasoning = append(m.Reasoning, t.Str)
 			}
-			if extra := f.rest("thinking", "reasoning", "text", "content", "type"); len(extra) > 0 {
-				unknown = append(unknown, f.rest("thinking", "reasoning", "text", "content").Raw())
+			if extra := f.Rest("thinking", "reasoning", "text", "content", "type"); len(extra) > 0 {
+				unknown = append(unknown, f.Rest("thinking", "reasoning", "text", "content").Raw())
 			}
 		case "tool_use", "server_tool_use", "mcp_tool_use", "tool_call":
 			m.Calls = append(m.Calls, &Call{
-				ID:   f.first("call_id", "id").String(),
-				Name: f.get("name").String(),
-				Args: Args(f.first("input", "arguments")),
-				Meta: f.rest("call_id", "id", "name", "input", "arguments", "type"),
+				ID:   f.First("call_id", "id").String(),
+				Name: f.Get("name").String(),
+				Args: Args(f.First("input", "arguments")),
+				Meta: f.Rest("call_id", "id", "name", "input", "arguments", "type"),
 			})
 		case "tool_result", "tool_call_response", "mcp_tool_result":
-			r := &Result{ID: f.first("tool_use_id", "call_id", "id").String()}
-			out := f.first("content", "response", "result", "output")
+			r := &Result{ID: f.First("tool_use_id", "call_id", "id").String()}
+			out := f.First("content", "response", "result", "output")
 			if out.Exists() {
 				part := &Msg{}
 				if out.IsArray() {
-					if err := b.readParts(part, out, where); err == nil {
+					if err := b.ReadParts(part, out, where); err == nil {
 						r.Output, r.HasOut = part.Text, true
 						r.Meta, r.Parts = part.Meta, part.Parts
 					}
@@ -302,10 +308,10 @@ func (b *Builder) readParts(m *Msg, c gjson.Result, where string) error {
 					r.SetOutput(out)
 				}
 			}
-			if e := f.get("is_error"); e.Type == gjson.True {
+			if e := f.Get("is_error"); e.Type == gjson.True {
 				r.IsError = true
 			}
-			r.Meta = Join(r.Meta, f.rest("tool_use_id", "call_id", "id", "content", "response", "result", "output", "is_error", "type"))
+			r.Meta = Join(r.Meta, f.Rest("tool_use_id", "call_id", "id", "content", "response", "result", "output", "is_error", "type"))
 			if typ != "tool_result" && typ != "tool_call_response" {
 				r.Meta.SetString("type", typ)
 			}
@@ -329,11 +335,11 @@ func (b *Builder) readParts(m *Msg, c gjson.Result, where string) error {
 	if media {
 		m.Parts = parts
 	}
-	joinOwnResults(m)
+	JoinOwnResults(m)
 	return nil
 }
 
-// mediaPart reads an image or a document given inline, in any dialect's
+// MediaPart reads an image or a document given inline, in any dialect's
 // spelling, as a part of the log: Anthropic's image and document blocks
 // ({"source": {"type": "base64" | "text", "media_type", "data"}}), data:
 // URLs (OpenAI image_url and input_image, Inspect's image), OpenAI file
@@ -341,18 +347,18 @@ func (b *Builder) readParts(m *Msg, c gjson.Result, where string) error {
 // The base64 text is copied as it is, never decoded here; the part's
 // other members are returned to be kept in metadata. A reference to
 // content elsewhere (a URL, a file id) is no part: ok is false.
-func mediaPart(f fields, typ string, attachment func(string) string) (part execlog.Part, b64 string, extra Obj, ok bool) {
+func MediaPart(f Fields, typ string, attachment func(string) string) (part execlog.Part, b64 string, extra Obj, ok bool) {
 	kind := ""
 	var mediaType, data, textData string
 	var mapped []string
 	switch typ {
 	case "image", "document", "audio":
 		kind = typ
-		if d, mt := f.get("data"), f.get("mimeType"); d.Type == gjson.String && mt.Type == gjson.String {
+		if d, mt := f.Get("data"), f.Get("mimeType"); d.Type == gjson.String && mt.Type == gjson.String {
 			// An MCP content block: {type, data, mimeType}.
 			mediaType, data = mt.Str, d.Str
 			mapped = []string{"type", "data", "mimeType"}
-		} else if src := f.get("source"); typ != "audio" && src.IsObject() {
+		} else if src := f.Get("source"); typ != "audio" && src.IsObject() {
 			mediaType = src.Get("media_type").String()
 			switch src.Get("type").String() {
 			case "base64":
@@ -369,7 +375,7 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 			if rest := Rest(src, "type", "media_type", "data"); len(rest) > 0 {
 				extra.Set("source", rest.Raw())
 			}
-		} else if u := f.get("image"); u.Type == gjson.String { // Inspect
+		} else if u := f.Get("image"); u.Type == gjson.String { // Inspect
 			if mediaType, data, ok = DataURL(attachment(u.Str)); !ok {
 				return execlog.Part{}, "", nil, false
 			}
@@ -379,7 +385,7 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 		}
 	case "image_url", "input_image":
 		kind = "image"
-		u := f.get("image_url")
+		u := f.Get("image_url")
 		if u.IsObject() {
 			if rest := Rest(u, "url"); len(rest) > 0 {
 				extra.Set("image_url", rest.Raw())
@@ -392,7 +398,7 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 		mapped = []string{"type", "image_url"}
 	case "file", "input_file":
 		kind = "file"
-		d := f.first("file.file_data", "file_data")
+		d := f.First("file.file_data", "file_data")
 		if mediaType, data, ok = DataURL(d.String()); !ok {
 			return execlog.Part{}, "", nil, false
 		}
@@ -400,14 +406,14 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 			kind = "document"
 		}
 		mapped = []string{"type", "file", "file_data"}
-		if fo := f.get("file"); fo.IsObject() {
+		if fo := f.Get("file"); fo.IsObject() {
 			if rest := Rest(fo, "file_data"); len(rest) > 0 {
 				extra.Set("file", rest.Raw())
 			}
 		}
 	case "blob":
-		mediaType, data = f.first("mime_type", "media_type").String(), f.get("content").String()
-		switch m := f.get("modality").String(); m {
+		mediaType, data = f.First("mime_type", "media_type").String(), f.Get("content").String()
+		switch m := f.Get("modality").String(); m {
 		case "image", "audio":
 			kind = m
 		default:
@@ -423,9 +429,9 @@ func mediaPart(f fields, typ string, attachment func(string) string) (part execl
 	} else {
 		p.Content = execlog.Text(textData)
 	}
-	extra = Join(f.rest(mapped...), extra)
+	extra = Join(f.Rest(mapped...), extra)
 	if len(extra) > 0 {
-		extra.setDefault("type", Quote(typ))
+		extra.SetDefault("type", Quote(typ))
 	}
 	return p, b64, extra, true
 }
@@ -463,9 +469,9 @@ func DataURL(u string) (mediaType, data string, ok bool) {
 // text; an *_error content (web_search_tool_result_error,
 // web_fetch_tool_error, …) or a non-zero return_code marks the call
 // failed.
-func serverToolResult(f fields, typ string) *Result {
-	r := &Result{ID: f.get("tool_use_id").String()}
-	out := f.get("content")
+func serverToolResult(f Fields, typ string) *Result {
+	r := &Result{ID: f.Get("tool_use_id").String()}
+	out := f.Get("content")
 	switch {
 	case out.Type == gjson.String || out.Type == gjson.Null:
 		r.SetOutput(out)
@@ -487,17 +493,17 @@ func serverToolResult(f fields, typ string) *Result {
 		r.Failure.ExitCode = Raw(rc)
 	}
 	r.Meta.SetString("type", typ)
-	r.Meta = Join(r.Meta, f.rest("tool_use_id", "content", "type"))
+	r.Meta = Join(r.Meta, f.Rest("tool_use_id", "content", "type"))
 	return r
 }
 
-// joinOwnResults gives the calls of m the results m itself holds (server
+// JoinOwnResults gives the calls of m the results m itself holds (server
 // tools answer within the model's message), so that each call carries its
 // output and no result is left waiting for a later message. A result
 // whose id names no call of m answers the first call m records without an
 // id, which then takes the result's id: so a message whose call lost its
 // id is still the same message as a later copy that has it.
-func joinOwnResults(m *Msg) {
+func JoinOwnResults(m *Msg) {
 	if len(m.Calls) == 0 || len(m.Results) == 0 {
 		return
 	}

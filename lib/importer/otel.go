@@ -96,7 +96,7 @@ func (a *attrs) obj(skip map[string]bool) Obj {
 		if skip[k] || skipPrefix(k, skip) {
 			continue
 		}
-		if v := a.vals[k]; informative(v) {
+		if v := a.vals[k]; Informative(v) {
 			o.Set(k, Raw(v))
 		}
 	}
@@ -237,7 +237,7 @@ func importOTel(b *Builder, data []byte) error {
 			return err
 		}
 	}
-	if f := in.final; informative(f) {
+	if f := in.final; Informative(f) {
 		text := f.String()
 		if f.Type == gjson.JSON {
 			var buf bytes.Buffer
@@ -456,7 +456,7 @@ func sdkID(v gjson.Result, digits int) string {
 var otelOps = map[string]string{
 	"chat": LLMCall, "text_completion": LLMCall, "generate_content": LLMCall,
 	"call_llm": LLMCall, "completion": LLMCall, "LLM": LLMCall,
-	"execute_tool": toolCall, "TOOL": toolCall,
+	"execute_tool": ToolCall, "TOOL": ToolCall,
 	"invoke_agent": "agent", "create_agent": "agent", "AGENT": "agent",
 }
 
@@ -488,7 +488,7 @@ func (b *Builder) otelSpan(s *span) error {
 	switch kind {
 	case LLMCall:
 		return b.otelLLM(s)
-	case toolCall:
+	case ToolCall:
 		b.otelTool(s)
 	case "agent":
 		meta := b.spanMeta(s, nil)
@@ -499,7 +499,7 @@ func (b *Builder) otelSpan(s *span) error {
 		b.Seen(s.start)
 		b.countSpan(s, true, "")
 	default:
-		reason := b.reason("span")
+		reason := b.Reason("span")
 		if op != "" {
 			reason = fmt.Sprintf("span with GenAI operation %q", op)
 		}
@@ -524,7 +524,7 @@ func (b *Builder) countSpan(s *span, mapped bool, reason string) {
 		if mapped {
 			b.MapRecord() // read as a message, or kept in the step's metadata
 		} else {
-			b.Skip(b.reason("log"))
+			b.Skip(b.Reason("log"))
 		}
 	}
 }
@@ -545,7 +545,7 @@ func (b *Builder) otelResource(s *span) {
 		b.Tool(name, r.str("telemetry.sdk.version"))
 	}
 	b.Tool(s.scope, s.scopeVer)
-	b.Meta.setDefault("resource", r.obj(nil).Raw())
+	b.Meta.SetDefault("resource", r.obj(nil).Raw())
 }
 
 // spanMeta is a span's metadata: ids, timing, status and the attributes
@@ -588,7 +588,7 @@ func (b *Builder) spanMeta(s *span, used map[string]bool) Obj {
 			eo.SetString("timestamp", e.ts)
 		}
 		eo.Set("attributes", e.attrs.obj(nil).Raw())
-		if informative(e.body) {
+		if Informative(e.body) {
 			eo.Set("body", Raw(e.body))
 		}
 		eo = append(eo, e.rest...)
@@ -617,19 +617,19 @@ func (b *Builder) otelLLM(s *span) error {
 			v := s.attrs.get(k)
 			params.Set(p, Raw(v))
 			if p != "model" {
-				b.param(p, Raw(v))
+				b.Param(p, Raw(v))
 			}
 		}
 	}
 	for _, k := range []string{"gen_ai.openai.request.seed", "gen_ai.openai.response.system_fingerprint", "gen_ai.response.system_fingerprint"} {
 		if v := s.attrs.get(k); v.Exists() {
-			b.param(k[strings.LastIndexByte(k, '.')+1:], Raw(v))
+			b.Param(k[strings.LastIndexByte(k, '.')+1:], Raw(v))
 		}
 	}
 	if p := s.attrs.str("gen_ai.system"); p != "" {
-		b.Meta.setDefault("provider", Quote(p))
+		b.Meta.SetDefault("provider", Quote(p))
 	} else if p := s.attrs.str("gen_ai.provider.name"); p != "" {
-		b.Meta.setDefault("provider", Quote(p))
+		b.Meta.SetDefault("provider", Quote(p))
 	}
 
 	in, out, err := b.otelMessages(s)
@@ -656,9 +656,9 @@ func (b *Builder) otelLLM(s *span) error {
 	// The model that answered this call, as the other formats' model
 	// turns name it (the run's model is the first one).
 	if rm := s.attrs.str("gen_ai.response.model"); rm != "" {
-		turn.Meta.setDefault("model", Quote(rm))
+		turn.Meta.SetDefault("model", Quote(rm))
 	}
-	turn.Meta.setDefault("usage", usage.Raw())
+	turn.Meta.SetDefault("usage", usage.Raw())
 	turn.Failed = spanFailure(s)
 	b.Seen(s.start)
 	b.exchange(in, out)
@@ -700,7 +700,7 @@ func (b *Builder) otelMessages(s *span) (in, out []*Msg, err error) {
 		if sys.Type == gjson.String && gjson.Valid(sys.Str) && strings.HasPrefix(strings.TrimSpace(sys.Str), "[") {
 			sys = gjson.Parse(sys.Str)
 		}
-		if err := b.readParts(m, sys, At(where, "gen_ai.system_instructions")); err != nil {
+		if err := b.ReadParts(m, sys, At(where, "gen_ai.system_instructions")); err != nil {
 			return nil, nil, err
 		}
 		in = append(in, m)

@@ -42,7 +42,7 @@ func (b *Builder) WholeDoc(data []byte) (gjson.Result, bool, error) {
 		if err := checkSurrogates(data); err != nil {
 			return gjson.Result{}, false, b.Errorf("", "%v", err)
 		}
-		return parse(data), true, nil
+		return Parse(data), true, nil
 	}
 	firstLine := data
 	if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -102,7 +102,7 @@ func (b *Builder) jsonLinesIn(data []byte, from, to int, fn func(where string, r
 	first := 1 + bytes.Count(data[:from], []byte{'\n'})
 	return lines(data[from:to], func(n int, line []byte) error {
 		n += first - 1
-		where := fmt.Sprintf("%sline %d", b.linePrefix, n)
+		where := fmt.Sprintf("%sline %d", b.LinePrefix, n)
 		if !gjson.ValidBytes(line) {
 			if n == last && seen && truncated(line) {
 				b.Warn("%s is cut short (the log was still being written?); it is left out", where)
@@ -117,7 +117,7 @@ func (b *Builder) jsonLinesIn(data []byte, from, to int, fn func(where string, r
 		if err := checkSurrogates(line); err != nil {
 			return b.Errorf(where, "%v", err)
 		}
-		rec := parse(line)
+		rec := Parse(line)
 		if !rec.IsObject() {
 			return b.Errorf(where, "expected a JSON object, got %s", Kind(rec))
 		}

@@ -54,9 +54,9 @@ import (
 // checkpointVersion changes when what a checkpoint holds changes meaning.
 const checkpointVersion = 2
 
-// maxCheckpoints bounds how many checkpoints a directory keeps: writing
+// MaxCheckpoints bounds how many checkpoints a directory keeps: writing
 // one removes the least recently written beyond it.
-const maxCheckpoints = 32
+const MaxCheckpoints = 32
 
 // CheckpointFile returns the checkpoint file, in dir, of the import of the
 // file at path (an absolute path, for a file imported again and again).
@@ -122,7 +122,7 @@ func ReadLines[T any](b *Builder, data []byte, read func(where string, rec gjson
 			r.Workspace(from, to)
 		}
 	}
-	cut := max(resumePoint(data), ck.n)
+	cut := max(ResumePoint(data), ck.n)
 	if err := b.jsonLinesIn(data, ck.n, cut, read); err != nil {
 		return err
 	}
@@ -180,12 +180,12 @@ var buildID = sync.OnceValue(func() string {
 	return fmt.Sprintf("%s %d %d", exe, fi.Size(), fi.ModTime().UnixNano())
 })
 
-// resumePoint returns where the lines a checkpoint may cover end in data:
+// ResumePoint returns where the lines a checkpoint may cover end in data:
 // after the last line that ends with a line break, unless that line is
 // the last one and not JSON (cut short while written: a later import,
 // with more lines after it, reads it as an error, not as a line to leave
 // out), then before it.
-func resumePoint(data []byte) int {
+func ResumePoint(data []byte) int {
 	end := bytes.LastIndexByte(data, '\n') + 1
 	if end == 0 {
 		return 0
@@ -466,9 +466,9 @@ func pruneCheckpoints(dir string) {
 			os.Remove(filepath.Join(dir, name))
 		}
 	}
-	if len(all) > maxCheckpoints {
+	if len(all) > MaxCheckpoints {
 		slices.SortFunc(all, func(a, b ckpt) int { return b.at.Compare(a.at) })
-		for _, c := range all[maxCheckpoints:] {
+		for _, c := range all[MaxCheckpoints:] {
 			if err := os.Remove(filepath.Join(dir, c.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return
 			}

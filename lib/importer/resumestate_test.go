@@ -74,9 +74,9 @@ func notesRestFormat() *Registry {
 
 func importNotes(r *Registry, data []byte, opts Options) imported {
 	out, rep, err := r.Import("notes", data, opts)
-	got := imported{out: out, rep: rep}
+	got := imported{Out: out, Rep: rep}
 	if err != nil {
-		got.err = err.Error()
+		got.Err = err.Error()
 	}
 	return got
 }
@@ -97,8 +97,8 @@ func TestResumeFormatState(t *testing.T) {
 	first, all := noteLines(0, 5), noteLines(0, 9)
 	notes := notesFormat(true)
 	full := importNotes(notes, all, Options{})
-	if len(full.rep.Warnings) == 0 || !strings.Contains(full.rep.Warnings[0], `9 notes, the last "note 8"`) {
-		t.Fatalf("full import: warnings %q", full.rep.Warnings)
+	if len(full.Rep.Warnings) == 0 || !strings.Contains(full.Rep.Warnings[0], `9 notes, the last "note 8"`) {
+		t.Fatalf("full import: warnings %q", full.Rep.Warnings)
 	}
 	for _, c := range []struct {
 		name    string
@@ -112,12 +112,12 @@ func TestResumeFormatState(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			opts := Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
-			if got := importNotes(notes, first, opts); got.err != "" {
-				t.Fatal(got.err)
+			if got := importNotes(notes, first, opts); got.Err != "" {
+				t.Fatal(got.Err)
 			}
 			got := importNotes(c.then, all, opts)
-			if got.rep.Resumed != c.resumed {
-				t.Errorf("resumed %d lines, want %d", got.rep.Resumed, c.resumed)
+			if got.Rep.Resumed != c.resumed {
+				t.Errorf("resumed %d lines, want %d", got.Rep.Resumed, c.resumed)
 			}
 			want := full
 			if c.then != notes {

@@ -9,11 +9,11 @@ import (
 	"github.com/ctx-tools/ctx/lib/execlog"
 )
 
-// workspace is what a session's file tools tell about the files it worked
+// Workspace is what a session's file tools tell about the files it worked
 // on: the files it saw whole before changing them (the pack's inputs) and
 // the final content of the files it wrote (outputs). Names are relative
 // to the recorded working directory; contents are verbatim.
-type workspace struct {
+type Workspace struct {
 	root string
 
 	inputs  []wsFile
@@ -45,28 +45,30 @@ const (
 	seenName    = "name"
 )
 
-func newWorkspace(root string) *workspace {
-	return &workspace{root: root, inputAt: map[string]int{}, current: map[string]string{}, written: map[string]bool{}, stale: map[string]bool{}}
+// NewWorkspace returns the workspace of a session whose working
+// directory is root ("" when none is recorded).
+func NewWorkspace(root string) *Workspace {
+	return &Workspace{root: root, inputAt: map[string]int{}, current: map[string]string{}, written: map[string]bool{}, stale: map[string]bool{}}
 }
 
-// rel makes an absolute path relative to the working directory, in the
+// Rel makes an absolute path relative to the working directory, in the
 // directory's path syntax (pathUnder), with "/" between its names; ok is
 // false for a path outside it, which is noted as skipped.
-func (w *workspace) rel(abs, what string) (string, bool) {
+func (w *Workspace) Rel(abs, what string) (string, bool) {
 	if w.root == "" {
-		w.skip("%s %s: the session records no working directory", what, abs)
+		w.Skipf("%s %s: the session records no working directory", what, abs)
 		return "", false
 	}
-	name, ok := w.relQuiet(abs)
+	name, ok := w.RelQuiet(abs)
 	if !ok {
-		w.skip("%s %s: not a file under the working directory", what, abs)
+		w.Skipf("%s %s: not a file under the working directory", what, abs)
 	}
 	return name, ok
 }
 
-// relQuiet is rel for paths a listing printed: one outside the working
+// RelQuiet is rel for paths a listing printed: one outside the working
 // directory is left out without a note (the listing itself is a step).
-func (w *workspace) relQuiet(abs string) (string, bool) {
+func (w *Workspace) RelQuiet(abs string) (string, bool) {
 	if w.root == "" {
 		return "", false
 	}
@@ -77,10 +79,10 @@ func (w *workspace) relQuiet(abs string) (string, bool) {
 	return name, true
 }
 
-// lsTree reads the files of Claude Code's LS tree ("- /dir/", then
+// LSTree reads the files of Claude Code's LS tree ("- /dir/", then
 // "  - name" lines two spaces deeper per level, directories ending in
 // "/") as absolute paths.
-func lsTree(text string) []string {
+func LSTree(text string) []string {
 	lines := strings.Split(text, "\n")
 	if len(lines) == 0 || !strings.HasPrefix(lines[0], "- /") || !strings.HasSuffix(lines[0], "/") {
 		return nil
@@ -108,14 +110,15 @@ func lsTree(text string) []string {
 	return files
 }
 
-func (w *workspace) skip(format string, a ...any) {
+// Skipf notes what could not be recorded, and why.
+func (w *Workspace) Skipf(format string, a ...any) {
 	w.skipped = append(w.skipped, fmt.Sprintf(format, a...))
 }
 
 // saw records that the session observed the whole of name holding
 // content: an input, unless the session wrote the file first. A file seen
 // before only in part or by name is now known whole.
-func (w *workspace) saw(name, content string) {
+func (w *Workspace) saw(name, content string) {
 	if _, ok := w.current[name]; ok {
 		return // known already: an input, or the session's own writing
 	}
@@ -128,9 +131,9 @@ func (w *workspace) saw(name, content string) {
 	w.inputs = append(w.inputs, wsFile{name: name, content: content})
 }
 
-// sawLines records lines of name from start on (1-based), of a file of
+// SawLines records lines of name from start on (1-based), of a file of
 // total lines (0 if unknown), unless the file is known whole or written.
-func (w *workspace) sawLines(name string, start int, lines []string, total int) {
+func (w *Workspace) SawLines(name string, start int, lines []string, total int) {
 	if _, ok := w.current[name]; ok || w.written[name] {
 		return
 	}
@@ -152,8 +155,8 @@ func (w *workspace) sawLines(name string, start int, lines []string, total int) 
 	}
 }
 
-// sawName records that a listing showed name.
-func (w *workspace) sawName(name string) {
+// SawName records that a listing showed name.
+func (w *Workspace) SawName(name string) {
 	if _, ok := w.inputAt[name]; ok || w.written[name] {
 		return
 	}
@@ -164,17 +167,17 @@ func (w *workspace) sawName(name string) {
 	w.inputs = append(w.inputs, wsFile{name: name, seen: seenName})
 }
 
-// observed records that name holds content now, as a whole Read or the
+// Observed records that name holds content now, as a whole Read or the
 // originalFile of a write shows it: the file may have changed since the
 // session last wrote it (a formatter run by a hook, a shell command, the
 // user), and what comes next applies to what it holds.
-func (w *workspace) observed(name, content string) {
+func (w *Workspace) Observed(name, content string) {
 	w.saw(name, content)
 	w.current[name] = content
 }
 
-// wrote records name's new content.
-func (w *workspace) wrote(name, content string) {
+// Wrote records name's new content.
+func (w *Workspace) Wrote(name, content string) {
 	if _, ok := w.current[name]; !ok {
 		w.written[name] = true
 	}
@@ -184,16 +187,22 @@ func (w *workspace) wrote(name, content string) {
 	w.current[name] = content
 }
 
-// lose forgets what name holds: the session changed it in a way that is
+// Lose forgets what name holds: the session changed it in a way that is
 // not known. An output of that name is no longer one (its final content
 // is not known), and later Codex reads of it are no input.
-func (w *workspace) lose(name string) {
+func (w *Workspace) Lose(name string) {
 	delete(w.current, name)
 	w.outputs = removeName(w.outputs, name)
 	w.stale[name] = true
 }
 
-func (w *workspace) isOutput(name string) bool {
+// Holds returns what the session knows name holds now, if it knows.
+func (w *Workspace) Holds(name string) (content string, ok bool) {
+	content, ok = w.current[name]
+	return content, ok
+}
+
+func (w *Workspace) isOutput(name string) bool {
 	for _, o := range w.outputs {
 		if o == name {
 			return true
@@ -202,34 +211,19 @@ func (w *workspace) isOutput(name string) bool {
 	return false
 }
 
-// addWorkspace adds w's inputs and outputs to the imported log: file
-// contents are kept byte for byte. Outputs already in the log (final.md)
-// come first; a written file of the same name replaces it, with a warning.
-func (b *Builder) addWorkspace(l *execlog.Log, w *workspace) {
-	for _, s := range w.skipped {
-		b.Warn("%s", s)
-	}
-	if len(w.inputs) == 0 && len(w.outputs) == 0 {
-		return
-	}
-	var outputs []execlog.Output
-	for _, o := range l.Outputs {
-		if w.isOutput(o.Name) {
-			b.Warn("the session wrote %s, which replaces the output of the same name holding its last message", o.Name)
-			continue
-		}
-		outputs = append(outputs, o)
-	}
+// Files returns what w records, as the log holds it: the files the
+// session saw (inputs), the final content of the files it wrote, in order
+// of first write (outputs), and what could not be recorded, and why.
+func (w *Workspace) Files() (inputs []execlog.File, outputs []execlog.Output, skipped []string) {
 	for _, name := range w.outputs {
 		outputs = append(outputs, execlog.Output{Name: name, Content: execlog.Text(w.current[name])})
 	}
-	l.Outputs = outputs
 	for _, in := range w.inputs {
 		switch in.seen {
 		case "":
-			l.Inputs = append(l.Inputs, execlog.File{Name: in.name, Content: execlog.Text(in.content)})
+			inputs = append(inputs, execlog.File{Name: in.name, Content: execlog.Text(in.content)})
 		case seenName:
-			l.Inputs = append(l.Inputs, execlog.File{Name: in.name, Seen: seenName})
+			inputs = append(inputs, execlog.File{Name: in.name, Seen: seenName})
 		case seenPartial:
 			nums := make([]int, 0, len(in.known))
 			for n := range in.known {
@@ -251,7 +245,31 @@ func (b *Builder) addWorkspace(l *execlog.Log, w *workspace) {
 			if total > 0 && total < ranges[len(ranges)-1][1] {
 				total = 0
 			}
-			l.Inputs = append(l.Inputs, execlog.File{Name: in.name, Content: execlog.Text(b.String()), Seen: seenPartial, Lines: ranges, TotalLines: total})
+			inputs = append(inputs, execlog.File{Name: in.name, Content: execlog.Text(b.String()), Seen: seenPartial, Lines: ranges, TotalLines: total})
 		}
 	}
+	return inputs, outputs, w.skipped
+}
+
+// addWorkspace adds w's inputs and outputs to the imported log: file
+// contents are kept byte for byte. Outputs already in the log (final.md)
+// come first; a written file of the same name replaces it, with a warning.
+func (b *Builder) addWorkspace(l *execlog.Log, w *Workspace) {
+	inputs, written, skipped := w.Files()
+	for _, s := range skipped {
+		b.Warn("%s", s)
+	}
+	if len(inputs) == 0 && len(written) == 0 {
+		return
+	}
+	var outputs []execlog.Output
+	for _, o := range l.Outputs {
+		if w.isOutput(o.Name) {
+			b.Warn("the session wrote %s, which replaces the output of the same name holding its last message", o.Name)
+			continue
+		}
+		outputs = append(outputs, o)
+	}
+	l.Outputs = append(outputs, written...)
+	l.Inputs = append(l.Inputs, inputs...)
 }

@@ -448,7 +448,7 @@ func packTranscript(s *store.Store, d Driver, path string, parent digest.Digest)
 	}
 	opts := importer.Options{Name: filepath.Base(path)}
 	if d.Format() == "claude-code" {
-		if opts.Subagents, err = importer.ClaudeCodeSubagents(path); err != nil {
+		if opts.Subagents, err = claudecode.Subagents(path); err != nil {
 			return digest.Digest{}, nil, err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/zricethezav/gitleaks/v8/config"
 
 	"github.com/ctx-tools/ctx/internal/secrettest"
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
@@ -58,7 +59,7 @@ func logOf(t *testing.T, st *store.Store, dir, name string) *execlog.Log {
 	}
 	switch name {
 	case "cc.jsonl", "codex.jsonl":
-		format := importer.ClaudeCode
+		format := claudecode.Name
 		if name == "codex.jsonl" {
 			format = importer.Codex
 		}

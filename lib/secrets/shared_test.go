@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
@@ -93,7 +94,7 @@ func session3MB(b *testing.B, st *store.Store) (*manifest.Manifest, int) {
 			`"content":"`, `"content":"[copy `+k+`] `, `"text":"`, `"text":"[copy `+k+`] `,
 		).Replace(string(data)))
 	}
-	logJSON, _, err := formats.Import(importer.ClaudeCode, []byte(grown.String()), importer.Options{Name: "s.jsonl"})
+	logJSON, _, err := formats.Import(claudecode.Name, []byte(grown.String()), importer.Options{Name: "s.jsonl"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -31,3 +31,18 @@ func Fixture(t testing.TB, format, file string) ([]byte, importer.Report) {
 	}
 	return out, rep
 }
+
+// Importer is how importtest.RunCases imports a case through the
+// registry, as ctx-pack would.
+func Importer() importtest.Importer[importer.Report] {
+	return importtest.Importer[importer.Report]{
+		Detect: formats.Detect,
+		Import: func(format string, data []byte, name string) ([]byte, importer.Report, error) {
+			return formats.Import(format, data, importer.Options{Name: name})
+		},
+		Session: func(format string) bool { f, _ := formats.Lookup(format); return f.Session },
+		Report:  func(r importer.Report) ([]string, int, int, int) { return r.Warnings, r.Records, r.Mapped, r.Skipped },
+		Final:   importer.FinalName,
+		Update:  *Update,
+	}
+}

@@ -1,10 +1,12 @@
-package importer
+package claudecode
 
 import (
 	"bytes"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/importer"
 )
 
 // A Claude Code session's subagents write their records to transcripts
@@ -19,7 +21,7 @@ import (
 // times, and never before the message holding the Task call that started
 // its subagent. A message without a timestamp keeps its place after the
 // one before it in its transcript.
-func interleave(msgs []*Msg, fileOf map[*Msg]int, sc *sidechains) []*Msg {
+func interleave(msgs []*importer.Msg, fileOf map[*importer.Msg]int, sc *sidechains) []*importer.Msg {
 	if len(fileOf) == 0 {
 		return msgs
 	}
@@ -27,15 +29,15 @@ func interleave(msgs []*Msg, fileOf map[*Msg]int, sc *sidechains) []*Msg {
 	for _, f := range fileOf {
 		n = max(n, f)
 	}
-	seqs := make([][]*Msg, n+1)
-	holder := map[*Call]*Msg{}
+	seqs := make([][]*importer.Msg, n+1)
+	holder := map[*importer.Call]*importer.Msg{}
 	for _, m := range msgs {
 		seqs[fileOf[m]] = append(seqs[fileOf[m]], m)
 		for _, c := range m.Calls {
 			holder[c] = m
 		}
 	}
-	at := map[*Msg]time.Time{}
+	at := map[*importer.Msg]time.Time{}
 	for _, seq := range seqs {
 		var last time.Time
 		for _, m := range seq {
@@ -45,9 +47,9 @@ func interleave(msgs []*Msg, fileOf map[*Msg]int, sc *sidechains) []*Msg {
 			at[m] = last
 		}
 	}
-	done := map[*Msg]bool{}
+	done := map[*importer.Msg]bool{}
 	next := make([]int, len(seqs))
-	out := make([]*Msg, 0, len(msgs))
+	out := make([]*importer.Msg, 0, len(msgs))
 	for len(out) < len(msgs) {
 		best, waiting := -1, -1
 		for f, seq := range seqs {

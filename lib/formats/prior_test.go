@@ -1,8 +1,7 @@
-package importer
+package formats_test
 
 import (
 	"bytes"
-	"github.com/ctx-tools/ctx/lib/internal/halves"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -10,8 +9,13 @@ import (
 	"testing"
 
 	"github.com/ctx-tools/ctx/internal/packgen"
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
+	"github.com/ctx-tools/ctx/lib/internal/halves"
+	"github.com/ctx-tools/ctx/lib/internal/importtest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -25,9 +29,9 @@ import (
 // leaving the prior of this pack for the next. It returns the pack and
 // how many steps were taken.
 func packPrior(s *store.Store, format string, data []byte, ckpt string) (packed, int) {
-	file, key := PriorFile(ckpt)
-	opts := Options{Checkpoint: ckpt, Prior: execlog.LoadPrior(s, file, key)}
-	l, rep, err := ImportLog(format, data, opts)
+	file, key := importer.PriorFile(ckpt)
+	opts := importer.Options{Checkpoint: ckpt, Prior: execlog.LoadPrior(s, file, key)}
+	l, rep, err := formats.ImportLog(format, data, opts)
 	if err != nil {
 		return packed{Err: err}, 0
 	}
@@ -61,7 +65,7 @@ func packPrior(s *store.Store, format string, data []byte, ckpt string) (packed,
 // cuts returns up to n line ends of data, spread over it, the last one
 // always.
 func cuts(data []byte, n int) []int {
-	ends := lineEnds(data)
+	ends := importtest.LineEnds(data)
 	if len(ends) <= n {
 		return ends
 	}
@@ -82,13 +86,13 @@ func TestPriorGrowing(t *testing.T) {
 			reused := 0
 			for _, end := range cuts(fx.data, 40) {
 				got, n := packPrior(s, fx.format, fx.data[:end], ckpt)
-				want := packDirect(newStore(t), fx.format, fx.data[:end], Options{}, execlog.Options{})
+				want := packDirect(newStore(t), fx.format, fx.data[:end], importer.Options{}, execlog.Options{})
 				if d := same(got, want); d != "" {
 					t.Fatalf("the first %d bytes, packed after the pack of fewer: %s", end, d)
 				}
 				reused += n
 			}
-			if reused == 0 && len(lineEnds(fx.data)) > 4 {
+			if reused == 0 && len(importtest.LineEnds(fx.data)) > 4 {
 				t.Error("no pack took a step from the one before it")
 			}
 		})
@@ -101,7 +105,7 @@ func TestPriorGrowing(t *testing.T) {
 func TestPriorChanged(t *testing.T) {
 	t.Parallel()
 	data := packgen.ClaudeSessionVaried(60 << 10)
-	ends := lineEnds(data)
+	ends := importtest.LineEnds(data)
 	mid := ends[len(ends)/2]
 	changed := bytes.Clone(data)
 	i := bytes.Index(changed[mid:], []byte("handler revision"))
@@ -122,11 +126,11 @@ func TestPriorChanged(t *testing.T) {
 			t.Parallel()
 			s := newStore(t)
 			ckpt := filepath.Join(t.TempDir(), "c.ckpt")
-			if p, _ := packPrior(s, ClaudeCode, c.first, ckpt); p.Err != nil {
+			if p, _ := packPrior(s, claudecode.Name, c.first, ckpt); p.Err != nil {
 				t.Fatal(p.Err)
 			}
-			got, _ := packPrior(s, ClaudeCode, c.again, ckpt)
-			want := packDirect(newStore(t), ClaudeCode, c.again, Options{}, execlog.Options{})
+			got, _ := packPrior(s, claudecode.Name, c.again, ckpt)
+			want := packDirect(newStore(t), claudecode.Name, c.again, importer.Options{}, execlog.Options{})
 			if d := same(got, want); d != "" {
 				t.Fatal(d)
 			}
@@ -143,26 +147,26 @@ func TestLogStepsAtOnce(t *testing.T) {
 		format string
 		data   []byte
 	}{
-		{ClaudeCode, packgen.ClaudeSessionVaried(3500 << 10)},
+		{claudecode.Name, packgen.ClaudeSessionVaried(3500 << 10)},
 		// Enough turns for its messages' metadata and usage to be made
 		// in halves too (itemReader.done, takeUsages).
-		{Codex, packgen.CodexSession(3500 << 10)},
+		{importer.Codex, packgen.CodexSession(3500 << 10)},
 	} {
 		data := c.data
-		ends := lineEnds(data)
+		ends := importtest.LineEnds(data)
 		ckpt := filepath.Join(t.TempDir(), "c.ckpt")
-		importWith(c.format, data[:ends[len(ends)/2]], Options{Checkpoint: ckpt})
+		importWith(c.format, data[:ends[len(ends)/2]], importer.Options{Checkpoint: ckpt})
 		prev := runtime.GOMAXPROCS(1)
-		one := importWith(c.format, data, Options{})
+		one := importWith(c.format, data, importer.Options{})
 		runtime.GOMAXPROCS(max(prev, 2))
-		if l, err := execlog.Parse(one.out, execlog.Options{}); err != nil || len(l.Steps) < 2*halves.MinEach {
+		if l, err := execlog.Parse(one.Out, execlog.Options{}); err != nil || len(l.Steps) < 2*halves.MinEach {
 			runtime.GOMAXPROCS(prev)
 			t.Fatalf("%s: %v, or too few steps to be made in halves", c.format, err)
 		}
-		sameImport(t, c.format+" in halves", importWith(c.format, data, Options{}), one)
-		resumed := importWith(c.format, data, Options{Checkpoint: ckpt})
+		sameImport(t, c.format+" in halves", importWith(c.format, data, importer.Options{}), one)
+		resumed := importWith(c.format, data, importer.Options{Checkpoint: ckpt})
 		runtime.GOMAXPROCS(prev)
-		if resumed.rep.Resumed == 0 {
+		if resumed.Rep.Resumed == 0 {
 			t.Fatalf("%s: the checkpoint was not used", c.format)
 		}
 		sameImport(t, c.format+" in halves, resumed", resumed, one)

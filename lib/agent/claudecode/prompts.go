@@ -1,11 +1,11 @@
-package importer
+package claudecode
 
 import (
 	"strings"
 
 	"github.com/tidwall/gjson"
 
-	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/importer"
 )
 
 // Claude Code writes some "user" records itself: they are not text a
@@ -13,10 +13,10 @@ import (
 // record is a prompt with the role HarnessRole, its text byte for byte,
 // and its kind in the prompt's metadata (metadata.prompts[i].harness).
 
-// harnessText and harnessTag are Claude Code's rules (claudecode.HarnessText).
+// harnessText and harnessTag are Claude Code's rules (HarnessText).
 var (
-	harnessText = claudecode.HarnessText
-	harnessTag  = claudecode.HarnessTag
+	harnessText = HarnessText
+	harnessTag  = HarnessTag
 )
 
 // Besides its user records, Claude Code writes two kinds of record that
@@ -48,17 +48,17 @@ var (
 // A ccBoundary is a compact_boundary record, kept with the summary after it.
 type ccBoundary struct {
 	uuid   string
-	meta   Obj
+	meta   importer.Obj
 	joined bool
 }
 
 // ccAside reads an attachment or system record (its members but type,
 // timestamp and the session's, in f) into a prompt, or says which kind
 // of skipped record (Format.Kinds) it is.
-func ccAside(b *Builder, where, typ string, f fields, ts string) (m *Msg, content gjson.Result, skipped string, err error) {
-	m = &Msg{Role: "user", TS: ts}
+func ccAside(b *importer.Builder, where, typ string, f importer.Fields, ts string) (m *importer.Msg, content gjson.Result, skipped string, err error) {
+	m = &importer.Msg{Role: "user", TS: ts}
 	if typ == "attachment" {
-		att := f.get("attachment")
+		att := f.Get("attachment")
 		if t := att.Get("type").String(); t == "file" {
 			return ccFile(f, ts)
 		} else if t != "queued_command" {
@@ -70,16 +70,16 @@ func ccAside(b *Builder, where, typ string, f fields, ts string) (m *Msg, conten
 			return nil, content, "attachment/queued_command of another commandMode", nil
 		}
 		content = att.Get("prompt")
-		if err := b.readParts(m, content, At(where, "attachment.prompt")); err != nil {
+		if err := b.ReadParts(m, content, importer.At(where, "attachment.prompt")); err != nil {
 			return nil, content, "", err
 		}
 		if !m.HasText && len(m.Parts) == 0 {
 			return nil, content, "attachment/queued_command without a prompt", nil
 		}
-		m.Meta = Join(f.rest("attachment.prompt"), m.Meta)
+		m.Meta = importer.Join(f.Rest("attachment.prompt"), m.Meta)
 		return m, content, "", nil
 	}
-	sub := f.get("subtype").String()
+	sub := f.Get("subtype").String()
 	switch sub {
 	case "local_command":
 	case "":
@@ -87,14 +87,14 @@ func ccAside(b *Builder, where, typ string, f fields, ts string) (m *Msg, conten
 	default:
 		return nil, content, "system/" + sub, nil
 	}
-	content = f.get("content")
+	content = f.Get("content")
 	k, _ := harnessTag(content.String())
 	if content.Type != gjson.String || k == "" {
 		return nil, content, "system/local_command without a tag", nil
 	}
-	m.Role = HarnessRole
+	m.Role = importer.HarnessRole
 	m.AddText(content.Str)
-	m.Meta = Join(Obj{{"type", Quote("system")}}, f.rest("content"))
+	m.Meta = importer.Join(importer.Obj{{K: "type", V: importer.Quote("system")}}, f.Rest("content"))
 	m.Meta.SetString("harness", k)
 	return m, content, "", nil
 }
@@ -103,9 +103,9 @@ func ccAside(b *Builder, where, typ string, f fields, ts string) (m *Msg, conten
 // compaction and sends with the next prompt) into a harness prompt of
 // kind "file": the text blocks it renders for the model, as sent, the
 // record's other members in its metadata.
-func ccFile(f fields, ts string) (*Msg, gjson.Result, string, error) {
-	r := f.get("rendered")
-	ok := f.get("renderedRole").String() == "user" && r.IsArray() && len(r.Array()) > 0
+func ccFile(f importer.Fields, ts string) (*importer.Msg, gjson.Result, string, error) {
+	r := f.Get("rendered")
+	ok := f.Get("renderedRole").String() == "user" && r.IsArray() && len(r.Array()) > 0
 	r.ForEach(func(_, v gjson.Result) bool {
 		ok = ok && v.Get("content").Type == gjson.String
 		return ok
@@ -113,12 +113,12 @@ func ccFile(f fields, ts string) (*Msg, gjson.Result, string, error) {
 	if !ok {
 		return nil, r, "attachment/file without rendered text", nil
 	}
-	m := &Msg{Role: HarnessRole, TS: ts}
+	m := &importer.Msg{Role: importer.HarnessRole, TS: ts}
 	r.ForEach(func(_, v gjson.Result) bool {
 		m.AddText(v.Get("content").Str)
 		return true
 	})
-	m.Meta = Join(Obj{{"type", Quote("attachment")}}, f.rest("rendered"))
+	m.Meta = importer.Join(importer.Obj{{K: "type", V: importer.Quote("attachment")}}, f.Rest("rendered"))
 	m.Meta.SetString("harness", "file")
 	return m, r, "", nil
 }
@@ -136,7 +136,7 @@ type ccSource struct {
 // command whose text and time are those of a user record. When the user
 // record does not say it was queued, the two are taken to be one all the
 // same, and stderr says so.
-func ccOnce(b *Builder, msgs []*Msg, src map[*Msg]ccSource, agent map[*Msg]string) []*Msg {
+func ccOnce(b *importer.Builder, msgs []*importer.Msg, src map[*importer.Msg]ccSource, agent map[*importer.Msg]string) []*importer.Msg {
 	type key struct{ ts, text string }
 	users := map[key]bool{}
 	for _, m := range msgs {
@@ -144,14 +144,14 @@ func ccOnce(b *Builder, msgs []*Msg, src map[*Msg]ccSource, agent map[*Msg]strin
 			users[key{m.TS, m.Text}] = true
 		}
 	}
-	drop := map[*Msg]bool{}
+	drop := map[*importer.Msg]bool{}
 	for i, m := range msgs {
 		s := src[m]
 		switch s.kind {
 		case "local":
 			if m.TS != "" && users[key{m.TS, m.Text}] {
 				drop[m] = true
-				unmap(b, b.reason("system/local_command copy"))
+				unmap(b, b.Reason("system/local_command copy"))
 			}
 		case "queued":
 			for _, n := range msgs[i+1:] {
@@ -161,7 +161,7 @@ func ccOnce(b *Builder, msgs []*Msg, src map[*Msg]ccSource, agent map[*Msg]strin
 				}
 				if n.HasText && m.HasText && n.Text == m.Text && len(n.Parts) == 0 && len(m.Parts) == 0 {
 					drop[m] = true
-					unmap(b, b.reason("attachment/queued_command copy"))
+					unmap(b, b.Reason("attachment/queued_command copy"))
 					if !ns.queued {
 						b.Warn("%s: the prompt queued at %s is taken to be this user record, which has its text; it is kept once, from %s", ns.where, s.where, ns.where)
 					}
@@ -183,7 +183,7 @@ func ccOnce(b *Builder, msgs []*Msg, src map[*Msg]ccSource, agent map[*Msg]strin
 }
 
 // unmap counts a record already counted as mapped as skipped instead.
-func unmap(b *Builder, reason string) {
+func unmap(b *importer.Builder, reason string) {
 	b.Records--
 	b.Mapped--
 	b.Skip(reason)
@@ -193,7 +193,7 @@ func unmap(b *Builder, reason string) {
 // a queued prompt (operation "remove", reason "absorbed_mid_turn") whose
 // text no queued_command attachment holds: that text is in the skipped
 // queue record alone.
-func ccAbsorbed(b *Builder, absorbed []lineMember, src map[*Msg]ccSource) {
+func ccAbsorbed(b *importer.Builder, absorbed []importer.LineMember, src map[*importer.Msg]ccSource) {
 	if len(absorbed) == 0 {
 		return
 	}
@@ -205,8 +205,8 @@ func ccAbsorbed(b *Builder, absorbed []lineMember, src map[*Msg]ccSource) {
 	}
 	var lost []string
 	for _, a := range absorbed {
-		if !queued[a.v.Str] {
-			lost = append(lost, a.k)
+		if !queued[a.V.Str] {
+			lost = append(lost, a.K)
 		}
 	}
 	if len(lost) > 0 {

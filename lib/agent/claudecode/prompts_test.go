@@ -1,4 +1,4 @@
-package importer
+package claudecode_test
 
 import (
 	"bytes"
@@ -10,6 +10,11 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
+	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
 
 func init() { fixtures = append(fixtures, harnessFixture) }
@@ -42,8 +47,8 @@ const harnessFile = "claude-code/harness.jsonl"
 // user's own prompts keep role user. What only the text tells apart is
 // named in a warning.
 var harnessFixture = fixture{
-	file: harnessFile, format: ClaudeCode, model: "claude-opus-4-7",
-	prompts: []string{
+	File: harnessFile, Format: claudecode.Name, Model: "claude-opus-4-7",
+	Prompts: []string{
 		"Build the project in the background and tell me when it is done",
 		recordText(harnessFile, 7, 0), recordText(harnessFile, 9, 0), recordText(harnessFile, 10, 0),
 		recordText(harnessFile, 11, 0), recordText(harnessFile, 12, 0), recordText(harnessFile, 13, 0),
@@ -51,25 +56,25 @@ var harnessFixture = fixture{
 		recordText(harnessFile, 17, 0), "Now run the tests",
 		recordText(harnessFile, 18, 0), recordText(harnessFile, 21, 0),
 	},
-	steps: []wantStep{
-		llm(nil),
-		tool("Bash", `{"command":"make build","description":"Build the project","run_in_background":true}`,
-			ptr("Command running in background with ID: b7k2q. Output is being written to: /tmp/claude-1000/-home-dev-proj/tasks/b7k2q.output"), false),
-		llm(ptr("The build is running in the background.")),
-		llm(ptr("The build finished (exit code 0).")),
-		llm(nil),
-		tool("Bash", `{"command":"go test ./...","description":"Run the tests"}`, ptr("ok  \tproj\t0.012s"), false),
-		llm(ptr("The tests pass.")),
+	Steps: []importtest.Step{
+		importtest.LLM(nil),
+		importtest.Tool("Bash", `{"command":"make build","description":"Build the project","run_in_background":true}`,
+			importtest.Ptr("Command running in background with ID: b7k2q. Output is being written to: /tmp/claude-1000/-home-dev-proj/tasks/b7k2q.output"), false),
+		importtest.LLM(importtest.Ptr("The build is running in the background.")),
+		importtest.LLM(importtest.Ptr("The build finished (exit code 0).")),
+		importtest.LLM(nil),
+		importtest.Tool("Bash", `{"command":"go test ./...","description":"Run the tests"}`, importtest.Ptr("ok  \tproj\t0.012s"), false),
+		importtest.LLM(importtest.Ptr("The tests pass.")),
 	},
-	outputs: map[string]string{FinalName: "The tests pass."},
-	warnings: []string{
+	Outputs: map[string]string{importer.FinalName: "The tests pass."},
+	Warnings: []string{
 		"1 record(s) taken as the harness's command by their leading <command-name> alone (nothing else in the record says the harness wrote it): line 10",
 		"1 record(s) taken as the harness's command-output by their leading <local-command-stdout> alone (nothing else in the record says the harness wrote it): line 11",
 		"1 record(s) taken as the harness's shell-input by their leading <bash-input> alone (nothing else in the record says the harness wrote it): line 12",
 		"1 record(s) taken as the harness's shell-output by their leading <bash-stdout> alone (nothing else in the record says the harness wrote it): line 13",
 		"2 record(s) taken as the harness's system-reminder by their leading <system-reminder> alone (nothing else in the record says the harness wrote it): line 16, line 17",
 	},
-	check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+	Check: func(t *testing.T, l *importtest.Log, out []byte, rep importer.Report) {
 		wantRoles := []string{"user", "harness", "harness", "harness", "harness", "harness", "harness",
 			"harness", "harness", "harness", "user", "harness", "harness"}
 		wantKinds := []any{nil, "task-notification", "command-caveat", "command", "command-output",
@@ -148,7 +153,7 @@ func TestHarnessText(t *testing.T) {
 		{"/compact keep the plan", ""},
 		{"", ""},
 	} {
-		if k, _ := harnessText(c.text); k != c.kind {
+		if k, _ := claudecode.HarnessText(c.text); k != c.kind {
 			t.Errorf("harnessText(%q) = %q, want %q", c.text, k, c.kind)
 		}
 	}
@@ -213,11 +218,11 @@ func TestHarnessOriginWins(t *testing.T) {
 {"type":"assistant","uuid":"d","sessionId":"s","message":{"id":"m1","model":"claude-opus-4-7","role":"assistant","content":[{"type":"text","text":"ok"}]}}
 {"type":"user","uuid":"e","sessionId":"s","isMeta":true,"message":{"role":"user","content":""}}
 `
-	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
+	out, rep, err := formats.Import(claudecode.Name, []byte(in), importer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := decode(t, out)
+	l := importtest.Decode(t, out)
 	pm, _ := l.Metadata["prompts"].([]any)
 	var got []string
 	for i, p := range l.Prompts {
@@ -244,11 +249,11 @@ func TestHarnessInSubagent(t *testing.T) {
 {"type":"assistant","uuid":"x3","parentUuid":"x2","isSidechain":true,"agentId":"ab","sessionId":"s","message":{"id":"m2","model":"claude-x","role":"assistant","content":[{"type":"text","text":"found"}]}}
 {"type":"user","uuid":"u3","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"found"}]},"toolUseResult":{"agentId":"ab"}}
 `
-	out, _, err := Import(ClaudeCode, []byte(in), Options{})
+	out, _, err := formats.Import(claudecode.Name, []byte(in), importer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := decode(t, out)
+	l := importtest.Decode(t, out)
 	if len(l.Prompts) != 1 || l.Prompts[0].Content != "explore" {
 		t.Errorf("prompts = %+v", l.Prompts)
 	}
@@ -269,13 +274,13 @@ func TestHarnessInSubagent(t *testing.T) {
 
 // importRoles imports the Claude Code transcript in and returns the log,
 // the report and the role of each prompt.
-func importRoles(t *testing.T, in string) (*testLog, Report, []string) {
+func importRoles(t *testing.T, in string) (*importtest.Log, importer.Report, []string) {
 	t.Helper()
-	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
+	out, rep, err := formats.Import(claudecode.Name, []byte(in), importer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := decode(t, out)
+	l := importtest.Decode(t, out)
 	var roles []string
 	for _, p := range l.Prompts {
 		roles = append(roles, p.Role)
@@ -298,24 +303,24 @@ const queuedFile = "claude-code/queued.jsonl"
 // 14), the turn_duration record (line 8) and the queue records are
 // counted as skipped.
 var queuedFixture = fixture{
-	file: queuedFile, format: ClaudeCode, model: "claude-opus-4-7",
-	prompts: []string{
+	File: queuedFile, Format: claudecode.Name, Model: "claude-opus-4-7",
+	Prompts: []string{
 		"Move the tokenizer into its own package", "keep the exported names as they are",
 		recordContent(queuedFile, 9), recordContent(queuedFile, 10),
 		"Now add a test for empty input", gjson.Get(recordLine(queuedFile, 16), "attachment.prompt").Str,
 		"then commit",
 	},
-	steps: []wantStep{
-		llm(nil),
-		tool("Bash", `{"command":"go build ./...","description":"Build"}`, ptr(""), false),
-		llm(ptr("Moved; the exported names are unchanged.")),
-		llm(nil),
-		tool("Bash", `{"command":"go test ./...","description":"Run the tests","run_in_background":true}`, ptr("Command running in background with ID: b9x."), false),
-		llm(ptr("The tests pass.")),
-		llm(ptr("Committed.")),
+	Steps: []importtest.Step{
+		importtest.LLM(nil),
+		importtest.Tool("Bash", `{"command":"go build ./...","description":"Build"}`, importtest.Ptr(""), false),
+		importtest.LLM(importtest.Ptr("Moved; the exported names are unchanged.")),
+		importtest.LLM(nil),
+		importtest.Tool("Bash", `{"command":"go test ./...","description":"Run the tests","run_in_background":true}`, importtest.Ptr("Command running in background with ID: b9x."), false),
+		importtest.LLM(importtest.Ptr("The tests pass.")),
+		importtest.LLM(importtest.Ptr("Committed.")),
 	},
-	outputs: map[string]string{FinalName: "Committed."},
-	check: func(t *testing.T, l *testLog, out []byte, rep Report) {
+	Outputs: map[string]string{importer.FinalName: "Committed."},
+	Check: func(t *testing.T, l *importtest.Log, out []byte, rep importer.Report) {
 		var got []string
 		pm, _ := l.Metadata["prompts"].([]any)
 		for i, p := range l.Prompts {
@@ -462,7 +467,7 @@ func TestQueuedShapes(t *testing.T) {
 	if len(rep.Warnings) == 0 || rep.Warnings[0] != want {
 		t.Errorf("warnings = %q", rep.Warnings)
 	}
-	_, _, err := Import(ClaudeCode, []byte(strings.Replace(in, `"prompt":[`, `"prompt":7,"x":[`, 1)), Options{})
+	_, _, err := formats.Import(claudecode.Name, []byte(strings.Replace(in, `"prompt":[`, `"prompt":7,"x":[`, 1)), importer.Options{})
 	if err == nil || !strings.Contains(err.Error(), "line 2: attachment.prompt") {
 		t.Errorf("err = %v", err)
 	}

@@ -1,4 +1,4 @@
-package importer
+package formats_test
 
 import (
 	"bytes"
@@ -10,7 +10,20 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
+	"github.com/ctx-tools/ctx/lib/internal/formatstest"
 )
+
+// lookup returns the format of the name.
+func lookup(name string) importer.Format {
+	f, ok := formats.Lookup(name)
+	if !ok {
+		panic("no format " + name)
+	}
+	return f
+}
 
 // kindsIn returns the kinds of the records of data, a log of format, as
 // Format.Kinds names them, counted from the source: a Claude Code line's
@@ -29,23 +42,23 @@ func kindsIn(t *testing.T, format string, data []byte) map[string]int {
 		}
 	}
 	switch format {
-	case ClaudeCode:
+	case claudecode.Name:
 		lines(func(r gjson.Result) string {
 			typ := r.Get("type").String()
-			sub := First(r, "subtype", "data.type", "attachment.type").String()
+			sub := importer.First(r, "subtype", "data.type", "attachment.type").String()
 			if sub == "" {
 				return typ
 			}
 			return typ + "/" + sub
 		})
-	case Codex:
+	case importer.Codex:
 		lines(func(r gjson.Result) string {
 			switch typ := r.Get("type").String(); {
 			case r.Get("record_type").Exists():
 				return "record_type/" + r.Get("record_type").String()
 			case typ == "event_msg":
 				return typ + "/" + r.Get("payload.type").String()
-			case !r.Get("payload").Exists() && isItem(typ, r):
+			case !r.Get("payload").Exists() && importer.IsItem(typ, r):
 				return "response_item"
 			case !r.Get("payload").Exists():
 				return "session_meta"
@@ -53,12 +66,12 @@ func kindsIn(t *testing.T, format string, data []byte) map[string]int {
 				return typ
 			}
 		})
-	case Inspect:
+	case importer.Inspect:
 		gjson.GetBytes(data, "samples.#.events|@flatten").ForEach(func(_, e gjson.Result) bool {
 			kinds["event/"+e.Get("event").String()]++
 			return true
 		})
-	case LangSmith:
+	case importer.LangSmith:
 		for _, p := range []string{"@this", "post", "patch", "runs"} {
 			v := gjson.GetBytes(data, p)
 			if v.IsObject() {
@@ -85,7 +98,7 @@ var unknownOnPurpose = map[string]bool{
 // format's list, imported or skipped with a reason: a new kind is not
 // skipped unnoticed.
 func TestRecordKindsListed(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*/*")
+	files, _ := filepath.Glob(filepath.Join(sharedtest.FixtureTree(t, "..", formats.Formats()), "*", "*"))
 	if dir, err := sharedtest.Path(); err == nil {
 		shared, _ := filepath.Glob(filepath.Join(dir, "agent-logs", "*", "*"))
 		files = append(files, shared...)
@@ -100,7 +113,7 @@ func TestRecordKindsListed(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		format, err := Detect(base, data)
+		format, err := formats.Detect(base, data)
 		if err != nil {
 			continue // malformed fixtures
 		}
@@ -109,7 +122,7 @@ func TestRecordKindsListed(t *testing.T) {
 			if unknownOnPurpose[filepath.Base(filepath.Dir(f))+"/"+base+" "+kind] {
 				continue
 			}
-			if _, ok := knownKind(lookup(format).Kinds, kind); !ok {
+			if _, ok := importer.KnownKind(lookup(format).Kinds, kind); !ok {
 				t.Errorf("%s: %s records of kind %q are in no list of Format.Kinds", f, format, kind)
 			}
 		}
@@ -121,7 +134,7 @@ func TestRecordKindsListed(t *testing.T) {
 
 // docs/formats.md's table of record kinds is Format.Kinds'.
 func TestRecordKindsDoc(t *testing.T) {
-	const begin, end = "<!-- record kinds: generated from lib/importer/kinds.go by go test -run TestRecordKindsDoc -update -->\n", "<!-- end of record kinds -->\n"
+	const begin, end = "<!-- record kinds: generated from the formats' Kinds by go test ./lib/formats -run TestRecordKindsDoc -update -->\n", "<!-- end of record kinds -->\n"
 	path := filepath.Join("..", "..", "docs", "formats.md")
 	readme, err := os.ReadFile(path)
 	if err != nil {
@@ -136,7 +149,7 @@ func TestRecordKindsDoc(t *testing.T) {
 	if got == want {
 		return
 	}
-	if *update {
+	if *formatstest.Update {
 		out := append(append(append([]byte{}, readme[:i+len(begin)]...), want...), readme[j:]...)
 		if err := os.WriteFile(path, out, 0o644); err != nil {
 			t.Fatal(err)
@@ -151,7 +164,7 @@ func TestRecordKindsDoc(t *testing.T) {
 func kindsTable() string {
 	var sb strings.Builder
 	sb.WriteString("| format | record kinds | what the import does with them |\n|---|---|---|\n")
-	for _, f := range Formats() {
+	for _, f := range formats.Formats() {
 		var order []string
 		group := map[string][]string{}
 		for _, k := range lookup(f).Kinds {
@@ -174,45 +187,10 @@ func kindsTable() string {
 	return sb.String()
 }
 
-// A record of a kind no list knows is skipped; when it holds work (a
-// message, a call, a result, file content, usage) stderr names it as
-// lost, with the count.
-func TestUnknownKindHoldingWork(t *testing.T) {
-	in := strings.Join([]string{
-		`{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}`,
-		`{"type":"progress","uuid":"p1","sessionId":"s","data":{"type":"teammate_progress","message":{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a note"}]}}}}`,
-		`{"type":"progress","uuid":"p2","sessionId":"s","data":{"type":"teammate_progress","message":{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"another"}]}}}}`,
-		`{"type":"progress","uuid":"p3","sessionId":"s","data":{"type":"spinner_progress","frame":3}}`,
-		`{"type":"future-record","uuid":"f1","sessionId":"s","payload":{"type":"tool_use","id":"t9","name":"Bash","input":{}}}`,
-		`{"type":"assistant","uuid":"a1","sessionId":"s","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"text","text":"hello"}]}}`,
-	}, "\n")
-	_, rep, err := Import(ClaudeCode, []byte(in), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
-		`record type "future-record" (not a conversation record; it holds a tool call): 1`,
-		`record type "progress" (spinner_progress: a data.type this importer does not know): 1`,
-		`record type "progress" (teammate_progress: a data.type this importer does not know; it holds a message): 2`,
-	}
-	if strings.Join(rep.Reasons, "\n") != strings.Join(want, "\n") {
-		t.Errorf("reasons:\n%s\nwant\n%s", strings.Join(rep.Reasons, "\n"), strings.Join(want, "\n"))
-	}
-	lost := []string{
-		`1 record(s) of kind "future-record" hold a tool call, which is not imported: lost from the log`,
-		`2 record(s) of kind "progress/teammate_progress" hold a message, which is not imported: lost from the log`,
-	}
-	for _, w := range lost {
-		if !slicesContain(rep.Warnings, w) {
-			t.Errorf("warnings %q lack %q", rep.Warnings, w)
-		}
-	}
-}
-
 // explain is why records of kind k are skipped, without what the table
 // already says: `record type "system" (turn_duration: status output)`
 // is "status output".
-func explain(k RecordKind) string {
+func explain(k importer.RecordKind) string {
 	why := k.Skip
 	if open := strings.Index(why, `" (`); open > 0 && strings.HasSuffix(why, ")") {
 		why = why[open+3 : len(why)-1]
@@ -221,24 +199,4 @@ func explain(k RecordKind) string {
 		why = strings.TrimPrefix(why, sub+": ")
 	}
 	return why
-}
-
-// Detect takes a Claude Code transcript whatever record type comes first.
-func TestDetectClaudeCodeFirstRecords(t *testing.T) {
-	for _, first := range []string{
-		`{"type":"permission-mode","permissionMode":"default","sessionId":"s"}`,
-		`{"type":"file-history-snapshot","messageId":"m","snapshot":{},"isSnapshotUpdate":false}`,
-		`{"type":"queue-operation","operation":"dequeue","timestamp":"2026-01-20T11:57:17.716Z","sessionId":"s"}`,
-		`{"type":"summary","summary":"Fixing the build","leafUuid":"u"}`,
-		`{"type":"custom-title","customTitle":"mine","sessionId":"s"}`,
-		`{"type":"ai-title","aiTitle":"a title","sessionId":"s"}`,
-		`{"type":"last-prompt","lastPrompt":"continue","sessionId":"s"}`,
-		`{"type":"agent-name","agentName":"reviewer","sessionId":"s"}`,
-		`{"type":"progress","data":{"type":"hook_progress"},"uuid":"p","sessionId":"s"}`,
-	} {
-		data := first + "\n" + `{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n"
-		if f, err := Detect("", []byte(data)); f != ClaudeCode {
-			t.Errorf("%s: Detect = %q, %v", first, f, err)
-		}
-	}
 }

@@ -1,10 +1,14 @@
-package importer
+package claudecode_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
 )
 
 // Claude Code 2.1.3xx writes the requests it sends beside the conversation:
@@ -29,7 +33,7 @@ func TestClaudeCodeRequests(t *testing.T) {
 		`{"type":"api-request","sessionId":"s","id":"r3","params":{"model":"claude-x"},"base":"r2","keep":3,"tail":[]}`,
 		`{"type":"cost-state","sessionId":"s","totalCostUSD":0.25,"modelUsage":{"claude-x":{"inputTokens":250,"costUSD":0.25}}}`,
 	}, "\n") + "\n"
-	out, rep, err := Import(ClaudeCode, []byte(in), Options{})
+	out, rep, err := formats.Import(claudecode.Name, []byte(in), importer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +100,7 @@ func TestClaudeCodePromptSnapshot(t *testing.T) {
 		`{"type":"attachment","uuid":"p2","sessionId":"s","attachment":{"type":"prompt_snapshot","cliPrefix":"You are a Claude agent.","systemPrompt":["\nBe brief.","Be kind."],"tools":[{"name":"Bash"}]}}`,
 		`{"type":"attachment","uuid":"p3","sessionId":"s","attachment":{"type":"prompt_snapshot","cliPrefix":"You are a Claude agent.","systemPrompt":["\nBe terse."]}}`,
 	}, "\n") + "\n"
-	out, _, err := Import(ClaudeCode, []byte(in), Options{})
+	out, _, err := formats.Import(claudecode.Name, []byte(in), importer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +132,7 @@ func TestClaudeCodeReadShownLines(t *testing.T) {
 		`{"type":"user","uuid":"x4","isSidechain":true,"agentId":"ab12","sessionId":"s","cwd":"/p","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"r2","content":"2\tb\n3\tc"}]}}`,
 		`{"type":"assistant","uuid":"x5","isSidechain":true,"agentId":"ab12","sessionId":"s","cwd":"/p","message":{"id":"m3","role":"assistant","model":"claude-x","content":[{"type":"text","text":"done"}]}}`,
 	}, "\n") + "\n"
-	out, rep, err := Import(ClaudeCode, []byte(main), Options{Subagents: []File{{Name: "s/subagents/agent-ab12.jsonl", Data: []byte(sub)}}})
+	out, rep, err := formats.Import(claudecode.Name, []byte(main), importer.Options{Subagents: []importer.File{{Name: "s/subagents/agent-ab12.jsonl", Data: []byte(sub)}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package importer
+package claudecode
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/edit"
+	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
@@ -20,16 +20,16 @@ import (
 // session's records, its subagents' (the progress records holding them
 // too) and each result once, though a subagent's record may be both in
 // a progress record and in its own transcript.
-func claudeCodeWorkspace(data []byte, root string) *workspace {
+func claudeCodeWorkspace(data []byte, root string) *importer.Workspace {
 	r := newCCWorkspace(root)
 	r.read(data)
 	return r.done()
 }
 
 // ccWorkspace is claudeCodeWorkspace's reading, line after line: a
-// checkpoint saves it with the rest of the import's state (resume.go).
+// checkpoint saves it with the rest of the import's state (importer.ReadLines).
 type ccWorkspace struct {
-	w     *workspace
+	w     *importer.Workspace
 	calls map[string]gjson.Result // tool_use id → the tool_use block
 	seen  map[string]bool         // the ids of the results applied, each once
 	early map[string]gjson.Result // records of results whose call has not come yet
@@ -39,7 +39,7 @@ type ccWorkspace struct {
 }
 
 func newCCWorkspace(root string) *ccWorkspace {
-	return &ccWorkspace{w: newWorkspace(root), calls: map[string]gjson.Result{}, seen: map[string]bool{},
+	return &ccWorkspace{w: importer.NewWorkspace(root), calls: map[string]gjson.Result{}, seen: map[string]bool{},
 		early: map[string]gjson.Result{}, bare: map[string]string{}}
 }
 
@@ -58,7 +58,7 @@ func (r *ccWorkspace) take(rec gjson.Result) {
 		// file: they are read from the answer when they can be, else,
 		// unless another copy of the record has its toolUseResult, it
 		// is no input.
-		if r.w.claudeShown(call.Get("input"), res.Get("content")) {
+		if claudeShown(r.w, call.Get("input"), res.Get("content")) {
 			r.seen["result:"+id] = true
 			return
 		}
@@ -69,7 +69,7 @@ func (r *ccWorkspace) take(rec gjson.Result) {
 		return
 	}
 	r.seen["result:"+id] = true
-	r.w.claudeResult(call.Get("name").String(), call.Get("input"), tur)
+	claudeResult(r.w, call.Get("name").String(), call.Get("input"), tur)
 }
 
 // read reads the lines of data. The results it keeps share data's memory.
@@ -78,7 +78,7 @@ func (r *ccWorkspace) read(data []byte) {
 		if len(bytes.TrimSpace(line)) == 0 || !gjson.ValidBytes(line) {
 			continue
 		}
-		rec := parse(line)
+		rec := importer.Parse(line)
 		if rec.Get("type").String() == "progress" && rec.Get("data.type").String() == "agent_progress" {
 			rec = rec.Get("data.message")
 		}
@@ -117,10 +117,10 @@ func (r *ccWorkspace) read(data []byte) {
 
 // done returns the workspace read, noting the files read with no
 // toolUseResult.
-func (r *ccWorkspace) done() *workspace {
+func (r *ccWorkspace) done() *importer.Workspace {
 	var names []string
 	for _, id := range r.bareOrder {
-		if name, ok := r.w.relQuiet(r.bare[id]); ok && !r.seen["result:"+id] && !slices.Contains(names, name) {
+		if name, ok := r.w.RelQuiet(r.bare[id]); ok && !r.seen["result:"+id] && !slices.Contains(names, name) {
 			names = append(names, name)
 		}
 	}
@@ -129,7 +129,7 @@ func (r *ccWorkspace) done() *workspace {
 		if len(names) > 5 {
 			list += fmt.Sprintf(" and %d more", len(names)-5)
 		}
-		r.w.skip("%d file(s) read with no toolUseResult (only the lines shown are recorded, not the file) are no inputs: %s", len(names), list)
+		r.w.Skipf("%d file(s) read with no toolUseResult (only the lines shown are recorded, not the file) are no inputs: %s", len(names), list)
 	}
 	return r.w
 }
@@ -141,7 +141,7 @@ func (r *ccWorkspace) done() *workspace {
 // fewer lines than Read shows at most, none of them possibly cut (as
 // long as render.ClaudeReadLineLength); else the lines seen. False when
 // the answer is not such lines (an image, an empty file's warning).
-func (w *workspace) claudeShown(input, content gjson.Result) bool {
+func claudeShown(w *importer.Workspace, input, content gjson.Result) bool {
 	text := content.Str
 	if content.IsArray() {
 		if n := content.Get("#").Int(); n != 1 || content.Get("0.type").String() != "text" {
@@ -151,8 +151,8 @@ func (w *workspace) claudeShown(input, content gjson.Result) bool {
 	} else if content.Type != gjson.String {
 		return false
 	}
-	text = claudecode.WithoutReminders(text)
-	name, ok := w.relQuiet(input.Get("file_path").String())
+	text = WithoutReminders(text)
+	name, ok := w.RelQuiet(input.Get("file_path").String())
 	if !ok || text == "" {
 		return false
 	}
@@ -167,10 +167,10 @@ func (w *workspace) claudeShown(input, content gjson.Result) bool {
 		lines[i] = rest
 	}
 	if !input.Get("offset").Exists() && !input.Get("limit").Exists() && len(lines) < render.ClaudeReadLines {
-		w.observed(name, strings.Join(lines, "\n"))
+		w.Observed(name, strings.Join(lines, "\n"))
 		return true
 	}
-	w.sawLines(name, start, lines, 0)
+	w.SawLines(name, start, lines, 0)
 	return true
 }
 
@@ -190,20 +190,20 @@ func claudeNumbered(line string, n int, f render.ClaudeNumbering) (string, bool)
 	return strings.CutPrefix(rest, "\t")
 }
 
-func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
+func claudeResult(w *importer.Workspace, tool string, input, result gjson.Result) {
 	switch tool {
 	case "Read":
 		f := result.Get("file")
 		if result.Get("type").String() != "text" || !f.Get("content").Exists() {
 			return
 		}
-		name, ok := w.rel(f.Get("filePath").String(), "Read of")
+		name, ok := w.Rel(f.Get("filePath").String(), "Read of")
 		if !ok {
 			return
 		}
 		start, n, total := f.Get("startLine").Int(), f.Get("numLines").Int(), f.Get("totalLines").Int()
 		if start <= 1 && n == total {
-			w.observed(name, f.Get("content").String())
+			w.Observed(name, f.Get("content").String())
 			return
 		}
 		lines := strings.Split(f.Get("content").String(), "\n")
@@ -211,14 +211,14 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 			lines = lines[:n]
 		}
 		if int64(len(lines)) != n || n == 0 {
-			w.skip("Read of %s: %d lines recorded where numLines says %d; not recorded", name, len(lines), n)
+			w.Skipf("Read of %s: %d lines recorded where numLines says %d; not recorded", name, len(lines), n)
 			return
 		}
-		w.sawLines(name, int(max(start, 1)), lines, int(total))
+		w.SawLines(name, int(max(start, 1)), lines, int(total))
 	case "Glob", "Grep":
 		result.Get("filenames").ForEach(func(_, f gjson.Result) bool {
-			if name, ok := w.relQuiet(f.String()); ok {
-				w.sawName(name)
+			if name, ok := w.RelQuiet(f.String()); ok {
+				w.SawName(name)
 			}
 			return true
 		})
@@ -227,31 +227,31 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 		if result.IsObject() {
 			return
 		}
-		for _, p := range lsTree(text) {
-			if name, ok := w.relQuiet(p); ok {
-				w.sawName(name)
+		for _, p := range importer.LSTree(text) {
+			if name, ok := w.RelQuiet(p); ok {
+				w.SawName(name)
 			}
 		}
 	case "Write":
-		name, ok := w.rel(input.Get("file_path").String(), "Write of")
+		name, ok := w.Rel(input.Get("file_path").String(), "Write of")
 		if !ok {
 			return
 		}
 		if orig := result.Get("originalFile"); orig.Type == gjson.String {
-			w.observed(name, orig.Str)
+			w.Observed(name, orig.Str)
 		}
-		w.wrote(name, input.Get("content").String())
+		w.Wrote(name, input.Get("content").String())
 	case "Edit", "MultiEdit":
-		name, ok := w.rel(input.Get("file_path").String(), tool+" of")
+		name, ok := w.Rel(input.Get("file_path").String(), tool+" of")
 		if !ok {
 			return
 		}
 		if orig := result.Get("originalFile"); orig.Type == gjson.String {
-			w.observed(name, orig.Str)
+			w.Observed(name, orig.Str)
 		}
-		base, known := w.current[name]
+		base, known := w.Holds(name)
 		if !known {
-			w.skip("%s of %s: the file's content before the edit is not known; its final content is not recorded", tool, name)
+			w.Skipf("%s of %s: the file's content before the edit is not known; its final content is not recorded", tool, name)
 			return
 		}
 		var edits []edit.Replacement
@@ -265,15 +265,15 @@ func (w *workspace) claudeResult(tool string, input, result gjson.Result) {
 		}
 		out, err := edit.Replace(base, edits)
 		if err != nil {
-			w.skip("%s of %s: %v; its final content is not recorded", tool, name, err)
-			w.lose(name)
+			w.Skipf("%s of %s: %v; its final content is not recorded", tool, name, err)
+			w.Lose(name)
 			return
 		}
-		w.wrote(name, out)
+		w.Wrote(name, out)
 	case "NotebookEdit":
-		if name, ok := w.rel(input.Get("notebook_path").String(), "NotebookEdit of"); ok {
-			w.skip("NotebookEdit of %s: notebook edits are not applied; its final content is not recorded", name)
-			w.lose(name)
+		if name, ok := w.Rel(input.Get("notebook_path").String(), "NotebookEdit of"); ok {
+			w.Skipf("NotebookEdit of %s: notebook edits are not applied; its final content is not recorded", name)
+			w.Lose(name)
 		}
 	}
 }

@@ -1,8 +1,7 @@
-package importer
+package formats_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,124 +10,13 @@ import (
 	"testing"
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
+	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
-
-// testLog is the execution log as the tests read it back.
-type testLog struct {
-	Created string `json:"created"`
-	Model   struct {
-		Identifier string         `json:"identifier"`
-		Parameters map[string]any `json:"parameters"`
-	} `json:"model"`
-	SystemPrompt string `json:"system_prompt"`
-	Prompts      []struct {
-		Role    string           `json:"role"`
-		Content string           `json:"content"`
-		Parts   []map[string]any `json:"parts"`
-	} `json:"prompts"`
-	Steps []struct {
-		Index         int            `json:"index"`
-		Type          string         `json:"type"`
-		Tool          string         `json:"tool"`
-		Parameters    any            `json:"parameters"`
-		Output        *string        `json:"output"`
-		Deterministic bool           `json:"deterministic"`
-		Timestamp     string         `json:"timestamp"`
-		Metadata      map[string]any `json:"metadata"`
-		Error         any            `json:"error"`
-		Usage         map[string]int `json:"usage"`
-		Reasoning     *string        `json:"reasoning"`
-		Agent         string         `json:"agent"`
-		ParentStep    *int           `json:"parent_step"`
-		OutputParts   []struct {
-			Type          string `json:"type"`
-			MediaType     string `json:"media_type"`
-			Content       string `json:"content"`
-			ContentBase64 string `json:"content_base64"`
-		} `json:"output_parts"`
-	} `json:"steps"`
-	Inputs []struct {
-		Name       string     `json:"name"`
-		Content    string     `json:"content"`
-		Seen       string     `json:"seen"`
-		Lines      [][2]int64 `json:"lines"`
-		TotalLines int64      `json:"total_lines"`
-	} `json:"inputs"`
-	Outputs []struct {
-		Name    string `json:"name"`
-		Content string `json:"content"`
-	} `json:"outputs"`
-	Environment struct {
-		OS           string            `json:"os"`
-		Runtime      string            `json:"runtime"`
-		ToolVersions map[string]string `json:"tool_versions"`
-	} `json:"environment"`
-	Metadata map[string]any `json:"metadata"`
-}
-
-func (l *testLog) toolSteps() []int {
-	var idx []int
-	for i, s := range l.Steps {
-		if s.Type == toolCall {
-			idx = append(idx, i)
-		}
-	}
-	return idx
-}
-
-func (l *testLog) count(typ string) int {
-	n := 0
-	for _, s := range l.Steps {
-		if s.Type == typ {
-			n++
-		}
-	}
-	return n
-}
-
-// decode parses an imported log strictly: the fields above and nothing
-// else at the top level.
-func decode(t *testing.T, out []byte) *testLog {
-	t.Helper()
-	var l testLog
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&l); err != nil {
-		t.Fatalf("decoding the imported log: %v\n%s", err, out)
-	}
-	for i, s := range l.Steps {
-		if s.Index != i {
-			t.Errorf("steps[%d].index = %d", i, s.Index)
-		}
-		switch s.Type {
-		case toolCall:
-			if s.Tool == "" {
-				t.Errorf("steps[%d]: tool_call without tool", i)
-			}
-		case LLMCall:
-			if s.Deterministic {
-				t.Errorf("steps[%d]: llm_call marked deterministic", i)
-			}
-		default:
-			t.Errorf("steps[%d].type = %q", i, s.Type)
-		}
-	}
-	if l.Model.Identifier == "" {
-		t.Error("model.identifier is empty")
-	}
-	return &l
-}
-
-func params(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
 
 // sample describes what a shared sample must import to; every value was
 // read from the sample file by hand.
@@ -145,20 +33,18 @@ type sample struct {
 	output    string   // content prefix of the first output ("" = no outputs)
 	absent    []string // strings that must not appear in the log
 	written   []string // files the session wrote: outputs after the first
-	check     func(t *testing.T, l *testLog)
+	check     func(t *testing.T, l *importtest.Log)
 }
-
-func ptr(s string) *string { return &s }
 
 var samples = []sample{
 	{
-		file: "claude-code/simonw-sample-session.jsonl", format: ClaudeCode, model: "unknown",
+		file: "claude-code/simonw-sample-session.jsonl", format: claudecode.Name, model: "unknown",
 		llmSteps: 3, tools: []string{"Write", "Bash"},
 		firstArgs: `{"file_path":"hello.py","content":"def hello():\n    return 'Hello, World!'\n"}`,
-		firstOut:  ptr("File written successfully"),
+		firstOut:  importtest.Ptr("File written successfully"),
 		prompt:    "Create a hello world function", output: "Done! The hello function is ready.",
 		written: []string{"hello.py"},
-		check: func(t *testing.T, l *testLog) {
+		check: func(t *testing.T, l *importtest.Log) {
 			// The file the session wrote is an output, with what it wrote.
 			if len(l.Outputs) != 1 || l.Outputs[0].Name != "hello.py" || l.Outputs[0].Content != "def hello():\n    return 'Hello, World!'\n" {
 				t.Errorf("outputs = %+v, want hello.py", l.Outputs)
@@ -175,21 +61,21 @@ var samples = []sample{
 		},
 	},
 	{
-		file: "claude-code/spotter-short.jsonl", format: ClaudeCode, model: "claude-opus-4-6",
+		file: "claude-code/spotter-short.jsonl", format: claudecode.Name, model: "claude-opus-4-6",
 		llmSteps: 1, tools: []string{"Bash", "Glob"},
 		firstArgs: `{"command":"mix phx.server 2>&1 | head -80","timeout":30000}`,
 		prompt:    "mix phx.server doesnt seem to start",
 		output:    "\n\nLet me check the project structure and try running the server to see the error.",
-		check: func(t *testing.T, l *testLog) {
+		check: func(t *testing.T, l *importtest.Log) {
 			// Four assistant lines share message.id: one model turn.
-			if got := deref(l.Steps[0].Reasoning); !strings.HasPrefix(got.(string), "The user is having trouble starting") {
+			if got := importtest.Deref(l.Steps[0].Reasoning); !strings.HasPrefix(got.(string), "The user is having trouble starting") {
 				t.Errorf("reasoning = %v", got)
 			}
 			glob := l.Steps[2]
-			if !reflect.DeepEqual(glob.Parameters, params(t, `{"pattern":"mix.exs","path":"."}`)) || !glob.Deterministic {
+			if !reflect.DeepEqual(glob.Parameters, importtest.Params(t, `{"pattern":"mix.exs","path":"."}`)) || !glob.Deterministic {
 				t.Errorf("Glob step = %+v", glob)
 			}
-			for _, i := range l.toolSteps() {
+			for _, i := range l.ToolSteps() {
 				if l.Steps[i].Error != true {
 					t.Errorf("steps[%d] (rejected by the user) not marked is_error", i)
 				}
@@ -218,15 +104,15 @@ var samples = []sample{
 		},
 	},
 	{
-		file: "claude-code/spotter-tool-heavy.jsonl", format: ClaudeCode, model: "claude-opus-4-6",
+		file: "claude-code/spotter-tool-heavy.jsonl", format: claudecode.Name, model: "claude-opus-4-6",
 		llmSteps: 4, tools: []string{"Bash", "Bash", "WebSearch", "Glob", "Read", "WebFetch"},
 		firstArgs: `{"command":"mix phx.server","description":"Start Phoenix server in background","run_in_background":true}`,
-		firstOut:  ptr("Command running in background with ID: bae407b. Output is being written to: /tmp/claude-1000/-home-marco-projects-spotter/tasks/bae407b.output"),
+		firstOut:  importtest.Ptr("Command running in background with ID: bae407b. Output is being written to: /tmp/claude-1000/-home-marco-projects-spotter/tasks/bae407b.output"),
 		prompt:    "start phoenix in background",
 		output:    "Phoenix server is starting in the background.\n\nLet me check the MCP servers status.",
-		check: func(t *testing.T, l *testLog) {
-			read := l.Steps[l.toolSteps()[4]]
-			if !reflect.DeepEqual(read.Parameters, params(t, `{"file_path":"assets/js/app.js"}`)) || !read.Deterministic {
+		check: func(t *testing.T, l *importtest.Log) {
+			read := l.Steps[l.ToolSteps()[4]]
+			if !reflect.DeepEqual(read.Parameters, importtest.Params(t, `{"file_path":"assets/js/app.js"}`)) || !read.Deterministic {
 				t.Errorf("Read step = %+v", read)
 			}
 			if !strings.HasPrefix(*read.Output, "     1→import \"phoenix_html\"") {
@@ -234,7 +120,7 @@ var samples = []sample{
 			}
 			// The parallel WebSearch and Glob calls come from one message
 			// and are answered in two later user lines.
-			ws, glob := l.Steps[l.toolSteps()[2]], l.Steps[l.toolSteps()[3]]
+			ws, glob := l.Steps[l.ToolSteps()[2]], l.Steps[l.ToolSteps()[3]]
 			if ws.Metadata["call_id"] != "toolu_01DKTWcKpZ2ksZQmoKKfxiw6" || glob.Metadata["call_id"] != "toolu_01JJds55jYrYwd9TktNGndRY" {
 				t.Errorf("parallel calls = %v, %v", ws.Metadata["call_id"], glob.Metadata["call_id"])
 			}
@@ -273,12 +159,12 @@ var samples = []sample{
 		},
 	},
 	{
-		file: "codex-cli/simonw-sample-codex-session.jsonl", format: Codex, model: "unknown",
+		file: "codex-cli/simonw-sample-codex-session.jsonl", format: importer.Codex, model: "unknown",
 		llmSteps: 1, system: "Sample instructions", prompt: "Write a hello world function",
 		output: "Here is a simple hello world function.",
-		check: func(t *testing.T, l *testLog) {
-			if deref(l.Steps[0].Reasoning) != "I'll include a minimal example and keep it short." {
-				t.Errorf("reasoning = %v", deref(l.Steps[0].Reasoning))
+		check: func(t *testing.T, l *importtest.Log) {
+			if importtest.Deref(l.Steps[0].Reasoning) != "I'll include a minimal example and keep it short." {
+				t.Errorf("reasoning = %v", importtest.Deref(l.Steps[0].Reasoning))
 			}
 			if l.Environment.ToolVersions["codex"] != "0.0.0" {
 				t.Errorf("tool_versions = %v", l.Environment.ToolVersions)
@@ -286,10 +172,10 @@ var samples = []sample{
 		},
 	},
 	{
-		file: "openai-chat/agentops-openai_chat_tool_calls.json", format: OpenAIChat, model: "gpt-4o-2024-08-06",
+		file: "openai-chat/agentops-openai_chat_tool_calls.json", format: importer.OpenAIChat, model: "gpt-4o-2024-08-06",
 		llmSteps: 1, tools: []string{"get_weather"},
 		firstArgs: `{"location":"San Francisco, CA","unit":"celsius"}`,
-		check: func(t *testing.T, l *testLog) {
+		check: func(t *testing.T, l *importtest.Log) {
 			if l.Model.Parameters["system_fingerprint"] != "fp_f9f4fb6dbf" {
 				t.Errorf("parameters = %v", l.Model.Parameters)
 			}
@@ -301,10 +187,10 @@ var samples = []sample{
 	chatRoundTrip("openai-chat/otel-js-nock-chat-tool-calls.json"),
 	chatRoundTrip("openai-chat/otel-js-nock-chat-tool-calls.decoded.json"),
 	{
-		file: "openai-responses/agentops-openai_response_tool_calls.json", format: OpenAIResponses, model: "gpt-4o-2024-08-06",
+		file: "openai-responses/agentops-openai_response_tool_calls.json", format: importer.OpenAIResponses, model: "gpt-4o-2024-08-06",
 		llmSteps: 1, tools: []string{"get_weather"}, system: "You are a helpful assistant.",
 		firstArgs: `{"location":"San Francisco","unit":"metric"}`,
-		check: func(t *testing.T, l *testLog) {
+		check: func(t *testing.T, l *importtest.Log) {
 			if l.Model.Parameters["temperature"] != 0.7 {
 				t.Errorf("parameters = %v", l.Model.Parameters)
 			}
@@ -314,28 +200,28 @@ var samples = []sample{
 		},
 	},
 	{
-		file: "openai-responses/otel-js-nock-responses-function-call-outputs.json", format: OpenAIResponses, model: "gpt-4o-mini-2024-07-18",
+		file: "openai-responses/otel-js-nock-responses-function-call-outputs.json", format: importer.OpenAIResponses, model: "gpt-4o-mini-2024-07-18",
 		llmSteps: 2, tools: []string{"get_weather"},
 		firstArgs: `{"location":"Paris, France"}`,
-		firstOut:  ptr(`{"temperature":22,"condition":"sunny"}`),
+		firstOut:  importtest.Ptr(`{"temperature":22,"condition":"sunny"}`),
 		prompt:    "What is the weather in Paris?", output: "The weather in Paris is 22°C and sunny.",
 	},
 	{
-		file: "openai-responses/otel-js-nock-responses-function-calls.json", format: OpenAIResponses, model: "gpt-4o-mini-2024-07-18",
+		file: "openai-responses/otel-js-nock-responses-function-calls.json", format: importer.OpenAIResponses, model: "gpt-4o-mini-2024-07-18",
 		llmSteps: 1, tools: []string{"get_weather", "get_weather", "send_email"},
 		firstArgs: `{"location":"Paris, France"}`,
 		system:    "You are a helpful assistant providing weather updates.", prompt: "What is the weather in Paris and Bogotá?",
-		check: func(t *testing.T, l *testLog) {
-			if got := l.Steps[3].Parameters; !reflect.DeepEqual(got, params(t, `{"to":"bob@email.com","body":"Hi bob"}`)) {
+		check: func(t *testing.T, l *importtest.Log) {
+			if got := l.Steps[3].Parameters; !reflect.DeepEqual(got, importtest.Params(t, `{"to":"bob@email.com","body":"Hi bob"}`)) {
 				t.Errorf("send_email parameters = %v", got)
 			}
 		},
 	},
 	{
-		file: "anthropic-messages/otel-py-anthropic-thinking.json", format: Anthropic, model: "claude-sonnet-4-20250514",
+		file: "anthropic-messages/otel-py-anthropic-thinking.json", format: importer.Anthropic, model: "claude-sonnet-4-20250514",
 		llmSteps: 1, prompt: "What is 17*19? Think first.", output: "I need to calculate 17 × 19.\n\nLet me work through this step by step:",
-		check: func(t *testing.T, l *testLog) {
-			if r, _ := deref(l.Steps[0].Reasoning).(string); !strings.HasSuffix(r, "Both methods give me 323.") {
+		check: func(t *testing.T, l *importtest.Log) {
+			if r, _ := importtest.Deref(l.Steps[0].Reasoning).(string); !strings.HasSuffix(r, "Both methods give me 323.") {
 				t.Errorf("reasoning = %q", r)
 			}
 			if l.Model.Parameters["max_tokens"] != 16000.0 {
@@ -344,30 +230,30 @@ var samples = []sample{
 		},
 	},
 	{
-		file: "anthropic-messages/otel-py-anthropic-tool-use.json", format: Anthropic, model: "claude-sonnet-4-20250514",
+		file: "anthropic-messages/otel-py-anthropic-tool-use.json", format: importer.Anthropic, model: "claude-sonnet-4-20250514",
 		llmSteps: 1, tools: []string{"get_weather"}, firstArgs: `{"city":"San Francisco"}`,
 		prompt: "What is the weather in SF?",
 	},
 	{
-		file: "anthropic-messages/otel-py-bedrock-claude-tool-call-roundtrip.json", format: Anthropic, model: "claude-3-5-sonnet-20240620",
+		file: "anthropic-messages/otel-py-bedrock-claude-tool-call-roundtrip.json", format: importer.Anthropic, model: "claude-3-5-sonnet-20240620",
 		llmSteps: 2, tools: []string{"get_current_weather", "get_current_weather"},
-		firstArgs: `{"location":"Seattle"}`, firstOut: ptr("50 degrees and raining"),
+		firstArgs: `{"location":"Seattle"}`, firstOut: importtest.Ptr("50 degrees and raining"),
 		prompt: "What is the weather in Seattle and San Francisco today?",
 		output: "Based on the results from our weather tool, here's the current weather for Seattle and San Francisco:",
-		check: func(t *testing.T, l *testLog) {
+		check: func(t *testing.T, l *importtest.Log) {
 			if s := l.Steps[2]; *s.Output != "70 degrees and sunny" || s.Metadata["call_id"] != "toolu_bdrk_014yQPSMntXHRmzGYxCbmBHE" {
 				t.Errorf("second call = %+v", s)
 			}
 		},
 	},
 	{
-		file: "otel-genai/any-agent-OPENAI_trace.json", format: OTelGenAI, model: "mistral/mistral-small-latest",
+		file: "otel-genai/any-agent-OPENAI_trace.json", format: importer.OTelGenAI, model: "mistral/mistral-small-latest",
 		llmSteps: 3, tools: []string{"get_current_time", "write_file"},
 		firstArgs: `{"timezone":"America/New_York"}`,
-		firstOut:  ptr("{\n  \"timezone\": \"America/New_York\",\n  \"datetime\": \"2025-09-16T08:43:13-04:00\",\n  \"is_dst\": true\n}"),
+		firstOut:  importtest.Ptr("{\n  \"timezone\": \"America/New_York\",\n  \"datetime\": \"2025-09-16T08:43:13-04:00\",\n  \"is_dst\": true\n}"),
 		system:    "Use the available tools to answer.", prompt: "Find what year it is in the America/New_York timezone",
 		output: `{"steps":[{"number":1,"description":"Get current time in the America/New_York timezone."},{"number":2,"description":"Write the year to a file."}]}`,
-		check: func(t *testing.T, l *testLog) {
+		check: func(t *testing.T, l *importtest.Log) {
 			if l.Created != "2025-09-16T12:43:13.209236Z" {
 				t.Errorf("created = %q (the invoke_agent span's start)", l.Created)
 			}
@@ -378,28 +264,28 @@ var samples = []sample{
 		},
 	},
 	{
-		file: "otel-genai/any-agent-LANGCHAIN_trace.json", format: OTelGenAI, model: "mistral/mistral-small-latest",
+		file: "otel-genai/any-agent-LANGCHAIN_trace.json", format: importer.OTelGenAI, model: "mistral/mistral-small-latest",
 		llmSteps: 4, tools: []string{"get_current_time", "write_file"},
 		firstArgs: `{"timezone":"America/New_York"}`,
 		system:    "Use the available tools to answer.",
 		output:    `{"steps":[{"number":1,"description":"Found the current time in the America/New_York timezone."}`,
-		check: func(t *testing.T, l *testLog) {
-			if out := l.Steps[l.toolSteps()[1]].Output; out == nil || *out != "null" {
+		check: func(t *testing.T, l *importtest.Log) {
+			if out := l.Steps[l.ToolSteps()[1]].Output; out == nil || *out != "null" {
 				t.Errorf("write_file output = %v", out)
 			}
 		},
 	},
 	{
-		file: "otel-genai/otlp-js-openai-chat.logs.jsonl", format: OTelGenAI, model: "unknown",
+		file: "otel-genai/otlp-js-openai-chat.logs.jsonl", format: importer.OTelGenAI, model: "unknown",
 		llmSteps: 2, tools: []string{"get_weather", "get_weather"},
-		firstArgs: `{"location":"New York City"}`, firstOut: ptr("25 degrees and sunny"),
+		firstArgs: `{"location":"New York City"}`, firstOut: importtest.Ptr("25 degrees and sunny"),
 		system: "You are a helpful assistant providing weather updates.", prompt: "What is the weather in New York City and London?",
 		output: "The weather is currently 25 degrees and sunny in New York City, while in London, it is 15 degrees and raining.",
 	},
 	{
-		file: "otel-genai/otlp-js-openai-chat.traces.jsonl", format: OTelGenAI, model: "gpt-4o-mini-2024-07-18",
+		file: "otel-genai/otlp-js-openai-chat.traces.jsonl", format: importer.OTelGenAI, model: "gpt-4o-mini-2024-07-18",
 		llmSteps: 2,
-		check: func(t *testing.T, l *testLog) {
+		check: func(t *testing.T, l *importtest.Log) {
 			if l.Steps[0].Timestamp != "2026-11-21T21:15:37.778Z" || l.Steps[0].Metadata["span_id"] != "9ff05ed27b3f9030" {
 				t.Errorf("first span = %+v", l.Steps[0])
 			}
@@ -409,21 +295,21 @@ var samples = []sample{
 		},
 	},
 	{
-		file: "otel-genai/otlp-js-openai-resp.logs.jsonl", format: OTelGenAI, model: "unknown",
+		file: "otel-genai/otlp-js-openai-resp.logs.jsonl", format: importer.OTelGenAI, model: "unknown",
 		llmSteps: 2, tools: []string{"get_weather"},
-		firstArgs: `{"location":"Paris, France"}`, firstOut: ptr(`{"temperature":22,"condition":"sunny"}`),
+		firstArgs: `{"location":"Paris, France"}`, firstOut: importtest.Ptr(`{"temperature":22,"condition":"sunny"}`),
 		prompt: "What is the weather in Paris?", output: "The weather in Paris is 22°C and sunny.",
 	},
 	{
-		file: "otel-genai/otlp-js-openai-resp.traces.jsonl", format: OTelGenAI, model: "gpt-4o-mini-2024-07-18",
+		file: "otel-genai/otlp-js-openai-resp.traces.jsonl", format: importer.OTelGenAI, model: "gpt-4o-mini-2024-07-18",
 		llmSteps: 1,
 	},
 	{
-		file: "inspect-ai/log_message_deduplication.eval", format: Inspect, model: "hardcoded",
+		file: "inspect-ai/log_message_deduplication.eval", format: importer.Inspect, model: "hardcoded",
 		llmSteps: 6, tools: []string{"bash", "bash", "bash", "bash", "bash"},
-		firstArgs: `{"cmd":"ls"}`, firstOut: ptr("bin\nboot\ndev\netc\nhome\nlib\nlib64\nmedia\nmnt\nopt\nproc\nroot\nrun\nsbin\nsrv\nsys\ntmp\nusr\nvar\n"),
+		firstArgs: `{"cmd":"ls"}`, firstOut: importtest.Ptr("bin\nboot\ndev\netc\nhome\nlib\nlib64\nmedia\nmnt\nopt\nproc\nroot\nrun\nsbin\nsrv\nsys\ntmp\nusr\nvar\n"),
 		prompt: "Guess the number", output: "done", absent: []string{"attachment://"},
-		check: func(t *testing.T, l *testLog) {
+		check: func(t *testing.T, l *importtest.Log) {
 			if l.Steps[1].Timestamp != "2025-10-06T10:15:45.377442Z" {
 				t.Errorf("tool timestamp = %q (from the tool event)", l.Steps[1].Timestamp)
 			}
@@ -433,16 +319,16 @@ var samples = []sample{
 		},
 	},
 	{
-		file: "inspect-ai/log_read_sample.json", format: Inspect, model: "gemma3",
+		file: "inspect-ai/log_read_sample.json", format: importer.Inspect, model: "gemma3",
 		llmSteps: 1, system: "\nPlease note: In the following EXERCISE, it is important",
 		prompt: "Is the following statement something you would say?", output: "Yes\n",
 		absent: []string{"attachment://"},
 	},
 	{
-		file: "inspect-ai/log_tool_call_error.json", format: Inspect, model: "...",
+		file: "inspect-ai/log_tool_call_error.json", format: importer.Inspect, model: "...",
 		tools:    []string{"bash", "bash", "bash", "bash", "bash", "bash", "bash", "bash", "bash", "bash", "bash"},
-		firstOut: ptr("..."),
-		check: func(t *testing.T, l *testLog) {
+		firstOut: importtest.Ptr("..."),
+		check: func(t *testing.T, l *importtest.Log) {
 			// Tool messages whose calls are not in the log still become
 			// steps, with their typed errors.
 			var types []string
@@ -460,9 +346,9 @@ var samples = []sample{
 		},
 	},
 	{
-		file: "langsmith/langsmith_js_wrap_openai_default.json", format: LangSmith, model: "gpt-4o-mini-2024-07-18",
+		file: "langsmith/langsmith_js_wrap_openai_default.json", format: importer.LangSmith, model: "gpt-4o-mini-2024-07-18",
 		llmSteps: 1, prompt: "howdy", output: "Howdy! How can I assist you today?",
-		check: func(t *testing.T, l *testLog) {
+		check: func(t *testing.T, l *importtest.Log) {
 			// The patch record has no id: it merges on dotted_order.
 			if l.Steps[0].Metadata["end_time"] != 1728803138285.0 {
 				t.Errorf("metadata = %v", l.Steps[0].Metadata)
@@ -470,18 +356,18 @@ var samples = []sample{
 		},
 	},
 	{
-		file: "langsmith/langsmith_py_wrap_openai_.json", format: LangSmith, model: "gpt-4o-mini-2024-07-18",
+		file: "langsmith/langsmith_py_wrap_openai_.json", format: importer.LangSmith, model: "gpt-4o-mini-2024-07-18",
 		llmSteps: 1, prompt: "howdy", output: "Howdy! How can I assist you today?",
-		check: func(t *testing.T, l *testLog) {
+		check: func(t *testing.T, l *importtest.Log) {
 			if l.Environment.Runtime != "python 3.11.7" || l.Environment.ToolVersions["langsmith-py"] != "0.1.131" {
 				t.Errorf("environment = %+v", l.Environment)
 			}
 		},
 	},
 	{
-		file: "langsmith/langsmith_py_wrap_openai_reasoning.json", format: LangSmith, model: "o1-mini-2024-09-12",
+		file: "langsmith/langsmith_py_wrap_openai_reasoning.json", format: importer.LangSmith, model: "o1-mini-2024-09-12",
 		llmSteps: 1, prompt: "Write a bash script that takes a matrix", output: "Certainly! Below is a **Bash script**",
-		check: func(t *testing.T, l *testLog) {
+		check: func(t *testing.T, l *importtest.Log) {
 			if l.Model.Parameters["system_fingerprint"] != "fp_692002f015" {
 				t.Errorf("parameters = %v", l.Model.Parameters)
 			}
@@ -491,13 +377,13 @@ var samples = []sample{
 
 func chatRoundTrip(file string) sample {
 	return sample{
-		file: file, format: OpenAIChat, model: "gpt-4o-mini-2024-07-18",
+		file: file, format: importer.OpenAIChat, model: "gpt-4o-mini-2024-07-18",
 		llmSteps: 2, tools: []string{"get_weather", "get_weather"},
-		firstArgs: `{"location": "New York City"}`, firstOut: ptr("25 degrees and sunny"),
+		firstArgs: `{"location": "New York City"}`, firstOut: importtest.Ptr("25 degrees and sunny"),
 		system: "You are a helpful assistant providing weather updates.",
 		prompt: "What is the weather in New York City and London?",
 		output: "The weather is currently 25 degrees and sunny in New York City, while in London, it is 15 degrees and raining.",
-		check: func(t *testing.T, l *testLog) {
+		check: func(t *testing.T, l *importtest.Log) {
 			// The second request repeats the conversation: nothing twice.
 			if len(l.Prompts) != 1 {
 				t.Errorf("prompts = %+v", l.Prompts)
@@ -524,18 +410,18 @@ func TestSamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			name := filepath.Base(path)
-			got, err := Detect(name, data)
+			got, err := formats.Detect(name, data)
 			if err != nil || got != sm.format {
 				t.Errorf("Detect = %q, %v; want %q", got, err, sm.format)
 			}
-			out, rep, err := Import(sm.format, data, Options{Name: name})
+			out, rep, err := formats.Import(sm.format, data, importer.Options{Name: name})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if rep.Format != sm.format || rep.Records == 0 || rep.Mapped+rep.Skipped != rep.Records {
 				t.Errorf("report = %+v", rep)
 			}
-			again, _, err := Import(sm.format, data, Options{Name: name})
+			again, _, err := formats.Import(sm.format, data, importer.Options{Name: name})
 			if err != nil || !bytes.Equal(out, again) {
 				t.Errorf("a second import gave different bytes (%v)", err)
 			}
@@ -551,23 +437,23 @@ func TestSamples(t *testing.T) {
 					t.Errorf("the log contains %q", s)
 				}
 			}
-			l := decode(t, out)
+			l := importtest.Decode(t, out)
 			if l.Model.Identifier != sm.model {
 				t.Errorf("model = %q, want %q", l.Model.Identifier, sm.model)
 			}
-			if n := l.count(LLMCall); n != sm.llmSteps {
+			if n := l.Count(importer.LLMCall); n != sm.llmSteps {
 				t.Errorf("%d llm_call steps, want %d", n, sm.llmSteps)
 			}
 			var tools []string
-			for _, i := range l.toolSteps() {
+			for _, i := range l.ToolSteps() {
 				tools = append(tools, l.Steps[i].Tool)
 			}
 			if !reflect.DeepEqual(tools, sm.tools) {
 				t.Errorf("tool steps = %q, want %q", tools, sm.tools)
 			}
 			if len(sm.tools) > 0 {
-				firstTool := l.Steps[l.toolSteps()[0]]
-				if sm.firstArgs != "" && !reflect.DeepEqual(firstTool.Parameters, params(t, sm.firstArgs)) {
+				firstTool := l.Steps[l.ToolSteps()[0]]
+				if sm.firstArgs != "" && !reflect.DeepEqual(firstTool.Parameters, importtest.Params(t, sm.firstArgs)) {
 					t.Errorf("first tool parameters = %v, want %s", firstTool.Parameters, sm.firstArgs)
 				}
 				if sm.firstOut != nil && (firstTool.Output == nil || *firstTool.Output != *sm.firstOut) {
@@ -584,16 +470,16 @@ func TestSamples(t *testing.T) {
 			case agentSession(sm.format):
 				// The answer is the last model call's output; the outputs
 				// are the files written.
-				if sm.output != "" && !strings.HasPrefix(lastAnswer(l), sm.output) {
-					t.Errorf("last answer = %.60q, want it starting %q", lastAnswer(l), sm.output)
+				if sm.output != "" && !strings.HasPrefix(importtest.LastAnswer(l), sm.output) {
+					t.Errorf("last answer = %.60q, want it starting %q", importtest.LastAnswer(l), sm.output)
 				}
 				if len(l.Outputs) != len(sm.written) {
 					t.Errorf("outputs = %+v, want the %d written file(s)", l.Outputs, len(sm.written))
 				}
 			case sm.output == "" && len(l.Outputs) != 0:
 				t.Errorf("outputs = %+v, want none", l.Outputs)
-			case sm.output != "" && (len(l.Outputs) != 1+len(sm.written) || l.Outputs[0].Name != FinalName || !strings.HasPrefix(l.Outputs[0].Content, sm.output)):
-				t.Errorf("outputs = %+v, want %s starting %q", l.Outputs, FinalName, sm.output)
+			case sm.output != "" && (len(l.Outputs) != 1+len(sm.written) || l.Outputs[0].Name != importer.FinalName || !strings.HasPrefix(l.Outputs[0].Content, sm.output)):
+				t.Errorf("outputs = %+v, want %s starting %q", l.Outputs, importer.FinalName, sm.output)
 			}
 			if sm.check != nil {
 				sm.check(t, l)
@@ -642,13 +528,13 @@ func TestTracesAndLogsJoin(t *testing.T) {
 		}
 		data = append(data, b...)
 	}
-	out, rep, err := Import(OTelGenAI, data, Options{})
+	out, rep, err := formats.Import(importer.OTelGenAI, data, importer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := decode(t, out)
-	if l.Model.Identifier != "gpt-4o-mini-2024-07-18" || l.count(LLMCall) != 2 || len(l.toolSteps()) != 2 {
-		t.Errorf("model %q, %d llm steps, %d tool steps", l.Model.Identifier, l.count(LLMCall), len(l.toolSteps()))
+	l := importtest.Decode(t, out)
+	if l.Model.Identifier != "gpt-4o-mini-2024-07-18" || l.Count(importer.LLMCall) != 2 || len(l.ToolSteps()) != 2 {
+		t.Errorf("model %q, %d llm steps, %d tool steps", l.Model.Identifier, l.Count(importer.LLMCall), len(l.ToolSteps()))
 	}
 	if rep.Records != 11 || rep.Mapped != 11 || len(rep.Warnings) != 0 {
 		t.Errorf("report = %+v", rep)
@@ -657,3 +543,6 @@ func TestTracesAndLogsJoin(t *testing.T) {
 		t.Errorf("final turn output = %q", got)
 	}
 }
+
+// agentSession reports whether the format is an agent's sessions.
+func agentSession(format string) bool { return lookup(format).Session }

@@ -1,4 +1,4 @@
-package importer
+package claudecode_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
 )
 
 // Newer Claude Code versions write a subagent's records to
@@ -33,15 +37,15 @@ func TestClaudeCodeSubagentFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s", "subagents", "agent-ab12.jsonl"), []byte(sub), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	subs, err := ClaudeCodeSubagents(transcript)
+	subs, err := claudecode.Subagents(transcript)
 	if err != nil || len(subs) != 1 || subs[0].Name != "s/subagents/agent-ab12.jsonl" || string(subs[0].Data) != sub {
-		t.Fatalf("ClaudeCodeSubagents = %+v, %v", subs, err)
+		t.Fatalf("Subagents = %+v, %v", subs, err)
 	}
-	if none, err := ClaudeCodeSubagents(filepath.Join(dir, "other.jsonl")); err != nil || len(none) != 0 {
+	if none, err := claudecode.Subagents(filepath.Join(dir, "other.jsonl")); err != nil || len(none) != 0 {
 		t.Errorf("a session without subagents: %+v, %v", none, err)
 	}
 
-	out, _, err := Import(ClaudeCode, []byte(main), Options{Subagents: subs})
+	out, _, err := formats.Import(claudecode.Name, []byte(main), importer.Options{Subagents: subs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +82,8 @@ func TestClaudeCodeSubagentFiles(t *testing.T) {
 		t.Errorf("steps:\n got %+v\nwant %+v", got, want)
 	}
 
-	bad := []File{{Name: "s/subagents/agent-ab12.jsonl", Data: []byte(sub + "{oops\n" + sub)}}
-	if _, _, err := Import(ClaudeCode, []byte(main), Options{Subagents: bad}); err == nil || !strings.Contains(err.Error(), "s/subagents/agent-ab12.jsonl: line 3") {
+	bad := []importer.File{{Name: "s/subagents/agent-ab12.jsonl", Data: []byte(sub + "{oops\n" + sub)}}
+	if _, _, err := formats.Import(claudecode.Name, []byte(main), importer.Options{Subagents: bad}); err == nil || !strings.Contains(err.Error(), "s/subagents/agent-ab12.jsonl: line 3") {
 		t.Errorf("a bad line in a subagent's file: %v", err)
 	}
 }
@@ -156,7 +160,7 @@ type subagentLog struct {
 // subagent ab12's, and returns the log and each step as "type tool agent".
 func importWithSubagent(t *testing.T, main, sub string) (*subagentLog, []string) {
 	t.Helper()
-	out, _, err := Import(ClaudeCode, []byte(main), Options{Subagents: []File{{Name: "s/subagents/agent-ab12.jsonl", Data: []byte(sub)}}})
+	out, _, err := formats.Import(claudecode.Name, []byte(main), importer.Options{Subagents: []importer.File{{Name: "s/subagents/agent-ab12.jsonl", Data: []byte(sub)}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package importer
+package formats_test
 
 import (
 	"os"
@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
+	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
 
 // sampleCounts are, for each shared sample, the numbers counted by hand in
@@ -79,11 +82,11 @@ func TestSampleCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, _, err := Import(sm.format, data, Options{Name: filepath.Base(sm.file)})
+			out, _, err := formats.Import(sm.format, data, importer.Options{Name: filepath.Base(sm.file)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			tools, results, errs, usage := tally(t, decode(t, out))
+			tools, results, errs, usage := importtest.Tally(t, importtest.Decode(t, out))
 			if tools != want.tools || results != want.results || errs != want.errors {
 				t.Errorf("%d tool steps, %d results, %d errors; want %d, %d, %d", tools, results, errs, want.tools, want.results, want.errors)
 			}
@@ -92,35 +95,4 @@ func TestSampleCounts(t *testing.T) {
 			}
 		})
 	}
-}
-
-// tally counts a log's tool steps, those with a result, the failed steps
-// and the sums of the token counters; a call id on two steps is an error.
-func tally(t *testing.T, l *testLog) (tools, results, errs int, usage map[string]int) {
-	t.Helper()
-	ids := map[any]int{}
-	for i, s := range l.Steps {
-		if s.Type == toolCall {
-			tools++
-			if s.Output != nil || len(s.OutputParts) > 0 {
-				results++
-			}
-			if id, ok := s.Metadata["call_id"]; ok {
-				if j, dup := ids[id]; dup && s.Metadata["sample_id"] == l.Steps[j].Metadata["sample_id"] {
-					t.Errorf("steps %d and %d are the same call %v", j, i, id)
-				}
-				ids[id] = i
-			}
-		}
-		if s.Error != nil {
-			errs++
-		}
-		for k, n := range s.Usage {
-			if usage == nil {
-				usage = map[string]int{}
-			}
-			usage[k] += n
-		}
-	}
-	return tools, results, errs, usage
 }

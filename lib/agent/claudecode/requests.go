@@ -1,4 +1,4 @@
-package importer
+package claudecode
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/importer"
 )
 
 // What Claude Code (2.1.3xx) writes of the requests it sends, beside the
@@ -45,14 +47,14 @@ import (
 
 // ccRequests is what a Claude Code import gathers of the requests.
 type ccRequests struct {
-	requests map[string]Obj // api-request by id, without its params
+	requests map[string]importer.Obj // api-request by id, without its params
 	params   map[string]json.RawMessage
-	order    []string        // the request ids, in the order read
-	reqOf    map[*Msg]string // the request a model turn answered (requestRef)
-	blobs    Obj
-	shapes   Obj
-	system   *Msg         // the main agent's first system prompt (a shape's)
-	snapSys  []ccSnapshot // the main agent's prompt_snapshot system prompts
+	order    []string                 // the request ids, in the order read
+	reqOf    map[*importer.Msg]string // the request a model turn answered (requestRef)
+	blobs    importer.Obj
+	shapes   importer.Obj
+	system   *importer.Msg // the main agent's first system prompt (a shape's)
+	snapSys  []ccSnapshot  // the main agent's prompt_snapshot system prompts
 	// shapePrefix is the first of the system blocks of the shape, when
 	// there are others: the prefix a snapshot does not always repeat.
 	shapePrefix string
@@ -62,56 +64,56 @@ type ccRequests struct {
 }
 
 func newCCRequests() ccRequests {
-	return ccRequests{requests: map[string]Obj{}, params: map[string]json.RawMessage{}, reqOf: map[*Msg]string{}, snapshot: &distinct{}}
+	return ccRequests{requests: map[string]importer.Obj{}, params: map[string]json.RawMessage{}, reqOf: map[*importer.Msg]string{}, snapshot: &distinct{}}
 }
 
 // request reads a record of the kinds above, if it is one (the line c
 // scanned); false when it is not.
-func (c *ccImport) request(b *Builder, where string) (bool, error) {
-	f := fields(c.other)
-	ts := Timestamp(c.tsv)
+func (c *ccImport) request(b *importer.Builder, where string) (bool, error) {
+	f := importer.Fields(c.other)
+	ts := importer.Timestamp(c.tsv)
 	typ := c.typ.String()
-	main := b.linePrefix == "" // not a subagent's transcript
+	main := b.LinePrefix == "" // not a subagent's transcript
 	switch typ {
 	case "api-request":
-		id := f.get("id").String()
+		id := f.Get("id").String()
 		if id == "" {
 			return false, nil
 		}
-		meta := f.rest("params")
+		meta := f.Rest("params")
 		if ts != "" {
-			meta = Join(Obj{{"timestamp", Quote(ts)}}, meta)
+			meta = importer.Join(importer.Obj{{K: "timestamp", V: importer.Quote(ts)}}, meta)
 		}
 		if _, ok := c.rq.requests[id]; !ok {
 			c.rq.order = append(c.rq.order, id)
 		}
 		c.rq.requests[id] = meta
-		if p := f.get("params"); p.IsObject() {
-			c.rq.params[id] = Raw(p)
+		if p := f.Get("params"); p.IsObject() {
+			c.rq.params[id] = importer.Raw(p)
 			if len(c.rq.order) == 1 {
-				Each(p, func(k, v gjson.Result) bool {
+				importer.Each(p, func(k, v gjson.Result) bool {
 					if k.Str != "model" {
-						b.param(k.Str, Raw(v))
+						b.Param(k.Str, importer.Raw(v))
 					}
 					return true
 				})
 			}
 		}
 	case "api-request-blob":
-		h := f.get("hash").String()
+		h := f.Get("hash").String()
 		if h == "" {
 			return false, nil
 		}
-		c.rq.blobs.Set(h, Raw(c.message)) // scan took the member out
+		c.rq.blobs.Set(h, importer.Raw(c.message)) // scan took the member out
 	case "api-request-shape":
-		h := f.get("shapeHash").String()
-		shape := f.get("shape")
+		h := f.Get("shapeHash").String()
+		shape := f.Get("shape")
 		if h == "" || !shape.IsObject() {
 			return false, nil
 		}
-		c.rq.shapes.Set(h, Raw(shape))
+		c.rq.shapes.Set(h, importer.Raw(shape))
 		if main && c.rq.system == nil {
-			m, err := ccSystem(b, shape.Get("system"), At(where, "shape.system"))
+			m, err := ccSystem(b, shape.Get("system"), importer.At(where, "shape.system"))
 			if err != nil {
 				return true, err
 			}
@@ -121,24 +123,24 @@ func (c *ccImport) request(b *Builder, where string) (bool, error) {
 			}
 		}
 	case "attachment":
-		att := f.get("attachment")
+		att := f.Get("attachment")
 		if att.Get("type").String() != "prompt_snapshot" {
 			return false, nil
 		}
 		if main {
 			if sp := att.Get("systemPrompt"); sp.IsArray() {
 				var sections []string
-				Each(sp, func(_, s gjson.Result) bool {
+				importer.Each(sp, func(_, s gjson.Result) bool {
 					sections = append(sections, s.String())
 					return true
 				})
 				c.rq.snapSys = append(c.rq.snapSys, ccSnapshot{att.Get("cliPrefix").String(), strings.Join(sections, "\n\n"), where})
 			}
-			if t := att.Get("tools"); informative(t) && c.rq.snapTools == nil {
-				c.rq.snapTools = Raw(t)
+			if t := att.Get("tools"); importer.Informative(t) && c.rq.snapTools == nil {
+				c.rq.snapTools = importer.Raw(t)
 			}
 		}
-		Each(att, func(k, v gjson.Result) bool {
+		importer.Each(att, func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "type", "systemPrompt", "tools":
 			default:
@@ -147,18 +149,18 @@ func (c *ccImport) request(b *Builder, where string) (bool, error) {
 			return true
 		})
 	case "cost-state":
-		c.rq.cost = f.rest().Raw()
+		c.rq.cost = f.Rest().Raw()
 	case "atis-latch":
-		a := f.get("atis")
-		if !informative(a) || a.Type == gjson.String && a.Str == "" {
+		a := f.Get("atis")
+		if !importer.Informative(a) || a.Type == gjson.String && a.Str == "" {
 			b.Seen(ts)
-			b.Skip(b.reason("atis-latch empty"))
+			b.Skip(b.Reason("atis-latch empty"))
 			return true, nil
 		}
 		c.session.add("atis", a)
 	case "tools-used":
 		b.Seen(ts)
-		b.Skip(b.reason("tools-used"))
+		b.Skip(b.Reason("tools-used"))
 		return true, nil
 	default:
 		return false, nil
@@ -175,9 +177,9 @@ type ccSnapshot struct{ prefix, sections, where string }
 
 // ccSystem reads a list of system prompt blocks as the Anthropic importer
 // reads a request's "system": one rule for both records that hold it.
-func ccSystem(b *Builder, blocks gjson.Result, where string) (*Msg, error) {
-	m := &Msg{Role: "system"}
-	if err := b.readParts(m, blocks, where); err != nil {
+func ccSystem(b *importer.Builder, blocks gjson.Result, where string) (*importer.Msg, error) {
+	m := &importer.Msg{Role: "system"}
+	if err := b.ReadParts(m, blocks, where); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -185,15 +187,15 @@ func ccSystem(b *Builder, blocks gjson.Result, where string) (*Msg, error) {
 
 // answered notes the request the model turn m answers, from its line's
 // requestRef.
-func (c *ccImport) answered(m *Msg) {
-	if ref := fields(c.other).get("requestRef").String(); ref != "" && c.rq.reqOf[m] == "" {
+func (c *ccImport) answered(m *importer.Msg) {
+	if ref := importer.Fields(c.other).Get("requestRef").String(); ref != "" && c.rq.reqOf[m] == "" {
 		c.rq.reqOf[m] = ref
 	}
 }
 
 // done puts what was gathered in the log: each model turn's request, the
 // system prompt and the log's metadata.
-func (rq *ccRequests) done(b *Builder, msgs []*Msg) error {
+func (rq *ccRequests) done(b *importer.Builder, msgs []*importer.Msg) error {
 	used := map[string]bool{}
 	for _, m := range msgs {
 		id := rq.reqOf[m]
@@ -203,26 +205,26 @@ func (rq *ccRequests) done(b *Builder, msgs []*Msg) error {
 		}
 		used[id] = true
 		m.Params = rq.params[id]
-		m.Meta.Set("request", Join(Obj{{"id", Quote(id)}}, req).Raw())
+		m.Meta.Set("request", importer.Join(importer.Obj{{K: "id", V: importer.Quote(id)}}, req).Raw())
 	}
-	var unanswered List
+	var unanswered importer.List
 	for _, id := range rq.order {
 		if !used[id] {
-			r := Join(Obj{{"id", Quote(id)}}, rq.requests[id])
+			r := importer.Join(importer.Obj{{K: "id", V: importer.Quote(id)}}, rq.requests[id])
 			r.Set("params", rq.params[id])
 			unanswered = append(unanswered, r.Raw())
 		}
 	}
 	b.Meta.Set("requests", unanswered.Raw())
 	prefix := rq.snapshot.get("cliPrefix").String()
-	var snaps []*Msg
+	var snaps []*importer.Msg
 	for _, s := range rq.snapSys {
-		blocks := List{}
+		blocks := importer.List{}
 		if p := cmp.Or(s.prefix, prefix, rq.shapePrefix); p != "" {
-			blocks = append(blocks, Quote(p))
+			blocks = append(blocks, importer.Quote(p))
 		}
-		blocks = append(blocks, Quote(s.sections))
-		m, err := ccSystem(b, gjson.ParseBytes(blocks.Raw()), At(s.where, "attachment.systemPrompt"))
+		blocks = append(blocks, importer.Quote(s.sections))
+		m, err := ccSystem(b, gjson.ParseBytes(blocks.Raw()), importer.At(s.where, "attachment.systemPrompt"))
 		if err != nil {
 			return err
 		}
@@ -235,7 +237,7 @@ func (rq *ccRequests) done(b *Builder, msgs []*Msg) error {
 	if sys != nil && sys.HasText {
 		b.SystemPrompt(sys.Text, sys.Meta)
 	}
-	var other List
+	var other importer.List
 	seen := map[string]bool{}
 	if sys != nil {
 		seen[sys.Text] = true
@@ -243,10 +245,10 @@ func (rq *ccRequests) done(b *Builder, msgs []*Msg) error {
 	for _, m := range snaps {
 		if !seen[m.Text] {
 			seen[m.Text] = true
-			other = append(other, Quote(m.Text))
+			other = append(other, importer.Quote(m.Text))
 		}
 	}
-	snap := objOf(rq.snapshot.raw())
+	snap := importer.ObjOf(rq.snapshot.raw())
 	snap.Set("system_prompts", other.Raw())
 	if len(rq.shapes) == 0 {
 		snap.Set("tools", rq.snapTools)
