@@ -146,7 +146,7 @@ func TestClaudeCodeHermetic(t *testing.T) {
 	}
 	ws.Hermetic = true
 	ws.RecordedDir = "/w"
-	ws.seen = map[string]*seenFile{
+	ws.seen = map[string]*SeenFile{
 		"lib/c.go": {seen: seenName},
 		"d.txt":    {seen: seenPartial, lines: map[int]string{3: "three", 4: "four"}, total: 5},
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/ctx-tools/ctx/lib/replay/render"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // CodexShellVersion is the version of the Codex shell-read renderings.
@@ -41,7 +42,7 @@ func (c *codexShell) Version() string { return CodexShellVersion }
 
 // Run renders the step's command if it is a plain read.
 func (c *codexShell) Run(ctx context.Context, call *Call, out io.Writer) error {
-	p, err := parseParams(c.name, call.Parameters, nil)
+	p, err := ParseParams(c.name, call.Parameters)
 	if err != nil {
 		return err
 	}
@@ -57,11 +58,11 @@ func (c *codexShell) Run(ctx context.Context, call *Call, out io.Writer) error {
 	if stages[0][0] == "ls" {
 		n = bytes.Count(b, []byte("\n"))
 	}
-	if rec, err := call.recorded(); err != nil {
+	if rec, err := call.RecordedOutput(); err != nil {
 		return err
 	} else if rec != nil {
-		if got := render.CodexOutput(rec); n > 1 && !bytes.Equal(got, b) && sameLines(got, b) {
-			return skipf("%s: the same %d names in another order: ls sorts by the locale's collation, which the pack does not record", stages[0][0], n)
+		if got := render.CodexOutput(rec); n > 1 && !bytes.Equal(got, b) && SameLines(got, b) {
+			return Skipf("%s: the same %d names in another order: ls sorts by the locale's collation, which the pack does not record", stages[0][0], n)
 		}
 		if b, err = render.CodexFrame(rec, b); err != nil {
 			return err
@@ -75,22 +76,24 @@ func (c *codexShell) Run(ctx context.Context, call *Call, out io.Writer) error {
 // one simple command, or the stages of a pipeline that is a plain read.
 // Every other parameter (timeouts, justification, sandbox settings) does
 // not change what a read prints and is ignored.
-func codexCommand(p *params) ([][]string, string, error) {
+func codexCommand(p *Params) ([][]string, string, error) {
 	var argv []string
 	var script string
 	for _, k := range []string{"command", "cmd"} {
-		v, ok := p.m[k]
-		if !ok {
+		var v jsontext.Value
+		if ok, err := p.Get(k, &v, "JSON"); err != nil || !ok {
+			if err != nil {
+				return nil, "", err
+			}
 			continue
 		}
-		p.used[k] = true
 		switch v.Kind() {
 		case '[':
-			if _, err := p.get(k, &argv, "an array of strings"); err != nil {
+			if _, err := p.Get(k, &argv, "an array of strings"); err != nil {
 				return nil, "", err
 			}
 		case '"':
-			if _, err := p.get(k, &script, "a string"); err != nil {
+			if _, err := p.Get(k, &script, "a string"); err != nil {
 				return nil, "", err
 			}
 		default:
@@ -99,12 +102,12 @@ func codexCommand(p *params) ([][]string, string, error) {
 	}
 	dir := "."
 	for _, k := range []string{"workdir", "working_directory", "cwd"} {
-		if s, ok, err := p.str(k); err != nil {
+		if s, ok, err := p.Str(k); err != nil {
 			return nil, "", err
 		} else if ok && s != "" {
-			d, err := resolve(s)
+			d, err := Resolve(s)
 			if err != nil {
-				return nil, "", skipf("%s: working directory: %v", p.tool, err)
+				return nil, "", Skipf("%s: working directory: %v", p.tool, err)
 			}
 			dir = d
 		}
@@ -115,17 +118,17 @@ func codexCommand(p *params) ([][]string, string, error) {
 	stages := [][]string{argv}
 	if script != "" {
 		if strings.ContainsAny(script, "*?[]{}~") {
-			return nil, "", skipf("%s: %q holds characters a shell would expand; only plain commands are replayed", p.tool, script)
+			return nil, "", Skipf("%s: %q holds characters a shell would expand; only plain commands are replayed", p.tool, script)
 		}
-		words, err := Split(script)
+		words, err := render.Split(script)
 		if err != nil {
 			// A pipeline only when it is a plain read (nl -ba FILE | sed -n 'A,Bp').
 			pipeline, perr := render.SplitPipeline(script)
 			if perr != nil || len(pipeline) < 2 {
-				return nil, "", skipf("%s: not a plain command: %v", p.tool, err)
+				return nil, "", Skipf("%s: not a plain command: %v", p.tool, err)
 			}
 			if r, rerr := render.ParseCodexRead(pipeline); r == nil || rerr != nil {
-				return nil, "", skipf("%s: not a plain command: %v", p.tool, err)
+				return nil, "", Skipf("%s: not a plain command: %v", p.tool, err)
 			}
 			return pipeline, dir, nil
 		}
@@ -152,28 +155,28 @@ func codexRead(call *Call, dir string, stages [][]string) ([]byte, error) {
 	argv := stages[0]
 	prog, args := argv[0], argv[1:]
 	where := func(name string) (string, error) {
-		name = ws.local(name)
-		full, err := resolve(path.Join(dir, name))
-		if err != nil || path.IsAbs(name) {
-			if err == nil {
-				err = &outsideError{name, "is absolute, outside the recorded working directory"}
-			}
+		name = ws.Local(name)
+		full, err := Resolve(path.Join(dir, name))
+		if err == nil && path.IsAbs(name) {
+			_, err = Resolve(name) // absolute: outside the recorded working directory
+		}
+		if err != nil {
 			return "", fmt.Errorf("%s: %w", prog, err)
 		}
 		return full, nil
 	}
 	file := func(full string) ([]byte, error) {
-		b, err := readRegular(ws.Root, full)
+		b, err := ReadRegular(ws.Root, full)
 		switch {
 		case err != nil && ws.Hermetic:
-			return nil, skipf("%s: %s is not among the pack's inputs", prog, full)
+			return nil, Skipf("%s: %s is not among the pack's inputs", prog, full)
 		case err != nil:
 			return nil, fmt.Errorf("%s: %w", prog, err)
 		}
 		return b, nil
 	}
 	plain := func(what string) error {
-		return skipf("%s: %s is not replayed; only plain reads are", prog, what)
+		return Skipf("%s: %s is not replayed; only plain reads are", prog, what)
 	}
 	r, err := render.ParseCodexRead(stages)
 	var nr *render.NotARead
@@ -189,8 +192,8 @@ func codexRead(call *Call, dir string, stages [][]string) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			if sf := ws.seenAs(full); sf != nil {
-				b, err := sf.codexRead(full, r)
+			if sf := ws.SeenAs(full); sf != nil {
+				b, err := printSeen(sf, full, r)
 				if err != nil {
 					return nil, err
 				}
@@ -226,18 +229,18 @@ func codexRead(call *Call, dir string, stages [][]string) ([]byte, error) {
 		}
 		target := dir
 		if len(dirs) == 1 {
-			d, err := resolve(path.Join(dir, ws.local(dirs[0])))
+			d, err := Resolve(path.Join(dir, ws.Local(dirs[0])))
 			if err != nil {
 				return nil, fmt.Errorf("ls: %w", err)
 			}
 			target = d
 		}
 		if ws.Hermetic {
-			return nil, skipf("ls: a workspace made of the pack's inputs holds the files the session saw, not the directory %s", target)
+			return nil, Skipf("ls: a workspace made of the pack's inputs holds the files the session saw, not the directory %s", target)
 		}
 		entries, err := fs.ReadDir(ws.Root.FS(), target)
 		if err != nil {
-			return nil, fmt.Errorf("ls: %s: %w", target, unwrapPath(err))
+			return nil, fmt.Errorf("ls: %s: %w", target, UnwrapPath(err))
 		}
 		var names []string
 		for _, e := range entries {
@@ -250,7 +253,7 @@ func codexRead(call *Call, dir string, stages [][]string) ([]byte, error) {
 	case "rg":
 		return codexRg(call, dir, args)
 	}
-	return nil, skipf("%s is not one of the read-only commands replayed (cat, sed -n, head, nl -ba, ls, rg)", prog)
+	return nil, Skipf("%s is not one of the read-only commands replayed (cat, sed -n, head, nl -ba, ls, rg)", prog)
 }
 
 // codexRg prints what `rg [-n] [-i] [-F] PATTERN [PATH…]` or
@@ -277,7 +280,7 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 		case a == "--files":
 			files = true
 		case strings.HasPrefix(a, "-"):
-			return nil, skipf("rg: option %s is not replayed; only plain reads are", a)
+			return nil, Skipf("rg: option %s is not replayed; only plain reads are", a)
 		default:
 			operands = append(operands, a)
 			continue
@@ -289,7 +292,7 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 	var pattern string
 	if !files {
 		if len(operands) == 0 {
-			return nil, skipf("rg: no pattern")
+			return nil, Skipf("rg: no pattern")
 		}
 		pattern, operands = operands[0], operands[1:]
 	}
@@ -301,10 +304,10 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, skipf("rg: pattern %q is not a regular expression Go reads as ripgrep does: %v", pattern, err)
+		return nil, Skipf("rg: pattern %q is not a regular expression Go reads as ripgrep does: %v", pattern, err)
 	}
 	if ws.Hermetic {
-		return nil, skipf("rg: a workspace made of the pack's inputs holds the files the session saw, not the tree rg searched")
+		return nil, Skipf("rg: a workspace made of the pack's inputs holds the files the session saw, not the tree rg searched")
 	}
 	type target struct{ shown, name string }
 	var targets []target
@@ -315,7 +318,7 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 	for _, op := range operands {
 		name := "."
 		if op != "" {
-			n, err := resolve(path.Join(dir, ws.local(op)))
+			n, err := Resolve(path.Join(dir, ws.Local(op)))
 			if err != nil {
 				return nil, fmt.Errorf("rg: %w", err)
 			}
@@ -325,17 +328,17 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 		}
 		fi, err := ws.Root.Stat(name)
 		if err != nil {
-			return nil, fmt.Errorf("rg: %s: %w", name, unwrapPath(err))
+			return nil, fmt.Errorf("rg: %s: %w", name, UnwrapPath(err))
 		}
 		if !fi.IsDir() {
 			targets = append(targets, target{op, name})
 			continue
 		}
 		single = false
-		if err := ws.checkNoIgnoreFiles(context.Background(), name); err != nil {
-			return nil, skipf("rg: ripgrep would apply the ignore rules of the tree, which are not rendered")
+		if found, err := ws.IgnoreFile(context.Background(), name); err != nil || found != "" {
+			return nil, Skipf("rg: ripgrep would apply the ignore rules of the tree, which are not rendered")
 		}
-		err = walk(context.Background(), ws.Root, name, func(rel string, d fs.DirEntry) error {
+		err = Walk(context.Background(), ws.Root, name, func(rel string, d fs.DirEntry) error {
 			if strings.HasPrefix(d.Name(), ".") {
 				if d.IsDir() {
 					return fs.SkipDir
@@ -357,13 +360,13 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 	}
 	var lines []string
 	for _, t := range targets {
-		data, err := readRegular(ws.Root, t.name)
+		data, err := ReadRegular(ws.Root, t.name)
 		if err != nil {
 			return nil, fmt.Errorf("rg: %w", err)
 		}
 		if bytes.IndexByte(data, 0) >= 0 {
 			if single {
-				return nil, skipf("rg: %s is binary; ripgrep's notice for it is not rendered", t.shown)
+				return nil, Skipf("rg: %s is binary; ripgrep's notice for it is not rendered", t.shown)
 			}
 			continue
 		}
@@ -371,7 +374,7 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 			lines = append(lines, t.shown)
 			continue
 		}
-		for i, l := range splitLines(data) {
+		for i, l := range SplitLines(data) {
 			if !re.Match(l) {
 				continue
 			}
@@ -387,43 +390,43 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 		}
 	}
 	out := render.Lines(lines)
-	rec, err := call.recorded()
+	rec, err := call.RecordedOutput()
 	if err != nil {
 		return nil, err
 	}
-	if got := render.CodexOutput(rec); rec != nil && len(lines) > 1 && !bytes.Equal(got, out) && sameLines(got, out) {
-		return nil, skipf("rg: the same %d lines in another order: ripgrep searches files in parallel", len(lines))
+	if got := render.CodexOutput(rec); rec != nil && len(lines) > 1 && !bytes.Equal(got, out) && SameLines(got, out) {
+		return nil, Skipf("rg: the same %d lines in another order: ripgrep searches files in parallel", len(lines))
 	}
 	return out, nil
 }
 
-// codexRead prints what r prints of a file the session saw in part, when
+// printSeen prints what r prints of a file the session saw in part, when
 // the lines it prints are all known and end in a line break: a partial
 // input holds lines, not whether the file's last line has one.
-func (sf *seenFile) codexRead(name string, r *render.CodexRead) ([]byte, error) {
-	if sf.seen != seenPartial {
-		return nil, skipf("%s: %s was seen only by name; its content is not in the pack", r.Prog, name)
+func printSeen(sf *SeenFile, name string, r *render.CodexRead) ([]byte, error) {
+	if !sf.Partial() {
+		return nil, Skipf("%s: %s was seen only by name; its content is not in the pack", r.Prog, name)
 	}
 	if r.Prog == "cat" {
-		return nil, skipf("%s: %s was seen only in part", r.Prog, name)
+		return nil, Skipf("%s: %s was seen only in part", r.Prog, name)
 	}
 	end := r.To
-	if sf.total > 0 && end > sf.total {
-		end = sf.total
+	if sf.Total() > 0 && end > sf.Total() {
+		end = sf.Total()
 	}
 	if end == render.ToEnd {
-		return nil, skipf("%s: %s was seen only in part, and its length is not known", r.Prog, name)
+		return nil, Skipf("%s: %s was seen only in part, and its length is not known", r.Prog, name)
 	}
 	var lines []string
 	for n := r.From; n <= end; n++ {
-		l, ok := sf.lines[n]
+		l, ok := sf.Line(n)
 		if !ok {
-			return nil, skipf("%s: %s was seen only in part; line %d is not in the pack", r.Prog, name, n)
+			return nil, Skipf("%s: %s was seen only in part; line %d is not in the pack", r.Prog, name, n)
 		}
 		lines = append(lines, l)
 	}
-	if len(lines) > 0 && end == sf.total && !r.Numbered {
-		return nil, skipf("%s: %s was seen only in part; whether its last line ends in a line break is not in the pack", r.Prog, name)
+	if len(lines) > 0 && end == sf.Total() && !r.Numbered {
+		return nil, Skipf("%s: %s was seen only in part; whether its last line ends in a line break is not in the pack", r.Prog, name)
 	}
 	return r.PrintLines(lines), nil
 }

@@ -75,7 +75,7 @@ func TestCodexShellReadsPartial(t *testing.T) {
 	ws := liveWorkspace(t, dir)
 	ws.Hermetic = true
 	ws.RecordedDir = "/w"
-	ws.seen = map[string]*seenFile{
+	ws.seen = map[string]*SeenFile{
 		"big.go":   {seen: seenPartial, lines: map[int]string{1: "l1", 2: "l2", 5: "l5", 6: "l6", 7: "l7"}, total: 7},
 		"open.txt": {seen: seenPartial, lines: map[int]string{2: "b", 3: "c"}},
 		"name.go":  {seen: seenName},

@@ -229,7 +229,9 @@ type Call struct {
 // maxRecorded bounds the recorded output a renderer may load.
 const maxRecorded = 64 << 20
 
-func (c *Call) recorded() ([]byte, error) {
+// RecordedOutput returns the step's recorded output, nil when none was
+// recorded (see Recorded).
+func (c *Call) RecordedOutput() ([]byte, error) {
 	if c.Recorded == nil {
 		return nil, nil
 	}
@@ -451,7 +453,7 @@ func touchesUnknown(st *manifest.Step, ws *Workspace) (string, bool) {
 		if p.Type != gjson.String {
 			continue
 		}
-		name, err := resolve(ws.local(p.Str))
+		name, err := Resolve(ws.Local(p.Str))
 		if err != nil {
 			return "", false // the executor says what is wrong with it
 		}
@@ -603,7 +605,7 @@ func nameChangedInputs(rep *Report, steps []*manifest.Step) {
 			if p.Type != gjson.String {
 				continue
 			}
-			if name, err := resolve(p.Str); err == nil && changed[name] != "" {
+			if name, err := Resolve(p.Str); err == nil && changed[name] != "" {
 				r.Reason = changed[name]
 				break
 			}
