@@ -64,16 +64,16 @@ var aliasDefaults = map[string]map[string]jsontext.Value{}
 
 // Lookup returns the executor for a tool name: the user's (tools) first,
 // then a built-in, then an agent's own tool rendered as the agent renders
-// it (Claude Code's Read, Glob, Grep, LS), then a built-in through
-// Aliases; nil if none.
-func Lookup(tool string, tools map[string]Executor) Executor {
+// it (agents: Options.Agents), then a built-in through Aliases; nil if
+// none.
+func Lookup(tool string, tools, agents map[string]Executor) Executor {
 	if ex, ok := tools[tool]; ok {
 		return ex
 	}
 	if b, ok := builtins[tool]; ok {
 		return b
 	}
-	if a, ok := claudeTools[tool]; ok {
+	if a, ok := agents[tool]; ok {
 		return a
 	}
 	if name, ok := Aliases[tool]; ok {

@@ -51,7 +51,7 @@ func liveWorkspace(t *testing.T, dir string) *Workspace {
 // output, or the error text prefixed with "error: ".
 func runTool(t *testing.T, ws *Workspace, tool, params string) string {
 	t.Helper()
-	ex := Lookup(tool, nil)
+	ex := Lookup(tool, nil, nil)
 	if ex == nil {
 		t.Fatalf("no executor for %s", tool)
 	}

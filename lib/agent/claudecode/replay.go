@@ -1,4 +1,4 @@
-package replay
+package claudecode
 
 //lint:file-ignore ST1005 errors begin with the name of the Claude Code tool they replay (Read, Glob, Grep), spelt as the agent spells it
 
@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -18,29 +19,57 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/replay"
 	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
-// ClaudeCodeVersion is the version of the Claude Code renderings, compared
-// with recorded tool versions like BuiltinVersion.
-const ClaudeCodeVersion = "claude-code-2.1"
+// Claude Code's Read, Glob, Grep and LS, replayed (ReplayTools): each
+// re-executed in the workspace and its result given as Claude Code gives
+// it to its model, byte for byte (the renderings, and what they leave out,
+// are documented in render.go): Read as "%6d→line" lines (or "N\tline",
+// as Claude Code 2.1.12x numbers them, when the recording shows that form)
+// and its notices, Glob as paths oldest first or "No files found", Grep in
+// each output mode as ripgrep prints and Claude Code frames it (in content
+// mode a matching line's path relative to the working directory, a context
+// line's absolute, unless the recording shows the older or newer
+// convention; see grepPrefixes; its file lists relative too, unless the
+// recording lists them absolute), LS as a tree.
+//
+// In a hermetic workspace, inputs the session saw only by name are listed
+// by Glob and LS; inputs seen in part serve the Reads whose lines are all
+// known. A Read of a file outside the recorded working directory (the pack
+// holds only files under it), or, in a hermetic workspace, of a file that
+// is not among the pack's inputs (the session's log did not show it
+// whole), skips the step, as Codex's reads do. So does a Glob or a Grep
+// file list whose recorded result names a file under the working
+// directory that the pack holds not even by name, and a Grep of a path
+// that is not among the inputs.
 
-// agentTool is a built-in that gives a tool's result as an agent rendered
-// it (package render), not as raw output.
+// ReplayVersion is the version of the Claude Code renderings, compared
+// with recorded tool versions like replay.BuiltinVersion.
+const ReplayVersion = "claude-code-2.1"
+
+// ReplayTools returns Claude Code's read-only tools (Read, Glob, Grep,
+// LS) by name, for replay.Options.Agents: each re-executed in the
+// workspace and its result given as Claude Code renders it.
+func ReplayTools() map[string]replay.Executor { return maps.Clone(replayTools) }
+
+// agentTool is a tool whose result is given as Claude Code rendered it
+// (package render), not as raw output.
 type agentTool struct {
 	name string
-	run  func(ctx context.Context, call *Call, p *Params) ([]byte, error)
+	run  func(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte, error)
 }
 
-// Version returns ClaudeCodeVersion.
-func (a *agentTool) Version() string { return ClaudeCodeVersion }
+// Version returns ReplayVersion.
+func (a *agentTool) Version() string { return ReplayVersion }
 
 // Name returns the tool's name.
 func (a *agentTool) Name() string { return a.name }
 
 // Run executes the tool on call's parameters inside its workspace.
-func (a *agentTool) Run(ctx context.Context, call *Call, out io.Writer) error {
-	p, err := ParseParams(a.name, call.Parameters)
+func (a *agentTool) Run(ctx context.Context, call *replay.Call, out io.Writer) error {
+	p, err := replay.ParseParams(a.name, call.Parameters)
 	if err != nil {
 		return err
 	}
@@ -59,7 +88,7 @@ func (a *agentTool) Run(ctx context.Context, call *Call, out io.Writer) error {
 // workspace whose recorded result names a file under the recorded working
 // directory that the pack does not hold, not even by name: the pack cannot
 // reproduce what it does not know, so a difference says nothing.
-func listsUnknown(c *Call, tool string, out []byte) error {
+func listsUnknown(c *replay.Call, tool string, out []byte) error {
 	ws := c.Workspace
 	mode := gjson.GetBytes(c.Parameters, "output_mode").String()
 	lists := tool == "Glob" || tool == "Grep" && (mode == "" || mode == "files_with_matches")
@@ -81,27 +110,27 @@ func listsUnknown(c *Call, tool string, out []byte) error {
 		if tool == "Glob" && name == line {
 			continue // Glob lists absolute paths: a notice
 		}
-		if _, err := Resolve(name); err != nil {
+		if _, err := replay.Resolve(name); err != nil {
 			continue
 		}
 		if _, err := ws.Root.Stat(name); err == nil {
 			continue
 		}
-		return Skipf("%s: the recorded result names %s, which is not among the pack's inputs", tool, name)
+		return replay.Skipf("%s: the recorded result names %s, which is not among the pack's inputs", tool, name)
 	}
 	return nil
 }
 
-// claudeTools are Claude Code's read-only tools, rendered as Claude Code
+// replayTools are Claude Code's read-only tools, rendered as Claude Code
 // renders them.
-var claudeTools = map[string]*agentTool{
-	"Read": {name: "Read", run: claudeRead},
-	"Glob": {name: "Glob", run: claudeGlob},
-	"Grep": {name: "Grep", run: claudeGrep},
-	"LS":   {name: "LS", run: claudeLS},
+var replayTools = map[string]replay.Executor{
+	"Read": &agentTool{name: "Read", run: claudeRead},
+	"Glob": &agentTool{name: "Glob", run: claudeGlob},
+	"Grep": &agentTool{name: "Grep", run: claudeGrep},
+	"LS":   &agentTool{name: "LS", run: claudeLS},
 }
 
-func claudeRead(ctx context.Context, call *Call, p *Params) ([]byte, error) {
+func claudeRead(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte, error) {
 	raw, ok, err := p.Str("file_path")
 	if err != nil {
 		return nil, err
@@ -125,12 +154,12 @@ func claudeRead(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 		return nil, err
 	}
 	if hasPages {
-		return nil, Skipf("Read: pages %q reads a PDF, which is not rendered", pages)
+		return nil, replay.Skipf("Read: pages %q reads a PDF, which is not rendered", pages)
 	}
 	if ws := call.Workspace; ws.RecordedDir != "" && strings.HasPrefix(raw, "/") && ws.Local(raw) == raw {
-		return nil, Skipf("Read: %s is outside the recorded working directory %s; the pack holds only files under it", raw, ws.RecordedDir)
+		return nil, replay.Skipf("Read: %s is outside the recorded working directory %s; the pack holds only files under it", raw, ws.RecordedDir)
 	}
-	name, err := Resolve(raw)
+	name, err := replay.Resolve(raw)
 	if err != nil {
 		return nil, fmt.Errorf("Read: %w", err)
 	}
@@ -142,12 +171,12 @@ func claudeRead(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 	if sf := call.Workspace.SeenAs(name); sf != nil {
 		return readSeen(sf, name, req)
 	}
-	data, err := ReadRegular(call.Workspace.Root, name)
+	data, err := replay.ReadRegular(call.Workspace.Root, name)
 	switch {
 	case err != nil && call.Workspace.Hermetic && errors.Is(err, fs.ErrNotExist):
 		// The session's log did not show the file whole (older
 		// transcripts, subagents' ones, record no Read results).
-		return nil, Skipf("Read: %s is not among the pack's inputs", name)
+		return nil, replay.Skipf("Read: %s is not among the pack's inputs", name)
 	case err != nil:
 		return nil, fmt.Errorf("Read: %w", err)
 	}
@@ -156,15 +185,15 @@ func claudeRead(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 
 // readSeen renders a Read of a file the session saw in part, when the
 // lines it asks for are all known.
-func readSeen(sf *SeenFile, name string, req render.ClaudeRead) ([]byte, error) {
+func readSeen(sf *replay.SeenFile, name string, req render.ClaudeRead) ([]byte, error) {
 	if !sf.Partial() {
-		return nil, Skipf("Read: %s was seen only by name; its content is not in the pack", name)
+		return nil, replay.Skipf("Read: %s was seen only by name; its content is not in the pack", name)
 	}
 	start := max(req.Offset, 1)
 	end := start - 1 + req.Limit
 	if req.Limit == 0 || sf.Total() > 0 && end > sf.Total() {
 		if sf.Total() == 0 {
-			return nil, Skipf("Read: %s was seen only in part, and its length is not known", name)
+			return nil, replay.Skipf("Read: %s was seen only in part, and its length is not known", name)
 		}
 		end = sf.Total()
 	}
@@ -172,7 +201,7 @@ func readSeen(sf *SeenFile, name string, req render.ClaudeRead) ([]byte, error) 
 	for n := start; n <= end; n++ {
 		l, ok := sf.Line(n)
 		if !ok {
-			return nil, Skipf("Read: %s was seen only in part; line %d is not in the pack", name, n)
+			return nil, replay.Skipf("Read: %s was seen only in part; line %d is not in the pack", name, n)
 		}
 		lines = append(lines, l)
 	}
@@ -184,13 +213,13 @@ func readSeen(sf *SeenFile, name string, req render.ClaudeRead) ([]byte, error) 
 // rgGlob is a ripgrep --glob: a pattern without "/" matches a name at any
 // depth, one with "/" the path relative to the search directory.
 type rgGlob struct {
-	m        *Glob
+	m        *replay.Glob
 	anywhere bool
 }
 
 func compileRgGlob(pattern string) (*rgGlob, error) {
 	p := strings.TrimPrefix(pattern, "/")
-	m, err := CompileGlob(p)
+	m, err := replay.CompileGlob(p)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +233,7 @@ func (g *rgGlob) match(rel string) bool {
 	return g.m.Match(rel)
 }
 
-func claudeGlob(ctx context.Context, call *Call, p *Params) ([]byte, error) {
+func claudeGlob(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte, error) {
 	pattern, ok, err := p.Str("pattern")
 	if err != nil {
 		return nil, err
@@ -223,12 +252,12 @@ func claudeGlob(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 		// An absolute pattern names its own directory: the part before
 		// the first wildcard, up to its last "/" (as Glob splits it).
 		dir, rel := splitGlobBase(pattern)
-		if base, err = Resolve(call.Workspace.Local(dir)); err != nil {
+		if base, err = replay.Resolve(call.Workspace.Local(dir)); err != nil {
 			return nil, fmt.Errorf("Glob: pattern: %w", err)
 		}
 		pattern = rel
 	}
-	if _, err := Resolve(pattern); err != nil {
+	if _, err := replay.Resolve(pattern); err != nil {
 		return nil, fmt.Errorf("Glob: pattern: %w", err)
 	}
 	g, err := compileRgGlob(pattern)
@@ -239,7 +268,7 @@ func claudeGlob(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 	if _, serr := ws.Root.Stat(base); ws.Hermetic && errors.Is(serr, fs.ErrNotExist) && !ws.KnowsUnder(base) && ws.SeenAs(base) == nil {
 		// A directory the pack holds nothing of: what the session saw
 		// there is not known.
-		return nil, Skipf("Glob: %s is not among the pack's inputs", base)
+		return nil, replay.Skipf("Glob: %s is not among the pack's inputs", base)
 	}
 	found, err := ws.Files(ctx, base, g.match)
 	if err != nil {
@@ -247,7 +276,7 @@ func claudeGlob(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 	}
 	// Oldest first, as rg --sort=modified lists them; the walk order
 	// breaks ties.
-	slices.SortStableFunc(found, func(a, b Entry) int { return a.MTime.Compare(b.MTime) })
+	slices.SortStableFunc(found, func(a, b replay.Entry) int { return a.MTime.Compare(b.MTime) })
 	truncated := len(found) > render.ClaudeGlobFiles
 	if truncated {
 		found = found[:render.ClaudeGlobFiles]
@@ -275,7 +304,7 @@ func splitGlobBase(pattern string) (string, string) {
 
 // optionalPath reads a "path" parameter naming a directory, "." when
 // absent.
-func optionalPath(p *Params, tool string) (string, error) {
+func optionalPath(p *replay.Params, tool string) (string, error) {
 	raw, ok, err := p.Str("path")
 	if err != nil {
 		return "", err
@@ -283,7 +312,7 @@ func optionalPath(p *Params, tool string) (string, error) {
 	if !ok {
 		raw = "."
 	}
-	base, err := Resolve(raw)
+	base, err := replay.Resolve(raw)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", tool, err)
 	}
@@ -304,7 +333,7 @@ var rgTypes = map[string][]string{
 	"elixir": {"*.ex", "*.eex", "*.exs", "*.heex", "*.leex", "*.livemd"},
 }
 
-func claudeGrep(ctx context.Context, call *Call, p *Params) ([]byte, error) {
+func claudeGrep(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte, error) {
 	pattern, ok, err := p.Str("pattern")
 	if err != nil {
 		return nil, err
@@ -366,7 +395,7 @@ func claudeGrep(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 		return nil, fmt.Errorf("Grep: output_mode %q is not content, files_with_matches or count", mode)
 	}
 	if multiline {
-		return nil, Skipf("Grep: multiline search is not rendered")
+		return nil, replay.Skipf("Grep: multiline search is not rendered")
 	}
 	before, after := 0, 0
 	if mode == "content" {
@@ -384,7 +413,7 @@ func claudeGrep(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, Skipf("Grep: pattern %q is not a regular expression Go reads as ripgrep does: %v", pattern, err)
+		return nil, replay.Skipf("Grep: pattern %q is not a regular expression Go reads as ripgrep does: %v", pattern, err)
 	}
 	var filters []*rgGlob
 	for _, g := range strings.Fields(globs) {
@@ -397,7 +426,7 @@ func claudeGrep(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 				continue
 			}
 			if strings.HasPrefix(part, "!") {
-				return nil, Skipf("Grep: negated glob %q is not rendered", part)
+				return nil, replay.Skipf("Grep: negated glob %q is not rendered", part)
 			}
 			f, err := compileRgGlob(part)
 			if err != nil {
@@ -410,7 +439,7 @@ func claudeGrep(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 	if typ != "" {
 		pats, ok := rgTypes[typ]
 		if !ok {
-			return nil, Skipf("Grep: file type %q is not rendered", typ)
+			return nil, replay.Skipf("Grep: file type %q is not rendered", typ)
 		}
 		for _, pat := range pats {
 			f, err := compileRgGlob(pat)
@@ -427,7 +456,7 @@ func claudeGrep(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 	return grepRun(ctx, call, base, re, keep, mode, numbers, before, after, headLimit, hasHead, skip)
 }
 
-func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, keep func(string) bool, mode string, numbers bool, before, after, headLimit int, hasHead bool, skip int) ([]byte, error) {
+func grepRun(ctx context.Context, call *replay.Call, base string, re *regexp.Regexp, keep func(string) bool, mode string, numbers bool, before, after, headLimit int, hasHead bool, skip int) ([]byte, error) {
 	ws := call.Workspace
 	fi, err := ws.Root.Stat(base)
 	single := false
@@ -437,22 +466,22 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 	case ws.SeenAs(base) != nil:
 		single = true
 	case ws.KnowsUnder(base):
-		return nil, Skipf("Grep: the files under %s were seen only by name or in part, so what they hold is not known", base)
+		return nil, replay.Skipf("Grep: the files under %s were seen only by name or in part, so what they hold is not known", base)
 	case ws.Hermetic && errors.Is(err, fs.ErrNotExist):
-		return nil, Skipf("Grep: %s is not among the pack's inputs", base)
+		return nil, replay.Skipf("Grep: %s is not among the pack's inputs", base)
 	default:
-		return nil, fmt.Errorf("Grep: %s: %w", base, UnwrapPath(err))
+		return nil, fmt.Errorf("Grep: %s: %w", base, replay.UnwrapPath(err))
 	}
-	var files []Entry
+	var files []replay.Entry
 	if single {
 		var mtime time.Time
 		if fi != nil {
 			mtime = fi.ModTime()
 		}
-		files = []Entry{{Name: base, MTime: mtime}}
+		files = []replay.Entry{{Name: base, MTime: mtime}}
 	} else {
 		files, err = ws.Files(ctx, base, func(rel string) bool {
-			return !IsIgnoreFile(path.Base(rel)) && keep(rel)
+			return !replay.IsIgnoreFile(path.Base(rel)) && keep(rel)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("Grep: %w", err)
@@ -462,11 +491,11 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 			return nil, fmt.Errorf("Grep: %w", err)
 		}
 		if found != "" {
-			return nil, Skipf("Grep: ripgrep would apply the ignore rules of %s, which are not rendered", found)
+			return nil, replay.Skipf("Grep: ripgrep would apply the ignore rules of %s, which are not rendered", found)
 		}
 	}
 	var lines []string // content or count lines
-	var matched []Entry
+	var matched []replay.Entry
 	var rec []byte // the recorded output, read when content needs it
 	recRead := false
 	for _, f := range files {
@@ -475,19 +504,19 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 			if sf.Partial() {
 				what = "in part"
 			}
-			return nil, Skipf("Grep: %s was seen only %s, so what it holds is not known", f.Name, what)
+			return nil, replay.Skipf("Grep: %s was seen only %s, so what it holds is not known", f.Name, what)
 		}
-		data, err := ReadRegular(ws.Root, f.Name)
+		data, err := replay.ReadRegular(ws.Root, f.Name)
 		if err != nil {
 			return nil, fmt.Errorf("Grep: %w", err)
 		}
 		if bytes.IndexByte(data, 0) >= 0 {
 			if single {
-				return nil, Skipf("Grep: %s is binary; ripgrep's notice for it is not rendered", f.Name)
+				return nil, replay.Skipf("Grep: %s is binary; ripgrep's notice for it is not rendered", f.Name)
 			}
 			continue
 		}
-		text := SplitLines(data)
+		text := replay.SplitLines(data)
 		var hits []int
 		for i, l := range text {
 			if re.Match(l) {
@@ -523,7 +552,7 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 	}
 	if mode == "files_with_matches" {
 		// Newest first, then by path, as Grep sorts them.
-		slices.SortStableFunc(matched, func(a, b Entry) int {
+		slices.SortStableFunc(matched, func(a, b replay.Entry) int {
 			if c := b.MTime.Compare(a.MTime); c != 0 {
 				return c
 			}
@@ -567,7 +596,7 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 // (absolute); older versions shortened neither, newer ones both. The
 // recorded output, when there is one, tells which of these the recording
 // agent did; it chooses the convention, never the lines.
-func grepPrefixes(ws *Workspace, name string, recorded []byte) (match, context string) {
+func grepPrefixes(ws *replay.Workspace, name string, recorded []byte) (match, context string) {
 	abs := ws.Shown(name)
 	match, context = name, abs
 	if linePrefixed(recorded, abs+":") {
@@ -614,7 +643,7 @@ func rgContext(text [][]byte, hits []int, match, context string, single, numbers
 				sep = ":"
 			}
 			if len(text[i]) > render.ClaudeGrepColumns {
-				return nil, Skipf("Grep: line %d of %s is longer than %d bytes, which ripgrep omits with a notice that is not rendered", i+1, name, render.ClaudeGrepColumns)
+				return nil, replay.Skipf("Grep: line %d of %s is longer than %d bytes, which ripgrep omits with a notice that is not rendered", i+1, name, render.ClaudeGrepColumns)
 			}
 			var b strings.Builder
 			if !single {
@@ -651,7 +680,7 @@ func paginate(lines []string, limit int, hasLimit bool, skip int) ([]string, ren
 	}
 	if len(lines) > limit {
 		if !hasLimit {
-			return nil, page, Skipf("Grep: more than %d results without a head_limit, which Claude Code versions cut differently", limit)
+			return nil, page, replay.Skipf("Grep: more than %d results without a head_limit, which Claude Code versions cut differently", limit)
 		}
 		lines = lines[:limit]
 		page.Limit = limit
@@ -668,7 +697,7 @@ func localeCompare(a, b string) int {
 	return strings.Compare(a, b)
 }
 
-func claudeLS(ctx context.Context, call *Call, p *Params) ([]byte, error) {
+func claudeLS(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte, error) {
 	base, err := optionalPath(p, "LS")
 	if err != nil {
 		return nil, err
@@ -694,7 +723,7 @@ func claudeLS(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 	}
 	var paths []string
 	listed := map[string]bool{}
-	err = Walk(ctx, ws.Root, base, func(rel string, d fs.DirEntry) error {
+	err = replay.Walk(ctx, ws.Root, base, func(rel string, d fs.DirEntry) error {
 		if hidden(d.Name()) {
 			if d.IsDir() {
 				return fs.SkipDir
@@ -713,7 +742,7 @@ func claudeLS(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 		return nil, fmt.Errorf("LS: %w", err)
 	}
 	for name := range ws.SeenNames() {
-		rel, ok := Under(name, base)
+		rel, ok := replay.Under(name, base)
 		if !ok || slices.ContainsFunc(strings.Split(rel, "/"), hidden) {
 			continue
 		}
@@ -729,7 +758,7 @@ func claudeLS(ctx context.Context, call *Call, p *Params) ([]byte, error) {
 		}
 	}
 	if len(paths) > render.ClaudeLSEntries {
-		return nil, Skipf("LS: more than %d entries, which Claude Code cuts with a notice that is not rendered", render.ClaudeLSEntries)
+		return nil, replay.Skipf("LS: more than %d entries, which Claude Code cuts with a notice that is not rendered", render.ClaudeLSEntries)
 	}
 	return render.ClaudeCodeLS(ws.Shown(".")+"/", paths), nil
 }
