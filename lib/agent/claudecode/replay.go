@@ -167,7 +167,7 @@ func claudeRead(ctx context.Context, call *replay.Call, p *replay.Params) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	req := render.ClaudeRead{Offset: offset, Limit: limit, Reminder: render.ClaudeReadReminder(recorded), Numbering: render.ClaudeNumberingOf(recorded)}
+	req := ClaudeRead{Offset: offset, Limit: limit, Reminder: ClaudeReadReminder(recorded), Numbering: render.ClaudeNumberingOf(recorded)}
 	if sf := call.Workspace.SeenAs(name); sf != nil {
 		return readSeen(sf, name, req)
 	}
@@ -180,12 +180,12 @@ func claudeRead(ctx context.Context, call *replay.Call, p *replay.Params) ([]byt
 	case err != nil:
 		return nil, fmt.Errorf("Read: %w", err)
 	}
-	return render.ClaudeCodeRead(data, req)
+	return ClaudeCodeRead(data, req)
 }
 
 // readSeen renders a Read of a file the session saw in part, when the
 // lines it asks for are all known.
-func readSeen(sf *replay.SeenFile, name string, req render.ClaudeRead) ([]byte, error) {
+func readSeen(sf *replay.SeenFile, name string, req ClaudeRead) ([]byte, error) {
 	if !sf.Partial() {
 		return nil, replay.Skipf("Read: %s was seen only by name; its content is not in the pack", name)
 	}
@@ -205,7 +205,7 @@ func readSeen(sf *replay.SeenFile, name string, req render.ClaudeRead) ([]byte, 
 		}
 		lines = append(lines, l)
 	}
-	return render.ClaudeCodeRead([]byte(strings.Join(lines, "\n")), render.ClaudeRead{
+	return ClaudeCodeRead([]byte(strings.Join(lines, "\n")), ClaudeRead{
 		Offset: start, Limit: len(lines), Reminder: req.Reminder, Numbering: req.Numbering, Base: start,
 	})
 }
@@ -277,15 +277,15 @@ func claudeGlob(ctx context.Context, call *replay.Call, p *replay.Params) ([]byt
 	// Oldest first, as rg --sort=modified lists them; the walk order
 	// breaks ties.
 	slices.SortStableFunc(found, func(a, b replay.Entry) int { return a.MTime.Compare(b.MTime) })
-	truncated := len(found) > render.ClaudeGlobFiles
+	truncated := len(found) > ClaudeGlobFiles
 	if truncated {
-		found = found[:render.ClaudeGlobFiles]
+		found = found[:ClaudeGlobFiles]
 	}
 	names := make([]string, len(found))
 	for i, e := range found {
 		names[i] = call.Workspace.Shown(e.Name)
 	}
-	return call.Unordered(render.ClaudeCodeGlob(names, truncated), len(names), "Glob lists files oldest first")
+	return call.Unordered(ClaudeCodeGlob(names, truncated), len(names), "Glob lists files oldest first")
 }
 
 // splitGlobBase splits an absolute glob pattern into the directory before
@@ -582,11 +582,11 @@ func grepRun(ctx context.Context, call *replay.Call, base string, re *regexp.Reg
 	}
 	switch mode {
 	case "content":
-		return call.Unordered(render.ClaudeCodeGrepContent(lines, page), len(matched), "ripgrep searches files in parallel")
+		return call.Unordered(ClaudeCodeGrepContent(lines, page), len(matched), "ripgrep searches files in parallel")
 	case "count":
-		return call.Unordered(render.ClaudeCodeGrepCount(lines, page), len(matched), "ripgrep searches files in parallel")
+		return call.Unordered(ClaudeCodeGrepCount(lines, page), len(matched), "ripgrep searches files in parallel")
 	}
-	return call.Unordered(render.ClaudeCodeGrepFiles(lines, page), len(lines), "Grep lists files newest first")
+	return call.Unordered(ClaudeCodeGrepFiles(lines, page), len(lines), "Grep lists files newest first")
 }
 
 // grepPrefixes are the paths Claude Code prints before a matching line and
@@ -642,8 +642,8 @@ func rgContext(text [][]byte, hits []int, match, context string, single, numbers
 			if isHit[i] {
 				sep = ":"
 			}
-			if len(text[i]) > render.ClaudeGrepColumns {
-				return nil, replay.Skipf("Grep: line %d of %s is longer than %d bytes, which ripgrep omits with a notice that is not rendered", i+1, name, render.ClaudeGrepColumns)
+			if len(text[i]) > ClaudeGrepColumns {
+				return nil, replay.Skipf("Grep: line %d of %s is longer than %d bytes, which ripgrep omits with a notice that is not rendered", i+1, name, ClaudeGrepColumns)
 			}
 			var b strings.Builder
 			if !single {
@@ -665,9 +665,9 @@ func rgContext(text [][]byte, hits []int, match, context string, single, numbers
 }
 
 // paginate applies Grep's offset and head_limit: 0 is no limit, none is
-// render.ClaudeGrepHeadLimit.
-func paginate(lines []string, limit int, hasLimit bool, skip int) ([]string, render.ClaudeGrepPage, error) {
-	var page render.ClaudeGrepPage
+// ClaudeGrepHeadLimit.
+func paginate(lines []string, limit int, hasLimit bool, skip int) ([]string, ClaudeGrepPage, error) {
+	var page ClaudeGrepPage
 	if skip > 0 {
 		page.Offset = skip
 		lines = lines[min(skip, len(lines)):]
@@ -676,7 +676,7 @@ func paginate(lines []string, limit int, hasLimit bool, skip int) ([]string, ren
 		return lines, page, nil
 	}
 	if !hasLimit {
-		limit = render.ClaudeGrepHeadLimit
+		limit = ClaudeGrepHeadLimit
 	}
 	if len(lines) > limit {
 		if !hasLimit {
@@ -757,8 +757,8 @@ func claudeLS(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte,
 			paths = append(paths, name)
 		}
 	}
-	if len(paths) > render.ClaudeLSEntries {
-		return nil, replay.Skipf("LS: more than %d entries, which Claude Code cuts with a notice that is not rendered", render.ClaudeLSEntries)
+	if len(paths) > ClaudeLSEntries {
+		return nil, replay.Skipf("LS: more than %d entries, which Claude Code cuts with a notice that is not rendered", ClaudeLSEntries)
 	}
-	return render.ClaudeCodeLS(ws.Shown(".")+"/", paths), nil
+	return ClaudeCodeLS(ws.Shown(".")+"/", paths), nil
 }

@@ -101,6 +101,12 @@ func Run(t testing.TB, ws *replay.Workspace, ex replay.Executor, tool, params, r
 		call.Recorded = func() ([]byte, error) { return []byte(recorded), nil }
 	}
 	err := ex.Run(context.Background(), call, &out)
+	return Result(out.Bytes(), err)
+}
+
+// Result is what an executor or a renderer gave: its output b, or
+// "skip: REASON" for a *render.Unsupported error, or "error: MESSAGE".
+func Result(b []byte, err error) string {
 	var skip *render.Unsupported
 	switch {
 	case errors.As(err, &skip):
@@ -108,7 +114,7 @@ func Run(t testing.TB, ws *replay.Workspace, ex replay.Executor, tool, params, r
 	case err != nil:
 		return "error: " + err.Error()
 	}
-	return out.String()
+	return string(b)
 }
 
 // Step is a tool call recorded with output Out, Deterministic when Det,

@@ -1,4 +1,4 @@
-package render
+package claudecode
 
 import (
 	"fmt"
@@ -6,7 +6,17 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctx-tools/ctx/lib/replay"
+	"github.com/ctx-tools/ctx/lib/replay/render"
 )
+
+// Claude Code's results of Read, Glob, Grep and LS, reproduced byte for
+// byte from what the tool found (a file's bytes, a list of names, matching
+// lines), as Claude Code gives them to its model. Where its output depends
+// on something a renderer cannot know or does not reproduce, the renderer
+// returns a *render.Unsupported error (replay.Skipf) saying so, rather
+// than a guess.
 
 // Claude Code's limits, as its tools apply them (Claude Code 2.1).
 const (
@@ -55,60 +65,8 @@ func ClaudeReadReminder(recorded []byte) string {
 type ClaudeRead struct {
 	Offset, Limit int
 	Reminder      string
-	Numbering     ClaudeNumbering
+	Numbering     render.ClaudeNumbering
 	Base          int
-}
-
-// ClaudeNumbering is a form of the line numbers Claude Code puts before
-// each line of a Read result or an Edit snippet. Which one depends on the
-// Claude Code version, never on the file: a caller picks the one the
-// recording shows (ClaudeNumberingOf).
-type ClaudeNumbering int
-
-// Line number forms.
-const (
-	// ClaudeArrow is "%6d→line" (Claude Code 1.0 to 2.1.11x).
-	ClaudeArrow ClaudeNumbering = iota
-	// ClaudeTab is "N\tline", unpadded (Claude Code 2.1.12x).
-	ClaudeTab
-	// ClaudePaddedTab is "%6d\tline" (the first versions).
-	ClaudePaddedTab
-)
-
-// ClaudeNumberingOf returns the form of the numbered line text starts
-// with: spaces, digits, then "→" or a tab. Anything else is ClaudeArrow.
-func ClaudeNumberingOf(text []byte) ClaudeNumbering {
-	i := 0
-	for i < len(text) && text[i] == ' ' {
-		i++
-	}
-	pad := i > 0
-	j := i
-	for j < len(text) && text[j] >= '0' && text[j] <= '9' {
-		j++
-	}
-	if j == i || j >= len(text) || text[j] != '\t' {
-		return ClaudeArrow
-	}
-	if pad {
-		return ClaudePaddedTab
-	}
-	return ClaudeTab
-}
-
-// number writes line number n in form f, then line.
-func (f ClaudeNumbering) number(b *strings.Builder, n int, line string) {
-	num := strconv.Itoa(n)
-	if f != ClaudeTab {
-		b.WriteString(strings.Repeat(" ", max(0, 6-len(num))))
-	}
-	b.WriteString(num)
-	if f == ClaudeArrow {
-		b.WriteString("→")
-	} else {
-		b.WriteByte('\t')
-	}
-	b.WriteString(line)
 }
 
 // ClaudeCodeRead renders Read's result for a text file holding content:
@@ -118,10 +76,10 @@ func (f ClaudeNumbering) number(b *strings.Builder, n int, line string) {
 // or an offset past the end, gives Claude Code's warning instead.
 func ClaudeCodeRead(content []byte, r ClaudeRead) ([]byte, error) {
 	if !utf8.Valid(content) {
-		return nil, unsupported("the file is not valid UTF-8; Claude Code's replacement of invalid bytes is not reproduced")
+		return nil, replay.Skipf("the file is not valid UTF-8; Claude Code's replacement of invalid bytes is not reproduced")
 	}
 	if r.Limit == 0 && len(content) > ClaudeReadBytes {
-		return nil, unsupported("the file is larger than %d bytes, which Claude Code refuses to read without a limit", ClaudeReadBytes)
+		return nil, replay.Skipf("the file is larger than %d bytes, which Claude Code refuses to read without a limit", ClaudeReadBytes)
 	}
 	text := strings.ReplaceAll(string(content), "\r\n", "\n")
 	var lines []string
@@ -131,7 +89,7 @@ func ClaudeCodeRead(content []byte, r ClaudeRead) ([]byte, error) {
 	base := max(r.Base, 1)
 	start := max(r.Offset, 1) - base + 1
 	if base > 1 && (start < 1 || start > len(lines)) {
-		return nil, unsupported("lines from %d are not known", r.Offset)
+		return nil, replay.Skipf("lines from %d are not known", r.Offset)
 	}
 	if start > len(lines) {
 		if len(lines) == 0 {
@@ -143,18 +101,18 @@ func ClaudeCodeRead(content []byte, r ClaudeRead) ([]byte, error) {
 	if r.Limit > 0 {
 		end = min(end, start-1+r.Limit)
 	} else if end-start+1 > ClaudeReadLines {
-		return nil, unsupported("the file has more than %d lines from the offset, and Claude Code versions differ in how they cut it", ClaudeReadLines)
+		return nil, replay.Skipf("the file has more than %d lines from the offset, and Claude Code versions differ in how they cut it", ClaudeReadLines)
 	}
 	var b strings.Builder
 	for n := start; n <= end; n++ {
 		line := lines[n-1]
 		if utf16Len(line) > ClaudeReadLineLength {
-			return nil, unsupported("line %d is longer than %d characters, and Claude Code versions differ in how they shorten it", n+base-1, ClaudeReadLineLength)
+			return nil, replay.Skipf("line %d is longer than %d characters, and Claude Code versions differ in how they shorten it", n+base-1, ClaudeReadLineLength)
 		}
 		if n > start {
 			b.WriteByte('\n')
 		}
-		r.Numbering.number(&b, n+base-1, line)
+		r.Numbering.Number(&b, n+base-1, line)
 	}
 	b.WriteString(r.Reminder)
 	return []byte(b.String()), nil

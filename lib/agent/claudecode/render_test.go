@@ -1,16 +1,18 @@
-package render
+package claudecode
 
 import (
 	"bufio"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
+	"github.com/ctx-tools/ctx/lib/replay/render"
+	"github.com/ctx-tools/ctx/lib/replay/replaytest"
 )
 
 var malware = ClaudeReadReminders[0]
@@ -44,7 +46,7 @@ func TestClaudeCodeRead(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ClaudeCodeRead([]byte(tt.content), tt.req)
-			if s := result(got, err); s != tt.want {
+			if s := replaytest.Result(got, err); s != tt.want {
 				t.Errorf("got  %q\nwant %q", s, tt.want)
 			}
 		})
@@ -52,20 +54,20 @@ func TestClaudeCodeRead(t *testing.T) {
 	// Seven-digit line numbers are not padded.
 	many := strings.Repeat("\n", 1_000_000)
 	got, err := ClaudeCodeRead([]byte(many), ClaudeRead{Offset: 999_999, Limit: 2})
-	if s := result(got, err); s != "999999→\n1000000→" {
+	if s := replaytest.Result(got, err); s != "999999→\n1000000→" {
 		t.Errorf("wide numbers: %q", s)
 	}
 }
 
-func result(b []byte, err error) string {
-	var u *Unsupported
-	switch {
-	case errors.As(err, &u):
-		return "skip: " + u.Reason
-	case err != nil:
-		return "error: " + err.Error()
+// A Read is numbered in each of the forms of render.ClaudeNumbering.
+func TestReadNumbering(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[render.ClaudeNumbering]string{render.ClaudeArrow: "     7→a\n     8→b", render.ClaudeTab: "7\ta\n8\tb", render.ClaudePaddedTab: "     7\ta\n     8\tb"} {
+		got, err := ClaudeCodeRead([]byte("a\nb"), ClaudeRead{Numbering: n, Offset: 7, Base: 7})
+		if err != nil || string(got) != want {
+			t.Errorf("numbering %d: %q, %v; want %q", n, got, err, want)
+		}
 	}
-	return string(b)
 }
 
 func TestClaudeReadReminder(t *testing.T) {
@@ -153,4 +155,36 @@ func TestClaudeCodeReadSamples(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no Read result in the shared Claude Code sessions")
 	}
+}
+
+// FuzzClaudeCodeRead renders arbitrary files: no panic, and a rendering
+// of n lines has n numbered lines, each "%6d→" and the line.
+func FuzzClaudeCodeRead(f *testing.F) {
+	f.Add("a\nb\n", 0, 0)
+	f.Add("", 3, 1)
+	f.Add("x\r\ny", 2, 5)
+	f.Fuzz(func(t *testing.T, content string, offset, limit int) {
+		if offset < 0 || limit < 0 {
+			return
+		}
+		out, err := ClaudeCodeRead([]byte(content), ClaudeRead{Offset: offset, Limit: limit})
+		if err != nil {
+			return
+		}
+		if !utf8.Valid(out) {
+			t.Fatalf("rendering is not UTF-8: %q", out)
+		}
+		s := string(out)
+		if strings.HasPrefix(s, "<system-reminder>") {
+			return
+		}
+		for i, l := range strings.Split(s, "\n") {
+			num, _, ok := strings.Cut(l, "→")
+			if !ok || len(num) < 6 || strings.TrimSpace(num) == "" {
+				// A line of the file may hold "\r" but no "\n": every
+				// rendered line starts with a number.
+				t.Fatalf("line %d of the rendering lacks its number: %q", i, l)
+			}
+		}
+	})
 }
