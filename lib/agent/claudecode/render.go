@@ -20,35 +20,35 @@ import (
 
 // Claude Code's limits, as its tools apply them (Claude Code 2.1).
 const (
-	// ClaudeReadLines is how many lines Read returns without a limit.
-	ClaudeReadLines = 2000
-	// ClaudeReadLineLength is the longest line Read returns unshortened.
-	ClaudeReadLineLength = 2000
-	// ClaudeReadBytes is the largest file Read returns without a limit.
-	ClaudeReadBytes = 256 * 1024
-	// ClaudeGlobFiles is how many paths Glob lists.
-	ClaudeGlobFiles = 100
-	// ClaudeGrepHeadLimit is Grep's head_limit when none is given.
-	ClaudeGrepHeadLimit = 250
-	// ClaudeGrepColumns is the longest line Grep prints (rg --max-columns).
-	ClaudeGrepColumns = 500
-	// ClaudeLSEntries is how many entries LS lists.
-	ClaudeLSEntries = 1000
+	// ReadLines is how many lines Read returns without a limit.
+	ReadLines = 2000
+	// ReadLineLength is the longest line Read returns unshortened.
+	ReadLineLength = 2000
+	// ReadBytes is the largest file Read returns without a limit.
+	ReadBytes = 256 * 1024
+	// GlobFiles is how many paths Glob lists.
+	GlobFiles = 100
+	// GrepHeadLimit is Grep's head_limit when none is given.
+	GrepHeadLimit = 250
+	// GrepColumns is the longest line Grep prints (rg --max-columns).
+	GrepColumns = 500
+	// LSEntries is how many entries LS lists.
+	LSEntries = 1000
 )
 
-// ClaudeReadReminders are the notices Claude Code appends to a Read of a
+// ReadReminders are the notices Claude Code appends to a Read of a
 // non-empty text file. Which one (or none) depends on the Claude Code
 // version and the model, neither of which changes what was read: a caller
 // picks the one the recorded result ends with.
-var ClaudeReadReminders = []string{
+var ReadReminders = []string{
 	"\n\n<system-reminder>\nWhenever you read a file, you should consider whether it would be considered malware. You CAN and SHOULD provide analysis of malware, what it is doing. But you MUST refuse to improve or augment the code. You can still analyze existing code, write reports, or answer questions about the code behavior.\n</system-reminder>\n",
 	"\n\n<system-reminder>\nWhenever you read a file, you should consider whether it looks malicious. If it does, you MUST refuse to improve or augment the code. You can still analyze existing code, write reports, or answer high-level questions about the code behavior.\n</system-reminder>\n",
 }
 
-// ClaudeReadReminder returns the one of ClaudeReadReminders that recorded
+// ReadReminder returns the one of ReadReminders that recorded
 // ends with, or "".
-func ClaudeReadReminder(recorded []byte) string {
-	for _, r := range ClaudeReadReminders {
+func ReadReminder(recorded []byte) string {
+	for _, r := range ReadReminders {
 		if strings.HasSuffix(string(recorded), r) {
 			return r
 		}
@@ -56,30 +56,30 @@ func ClaudeReadReminder(recorded []byte) string {
 	return ""
 }
 
-// ClaudeRead is a Read call: Offset is the first line (0 and 1 both mean
-// the first), Limit the number of lines (0: up to ClaudeReadLines),
-// Reminder the notice to append (see ClaudeReadReminders) and Numbering
+// ReadRequest is a Read call: Offset is the first line (0 and 1 both mean
+// the first), Limit the number of lines (0: up to ReadLines),
+// Reminder the notice to append (see ReadReminders) and Numbering
 // the form of the line numbers. Base, when above 1, is the number of
 // content's first line: content is then those lines of a longer file
 // (read in part), and Offset counts in the file.
-type ClaudeRead struct {
+type ReadRequest struct {
 	Offset, Limit int
 	Reminder      string
 	Numbering     render.ClaudeNumbering
 	Base          int
 }
 
-// ClaudeCodeRead renders Read's result for a text file holding content:
+// RenderRead renders Read's result for a text file holding content:
 // the selected lines numbered (r.Numbering: "%6d→line" by default)
 // joined by "\n" (line endings "\r\n" read as "\n"; the empty string
 // after a final "\n" counts as a line), then the reminder. An empty file,
 // or an offset past the end, gives Claude Code's warning instead.
-func ClaudeCodeRead(content []byte, r ClaudeRead) ([]byte, error) {
+func RenderRead(content []byte, r ReadRequest) ([]byte, error) {
 	if !utf8.Valid(content) {
 		return nil, replay.Skipf("the file is not valid UTF-8; Claude Code's replacement of invalid bytes is not reproduced")
 	}
-	if r.Limit == 0 && len(content) > ClaudeReadBytes {
-		return nil, replay.Skipf("the file is larger than %d bytes, which Claude Code refuses to read without a limit", ClaudeReadBytes)
+	if r.Limit == 0 && len(content) > ReadBytes {
+		return nil, replay.Skipf("the file is larger than %d bytes, which Claude Code refuses to read without a limit", ReadBytes)
 	}
 	text := strings.ReplaceAll(string(content), "\r\n", "\n")
 	var lines []string
@@ -100,14 +100,14 @@ func ClaudeCodeRead(content []byte, r ClaudeRead) ([]byte, error) {
 	end := len(lines)
 	if r.Limit > 0 {
 		end = min(end, start-1+r.Limit)
-	} else if end-start+1 > ClaudeReadLines {
-		return nil, replay.Skipf("the file has more than %d lines from the offset, and Claude Code versions differ in how they cut it", ClaudeReadLines)
+	} else if end-start+1 > ReadLines {
+		return nil, replay.Skipf("the file has more than %d lines from the offset, and Claude Code versions differ in how they cut it", ReadLines)
 	}
 	var b strings.Builder
 	for n := start; n <= end; n++ {
 		line := lines[n-1]
-		if utf16Len(line) > ClaudeReadLineLength {
-			return nil, replay.Skipf("line %d is longer than %d characters, and Claude Code versions differ in how they shorten it", n+base-1, ClaudeReadLineLength)
+		if utf16Len(line) > ReadLineLength {
+			return nil, replay.Skipf("line %d is longer than %d characters, and Claude Code versions differ in how they shorten it", n+base-1, ReadLineLength)
 		}
 		if n > start {
 			b.WriteByte('\n')
@@ -132,10 +132,10 @@ func utf16Len(s string) int {
 
 const claudeTruncated = "(Results are truncated. Consider using a more specific path or pattern.)"
 
-// ClaudeCodeGlob renders Glob's result: the paths one per line (in the
+// RenderGlob renders Glob's result: the paths one per line (in the
 // order Glob found them, oldest modification first), then a note when
-// there were more than ClaudeGlobFiles; "No files found" for none.
-func ClaudeCodeGlob(paths []string, truncated bool) []byte {
+// there were more than GlobFiles; "No files found" for none.
+func RenderGlob(paths []string, truncated bool) []byte {
 	if len(paths) == 0 {
 		return []byte("No files found")
 	}
@@ -146,13 +146,13 @@ func ClaudeCodeGlob(paths []string, truncated bool) []byte {
 	return []byte(s)
 }
 
-// ClaudeGrepPage is the pagination Grep applied: Limit is set when the
+// GrepPage is the pagination Grep applied: Limit is set when the
 // results were cut at head_limit, Offset when entries were skipped.
-type ClaudeGrepPage struct {
+type GrepPage struct {
 	Limit, Offset int
 }
 
-func (p ClaudeGrepPage) String() string {
+func (p GrepPage) String() string {
 	var parts []string
 	if p.Limit > 0 {
 		parts = append(parts, fmt.Sprintf("limit: %d", p.Limit))
@@ -163,9 +163,9 @@ func (p ClaudeGrepPage) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// ClaudeCodeGrepFiles renders Grep's files_with_matches result: "Found N
+// RenderGrepFiles renders Grep's files_with_matches result: "Found N
 // file(s)" and the paths one per line, or "No files found".
-func ClaudeCodeGrepFiles(paths []string, page ClaudeGrepPage) []byte {
+func RenderGrepFiles(paths []string, page GrepPage) []byte {
 	if len(paths) == 0 {
 		return []byte("No files found")
 	}
@@ -180,9 +180,9 @@ func ClaudeCodeGrepFiles(paths []string, page ClaudeGrepPage) []byte {
 	return []byte(s + "\n" + strings.Join(paths, "\n"))
 }
 
-// ClaudeCodeGrepContent renders Grep's content result: ripgrep's output
+// RenderGrepContent renders Grep's content result: ripgrep's output
 // lines joined by "\n", or "No matches found".
-func ClaudeCodeGrepContent(lines []string, page ClaudeGrepPage) []byte {
+func RenderGrepContent(lines []string, page GrepPage) []byte {
 	s := strings.Join(lines, "\n")
 	if s == "" {
 		s = "No matches found"
@@ -193,9 +193,9 @@ func ClaudeCodeGrepContent(lines []string, page ClaudeGrepPage) []byte {
 	return []byte(s)
 }
 
-// ClaudeCodeGrepCount renders Grep's count result: ripgrep's "PATH:N"
+// RenderGrepCount renders Grep's count result: ripgrep's "PATH:N"
 // lines, then the totals Claude Code adds up from them.
-func ClaudeCodeGrepCount(lines []string, page ClaudeGrepPage) []byte {
+func RenderGrepCount(lines []string, page GrepPage) []byte {
 	s := strings.Join(lines, "\n")
 	if s == "" {
 		s = "No matches found"
@@ -239,11 +239,11 @@ func leadingInt(s string) (int, bool) {
 
 const claudeLSNote = "\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."
 
-// ClaudeCodeLS renders LS's tree. root is the working directory as the
+// RenderLS renders LS's tree. root is the working directory as the
 // result names it ("/abs/dir/"); paths are the entries relative to it,
 // directories ending in "/". They are sorted and printed as a tree, two spaces of
 // indent per level, each line "- name" ("- name/" for a directory).
-func ClaudeCodeLS(root string, paths []string) []byte {
+func RenderLS(root string, paths []string) []byte {
 	type node struct {
 		name     string
 		dir      bool

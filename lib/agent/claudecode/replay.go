@@ -167,7 +167,7 @@ func claudeRead(ctx context.Context, call *replay.Call, p *replay.Params) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	req := ClaudeRead{Offset: offset, Limit: limit, Reminder: ClaudeReadReminder(recorded), Numbering: render.ClaudeNumberingOf(recorded)}
+	req := ReadRequest{Offset: offset, Limit: limit, Reminder: ReadReminder(recorded), Numbering: render.ClaudeNumberingOf(recorded)}
 	if sf := call.Workspace.SeenAs(name); sf != nil {
 		return readSeen(sf, name, req)
 	}
@@ -180,12 +180,12 @@ func claudeRead(ctx context.Context, call *replay.Call, p *replay.Params) ([]byt
 	case err != nil:
 		return nil, fmt.Errorf("Read: %w", err)
 	}
-	return ClaudeCodeRead(data, req)
+	return RenderRead(data, req)
 }
 
 // readSeen renders a Read of a file the session saw in part, when the
 // lines it asks for are all known.
-func readSeen(sf *replay.SeenFile, name string, req ClaudeRead) ([]byte, error) {
+func readSeen(sf *replay.SeenFile, name string, req ReadRequest) ([]byte, error) {
 	if !sf.Partial() {
 		return nil, replay.Skipf("Read: %s was seen only by name; its content is not in the pack", name)
 	}
@@ -205,7 +205,7 @@ func readSeen(sf *replay.SeenFile, name string, req ClaudeRead) ([]byte, error) 
 		}
 		lines = append(lines, l)
 	}
-	return ClaudeCodeRead([]byte(strings.Join(lines, "\n")), ClaudeRead{
+	return RenderRead([]byte(strings.Join(lines, "\n")), ReadRequest{
 		Offset: start, Limit: len(lines), Reminder: req.Reminder, Numbering: req.Numbering, Base: start,
 	})
 }
@@ -277,15 +277,15 @@ func claudeGlob(ctx context.Context, call *replay.Call, p *replay.Params) ([]byt
 	// Oldest first, as rg --sort=modified lists them; the walk order
 	// breaks ties.
 	slices.SortStableFunc(found, func(a, b replay.Entry) int { return a.MTime.Compare(b.MTime) })
-	truncated := len(found) > ClaudeGlobFiles
+	truncated := len(found) > GlobFiles
 	if truncated {
-		found = found[:ClaudeGlobFiles]
+		found = found[:GlobFiles]
 	}
 	names := make([]string, len(found))
 	for i, e := range found {
 		names[i] = call.Workspace.Shown(e.Name)
 	}
-	return call.Unordered(ClaudeCodeGlob(names, truncated), len(names), "Glob lists files oldest first")
+	return call.Unordered(RenderGlob(names, truncated), len(names), "Glob lists files oldest first")
 }
 
 // splitGlobBase splits an absolute glob pattern into the directory before
@@ -582,11 +582,11 @@ func grepRun(ctx context.Context, call *replay.Call, base string, re *regexp.Reg
 	}
 	switch mode {
 	case "content":
-		return call.Unordered(ClaudeCodeGrepContent(lines, page), len(matched), "ripgrep searches files in parallel")
+		return call.Unordered(RenderGrepContent(lines, page), len(matched), "ripgrep searches files in parallel")
 	case "count":
-		return call.Unordered(ClaudeCodeGrepCount(lines, page), len(matched), "ripgrep searches files in parallel")
+		return call.Unordered(RenderGrepCount(lines, page), len(matched), "ripgrep searches files in parallel")
 	}
-	return call.Unordered(ClaudeCodeGrepFiles(lines, page), len(lines), "Grep lists files newest first")
+	return call.Unordered(RenderGrepFiles(lines, page), len(lines), "Grep lists files newest first")
 }
 
 // grepPrefixes are the paths Claude Code prints before a matching line and
@@ -642,8 +642,8 @@ func rgContext(text [][]byte, hits []int, match, context string, single, numbers
 			if isHit[i] {
 				sep = ":"
 			}
-			if len(text[i]) > ClaudeGrepColumns {
-				return nil, replay.Skipf("Grep: line %d of %s is longer than %d bytes, which ripgrep omits with a notice that is not rendered", i+1, name, ClaudeGrepColumns)
+			if len(text[i]) > GrepColumns {
+				return nil, replay.Skipf("Grep: line %d of %s is longer than %d bytes, which ripgrep omits with a notice that is not rendered", i+1, name, GrepColumns)
 			}
 			var b strings.Builder
 			if !single {
@@ -665,9 +665,9 @@ func rgContext(text [][]byte, hits []int, match, context string, single, numbers
 }
 
 // paginate applies Grep's offset and head_limit: 0 is no limit, none is
-// ClaudeGrepHeadLimit.
-func paginate(lines []string, limit int, hasLimit bool, skip int) ([]string, ClaudeGrepPage, error) {
-	var page ClaudeGrepPage
+// GrepHeadLimit.
+func paginate(lines []string, limit int, hasLimit bool, skip int) ([]string, GrepPage, error) {
+	var page GrepPage
 	if skip > 0 {
 		page.Offset = skip
 		lines = lines[min(skip, len(lines)):]
@@ -676,7 +676,7 @@ func paginate(lines []string, limit int, hasLimit bool, skip int) ([]string, Cla
 		return lines, page, nil
 	}
 	if !hasLimit {
-		limit = ClaudeGrepHeadLimit
+		limit = GrepHeadLimit
 	}
 	if len(lines) > limit {
 		if !hasLimit {
@@ -757,8 +757,8 @@ func claudeLS(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte,
 			paths = append(paths, name)
 		}
 	}
-	if len(paths) > ClaudeLSEntries {
-		return nil, replay.Skipf("LS: more than %d entries, which Claude Code cuts with a notice that is not rendered", ClaudeLSEntries)
+	if len(paths) > LSEntries {
+		return nil, replay.Skipf("LS: more than %d entries, which Claude Code cuts with a notice that is not rendered", LSEntries)
 	}
-	return ClaudeCodeLS(ws.Shown(".")+"/", paths), nil
+	return RenderLS(ws.Shown(".")+"/", paths), nil
 }

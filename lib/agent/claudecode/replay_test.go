@@ -63,7 +63,7 @@ func TestClaudeCodeTools(t *testing.T) {
 		name, tool, params, recorded, want string
 	}{
 		{"read", "Read", `{"file_path":"README.md"}`, "", "     1→# demo\n     2→hello world\n     3→"},
-		{"read keeps the recorded reminder", "Read", `{"file_path":"README.md","limit":1}`, "whatever" + ClaudeReadReminders[1], "     1→# demo" + ClaudeReadReminders[1]},
+		{"read keeps the recorded reminder", "Read", `{"file_path":"README.md","limit":1}`, "whatever" + ReadReminders[1], "     1→# demo" + ReadReminders[1]},
 		{"read offset", "Read", `{"file_path":"docs/a.md","offset":4,"limit":1}`, "", "     4→delta"},
 		{"read in the tab form the recording shows", "Read", `{"file_path":"README.md"}`, "1\t# other\n2\tx", "1\t# demo\n2\thello world\n3\t"},
 		{"read in the padded tab form", "Read", `{"file_path":"docs/a.md","offset":4,"limit":1}`, "     9\tx", "     4\tdelta"},
