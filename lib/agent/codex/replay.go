@@ -154,7 +154,7 @@ func codexCommand(tool string, p *replay.Params) ([][]string, string, error) {
 			if perr != nil || len(pipeline) < 2 {
 				return nil, "", replay.Skipf("%s: not a plain command: %v", tool, err)
 			}
-			if r, rerr := render.ParseCodexRead(pipeline); r == nil || rerr != nil {
+			if r, rerr := ParseCodexRead(pipeline); r == nil || rerr != nil {
 				return nil, "", replay.Skipf("%s: not a plain command: %v", tool, err)
 			}
 			return pipeline, dir, nil
@@ -205,8 +205,8 @@ func codexRead(call *replay.Call, dir string, stages [][]string) ([]byte, error)
 	plain := func(what string) error {
 		return replay.Skipf("%s: %s is not replayed; only plain reads are", prog, what)
 	}
-	r, err := render.ParseCodexRead(stages)
-	var nr *render.NotARead
+	r, err := ParseCodexRead(stages)
+	var nr *NotARead
 	switch {
 	case errors.As(err, &nr):
 		return nil, plain(nr.What)
@@ -276,7 +276,7 @@ func codexRead(call *replay.Call, dir string, stages [][]string) ([]byte, error)
 			}
 		}
 		slices.Sort(names)
-		return render.Lines(names), nil
+		return Lines(names), nil
 	case "rg":
 		return codexRg(call, dir, args)
 	}
@@ -416,7 +416,7 @@ func codexRg(call *replay.Call, dir string, args []string) ([]byte, error) {
 			lines = append(lines, b.String())
 		}
 	}
-	out := render.Lines(lines)
+	out := Lines(lines)
 	rec, err := call.RecordedOutput()
 	if err != nil {
 		return nil, err
@@ -430,7 +430,7 @@ func codexRg(call *replay.Call, dir string, args []string) ([]byte, error) {
 // printSeen prints what r prints of a file the session saw in part, when
 // the lines it prints are all known and end in a line break: a partial
 // input holds lines, not whether the file's last line has one.
-func printSeen(sf *replay.SeenFile, name string, r *render.CodexRead) ([]byte, error) {
+func printSeen(sf *replay.SeenFile, name string, r *CodexRead) ([]byte, error) {
 	if !sf.Partial() {
 		return nil, replay.Skipf("%s: %s was seen only by name; its content is not in the pack", r.Prog, name)
 	}
@@ -441,7 +441,7 @@ func printSeen(sf *replay.SeenFile, name string, r *render.CodexRead) ([]byte, e
 	if sf.Total() > 0 && end > sf.Total() {
 		end = sf.Total()
 	}
-	if end == render.ToEnd {
+	if end == ToEnd {
 		return nil, replay.Skipf("%s: %s was seen only in part, and its length is not known", r.Prog, name)
 	}
 	var lines []string
