@@ -161,7 +161,7 @@ func (w *workspace) codexResult(name, workdir string, argv []string, script, pat
 	w.codexRead(argv, script, dir, exit, short, out)
 }
 
-// codexRead records what a plain read of a file (codex.ParseCodexRead:
+// codexRead records what a plain read of a file (codex.ParseRead:
 // cat, sed -n 'A,Bp', head, nl -ba, nl -ba | sed -n) that exited 0
 // showed: the whole file when the output is all of it byte for byte,
 // else the lines it printed, as a partial input. A command of one of
@@ -188,7 +188,7 @@ func (w *workspace) codexRead(argv []string, script, dir, exit string, short boo
 	if len(stages[0]) == 0 || !isReadProgram(stages[0][0]) {
 		return
 	}
-	r, err := codex.ParseCodexRead(stages)
+	r, err := codex.ParseRead(stages)
 	if err != nil {
 		w.skip("command %q: %v; what it printed is not recorded", shown, err)
 		return

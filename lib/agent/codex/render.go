@@ -71,11 +71,11 @@ func Lines(names []string) []byte {
 	return []byte(strings.Join(names, "\n") + "\n")
 }
 
-// CodexRead is a plain read-only command Codex ran on files, read from its
-// words (ParseCodexRead): what it prints is a function of the files alone
+// Read is a plain read-only command Codex ran on files, read from its
+// words (ParseRead): what it prints is a function of the files alone
 // (Print), and what it printed tells which lines of the file it showed
 // (Shown).
-type CodexRead struct {
+type Read struct {
 	Prog  string   // cat, sed, head or nl: the program that reads the files
 	Files []string // the files read: one, or cat's several
 	// From and To are the lines printed, 1-based and inclusive; To is
@@ -86,11 +86,11 @@ type CodexRead struct {
 	Numbered bool
 }
 
-// ToEnd is CodexRead.To of a read that prints to the end of the file.
+// ToEnd is Read.To of a read that prints to the end of the file.
 const ToEnd = math.MaxInt
 
 // NotARead is why a command of a program that reads files (cat, sed,
-// head, nl) is not one of the plain reads CodexRead describes.
+// head, nl) is not one of the plain reads Read describes.
 type NotARead struct {
 	Prog, What string
 }
@@ -102,7 +102,7 @@ func (e *NotARead) Error() string { return e.Prog + ": " + e.What + " is not a p
 // package starts.
 var sedRange = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]+)(?:,([0-9]+))?p$`) })
 
-// ParseCodexRead reads a command given as pipeline stages (SplitPipeline)
+// ParseRead reads a command given as pipeline stages (render.SplitPipeline)
 // as one of the plain reads:
 //
 //	cat FILE…
@@ -114,7 +114,7 @@ var sedRange = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 // It returns nil and no error when the first program is none of cat, sed,
 // head and nl, and a *NotARead for another use of them (options, several
 // files where one is read, another program in the pipeline).
-func ParseCodexRead(stages [][]string) (*CodexRead, error) {
+func ParseRead(stages [][]string) (*Read, error) {
 	if len(stages) == 0 || len(stages[0]) == 0 {
 		return nil, nil
 	}
@@ -129,7 +129,7 @@ func ParseCodexRead(stages [][]string) (*CodexRead, error) {
 	if len(stages) > 2 || len(stages) == 2 && prog != "nl" {
 		return nil, not("a pipeline")
 	}
-	r := &CodexRead{Prog: prog, From: 1, To: ToEnd}
+	r := &Read{Prog: prog, From: 1, To: ToEnd}
 	switch prog {
 	case "cat":
 		if len(args) == 0 {
@@ -186,7 +186,7 @@ func ParseCodexRead(stages [][]string) (*CodexRead, error) {
 }
 
 // sedRange reads a sed script 'A,Bp' or 'Ap' into r's lines.
-func (r *CodexRead) sedRange(script string) error {
+func (r *Read) sedRange(script string) error {
 	m := sedRange().FindStringSubmatch(script)
 	if m == nil {
 		return &NotARead{Prog: "sed", What: "sed script " + strconv.Quote(script)}
@@ -205,7 +205,7 @@ func (r *CodexRead) sedRange(script string) error {
 
 // head reads head's arguments ([-n N | -N] FILE, or no FILE in a
 // pipeline) into r's lines; it returns the file.
-func (r *CodexRead) head(args []string, file bool) (string, error) {
+func (r *Read) head(args []string, file bool) (string, error) {
 	not := func(what string) error { return &NotARead{Prog: "head", What: what} }
 	n := 10
 	switch {
@@ -234,7 +234,7 @@ func (r *CodexRead) head(args []string, file bool) (string, error) {
 
 // Print returns what r prints of a file holding content (for cat, of one
 // of its files).
-func (r *CodexRead) Print(content []byte) []byte {
+func (r *Read) Print(content []byte) []byte {
 	if r.Numbered {
 		content = Nl(content)
 	}
@@ -247,7 +247,7 @@ func (r *CodexRead) Print(content []byte) []byte {
 // PrintLines returns what r prints of a file whose lines from r.From on
 // are lines (without their line endings), each ending in "\n": the caller
 // knows that the file has a line ending after each of them.
-func (r *CodexRead) PrintLines(lines []string) []byte {
+func (r *Read) PrintLines(lines []string) []byte {
 	var b bytes.Buffer
 	for k, l := range lines {
 		if r.Numbered {
@@ -265,7 +265,7 @@ func (r *CodexRead) PrintLines(lines []string) []byte {
 // ending, or a read to the end of the file). An output that r could not
 // have printed (more lines than asked for, nl's numbers missing or out of
 // order) is an error.
-func (r *CodexRead) Shown(out []byte) (lines []string, ended bool, err error) {
+func (r *Read) Shown(out []byte) (lines []string, ended bool, err error) {
 	s := string(out)
 	if s != "" && !strings.HasSuffix(s, "\n") {
 		if r.Numbered {

@@ -13,7 +13,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
-func TestParseCodexRead(t *testing.T) {
+func TestParseRead(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in   string
@@ -52,7 +52,7 @@ func TestParseCodexRead(t *testing.T) {
 		for s := range strings.SplitSeq(tt.in, " | ") {
 			stages = append(stages, strings.Fields(s))
 		}
-		r, err := ParseCodexRead(stages)
+		r, err := ParseRead(stages)
 		var got string
 		switch {
 		case err != nil:
@@ -76,7 +76,7 @@ func TestParseCodexRead(t *testing.T) {
 	}
 }
 
-func TestCodexReadShown(t *testing.T) {
+func TestReadShown(t *testing.T) {
 	t.Parallel()
 	const f = "one\ntwo\nthree"
 	tests := []struct {
@@ -108,7 +108,7 @@ func TestCodexReadShown(t *testing.T) {
 		for s := range strings.SplitSeq(tt.read, " | ") {
 			stages = append(stages, strings.Fields(s))
 		}
-		r, err := ParseCodexRead(stages)
+		r, err := ParseRead(stages)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,12 +153,12 @@ func TestCoreutils(t *testing.T) {
 	}
 }
 
-// FuzzCodexRead prints arbitrary files with arbitrary plain reads and
+// FuzzRead prints arbitrary files with arbitrary plain reads and
 // reads the output back: Shown must accept what Print prints, give the
 // file's lines from the first one printed, say the file ended exactly when
 // it did, and PrintLines must print those lines again as Print did when
 // the last of them ends in a line break.
-func FuzzCodexRead(f *testing.F) {
+func FuzzRead(f *testing.F) {
 	f.Add("nl -ba f | sed -n '2,3p'", "a\nb\nc\nd")
 	f.Add("sed -n '2,9p' f", "a\nb\n")
 	f.Add("head -n 2 f", "")
@@ -169,7 +169,7 @@ func FuzzCodexRead(f *testing.F) {
 		if err != nil {
 			return
 		}
-		r, err := ParseCodexRead(stages)
+		r, err := ParseRead(stages)
 		if err != nil || r == nil {
 			return
 		}

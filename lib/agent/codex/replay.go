@@ -154,7 +154,7 @@ func codexCommand(tool string, p *replay.Params) ([][]string, string, error) {
 			if perr != nil || len(pipeline) < 2 {
 				return nil, "", replay.Skipf("%s: not a plain command: %v", tool, err)
 			}
-			if r, rerr := ParseCodexRead(pipeline); r == nil || rerr != nil {
+			if r, rerr := ParseRead(pipeline); r == nil || rerr != nil {
 				return nil, "", replay.Skipf("%s: not a plain command: %v", tool, err)
 			}
 			return pipeline, dir, nil
@@ -176,7 +176,7 @@ func isShell(prog string) bool {
 }
 
 // codexRead prints what a read-only command (one simple command, or the
-// stages of a pipeline ParseCodexRead reads) prints when run in dir.
+// stages of a pipeline ParseRead reads) prints when run in dir.
 func codexRead(call *replay.Call, dir string, stages [][]string) ([]byte, error) {
 	ws := call.Workspace
 	argv := stages[0]
@@ -205,7 +205,7 @@ func codexRead(call *replay.Call, dir string, stages [][]string) ([]byte, error)
 	plain := func(what string) error {
 		return replay.Skipf("%s: %s is not replayed; only plain reads are", prog, what)
 	}
-	r, err := ParseCodexRead(stages)
+	r, err := ParseRead(stages)
 	var nr *NotARead
 	switch {
 	case errors.As(err, &nr):
@@ -430,7 +430,7 @@ func codexRg(call *replay.Call, dir string, args []string) ([]byte, error) {
 // printSeen prints what r prints of a file the session saw in part, when
 // the lines it prints are all known and end in a line break: a partial
 // input holds lines, not whether the file's last line has one.
-func printSeen(sf *replay.SeenFile, name string, r *CodexRead) ([]byte, error) {
+func printSeen(sf *replay.SeenFile, name string, r *Read) ([]byte, error) {
 	if !sf.Partial() {
 		return nil, replay.Skipf("%s: %s was seen only by name; its content is not in the pack", r.Prog, name)
 	}
