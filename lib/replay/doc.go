@@ -33,7 +33,8 @@
 //     searching a directory holding one; a Glob or Grep of a directory
 //     the pack holds nothing of; and a step
 //     whose result the agent would have rendered in a way the renderer does
-//     not reproduce (package render). The reason says which.
+//     not reproduce (package render, Options.Agents; Skipf). The reason
+//     says which.
 //
 // Skipped steps never lower fidelity, but they verify nothing. The report's
 // summary counts the steps by status; verified is the number of steps that
