@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/ctx-tools/ctx/lib/cli"
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/htmlview"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
@@ -185,8 +186,7 @@ func (c *replayCmd) Run(env *cli.Env) error {
 			Dir:     c.Workspace,
 			Git:     c.Git,
 			Tools:   tools,
-
-			CodexShellReads: c.CodexShellReads,
+			Agents:  formats.ReplayTools(c.CodexShellReads),
 			Progress: func(pos, total int, st *manifest.Step) {
 				env.Progressf("step %d/%d (index %d, %s)", pos, total, st.Index, toolName(st))
 			},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/replay/render"
 )
@@ -160,7 +161,7 @@ func (w *Workspace) codexResult(name, workdir string, argv []string, script, pat
 	w.codexRead(argv, script, dir, exit, short, out)
 }
 
-// codexRead records what a plain read of a file (render.ParseCodexRead:
+// codexRead records what a plain read of a file (codex.ParseRead:
 // cat, sed -n 'A,Bp', head, nl -ba, nl -ba | sed -n) that exited 0
 // showed: the whole file when the output is all of it byte for byte,
 // else the lines it printed, as a partial input. A command of one of
@@ -187,7 +188,7 @@ func (w *Workspace) codexRead(argv []string, script, dir, exit string, short boo
 	if len(stages[0]) == 0 || !isReadProgram(stages[0][0]) {
 		return
 	}
-	r, err := render.ParseCodexRead(stages)
+	r, err := codex.ParseRead(stages)
 	if err != nil {
 		w.Skipf("command %q: %v; what it printed is not recorded", shown, err)
 		return

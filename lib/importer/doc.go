@@ -131,7 +131,7 @@
 // file only listed (Glob and Grep filenames, the LS tree) is an input with
 // seen "name". Codex's plain reads of part of a file that exited 0 (sed
 // -n 'A,Bp' FILE, head [-n N] FILE, nl -ba FILE, nl -ba FILE | sed -n
-// 'A,Bp', also wrapped in bash -lc; render.ParseCodexRead) are partial
+// 'A,Bp', also wrapped in bash -lc; codex.ParseRead) are partial
 // inputs the same way, nl's numbers stripped; total_lines is the file's
 // line count as sed counts it, known when a read printed fewer lines than
 // it asked for or a last line without a line ending. A read from line 1

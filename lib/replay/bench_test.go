@@ -78,10 +78,10 @@ func BenchmarkReplayEdits(b *testing.B) {
 func BenchmarkBraces(b *testing.B) {
 	ten, huge := strings.Repeat("{a,b}", 10), strings.Repeat("{a,b}", 25000)
 	for b.Loop() {
-		if _, err := compileGlob(ten); err != nil {
+		if _, err := CompileGlob(ten); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := compileGlob(huge); err == nil {
+		if _, err := CompileGlob(huge); err == nil {
 			b.Fatal("25,000 groups compiled")
 		}
 	}

@@ -27,7 +27,7 @@ const BuiltinVersion = "1.0"
 type Builtin struct {
 	name     string
 	defaults map[string]jsontext.Value
-	run      func(ctx context.Context, root *os.Root, p *params, out io.Writer) error
+	run      func(ctx context.Context, root *os.Root, p *Params, out io.Writer) error
 }
 
 // Version returns BuiltinVersion.
@@ -64,16 +64,16 @@ var aliasDefaults = map[string]map[string]jsontext.Value{}
 
 // Lookup returns the executor for a tool name: the user's (tools) first,
 // then a built-in, then an agent's own tool rendered as the agent renders
-// it (Claude Code's Read, Glob, Grep, LS), then a built-in through
-// Aliases; nil if none.
-func Lookup(tool string, tools map[string]Executor) Executor {
+// it (agents: Options.Agents), then a built-in through Aliases; nil if
+// none.
+func Lookup(tool string, tools, agents map[string]Executor) Executor {
 	if ex, ok := tools[tool]; ok {
 		return ex
 	}
 	if b, ok := builtins[tool]; ok {
 		return b
 	}
-	if a, ok := claudeTools[tool]; ok {
+	if a, ok := agents[tool]; ok {
 		return a
 	}
 	if name, ok := Aliases[tool]; ok {
@@ -84,16 +84,16 @@ func Lookup(tool string, tools map[string]Executor) Executor {
 	return nil
 }
 
-// params reads a step's parameters; every member must be used, so that a
+// Params reads a step's parameters; every member must be used, so that a
 // parameter a built-in does not understand fails the step.
-type params struct {
+type Params struct {
 	tool string
 	m    map[string]jsontext.Value
 	used map[string]bool
 }
 
-func parseParams(tool string, v jsontext.Value, defaults map[string]jsontext.Value) (*params, error) {
-	p := &params{tool: tool, m: map[string]jsontext.Value{}, used: map[string]bool{}}
+func parseParams(tool string, v jsontext.Value, defaults map[string]jsontext.Value) (*Params, error) {
+	p := &Params{tool: tool, m: map[string]jsontext.Value{}, used: map[string]bool{}}
 	if len(v) > 0 {
 		if v.Kind() != '{' {
 			return nil, fmt.Errorf("%s: parameters are %s, not an object", tool, kindName(v.Kind()))
@@ -126,7 +126,9 @@ func kindName(k jsontext.Kind) string {
 	return "not JSON"
 }
 
-func (p *params) get(key string, into any, want string) (bool, error) {
+// Get reads parameter key into into (JSON); want names what it must be
+// in the error when it is not. It reports whether key is present.
+func (p *Params) Get(key string, into any, want string) (bool, error) {
 	v, ok := p.m[key]
 	if !ok {
 		return false, nil
@@ -138,13 +140,13 @@ func (p *params) get(key string, into any, want string) (bool, error) {
 	return true, nil
 }
 
-// path returns the first of keys that is present (the spellings of one
+// Path returns the first of keys that is present (the spellings of one
 // parameter); present spellings must agree.
-func (p *params) path(keys ...string) (string, bool, error) {
+func (p *Params) Path(keys ...string) (string, bool, error) {
 	var val, from string
 	for _, k := range keys {
 		var s string
-		ok, err := p.get(k, &s, "a string")
+		ok, err := p.Get(k, &s, "a string")
 		if err != nil || !ok {
 			if err != nil {
 				return "", false, err
@@ -159,35 +161,40 @@ func (p *params) path(keys ...string) (string, bool, error) {
 	return val, from != "", nil
 }
 
-func (p *params) str(key string) (string, bool, error) {
+// Str reads a string parameter; it reports whether key is present.
+func (p *Params) Str(key string) (string, bool, error) {
 	var s string
-	ok, err := p.get(key, &s, "a string")
+	ok, err := p.Get(key, &s, "a string")
 	return s, ok, err
 }
 
-func (p *params) count(key string) (int, bool, error) {
+// Count reads a non-negative integer parameter; it reports whether key
+// is present.
+func (p *Params) Count(key string) (int, bool, error) {
 	var n int
-	ok, err := p.get(key, &n, "a non-negative integer")
+	ok, err := p.Get(key, &n, "a non-negative integer")
 	if err == nil && n < 0 {
 		err = fmt.Errorf("%s: parameter %s: want a non-negative integer, got %d", p.tool, key, n)
 	}
 	return n, ok, err
 }
 
-func (p *params) flag(key string, def bool) (bool, error) {
+// Flag reads a boolean parameter, def when absent.
+func (p *Params) Flag(key string, def bool) (bool, error) {
 	b := def
-	_, err := p.get(key, &b, "a boolean")
+	_, err := p.Get(key, &b, "a boolean")
 	return b, err
 }
 
-func (p *params) list(key string) ([]string, error) {
+// List reads an array of strings parameter, nil when absent.
+func (p *Params) List(key string) ([]string, error) {
 	var l []string
-	_, err := p.get(key, &l, "an array of strings")
+	_, err := p.Get(key, &l, "an array of strings")
 	return l, err
 }
 
-// finish fails on parameters nothing asked for.
-func (p *params) finish() error {
+// Finish fails on parameters nothing asked for.
+func (p *Params) Finish() error {
 	var extra []string
 	for k := range p.m {
 		if !p.used[k] {
@@ -206,7 +213,7 @@ func (p *params) finish() error {
 func openFile(root *os.Root, name string) (*os.File, error) {
 	fi, err := root.Stat(name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", name, UnwrapPath(err))
 	}
 	if fi.IsDir() {
 		return nil, fmt.Errorf("%s is a directory", name)
@@ -216,7 +223,7 @@ func openFile(root *os.Root, name string) (*os.File, error) {
 	}
 	f, err := root.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", name, UnwrapPath(err))
 	}
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		f.Close()
@@ -225,26 +232,26 @@ func openFile(root *os.Root, name string) (*os.File, error) {
 	return f, nil
 }
 
-func readFile(ctx context.Context, root *os.Root, p *params, out io.Writer) error {
-	raw, ok, err := p.path("path", "file_path", "filename")
+func readFile(ctx context.Context, root *os.Root, p *Params, out io.Writer) error {
+	raw, ok, err := p.Path("path", "file_path", "filename")
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return errors.New("read_file: no path parameter (path, file_path or filename)")
 	}
-	offset, hasOffset, err := p.count("offset")
+	offset, hasOffset, err := p.Count("offset")
 	if err != nil {
 		return err
 	}
-	limit, hasLimit, err := p.count("limit")
+	limit, hasLimit, err := p.Count("limit")
 	if err != nil {
 		return err
 	}
-	if err := p.finish(); err != nil {
+	if err := p.Finish(); err != nil {
 		return err
 	}
-	name, err := resolve(raw)
+	name, err := Resolve(raw)
 	if err != nil {
 		return fmt.Errorf("read_file: %w", err)
 	}
@@ -255,7 +262,7 @@ func readFile(ctx context.Context, root *os.Root, p *params, out io.Writer) erro
 	defer f.Close()
 	if !hasOffset && !hasLimit {
 		if _, err := io.Copy(out, f); err != nil {
-			return fmt.Errorf("read_file: reading %s: %w", name, unwrapPath(err))
+			return fmt.Errorf("read_file: reading %s: %w", name, UnwrapPath(err))
 		}
 		return nil
 	}
@@ -277,7 +284,7 @@ func readFile(ctx context.Context, root *os.Root, p *params, out io.Writer) erro
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("read_file: reading %s: %w", name, unwrapPath(err))
+			return fmt.Errorf("read_file: reading %s: %w", name, UnwrapPath(err))
 		}
 	}
 	return w.err
@@ -298,19 +305,19 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, e.err
 }
 
-func listDir(ctx context.Context, root *os.Root, p *params, out io.Writer) error {
-	raw, ok, err := p.path("path", "dir_path", "directory")
+func listDir(ctx context.Context, root *os.Root, p *Params, out io.Writer) error {
+	raw, ok, err := p.Path("path", "dir_path", "directory")
 	if err != nil {
 		return err
 	}
 	if !ok {
 		raw = "."
 	}
-	ignore, err := p.list("ignore")
+	ignore, err := p.List("ignore")
 	if err != nil {
 		return err
 	}
-	if err := p.finish(); err != nil {
+	if err := p.Finish(); err != nil {
 		return err
 	}
 	for _, pat := range ignore {
@@ -318,13 +325,13 @@ func listDir(ctx context.Context, root *os.Root, p *params, out io.Writer) error
 			return fmt.Errorf("list_dir: ignore pattern %q: %w", pat, err)
 		}
 	}
-	name, err := resolve(raw)
+	name, err := Resolve(raw)
 	if err != nil {
 		return fmt.Errorf("list_dir: %w", err)
 	}
 	entries, err := fs.ReadDir(root.FS(), name)
 	if err != nil {
-		return fmt.Errorf("list_dir: %s: %w", name, unwrapPath(err))
+		return fmt.Errorf("list_dir: %s: %w", name, UnwrapPath(err))
 	}
 	var b bytes.Buffer
 entries:
@@ -344,38 +351,38 @@ entries:
 	return err
 }
 
-func globFiles(ctx context.Context, root *os.Root, p *params, out io.Writer) error {
-	pattern, ok, err := p.str("pattern")
+func globFiles(ctx context.Context, root *os.Root, p *Params, out io.Writer) error {
+	pattern, ok, err := p.Str("pattern")
 	if err != nil {
 		return err
 	}
 	if !ok || pattern == "" {
 		return errors.New("glob: no pattern parameter")
 	}
-	raw, ok, err := p.path("path")
+	raw, ok, err := p.Path("path")
 	if err != nil {
 		return err
 	}
 	if !ok {
 		raw = "."
 	}
-	if err := p.finish(); err != nil {
+	if err := p.Finish(); err != nil {
 		return err
 	}
-	base, err := resolve(raw)
+	base, err := Resolve(raw)
 	if err != nil {
 		return fmt.Errorf("glob: %w", err)
 	}
-	if _, err := resolve(pattern); err != nil {
+	if _, err := Resolve(pattern); err != nil {
 		return fmt.Errorf("glob: pattern: %w", err)
 	}
-	m, err := compileGlob(pattern)
+	m, err := CompileGlob(pattern)
 	if err != nil {
 		return fmt.Errorf("glob: %w", err)
 	}
 	var found []string
-	err = walk(ctx, root, base, func(rel string, d fs.DirEntry) error {
-		if !d.IsDir() && m.match(rel) {
+	err = Walk(ctx, root, base, func(rel string, d fs.DirEntry) error {
+		if !d.IsDir() && m.Match(rel) {
 			found = append(found, path.Join(base, rel))
 		}
 		return nil
@@ -393,14 +400,14 @@ func globFiles(ctx context.Context, root *os.Root, p *params, out io.Writer) err
 	return err
 }
 
-// walk calls fn for every entry under base (in lexical order, as
+// Walk calls fn for every entry under base (in lexical order, as
 // fs.WalkDir does) with its path relative to base. It skips .git
 // directories and does not follow symbolic links.
-func walk(ctx context.Context, root *os.Root, base string, fn func(rel string, d fs.DirEntry) error) error {
+func Walk(ctx context.Context, root *os.Root, base string, fn func(rel string, d fs.DirEntry) error) error {
 	fsys := root.FS()
 	return fs.WalkDir(fsys, base, func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, unwrapPath(err))
+			return fmt.Errorf("%s: %w", name, UnwrapPath(err))
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -419,42 +426,42 @@ func walk(ctx context.Context, root *os.Root, base string, fn func(rel string, d
 	})
 }
 
-func grep(ctx context.Context, root *os.Root, p *params, out io.Writer) error {
-	pattern, ok, err := p.str("pattern")
+func grep(ctx context.Context, root *os.Root, p *Params, out io.Writer) error {
+	pattern, ok, err := p.Str("pattern")
 	if err != nil {
 		return err
 	}
 	if !ok || pattern == "" {
 		return errors.New("grep: no pattern parameter")
 	}
-	raw, ok, err := p.path("path")
+	raw, ok, err := p.Path("path")
 	if err != nil {
 		return err
 	}
 	if !ok {
 		raw = "."
 	}
-	fileGlob, _, err := p.str("glob")
+	fileGlob, _, err := p.Str("glob")
 	if err != nil {
 		return err
 	}
-	mode, _, err := p.str("output_mode")
+	mode, _, err := p.Str("output_mode")
 	if err != nil {
 		return err
 	}
-	icase, err := p.flag("-i", false)
+	icase, err := p.Flag("-i", false)
 	if err != nil {
 		return err
 	}
-	numbers, err := p.flag("-n", true)
+	numbers, err := p.Flag("-n", true)
 	if err != nil {
 		return err
 	}
-	headLimit, hasHead, err := p.count("head_limit")
+	headLimit, hasHead, err := p.Count("head_limit")
 	if err != nil {
 		return err
 	}
-	if err := p.finish(); err != nil {
+	if err := p.Finish(); err != nil {
 		return err
 	}
 	switch mode {
@@ -471,25 +478,25 @@ func grep(ctx context.Context, root *os.Root, p *params, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("grep: pattern: %w", err)
 	}
-	var filter *globMatcher
+	var filter *Glob
 	if fileGlob != "" {
-		if filter, err = compileGlob(fileGlob); err != nil {
+		if filter, err = CompileGlob(fileGlob); err != nil {
 			return fmt.Errorf("grep: glob: %w", err)
 		}
 	}
-	base, err := resolve(raw)
+	base, err := Resolve(raw)
 	if err != nil {
 		return fmt.Errorf("grep: %w", err)
 	}
 	fi, err := root.Stat(base)
 	if err != nil {
-		return fmt.Errorf("grep: %s: %w", base, unwrapPath(err))
+		return fmt.Errorf("grep: %s: %w", base, UnwrapPath(err))
 	}
 	var files []string
 	if !fi.IsDir() {
 		files = []string{base}
 	} else {
-		err = walk(ctx, root, base, func(rel string, d fs.DirEntry) error {
+		err = Walk(ctx, root, base, func(rel string, d fs.DirEntry) error {
 			if !d.Type().IsRegular() {
 				return nil
 			}
@@ -498,7 +505,7 @@ func grep(ctx context.Context, root *os.Root, p *params, out io.Writer) error {
 				if !strings.Contains(fileGlob, "/") {
 					subject = path.Base(rel)
 				}
-				if !filter.match(subject) {
+				if !filter.Match(subject) {
 					return nil
 				}
 			}
@@ -522,7 +529,7 @@ func grep(ctx context.Context, root *os.Root, p *params, out io.Writer) error {
 	}
 files:
 	for _, name := range files {
-		data, err := readRegular(root, name)
+		data, err := ReadRegular(root, name)
 		if err != nil {
 			return fmt.Errorf("grep: %w", err)
 		}
@@ -530,7 +537,7 @@ files:
 			continue
 		}
 		n := 0
-		for i, line := range splitLines(data) {
+		for i, line := range SplitLines(data) {
 			if !re.Match(line) {
 				continue
 			}
@@ -557,7 +564,8 @@ files:
 	return err
 }
 
-func readRegular(root *os.Root, name string) ([]byte, error) {
+// ReadRegular reads name, a regular file in root.
+func ReadRegular(root *os.Root, name string) ([]byte, error) {
 	f, err := openFile(root, name)
 	if err != nil {
 		return nil, err
@@ -565,14 +573,14 @@ func readRegular(root *os.Root, name string) ([]byte, error) {
 	defer f.Close()
 	b, err := io.ReadAll(f)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, unwrapPath(err))
+		return nil, fmt.Errorf("reading %s: %w", name, UnwrapPath(err))
 	}
 	return b, nil
 }
 
-// splitLines splits data into lines without their "\n"; a final line
+// SplitLines splits data into lines without their "\n"; a final line
 // without one counts, an empty tail after the last "\n" does not.
-func splitLines(data []byte) [][]byte {
+func SplitLines(data []byte) [][]byte {
 	lines := bytes.Split(data, []byte("\n"))
 	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
 		lines = lines[:len(lines)-1]

@@ -51,7 +51,7 @@ func liveWorkspace(t *testing.T, dir string) *Workspace {
 // output, or the error text prefixed with "error: ".
 func runTool(t *testing.T, ws *Workspace, tool, params string) string {
 	t.Helper()
-	ex := Lookup(tool, nil)
+	ex := Lookup(tool, nil, nil)
 	if ex == nil {
 		t.Fatalf("no executor for %s", tool)
 	}
@@ -252,31 +252,31 @@ func TestGlobMatch(t *testing.T) {
 		{"?.txt", "ab.txt", false},
 	}
 	for _, tt := range tests {
-		m, err := compileGlob(tt.pattern)
+		m, err := CompileGlob(tt.pattern)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.pattern, err)
 		}
-		if got := m.match(tt.name); got != tt.want {
+		if got := m.Match(tt.name); got != tt.want {
 			t.Errorf("match(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
 		}
 	}
-	if _, err := compileGlob(strings.Repeat("{a,b,c}", 8)); err == nil {
+	if _, err := CompileGlob(strings.Repeat("{a,b,c}", 8)); err == nil {
 		t.Error("an exponential brace pattern compiled")
 	}
-	if _, err := compileGlob("a/[/b"); err == nil {
+	if _, err := CompileGlob("a/[/b"); err == nil {
 		t.Error("a bad pattern compiled")
 	}
 }
 
 func TestGlobMatchManyDoubleStars(t *testing.T) {
 	t.Parallel()
-	m, err := compileGlob(strings.Repeat("**/a/", 12) + "b")
+	m, err := CompileGlob(strings.Repeat("**/a/", 12) + "b")
 	if err != nil {
 		t.Fatal(err)
 	}
 	name := strings.TrimSuffix(strings.Repeat("a/", 200), "/")
 	done := make(chan bool, 1)
-	go func() { done <- m.match(name) }()
+	go func() { done <- m.Match(name) }()
 	select {
 	case got := <-done:
 		if got {
@@ -285,7 +285,7 @@ func TestGlobMatchManyDoubleStars(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("matching backtracks exponentially")
 	}
-	if !m.match(strings.Repeat("a/", 12) + "b") {
+	if !m.Match(strings.Repeat("a/", 12) + "b") {
 		t.Error("no match for the shortest name")
 	}
 }
@@ -294,11 +294,11 @@ func FuzzGlob(f *testing.F) {
 	f.Add("**/*.{go,md}", "a/b/c.go")
 	f.Add("a/**/[bc]?/*", "a/x/by/z")
 	f.Fuzz(func(t *testing.T, pattern, name string) {
-		m, err := compileGlob(pattern)
+		m, err := CompileGlob(pattern)
 		if err != nil {
 			return
 		}
-		m.match(name)
+		m.Match(name)
 	})
 }
 
@@ -340,7 +340,7 @@ func TestExpandBracesMemory(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		_, err := compileGlob(p)
+		_, err := CompileGlob(p)
 		runtime.ReadMemStats(&after)
 		if err != nil && len(err.Error()) > 300 {
 			t.Errorf("the error quotes %d bytes of the pattern", len(err.Error()))

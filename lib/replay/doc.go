@@ -33,7 +33,8 @@
 //     searching a directory holding one; a Glob or Grep of a directory
 //     the pack holds nothing of; and a step
 //     whose result the agent would have rendered in a way the renderer does
-//     not reproduce (package render). The reason says which.
+//     not reproduce (package render, Options.Agents; Skipf). The reason
+//     says which.
 //
 // Skipped steps never lower fidelity, but they verify nothing. The report's
 // summary counts the steps by status; verified is the number of steps that
@@ -73,7 +74,7 @@
 // order, so that each later step sees the files as the session saw them
 // at that moment: Claude Code's Write, Edit and MultiEdit, Codex's
 // apply_patch (its tool, or a shell command running apply_patch with a
-// heredoc, whatever --codex-shell-reads says), and ctx's own write_file
+// heredoc, whatever Options.Agents holds), and ctx's own write_file
 // and edit_file, applied by package edit, with the confinement of the
 // built-ins (relative paths under the recorded working directory, no
 // "..", no symbolic link out; a path outside is skipped). Steps left out
@@ -157,64 +158,30 @@
 //
 // # Agents' own tools
 //
-// Claude Code's Read, Glob, Grep and LS give their results as Claude Code
-// gives them to its model, byte for byte (the renderings, and what they
-// leave out, are documented in package render): Read as "%6d→line" lines
-// (or "N\tline", as Claude Code 2.1.12x numbers them, when the recording
-// shows that form) and its notices, Glob as paths oldest first or "No files found", Grep in
-// each output mode as ripgrep prints and Claude Code frames it (in
-// content mode a matching line's path relative to the working directory,
-// a context line's absolute, unless the recording shows the older or newer
-// convention; see grepPrefixes; its file lists relative too, unless the
-// recording lists them absolute), LS as a
-// tree. They read with the same confinement as the built-ins. Their
-// version is ClaudeCodeVersion.
+// Options.Agents are tools an agent runs itself, replayed as the agent
+// gives their results to its model, byte for byte: each agent's package
+// under lib/agent defines them (Claude Code's Read, Glob, Grep and LS;
+// Codex's plain read-only shell commands, which ctx-replay uses only with
+// --codex-shell-reads), the caller passes them (lib/formats.ReplayTools
+// lists them all), and the user's Tools and the built-ins come first. They
+// read with the same confinement as the built-ins (Resolve, Walk,
+// ReadRegular), through the parameters as ParseParams reads them, and
+// declare their own versions.
 //
 // Some of an agent's output does not depend on the files: the notice
 // Claude Code appends to a Read depends on its version and the model. A
 // renderer may look at the recorded output (Call.Recorded) to choose among
-// such fixed notices, never to produce the result itself.
+// such fixed notices, never to produce the result itself; what it cannot
+// reproduce skips the step with the reason (Skipf).
 //
 // In a hermetic workspace (the pack's inputs, not --live) files have no
-// real modification times: all get the same one. Listings that Claude Code
-// orders by modification time then come out in path order; when the
-// recorded output holds the same lines in another order, the step is
-// skipped with that reason rather than reported as diverged. Inputs the
-// session saw only by name are listed by Glob and LS; inputs seen in part
-// serve the Reads whose lines are all known; any other use of them skips
-// the step. A Read of a file outside the recorded working directory
-// (the pack holds only files under it), or, in a hermetic workspace, of a
-// file that is not among the pack's inputs (the session's log did not show
-// it whole), skips the step too, as Codex's reads do. So does a Glob or a
-// Grep file list whose recorded result names a file under the working
-// directory that the pack holds not even by name, and a Grep of a path
-// that is not among the inputs.
-//
-// With Options.CodexShellReads (ctx-replay --codex-shell-reads), Codex's
-// shell tools (shell, shell_command, exec_command, local_shell) replay the
-// plain read-only commands cat FILE…, sed -n 'A,Bp' FILE, head [-n N] FILE,
-// nl -ba FILE, nl -ba FILE | sed -n 'A,Bp' (or | head -n N; the one
-// pipeline replayed), ls [-1] [-A] [DIR] and rg [-n] [-i] [-F] PATTERN [PATH…] or
-// rg --files [PATH…] by reading the workspace as GNU coreutils and
-// ripgrep (output not a terminal: no line numbers unless -n, hidden and
-// binary files left out) would print it; no shell ever runs. The command
-// is taken from the step's argv (bash -lc SCRIPT is split as a shell
-// splits simple words); a pipe, redirection, expansion, another program or
-// option skips the step with the reason. Codex records a command's output
-// inside a frame (JSON with exit_code and duration, or an "Exit code …
-// Output:" header) that says nothing about the files: the reproduced
-// output is put back into the recorded frame, so only the output is
-// compared; a recorded non-zero exit or a shortened output skips the
-// step. A sed, head or nl of a file the pack holds in part (Codex's reads
-// of part of a file, imported) prints its known lines, each ending in a
-// line break, when every line it prints is known; otherwise it skips,
-// naming the first missing line, and so does one that would print the
-// file's last line (total_lines) as it is, since a partial input does not
-// record whether that line ends in a line break (nl always ends it); cat
-// of such a file skips. ls and rg in a hermetic workspace skip (the pack holds the files
-// the session saw, not the directory), and names or lines in another order
-// than recorded (ls sorts by the locale's collation, ripgrep searches in
-// parallel) skip too.
+// real modification times: all get the same one. Listings ordered by
+// modification time then come out in path order; when the recorded output
+// holds the same lines in another order, the step is skipped with that
+// reason rather than reported as diverged (Call.Unordered). Inputs the
+// session saw only by name are listed (Workspace.Files); inputs seen in
+// part (Workspace.SeenAs) serve the reads whose lines are all known; any
+// other use of them skips the step.
 //
 // # External executors
 //

@@ -93,19 +93,19 @@ func (editor) Run(ctx context.Context, call *Call, out io.Writer) error {
 		// The tree holds what it holds now: a read of these files that
 		// differs later says nothing.
 		ws.forget(names, fmt.Sprintf("step %d changed it, and edits are not applied to a live tree", call.Index))
-		return skipf("%s: edits are not applied to a live tree; replay in a temporary workspace (without --live) to follow them", call.Tool)
+		return Skipf("%s: edits are not applied to a live tree; replay in a temporary workspace (without --live) to follow them", call.Tool)
 	}
 	if e.Patch() != nil {
 		// Codex does not always mark a failed apply_patch as an error:
 		// its result says so, as the importer reads it.
-		rec, err := call.recorded()
+		rec, err := call.RecordedOutput()
 		if err != nil {
 			return err
 		}
 		if rec != nil {
 			out, exit, _ := render.CodexResult(rec)
 			if exit != "" && exit != "0" || exit == "" && !bytes.Contains(out, []byte("Success.")) {
-				return skipf("%s: the recorded apply_patch did not succeed, so it changed nothing", call.Tool)
+				return Skipf("%s: the recorded apply_patch did not succeed, so it changed nothing", call.Tool)
 			}
 		}
 	}
@@ -115,18 +115,18 @@ func (editor) Run(ctx context.Context, call *Call, out io.Writer) error {
 	switch {
 	case errors.As(err, &unknown):
 		ws.forget(names, fmt.Sprintf("step %d changed it, and %s", call.Index, unknown.reason))
-		return skipf("%s: %s", call.Tool, unknown.reason)
+		return Skipf("%s: %s", call.Tool, unknown.reason)
 	case errors.As(err, &conflict):
 		name := names[conflict.Path]
 		if ws.absent[name] {
 			ws.forget(names, fmt.Sprintf("step %d changed it, and its content before was not in the pack", call.Index))
-			return skipf("%s: %s is not among the pack's inputs", call.Tool, name)
+			return Skipf("%s: %s is not among the pack's inputs", call.Tool, name)
 		}
 		ws.forget(names, fmt.Sprintf("step %d's edit of it did not apply", call.Index))
 		return &divergence{reason: fmt.Sprintf("%s: %s: the workspace is not what the session had", call.Tool, strings.Replace(conflict.Error(), conflict.Path, name, 1))}
 	case errors.Is(err, edit.ErrUnsupported):
 		ws.forget(names, fmt.Sprintf("step %d changed it in a way replay does not reproduce", call.Index))
-		return skipf("%v", err)
+		return Skipf("%v", err)
 	case err != nil:
 		return err
 	}
@@ -137,7 +137,7 @@ func (editor) Run(ctx context.Context, call *Call, out io.Writer) error {
 		}
 		call.changes = append(call.changes, fc)
 	}
-	rec, err := call.recorded()
+	rec, err := call.RecordedOutput()
 	if err != nil {
 		return err
 	}
@@ -166,9 +166,9 @@ func editAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map[strin
 		for _, r := range e.Replacements() {
 			olds, news = append(olds, r.Old), append(news, r.New)
 		}
-		return render.ClaudeCodeMultiEdit(spelled(ws.shown(names[e.Path]), rec), olds, news, rec)
+		return render.ClaudeCodeMultiEdit(spelled(ws.Shown(names[e.Path]), rec), olds, news, rec)
 	case "write_file", "edit_file":
-		return nil, skipf("%s: its answer is the tool's own text, which is not rendered; the edit was applied", call.Tool)
+		return nil, Skipf("%s: its answer is the tool's own text, which is not rendered; the edit was applied", call.Tool)
 	}
 	// apply_patch, as a tool or a command.
 	absolute := false
@@ -180,7 +180,7 @@ func editAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map[strin
 	shown := func(p string) string {
 		if absolute {
 			if name, ok := names[e.At(p)]; ok {
-				return ws.shown(name)
+				return ws.Shown(name)
 			}
 		}
 		return p
@@ -211,7 +211,7 @@ func editAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map[strin
 func claudeEditAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map[string]string, rec []byte) ([]byte, error) {
 	ws := call.Workspace
 	c := changes[0]
-	shown := spelled(ws.shown(names[c.Path]), rec)
+	shown := spelled(ws.Shown(names[c.Path]), rec)
 	form := render.ClaudeEditFormOf(rec)
 	numbering := render.ClaudeArrow
 	if _, rest, ok := bytes.Cut(rec, []byte("\n")); ok {
@@ -224,9 +224,9 @@ func claudeEditAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map
 	if !c.Existed {
 		switch {
 		case form != render.ClaudeEditUnknown && ws.absent[names[c.Path]]:
-			return nil, skipf("Write: the session's answer says %s existed, and the pack does not hold it", names[c.Path])
+			return nil, Skipf("Write: the session's answer says %s existed, and the pack does not hold it", names[c.Path])
 		case rec != nil && form == render.ClaudeEditUnknown && !bytes.HasPrefix(rec, []byte(render.ClaudeCreatedPrefix)):
-			return nil, skipf("Write: the recorded answer is in none of the forms of Claude Code's Write that are rendered")
+			return nil, Skipf("Write: the recorded answer is in none of the forms of Claude Code's Write that are rendered")
 		}
 		return render.ClaudeCodeWriteCreated(shown), nil
 	}
@@ -242,7 +242,7 @@ func (u *unknownContent) Error() string { return u.reason }
 // the recorded working directory (absolute elsewhere, through "..", or
 // under "~") is an *outsideError.
 func (w *Workspace) editName(p string) (string, error) {
-	return resolve(w.local(p))
+	return Resolve(w.Local(p))
 }
 
 // current is what workspace file name holds now, for an edit: its
@@ -252,14 +252,14 @@ func (w *Workspace) current(name string) (string, error) {
 	if why, ok := w.unknown[name]; ok {
 		return "", &unknownContent{reason: name + " is not known: " + why}
 	}
-	if sf := w.seenAs(name); sf != nil {
+	if sf := w.SeenAs(name); sf != nil {
 		what := "by name"
 		if sf.seen == seenPartial {
 			what = "in part"
 		}
 		return "", &unknownContent{reason: fmt.Sprintf("%s was seen only %s, so what it held is not known", name, what)}
 	}
-	b, err := readRegular(w.Root, name)
+	b, err := ReadRegular(w.Root, name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if w.absent == nil {
@@ -292,7 +292,7 @@ func (w *Workspace) forget(names map[string]string, why string) {
 func (w *Workspace) applyChange(name string, c edit.Change, index int) (FileChange, error) {
 	fc := fileChange(name, c)
 	if err := w.Root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fc, fmt.Errorf("removing %s: %w", name, unwrapPath(err))
+		return fc, fmt.Errorf("removing %s: %w", name, UnwrapPath(err))
 	}
 	delete(w.seen, name)
 	delete(w.unknown, name)
@@ -305,12 +305,12 @@ func (w *Workspace) applyChange(name string, c edit.Change, index int) (FileChan
 	}
 	if dir := path.Dir(name); dir != "." {
 		if err := w.Root.MkdirAll(dir, 0o755); err != nil {
-			return fc, fmt.Errorf("creating %s: %w", dir, unwrapPath(err))
+			return fc, fmt.Errorf("creating %s: %w", dir, UnwrapPath(err))
 		}
 	}
 	f, err := w.Root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return fc, fmt.Errorf("writing %s: %w", name, unwrapPath(err))
+		return fc, fmt.Errorf("writing %s: %w", name, UnwrapPath(err))
 	}
 	_, err = f.WriteString(c.Content)
 	if cerr := f.Close(); err == nil {
@@ -321,7 +321,7 @@ func (w *Workspace) applyChange(name string, c edit.Change, index int) (FileChan
 		err = w.Root.Chtimes(name, t, t)
 	}
 	if err != nil {
-		return fc, fmt.Errorf("writing %s: %w", name, unwrapPath(err))
+		return fc, fmt.Errorf("writing %s: %w", name, UnwrapPath(err))
 	}
 	w.written[name] = true
 	return fc, nil

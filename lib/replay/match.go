@@ -12,19 +12,20 @@ import (
 // make a step allocate without limit.
 const maxAlternatives = 1024
 
-// globMatcher matches slash-separated relative paths against a pattern:
+// Glob matches slash-separated relative paths against a pattern:
 // path.Match per element, "**" as a whole element for any number of
 // elements (zero included), {a,b} for alternatives.
-type globMatcher struct {
+type Glob struct {
 	alts [][]string // each alternative split into elements
 }
 
-func compileGlob(pattern string) (*globMatcher, error) {
+// CompileGlob reads a pattern into a Glob.
+func CompileGlob(pattern string) (*Glob, error) {
 	alts, err := expandBraces(pattern)
 	if err != nil {
 		return nil, fmt.Errorf("pattern %q: %w", shortPattern(pattern), err)
 	}
-	m := &globMatcher{}
+	m := &Glob{}
 	for _, a := range alts {
 		els := strings.Split(a, "/")
 		for _, el := range els {
@@ -40,7 +41,8 @@ func compileGlob(pattern string) (*globMatcher, error) {
 	return m, nil
 }
 
-func (m *globMatcher) match(name string) bool {
+// Match reports whether name matches the pattern.
+func (m *Glob) Match(name string) bool {
 	els := strings.Split(name, "/")
 	for _, a := range m.alts {
 		if matchElems(a, els) {

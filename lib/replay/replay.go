@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -189,11 +188,13 @@ type Options struct {
 	// over it, removed afterwards unless Keep.
 	Git string
 	// Tools are the user's executors by tool name; they take precedence
-	// over built-ins and aliases.
+	// over built-ins, Agents and aliases.
 	Tools map[string]Executor
-	// CodexShellReads replays Codex's plain read-only shell commands
-	// (CodexShellTools) where Tools names no executor for them.
-	CodexShellReads bool
+	// Agents are agents' own tools by name, each replayed as its agent
+	// renders the result (Claude Code's Read, Glob, Grep and LS; Codex's
+	// plain read-only shell commands), after Tools and the built-ins. The
+	// caller takes them from the agents' packages (formats.ReplayTools).
+	Agents map[string]Executor
 	// Progress, if set, is called before each step runs: pos counts from 1
 	// up to total, the number of selected steps.
 	Progress func(pos, total int, step *manifest.Step)
@@ -229,7 +230,9 @@ type Call struct {
 // maxRecorded bounds the recorded output a renderer may load.
 const maxRecorded = 64 << 20
 
-func (c *Call) recorded() ([]byte, error) {
+// RecordedOutput returns the step's recorded output, nil when none was
+// recorded (see Recorded).
+func (c *Call) RecordedOutput() ([]byte, error) {
 	if c.Recorded == nil {
 		return nil, nil
 	}
@@ -295,12 +298,6 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 	ws.RecordedDir = recordedDir(m.Metadata)
 	rep.Drift = append(rep.Drift, environmentDrift(m.Environment, opt)...)
 
-	tools := opt.Tools
-	if opt.CodexShellReads {
-		tools = map[string]Executor{}
-		maps.Copy(tools, CodexShellTools())
-		maps.Copy(tools, opt.Tools)
-	}
 	chosen := map[*manifest.Step]bool{}
 	for _, st := range selected {
 		if st.Index <= last || opt.Until == nil {
@@ -327,7 +324,7 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 		if opt.Progress != nil {
 			opt.Progress(pos, total, st)
 		}
-		r, ex := replayStep(ctx, s, ws, st, tools, opt.Tools)
+		r, ex := replayStep(ctx, s, ws, st, opt)
 		if (r.Status == Diverged || r.Status == DivergedExpected || r.Status == Failed) && editorFor(st, opt.Tools) == nil {
 			if why, ok := touchesUnknown(st, ws); ok {
 				r.Status = Skipped
@@ -451,7 +448,7 @@ func touchesUnknown(st *manifest.Step, ws *Workspace) (string, bool) {
 		if p.Type != gjson.String {
 			continue
 		}
-		name, err := resolve(ws.local(p.Str))
+		name, err := Resolve(ws.Local(p.Str))
 		if err != nil {
 			return "", false // the executor says what is wrong with it
 		}
@@ -470,7 +467,7 @@ func touchesUnknown(st *manifest.Step, ws *Workspace) (string, bool) {
 	return fmt.Sprintf("%s is not known: %s", best, ws.unknown[best]), true
 }
 
-func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest.Step, tools, user map[string]Executor) (StepResult, Executor) {
+func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest.Step, opt Options) (StepResult, Executor) {
 	r := StepResult{Index: st.Index, Tool: st.Tool, Deterministic: st.Deterministic}
 	if !st.OutputRef.IsZero() {
 		r.Expected = st.OutputRef.String()
@@ -484,13 +481,13 @@ func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest
 	case st.Tool == "":
 		r.Reason = fmt.Sprintf("%s step has no tool to run", stepType(st))
 	default:
-		if ex = editorFor(st, user); ex != nil {
+		if ex = editorFor(st, opt.Tools); ex != nil {
 			// An edit is a file operation: given the files, its effect
 			// and its answer are determined, whatever the pack says.
 			r.Deterministic = true
 			break
 		}
-		ex = Lookup(st.Tool, tools)
+		ex = Lookup(st.Tool, opt.Tools, opt.Agents)
 		if ex == nil {
 			r.Reason = noExecutorReason(st.Tool)
 		}
@@ -603,7 +600,7 @@ func nameChangedInputs(rep *Report, steps []*manifest.Step) {
 			if p.Type != gjson.String {
 				continue
 			}
-			if name, err := resolve(p.Str); err == nil && changed[name] != "" {
+			if name, err := Resolve(p.Str); err == nil && changed[name] != "" {
 				r.Reason = changed[name]
 				break
 			}

@@ -34,7 +34,7 @@ type Workspace struct {
 	// way.
 	RecordedDir string
 
-	seen map[string]*seenFile
+	seen map[string]*SeenFile
 	// unknown holds the files whose content the replay no longer knows
 	// (an edit it could not carry out changed them), with why.
 	unknown map[string]string
@@ -53,24 +53,24 @@ const (
 	seenName    = "name"
 )
 
-// seenFile is an input the session saw only by name, or only in part:
+// SeenFile is an input the session saw only by name, or only in part:
 // lines holds the known lines by number, total the file's line count when
 // recorded (else 0).
-type seenFile struct {
+type SeenFile struct {
 	seen  string
 	lines map[int]string
 	total int
 }
 
-// seenAs returns what the pack knows of name when it is not the whole
+// SeenAs returns what the pack knows of name when it is not the whole
 // file, or nil.
-func (w *Workspace) seenAs(name string) *seenFile {
+func (w *Workspace) SeenAs(name string) *SeenFile {
 	return w.seen[name]
 }
 
-// shown is how the recording agent would print workspace path name: under
+// Shown is how the recording agent would print workspace path name: under
 // the recorded working directory when there is one.
-func (w *Workspace) shown(name string) string {
+func (w *Workspace) Shown(name string) string {
 	switch {
 	case w.RecordedDir == "":
 		return name
@@ -125,9 +125,9 @@ func spelled(p string, rec []byte) string {
 	return p
 }
 
-// local makes a path the agent wrote under the recorded working directory
+// Local makes a path the agent wrote under the recorded working directory
 // a workspace path; other paths are returned as they are.
-func (w *Workspace) local(p string) string {
+func (w *Workspace) Local(p string) string {
 	if w.RecordedDir == "" {
 		return p
 	}
@@ -244,7 +244,7 @@ func materialiseOver(s *store.Store, inputs []manifest.File, dir string, over bo
 		if over {
 			if err := checkName(in.Name); err == nil {
 				if err := ws.Root.Remove(in.Name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					drift = append(drift, Drift{Type: DriftMissingInput, Name: in.Name, Expected: in.ContentRef.String(), Reason: unwrapPath(err).Error()})
+					drift = append(drift, Drift{Type: DriftMissingInput, Name: in.Name, Expected: in.ContentRef.String(), Reason: UnwrapPath(err).Error()})
 					continue
 				}
 			}
@@ -274,9 +274,9 @@ func (w *Workspace) addSeen(s *store.Store, in manifest.File) error {
 		return err
 	}
 	if w.seen == nil {
-		w.seen = map[string]*seenFile{}
+		w.seen = map[string]*SeenFile{}
 	}
-	sf := &seenFile{seen: seenName}
+	sf := &SeenFile{seen: seenName}
 	if in.Seen == manifest.SeenPartial {
 		b, err := s.Get(in.ContentRef)
 		if err != nil {
@@ -399,7 +399,7 @@ func (w *Workspace) hash(name string) (digest.Digest, error) {
 	// came; its type is then checked.
 	f, err := w.Root.OpenFile(name, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
-		return digest.Digest{}, fmt.Errorf("opening %s: %w", name, unwrapPath(err))
+		return digest.Digest{}, fmt.Errorf("opening %s: %w", name, UnwrapPath(err))
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
@@ -407,7 +407,7 @@ func (w *Workspace) hash(name string) (digest.Digest, error) {
 	}
 	d, _, err := digest.OfReader(f)
 	if err != nil {
-		return digest.Digest{}, fmt.Errorf("reading %s: %w", name, unwrapPath(err))
+		return digest.Digest{}, fmt.Errorf("reading %s: %w", name, UnwrapPath(err))
 	}
 	return d, nil
 }
@@ -416,9 +416,9 @@ func (w *Workspace) hash(name string) (digest.Digest, error) {
 // no exported error, with what it means here.
 var errEscapes = errors.New("leads outside the workspace")
 
-// unwrapPath drops the *PathError wrapper, whose path is the name the
+// UnwrapPath drops the *PathError wrapper, whose path is the name the
 // caller already gives, and keeps its cause ("no such file or directory").
-func unwrapPath(err error) error {
+func UnwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
@@ -440,10 +440,10 @@ func (e *outsideError) Error() string {
 	return fmt.Sprintf("path %q %s; only files inside the working directory are replayed", e.path, e.why)
 }
 
-// resolve checks a path parameter and returns the fs.FS name for it.
+// Resolve checks a path parameter and returns the fs.FS name for it.
 // Absolute paths, ".." elements and "~" (each an *outsideError) and NUL
 // bytes are refused; os.Root refuses symbolic links that lead out.
-func resolve(p string) (string, error) {
+func Resolve(p string) (string, error) {
 	switch {
 	case p == "":
 		return "", errors.New("path is empty")

@@ -139,7 +139,7 @@ func (r *ccWorkspace) done() *importer.Workspace {
 // render.ClaudeNumbering's forms), from the first line asked for. They
 // are the whole file when the call asked for no offset and no limit and
 // fewer lines than Read shows at most, none of them possibly cut (as
-// long as render.ClaudeReadLineLength); else the lines seen. False when
+// long as ReadLineLength); else the lines seen. False when
 // the answer is not such lines (an image, an empty file's warning).
 func claudeShown(w *importer.Workspace, input, content gjson.Result) bool {
 	text := content.Str
@@ -161,12 +161,12 @@ func claudeShown(w *importer.Workspace, input, content gjson.Result) bool {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		rest, ok := claudeNumbered(l, start+i, form)
-		if !ok || utf8.RuneCountInString(rest) >= render.ClaudeReadLineLength {
+		if !ok || utf8.RuneCountInString(rest) >= ReadLineLength {
 			return false
 		}
 		lines[i] = rest
 	}
-	if !input.Get("offset").Exists() && !input.Get("limit").Exists() && len(lines) < render.ClaudeReadLines {
+	if !input.Get("offset").Exists() && !input.Get("limit").Exists() && len(lines) < ReadLines {
 		w.Observed(name, strings.Join(lines, "\n"))
 		return true
 	}

@@ -216,7 +216,7 @@ func numbered(lines []string, first int, n ClaudeNumbering) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		n.number(&b, first+i, l)
+		n.Number(&b, first+i, l)
 	}
 	return b.String()
 }
@@ -238,4 +238,56 @@ func CodexPatchSummary(added, modified, deleted []string) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// ClaudeNumbering is a form of the line numbers Claude Code puts before
+// each line of a Read result or an Edit snippet. Which one depends on the
+// Claude Code version, never on the file: a caller picks the one the
+// recording shows (ClaudeNumberingOf).
+type ClaudeNumbering int
+
+// Line number forms.
+const (
+	// ClaudeArrow is "%6d→line" (Claude Code 1.0 to 2.1.11x).
+	ClaudeArrow ClaudeNumbering = iota
+	// ClaudeTab is "N\tline", unpadded (Claude Code 2.1.12x).
+	ClaudeTab
+	// ClaudePaddedTab is "%6d\tline" (the first versions).
+	ClaudePaddedTab
+)
+
+// ClaudeNumberingOf returns the form of the numbered line text starts
+// with: spaces, digits, then "→" or a tab. Anything else is ClaudeArrow.
+func ClaudeNumberingOf(text []byte) ClaudeNumbering {
+	i := 0
+	for i < len(text) && text[i] == ' ' {
+		i++
+	}
+	pad := i > 0
+	j := i
+	for j < len(text) && text[j] >= '0' && text[j] <= '9' {
+		j++
+	}
+	if j == i || j >= len(text) || text[j] != '\t' {
+		return ClaudeArrow
+	}
+	if pad {
+		return ClaudePaddedTab
+	}
+	return ClaudeTab
+}
+
+// Number writes line number n in form f, then line, to b.
+func (f ClaudeNumbering) Number(b *strings.Builder, n int, line string) {
+	num := strconv.Itoa(n)
+	if f != ClaudeTab {
+		b.WriteString(strings.Repeat(" ", max(0, 6-len(num))))
+	}
+	b.WriteString(num)
+	if f == ClaudeArrow {
+		b.WriteString("→")
+	} else {
+		b.WriteByte('\t')
+	}
+	b.WriteString(line)
 }

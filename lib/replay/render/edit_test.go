@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -18,12 +19,6 @@ func TestClaudeNumberingOf(t *testing.T) {
 	} {
 		if got := ClaudeNumberingOf([]byte(text)); got != want {
 			t.Errorf("ClaudeNumberingOf(%q) = %d, want %d", text, got, want)
-		}
-	}
-	for n, want := range map[ClaudeNumbering]string{ClaudeArrow: "     7→a\n     8→b", ClaudeTab: "7\ta\n8\tb", ClaudePaddedTab: "     7\ta\n     8\tb"} {
-		got, err := ClaudeCodeRead([]byte("a\nb"), ClaudeRead{Numbering: n, Offset: 7, Base: 7})
-		if err != nil || string(got) != want {
-			t.Errorf("numbering %d: %q, %v; want %q", n, got, err, want)
 		}
 	}
 }
@@ -135,4 +130,16 @@ func TestClaudeCutFileStateNote(t *testing.T) {
 	if rest, note := ClaudeCutFileStateNote([]byte("The file /p/a.txt has been updated successfully.")); string(rest) != "The file /p/a.txt has been updated successfully." || note != nil {
 		t.Errorf("no note: %q, %q", rest, note)
 	}
+}
+
+// result is a rendering, "skip: REASON" or "error: MESSAGE".
+func result(b []byte, err error) string {
+	var u *Unsupported
+	switch {
+	case errors.As(err, &u):
+		return "skip: " + u.Reason
+	case err != nil:
+		return "error: " + err.Error()
+	}
+	return string(b)
 }

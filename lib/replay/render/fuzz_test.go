@@ -2,44 +2,11 @@ package render
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
 )
-
-// FuzzClaudeCodeRead renders arbitrary files: no panic, and a rendering
-// of n lines has n numbered lines, each "%6d→" and the line.
-func FuzzClaudeCodeRead(f *testing.F) {
-	f.Add("a\nb\n", 0, 0)
-	f.Add("", 3, 1)
-	f.Add("x\r\ny", 2, 5)
-	f.Fuzz(func(t *testing.T, content string, offset, limit int) {
-		if offset < 0 || limit < 0 {
-			return
-		}
-		out, err := ClaudeCodeRead([]byte(content), ClaudeRead{Offset: offset, Limit: limit})
-		if err != nil {
-			return
-		}
-		if !utf8.Valid(out) {
-			t.Fatalf("rendering is not UTF-8: %q", out)
-		}
-		s := string(out)
-		if strings.HasPrefix(s, "<system-reminder>") {
-			return
-		}
-		for i, l := range strings.Split(s, "\n") {
-			num, _, ok := strings.Cut(l, "→")
-			if !ok || len(num) < 6 || strings.TrimSpace(num) == "" {
-				// A line of the file may hold "\r" but no "\n": every
-				// rendered line starts with a number.
-				t.Fatalf("line %d of the rendering lacks its number: %q", i, l)
-			}
-		}
-	})
-}
 
 // FuzzCodexFrame puts arbitrary output into arbitrary recorded results:
 // no panic, and CodexOutput gives back the output that was put in a frame.
@@ -54,56 +21,6 @@ func FuzzCodexFrame(f *testing.F) {
 		}
 		if got := string(CodexOutput(out)); got != output {
 			t.Fatalf("CodexOutput(CodexFrame(%q, %q)) = %q", recorded, output, got)
-		}
-	})
-}
-
-// FuzzCodexRead prints arbitrary files with arbitrary plain reads and
-// reads the output back: Shown must accept what Print prints, give the
-// file's lines from the first one printed, say the file ended exactly when
-// it did, and PrintLines must print those lines again as Print did when
-// the last of them ends in a line break.
-func FuzzCodexRead(f *testing.F) {
-	f.Add("nl -ba f | sed -n '2,3p'", "a\nb\nc\nd")
-	f.Add("sed -n '2,9p' f", "a\nb\n")
-	f.Add("head -n 2 f", "")
-	f.Add("cat f", "x")
-	f.Add("nl -ba f | head -1", "\n\n")
-	f.Fuzz(func(t *testing.T, script, content string) {
-		stages, err := SplitPipeline(script)
-		if err != nil {
-			return
-		}
-		r, err := ParseCodexRead(stages)
-		if err != nil || r == nil {
-			return
-		}
-		if r.From < 1 || r.To < 0 || len(r.Files) == 0 {
-			t.Fatalf("%q read as %+v", script, r)
-		}
-		out := r.Print([]byte(content))
-		lines, ended, err := r.Shown(out)
-		if err != nil {
-			t.Fatalf("%q of %q printed %q, which Shown refuses: %v", script, content, out, err)
-		}
-		var file []string
-		if content != "" {
-			file = strings.Split(strings.TrimSuffix(content, "\n"), "\n")
-		}
-		last := r.From - 1 + len(lines)
-		if len(lines) > 0 && (last > len(file) || !slices.Equal(lines, file[r.From-1:last])) {
-			t.Fatalf("%q of %q: Shown(%q) = %q, not the file's lines from %d", script, content, out, lines, r.From)
-		}
-		if ended && len(file) > last || !ended && len(file) < last {
-			t.Fatalf("%q of %q: Shown(%q) says ended %v, but the file has %d lines", script, content, out, ended, len(file))
-		}
-		if len(lines) == 0 && len(file) >= r.From && r.To >= r.From {
-			t.Fatalf("%q of %q: nothing shown of a file of %d lines", script, content, len(file))
-		}
-		if r.Numbered || bytes.HasSuffix(out, []byte("\n")) || len(out) == 0 {
-			if again := r.PrintLines(lines); !bytes.Equal(again, out) {
-				t.Fatalf("%q of %q: PrintLines(%q) = %q, want %q", script, content, lines, again, out)
-			}
 		}
 	})
 }

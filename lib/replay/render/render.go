@@ -1,12 +1,16 @@
 // Package render reproduces, byte for byte, the text that coding agents
-// give their model as a tool's result: Claude Code's Read, Glob, Grep and
-// LS (claudecode.go), Codex's plain read-only shell commands (codex.go),
-// and the answers to file edits: Claude Code's Write, Edit and MultiEdit,
-// Codex's apply_patch (edit.go).
+// give their model as a tool's result, where package replay needs it
+// itself: the answers to file edits, Claude Code's Write, Edit and
+// MultiEdit and Codex's apply_patch (edit.go), in the frame Codex records
+// around a command's output (codexframe.go); and the shell-word splitting
+// that commands are read with (shellwords.go). An agent's renderings of its
+// other tools live in its package under lib/agent (Claude Code's Read,
+// Glob, Grep and LS; Codex's plain read-only shell commands), with the
+// same contract.
 //
 // A renderer is a pure function of what the tool found (a file's bytes, a
 // list of names, matching lines); finding it is the caller's business (the
-// built-in executors of package replay, confined to a workspace). Where the
+// executors of package replay, confined to a workspace). Where the
 // agent's output depends on something a renderer cannot know or does not
 // reproduce (a version-dependent notice, a truncation whose wording differs
 // between versions), the renderer returns an *Unsupported error saying so,

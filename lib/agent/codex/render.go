@@ -1,4 +1,4 @@
-package render
+package codex
 
 import (
 	"bytes"
@@ -9,18 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
-
-	"github.com/tidwall/gjson"
-
-	"github.com/ctx-tools/ctx/lib/canon"
 )
 
 // Codex runs shell commands; the read-only ones below print what GNU
-// coreutils print. What Codex then records around a command's output (its
-// exit code and wall time, as JSON or as a text header) does not depend on
-// the files: CodexFrame puts the reproduced output back into the recorded
-// frame, so that only the output itself is compared.
+// coreutils print, reproduced from the files alone. What Codex records
+// around a command's output does not depend on the files: render.CodexFrame
+// puts the reproduced output back into the recorded frame.
 
 // Sed prints lines from to to (1-based, inclusive) of content, as
 // `sed -n 'FROM,TOp'` does: each with its line ending; a last line without
@@ -77,97 +71,11 @@ func Lines(names []string) []byte {
 	return []byte(strings.Join(names, "\n") + "\n")
 }
 
-// CodexFrame puts output into the frame of recorded, the result Codex
-// recorded for a shell call, in whichever of its forms recorded has:
-//
-//   - JSON {"output": …, "metadata": {"exit_code": 0, …}}: the output
-//     member replaced, escaped as Codex (serde_json) escapes;
-//   - text with an "Output:\n" line after a header (exit code, wall time):
-//     what follows it replaced;
-//   - anything else: output itself.
-//
-// A recorded exit code other than 0, or output Codex shortened, cannot be
-// reproduced by a read and is Unsupported.
-func CodexFrame(recorded, output []byte) ([]byte, error) {
-	r := gjson.ParseBytes(recorded)
-	if len(recorded) > 0 && recorded[0] == '{' && gjson.ValidBytes(recorded) && r.Get("output").Type == gjson.String {
-		if code := r.Get("metadata.exit_code"); code.Exists() && code.Int() != 0 {
-			return nil, unsupported("the recorded command exited with code %s", code.Raw)
-		}
-		if !utf8.Valid(output) {
-			return nil, unsupported("the output is not valid UTF-8, which Codex records lossily")
-		}
-		if bytes.Contains(recorded, []byte("Total output lines:")) {
-			return nil, unsupported("Codex shortened the recorded output")
-		}
-		o := r.Get("output")
-		var b []byte
-		b = append(b, recorded[:o.Index]...)
-		b = canon.AppendString(b, output) // serde_json escapes exactly as canonical JSON does
-		b = append(b, recorded[o.Index+len(o.Raw):]...)
-		return b, nil
-	}
-	if head, _, ok := bytes.Cut(recorded, []byte("Output:\n")); ok && (len(head) == 0 || head[len(head)-1] == '\n') {
-		if code := exitLine(head); code != "" && code != "0" {
-			return nil, unsupported("the recorded command exited with code %s", code)
-		}
-		if bytes.Contains(head, []byte("Total output lines:")) || bytes.Contains(head, []byte("Original token count:")) && bytes.Contains(recorded, []byte("tokens truncated")) {
-			return nil, unsupported("Codex shortened the recorded output")
-		}
-		return append(append([]byte(nil), recorded[:len(head)+len("Output:\n")]...), output...), nil
-	}
-	return output, nil
-}
-
-// CodexResult reads a result Codex recorded for a shell call, in one of
-// the forms CodexFrame reads: the command's output, its exit code ("" when
-// the result does not say), and whether Codex shortened the output.
-func CodexResult(recorded []byte) (output []byte, exitCode string, shortened bool) {
-	if len(recorded) > 0 && recorded[0] == '{' && gjson.ValidBytes(recorded) {
-		r := gjson.ParseBytes(recorded)
-		if o := r.Get("output"); o.Type == gjson.String {
-			return []byte(o.Str), r.Get("metadata.exit_code").Raw, bytes.Contains(recorded, []byte("Total output lines:"))
-		}
-	}
-	if head, rest, ok := bytes.Cut(recorded, []byte("Output:\n")); ok && (len(head) == 0 || head[len(head)-1] == '\n') {
-		short := bytes.Contains(head, []byte("Total output lines:")) || bytes.Contains(head, []byte("Original token count:")) && bytes.Contains(recorded, []byte("tokens truncated"))
-		return rest, exitLine(head), short
-	}
-	return recorded, "", false
-}
-
-// CodexOutput returns the command output inside recorded, a result in one
-// of the forms CodexFrame reads.
-func CodexOutput(recorded []byte) []byte {
-	if len(recorded) > 0 && recorded[0] == '{' && gjson.ValidBytes(recorded) {
-		if o := gjson.GetBytes(recorded, "output"); o.Type == gjson.String {
-			return []byte(o.Str)
-		}
-	}
-	if head, rest, ok := bytes.Cut(recorded, []byte("Output:\n")); ok && (len(head) == 0 || head[len(head)-1] == '\n') {
-		return rest
-	}
-	return recorded
-}
-
-// exitLine finds the exit code a text header states ("Exit code: N",
-// "Process exited with code N").
-func exitLine(head []byte) string {
-	for _, l := range strings.Split(string(head), "\n") {
-		for _, p := range []string{"Exit code: ", "Process exited with code "} {
-			if s, ok := strings.CutPrefix(l, p); ok {
-				return strings.TrimSpace(s)
-			}
-		}
-	}
-	return ""
-}
-
-// CodexRead is a plain read-only command Codex ran on files, read from its
-// words (ParseCodexRead): what it prints is a function of the files alone
+// Read is a plain read-only command Codex ran on files, read from its
+// words (ParseRead): what it prints is a function of the files alone
 // (Print), and what it printed tells which lines of the file it showed
 // (Shown).
-type CodexRead struct {
+type Read struct {
 	Prog  string   // cat, sed, head or nl: the program that reads the files
 	Files []string // the files read: one, or cat's several
 	// From and To are the lines printed, 1-based and inclusive; To is
@@ -178,11 +86,11 @@ type CodexRead struct {
 	Numbered bool
 }
 
-// ToEnd is CodexRead.To of a read that prints to the end of the file.
+// ToEnd is Read.To of a read that prints to the end of the file.
 const ToEnd = math.MaxInt
 
 // NotARead is why a command of a program that reads files (cat, sed,
-// head, nl) is not one of the plain reads CodexRead describes.
+// head, nl) is not one of the plain reads Read describes.
 type NotARead struct {
 	Prog, What string
 }
@@ -194,7 +102,7 @@ func (e *NotARead) Error() string { return e.Prog + ": " + e.What + " is not a p
 // package starts.
 var sedRange = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]+)(?:,([0-9]+))?p$`) })
 
-// ParseCodexRead reads a command given as pipeline stages (SplitPipeline)
+// ParseRead reads a command given as pipeline stages (render.SplitPipeline)
 // as one of the plain reads:
 //
 //	cat FILE…
@@ -206,7 +114,7 @@ var sedRange = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 // It returns nil and no error when the first program is none of cat, sed,
 // head and nl, and a *NotARead for another use of them (options, several
 // files where one is read, another program in the pipeline).
-func ParseCodexRead(stages [][]string) (*CodexRead, error) {
+func ParseRead(stages [][]string) (*Read, error) {
 	if len(stages) == 0 || len(stages[0]) == 0 {
 		return nil, nil
 	}
@@ -221,7 +129,7 @@ func ParseCodexRead(stages [][]string) (*CodexRead, error) {
 	if len(stages) > 2 || len(stages) == 2 && prog != "nl" {
 		return nil, not("a pipeline")
 	}
-	r := &CodexRead{Prog: prog, From: 1, To: ToEnd}
+	r := &Read{Prog: prog, From: 1, To: ToEnd}
 	switch prog {
 	case "cat":
 		if len(args) == 0 {
@@ -278,7 +186,7 @@ func ParseCodexRead(stages [][]string) (*CodexRead, error) {
 }
 
 // sedRange reads a sed script 'A,Bp' or 'Ap' into r's lines.
-func (r *CodexRead) sedRange(script string) error {
+func (r *Read) sedRange(script string) error {
 	m := sedRange().FindStringSubmatch(script)
 	if m == nil {
 		return &NotARead{Prog: "sed", What: "sed script " + strconv.Quote(script)}
@@ -297,7 +205,7 @@ func (r *CodexRead) sedRange(script string) error {
 
 // head reads head's arguments ([-n N | -N] FILE, or no FILE in a
 // pipeline) into r's lines; it returns the file.
-func (r *CodexRead) head(args []string, file bool) (string, error) {
+func (r *Read) head(args []string, file bool) (string, error) {
 	not := func(what string) error { return &NotARead{Prog: "head", What: what} }
 	n := 10
 	switch {
@@ -326,7 +234,7 @@ func (r *CodexRead) head(args []string, file bool) (string, error) {
 
 // Print returns what r prints of a file holding content (for cat, of one
 // of its files).
-func (r *CodexRead) Print(content []byte) []byte {
+func (r *Read) Print(content []byte) []byte {
 	if r.Numbered {
 		content = Nl(content)
 	}
@@ -339,7 +247,7 @@ func (r *CodexRead) Print(content []byte) []byte {
 // PrintLines returns what r prints of a file whose lines from r.From on
 // are lines (without their line endings), each ending in "\n": the caller
 // knows that the file has a line ending after each of them.
-func (r *CodexRead) PrintLines(lines []string) []byte {
+func (r *Read) PrintLines(lines []string) []byte {
 	var b bytes.Buffer
 	for k, l := range lines {
 		if r.Numbered {
@@ -357,7 +265,7 @@ func (r *CodexRead) PrintLines(lines []string) []byte {
 // ending, or a read to the end of the file). An output that r could not
 // have printed (more lines than asked for, nl's numbers missing or out of
 // order) is an error.
-func (r *CodexRead) Shown(out []byte) (lines []string, ended bool, err error) {
+func (r *Read) Shown(out []byte) (lines []string, ended bool, err error) {
 	s := string(out)
 	if s != "" && !strings.HasSuffix(s, "\n") {
 		if r.Numbered {

@@ -1,4 +1,4 @@
-package replay
+package codex
 
 import (
 	"bytes"
@@ -13,21 +13,49 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctx-tools/ctx/lib/replay"
 	"github.com/ctx-tools/ctx/lib/replay/render"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// CodexShellVersion is the version of the Codex shell-read renderings.
-const CodexShellVersion = "codex-shell-reads-1"
+// Codex's shell tools (shell, shell_command, exec_command, local_shell),
+// replayed (ReplayTools; ctx-replay --codex-shell-reads): the plain
+// read-only commands cat FILE…, sed -n 'A,Bp' FILE, head [-n N] FILE,
+// nl -ba FILE, nl -ba FILE | sed -n 'A,Bp' (or | head -n N; the one
+// pipeline replayed), ls [-1] [-A] [DIR] and rg [-n] [-i] [-F] PATTERN
+// [PATH…] or rg --files [PATH…] are replayed by reading the workspace as
+// GNU coreutils and ripgrep (output not a terminal: no line numbers unless
+// -n, hidden and binary files left out) would print it; no shell ever
+// runs. The command is taken from the step's argv (bash -lc SCRIPT is
+// split as a shell splits simple words); a pipe, redirection, expansion,
+// another program or option skips the step with the reason. Codex records
+// a command's output inside a frame (JSON with exit_code and duration, or
+// an "Exit code … Output:" header) that says nothing about the files: the
+// reproduced output is put back into the recorded frame
+// (render.CodexFrame), so only the output is compared; a recorded non-zero
+// exit or a shortened output skips the step. A sed, head or nl of a file
+// the pack holds in part (Codex's reads of part of a file, imported)
+// prints its known lines, each ending in a line break, when every line it
+// prints is known; otherwise it skips, naming the first missing line, and
+// so does one that would print the file's last line (total_lines) as it
+// is, since a partial input does not record whether that line ends in a
+// line break (nl always ends it); cat of such a file skips. ls and rg in a
+// hermetic workspace skip (the pack holds the files the session saw, not
+// the directory), and names or lines in another order than recorded (ls
+// sorts by the locale's collation, ripgrep searches in parallel) skip too.
 
-// CodexShellTools returns executors for Codex's shell tools (shell,
+// ReplayVersion is the version of the Codex shell-read renderings.
+const ReplayVersion = "codex-shell-reads-1"
+
+// ReplayTools returns, for replay.Options.Agents, executors for Codex's shell tools (shell,
 // shell_command, exec_command, local_shell) that replay only plain
 // read-only commands — cat, sed -n 'A,Bp', head -n N, nl -ba, ls, rg — by
 // reading the workspace as those commands would, never by running a shell.
 // Anything else (pipes, redirections, expansions, other programs or
 // options) is skipped with the reason. ctx-replay uses them only when
 // asked (--codex-shell-reads).
-func CodexShellTools() map[string]Executor {
-	out := map[string]Executor{}
+func ReplayTools() map[string]replay.Executor {
+	out := map[string]replay.Executor{}
 	for _, name := range []string{"shell", "shell_command", "exec_command", "local_shell"} {
 		out[name] = &codexShell{name: name}
 	}
@@ -36,16 +64,16 @@ func CodexShellTools() map[string]Executor {
 
 type codexShell struct{ name string }
 
-// Version returns CodexShellVersion.
-func (c *codexShell) Version() string { return CodexShellVersion }
+// Version returns ReplayVersion.
+func (c *codexShell) Version() string { return ReplayVersion }
 
 // Run renders the step's command if it is a plain read.
-func (c *codexShell) Run(ctx context.Context, call *Call, out io.Writer) error {
-	p, err := parseParams(c.name, call.Parameters, nil)
+func (c *codexShell) Run(ctx context.Context, call *replay.Call, out io.Writer) error {
+	p, err := replay.ParseParams(c.name, call.Parameters)
 	if err != nil {
 		return err
 	}
-	stages, dir, err := codexCommand(p)
+	stages, dir, err := codexCommand(c.name, p)
 	if err != nil {
 		return err
 	}
@@ -57,11 +85,11 @@ func (c *codexShell) Run(ctx context.Context, call *Call, out io.Writer) error {
 	if stages[0][0] == "ls" {
 		n = bytes.Count(b, []byte("\n"))
 	}
-	if rec, err := call.recorded(); err != nil {
+	if rec, err := call.RecordedOutput(); err != nil {
 		return err
 	} else if rec != nil {
-		if got := render.CodexOutput(rec); n > 1 && !bytes.Equal(got, b) && sameLines(got, b) {
-			return skipf("%s: the same %d names in another order: ls sorts by the locale's collation, which the pack does not record", stages[0][0], n)
+		if got := render.CodexOutput(rec); n > 1 && !bytes.Equal(got, b) && replay.SameLines(got, b) {
+			return replay.Skipf("%s: the same %d names in another order: ls sorts by the locale's collation, which the pack does not record", stages[0][0], n)
 		}
 		if b, err = render.CodexFrame(rec, b); err != nil {
 			return err
@@ -75,36 +103,38 @@ func (c *codexShell) Run(ctx context.Context, call *Call, out io.Writer) error {
 // one simple command, or the stages of a pipeline that is a plain read.
 // Every other parameter (timeouts, justification, sandbox settings) does
 // not change what a read prints and is ignored.
-func codexCommand(p *params) ([][]string, string, error) {
+func codexCommand(tool string, p *replay.Params) ([][]string, string, error) {
 	var argv []string
 	var script string
 	for _, k := range []string{"command", "cmd"} {
-		v, ok := p.m[k]
-		if !ok {
+		var v jsontext.Value
+		if ok, err := p.Get(k, &v, "JSON"); err != nil || !ok {
+			if err != nil {
+				return nil, "", err
+			}
 			continue
 		}
-		p.used[k] = true
 		switch v.Kind() {
 		case '[':
-			if _, err := p.get(k, &argv, "an array of strings"); err != nil {
+			if _, err := p.Get(k, &argv, "an array of strings"); err != nil {
 				return nil, "", err
 			}
 		case '"':
-			if _, err := p.get(k, &script, "a string"); err != nil {
+			if _, err := p.Get(k, &script, "a string"); err != nil {
 				return nil, "", err
 			}
 		default:
-			return nil, "", fmt.Errorf("%s: parameter %s: want a string or an array of strings", p.tool, k)
+			return nil, "", fmt.Errorf("%s: parameter %s: want a string or an array of strings", tool, k)
 		}
 	}
 	dir := "."
 	for _, k := range []string{"workdir", "working_directory", "cwd"} {
-		if s, ok, err := p.str(k); err != nil {
+		if s, ok, err := p.Str(k); err != nil {
 			return nil, "", err
 		} else if ok && s != "" {
-			d, err := resolve(s)
+			d, err := replay.Resolve(s)
 			if err != nil {
-				return nil, "", skipf("%s: working directory: %v", p.tool, err)
+				return nil, "", replay.Skipf("%s: working directory: %v", tool, err)
 			}
 			dir = d
 		}
@@ -115,24 +145,24 @@ func codexCommand(p *params) ([][]string, string, error) {
 	stages := [][]string{argv}
 	if script != "" {
 		if strings.ContainsAny(script, "*?[]{}~") {
-			return nil, "", skipf("%s: %q holds characters a shell would expand; only plain commands are replayed", p.tool, script)
+			return nil, "", replay.Skipf("%s: %q holds characters a shell would expand; only plain commands are replayed", tool, script)
 		}
-		words, err := Split(script)
+		words, err := render.Split(script)
 		if err != nil {
 			// A pipeline only when it is a plain read (nl -ba FILE | sed -n 'A,Bp').
 			pipeline, perr := render.SplitPipeline(script)
 			if perr != nil || len(pipeline) < 2 {
-				return nil, "", skipf("%s: not a plain command: %v", p.tool, err)
+				return nil, "", replay.Skipf("%s: not a plain command: %v", tool, err)
 			}
-			if r, rerr := render.ParseCodexRead(pipeline); r == nil || rerr != nil {
-				return nil, "", skipf("%s: not a plain command: %v", p.tool, err)
+			if r, rerr := ParseRead(pipeline); r == nil || rerr != nil {
+				return nil, "", replay.Skipf("%s: not a plain command: %v", tool, err)
 			}
 			return pipeline, dir, nil
 		}
 		stages = [][]string{words}
 	}
 	if len(stages[0]) == 0 {
-		return nil, "", fmt.Errorf("%s: no command parameter", p.tool)
+		return nil, "", fmt.Errorf("%s: no command parameter", tool)
 	}
 	return stages, dir, nil
 }
@@ -146,37 +176,37 @@ func isShell(prog string) bool {
 }
 
 // codexRead prints what a read-only command (one simple command, or the
-// stages of a pipeline ParseCodexRead reads) prints when run in dir.
-func codexRead(call *Call, dir string, stages [][]string) ([]byte, error) {
+// stages of a pipeline ParseRead reads) prints when run in dir.
+func codexRead(call *replay.Call, dir string, stages [][]string) ([]byte, error) {
 	ws := call.Workspace
 	argv := stages[0]
 	prog, args := argv[0], argv[1:]
 	where := func(name string) (string, error) {
-		name = ws.local(name)
-		full, err := resolve(path.Join(dir, name))
-		if err != nil || path.IsAbs(name) {
-			if err == nil {
-				err = &outsideError{name, "is absolute, outside the recorded working directory"}
-			}
+		name = ws.Local(name)
+		full, err := replay.Resolve(path.Join(dir, name))
+		if err == nil && path.IsAbs(name) {
+			_, err = replay.Resolve(name) // absolute: outside the recorded working directory
+		}
+		if err != nil {
 			return "", fmt.Errorf("%s: %w", prog, err)
 		}
 		return full, nil
 	}
 	file := func(full string) ([]byte, error) {
-		b, err := readRegular(ws.Root, full)
+		b, err := replay.ReadRegular(ws.Root, full)
 		switch {
 		case err != nil && ws.Hermetic:
-			return nil, skipf("%s: %s is not among the pack's inputs", prog, full)
+			return nil, replay.Skipf("%s: %s is not among the pack's inputs", prog, full)
 		case err != nil:
 			return nil, fmt.Errorf("%s: %w", prog, err)
 		}
 		return b, nil
 	}
 	plain := func(what string) error {
-		return skipf("%s: %s is not replayed; only plain reads are", prog, what)
+		return replay.Skipf("%s: %s is not replayed; only plain reads are", prog, what)
 	}
-	r, err := render.ParseCodexRead(stages)
-	var nr *render.NotARead
+	r, err := ParseRead(stages)
+	var nr *NotARead
 	switch {
 	case errors.As(err, &nr):
 		return nil, plain(nr.What)
@@ -189,8 +219,8 @@ func codexRead(call *Call, dir string, stages [][]string) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			if sf := ws.seenAs(full); sf != nil {
-				b, err := sf.codexRead(full, r)
+			if sf := ws.SeenAs(full); sf != nil {
+				b, err := printSeen(sf, full, r)
 				if err != nil {
 					return nil, err
 				}
@@ -226,18 +256,18 @@ func codexRead(call *Call, dir string, stages [][]string) ([]byte, error) {
 		}
 		target := dir
 		if len(dirs) == 1 {
-			d, err := resolve(path.Join(dir, ws.local(dirs[0])))
+			d, err := replay.Resolve(path.Join(dir, ws.Local(dirs[0])))
 			if err != nil {
 				return nil, fmt.Errorf("ls: %w", err)
 			}
 			target = d
 		}
 		if ws.Hermetic {
-			return nil, skipf("ls: a workspace made of the pack's inputs holds the files the session saw, not the directory %s", target)
+			return nil, replay.Skipf("ls: a workspace made of the pack's inputs holds the files the session saw, not the directory %s", target)
 		}
 		entries, err := fs.ReadDir(ws.Root.FS(), target)
 		if err != nil {
-			return nil, fmt.Errorf("ls: %s: %w", target, unwrapPath(err))
+			return nil, fmt.Errorf("ls: %s: %w", target, replay.UnwrapPath(err))
 		}
 		var names []string
 		for _, e := range entries {
@@ -246,11 +276,11 @@ func codexRead(call *Call, dir string, stages [][]string) ([]byte, error) {
 			}
 		}
 		slices.Sort(names)
-		return render.Lines(names), nil
+		return Lines(names), nil
 	case "rg":
 		return codexRg(call, dir, args)
 	}
-	return nil, skipf("%s is not one of the read-only commands replayed (cat, sed -n, head, nl -ba, ls, rg)", prog)
+	return nil, replay.Skipf("%s is not one of the read-only commands replayed (cat, sed -n, head, nl -ba, ls, rg)", prog)
 }
 
 // codexRg prints what `rg [-n] [-i] [-F] PATTERN [PATH…]` or
@@ -260,7 +290,7 @@ func codexRead(call *Call, dir string, stages [][]string) ([]byte, error) {
 // numbers unless asked. Files are taken in walk order; ripgrep searches in
 // parallel, so a recorded output holding the same lines in another order
 // skips the step rather than diverging.
-func codexRg(call *Call, dir string, args []string) ([]byte, error) {
+func codexRg(call *replay.Call, dir string, args []string) ([]byte, error) {
 	ws := call.Workspace
 	numbers, icase, fixed, files := false, false, false, false
 	var operands []string
@@ -277,7 +307,7 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 		case a == "--files":
 			files = true
 		case strings.HasPrefix(a, "-"):
-			return nil, skipf("rg: option %s is not replayed; only plain reads are", a)
+			return nil, replay.Skipf("rg: option %s is not replayed; only plain reads are", a)
 		default:
 			operands = append(operands, a)
 			continue
@@ -289,7 +319,7 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 	var pattern string
 	if !files {
 		if len(operands) == 0 {
-			return nil, skipf("rg: no pattern")
+			return nil, replay.Skipf("rg: no pattern")
 		}
 		pattern, operands = operands[0], operands[1:]
 	}
@@ -301,10 +331,10 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, skipf("rg: pattern %q is not a regular expression Go reads as ripgrep does: %v", pattern, err)
+		return nil, replay.Skipf("rg: pattern %q is not a regular expression Go reads as ripgrep does: %v", pattern, err)
 	}
 	if ws.Hermetic {
-		return nil, skipf("rg: a workspace made of the pack's inputs holds the files the session saw, not the tree rg searched")
+		return nil, replay.Skipf("rg: a workspace made of the pack's inputs holds the files the session saw, not the tree rg searched")
 	}
 	type target struct{ shown, name string }
 	var targets []target
@@ -315,7 +345,7 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 	for _, op := range operands {
 		name := "."
 		if op != "" {
-			n, err := resolve(path.Join(dir, ws.local(op)))
+			n, err := replay.Resolve(path.Join(dir, ws.Local(op)))
 			if err != nil {
 				return nil, fmt.Errorf("rg: %w", err)
 			}
@@ -325,17 +355,17 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 		}
 		fi, err := ws.Root.Stat(name)
 		if err != nil {
-			return nil, fmt.Errorf("rg: %s: %w", name, unwrapPath(err))
+			return nil, fmt.Errorf("rg: %s: %w", name, replay.UnwrapPath(err))
 		}
 		if !fi.IsDir() {
 			targets = append(targets, target{op, name})
 			continue
 		}
 		single = false
-		if err := ws.checkNoIgnoreFiles(context.Background(), name); err != nil {
-			return nil, skipf("rg: ripgrep would apply the ignore rules of the tree, which are not rendered")
+		if found, err := ws.IgnoreFile(context.Background(), name); err != nil || found != "" {
+			return nil, replay.Skipf("rg: ripgrep would apply the ignore rules of the tree, which are not rendered")
 		}
-		err = walk(context.Background(), ws.Root, name, func(rel string, d fs.DirEntry) error {
+		err = replay.Walk(context.Background(), ws.Root, name, func(rel string, d fs.DirEntry) error {
 			if strings.HasPrefix(d.Name(), ".") {
 				if d.IsDir() {
 					return fs.SkipDir
@@ -357,13 +387,13 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 	}
 	var lines []string
 	for _, t := range targets {
-		data, err := readRegular(ws.Root, t.name)
+		data, err := replay.ReadRegular(ws.Root, t.name)
 		if err != nil {
 			return nil, fmt.Errorf("rg: %w", err)
 		}
 		if bytes.IndexByte(data, 0) >= 0 {
 			if single {
-				return nil, skipf("rg: %s is binary; ripgrep's notice for it is not rendered", t.shown)
+				return nil, replay.Skipf("rg: %s is binary; ripgrep's notice for it is not rendered", t.shown)
 			}
 			continue
 		}
@@ -371,7 +401,7 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 			lines = append(lines, t.shown)
 			continue
 		}
-		for i, l := range splitLines(data) {
+		for i, l := range replay.SplitLines(data) {
 			if !re.Match(l) {
 				continue
 			}
@@ -386,44 +416,44 @@ func codexRg(call *Call, dir string, args []string) ([]byte, error) {
 			lines = append(lines, b.String())
 		}
 	}
-	out := render.Lines(lines)
-	rec, err := call.recorded()
+	out := Lines(lines)
+	rec, err := call.RecordedOutput()
 	if err != nil {
 		return nil, err
 	}
-	if got := render.CodexOutput(rec); rec != nil && len(lines) > 1 && !bytes.Equal(got, out) && sameLines(got, out) {
-		return nil, skipf("rg: the same %d lines in another order: ripgrep searches files in parallel", len(lines))
+	if got := render.CodexOutput(rec); rec != nil && len(lines) > 1 && !bytes.Equal(got, out) && replay.SameLines(got, out) {
+		return nil, replay.Skipf("rg: the same %d lines in another order: ripgrep searches files in parallel", len(lines))
 	}
 	return out, nil
 }
 
-// codexRead prints what r prints of a file the session saw in part, when
+// printSeen prints what r prints of a file the session saw in part, when
 // the lines it prints are all known and end in a line break: a partial
 // input holds lines, not whether the file's last line has one.
-func (sf *seenFile) codexRead(name string, r *render.CodexRead) ([]byte, error) {
-	if sf.seen != seenPartial {
-		return nil, skipf("%s: %s was seen only by name; its content is not in the pack", r.Prog, name)
+func printSeen(sf *replay.SeenFile, name string, r *Read) ([]byte, error) {
+	if !sf.Partial() {
+		return nil, replay.Skipf("%s: %s was seen only by name; its content is not in the pack", r.Prog, name)
 	}
 	if r.Prog == "cat" {
-		return nil, skipf("%s: %s was seen only in part", r.Prog, name)
+		return nil, replay.Skipf("%s: %s was seen only in part", r.Prog, name)
 	}
 	end := r.To
-	if sf.total > 0 && end > sf.total {
-		end = sf.total
+	if sf.Total() > 0 && end > sf.Total() {
+		end = sf.Total()
 	}
-	if end == render.ToEnd {
-		return nil, skipf("%s: %s was seen only in part, and its length is not known", r.Prog, name)
+	if end == ToEnd {
+		return nil, replay.Skipf("%s: %s was seen only in part, and its length is not known", r.Prog, name)
 	}
 	var lines []string
 	for n := r.From; n <= end; n++ {
-		l, ok := sf.lines[n]
+		l, ok := sf.Line(n)
 		if !ok {
-			return nil, skipf("%s: %s was seen only in part; line %d is not in the pack", r.Prog, name, n)
+			return nil, replay.Skipf("%s: %s was seen only in part; line %d is not in the pack", r.Prog, name, n)
 		}
 		lines = append(lines, l)
 	}
-	if len(lines) > 0 && end == sf.total && !r.Numbered {
-		return nil, skipf("%s: %s was seen only in part; whether its last line ends in a line break is not in the pack", r.Prog, name)
+	if len(lines) > 0 && end == sf.Total() && !r.Numbered {
+		return nil, replay.Skipf("%s: %s was seen only in part; whether its last line ends in a line break is not in the pack", r.Prog, name)
 	}
 	return r.PrintLines(lines), nil
 }

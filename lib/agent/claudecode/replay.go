@@ -1,4 +1,4 @@
-package replay
+package claudecode
 
 //lint:file-ignore ST1005 errors begin with the name of the Claude Code tool they replay (Read, Glob, Grep), spelt as the agent spells it
 
@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -18,29 +19,57 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/replay"
 	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
-// ClaudeCodeVersion is the version of the Claude Code renderings, compared
-// with recorded tool versions like BuiltinVersion.
-const ClaudeCodeVersion = "claude-code-2.1"
+// Claude Code's Read, Glob, Grep and LS, replayed (ReplayTools): each
+// re-executed in the workspace and its result given as Claude Code gives
+// it to its model, byte for byte (the renderings, and what they leave out,
+// are documented in render.go): Read as "%6d→line" lines (or "N\tline",
+// as Claude Code 2.1.12x numbers them, when the recording shows that form)
+// and its notices, Glob as paths oldest first or "No files found", Grep in
+// each output mode as ripgrep prints and Claude Code frames it (in content
+// mode a matching line's path relative to the working directory, a context
+// line's absolute, unless the recording shows the older or newer
+// convention; see grepPrefixes; its file lists relative too, unless the
+// recording lists them absolute), LS as a tree.
+//
+// In a hermetic workspace, inputs the session saw only by name are listed
+// by Glob and LS; inputs seen in part serve the Reads whose lines are all
+// known. A Read of a file outside the recorded working directory (the pack
+// holds only files under it), or, in a hermetic workspace, of a file that
+// is not among the pack's inputs (the session's log did not show it
+// whole), skips the step, as Codex's reads do. So does a Glob or a Grep
+// file list whose recorded result names a file under the working
+// directory that the pack holds not even by name, and a Grep of a path
+// that is not among the inputs.
 
-// agentTool is a built-in that gives a tool's result as an agent rendered
-// it (package render), not as raw output.
+// ReplayVersion is the version of the Claude Code renderings, compared
+// with recorded tool versions like replay.BuiltinVersion.
+const ReplayVersion = "claude-code-2.1"
+
+// ReplayTools returns Claude Code's read-only tools (Read, Glob, Grep,
+// LS) by name, for replay.Options.Agents: each re-executed in the
+// workspace and its result given as Claude Code renders it.
+func ReplayTools() map[string]replay.Executor { return maps.Clone(replayTools) }
+
+// agentTool is a tool whose result is given as Claude Code rendered it
+// (package render), not as raw output.
 type agentTool struct {
 	name string
-	run  func(ctx context.Context, call *Call, p *params) ([]byte, error)
+	run  func(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte, error)
 }
 
-// Version returns ClaudeCodeVersion.
-func (a *agentTool) Version() string { return ClaudeCodeVersion }
+// Version returns ReplayVersion.
+func (a *agentTool) Version() string { return ReplayVersion }
 
 // Name returns the tool's name.
 func (a *agentTool) Name() string { return a.name }
 
 // Run executes the tool on call's parameters inside its workspace.
-func (a *agentTool) Run(ctx context.Context, call *Call, out io.Writer) error {
-	p, err := parseParams(a.name, call.Parameters, nil)
+func (a *agentTool) Run(ctx context.Context, call *replay.Call, out io.Writer) error {
+	p, err := replay.ParseParams(a.name, call.Parameters)
 	if err != nil {
 		return err
 	}
@@ -48,7 +77,7 @@ func (a *agentTool) Run(ctx context.Context, call *Call, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := call.listsUnknown(a.name, b); err != nil {
+	if err := listsUnknown(call, a.name, b); err != nil {
 		return err
 	}
 	_, err = out.Write(b)
@@ -59,14 +88,14 @@ func (a *agentTool) Run(ctx context.Context, call *Call, out io.Writer) error {
 // workspace whose recorded result names a file under the recorded working
 // directory that the pack does not hold, not even by name: the pack cannot
 // reproduce what it does not know, so a difference says nothing.
-func (c *Call) listsUnknown(tool string, out []byte) error {
+func listsUnknown(c *replay.Call, tool string, out []byte) error {
 	ws := c.Workspace
 	mode := gjson.GetBytes(c.Parameters, "output_mode").String()
 	lists := tool == "Glob" || tool == "Grep" && (mode == "" || mode == "files_with_matches")
 	if !ws.Hermetic || ws.RecordedDir == "" || !lists {
 		return nil
 	}
-	rec, err := c.recorded()
+	rec, err := c.RecordedOutput()
 	if err != nil || rec == nil || bytes.Equal(rec, out) {
 		return err
 	}
@@ -74,113 +103,109 @@ func (c *Call) listsUnknown(tool string, out []byte) error {
 		if line == "" || tool == "Grep" && i == 0 && (strings.HasPrefix(line, "Found ") || line == "No files found") {
 			continue
 		}
-		name := ws.local(line)
-		if strings.HasPrefix(name, "/") || ws.seenAs(name) != nil {
+		name := ws.Local(line)
+		if strings.HasPrefix(name, "/") || ws.SeenAs(name) != nil {
 			continue // outside the working directory, or known by name
 		}
 		if tool == "Glob" && name == line {
 			continue // Glob lists absolute paths: a notice
 		}
-		if _, err := resolve(name); err != nil {
+		if _, err := replay.Resolve(name); err != nil {
 			continue
 		}
 		if _, err := ws.Root.Stat(name); err == nil {
 			continue
 		}
-		return skipf("%s: the recorded result names %s, which is not among the pack's inputs", tool, name)
+		return replay.Skipf("%s: the recorded result names %s, which is not among the pack's inputs", tool, name)
 	}
 	return nil
 }
 
-// claudeTools are Claude Code's read-only tools, rendered as Claude Code
+// replayTools are Claude Code's read-only tools, rendered as Claude Code
 // renders them.
-var claudeTools = map[string]*agentTool{
-	"Read": {name: "Read", run: claudeRead},
-	"Glob": {name: "Glob", run: claudeGlob},
-	"Grep": {name: "Grep", run: claudeGrep},
-	"LS":   {name: "LS", run: claudeLS},
+var replayTools = map[string]replay.Executor{
+	"Read": &agentTool{name: "Read", run: claudeRead},
+	"Glob": &agentTool{name: "Glob", run: claudeGlob},
+	"Grep": &agentTool{name: "Grep", run: claudeGrep},
+	"LS":   &agentTool{name: "LS", run: claudeLS},
 }
 
-func skipf(format string, args ...any) error {
-	return &render.Unsupported{Reason: fmt.Sprintf(format, args...)}
-}
-
-func claudeRead(ctx context.Context, call *Call, p *params) ([]byte, error) {
-	raw, ok, err := p.str("file_path")
+func claudeRead(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte, error) {
+	raw, ok, err := p.Str("file_path")
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, errors.New("Read: no file_path parameter")
 	}
-	offset, _, err := p.count("offset")
+	offset, _, err := p.Count("offset")
 	if err != nil {
 		return nil, err
 	}
-	limit, _, err := p.count("limit")
+	limit, _, err := p.Count("limit")
 	if err != nil {
 		return nil, err
 	}
-	pages, hasPages, err := p.str("pages")
+	pages, hasPages, err := p.Str("pages")
 	if err != nil {
 		return nil, err
 	}
-	if err := p.finish(); err != nil {
+	if err := p.Finish(); err != nil {
 		return nil, err
 	}
 	if hasPages {
-		return nil, skipf("Read: pages %q reads a PDF, which is not rendered", pages)
+		return nil, replay.Skipf("Read: pages %q reads a PDF, which is not rendered", pages)
 	}
-	if ws := call.Workspace; ws.RecordedDir != "" && strings.HasPrefix(raw, "/") && ws.local(raw) == raw {
-		return nil, skipf("Read: %s is outside the recorded working directory %s; the pack holds only files under it", raw, ws.RecordedDir)
+	if ws := call.Workspace; ws.RecordedDir != "" && strings.HasPrefix(raw, "/") && ws.Local(raw) == raw {
+		return nil, replay.Skipf("Read: %s is outside the recorded working directory %s; the pack holds only files under it", raw, ws.RecordedDir)
 	}
-	name, err := resolve(raw)
+	name, err := replay.Resolve(raw)
 	if err != nil {
 		return nil, fmt.Errorf("Read: %w", err)
 	}
-	recorded, err := call.recorded()
+	recorded, err := call.RecordedOutput()
 	if err != nil {
 		return nil, err
 	}
-	req := render.ClaudeRead{Offset: offset, Limit: limit, Reminder: render.ClaudeReadReminder(recorded), Numbering: render.ClaudeNumberingOf(recorded)}
-	if sf := call.Workspace.seenAs(name); sf != nil {
-		return sf.claudeRead(name, req)
+	req := ReadRequest{Offset: offset, Limit: limit, Reminder: ReadReminder(recorded), Numbering: render.ClaudeNumberingOf(recorded)}
+	if sf := call.Workspace.SeenAs(name); sf != nil {
+		return readSeen(sf, name, req)
 	}
-	data, err := readRegular(call.Workspace.Root, name)
+	data, err := replay.ReadRegular(call.Workspace.Root, name)
 	switch {
 	case err != nil && call.Workspace.Hermetic && errors.Is(err, fs.ErrNotExist):
 		// The session's log did not show the file whole (older
 		// transcripts, subagents' ones, record no Read results).
-		return nil, skipf("Read: %s is not among the pack's inputs", name)
+		return nil, replay.Skipf("Read: %s is not among the pack's inputs", name)
 	case err != nil:
 		return nil, fmt.Errorf("Read: %w", err)
 	}
-	return render.ClaudeCodeRead(data, req)
+	return RenderRead(data, req)
 }
 
-// claudeRead renders a Read of a file the session saw in part, when the
+// readSeen renders a Read of a file the session saw in part, when the
 // lines it asks for are all known.
-func (sf *seenFile) claudeRead(name string, req render.ClaudeRead) ([]byte, error) {
-	if sf.seen != seenPartial {
-		return nil, skipf("Read: %s was seen only by name; its content is not in the pack", name)
+func readSeen(sf *replay.SeenFile, name string, req ReadRequest) ([]byte, error) {
+	if !sf.Partial() {
+		return nil, replay.Skipf("Read: %s was seen only by name; its content is not in the pack", name)
 	}
 	start := max(req.Offset, 1)
 	end := start - 1 + req.Limit
-	if req.Limit == 0 || sf.total > 0 && end > sf.total {
-		if sf.total == 0 {
-			return nil, skipf("Read: %s was seen only in part, and its length is not known", name)
+	if req.Limit == 0 || sf.Total() > 0 && end > sf.Total() {
+		if sf.Total() == 0 {
+			return nil, replay.Skipf("Read: %s was seen only in part, and its length is not known", name)
 		}
-		end = sf.total
+		end = sf.Total()
 	}
 	var lines []string
 	for n := start; n <= end; n++ {
-		l, ok := sf.lines[n]
+		l, ok := sf.Line(n)
 		if !ok {
-			return nil, skipf("Read: %s was seen only in part; line %d is not in the pack", name, n)
+			return nil, replay.Skipf("Read: %s was seen only in part; line %d is not in the pack", name, n)
 		}
 		lines = append(lines, l)
 	}
-	return render.ClaudeCodeRead([]byte(strings.Join(lines, "\n")), render.ClaudeRead{
+	return RenderRead([]byte(strings.Join(lines, "\n")), ReadRequest{
 		Offset: start, Limit: len(lines), Reminder: req.Reminder, Numbering: req.Numbering, Base: start,
 	})
 }
@@ -188,13 +213,13 @@ func (sf *seenFile) claudeRead(name string, req render.ClaudeRead) ([]byte, erro
 // rgGlob is a ripgrep --glob: a pattern without "/" matches a name at any
 // depth, one with "/" the path relative to the search directory.
 type rgGlob struct {
-	m        *globMatcher
+	m        *replay.Glob
 	anywhere bool
 }
 
 func compileRgGlob(pattern string) (*rgGlob, error) {
 	p := strings.TrimPrefix(pattern, "/")
-	m, err := compileGlob(p)
+	m, err := replay.CompileGlob(p)
 	if err != nil {
 		return nil, err
 	}
@@ -203,100 +228,13 @@ func compileRgGlob(pattern string) (*rgGlob, error) {
 
 func (g *rgGlob) match(rel string) bool {
 	if g.anywhere {
-		return g.m.match(path.Base(rel))
+		return g.m.Match(path.Base(rel))
 	}
-	return g.m.match(rel)
+	return g.m.Match(rel)
 }
 
-// entry is a file a listing found: its workspace path and modification
-// time.
-type entry struct {
-	name  string
-	mtime time.Time
-}
-
-// files walks base (in the lexical order ripgrep walks in) and returns
-// every regular file keep accepts, plus the files of the pack seen only by
-// name or in part in a hermetic workspace. VCS directories are skipped.
-func (w *Workspace) files(ctx context.Context, base string, keep func(rel string) bool) ([]entry, error) {
-	var out []entry
-	seen := map[string]bool{}
-	var err error
-	if _, serr := w.Root.Stat(base); !errors.Is(serr, fs.ErrNotExist) || !w.knowsUnder(base) {
-		err = w.walkFiles(ctx, base, keep, seen, &out)
-	}
-	// Otherwise base holds only files the session saw by name or in part.
-	if err != nil {
-		return nil, err
-	}
-	for name := range w.seen {
-		rel, ok := under(name, base)
-		if !ok || seen[name] || !keep(rel) {
-			continue
-		}
-		out = append(out, entry{name: name, mtime: fixedMTime})
-	}
-	if len(out) > len(seen) {
-		// Names added from the pack go where the walk would have put them.
-		slices.SortStableFunc(out, func(a, b entry) int { return comparePaths(a.name, b.name) })
-	}
-	return out, nil
-}
-
-// knowsUnder reports whether the pack knows a file under base that the
-// workspace does not hold.
-func (w *Workspace) knowsUnder(base string) bool {
-	for name := range w.seen {
-		if _, ok := under(name, base); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// walkFiles is the walk of files: the regular files under base keep
-// accepts, in out, noted in seen.
-func (w *Workspace) walkFiles(ctx context.Context, base string, keep func(rel string) bool, seen map[string]bool, out *[]entry) error {
-	return walk(ctx, w.Root, base, func(rel string, d fs.DirEntry) error {
-		if d.IsDir() {
-			if vcsDirs[d.Name()] {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || !keep(rel) {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		name := path.Join(base, rel)
-		seen[name] = true
-		*out = append(*out, entry{name: name, mtime: info.ModTime()})
-		return nil
-	})
-}
-
-var vcsDirs = map[string]bool{".git": true, ".svn": true, ".hg": true, ".bzr": true, ".jj": true, ".sl": true}
-
-// under returns name relative to base, if it lies under it.
-func under(name, base string) (string, bool) {
-	if base == "." {
-		return name, true
-	}
-	rel, ok := strings.CutPrefix(name, base+"/")
-	return rel, ok && rel != ""
-}
-
-// comparePaths orders paths as a directory walk in lexical order visits
-// them: element by element.
-func comparePaths(a, b string) int {
-	return slices.Compare(strings.Split(a, "/"), strings.Split(b, "/"))
-}
-
-func claudeGlob(ctx context.Context, call *Call, p *params) ([]byte, error) {
-	pattern, ok, err := p.str("pattern")
+func claudeGlob(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte, error) {
+	pattern, ok, err := p.Str("pattern")
 	if err != nil {
 		return nil, err
 	}
@@ -307,19 +245,19 @@ func claudeGlob(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.finish(); err != nil {
+	if err := p.Finish(); err != nil {
 		return nil, err
 	}
 	if strings.HasPrefix(pattern, "/") {
 		// An absolute pattern names its own directory: the part before
 		// the first wildcard, up to its last "/" (as Glob splits it).
 		dir, rel := splitGlobBase(pattern)
-		if base, err = resolve(call.Workspace.local(dir)); err != nil {
+		if base, err = replay.Resolve(call.Workspace.Local(dir)); err != nil {
 			return nil, fmt.Errorf("Glob: pattern: %w", err)
 		}
 		pattern = rel
 	}
-	if _, err := resolve(pattern); err != nil {
+	if _, err := replay.Resolve(pattern); err != nil {
 		return nil, fmt.Errorf("Glob: pattern: %w", err)
 	}
 	g, err := compileRgGlob(pattern)
@@ -327,27 +265,27 @@ func claudeGlob(ctx context.Context, call *Call, p *params) ([]byte, error) {
 		return nil, fmt.Errorf("Glob: %w", err)
 	}
 	ws := call.Workspace
-	if _, serr := ws.Root.Stat(base); ws.Hermetic && errors.Is(serr, fs.ErrNotExist) && !ws.knowsUnder(base) && ws.seenAs(base) == nil {
+	if _, serr := ws.Root.Stat(base); ws.Hermetic && errors.Is(serr, fs.ErrNotExist) && !ws.KnowsUnder(base) && ws.SeenAs(base) == nil {
 		// A directory the pack holds nothing of: what the session saw
 		// there is not known.
-		return nil, skipf("Glob: %s is not among the pack's inputs", base)
+		return nil, replay.Skipf("Glob: %s is not among the pack's inputs", base)
 	}
-	found, err := ws.files(ctx, base, g.match)
+	found, err := ws.Files(ctx, base, g.match)
 	if err != nil {
 		return nil, fmt.Errorf("Glob: %w", err)
 	}
 	// Oldest first, as rg --sort=modified lists them; the walk order
 	// breaks ties.
-	slices.SortStableFunc(found, func(a, b entry) int { return a.mtime.Compare(b.mtime) })
-	truncated := len(found) > render.ClaudeGlobFiles
+	slices.SortStableFunc(found, func(a, b replay.Entry) int { return a.MTime.Compare(b.MTime) })
+	truncated := len(found) > GlobFiles
 	if truncated {
-		found = found[:render.ClaudeGlobFiles]
+		found = found[:GlobFiles]
 	}
 	names := make([]string, len(found))
 	for i, e := range found {
-		names[i] = call.Workspace.shown(e.name)
+		names[i] = call.Workspace.Shown(e.Name)
 	}
-	return call.unordered(render.ClaudeCodeGlob(names, truncated), len(names), "Glob lists files oldest first")
+	return call.Unordered(RenderGlob(names, truncated), len(names), "Glob lists files oldest first")
 }
 
 // splitGlobBase splits an absolute glob pattern into the directory before
@@ -366,58 +304,19 @@ func splitGlobBase(pattern string) (string, string) {
 
 // optionalPath reads a "path" parameter naming a directory, "." when
 // absent.
-func optionalPath(p *params, tool string) (string, error) {
-	raw, ok, err := p.str("path")
+func optionalPath(p *replay.Params, tool string) (string, error) {
+	raw, ok, err := p.Str("path")
 	if err != nil {
 		return "", err
 	}
 	if !ok {
 		raw = "."
 	}
-	base, err := resolve(raw)
+	base, err := replay.Resolve(raw)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", tool, err)
 	}
 	return base, nil
-}
-
-// unordered returns out, unless the workspace cannot know the order of
-// its n entries (it is hermetic, and the order depends on modification
-// times the pack does not record) and the recorded output holds the same
-// lines in another order: then the step is skipped with that reason.
-func (c *Call) unordered(out []byte, n int, why string) ([]byte, error) {
-	if !c.Workspace.Hermetic {
-		return out, nil
-	}
-	return c.reordered(out, n, why+", and the pack does not record modification times")
-}
-
-// reordered returns out, unless the recorded output holds the same lines
-// in another order, which the renderer cannot know (why): then the step
-// is skipped with that reason.
-func (c *Call) reordered(out []byte, n int, why string) ([]byte, error) {
-	if n < 2 {
-		return out, nil
-	}
-	rec, err := c.recorded()
-	if err != nil || rec == nil || bytes.Equal(rec, out) {
-		return out, err
-	}
-	if sameLines(rec, out) {
-		return nil, skipf("the same %d entries in another order: %s", n, why)
-	}
-	return out, nil
-}
-
-// sameLines reports whether a and b hold the same lines in some order.
-func sameLines(a, b []byte) bool {
-	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	if len(la) != len(lb) {
-		return false
-	}
-	slices.Sort(la)
-	slices.Sort(lb)
-	return slices.Equal(la, lb)
 }
 
 // rgTypes are the ripgrep file types Grep's type parameter may name that
@@ -434,11 +333,8 @@ var rgTypes = map[string][]string{
 	"elixir": {"*.ex", "*.eex", "*.exs", "*.heex", "*.leex", "*.livemd"},
 }
 
-// ignoreFiles are the files whose rules ripgrep would apply to a search.
-var ignoreFiles = map[string]bool{".gitignore": true, ".ignore": true, ".rgignore": true}
-
-func claudeGrep(ctx context.Context, call *Call, p *params) ([]byte, error) {
-	pattern, ok, err := p.str("pattern")
+func claudeGrep(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte, error) {
+	pattern, ok, err := p.Str("pattern")
 	if err != nil {
 		return nil, err
 	}
@@ -449,46 +345,46 @@ func claudeGrep(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	globs, _, err := p.str("glob")
+	globs, _, err := p.Str("glob")
 	if err != nil {
 		return nil, err
 	}
-	typ, _, err := p.str("type")
+	typ, _, err := p.Str("type")
 	if err != nil {
 		return nil, err
 	}
-	mode, _, err := p.str("output_mode")
+	mode, _, err := p.Str("output_mode")
 	if err != nil {
 		return nil, err
 	}
 	var ctxLines [4]int // -B, -A, -C, context
 	var hasCtx [4]bool
 	for i, k := range []string{"-B", "-A", "-C", "context"} {
-		if ctxLines[i], hasCtx[i], err = p.count(k); err != nil {
+		if ctxLines[i], hasCtx[i], err = p.Count(k); err != nil {
 			return nil, err
 		}
 	}
-	numbers, err := p.flag("-n", true)
+	numbers, err := p.Flag("-n", true)
 	if err != nil {
 		return nil, err
 	}
-	icase, err := p.flag("-i", false)
+	icase, err := p.Flag("-i", false)
 	if err != nil {
 		return nil, err
 	}
-	headLimit, hasHead, err := p.count("head_limit")
+	headLimit, hasHead, err := p.Count("head_limit")
 	if err != nil {
 		return nil, err
 	}
-	skip, _, err := p.count("offset")
+	skip, _, err := p.Count("offset")
 	if err != nil {
 		return nil, err
 	}
-	multiline, err := p.flag("multiline", false)
+	multiline, err := p.Flag("multiline", false)
 	if err != nil {
 		return nil, err
 	}
-	if err := p.finish(); err != nil {
+	if err := p.Finish(); err != nil {
 		return nil, err
 	}
 	switch mode {
@@ -499,7 +395,7 @@ func claudeGrep(ctx context.Context, call *Call, p *params) ([]byte, error) {
 		return nil, fmt.Errorf("Grep: output_mode %q is not content, files_with_matches or count", mode)
 	}
 	if multiline {
-		return nil, skipf("Grep: multiline search is not rendered")
+		return nil, replay.Skipf("Grep: multiline search is not rendered")
 	}
 	before, after := 0, 0
 	if mode == "content" {
@@ -517,7 +413,7 @@ func claudeGrep(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, skipf("Grep: pattern %q is not a regular expression Go reads as ripgrep does: %v", pattern, err)
+		return nil, replay.Skipf("Grep: pattern %q is not a regular expression Go reads as ripgrep does: %v", pattern, err)
 	}
 	var filters []*rgGlob
 	for _, g := range strings.Fields(globs) {
@@ -530,7 +426,7 @@ func claudeGrep(ctx context.Context, call *Call, p *params) ([]byte, error) {
 				continue
 			}
 			if strings.HasPrefix(part, "!") {
-				return nil, skipf("Grep: negated glob %q is not rendered", part)
+				return nil, replay.Skipf("Grep: negated glob %q is not rendered", part)
 			}
 			f, err := compileRgGlob(part)
 			if err != nil {
@@ -543,7 +439,7 @@ func claudeGrep(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	if typ != "" {
 		pats, ok := rgTypes[typ]
 		if !ok {
-			return nil, skipf("Grep: file type %q is not rendered", typ)
+			return nil, replay.Skipf("Grep: file type %q is not rendered", typ)
 		}
 		for _, pat := range pats {
 			f, err := compileRgGlob(pat)
@@ -560,63 +456,67 @@ func claudeGrep(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	return grepRun(ctx, call, base, re, keep, mode, numbers, before, after, headLimit, hasHead, skip)
 }
 
-func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, keep func(string) bool, mode string, numbers bool, before, after, headLimit int, hasHead bool, skip int) ([]byte, error) {
+func grepRun(ctx context.Context, call *replay.Call, base string, re *regexp.Regexp, keep func(string) bool, mode string, numbers bool, before, after, headLimit int, hasHead bool, skip int) ([]byte, error) {
 	ws := call.Workspace
 	fi, err := ws.Root.Stat(base)
 	single := false
 	switch {
 	case err == nil:
 		single = !fi.IsDir()
-	case ws.seenAs(base) != nil:
+	case ws.SeenAs(base) != nil:
 		single = true
-	case ws.knowsUnder(base):
-		return nil, skipf("Grep: the files under %s were seen only by name or in part, so what they hold is not known", base)
+	case ws.KnowsUnder(base):
+		return nil, replay.Skipf("Grep: the files under %s were seen only by name or in part, so what they hold is not known", base)
 	case ws.Hermetic && errors.Is(err, fs.ErrNotExist):
-		return nil, skipf("Grep: %s is not among the pack's inputs", base)
+		return nil, replay.Skipf("Grep: %s is not among the pack's inputs", base)
 	default:
-		return nil, fmt.Errorf("Grep: %s: %w", base, unwrapPath(err))
+		return nil, fmt.Errorf("Grep: %s: %w", base, replay.UnwrapPath(err))
 	}
-	var files []entry
+	var files []replay.Entry
 	if single {
 		var mtime time.Time
 		if fi != nil {
 			mtime = fi.ModTime()
 		}
-		files = []entry{{name: base, mtime: mtime}}
+		files = []replay.Entry{{Name: base, MTime: mtime}}
 	} else {
-		files, err = ws.files(ctx, base, func(rel string) bool {
-			return !ignoreFiles[path.Base(rel)] && keep(rel)
+		files, err = ws.Files(ctx, base, func(rel string) bool {
+			return !replay.IsIgnoreFile(path.Base(rel)) && keep(rel)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("Grep: %w", err)
 		}
-		if err := ws.checkNoIgnoreFiles(ctx, base); err != nil {
-			return nil, err
+		found, err := ws.IgnoreFile(ctx, base)
+		if err != nil {
+			return nil, fmt.Errorf("Grep: %w", err)
+		}
+		if found != "" {
+			return nil, replay.Skipf("Grep: ripgrep would apply the ignore rules of %s, which are not rendered", found)
 		}
 	}
 	var lines []string // content or count lines
-	var matched []entry
+	var matched []replay.Entry
 	var rec []byte // the recorded output, read when content needs it
 	recRead := false
 	for _, f := range files {
-		if sf := ws.seenAs(f.name); sf != nil {
+		if sf := ws.SeenAs(f.Name); sf != nil {
 			what := "by name"
-			if sf.seen == seenPartial {
+			if sf.Partial() {
 				what = "in part"
 			}
-			return nil, skipf("Grep: %s was seen only %s, so what it holds is not known", f.name, what)
+			return nil, replay.Skipf("Grep: %s was seen only %s, so what it holds is not known", f.Name, what)
 		}
-		data, err := readRegular(ws.Root, f.name)
+		data, err := replay.ReadRegular(ws.Root, f.Name)
 		if err != nil {
 			return nil, fmt.Errorf("Grep: %w", err)
 		}
 		if bytes.IndexByte(data, 0) >= 0 {
 			if single {
-				return nil, skipf("Grep: %s is binary; ripgrep's notice for it is not rendered", f.name)
+				return nil, replay.Skipf("Grep: %s is binary; ripgrep's notice for it is not rendered", f.Name)
 			}
 			continue
 		}
-		text := splitLines(data)
+		text := replay.SplitLines(data)
 		var hits []int
 		for i, l := range text {
 			if re.Match(l) {
@@ -627,7 +527,7 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 			continue
 		}
 		matched = append(matched, f)
-		prefix := ws.shown(f.name)
+		prefix := ws.Shown(f.Name)
 		switch mode {
 		case "count":
 			if single {
@@ -637,12 +537,12 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 			}
 		case "content":
 			if rec == nil && !recRead {
-				if rec, err = call.recorded(); err != nil {
+				if rec, err = call.RecordedOutput(); err != nil {
 					return nil, err
 				}
 				recRead = true
 			}
-			match, context := grepPrefixes(ws, f.name, rec)
+			match, context := grepPrefixes(ws, f.Name, rec)
 			out, err := rgContext(text, hits, match, context, single, numbers, before, after, len(lines) > 0)
 			if err != nil {
 				return nil, err
@@ -652,17 +552,17 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 	}
 	if mode == "files_with_matches" {
 		// Newest first, then by path, as Grep sorts them.
-		slices.SortStableFunc(matched, func(a, b entry) int {
-			if c := b.mtime.Compare(a.mtime); c != 0 {
+		slices.SortStableFunc(matched, func(a, b replay.Entry) int {
+			if c := b.MTime.Compare(a.MTime); c != 0 {
 				return c
 			}
-			return localeCompare(a.name, b.name)
+			return localeCompare(a.Name, b.Name)
 		})
 		// Claude Code lists the files relative to its working
 		// directory; older versions listed them absolute, as a
 		// recording may show.
 		if rec == nil && !recRead {
-			if rec, err = call.recorded(); err != nil {
+			if rec, err = call.RecordedOutput(); err != nil {
 				return nil, err
 			}
 			recRead = true
@@ -670,9 +570,9 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 		absolute := ws.RecordedDir != "" && bytes.Contains(rec, []byte("\n"+strings.TrimSuffix(ws.RecordedDir, "/")+"/"))
 		lines = make([]string, len(matched))
 		for i, m := range matched {
-			lines[i] = m.name
+			lines[i] = m.Name
 			if absolute {
-				lines[i] = ws.shown(m.name)
+				lines[i] = ws.Shown(m.Name)
 			}
 		}
 	}
@@ -682,34 +582,11 @@ func grepRun(ctx context.Context, call *Call, base string, re *regexp.Regexp, ke
 	}
 	switch mode {
 	case "content":
-		return call.unordered(render.ClaudeCodeGrepContent(lines, page), len(matched), "ripgrep searches files in parallel")
+		return call.Unordered(RenderGrepContent(lines, page), len(matched), "ripgrep searches files in parallel")
 	case "count":
-		return call.unordered(render.ClaudeCodeGrepCount(lines, page), len(matched), "ripgrep searches files in parallel")
+		return call.Unordered(RenderGrepCount(lines, page), len(matched), "ripgrep searches files in parallel")
 	}
-	return call.unordered(render.ClaudeCodeGrepFiles(lines, page), len(lines), "Grep lists files newest first")
-}
-
-// checkNoIgnoreFiles skips the step when ripgrep would have applied
-// ignore files found in the searched tree.
-func (w *Workspace) checkNoIgnoreFiles(ctx context.Context, base string) error {
-	var found string
-	err := walk(ctx, w.Root, base, func(rel string, d fs.DirEntry) error {
-		if d.IsDir() && vcsDirs[d.Name()] {
-			return fs.SkipDir
-		}
-		if !d.IsDir() && ignoreFiles[d.Name()] {
-			found = path.Join(base, rel)
-			return fs.SkipAll
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("Grep: %w", err)
-	}
-	if found != "" {
-		return skipf("Grep: ripgrep would apply the ignore rules of %s, which are not rendered", found)
-	}
-	return nil
+	return call.Unordered(RenderGrepFiles(lines, page), len(lines), "Grep lists files newest first")
 }
 
 // grepPrefixes are the paths Claude Code prints before a matching line and
@@ -719,8 +596,8 @@ func (w *Workspace) checkNoIgnoreFiles(ctx context.Context, base string) error {
 // (absolute); older versions shortened neither, newer ones both. The
 // recorded output, when there is one, tells which of these the recording
 // agent did; it chooses the convention, never the lines.
-func grepPrefixes(ws *Workspace, name string, recorded []byte) (match, context string) {
-	abs := ws.shown(name)
+func grepPrefixes(ws *replay.Workspace, name string, recorded []byte) (match, context string) {
+	abs := ws.Shown(name)
 	match, context = name, abs
 	if linePrefixed(recorded, abs+":") {
 		match = abs
@@ -765,8 +642,8 @@ func rgContext(text [][]byte, hits []int, match, context string, single, numbers
 			if isHit[i] {
 				sep = ":"
 			}
-			if len(text[i]) > render.ClaudeGrepColumns {
-				return nil, skipf("Grep: line %d of %s is longer than %d bytes, which ripgrep omits with a notice that is not rendered", i+1, name, render.ClaudeGrepColumns)
+			if len(text[i]) > GrepColumns {
+				return nil, replay.Skipf("Grep: line %d of %s is longer than %d bytes, which ripgrep omits with a notice that is not rendered", i+1, name, GrepColumns)
 			}
 			var b strings.Builder
 			if !single {
@@ -788,9 +665,9 @@ func rgContext(text [][]byte, hits []int, match, context string, single, numbers
 }
 
 // paginate applies Grep's offset and head_limit: 0 is no limit, none is
-// render.ClaudeGrepHeadLimit.
-func paginate(lines []string, limit int, hasLimit bool, skip int) ([]string, render.ClaudeGrepPage, error) {
-	var page render.ClaudeGrepPage
+// GrepHeadLimit.
+func paginate(lines []string, limit int, hasLimit bool, skip int) ([]string, GrepPage, error) {
+	var page GrepPage
 	if skip > 0 {
 		page.Offset = skip
 		lines = lines[min(skip, len(lines)):]
@@ -799,11 +676,11 @@ func paginate(lines []string, limit int, hasLimit bool, skip int) ([]string, ren
 		return lines, page, nil
 	}
 	if !hasLimit {
-		limit = render.ClaudeGrepHeadLimit
+		limit = GrepHeadLimit
 	}
 	if len(lines) > limit {
 		if !hasLimit {
-			return nil, page, skipf("Grep: more than %d results without a head_limit, which Claude Code versions cut differently", limit)
+			return nil, page, replay.Skipf("Grep: more than %d results without a head_limit, which Claude Code versions cut differently", limit)
 		}
 		lines = lines[:limit]
 		page.Limit = limit
@@ -820,16 +697,16 @@ func localeCompare(a, b string) int {
 	return strings.Compare(a, b)
 }
 
-func claudeLS(ctx context.Context, call *Call, p *params) ([]byte, error) {
+func claudeLS(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte, error) {
 	base, err := optionalPath(p, "LS")
 	if err != nil {
 		return nil, err
 	}
-	ignore, err := p.list("ignore")
+	ignore, err := p.List("ignore")
 	if err != nil {
 		return nil, err
 	}
-	if err := p.finish(); err != nil {
+	if err := p.Finish(); err != nil {
 		return nil, err
 	}
 	for _, pat := range ignore {
@@ -846,7 +723,7 @@ func claudeLS(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	}
 	var paths []string
 	listed := map[string]bool{}
-	err = walk(ctx, ws.Root, base, func(rel string, d fs.DirEntry) error {
+	err = replay.Walk(ctx, ws.Root, base, func(rel string, d fs.DirEntry) error {
 		if hidden(d.Name()) {
 			if d.IsDir() {
 				return fs.SkipDir
@@ -864,8 +741,8 @@ func claudeLS(ctx context.Context, call *Call, p *params) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("LS: %w", err)
 	}
-	for name := range ws.seen {
-		rel, ok := under(name, base)
+	for name := range ws.SeenNames() {
+		rel, ok := replay.Under(name, base)
 		if !ok || slices.ContainsFunc(strings.Split(rel, "/"), hidden) {
 			continue
 		}
@@ -880,18 +757,8 @@ func claudeLS(ctx context.Context, call *Call, p *params) ([]byte, error) {
 			paths = append(paths, name)
 		}
 	}
-	if len(paths) > render.ClaudeLSEntries {
-		return nil, skipf("LS: more than %d entries, which Claude Code cuts with a notice that is not rendered", render.ClaudeLSEntries)
+	if len(paths) > LSEntries {
+		return nil, replay.Skipf("LS: more than %d entries, which Claude Code cuts with a notice that is not rendered", LSEntries)
 	}
-	return render.ClaudeCodeLS(ws.shown(".")+"/", paths), nil
-}
-
-// fixedMTime is the modification time of every file a hermetic workspace
-// holds: the pack does not record real ones, so none is newer than
-// another.
-var fixedMTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// setFixedMTime gives name fixedMTime.
-func (w *Workspace) setFixedMTime(name string) error {
-	return w.Root.Chtimes(name, fixedMTime, fixedMTime)
+	return RenderLS(ws.Shown(".")+"/", paths), nil
 }

@@ -1,45 +1,19 @@
-package render
+package codex
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
-func TestSplitPipeline(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in   string
-		want [][]string
-		err  string
-	}{
-		{"nl -ba a.go | sed -n '1,80p'", [][]string{{"nl", "-ba", "a.go"}, {"sed", "-n", "1,80p"}}, ""},
-		{"cat 'a|b'", [][]string{{"cat", "a|b"}}, ""},
-		{"a|b|c", [][]string{{"a"}, {"b"}, {"c"}}, ""},
-		{"a || b", nil, `splitting "a || b": a pipeline with an empty command`},
-		{"| a", nil, `splitting "| a": a pipeline with an empty command`},
-		{"a |", nil, `splitting "a |": a pipeline with an empty command`},
-		{"a | b > c", nil, `splitting "a | b > c": ">" would mean something to a shell, and no shell runs it; quote it or name a script`},
-		{"", nil, `splitting "": no command`},
-	}
-	for _, tt := range tests {
-		got, err := SplitPipeline(tt.in)
-		if tt.err != "" {
-			if err == nil || err.Error() != tt.err {
-				t.Errorf("SplitPipeline(%q) error = %v, want %s", tt.in, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("SplitPipeline(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-		}
-	}
-}
-
-func TestParseCodexRead(t *testing.T) {
+func TestParseRead(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in   string
@@ -78,7 +52,7 @@ func TestParseCodexRead(t *testing.T) {
 		for s := range strings.SplitSeq(tt.in, " | ") {
 			stages = append(stages, strings.Fields(s))
 		}
-		r, err := ParseCodexRead(stages)
+		r, err := ParseRead(stages)
 		var got string
 		switch {
 		case err != nil:
@@ -102,7 +76,7 @@ func TestParseCodexRead(t *testing.T) {
 	}
 }
 
-func TestCodexReadShown(t *testing.T) {
+func TestReadShown(t *testing.T) {
 	t.Parallel()
 	const f = "one\ntwo\nthree"
 	tests := []struct {
@@ -134,7 +108,7 @@ func TestCodexReadShown(t *testing.T) {
 		for s := range strings.SplitSeq(tt.read, " | ") {
 			stages = append(stages, strings.Fields(s))
 		}
-		r, err := ParseCodexRead(stages)
+		r, err := ParseRead(stages)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,4 +131,74 @@ func TestCodexReadShown(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestCoreutils(t *testing.T) {
+	t.Parallel()
+	const f = "one\ntwo\nthree\nfour"
+	tests := []struct{ name, got, want string }{
+		{"sed range", string(Sed([]byte(f), 2, 3)), "two\nthree\n"},
+		{"sed last line keeps no newline", string(Sed([]byte(f), 3, 9)), "three\nfour"},
+		{"sed one line", string(Sed([]byte(f), 1, 1)), "one\n"},
+		{"sed past end", string(Sed([]byte(f), 7, 9)), ""},
+		{"nl -ba", string(Nl([]byte("a\n\nb"))), "     1\ta\n     2\t\n     3\tb\n"},
+		{"nl empty", string(Nl(nil)), ""},
+		{"ls lines", string(Lines([]string{"a", "b"})), "a\nb\n"},
+		{"ls none", string(Lines(nil)), ""},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+// FuzzRead prints arbitrary files with arbitrary plain reads and
+// reads the output back: Shown must accept what Print prints, give the
+// file's lines from the first one printed, say the file ended exactly when
+// it did, and PrintLines must print those lines again as Print did when
+// the last of them ends in a line break.
+func FuzzRead(f *testing.F) {
+	f.Add("nl -ba f | sed -n '2,3p'", "a\nb\nc\nd")
+	f.Add("sed -n '2,9p' f", "a\nb\n")
+	f.Add("head -n 2 f", "")
+	f.Add("cat f", "x")
+	f.Add("nl -ba f | head -1", "\n\n")
+	f.Fuzz(func(t *testing.T, script, content string) {
+		stages, err := render.SplitPipeline(script)
+		if err != nil {
+			return
+		}
+		r, err := ParseRead(stages)
+		if err != nil || r == nil {
+			return
+		}
+		if r.From < 1 || r.To < 0 || len(r.Files) == 0 {
+			t.Fatalf("%q read as %+v", script, r)
+		}
+		out := r.Print([]byte(content))
+		lines, ended, err := r.Shown(out)
+		if err != nil {
+			t.Fatalf("%q of %q printed %q, which Shown refuses: %v", script, content, out, err)
+		}
+		var file []string
+		if content != "" {
+			file = strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+		}
+		last := r.From - 1 + len(lines)
+		if len(lines) > 0 && (last > len(file) || !slices.Equal(lines, file[r.From-1:last])) {
+			t.Fatalf("%q of %q: Shown(%q) = %q, not the file's lines from %d", script, content, out, lines, r.From)
+		}
+		if ended && len(file) > last || !ended && len(file) < last {
+			t.Fatalf("%q of %q: Shown(%q) says ended %v, but the file has %d lines", script, content, out, ended, len(file))
+		}
+		if len(lines) == 0 && len(file) >= r.From && r.To >= r.From {
+			t.Fatalf("%q of %q: nothing shown of a file of %d lines", script, content, len(file))
+		}
+		if r.Numbered || bytes.HasSuffix(out, []byte("\n")) || len(out) == 0 {
+			if again := r.PrintLines(lines); !bytes.Equal(again, out) {
+				t.Fatalf("%q of %q: PrintLines(%q) = %q, want %q", script, content, lines, again, out)
+			}
+		}
+	})
 }

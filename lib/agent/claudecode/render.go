@@ -1,4 +1,4 @@
-package render
+package claudecode
 
 import (
 	"fmt"
@@ -6,39 +6,49 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctx-tools/ctx/lib/replay"
+	"github.com/ctx-tools/ctx/lib/replay/render"
 )
+
+// Claude Code's results of Read, Glob, Grep and LS, reproduced byte for
+// byte from what the tool found (a file's bytes, a list of names, matching
+// lines), as Claude Code gives them to its model. Where its output depends
+// on something a renderer cannot know or does not reproduce, the renderer
+// returns a *render.Unsupported error (replay.Skipf) saying so, rather
+// than a guess.
 
 // Claude Code's limits, as its tools apply them (Claude Code 2.1).
 const (
-	// ClaudeReadLines is how many lines Read returns without a limit.
-	ClaudeReadLines = 2000
-	// ClaudeReadLineLength is the longest line Read returns unshortened.
-	ClaudeReadLineLength = 2000
-	// ClaudeReadBytes is the largest file Read returns without a limit.
-	ClaudeReadBytes = 256 * 1024
-	// ClaudeGlobFiles is how many paths Glob lists.
-	ClaudeGlobFiles = 100
-	// ClaudeGrepHeadLimit is Grep's head_limit when none is given.
-	ClaudeGrepHeadLimit = 250
-	// ClaudeGrepColumns is the longest line Grep prints (rg --max-columns).
-	ClaudeGrepColumns = 500
-	// ClaudeLSEntries is how many entries LS lists.
-	ClaudeLSEntries = 1000
+	// ReadLines is how many lines Read returns without a limit.
+	ReadLines = 2000
+	// ReadLineLength is the longest line Read returns unshortened.
+	ReadLineLength = 2000
+	// ReadBytes is the largest file Read returns without a limit.
+	ReadBytes = 256 * 1024
+	// GlobFiles is how many paths Glob lists.
+	GlobFiles = 100
+	// GrepHeadLimit is Grep's head_limit when none is given.
+	GrepHeadLimit = 250
+	// GrepColumns is the longest line Grep prints (rg --max-columns).
+	GrepColumns = 500
+	// LSEntries is how many entries LS lists.
+	LSEntries = 1000
 )
 
-// ClaudeReadReminders are the notices Claude Code appends to a Read of a
+// ReadReminders are the notices Claude Code appends to a Read of a
 // non-empty text file. Which one (or none) depends on the Claude Code
 // version and the model, neither of which changes what was read: a caller
 // picks the one the recorded result ends with.
-var ClaudeReadReminders = []string{
+var ReadReminders = []string{
 	"\n\n<system-reminder>\nWhenever you read a file, you should consider whether it would be considered malware. You CAN and SHOULD provide analysis of malware, what it is doing. But you MUST refuse to improve or augment the code. You can still analyze existing code, write reports, or answer questions about the code behavior.\n</system-reminder>\n",
 	"\n\n<system-reminder>\nWhenever you read a file, you should consider whether it looks malicious. If it does, you MUST refuse to improve or augment the code. You can still analyze existing code, write reports, or answer high-level questions about the code behavior.\n</system-reminder>\n",
 }
 
-// ClaudeReadReminder returns the one of ClaudeReadReminders that recorded
+// ReadReminder returns the one of ReadReminders that recorded
 // ends with, or "".
-func ClaudeReadReminder(recorded []byte) string {
-	for _, r := range ClaudeReadReminders {
+func ReadReminder(recorded []byte) string {
+	for _, r := range ReadReminders {
 		if strings.HasSuffix(string(recorded), r) {
 			return r
 		}
@@ -46,82 +56,30 @@ func ClaudeReadReminder(recorded []byte) string {
 	return ""
 }
 
-// ClaudeRead is a Read call: Offset is the first line (0 and 1 both mean
-// the first), Limit the number of lines (0: up to ClaudeReadLines),
-// Reminder the notice to append (see ClaudeReadReminders) and Numbering
+// ReadRequest is a Read call: Offset is the first line (0 and 1 both mean
+// the first), Limit the number of lines (0: up to ReadLines),
+// Reminder the notice to append (see ReadReminders) and Numbering
 // the form of the line numbers. Base, when above 1, is the number of
 // content's first line: content is then those lines of a longer file
 // (read in part), and Offset counts in the file.
-type ClaudeRead struct {
+type ReadRequest struct {
 	Offset, Limit int
 	Reminder      string
-	Numbering     ClaudeNumbering
+	Numbering     render.ClaudeNumbering
 	Base          int
 }
 
-// ClaudeNumbering is a form of the line numbers Claude Code puts before
-// each line of a Read result or an Edit snippet. Which one depends on the
-// Claude Code version, never on the file: a caller picks the one the
-// recording shows (ClaudeNumberingOf).
-type ClaudeNumbering int
-
-// Line number forms.
-const (
-	// ClaudeArrow is "%6d→line" (Claude Code 1.0 to 2.1.11x).
-	ClaudeArrow ClaudeNumbering = iota
-	// ClaudeTab is "N\tline", unpadded (Claude Code 2.1.12x).
-	ClaudeTab
-	// ClaudePaddedTab is "%6d\tline" (the first versions).
-	ClaudePaddedTab
-)
-
-// ClaudeNumberingOf returns the form of the numbered line text starts
-// with: spaces, digits, then "→" or a tab. Anything else is ClaudeArrow.
-func ClaudeNumberingOf(text []byte) ClaudeNumbering {
-	i := 0
-	for i < len(text) && text[i] == ' ' {
-		i++
-	}
-	pad := i > 0
-	j := i
-	for j < len(text) && text[j] >= '0' && text[j] <= '9' {
-		j++
-	}
-	if j == i || j >= len(text) || text[j] != '\t' {
-		return ClaudeArrow
-	}
-	if pad {
-		return ClaudePaddedTab
-	}
-	return ClaudeTab
-}
-
-// number writes line number n in form f, then line.
-func (f ClaudeNumbering) number(b *strings.Builder, n int, line string) {
-	num := strconv.Itoa(n)
-	if f != ClaudeTab {
-		b.WriteString(strings.Repeat(" ", max(0, 6-len(num))))
-	}
-	b.WriteString(num)
-	if f == ClaudeArrow {
-		b.WriteString("→")
-	} else {
-		b.WriteByte('\t')
-	}
-	b.WriteString(line)
-}
-
-// ClaudeCodeRead renders Read's result for a text file holding content:
+// RenderRead renders Read's result for a text file holding content:
 // the selected lines numbered (r.Numbering: "%6d→line" by default)
 // joined by "\n" (line endings "\r\n" read as "\n"; the empty string
 // after a final "\n" counts as a line), then the reminder. An empty file,
 // or an offset past the end, gives Claude Code's warning instead.
-func ClaudeCodeRead(content []byte, r ClaudeRead) ([]byte, error) {
+func RenderRead(content []byte, r ReadRequest) ([]byte, error) {
 	if !utf8.Valid(content) {
-		return nil, unsupported("the file is not valid UTF-8; Claude Code's replacement of invalid bytes is not reproduced")
+		return nil, replay.Skipf("the file is not valid UTF-8; Claude Code's replacement of invalid bytes is not reproduced")
 	}
-	if r.Limit == 0 && len(content) > ClaudeReadBytes {
-		return nil, unsupported("the file is larger than %d bytes, which Claude Code refuses to read without a limit", ClaudeReadBytes)
+	if r.Limit == 0 && len(content) > ReadBytes {
+		return nil, replay.Skipf("the file is larger than %d bytes, which Claude Code refuses to read without a limit", ReadBytes)
 	}
 	text := strings.ReplaceAll(string(content), "\r\n", "\n")
 	var lines []string
@@ -131,7 +89,7 @@ func ClaudeCodeRead(content []byte, r ClaudeRead) ([]byte, error) {
 	base := max(r.Base, 1)
 	start := max(r.Offset, 1) - base + 1
 	if base > 1 && (start < 1 || start > len(lines)) {
-		return nil, unsupported("lines from %d are not known", r.Offset)
+		return nil, replay.Skipf("lines from %d are not known", r.Offset)
 	}
 	if start > len(lines) {
 		if len(lines) == 0 {
@@ -142,19 +100,19 @@ func ClaudeCodeRead(content []byte, r ClaudeRead) ([]byte, error) {
 	end := len(lines)
 	if r.Limit > 0 {
 		end = min(end, start-1+r.Limit)
-	} else if end-start+1 > ClaudeReadLines {
-		return nil, unsupported("the file has more than %d lines from the offset, and Claude Code versions differ in how they cut it", ClaudeReadLines)
+	} else if end-start+1 > ReadLines {
+		return nil, replay.Skipf("the file has more than %d lines from the offset, and Claude Code versions differ in how they cut it", ReadLines)
 	}
 	var b strings.Builder
 	for n := start; n <= end; n++ {
 		line := lines[n-1]
-		if utf16Len(line) > ClaudeReadLineLength {
-			return nil, unsupported("line %d is longer than %d characters, and Claude Code versions differ in how they shorten it", n+base-1, ClaudeReadLineLength)
+		if utf16Len(line) > ReadLineLength {
+			return nil, replay.Skipf("line %d is longer than %d characters, and Claude Code versions differ in how they shorten it", n+base-1, ReadLineLength)
 		}
 		if n > start {
 			b.WriteByte('\n')
 		}
-		r.Numbering.number(&b, n+base-1, line)
+		r.Numbering.Number(&b, n+base-1, line)
 	}
 	b.WriteString(r.Reminder)
 	return []byte(b.String()), nil
@@ -174,10 +132,10 @@ func utf16Len(s string) int {
 
 const claudeTruncated = "(Results are truncated. Consider using a more specific path or pattern.)"
 
-// ClaudeCodeGlob renders Glob's result: the paths one per line (in the
+// RenderGlob renders Glob's result: the paths one per line (in the
 // order Glob found them, oldest modification first), then a note when
-// there were more than ClaudeGlobFiles; "No files found" for none.
-func ClaudeCodeGlob(paths []string, truncated bool) []byte {
+// there were more than GlobFiles; "No files found" for none.
+func RenderGlob(paths []string, truncated bool) []byte {
 	if len(paths) == 0 {
 		return []byte("No files found")
 	}
@@ -188,13 +146,13 @@ func ClaudeCodeGlob(paths []string, truncated bool) []byte {
 	return []byte(s)
 }
 
-// ClaudeGrepPage is the pagination Grep applied: Limit is set when the
+// GrepPage is the pagination Grep applied: Limit is set when the
 // results were cut at head_limit, Offset when entries were skipped.
-type ClaudeGrepPage struct {
+type GrepPage struct {
 	Limit, Offset int
 }
 
-func (p ClaudeGrepPage) String() string {
+func (p GrepPage) String() string {
 	var parts []string
 	if p.Limit > 0 {
 		parts = append(parts, fmt.Sprintf("limit: %d", p.Limit))
@@ -205,9 +163,9 @@ func (p ClaudeGrepPage) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// ClaudeCodeGrepFiles renders Grep's files_with_matches result: "Found N
+// RenderGrepFiles renders Grep's files_with_matches result: "Found N
 // file(s)" and the paths one per line, or "No files found".
-func ClaudeCodeGrepFiles(paths []string, page ClaudeGrepPage) []byte {
+func RenderGrepFiles(paths []string, page GrepPage) []byte {
 	if len(paths) == 0 {
 		return []byte("No files found")
 	}
@@ -222,9 +180,9 @@ func ClaudeCodeGrepFiles(paths []string, page ClaudeGrepPage) []byte {
 	return []byte(s + "\n" + strings.Join(paths, "\n"))
 }
 
-// ClaudeCodeGrepContent renders Grep's content result: ripgrep's output
+// RenderGrepContent renders Grep's content result: ripgrep's output
 // lines joined by "\n", or "No matches found".
-func ClaudeCodeGrepContent(lines []string, page ClaudeGrepPage) []byte {
+func RenderGrepContent(lines []string, page GrepPage) []byte {
 	s := strings.Join(lines, "\n")
 	if s == "" {
 		s = "No matches found"
@@ -235,9 +193,9 @@ func ClaudeCodeGrepContent(lines []string, page ClaudeGrepPage) []byte {
 	return []byte(s)
 }
 
-// ClaudeCodeGrepCount renders Grep's count result: ripgrep's "PATH:N"
+// RenderGrepCount renders Grep's count result: ripgrep's "PATH:N"
 // lines, then the totals Claude Code adds up from them.
-func ClaudeCodeGrepCount(lines []string, page ClaudeGrepPage) []byte {
+func RenderGrepCount(lines []string, page GrepPage) []byte {
 	s := strings.Join(lines, "\n")
 	if s == "" {
 		s = "No matches found"
@@ -281,11 +239,11 @@ func leadingInt(s string) (int, bool) {
 
 const claudeLSNote = "\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."
 
-// ClaudeCodeLS renders LS's tree. root is the working directory as the
+// RenderLS renders LS's tree. root is the working directory as the
 // result names it ("/abs/dir/"); paths are the entries relative to it,
 // directories ending in "/". They are sorted and printed as a tree, two spaces of
 // indent per level, each line "- name" ("- name/" for a directory).
-func ClaudeCodeLS(root string, paths []string) []byte {
+func RenderLS(root string, paths []string) []byte {
 	type node struct {
 		name     string
 		dir      bool

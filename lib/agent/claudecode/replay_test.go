@@ -1,18 +1,19 @@
-package replay
+package claudecode
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/ctx-tools/ctx/lib/replay/render"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/replay"
+	"github.com/ctx-tools/ctx/lib/replay/replaytest"
 )
 
 var projectTree = map[string]string{
@@ -33,34 +34,15 @@ var projectTree = map[string]string{
 // runClaude runs Claude Code's tool on params in ws, with recorded as the
 // step's recorded output, and returns the output, "skip: reason" or
 // "error: message".
-func runClaude(t *testing.T, ws *Workspace, tool, params, recorded string) string {
+func runClaude(t *testing.T, ws *replay.Workspace, tool, params, recorded string) string {
 	t.Helper()
-	return runWith(t, ws, Lookup(tool, nil), tool, params, recorded)
-}
-
-// runWith runs ex as tool; see runClaude.
-func runWith(t *testing.T, ws *Workspace, ex Executor, tool, params, recorded string) string {
-	t.Helper()
-	var out bytes.Buffer
-	call := &Call{Tool: tool, Parameters: jsontext.Value(params), Workspace: ws}
-	if recorded != "" {
-		call.Recorded = func() ([]byte, error) { return []byte(recorded), nil }
-	}
-	err := ex.Run(context.Background(), call, &out)
-	var skip *render.Unsupported
-	switch {
-	case errors.As(err, &skip):
-		return "skip: " + skip.Reason
-	case err != nil:
-		return "error: " + err.Error()
-	}
-	return out.String()
+	return replaytest.Run(t, ws, ReplayTools()[tool], tool, params, recorded)
 }
 
 func TestClaudeCodeTools(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	tree(t, dir, projectTree)
+	replaytest.Tree(t, dir, projectTree)
 	// Modification times, oldest first: docs/a.md, src/main.go, README.md;
 	// the rest at the same, older time.
 	old := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -76,12 +58,12 @@ func TestClaudeCodeTools(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ws := liveWorkspace(t, dir)
+	ws := replaytest.Live(t, dir)
 	tests := []struct {
 		name, tool, params, recorded, want string
 	}{
 		{"read", "Read", `{"file_path":"README.md"}`, "", "     1→# demo\n     2→hello world\n     3→"},
-		{"read keeps the recorded reminder", "Read", `{"file_path":"README.md","limit":1}`, "whatever" + render.ClaudeReadReminders[1], "     1→# demo" + render.ClaudeReadReminders[1]},
+		{"read keeps the recorded reminder", "Read", `{"file_path":"README.md","limit":1}`, "whatever" + ReadReminders[1], "     1→# demo" + ReadReminders[1]},
 		{"read offset", "Read", `{"file_path":"docs/a.md","offset":4,"limit":1}`, "", "     4→delta"},
 		{"read in the tab form the recording shows", "Read", `{"file_path":"README.md"}`, "1\t# other\n2\tx", "1\t# demo\n2\thello world\n3\t"},
 		{"read in the padded tab form", "Read", `{"file_path":"docs/a.md","offset":4,"limit":1}`, "     9\tx", "     4\tdelta"},
@@ -124,7 +106,7 @@ func TestClaudeCodeTools(t *testing.T) {
 		})
 	}
 	// An .ignore file would change what ripgrep searches.
-	tree(t, dir, map[string]string{"docs/.ignore": "a.md\n"})
+	replaytest.Tree(t, dir, map[string]string{"docs/.ignore": "a.md\n"})
 	if got := runClaude(t, ws, "Grep", `{"pattern":"a","path":"docs"}`, ""); got != "skip: Grep: ripgrep would apply the ignore rules of docs/.ignore, which are not rendered" {
 		t.Errorf("ignore file: %q", got)
 	}
@@ -136,20 +118,11 @@ func TestClaudeCodeTools(t *testing.T) {
 // modification times is not claimed.
 func TestClaudeCodeHermetic(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	tree(t, dir, map[string]string{"a.go": "package a // hello\n", "b.go": "package b // hello\n"})
-	ws := liveWorkspace(t, dir)
-	for _, name := range []string{"a.go", "b.go"} {
-		if err := ws.setFixedMTime(name); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws.Hermetic = true
+	ws := replaytest.Hermetic(t, map[string]string{"a.go": "package a // hello\n", "b.go": "package b // hello\n"}, map[string]replaytest.Seen{
+		"lib/c.go": {},
+		"d.txt":    {Lines: map[int]string{3: "three", 4: "four"}, Total: 5},
+	})
 	ws.RecordedDir = "/w"
-	ws.seen = map[string]*seenFile{
-		"lib/c.go": {seen: seenName},
-		"d.txt":    {seen: seenPartial, lines: map[int]string{3: "three", 4: "four"}, total: 5},
-	}
 	tests := []struct {
 		name, tool, params, recorded, want string
 	}{
@@ -198,7 +171,7 @@ func TestClaudeCodeHermetic(t *testing.T) {
 // recording shows it absolute.
 func TestGrepPrefixes(t *testing.T) {
 	t.Parallel()
-	ws := &Workspace{RecordedDir: "/w"}
+	ws := &replay.Workspace{RecordedDir: "/w"}
 	tests := []struct{ recorded, match, context string }{
 		{"", "d/a.go", "/w/d/a.go"},
 		{"d/a.go:2:x\n/w/d/a.go-3-y", "d/a.go", "/w/d/a.go"},
@@ -215,5 +188,70 @@ func TestGrepPrefixes(t *testing.T) {
 	got, err := rgContext(text, []int{1}, "d/a.go", "/w/d/a.go", false, true, 1, 1, false)
 	if want := []string{"/w/d/a.go-1-w", "d/a.go:2:x", "/w/d/a.go-3-y"}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("rgContext = %q, %v; want %q", got, err, want)
+	}
+}
+
+// replayed replays a pack of inputs and steps, recorded in env, with
+// Claude Code's tools, as ctx-replay does.
+func replayed(t *testing.T, inputs map[string]string, steps []replaytest.Step, env manifest.Environment) *replay.Report {
+	t.Helper()
+	s, m := replaytest.Pack(t, inputs, steps, env)
+	rep, err := replay.Run(context.Background(), s, m, replay.Options{TempDir: t.TempDir(), Agents: ReplayTools()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+var here = manifest.Environment{OS: runtime.GOOS, Runtime: runtime.Version()}
+
+// Claude Code's tools replayed whole: matched, skipped outside the working
+// directory, and without drift when the recorded version is theirs.
+func TestReplayStatuses(t *testing.T) {
+	t.Parallel()
+	hashOf := func(s string) string { return digest.Of([]byte(s)).String() }
+	env := here
+	env.ToolVersions = map[string]string{"Glob": ReplayVersion, "Grep": "claude-code-1.0"}
+	rep := replayed(t, map[string]string{"src/main.py": "print('hi')\n"}, []replaytest.Step{
+		{Tool: "Glob", Params: `{"pattern":"**/*.py"}`, Out: "src/main.py", Det: true},
+		{Tool: "Glob", Params: `{"pattern":"*.md","path":"~/.claude/commands"}`, Out: "No files found", Det: true},
+		{Tool: "Grep", Params: `{"pattern":"hi"}`, Out: "Found 1 file\nsrc/main.py", Det: true},
+	}, env)
+	type brief struct {
+		Status           replay.Status
+		Expected, Actual string
+		Reason           string
+	}
+	var got []brief
+	for _, s := range rep.Steps {
+		got = append(got, brief{s.Status, s.Expected, s.Actual, s.Reason})
+	}
+	want := []brief{
+		{replay.Matched, hashOf("src/main.py"), hashOf("src/main.py"), ""},
+		{replay.Skipped, hashOf("No files found"), "", `Glob: path "~/.claude/commands" is under a home directory (~), outside the recorded working directory; only files inside the working directory are replayed`},
+		{replay.Matched, hashOf("Found 1 file\nsrc/main.py"), hashOf("Found 1 file\nsrc/main.py"), ""},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("steps:\n got %+v\nwant %+v", got, want)
+	}
+	wantDrift := []replay.Drift{{Type: replay.DriftToolVersion, Tool: "Grep", Expected: "claude-code-1.0", Actual: ReplayVersion}}
+	if !reflect.DeepEqual(rep.Drift, wantDrift) {
+		t.Errorf("drift:\n got %+v\nwant %+v", rep.Drift, wantDrift)
+	}
+}
+
+// A Glob of a directory the pack does not hold says nothing about the
+// session: skipped, never failed.
+func TestGlobOfDirectoryNotInPack(t *testing.T) {
+	t.Parallel()
+	rep := replayed(t, map[string]string{"src/a.go": "package a\n"}, []replaytest.Step{
+		{Tool: "Glob", Params: `{"pattern":"**/*.go","path":"vendor/lib"}`, Out: "No files found", Det: true},
+		{Tool: "Glob", Params: `{"pattern":"*.go","path":"src"}`, Out: "src/a.go", Det: true},
+	}, here)
+	if r := rep.Steps[0]; r.Status != replay.Skipped || r.Reason != "Glob: vendor/lib is not among the pack's inputs" {
+		t.Errorf("step 0: %s (%s)", r.Status, r.Reason)
+	}
+	if r := rep.Steps[1]; r.Status != replay.Matched {
+		t.Errorf("step 1: %s (%s)", r.Status, r.Reason)
 	}
 }

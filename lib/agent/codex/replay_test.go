@@ -1,14 +1,16 @@
-package replay
+package codex
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/ctx-tools/ctx/lib/replay/replaytest"
 )
 
 func TestCodexShellReads(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	tree(t, dir, map[string]string{
+	replaytest.Tree(t, dir, map[string]string{
 		"a.txt":     "one\ntwo\nthree\n",
 		"src/b.go":  "package b\n",
 		"src/.hide": "h\n",
@@ -16,11 +18,11 @@ func TestCodexShellReads(t *testing.T) {
 		"notes.md":  "n\n",
 		"Zebra.md":  "z\n",
 	})
-	ws := liveWorkspace(t, dir)
-	tools := CodexShellTools()
+	ws := replaytest.Live(t, dir)
+	tools := ReplayTools()
 	run := func(tool, params, recorded string) string {
 		t.Helper()
-		return runWith(t, ws, tools[tool], tool, params, recorded)
+		return replaytest.Run(t, ws, tools[tool], tool, params, recorded)
 	}
 	const json0 = `{"output":"","metadata":{"exit_code":0,"duration_seconds":0.5}}`
 	tests := []struct{ name, tool, params, recorded, want string }{
@@ -70,17 +72,13 @@ func TestCodexShellReads(t *testing.T) {
 // printed from them; the others skip, saying which line is missing.
 func TestCodexShellReadsPartial(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	tree(t, dir, map[string]string{"a.txt": "one\n"})
-	ws := liveWorkspace(t, dir)
-	ws.Hermetic = true
+	ws := replaytest.Hermetic(t, map[string]string{"a.txt": "one\n"}, map[string]replaytest.Seen{
+		"big.go":   {Lines: map[int]string{1: "l1", 2: "l2", 5: "l5", 6: "l6", 7: "l7"}, Total: 7},
+		"open.txt": {Lines: map[int]string{2: "b", 3: "c"}},
+		"name.go":  {},
+	})
 	ws.RecordedDir = "/w"
-	ws.seen = map[string]*seenFile{
-		"big.go":   {seen: seenPartial, lines: map[int]string{1: "l1", 2: "l2", 5: "l5", 6: "l6", 7: "l7"}, total: 7},
-		"open.txt": {seen: seenPartial, lines: map[int]string{2: "b", 3: "c"}},
-		"name.go":  {seen: seenName},
-	}
-	tools := CodexShellTools()
+	tools := ReplayTools()
 	const frame = "Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\n"
 	tests := []struct{ name, params, recorded, want string }{
 		{"sed of known lines", `{"cmd":"sed -n '5,6p' big.go"}`, frame + "old\n", frame + "l5\nl6\n"},
@@ -109,7 +107,7 @@ func TestCodexShellReadsPartial(t *testing.T) {
 			if strings.Contains(tt.params, `"command"`) {
 				tool = "shell"
 			}
-			if got := runWith(t, ws, tools[tool], tool, tt.params, tt.recorded); got != tt.want {
+			if got := replaytest.Run(t, ws, tools[tool], tool, tt.params, tt.recorded); got != tt.want {
 				t.Errorf("%s %s:\n got %q\nwant %q", tool, tt.params, got, tt.want)
 			}
 		})

@@ -4,26 +4,6 @@ import (
 	"testing"
 )
 
-func TestCoreutils(t *testing.T) {
-	t.Parallel()
-	const f = "one\ntwo\nthree\nfour"
-	tests := []struct{ name, got, want string }{
-		{"sed range", string(Sed([]byte(f), 2, 3)), "two\nthree\n"},
-		{"sed last line keeps no newline", string(Sed([]byte(f), 3, 9)), "three\nfour"},
-		{"sed one line", string(Sed([]byte(f), 1, 1)), "one\n"},
-		{"sed past end", string(Sed([]byte(f), 7, 9)), ""},
-		{"nl -ba", string(Nl([]byte("a\n\nb"))), "     1\ta\n     2\t\n     3\tb\n"},
-		{"nl empty", string(Nl(nil)), ""},
-		{"ls lines", string(Lines([]string{"a", "b"})), "a\nb\n"},
-		{"ls none", string(Lines(nil)), ""},
-	}
-	for _, tt := range tests {
-		if tt.got != tt.want {
-			t.Errorf("%s: got %q, want %q", tt.name, tt.got, tt.want)
-		}
-	}
-}
-
 func TestCodexFrame(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
