@@ -33,7 +33,25 @@ import (
 // one, the short ones that recur (member names, step types, tool names)
 // once each.
 func decodeCanonical(b []byte, m *Manifest) (ok bool) {
-	d := decoder{b: b, strs: map[string]string{}}
+	return decodeCanonicalLike(b, m, nil, nil)
+}
+
+// decoded is a manifest decodeCanonical gave, the bytes it decoded it
+// from and where each step lies in them.
+type decoded struct {
+	m     *Manifest
+	b     []byte
+	steps []Span
+}
+
+// decodeCanonicalLike is decodeCanonical taking, for a step whose bytes are
+// those of like's step at the same index, like's step instead of decoding
+// it again: a step is a closed JSON object, so the same bytes decode to the
+// same value and end at the same place. The steps then share their raw
+// values and pointer members with like's. With spans, it records where
+// each step lies in b.
+func decodeCanonicalLike(b []byte, m *Manifest, like *decoded, spans *[]Span) (ok bool) {
+	d := decoder{b: b, strs: map[string]string{}, like: like, spans: spans}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, declined := r.(decline); !declined {
@@ -58,6 +76,9 @@ type decoder struct {
 	b    []byte            // the input, owned: raw values are cut from it
 	i    int               // the next byte to read
 	strs map[string]string // short strings already made
+
+	like  *decoded // steps to take when the bytes are theirs, or nil
+	spans *[]Span  // where each step lies, when asked for
 }
 
 // Bounds on the strings a decoder keeps to give again.
@@ -498,14 +519,25 @@ func (d *decoder) manifest(m *Manifest) {
 			m.Steps = []Step{}
 			d.array(func() {
 				start := d.i
-				m.Steps = append(m.Steps, Step{})
-				d.step(&m.Steps[len(m.Steps)-1])
+				if s, ok := d.likeStep(len(m.Steps)); ok {
+					m.Steps = append(m.Steps, s)
+				} else {
+					m.Steps = append(m.Steps, Step{})
+					d.step(&m.Steps[len(m.Steps)-1])
+				}
+				if d.spans != nil {
+					*d.spans = append(*d.spans, Span{int64(start), int64(d.i)})
+				}
 				if len(m.Steps) == 1 {
 					// Size the list on the first step, as if the rest
 					// were as long: growing it a step at a time copies
 					// every step many times over.
 					left := len(d.b) - d.i
-					m.Steps = slices.Grow(m.Steps, min(left/(d.i-start), left/minStep))
+					n := min(left/(d.i-start), left/minStep)
+					m.Steps = slices.Grow(m.Steps, n)
+					if d.spans != nil {
+						*d.spans = slices.Grow(*d.spans, n)
+					}
 				}
 			})
 		case "system_prompt":
@@ -516,6 +548,21 @@ func (d *decoder) manifest(m *Manifest) {
 			d.fail()
 		}
 	})
+}
+
+// likeStep returns like's step k and passes over its bytes when the input
+// at the decoder holds them.
+func (d *decoder) likeStep(k int) (Step, bool) {
+	if d.like == nil || k >= len(d.like.steps) {
+		return Step{}, false
+	}
+	sp := d.like.steps[k]
+	enc := d.like.b[sp.Start:sp.End]
+	if !bytes.HasPrefix(d.b[d.i:], enc) {
+		return Step{}, false
+	}
+	d.i += len(enc)
+	return d.like.m.Steps[k], true
 }
 
 func (d *decoder) environment(e *Environment) {

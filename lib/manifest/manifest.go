@@ -310,8 +310,25 @@ func Parse(b []byte) (*Manifest, error) {
 // parse is Parse of bytes the caller gives up: the manifest's raw values
 // are cut from them.
 func parse(b []byte) (*Manifest, error) {
+	m, _, err := parseLike(b, nil, false)
+	return m, err
+}
+
+// parseLike is parse taking like's steps where b holds their bytes
+// (decodeCanonicalLike). With keep, it also returns the manifest as a
+// like for another one, or nil when b is not in the form ctx stores.
+func parseLike(b []byte, like *decoded, keep bool) (*Manifest, *decoded, error) {
 	var m Manifest
-	if !decodeCanonical(b, &m) {
+	var spans *[]Span
+	if keep {
+		spans = new([]Span)
+	}
+	var dec *decoded
+	if decodeCanonicalLike(b, &m, like, spans) {
+		if keep {
+			dec = &decoded{m: &m, b: b, steps: *spans}
+		}
+	} else {
 		// Not in the form ctx writes: the reflection decoder, which
 		// defines the result, decides. Size its step list up front:
 		// growing it one append at a time copied a 10,000-step
@@ -321,13 +338,13 @@ func parse(b []byte) (*Manifest, error) {
 		// too, and every step has exactly one.
 		m = Manifest{Steps: make([]Step, 0, bytes.Count(b, []byte(`"index":`)))}
 		if err := unmarshal(b, &m); err != nil {
-			return nil, fmt.Errorf("parsing manifest: %w", err)
+			return nil, nil, fmt.Errorf("parsing manifest: %w", err)
 		}
 	}
 	if err := m.checkStored(); err != nil {
-		return nil, fmt.Errorf("parsing manifest: %w", err)
+		return nil, nil, fmt.Errorf("parsing manifest: %w", err)
 	}
-	return &m, nil
+	return &m, dec, nil
 }
 
 // checkStored checks a decoded stored manifest: check, and no hash member.
@@ -619,33 +636,84 @@ var ErrNotPack = errors.New("not a pack")
 // copied to another store, counts as a pack only if every object it
 // references is present. Anything else is ErrNotPack. Hash is set to d.
 func Load(s *store.Store, d digest.Digest) (*Manifest, error) {
-	finalized, err := s.HasPack(d)
+	b, finalized, err := read(s, d)
 	if err != nil {
-		return nil, fmt.Errorf("reading pack %s: %w", d, err)
+		return nil, err
+	}
+	m, _, err := finish(s, d, b, finalized, nil, false)
+	return m, err
+}
+
+// LoadPair loads packs a and b of s as Load loads each, errA and errB
+// being Load's errors for each, reading the two side by side. It is for
+// comparing two runs of one log, most of whose steps are the same: a step
+// of b whose stored bytes are those of a's step at the same index is not
+// decoded again but is a's step, sharing its raw values and pointer
+// members (parent step, parts, error, usage) with it, so neither
+// manifest is to be changed. When a and b are the same pack it is loaded
+// once, and ma is mb.
+func LoadPair(s *store.Store, a, b digest.Digest) (ma, mb *Manifest, errA, errB error) {
+	if a == b {
+		ma, errA = Load(s, a)
+		return ma, ma, errA, errA
+	}
+	var ba []byte
+	var finA bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ba, finA, errA = read(s, a)
+	}()
+	bb, finB, errB := read(s, b)
+	<-done
+	var like *decoded
+	if errA == nil {
+		ma, like, errA = finish(s, a, ba, finA, nil, errB == nil)
+	}
+	if errB == nil {
+		mb, _, errB = finish(s, b, bb, finB, like, false)
+	}
+	return ma, mb, errA, errB
+}
+
+// read reads the manifest of pack d, verified, and whether the pack is
+// finalized.
+func read(s *store.Store, d digest.Digest) (b []byte, finalized bool, err error) {
+	finalized, err = s.HasPack(d)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading pack %s: %w", d, err)
 	}
 	if !finalized {
 		if has, _ := s.Has(d); !has {
-			return nil, fmt.Errorf("pack %s: %w", d, store.ErrNotFound)
+			return nil, false, fmt.Errorf("pack %s: %w", d, store.ErrNotFound)
 		}
 	}
-	b, err := s.Get(d)
+	b, err = s.Get(d)
 	if err != nil {
-		return nil, fmt.Errorf("reading pack %s: %w", d, err)
+		return nil, false, fmt.Errorf("reading pack %s: %w", d, err)
 	}
-	m, err := parse(b)
+	return b, finalized, nil
+}
+
+// finish parses b, the manifest of pack d as read gave it, taking like's
+// steps where b holds their bytes, and checks a pack not finalized has
+// its objects. With keep it also returns the manifest as a like for
+// another (parseLike).
+func finish(s *store.Store, d digest.Digest, b []byte, finalized bool, like *decoded, keep bool) (*Manifest, *decoded, error) {
+	m, dec, err := parseLike(b, like, keep)
 	if err != nil {
 		if !finalized {
-			return nil, fmt.Errorf("%s is an object but %w (no finalized pack has this hash): %w", d, ErrNotPack, store.ErrNotFound)
+			return nil, nil, fmt.Errorf("%s is an object but %w (no finalized pack has this hash): %w", d, ErrNotPack, store.ErrNotFound)
 		}
-		return nil, &store.CorruptError{What: "pack " + d.String(), Err: err}
+		return nil, nil, &store.CorruptError{What: "pack " + d.String(), Err: err}
 	}
 	if !finalized {
 		for _, r := range m.Refs() {
 			if ok, _ := s.Has(r); !ok {
-				return nil, fmt.Errorf("%s is a manifest but %w here: it is not finalized and object %s is missing: %w", d, ErrNotPack, r, store.ErrNotFound)
+				return nil, nil, fmt.Errorf("%s is a manifest but %w here: it is not finalized and object %s is missing: %w", d, ErrNotPack, r, store.ErrNotFound)
 			}
 		}
 	}
 	m.Hash = d
-	return m, nil
+	return m, dec, nil
 }
