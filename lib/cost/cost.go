@@ -217,10 +217,10 @@ func Of(m *manifest.Manifest, t *Table) *Pack {
 	for i := range m.Steps {
 		s := &m.Steps[i]
 		model, own := stepFigures(m, src, s)
-		st := &Step{Model: model, Agent: own}
-		if st.Agent == nil && s.Usage == nil {
-			continue
+		if own == nil && s.Usage == nil {
+			continue // most steps: made nothing of (a diff prices two runs)
 		}
+		st := &Step{Model: model, Agent: own}
 		if s.Usage != nil {
 			if pr, ok := t.Lookup(st.Model); ok {
 				v := Round(pr.Cost(s.Usage, CountingOf(src, st.Model, pr, s.Usage)))

@@ -42,7 +42,7 @@ func (r *Report) WriteJSON(out io.Writer) error {
 	if err := r.check(); err != nil {
 		return fmt.Errorf("encoding drift report: %w", err)
 	}
-	w := reportWriter{Writer: canon.Writer{B: make([]byte, 0, 2*flushAt)}, out: out}
+	w := reportWriter{Writer: canon.Writer{B: make([]byte, 0, 2*flushAt)}, out: out, checked: true}
 	r.write(&w)
 	if err := w.Err(); err != nil {
 		return fmt.Errorf("encoding drift report: %w", err)
@@ -137,6 +137,8 @@ type reportWriter struct {
 	canon.Writer
 	out    io.Writer
 	outErr error // the first write to out that failed
+	// checked says Report.check passed: the values are canonical.
+	checked bool
 }
 
 // flush writes what w holds to out.
@@ -155,7 +157,9 @@ func (w *reportWriter) digest(d digest.Digest) {
 	if d.IsZero() {
 		w.Fail("a pack's hash is missing")
 	}
-	w.Literal(`"sha256:`, hex.EncodeToString(d[:]), `"`)
+	w.B = append(w.B, `"sha256:`...)
+	w.B = append(hex.AppendEncode(w.B, d[:]), '"')
+	w.Literal()
 }
 
 func (w *reportWriter) counts(m map[string]int) {
@@ -188,7 +192,12 @@ func (w *reportWriter) entry(e *Entry) {
 	} {
 		if side.value != nil {
 			w.Key(side.names[0])
-			w.Raw(side.value)
+			if w.checked {
+				w.B = append(w.B, side.value...)
+				w.Literal()
+			} else {
+				w.Raw(side.value)
+			}
 		}
 		if !side.ref.IsZero() {
 			w.Key(side.names[1])

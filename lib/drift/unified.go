@@ -47,14 +47,16 @@ func Unified(name string, a, b []byte, context, maxLines, maxBytes int) (diff st
 		maxBytes = DefaultMaxBytes
 	}
 	la, lb := splitLines(a), splitLines(b)
-	ms := Align(la, lb)
+	hs := hunks(Align(la, lb), len(la), len(lb), context)
 	w := &writer{maxLines: maxLines, maxBytes: maxBytes}
-	// Sized once: every line of both sides, its prefix, and the headers,
-	// up to the bound (a diff of a thousand outputs grew each buffer
-	// three times).
-	w.buf.Grow(min(maxBytes+256, 2*len(name)+len(a)+len(b)+len(la)+len(lb)+64))
+	// Sized once, up to the bound: the file headers, every line of both
+	// sides with its prefix, a hunk header each, a last line without a
+	// newline on each side (a diff of a thousand outputs grew each
+	// buffer three times, then once when the last lines had none).
+	const fileHeaders, hunkHeader = len("--- a/\n+++ b/\n"), 48
+	w.buf.Grow(min(maxBytes+256, fileHeaders+2*len(name)+len(a)+len(b)+len(la)+len(lb)+len(hs)*hunkHeader+2*len(noNewline)))
 	w.buf.WriteString("--- a/" + name + "\n+++ b/" + name + "\n")
-	for _, h := range hunks(ms, len(la), len(lb), context) {
+	for _, h := range hs {
 		header := fmt.Sprintf("@@ -%s +%s @@", hunkRange(h.a0, h.a1), hunkRange(h.b0, h.b1))
 		// A header goes out only with at least its first line.
 		if !w.room(2, len(header)+1+len(h.first(la, lb))+1+len(noNewline)) || !w.line(header, "") {
