@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 )
 
 // decodeCanonical decodes b into m when b is a manifest in the form ctx
@@ -33,7 +34,8 @@ import (
 // one, the short ones that recur (member names, step types, tool names)
 // once each.
 func decodeCanonical(b []byte, m *Manifest) (ok bool) {
-	return decodeCanonicalLike(b, m, nil, nil)
+	_, ok = decodeCanonicalWith(b, m, decodeOptions{})
+	return ok
 }
 
 // decoded is a manifest decodeCanonical gave, the bytes it decoded it
@@ -44,20 +46,34 @@ type decoded struct {
 	steps []Span
 }
 
-// decodeCanonicalLike is decodeCanonical taking, for a step whose bytes are
-// those of like's step at the same index, like's step instead of decoding
-// it again: a step is a closed JSON object, so the same bytes decode to the
-// same value and end at the same place. The steps then share their raw
-// values and pointer members with like's. With spans, it records where
-// each step lies in b.
-func decodeCanonicalLike(b []byte, m *Manifest, like *decoded, spans *[]Span) (ok bool) {
-	d := decoder{b: b, strs: map[string]string{}, like: like, spans: spans}
+// decodeOptions say how decodeCanonicalWith decodes.
+type decodeOptions struct {
+	// like, when set, gives the steps to take where the input holds
+	// their bytes: a step is a closed JSON object, so the same bytes
+	// decode to the same value and end at the same place. The steps
+	// taken share their raw values and pointer members with like's.
+	like *decoded
+	// spans asks where each step lies in the input.
+	spans bool
+	// share makes strings share the input's bytes instead of copying
+	// them (zerocopy.String): the input is never to change, and a string
+	// kept keeps all of it.
+	share bool
+}
+
+// decodeCanonicalWith is decodeCanonical as opt says, returning with
+// opt.spans where each step lies in b.
+func decodeCanonicalWith(b []byte, m *Manifest, opt decodeOptions) (spans []Span, ok bool) {
+	d := decoder{b: b, strs: map[string]string{}, like: opt.like, share: opt.share}
+	if opt.spans {
+		d.spans = &spans
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, declined := r.(decline); !declined {
 				panic(r)
 			}
-			ok = false
+			spans, ok = nil, false
 		}
 	}()
 	d.manifest(m)
@@ -65,7 +81,7 @@ func decodeCanonicalLike(b []byte, m *Manifest, like *decoded, spans *[]Span) (o
 		// As the reflection decoder leaves the list Parse gives it.
 		m.Steps = []Step{}
 	}
-	return d.i == len(d.b)
+	return spans, d.i == len(d.b)
 }
 
 // decline is what the decoder panics with when the input is not in the
@@ -79,6 +95,7 @@ type decoder struct {
 
 	like  *decoded // steps to take when the bytes are theirs, or nil
 	spans *[]Span  // where each step lies, when asked for
+	share bool     // strings share b's bytes
 }
 
 // Bounds on the strings a decoder keeps to give again.
@@ -89,6 +106,9 @@ const (
 
 // string returns b as a string, the same one for the same short bytes.
 func (d *decoder) string(b []byte) string {
+	if d.share {
+		return zerocopy.String(b)
+	}
 	if s, ok := d.strs[string(b)]; ok {
 		return s
 	}

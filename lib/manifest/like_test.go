@@ -9,17 +9,19 @@ import (
 	"testing"
 
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
-// decodeLike decodes a, recording its steps' places, then b like a, and
-// checks that b decodes exactly as decodeCanonical decodes it alone. It
-// returns how many of b's steps were a's (their pointer members shared).
+// decodeLike decodes a, recording its steps' places, then b like a with
+// its strings sharing b's bytes, as LoadPair decodes them, and checks
+// that b decodes exactly as decodeCanonical decodes it alone. It returns
+// how many of b's steps were a's (their raw values shared).
 func decodeLike(t *testing.T, a, b []byte) (taken int) {
 	t.Helper()
 	var ma Manifest
-	var spans []Span
-	if !decodeCanonicalLike(a, &ma, nil, &spans) {
+	spans, ok := decodeCanonicalWith(a, &ma, decodeOptions{spans: true, share: true})
+	if !ok {
 		return 0
 	}
 	if len(spans) != len(ma.Steps) {
@@ -36,7 +38,8 @@ func decodeLike(t *testing.T, a, b []byte) (taken int) {
 	like := &decoded{m: &ma, b: a, steps: spans}
 	var alone, got Manifest
 	okAlone := decodeCanonical(bytes.Clone(b), &alone)
-	okGot := decodeCanonicalLike(bytes.Clone(b), &got, like, nil)
+	own := bytes.Clone(b)
+	_, okGot := decodeCanonicalWith(own, &got, decodeOptions{like: like, share: true})
 	if okAlone != okGot {
 		t.Fatalf("decoded alone: %v, like another: %v\n%s", okAlone, okGot, b)
 	}
@@ -45,6 +48,9 @@ func decodeLike(t *testing.T, a, b []byte) (taken int) {
 	}
 	if !reflect.DeepEqual(alone, got) {
 		t.Fatalf("decoded like another\n%+v\nalone\n%+v", got, alone)
+	}
+	if _, in := zerocopy.Offset(got.Created, own); got.Created != "" && !in {
+		t.Errorf("created, %q, is a copy", got.Created)
 	}
 	for k := range min(len(got.Steps), len(ma.Steps)) {
 		// Raw values are cut from the bytes decoded: b's, unless taken.
