@@ -902,8 +902,8 @@ func (d *differ) fill() error {
 	if len(d.jobs) == 0 {
 		return nil
 	}
-	var refs []digest.Digest
-	seen := map[digest.Digest]int{}
+	refs := make([]digest.Digest, 0, 2*len(d.jobs))
+	seen := make(map[digest.Digest]int, 2*len(d.jobs))
 	for _, j := range d.jobs {
 		for _, r := range [2]digest.Digest{j.a, j.b} {
 			if _, ok := seen[r]; !ok && !r.IsZero() {
