@@ -870,8 +870,14 @@ type blob struct {
 func (d *differ) read(dir *store.ObjectDir, ref digest.Digest) (blob, error) {
 	if dir != nil {
 		// Small objects whole: a diff reads thousands of them, and the
-		// general reader costs two system calls more each.
-		b, size, err := dir.GetUpTo(ref, MaxTextBytes)
+		// general reader costs two system calls more each; read into
+		// room already there, one more is spared (GetUpToInto).
+		buf := readBufs.Get().(*[]byte)
+		b, size, err := dir.GetUpToInto(ref, MaxTextBytes, *buf)
+		if cap(b) > 0 && &b[:1][0] == &(*buf)[:1][0] {
+			b = bytes.Clone(b) // read into buf: the blob's own copy
+		}
+		readBufs.Put(buf)
 		if err != nil {
 			return blob{}, objectErr(ref, err)
 		}
@@ -899,6 +905,12 @@ func (d *differ) read(dir *store.ObjectDir, ref digest.Digest) (blob, error) {
 	}
 	return blob{size: n + m}, nil
 }
+
+// readBufs are what objects are read into before they are copied out.
+var readBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, 32<<10)
+	return &b
+}}
 
 // objectErr names the object in err, unless the store already did.
 func objectErr(ref digest.Digest, err error) error {
