@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
@@ -965,34 +966,21 @@ func (d *differ) fill() error {
 	return nil
 }
 
-// parallel calls f(0) … f(n-1) on a few goroutines.
+// parallel calls f(0) … f(n-1) on a few goroutines, the caller's among
+// them: on a loaded machine a helper may not run for a while, and the
+// caller then does its share rather than wait for it to start.
 func parallel(n int, f func(int)) {
-	workers := min(n, 2*runtime.GOMAXPROCS(0))
-	if workers <= 1 {
-		for k := 0; k < n; k++ {
+	var next atomic.Int64
+	work := func() {
+		for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
 			f(k)
 		}
-		return
 	}
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	next := 0
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				k := next
-				next++
-				mu.Unlock()
-				if k >= n {
-					return
-				}
-				f(k)
-			}
-		}()
+	for range min(n, 2*runtime.GOMAXPROCS(0)) - 1 {
+		wg.Go(work)
 	}
+	work()
 	wg.Wait()
 }
 
