@@ -280,6 +280,9 @@ func Of(m *manifest.Manifest, t *Table) *Pack {
 // its metadata once: a session's steps are thousands, most of them tool
 // calls whose metadata names neither, and packing one sums them all.
 func stepFigures(m *manifest.Manifest, src Source, s *manifest.Step) (model string, agent *float64) {
+	if len(s.Metadata) == 0 {
+		return m.Model.Identifier, nil // as StepModel and stepAgent say
+	}
 	// Not copied (gjson.ParseBytes would copy it whole): what is kept
 	// of it, the model's name, is cloned.
 	meta := gjson.Parse(zerocopy.String(s.Metadata))

@@ -777,22 +777,45 @@ func (d *differ) step(i, j int, a, b *manifest.Step) {
 		e.Type, e.Path = typ, path
 		return e
 	}
-	d.scalar(at(ToolDrift, p+".type"), a.Type, b.Type)
-	d.scalar(at(ToolDrift, p+".tool"), a.Tool, b.Tool)
+	// Each member is looked at only where it differs: what the calls
+	// below would find equal, they are not made for (their paths and
+	// entries cost more than the comparison).
+	if a.Type != b.Type {
+		d.scalar(at(ToolDrift, p+".type"), a.Type, b.Type)
+	}
+	if a.Tool != b.Tool {
+		d.scalar(at(ToolDrift, p+".tool"), a.Tool, b.Tool)
+	}
 	if a.Deterministic != b.Deterministic {
 		d.value(at(ToolDrift, p+".deterministic"), boolean(a.Deterministic), boolean(b.Deterministic))
 	}
-	d.scalar(at(ToolDrift, p+".agent"), a.Agent, b.Agent)
+	if a.Agent != b.Agent {
+		d.scalar(at(ToolDrift, p+".agent"), a.Agent, b.Agent)
+	}
 	if !slices.Equal(intJSON(a.ParentStep), intJSON(b.ParentStep)) {
 		d.value(at(ToolDrift, p+".parent_step"), intJSON(a.ParentStep), intJSON(b.ParentStep))
 	}
-	d.tree(at(ParamDrift, ""), canon.Path{"steps", j, "parameters"}, a.Parameters, b.Parameters)
-	d.content(at(outputType(b), p+".output"), a.OutputRef, b.OutputRef)
-	d.parts(at(PartDrift, ""), p+".output_parts", a.OutputParts, b.OutputParts)
-	d.content(at(ReasoningDrift, p+".reasoning"), a.ReasoningRef, b.ReasoningRef)
-	d.tree(at(ErrorDrift, ""), canon.Path{"steps", j, "error"}, marshalOrNil(a.Error), marshalOrNil(b.Error))
-	d.tree(at(UsageDrift, ""), canon.Path{"steps", j, "usage"}, marshalOrNil(a.Usage), marshalOrNil(b.Usage))
-	d.tree(at(MetadataDrift, ""), canon.Path{"steps", j, "metadata"}, a.Metadata, b.Metadata)
+	if !bytes.Equal(a.Parameters, b.Parameters) {
+		d.tree(at(ParamDrift, ""), canon.Path{"steps", j, "parameters"}, a.Parameters, b.Parameters)
+	}
+	if a.OutputRef != b.OutputRef {
+		d.content(at(outputType(b), p+".output"), a.OutputRef, b.OutputRef)
+	}
+	if len(a.OutputParts) > 0 || len(b.OutputParts) > 0 {
+		d.parts(at(PartDrift, ""), p+".output_parts", a.OutputParts, b.OutputParts)
+	}
+	if a.ReasoningRef != b.ReasoningRef {
+		d.content(at(ReasoningDrift, p+".reasoning"), a.ReasoningRef, b.ReasoningRef)
+	}
+	if a.Error != nil || b.Error != nil {
+		d.tree(at(ErrorDrift, ""), canon.Path{"steps", j, "error"}, marshalOrNil(a.Error), marshalOrNil(b.Error))
+	}
+	if a.Usage != nil || b.Usage != nil {
+		d.tree(at(UsageDrift, ""), canon.Path{"steps", j, "usage"}, marshalOrNil(a.Usage), marshalOrNil(b.Usage))
+	}
+	if !bytes.Equal(a.Metadata, b.Metadata) {
+		d.tree(at(MetadataDrift, ""), canon.Path{"steps", j, "metadata"}, a.Metadata, b.Metadata)
+	}
 }
 
 // outputType is the drift type of a step's changed output: what the model

@@ -162,6 +162,17 @@ func (w *reportWriter) digest(d digest.Digest) {
 	w.Literal()
 }
 
+// str writes a string of an entry, which Report.check found valid when
+// w.checked.
+func (w *reportWriter) str(s string) {
+	if !w.checked {
+		w.String(s)
+		return
+	}
+	w.B = canon.AppendString(w.B, s)
+	w.Literal()
+}
+
 func (w *reportWriter) counts(m map[string]int) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -217,26 +228,26 @@ func (w *reportWriter) entry(e *Entry) {
 		w.Bool(true)
 	}
 	w.Key("change")
-	w.String(e.Change)
+	w.str(e.Change)
 	if e.Diff != "" {
 		w.Key("diff")
-		w.String(e.Diff)
+		w.str(e.Diff)
 	}
 	if e.Note != "" {
 		w.Key("note")
-		w.String(e.Note)
+		w.str(e.Note)
 	}
 	w.Key("path")
-	w.String(e.Path)
+	w.str(e.Path)
 	if e.Tool != "" {
 		w.Key("tool")
-		w.String(e.Tool)
+		w.str(e.Tool)
 	}
 	if e.Truncated {
 		w.Key("truncated")
 		w.Bool(true)
 	}
 	w.Key("type")
-	w.String(e.Type)
+	w.str(e.Type)
 	w.Close('}')
 }
