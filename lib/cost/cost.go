@@ -206,6 +206,23 @@ type Pack struct {
 	Agents   []Tally
 }
 
+// HasFigures reports whether Of can find a figure in m: a step with usage
+// or with metadata (where an agent's own figure is), or the run's
+// metadata (its session total). Without any, Of's USD is nil and its
+// Unpriced empty, whatever the table: a diff of two such runs need not
+// load one.
+func HasFigures(m *manifest.Manifest) bool {
+	if len(m.Metadata) > 0 {
+		return true
+	}
+	for i := range m.Steps {
+		if s := &m.Steps[i]; s.Usage != nil || len(s.Metadata) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Of returns what m cost, priced with t.
 func Of(m *manifest.Manifest, t *Table) *Pack {
 	p := &Pack{Prices: t.Name, Steps: make([]*Step, len(m.Steps))}

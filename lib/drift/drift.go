@@ -212,6 +212,9 @@ func Diff(a, b *manifest.Manifest, objs Objects, opt Options) (*Report, error) {
 // computed from usage), when the figures differ or only one run has one.
 // The models a side could not price are named in the note.
 func (d *differ) cost(a, b *manifest.Manifest) {
+	if !cost.HasFigures(a) && !cost.HasFigures(b) {
+		return // neither has a figure: no table to load, no step to price
+	}
 	t := cmp.Or(d.opt.Prices, cost.Default())
 	ca, cb := cost.Of(a, t), cost.Of(b, t)
 	if ca.USD == nil && cb.USD == nil || ca.USD != nil && cb.USD != nil && *ca.USD == *cb.USD {
