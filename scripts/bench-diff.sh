@@ -16,6 +16,7 @@
 #   CTX_BEFORE=/path/to/ctx-diff CTX_SEED=… scripts/bench-diff.sh
 #       # and another ctx-diff build (one before a change) in the same rounds
 #   N=1000 RUNS=5 scripts/bench-diff.sh
+#   GOBENCH=0 scripts/bench-diff.sh  # the binaries only (part 2 and W6)
 set -eu
 # Static binaries, as they should be installed: kong imports os/user, which
 # would otherwise link libc through cgo and slow every start.
@@ -32,14 +33,16 @@ trap 'rm -rf "$tmp"' EXIT
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "$(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo
-echo "lib/drift benchmarks (10,000 steps, every 10th output differs), $RUNS runs each"
-go test -run '^$' -bench . -count "$RUNS" ./lib/drift >"$tmp/bench"
-printf '%-28s %10s %10s\n' "benchmark" "ms-med" "ms-min"
-for b in $(awk '/^Benchmark/ { sub(/-[0-9]+$/, "", $1); print $1 }' "$tmp/bench" | sort -u); do
-	awk -v b="$b" '{ n = $1; sub(/-[0-9]+$/, "", n) } n == b { printf "%.2f\n", $3 / 1e6 }' "$tmp/bench" >"$tmp/ms"
-	printf '%-28s %10s %10s\n' "$b" "$(median <"$tmp/ms")" "$(sort -n "$tmp/ms" | head -1)"
-done
+if [ "${GOBENCH:-1}" != 0 ]; then
+	echo
+	echo "lib/drift benchmarks (10,000 steps, every 10th output differs), $RUNS runs each"
+	go test -run '^$' -bench . -count "$RUNS" ./lib/drift >"$tmp/bench"
+	printf '%-28s %10s %10s\n' "benchmark" "ms-med" "ms-min"
+	for b in $(awk '/^Benchmark/ { sub(/-[0-9]+$/, "", $1); print $1 }' "$tmp/bench" | sort -u); do
+		awk -v b="$b" '{ n = $1; sub(/-[0-9]+$/, "", n) } n == b { printf "%.2f\n", $3 / 1e6 }' "$tmp/bench" >"$tmp/ms"
+		printf '%-28s %10s %10s\n' "$b" "$(median <"$tmp/ms")" "$(sort -n "$tmp/ms" | head -1)"
+	done
+fi
 
 echo
 echo "ctx-diff end to end ($N steps), $RUNS runs per case"
