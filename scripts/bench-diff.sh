@@ -13,7 +13,10 @@
 #
 #   scripts/bench-diff.sh           # N=10000 RUNS=11
 #   CTX_SEED=/path/to/seedctx scripts/bench-diff.sh   # also W6 against the seed
+#   CTX_BEFORE=/path/to/ctx-diff CTX_SEED=… scripts/bench-diff.sh
+#       # and another ctx-diff build (one before a change) in the same rounds
 #   N=1000 RUNS=5 scripts/bench-diff.sh
+#   GOBENCH=0 scripts/bench-diff.sh  # the binaries only (part 2 and W6)
 set -eu
 # Static binaries, as they should be installed: kong imports os/user, which
 # would otherwise link libc through cgo and slow every start.
@@ -30,14 +33,16 @@ trap 'rm -rf "$tmp"' EXIT
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "$(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo
-echo "lib/drift benchmarks (10,000 steps, every 10th output differs), $RUNS runs each"
-go test -run '^$' -bench . -count "$RUNS" ./lib/drift >"$tmp/bench"
-printf '%-28s %10s %10s\n' "benchmark" "ms-med" "ms-min"
-for b in $(awk '/^Benchmark/ { sub(/-[0-9]+$/, "", $1); print $1 }' "$tmp/bench" | sort -u); do
-	awk -v b="$b" '{ n = $1; sub(/-[0-9]+$/, "", n) } n == b { printf "%.2f\n", $3 / 1e6 }' "$tmp/bench" >"$tmp/ms"
-	printf '%-28s %10s %10s\n' "$b" "$(median <"$tmp/ms")" "$(sort -n "$tmp/ms" | head -1)"
-done
+if [ "${GOBENCH:-1}" != 0 ]; then
+	echo
+	echo "lib/drift benchmarks (10,000 steps, every 10th output differs), $RUNS runs each"
+	go test -run '^$' -bench . -count "$RUNS" ./lib/drift >"$tmp/bench"
+	printf '%-28s %10s %10s\n' "benchmark" "ms-med" "ms-min"
+	for b in $(awk '/^Benchmark/ { sub(/-[0-9]+$/, "", $1); print $1 }' "$tmp/bench" | sort -u); do
+		awk -v b="$b" '{ n = $1; sub(/-[0-9]+$/, "", n) } n == b { printf "%.2f\n", $3 / 1e6 }' "$tmp/bench" >"$tmp/ms"
+		printf '%-28s %10s %10s\n' "$b" "$(median <"$tmp/ms")" "$(sort -n "$tmp/ms" | head -1)"
+	done
+fi
 
 echo
 echo "ctx-diff end to end ($N steps), $RUNS runs per case"
@@ -117,29 +122,35 @@ if [ -f "$GEN_LOG" ]; then
 		mkdir -p "$tmp/seed"
 		SA=$(cd "$tmp/seed" && "$CTX_SEED" init >/dev/null && "$CTX_SEED" pack "$tmp/ga.json" | sed 's|.*ctx://||')
 		SB=$(cd "$tmp/seed" && "$CTX_SEED" pack "$tmp/gb.json" | sed 's|.*ctx://||')
-		: >"$tmp/seed.t"
-		: >"$tmp/ctx.t"
+		who_all="seed ctx"
+		if [ -n "${CTX_BEFORE:-}" ] && [ -x "$CTX_BEFORE" ]; then
+			who_all="seed before ctx"
+		fi
+		for who in $who_all; do : >"$tmp/$who.t"; done
 		i=0
 		while [ "$i" -lt "$RUNS" ]; do
-			for who in seed ctx; do
+			for who in $who_all; do
 				t0=$(date +%s%N)
-				if [ "$who" = seed ]; then
-					(cd "$tmp/seed" && perf stat -x, -e task-clock,page-faults -o "$tmp/pst" "$CTX_SEED" diff "$SA" "$SB" >/dev/null 2>&1) || true
-				else
-					perf stat -x, -e task-clock,page-faults -o "$tmp/pst" "$tmp/ctx-diff" "$GA" "$GB" >/dev/null 2>&1 || true
-				fi
+				case $who in
+				seed) (cd "$tmp/seed" && perf stat -x, -e task-clock,page-faults -o "$tmp/pst" "$CTX_SEED" diff "$SA" "$SB" >/dev/null 2>&1) || true ;;
+				before) perf stat -x, -e task-clock,page-faults -o "$tmp/pst" "$CTX_BEFORE" "$GA" "$GB" >/dev/null 2>&1 || true ;;
+				*) perf stat -x, -e task-clock,page-faults -o "$tmp/pst" "$tmp/ctx-diff" "$GA" "$GB" >/dev/null 2>&1 || true ;;
+				esac
 				t1=$(date +%s%N)
 				echo "$(((t1 - t0) / 1000)) $(awk -F, '$3 == "task-clock" { t = $1 } $3 == "page-faults" { f = $1 } END { print t, f }' "$tmp/pst")" >>"$tmp/$who.t"
 			done
 			i=$((i + 1))
 		done
-		for who in seed ctx; do
+		for who in $who_all; do
 			printf '%-36s wall %8.1f ms  task-clock %6.1f ms  page faults %s\n' "$who diff A B (gen_log)" \
 				"$(cut -d' ' -f1 "$tmp/$who.t" | median | awk '{ print $1 / 1000 }')" "$(cut -d' ' -f2 "$tmp/$who.t" | median)" "$(cut -d' ' -f3 "$tmp/$who.t" | median)"
 		done
-		printf 'ctx / seed: wall %.2f, task-clock %.2f\n' \
-			"$(echo "$(cut -d' ' -f1 "$tmp/ctx.t" | median) / $(cut -d' ' -f1 "$tmp/seed.t" | median)" | bc -l)" \
-			"$(echo "$(cut -d' ' -f2 "$tmp/ctx.t" | median) / $(cut -d' ' -f2 "$tmp/seed.t" | median)" | bc -l)"
+		for who in $who_all; do
+			[ "$who" = seed ] && continue
+			printf '%s / seed: wall %.2f, task-clock %.2f\n' "$who" \
+				"$(echo "$(cut -d' ' -f1 "$tmp/$who.t" | median) / $(cut -d' ' -f1 "$tmp/seed.t" | median)" | bc -l)" \
+				"$(echo "$(cut -d' ' -f2 "$tmp/$who.t" | median) / $(cut -d' ' -f2 "$tmp/seed.t" | median)" | bc -l)"
+		done
 	fi
 	if command -v perf >/dev/null 2>&1; then
 		for args in "$GA $GB" "$GA $GA" "--ignore tool_output_drift $GA $GB"; do

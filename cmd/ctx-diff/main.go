@@ -190,8 +190,9 @@ func (c *diffCmd) report(env *cli.Env, s *store.Store, ma, mb *manifest.Manifest
 	return nil
 }
 
-// loadBoth loads A and B, side by side unless they are the same pack.
-// B's error, if any, is reported first, as when they are loaded in turn.
+// loadBoth loads A and B side by side, decoding only the steps of B whose
+// bytes are not A's (manifest.LoadPair). B's error, if any, is reported
+// first, as when they are loaded in turn.
 func loadBoth(s *store.Store, aRef, bRef string) (ma, mb *manifest.Manifest, err error) {
 	da, errA := resolve(s, "A", aRef, aRef)
 	db, err := resolve(s, "B", bRef, bRef)
@@ -201,21 +202,14 @@ func loadBoth(s *store.Store, aRef, bRef string) (ma, mb *manifest.Manifest, err
 	if errA != nil {
 		return nil, nil, errA
 	}
-	if da == db {
-		mb, err = loadDigest(s, "B", bRef, bRef, db)
-		return mb, mb, err
+	ma, mb, errA, errB := ref.LoadResolvedPair(s, aRef, bRef, da, db)
+	switch {
+	case errB != nil:
+		return nil, nil, packErr("B", bRef, bRef, errB)
+	case errA != nil:
+		return nil, nil, packErr("A", aRef, aRef, errA)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		ma, errA = loadDigest(s, "A", aRef, aRef, da)
-	}()
-	mb, err = loadDigest(s, "B", bRef, bRef, db)
-	<-done
-	if err == nil {
-		err = errA
-	}
-	return ma, mb, err
+	return ma, mb, nil
 }
 
 func load(s *store.Store, which, r string) (*manifest.Manifest, error) {

@@ -206,6 +206,23 @@ type Pack struct {
 	Agents   []Tally
 }
 
+// HasFigures reports whether Of can find a figure in m: a step with usage
+// or with metadata (where an agent's own figure is), or the run's
+// metadata (its session total). Without any, Of's USD is nil and its
+// Unpriced empty, whatever the table: a diff of two such runs need not
+// load one.
+func HasFigures(m *manifest.Manifest) bool {
+	if len(m.Metadata) > 0 {
+		return true
+	}
+	for i := range m.Steps {
+		if s := &m.Steps[i]; s.Usage != nil || len(s.Metadata) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Of returns what m cost, priced with t.
 func Of(m *manifest.Manifest, t *Table) *Pack {
 	p := &Pack{Prices: t.Name, Steps: make([]*Step, len(m.Steps))}
@@ -217,10 +234,10 @@ func Of(m *manifest.Manifest, t *Table) *Pack {
 	for i := range m.Steps {
 		s := &m.Steps[i]
 		model, own := stepFigures(m, src, s)
-		st := &Step{Model: model, Agent: own}
-		if st.Agent == nil && s.Usage == nil {
-			continue
+		if own == nil && s.Usage == nil {
+			continue // most steps: made nothing of (a diff prices two runs)
 		}
+		st := &Step{Model: model, Agent: own}
 		if s.Usage != nil {
 			if pr, ok := t.Lookup(st.Model); ok {
 				v := Round(pr.Cost(s.Usage, CountingOf(src, st.Model, pr, s.Usage)))
@@ -280,6 +297,9 @@ func Of(m *manifest.Manifest, t *Table) *Pack {
 // its metadata once: a session's steps are thousands, most of them tool
 // calls whose metadata names neither, and packing one sums them all.
 func stepFigures(m *manifest.Manifest, src Source, s *manifest.Step) (model string, agent *float64) {
+	if len(s.Metadata) == 0 {
+		return m.Model.Identifier, nil // as StepModel and stepAgent say
+	}
 	// Not copied (gjson.ParseBytes would copy it whole): what is kept
 	// of it, the model's name, is cloned.
 	meta := gjson.Parse(zerocopy.String(s.Metadata))

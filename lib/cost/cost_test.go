@@ -196,6 +196,36 @@ func TestUnpriced(t *testing.T) {
 	}
 }
 
+// A run without usage or metadata has no figure (HasFigures), and Of
+// finds none; any of them and HasFigures says there may be one.
+func TestHasFigures(t *testing.T) {
+	t.Parallel()
+	plain := func() *manifest.Manifest {
+		return &manifest.Manifest{Model: manifest.Model{Identifier: "x"}, Steps: []manifest.Step{
+			{Type: manifest.LLMCall}, {Type: manifest.ToolCall, Tool: "t"}}}
+	}
+	if m := plain(); HasFigures(m) {
+		t.Error("HasFigures of a run without usage or metadata")
+	} else if p := Of(m, Default()); p.USD != nil || len(p.Unpriced) != 0 {
+		t.Errorf("Of found USD %v, unpriced %q where HasFigures finds nothing", p.USD, p.Unpriced)
+	}
+	for name, edit := range map[string]func(m *manifest.Manifest){
+		"usage":         func(m *manifest.Manifest) { m.Steps[0].Usage = &manifest.Usage{InputTokens: i64(10)} },
+		"step metadata": func(m *manifest.Manifest) { m.Steps[1].Metadata = []byte(`{"usage":{"cost_usd":0.5}}`) },
+		"run metadata":  func(m *manifest.Manifest) { m.Metadata = []byte(`{"cost":{"totalCostUSD":0.25}}`) },
+	} {
+		m := plain()
+		edit(m)
+		p := Of(m, Default())
+		if !HasFigures(m) {
+			t.Errorf("%s: HasFigures is false", name)
+		}
+		if p.USD == nil && len(p.Unpriced) == 0 {
+			t.Errorf("%s: Of found nothing either (the case shows nothing)", name)
+		}
+	}
+}
+
 // pack imports a fixture and packs it into a new store.
 func pack(t *testing.T, f string, path string) *manifest.Manifest {
 	t.Helper()

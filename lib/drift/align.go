@@ -2,6 +2,7 @@ package drift
 
 import (
 	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -21,28 +22,33 @@ type Match struct {
 // anchored on elements that occur exactly once in both, as patience diff
 // does. Time is O((N+M)·log(N+M)) in every case.
 func Align[T comparable](a, b []T) []Match {
-	ids := make(map[T]int32, len(a))
-	ia := make([]int32, len(a))
-	for i, v := range a {
+	ia, ib := number(make(map[T]int32, len(a)), a, b, nil, nil)
+	var x aligner
+	return x.align(ia, ib)
+}
+
+// number numbers the elements of a and b for alignment, appending their
+// ids to ia and ib: equal elements have equal ids, in ids (empty when
+// given), and elements of b that a lacks share one that no element of a
+// has, so they cost nothing but still differ from a.
+func number[T comparable](ids map[T]int32, a, b []T, ia, ib []int32) ([]int32, []int32) {
+	for _, v := range a {
 		id, ok := ids[v]
 		if !ok {
 			id = int32(len(ids))
 			ids[v] = id
 		}
-		ia[i] = id
+		ia = append(ia, id)
 	}
-	// Elements of b that a lacks never match: they share one id that no
-	// element of a has, so they cost nothing but still differ from a.
 	missing := int32(len(ids))
-	ib := make([]int32, len(b))
-	for i, v := range b {
+	for _, v := range b {
 		id, ok := ids[v]
 		if !ok {
 			id = missing
 		}
-		ib[i] = id
+		ib = append(ib, id)
 	}
-	return alignIDs(ia, ib)
+	return ia, ib
 }
 
 // Alignment cost bounds, in units of element comparisons.
@@ -60,6 +66,9 @@ const (
 	maxMyersD = 1024
 )
 
+// aligner aligns two sequences of ids. Its buffers are kept from one
+// alignment to the next (a diff of a thousand outputs aligns a thousand
+// pairs of a few lines each).
 type aligner struct {
 	a, b   []int32
 	budget int
@@ -67,15 +76,17 @@ type aligner struct {
 	// occurrence counts per id, zero outside a patience step
 	ca, cb []int32
 	pb     []int32 // position in b of an id counted once there
+	// myers' working memory
+	v, trace []int32
 }
 
-func alignIDs(a, b []int32) []Match {
+// align returns the matching runs of a and b (Align), in x.out: valid
+// until x aligns again.
+func (x *aligner) align(a, b []int32) []Match {
 	n := len(a) + len(b)
-	x := &aligner{
-		a:      a,
-		b:      b,
-		budget: budgetFactor*n*(bits.Len(uint(n))+1) + 4*myersBase,
-	}
+	x.a, x.b = a, b
+	x.budget = budgetFactor*n*(bits.Len(uint(n))+1) + 4*myersBase
+	x.out = x.out[:0]
 	x.run(0, len(a), 0, len(b))
 	return merge(x.out)
 }
@@ -125,8 +136,11 @@ func (x *aligner) myers(alo, ahi, blo, bhi, limit int) bool {
 	n, m := len(a), len(b)
 	dmax := min(n+m, maxMyersD)
 	off := dmax + 1
-	v := make([]int32, 2*dmax+3)
-	var trace []int32 // V after step d, for k in [-d, d], at trace[d*d:]
+	x.v = slices.Grow(x.v[:0], 2*dmax+3)[:2*dmax+3]
+	v := x.v
+	clear(v)
+	trace := x.trace[:0] // V after step d, for k in [-d, d], at trace[d*d:]
+	defer func() { x.trace = trace[:0] }()
 	cost := 0
 	defer func() { x.budget -= cost }()
 	for d := 0; d <= dmax; d++ {
@@ -197,14 +211,11 @@ func (x *aligner) backtrack(trace []int32, d, k, n, alo, blo int) {
 // keeping the longest increasing run of them (patience sorting), and
 // aligns the gaps between anchors recursively.
 func (x *aligner) patience(alo, ahi, blo, bhi int) {
-	if x.ca == nil {
-		size := 0
-		for _, id := range x.a {
-			size = max(size, int(id)+1)
-		}
-		for _, id := range x.b {
-			size = max(size, int(id)+1)
-		}
+	if x.ca == nil || len(x.ca) < len(x.a)+1 {
+		// Ids are below len(a)+1 (number); the counts are zero
+		// outside a patience step, so they last from one alignment to
+		// the next.
+		size := len(x.a) + 1
 		x.ca = make([]int32, size)
 		x.cb = make([]int32, size)
 		x.pb = make([]int32, size)

@@ -199,3 +199,38 @@ func TestAlignStrings(t *testing.T) {
 		t.Errorf("matched %d, want %d", got, want)
 	}
 }
+
+// An aligner used again, as Unified's kept scratch is, aligns as a new
+// one does: pairs near and far apart (myers, then patience and the
+// budget), long and short, one after the other.
+func TestAlignerReused(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 8))
+	var x aligner
+	for iter := range 300 {
+		n := 1 + r.IntN(50)
+		if iter%10 == 0 {
+			n = 3000 + r.IntN(3000)
+		}
+		a, b := make([]int, n), make([]int, n)
+		for i := range a {
+			a[i], b[i] = r.IntN(n), r.IntN(n)
+			if iter%2 == 0 {
+				b[i] = a[i] // close: only a few changes
+				if r.IntN(8) == 0 {
+					b[i] = -1
+				}
+			}
+		}
+		ia, ib := number(map[int]int32{}, a, b, nil, nil)
+		want := Align(a, b)
+		if got := x.align(ia, ib); !slices.Equal(got, want) {
+			t.Fatalf("iteration %d: aligned again %v, new %v", iter, got, want)
+		}
+		for id := range x.ca {
+			if x.ca[id] != 0 || x.cb[id] != 0 {
+				t.Fatalf("iteration %d: counts left at id %d", iter, id)
+			}
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
@@ -211,6 +212,9 @@ func Diff(a, b *manifest.Manifest, objs Objects, opt Options) (*Report, error) {
 // computed from usage), when the figures differ or only one run has one.
 // The models a side could not price are named in the note.
 func (d *differ) cost(a, b *manifest.Manifest) {
+	if !cost.HasFigures(a) && !cost.HasFigures(b) {
+		return // neither has a figure: no table to load, no step to price
+	}
 	t := cmp.Or(d.opt.Prices, cost.Default())
 	ca, cb := cost.Of(a, t), cost.Of(b, t)
 	if ca.USD == nil && cb.USD == nil || ca.USD != nil && cb.USD != nil && *ca.USD == *cb.USD {
@@ -330,7 +334,9 @@ func str[T ~string | ~[]byte](s T) jsontext.Value {
 	if !utf8.Valid([]byte(s)) {
 		return canon.AppendString(nil, strings.ToValidUTF8(string(s), "\uFFFD"))
 	}
-	return canon.AppendString(nil, s)
+	// Sized for the quotes and an escape every 16 bytes: growing from
+	// nil allocated about three times the string for a thousand outputs.
+	return canon.AppendString(make([]byte, 0, len(s)+2+len(s)/16), s)
 }
 
 func boolean(v bool) jsontext.Value {
@@ -666,7 +672,19 @@ func (d *differ) environment(a, b *manifest.Environment) {
 
 // steps aligns the steps and compares each pair.
 func (d *differ) steps(a, b []manifest.Step) {
-	for _, p := range StepPairs(a, b, d.opt.Align) {
+	pairs := StepPairs(a, b, d.opt.Align)
+	// Room for an entry per pair that differs, and its content: grown
+	// one append at a time, the entries of a thousand changed outputs
+	// were copied ten times over into fresh memory.
+	n := 0
+	for _, p := range pairs {
+		if p.A < 0 || p.B < 0 || !sameStep(&a[p.A], &b[p.B]) {
+			n++
+		}
+	}
+	d.entries = slices.Grow(d.entries, n)
+	d.jobs = slices.Grow(d.jobs, n)
+	for _, p := range pairs {
 		switch {
 		case p.A < 0:
 			d.lone(p.B, &b[p.B], Added)
@@ -762,22 +780,45 @@ func (d *differ) step(i, j int, a, b *manifest.Step) {
 		e.Type, e.Path = typ, path
 		return e
 	}
-	d.scalar(at(ToolDrift, p+".type"), a.Type, b.Type)
-	d.scalar(at(ToolDrift, p+".tool"), a.Tool, b.Tool)
+	// Each member is looked at only where it differs: what the calls
+	// below would find equal, they are not made for (their paths and
+	// entries cost more than the comparison).
+	if a.Type != b.Type {
+		d.scalar(at(ToolDrift, p+".type"), a.Type, b.Type)
+	}
+	if a.Tool != b.Tool {
+		d.scalar(at(ToolDrift, p+".tool"), a.Tool, b.Tool)
+	}
 	if a.Deterministic != b.Deterministic {
 		d.value(at(ToolDrift, p+".deterministic"), boolean(a.Deterministic), boolean(b.Deterministic))
 	}
-	d.scalar(at(ToolDrift, p+".agent"), a.Agent, b.Agent)
+	if a.Agent != b.Agent {
+		d.scalar(at(ToolDrift, p+".agent"), a.Agent, b.Agent)
+	}
 	if !slices.Equal(intJSON(a.ParentStep), intJSON(b.ParentStep)) {
 		d.value(at(ToolDrift, p+".parent_step"), intJSON(a.ParentStep), intJSON(b.ParentStep))
 	}
-	d.tree(at(ParamDrift, ""), canon.Path{"steps", j, "parameters"}, a.Parameters, b.Parameters)
-	d.content(at(outputType(b), p+".output"), a.OutputRef, b.OutputRef)
-	d.parts(at(PartDrift, ""), p+".output_parts", a.OutputParts, b.OutputParts)
-	d.content(at(ReasoningDrift, p+".reasoning"), a.ReasoningRef, b.ReasoningRef)
-	d.tree(at(ErrorDrift, ""), canon.Path{"steps", j, "error"}, marshalOrNil(a.Error), marshalOrNil(b.Error))
-	d.tree(at(UsageDrift, ""), canon.Path{"steps", j, "usage"}, marshalOrNil(a.Usage), marshalOrNil(b.Usage))
-	d.tree(at(MetadataDrift, ""), canon.Path{"steps", j, "metadata"}, a.Metadata, b.Metadata)
+	if !bytes.Equal(a.Parameters, b.Parameters) {
+		d.tree(at(ParamDrift, ""), canon.Path{"steps", j, "parameters"}, a.Parameters, b.Parameters)
+	}
+	if a.OutputRef != b.OutputRef {
+		d.content(at(outputType(b), p+".output"), a.OutputRef, b.OutputRef)
+	}
+	if len(a.OutputParts) > 0 || len(b.OutputParts) > 0 {
+		d.parts(at(PartDrift, ""), p+".output_parts", a.OutputParts, b.OutputParts)
+	}
+	if a.ReasoningRef != b.ReasoningRef {
+		d.content(at(ReasoningDrift, p+".reasoning"), a.ReasoningRef, b.ReasoningRef)
+	}
+	if a.Error != nil || b.Error != nil {
+		d.tree(at(ErrorDrift, ""), canon.Path{"steps", j, "error"}, marshalOrNil(a.Error), marshalOrNil(b.Error))
+	}
+	if a.Usage != nil || b.Usage != nil {
+		d.tree(at(UsageDrift, ""), canon.Path{"steps", j, "usage"}, marshalOrNil(a.Usage), marshalOrNil(b.Usage))
+	}
+	if !bytes.Equal(a.Metadata, b.Metadata) {
+		d.tree(at(MetadataDrift, ""), canon.Path{"steps", j, "metadata"}, a.Metadata, b.Metadata)
+	}
 }
 
 // outputType is the drift type of a step's changed output: what the model
@@ -856,8 +897,14 @@ type blob struct {
 func (d *differ) read(dir *store.ObjectDir, ref digest.Digest) (blob, error) {
 	if dir != nil {
 		// Small objects whole: a diff reads thousands of them, and the
-		// general reader costs two system calls more each.
-		b, size, err := dir.GetUpTo(ref, MaxTextBytes)
+		// general reader costs two system calls more each; read into
+		// room already there, one more is spared (GetUpToInto).
+		buf := readBufs.Get().(*[]byte)
+		b, size, err := dir.GetUpToInto(ref, MaxTextBytes, *buf)
+		if cap(b) > 0 && &b[:1][0] == &(*buf)[:1][0] {
+			b = bytes.Clone(b) // read into buf: the blob's own copy
+		}
+		readBufs.Put(buf)
 		if err != nil {
 			return blob{}, objectErr(ref, err)
 		}
@@ -886,6 +933,12 @@ func (d *differ) read(dir *store.ObjectDir, ref digest.Digest) (blob, error) {
 	return blob{size: n + m}, nil
 }
 
+// readBufs are what objects are read into before they are copied out.
+var readBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, 32<<10)
+	return &b
+}}
+
 // objectErr names the object in err, unless the store already did.
 func objectErr(ref digest.Digest, err error) error {
 	if strings.Contains(err.Error(), ref.String()) {
@@ -900,8 +953,8 @@ func (d *differ) fill() error {
 	if len(d.jobs) == 0 {
 		return nil
 	}
-	var refs []digest.Digest
-	seen := map[digest.Digest]int{}
+	refs := make([]digest.Digest, 0, 2*len(d.jobs))
+	seen := make(map[digest.Digest]int, 2*len(d.jobs))
 	for _, j := range d.jobs {
 		for _, r := range [2]digest.Digest{j.a, j.b} {
 			if _, ok := seen[r]; !ok && !r.IsZero() {
@@ -939,34 +992,21 @@ func (d *differ) fill() error {
 	return nil
 }
 
-// parallel calls f(0) … f(n-1) on a few goroutines.
+// parallel calls f(0) … f(n-1) on a few goroutines, the caller's among
+// them: on a loaded machine a helper may not run for a while, and the
+// caller then does its share rather than wait for it to start.
 func parallel(n int, f func(int)) {
-	workers := min(n, 2*runtime.GOMAXPROCS(0))
-	if workers <= 1 {
-		for k := 0; k < n; k++ {
+	var next atomic.Int64
+	work := func() {
+		for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
 			f(k)
 		}
-		return
 	}
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	next := 0
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				k := next
-				next++
-				mu.Unlock()
-				if k >= n {
-					return
-				}
-				f(k)
-			}
-		}()
+	for range min(n, 2*runtime.GOMAXPROCS(0)) - 1 {
+		wg.Go(work)
 	}
+	work()
 	wg.Wait()
 }
 

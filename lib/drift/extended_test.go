@@ -2,6 +2,7 @@ package drift
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -117,5 +118,19 @@ func TestDiffExtendedTypes(t *testing.T) {
 				t.Errorf("ignoring %s leaves %s", strings.Join(ignore, ","), briefs(r))
 			}
 		})
+	}
+}
+
+// parallel calls f once for each index, the caller doing its share.
+func TestParallel(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 2, 1000} {
+		calls := make([]atomic.Int32, n)
+		parallel(n, func(k int) { calls[k].Add(1) })
+		for k := range calls {
+			if c := calls[k].Load(); c != 1 {
+				t.Fatalf("n=%d: f(%d) called %d times", n, k, c)
+			}
+		}
 	}
 }

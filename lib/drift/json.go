@@ -42,7 +42,7 @@ func (r *Report) WriteJSON(out io.Writer) error {
 	if err := r.check(); err != nil {
 		return fmt.Errorf("encoding drift report: %w", err)
 	}
-	w := reportWriter{Writer: canon.Writer{B: make([]byte, 0, 2*flushAt)}, out: out}
+	w := reportWriter{Writer: canon.Writer{B: make([]byte, 0, 2*flushAt)}, out: out, checked: true}
 	r.write(&w)
 	if err := w.Err(); err != nil {
 		return fmt.Errorf("encoding drift report: %w", err)
@@ -137,6 +137,8 @@ type reportWriter struct {
 	canon.Writer
 	out    io.Writer
 	outErr error // the first write to out that failed
+	// checked says Report.check passed: the values are canonical.
+	checked bool
 }
 
 // flush writes what w holds to out.
@@ -155,7 +157,20 @@ func (w *reportWriter) digest(d digest.Digest) {
 	if d.IsZero() {
 		w.Fail("a pack's hash is missing")
 	}
-	w.Literal(`"sha256:`, hex.EncodeToString(d[:]), `"`)
+	w.B = append(w.B, `"sha256:`...)
+	w.B = append(hex.AppendEncode(w.B, d[:]), '"')
+	w.Literal()
+}
+
+// str writes a string of an entry, which Report.check found valid when
+// w.checked.
+func (w *reportWriter) str(s string) {
+	if !w.checked {
+		w.String(s)
+		return
+	}
+	w.B = canon.AppendString(w.B, s)
+	w.Literal()
 }
 
 func (w *reportWriter) counts(m map[string]int) {
@@ -188,7 +203,12 @@ func (w *reportWriter) entry(e *Entry) {
 	} {
 		if side.value != nil {
 			w.Key(side.names[0])
-			w.Raw(side.value)
+			if w.checked {
+				w.B = append(w.B, side.value...)
+				w.Literal()
+			} else {
+				w.Raw(side.value)
+			}
 		}
 		if !side.ref.IsZero() {
 			w.Key(side.names[1])
@@ -208,26 +228,26 @@ func (w *reportWriter) entry(e *Entry) {
 		w.Bool(true)
 	}
 	w.Key("change")
-	w.String(e.Change)
+	w.str(e.Change)
 	if e.Diff != "" {
 		w.Key("diff")
-		w.String(e.Diff)
+		w.str(e.Diff)
 	}
 	if e.Note != "" {
 		w.Key("note")
-		w.String(e.Note)
+		w.str(e.Note)
 	}
 	w.Key("path")
-	w.String(e.Path)
+	w.str(e.Path)
 	if e.Tool != "" {
 		w.Key("tool")
-		w.String(e.Tool)
+		w.str(e.Tool)
 	}
 	if e.Truncated {
 		w.Key("truncated")
 		w.Bool(true)
 	}
 	w.Key("type")
-	w.String(e.Type)
+	w.str(e.Type)
 	w.Close('}')
 }

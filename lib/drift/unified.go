@@ -3,9 +3,13 @@ package drift
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
+
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 )
 
 // Limits of a unified diff.
@@ -46,23 +50,33 @@ func Unified(name string, a, b []byte, context, maxLines, maxBytes int) (diff st
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	la, lb := splitLines(a), splitLines(b)
-	ms := Align(la, lb)
+	sc := scratchPool.Get().(*scratch)
+	defer sc.release()
+	// The lines are strings sharing a's and b's bytes: they are written
+	// out, not kept.
+	sc.la, sc.lb = splitLines(sc.la[:0], a), splitLines(sc.lb[:0], b)
+	la, lb := sc.la, sc.lb
+	sc.ia, sc.ib = number(sc.ids, la, lb, sc.ia[:0], sc.ib[:0])
+	sc.hunks, sc.changes = hunks(sc.hunks[:0], sc.changes[:0], sc.x.align(sc.ia, sc.ib), len(la), len(lb), context)
 	w := &writer{maxLines: maxLines, maxBytes: maxBytes}
-	// Sized once: every line of both sides, its prefix, and the headers,
-	// up to the bound (a diff of a thousand outputs grew each buffer
-	// three times).
-	w.buf.Grow(min(maxBytes+256, 2*len(name)+len(a)+len(b)+len(la)+len(lb)+64))
+	// Sized once, up to the bound: the file headers, every line of both
+	// sides with its prefix, a hunk header each, a last line without a
+	// newline on each side (a diff of a thousand outputs grew each
+	// buffer three times, then once when the last lines had none).
+	const fileHeaders, hunkHeader = len("--- a/\n+++ b/\n"), 48
+	w.buf.Grow(min(maxBytes+256, fileHeaders+2*len(name)+len(a)+len(b)+len(la)+len(lb)+len(sc.hunks)*hunkHeader+2*len(noNewline)))
 	w.buf.WriteString("--- a/" + name + "\n+++ b/" + name + "\n")
-	for _, h := range hunks(ms, len(la), len(lb), context) {
-		header := fmt.Sprintf("@@ -%s +%s @@", hunkRange(h.a0, h.a1), hunkRange(h.b0, h.b1))
+	for _, h := range sc.hunks {
+		changes := sc.changes[h.c0:h.c1]
+		sc.header = append(appendRange(append(appendRange(append(sc.header[:0], "@@ -"...), h.a0, h.a1), " +"...), h.b0, h.b1), " @@"...)
+		header := zerocopy.String(sc.header) // written before it changes
 		// A header goes out only with at least its first line.
-		if !w.room(2, len(header)+1+len(h.first(la, lb))+1+len(noNewline)) || !w.line(header, "") {
+		if !w.room(2, len(header)+1+len(h.first(changes, la, lb))+1+len(noNewline)) || !w.line(header, "") {
 			w.dropped += 1 + h.a1 - h.a0 + h.b1 - h.b0 - h.same
 			continue
 		}
 		ai := h.a0
-		for _, c := range h.changes {
+		for _, c := range changes {
 			for ; ai < c.a0; ai++ {
 				w.line(" ", la[ai])
 			}
@@ -84,11 +98,45 @@ func Unified(name string, a, b []byte, context, maxLines, maxBytes int) (diff st
 	return w.buf.String(), w.dropped > 0
 }
 
-// splitLines splits b after each newline; a last line without one is kept
-// as is, so "x" and "x\n" differ as diff(1) says they do.
-func splitLines(b []byte) []string {
-	s := string(b)
-	lines := make([]string, 0, strings.Count(s, "\n")+1)
+// scratch is the working memory of a unified diff, kept from one to the
+// next: a diff of a thousand outputs made a few megabytes of it, all
+// fresh memory.
+type scratch struct {
+	la, lb  []string
+	ids     map[string]int32
+	ia, ib  []int32
+	x       aligner
+	hunks   []hunk
+	changes []change
+	header  []byte
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{ids: map[string]int32{}} }}
+
+// release returns sc to the pool, holding no lines of the texts diffed.
+// What grew beyond the usual is dropped rather than kept.
+func (sc *scratch) release() {
+	clear(sc.la)
+	clear(sc.lb)
+	if len(sc.ids) > maxKeptLines {
+		sc.ids = map[string]int32{}
+	}
+	clear(sc.ids)
+	if cap(sc.la)+cap(sc.lb) > 2*maxKeptLines {
+		*sc = scratch{ids: sc.ids}
+	}
+	scratchPool.Put(sc)
+}
+
+// maxKeptLines bounds the lines a kept scratch has room for.
+const maxKeptLines = 4096
+
+// splitLines appends to lines the lines of b, split after each newline;
+// a last line without one is kept as is, so "x" and "x\n" differ as
+// diff(1) says they do. The lines share b's bytes.
+func splitLines(lines []string, b []byte) []string {
+	s := zerocopy.String(b)
+	lines = slices.Grow(lines, strings.Count(s, "\n")+1)
 	for s != "" {
 		i := strings.IndexByte(s, '\n')
 		if i < 0 {
@@ -104,17 +152,18 @@ func splitLines(b []byte) []string {
 // change replaces a[a0:a1] by b[b0:b1].
 type change struct{ a0, a1, b0, b1 int }
 
-// hunk is a group of changes with the unchanged lines around and between
-// them; same counts those unchanged lines.
+// hunk is a group of changes, changes[c0:c1] of those hunks returns,
+// with the unchanged lines around and between them; same counts those
+// unchanged lines.
 type hunk struct {
 	a0, a1, b0, b1 int
-	changes        []change
+	c0, c1         int
 	same           int
 }
 
-// first returns the first line of the hunk's body.
-func (h *hunk) first(la, lb []string) string {
-	c := h.changes[0]
+// first returns the first line of the hunk's body, given its changes.
+func (h *hunk) first(changes []change, la, lb []string) string {
+	c := changes[0]
 	switch {
 	case h.a0 < c.a0:
 		return la[h.a0]
@@ -124,11 +173,11 @@ func (h *hunk) first(la, lb []string) string {
 	return lb[c.b0]
 }
 
-// hunks groups the changes between the runs ms into hunks with up to
-// context unchanged lines around them, joining changes at most 2·context
-// lines apart, as diff -u does.
-func hunks(ms []Match, na, nb, context int) []hunk {
-	var changes []change
+// hunks appends to out the hunks of the changes between the runs ms,
+// with up to context unchanged lines around them, joining changes at
+// most 2·context lines apart, as diff -u does; it appends the changes to
+// changes, where the hunks index them.
+func hunks(out []hunk, changes []change, ms []Match, na, nb, context int) ([]hunk, []change) {
 	ai, bi := 0, 0
 	for _, m := range ms {
 		if m.A > ai || m.B > bi {
@@ -139,14 +188,13 @@ func hunks(ms []Match, na, nb, context int) []hunk {
 	if ai < na || bi < nb {
 		changes = append(changes, change{ai, na, bi, nb})
 	}
-	var out []hunk
 	prevEnd := 0 // end in a of the previous change
 	for i, c := range changes {
 		if k := len(out) - 1; k >= 0 && c.a0-prevEnd <= 2*context {
-			out[k].changes = append(out[k].changes, c)
+			out[k].c1++
 		} else {
 			lead := min(context, c.a0-prevEnd)
-			out = append(out, hunk{a0: c.a0 - lead, b0: c.b0 - lead, changes: []change{c}})
+			out = append(out, hunk{a0: c.a0 - lead, b0: c.b0 - lead, c0: i, c1: i + 1})
 		}
 		nextStart := na
 		if i+1 < len(changes) {
@@ -160,23 +208,23 @@ func hunks(ms []Match, na, nb, context int) []hunk {
 	for i := range out {
 		h := &out[i]
 		h.same = h.a1 - h.a0
-		for _, c := range h.changes {
+		for _, c := range changes[h.c0:h.c1] {
 			h.same -= c.a1 - c.a0
 		}
 	}
-	return out
+	return out, changes
 }
 
-// hunkRange formats one side of a hunk header as GNU diff does: "l,n",
-// "l" when n is 1, and the line before the hunk when it is empty.
-func hunkRange(lo, hi int) string {
+// appendRange appends one side of a hunk header as GNU diff writes it:
+// "l,n", "l" when n is 1, and the line before the hunk when it is empty.
+func appendRange(dst []byte, lo, hi int) []byte {
 	switch n := hi - lo; n {
 	case 0:
-		return strconv.Itoa(lo) + ",0"
+		return append(strconv.AppendInt(dst, int64(lo), 10), ",0"...)
 	case 1:
-		return strconv.Itoa(lo + 1)
+		return strconv.AppendInt(dst, int64(lo+1), 10)
 	default:
-		return strconv.Itoa(lo+1) + "," + strconv.Itoa(n)
+		return strconv.AppendInt(append(strconv.AppendInt(dst, int64(lo+1), 10), ','), int64(n), 10)
 	}
 }
 

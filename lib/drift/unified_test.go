@@ -151,7 +151,7 @@ func apply(t testing.TB, a, diff string) string {
 	if diff == "" {
 		return a
 	}
-	la := splitLines([]byte(a))
+	la := splitLines(nil, []byte(a))
 	lines := strings.SplitAfter(diff, "\n")
 	if !strings.HasPrefix(lines[0], "--- a/") || !strings.HasPrefix(lines[1], "+++ b/") {
 		t.Fatalf("bad headers in\n%s", diff)

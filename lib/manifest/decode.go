@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/internal/zerocopy"
 )
 
 // decodeCanonical decodes b into m when b is a manifest in the form ctx
@@ -33,13 +34,46 @@ import (
 // one, the short ones that recur (member names, step types, tool names)
 // once each.
 func decodeCanonical(b []byte, m *Manifest) (ok bool) {
-	d := decoder{b: b, strs: map[string]string{}}
+	_, ok = decodeCanonicalWith(b, m, decodeOptions{})
+	return ok
+}
+
+// decoded is a manifest decodeCanonical gave, the bytes it decoded it
+// from and where each step lies in them.
+type decoded struct {
+	m     *Manifest
+	b     []byte
+	steps []Span
+}
+
+// decodeOptions say how decodeCanonicalWith decodes.
+type decodeOptions struct {
+	// like, when set, gives the steps to take where the input holds
+	// their bytes: a step is a closed JSON object, so the same bytes
+	// decode to the same value and end at the same place. The steps
+	// taken share their raw values and pointer members with like's.
+	like *decoded
+	// spans asks where each step lies in the input.
+	spans bool
+	// share makes strings share the input's bytes instead of copying
+	// them (zerocopy.String): the input is never to change, and a string
+	// kept keeps all of it.
+	share bool
+}
+
+// decodeCanonicalWith is decodeCanonical as opt says, returning with
+// opt.spans where each step lies in b.
+func decodeCanonicalWith(b []byte, m *Manifest, opt decodeOptions) (spans []Span, ok bool) {
+	d := decoder{b: b, strs: map[string]string{}, like: opt.like, share: opt.share}
+	if opt.spans {
+		d.spans = &spans
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, declined := r.(decline); !declined {
 				panic(r)
 			}
-			ok = false
+			spans, ok = nil, false
 		}
 	}()
 	d.manifest(m)
@@ -47,7 +81,7 @@ func decodeCanonical(b []byte, m *Manifest) (ok bool) {
 		// As the reflection decoder leaves the list Parse gives it.
 		m.Steps = []Step{}
 	}
-	return d.i == len(d.b)
+	return spans, d.i == len(d.b)
 }
 
 // decline is what the decoder panics with when the input is not in the
@@ -58,6 +92,10 @@ type decoder struct {
 	b    []byte            // the input, owned: raw values are cut from it
 	i    int               // the next byte to read
 	strs map[string]string // short strings already made
+
+	like  *decoded // steps to take when the bytes are theirs, or nil
+	spans *[]Span  // where each step lies, when asked for
+	share bool     // strings share b's bytes
 }
 
 // Bounds on the strings a decoder keeps to give again.
@@ -68,6 +106,9 @@ const (
 
 // string returns b as a string, the same one for the same short bytes.
 func (d *decoder) string(b []byte) string {
+	if d.share {
+		return zerocopy.String(b)
+	}
 	if s, ok := d.strs[string(b)]; ok {
 		return s
 	}
@@ -498,14 +539,25 @@ func (d *decoder) manifest(m *Manifest) {
 			m.Steps = []Step{}
 			d.array(func() {
 				start := d.i
-				m.Steps = append(m.Steps, Step{})
-				d.step(&m.Steps[len(m.Steps)-1])
+				if s, ok := d.likeStep(len(m.Steps)); ok {
+					m.Steps = append(m.Steps, s)
+				} else {
+					m.Steps = append(m.Steps, Step{})
+					d.step(&m.Steps[len(m.Steps)-1])
+				}
+				if d.spans != nil {
+					*d.spans = append(*d.spans, Span{int64(start), int64(d.i)})
+				}
 				if len(m.Steps) == 1 {
 					// Size the list on the first step, as if the rest
 					// were as long: growing it a step at a time copies
 					// every step many times over.
 					left := len(d.b) - d.i
-					m.Steps = slices.Grow(m.Steps, min(left/(d.i-start), left/minStep))
+					n := min(left/(d.i-start), left/minStep)
+					m.Steps = slices.Grow(m.Steps, n)
+					if d.spans != nil {
+						*d.spans = slices.Grow(*d.spans, n)
+					}
 				}
 			})
 		case "system_prompt":
@@ -516,6 +568,21 @@ func (d *decoder) manifest(m *Manifest) {
 			d.fail()
 		}
 	})
+}
+
+// likeStep returns like's step k and passes over its bytes when the input
+// at the decoder holds them.
+func (d *decoder) likeStep(k int) (Step, bool) {
+	if d.like == nil || k >= len(d.like.steps) {
+		return Step{}, false
+	}
+	sp := d.like.steps[k]
+	enc := d.like.b[sp.Start:sp.End]
+	if !bytes.HasPrefix(d.b[d.i:], enc) {
+		return Step{}, false
+	}
+	d.i += len(enc)
+	return d.like.m.Steps[k], true
 }
 
 func (d *decoder) environment(e *Environment) {

@@ -310,8 +310,21 @@ func Parse(b []byte) (*Manifest, error) {
 // parse is Parse of bytes the caller gives up: the manifest's raw values
 // are cut from them.
 func parse(b []byte) (*Manifest, error) {
+	m, _, err := parseWith(b, decodeOptions{})
+	return m, err
+}
+
+// parseWith is parse decoding as opt says (decodeCanonicalWith). With
+// opt.spans it also returns the manifest as a like for another one, or
+// nil when b is not in the form ctx stores.
+func parseWith(b []byte, opt decodeOptions) (*Manifest, *decoded, error) {
 	var m Manifest
-	if !decodeCanonical(b, &m) {
+	var dec *decoded
+	if spans, ok := decodeCanonicalWith(b, &m, opt); ok {
+		if opt.spans {
+			dec = &decoded{m: &m, b: b, steps: spans}
+		}
+	} else {
 		// Not in the form ctx writes: the reflection decoder, which
 		// defines the result, decides. Size its step list up front:
 		// growing it one append at a time copied a 10,000-step
@@ -321,13 +334,13 @@ func parse(b []byte) (*Manifest, error) {
 		// too, and every step has exactly one.
 		m = Manifest{Steps: make([]Step, 0, bytes.Count(b, []byte(`"index":`)))}
 		if err := unmarshal(b, &m); err != nil {
-			return nil, fmt.Errorf("parsing manifest: %w", err)
+			return nil, nil, fmt.Errorf("parsing manifest: %w", err)
 		}
 	}
 	if err := m.checkStored(); err != nil {
-		return nil, fmt.Errorf("parsing manifest: %w", err)
+		return nil, nil, fmt.Errorf("parsing manifest: %w", err)
 	}
-	return &m, nil
+	return &m, dec, nil
 }
 
 // checkStored checks a decoded stored manifest: check, and no hash member.
@@ -619,33 +632,91 @@ var ErrNotPack = errors.New("not a pack")
 // copied to another store, counts as a pack only if every object it
 // references is present. Anything else is ErrNotPack. Hash is set to d.
 func Load(s *store.Store, d digest.Digest) (*Manifest, error) {
-	finalized, err := s.HasPack(d)
+	b, finalized, err := read(s, d, s.Get)
 	if err != nil {
-		return nil, fmt.Errorf("reading pack %s: %w", d, err)
+		return nil, err
+	}
+	m, _, err := finish(s, d, b, finalized, decodeOptions{})
+	return m, err
+}
+
+// LoadPair loads packs a and b of s as Load loads each, errA and errB
+// being Load's errors for each, for a command that compares two packs and
+// exits, as ctx-diff does:
+//
+//   - The two are read side by side, each mapped from its file
+//     (store.GetMapped: never unmapped) rather than copied into fresh
+//     memory, and their strings share those bytes.
+//   - A step of b whose stored bytes are those of a's step at the same
+//     index is not decoded again but is a's step, sharing its raw values
+//     and pointer members (parent step, parts, error, usage) with it:
+//     two runs of one log share most of their steps. Neither manifest is
+//     to be changed.
+//
+// When a and b are the same pack it is loaded once, and ma is mb.
+func LoadPair(s *store.Store, a, b digest.Digest) (ma, mb *Manifest, errA, errB error) {
+	if a == b {
+		bb, fin, err := read(s, b, s.GetMapped)
+		if err == nil {
+			mb, _, err = finish(s, b, bb, fin, decodeOptions{share: true})
+		}
+		return mb, mb, err, err
+	}
+	var ba []byte
+	var finA bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ba, finA, errA = read(s, a, s.GetMapped)
+	}()
+	bb, finB, errB := read(s, b, s.GetMapped)
+	<-done
+	var like *decoded
+	if errA == nil {
+		ma, like, errA = finish(s, a, ba, finA, decodeOptions{spans: errB == nil, share: true})
+	}
+	if errB == nil {
+		mb, _, errB = finish(s, b, bb, finB, decodeOptions{like: like, share: true})
+	}
+	return ma, mb, errA, errB
+}
+
+// read reads the manifest of pack d with get, verified, and whether the
+// pack is finalized.
+func read(s *store.Store, d digest.Digest, get func(digest.Digest) ([]byte, error)) (b []byte, finalized bool, err error) {
+	finalized, err = s.HasPack(d)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading pack %s: %w", d, err)
 	}
 	if !finalized {
 		if has, _ := s.Has(d); !has {
-			return nil, fmt.Errorf("pack %s: %w", d, store.ErrNotFound)
+			return nil, false, fmt.Errorf("pack %s: %w", d, store.ErrNotFound)
 		}
 	}
-	b, err := s.Get(d)
+	b, err = get(d)
 	if err != nil {
-		return nil, fmt.Errorf("reading pack %s: %w", d, err)
+		return nil, false, fmt.Errorf("reading pack %s: %w", d, err)
 	}
-	m, err := parse(b)
+	return b, finalized, nil
+}
+
+// finish parses b, the manifest of pack d as read gave it, as opt says
+// (parseWith), and checks a pack not finalized has its objects.
+func finish(s *store.Store, d digest.Digest, b []byte, finalized bool, opt decodeOptions) (*Manifest, *decoded, error) {
+	m, dec, err := parseWith(b, opt)
 	if err != nil {
 		if !finalized {
-			return nil, fmt.Errorf("%s is an object but %w (no finalized pack has this hash): %w", d, ErrNotPack, store.ErrNotFound)
+			return nil, nil, fmt.Errorf("%s is an object but %w (no finalized pack has this hash): %w", d, ErrNotPack, store.ErrNotFound)
 		}
-		return nil, &store.CorruptError{What: "pack " + d.String(), Err: err}
+		return nil, nil, &store.CorruptError{What: "pack " + d.String(), Err: err}
 	}
 	if !finalized {
 		for _, r := range m.Refs() {
 			if ok, _ := s.Has(r); !ok {
-				return nil, fmt.Errorf("%s is a manifest but %w here: it is not finalized and object %s is missing: %w", d, ErrNotPack, r, store.ErrNotFound)
+				return nil, nil, fmt.Errorf("%s is a manifest but %w here: it is not finalized and object %s is missing: %w", d, ErrNotPack, r, store.ErrNotFound)
 			}
 		}
 	}
 	m.Hash = d
-	return m, nil
+	return m, dec, nil
 }

@@ -205,10 +205,28 @@ func Load(s *store.Store, r string) (*manifest.Manifest, error) {
 func LoadResolved(s *store.Store, r string, d digest.Digest) (*manifest.Manifest, error) {
 	m, err := manifest.Load(s, d)
 	if err != nil {
-		// A reference that spells out the hash is named by the message.
-		return nil, &Error{Ref: r, Err: loadErr(d, err), named: strings.Contains(strings.ToLower(r), d.Hex())}
+		return nil, loadError(r, d, err)
 	}
 	return m, nil
+}
+
+// LoadResolvedPair is LoadResolved of the packs a and b, which ra and rb
+// resolved to, loaded as manifest.LoadPair loads them.
+func LoadResolvedPair(s *store.Store, ra, rb string, a, b digest.Digest) (ma, mb *manifest.Manifest, errA, errB error) {
+	ma, mb, errA, errB = manifest.LoadPair(s, a, b)
+	if errA != nil {
+		errA = loadError(ra, a, errA)
+	}
+	if errB != nil {
+		errB = loadError(rb, b, errB)
+	}
+	return ma, mb, errA, errB
+}
+
+// loadError is the *Error of loading pack d, which r resolved to.
+func loadError(r string, d digest.Digest, err error) error {
+	// A reference that spells out the hash is named by the message.
+	return &Error{Ref: r, Err: loadErr(d, err), named: strings.Contains(strings.ToLower(r), d.Hex())}
 }
 
 // loadErr says in a sentence that pack d is absent; other errors (a

@@ -1,6 +1,10 @@
 package store
 
-import "github.com/ctx-tools/ctx/lib/digest"
+import (
+	"errors"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+)
 
 // ObjectDir reads many objects of a store, each opened relative to the
 // store's objects directory, which it holds open until Close: a diff
@@ -32,9 +36,15 @@ func (o *ObjectDir) GetUpTo(d digest.Digest, max int64) ([]byte, int64, error) {
 // the allocation, zeroing and page faults of each. The result is a
 // slice of buf or the new slice, to be reused in turn.
 func (o *ObjectDir) GetUpToInto(d digest.Digest, max int64, buf []byte) ([]byte, int64, error) {
-	return o.s.getUpTo(d, max, func(name, rel string, max int64) ([]byte, int64, error) {
+	b, size, err := o.s.getUpTo(d, max, func(name, rel string, max int64) ([]byte, int64, error) {
 		return o.readInto(name, rel, max, buf)
 	})
+	if errors.Is(err, ErrCorrupt) {
+		// A read into buf may have ended short of the end of the file
+		// (readRegularAt): the sized read says.
+		return o.GetUpTo(d, max)
+	}
+	return b, size, err
 }
 
 // Close closes the directory.

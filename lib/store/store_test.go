@@ -529,6 +529,29 @@ func TestGetUpTo(t *testing.T) {
 	}
 }
 
+// GetUpToInto reads first and asks the size only when the read fills
+// what it asked for: objects shorter than the buffer, as long, longer,
+// and longer than the bound all read as GetUpTo reads them.
+func TestGetUpToIntoSizes(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	o, err := s.OpenObjectDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	for _, n := range []int{0, 1, 15, 16, 17, 40, 64, 65, 200} {
+		content := bytes.Repeat([]byte{'x'}, n)
+		d, _, _ := s.Put(content)
+		wantB, wantSize, wantErr := s.GetUpTo(d, 64)
+		b, size, err := o.GetUpToInto(d, 64, make([]byte, 0, 16))
+		if !bytes.Equal(b, wantB) || (b == nil) != (wantB == nil) || size != wantSize || err != wantErr {
+			t.Errorf("%d bytes: GetUpToInto = %d bytes (nil: %v), %d, %v; GetUpTo %d bytes (nil: %v), %d, %v",
+				n, len(b), b == nil, size, err, len(wantB), wantB == nil, wantSize, wantErr)
+		}
+	}
+}
+
 // BenchmarkPutSmall stores W1's 20 objects of about 1 KiB, each in a
 // fan-out directory of its own, into a new store per iteration, with no
 // flush: what creating them costs as unnamed files (O_TMPFILE, linked
