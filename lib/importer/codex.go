@@ -2,7 +2,6 @@ package importer
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -17,8 +16,9 @@ import (
 // read: everything a later line, or the end of the import, reads. With
 // the builder, it is what a checkpoint saves (resume.go).
 type codexState struct {
-	items     *itemReader
-	contexts  []Obj // the turn contexts, as places in the rollout until the end
+	items     *ItemReader
+	hs        Harness // tells Codex's own context items (codexContextItem)
+	contexts  []Obj   // the turn contexts, as places in the rollout until the end
 	lastCtx   string
 	execs     map[string]gjson.Result // exec_command_end events by call id
 	execOrder []string
@@ -35,7 +35,7 @@ type codexImport struct {
 
 func importCodex(b *Builder, data []byte) error {
 	x := &codexImport{codexState{
-		items: &itemReader{b: b, codex: &Harness{marked: true}},
+		items: NewItemReader(b), hs: Harness{Marked: true},
 		execs: map[string]gjson.Result{}, execTS: map[string]string{},
 	}}
 	// The lines a checkpoint covers are read no more (resume.go); the
@@ -48,7 +48,7 @@ func importCodex(b *Builder, data []byte) error {
 				return false
 			}
 			x.codexState = *s
-			x.items.b = b
+			x.items.Resume(b)
 			return true
 		},
 		Workspace: func(from, to int) {
@@ -74,7 +74,7 @@ func importCodex(b *Builder, data []byte) error {
 		contexts = append(contexts, c.Raw())
 	}
 	b.Meta.Set("turn_contexts", contexts.Raw())
-	msgs, err := codexUserEvents(b, x.items.done(), x.said)
+	msgs, err := codexUserEvents(b, x.items.Done(), x.said)
 	if err != nil {
 		return err
 	}
@@ -98,11 +98,11 @@ func importCodex(b *Builder, data []byte) error {
 		switch res := e.Get("result"); {
 		case e.Get("type").String() == "McpToolCall":
 			// 0.16x: the CallToolResult itself.
-			r.Output, r.HasOut = outputText(res.Get("content")), res.Exists()
+			r.Output, r.HasOut = OutputText(res.Get("content")), res.Exists()
 		case res.Exists():
 			// An MCP result: {"Ok": CallToolResult} or {"Err": text}.
 			if ok := res.Get("Ok"); ok.Exists() {
-				r.Output, r.HasOut = outputText(ok.Get("content")), true
+				r.Output, r.HasOut = OutputText(ok.Get("content")), true
 			} else {
 				r.SetOutput(res.Get("Err"))
 			}
@@ -113,7 +113,7 @@ func importCodex(b *Builder, data []byte) error {
 		r.Meta.Set("output_from", Quote(endKey(e)))
 		msgs = append(msgs, &Msg{Role: "tool", Results: []*Result{r}})
 	}
-	takeUsages(msgs)
+	TakeUsages(msgs)
 	for _, m := range msgs {
 		b.Add(m)
 	}
@@ -150,8 +150,17 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 	case "turn_context":
 		return x.turnContext(b, payload, payloadAt)
 	case "response_item":
-		if err := x.items.add(payload, payloadAt, ts); err != nil {
+		n := len(x.items.Messages())
+		if err := x.items.Add(payload, payloadAt, ts); err != nil {
 			return err
+		}
+		if msgs := x.items.Messages(); len(msgs) > n {
+			// The item ended with a message of its own, not the
+			// model's: one of Codex's context items is a harness
+			// prompt (and may hold one to come before it).
+			if before := codexContextItem(b, &x.hs, msgs[len(msgs)-1], payload.Get("content"), payloadAt); before != nil {
+				x.items.Insert(len(msgs)-1, before)
+			}
 		}
 		b.MapRecord()
 	case "inter_agent_communication":
@@ -169,7 +178,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 		b.MapRecord()
 	case "token_usage_record":
 		// One response's usage, with its id (0.16x and later).
-		x.items.usageRecord(payload, ts)
+		usageRecord(b, x.items, payload, ts)
 		b.MapRecord()
 	case "inter_agent_communication_metadata":
 		// The thread's bookkeeping as Codex restores it; what reached
@@ -236,9 +245,9 @@ func (x *codexImport) turnContext(b *Builder, payload gjson.Result, payloadAt st
 	// after this record names the one it went to.
 	model := payload.Get("model").String()
 	b.SetModel(model)
-	if model != "" && model != x.items.model {
-		x.items.flush()
-		x.items.model = model
+	if model != "" && model != x.items.Model() {
+		x.items.Flush()
+		x.items.SetModel(model)
 	}
 	b.Param("reasoning_effort", Raw(payload.Get("effort")))
 	b.Param("reasoning_summary", Raw(payload.Get("summary")))
@@ -272,7 +281,7 @@ func (x *codexImport) event(b *Builder, where string, payload gjson.Result, ts s
 			return
 		}
 		x.lastInfo = info.Raw
-		x.items.tokenCount(payload, ts)
+		tokenCount(b, x.items, payload, ts)
 		b.MapRecord()
 	case "exec_command_end", "mcp_tool_call_end":
 		// A command's exit code and streams; an MCP tool's result,
@@ -287,12 +296,12 @@ func (x *codexImport) event(b *Builder, where string, payload gjson.Result, ts s
 	case "turn_aborted":
 		// The user interrupted the turn (or it timed out).
 		ab := Join(Obj{{"timestamp", Quote(ts)}}, Rest(payload, "type"))
-		if t := x.items.lastTurn(); t != nil {
+		if t := lastTurn(x.items); t != nil {
 			t.Meta.Set("turn_aborted", ab.Raw())
 		} else {
 			b.AppendMeta("turns_aborted", ab.Raw())
 		}
-		x.items.flush()
+		x.items.Flush()
 		b.MapRecord()
 	case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning",
 		"context_compacted", "background_event", "entered_review_mode", "exited_review_mode",
@@ -322,11 +331,11 @@ func (x *codexImport) event(b *Builder, where string, payload gjson.Result, ts s
 		// The prompt or the answer as the UI shows it, beside the
 		// response item that holds it; checked at the end that
 		// one does.
-		pos := len(x.items.out)
-		if x.items.cur != nil {
+		pos := len(x.items.Messages())
+		if x.items.Turn() != nil {
 			pos++ // after the turn being read, which it follows
 		}
-		x.said = append(x.said, userEvent{at: pos, ts: ts, where: where, model: x.items.model, payload: payload})
+		x.said = append(x.said, userEvent{at: pos, ts: ts, where: where, model: x.items.Model(), payload: payload})
 	default:
 		b.SkipKind("event_msg/"+et, payload, fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
 	}
@@ -337,7 +346,7 @@ func (x *codexImport) event(b *Builder, where string, payload gjson.Result, ts s
 // with it, after the model turn being read; it skips a payload without
 // that text, saying missing, and returns nil then.
 func (x *codexImport) harnessText(b *Builder, payload gjson.Result, ts, key, kind, missing string, drop ...string) *Msg {
-	x.items.flush()
+	x.items.Flush()
 	text := payload.Get(key)
 	if text.Type != gjson.String {
 		b.Skip(b.Reason(missing))
@@ -346,7 +355,7 @@ func (x *codexImport) harnessText(b *Builder, payload gjson.Result, ts, key, kin
 	m := &Msg{Role: HarnessRole, TS: ts, Meta: Rest(payload, append([]string{key}, drop...)...)}
 	m.AddText(text.Str)
 	m.Meta.SetString("harness", kind)
-	x.items.out = append(x.items.out, m)
+	x.items.Append(m)
 	return m
 }
 
@@ -355,22 +364,22 @@ func (x *codexImport) harnessText(b *Builder, payload gjson.Result, ts, key, kin
 // any later user message. A turn whose usage its token_usage_record gave
 // keeps the event's other counts (the session's totals, the rate limits)
 // when its last_token_usage is that usage.
-func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
+func tokenCount(b *Builder, r *ItemReader, payload gjson.Result, ts string) {
 	info := payload.Get("info")
 	counts := Join(Obj{{"timestamp", Quote(ts)}}, Rest(info, "last_token_usage"))
 	counts.Set("rate_limits", Raw(payload.Get("rate_limits")))
-	t := r.lastTurn()
+	t := lastTurn(r)
 	switch {
 	case t == nil:
-		r.b.AppendMeta("token_counts", Join(Obj{{"usage", Raw(info.Get("last_token_usage"))}}, counts).Raw())
+		b.AppendMeta("token_counts", Join(Obj{{"usage", Raw(info.Get("last_token_usage"))}}, counts).Raw())
 	case t.Meta.Get("usage") == nil:
 		t.Meta.Set("usage", Raw(info.Get("last_token_usage")))
-		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
-	case t.Meta.Get("response_id") != nil && !t.hasLater("token_count") && sameJSON(t.Meta.Get("usage"), Raw(info.Get("last_token_usage"))):
-		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
+		t.SetLater("token_count", counts)
+	case t.Meta.Get("response_id") != nil && !t.HasLater("token_count") && SameJSON(t.Meta.Get("usage"), Raw(info.Get("last_token_usage"))):
+		t.SetLater("token_count", counts)
 	default:
 		more := Join(Obj{{"usage", Raw(info.Get("last_token_usage"))}}, counts)
-		t.later = append(t.later, laterMeta{k: "more_token_counts", list: true, o: more})
+		t.AppendLater("more_token_counts", more)
 	}
 }
 
@@ -382,42 +391,38 @@ func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
 // token_usage_record. Codex writes it when the response is complete: the
 // turn ends there, and items after it are another response's. A record
 // with no turn of its own is kept in the log's metadata.
-func (r *itemReader) usageRecord(payload gjson.Result, ts string) {
+func usageRecord(b *Builder, r *ItemReader, payload gjson.Result, ts string) {
 	id, usage := Raw(payload.Get("response_id")), Raw(payload.Get("usage"))
 	more := Join(Obj{{"timestamp", Quote(ts)}}, Rest(payload, "response_id", "usage"))
-	t := r.lastTurn()
+	t := lastTurn(r)
 	switch {
 	case t == nil:
-		r.b.AppendMeta("token_usage_records", Join(Obj{{"response_id", id}, {"usage", usage}}, more).Raw())
+		b.AppendMeta("token_usage_records", Join(Obj{{"response_id", id}, {"usage", usage}}, more).Raw())
 	case t.Meta.Get("response_id") != nil:
-		t.later = append(t.later, laterMeta{k: "more_token_usage_records", list: true, o: Join(Obj{{"response_id", id}, {"usage", usage}}, more)})
+		t.AppendLater("more_token_usage_records", Join(Obj{{"response_id", id}, {"usage", usage}}, more))
 	default:
-		if u := t.Meta.Get("usage"); u != nil && !sameJSON(u, usage) {
+		if u := t.Meta.Get("usage"); u != nil && !SameJSON(u, usage) {
 			// A token_count came first with other counts: kept.
 			more.Set("token_count_usage", u)
 		}
 		t.Meta.Set("response_id", id)
 		t.Meta.Set("usage", usage)
-		t.later = append(t.later, laterMeta{k: "token_usage_record", o: more})
+		t.SetLater("token_usage_record", more)
 	}
-	r.flush()
+	r.Flush()
 }
 
-// hasLater reports whether m has a later member k.
-func (m *Msg) hasLater(k string) bool {
-	return slices.ContainsFunc(m.later, func(l laterMeta) bool { return l.k == k })
-}
-
-// lastTurn returns the model turn being read, or the last one read since
-// the last user message.
-func (r *itemReader) lastTurn() *Msg {
-	if r.cur != nil {
-		return r.cur
+// lastTurn returns the model turn r is reading, or the last one it read
+// since the last user message.
+func lastTurn(r *ItemReader) *Msg {
+	if t := r.Turn(); t != nil {
+		return t
 	}
-	for i := len(r.out) - 1; i >= 0; i-- {
-		switch r.out[i].Role {
+	out := r.Messages()
+	for i := len(out) - 1; i >= 0; i-- {
+		switch out[i].Role {
 		case "assistant":
-			return r.out[i]
+			return out[i]
 		case "tool":
 			continue
 		}
@@ -456,12 +461,12 @@ func codexExit(r *Result, exec gjson.Result) {
 		// Read, not made the output: a literal stays the literal of the
 		// transcript (packed by its place, resume.go).
 		text := r.Output
-		if r.lit != "" {
-			text = failureText(r.lit)
+		if lit := r.Literal(); lit != "" {
+			text = failureText(lit)
 		}
 		if o := gjson.Parse(text); strings.HasPrefix(text, "{") && o.Get("content").Type == gjson.String && o.Get("success").IsBool() {
 			// Before 0.2x a failed output was {"content", "success": false}.
-			r.Output, r.lit = o.Get("content").Str, ""
+			r.SetText(o.Get("content").Str)
 			r.Meta.Set("success", Raw(o.Get("success")))
 			failed = !o.Get("success").Bool()
 			text = r.Output
@@ -532,14 +537,6 @@ func endKey(end gjson.Result) string {
 	default:
 		return t
 	}
-}
-
-// IsItem reports whether a bare record is a Responses API item.
-func IsItem(typ string, rec gjson.Result) bool {
-	if _, ok := itemCalls[typ]; ok {
-		return true
-	}
-	return typ == "message" || typ == "reasoning" || strings.HasSuffix(typ, "_output")
 }
 
 // A userEvent is a user_message or agent_message event, where it came

@@ -21,8 +21,8 @@ import (
 // codexContext is Codex's rule (codex.Context).
 var codexContext = codex.Context
 
-// codexContextItem makes Codex's context items harness prompts (h, an
-// itemReader's codex harness): a message all of whose text is Codex's
+// codexContextItem makes Codex's context items harness prompts (h, the
+// rollout's harness): a message all of whose text is Codex's
 // becomes one; one whose leading texts are Codex's and the rest the
 // user's is split in two, the harness's part returned to come before m.
 // A developer message keeps "role": "developer" in its metadata; one
