@@ -11,7 +11,7 @@ import (
 
 // An agent writes some user records itself: they are not text a person
 // typed but what the harness adds to the conversation (lib/agent/claudecode,
-// codexharness.go). Such a record is a prompt with the role HarnessRole,
+// lib/agent/codex). Such a record is a prompt with the role HarnessRole,
 // its text byte for byte, and its kind in the prompt's metadata
 // (metadata.prompts[i].harness). The agent's rule tells its harness
 // texts; harness applies it.

@@ -1,4 +1,4 @@
-package importer
+package codex
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/edit"
+	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
@@ -21,9 +22,9 @@ import (
 // working directory.
 //
 // It reads line after line: a checkpoint saves it with the rest of the
-// import's state (resume.go).
+// import's state (importer.ReadLines).
 type codexWorkspaceReader struct {
-	w     *Workspace
+	w     *importer.Workspace
 	calls map[string]*codexWSCall // calls whose output has not come yet, by id
 }
 
@@ -35,7 +36,7 @@ type codexWSCall struct {
 }
 
 func newCodexWorkspaceReader(root string) *codexWorkspaceReader {
-	return &codexWorkspaceReader{w: NewWorkspace(root), calls: map[string]*codexWSCall{}}
+	return &codexWorkspaceReader{w: importer.NewWorkspace(root), calls: map[string]*codexWSCall{}}
 }
 
 // read reads the lines of data.
@@ -45,7 +46,7 @@ func (r *codexWorkspaceReader) read(data []byte) {
 		if len(bytes.TrimSpace(line)) == 0 || !gjson.ValidBytes(line) {
 			continue
 		}
-		rec := Parse(line)
+		rec := importer.Parse(line)
 		item := rec
 		if rec.Get("type").String() == "response_item" {
 			item = rec.Get("payload")
@@ -138,7 +139,7 @@ func isShellName(prog string) bool {
 
 // codexResult reads the result of a call: a successful apply_patch's
 // changes, or what a plain read showed (codexRead).
-func codexResult(w *Workspace, name, workdir string, argv []string, script, patch string, result []byte) {
+func codexResult(w *importer.Workspace, name, workdir string, argv []string, script, patch string, result []byte) {
 	out, exit, short := render.CodexResult(result)
 	failed := exit != "" && exit != "0"
 	if patch == "" {
@@ -168,7 +169,7 @@ func codexResult(w *Workspace, name, workdir string, argv []string, script, patc
 // else the lines it printed, as a partial input. A command of one of
 // those programs that is not such a read, failed, or whose output Codex
 // shortened is named as skipped.
-func codexRead(w *Workspace, argv []string, script, dir, exit string, short bool, out []byte) {
+func codexRead(w *importer.Workspace, argv []string, script, dir, exit string, short bool, out []byte) {
 	stages := [][]string{argv}
 	shown := strings.Join(argv, " ")
 	if script != "" {

@@ -1,22 +1,22 @@
-package importer
+package codex
 
 import (
 	"fmt"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/importer"
 )
 
-// Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl):
-// the format's descriptor, its record kinds and its first-record match.
+// Name is the format's name, as given to ctx-pack --from.
+const Name = "codex"
 
-var (
-	// CodexFormat is Codex CLI rollouts.
-	CodexFormat = Format{Name: Codex, Noun: "session", Session: true, Import: importCodex, Kinds: codexKinds,
-		Match: matchCodex, Resumable: true}
-)
+// Format is Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).
+var Format = importer.Format{Name: Name, Noun: "session", Session: true, Import: importCodex, Kinds: kinds,
+	Match: match, Resumable: true}
 
-// codexKinds are the kinds of record Codex rollouts hold.
-var codexKinds = append([]RecordKind{
+// kinds are the kinds of record Codex rollouts hold.
+var kinds = append([]importer.RecordKind{
 	{Kind: "session_meta"},
 	{Kind: "turn_context"},
 	{Kind: "response_item"},
@@ -63,8 +63,8 @@ var codexKinds = append([]RecordKind{
 // codexDisplayKinds are the event_msg types that repeat, for display,
 // what response items record (messages, reasoning, the start and end of
 // tool calls, streamed deltas).
-func codexDisplayKinds() []RecordKind {
-	var out []RecordKind
+func codexDisplayKinds() []importer.RecordKind {
+	var out []importer.RecordKind
 	for _, et := range []string{
 		"agent_message_delta",
 		"agent_reasoning", "agent_reasoning_delta", "agent_reasoning_raw_content",
@@ -77,7 +77,7 @@ func codexDisplayKinds() []RecordKind {
 		"collab_agent_spawn_begin", "collab_agent_spawn_end",
 		"collab_agent_interaction_begin", "collab_agent_interaction_end",
 	} {
-		out = append(out, RecordKind{Kind: "event_msg/" + et, Skip: fmt.Sprintf("event_msg %q (repeats response items for display)", et)})
+		out = append(out, importer.RecordKind{Kind: "event_msg/" + et, Skip: fmt.Sprintf("event_msg %q (repeats response items for display)", et)})
 	}
 	return out
 }
@@ -88,7 +88,7 @@ var codexTypes = map[string]bool{
 	"turn_context": true, "compacted": true,
 }
 
-// matchCodex tells a rollout by its first line's envelope.
-func matchCodex(rec gjson.Result) bool {
+// match tells a rollout by its first line's envelope.
+func match(rec gjson.Result) bool {
 	return rec.Get("payload").Exists() && codexTypes[rec.Get("type").String()]
 }
