@@ -157,9 +157,9 @@
 // that looks alike.
 //
 // Per format: each agent's package says how its format maps
-// (lib/agent/claudecode, lib/agent/codex, lib/agent/gemini, …).
-// OpenTelemetry attribute lists
-// are flattened; content is read from gen_ai.input/output.messages, the
+// (lib/agent/claudecode, lib/agent/codex, lib/agent/gemini, …). Those
+// of this package: OpenTelemetry attribute lists are flattened; content
+// is read from gen_ai.input/output.messages, the
 // older per-message events and gen_ai.prompt.N / gen_ai.completion.N
 // attributes; log records join their spans by span id (traces and logs may
 // be concatenated into one input); execute_tool spans complete their calls.
