@@ -11,6 +11,7 @@ package formats
 import (
 	"github.com/ctx-tools/ctx/lib/agent/aider"
 	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/agent/copilot"
 	"github.com/ctx-tools/ctx/lib/agent/gemini"
 	"github.com/ctx-tools/ctx/lib/agent/opencode"
@@ -27,7 +28,7 @@ var All = importer.NewRegistry(
 	importer.OTelGenAIFormat,
 	importer.LangSmithFormat,
 	importer.InspectFormat,
-	importer.CodexFormat,
+	codex.Format,
 	claudecode.Format,
 	importer.AnthropicFormat,
 	importer.OpenAIChatFormat,

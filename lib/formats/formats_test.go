@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/agent/gemini"
 	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
@@ -33,7 +34,7 @@ func TestDetect(t *testing.T) {
 		name, data, want string
 	}{
 		{"", `{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"x"}}` + "\n{}", claudecode.Name},
-		{"", `{"timestamp":"t","type":"session_meta","payload":{}}`, importer.Codex},
+		{"", `{"timestamp":"t","type":"session_meta","payload":{}}`, codex.Name},
 		{"", `{"resourceLogs":[]}`, importer.OTelGenAI},
 		{"", `[{"name":"chat","context":{"span_id":1},"attributes":{}}]`, importer.OTelGenAI},
 		{"", `{"post":[],"patch":[]}`, importer.LangSmith},
@@ -101,7 +102,7 @@ func TestChoose(t *testing.T) {
 		{from: importer.Ctx, data: cc, err: "this looks like a claude-code session: use --from auto", code: 1},
 		{from: importer.Ctx, data: `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, err: "this looks like an openai-chat log: use --from auto", code: 1},
 		{from: importer.OpenAIChat, data: own, err: "this is a ctx execution log, not an openai-chat log", code: 1},
-		{from: importer.Codex, data: cc, err: "this is a claude-code session, not a codex session", code: 1},
+		{from: codex.Name, data: cc, err: "this is a claude-code session, not a codex session", code: 1},
 		{from: importer.Inspect, data: cc, err: "this is a claude-code session, not an inspect log", code: 1},
 		{from: "yaml", data: own, err: "yaml: unknown format; use ctx, auto, aider, anthropic, atif, claude-code, codex, copilot-cli, gemini-cli, inspect, langsmith, openai-chat, openai-responses, opencode, otel-genai", code: 3},
 	}
@@ -125,7 +126,7 @@ func TestChoose(t *testing.T) {
 func TestNotThisFormat(t *testing.T) {
 	want := map[string]string{
 		claudecode.Name:          "claude-code: not a claude-code session: no line is a user, assistant or summary record",
-		importer.Codex:           "codex: not a codex session: no line is a session_meta, turn_context or response_item record",
+		codex.Name:               "codex: not a codex session: no line is a session_meta, turn_context or response_item record",
 		importer.Anthropic:       "anthropic: not an anthropic exchange: expected a request with messages or system, or a response",
 		importer.OpenAIChat:      "openai-chat: not an openai-chat exchange: expected a request with messages or prompt, or a response",
 		importer.OpenAIResponses: "openai-responses: not an openai-responses exchange: expected a request with input or instructions, or a response",

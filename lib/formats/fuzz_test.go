@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
 	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/formats"
@@ -81,7 +82,7 @@ func addSeeds(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"/p/x"}}]},"cwd":"/p"}`), formatIndex(claudecode.Name))
-	f.Add([]byte(`{"timestamp":"x","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":[1]}}`), formatIndex(importer.Codex))
+	f.Add([]byte(`{"timestamp":"x","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":[1]}}`), formatIndex(codex.Name))
 	// The extended fields: server tools answering in the model's message,
 	// calls with empty ids renamed later, token_count and exit codes,
 	// subagent records, images, a cut-short last line.
@@ -92,7 +93,7 @@ func addSeeds(f *testing.F) {
 {"type":"event_msg","payload":{"type":"exec_command_end","call_id":"c","exit_code":2}}
 {"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}
 {"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"Exit code: 2\n"}}
-{"type":"response_item","pay`), formatIndex(importer.Codex))
+{"type":"response_item","pay`), formatIndex(codex.Name))
 	f.Add([]byte(`{"type":"assistant","uuid":"a","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Task","input":{"prompt":"p"}}]}}
 {"type":"user","uuid":"b","isSidechain":true,"message":{"role":"user","content":"p"}}
 {"type":"assistant","uuid":"c","parentUuid":"b","isSidechain":true,"message":{"id":"n","role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"x"}]}}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
 	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/internal/importtest"
@@ -84,7 +85,7 @@ func TestTruncatedLastLine(t *testing.T) {
 	}
 	// The same holds in every JSON Lines format.
 	in := `{"timestamp":"2025-01-01T00:00:00Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"x"}]}}` + "\n" + `{"timestamp":"2025-01-01T00:00:01Z","type":"response_item","payload":{"ty`
-	if _, rep, err := formats.Import(importer.Codex, []byte(in), importer.Options{}); err != nil || len(rep.Warnings) == 0 || !strings.HasPrefix(rep.Warnings[0], "line 2 is cut short") {
+	if _, rep, err := formats.Import(codex.Name, []byte(in), importer.Options{}); err != nil || len(rep.Warnings) == 0 || !strings.HasPrefix(rep.Warnings[0], "line 2 is cut short") {
 		t.Errorf("codex: %v, %+v", err, rep)
 	}
 }

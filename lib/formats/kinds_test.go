@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
 	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/internal/formatstest"
@@ -51,7 +52,7 @@ func kindsIn(t *testing.T, format string, data []byte) map[string]int {
 			}
 			return typ + "/" + sub
 		})
-	case importer.Codex:
+	case codex.Name:
 		lines(func(r gjson.Result) string {
 			switch typ := r.Get("type").String(); {
 			case r.Get("record_type").Exists():

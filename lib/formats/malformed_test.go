@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
 	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
 )
@@ -20,7 +21,7 @@ func TestMalformed(t *testing.T) {
 	}{
 		{"claude-code/malformed.jsonl", claudecode.Name, "claude-code: line 3: invalid JSON: unexpected end of JSON input (column 122)"},
 		{"claude-code/badmessage.jsonl", claudecode.Name, "claude-code: line 2: message: expected an object, got a string"},
-		{"codex/malformed.jsonl", importer.Codex, "codex: line 2: payload: expected an item object, got a string"},
+		{"codex/malformed.jsonl", codex.Name, "codex: line 2: payload: expected an item object, got a string"},
 		{"openai-chat/malformed.json", importer.OpenAIChat, "openai-chat: [1].request.messages: expected an array of messages, got an object"},
 		{"openai-responses/malformed.jsonl", importer.OpenAIResponses, "openai-responses: line 2: response.output: expected an array, got an object"},
 		{"anthropic/malformed.json", importer.Anthropic, "anthropic: request.messages[0].content: expected a string or an array of content parts, got a number"},

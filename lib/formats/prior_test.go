@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/packgen"
 	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/formats"
@@ -149,8 +150,8 @@ func TestLogStepsAtOnce(t *testing.T) {
 	}{
 		{claudecode.Name, packgen.ClaudeSessionVaried(3500 << 10)},
 		// Enough turns for its messages' metadata and usage to be made
-		// in halves too (itemReader.done, takeUsages).
-		{importer.Codex, packgen.CodexSession(3500 << 10)},
+		// in halves too (importer.ItemReader.Done, importer.TakeUsages).
+		{codex.Name, packgen.CodexSession(3500 << 10)},
 	} {
 		data := c.data
 		ends := importtest.LineEnds(data)

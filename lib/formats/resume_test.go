@@ -12,6 +12,7 @@ import (
 	"github.com/ctx-tools/ctx/internal/packgen"
 	"github.com/ctx-tools/ctx/internal/sharedtest"
 	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/formats"
@@ -33,7 +34,7 @@ func resumeFixtures(t *testing.T) []resumeFixture {
 	all := []resumeFixture{
 		{claudecode.Name, "generated", packgen.ClaudeSession(40 << 10)},
 		{claudecode.Name, "generated-varied", packgen.ClaudeSessionVaried(40 << 10)},
-		{importer.Codex, "generated", packgen.CodexSession(60 << 10)},
+		{codex.Name, "generated", packgen.CodexSession(60 << 10)},
 	}
 	shared, err := sharedtest.Path()
 	if err != nil {
@@ -42,7 +43,7 @@ func resumeFixtures(t *testing.T) []resumeFixture {
 	own := sharedtest.FixtureDirs("..", formats.Formats())
 	for format, dirs := range map[string][]string{
 		claudecode.Name: {own[claudecode.Name], filepath.Join(shared, "agent-logs", "claude-code")},
-		importer.Codex:  {own[importer.Codex], filepath.Join(shared, "agent-logs", "codex-cli")},
+		codex.Name:      {own[codex.Name], filepath.Join(shared, "agent-logs", "codex-cli")},
 	} {
 		for i, dir := range dirs {
 			if shared == "" && i > 0 {
@@ -314,8 +315,8 @@ func FuzzResume(f *testing.F) {
 		}
 	}
 	f.Add(packgen.ClaudeSession(4<<10), uint16(1000))
-	codex, _ := filepath.Glob(filepath.Join(own[importer.Codex], "*.jsonl"))
-	for _, name := range codex {
+	rollouts, _ := filepath.Glob(filepath.Join(own[codex.Name], "*.jsonl"))
+	for _, name := range rollouts {
 		if data, err := os.ReadFile(name); err == nil && len(data) < 16<<10 {
 			f.Add(data, uint16(len(data)/2+1))
 		}
@@ -323,7 +324,7 @@ func FuzzResume(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, at uint16) {
 		n := int(at) % (len(data) + 1)
 		// The odd cuts read it as a Codex rollout.
-		format := []string{claudecode.Name, importer.Codex}[at%2]
+		format := []string{claudecode.Name, codex.Name}[at%2]
 		opts := importer.Options{Checkpoint: filepath.Join(t.TempDir(), "c.ckpt")}
 		importWith(format, data[:n], opts)
 		sameImport(t, "resumed", importWith(format, data, opts), importWith(format, data, importer.Options{}))

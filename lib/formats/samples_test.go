@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
 	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/formats"
@@ -159,7 +160,7 @@ var samples = []sample{
 		},
 	},
 	{
-		file: "codex-cli/simonw-sample-codex-session.jsonl", format: importer.Codex, model: "unknown",
+		file: "codex-cli/simonw-sample-codex-session.jsonl", format: codex.Name, model: "unknown",
 		llmSteps: 1, system: "Sample instructions", prompt: "Write a hello world function",
 		output: "Here is a simple hello world function.",
 		check: func(t *testing.T, l *importtest.Log) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
 	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
@@ -27,17 +28,17 @@ func FuzzWorkspace(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		codex := name != "workspace/claude-code"
-		f.Add(data, codex)
+		rollout := name != "workspace/claude-code"
+		f.Add(data, rollout)
 		// Each line alone, so that the fuzzer starts from small inputs.
 		for line := range bytes.SplitSeq(data, []byte("\n")) {
-			f.Add(line, codex)
+			f.Add(line, rollout)
 		}
 	}
-	f.Fuzz(func(t *testing.T, data []byte, codex bool) {
+	f.Fuzz(func(t *testing.T, data []byte, rollout bool) {
 		format := claudecode.Name
-		if codex {
-			format = importer.Codex
+		if rollout {
+			format = codex.Name
 		}
 		out, _, err := formats.Import(format, data, importer.Options{})
 		if err != nil {

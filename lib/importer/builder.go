@@ -122,7 +122,7 @@ type Msg struct {
 	key       string // identity for history deduplication; computed lazily
 	// later are metadata members of a model turn made of the input's
 	// members (Responses items, Codex token counts), kept as those
-	// members until the turn is done (itemReader.done), so that until
+	// members until the turn is done (ItemReader.Done), so that until
 	// then they are places in the input, which a checkpoint saves as
 	// such rather than copies of them.
 	later []laterMeta
@@ -148,10 +148,10 @@ type laterMeta struct {
 	raw  json.RawMessage
 }
 
-// takeUsages takes the usage of each model turn of msgs from its metadata
+// TakeUsages takes the usage of each model turn of msgs from its metadata
 // before the turns are added, as turn would take it: a long session's in
 // two halves at once, for it has a usage object per turn.
-func takeUsages(msgs []*Msg) {
+func TakeUsages(msgs []*Msg) {
 	halves.Do(len(msgs), func(from, to int) {
 		for _, m := range msgs[from:to] {
 			if m.Role == "assistant" {
@@ -166,6 +166,23 @@ func takeUsages(msgs []*Msg) {
 // sameObj reports whether a and b are the same members in the same memory.
 func sameObj(a, b Obj) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// SetLater sets m's metadata member k to o once the model turn is done
+// (ItemReader.Done), after the members set before it.
+func (m *Msg) SetLater(k string, o Obj) {
+	m.later = append(m.later, laterMeta{k: k, o: o})
+}
+
+// AppendLater adds o to m's metadata list k once the model turn is done
+// (ItemReader.Done).
+func (m *Msg) AppendLater(k string, o Obj) {
+	m.later = append(m.later, laterMeta{k: k, list: true, o: o})
+}
+
+// HasLater reports whether m has a later member k (SetLater, AppendLater).
+func (m *Msg) HasLater(k string) bool {
+	return slices.ContainsFunc(m.later, func(l laterMeta) bool { return l.k == k })
 }
 
 // doneLater makes m's later members its metadata, in order.
@@ -274,6 +291,16 @@ func (r *Result) SetOutput(v gjson.Result) {
 		return
 	}
 	r.Output = Str(v)
+}
+
+// Literal returns the output as the input's JSON string literal, as
+// SetOutput keeps it; "" once it is decoded (Text), or when the output
+// was no string.
+func (r *Result) Literal() string { return r.lit }
+
+// SetText sets the output to the text s.
+func (r *Result) SetText(s string) {
+	r.Output, r.lit, r.HasOut = s, "", true
 }
 
 // text returns the output.
@@ -861,7 +888,7 @@ func (b *Builder) toolRun(id, name string, params json.RawMessage, out *string, 
 		switch {
 		case joined.Parameters == nil:
 			joined.Parameters = params
-		case len(params) > 0 && !sameJSON(joined.Parameters, params):
+		case len(params) > 0 && !SameJSON(joined.Parameters, params):
 			// The tool saw its input differently from the call (LangChain
 			// passes a string): keep both.
 			r.Meta = Join(r.Meta, Obj{{"parameters", params}})
@@ -977,9 +1004,9 @@ func (b *Builder) logStep(s *Step) execlog.Step {
 	return st
 }
 
-// sameJSON reports whether two JSON values are equal, ignoring layout and
+// SameJSON reports whether two JSON values are equal, ignoring layout and
 // member order.
-func sameJSON(a, b json.RawMessage) bool {
+func SameJSON(a, b json.RawMessage) bool {
 	ca, err1 := canon.Canonicalize(a)
 	cb, err2 := canon.Canonicalize(b)
 	return err1 == nil && err2 == nil && bytes.Equal(ca, cb)

@@ -17,8 +17,4 @@ var (
 	LangSmithFormat = Format{Name: LangSmith, Import: importLangSmith, Kinds: langSmithKinds, Match: matchLangSmith}
 	// OTelGenAIFormat is OpenTelemetry GenAI telemetry.
 	OTelGenAIFormat = Format{Name: OTelGenAI, Import: importOTel, Kinds: otelKinds, Match: matchOTel}
-
-	// CodexFormat is Codex CLI rollouts.
-	CodexFormat = Format{Name: Codex, Noun: "session", Session: true, Import: importCodex, Kinds: codexKinds,
-		Match: matchCodex, Resumable: true}
 )

@@ -8,12 +8,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// codexTypes are the envelope types of Codex rollouts.
-var codexTypes = map[string]bool{
-	"session_meta": true, "response_item": true, "event_msg": true,
-	"turn_context": true, "compacted": true,
-}
-
 // firstRecord returns the first record of data without parsing the rest.
 func FirstRecord(data []byte) (gjson.Result, bool) {
 	data = bytes.TrimLeft(data, " \t\r\n\ufeff")
@@ -67,10 +61,6 @@ func matchInspect(rec gjson.Result) bool {
 // magic.
 func sniffInspect(name string, data []byte) bool {
 	return bytes.HasPrefix(data, zipMagic) || strings.HasSuffix(name, ".eval")
-}
-
-func matchCodex(rec gjson.Result) bool {
-	return rec.Get("payload").Exists() && codexTypes[rec.Get("type").String()]
 }
 
 // matchExchange returns the matcher of one of the three APIs whose

@@ -13,7 +13,7 @@
 // Aider's chat histories (the one format that is not JSON), GitHub
 // Copilot CLI session events, Gemini CLI saved sessions and stream-json
 // transcripts, OpenCode exports and storage, Claude Code session
-// transcripts. The importer of Codex CLI rollouts is still here.
+// transcripts, Codex CLI rollouts.
 // lib/formats lists every format in one Registry: Detect guesses the
 // format from the first record; Choose resolves what a user asked for
 // (ctx, auto or a format), refusing a log that is recognisably of another
@@ -110,7 +110,8 @@
 // # The workspace
 //
 // Claude Code and Codex sessions also tell which files the agent saw and
-// wrote (workspace.go, codexworkspace.go). A file the session observed
+// wrote (workspace.go, read by lib/agent/claudecode and lib/agent/codex).
+// A file the session observed
 // whole becomes an input, named relative to the recorded working
 // directory, its content byte for byte: Claude Code's Read of the whole
 // file (toolUseResult.file with startLine 1 and numLines == totalLines),
@@ -156,35 +157,9 @@
 // that looks alike.
 //
 // Per format: each agent's package says how its format maps
-// (lib/agent/claudecode, lib/agent/gemini, …).
-// Codex response_item payloads are Responses API items; event_msg lines
-// mostly repeat them and are skipped, except token_count (each request's
-// last_token_usage is its model turn's usage, unless a token_usage_record
-// line, 0.16x and later, gave that turn its response's usage and id),
-// exec_command_end (a command's exit code and streams), mcp_tool_call_end
-// (an MCP tool's error, which its output item does not say), 0.16x's
-// item_completed of a CommandExecution or McpToolCall (the same, kept with
-// the call's result) and turn_aborted
-// (a user interrupt, kept with the turn it ended); the turn lifecycle
-// and failure events (task_started, task_complete with the turn's
-// duration, error, stream_error, warning, context_compacted, …) repeat no
-// item and are kept, in order, in metadata.events. A user_message event
-// whose text no user message item holds is a user prompt of its own, an
-// agent_message no assistant message holds a model turn. An
-// event type the importer does not know is skipped with that reason. A
-// call's failure
-// and exit code are also read from what Codex wrote to the model
-// (codexfail.go): the {"output", "metadata": {"exit_code"}} JSON of older
-// rollouts, the header above "Output:" ("Exit code: N", unified exec's
-// "Process exited with code N"), sandbox refusals, the texts Codex
-// answers instead of running a call, a declined command. Codex's own
-// context items (AGENTS.md, <environment_context>, <permissions
-// instructions>, <user_shell_command>, <turn_aborted>, …; codexharness.go)
-// are harness prompts of their kind, told by the markers Codex tells them
-// by, and a compacted record's summary is a harness prompt of kind
-// "compact-summary". Each llm_call names in metadata.model the model of
-// the turn_context before it. OpenTelemetry attribute lists
-// are flattened; content is read from gen_ai.input/output.messages, the
+// (lib/agent/claudecode, lib/agent/codex, lib/agent/gemini, …). Those
+// of this package: OpenTelemetry attribute lists are flattened; content
+// is read from gen_ai.input/output.messages, the
 // older per-message events and gen_ai.prompt.N / gen_ai.completion.N
 // attributes; log records join their spans by span id (traces and logs may
 // be concatenated into one input); execute_tool spans complete their calls.
@@ -239,8 +214,9 @@
 // its state once it has read the transcript's complete lines
 // (ReadLines, resume.go): the builder's and the format's reader's (a
 // type of the format's own, Resume.State: lib/agent/claudecode's
-// ccState, codexState, each with its workspace reading), with the length and SHA-256 of the bytes they
-// cover, encoded by internal/snap
+// ccState, lib/agent/codex's codexState, each with its workspace
+// reading), with the length and SHA-256 of the bytes they cover, encoded
+// by internal/snap
 // (strings that are bytes of the transcript saved as their place in it).
 // The next import of the file restores it when the file still begins
 // with those bytes, under the same key (this build, the state's shape,

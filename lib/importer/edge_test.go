@@ -26,33 +26,6 @@ type fixture = importtest.Case[Report]
 
 var fixtures = []fixture{
 	{
-		File: "codex/edge.jsonl", Format: Codex, Model: "gpt-5-codex", System: "Be careful.",
-		Prompts: []string{"Why does the build fail?"},
-		Steps: []importtest.Step{
-			importtest.LLM(nil),
-			importtest.Tool("shell", `{"command":["bash","-lc","make"],"workdir":"."}`, importtest.Ptr(`{"output":"make: *** [all] Error 2","metadata":{"exit_code":2}}`), true),
-			importtest.Tool("read_file", `{"path":"config.yaml"}`, importtest.Ptr("port: 80\n"), false),
-			importtest.LLM(importtest.Ptr("The Makefile target is wrong; I patched it.")),
-			importtest.Tool("apply_patch", `"*** Begin Patch\n*** Update File: /home/dev/app/Makefile\n*** End Patch"`, nil, false),
-		},
-		Outputs:  map[string]string{FinalName: "The Makefile target is wrong; I patched it."},
-		Warnings: []string{"1 tool call(s) have no result"},
-		Check: func(t *testing.T, l *importtest.Log, out []byte, rep Report) {
-			if l.Metadata["session"].(map[string]any)["cwd"] != "/home/dev/app" {
-				t.Errorf("session = %v", l.Metadata["session"])
-			}
-			if l.Model.Parameters["reasoning_effort"] != "medium" || importtest.Deref(l.Steps[0].Reasoning) != "Look at the build and the config together." {
-				t.Errorf("parameters %v, metadata %v", l.Model.Parameters, l.Steps[0].Metadata)
-			}
-			if rep.Skipped != 2 || rep.Mapped != 10 {
-				t.Errorf("report = %+v", rep)
-			}
-			if !l.Steps[2].Deterministic || l.Steps[1].Deterministic {
-				t.Error("read_file is deterministic, shell is not")
-			}
-		},
-	},
-	{
 		File: "openai-chat/edge.json", Format: OpenAIChat, Model: "gpt-4.1-2025-04-14", System: "You are a file assistant.",
 		Prompts: []string{"Compare a.txt and b.txt"},
 		Steps: []importtest.Step{

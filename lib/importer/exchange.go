@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -342,18 +343,18 @@ var responsesAPI = &api{
 		case in.Type == gjson.String:
 			msgs = append(msgs, &Msg{Role: "user", Text: in.Str, HasText: true})
 		case in.IsArray():
-			items := &itemReader{b: b}
+			items := &ItemReader{b: b}
 			var err error
 			i := 0
 			Each(in, func(_, item gjson.Result) bool {
-				err = items.add(item, At(where, fmt.Sprintf("input[%d]", i)), "")
+				err = items.Add(item, At(where, fmt.Sprintf("input[%d]", i)), "")
 				i++
 				return err == nil
 			})
 			if err != nil {
 				return nil, nil, err
 			}
-			msgs = append(msgs, items.done()...)
+			msgs = append(msgs, items.Done()...)
 		case in.Exists() && in.Type != gjson.Null:
 			return nil, nil, b.Errorf(At(where, "input"), "expected a string or an array of items, got %s", Kind(in))
 		}
@@ -364,18 +365,18 @@ var responsesAPI = &api{
 		if out.Exists() && !out.IsArray() {
 			return nil, b.Errorf(At(where, "output"), "expected an array, got %s", Kind(out))
 		}
-		items := &itemReader{b: b, oneTurn: true}
+		items := &ItemReader{b: b, oneTurn: true}
 		var err error
 		i := 0
 		Each(out, func(_, item gjson.Result) bool {
-			err = items.add(item, At(where, fmt.Sprintf("output[%d]", i)), "")
+			err = items.Add(item, At(where, fmt.Sprintf("output[%d]", i)), "")
 			i++
 			return err == nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		msgs := items.done()
+		msgs := items.Done()
 		if len(msgs) == 0 {
 			msgs = []*Msg{{Role: "assistant"}}
 		}
@@ -409,21 +410,45 @@ func importOpenAIResponses(b *Builder, data []byte) error {
 	return b.importExchanges(data, responsesAPI)
 }
 
-// itemReader groups Responses API items into messages: consecutive items
+// ItemReader groups Responses API items into messages: consecutive items
 // the model produced (messages, reasoning, tool calls) form one model turn.
-type itemReader struct {
+// A format whose records hold such items (Codex's rollouts) reads them
+// with one, which its checkpoints save: it holds no funcs.
+type ItemReader struct {
 	b       *Builder
 	oneTurn bool   // a response's output: every item belongs to one turn
 	model   string // the model the turns read from now on are sent to (Codex's turn_context)
-	// codex, when set, makes Codex's own context items harness prompts:
-	// it sees each message that is not the model's, with its content, and
-	// may put a message before it (codexContextItem).
-	codex *Harness
-	cur   *Msg
-	out   []*Msg
+	cur     *Msg
+	out     []*Msg
 }
 
-func (r *itemReader) turn(ts string) *Msg {
+// NewItemReader returns a reader of items into b.
+func NewItemReader(b *Builder) *ItemReader { return &ItemReader{b: b} }
+
+// Resume makes r, as a checkpoint restored it, read into b.
+func (r *ItemReader) Resume(b *Builder) { r.b = b }
+
+// Model returns the model the turns read from now on are sent to.
+func (r *ItemReader) Model() string { return r.model }
+
+// SetModel names the model the turns read from now on are sent to, in
+// their metadata.
+func (r *ItemReader) SetModel(model string) { r.model = model }
+
+// Turn returns the model turn being read, nil when none is.
+func (r *ItemReader) Turn() *Msg { return r.cur }
+
+// Messages returns the messages read, the model turn being read not
+// among them.
+func (r *ItemReader) Messages() []*Msg { return r.out }
+
+// Append adds m after the messages read.
+func (r *ItemReader) Append(m *Msg) { r.out = append(r.out, m) }
+
+// Insert puts m among the messages read, before the i-th.
+func (r *ItemReader) Insert(i int, m *Msg) { r.out = slices.Insert(r.out, i, m) }
+
+func (r *ItemReader) turn(ts string) *Msg {
 	if r.cur == nil {
 		r.cur = &Msg{Role: "assistant", TS: ts}
 		if r.model != "" {
@@ -433,14 +458,18 @@ func (r *itemReader) turn(ts string) *Msg {
 	return r.cur
 }
 
-func (r *itemReader) flush() {
+// Flush ends the model turn being read, if any (unless every item
+// belongs to one turn).
+func (r *ItemReader) Flush() {
 	if r.cur != nil && !r.oneTurn {
 		r.out = append(r.out, r.cur)
 		r.cur = nil
 	}
 }
 
-func (r *itemReader) done() []*Msg {
+// Done ends the reading: the messages read, each model turn with its
+// later metadata members made (Msg.SetLater).
+func (r *ItemReader) Done() []*Msg {
 	if r.cur != nil {
 		r.out = append(r.out, r.cur)
 		r.cur = nil
@@ -469,11 +498,22 @@ var itemCalls = map[string]struct{ tool, id, args, output string }{
 	"tool_search_call":      {"tool_search", "call_id", "arguments", ""},
 }
 
+// IsItem reports whether a bare record is a Responses API item.
+func IsItem(typ string, rec gjson.Result) bool {
+	if _, ok := itemCalls[typ]; ok {
+		return true
+	}
+	return typ == "message" || typ == "reasoning" || strings.HasSuffix(typ, "_output")
+}
+
 // outputMembers names where an output item other than {call_id, output}
 // keeps its output.
 var outputMembers = map[string]string{"tool_search_output": "tools"}
 
-func (r *itemReader) add(item gjson.Result, where, ts string) error {
+// Add reads one item at where (with the timestamp ts, "" when none):
+// a message, reasoning, a tool call or its output, or an item this
+// package does not know, kept with the turn or in the log's metadata.
+func (r *ItemReader) Add(item gjson.Result, where, ts string) error {
 	if !item.IsObject() {
 		return r.b.Errorf(where, "expected an item object, got %s", Kind(item))
 	}
@@ -494,15 +534,10 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			}
 			return nil
 		}
-		r.flush()
+		r.Flush()
 		m := &Msg{Role: role, TS: ts, Meta: Rest(item, "role", "content", "type")}
 		if err := r.b.ReadParts(m, item.Get("content"), At(where, "content")); err != nil {
 			return err
-		}
-		if r.codex != nil {
-			if before := codexContextItem(r.b, r.codex, m, item.Get("content"), where); before != nil {
-				r.out = append(r.out, before)
-			}
 		}
 		r.out = append(r.out, m)
 	case typ == "reasoning":
@@ -530,7 +565,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 			m.later = append(m.later, laterMeta{k: "items", list: true, o: extra})
 		}
 	case strings.HasSuffix(typ, "_output"):
-		r.flush()
+		r.Flush()
 		member := "output"
 		if m, ok := outputMembers[typ]; ok {
 			member = m
@@ -548,10 +583,10 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 				res.Output, res.HasOut, res.Parts = part.Text, true, part.Parts
 				res.Meta = Join(res.Meta, part.Meta)
 			} else {
-				res.Output, res.HasOut = outputText(out), true
+				res.Output, res.HasOut = OutputText(out), true
 			}
 		case out.Exists():
-			res.Output, res.HasOut = outputText(out), true
+			res.Output, res.HasOut = OutputText(out), true
 		}
 		if typ != "function_call_output" {
 			res.Meta.SetString("type", typ)
@@ -588,7 +623,7 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 		}
 		if spec.output != "" {
 			if o := item.Get(spec.output); o.Exists() {
-				text := outputText(o)
+				text := OutputText(o)
 				c.output = &text
 				mapped = append(mapped, spec.output)
 			}
@@ -614,9 +649,9 @@ func (r *itemReader) add(item gjson.Result, where, ts string) error {
 	return nil
 }
 
-// outputText is a tool output as text: a string, the text parts of an
+// OutputText is a tool output as text: a string, the text parts of an
 // array of content parts, or the JSON text of anything else.
-func outputText(o gjson.Result) string {
+func OutputText(o gjson.Result) string {
 	if o.IsArray() {
 		allText := true
 		Each(o, func(_, p gjson.Result) bool {

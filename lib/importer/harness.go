@@ -11,7 +11,7 @@ import (
 
 // An agent writes some user records itself: they are not text a person
 // typed but what the harness adds to the conversation (lib/agent/claudecode,
-// codexharness.go). Such a record is a prompt with the role HarnessRole,
+// lib/agent/codex). Such a record is a prompt with the role HarnessRole,
 // its text byte for byte, and its kind in the prompt's metadata
 // (metadata.prompts[i].harness). The agent's rule tells its harness
 // texts; harness applies it.
@@ -32,11 +32,11 @@ type HarnessMarks struct {
 type Harness struct {
 	byText map[string][]string // kind -> where, for records told by their leading tag alone
 	tags   map[string]string   // kind -> the first tag seen for it
-	// marked: the harness texts are told by markers the agent itself
-	// recognizes them by (Codex's, codexContext), so telling them by
-	// their text is no guess; else, as Claude Code's (harnessText), by
-	// their leading tag.
-	marked bool
+	// Marked: the harness texts are told by markers the agent itself
+	// recognizes them by (Codex's, lib/agent/codex), so telling them by
+	// their text is no guess; else, as Claude Code's, by their leading
+	// tag.
+	Marked bool
 }
 
 // Classify tells whether the user record m (at where, with the message
@@ -92,7 +92,7 @@ func (h *Harness) Classify(b *Builder, where string, m *Msg, c gjson.Result, mk 
 		kind = mk.Origin
 	case tagged > 0 && tagged == len(kinds):
 		kind = kinds[0]
-		byText = !mk.Meta && !h.marked
+		byText = !mk.Meta && !h.Marked
 	case mk.Meta:
 		kind = "meta"
 	case lead > 0 && tagged == lead && onlyText && len(m.Parts) == 0:
@@ -109,7 +109,7 @@ func (h *Harness) Classify(b *Builder, where string, m *Msg, c gjson.Result, mk 
 		for _, t := range texts[lead:] {
 			m.AddText(t)
 		}
-		if !h.marked {
+		if !h.Marked {
 			h.note(kinds[0], tags[0], where)
 		}
 		return hm

@@ -12,7 +12,6 @@ import (
 const (
 	Anthropic       = "anthropic"
 	ATIF            = "atif"
-	Codex           = "codex"
 	Inspect         = "inspect"
 	LangSmith       = "langsmith"
 	OpenAIChat      = "openai-chat"

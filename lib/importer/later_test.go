@@ -89,7 +89,7 @@ func TestSeen(t *testing.T) {
 		{[]string{"not a time", "2026-01-02T03:04:05Z", "2026-01-02T03:04:99Z", "2026-01-02T03:04:06Z"}, "2026-01-02T03:04:05Z"},
 		{[]string{"2026-01-02T03:04:05Z", "2026-01-02T03:04:0xZ", "2025-13-02T03:04:05Z"}, "2026-01-02T03:04:05Z"},
 	} {
-		b := newBuilder(lookup(Codex), Options{})
+		b := newBuilder(lookup(OpenAIResponses), Options{})
 		for _, ts := range c.ts {
 			b.Seen(ts)
 		}

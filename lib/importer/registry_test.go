@@ -5,11 +5,10 @@ import (
 )
 
 // testFormats are the formats this package's tests import: those it
-// declares and those of the agents whose importers are still here, in
-// lib/formats' order.
+// declares, in lib/formats' order.
 var testFormats = NewRegistry(
 	ATIFFormat, OTelGenAIFormat, LangSmithFormat, InspectFormat,
-	CodexFormat, AnthropicFormat, OpenAIChatFormat, OpenAIResponsesFormat,
+	AnthropicFormat, OpenAIChatFormat, OpenAIResponsesFormat,
 )
 
 // The registry's functions, for the tests.

@@ -33,7 +33,8 @@ import (
 // transcript having grown by a few lines. With Options.Checkpoint set,
 // an import of either saves its state once it has read the transcript's
 // complete lines (ReadLines): the builder's and the format's reader's
-// (Resume.State: ccState, codexState, each with its workspace reading),
+// (Resume.State: lib/agent/claudecode's ccState, lib/agent/codex's
+// codexState, each with its workspace reading),
 // and the length and SHA-256 of the bytes they cover. The next import of the file restores
 // that state when the file's first bytes still hash the same, and reads
 // only the lines after them. A transcript rewritten or cut before that

@@ -3,7 +3,6 @@ package importer
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/ctx-tools/ctx/lib/internal/importtest"
@@ -51,5 +50,3 @@ func TestResumeOtherFormats(t *testing.T) {
 		})
 	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/execlog"
 )
 
@@ -50,6 +51,9 @@ const (
 func NewWorkspace(root string) *Workspace {
 	return &Workspace{root: root, inputAt: map[string]int{}, current: map[string]string{}, written: map[string]bool{}, stale: map[string]bool{}}
 }
+
+// Root returns the session's working directory, "" when none is recorded.
+func (w *Workspace) Root() string { return w.root }
 
 // Rel makes an absolute path relative to the working directory, in the
 // directory's path syntax (pathUnder), with "/" between its names; ok is
@@ -272,4 +276,180 @@ func (b *Builder) addWorkspace(l *execlog.Log, w *Workspace) {
 	}
 	l.Outputs = append(outputs, written...)
 	l.Inputs = append(l.Inputs, inputs...)
+}
+
+// ShowedWhole records that a command (a plain read, a deleting patch's
+// record) showed the whole of name holding content. A file the session
+// changed in a way the transcript does not show is known again, but is
+// no input; nor is content that contradicts the lines seen before (the
+// file changed in between).
+func (w *Workspace) ShowedWhole(name, content string) {
+	if w.stale[name] {
+		delete(w.stale, name)
+		w.current[name] = content
+		return
+	}
+	if i, ok := w.inputAt[name]; ok && w.inputs[i].seen == seenPartial {
+		if _, known := w.current[name]; !known && !agrees(w.inputs[i], 1, splitLines(content), true) {
+			w.Skipf("%s holds other lines than were seen of it before: it changed in between; its input keeps the lines first seen", name)
+			w.current[name] = content
+			return
+		}
+	}
+	w.Observed(name, content)
+}
+
+// ShowedLines records lines of name from line from on, of a file of
+// total lines (0 if unknown) whose last line ends in ending ("\n", "none",
+// or "" if not shown), shown by command. Once every line is known, and how
+// the last one ends, the file is known whole. Lines that contradict what
+// is known of the file (its content, the lines seen before) mean it
+// changed in a way the transcript does not show: what it holds is then no
+// longer known.
+func (w *Workspace) ShowedLines(name string, from int, lines []string, total int, ending, command string) {
+	if w.stale[name] {
+		return
+	}
+	if cur, ok := w.current[name]; ok {
+		f := wsFile{seen: seenPartial, known: map[int]string{}}
+		all := splitLines(cur)
+		for k, l := range all {
+			f.known[k+1] = l
+		}
+		f.total = len(all)
+		if !agrees(f, from, lines, total > 0) || from+len(lines)-1 > f.total {
+			w.Skipf("command %q shows other lines of %s than the session knew it to hold: it changed in a way the rollout does not show; its content is no longer known", command, name)
+			w.Lose(name)
+		}
+		return
+	}
+	if w.written[name] {
+		return
+	}
+	if i, ok := w.inputAt[name]; ok && w.inputs[i].seen == seenPartial {
+		f := w.inputs[i]
+		if !agrees(f, from, lines, false) || total > 0 && f.total > 0 && total != f.total || total > 0 && maxLine(f) > total || f.total > 0 && from+len(lines)-1 > f.total {
+			w.Skipf("command %q shows other lines of %s than were seen of it before: it changed in between; its input keeps the lines first seen", command, name)
+			w.stale[name] = true
+			return
+		}
+	}
+	w.SawLines(name, from, lines, total)
+	i := w.inputAt[name]
+	f := &w.inputs[i]
+	if ending != "" {
+		f.ending = ending
+	}
+	if f.total == 0 || f.ending == "" || len(f.known) != f.total || maxLine(*f) != f.total {
+		return
+	}
+	var b strings.Builder
+	for n := 1; n <= f.total; n++ {
+		b.WriteString(f.known[n])
+		if n < f.total || f.ending == "\n" {
+			b.WriteByte('\n')
+		}
+	}
+	w.inputs[i] = wsFile{name: name, content: b.String()}
+	w.current[name] = b.String()
+}
+
+// agrees reports whether lines, lines of a file from line from on, agree
+// with the lines f knows; with whole, they are all of the file, so f's
+// known lines past them and f's total must agree too.
+func agrees(f wsFile, from int, lines []string, whole bool) bool {
+	for k, l := range lines {
+		if known, ok := f.known[from+k]; ok && known != l {
+			return false
+		}
+	}
+	if whole {
+		last := from + len(lines) - 1
+		if f.total > 0 && f.total != last || maxLine(f) > last {
+			return false
+		}
+	}
+	return true
+}
+
+// maxLine is the last line number f knows.
+func maxLine(f wsFile) int {
+	n := 0
+	for k := range f.known {
+		n = max(n, k)
+	}
+	return n
+}
+
+// splitLines splits content into its lines, without their line endings,
+// as sed and nl count them: a last line without one is a line.
+func splitLines(content string) []string {
+	if content == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+}
+
+// ApplyPatch records what a successful apply_patch (edit.ParsePatch's
+// form) did to the files under dir whose content is known.
+func (w *Workspace) ApplyPatch(patch, dir string) {
+	ops, err := edit.ParsePatch(patch)
+	if err != nil {
+		w.Skipf("apply_patch: %v; the files it changed are not recorded", err)
+		return
+	}
+	for _, op := range ops {
+		abs := op.Path
+		if !path.IsAbs(abs) {
+			abs = path.Join(dir, abs)
+		}
+		name, ok := w.Rel(path.Clean(abs), "apply_patch of")
+		if !ok {
+			continue
+		}
+		switch op.Kind {
+		case edit.PatchAdd:
+			delete(w.stale, name)
+			w.Wrote(name, op.Add)
+		case edit.PatchDelete:
+			w.Skipf("apply_patch deleted %s; a deleted file is not an output", name)
+			w.Lose(name)
+		case edit.PatchUpdate:
+			base, known := w.current[name]
+			if !known {
+				w.Skipf("apply_patch of %s: the file's content before the patch is not known; its final content is not recorded", name)
+				w.Lose(name)
+				continue
+			}
+			out, err := edit.ApplyChunks(base, op.Chunks)
+			if err != nil {
+				w.Skipf("apply_patch of %s: %v; its final content is not recorded", name, err)
+				w.Lose(name)
+				continue
+			}
+			target := name
+			if op.MoveTo != "" {
+				mv := op.MoveTo
+				if !path.IsAbs(mv) {
+					mv = path.Join(dir, mv)
+				}
+				if target, ok = w.Rel(path.Clean(mv), "apply_patch move to"); !ok {
+					continue
+				}
+				w.Lose(name)
+			}
+			delete(w.stale, target)
+			w.Wrote(target, out)
+		}
+	}
+}
+
+func removeName(names []string, name string) []string {
+	out := names[:0]
+	for _, n := range names {
+		if n != name {
+			out = append(out, n)
+		}
+	}
+	return out
 }

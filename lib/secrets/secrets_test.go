@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctx-tools/ctx/internal/secrettest"
 	"github.com/ctx-tools/ctx/lib/agent/claudecode"
+	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/execlog"
 	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/importer"
@@ -61,7 +62,7 @@ func logOf(t *testing.T, st *store.Store, dir, name string) *execlog.Log {
 	case "cc.jsonl", "codex.jsonl":
 		format := claudecode.Name
 		if name == "codex.jsonl" {
-			format = importer.Codex
+			format = codex.Name
 		}
 		data, _, err = formats.Import(format, data, importer.Options{Name: name})
 		if err != nil {

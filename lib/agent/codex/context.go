@@ -1,7 +1,7 @@
-// Package codex holds what ctx knows of the Codex CLI that is not one
-// consumer's alone: the context items its harness writes into a
-// conversation, the way it is run against a model endpoint (Driver), and
-// the API it speaks.
+// Package codex holds what ctx knows of the Codex CLI: its rollouts'
+// format (Format, which imports them into execution logs), the context
+// items its harness writes into a conversation, the way it is run against
+// a model endpoint (Driver), and the API it speaks.
 package codex
 
 import (

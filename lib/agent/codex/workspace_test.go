@@ -1,18 +1,62 @@
-package importer
+package codex
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
-	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/importer"
+	"github.com/ctx-tools/ctx/lib/manifest"
 )
+
+func codexItem(item map[string]any) string {
+	b, _ := json.Marshal(map[string]any{"timestamp": "2025-01-01T00:00:00Z", "type": "response_item", "payload": item})
+	return string(b)
+}
+
+func TestCodexWorkspace(t *testing.T) {
+	t.Parallel()
+	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	patch := "*** Begin Patch\n*** Update File: src/a.py\n@@\n-x = 1\n+x = 2\n*** Add File: src/new.py\n+y = 3\n*** Update File: unknown.py\n@@\n-a\n+b\n*** End Patch"
+	lines := []string{
+		codexItem(map[string]any{"type": "function_call", "name": "shell", "call_id": "1",
+			"arguments": args(map[string]any{"command": []string{"bash", "-lc", "cat src/a.py"}, "workdir": "/p"})}),
+		codexItem(map[string]any{"type": "function_call_output", "call_id": "1",
+			"output": args(map[string]any{"output": "x = 1\nprint(x)\n", "metadata": map[string]any{"exit_code": 0, "duration_seconds": 0.1}})}),
+		// A failed cat shows nothing.
+		codexItem(map[string]any{"type": "function_call", "name": "shell", "call_id": "2",
+			"arguments": args(map[string]any{"command": []string{"cat", "gone.py"}, "workdir": "/p"})}),
+		codexItem(map[string]any{"type": "function_call_output", "call_id": "2",
+			"output": args(map[string]any{"output": "cat: gone.py: No such file or directory\n", "metadata": map[string]any{"exit_code": 1}})}),
+		// A read through a pipe is not a plain read.
+		codexItem(map[string]any{"type": "function_call", "name": "shell", "call_id": "3",
+			"arguments": args(map[string]any{"command": []string{"bash", "-lc", "cat b.py | head"}, "workdir": "/p"})}),
+		codexItem(map[string]any{"type": "function_call_output", "call_id": "3", "output": "Exit code: 0\nOutput:\nb\n"}),
+		codexItem(map[string]any{"type": "custom_tool_call", "name": "apply_patch", "call_id": "4", "input": patch}),
+		codexItem(map[string]any{"type": "custom_tool_call_output", "call_id": "4", "output": "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nM src/a.py\nA src/new.py\n"}),
+		// A heredoc apply_patch through the shell, after cd.
+		codexItem(map[string]any{"type": "function_call", "name": "shell", "call_id": "5",
+			"arguments": args(map[string]any{"command": []string{"bash", "-lc", "cd src && apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: new.py\n@@\n-y = 3\n+y = 4\n*** End Patch\nEOF"}, "workdir": "/p"})}),
+		codexItem(map[string]any{"type": "function_call_output", "call_id": "5",
+			"output": args(map[string]any{"output": "Success. Updated the following files:\nM src/new.py\n", "metadata": map[string]any{"exit_code": 0}})}),
+	}
+	inputs, outputs, skipped := codexWorkspace([]byte(strings.Join(lines, "\n")+"\n"), "/p").Files()
+	if want := []execlog.File{{Name: "src/a.py", Content: execlog.Text("x = 1\nprint(x)\n")}}; !reflect.DeepEqual(inputs, want) {
+		t.Errorf("inputs = %+v, want %+v", inputs, want)
+	}
+	if want := []execlog.Output{{Name: "src/a.py", Content: execlog.Text("x = 2\nprint(x)\n")}, {Name: "src/new.py", Content: execlog.Text("y = 4\n")}}; !reflect.DeepEqual(outputs, want) {
+		t.Errorf("outputs = %+v, want %+v", outputs, want)
+	}
+	if want := []string{
+		`command "cat gone.py" exited with code 1; what it printed is not recorded`,
+		`command "cat b.py | head": cat: a pipeline is not a plain read; what it printed is not recorded`,
+		"apply_patch of unknown.py: the file's content before the patch is not known; its final content is not recorded",
+	}; !reflect.DeepEqual(skipped, want) {
+		t.Errorf("skipped = %q, want %q", skipped, want)
+	}
+}
 
 // codexCall is a shell call and its result in the forms Codex has
 // recorded them: exec_command's {"cmd": SCRIPT} with a text frame
@@ -109,25 +153,21 @@ func TestCodexPartialReads(t *testing.T) {
 	// Anything else is no read, and says nothing.
 	add(codexCall("32", "exec_command", "go test ./...", "1", "FAIL\n"))
 
-	w := codexWorkspace([]byte(strings.Join(lines, "\n")+"\n"), "/p")
-	want := []wsFile{
-		{name: "big.go", content: big},
-		{name: "short.txt", content: "a\nb"},
-		{name: "empty.txt", content: ""},
-		{name: "n.txt", seen: seenPartial, known: map[int]string{1: "x", 2: ""}, total: 2},
-		{name: "w.txt", content: "one\ntwo\n"},
-		{name: "p.py", seen: seenPartial, known: map[int]string{1: "x = 1"}},
-		{name: "q.py", content: "a\nb\n"},
-		{name: "g.txt", content: "a\n"},
+	inputs, outputs, skipped := codexWorkspace([]byte(strings.Join(lines, "\n")+"\n"), "/p").Files()
+	want := []execlog.File{
+		{Name: "big.go", Content: execlog.Text(big)},
+		{Name: "short.txt", Content: execlog.Text("a\nb")},
+		{Name: "empty.txt", Content: execlog.Text("")},
+		{Name: "n.txt", Content: execlog.Text("x\n\n"), Seen: manifest.SeenPartial, Lines: [][2]int64{{1, 2}}, TotalLines: 2},
+		{Name: "w.txt", Content: execlog.Text("one\ntwo\n")},
+		{Name: "p.py", Content: execlog.Text("x = 1\n"), Seen: manifest.SeenPartial, Lines: [][2]int64{{1, 1}}},
+		{Name: "q.py", Content: execlog.Text("a\nb\n")},
+		{Name: "g.txt", Content: execlog.Text("a\n")},
 	}
-	if !reflect.DeepEqual(w.inputs, want) {
-		t.Errorf("inputs:\n got %+v\nwant %+v", w.inputs, want)
+	if !reflect.DeepEqual(inputs, want) {
+		t.Errorf("inputs:\n got %+v\nwant %+v", inputs, want)
 	}
-	var outputs []wsFile
-	for _, name := range w.outputs {
-		outputs = append(outputs, wsFile{name: name, content: w.current[name]})
-	}
-	if want := []wsFile{{name: "p.py", content: "x = 2\nz\n"}, {name: "q.py", content: "a\nc\n"}}; !reflect.DeepEqual(outputs, want) {
+	if want := []execlog.Output{{Name: "p.py", Content: execlog.Text("x = 2\nz\n")}, {Name: "q.py", Content: execlog.Text("a\nc\n")}}; !reflect.DeepEqual(outputs, want) {
 		t.Errorf("outputs = %+v, want %+v", outputs, want)
 	}
 	wantSkipped := []string{
@@ -148,54 +188,13 @@ func TestCodexPartialReads(t *testing.T) {
 		`command "cd src && sed -n '1,2p' big.go" is not a plain read (splitting "cd src && sed -n '1,2p' big.go": "&" would mean something to a shell, and no shell runs it; quote it or name a script); what it printed is not recorded`,
 		`command "sed -n '2,2p' g.txt" shows other lines of g.txt than the session knew it to hold: it changed in a way the rollout does not show; its content is no longer known`,
 	}
-	if !reflect.DeepEqual(w.skipped, wantSkipped) {
-		t.Errorf("skipped:\n got %q\nwant %q", w.skipped, wantSkipped)
-	}
-}
-
-// TestCodexReadsFixture imports a rollout whose file reads take the forms
-// Codex records (exec_command with a text frame, shell with a JSON
-// result): three reads cover src/parse.go to its end, so it is known
-// whole and its patch gives an output; two reads of docs/notes.md make a
-// partial input of two ranges; go.mod, shorter than head asked, is whole;
-// a failed read is named.
-func TestCodexReadsFixture(t *testing.T) {
-	t.Parallel()
-	const path = "testdata/codex/reads.jsonl"
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, rep, err := Import(Codex, data, Options{Name: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "testdata/codex/reads.golden.json", canon.Indent(out))
-	l, err := execlog.Parse(out, execlog.Options{})
-	if err != nil {
-		t.Fatalf("ctx-pack would reject the log: %v", err)
-	}
-	var got []string
-	for _, in := range l.Inputs {
-		got = append(got, fmt.Sprintf("%s %q %v %d", in.Name, in.Seen, in.Lines, in.TotalLines))
-	}
-	want := []string{`src/parse.go "" [] 0`, `docs/notes.md "partial" [[1 3] [10 12]] 0`, `go.mod "" [] 0`}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("inputs = %q, want %q", got, want)
-	}
-	wantWarnings := []string{
-		`command "sed -n '1,40p' src/parse_test.go" exited with code 2; what it printed is not recorded`,
-	}
-	if got := gjson.GetBytes(out, `outputs.#(name=="src/parse.go").content`).String(); !strings.Contains(got, "\t\t\tout = append(out, f)\n") || !strings.HasPrefix(got, "package parse\n") {
-		t.Errorf("output src/parse.go = %q, want the file as patched", got)
-	}
-	if !reflect.DeepEqual(rep.Warnings, wantWarnings) {
-		t.Errorf("warnings:\n got %q\nwant %q", rep.Warnings, wantWarnings)
+	if !reflect.DeepEqual(skipped, wantSkipped) {
+		t.Errorf("skipped:\n got %q\nwant %q", skipped, wantSkipped)
 	}
 }
 
 // codexWorkspace reads a whole Codex rollout as codexWorkspaceReader does.
-func codexWorkspace(data []byte, root string) *Workspace {
+func codexWorkspace(data []byte, root string) *importer.Workspace {
 	r := newCodexWorkspaceReader(root)
 	r.read(data)
 	return r.w

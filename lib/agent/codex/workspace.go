@@ -1,4 +1,4 @@
-package importer
+package codex
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/edit"
+	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
@@ -22,9 +23,9 @@ import (
 // working directory.
 //
 // It reads line after line: a checkpoint saves it with the rest of the
-// import's state (resume.go).
+// import's state (importer.ReadLines).
 type codexWorkspaceReader struct {
-	w     *Workspace
+	w     *importer.Workspace
 	calls map[string]*codexWSCall // calls whose output has not come yet, by id
 }
 
@@ -36,7 +37,7 @@ type codexWSCall struct {
 }
 
 func newCodexWorkspaceReader(root string) *codexWorkspaceReader {
-	return &codexWorkspaceReader{w: NewWorkspace(root), calls: map[string]*codexWSCall{}}
+	return &codexWorkspaceReader{w: importer.NewWorkspace(root), calls: map[string]*codexWSCall{}}
 }
 
 // read reads the lines of data.
@@ -46,7 +47,7 @@ func (r *codexWorkspaceReader) read(data []byte) {
 		if len(bytes.TrimSpace(line)) == 0 || !gjson.ValidBytes(line) {
 			continue
 		}
-		rec := Parse(line)
+		rec := importer.Parse(line)
 		item := rec
 		if rec.Get("type").String() == "response_item" {
 			item = rec.Get("payload")
@@ -90,7 +91,7 @@ func (r *codexWorkspaceReader) read(data []byte) {
 			if out.IsObject() {
 				text = out.Get("content").String()
 			}
-			w.codexResult(c.name, c.workdir, c.argv, c.script, c.patch, []byte(text))
+			codexResult(w, c.name, c.workdir, c.argv, c.script, c.patch, []byte(text))
 		}
 	}
 }
@@ -107,7 +108,7 @@ func (r *codexWorkspaceReader) fileChange(item gjson.Result) {
 			return true
 		}
 		if name, ok := r.w.Rel(path.Clean(abs.String()), "apply_patch delete of"); ok {
-			r.w.codexSawWhole(name, ch.Get("content").Str)
+			r.w.ShowedWhole(name, ch.Get("content").Str)
 		}
 		return true
 	})
@@ -137,28 +138,30 @@ func isShellName(prog string) bool {
 	return false
 }
 
-func (w *Workspace) codexResult(name, workdir string, argv []string, script, patch string, result []byte) {
+// codexResult reads the result of a call: a successful apply_patch's
+// changes, or what a plain read showed (codexRead).
+func codexResult(w *importer.Workspace, name, workdir string, argv []string, script, patch string, result []byte) {
 	out, exit, short := render.CodexResult(result)
 	failed := exit != "" && exit != "0"
 	if patch == "" {
 		patch, workdir = edit.PatchOfCommand(argv, script, workdir)
 	}
-	dir := w.root
+	dir := w.Root()
 	if workdir != "" {
 		if path.IsAbs(workdir) {
 			dir = path.Clean(workdir)
 		} else {
-			dir = path.Join(w.root, workdir)
+			dir = path.Join(w.Root(), workdir)
 		}
 	}
 	if patch != "" {
 		if failed || !bytes.Contains(out, []byte("Success.")) && exit == "" {
 			return // not applied
 		}
-		w.applyPatch(patch, dir)
+		w.ApplyPatch(patch, dir)
 		return
 	}
-	w.codexRead(argv, script, dir, exit, short, out)
+	codexRead(w, argv, script, dir, exit, short, out)
 }
 
 // codexRead records what a plain read of a file (codex.ParseRead:
@@ -167,7 +170,7 @@ func (w *Workspace) codexResult(name, workdir string, argv []string, script, pat
 // else the lines it printed, as a partial input. A command of one of
 // those programs that is not such a read, failed, or whose output Codex
 // shortened is named as skipped.
-func (w *Workspace) codexRead(argv []string, script, dir, exit string, short bool, out []byte) {
+func codexRead(w *importer.Workspace, argv []string, script, dir, exit string, short bool, out []byte) {
 	stages := [][]string{argv}
 	shown := strings.Join(argv, " ")
 	if script != "" {
@@ -220,9 +223,9 @@ func (w *Workspace) codexRead(argv []string, script, dir, exit string, short boo
 	case err != nil:
 		w.Skipf("command %q: %v; what it printed is not recorded", shown, err)
 	case r.From == 1 && ended && !r.Numbered:
-		w.codexSawWhole(name, string(out))
+		w.ShowedWhole(name, string(out))
 	case r.From == 1 && ended && len(lines) == 0:
-		w.codexSawWhole(name, "") // nl prints nothing of an empty file only
+		w.ShowedWhole(name, "") // nl prints nothing of an empty file only
 	case len(lines) == 0:
 		if r.To >= r.From {
 			w.Skipf("command %q printed nothing: %s has fewer than %d lines, which a partial input cannot record", shown, name, r.From)
@@ -238,119 +241,8 @@ func (w *Workspace) codexRead(argv []string, script, dir, exit string, short boo
 				}
 			}
 		}
-		w.codexSawLines(name, r.From, lines, total, ending, shown)
+		w.ShowedLines(name, r.From, lines, total, ending, shown)
 	}
-}
-
-// codexSawWhole records that a read showed the whole of name holding
-// content. A file the session changed in a way the rollout does not show
-// is known again, but is no input; nor is content that contradicts the
-// lines seen before (the file changed in between).
-func (w *Workspace) codexSawWhole(name, content string) {
-	if w.stale[name] {
-		delete(w.stale, name)
-		w.current[name] = content
-		return
-	}
-	if i, ok := w.inputAt[name]; ok && w.inputs[i].seen == seenPartial {
-		if _, known := w.current[name]; !known && !agrees(w.inputs[i], 1, splitLines(content), true) {
-			w.Skipf("%s holds other lines than were seen of it before: it changed in between; its input keeps the lines first seen", name)
-			w.current[name] = content
-			return
-		}
-	}
-	w.Observed(name, content)
-}
-
-// codexSawLines records lines of name from line from on, of a file of
-// total lines (0 if unknown) whose last line ends in ending ("\n", "none",
-// or "" if not shown), shown by command. Once every line is known, and how
-// the last one ends, the file is known whole. Lines that contradict what
-// is known of the file (its content, the lines seen before) mean it
-// changed in a way the rollout does not show: what it holds is then no
-// longer known.
-func (w *Workspace) codexSawLines(name string, from int, lines []string, total int, ending, command string) {
-	if w.stale[name] {
-		return
-	}
-	if cur, ok := w.current[name]; ok {
-		f := wsFile{seen: seenPartial, known: map[int]string{}}
-		all := splitLines(cur)
-		for k, l := range all {
-			f.known[k+1] = l
-		}
-		f.total = len(all)
-		if !agrees(f, from, lines, total > 0) || from+len(lines)-1 > f.total {
-			w.Skipf("command %q shows other lines of %s than the session knew it to hold: it changed in a way the rollout does not show; its content is no longer known", command, name)
-			w.Lose(name)
-		}
-		return
-	}
-	if w.written[name] {
-		return
-	}
-	if i, ok := w.inputAt[name]; ok && w.inputs[i].seen == seenPartial {
-		f := w.inputs[i]
-		if !agrees(f, from, lines, false) || total > 0 && f.total > 0 && total != f.total || total > 0 && maxLine(f) > total || f.total > 0 && from+len(lines)-1 > f.total {
-			w.Skipf("command %q shows other lines of %s than were seen of it before: it changed in between; its input keeps the lines first seen", command, name)
-			w.stale[name] = true
-			return
-		}
-	}
-	w.SawLines(name, from, lines, total)
-	i := w.inputAt[name]
-	f := &w.inputs[i]
-	if ending != "" {
-		f.ending = ending
-	}
-	if f.total == 0 || f.ending == "" || len(f.known) != f.total || maxLine(*f) != f.total {
-		return
-	}
-	var b strings.Builder
-	for n := 1; n <= f.total; n++ {
-		b.WriteString(f.known[n])
-		if n < f.total || f.ending == "\n" {
-			b.WriteByte('\n')
-		}
-	}
-	w.inputs[i] = wsFile{name: name, content: b.String()}
-	w.current[name] = b.String()
-}
-
-// agrees reports whether lines, lines of a file from line from on, agree
-// with the lines f knows; with whole, they are all of the file, so f's
-// known lines past them and f's total must agree too.
-func agrees(f wsFile, from int, lines []string, whole bool) bool {
-	for k, l := range lines {
-		if known, ok := f.known[from+k]; ok && known != l {
-			return false
-		}
-	}
-	if whole {
-		last := from + len(lines) - 1
-		if f.total > 0 && f.total != last || maxLine(f) > last {
-			return false
-		}
-	}
-	return true
-}
-
-// maxLine is the last line number f knows.
-func maxLine(f wsFile) int {
-	n := 0
-	for k := range f.known {
-		n = max(n, k)
-	}
-	return n
-}
-
-// splitLines splits content into its lines, without their line endings,
-// as sed and nl count them: a last line without one is a line.
-func splitLines(content string) []string {
-	if content == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(content, "\n"), "\n")
 }
 
 // mentionsRead reports whether a script runs one of the programs whose
@@ -380,68 +272,4 @@ func isReadProgram(prog string) bool {
 		return true
 	}
 	return false
-}
-
-// applyPatch records what a successful apply_patch did to the files under
-// dir whose content is known.
-func (w *Workspace) applyPatch(patch, dir string) {
-	ops, err := edit.ParsePatch(patch)
-	if err != nil {
-		w.Skipf("apply_patch: %v; the files it changed are not recorded", err)
-		return
-	}
-	for _, op := range ops {
-		abs := op.Path
-		if !path.IsAbs(abs) {
-			abs = path.Join(dir, abs)
-		}
-		name, ok := w.Rel(path.Clean(abs), "apply_patch of")
-		if !ok {
-			continue
-		}
-		switch op.Kind {
-		case edit.PatchAdd:
-			delete(w.stale, name)
-			w.Wrote(name, op.Add)
-		case edit.PatchDelete:
-			w.Skipf("apply_patch deleted %s; a deleted file is not an output", name)
-			w.Lose(name)
-		case edit.PatchUpdate:
-			base, known := w.current[name]
-			if !known {
-				w.Skipf("apply_patch of %s: the file's content before the patch is not known; its final content is not recorded", name)
-				w.Lose(name)
-				continue
-			}
-			out, err := edit.ApplyChunks(base, op.Chunks)
-			if err != nil {
-				w.Skipf("apply_patch of %s: %v; its final content is not recorded", name, err)
-				w.Lose(name)
-				continue
-			}
-			target := name
-			if op.MoveTo != "" {
-				mv := op.MoveTo
-				if !path.IsAbs(mv) {
-					mv = path.Join(dir, mv)
-				}
-				if target, ok = w.Rel(path.Clean(mv), "apply_patch move to"); !ok {
-					continue
-				}
-				w.Lose(name)
-			}
-			delete(w.stale, target)
-			w.Wrote(target, out)
-		}
-	}
-}
-
-func removeName(names []string, name string) []string {
-	out := names[:0]
-	for _, n := range names {
-		if n != name {
-			out = append(out, n)
-		}
-	}
-	return out
 }

@@ -1,11 +1,12 @@
-package importer
+package codex
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/importer"
 )
 
 // Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl): one
@@ -13,12 +14,40 @@ import (
 // OpenAI Responses API items; event_msg payloads repeat them for the UI.
 // Older rollouts have no envelope: a session header, then bare items.
 
+// How the format maps (lib/importer's package documentation says what
+// every format shares). response_item payloads are Responses API items;
+// event_msg lines mostly repeat them and are skipped, except token_count
+// (each request's last_token_usage is its model turn's usage, unless a
+// token_usage_record line, 0.16x and later, gave that turn its response's
+// usage and id), exec_command_end (a command's exit code and streams),
+// mcp_tool_call_end (an MCP tool's error, which its output item does not
+// say), 0.16x's item_completed of a CommandExecution or McpToolCall (the
+// same, kept with the call's result) and turn_aborted (a user interrupt,
+// kept with the turn it ended); the turn lifecycle and failure events
+// (task_started, task_complete with the turn's duration, error,
+// stream_error, warning, context_compacted, …) repeat no item and are
+// kept, in order, in metadata.events. A user_message event whose text no
+// user message item holds is a user prompt of its own, an agent_message no
+// assistant message holds a model turn. An event type the importer does
+// not know is skipped with that reason. A call's failure and exit code are
+// also read from what Codex wrote to the model (fail.go): the {"output",
+// "metadata": {"exit_code"}} JSON of older rollouts, the header above
+// "Output:" ("Exit code: N", unified exec's "Process exited with code N"),
+// sandbox refusals, the texts Codex answers instead of running a call, a
+// declined command. Codex's own context items (AGENTS.md,
+// <environment_context>, <permissions instructions>, <user_shell_command>,
+// <turn_aborted>, …; prompts.go) are harness prompts of their kind, told
+// by the markers Codex tells them by, and a compacted record's summary is
+// a harness prompt of kind "compact-summary". Each llm_call names in
+// metadata.model the model of the turn_context before it.
+
 // codexState is what a Codex import has gathered from the lines it has
 // read: everything a later line, or the end of the import, reads. With
-// the builder, it is what a checkpoint saves (resume.go).
+// the builder, it is what a checkpoint saves (importer.ReadLines).
 type codexState struct {
-	items     *itemReader
-	contexts  []Obj // the turn contexts, as places in the rollout until the end
+	items     *importer.ItemReader
+	hs        importer.Harness // tells Codex's own context items (codexContextItem)
+	contexts  []importer.Obj   // the turn contexts, as places in the rollout until the end
 	lastCtx   string
 	execs     map[string]gjson.Result // exec_command_end events by call id
 	execOrder []string
@@ -33,22 +62,22 @@ type codexImport struct {
 	codexState
 }
 
-func importCodex(b *Builder, data []byte) error {
+func importCodex(b *importer.Builder, data []byte) error {
 	x := &codexImport{codexState{
-		items: &itemReader{b: b, codex: &Harness{marked: true}},
+		items: importer.NewItemReader(b), hs: importer.Harness{Marked: true},
 		execs: map[string]gjson.Result{}, execTS: map[string]string{},
 	}}
-	// The lines a checkpoint covers are read no more (resume.go); the
+	// The lines a checkpoint covers are read no more (importer.ReadLines); the
 	// workspace is read with the lines once the working directory is
 	// known.
-	err := ReadLines(b, data, func(where string, rec gjson.Result) error { return x.line(b, where, rec) }, Resume[codexState]{
+	err := importer.ReadLines(b, data, func(where string, rec gjson.Result) error { return x.line(b, where, rec) }, importer.Resume[codexState]{
 		State: &x.codexState,
 		Restore: func(s *codexState) bool {
 			if s.items == nil {
 				return false
 			}
 			x.codexState = *s
-			x.items.b = b
+			x.items.Resume(b)
 			return true
 		},
 		Workspace: func(from, to int) {
@@ -67,14 +96,14 @@ func importCodex(b *Builder, data []byte) error {
 		return err
 	}
 	if b.Mapped == 0 && b.Records > 0 {
-		return b.Errorf("", "not %s: no line is a session_meta, turn_context or response_item record", b.f.Describe())
+		return b.Errorf("", "not %s: no line is a session_meta, turn_context or response_item record", b.Format().Describe())
 	}
-	var contexts List
+	var contexts importer.List
 	for _, c := range x.contexts {
 		contexts = append(contexts, c.Raw())
 	}
 	b.Meta.Set("turn_contexts", contexts.Raw())
-	msgs, err := codexUserEvents(b, x.items.done(), x.said)
+	msgs, err := codexUserEvents(b, x.items.Done(), x.said)
 	if err != nil {
 		return err
 	}
@@ -84,7 +113,7 @@ func importCodex(b *Builder, data []byte) error {
 			answered[r.ID] = true
 			codexExit(r, x.execs[r.ID])
 			if ts := x.execTS[r.ID]; ts != "" && x.execs[r.ID].Exists() {
-				r.Meta.Set(endKey(x.execs[r.ID])+"_timestamp", Quote(ts))
+				r.Meta.Set(endKey(x.execs[r.ID])+"_timestamp", importer.Quote(ts))
 			}
 		}
 	}
@@ -94,15 +123,15 @@ func importCodex(b *Builder, data []byte) error {
 			continue
 		}
 		e := x.execs[id]
-		r := &Result{ID: id, TS: x.execTS[id]}
+		r := &importer.Result{ID: id, TS: x.execTS[id]}
 		switch res := e.Get("result"); {
 		case e.Get("type").String() == "McpToolCall":
 			// 0.16x: the CallToolResult itself.
-			r.Output, r.HasOut = outputText(res.Get("content")), res.Exists()
+			r.Output, r.HasOut = importer.OutputText(res.Get("content")), res.Exists()
 		case res.Exists():
 			// An MCP result: {"Ok": CallToolResult} or {"Err": text}.
 			if ok := res.Get("Ok"); ok.Exists() {
-				r.Output, r.HasOut = outputText(ok.Get("content")), true
+				r.Output, r.HasOut = importer.OutputText(ok.Get("content")), true
 			} else {
 				r.SetOutput(res.Get("Err"))
 			}
@@ -110,10 +139,10 @@ func importCodex(b *Builder, data []byte) error {
 			r.SetOutput(e.Get("aggregated_output"))
 		}
 		codexExit(r, e)
-		r.Meta.Set("output_from", Quote(endKey(e)))
-		msgs = append(msgs, &Msg{Role: "tool", Results: []*Result{r}})
+		r.Meta.Set("output_from", importer.Quote(endKey(e)))
+		msgs = append(msgs, &importer.Msg{Role: "tool", Results: []*importer.Result{r}})
 	}
-	takeUsages(msgs)
+	importer.TakeUsages(msgs)
 	for _, m := range msgs {
 		b.Add(m)
 	}
@@ -125,11 +154,11 @@ func importCodex(b *Builder, data []byte) error {
 
 // line reads one rollout line: session and turn metadata, a response
 // item, an event, or a line kept aside or skipped.
-func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
-	ts := Timestamp(rec.Get("timestamp"))
+func (x *codexImport) line(b *importer.Builder, where string, rec gjson.Result) error {
+	ts := importer.Timestamp(rec.Get("timestamp"))
 	typ := rec.Get("type").String()
 	payload := rec.Get("payload")
-	payloadAt := At(where, "payload")
+	payloadAt := importer.At(where, "payload")
 	if !payload.Exists() {
 		switch {
 		case rec.Get("record_type").Exists():
@@ -138,7 +167,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			rt := rec.Get("record_type").String()
 			b.SkipKind("record_type/"+rt, rec, fmt.Sprintf("record_type %q (a kind of rollout line this importer does not know)", rt))
 			return nil
-		case IsItem(typ, rec):
+		case importer.IsItem(typ, rec):
 			typ, payload, payloadAt = "response_item", rec, where
 		case rec.Get("id").Exists() && rec.Get("timestamp").Exists():
 			typ, payload = "session_meta", rec
@@ -150,8 +179,17 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 	case "turn_context":
 		return x.turnContext(b, payload, payloadAt)
 	case "response_item":
-		if err := x.items.add(payload, payloadAt, ts); err != nil {
+		n := len(x.items.Messages())
+		if err := x.items.Add(payload, payloadAt, ts); err != nil {
 			return err
+		}
+		if msgs := x.items.Messages(); len(msgs) > n {
+			// The item ended with a message of its own, not the
+			// model's: one of Codex's context items is a harness
+			// prompt (and may hold one to come before it).
+			if before := codexContextItem(b, &x.hs, msgs[len(msgs)-1], payload.Get("content"), payloadAt); before != nil {
+				x.items.Insert(len(msgs)-1, before)
+			}
 		}
 		b.MapRecord()
 	case "inter_agent_communication":
@@ -165,11 +203,11 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 		// from (0.16x and later), which it diffs on resume: its
 		// hashes of instructions and the tools' descriptions are in no
 		// other line, so it is kept, in order.
-		b.AppendMeta("world_states", Join(Obj{{"timestamp", Quote(ts)}}, Rest(payload)).Raw())
+		b.AppendMeta("world_states", importer.Join(importer.Obj{{K: "timestamp", V: importer.Quote(ts)}}, importer.Rest(payload)).Raw())
 		b.MapRecord()
 	case "token_usage_record":
 		// One response's usage, with its id (0.16x and later).
-		x.items.usageRecord(payload, ts)
+		usageRecord(b, x.items, payload, ts)
 		b.MapRecord()
 	case "inter_agent_communication_metadata":
 		// The thread's bookkeeping as Codex restores it; what reached
@@ -186,7 +224,7 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 			return nil
 		}
 		if h := payload.Get("replacement_history"); h.IsArray() {
-			m.Meta.Set("replacement_history_items", JSONInt(len(h.Array())))
+			m.Meta.Set("replacement_history_items", importer.JSONInt(len(h.Array())))
 		}
 		b.MapRecord()
 	case "event_msg":
@@ -199,9 +237,9 @@ func (x *codexImport) line(b *Builder, where string, rec gjson.Result) error {
 
 // sessionMeta reads a session_meta payload: the working directory,
 // the CLI version, the system prompt and the session's metadata.
-func (x *codexImport) sessionMeta(b *Builder, payload gjson.Result, payloadAt, ts string) error {
+func (x *codexImport) sessionMeta(b *importer.Builder, payload gjson.Result, payloadAt, ts string) error {
 	if !payload.IsObject() {
-		return b.Errorf(payloadAt, "expected an object, got %s", Kind(payload))
+		return b.Errorf(payloadAt, "expected an object, got %s", importer.Kind(payload))
 	}
 	if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
 		b.Root(cwd.Str)
@@ -212,22 +250,22 @@ func (x *codexImport) sessionMeta(b *Builder, payload gjson.Result, payloadAt, t
 	mapped := []string{"cli_version", "instructions", "timestamp"}
 	if s := payload.Get("instructions"); s.Type == gjson.String && s.Str != "" {
 		b.SystemPrompt(s.Str, nil)
-	} else if s := First(payload, "base_instructions.text", "base_instructions"); s.Type == gjson.String && s.Str != "" {
+	} else if s := importer.First(payload, "base_instructions.text", "base_instructions"); s.Type == gjson.String && s.Str != "" {
 		b.SystemPrompt(s.Str, nil)
 		mapped = append(mapped, "base_instructions")
 	}
-	b.Seen(Timestamp(payload.Get("timestamp")))
+	b.Seen(importer.Timestamp(payload.Get("timestamp")))
 	b.Seen(ts)
-	b.Meta.Set("session", Rest(payload, mapped...).Raw())
+	b.Meta.Set("session", importer.Rest(payload, mapped...).Raw())
 	b.MapRecord()
 	return nil
 }
 
 // turnContext reads a turn_context payload: the working directory,
 // the model and parameters, and the context when it changed.
-func (x *codexImport) turnContext(b *Builder, payload gjson.Result, payloadAt string) error {
+func (x *codexImport) turnContext(b *importer.Builder, payload gjson.Result, payloadAt string) error {
 	if !payload.IsObject() {
-		return b.Errorf(payloadAt, "expected an object, got %s", Kind(payload))
+		return b.Errorf(payloadAt, "expected an object, got %s", importer.Kind(payload))
 	}
 	if cwd := payload.Get("cwd"); cwd.Type == gjson.String {
 		b.Root(cwd.Str)
@@ -236,13 +274,13 @@ func (x *codexImport) turnContext(b *Builder, payload gjson.Result, payloadAt st
 	// after this record names the one it went to.
 	model := payload.Get("model").String()
 	b.SetModel(model)
-	if model != "" && model != x.items.model {
-		x.items.flush()
-		x.items.model = model
+	if model != "" && model != x.items.Model() {
+		x.items.Flush()
+		x.items.SetModel(model)
 	}
-	b.Param("reasoning_effort", Raw(payload.Get("effort")))
-	b.Param("reasoning_summary", Raw(payload.Get("summary")))
-	ctx := Rest(payload, "model", "effort", "summary")
+	b.Param("reasoning_effort", importer.Raw(payload.Get("effort")))
+	b.Param("reasoning_summary", importer.Raw(payload.Get("summary")))
+	ctx := importer.Rest(payload, "model", "effort", "summary")
 	if r := ctx.Raw(); r != nil && string(r) != x.lastCtx {
 		x.contexts, x.lastCtx = append(x.contexts, ctx), string(r)
 	}
@@ -252,15 +290,15 @@ func (x *codexImport) turnContext(b *Builder, payload gjson.Result, payloadAt st
 
 // event reads an event_msg payload: usage, a call's end, an aborted
 // turn, a lifecycle event, the prompt or answer as shown, or a skip.
-func (x *codexImport) event(b *Builder, where string, payload gjson.Result, ts string) {
+func (x *codexImport) event(b *importer.Builder, where string, payload gjson.Result, ts string) {
 	switch et := payload.Get("type").String(); et {
 	case "token_count":
 		// The only record of token usage: the last request's
 		// counts belong to the model turn it answered.
 		info := payload.Get("info")
-		if !Informative(info) {
-			if rl := payload.Get("rate_limits"); Informative(rl) {
-				b.AppendMeta("rate_limits", Join(Obj{{"timestamp", Quote(ts)}}, Obj{{"rate_limits", Raw(rl)}}).Raw())
+		if !importer.Informative(info) {
+			if rl := payload.Get("rate_limits"); importer.Informative(rl) {
+				b.AppendMeta("rate_limits", importer.Join(importer.Obj{{K: "timestamp", V: importer.Quote(ts)}}, importer.Obj{{K: "rate_limits", V: importer.Raw(rl)}}).Raw())
 				b.MapRecord()
 				return
 			}
@@ -272,7 +310,7 @@ func (x *codexImport) event(b *Builder, where string, payload gjson.Result, ts s
 			return
 		}
 		x.lastInfo = info.Raw
-		x.items.tokenCount(payload, ts)
+		tokenCount(b, x.items, payload, ts)
 		b.MapRecord()
 	case "exec_command_end", "mcp_tool_call_end":
 		// A command's exit code and streams; an MCP tool's result,
@@ -286,13 +324,13 @@ func (x *codexImport) event(b *Builder, where string, payload gjson.Result, ts s
 		b.MapRecord()
 	case "turn_aborted":
 		// The user interrupted the turn (or it timed out).
-		ab := Join(Obj{{"timestamp", Quote(ts)}}, Rest(payload, "type"))
-		if t := x.items.lastTurn(); t != nil {
+		ab := importer.Join(importer.Obj{{K: "timestamp", V: importer.Quote(ts)}}, importer.Rest(payload, "type"))
+		if t := lastTurn(x.items); t != nil {
 			t.Meta.Set("turn_aborted", ab.Raw())
 		} else {
 			b.AppendMeta("turns_aborted", ab.Raw())
 		}
-		x.items.flush()
+		x.items.Flush()
 		b.MapRecord()
 	case "task_started", "task_complete", "turn_started", "turn_complete", "error", "stream_error", "warning",
 		"context_compacted", "background_event", "entered_review_mode", "exited_review_mode",
@@ -316,17 +354,17 @@ func (x *codexImport) event(b *Builder, where string, payload gjson.Result, ts s
 		// items Codex completes with no response item (a plan),
 		// the thread's settings as applied: no response item says
 		// it.
-		b.AppendMeta("events", Join(Obj{{"timestamp", Quote(ts)}, {"type", Quote(et)}}, Rest(payload, "type")).Raw())
+		b.AppendMeta("events", importer.Join(importer.Obj{{K: "timestamp", V: importer.Quote(ts)}, {K: "type", V: importer.Quote(et)}}, importer.Rest(payload, "type")).Raw())
 		b.MapRecord()
 	case "user_message", "agent_message":
 		// The prompt or the answer as the UI shows it, beside the
 		// response item that holds it; checked at the end that
 		// one does.
-		pos := len(x.items.out)
-		if x.items.cur != nil {
+		pos := len(x.items.Messages())
+		if x.items.Turn() != nil {
 			pos++ // after the turn being read, which it follows
 		}
-		x.said = append(x.said, userEvent{at: pos, ts: ts, where: where, model: x.items.model, payload: payload})
+		x.said = append(x.said, userEvent{at: pos, ts: ts, where: where, model: x.items.Model(), payload: payload})
 	default:
 		b.SkipKind("event_msg/"+et, payload, fmt.Sprintf("event_msg %q (an event type this importer does not map)", et))
 	}
@@ -336,17 +374,17 @@ func (x *codexImport) event(b *Builder, where string, payload gjson.Result, ts s
 // text is the payload's member key, its other members but drop kept
 // with it, after the model turn being read; it skips a payload without
 // that text, saying missing, and returns nil then.
-func (x *codexImport) harnessText(b *Builder, payload gjson.Result, ts, key, kind, missing string, drop ...string) *Msg {
-	x.items.flush()
+func (x *codexImport) harnessText(b *importer.Builder, payload gjson.Result, ts, key, kind, missing string, drop ...string) *importer.Msg {
+	x.items.Flush()
 	text := payload.Get(key)
 	if text.Type != gjson.String {
 		b.Skip(b.Reason(missing))
 		return nil
 	}
-	m := &Msg{Role: HarnessRole, TS: ts, Meta: Rest(payload, append([]string{key}, drop...)...)}
+	m := &importer.Msg{Role: importer.HarnessRole, TS: ts, Meta: importer.Rest(payload, append([]string{key}, drop...)...)}
 	m.AddText(text.Str)
 	m.Meta.SetString("harness", kind)
-	x.items.out = append(x.items.out, m)
+	x.items.Append(m)
 	return m
 }
 
@@ -355,22 +393,22 @@ func (x *codexImport) harnessText(b *Builder, payload gjson.Result, ts, key, kin
 // any later user message. A turn whose usage its token_usage_record gave
 // keeps the event's other counts (the session's totals, the rate limits)
 // when its last_token_usage is that usage.
-func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
+func tokenCount(b *importer.Builder, r *importer.ItemReader, payload gjson.Result, ts string) {
 	info := payload.Get("info")
-	counts := Join(Obj{{"timestamp", Quote(ts)}}, Rest(info, "last_token_usage"))
-	counts.Set("rate_limits", Raw(payload.Get("rate_limits")))
-	t := r.lastTurn()
+	counts := importer.Join(importer.Obj{{K: "timestamp", V: importer.Quote(ts)}}, importer.Rest(info, "last_token_usage"))
+	counts.Set("rate_limits", importer.Raw(payload.Get("rate_limits")))
+	t := lastTurn(r)
 	switch {
 	case t == nil:
-		r.b.AppendMeta("token_counts", Join(Obj{{"usage", Raw(info.Get("last_token_usage"))}}, counts).Raw())
+		b.AppendMeta("token_counts", importer.Join(importer.Obj{{K: "usage", V: importer.Raw(info.Get("last_token_usage"))}}, counts).Raw())
 	case t.Meta.Get("usage") == nil:
-		t.Meta.Set("usage", Raw(info.Get("last_token_usage")))
-		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
-	case t.Meta.Get("response_id") != nil && !t.hasLater("token_count") && sameJSON(t.Meta.Get("usage"), Raw(info.Get("last_token_usage"))):
-		t.later = append(t.later, laterMeta{k: "token_count", o: counts})
+		t.Meta.Set("usage", importer.Raw(info.Get("last_token_usage")))
+		t.SetLater("token_count", counts)
+	case t.Meta.Get("response_id") != nil && !t.HasLater("token_count") && importer.SameJSON(t.Meta.Get("usage"), importer.Raw(info.Get("last_token_usage"))):
+		t.SetLater("token_count", counts)
 	default:
-		more := Join(Obj{{"usage", Raw(info.Get("last_token_usage"))}}, counts)
-		t.later = append(t.later, laterMeta{k: "more_token_counts", list: true, o: more})
+		more := importer.Join(importer.Obj{{K: "usage", V: importer.Raw(info.Get("last_token_usage"))}}, counts)
+		t.AppendLater("more_token_counts", more)
 	}
 }
 
@@ -382,42 +420,38 @@ func (r *itemReader) tokenCount(payload gjson.Result, ts string) {
 // token_usage_record. Codex writes it when the response is complete: the
 // turn ends there, and items after it are another response's. A record
 // with no turn of its own is kept in the log's metadata.
-func (r *itemReader) usageRecord(payload gjson.Result, ts string) {
-	id, usage := Raw(payload.Get("response_id")), Raw(payload.Get("usage"))
-	more := Join(Obj{{"timestamp", Quote(ts)}}, Rest(payload, "response_id", "usage"))
-	t := r.lastTurn()
+func usageRecord(b *importer.Builder, r *importer.ItemReader, payload gjson.Result, ts string) {
+	id, usage := importer.Raw(payload.Get("response_id")), importer.Raw(payload.Get("usage"))
+	more := importer.Join(importer.Obj{{K: "timestamp", V: importer.Quote(ts)}}, importer.Rest(payload, "response_id", "usage"))
+	t := lastTurn(r)
 	switch {
 	case t == nil:
-		r.b.AppendMeta("token_usage_records", Join(Obj{{"response_id", id}, {"usage", usage}}, more).Raw())
+		b.AppendMeta("token_usage_records", importer.Join(importer.Obj{{K: "response_id", V: id}, {K: "usage", V: usage}}, more).Raw())
 	case t.Meta.Get("response_id") != nil:
-		t.later = append(t.later, laterMeta{k: "more_token_usage_records", list: true, o: Join(Obj{{"response_id", id}, {"usage", usage}}, more)})
+		t.AppendLater("more_token_usage_records", importer.Join(importer.Obj{{K: "response_id", V: id}, {K: "usage", V: usage}}, more))
 	default:
-		if u := t.Meta.Get("usage"); u != nil && !sameJSON(u, usage) {
+		if u := t.Meta.Get("usage"); u != nil && !importer.SameJSON(u, usage) {
 			// A token_count came first with other counts: kept.
 			more.Set("token_count_usage", u)
 		}
 		t.Meta.Set("response_id", id)
 		t.Meta.Set("usage", usage)
-		t.later = append(t.later, laterMeta{k: "token_usage_record", o: more})
+		t.SetLater("token_usage_record", more)
 	}
-	r.flush()
+	r.Flush()
 }
 
-// hasLater reports whether m has a later member k.
-func (m *Msg) hasLater(k string) bool {
-	return slices.ContainsFunc(m.later, func(l laterMeta) bool { return l.k == k })
-}
-
-// lastTurn returns the model turn being read, or the last one read since
-// the last user message.
-func (r *itemReader) lastTurn() *Msg {
-	if r.cur != nil {
-		return r.cur
+// lastTurn returns the model turn r is reading, or the last one it read
+// since the last user message.
+func lastTurn(r *importer.ItemReader) *importer.Msg {
+	if t := r.Turn(); t != nil {
+		return t
 	}
-	for i := len(r.out) - 1; i >= 0; i-- {
-		switch r.out[i].Role {
+	out := r.Messages()
+	for i := len(out) - 1; i >= 0; i-- {
+		switch out[i].Role {
 		case "assistant":
-			return r.out[i]
+			return out[i]
 		case "tool":
 			continue
 		}
@@ -427,17 +461,17 @@ func (r *itemReader) lastTurn() *Msg {
 }
 
 // codexExit marks a call's result failed as Codex says it failed
-// (codexfail.go): its exec_command_end event's exit code or status, the
+// (fail.go): its exec_command_end event's exit code or status, the
 // success flag of an older rollout's output object, or the text of the
 // output.
-func codexExit(r *Result, exec gjson.Result) {
+func codexExit(r *importer.Result, exec gjson.Result) {
 	if t := exec.Get("type").String(); t == "mcp_tool_call_end" || t == "McpToolCall" {
 		mcpEnd(r, exec)
 		return
 	}
 	code := exec.Get("exit_code")
 	if exec.Exists() {
-		r.Meta.Set(endKey(exec), Rest(exec, "type", "call_id", "id", "aggregated_output", "formatted_output", "exit_code").Raw())
+		r.Meta.Set(endKey(exec), importer.Rest(exec, "type", "call_id", "id", "aggregated_output", "formatted_output", "exit_code").Raw())
 	}
 	failed, msg := false, ""
 	switch st := exec.Get("status").String(); {
@@ -454,15 +488,15 @@ func codexExit(r *Result, exec gjson.Result) {
 	unran := code.Raw == "-1"
 	if r.HasOut && (failed && msg != "" || unran || code.Type != gjson.Number) {
 		// Read, not made the output: a literal stays the literal of the
-		// transcript (packed by its place, resume.go).
+		// transcript (packed by its place, lib/importer/resume.go).
 		text := r.Output
-		if r.lit != "" {
-			text = failureText(r.lit)
+		if lit := r.Literal(); lit != "" {
+			text = failureText(lit)
 		}
 		if o := gjson.Parse(text); strings.HasPrefix(text, "{") && o.Get("content").Type == gjson.String && o.Get("success").IsBool() {
 			// Before 0.2x a failed output was {"content", "success": false}.
-			r.Output, r.lit = o.Get("content").Str, ""
-			r.Meta.Set("success", Raw(o.Get("success")))
+			r.SetText(o.Get("content").Str)
+			r.Meta.Set("success", importer.Raw(o.Get("success")))
 			failed = !o.Get("success").Bool()
 			text = r.Output
 		}
@@ -486,10 +520,10 @@ func codexExit(r *Result, exec gjson.Result) {
 		r.IsError = true
 		r.Failure.Msg = msg
 		if code.Type == gjson.Number {
-			r.Failure.ExitCode = Raw(code)
+			r.Failure.ExitCode = importer.Raw(code)
 		}
 	case code.Type == gjson.Number:
-		r.Meta.Set("exit_code", Raw(code))
+		r.Meta.Set("exit_code", importer.Raw(code))
 	}
 }
 
@@ -499,14 +533,14 @@ func codexExit(r *Result, exec gjson.Result) {
 // its text says. The event's other members (the server and tool, the
 // duration) are kept with the result; its result, which the output
 // repeats, is not.
-func mcpEnd(r *Result, end gjson.Result) {
-	r.Meta.Set(endKey(end), Rest(end, "type", "call_id", "id", "result").Raw())
+func mcpEnd(r *importer.Result, end gjson.Result) {
+	r.Meta.Set(endKey(end), importer.Rest(end, "type", "call_id", "id", "result").Raw())
 	res := end.Get("result")
 	errText, ok := res.Get("Err"), res.Get("Ok")
 	if end.Get("type").String() == "McpToolCall" {
 		ok, errText = res, gjson.Result{}
-		if e := end.Get("error"); Informative(e) {
-			errText = First(e, "message")
+		if e := end.Get("error"); importer.Informative(e) {
+			errText = importer.First(e, "message")
 			if !errText.Exists() {
 				errText = e
 			}
@@ -516,7 +550,7 @@ func mcpEnd(r *Result, end gjson.Result) {
 	case errText.Exists():
 		r.IsError = true
 		r.Failure.Msg, _, _ = strings.Cut(errText.String(), "\n")
-	case First(ok, "isError", "is_error").Type == gjson.True, end.Get("status").String() == "failed":
+	case importer.First(ok, "isError", "is_error").Type == gjson.True, end.Get("status").String() == "failed":
 		r.IsError = true
 	default:
 		codexExit(r, gjson.Result{})
@@ -534,14 +568,6 @@ func endKey(end gjson.Result) string {
 	}
 }
 
-// IsItem reports whether a bare record is a Responses API item.
-func IsItem(typ string, rec gjson.Result) bool {
-	if _, ok := itemCalls[typ]; ok {
-		return true
-	}
-	return typ == "message" || typ == "reasoning" || strings.HasSuffix(typ, "_output")
-}
-
 // A userEvent is a user_message or agent_message event, where it came
 // among the messages.
 type userEvent struct {
@@ -557,8 +583,8 @@ type userEvent struct {
 // when Codex writes both; one that repeats none is the only record of
 // what was said and becomes a user prompt (or a model turn) in its
 // place, its other members in its metadata with "from": "event_msg".
-func codexUserEvents(b *Builder, msgs []*Msg, said []userEvent) ([]*Msg, error) {
-	var out []*Msg
+func codexUserEvents(b *importer.Builder, msgs []*importer.Msg, said []userEvent) ([]*importer.Msg, error) {
+	var out []*importer.Msg
 	next := 0
 	// Most events repeat an item's text exactly: looked up first.
 	texts := map[[2]string]bool{}
@@ -579,7 +605,7 @@ func codexUserEvents(b *Builder, msgs []*Msg, said []userEvent) ([]*Msg, error) 
 			if known {
 				break
 			}
-			known = (m.Role == role || role == "user" && m.Role == HarnessRole) && m.HasText && strings.Contains(m.Text, text.Str)
+			known = (m.Role == role || role == "user" && m.Role == importer.HarnessRole) && m.HasText && strings.Contains(m.Text, text.Str)
 		}
 		if known {
 			b.Skip(b.Reason("event_msg/" + et + " copy"))
@@ -590,16 +616,16 @@ func codexUserEvents(b *Builder, msgs []*Msg, said []userEvent) ([]*Msg, error) 
 		next = pos
 		// Its images (data: URLs) are parts of the prompt, as a
 		// message's input_image would be.
-		content := List{Join(Obj{{"type", Quote("input_text")}}, Obj{{"text", Raw(text)}}).Raw()}
-		Each(e.payload.Get("images"), func(_, u gjson.Result) bool {
-			content = append(content, Join(Obj{{"type", Quote("input_image")}}, Obj{{"image_url", Raw(u)}}).Raw())
+		content := importer.List{importer.Join(importer.Obj{{K: "type", V: importer.Quote("input_text")}}, importer.Obj{{K: "text", V: importer.Raw(text)}}).Raw()}
+		importer.Each(e.payload.Get("images"), func(_, u gjson.Result) bool {
+			content = append(content, importer.Join(importer.Obj{{K: "type", V: importer.Quote("input_image")}}, importer.Obj{{K: "image_url", V: importer.Raw(u)}}).Raw())
 			return true
 		})
-		m := &Msg{Role: role, TS: e.ts, Meta: Join(Obj{{"from", Quote("event_msg")}}, Rest(e.payload, "type", "message", "images"))}
+		m := &importer.Msg{Role: role, TS: e.ts, Meta: importer.Join(importer.Obj{{K: "from", V: importer.Quote("event_msg")}}, importer.Rest(e.payload, "type", "message", "images"))}
 		if role == "assistant" && e.model != "" {
 			m.Meta.SetString("model", e.model)
 		}
-		if err := b.ReadParts(m, gjson.ParseBytes(content.Raw()), At(e.where, "payload")); err != nil {
+		if err := b.ReadParts(m, gjson.ParseBytes(content.Raw()), importer.At(e.where, "payload")); err != nil {
 			return nil, err
 		}
 		out = append(out, m)

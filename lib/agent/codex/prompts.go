@@ -1,9 +1,9 @@
-package importer
+package codex
 
 import (
-	"github.com/ctx-tools/ctx/lib/agent/codex"
-
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/importer"
 )
 
 // Codex writes its own context into the conversation as messages of role
@@ -14,20 +14,17 @@ import (
 // tells these apart from what a person typed by the markers each text
 // opens and closes with (codex-rs core/src/context: a ContextualUserFragment's
 // START_MARKER and END_MARKER, matched case-insensitively on the trimmed
-// text), so they are harness prompts of their kind (harness.go's model:
+// text), so they are harness prompts of their kind (importer.Harness's model:
 // role "harness", the text byte for byte, the kind in
 // metadata.prompts[i].harness), not the user's.
 
-// codexContext is Codex's rule (codex.Context).
-var codexContext = codex.Context
-
-// codexContextItem makes Codex's context items harness prompts (h, an
-// itemReader's codex harness): a message all of whose text is Codex's
+// codexContextItem makes Codex's context items harness prompts (h, the
+// rollout's harness): a message all of whose text is Codex's
 // becomes one; one whose leading texts are Codex's and the rest the
 // user's is split in two, the harness's part returned to come before m.
 // A developer message keeps "role": "developer" in its metadata; one
 // that is no context item stays a system prompt.
-func codexContextItem(b *Builder, h *Harness, m *Msg, content gjson.Result, where string) *Msg {
+func codexContextItem(b *importer.Builder, h *importer.Harness, m *importer.Msg, content gjson.Result, where string) *importer.Msg {
 	role := m.Role
 	if role != "user" && role != "developer" {
 		return nil
@@ -44,11 +41,11 @@ func codexContextItem(b *Builder, h *Harness, m *Msg, content gjson.Result, wher
 		// the message is not Codex's context.
 		m.Role = "user"
 	}
-	before := h.Classify(b, where, m, content, HarnessMarks{}, codexContext)
+	before := h.Classify(b, where, m, content, importer.HarnessMarks{}, Context)
 	switch {
 	case m.Role == "user" && role == "developer":
 		m.Role = role
-	case m.Role == HarnessRole && role == "developer":
+	case m.Role == importer.HarnessRole && role == "developer":
 		m.Meta.SetString("role", role)
 	}
 	if before != nil && role == "developer" {
@@ -63,12 +60,12 @@ func codexContextItem(b *Builder, h *Harness, m *Msg, content gjson.Result, wher
 func laterContext(content gjson.Result) string {
 	var shown string
 	other := false
-	Each(content, func(_, p gjson.Result) bool {
+	importer.Each(content, func(_, p gjson.Result) bool {
 		t := p.Get("text")
 		if t.Type != gjson.String {
 			return true
 		}
-		switch kind, tag := codexContext(t.Str); {
+		switch kind, tag := Context(t.Str); {
 		case kind == "":
 			other = true
 		case other:

@@ -1,4 +1,4 @@
-package importer
+package codex_test
 
 import (
 	"bufio"
@@ -10,7 +10,11 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
+	"github.com/ctx-tools/ctx/lib/internal/formatstest"
 	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
 
@@ -59,11 +63,11 @@ func TestCodexCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, rep, err := Import(Codex, data, Options{Name: file})
+	out, rep, err := formats.Import(codex.Name, data, importer.Options{Name: file})
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/codex/current.golden.json", canon.Indent(out))
+	importtest.Golden(t, "testdata/codex/current.golden.json", canon.Indent(out), *formatstest.Update)
 	l := importtest.Decode(t, out)
 	src := countCodex(t, data)
 
@@ -127,7 +131,7 @@ func TestCodexCurrent(t *testing.T) {
 	var roles, kinds []string
 	for i, p := range l.Prompts {
 		roles = append(roles, p.Role)
-		if p.Role == HarnessRole {
+		if p.Role == importer.HarnessRole {
 			kinds = append(kinds, promptMeta(l, i)["harness"].(string))
 		}
 	}
@@ -146,7 +150,7 @@ func TestCodexCurrent(t *testing.T) {
 	// The model each turn went to: the turn_context before it.
 	var models []string
 	for _, s := range l.Steps {
-		if s.Type == LLMCall {
+		if s.Type == importer.LLMCall {
 			m, _ := s.Metadata["model"].(string)
 			models = append(models, m)
 		}
@@ -184,47 +188,6 @@ func promptMeta(l *importtest.Log, i int) map[string]any {
 	return map[string]any{}
 }
 
-// TestCodexFailureTexts: each text Codex writes for a failed call is a
-// failure, with the exit code it quotes; a success, a process still
-// running and a tool's own output that merely mentions an exit code are
-// not.
-func TestCodexFailureTexts(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		text   string
-		failed bool
-		code   string
-	}{
-		{"Exit code: 2\nWall time: 0.4 seconds\nOutput:\nboom\n", true, "2"},
-		{"Exit code: 0\nWall time: 0.1 seconds\nOutput:\nok\n", false, "0"},
-		{"Exit code: 1\nWall time: 0.1 seconds\nTotal output lines: 900\nOutput:\n…", true, "1"},
-		{"Chunk ID: ab\nWall time: 0.8 seconds\nProcess exited with code 2\nOriginal token count: 3\nOutput:\nx", true, "2"},
-		{"Chunk ID: ab\nWall time: 0.8 seconds\nProcess exited with code 0\nOutput:\nx", false, "0"},
-		{"Chunk ID: ab\nWall time: 10.0 seconds\nProcess running with session ID 7\nOutput:\n", false, ""},
-		{"Wall time: 0.0100 seconds\nProcess exited with code 127\nOutput:\nsh: nope: not found", true, "127"},
-		{`{"output":"x","metadata":{"exit_code":3,"duration_seconds":0.1}}`, true, "3"},
-		{`{"output":"x","metadata":{"exit_code":0,"duration_seconds":0.1}}`, false, "0"},
-		{"failed in sandbox MacosSeatbelt with execution error: sandbox error: sandbox denied exec error, exit code: 1, stdout: , stderr: Operation not permitted", true, "1"},
-		{"sandbox denied exec error, exit code: 2, stdout: , stderr: x", true, "2"},
-		{"execution error: Sandbox(Denied { output: ExecToolCallOutput { exit_code: 126, stdout: StreamOutput { text: \"\" } } })", true, "126"},
-		{"execution error: Io(Os { code: 2, kind: NotFound, message: \"No such file or directory\" })", true, ""},
-		{"exec_command failed: CreateProcess { message: \"x\" }", true, ""},
-		{"apply_patch verification failed: Failed to find expected lines in a.go", true, ""},
-		{"patch rejected by user", true, ""},
-		{"err: \"tool call timed out\"", true, ""},
-		{"Script failed\nWall time 0.1 seconds\nOutput:\n\nScript error:\nReferenceError: x is not defined", true, ""},
-		// A tool's own output that mentions an exit code is no header.
-		{"Build log\nProcess exited with code 2\nOutput:\nx", false, ""},
-		{"Success. Updated the following files:\nM a.go\n", false, ""},
-		{"Exit code: two\nOutput:\n", false, ""},
-	} {
-		failed, code, _ := codexFailure(c.text)
-		if failed != c.failed || code.Raw != c.code {
-			t.Errorf("%q: failed %v, exit code %q; want %v, %q", c.text, failed, code.Raw, c.failed, c.code)
-		}
-	}
-}
-
 // TestCodexContextKinds: Codex's context items are told by the markers
 // Codex tells them by — opening and closing, case-insensitive, the whole
 // trimmed text — and nothing else is.
@@ -248,52 +211,9 @@ func TestCodexContextKinds(t *testing.T) {
 		"<hook_promptx>y</hook_prompt>":                                                                          "",
 		"# AGENTS.md":                                                                                            "",
 	} {
-		if got, _ := codexContext(text); got != want {
+		if got, _ := codex.Context(text); got != want {
 			t.Errorf("%q: kind %q, want %q", text, got, want)
 		}
-	}
-}
-
-// TestInspectSamples: an Inspect log whose second sample holds only its
-// messages imports (it used to fail on a metadata list with an empty
-// element), every sample keeps its entry in metadata.samples, and every
-// turn names the model that answered it (the model event's output.model,
-// else the sample output's), also in a sample with an image part.
-func TestInspectSamples(t *testing.T) {
-	t.Parallel()
-	const file = "testdata/inspect/samples.json"
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _, err := Import(Inspect, data, Options{Name: file})
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "testdata/inspect/samples.golden.json", canon.Indent(out))
-	l := importtest.Decode(t, out)
-	samples := gjson.GetBytes(data, "samples").Array()
-	if got := len(l.Metadata["samples"].([]any)); got != len(samples) {
-		t.Errorf("metadata.samples has %d entries, the log %d samples", got, len(samples))
-	}
-	var models []any
-	for _, s := range l.Steps {
-		models = append(models, s.Metadata["model"])
-	}
-	if want := []any{"gpt-4o-2024-08-06", "gpt-4o-2024-08-06", nil}; !reflect.DeepEqual(models, want) || l.Model.Identifier != "gpt-4o-2024-08-06" {
-		t.Errorf("run model %q, turns %v; want turns %v", l.Model.Identifier, models, want)
-	}
-	var roles []string
-	for _, p := range l.Prompts {
-		roles = append(roles, p.Role)
-	}
-	if !reflect.DeepEqual(roles, []string{"user", "user", "user"}) || len(l.Prompts[1].Parts) != 2 || len(l.Outputs) != 3 {
-		t.Errorf("prompts %v (parts %v), %d outputs", roles, l.Prompts[1].Parts, len(l.Outputs))
-	}
-	// One sample alone imported before the fix; two make the list.
-	one := `{"version":2,"eval":{"model":"m"},"samples":[{"messages":[{"role":"user","content":"a"}]},{"messages":[{"role":"user","content":"b"}]}]}`
-	if _, _, err := Import(Inspect, []byte(one), Options{}); err != nil {
-		t.Errorf("two samples of messages only: %v", err)
 	}
 }
 
@@ -311,11 +231,11 @@ func TestCodexShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, rep, err := Import(Codex, data, Options{Name: file})
+	out, rep, err := formats.Import(codex.Name, data, importer.Options{Name: file})
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/codex/shapes.golden.json", canon.Indent(out))
+	importtest.Golden(t, "testdata/codex/shapes.golden.json", canon.Indent(out), *formatstest.Update)
 	l := importtest.Decode(t, out)
 	src := countCodex(t, data)
 	tools, results, errs, _ := importtest.Tally(t, l)
@@ -326,7 +246,7 @@ func TestCodexShapes(t *testing.T) {
 	}
 	var names []string
 	for _, s := range l.Steps {
-		if s.Type == ToolCall {
+		if s.Type == importer.ToolCall {
 			names = append(names, s.Tool)
 		}
 	}
@@ -352,12 +272,12 @@ func TestCodexShapes(t *testing.T) {
 	if p := l.Prompts[1]; p.Role != "user" || len(p.Parts) != 2 || p.Parts[0]["content"] != "Also check this screenshot." || p.Parts[1]["content_base64"] != "iVBORw0KGgo=" || promptMeta(l, 1)["from"] != "event_msg" {
 		t.Errorf("the prompt only an event holds: %+v", p)
 	}
-	if p := l.Prompts[len(l.Prompts)-1]; p.Role != HarnessRole || p.Content != "Stop after the lint step." || promptMeta(l, len(l.Prompts)-1)["harness"] != "agent-message" {
+	if p := l.Prompts[len(l.Prompts)-1]; p.Role != importer.HarnessRole || p.Content != "Stop after the lint step." || promptMeta(l, len(l.Prompts)-1)["harness"] != "agent-message" {
 		t.Errorf("the other agent's message: %+v", p)
 	}
 	// So is an agent_message no assistant message item holds: a model
 	// turn of its own, of the turn's model.
-	if s := l.Steps[9]; s.Type != LLMCall || s.Output == nil || *s.Output != "Checking the docs server first." || s.Metadata["model"] != "gpt-5.6" {
+	if s := l.Steps[9]; s.Type != importer.LLMCall || s.Output == nil || *s.Output != "Checking the docs server first." || s.Metadata["model"] != "gpt-5.6" {
 		t.Errorf("the answer only an event holds: %+v", s)
 	}
 	// The world_state line is kept: the hashes of what Codex built its

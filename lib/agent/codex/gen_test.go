@@ -1,15 +1,19 @@
-package importer
+package codex_test
 
 import (
 	"bufio"
 	"bytes"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/internal/packgen"
+	"github.com/ctx-tools/ctx/lib/agent/codex"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
 
@@ -27,7 +31,7 @@ func TestCodexSessionGenerator(t *testing.T) {
 	if !bytes.Equal(data, packgen.CodexSession(300<<10)) {
 		t.Fatal("two rollouts of the same size differ")
 	}
-	out, rep, err := Import(Codex, data, Options{})
+	out, rep, err := formats.Import(codex.Name, data, importer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +90,7 @@ func TestCodexSessionGenerator(t *testing.T) {
 	}
 	byTool := map[string]int{}
 	for _, s := range l.Steps {
-		if s.Type == ToolCall {
+		if s.Type == importer.ToolCall {
 			byTool[s.Tool]++
 		}
 	}
@@ -97,14 +101,14 @@ func TestCodexSessionGenerator(t *testing.T) {
 	// read; the reasoning and patch; the test run; the answer.
 	models, withUsage := 0, 0
 	for _, s := range l.Steps {
-		if s.Type == LLMCall {
+		if s.Type == importer.LLMCall {
 			models++
 			if len(s.Usage) > 0 {
 				withUsage++
 			}
 		}
 	}
-	if models != 4*turns || withUsage != models || l.Count(LLMCall)+tools != len(l.Steps) {
+	if models != 4*turns || withUsage != models || l.Count(importer.LLMCall)+tools != len(l.Steps) {
 		t.Errorf("%d model steps, %d with usage, %d steps; want %d model steps, each with usage", models, withUsage, len(l.Steps), 4*turns)
 	}
 	if wantUsage := codexUsage(src.usage); !reflect.DeepEqual(usage, wantUsage) {
@@ -116,7 +120,7 @@ func TestCodexSessionGenerator(t *testing.T) {
 	for _, p := range l.Prompts {
 		roles = append(roles, p.Role)
 	}
-	if want := append([]string{HarnessRole, HarnessRole, HarnessRole}, strings.Fields(strings.Repeat("user ", turns))...); !reflect.DeepEqual(roles, want) {
+	if want := append([]string{importer.HarnessRole, importer.HarnessRole, importer.HarnessRole}, strings.Fields(strings.Repeat("user ", turns))...); !reflect.DeepEqual(roles, want) {
 		t.Errorf("prompts of roles %v, want %v", roles, want)
 	}
 
@@ -142,10 +146,10 @@ func TestCodexSessionGenerator(t *testing.T) {
 		t.Errorf("warnings: %q", rep.Warnings)
 	}
 	wantReasons := []string{
-		`event_msg "agent_message" (repeats response items for display): ` + itoa(answers),
-		`event_msg "agent_reasoning" (repeats response items for display): ` + itoa(turns),
-		`event_msg "patch_apply_end" (repeats response items for display): ` + itoa(edits),
-		`event_msg "user_message" (repeats response items for display): ` + itoa(turns),
+		`event_msg "agent_message" (repeats response items for display): ` + strconv.Itoa(answers),
+		`event_msg "agent_reasoning" (repeats response items for display): ` + strconv.Itoa(turns),
+		`event_msg "patch_apply_end" (repeats response items for display): ` + strconv.Itoa(edits),
+		`event_msg "user_message" (repeats response items for display): ` + strconv.Itoa(turns),
 	}
 	if !reflect.DeepEqual(rep.Reasons, wantReasons) || summaries != 2*turns {
 		t.Errorf("reasons:\n got %q\nwant %q", rep.Reasons, wantReasons)

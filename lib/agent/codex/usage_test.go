@@ -1,4 +1,4 @@
-package importer
+package codex_test
 
 import (
 	"bufio"
@@ -11,6 +11,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctx-tools/ctx/lib/agent/codex"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/internal/importtest"
 )
 
@@ -23,7 +26,7 @@ func importClean(t *testing.T, file string, warnings ...string) (*importtest.Log
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, rep, err := Import(Codex, data, Options{Name: file})
+	out, rep, err := formats.Import(codex.Name, data, importer.Options{Name: file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +68,7 @@ func TestCodex0169(t *testing.T) {
 	}
 	var got []string
 	for _, s := range l.Steps {
-		if s.Type != LLMCall {
+		if s.Type != importer.LLMCall {
 			continue
 		}
 		id, _ := s.Metadata["response_id"].(string)
@@ -93,7 +96,7 @@ func TestCodex0169(t *testing.T) {
 	if !settings {
 		t.Errorf("no thread_settings_applied among the events %v", l.Metadata["events"])
 	}
-	if p := l.Prompts[0]; p.Role != HarnessRole || !strings.HasPrefix(p.Content, "<skills_instructions>") || promptMeta(l, 0)["harness"] != "skills" || promptMeta(l, 0)["role"] != "developer" {
+	if p := l.Prompts[0]; p.Role != importer.HarnessRole || !strings.HasPrefix(p.Content, "<skills_instructions>") || promptMeta(l, 0)["harness"] != "skills" || promptMeta(l, 0)["role"] != "developer" {
 		t.Errorf("the developer message: %+v %v", p, promptMeta(l, 0))
 	}
 	if !strings.HasPrefix(l.SystemPrompt, "You are Codex") {
@@ -115,7 +118,7 @@ func TestCodex0169MCP(t *testing.T) {
 	}{{"mcp__calc__add", "\nOutput:\n5", false}, {"mcp__calc__div", "\nOutput:\ndivision by zero", true}}
 	var calls int
 	for _, s := range l.Steps {
-		if s.Type != ToolCall {
+		if s.Type != importer.ToolCall {
 			continue
 		}
 		if calls >= len(want) {
@@ -162,7 +165,7 @@ func TestCodexDeveloperMixed(t *testing.T) {
 {"timestamp":"2026-11-01T10:00:01Z","type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"Be brief."},{"type":"input_text","text":"<permissions instructions>\nx\n</permissions instructions>"}]}}
 {"timestamp":"2026-11-01T10:00:02Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}
 `)
-	out, rep, err := Import(Codex, data, Options{Name: "r.jsonl"})
+	out, rep, err := formats.Import(codex.Name, data, importer.Options{Name: "r.jsonl"})
 	if err != nil {
 		t.Fatal(err)
 	}

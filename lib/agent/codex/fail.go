@@ -1,10 +1,12 @@
-package importer
+package codex
 
 import (
 	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctx-tools/ctx/lib/importer"
 )
 
 // How Codex says a tool call failed. A rollout's function_call_output
@@ -91,7 +93,7 @@ func codexFailure(text string) (failed bool, exitCode gjson.Result, msg string) 
 			return false, gjson.Result{}, ""
 		}
 		for _, p := range []string{"Exit code: ", "Process exited with code "} {
-			if n, ok := strings.CutPrefix(line, p); ok && IsDigits(strings.TrimPrefix(n, "-")) {
+			if n, ok := strings.CutPrefix(line, p); ok && importer.IsDigits(strings.TrimPrefix(n, "-")) {
 				code = gjson.Parse(n)
 			}
 		}
@@ -152,7 +154,7 @@ func exitCodeIn(text string) gjson.Result {
 		for end < len(n) && (n[end] >= '0' && n[end] <= '9' || end == 0 && n[end] == '-') {
 			end++
 		}
-		if end > 0 && IsDigits(strings.TrimPrefix(n[:end], "-")) {
+		if end > 0 && importer.IsDigits(strings.TrimPrefix(n[:end], "-")) {
 			return gjson.Parse(n[:end])
 		}
 	}

@@ -1,10 +1,14 @@
-package importer
+package codex_test
 
 import (
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ctx-tools/ctx/lib/agent/codex"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
 )
 
 // Codex's turn lifecycle events (task_started, task_complete: the turn's
@@ -26,7 +30,7 @@ func TestCodexEvents(t *testing.T) {
 		`{"timestamp":"2026-01-01T00:00:05Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"t1","last_agent_message":"hello","duration_ms":4000}}`,
 		`{"timestamp":"2026-01-01T00:00:06Z","type":"event_msg","payload":{"type":"some_future_event","x":1}}`,
 	}
-	out, rep, err := Import(Codex, []byte(strings.Join(lines, "\n")+"\n"), Options{})
+	out, rep, err := formats.Import(codex.Name, []byte(strings.Join(lines, "\n")+"\n"), importer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
