@@ -77,7 +77,7 @@ func (c *codexShell) Run(ctx context.Context, call *replay.Call, out io.Writer) 
 	if err != nil {
 		return err
 	}
-	b, err := codexRead(call, dir, stages)
+	b, err := replayRead(call, dir, stages)
 	if err != nil {
 		return err
 	}
@@ -175,9 +175,9 @@ func isShell(prog string) bool {
 	return false
 }
 
-// codexRead prints what a read-only command (one simple command, or the
+// replayRead prints what a read-only command (one simple command, or the
 // stages of a pipeline ParseRead reads) prints when run in dir.
-func codexRead(call *replay.Call, dir string, stages [][]string) ([]byte, error) {
+func replayRead(call *replay.Call, dir string, stages [][]string) ([]byte, error) {
 	ws := call.Workspace
 	argv := stages[0]
 	prog, args := argv[0], argv[1:]

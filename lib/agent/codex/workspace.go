@@ -7,7 +7,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/ctx-tools/ctx/lib/agent/codex"
 	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/replay/render"
@@ -16,7 +15,7 @@ import (
 // codexWorkspaceReader reads a Codex rollout's shell calls and apply_patch
 // calls, in order: a plain `cat FILE` that succeeded shows the whole file
 // (an input), a plain read of part of it (sed -n 'A,Bp', head, nl -ba,
-// nl -ba | sed -n) the lines it printed (a partial input; codexRead), a
+// nl -ba | sed -n) the lines it printed (a partial input; recordRead), a
 // file an apply_patch deleted the content its FileChange item gives
 // (fileChange), and an apply_patch applied to files whose content is
 // known gives their final content (outputs). Paths are relative to root, the session's
@@ -139,7 +138,7 @@ func isShellName(prog string) bool {
 }
 
 // codexResult reads the result of a call: a successful apply_patch's
-// changes, or what a plain read showed (codexRead).
+// changes, or what a plain read showed (recordRead).
 func codexResult(w *importer.Workspace, name, workdir string, argv []string, script, patch string, result []byte) {
 	out, exit, short := render.CodexResult(result)
 	failed := exit != "" && exit != "0"
@@ -161,16 +160,16 @@ func codexResult(w *importer.Workspace, name, workdir string, argv []string, scr
 		w.ApplyPatch(patch, dir)
 		return
 	}
-	codexRead(w, argv, script, dir, exit, short, out)
+	recordRead(w, argv, script, dir, exit, short, out)
 }
 
-// codexRead records what a plain read of a file (codex.ParseRead:
+// recordRead records what a plain read of a file (ParseRead:
 // cat, sed -n 'A,Bp', head, nl -ba, nl -ba | sed -n) that exited 0
 // showed: the whole file when the output is all of it byte for byte,
 // else the lines it printed, as a partial input. A command of one of
 // those programs that is not such a read, failed, or whose output Codex
 // shortened is named as skipped.
-func codexRead(w *importer.Workspace, argv []string, script, dir, exit string, short bool, out []byte) {
+func recordRead(w *importer.Workspace, argv []string, script, dir, exit string, short bool, out []byte) {
 	stages := [][]string{argv}
 	shown := strings.Join(argv, " ")
 	if script != "" {
@@ -191,7 +190,7 @@ func codexRead(w *importer.Workspace, argv []string, script, dir, exit string, s
 	if len(stages[0]) == 0 || !isReadProgram(stages[0][0]) {
 		return
 	}
-	r, err := codex.ParseRead(stages)
+	r, err := ParseRead(stages)
 	if err != nil {
 		w.Skipf("command %q: %v; what it printed is not recorded", shown, err)
 		return
