@@ -231,8 +231,9 @@ func (e *layoutEndpoint) pushManifest(ctx context.Context, desc ocispec.Descript
 	if err := e.readIndex(); err != nil {
 		return err
 	}
-	ms := retag(e.index.Manifests, desc, tags)
-	return e.writeIndex(ocispec.Index{Manifests: ms, Annotations: e.index.Annotations})
+	index := e.index
+	index.Manifests = retag(index.Manifests, desc, tags)
+	return e.writeIndex(index)
 }
 
 // retag returns the index entries ms with desc listed under each tag (an
