@@ -29,16 +29,15 @@
 #                                            anchor: the same push to an
 #                                            empty layout
 #
-# CASES names the cases to run (default: all of the above), each with its
-# anchor. BEFORE=DIR runs the ctx-log cases (log-20, log, where) a second
-# time, right after, with DIR/ctx-log (a build from before a change), and
-# prints both; each binary has its own cache directory, filled by the
-# untimed run.
+# CASES (default: all of them) names the cases to run, each with its
+# anchor. BEFORE=REV also builds the tools at git revision REV and runs
+# each case with them right after, as CASE@before (a push with them
+# pushes the same sessions to a copy of the same layout).
 #
 #   scripts/bench-year.sh                 # SCALE=1 RUNS=5
 #   SCALE=0.05 RUNS=3 scripts/bench-year.sh
 #   REST=400 scripts/bench-year.sh        # a remote of 400 sessions
-#   CASES="log-20 log where" BEFORE=/tmp/old scripts/bench-year.sh
+#   CASES="fsck push" BEFORE=main scripts/bench-year.sh
 set -euo pipefail
 export CGO_ENABLED=0
 SCALE=${SCALE:-1}
@@ -46,6 +45,15 @@ RUNS=${RUNS:-5}
 DIR=${CTX_BENCH_DIR:-${TMPDIR:-/tmp}/ctx-bench-year}
 CASES=${CASES:-log-20 log where blame gc fsck grep push}
 BEFORE=${BEFORE:-}
+for c in $CASES; do
+	case $c in
+	log-20 | log | where | blame | gc | fsck | grep | push) ;;
+	*)
+		echo "bench-year: unknown case $c (log-20 log where blame gc fsck grep push)" >&2
+		exit 3
+		;;
+	esac
+done
 want() { [[ " $CASES " == *" $1 "* ]]; }
 
 cd "$(dirname "$0")/.."
@@ -56,6 +64,11 @@ bin=$work/bin
 go build -o "$bin/" ./cmd/ctx-log ./cmd/ctx-blame ./cmd/ctx-gc ./cmd/ctx-verify ./cmd/ctx-push ./cmd/ctx-redact ./cmd/ctx-grep ./scripts/genstore
 mkdir -p "$work/empty" && printf 'package main\n\nfunc main() {}\n' >"$work/empty/main.go"
 (cd "$work/empty" && go mod init empty >/dev/null 2>&1 && go build -o "$bin/empty" .)
+if [ -n "$BEFORE" ]; then
+	mkdir -p "$work/before/src"
+	git archive "$BEFORE" | tar -x -C "$work/before/src"
+	(cd "$work/before/src" && go build -o "$work/before/bin/" ./cmd/ctx-log ./cmd/ctx-blame ./cmd/ctx-gc ./cmd/ctx-verify ./cmd/ctx-push ./cmd/ctx-redact ./cmd/ctx-grep)
+fi
 PATH="$bin:$PATH"
 
 if [ "$(cat "$DIR/scale" 2>/dev/null)" != "$SCALE" ] || [ ! -s "$DIR/sessions.txt" ]; then
@@ -76,11 +89,6 @@ bytes=$(du -sb "$store/objects" | cut -f1)
 # The manifests are the objects named by the packs/ entries.
 ls "$store/packs" | sed "s|^\(..\)\(.*\)|$store/objects/\1/\2|" >"$work/manifests.txt"
 xargs cat <"$work/objects.txt" >/dev/null # warm
-if [ -n "$BEFORE" ]; then
-	cp "$BEFORE/ctx-log" "$bin/ctx-log-before"
-fi
-# The BEFORE ctx-log, with its own cache directory.
-before=(env "XDG_CACHE_HOME=$work/cache-before" ctx-log-before)
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -110,45 +118,54 @@ run() {
 	WALL[$name]=$(cut -d' ' -f1 "$work/t" | median)
 	CPU[$name]=$(cut -d' ' -f2 "$work/t" | median)
 	RSS[$name]=$(cut -d' ' -f3 "$work/t" | sort -n | tail -1)
-	printf '%-8s %9s ms  cpu %8s ms  peak %5s MiB   %s\n' "$name" "${WALL[$name]}" "${CPU[$name]}" "${RSS[$name]}" "$*" | cut -c1-160
+	printf '%-12s %9s ms  cpu %8s ms  peak %5s MiB   %s\n' "$name" "${WALL[$name]}" "${CPU[$name]}" "${RSS[$name]}" "$*" | cut -c1-160
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+# tool NAME CMD...: run NAME, then NAME@before with BEFORE's tools and
+# a cache of their own.
+tool() {
+	local name=$1
+	shift
+	run "$name" "$@"
+	if [ -n "$BEFORE" ]; then
+		run "$name@before" env PATH="$work/before/bin:$PATH" XDG_CACHE_HOME="$work/cache-before" "$@"
+	fi
+}
 
 echo "store: $DIR: $sessions sessions, $packs packs, $objects objects, $((bytes >> 20)) MiB of objects"
 echo "$RUNS runs per case, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
-where='metadata.session.cwd=="/home/dev/projects/service"'
 if want log-20; then
 	run empty empty
-	run log-20 ctx-log -n 20
-	[ -z "$BEFORE" ] || run log-20-before "${before[@]}" -n 20
+	tool log-20 ctx-log -n 20
 fi
 if want log; then
 	run cat-entries sh -c "cd '$store/packs' && cat * "
-	run log ctx-log
-	[ -z "$BEFORE" ] || run log-before "${before[@]}"
+	tool log ctx-log
 fi
 if want where || want gc; then
 	run cat-manifests sh -c "xargs cat <'$work/manifests.txt'"
 fi
 if want where; then
-	run where ctx-log --where "$where" -n 1000000
-	[ -z "$BEFORE" ] || run where-before "${before[@]}" --where "$where" -n 1000000
+	tool where ctx-log --where 'metadata.session.cwd=="/home/dev/projects/service"' -n 1000000
 fi
 if want blame; then
 	cd "$DIR/repo"
 	ctx-blame internal/api/routes.go >/dev/null # fills the cache
-	run blame ctx-blame internal/api/routes.go
+	[ -z "$BEFORE" ] || XDG_CACHE_HOME="$work/cache-before" "$work/before/bin/ctx-blame" internal/api/routes.go >/dev/null
+	tool blame ctx-blame internal/api/routes.go
 	run git-blame git blame internal/api/routes.go
 	cd "$root"
 fi
-want gc && run gc ctx-gc -n
+if want gc; then
+	tool gc ctx-gc -n
+fi
 if want fsck; then
-	run fsck ctx-verify --fsck
+	tool fsck ctx-verify --fsck
 	run sha256sum sh -c "xargs -P $(nproc) -n 2000 sha256sum <'$work/objects.txt'"
 fi
 if want grep; then
-	run grep ctx-grep -F 'panic: deadline exceeded after'
+	tool grep ctx-grep -F 'panic: deadline exceeded after'
 	run rg rg -F -j "$(nproc)" -c 'panic: deadline exceeded after' "$store/objects"
 fi
 
@@ -161,52 +178,59 @@ if want push; then
 	t0=$(date +%s)
 	ctx-push --allow-secrets --jobs 4 "oci-layout:$work/layout" <"$work/rest.txt" >/dev/null
 	echo "filled the layout with $(wc -l <"$work/rest.txt") packs in $(($(date +%s) - t0)) s: $(du -sh "$work/layout" | cut -f1)"
+	if [ -n "$BEFORE" ]; then
+		# The same layout for the same pushes: blobs are never written
+		# in place, index.json may be.
+		cp -al "$work/layout" "$work/layout-before"
+		cp --remove-destination "$work/layout/index.json" "$work/layout-before/index.json"
+		cp "$work/new.txt" "$work/new-before.txt"
+	fi
 	# Each timed push is a session never pushed: run() runs its command
 	# once untimed, then RUNS times, so new.txt holds RUNS + 1 of them.
-	cat >"$work/push.sh" <<-'SH'
+	cat >"$work/push.sh" <<'SH'
 #!/bin/sh
-	# push.sh LIST LAYOUT: push the next pack of LIST (one per call) to LAYOUT.
-	n=$(cat "$1.n" 2>/dev/null || echo 0)
-	n=$((n + 1))
-	echo "$n" >"$1.n"
-	exec ctx-push "oci-layout:$2" "$(sed -n "${n}p" "$1")"
-	SH
+# push.sh LIST LAYOUT: push the next pack of LIST (one per call) to LAYOUT.
+n=$(cat "$1.n" 2>/dev/null || echo 0)
+n=$((n + 1))
+echo "$n" >"$1.n"
+exec ctx-push "oci-layout:$2" "$(sed -n "${n}p" "$1")"
+SH
 	chmod +x "$work/push.sh"
 	run push "$work/push.sh" "$work/new.txt" "$work/layout"
+	if [ -n "$BEFORE" ]; then
+		run push@before env PATH="$work/before/bin:$PATH" XDG_CACHE_HOME="$work/cache-before" "$work/push.sh" "$work/new-before.txt" "$work/layout-before"
+	fi
 	cp "$work/new.txt" "$work/new-empty.txt"
-	cat >"$work/push-empty.sh" <<-'SH'
+	cat >"$work/push-empty.sh" <<'SH'
 #!/bin/sh
-	# push-empty.sh LIST DIR: push the next pack of LIST to a new empty layout.
-	n=$(cat "$1.n" 2>/dev/null || echo 0)
-	n=$((n + 1))
-	echo "$n" >"$1.n"
-	rm -rf "$2" && mkdir -p "$2"
-	exec ctx-push "oci-layout:$2/layout" "$(sed -n "${n}p" "$1")"
-	SH
+# push-empty.sh LIST DIR: push the next pack of LIST to a new empty layout.
+n=$(cat "$1.n" 2>/dev/null || echo 0)
+n=$((n + 1))
+echo "$n" >"$1.n"
+rm -rf "$2" && mkdir -p "$2"
+exec ctx-push "oci-layout:$2/layout" "$(sed -n "${n}p" "$1")"
+SH
 	chmod +x "$work/push-empty.sh"
 	rm -rf "$work/cache"
 	run push-empty "$work/push-empty.sh" "$work/new-empty.txt" "$work/empty-layout"
 fi
-
 echo
-echo "case      wall ms   cpu ms   target      ratio to its anchor (wall, same run)   peak MiB (≤ 300)"
+echo "case         wall ms   cpu ms   target      ratio to its anchor (wall, same run)   peak MiB (≤ 300)"
 row() {
+	want "${1%@before}" || return 0
 	printf '%-12s %7s  %7s   %-10s  %-38s %5s\n' "$1" "${WALL[$1]}" "${CPU[$1]}" "$2" "$3" "${RSS[$1]}"
 }
-# beforerow NAME ANCHOR WHAT: NAME run with the BEFORE binary, if it was.
-beforerow() {
-	want "$1" && [ -n "$BEFORE" ] || return 0
-	row "$1-before" "" "$(ratio "${WALL[$1-before]}" "${WALL[$2]}") × $3; after/before CPU $(ratio "${CPU[$1]}" "${CPU[$1-before]}")"
+rows() {
+	local v=$1
+	row "log-20$v" "≤ 30" "$(ratio "${WALL[log-20$v]:-0}" "${WALL[empty]:-0}") × an empty Go program"
+	row "log$v" "≤ 500" "$(ratio "${WALL[log$v]:-0}" "${WALL[cat-entries]:-0}") × cat of the packs/ entries"
+	row "where$v" "≤ 2000" "$(ratio "${WALL[where$v]:-0}" "${WALL[cat-manifests]:-0}") × cat of the manifests"
+	row "blame$v" "≤ 200" "$(ratio "${WALL[blame$v]:-0}" "${WALL[git-blame]:-0}") × git blame"
+	row "gc$v" "≤ 10000" "$(ratio "${WALL[gc$v]:-0}" "${WALL[cat-manifests]:-0}") × cat of the manifests"
+	row "fsck$v" "≥ 80 %" "$(ratio "${WALL[sha256sum]:-0}" "${WALL[fsck$v]:-0}") of sha256sum's throughput"
+	row "grep$v" "report" "$(ratio "${WALL[grep$v]:-0}" "${WALL[rg]:-0}") × rg"
+	row "push$v" "≤ 1000" "$(ratio "${WALL[push$v]:-0}" "${WALL[push-empty]:-0}") × the push to an empty layout"
 }
-want log-20 && row log-20 "≤ 30" "$(ratio "${WALL[log-20]}" "${WALL[empty]}") × an empty Go program"
-beforerow log-20 empty "an empty Go program"
-want log && row log "≤ 500" "$(ratio "${WALL[log]}" "${WALL[cat-entries]}") × cat of the packs/ entries"
-beforerow log cat-entries "cat of the packs/ entries"
-want where && row where "≤ 2000" "$(ratio "${WALL[where]}" "${WALL[cat-manifests]}") × cat of the manifests"
-beforerow where cat-manifests "cat of the manifests"
-want blame && row blame "≤ 200" "$(ratio "${WALL[blame]}" "${WALL[git-blame]}") × git blame"
-want gc && row gc "≤ 10000" "$(ratio "${WALL[gc]}" "${WALL[cat-manifests]}") × cat of the manifests"
-want fsck && row fsck "≥ 80 %" "$(ratio "${WALL[sha256sum]}" "${WALL[fsck]}") of sha256sum's throughput"
-want grep && row grep "report" "$(ratio "${WALL[grep]}" "${WALL[rg]}") × rg"
-want push && row push "≤ 1000" "$(ratio "${WALL[push]}" "${WALL[push-empty]}") × the push to an empty layout"
+rows ""
+[ -z "$BEFORE" ] || rows @before
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -32,5 +32,8 @@
 //	     refs/….lock): an interrupted write, or one still in flight; safe
 //	     to delete when no ctx command is running
 //
-// Hashing, the dominant cost, runs on as many workers as GOMAXPROCS.
+// Hashing, the dominant cost, runs on as many workers as GOMAXPROCS. Each
+// object is read and hashed once: the objects pass leaves the manifests
+// of the packs packs/ lists to the packs pass, which hashes each as it
+// reads it to parse.
 package fsck

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -65,12 +66,20 @@ func Store(s *store.Store, opt Options) (*Report, error) {
 			c.violate(RuleLayout, d, "directory is missing")
 		}
 	}
+	if have[store.PacksDir] {
+		// The manifests are most of a store's bytes: the objects pass
+		// leaves them to the packs pass, which hashes each as it reads
+		// it to parse, so that each is read and hashed once.
+		c.manifests = c.listManifests()
+	}
 	if have[store.ObjectsDir] {
 		c.checkObjects()
 	}
 	if have[store.PacksDir] {
 		c.checkPacks()
 	}
+	// Manifests whose packs/ entries went away since the listing.
+	c.verify(c.deferred)
 	if have[store.RefsDir] {
 		c.checkRefs()
 	}
@@ -97,8 +106,7 @@ func Pack(s *store.Store, d digest.Digest, opt Options) (*Report, error) {
 		}
 		c.violate(RuleEntry, rel, "is missing: the manifest object exists but the pack was never finalized")
 	}
-	c.verify([]digest.Digest{d})
-	if m := c.manifest(d, rel); m != nil {
+	if m := c.manifest(newWorker(), d, rel); m != nil {
 		c.verify(m.Refs())
 		c.checkPack(d, rel, m, entry, err == nil)
 	}
@@ -118,6 +126,13 @@ type checker struct {
 	packs      int
 	refCount   int
 	state      map[digest.Digest]bool // hashed objects: true if intact
+	// busy are the objects a worker is hashing: another that needs one
+	// waits for the channel to close rather than hash it again.
+	busy map[digest.Digest]chan struct{}
+	// manifests are the packs listed before the objects pass, which
+	// leaves their manifest objects (deferred) to the packs pass.
+	manifests map[digest.Digest]bool
+	deferred  []digest.Digest
 }
 
 func newChecker(s *store.Store, opt Options) *checker {
@@ -125,7 +140,7 @@ func newChecker(s *store.Store, opt Options) *checker {
 	if w <= 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return &checker{s: s, workers: w, prog: opt.Progress, state: map[digest.Digest]bool{}}
+	return &checker{s: s, workers: w, prog: opt.Progress, state: map[digest.Digest]bool{}, busy: map[digest.Digest]chan struct{}{}}
 }
 
 func (c *checker) report(pack digest.Digest) *Report {
@@ -235,11 +250,17 @@ func (c *checker) checkObjects() {
 
 // worker holds one hashing goroutine's reusable state.
 type worker struct {
-	buf   []byte
-	h     hash.Hash
-	state map[digest.Digest]bool
-	objs  int
-	bytes int64
+	buf      []byte
+	h        hash.Hash
+	state    map[digest.Digest]bool
+	objs     int
+	bytes    int64
+	deferred []digest.Digest // manifest objects left to the packs pass
+	manifest []byte          // the last manifest read, reused
+}
+
+func newWorker() *worker {
+	return &worker{buf: make([]byte, 256<<10), h: sha256.New(), state: map[digest.Digest]bool{}}
 }
 
 // parallel runs task(0…n-1) on c.workers goroutines, then merges what
@@ -249,7 +270,7 @@ func (c *checker) parallel(n int, task func(w *worker, i int)) {
 	var wg sync.WaitGroup
 	for range min(c.workers, n) {
 		wg.Go(func() {
-			w := &worker{buf: make([]byte, 256<<10), h: sha256.New(), state: map[digest.Digest]bool{}}
+			w := newWorker()
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n {
@@ -270,6 +291,8 @@ func (c *checker) merge(w *worker) {
 		c.state[d] = ok
 	}
 	clear(w.state)
+	c.deferred = append(c.deferred, w.deferred...)
+	w.deferred = w.deferred[:0]
 	c.objects += w.objs
 	c.bytes += w.bytes
 	w.objs, w.bytes = 0, 0
@@ -295,6 +318,10 @@ func (c *checker) fanout(w *worker, fan string) {
 		if !c.wantFile(rel, e) {
 			// Present but unusable: references to it are not dangling.
 			w.state[d] = false
+			continue
+		}
+		if c.manifests[d] {
+			w.deferred = append(w.deferred, d)
 			continue
 		}
 		c.hashObject(w, d, rel)
@@ -345,36 +372,100 @@ type onlyReader struct{ io.Reader }
 // absent stays out of c.state, which is how references find it missing.
 func (c *checker) verify(ds []digest.Digest) {
 	var todo []digest.Digest
+	var wait []chan struct{}
 	c.mu.Lock()
 	for _, d := range ds {
-		if _, done := c.state[d]; !done {
-			todo = append(todo, d)
+		if _, done := c.state[d]; done {
+			continue
 		}
+		if ch, ok := c.busy[d]; ok {
+			wait = append(wait, ch)
+			continue
+		}
+		c.busy[d] = make(chan struct{})
+		todo = append(todo, d)
 	}
 	c.mu.Unlock()
 	c.parallel(len(todo), func(w *worker, i int) {
 		d := todo[i]
 		rel := store.ObjectRel(d)
-		fi, err := os.Lstat(c.s.Abs(rel))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return
-		case err != nil:
-			c.violate(RuleObject, rel, "cannot be read: %s", ioMessage(err))
-			w.state[d] = false
-		case !fi.Mode().IsRegular():
-			c.violate(RuleFileType, rel, "%s", store.DescribeMode(fi.Mode().Type()))
-			w.state[d] = false
-		default:
+		if _, ok := c.lstatObject(w, d, rel); ok {
 			c.hashObject(w, d, rel)
 		}
 	})
+	c.release(todo...)
+	for _, ch := range wait {
+		<-ch
+	}
 }
 
-// manifest returns the parsed manifest of pack d, whose object must have
-// been hashed, or nil after reporting why there is none.
-func (c *checker) manifest(d digest.Digest, rel string) *manifest.Manifest {
+// claim reports whether the caller is to hash object d: it was neither
+// hashed nor being hashed. Otherwise it waits for the worker hashing it.
+// A claim is ended by release, after the outcome is in c.state.
+func (c *checker) claim(d digest.Digest) bool {
+	c.mu.Lock()
+	if _, done := c.state[d]; done {
+		c.mu.Unlock()
+		return false
+	}
+	if ch, ok := c.busy[d]; ok {
+		c.mu.Unlock()
+		<-ch
+		return false
+	}
+	c.busy[d] = make(chan struct{})
+	c.mu.Unlock()
+	return true
+}
+
+func (c *checker) release(ds ...digest.Digest) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, d := range ds {
+		close(c.busy[d])
+		delete(c.busy, d)
+	}
+}
+
+// lstatObject returns the file of object d when it is a regular file;
+// one that is absent stays out of w.state, which is how references find
+// it missing.
+func (c *checker) lstatObject(w *worker, d digest.Digest, rel string) (fs.FileInfo, bool) {
+	fi, err := os.Lstat(c.s.Abs(rel))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false
+	case err != nil:
+		c.violate(RuleObject, rel, "cannot be read: %s", ioMessage(err))
+		w.state[d] = false
+		return nil, false
+	case !fi.Mode().IsRegular():
+		c.violate(RuleFileType, rel, "%s", store.DescribeMode(fi.Mode().Type()))
+		w.state[d] = false
+		return nil, false
+	}
+	return fi, true
+}
+
+// manifest returns the parsed manifest of pack d, or nil after
+// reporting why there is none. Its object is hashed as it is read, unless
+// it was hashed before (then it is read and hashed again, so that what is
+// parsed is what was verified).
+func (c *checker) manifest(w *worker, d digest.Digest, rel string) *manifest.Manifest {
 	obj := store.ObjectRel(d)
+	var b []byte
+	var readErr error
+	if c.claim(d) {
+		b, readErr = c.readManifest(w, d, obj)
+		c.merge(w)
+		c.release(d)
+	} else if intact, _ := c.known(d); intact {
+		b, readErr = store.ReadFile(c.s.Abs(obj), store.MaxObjectInMemory)
+		if readErr == nil && digest.Of(b) != d {
+			c.violate(RuleManifest, rel, "manifest object %s is corrupt", obj)
+			return nil
+		}
+	}
 	intact, seen := c.known(d)
 	switch {
 	case !seen:
@@ -383,14 +474,8 @@ func (c *checker) manifest(d digest.Digest, rel string) *manifest.Manifest {
 	case !intact:
 		c.violate(RuleManifest, rel, "manifest object %s is corrupt", obj)
 		return nil
-	}
-	b, err := store.ReadFile(c.s.Abs(obj), store.MaxObjectInMemory)
-	if err != nil {
-		c.violate(RuleManifest, rel, "manifest object %s cannot be read: %s", obj, ioMessage(err))
-		return nil
-	}
-	if digest.Of(b) != d {
-		c.violate(RuleManifest, rel, "manifest object %s is corrupt", obj)
+	case readErr != nil:
+		c.violate(RuleManifest, rel, "manifest object %s cannot be read: %s", obj, ioMessage(readErr))
 		return nil
 	}
 	m, err := manifest.Parse(b)
@@ -400,6 +485,64 @@ func (c *checker) manifest(d digest.Digest, rel string) *manifest.Manifest {
 	}
 	m.Hash = d
 	return m
+}
+
+// readManifest reads the manifest object d at rel whole into w.manifest,
+// hashing it as it goes, and records in w.state whether it is intact. An
+// object too large to read into memory is hashed as a stream; the error
+// says why it was not read.
+func (c *checker) readManifest(w *worker, d digest.Digest, rel string) ([]byte, error) {
+	fi, ok := c.lstatObject(w, d, rel)
+	if !ok {
+		return nil, nil
+	}
+	if max := store.MaxObjectInMemory; fi.Size() > max {
+		c.hashObject(w, d, rel)
+		return nil, fmt.Errorf("it is %d bytes, more than the %d read into memory", fi.Size(), max)
+	}
+	f, _, err := store.OpenFile(c.s.Abs(rel))
+	if err != nil {
+		c.violate(RuleObject, rel, "cannot be read: %s", ioMessage(err))
+		w.state[d] = false
+		return nil, nil
+	}
+	defer f.Close()
+	// Each chunk is hashed as soon as it is read, while in the cache.
+	b := w.manifest[:0]
+	w.h.Reset()
+	for {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, max(int(fi.Size())+1-len(b), len(w.buf)))
+		}
+		n, err := f.Read(b[len(b):min(cap(b), len(b)+len(w.buf))])
+		w.h.Write(b[len(b) : len(b)+n])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err == nil && int64(len(b)) > store.MaxObjectInMemory {
+			err = fmt.Errorf("it grew beyond the %d bytes read into memory", store.MaxObjectInMemory)
+		}
+		if err != nil {
+			w.objs++
+			w.bytes += int64(len(b))
+			c.violate(RuleObject, rel, "cannot be read: %s", ioMessage(err))
+			w.state[d] = false
+			return nil, nil
+		}
+	}
+	w.manifest = b
+	w.objs++
+	w.bytes += int64(len(b))
+	var got digest.Digest
+	w.h.Sum(got[:0])
+	if got != d {
+		c.violate(RuleObject, rel, "content hashes to %s, not to its name", got)
+		w.state[d] = false
+		return nil, nil
+	}
+	w.state[d] = true
+	return b, nil
 }
 
 func (c *checker) readEntry(rel string) ([]byte, error) {
@@ -548,20 +691,36 @@ func (c *checker) checkPacks() {
 	}
 	c.packs += len(names)
 	// One pack per worker at a time: the manifests of a large store are
-	// gigabytes to read, hash again and parse.
-	c.parallel(len(names), func(_ *worker, i int) { c.checkPackEntry(names[i]) })
+	// gigabytes to read, hash and parse.
+	c.parallel(len(names), func(w *worker, i int) { c.checkPackEntry(w, names[i]) })
+}
+
+// listManifests returns the packs packs/ lists. It reports nothing:
+// checkPacks lists the directory again and says what is wrong with it.
+func (c *checker) listManifests() map[digest.Digest]bool {
+	ents, err := os.ReadDir(c.s.Abs(store.PacksDir))
+	if err != nil {
+		return nil
+	}
+	ms := make(map[digest.Digest]bool, len(ents))
+	for _, e := range ents {
+		if name := e.Name(); len(name) == digest.HexSize && isLowerHex(name) {
+			d, _ := digest.Parse(name)
+			ms[d] = true
+		}
+	}
+	return ms
 }
 
 // checkPackEntry checks the pack of the packs/ entry name.
-func (c *checker) checkPackEntry(name string) {
+func (c *checker) checkPackEntry(w *worker, name string) {
 	rel := store.PacksDir + "/" + name
 	d, _ := digest.Parse(name)
 	entry, err := c.readEntry(rel)
 	// A pack finalized after objects/ was listed has objects the
 	// listing missed; they were durable before its entry appeared, so
 	// look for them now rather than call them missing.
-	c.verify([]digest.Digest{d})
-	if m := c.manifest(d, rel); m != nil {
+	if m := c.manifest(w, d, rel); m != nil {
 		c.verify(m.Refs())
 		c.checkPack(d, rel, m, entry, err == nil)
 	} else if err == nil {

@@ -467,3 +467,119 @@ func BenchmarkStore(b *testing.B) {
 		}
 	}
 }
+
+// TestManifestsHashedOnce checks that the objects pass leaves the
+// manifests to the packs pass, which hashes each as it reads it to parse:
+// each object is hashed once, and a corrupt manifest among many intact
+// ones is still both a corrupt object and a corrupt manifest.
+func TestManifestsHashedOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var ms []*manifest.Manifest
+	for i := range 20 {
+		ms = append(ms, commitPack(t, f.s, i))
+	}
+	rel := objRel(ms[7].Hash)
+	b, _ := os.ReadFile(f.s.Path(filepath.FromSlash(rel)))
+	bad := bytes.Replace(b, []byte(`"in.txt"`), []byte(`"in.txx"`), 1)
+	overwrite(t, f.s, rel, bad)
+	var total int64
+	ds, _ := f.s.Objects("")
+	for _, d := range ds {
+		n, _ := f.s.Size(d)
+		total += n
+	}
+
+	c := newChecker(f.s, Options{Workers: 3})
+	c.manifests = c.listManifests()
+	c.checkObjects()
+	for _, m := range append(ms, f.parent, f.child) {
+		if _, seen := c.known(m.Hash); seen {
+			t.Fatalf("the objects pass hashed manifest %s", m.Hash)
+		}
+	}
+	if c.objects != len(ds)-22 {
+		t.Errorf("objects pass hashed %d objects, want the %d that are not manifests", c.objects, len(ds)-22)
+	}
+	c.checkPacks()
+	c.verify(c.deferred)
+	r := c.report(digest.Digest{})
+	if r.Objects != len(ds) || r.Bytes != total {
+		t.Errorf("hashed %d objects, %d bytes; want each of the %d objects (%d bytes) once", r.Objects, r.Bytes, len(ds), total)
+	}
+	wantViolations(t, r.Violations,
+		Violation{RuleObject, rel, "content hashes to " + digest.Of(bad).String() + ", not to its name"},
+		Violation{RuleManifest, "packs/" + ms[7].Hash.Hex(), "manifest object " + rel + " is corrupt"},
+	)
+	r.Refs = 2 // the passes above leave refs/ out
+	if r2 := verifyStore(t, f.s); !bytes.Equal(r2.JSON(), r.JSON()) {
+		t.Errorf("Store gives\n%s\nthe passes gave\n%s", r2.JSON(), r.JSON())
+	}
+}
+
+// TestManifestAlsoReferenced checks a corrupt manifest that another pack
+// references as an object: whichever worker hashes it first, it is
+// reported once and counted once.
+func TestManifestAlsoReferenced(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b, err := os.ReadFile(f.s.ObjectPath(f.parent.Hash))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		m := &manifest.Manifest{
+			Version: manifest.Version, Created: "2026-02-12T09:00:00Z",
+			Model:   manifest.Model{Identifier: "m"},
+			Prompts: []manifest.Prompt{},
+			Inputs:  []manifest.File{{Name: fmt.Sprintf("parent-%d.json", i), ContentRef: f.parent.Hash, Size: int64(len(b))}},
+			Steps:   []manifest.Step{},
+			Outputs: []manifest.Output{},
+		}
+		if _, _, err := manifest.Commit(f.s, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel := objRel(f.parent.Hash)
+	bad := bytes.Replace(b, []byte("gpt-4o"), []byte("gpt-5o"), 1)
+	overwrite(t, f.s, rel, bad)
+	ds, _ := f.s.Objects("")
+	for _, workers := range []int{1, 2, 8} {
+		r, err := Store(f.s, Options{Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantViolations(t, r.Violations,
+			Violation{RuleObject, rel, "content hashes to " + digest.Of(bad).String() + ", not to its name"},
+			Violation{RuleManifest, "packs/" + f.parent.Hash.Hex(), "manifest object " + rel + " is corrupt"},
+		)
+		if r.Objects != len(ds) {
+			t.Errorf("workers=%d: hashed %d objects, want %d", workers, r.Objects, len(ds))
+		}
+	}
+}
+
+// TestManifestTooLargeToRead checks a manifest larger than what is read
+// into memory: hashed as a stream (intact), and reported as unread.
+func TestManifestTooLargeToRead(t *testing.T) {
+	f := newFixture(t)
+	// The larger of the two manifests.
+	big := f.child.Hash
+	b, err := os.ReadFile(f.s.ObjectPath(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := os.ReadFile(f.s.ObjectPath(f.parent.Hash)); len(p) > len(b) {
+		big, b = f.parent.Hash, p
+	}
+	defer func(max int64) { store.MaxObjectInMemory = max }(store.MaxObjectInMemory)
+	store.MaxObjectInMemory = int64(len(b)) - 1
+	r := verifyStore(t, f.s)
+	rel := objRel(big)
+	wantViolations(t, r.Violations,
+		Violation{RuleManifest, "packs/" + big.Hex(), fmt.Sprintf("manifest object %s cannot be read: it is %d bytes, more than the %d read into memory", rel, len(b), len(b)-1)},
+	)
+	if r.Objects != f.nObjects || r.Bytes != f.nBytes {
+		t.Errorf("hashed %d objects, %d bytes; want %d, %d", r.Objects, r.Bytes, f.nObjects, f.nBytes)
+	}
+}

@@ -17,9 +17,7 @@ import (
 
 	godigest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2/content/oci"
 	"oras.land/oras-go/v2/errdef"
-	"oras.land/oras-go/v2/registry"
 	orasremote "oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
@@ -116,11 +114,11 @@ func Open(r Remote, opts Options, create bool) (*Client, error) {
 		if err := checkLayout(r.Dir); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.URL, err)
 		}
-		st, err := oci.New(r.Dir)
+		ep, err := openLayout(r.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.URL, err)
 		}
-		c.ep = &layoutEndpoint{st: st, dir: r.Dir}
+		c.ep = ep
 		return c, nil
 	}
 	repo, err := orasremote.NewRepository(r.Registry + "/" + r.Repository)
@@ -298,65 +296,6 @@ func (e *registryEndpoint) referrers(ctx context.Context, desc ocispec.Descripto
 		err = fmt.Errorf("%w: the listing goes on beyond %d pages: %v", ErrTooMany, MaxReferrerPages, err)
 	}
 	return out, authErr(err)
-}
-
-type layoutEndpoint struct {
-	st  *oci.Store
-	dir string
-}
-
-func (e *layoutEndpoint) resolve(ctx context.Context, tag string) (ocispec.Descriptor, error) {
-	d, err := e.st.Resolve(ctx, tag)
-	return d, notFound(err)
-}
-
-func (e *layoutEndpoint) fetchManifest(ctx context.Context, ref string) (ocispec.Descriptor, []byte, error) {
-	desc, err := e.resolve(ctx, ref)
-	if err != nil {
-		return desc, nil, err
-	}
-	rc, err := e.fetch(ctx, desc)
-	if err != nil {
-		return desc, nil, err
-	}
-	b, err := readManifest(rc, desc, ref)
-	return desc, b, err
-}
-
-func (e *layoutEndpoint) exists(ctx context.Context, desc ocispec.Descriptor) (bool, error) {
-	return e.st.Exists(ctx, desc)
-}
-
-func (e *layoutEndpoint) push(ctx context.Context, desc ocispec.Descriptor, open func() (io.ReadCloser, error)) error {
-	r, err := open()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	if err := e.st.Push(ctx, desc, r); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-		return err
-	}
-	return nil
-}
-
-func (e *layoutEndpoint) fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
-	return fetchLayoutBlob(e.dir, desc)
-}
-
-func (e *layoutEndpoint) pushManifest(ctx context.Context, desc ocispec.Descriptor, b []byte, tags []string) error {
-	if err := e.st.Push(ctx, desc, bytes.NewReader(b)); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-		return err
-	}
-	for _, t := range tags {
-		if err := e.st.Tag(ctx, desc, t); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (e *layoutEndpoint) referrers(ctx context.Context, desc ocispec.Descriptor) ([]ocispec.Descriptor, error) {
-	return registry.Referrers(ctx, e.st, desc, "")
 }
 
 // Hint returns a line of advice for an error of a push or pull to r, or

@@ -18,8 +18,10 @@ import (
 )
 
 // TestHostileLayout: a layout directory whose files are symlinks, pipes
-// or oversized is refused at once, for push and pull, without following
-// a symlink out of it or reading a pipe.
+// or oversized is refused, for push and pull, without following a
+// symlink out of it or reading a pipe: at once for its own files and
+// directories, when a push or pull comes to it for a blob (blobs are not
+// listed on opening, which would make a push cost what the layout holds).
 func TestHostileLayout(t *testing.T) {
 	t.Parallel()
 	a := newStore(t)
@@ -28,44 +30,45 @@ func TestHostileLayout(t *testing.T) {
 	victim := filepath.Join(outside, "victim.json")
 
 	cases := []struct {
-		name string
-		make func(t *testing.T, dir string)
-		want string
+		name  string
+		make  func(t *testing.T, dir string)
+		want  string
+		atUse bool // refused when a push or pull comes to it
 	}{
 		{"index.json symlink", func(t *testing.T, dir string) {
 			os.WriteFile(victim, []byte("keep"), 0o644)
 			os.Remove(filepath.Join(dir, "index.json"))
 			os.Symlink(victim, filepath.Join(dir, "index.json"))
-		}, "index.json: is a symlink"},
+		}, "index.json: is a symlink", false},
 		{"blobs/sha256 symlink", func(t *testing.T, dir string) {
 			os.RemoveAll(filepath.Join(dir, "blobs", "sha256"))
 			os.Symlink(outside, filepath.Join(dir, "blobs", "sha256"))
-		}, "blobs/sha256: is a symlink"},
+		}, "blobs/sha256: is a symlink", false},
 		{"index.json pipe", func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, "index.json"))
 			syscall.Mkfifo(filepath.Join(dir, "index.json"), 0o644)
-		}, "index.json: is a named pipe"},
+		}, "index.json: is a named pipe", false},
 		{"oci-layout pipe", func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, "oci-layout"))
 			syscall.Mkfifo(filepath.Join(dir, "oci-layout"), 0o644)
-		}, "oci-layout: is a named pipe"},
+		}, "oci-layout: is a named pipe", false},
 		{"blob pipe", func(t *testing.T, dir string) {
 			ents, _ := os.ReadDir(filepath.Join(dir, "blobs", "sha256"))
 			p := filepath.Join(dir, "blobs", "sha256", ents[0].Name())
 			os.Remove(p)
 			syscall.Mkfifo(p, 0o644)
-		}, "is a named pipe"},
+		}, "is a named pipe", true},
 		{"blob symlink", func(t *testing.T, dir string) {
 			ents, _ := os.ReadDir(filepath.Join(dir, "blobs", "sha256"))
 			p := filepath.Join(dir, "blobs", "sha256", ents[0].Name())
 			os.Remove(p)
 			os.Symlink("/dev/zero", p)
-		}, "is a symlink"},
+		}, "symlink", true}, // "is a symlink", "leads outside … (symlink to /dev/zero)"
 		{"huge index.json", func(t *testing.T, dir string) {
 			if err := os.Truncate(filepath.Join(dir, "index.json"), MaxLayoutIndex+1); err != nil {
 				t.Fatal(err)
 			}
-		}, "index.json: is 16777217 bytes, more than the 16777216 accepted"},
+		}, "index.json: is 16777217 bytes, more than the 16777216 accepted", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,12 +82,35 @@ func TestHostileLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.make(t, dir)
-			for _, create := range []bool{true, false} {
-				_, err := Open(mustParse(t, "oci-layout:"+dir), Options{}, create)
+			refused := func(what string, err error) {
+				t.Helper()
 				var fe *found.Error
 				if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) {
-					t.Errorf("open (create %v): %v, want a found.Error saying %q", create, err, tc.want)
+					t.Errorf("%s: %v, want a found.Error saying %q", what, err, tc.want)
 				}
+			}
+			for _, create := range []bool{true, false} {
+				c, err := Open(mustParse(t, "oci-layout:"+dir), Options{}, create)
+				if !tc.atUse {
+					refused(fmt.Sprintf("open (create %v)", create), err)
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = c.Pull(ctx, newStore(t), m.Hash.Hex(), PullOptions{})
+				refused("pull", err)
+			}
+			if tc.atUse {
+				// Without index.json the pack is pushed again: every
+				// blob is looked at.
+				os.Remove(filepath.Join(dir, "index.json"))
+				c, err := Open(mustParse(t, "oci-layout:"+dir), Options{}, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = c.Push(ctx, a, m.Hash, PushOptions{})
+				refused("push", err)
 			}
 			if b, err := os.ReadFile(victim); err == nil && string(b) != "keep" {
 				t.Errorf("the file a symlink points at was rewritten: %q", b)
