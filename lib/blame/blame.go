@@ -39,6 +39,7 @@ type event struct {
 	path    string
 	content digest.Digest
 	text    string // the view's content, when content is zero
+	ref     string // or the file index's blob of it
 }
 
 // order is the place of step i's events in its pack: a session's first
@@ -79,22 +80,37 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 		}
 		all = append(all, pe)
 	}
-	st.Packs = len(all)
+	ix, edits, err := build(newTexts(s), all, nil)
+	st.Packs, st.Edits = len(all), edits
+	return ix, st, err
+}
+
+// build replays the edits of the packs all. want, when not nil, keeps
+// the events of the paths it accepts (a set closed under the edits and
+// steps that change several files at once: see fileIndex), whose edits
+// the packs carry; the others' edits still say which paths each pack
+// edited (the lines its session held). It returns how many edits it
+// counted.
+func build(ts *texts, all []*packEdits, want func(string) bool) (*Index, int, error) {
+	n := 0
 	// The most complete snapshot first, so that it keeps the edits it
 	// shares with earlier ones.
 	slices.SortStableFunc(all, func(a, b *packEdits) int {
 		return cmp.Or(-cmp.Compare(a.Steps, b.Steps), strings.Compare(a.Pack, b.Pack))
 	})
+	wanted := func(p string) bool { return want == nil || want(p) }
 	var evs []event
 	seen := map[string]bool{}
-	ts := &texts{s: s, text: map[digest.Digest]string{}, lines: map[digest.Digest][]string{}}
 	for _, pe := range all {
 		created, _ := time.Parse(time.RFC3339Nano, pe.Created)
 		held := &held{t: ts, known: map[string]bool{}} // filled once first is
 		first := map[string]time.Time{}                // first edit of each path by this pack
 		for _, e := range pe.Edits {
 			if pe.Session != "" {
-				key := pe.Session + "\x00" + e.Time + "\x00" + e.Tool + "\x00" + string(e.Parameters)
+				key := e.key
+				if key == "" {
+					key = editKey(pe.Session, e)
+				}
 				if seen[key] {
 					continue
 				}
@@ -104,22 +120,45 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 			if err != nil {
 				at = created
 			}
+			if e.lazy {
+				// Its paths are known without parsing it; its
+				// parameters only when it changed a wanted path.
+				for _, p := range e.paths {
+					if _, ok := first[p]; !ok {
+						first[p] = at
+					}
+				}
+				if !e.loaded {
+					continue
+				}
+			}
 			o := &Origin{Pack: pe.Pack, Step: e.Step, Tool: e.Tool, Session: pe.Session, Model: e.Model, Agent: e.Agent, Prompt: e.Prompt, Timestamp: e.Time}
 			if e.Observed != nil {
-				st.Edits++
+				n++
+				obs := e.Observed
+				if want != nil {
+					obs = nil
+					for _, f := range e.Observed {
+						if want(f.Name) {
+							obs = append(obs, f)
+						}
+					}
+				}
 				for _, f := range e.Observed {
 					if _, ok := first[f.Name]; !ok {
 						first[f.Name] = at
 					}
 				}
-				evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(e.Step, false), cwd: pe.Cwd, origin: o, held: held, obs: e.Observed})
+				if len(obs) > 0 || want == nil {
+					evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(e.Step, false), cwd: pe.Cwd, origin: o, held: held, obs: obs})
+				}
 				continue
 			}
 			ed, err := edit.Parse(e.Tool, e.Parameters)
 			if err != nil || ed == nil {
 				continue
 			}
-			st.Edits++
+			n++
 			for _, p := range ed.Paths() {
 				if p, ok := relative(p, pe.Cwd); ok {
 					if _, ok := first[p]; !ok {
@@ -131,14 +170,14 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 		}
 		h, err := heldBy(ts, pe, first)
 		if err != nil {
-			return nil, st, err
+			return nil, n, err
 		}
 		if h != nil {
 			held.refs = h.refs
 		}
 		for _, b := range pe.Bases {
 			at, ok := first[b.Path]
-			if !ok {
+			if !ok || !wanted(b.Path) {
 				continue // seen but never edited by this session
 			}
 			// The session saw the file when it read it, which may be
@@ -149,27 +188,33 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 			}
 			d, err := digest.Parse(b.ContentRef)
 			if err != nil {
-				return nil, st, fmt.Errorf("pack %s: input %s: %w", pe.Pack, b.Path, err)
+				return nil, n, fmt.Errorf("pack %s: input %s: %w", pe.Pack, b.Path, err)
 			}
 			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: -1, path: b.Path, content: d})
 		}
 		for _, v := range pe.Views {
 			p, ok := relative(v.Path, pe.Cwd)
-			if _, edited := first[p]; !ok || !edited {
+			if _, edited := first[p]; !ok || !edited || !wanted(p) {
 				continue
 			}
 			at, err := time.Parse(time.RFC3339Nano, v.Time)
 			if err != nil {
 				at = created
 			}
-			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(v.Step, v.Before), path: p, text: v.Text})
+			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(v.Step, v.Before), path: p, text: v.Text, ref: v.ref})
 		}
 	}
 	slices.SortStableFunc(evs, func(a, b event) int {
 		return cmp.Or(a.at.Compare(b.at), a.created.Compare(b.created), strings.Compare(a.pack, b.pack), cmp.Compare(a.seq, b.seq))
 	})
 	ix, err := replay(ts, evs)
-	return ix, st, err
+	return ix, n, err
+}
+
+// editKey is what makes an edit of session the same edit in several
+// snapshots of it: its time, tool and parameters.
+func editKey(session string, e editStep) string {
+	return session + "\x00" + e.Time + "\x00" + e.Tool + "\x00" + string(e.Parameters)
 }
 
 // texts reads the files sessions saw from the store, once per content:
@@ -177,8 +222,13 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 // asked of them again and again.
 type texts struct {
 	s     *store.Store
+	blob  func(ref string) (string, error) // the file index's blobs
 	text  map[digest.Digest]string
 	lines map[digest.Digest][]string
+}
+
+func newTexts(s *store.Store) *texts {
+	return &texts{s: s, text: map[digest.Digest]string{}, lines: map[digest.Digest][]string{}}
 }
 
 func (t *texts) get(d digest.Digest) (string, error) {
@@ -277,6 +327,13 @@ func replay(ts *texts, evs []event) (*Index, error) {
 		}
 		if e.ed == nil {
 			text := e.text
+			if e.ref != "" {
+				b, err := ts.blob(e.ref)
+				if err != nil {
+					return nil, fmt.Errorf("pack %s: view of %s: %w", e.pack, e.path, err)
+				}
+				text = b
+			}
 			if !e.content.IsZero() {
 				b, err := ts.get(e.content)
 				if err != nil {

@@ -43,6 +43,13 @@ type editStep struct {
 	Prompt     *int                `json:"prompt,omitzero"`
 	Parameters jsontext.Value      `json:"parameters"`
 	Observed   []manifest.Observed `json:"observed,omitzero"`
+
+	// Set when the step comes from the file index (lazy): its key
+	// (editKey's digest), the paths it changed, and whether its
+	// parameters are loaded.
+	lazy, loaded bool
+	key          string
+	paths        []string
 }
 
 // base is a file the session saw whole: its first view of it, and when
@@ -62,6 +69,7 @@ type view struct {
 	Step   int    `json:"step"`
 	Before bool   `json:"before,omitzero"`
 	Text   string `json:"text"`
+	ref    string // from the file index: the blob of Text
 }
 
 // seenAt returns when the session first saw the file at path (relative
