@@ -195,7 +195,10 @@ func (c *blameCmd) blame(ix *blame.Index, repo *git.Repo, file string) (blamed, 
 	if repo != nil {
 		past = blame.GitPast(repo, c.Rev, name, content)
 	}
-	lines := ix.Blame(name, content, past, names...)
+	lines, err := ix.Blame(name, content, past, names...)
+	if err != nil {
+		return blamed{}, err
+	}
 	return blamed{name: name, text: blame.Lines(content), lines: lines}, nil
 }
 

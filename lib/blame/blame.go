@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ import (
 type Index struct {
 	last map[string]version // each path's last version; nil when unknown
 	pool pool
+	lz   *lazy // when built from the file index, as files need it
 }
 
 // event is one recorded edit step (ed), a step's observed changes on
@@ -39,7 +41,6 @@ type event struct {
 	path    string
 	content digest.Digest
 	text    string // the view's content, when content is zero
-	ref     string // or the file index's blob of it
 }
 
 // order is the place of step i's events in its pack: a session's first
@@ -201,7 +202,7 @@ func build(ts *texts, all []*packEdits, want func(string) bool) (*Index, int, er
 			if err != nil {
 				at = created
 			}
-			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(v.Step, v.Before), path: p, text: v.Text, ref: v.ref})
+			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(v.Step, v.Before), path: p, text: v.Text})
 		}
 	}
 	slices.SortStableFunc(evs, func(a, b event) int {
@@ -222,7 +223,6 @@ func editKey(session string, e editStep) string {
 // asked of them again and again.
 type texts struct {
 	s     *store.Store
-	blob  func(ref string) (string, error) // the file index's blobs
 	text  map[digest.Digest]string
 	lines map[digest.Digest][]string
 }
@@ -327,13 +327,6 @@ func replay(ts *texts, evs []event) (*Index, error) {
 		}
 		if e.ed == nil {
 			text := e.text
-			if e.ref != "" {
-				b, err := ts.blob(e.ref)
-				if err != nil {
-					return nil, fmt.Errorf("pack %s: view of %s: %w", e.pack, e.path, err)
-				}
-				text = b
-			}
 			if !e.content.IsZero() {
 				b, err := ts.get(e.content)
 				if err != nil {
@@ -560,25 +553,61 @@ func (ix *Index) lookup(file string) (string, bool) {
 // renames), newest first: the history of each is used in turn for the
 // lines the newer ones leave without an origin (a session that edited the
 // file under its new name found the old name's lines there).
-func (ix *Index) Blame(file string, content []byte, past *Past, names ...string) []Line {
-	var lasts []version
-	seen := map[string]bool{}
-	for _, n := range append([]string{file}, names...) {
-		if p, ok := ix.lookup(n); ok && !seen[p] {
-			seen[p] = true
-			lasts = append(lasts, ix.last[p])
+//
+// An Index from the file index replays, the first time a file needs it,
+// the history of the paths the file may be (and of those whose lines it
+// may hold, for lines moved from other files): an error is one of
+// reading that history.
+func (ix *Index) Blame(file string, content []byte, past *Past, names ...string) ([]Line, error) {
+	all := append([]string{file}, names...)
+	if ix.lz != nil {
+		var ids []int
+		for _, n := range all {
+			ids = append(ids, ix.lz.cat.candidates(n)...)
+		}
+		if err := ix.need(ids); err != nil {
+			return nil, err
 		}
 	}
-	return attribute(lasts, splitText(string(content)), ix.pool, past)
+	lasts := func() []version {
+		var lasts []version
+		seen := map[string]bool{}
+		for _, n := range all {
+			if p, ok := ix.lookup(n); ok && !seen[p] {
+				seen[p] = true
+				lasts = append(lasts, ix.last[p])
+			}
+		}
+		return lasts
+	}
+	current := splitText(string(content))
+	if ix.lz != nil {
+		// The lines the file's own history leaves unknown are looked up
+		// by their text: replay the paths that may hold them too.
+		var ids []int
+		for i, l := range attribute(lasts(), current, nil, past) {
+			if t := strings.TrimSpace(current[i]); l.By == ByUnknown && distinctive(t) {
+				ids = append(ids, ix.lz.cat.linePaths(t)...)
+			}
+		}
+		if err := ix.need(ids); err != nil {
+			return nil, err
+		}
+	}
+	return attribute(lasts(), current, ix.pool, past), nil
 }
 
-// Open builds the index of every finalized pack in s, with the cache in
-// the user's cache directory (DefaultCacheDir).
+// Open builds the index of every finalized pack in s from the file index
+// in the user's cache directory (DefaultCacheDir; fileIndex), adding the
+// packs it lacks; without a cache directory, from every manifest.
 func Open(s *store.Store) (*Index, error) {
 	all, err := s.Packs("")
 	if err != nil {
 		return nil, err
 	}
-	ix, _, err := New(s, all, OpenCache(DefaultCacheDir()))
+	if dir := DefaultCacheDir(); dir != "" {
+		return openLazy(s, filepath.Join(dir, "files"), all)
+	}
+	ix, _, err := New(s, all, nil)
 	return ix, err
 }

@@ -69,7 +69,6 @@ type view struct {
 	Step   int    `json:"step"`
 	Before bool   `json:"before,omitzero"`
 	Text   string `json:"text"`
-	ref    string // from the file index: the blob of Text
 }
 
 // seenAt returns when the session first saw the file at path (relative
