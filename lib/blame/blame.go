@@ -336,7 +336,7 @@ func replay(ts *texts, evs []event) (*Index, error) {
 			}
 			f := ws[e.path]
 			switch {
-			case f != nil && f.known && slices.Equal(f.v.texts(), splitText(text)):
+			case f != nil && f.known && (f.text == text || slices.Equal(f.v.texts(), splitText(text))):
 				// The session saw what the history has: nothing changed
 				// (a Read's answer may leave out the last newline).
 			case f != nil && f.known:

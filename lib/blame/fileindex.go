@@ -38,6 +38,9 @@ import (
 //	               the text of views, which snapshots of a session and
 //	               sessions that read one version share; the hashes of
 //	               the lines each pack may have written, per path
+//	r/<hh>/<hex>   what a replay of some paths ended with (their last
+//	               versions, the lines their edits added), named by the
+//	               paths and the packs replayed
 //	catalog        every indexed pack's paths and session, the paths
 //	               changed together (a rename, a patch of several files),
 //	               and a sorted table of line hash → path
@@ -57,6 +60,7 @@ const (
 	entryMagic   = "ctx-blame-pack 1"
 	blobMagic    = "ctx-blame-blob 1"
 	catalogMagic = "ctx-blame-catalog 1"
+	resultMagic  = "ctx-blame-result 1"
 	// maxIndexFile bounds what is read of one index file.
 	maxIndexFile = 1 << 30
 )
@@ -87,7 +91,9 @@ func unframe(magic string, b []byte) ([]byte, error) {
 }
 
 func (fx *fileIndex) read(name, magic string) ([]byte, error) {
-	b, err := found.ReadFile(filepath.Join(fx.dir, name), found.Rule{What: "blame index file", Max: maxIndexFile, Within: fx.dir})
+	// Not a symlink, a pipe or a device; where it is matters less than
+	// what it holds, which its checksum says.
+	b, err := found.ReadFile(filepath.Join(fx.dir, name), found.Rule{What: "blame index file", Max: maxIndexFile, Unresolved: true})
 	if err != nil {
 		return nil, errCorrupt
 	}
@@ -302,15 +308,32 @@ func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error)
 			if err != nil {
 				break
 			}
+			whole := ed.Replacements() == nil && ed.Patch() == nil
 			for _, ch := range changes {
 				rel, ok := relative(ch.Path, pe.Cwd)
 				if !ok || ch.Deleted {
 					continue
 				}
-				known[rel] = ch.Content
-				if j, ok := ids[rel]; ok {
-					addLines(j, splitText(ch.Content))
+				from := rel
+				if ch.From != "" {
+					from, _ = relative(ch.From, pe.Cwd)
 				}
+				prev, had := known[from]
+				known[rel] = ch.Content
+				j, ok := ids[rel]
+				if !ok {
+					continue
+				}
+				if whole || !had {
+					addLines(j, splitText(ch.Content))
+					continue
+				}
+				// The lines it adds to what the session saw, as replay
+				// aligns them: the history's copy is what the session saw
+				// (a Claude Code edit's originalFile is a view just
+				// before it), or the same around what the edit changes.
+				_, added := fromText(prev).next(splitText(ch.Content), &Origin{}, nil)
+				addLines(j, added)
 			}
 		}
 		see(e.Step, false)
@@ -326,22 +349,12 @@ func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error)
 			}
 		}
 	}
-	for _, b := range pe.Bases {
-		if j, ok := ids[b.Path]; ok {
-			if d, err := digest.Parse(b.ContentRef); err == nil {
-				if text, err := ts.get(d); err == nil {
-					addLines(j, splitText(text))
-				}
-			}
-		}
-	}
 	for _, v := range pe.Views {
 		p, ok := relative(v.Path, pe.Cwd)
 		j, edited := ids[p]
 		if !ok || !edited {
 			continue // never a version: the session did not edit it
 		}
-		addLines(j, splitText(v.Text))
 		sec(j).Views = append(sec(j).Views, sectionView{Path: v.Path, Time: v.Time, Step: v.Step, Before: v.Before, Text: fx.putBlob([]byte(v.Text))})
 	}
 	en.Edges = slices.SortedFunc(maps.Keys(edges), func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
@@ -681,6 +694,13 @@ func (ix *Index) need(ids []int) error {
 			}
 		}
 	}
+	key := lz.resultKey(packs)
+	if r, err := lz.fx.read(filepath.Join("r", shard(key)), resultMagic); err == nil {
+		if last, pl, err := decodeResult(r); err == nil {
+			ix.last, ix.pool = last, pl
+			return nil
+		}
+	}
 	all := make([]*packEdits, 0, len(packs))
 	for _, i := range slices.Sorted(maps.Keys(packs)) {
 		pe, err := lz.packEdits(i)
@@ -698,7 +718,121 @@ func (ix *Index) need(ids []int) error {
 		return err
 	}
 	ix.last, ix.pool = built.last, built.pool
+	if b, err := encodeResult(built); err == nil {
+		_ = lz.fx.write(filepath.Join("r", shard(key)), resultMagic, b) // a result not written is made again
+	}
 	return nil
+}
+
+// resultKey names what need replays: the paths and the packs.
+func (lz *lazy) resultKey(packs map[int]bool) string {
+	var b strings.Builder
+	b.WriteString(resultMagic + "\n")
+	for _, p := range slices.Sorted(func(yield func(string) bool) {
+		for id := range lz.done {
+			if !yield(lz.cat.Paths[id]) {
+				return
+			}
+		}
+	}) {
+		b.WriteString(p + "\n")
+	}
+	b.WriteString("\n")
+	for _, p := range slices.Sorted(func(yield func(string) bool) {
+		for i := range packs {
+			if !yield(lz.cat.Packs[i].Pack) {
+				return
+			}
+		}
+	}) {
+		b.WriteString(p + "\n")
+	}
+	return digest.Of([]byte(b.String())).Hex()
+}
+
+// result is what a replay of some paths ends with: their last versions
+// and the lines their edits added, as written in the index.
+type result struct {
+	Origins []*Origin            `json:"origins"`
+	Last    map[string][]resLine `json:"last"`
+	Pool    map[string][]resLine `json:"pool"`
+}
+
+// resLine is a line and its origin (1 + its index in Origins; 0: none).
+type resLine struct {
+	T string `json:"t"`
+	O int    `json:"o,omitzero"`
+	M bool   `json:"m,omitzero"`
+}
+
+func encodeResult(ix *Index) ([]byte, error) {
+	r := result{Last: map[string][]resLine{}, Pool: map[string][]resLine{}}
+	num := map[*Origin]int{}
+	enc := func(ls []line) []resLine {
+		out := make([]resLine, len(ls))
+		for i, l := range ls {
+			out[i] = resLine{T: l.text, M: l.mixed}
+			if l.origin != nil {
+				n, ok := num[l.origin]
+				if !ok {
+					r.Origins = append(r.Origins, l.origin)
+					n = len(r.Origins)
+					num[l.origin] = n
+				}
+				out[i].O = n
+			}
+		}
+		return out
+	}
+	for p, v := range ix.last {
+		r.Last[p] = enc(v)
+	}
+	for t, ls := range ix.pool {
+		r.Pool[t] = enc(ls)
+	}
+	return json.Marshal(r, json.Deterministic(true))
+}
+
+func decodeResult(b []byte) (map[string]version, pool, error) {
+	var r result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, nil, errCorrupt
+	}
+	dec := func(ls []resLine) ([]line, error) {
+		out := make([]line, len(ls))
+		for i, l := range ls {
+			out[i] = line{text: l.T, mixed: l.M}
+			if l.O > 0 {
+				if l.O > len(r.Origins) || r.Origins[l.O-1] == nil {
+					return nil, errCorrupt
+				}
+				out[i].origin = r.Origins[l.O-1]
+			}
+		}
+		return out, nil
+	}
+	last := make(map[string]version, len(r.Last))
+	for p, ls := range r.Last {
+		v, err := dec(ls)
+		if err != nil {
+			return nil, nil, err
+		}
+		last[p] = version(v)
+	}
+	pl := make(pool, len(r.Pool))
+	for t, ls := range r.Pool {
+		v, err := dec(ls)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, l := range v {
+			if l.origin == nil {
+				return nil, nil, errCorrupt
+			}
+		}
+		pl[t] = v
+	}
+	return last, pl, nil
 }
 
 // packEdits returns what build needs of pack i for the paths replayed:
