@@ -52,8 +52,9 @@ import (
 // from the manifests, never used. Nothing written here is needed for an
 // answer: a write that fails leaves the run's data in memory.
 type fileIndex struct {
-	dir string
-	mem map[string][]byte // blobs this run made but could not write
+	dir     string
+	mem     map[string][]byte // blobs this run made but could not write
+	rewrite bool              // blobs are written even when present
 }
 
 const (
@@ -113,7 +114,7 @@ func (fx *fileIndex) putBlob(b []byte) string {
 	if _, ok := fx.mem[ref]; ok {
 		return ref
 	}
-	if fi, err := os.Lstat(filepath.Join(fx.dir, name)); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(b)+len(blobMagic)+10) {
+	if fi, err := os.Lstat(filepath.Join(fx.dir, name)); !fx.rewrite && err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(b)+len(blobMagic)+10) {
 		return ref // written before (content addressed); read checks it
 	}
 	if fx.write(name, blobMagic, b) != nil {
@@ -188,6 +189,14 @@ func lineHash(t string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(t))
 	return h.Sum64()
+}
+
+// repair derives the entry of pack d again, one of whose files is
+// damaged: every blob is written again.
+func (fx *fileIndex) repair(s *store.Store, d digest.Digest) (*packEntry, error) {
+	fx.rewrite = true
+	defer func() { fx.rewrite = false }()
+	return fx.derive(s, d)
 }
 
 // derive makes the entry of pack d from its manifest, writing its
@@ -548,7 +557,7 @@ func (fx *fileIndex) update(s *store.Store, c *catalog, ps []digest.Digest) erro
 		p, err := c.add(fx, en)
 		if errors.Is(err, errCorrupt) {
 			// The entry or its line table is damaged: derive it again.
-			if en, err = fx.derive(s, d); err == nil {
+			if en, err = fx.repair(s, d); err == nil {
 				p, err = c.add(fx, en)
 			}
 		}
@@ -852,7 +861,7 @@ func (lz *lazy) packEdits(i int) (*packEdits, error) {
 	}
 	pe, err := lz.fromEntry(en)
 	if errors.Is(err, errCorrupt) {
-		if en, err = lz.fx.derive(lz.s, d); err != nil {
+		if en, err = lz.fx.repair(lz.s, d); err != nil {
 			return nil, err
 		}
 		lz.ents[i] = en

@@ -151,3 +151,133 @@ func TestFileIndexMatchesReplay(t *testing.T) {
 		}
 	})
 }
+
+// TestFileIndexDamaged: an index file that is damaged (a byte changed,
+// cut short, emptied) or missing is detected and made again: the
+// answer is the replay's, never one read from the damaged file.
+func TestFileIndexDamaged(t *testing.T) {
+	t.Parallel()
+	s, _, err := store.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, big, err := packgen.Edits(s, 30, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"big.go": big, "moved.go": []byte(strings.Join(Lines(big)[50:60], "\n") + "\n")}
+	want, _, err := New(s, ps, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	open := func() *Index {
+		ix, err := openLazy(s, dir, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	sameBlame(t, "made", open, want, files)
+	var names []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, p)
+		}
+		return nil
+	})
+	kinds := map[string]bool{}
+	for _, n := range names {
+		rel, _ := filepath.Rel(dir, n)
+		kinds[strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]] = true
+	}
+	if len(kinds) != 4 { // p, b, r, catalog
+		t.Fatalf("index files of kinds %v, want 4", kinds)
+	}
+	t.Logf("%d index files", len(names))
+	damage := map[string]func([]byte) []byte{
+		"a byte changed": func(b []byte) []byte { b[len(b)*2/3] ^= 0x01; return b },
+		"cut short":      func(b []byte) []byte { return b[:len(b)/2] },
+		"emptied":        func([]byte) []byte { return nil },
+	}
+	for _, what := range slices.Sorted(func(yield func(string) bool) {
+		for k := range damage {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		restored := 0
+		for _, n := range names {
+			result := strings.Contains(n, string(filepath.Separator)+"r"+string(filepath.Separator))
+			b, err := os.ReadFile(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(n, damage[what](b), 0o600)
+			if !result {
+				// Without the results, the blame reads the entries.
+				os.RemoveAll(filepath.Join(dir, "r"))
+			}
+			sameBlame(t, what+" "+n, open, want, files)
+			after, err := os.ReadFile(n)
+			magic := map[bool]string{true: resultMagic, false: blobMagic}[result]
+			switch {
+			case strings.HasSuffix(n, "catalog"):
+				magic = catalogMagic
+			case strings.Contains(n, string(filepath.Separator)+"p"+string(filepath.Separator)):
+				magic = entryMagic
+			}
+			_, bad := unframe(magic, after)
+			switch {
+			case err == nil && bad == nil:
+				restored++
+			case strings.HasSuffix(n, "catalog") || result:
+				t.Errorf("%s: %s, read by every blame, not made again", what, n)
+			default:
+				os.WriteFile(n, b, 0o600) // not read: the pack wrote nothing blamed
+			}
+		}
+		if restored < 5 {
+			t.Errorf("%s: %d damaged files made again", what, restored)
+		}
+	}
+	for _, n := range names {
+		os.Remove(n)
+	}
+	sameBlame(t, "removed", open, want, files)
+}
+
+// TestFileIndexUnwritable: a cache that cannot be written (a file where
+// its directory should be, or a directory without write permission)
+// changes nothing in the answer.
+func TestFileIndexUnwritable(t *testing.T) {
+	t.Parallel()
+	s, _, err := store.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, big, err := packgen.Edits(s, 30, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"big.go": big, "moved.go": []byte(strings.Join(Lines(big)[50:60], "\n") + "\n")}
+	want, _, err := New(s, ps, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "files")
+	os.WriteFile(file, []byte("not a directory"), 0o600)
+	ro := t.TempDir()
+	os.Chmod(ro, 0o500)
+	t.Cleanup(func() { os.Chmod(ro, 0o700) })
+	for _, dir := range []string{file, filepath.Join(ro, "files")} {
+		sameBlame(t, dir, func() *Index {
+			ix, err := openLazy(s, dir, ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ix
+		}, want, files)
+	}
+}
