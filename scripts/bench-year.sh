@@ -29,14 +29,21 @@
 #                                            anchor: the same push to an
 #                                            empty layout
 #
+# CASES (default all) runs only the cases it lists, with their anchors;
+# OLD=REV also runs ctx-blame as built at git revision REV (case
+# blame-old, its cache filled first), for a before and after in one run.
+#
 #   scripts/bench-year.sh                 # SCALE=1 RUNS=5
 #   SCALE=0.05 RUNS=3 scripts/bench-year.sh
 #   REST=400 scripts/bench-year.sh        # a remote of 400 sessions
+#   CASES="blame" OLD=main scripts/bench-year.sh
 set -euo pipefail
 export CGO_ENABLED=0
 SCALE=${SCALE:-1}
 RUNS=${RUNS:-5}
 DIR=${CTX_BENCH_DIR:-${TMPDIR:-/tmp}/ctx-bench-year}
+CASES=${CASES:-all}
+want() { [ "$CASES" = all ] || [[ " $CASES " == *" $1 "* ]]; }
 
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -46,6 +53,11 @@ bin=$work/bin
 go build -o "$bin/" ./cmd/ctx-log ./cmd/ctx-blame ./cmd/ctx-gc ./cmd/ctx-verify ./cmd/ctx-push ./cmd/ctx-redact ./cmd/ctx-grep ./scripts/genstore
 mkdir -p "$work/empty" && printf 'package main\n\nfunc main() {}\n' >"$work/empty/main.go"
 (cd "$work/empty" && go mod init empty >/dev/null 2>&1 && go build -o "$bin/empty" .)
+if [ -n "${OLD:-}" ]; then
+	mkdir -p "$work/old-src"
+	git archive "$OLD" | tar -x -C "$work/old-src"
+	(cd "$work/old-src" && go build -o "$work/old/" ./cmd/ctx-blame)
+fi
 PATH="$bin:$PATH"
 
 if [ "$(cat "$DIR/scale" 2>/dev/null)" != "$SCALE" ] || [ ! -s "$DIR/sessions.txt" ]; then
@@ -102,24 +114,51 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 echo "store: $DIR: $sessions sessions, $packs packs, $objects objects, $((bytes >> 20)) MiB of objects"
 echo "$RUNS runs per case, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
-run empty empty
-run log-20 ctx-log -n 20
-run cat-entries sh -c "cd '$store/packs' && cat * "
-run log ctx-log
-run cat-manifests sh -c "xargs cat <'$work/manifests.txt'"
-run where ctx-log --where 'metadata.session.cwd=="/home/dev/projects/service"' -n 1000000
-cd "$DIR/repo"
-ctx-blame internal/api/routes.go >/dev/null # fills the cache
-run blame ctx-blame internal/api/routes.go
-run git-blame git blame internal/api/routes.go
-cd "$root"
-run gc ctx-gc -n
-run fsck ctx-verify --fsck
-run sha256sum sh -c "xargs -P $(nproc) -n 2000 sha256sum <'$work/objects.txt'"
-run grep ctx-grep -F 'panic: deadline exceeded after'
-run rg rg -F -j "$(nproc)" -c 'panic: deadline exceeded after' "$store/objects"
+if want log-20; then
+	run empty empty
+	run log-20 ctx-log -n 20
+fi
+if want log; then
+	run cat-entries sh -c "cd '$store/packs' && cat * "
+	run log ctx-log
+fi
+if want where || want gc; then
+	run cat-manifests sh -c "xargs cat <'$work/manifests.txt'"
+fi
+if want where; then
+	run where ctx-log --where 'metadata.session.cwd=="/home/dev/projects/service"' -n 1000000
+fi
+if want blame; then
+	cd "$DIR/repo"
+	t0=$(date +%s)
+	ctx-blame internal/api/routes.go >"$work/blame.out" # fills the cache
+	echo "ctx-blame filled its cache in $(($(date +%s) - t0)) s: $(du -sh "$XDG_CACHE_HOME/ctx/blame" | cut -f1)"
+	run blame ctx-blame internal/api/routes.go
+	run git-blame git blame internal/api/routes.go
+	if [ -n "${OLD:-}" ]; then
+		t0=$(date +%s)
+		XDG_CACHE_HOME=$work/old-cache "$work/old/ctx-blame" internal/api/routes.go >"$work/blame-old.out"
+		echo "ctx-blame at $OLD filled its cache in $(($(date +%s) - t0)) s: $(du -sh "$work/old-cache/ctx/blame" | cut -f1)"
+		cmp -s "$work/blame.out" "$work/blame-old.out" && echo "the same output at $OLD" || echo "OUTPUT DIFFERS at $OLD"
+		XDG_CACHE_HOME=$work/old-cache run blame-old "$work/old/ctx-blame" internal/api/routes.go
+		rm -rf "$work/old-cache"
+	fi
+	cd "$root"
+fi
+if want gc; then
+	run gc ctx-gc -n
+fi
+if want fsck; then
+	run fsck ctx-verify --fsck
+	run sha256sum sh -c "xargs -P $(nproc) -n 2000 sha256sum <'$work/objects.txt'"
+fi
+if want grep; then
+	run grep ctx-grep -F 'panic: deadline exceeded after'
+	run rg rg -F -j "$(nproc)" -c 'panic: deadline exceeded after' "$store/objects"
+fi
 
 # Push: the layout holds every other session's last snapshot.
+if want push; then
 held=$((RUNS + 1))
 rest=${REST:-$((sessions - held))}
 head -n "$((sessions - held))" "$DIR/sessions.txt" | tail -n "$rest" >"$work/rest.txt"
@@ -152,16 +191,18 @@ SH
 chmod +x "$work/push-empty.sh"
 rm -rf "$work/cache"
 run push-empty "$work/push-empty.sh" "$work/new-empty.txt" "$work/empty-layout"
+fi
 
 echo
 echo "case      wall ms   cpu ms   target      ratio to its anchor (wall, same run)   peak MiB (≤ 300)"
-row() { printf '%-9s %7s  %7s   %-10s  %-38s %5s\n' "$1" "${WALL[$1]}" "${CPU[$1]}" "$2" "$3" "${RSS[$1]}"; }
-row log-20 "≤ 30" "$(ratio "${WALL[log-20]}" "${WALL[empty]}") × an empty Go program"
-row log "≤ 500" "$(ratio "${WALL[log]}" "${WALL[cat-entries]}") × cat of the packs/ entries"
-row where "≤ 2000" "$(ratio "${WALL[where]}" "${WALL[cat-manifests]}") × cat of the manifests"
-row blame "≤ 200" "$(ratio "${WALL[blame]}" "${WALL[git-blame]}") × git blame"
-row gc "≤ 10000" "$(ratio "${WALL[gc]}" "${WALL[cat-manifests]}") × cat of the manifests"
-row fsck "≥ 80 %" "$(ratio "${WALL[sha256sum]}" "${WALL[fsck]}") of sha256sum's throughput"
-row grep "report" "$(ratio "${WALL[grep]}" "${WALL[rg]}") × rg"
-row push "≤ 1000" "$(ratio "${WALL[push]}" "${WALL[push-empty]}") × the push to an empty layout"
+row() { [ -n "${WALL[$1]:-}" ] && printf '%-9s %7s  %7s   %-10s  %-38s %5s\n' "$1" "${WALL[$1]}" "${CPU[$1]}" "$2" "$3" "${RSS[$1]}" || true; }
+row log-20 "≤ 30" "$(ratio "${WALL[log-20]:-0}" "${WALL[empty]:-0}") × an empty Go program"
+row log "≤ 500" "$(ratio "${WALL[log]:-0}" "${WALL[cat-entries]:-0}") × cat of the packs/ entries"
+row where "≤ 2000" "$(ratio "${WALL[where]:-0}" "${WALL[cat-manifests]:-0}") × cat of the manifests"
+row blame "≤ 200" "$(ratio "${WALL[blame]:-0}" "${WALL[git-blame]:-0}") × git blame"
+row blame-old "≤ 200" "$(ratio "${WALL[blame-old]:-0}" "${WALL[git-blame]:-0}") × git blame"
+row gc "≤ 10000" "$(ratio "${WALL[gc]:-0}" "${WALL[cat-manifests]:-0}") × cat of the manifests"
+row fsck "≥ 80 %" "$(ratio "${WALL[sha256sum]:-0}" "${WALL[fsck]:-0}") of sha256sum's throughput"
+row grep "report" "$(ratio "${WALL[grep]:-0}" "${WALL[rg]:-0}") × rg"
+row push "≤ 1000" "$(ratio "${WALL[push]:-0}" "${WALL[push-empty]:-0}") × the push to an empty layout"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
