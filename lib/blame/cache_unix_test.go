@@ -93,13 +93,7 @@ func TestHostileFileIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{"a.txt": []byte("alpha line of a.txt\n")}
-	open := func() *Index {
-		ix, err := openLazy(s, dir, []digest.Digest{d})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ix
-	}
+	open := opener(t, s, dir, []digest.Digest{d})
 	sameBlame(t, "made", open, want, files)
 	var names []string
 	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {

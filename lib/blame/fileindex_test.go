@@ -47,6 +47,38 @@ func yearStore(t *testing.T, sessions int) (*store.Store, []digest.Digest, strin
 	return s, ps, repo
 }
 
+// smallEdits makes a store of 30 packs of packgen.Edits, and returns
+// it, its packs, files to blame (big.go, and some of its lines moved
+// to another file) and the index of a replay of every pack.
+func smallEdits(t *testing.T) (*store.Store, []digest.Digest, map[string][]byte, *Index) {
+	t.Helper()
+	s, _, err := store.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, big, err := packgen.Edits(s, 30, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"big.go": big, "moved.go": []byte(strings.Join(Lines(big)[50:60], "\n") + "\n")}
+	want, _, err := New(s, ps, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, ps, files, want
+}
+
+// opener opens the file index in dir for the packs ps, once per call.
+func opener(t *testing.T, s *store.Store, dir string, ps []digest.Digest) func() *Index {
+	return func() *Index {
+		ix, err := openLazy(s, dir, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+}
+
 // sameBlame blames each file with an index of its own from open (which
 // replays only what the file needs) and with want, and compares the
 // ranges.
@@ -114,13 +146,7 @@ func TestFileIndexMatchesReplay(t *testing.T) {
 		}
 		dir := t.TempDir()
 		for _, run := range []string{"made", "read"} {
-			sameBlame(t, run, func() *Index {
-				ix, err := openLazy(s, dir, ps)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return ix
-			}, want, files)
+			sameBlame(t, run, opener(t, s, dir, ps), want, files)
 		}
 	})
 	t.Run("edits", func(t *testing.T) {
@@ -141,13 +167,7 @@ func TestFileIndexMatchesReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sameBlame(t, fmt.Sprint(n, " packs"), func() *Index {
-				ix, err := openLazy(s, dir, ps[:n])
-				if err != nil {
-					t.Fatal(err)
-				}
-				return ix
-			}, want, files)
+			sameBlame(t, fmt.Sprint(n, " packs"), opener(t, s, dir, ps[:n]), want, files)
 		}
 	})
 }
@@ -157,27 +177,9 @@ func TestFileIndexMatchesReplay(t *testing.T) {
 // answer is the replay's, never one read from the damaged file.
 func TestFileIndexDamaged(t *testing.T) {
 	t.Parallel()
-	s, _, err := store.Init(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, big, err := packgen.Edits(s, 30, 200)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string][]byte{"big.go": big, "moved.go": []byte(strings.Join(Lines(big)[50:60], "\n") + "\n")}
-	want, _, err := New(s, ps, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ps, files, want := smallEdits(t)
 	dir := t.TempDir()
-	open := func() *Index {
-		ix, err := openLazy(s, dir, ps)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ix
-	}
+	open := opener(t, s, dir, ps)
 	sameBlame(t, "made", open, want, files)
 	var names []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -253,31 +255,13 @@ func TestFileIndexDamaged(t *testing.T) {
 // changes nothing in the answer.
 func TestFileIndexUnwritable(t *testing.T) {
 	t.Parallel()
-	s, _, err := store.Init(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, big, err := packgen.Edits(s, 30, 200)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string][]byte{"big.go": big, "moved.go": []byte(strings.Join(Lines(big)[50:60], "\n") + "\n")}
-	want, _, err := New(s, ps, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ps, files, want := smallEdits(t)
 	file := filepath.Join(t.TempDir(), "files")
 	os.WriteFile(file, []byte("not a directory"), 0o600)
 	ro := t.TempDir()
 	os.Chmod(ro, 0o500)
 	t.Cleanup(func() { os.Chmod(ro, 0o700) })
 	for _, dir := range []string{file, filepath.Join(ro, "files")} {
-		sameBlame(t, dir, func() *Index {
-			ix, err := openLazy(s, dir, ps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return ix
-		}, want, files)
+		sameBlame(t, dir, opener(t, s, dir, ps), want, files)
 	}
 }
