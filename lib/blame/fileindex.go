@@ -37,13 +37,24 @@ import (
 //	               and path, the steps and views of that path (section);
 //	               the text of views, which snapshots of a session and
 //	               sessions that read one version share; the hashes of
-//	               the lines each pack may have written, per path
+//	               the lines each pack's edits add, per path (lineTable)
 //	r/<hh>/<hex>   what a replay of some paths ended with (their last
 //	               versions, the lines their edits added), named by the
 //	               paths and the packs replayed
 //	catalog        every indexed pack's paths and session, the paths
 //	               changed together (a rename, a patch of several files),
 //	               and a sorted table of line hash → path
+//
+// The line table is what finds, for a line the file's own history
+// leaves unknown, the other paths whose replay may add it to the pool:
+// the lines of each step's whole writes and of the files shell steps
+// left, written(ed) for edits that do not apply, and for the others the
+// lines they add to the file as the session last saw it, aligned as
+// replay aligns them. Replay applies an edit to the history's copy of
+// the file, which is what the session saw when it recorded the file just
+// before (a Claude Code edit's originalFile is such a view); an edit
+// recorded without one, made after another session changed the same
+// lines, is the case this rests on.
 //
 // A pack never changes, so no entry goes stale; the catalog grows by the
 // packs it lacks, and a pack it names that the store no longer has is
