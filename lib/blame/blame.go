@@ -206,7 +206,7 @@ func build(ts *texts, all []*packEdits, want func(string) bool) (*Index, int, er
 		}
 	}
 	slices.SortStableFunc(evs, func(a, b event) int {
-		return cmp.Or(a.at.Compare(b.at), a.created.Compare(b.created), strings.Compare(a.pack, b.pack), cmp.Compare(a.seq, b.seq))
+		return evKey{a.at, a.created, a.pack, a.seq}.compare(evKey{b.at, b.created, b.pack, b.seq})
 	})
 	ix, err := replay(ts, evs)
 	return ix, n, err
@@ -378,7 +378,7 @@ func replay(ts *texts, evs []event) (*Index, error) {
 			// The file changed in a way nobody recorded (or the edit
 			// failed): the history so far still holds for the lines the
 			// file kept, and the edit's own lines are matched by text.
-			ix.pool.add(written(e.ed), e.origin, e.held)
+			ix.pool.add(written(e.ed), &e)
 			continue
 		}
 		for _, ch := range changes {
@@ -404,7 +404,7 @@ func replay(ts *texts, evs []event) (*Index, error) {
 				v = version{}
 			}
 			ws[rel] = &file{v: v, text: ch.Content, known: true}
-			ix.pool.add(added, e.origin, e.held)
+			ix.pool.add(added, &e)
 		}
 	}
 	for p, f := range ws {
@@ -462,7 +462,7 @@ func observed(ts *texts, ws map[string]*file, e event, ix *Index) error {
 			v = version{}
 		}
 		ws[o.Name] = &file{v: v, text: text, known: true}
-		ix.pool.add(added, e.origin, e.held)
+		ix.pool.add(added, &e)
 	}
 	return nil
 }

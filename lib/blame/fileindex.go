@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 
@@ -72,7 +73,7 @@ const (
 	entryMagic   = "ctx-blame-pack 1"
 	blobMagic    = "ctx-blame-blob 1"
 	catalogMagic = "ctx-blame-catalog 1"
-	resultMagic  = "ctx-blame-result 1"
+	resultMagic  = "ctx-blame-result 2"
 	// maxIndexFile bounds what is read of one index file.
 	maxIndexFile = 1 << 30
 )
@@ -680,27 +681,31 @@ func openLazy(s *store.Store, dir string, ps []digest.Digest) (*Index, error) {
 	return &Index{last: map[string]version{}, pool: pool{}, lz: lz}, nil
 }
 
-// need replays the history of the paths ids too (and of those changed
-// with them), with every path replayed before: the index's last versions
-// and pool are then those a replay of every pack gives for them.
+// need replays the history of the paths ids (and of those changed
+// with them) that it has not replayed yet, apart from those: the
+// histories of paths never changed together are independent. The
+// index's last versions and pool then hold, for every path replayed,
+// what a replay of every pack gives.
 func (ix *Index) need(ids []int) error {
 	lz := ix.lz
-	grew := false
+	fresh := map[int]bool{}
 	for len(ids) > 0 {
 		id := ids[len(ids)-1]
 		ids = ids[:len(ids)-1]
-		if lz.done[id] {
+		if lz.done[id] || fresh[id] {
 			continue
 		}
-		lz.done[id] = true
-		grew = true
+		fresh[id] = true
 		ids = append(ids, lz.cat.adj[id]...)
 	}
-	if !grew {
+	if len(fresh) == 0 {
 		return nil
 	}
+	for id := range fresh {
+		lz.done[id] = true
+	}
 	packs := map[int]bool{}
-	for id := range lz.done {
+	for id := range fresh {
 		for _, i := range lz.cat.byPath[id] {
 			if p := lz.cat.Packs[i]; lz.live[p.Pack] && !packs[i] {
 				packs[i] = true
@@ -714,42 +719,48 @@ func (ix *Index) need(ids []int) error {
 			}
 		}
 	}
-	key := lz.resultKey(packs)
-	if r, err := lz.fx.read(filepath.Join("r", shard(key)), resultMagic); err == nil {
-		if last, pl, err := decodeResult(r); err == nil {
-			ix.last, ix.pool = last, pl
-			return nil
-		}
+	key := lz.resultKey(fresh, packs)
+	var lasts map[string]version
+	var pl pool
+	var err error
+	if r, rerr := lz.fx.read(filepath.Join("r", shard(key)), resultMagic); rerr == nil {
+		lasts, pl, err = decodeResult(r)
 	}
-	all := make([]*packEdits, 0, len(packs))
-	for _, i := range slices.Sorted(maps.Keys(packs)) {
-		pe, err := lz.packEdits(i)
+	if lasts == nil || err != nil {
+		all := make([]*packEdits, 0, len(packs))
+		for _, i := range slices.Sorted(maps.Keys(packs)) {
+			pe, err := lz.packEdits(i, fresh)
+			if err != nil {
+				return err
+			}
+			all = append(all, pe)
+		}
+		want := func(p string) bool {
+			id, ok := lz.cat.ids[p]
+			return ok && fresh[id]
+		}
+		built, _, err := build(lz.ts, all, want)
 		if err != nil {
 			return err
 		}
-		all = append(all, pe)
+		lasts, pl = built.last, built.pool
+		if b, err := encodeResult(built); err == nil {
+			_ = lz.fx.write(filepath.Join("r", shard(key)), resultMagic, b) // a result not written is made again
+		}
 	}
-	want := func(p string) bool {
-		id, ok := lz.cat.ids[p]
-		return ok && lz.done[id]
+	for p, v := range lasts {
+		ix.last[p] = v
 	}
-	built, _, err := build(lz.ts, all, want)
-	if err != nil {
-		return err
-	}
-	ix.last, ix.pool = built.last, built.pool
-	if b, err := encodeResult(built); err == nil {
-		_ = lz.fx.write(filepath.Join("r", shard(key)), resultMagic, b) // a result not written is made again
-	}
+	ix.pool.merge(pl)
 	return nil
 }
 
 // resultKey names what need replays: the paths and the packs.
-func (lz *lazy) resultKey(packs map[int]bool) string {
+func (lz *lazy) resultKey(paths, packs map[int]bool) string {
 	var b strings.Builder
 	b.WriteString(resultMagic + "\n")
 	for _, p := range slices.Sorted(func(yield func(string) bool) {
-		for id := range lz.done {
+		for id := range paths {
 			if !yield(lz.cat.Paths[id]) {
 				return
 			}
@@ -778,11 +789,20 @@ type result struct {
 	Pool    map[string][]resLine `json:"pool"`
 }
 
+// The place of a pool line's step: its time, its pack's time, its pack
+// (its origin's) and its order in the pack.
+type resKey struct {
+	At      string `json:"at"`
+	Created string `json:"created"`
+	Seq     int    `json:"seq"`
+}
+
 // resLine is a line and its origin (1 + its index in Origins; 0: none).
 type resLine struct {
-	T string `json:"t"`
-	O int    `json:"o,omitzero"`
-	M bool   `json:"m,omitzero"`
+	T string  `json:"t"`
+	O int     `json:"o,omitzero"`
+	M bool    `json:"m,omitzero"`
+	K *resKey `json:"k,omitzero"` // in the pool
 }
 
 func encodeResult(ix *Index) ([]byte, error) {
@@ -807,8 +827,15 @@ func encodeResult(ix *Index) ([]byte, error) {
 	for p, v := range ix.last {
 		r.Last[p] = enc(v)
 	}
-	for t, ls := range ix.pool {
+	for t, ps := range ix.pool {
+		ls := make([]line, len(ps))
+		for i, p := range ps {
+			ls[i] = p.line
+		}
 		r.Pool[t] = enc(ls)
+		for i, p := range ps {
+			r.Pool[t][i].K = &resKey{At: p.key.at.Format(time.RFC3339Nano), Created: p.key.created.Format(time.RFC3339Nano), Seq: p.key.seq}
+		}
 	}
 	return json.Marshal(r, json.Deterministic(true))
 }
@@ -845,12 +872,20 @@ func decodeResult(b []byte) (map[string]version, pool, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, l := range v {
-			if l.origin == nil {
+		ps := make([]pooled, len(v))
+		for i, l := range v {
+			k := ls[i].K
+			if l.origin == nil || k == nil {
 				return nil, nil, errCorrupt
 			}
+			at, err1 := time.Parse(time.RFC3339Nano, k.At)
+			created, err2 := time.Parse(time.RFC3339Nano, k.Created)
+			if err1 != nil || err2 != nil {
+				return nil, nil, errCorrupt
+			}
+			ps[i] = pooled{l, evKey{at, created, l.origin.Pack, k.Seq}}
 		}
-		pl[t] = v
+		pl[t] = ps
 	}
 	return last, pl, nil
 }
@@ -858,7 +893,7 @@ func decodeResult(b []byte) (map[string]version, pool, error) {
 // packEdits returns what build needs of pack i for the paths replayed:
 // every edit's key and paths, and the steps and views of those paths. A
 // damaged section or blob makes the pack's entry derived again.
-func (lz *lazy) packEdits(i int) (*packEdits, error) {
+func (lz *lazy) packEdits(i int, want map[int]bool) (*packEdits, error) {
 	d, err := digest.Parse(lz.cat.Packs[i].Pack)
 	if err != nil {
 		return nil, err
@@ -870,18 +905,18 @@ func (lz *lazy) packEdits(i int) (*packEdits, error) {
 		}
 		lz.ents[i] = en
 	}
-	pe, err := lz.fromEntry(en)
+	pe, err := lz.fromEntry(en, want)
 	if errors.Is(err, errCorrupt) {
 		if en, err = lz.fx.repair(lz.s, d); err != nil {
 			return nil, err
 		}
 		lz.ents[i] = en
-		pe, err = lz.fromEntry(en)
+		pe, err = lz.fromEntry(en, want)
 	}
 	return pe, err
 }
 
-func (lz *lazy) fromEntry(en *packEntry) (*packEdits, error) {
+func (lz *lazy) fromEntry(en *packEntry, want map[int]bool) (*packEdits, error) {
 	pe := &packEdits{Pack: en.Pack, Created: en.Created, Steps: en.Steps, Session: en.Session, Cwd: en.Cwd, Partial: en.Partial, Bases: en.Bases}
 	pe.Edits = make([]editStep, len(en.Edits))
 	for k, e := range en.Edits {
@@ -894,7 +929,7 @@ func (lz *lazy) fromEntry(en *packEntry) (*packEdits, error) {
 		}
 	}
 	for j, name := range en.Names {
-		if id, ok := lz.cat.ids[name]; !ok || !lz.done[id] {
+		if id, ok := lz.cat.ids[name]; !ok || !want[id] {
 			continue
 		}
 		sec, err := lz.section(en.Sections[j])

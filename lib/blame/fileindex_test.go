@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx-tools/ctx/internal/packgen"
 	"github.com/ctx-tools/ctx/lib/digest"
@@ -148,6 +149,12 @@ func TestFileIndexMatchesReplay(t *testing.T) {
 		for _, run := range []string{"made", "read"} {
 			sameBlame(t, run, opener(t, s, dir, ps), want, files)
 		}
+		// One index for every file: each replays what the files before
+		// it did not, and the pool merges them.
+		for _, d := range []string{t.TempDir(), dir} {
+			one := opener(t, s, d, ps)()
+			sameBlame(t, "one index", func() *Index { return one }, want, files)
+		}
 	})
 	t.Run("edits", func(t *testing.T) {
 		t.Parallel()
@@ -263,5 +270,32 @@ func TestFileIndexUnwritable(t *testing.T) {
 	t.Cleanup(func() { os.Chmod(ro, 0o700) })
 	for _, dir := range []string{file, filepath.Join(ro, "files")} {
 		sameBlame(t, dir, opener(t, s, dir, ps), want, files)
+	}
+}
+
+// TestPoolMerge: the lines of histories replayed apart merge in the
+// order of their steps, so that the last writer of a line is found as
+// one replay of both would find it.
+func TestPoolMerge(t *testing.T) {
+	t.Parallel()
+	at := func(min int) time.Time { return time.Date(2026, 1, 1, 10, min, 0, 0, time.UTC) }
+	ev := func(pack string, min int) *event {
+		return &event{at: at(min), created: at(0), pack: pack, origin: &Origin{Pack: pack, Timestamp: at(min).Format(time.RFC3339)}}
+	}
+	const l = "a line written twice in two files"
+	a, b := pool{}, pool{}
+	a.add([]string{l}, ev("sha256:a", 1))
+	a.add([]string{l}, ev("sha256:a", 5))
+	b.add([]string{l}, ev("sha256:b", 3))
+	b.add([]string{l}, ev("sha256:b", 7))
+	a.merge(b)
+	for until, want := range map[int]string{0: "sha256:b", 6: "sha256:a", 4: "sha256:b", 2: "sha256:a"} {
+		var u time.Time
+		if until > 0 {
+			u = at(until)
+		}
+		if w, ok := a.find(l, u); !ok || w.origin.Pack != want {
+			t.Errorf("until minute %d: %v, want %s", until, w.origin, want)
+		}
 	}
 }
