@@ -73,7 +73,7 @@ const (
 	entryMagic   = "ctx-blame-pack 1"
 	blobMagic    = "ctx-blame-blob 1"
 	catalogMagic = "ctx-blame-catalog 1"
-	resultMagic  = "ctx-blame-result 2"
+	resultMagic  = "ctx-blame-result 4"
 	// maxIndexFile bounds what is read of one index file.
 	maxIndexFile = 1 << 30
 )
@@ -785,12 +785,13 @@ func (lz *lazy) resultKey(paths, packs map[int]bool) string {
 // and the lines their edits added, as written in the index.
 type result struct {
 	Origins []*Origin            `json:"origins"`
+	Keys    []*resKey            `json:"keys"` // of each origin's step, for one that wrote pool lines
 	Last    map[string][]resLine `json:"last"`
 	Pool    map[string][]resLine `json:"pool"`
 }
 
-// The place of a pool line's step: its time, its pack's time, its pack
-// (its origin's) and its order in the pack.
+// The place of a step in replay's order: its time, its pack's time, its
+// pack (its origin's) and its order in the pack.
 type resKey struct {
 	At      string `json:"at"`
 	Created string `json:"created"`
@@ -799,10 +800,12 @@ type resKey struct {
 
 // resLine is a line and its origin (1 + its index in Origins; 0: none).
 type resLine struct {
-	T string  `json:"t"`
-	O int     `json:"o,omitzero"`
-	M bool    `json:"m,omitzero"`
-	K *resKey `json:"k,omitzero"` // in the pool
+	T string `json:"t"`
+	O int    `json:"o,omitzero"`
+	M bool   `json:"m,omitzero"`
+	// In the pool, K says T is what comes before the key, A after it.
+	K bool   `json:"k,omitzero"`
+	A string `json:"a,omitzero"`
 }
 
 func encodeResult(ix *Index) ([]byte, error) {
@@ -833,8 +836,19 @@ func encodeResult(ix *Index) ([]byte, error) {
 			ls[i] = p.line
 		}
 		r.Pool[t] = enc(ls)
+		for i, l := range r.Pool[t] {
+			// The trimmed text is the key: keep what is around it.
+			if j := strings.Index(l.T, t); j >= 0 {
+				r.Pool[t][i].T, r.Pool[t][i].A = l.T[:j], l.T[j+len(t):]
+				r.Pool[t][i].K = true
+			}
+		}
 		for i, p := range ps {
-			r.Pool[t][i].K = &resKey{At: p.key.at.Format(time.RFC3339Nano), Created: p.key.created.Format(time.RFC3339Nano), Seq: p.key.seq}
+			o := r.Pool[t][i].O - 1
+			for len(r.Keys) <= o {
+				r.Keys = append(r.Keys, nil)
+			}
+			r.Keys[o] = &resKey{At: p.key.at.Format(time.RFC3339Nano), Created: p.key.created.Format(time.RFC3339Nano), Seq: p.key.seq}
 		}
 	}
 	return json.Marshal(r, json.Deterministic(true))
@@ -866,24 +880,36 @@ func decodeResult(b []byte) (map[string]version, pool, error) {
 		}
 		last[p] = version(v)
 	}
+	keys := make([]*evKey, len(r.Keys))
+	for i, k := range r.Keys {
+		if k == nil {
+			continue
+		}
+		at, err1 := time.Parse(time.RFC3339Nano, k.At)
+		created, err2 := time.Parse(time.RFC3339Nano, k.Created)
+		if err1 != nil || err2 != nil || i >= len(r.Origins) || r.Origins[i] == nil {
+			return nil, nil, errCorrupt
+		}
+		keys[i] = &evKey{at, created, r.Origins[i].Pack, k.Seq}
+	}
 	pl := make(pool, len(r.Pool))
 	for t, ls := range r.Pool {
+		for i, l := range ls {
+			if l.K {
+				ls[i].T = l.T + t + l.A
+			}
+		}
 		v, err := dec(ls)
 		if err != nil {
 			return nil, nil, err
 		}
 		ps := make([]pooled, len(v))
 		for i, l := range v {
-			k := ls[i].K
-			if l.origin == nil || k == nil {
+			o := ls[i].O - 1
+			if o < 0 || o >= len(keys) || keys[o] == nil {
 				return nil, nil, errCorrupt
 			}
-			at, err1 := time.Parse(time.RFC3339Nano, k.At)
-			created, err2 := time.Parse(time.RFC3339Nano, k.Created)
-			if err1 != nil || err2 != nil {
-				return nil, nil, errCorrupt
-			}
-			ps[i] = pooled{l, evKey{at, created, l.origin.Pack, k.Seq}}
+			ps[i] = pooled{l, keys[o]}
 		}
 		pl[t] = ps
 	}

@@ -50,7 +50,7 @@ type pool map[string][]pooled
 // order (event.key): histories replayed apart merge by it.
 type pooled struct {
 	line
-	key evKey
+	key *evKey
 }
 
 // evKey orders the steps that write lines: no two have the same.
@@ -70,7 +70,7 @@ func (p pool) add(lines []string, e *event) {
 	if e.origin == nil {
 		return
 	}
-	k := evKey{e.at, e.created, e.pack, e.seq}
+	k := &evKey{e.at, e.created, e.pack, e.seq}
 	for _, l := range lines {
 		if t := strings.TrimSpace(l); distinctive(t) && !e.held.has(t) {
 			p[t] = append(p[t], pooled{line{text: l, origin: e.origin}, k})
@@ -82,8 +82,12 @@ func (p pool) add(lines []string, e *event) {
 // order of their steps.
 func (p pool) merge(q pool) {
 	for t, ws := range q {
+		if len(p[t]) == 0 {
+			p[t] = ws // one replay's lines are in order
+			continue
+		}
 		p[t] = append(p[t], ws...)
-		slices.SortStableFunc(p[t], func(a, b pooled) int { return a.key.compare(b.key) })
+		slices.SortStableFunc(p[t], func(a, b pooled) int { return a.key.compare(*b.key) })
 	}
 }
 
