@@ -151,8 +151,13 @@ if want where; then
 fi
 if want blame; then
 	cd "$DIR/repo"
-	ctx-blame internal/api/routes.go >/dev/null # fills the cache
-	[ -z "$BEFORE" ] || XDG_CACHE_HOME="$work/cache-before" "$work/before/bin/ctx-blame" internal/api/routes.go >/dev/null
+	t0=$(date +%s)
+	ctx-blame internal/api/routes.go >"$work/blame.out" # fills the cache
+	echo "ctx-blame filled its cache in $(($(date +%s) - t0)) s: $(du -sh "$XDG_CACHE_HOME/ctx/blame" | cut -f1)"
+	if [ -n "$BEFORE" ]; then
+		XDG_CACHE_HOME="$work/cache-before" "$work/before/bin/ctx-blame" internal/api/routes.go >"$work/blame-before.out"
+		cmp -s "$work/blame.out" "$work/blame-before.out" && echo "ctx-blame: the same output at $BEFORE" || echo "ctx-blame: OUTPUT DIFFERS at $BEFORE"
+	fi
 	tool blame ctx-blame internal/api/routes.go
 	run git-blame git blame internal/api/routes.go
 	cd "$root"

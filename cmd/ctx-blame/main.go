@@ -54,8 +54,9 @@ another one, "moved": true), "mixed" when an agent wrote it and a person changed
 "unknown" when no recorded edit wrote it (a person, or a session never packed).
 
 Output: one JSON line per run of lines with one attribution (see ctx-blame's package comment for the
-fields); --human prints each line as git blame does. Derived data is cached by pack hash in the
-user's cache directory ($XDG_CACHE_HOME/ctx/blame; CTX_BLAME_CACHE=DIR moves it, =off disables it).
+fields); --human prints each line as git blame does. An index of the store by file, made from each
+pack once, is kept in the user's cache directory ($XDG_CACHE_HOME/ctx/blame; CTX_BLAME_CACHE=DIR
+moves it, =off disables it), so that a file's blame reads only that file's history.
 
 Exit status: 0 when the files were read, 2 when one cannot be (the others are still blamed).`
 }
@@ -195,7 +196,10 @@ func (c *blameCmd) blame(ix *blame.Index, repo *git.Repo, file string) (blamed, 
 	if repo != nil {
 		past = blame.GitPast(repo, c.Rev, name, content)
 	}
-	lines := ix.Blame(name, content, past, names...)
+	lines, err := ix.Blame(name, content, past, names...)
+	if err != nil {
+		return blamed{}, err
+	}
 	return blamed{name: name, text: blame.Lines(content), lines: lines}, nil
 }
 

@@ -48,7 +48,7 @@ func TestAgentTraceValidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	content := []byte("// by hand\npackage x\n\nfunc One() int { return 1 + 0 }\n\nfunc Two() int { return 2 }\n")
-	in := []TraceInput{{Path: "x.go", Text: Lines(content), Lines: ix.Blame("x.go", content, nil)}}
+	in := []TraceInput{{Path: "x.go", Text: Lines(content), Lines: mustBlame(t, ix, "x.go", content)}}
 	rec := AgentTrace(in, strings.Repeat("ab", 20), "2026-03-04T00:00:00Z", "1.2.3")
 	out, err := json.Marshal(rec)
 	if err != nil {

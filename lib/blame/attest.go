@@ -36,7 +36,11 @@ func (ix *Index) CommitFiles(repo *git.Repo, commit string) ([]attest.CommitFile
 		p := paths[i]
 		text := Lines(content)
 		f := attest.CommitFile{Path: p, Ranges: []attest.CommitRange{}}
-		for _, r := range Ranges(p, ix.Blame(p, content, At(at))) {
+		lines, err := ix.Blame(p, content, At(at))
+		if err != nil {
+			return err
+		}
+		for _, r := range Ranges(p, lines) {
 			if r.By == ByUnknown {
 				continue
 			}

@@ -32,7 +32,7 @@ func BenchmarkBlame(b *testing.B) {
 		if st.Cached != len(ps) {
 			b.Fatalf("%d of %d packs from the cache", st.Cached, len(ps))
 		}
-		ls := ix.Blame("big.go", content, nil)
+		ls := mustBlame(b, ix, "big.go", content)
 		if ls[0].Origin == nil || ls[len(ls)-1].Origin == nil {
 			b.Fatal("big.go not attributed")
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ import (
 type Index struct {
 	last map[string]version // each path's last version; nil when unknown
 	pool pool
+	lz   *lazy // when built from the file index, as files need it
 }
 
 // event is one recorded edit step (ed), a step's observed changes on
@@ -79,22 +81,37 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 		}
 		all = append(all, pe)
 	}
-	st.Packs = len(all)
+	ix, edits, err := build(newTexts(s), all, nil)
+	st.Packs, st.Edits = len(all), edits
+	return ix, st, err
+}
+
+// build replays the edits of the packs all. want, when not nil, keeps
+// the events of the paths it accepts (a set closed under the edits and
+// steps that change several files at once: see fileIndex), whose edits
+// the packs carry; the others' edits still say which paths each pack
+// edited (the lines its session held). It returns how many edits it
+// counted.
+func build(ts *texts, all []*packEdits, want func(string) bool) (*Index, int, error) {
+	n := 0
 	// The most complete snapshot first, so that it keeps the edits it
 	// shares with earlier ones.
 	slices.SortStableFunc(all, func(a, b *packEdits) int {
 		return cmp.Or(-cmp.Compare(a.Steps, b.Steps), strings.Compare(a.Pack, b.Pack))
 	})
+	wanted := func(p string) bool { return want == nil || want(p) }
 	var evs []event
 	seen := map[string]bool{}
-	ts := &texts{s: s, text: map[digest.Digest]string{}, lines: map[digest.Digest][]string{}}
 	for _, pe := range all {
 		created, _ := time.Parse(time.RFC3339Nano, pe.Created)
 		held := &held{t: ts, known: map[string]bool{}} // filled once first is
 		first := map[string]time.Time{}                // first edit of each path by this pack
 		for _, e := range pe.Edits {
 			if pe.Session != "" {
-				key := pe.Session + "\x00" + e.Time + "\x00" + e.Tool + "\x00" + string(e.Parameters)
+				key := e.key
+				if key == "" {
+					key = editKey(pe.Session, e)
+				}
 				if seen[key] {
 					continue
 				}
@@ -104,22 +121,45 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 			if err != nil {
 				at = created
 			}
+			if e.lazy {
+				// Its paths are known without parsing it; its
+				// parameters only when it changed a wanted path.
+				for _, p := range e.paths {
+					if _, ok := first[p]; !ok {
+						first[p] = at
+					}
+				}
+				if !e.loaded {
+					continue
+				}
+			}
 			o := &Origin{Pack: pe.Pack, Step: e.Step, Tool: e.Tool, Session: pe.Session, Model: e.Model, Agent: e.Agent, Prompt: e.Prompt, Timestamp: e.Time}
 			if e.Observed != nil {
-				st.Edits++
+				n++
+				obs := e.Observed
+				if want != nil {
+					obs = nil
+					for _, f := range e.Observed {
+						if want(f.Name) {
+							obs = append(obs, f)
+						}
+					}
+				}
 				for _, f := range e.Observed {
 					if _, ok := first[f.Name]; !ok {
 						first[f.Name] = at
 					}
 				}
-				evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(e.Step, false), cwd: pe.Cwd, origin: o, held: held, obs: e.Observed})
+				if len(obs) > 0 || want == nil {
+					evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: order(e.Step, false), cwd: pe.Cwd, origin: o, held: held, obs: obs})
+				}
 				continue
 			}
 			ed, err := edit.Parse(e.Tool, e.Parameters)
 			if err != nil || ed == nil {
 				continue
 			}
-			st.Edits++
+			n++
 			for _, p := range ed.Paths() {
 				if p, ok := relative(p, pe.Cwd); ok {
 					if _, ok := first[p]; !ok {
@@ -131,14 +171,14 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 		}
 		h, err := heldBy(ts, pe, first)
 		if err != nil {
-			return nil, st, err
+			return nil, n, err
 		}
 		if h != nil {
 			held.refs = h.refs
 		}
 		for _, b := range pe.Bases {
 			at, ok := first[b.Path]
-			if !ok {
+			if !ok || !wanted(b.Path) {
 				continue // seen but never edited by this session
 			}
 			// The session saw the file when it read it, which may be
@@ -149,13 +189,13 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 			}
 			d, err := digest.Parse(b.ContentRef)
 			if err != nil {
-				return nil, st, fmt.Errorf("pack %s: input %s: %w", pe.Pack, b.Path, err)
+				return nil, n, fmt.Errorf("pack %s: input %s: %w", pe.Pack, b.Path, err)
 			}
 			evs = append(evs, event{at: at, created: created, pack: pe.Pack, seq: -1, path: b.Path, content: d})
 		}
 		for _, v := range pe.Views {
 			p, ok := relative(v.Path, pe.Cwd)
-			if _, edited := first[p]; !ok || !edited {
+			if _, edited := first[p]; !ok || !edited || !wanted(p) {
 				continue
 			}
 			at, err := time.Parse(time.RFC3339Nano, v.Time)
@@ -166,10 +206,16 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 		}
 	}
 	slices.SortStableFunc(evs, func(a, b event) int {
-		return cmp.Or(a.at.Compare(b.at), a.created.Compare(b.created), strings.Compare(a.pack, b.pack), cmp.Compare(a.seq, b.seq))
+		return evKey{a.at, a.created, a.pack, a.seq}.compare(evKey{b.at, b.created, b.pack, b.seq})
 	})
 	ix, err := replay(ts, evs)
-	return ix, st, err
+	return ix, n, err
+}
+
+// editKey is what makes an edit of session the same edit in several
+// snapshots of it: its time, tool and parameters.
+func editKey(session string, e editStep) string {
+	return session + "\x00" + e.Time + "\x00" + e.Tool + "\x00" + string(e.Parameters)
 }
 
 // texts reads the files sessions saw from the store, once per content:
@@ -179,6 +225,10 @@ type texts struct {
 	s     *store.Store
 	text  map[digest.Digest]string
 	lines map[digest.Digest][]string
+}
+
+func newTexts(s *store.Store) *texts {
+	return &texts{s: s, text: map[digest.Digest]string{}, lines: map[digest.Digest][]string{}}
 }
 
 func (t *texts) get(d digest.Digest) (string, error) {
@@ -286,7 +336,7 @@ func replay(ts *texts, evs []event) (*Index, error) {
 			}
 			f := ws[e.path]
 			switch {
-			case f != nil && f.known && slices.Equal(f.v.texts(), splitText(text)):
+			case f != nil && f.known && (f.text == text || slices.Equal(f.v.texts(), splitText(text))):
 				// The session saw what the history has: nothing changed
 				// (a Read's answer may leave out the last newline).
 			case f != nil && f.known:
@@ -328,7 +378,7 @@ func replay(ts *texts, evs []event) (*Index, error) {
 			// The file changed in a way nobody recorded (or the edit
 			// failed): the history so far still holds for the lines the
 			// file kept, and the edit's own lines are matched by text.
-			ix.pool.add(written(e.ed), e.origin, e.held)
+			ix.pool.add(written(e.ed), &e)
 			continue
 		}
 		for _, ch := range changes {
@@ -354,7 +404,7 @@ func replay(ts *texts, evs []event) (*Index, error) {
 				v = version{}
 			}
 			ws[rel] = &file{v: v, text: ch.Content, known: true}
-			ix.pool.add(added, e.origin, e.held)
+			ix.pool.add(added, &e)
 		}
 	}
 	for p, f := range ws {
@@ -412,7 +462,7 @@ func observed(ts *texts, ws map[string]*file, e event, ix *Index) error {
 			v = version{}
 		}
 		ws[o.Name] = &file{v: v, text: text, known: true}
-		ix.pool.add(added, e.origin, e.held)
+		ix.pool.add(added, &e)
 	}
 	return nil
 }
@@ -503,25 +553,61 @@ func (ix *Index) lookup(file string) (string, bool) {
 // renames), newest first: the history of each is used in turn for the
 // lines the newer ones leave without an origin (a session that edited the
 // file under its new name found the old name's lines there).
-func (ix *Index) Blame(file string, content []byte, past *Past, names ...string) []Line {
-	var lasts []version
-	seen := map[string]bool{}
-	for _, n := range append([]string{file}, names...) {
-		if p, ok := ix.lookup(n); ok && !seen[p] {
-			seen[p] = true
-			lasts = append(lasts, ix.last[p])
+//
+// An Index from the file index replays, the first time a file needs it,
+// the history of the paths the file may be (and of those whose lines it
+// may hold, for lines moved from other files): an error is one of
+// reading that history.
+func (ix *Index) Blame(file string, content []byte, past *Past, names ...string) ([]Line, error) {
+	all := append([]string{file}, names...)
+	if ix.lz != nil {
+		var ids []int
+		for _, n := range all {
+			ids = append(ids, ix.lz.cat.candidates(n)...)
+		}
+		if err := ix.need(ids); err != nil {
+			return nil, err
 		}
 	}
-	return attribute(lasts, splitText(string(content)), ix.pool, past)
+	lasts := func() []version {
+		var lasts []version
+		seen := map[string]bool{}
+		for _, n := range all {
+			if p, ok := ix.lookup(n); ok && !seen[p] {
+				seen[p] = true
+				lasts = append(lasts, ix.last[p])
+			}
+		}
+		return lasts
+	}
+	current := splitText(string(content))
+	if ix.lz != nil {
+		// The lines the file's own history leaves unknown are looked up
+		// by their text: replay the paths that may hold them too.
+		var ids []int
+		for i, l := range attribute(lasts(), current, nil, past) {
+			if t := strings.TrimSpace(current[i]); l.By == ByUnknown && distinctive(t) {
+				ids = append(ids, ix.lz.cat.linePaths(t)...)
+			}
+		}
+		if err := ix.need(ids); err != nil {
+			return nil, err
+		}
+	}
+	return attribute(lasts(), current, ix.pool, past), nil
 }
 
-// Open builds the index of every finalized pack in s, with the cache in
-// the user's cache directory (DefaultCacheDir).
+// Open builds the index of every finalized pack in s from the file index
+// in the user's cache directory (DefaultCacheDir; fileIndex), adding the
+// packs it lacks; without a cache directory, from every manifest.
 func Open(s *store.Store) (*Index, error) {
 	all, err := s.Packs("")
 	if err != nil {
 		return nil, err
 	}
-	ix, _, err := New(s, all, OpenCache(DefaultCacheDir()))
+	if dir := DefaultCacheDir(); dir != "" {
+		return openLazy(s, filepath.Join(dir, "files"), all)
+	}
+	ix, _, err := New(s, all, nil)
 	return ix, err
 }

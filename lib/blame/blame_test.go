@@ -107,6 +107,16 @@ func shell(command string, files ...string) step {
 	return step{tool: "Bash", params: map[string]any{"command": command}, observed: obs}
 }
 
+// mustBlame blames file with nothing known of its past.
+func mustBlame(t testing.TB, ix *Index, file string, content []byte) []Line {
+	t.Helper()
+	ls, err := ix.Blame(file, content, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ls
+}
+
 // want is the expected attribution of one line: "-" unknown, "P.S" agent
 // (pack number P, step S), "~P.S" mixed, ">P.S" agent found by text,
 // "^P.S" agent re-indented.
@@ -146,6 +156,19 @@ func TestBlame(t *testing.T) {
 		current  string
 		want     []string
 	}{{
+		name: "a snapshot's edits that a more complete one recorded are not its own, nor are what they read",
+		sessions: []session{
+			{id: "s", inputs: map[string]string{"q.txt": "a line the session found in q.txt\n"}, steps: []step{
+				replace("q.txt", "a line the session found in q.txt\n", "a line the session found in q.txt\nand one it added\n"),
+				write("r.txt", "r\n"), write("t.txt", "t\n")}},
+			{id: "s", inputs: map[string]string{"q.txt": "a line the session found in q.txt\n"}, steps: []step{
+				replace("q.txt", "a line the session found in q.txt\n", "a line the session found in q.txt\nand one it added\n"),
+				write("p.txt", "a line the session found in q.txt\nits own line of p.txt\n")}},
+		},
+		file:    "p.txt",
+		current: "a line the session found in q.txt\nits own line of p.txt\n",
+		want:    []string{"1.1", "1.1"},
+	}, {
 		name: "a shell step changes a line of a file the session read",
 		sessions: []session{{id: "a", inputs: map[string]string{"conf.txt": "name = demo\nmode = slow\nlevel = 1\n"},
 			steps: []step{shell("sed -i s/slow/fast/ conf.txt", "conf.txt", "name = demo\nmode = fast, warmed up\nlevel = 1\n")}}},
@@ -289,10 +312,21 @@ func TestBlame(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got := describe(ix.Blame(tt.file, []byte(tt.current), nil), ps)
+					got := describe(mustBlame(t, ix, tt.file, []byte(tt.current)), ps)
 					if strings.Join(got, " ") != strings.Join(tt.want, " ") {
 						t.Errorf("cache %v: got  %v\nwant %v", c != nil, got, tt.want)
 					}
+				}
+			}
+			dir := t.TempDir()
+			for run := range 2 { // the file index, made, then read
+				ix, err := openLazy(s, dir, ps)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := describe(mustBlame(t, ix, tt.file, []byte(tt.current)), ps)
+				if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+					t.Errorf("file index, run %d: got  %v\nwant %v", run, got, tt.want)
 				}
 			}
 		})
@@ -311,7 +345,10 @@ func TestPackLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := ix.PackLines("a.txt", []byte("alpha line one\na person's line\nalpha line two\nbeta line one\n\n"), []int{2, 3, 4, 5}, nil)
+	got, err := ix.PackLines("a.txt", []byte("alpha line one\na person's line\nalpha line two\nbeta line one\n\n"), []int{2, 3, 4, 5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(got) != 2 || got[a.String()] != 1 || got[b.String()] != 1 {
 		t.Errorf("PackLines = %v", got)
 	}

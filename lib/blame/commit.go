@@ -115,12 +115,28 @@ func (ix *Index) AddedPacks(repo *git.Repo, added map[string]*git.Adds, past *Pa
 			files, blobs = append(files, file), append(blobs, a.Blob)
 		}
 	}
+	if ix.lz != nil {
+		// Replay, at once, the histories all the files may need.
+		var ids []int
+		for _, f := range files {
+			ids = append(ids, ix.lz.cat.candidates(f)...)
+			for _, l := range added[f].Text {
+				if t := strings.TrimSpace(l); distinctive(t) {
+					ids = append(ids, ix.lz.cat.linePaths(t)...)
+				}
+			}
+		}
+		if err := ix.need(ids); err != nil {
+			return nil, err
+		}
+	}
 	counts := map[string]int{}
 	err := repo.Blobs(blobs, func(i int, content []byte) error {
-		for p, n := range ix.PackLines(files[i], content, added[files[i]].Lines, past) {
+		ps, err := ix.PackLines(files[i], content, added[files[i]].Lines, past)
+		for p, n := range ps {
 			counts[p] += n
 		}
-		return nil
+		return err
 	})
 	return counts, err
 }
@@ -178,19 +194,31 @@ func GitPast(repo *git.Repo, rev, file string, content []byte) *Past {
 // lines of file to a recorded edit: the file has a recorded history, or
 // a line is one a recorded edit wrote (the pool), or is too short to be
 // matched by its text and may take its neighbours' origin.
+//
+// From the file index, it answers for what may be: a path the file may
+// be, a line some path's versions may hold.
 func (ix *Index) mayHaveWritten(file string, added []string) bool {
-	if _, ok := ix.lookup(file); ok {
-		return true
-	}
-	if len(ix.pool) == 0 {
-		return false
+	if lz := ix.lz; lz != nil {
+		if len(lz.cat.candidates(file)) > 0 {
+			return true
+		}
+		if len(lz.cat.lines) == 0 {
+			return false
+		}
+	} else {
+		if _, ok := ix.lookup(file); ok {
+			return true
+		}
+		if len(ix.pool) == 0 {
+			return false
+		}
 	}
 	for _, l := range added {
 		t := strings.TrimSpace(l)
 		if !distinctive(t) {
 			return true
 		}
-		if _, ok := ix.pool[t]; ok {
+		if _, ok := ix.pool[t]; ok && ix.lz == nil || ix.lz != nil && len(ix.lz.cat.linePaths(t)) > 0 {
 			return true
 		}
 	}

@@ -43,6 +43,13 @@ type editStep struct {
 	Prompt     *int                `json:"prompt,omitzero"`
 	Parameters jsontext.Value      `json:"parameters"`
 	Observed   []manifest.Observed `json:"observed,omitzero"`
+
+	// Set when the step comes from the file index (lazy): its key
+	// (editKey's digest), the paths it changed, and whether its
+	// parameters are loaded.
+	lazy, loaded bool
+	key          string
+	paths        []string
 }
 
 // base is a file the session saw whole: its first view of it, and when

@@ -19,7 +19,7 @@ func FuzzAttribute(f *testing.F) {
 		v := fromText(base)
 		v, added := v.next(splitText(written), o, nil)
 		p := pool{}
-		p.add(added, o, nil)
+		p.add(added, &event{origin: o})
 		cur := splitText(current)
 		got := attribute([]version{v}, cur, p, nil)
 		if len(got) != len(cur) {

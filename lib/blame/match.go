@@ -1,6 +1,8 @@
 package blame
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -41,19 +43,51 @@ const mixedSimilarity = 0.5
 func distinctive(t string) bool { return utf8.RuneCountInString(t) >= minMovedLen }
 
 // pool maps the trimmed text of lines recorded edits wrote to the lines
-// as written by each step that wrote them, in time order.
-type pool map[string][]line
+// as written by each step that wrote them, in the order of the steps.
+type pool map[string][]pooled
 
-// add adds the lines o wrote, but those held: lines its session found in
-// the files it read, which were there before it.
-func (p pool) add(lines []string, o *Origin, h *held) {
-	if o == nil {
+// pooled is a line of the pool and the place of its step in replay's
+// order (event.key): histories replayed apart merge by it.
+type pooled struct {
+	line
+	key *evKey
+}
+
+// evKey orders the steps that write lines: no two have the same.
+type evKey struct {
+	at, created time.Time
+	pack        string
+	seq         int
+}
+
+func (a evKey) compare(b evKey) int {
+	return cmp.Or(a.at.Compare(b.at), a.created.Compare(b.created), strings.Compare(a.pack, b.pack), cmp.Compare(a.seq, b.seq))
+}
+
+// add adds the lines e's step wrote, but those held: lines its session
+// found in the files it read, which were there before it.
+func (p pool) add(lines []string, e *event) {
+	if e.origin == nil {
 		return
 	}
+	k := &evKey{e.at, e.created, e.pack, e.seq}
 	for _, l := range lines {
-		if t := strings.TrimSpace(l); distinctive(t) && !h.has(t) {
-			p[t] = append(p[t], line{text: l, origin: o})
+		if t := strings.TrimSpace(l); distinctive(t) && !e.held.has(t) {
+			p[t] = append(p[t], pooled{line{text: l, origin: e.origin}, k})
 		}
+	}
+}
+
+// merge adds the lines of q, from histories p does not hold, in the
+// order of their steps.
+func (p pool) merge(q pool) {
+	for t, ws := range q {
+		if len(p[t]) == 0 {
+			p[t] = ws // one replay's lines are in order
+			continue
+		}
+		p[t] = append(p[t], ws...)
+		slices.SortStableFunc(p[t], func(a, b pooled) int { return a.key.compare(*b.key) })
 	}
 }
 
@@ -63,7 +97,7 @@ func (p pool) find(t string, until time.Time) (line, bool) {
 	ws := p[t]
 	for i := len(ws) - 1; i >= 0; i-- {
 		if ws[i].origin.before(until) {
-			return ws[i], true
+			return ws[i].line, true
 		}
 	}
 	return line{}, false

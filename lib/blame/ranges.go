@@ -62,15 +62,18 @@ func same(r Range, l Line) bool {
 // the pack's recorded edits wrote as they are, as Blame attributes them:
 // a mixed line is a person's change, and does not count. past is
 // what is known of the lines' past, as for Blame.
-func (ix *Index) PackLines(file string, content []byte, lines []int, past *Past, names ...string) map[string]int {
+func (ix *Index) PackLines(file string, content []byte, lines []int, past *Past, names ...string) (map[string]int, error) {
 	counts := map[string]int{}
-	attr := ix.Blame(file, content, past, names...)
+	attr, err := ix.Blame(file, content, past, names...)
+	if err != nil {
+		return nil, err
+	}
 	for _, n := range lines {
 		if n >= 1 && n <= len(attr) && attr[n-1].By == ByAgent {
 			counts[attr[n-1].Origin.Pack]++
 		}
 	}
-	return counts
+	return counts, nil
 }
 
 // SortedPacks returns the packs of counts, most lines first.

@@ -23,6 +23,11 @@ type Rule struct {
 	// Within, if set, is the directory the file was looked for in: the
 	// path, symlinks resolved, must stay inside it (resolved too).
 	Within string
+	// Unresolved opens the file as named, without resolving symlinks
+	// first (three fewer walks of the path, for a reader of many small
+	// files): a file that is a symlink is refused, a directory on the
+	// way is not checked, and Within must be empty.
+	Unresolved bool
 }
 
 // Error reports a found file that breaks its Rule. Its exit code is 2
@@ -43,13 +48,24 @@ func (e *Error) ExitCode() int { return 2 }
 // reading it whole should still read at most r.Max+1 bytes, as ReadFile
 // does, since a file can grow.
 func Open(name string, r Rule) (*os.File, int64, error) {
-	resolved, err := filepath.EvalSymlinks(name)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s %s: %w", r.What, name, bare(err))
+	resolved := name
+	if !r.Unresolved {
+		var err error
+		if resolved, err = filepath.EvalSymlinks(name); err != nil {
+			return nil, 0, fmt.Errorf("%s %s: %w", r.What, name, bare(err))
+		}
+	} else if r.Within != "" {
+		return nil, 0, fmt.Errorf("%s %s: found.Rule: Within and Unresolved together", r.What, name)
 	}
 	if r.Within != "" {
 		if err := within(name, resolved, r); err != nil {
 			return nil, 0, err
+		}
+	}
+	if r.Unresolved && openFlags == 0 {
+		// No O_NOFOLLOW here: look first.
+		if fi, err := os.Lstat(name); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return nil, 0, &Error{What: r.What, Path: name, Reason: "is a symlink: refused"}
 		}
 	}
 	// Without following a symlink that replaced the file since, and

@@ -137,3 +137,28 @@ func TestAppend(t *testing.T) {
 		t.Errorf("appended file holds %q, want \"ab\"", b)
 	}
 }
+
+// TestUnresolved: a file read as named is read; a symlink (even to a
+// good file) and a named pipe are refused, without blocking.
+func TestUnresolved(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good")
+	os.WriteFile(good, []byte("body"), 0o600)
+	os.Symlink(good, filepath.Join(dir, "link"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
+		t.Skip(err)
+	}
+	r := Rule{What: "entry", Max: 100, Unresolved: true}
+	if b, err := ReadFile(good, r); err != nil || string(b) != "body" {
+		t.Fatalf("good: %q %v", b, err)
+	}
+	for _, n := range []string{"link", "fifo"} {
+		if _, err := ReadFile(filepath.Join(dir, n), r); err == nil {
+			t.Errorf("%s: read", n)
+		}
+	}
+	if _, err := ReadFile(good, Rule{What: "entry", Max: 100, Unresolved: true, Within: dir}); err == nil {
+		t.Error("Within and Unresolved: read")
+	}
+}

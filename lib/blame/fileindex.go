@@ -1,0 +1,1008 @@
+package blame
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"hash/fnv"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/edit"
+	"github.com/ctx-tools/ctx/lib/found"
+	"github.com/ctx-tools/ctx/lib/manifest"
+	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
+)
+
+// fileIndex is blame's index of the store by file, in the user's cache
+// (the files directory of the blame cache): what a blame of one file
+// reads, so that its cost follows the file's history, not the store's.
+//
+//	p/<hh>/<hex>   per pack (named by its hash): the paths it has
+//	               versions of, each edit's paths and snapshot key, the
+//	               files its session read (packEntry)
+//	b/<hh>/<hex>   blobs, named by the SHA-256 of their content: per pack
+//	               and path, the steps and views of that path (section);
+//	               the text of views, which snapshots of a session and
+//	               sessions that read one version share; the hashes of
+//	               the lines each pack's edits add, per path (lineTable)
+//	r/<hh>/<hex>   what a replay of some paths ended with (their last
+//	               versions, the lines their edits added), named by the
+//	               paths and the packs replayed
+//	catalog        every indexed pack's paths and session, the paths
+//	               changed together (a rename, a patch of several files),
+//	               and a sorted table of line hash → path
+//
+// The line table is what finds, for a line the file's own history
+// leaves unknown, the other paths whose replay may add it to the pool:
+// the lines of each step's whole writes and of the files shell steps
+// left, written(ed) for edits that do not apply, and for the others the
+// lines they add to the file as the session last saw it, aligned as
+// replay aligns them. Replay applies an edit to the history's copy of
+// the file, which is what the session saw when it recorded the file just
+// before (a Claude Code edit's originalFile is such a view); an edit
+// recorded without one, made after another session changed the same
+// lines, is the case this rests on.
+//
+// A pack never changes, so no entry goes stale; the catalog grows by the
+// packs it lacks, and a pack it names that the store no longer has is
+// passed over. Every file carries a CRC-32C of its content: one that
+// does not match (or is missing, or not a regular file) is derived again
+// from the manifests, never used. Nothing written here is needed for an
+// answer: a write that fails leaves the run's data in memory.
+type fileIndex struct {
+	dir     string
+	mem     map[string][]byte // blobs this run made but could not write
+	rewrite bool              // blobs are written even when present
+}
+
+const (
+	entryMagic   = "ctx-blame-pack 1"
+	blobMagic    = "ctx-blame-blob 1"
+	catalogMagic = "ctx-blame-catalog 1"
+	resultMagic  = "ctx-blame-result 4"
+	// maxIndexFile bounds what is read of one index file.
+	maxIndexFile = 1 << 30
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// errCorrupt is an index file that does not hold what it should.
+var errCorrupt = errors.New("blame index entry corrupt")
+
+// frame heads body with magic and its checksum.
+func frame(magic string, body []byte) []byte {
+	head := fmt.Sprintf("%s %08x\n", magic, crc32.Checksum(body, crcTable))
+	return append([]byte(head), body...)
+}
+
+// unframe returns the body of b, framed with magic; errCorrupt when it
+// is not.
+func unframe(magic string, b []byte) ([]byte, error) {
+	n := len(magic) + 10
+	if len(b) < n || string(b[:len(magic)+1]) != magic+" " || b[n-1] != '\n' {
+		return nil, errCorrupt
+	}
+	sum, err := strconv.ParseUint(string(b[len(magic)+1:n-1]), 16, 32)
+	if err != nil || uint32(sum) != crc32.Checksum(b[n:], crcTable) {
+		return nil, errCorrupt
+	}
+	return b[n:], nil
+}
+
+func (fx *fileIndex) read(name, magic string) ([]byte, error) {
+	// Not a symlink, a pipe or a device; where it is matters less than
+	// what it holds, which its checksum says.
+	b, err := found.ReadFile(filepath.Join(fx.dir, name), found.Rule{What: "blame index file", Max: maxIndexFile, Unresolved: true})
+	if err != nil {
+		return nil, errCorrupt
+	}
+	return unframe(magic, b)
+}
+
+func (fx *fileIndex) write(name, magic string, body []byte) error {
+	return userconfig.WriteCache(filepath.Join(fx.dir, name), frame(magic, body))
+}
+
+func shard(hex string) string { return filepath.Join(hex[:2], hex[2:]) }
+
+// putBlob stores b and returns its name.
+func (fx *fileIndex) putBlob(b []byte) string {
+	ref := digest.Of(b).Hex()
+	name := filepath.Join("b", shard(ref))
+	if _, ok := fx.mem[ref]; ok {
+		return ref
+	}
+	if fi, err := os.Lstat(filepath.Join(fx.dir, name)); !fx.rewrite && err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(b)+len(blobMagic)+10) {
+		return ref // written before (content addressed); read checks it
+	}
+	if fx.write(name, blobMagic, b) != nil {
+		fx.mem[ref] = b
+	}
+	return ref
+}
+
+// blob returns the blob ref.
+func (fx *fileIndex) blob(ref string) ([]byte, error) {
+	if b, ok := fx.mem[ref]; ok {
+		return b, nil
+	}
+	if len(ref) != 64 {
+		return nil, errCorrupt
+	}
+	return fx.read(filepath.Join("b", shard(ref)), blobMagic)
+}
+
+// packEntry is a pack's entry of the file index.
+type packEntry struct {
+	Pack    string   `json:"pack"`
+	Created string   `json:"created"`
+	Steps   int      `json:"steps"`
+	Session string   `json:"session,omitzero"`
+	Cwd     string   `json:"cwd,omitzero"`
+	Partial []string `json:"partial,omitzero"`
+	Bases   []base   `json:"bases,omitzero"`
+	// Names are the paths the pack has versions of (as build names
+	// them), Sections the blob of each one's section.
+	Names    []string    `json:"names,omitzero"`
+	Sections []string    `json:"sections,omitzero"`
+	Edits    []entryEdit `json:"edits,omitzero"`
+	Edges    [][2]int    `json:"edges,omitzero"` // names changed together
+	Lines    string      `json:"lines,omitzero"` // blob: lineHashes
+}
+
+// entryEdit is an edit step of a pack, as the edits of paths not asked
+// about need it: its snapshot key and the paths (indexes in Names) it
+// changed; none for a step that is no edit build applies.
+type entryEdit struct {
+	Key   string `json:"k,omitzero"`
+	Paths []int  `json:"p,omitzero"`
+}
+
+// section is what a pack recorded of one path: the edit steps that
+// changed it and its views.
+type section struct {
+	Edits []sectionEdit `json:"edits,omitzero"`
+	Views []sectionView `json:"views,omitzero"`
+}
+
+type sectionEdit struct {
+	I    int      `json:"i"` // in packEntry.Edits
+	Edit editStep `json:"edit"`
+}
+
+type sectionView struct {
+	Path   string `json:"path"`
+	Time   string `json:"time,omitzero"`
+	Step   int    `json:"step"`
+	Before bool   `json:"before,omitzero"`
+	Text   string `json:"text"` // blob
+}
+
+// outside names the paths of an edit that changes no path in its
+// session's directory: it is a path of its own, for the lines it wrote.
+func outside(pack string, step int) string { return "\x00" + pack + "#" + strconv.Itoa(step) }
+
+// lineHash is the hash of a trimmed line in the catalog's table.
+func lineHash(t string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(t))
+	return h.Sum64()
+}
+
+// repair derives the entry of pack d again, one of whose files is
+// damaged: every blob is written again.
+func (fx *fileIndex) repair(s *store.Store, d digest.Digest) (*packEntry, error) {
+	fx.rewrite = true
+	defer func() { fx.rewrite = false }()
+	return fx.derive(s, d)
+}
+
+// derive makes the entry of pack d from its manifest, writing its
+// blobs.
+func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error) {
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		return nil, err
+	}
+	pe, err := edits(s, m)
+	if err != nil {
+		return nil, err
+	}
+	en := &packEntry{Pack: pe.Pack, Created: pe.Created, Steps: pe.Steps, Session: pe.Session, Cwd: pe.Cwd, Partial: pe.Partial, Bases: pe.Bases}
+	ids := map[string]int{}
+	intern := func(p string) int {
+		i, ok := ids[p]
+		if !ok {
+			i = len(en.Names)
+			ids[p] = i
+			en.Names = append(en.Names, p)
+		}
+		return i
+	}
+	var secs []section
+	sec := func(i int) *section {
+		for len(secs) <= i {
+			secs = append(secs, section{})
+		}
+		return &secs[i]
+	}
+	edges := map[[2]int]bool{}
+	lines := map[int]map[uint64]bool{}
+	addLines := func(i int, ls []string) {
+		if lines[i] == nil {
+			lines[i] = map[uint64]bool{}
+		}
+		for _, l := range ls {
+			if t := strings.TrimSpace(l); distinctive(t) {
+				lines[i][lineHash(t)] = true
+			}
+		}
+	}
+	ts := newTexts(s)
+	// What the session last knew of each path (as build names them),
+	// to find the lines an edit makes: those of its parameters, and
+	// those of the line an edit of part of a line changes.
+	known := map[string]string{}
+	for _, b := range pe.Bases {
+		if d, err := digest.Parse(b.ContentRef); err == nil {
+			if text, err := ts.get(d); err == nil {
+				known[b.Path] = text
+			}
+		}
+	}
+	viewsAt := map[int][]view{}
+	for _, v := range pe.Views {
+		viewsAt[v.Step] = append(viewsAt[v.Step], v)
+	}
+	see := func(step int, before bool) {
+		for _, v := range viewsAt[step] {
+			if v.Before == before {
+				if p, ok := relative(v.Path, pe.Cwd); ok {
+					known[p] = v.Text
+				}
+			}
+		}
+	}
+	for i, e := range pe.Edits {
+		ee := entryEdit{}
+		if pe.Session != "" {
+			k := digest.Of([]byte(editKey(pe.Session, e))).Hex()
+			ee.Key = k[:32]
+		}
+		see(e.Step, true)
+		var paths []int
+		switch {
+		case e.Observed != nil:
+			for _, f := range e.Observed {
+				paths = append(paths, intern(f.Name))
+				if f.Deleted || f.Skipped != "" {
+					continue
+				}
+				text, err := ts.get(f.ContentRef)
+				if err != nil {
+					return nil, fmt.Errorf("pack %s: step %d: observed %s: %w", pe.Pack, e.Step, f.Name, err)
+				}
+				addLines(intern(f.Name), splitText(text))
+				known[f.Name] = text
+			}
+		default:
+			ed, err := edit.Parse(e.Tool, e.Parameters)
+			if err != nil || ed == nil {
+				break
+			}
+			for _, p := range ed.Paths() {
+				if p, ok := relative(p, pe.Cwd); ok {
+					if j := intern(p); !slices.Contains(paths, j) {
+						paths = append(paths, j)
+					}
+				}
+			}
+			if len(paths) == 0 {
+				paths = []int{intern(outside(pe.Pack, e.Step))}
+			}
+			w := written(ed)
+			for _, j := range paths {
+				addLines(j, w)
+			}
+			changes, err := ed.Apply(func(p string) (string, error) {
+				if rel, ok := relative(p, pe.Cwd); ok {
+					if text, ok := known[rel]; ok {
+						return text, nil
+					}
+				}
+				return "", edit.ErrNotExist
+			})
+			if err != nil {
+				break
+			}
+			whole := ed.Replacements() == nil && ed.Patch() == nil
+			for _, ch := range changes {
+				rel, ok := relative(ch.Path, pe.Cwd)
+				if !ok || ch.Deleted {
+					continue
+				}
+				from := rel
+				if ch.From != "" {
+					from, _ = relative(ch.From, pe.Cwd)
+				}
+				prev, had := known[from]
+				known[rel] = ch.Content
+				j, ok := ids[rel]
+				if !ok {
+					continue
+				}
+				if whole || !had {
+					addLines(j, splitText(ch.Content))
+					continue
+				}
+				// The lines it adds to what the session saw, as replay
+				// aligns them: the history's copy is what the session saw
+				// (a Claude Code edit's originalFile is a view just
+				// before it), or the same around what the edit changes.
+				_, added := fromText(prev).next(splitText(ch.Content), &Origin{}, nil)
+				addLines(j, added)
+			}
+		}
+		see(e.Step, false)
+		ee.Paths = paths
+		en.Edits = append(en.Edits, ee)
+		if len(paths) > 0 {
+			// The section of each path carries the whole step.
+			for _, j := range paths {
+				sec(j).Edits = append(sec(j).Edits, sectionEdit{I: i, Edit: e})
+			}
+			for k := 1; k < len(paths); k++ {
+				edges[[2]int{paths[k-1], paths[k]}] = true
+			}
+		}
+	}
+	for _, v := range pe.Views {
+		p, ok := relative(v.Path, pe.Cwd)
+		j, edited := ids[p]
+		if !ok || !edited {
+			continue // never a version: the session did not edit it
+		}
+		sec(j).Views = append(sec(j).Views, sectionView{Path: v.Path, Time: v.Time, Step: v.Step, Before: v.Before, Text: fx.putBlob([]byte(v.Text))})
+	}
+	en.Edges = slices.SortedFunc(maps.Keys(edges), func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	for j := range en.Names {
+		b, err := json.Marshal(sec(j))
+		if err != nil {
+			return nil, err
+		}
+		en.Sections = append(en.Sections, fx.putBlob(b))
+	}
+	var lb []byte
+	for j := range en.Names {
+		hs := slices.Sorted(maps.Keys(lines[j]))
+		lb = binary.LittleEndian.AppendUint32(lb, uint32(j))
+		lb = binary.LittleEndian.AppendUint32(lb, uint32(len(hs)))
+		for _, h := range hs {
+			lb = binary.LittleEndian.AppendUint64(lb, h)
+		}
+	}
+	en.Lines = fx.putBlob(lb)
+	b, err := json.Marshal(en)
+	if err != nil {
+		return nil, err
+	}
+	if fx.write(filepath.Join("p", shard(d.Hex())), entryMagic, b) != nil {
+		fx.mem["p"+d.Hex()] = b
+	}
+	return en, nil
+}
+
+// entry returns the entry of pack d, from the index when it holds a
+// sound one, else derived from the manifest (and written).
+func (fx *fileIndex) entry(s *store.Store, d digest.Digest) (*packEntry, error) {
+	b, ok := fx.mem["p"+d.Hex()]
+	var err error
+	if !ok {
+		b, err = fx.read(filepath.Join("p", shard(d.Hex())), entryMagic)
+	}
+	if err == nil {
+		var en packEntry
+		if json.Unmarshal(b, &en) == nil && en.Pack == d.String() && len(en.Sections) == len(en.Names) {
+			return &en, nil
+		}
+	}
+	return fx.derive(s, d)
+}
+
+// lineTable reads an entry's line hashes: per name index, its hashes.
+func (fx *fileIndex) lineTable(en *packEntry, f func(name int, h uint64)) error {
+	b, err := fx.blob(en.Lines)
+	if err != nil {
+		return err
+	}
+	for len(b) > 0 {
+		if len(b) < 8 {
+			return errCorrupt
+		}
+		j, n := int(binary.LittleEndian.Uint32(b)), int(binary.LittleEndian.Uint32(b[4:]))
+		b = b[8:]
+		if j >= len(en.Names) || n > len(b)/8 {
+			return errCorrupt
+		}
+		for k := 0; k < n; k++ {
+			f(j, binary.LittleEndian.Uint64(b[8*k:]))
+		}
+		b = b[8*n:]
+	}
+	return nil
+}
+
+// catalog is the file index's table of contents.
+type catalog struct {
+	Packs     []catPack `json:"packs"`
+	Paths     []string  `json:"paths"`
+	Edges     [][2]int  `json:"edges,omitzero"`
+	lines     []byte    // pairs of line hash (8 bytes) and path (4), sorted
+	ids       map[string]int
+	packs     map[string]bool // indexed
+	edge      map[[2]int]bool
+	byPath    [][]int          // packs (in Packs) that have versions of each path
+	adj       map[int][]int    // paths changed together
+	bySession map[string][]int // packs of each session
+	byBase    map[string][]int // paths by their last element
+}
+
+type catPack struct {
+	Pack    string `json:"pack"`
+	Session string `json:"session,omitzero"`
+	Names   []int  `json:"names,omitzero"` // in Paths
+}
+
+const pairSize = 12
+
+// loadCatalog returns the catalog, empty when there is none or it is
+// corrupt.
+func (fx *fileIndex) loadCatalog() *catalog {
+	c := &catalog{}
+	if b, err := fx.read("catalog", catalogMagic); err == nil && len(b) >= 4 {
+		n := int(binary.LittleEndian.Uint32(b))
+		if n <= len(b)-4 && (len(b)-4-n)%pairSize == 0 && json.Unmarshal(b[4:4+n], c) == nil {
+			c.lines = b[4+n:]
+		} else {
+			c = &catalog{}
+		}
+	}
+	c.ids = map[string]int{}
+	for i, p := range c.Paths {
+		c.ids[p] = i
+	}
+	c.packs = map[string]bool{}
+	for _, p := range c.Packs {
+		c.packs[p.Pack] = true
+	}
+	c.edge = map[[2]int]bool{}
+	for _, e := range c.Edges {
+		c.edge[e] = true
+	}
+	return c
+}
+
+// add adds an entry's pack to the catalog, returning its line pairs.
+func (c *catalog) add(fx *fileIndex, en *packEntry) ([]byte, error) {
+	ids := make([]int, len(en.Names))
+	for j, p := range en.Names {
+		id, ok := c.ids[p]
+		if !ok {
+			id = len(c.Paths)
+			c.ids[p] = id
+			c.Paths = append(c.Paths, p)
+		}
+		ids[j] = id
+	}
+	for _, e := range en.Edges {
+		if e[0] >= len(ids) || e[1] >= len(ids) {
+			return nil, errCorrupt
+		}
+		k := [2]int{ids[e[0]], ids[e[1]]}
+		if !c.edge[k] {
+			c.edge[k] = true
+			c.Edges = append(c.Edges, k)
+		}
+	}
+	var pairs []byte
+	err := fx.lineTable(en, func(j int, h uint64) {
+		pairs = binary.BigEndian.AppendUint64(pairs, h)
+		pairs = binary.BigEndian.AppendUint32(pairs, uint32(ids[j]))
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.Packs = append(c.Packs, catPack{Pack: en.Pack, Session: en.Session, Names: ids})
+	c.packs[en.Pack] = true
+	return pairs, nil
+}
+
+// mergePairs merges the sorted table a with the unsorted pairs b.
+func mergePairs(a, b []byte) []byte {
+	ps := make([][]byte, 0, len(b)/pairSize)
+	for i := 0; i+pairSize <= len(b); i += pairSize {
+		ps = append(ps, b[i:i+pairSize])
+	}
+	slices.SortFunc(ps, bytes.Compare)
+	out := make([]byte, 0, len(a)+len(b))
+	i := 0
+	for _, p := range slices.CompactFunc(ps, bytes.Equal) {
+		for i+pairSize <= len(a) && bytes.Compare(a[i:i+pairSize], p) < 0 {
+			out = append(out, a[i:i+pairSize]...)
+			i += pairSize
+		}
+		if i+pairSize <= len(a) && bytes.Equal(a[i:i+pairSize], p) {
+			continue
+		}
+		out = append(out, p...)
+	}
+	return append(out, a[i:]...)
+}
+
+// update adds the packs ps that the catalog lacks, and writes it when it
+// grew.
+func (fx *fileIndex) update(s *store.Store, c *catalog, ps []digest.Digest) error {
+	var pairs []byte
+	grew := false
+	for _, d := range ps {
+		if c.packs[d.String()] {
+			continue
+		}
+		en, err := fx.entry(s, d)
+		if err != nil {
+			return err
+		}
+		p, err := c.add(fx, en)
+		if errors.Is(err, errCorrupt) {
+			// The entry or its line table is damaged: derive it again.
+			if en, err = fx.repair(s, d); err == nil {
+				p, err = c.add(fx, en)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		pairs = append(pairs, p...)
+		grew = true
+	}
+	if !grew {
+		return nil
+	}
+	c.lines = mergePairs(c.lines, pairs)
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	body := binary.LittleEndian.AppendUint32(nil, uint32(len(b)))
+	body = append(append(body, b...), c.lines...)
+	_ = fx.write("catalog", catalogMagic, body) // a catalog not written is made again
+	return nil
+}
+
+// index makes the lookups of a loaded catalog.
+func (c *catalog) index() {
+	c.byPath = make([][]int, len(c.Paths))
+	c.bySession = map[string][]int{}
+	for i, p := range c.Packs {
+		for _, id := range p.Names {
+			c.byPath[id] = append(c.byPath[id], i)
+		}
+		if p.Session != "" {
+			c.bySession[p.Session] = append(c.bySession[p.Session], i)
+		}
+	}
+	c.adj = map[int][]int{}
+	for _, e := range c.Edges {
+		c.adj[e[0]] = append(c.adj[e[0]], e[1])
+		c.adj[e[1]] = append(c.adj[e[1]], e[0])
+	}
+	c.byBase = map[string][]int{}
+	for i, p := range c.Paths {
+		if !strings.HasPrefix(p, "\x00") {
+			c.byBase[path.Base(p)] = append(c.byBase[path.Base(p)], i)
+		}
+	}
+}
+
+// linePaths returns the paths whose versions may hold the trimmed line t.
+func (c *catalog) linePaths(t string) []int {
+	var key [8]byte
+	binary.BigEndian.PutUint64(key[:], lineHash(t))
+	n := len(c.lines) / pairSize
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(c.lines[m*pairSize:m*pairSize+8], key[:]) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	var out []int
+	for k := lo; k < n && bytes.Equal(c.lines[k*pairSize:k*pairSize+8], key[:]); k++ {
+		out = append(out, int(binary.BigEndian.Uint32(c.lines[k*pairSize+8:])))
+	}
+	return out
+}
+
+// candidates returns the paths lookup may take for file: the same path,
+// or a path file ends with.
+func (c *catalog) candidates(file string) []int {
+	var out []int
+	for _, id := range c.byBase[path.Base(file)] {
+		if p := c.Paths[id]; p == file || strings.HasSuffix(file, "/"+p) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// lazy is an Index built from the file index, path by path, as the
+// files blamed need them.
+type lazy struct {
+	s     *store.Store
+	fx    *fileIndex
+	cat   *catalog
+	live  map[string]bool // the packs blamed
+	done  map[int]bool    // the paths replayed (closed under cat.adj)
+	ts    *texts
+	ents  map[int]*packEntry // by index in cat.Packs
+	secs  map[string]*section
+	texts map[string]string // view texts by blob
+}
+
+// openLazy reads the file index in dir, adding the packs ps it lacks.
+func openLazy(s *store.Store, dir string, ps []digest.Digest) (*Index, error) {
+	fx := &fileIndex{dir: dir, mem: map[string][]byte{}}
+	c := fx.loadCatalog()
+	if err := fx.update(s, c, ps); err != nil {
+		return nil, err
+	}
+	c.index()
+	lz := &lazy{s: s, fx: fx, cat: c, live: map[string]bool{}, done: map[int]bool{}, ts: newTexts(s),
+		ents: map[int]*packEntry{}, secs: map[string]*section{}, texts: map[string]string{}}
+	for _, d := range ps {
+		lz.live[d.String()] = true
+	}
+	return &Index{last: map[string]version{}, pool: pool{}, lz: lz}, nil
+}
+
+// need replays the history of the paths ids (and of those changed
+// with them) that it has not replayed yet, apart from those: the
+// histories of paths never changed together are independent. The
+// index's last versions and pool then hold, for every path replayed,
+// what a replay of every pack gives.
+func (ix *Index) need(ids []int) error {
+	lz := ix.lz
+	fresh := map[int]bool{}
+	for len(ids) > 0 {
+		id := ids[len(ids)-1]
+		ids = ids[:len(ids)-1]
+		if lz.done[id] || fresh[id] {
+			continue
+		}
+		fresh[id] = true
+		ids = append(ids, lz.cat.adj[id]...)
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	for id := range fresh {
+		lz.done[id] = true
+	}
+	packs := map[int]bool{}
+	for id := range fresh {
+		for _, i := range lz.cat.byPath[id] {
+			if p := lz.cat.Packs[i]; lz.live[p.Pack] && !packs[i] {
+				packs[i] = true
+				// The session's other snapshots say which of its
+				// edits are this pack's own.
+				for _, j := range lz.cat.bySession[p.Session] {
+					if lz.live[lz.cat.Packs[j].Pack] {
+						packs[j] = true
+					}
+				}
+			}
+		}
+	}
+	key := lz.resultKey(fresh, packs)
+	var lasts map[string]version
+	var pl pool
+	var err error
+	if r, rerr := lz.fx.read(filepath.Join("r", shard(key)), resultMagic); rerr == nil {
+		lasts, pl, err = decodeResult(r)
+	}
+	if lasts == nil || err != nil {
+		all := make([]*packEdits, 0, len(packs))
+		for _, i := range slices.Sorted(maps.Keys(packs)) {
+			pe, err := lz.packEdits(i, fresh)
+			if err != nil {
+				return err
+			}
+			all = append(all, pe)
+		}
+		want := func(p string) bool {
+			id, ok := lz.cat.ids[p]
+			return ok && fresh[id]
+		}
+		built, _, err := build(lz.ts, all, want)
+		if err != nil {
+			return err
+		}
+		lasts, pl = built.last, built.pool
+		if b, err := encodeResult(built); err == nil {
+			_ = lz.fx.write(filepath.Join("r", shard(key)), resultMagic, b) // a result not written is made again
+		}
+	}
+	for p, v := range lasts {
+		ix.last[p] = v
+	}
+	ix.pool.merge(pl)
+	return nil
+}
+
+// resultKey names what need replays: the paths and the packs.
+func (lz *lazy) resultKey(paths, packs map[int]bool) string {
+	var b strings.Builder
+	b.WriteString(resultMagic + "\n")
+	for _, p := range slices.Sorted(func(yield func(string) bool) {
+		for id := range paths {
+			if !yield(lz.cat.Paths[id]) {
+				return
+			}
+		}
+	}) {
+		b.WriteString(p + "\n")
+	}
+	b.WriteString("\n")
+	for _, p := range slices.Sorted(func(yield func(string) bool) {
+		for i := range packs {
+			if !yield(lz.cat.Packs[i].Pack) {
+				return
+			}
+		}
+	}) {
+		b.WriteString(p + "\n")
+	}
+	return digest.Of([]byte(b.String())).Hex()
+}
+
+// result is what a replay of some paths ends with: their last versions
+// and the lines their edits added, as written in the index.
+type result struct {
+	Origins []*Origin            `json:"origins"`
+	Keys    []*resKey            `json:"keys"` // of each origin's step, for one that wrote pool lines
+	Last    map[string][]resLine `json:"last"`
+	Pool    map[string][]resLine `json:"pool"`
+}
+
+// The place of a step in replay's order: its time, its pack's time, its
+// pack (its origin's) and its order in the pack.
+type resKey struct {
+	At      string `json:"at"`
+	Created string `json:"created"`
+	Seq     int    `json:"seq"`
+}
+
+// resLine is a line and its origin (1 + its index in Origins; 0: none).
+type resLine struct {
+	T string `json:"t"`
+	O int    `json:"o,omitzero"`
+	M bool   `json:"m,omitzero"`
+	// In the pool, K says T is what comes before the key, A after it.
+	K bool   `json:"k,omitzero"`
+	A string `json:"a,omitzero"`
+}
+
+func encodeResult(ix *Index) ([]byte, error) {
+	r := result{Last: map[string][]resLine{}, Pool: map[string][]resLine{}}
+	num := map[*Origin]int{}
+	enc := func(ls []line) []resLine {
+		out := make([]resLine, len(ls))
+		for i, l := range ls {
+			out[i] = resLine{T: l.text, M: l.mixed}
+			if l.origin != nil {
+				n, ok := num[l.origin]
+				if !ok {
+					r.Origins = append(r.Origins, l.origin)
+					n = len(r.Origins)
+					num[l.origin] = n
+				}
+				out[i].O = n
+			}
+		}
+		return out
+	}
+	for p, v := range ix.last {
+		r.Last[p] = enc(v)
+	}
+	for t, ps := range ix.pool {
+		ls := make([]line, len(ps))
+		for i, p := range ps {
+			ls[i] = p.line
+		}
+		r.Pool[t] = enc(ls)
+		for i, l := range r.Pool[t] {
+			// The trimmed text is the key: keep what is around it.
+			if j := strings.Index(l.T, t); j >= 0 {
+				r.Pool[t][i].T, r.Pool[t][i].A = l.T[:j], l.T[j+len(t):]
+				r.Pool[t][i].K = true
+			}
+		}
+		for i, p := range ps {
+			o := r.Pool[t][i].O - 1
+			for len(r.Keys) <= o {
+				r.Keys = append(r.Keys, nil)
+			}
+			r.Keys[o] = &resKey{At: p.key.at.Format(time.RFC3339Nano), Created: p.key.created.Format(time.RFC3339Nano), Seq: p.key.seq}
+		}
+	}
+	return json.Marshal(r, json.Deterministic(true))
+}
+
+func decodeResult(b []byte) (map[string]version, pool, error) {
+	var r result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, nil, errCorrupt
+	}
+	dec := func(ls []resLine) ([]line, error) {
+		out := make([]line, len(ls))
+		for i, l := range ls {
+			out[i] = line{text: l.T, mixed: l.M}
+			if l.O > 0 {
+				if l.O > len(r.Origins) || r.Origins[l.O-1] == nil {
+					return nil, errCorrupt
+				}
+				out[i].origin = r.Origins[l.O-1]
+			}
+		}
+		return out, nil
+	}
+	last := make(map[string]version, len(r.Last))
+	for p, ls := range r.Last {
+		v, err := dec(ls)
+		if err != nil {
+			return nil, nil, err
+		}
+		last[p] = version(v)
+	}
+	keys := make([]*evKey, len(r.Keys))
+	for i, k := range r.Keys {
+		if k == nil {
+			continue
+		}
+		at, err1 := time.Parse(time.RFC3339Nano, k.At)
+		created, err2 := time.Parse(time.RFC3339Nano, k.Created)
+		if err1 != nil || err2 != nil || i >= len(r.Origins) || r.Origins[i] == nil {
+			return nil, nil, errCorrupt
+		}
+		keys[i] = &evKey{at, created, r.Origins[i].Pack, k.Seq}
+	}
+	pl := make(pool, len(r.Pool))
+	for t, ls := range r.Pool {
+		for i, l := range ls {
+			if l.K {
+				ls[i].T = l.T + t + l.A
+			}
+		}
+		v, err := dec(ls)
+		if err != nil {
+			return nil, nil, err
+		}
+		ps := make([]pooled, len(v))
+		for i, l := range v {
+			o := ls[i].O - 1
+			if o < 0 || o >= len(keys) || keys[o] == nil {
+				return nil, nil, errCorrupt
+			}
+			ps[i] = pooled{l, keys[o]}
+		}
+		pl[t] = ps
+	}
+	return last, pl, nil
+}
+
+// packEdits returns what build needs of pack i for the paths replayed:
+// every edit's key and paths, and the steps and views of those paths. A
+// damaged section or blob makes the pack's entry derived again.
+func (lz *lazy) packEdits(i int, want map[int]bool) (*packEdits, error) {
+	d, err := digest.Parse(lz.cat.Packs[i].Pack)
+	if err != nil {
+		return nil, err
+	}
+	en := lz.ents[i]
+	if en == nil {
+		if en, err = lz.fx.entry(lz.s, d); err != nil {
+			return nil, err
+		}
+		lz.ents[i] = en
+	}
+	pe, err := lz.fromEntry(en, want)
+	if errors.Is(err, errCorrupt) {
+		if en, err = lz.fx.repair(lz.s, d); err != nil {
+			return nil, err
+		}
+		lz.ents[i] = en
+		pe, err = lz.fromEntry(en, want)
+	}
+	return pe, err
+}
+
+func (lz *lazy) fromEntry(en *packEntry, want map[int]bool) (*packEdits, error) {
+	pe := &packEdits{Pack: en.Pack, Created: en.Created, Steps: en.Steps, Session: en.Session, Cwd: en.Cwd, Partial: en.Partial, Bases: en.Bases}
+	pe.Edits = make([]editStep, len(en.Edits))
+	for k, e := range en.Edits {
+		pe.Edits[k] = editStep{lazy: true, key: e.Key}
+		for _, j := range e.Paths {
+			if j >= len(en.Names) {
+				return nil, errCorrupt
+			}
+			pe.Edits[k].paths = append(pe.Edits[k].paths, en.Names[j])
+		}
+	}
+	for j, name := range en.Names {
+		if id, ok := lz.cat.ids[name]; !ok || !want[id] {
+			continue
+		}
+		sec, err := lz.section(en.Sections[j])
+		if err != nil {
+			return nil, err
+		}
+		for _, se := range sec.Edits {
+			if se.I >= len(pe.Edits) {
+				return nil, errCorrupt
+			}
+			if pe.Edits[se.I].loaded {
+				continue // a step of several paths, in each one's section
+			}
+			e := se.Edit
+			e.lazy, e.loaded, e.key, e.paths = true, true, pe.Edits[se.I].key, pe.Edits[se.I].paths
+			pe.Edits[se.I] = e
+		}
+		for _, v := range sec.Views {
+			text, ok := lz.texts[v.Text]
+			if !ok {
+				b, err := lz.fx.blob(v.Text)
+				if err != nil {
+					return nil, err
+				}
+				text = string(b)
+				lz.texts[v.Text] = text
+			}
+			pe.Views = append(pe.Views, view{Path: v.Path, Time: v.Time, Step: v.Step, Before: v.Before, Text: text})
+		}
+	}
+	// build takes views in the order the pack recorded them.
+	slices.SortStableFunc(pe.Views, func(a, b view) int { return cmp.Compare(a.Step, b.Step) })
+	return pe, nil
+}
+
+func (lz *lazy) section(ref string) (*section, error) {
+	if s, ok := lz.secs[ref]; ok {
+		return s, nil
+	}
+	b, err := lz.fx.blob(ref)
+	if err != nil {
+		return nil, err
+	}
+	var s section
+	if json.Unmarshal(b, &s) != nil {
+		return nil, errCorrupt
+	}
+	lz.secs[ref] = &s
+	return &s, nil
+}

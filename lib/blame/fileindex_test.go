@@ -1,0 +1,301 @@
+package blame
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx-tools/ctx/internal/packgen"
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/formats"
+	"github.com/ctx-tools/ctx/lib/importer"
+	"github.com/ctx-tools/ctx/lib/store"
+)
+
+// yearStore makes a small year of sessions (both agents, snapshots,
+// forks, subagents) and returns its store, packs and work tree.
+func yearStore(t *testing.T, sessions int) (*store.Store, []digest.Digest, string) {
+	t.Helper()
+	dir := t.TempDir()
+	s, _, err := store.Init(filepath.Join(dir, store.DirName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := filepath.Join(dir, "repo")
+	_, err = packgen.Year(s, packgen.YearOptions{Sessions: sessions, MaxSteps: 80, Seed: 7, Repo: repo, Workers: 1,
+		Import: func(format, name string, data []byte, subagents []packgen.File) (*execlog.Log, error) {
+			subs := make([]importer.File, len(subagents))
+			for i, f := range subagents {
+				subs[i] = importer.File{Name: f.Name, Data: f.Data}
+			}
+			l, _, err := formats.ImportLog(format, data, importer.Options{Name: name, Subagents: subs})
+			return l, err
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := s.Packs("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, ps, repo
+}
+
+// smallEdits makes a store of 30 packs of packgen.Edits, and returns
+// it, its packs, files to blame (big.go, and some of its lines moved
+// to another file) and the index of a replay of every pack.
+func smallEdits(t *testing.T) (*store.Store, []digest.Digest, map[string][]byte, *Index) {
+	t.Helper()
+	s, _, err := store.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, big, err := packgen.Edits(s, 30, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"big.go": big, "moved.go": []byte(strings.Join(Lines(big)[50:60], "\n") + "\n")}
+	want, _, err := New(s, ps, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, ps, files, want
+}
+
+// opener opens the file index in dir for the packs ps, once per call.
+func opener(t *testing.T, s *store.Store, dir string, ps []digest.Digest) func() *Index {
+	return func() *Index {
+		ix, err := openLazy(s, dir, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+}
+
+// sameBlame blames each file with an index of its own from open (which
+// replays only what the file needs) and with want, and compares the
+// ranges.
+func sameBlame(t *testing.T, what string, open func() *Index, want *Index, files map[string][]byte) {
+	t.Helper()
+	attributed := 0
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range files {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		got, exp := mustBlame(t, open(), name, files[name]), mustBlame(t, want, name, files[name])
+		g, _ := json.Marshal(Ranges(name, got))
+		w, _ := json.Marshal(Ranges(name, exp))
+		if string(g) != string(w) {
+			t.Errorf("%s: %s:\nfile index %s\nreplay     %s", what, name, g, w)
+		}
+		for _, l := range exp {
+			if l.By != ByUnknown {
+				attributed++
+			}
+		}
+	}
+	if attributed == 0 {
+		t.Errorf("%s: no line attributed: the comparison shows nothing", what)
+	}
+}
+
+// TestFileIndexMatchesReplay: the file index attributes every line as a
+// replay of every pack does, made and then read back, for the files of
+// generated stores as they are and for files whose lines moved in from
+// other files.
+func TestFileIndexMatchesReplay(t *testing.T) {
+	t.Parallel()
+	t.Run("year", func(t *testing.T) {
+		t.Parallel()
+		s, ps, repo := yearStore(t, 12)
+		files := map[string][]byte{}
+		var all []string
+		filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() && d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() {
+				b, _ := os.ReadFile(p)
+				rel, _ := filepath.Rel(repo, p)
+				files[filepath.ToSlash(rel)] = b
+				all = append(all, Lines(b)...)
+			}
+			return nil
+		})
+		// Lines moved between files: every fifth line of the project,
+		// in a file of their own and under a subdirectory's name.
+		var moved strings.Builder
+		for i := 0; i < len(all); i += 5 {
+			moved.WriteString(all[i] + "\n")
+		}
+		files["moved.go"] = []byte(moved.String())
+		files["vendor/x/"+packgen.HotFile] = files[packgen.HotFile]
+		want, _, err := New(s, ps, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		for _, run := range []string{"made", "read"} {
+			sameBlame(t, run, opener(t, s, dir, ps), want, files)
+		}
+		// One index for every file: each replays what the files before
+		// it did not, and the pool merges them.
+		for _, d := range []string{t.TempDir(), dir} {
+			one := opener(t, s, d, ps)()
+			sameBlame(t, "one index", func() *Index { return one }, want, files)
+		}
+	})
+	t.Run("edits", func(t *testing.T) {
+		t.Parallel()
+		s, _, err := store.Init(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, big, err := packgen.Edits(s, 60, 300)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string][]byte{"big.go": big, "pkg3/file13.go": []byte("package pkg3\n\n// F13 is session 13's.\nfunc F13() int { return 13 * 2 }\n")}
+		// Half the packs, then all: the index grows by the packs it lacks.
+		dir := t.TempDir()
+		for _, n := range []int{len(ps) / 2, len(ps)} {
+			want, _, err := New(s, ps[:n], nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameBlame(t, fmt.Sprint(n, " packs"), opener(t, s, dir, ps[:n]), want, files)
+		}
+	})
+}
+
+// TestFileIndexDamaged: an index file that is damaged (a byte changed,
+// cut short, emptied) or missing is detected and made again: the
+// answer is the replay's, never one read from the damaged file.
+func TestFileIndexDamaged(t *testing.T) {
+	t.Parallel()
+	s, ps, files, want := smallEdits(t)
+	dir := t.TempDir()
+	open := opener(t, s, dir, ps)
+	sameBlame(t, "made", open, want, files)
+	var names []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, p)
+		}
+		return nil
+	})
+	kinds := map[string]bool{}
+	for _, n := range names {
+		rel, _ := filepath.Rel(dir, n)
+		kinds[strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]] = true
+	}
+	if len(kinds) != 4 { // p, b, r, catalog
+		t.Fatalf("index files of kinds %v, want 4", kinds)
+	}
+	t.Logf("%d index files", len(names))
+	damage := map[string]func([]byte) []byte{
+		"a byte changed": func(b []byte) []byte { b[len(b)*2/3] ^= 0x01; return b },
+		"cut short":      func(b []byte) []byte { return b[:len(b)/2] },
+		"emptied":        func([]byte) []byte { return nil },
+	}
+	for _, what := range slices.Sorted(func(yield func(string) bool) {
+		for k := range damage {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		restored := 0
+		for _, n := range names {
+			result := strings.Contains(n, string(filepath.Separator)+"r"+string(filepath.Separator))
+			b, err := os.ReadFile(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(n, damage[what](b), 0o600)
+			if !result {
+				// Without the results, the blame reads the entries.
+				os.RemoveAll(filepath.Join(dir, "r"))
+			}
+			sameBlame(t, what+" "+n, open, want, files)
+			after, err := os.ReadFile(n)
+			magic := map[bool]string{true: resultMagic, false: blobMagic}[result]
+			switch {
+			case strings.HasSuffix(n, "catalog"):
+				magic = catalogMagic
+			case strings.Contains(n, string(filepath.Separator)+"p"+string(filepath.Separator)):
+				magic = entryMagic
+			}
+			_, bad := unframe(magic, after)
+			switch {
+			case err == nil && bad == nil:
+				restored++
+			case strings.HasSuffix(n, "catalog") || result:
+				t.Errorf("%s: %s, read by every blame, not made again", what, n)
+			default:
+				os.WriteFile(n, b, 0o600) // not read: the pack wrote nothing blamed
+			}
+		}
+		if restored < 5 {
+			t.Errorf("%s: %d damaged files made again", what, restored)
+		}
+	}
+	for _, n := range names {
+		os.Remove(n)
+	}
+	sameBlame(t, "removed", open, want, files)
+}
+
+// TestFileIndexUnwritable: a cache that cannot be written (a file where
+// its directory should be, or a directory without write permission)
+// changes nothing in the answer.
+func TestFileIndexUnwritable(t *testing.T) {
+	t.Parallel()
+	s, ps, files, want := smallEdits(t)
+	file := filepath.Join(t.TempDir(), "files")
+	os.WriteFile(file, []byte("not a directory"), 0o600)
+	ro := t.TempDir()
+	os.Chmod(ro, 0o500)
+	t.Cleanup(func() { os.Chmod(ro, 0o700) })
+	for _, dir := range []string{file, filepath.Join(ro, "files")} {
+		sameBlame(t, dir, opener(t, s, dir, ps), want, files)
+	}
+}
+
+// TestPoolMerge: the lines of histories replayed apart merge in the
+// order of their steps, so that the last writer of a line is found as
+// one replay of both would find it.
+func TestPoolMerge(t *testing.T) {
+	t.Parallel()
+	at := func(min int) time.Time { return time.Date(2026, 1, 1, 10, min, 0, 0, time.UTC) }
+	ev := func(pack string, min int) *event {
+		return &event{at: at(min), created: at(0), pack: pack, origin: &Origin{Pack: pack, Timestamp: at(min).Format(time.RFC3339)}}
+	}
+	const l = "a line written twice in two files"
+	a, b := pool{}, pool{}
+	a.add([]string{l}, ev("sha256:a", 1))
+	a.add([]string{l}, ev("sha256:a", 5))
+	b.add([]string{l}, ev("sha256:b", 3))
+	b.add([]string{l}, ev("sha256:b", 7))
+	a.merge(b)
+	for until, want := range map[int]string{0: "sha256:b", 6: "sha256:a", 4: "sha256:b", 2: "sha256:a"} {
+		var u time.Time
+		if until > 0 {
+			u = at(until)
+		}
+		if w, ok := a.find(l, u); !ok || w.origin.Pack != want {
+			t.Errorf("until minute %d: %v, want %s", until, w.origin, want)
+		}
+	}
+}
