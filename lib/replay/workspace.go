@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -107,22 +106,6 @@ func recordedDir(metadata []byte) string {
 		return dir.Str
 	}
 	return ""
-}
-
-// spelled returns the path p as rec, the recorded answer, spells it:
-// Windows takes either separator, and the one the agent wrote (as the
-// model gave the path) is known only from the recording. p is returned
-// as it is unless rec names the same path with the other separator.
-func spelled(p string, rec []byte) string {
-	if !strings.Contains(p, `\`) && !bytes.Contains(rec, []byte(`\`)) {
-		return p
-	}
-	for _, c := range []string{p, strings.ReplaceAll(p, "/", `\`), strings.ReplaceAll(p, `\`, "/")} {
-		if bytes.Contains(rec, []byte(c)) {
-			return c
-		}
-	}
-	return p
 }
 
 // Local makes a path the agent wrote under the recorded working directory

@@ -20,7 +20,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/replay"
-	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
 // Claude Code's Read, Glob, Grep and LS, replayed (ReplayTools): each
@@ -167,7 +166,7 @@ func claudeRead(ctx context.Context, call *replay.Call, p *replay.Params) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	req := ReadRequest{Offset: offset, Limit: limit, Reminder: ReadReminder(recorded), Numbering: render.ClaudeNumberingOf(recorded)}
+	req := ReadRequest{Offset: offset, Limit: limit, Reminder: ReadReminder(recorded), Numbering: ClaudeNumberingOf(recorded)}
 	if sf := call.Workspace.SeenAs(name); sf != nil {
 		return readSeen(sf, name, req)
 	}

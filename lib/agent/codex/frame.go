@@ -1,4 +1,4 @@
-package render
+package codex
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/replay"
 )
 
 // What Codex records around a shell command's output (its exit code and
@@ -31,13 +32,13 @@ func CodexFrame(recorded, output []byte) ([]byte, error) {
 	r := gjson.ParseBytes(recorded)
 	if len(recorded) > 0 && recorded[0] == '{' && gjson.ValidBytes(recorded) && r.Get("output").Type == gjson.String {
 		if code := r.Get("metadata.exit_code"); code.Exists() && code.Int() != 0 {
-			return nil, unsupported("the recorded command exited with code %s", code.Raw)
+			return nil, replay.Skipf("the recorded command exited with code %s", code.Raw)
 		}
 		if !utf8.Valid(output) {
-			return nil, unsupported("the output is not valid UTF-8, which Codex records lossily")
+			return nil, replay.Skipf("the output is not valid UTF-8, which Codex records lossily")
 		}
 		if bytes.Contains(recorded, []byte("Total output lines:")) {
-			return nil, unsupported("Codex shortened the recorded output")
+			return nil, replay.Skipf("Codex shortened the recorded output")
 		}
 		o := r.Get("output")
 		var b []byte
@@ -48,10 +49,10 @@ func CodexFrame(recorded, output []byte) ([]byte, error) {
 	}
 	if head, _, ok := bytes.Cut(recorded, []byte("Output:\n")); ok && (len(head) == 0 || head[len(head)-1] == '\n') {
 		if code := exitLine(head); code != "" && code != "0" {
-			return nil, unsupported("the recorded command exited with code %s", code)
+			return nil, replay.Skipf("the recorded command exited with code %s", code)
 		}
 		if bytes.Contains(head, []byte("Total output lines:")) || bytes.Contains(head, []byte("Original token count:")) && bytes.Contains(recorded, []byte("tokens truncated")) {
-			return nil, unsupported("Codex shortened the recorded output")
+			return nil, replay.Skipf("Codex shortened the recorded output")
 		}
 		return append(append([]byte(nil), recorded[:len(head)+len("Output:\n")]...), output...), nil
 	}

@@ -1,9 +1,10 @@
-package render
+package claudecode
 
 import (
-	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ctx-tools/ctx/lib/replay/replaytest"
 )
 
 func TestClaudeNumberingOf(t *testing.T) {
@@ -51,7 +52,7 @@ func TestClaudeCodeEdit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ClaudeCodeEdit(p, tt.before, tt.after, tt.old, tt.new, tt.all, tt.form, tt.n)
-		if s := result(got, err); s != tt.want {
+		if s := replaytest.Result(got, err); s != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, s, tt.want)
 		}
 	}
@@ -73,8 +74,8 @@ func TestClaudeCodeWrite(t *testing.T) {
 		t.Errorf("created: %q", got)
 	}
 	got, err := ClaudeCodeWriteUpdated("/p/x", "a\nb\n", ClaudeEditSnippet, ClaudeArrow)
-	if want := "The file /p/x has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n     1→a\n     2→b\n     3→"; result(got, err) != want {
-		t.Errorf("updated: %q", result(got, err))
+	if want := "The file /p/x has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n     1→a\n     2→b\n     3→"; replaytest.Result(got, err) != want {
+		t.Errorf("updated: %q", replaytest.Result(got, err))
 	}
 }
 
@@ -107,17 +108,9 @@ func TestClaudeCodeMultiEdit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ClaudeCodeMultiEdit("/p/x", tt.olds, tt.news, []byte(tt.recorded))
-		if s := result(got, err); s != tt.want {
+		if s := replaytest.Result(got, err); s != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, s, tt.want)
 		}
-	}
-}
-
-func TestCodexPatchSummary(t *testing.T) {
-	t.Parallel()
-	got := string(CodexPatchSummary([]string{"a.txt"}, []string{"b.go", "c/d.go"}, []string{"old.md"}))
-	if want := "Success. Updated the following files:\nA a.txt\nM b.go\nM c/d.go\nD old.md\n"; got != want {
-		t.Errorf("got %q, want %q", got, want)
 	}
 }
 
@@ -130,16 +123,4 @@ func TestClaudeCutFileStateNote(t *testing.T) {
 	if rest, note := ClaudeCutFileStateNote([]byte("The file /p/a.txt has been updated successfully.")); string(rest) != "The file /p/a.txt has been updated successfully." || note != nil {
 		t.Errorf("no note: %q, %q", rest, note)
 	}
-}
-
-// result is a rendering, "skip: REASON" or "error: MESSAGE".
-func result(b []byte, err error) string {
-	var u *Unsupported
-	switch {
-	case errors.As(err, &u):
-		return "skip: " + u.Reason
-	case err != nil:
-		return "error: " + err.Error()
-	}
-	return string(b)
 }

@@ -1,7 +1,10 @@
-package render
+package codex
 
 import (
 	"testing"
+	"unicode/utf8"
+
+	"github.com/ctx-tools/ctx/lib/replay/replaytest"
 )
 
 func TestCodexFrame(t *testing.T) {
@@ -19,7 +22,7 @@ func TestCodexFrame(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := CodexFrame([]byte(tt.recorded), []byte(tt.output))
-		if s := result(got, err); s != tt.want {
+		if s := replaytest.Result(got, err); s != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, s, tt.want)
 		}
 	}
@@ -28,4 +31,21 @@ func TestCodexFrame(t *testing.T) {
 			t.Errorf("CodexOutput(%q) = %q", rec, got)
 		}
 	}
+}
+
+// FuzzCodexFrame puts arbitrary output into arbitrary recorded results:
+// no panic, and CodexOutput gives back the output that was put in a frame.
+func FuzzCodexFrame(f *testing.F) {
+	f.Add(`{"output":"x","metadata":{"exit_code":0}}`, "new\n")
+	f.Add("Exit code: 0\nWall time: 1 seconds\nOutput:\nold", "new")
+	f.Add("plain", "text")
+	f.Fuzz(func(t *testing.T, recorded, output string) {
+		out, err := CodexFrame([]byte(recorded), []byte(output))
+		if err != nil || !utf8.ValidString(output) {
+			return
+		}
+		if got := string(CodexOutput(out)); got != output {
+			t.Fatalf("CodexOutput(CodexFrame(%q, %q)) = %q", recorded, output, got)
+		}
+	})
 }

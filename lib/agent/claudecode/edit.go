@@ -1,4 +1,4 @@
-package render
+package claudecode
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf16"
+
+	"github.com/ctx-tools/ctx/lib/replay"
 )
 
 // Claude Code answers a file edit with a text that names the file and,
@@ -61,6 +63,64 @@ func ClaudeEditFormOf(recorded []byte) ClaudeEditForm {
 	return ClaudeEditUnknown
 }
 
+// editAnswerer renders Claude Code's answers to Write, Edit and
+// MultiEdit (EditAnswerers).
+type editAnswerer struct{}
+
+// EditAnswerers returns, for replay.Options.Edits, the renderers of
+// Claude Code's answers to its edits: Write, Edit and MultiEdit.
+func EditAnswerers() map[string]replay.EditAnswerer {
+	return map[string]replay.EditAnswerer{"Write": editAnswerer{}, "Edit": editAnswerer{}, "MultiEdit": editAnswerer{}}
+}
+
+// Unchanged returns "": Claude Code marks an edit that failed as an error.
+func (editAnswerer) Unchanged(*replay.Call) (string, error) { return "", nil }
+
+// Answer renders Claude Code's answer to the Write, Edit or MultiEdit a.
+func (editAnswerer) Answer(a *replay.AppliedEdit) ([]byte, error) {
+	if a.Call.Tool == "MultiEdit" {
+		var olds, news []string
+		for _, r := range a.Edit.Replacements() {
+			olds, news = append(olds, r.Old), append(news, r.New)
+		}
+		return ClaudeCodeMultiEdit(spelled(a.Shown(a.Edit.Path), a.Recorded), olds, news, a.Recorded)
+	}
+	rec, note := ClaudeCutFileStateNote(a.Recorded)
+	out, err := writeAnswer(a, rec)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, note...), nil
+}
+
+// writeAnswer renders Claude Code's answer to the Write or Edit a, in the
+// form of rec (the recorded answer without the note on the file state,
+// ClaudeCutFileStateNote).
+func writeAnswer(a *replay.AppliedEdit, rec []byte) ([]byte, error) {
+	c := a.Changes[0]
+	shown := spelled(a.Shown(c.Path), rec)
+	form := ClaudeEditFormOf(rec)
+	numbering := ClaudeArrow
+	if _, rest, ok := bytes.Cut(rec, []byte("\n")); ok {
+		numbering = ClaudeNumberingOf(rest)
+	}
+	if a.Call.Tool == "Edit" {
+		r := a.Edit.Replacements()[0]
+		return ClaudeCodeEdit(shown, c.Before, c.Content, r.Old, r.New, r.All, form, numbering)
+	}
+	if !c.Existed {
+		name, _ := a.Name(c.Path)
+		switch {
+		case form != ClaudeEditUnknown && a.Absent(c.Path):
+			return nil, replay.Skipf("Write: the session's answer says %s existed, and the pack does not hold it", name)
+		case rec != nil && form == ClaudeEditUnknown && !bytes.HasPrefix(rec, []byte(ClaudeCreatedPrefix)):
+			return nil, replay.Skipf("Write: the recorded answer is in none of the forms of Claude Code's Write that are rendered")
+		}
+		return ClaudeCodeWriteCreated(shown), nil
+	}
+	return ClaudeCodeWriteUpdated(shown, c.Content, form, numbering)
+}
+
 // ClaudeFileStateNote ends Claude Code's answer to a Write or an Edit
 // from 2.1.32x on: "File created successfully at: PATH" and "The file
 // PATH has been updated successfully." are followed by it.
@@ -98,13 +158,13 @@ func ClaudeCodeWriteUpdated(path, content string, form ClaudeEditForm, n ClaudeN
 	case ClaudeEditSnippet:
 		lines := splitJS(content)
 		if len(lines) > ClaudeMaxRenderedLines {
-			return nil, unsupported("the file has more than %d lines, which Claude Code cuts with a notice that is not rendered", ClaudeMaxRenderedLines)
+			return nil, replay.Skipf("the file has more than %d lines, which Claude Code cuts with a notice that is not rendered", ClaudeMaxRenderedLines)
 		}
 		return []byte("The file " + path + claudeSnippetHead + numbered(lines, 1, n)), nil
 	case ClaudeEditShort:
 		return []byte("The file " + path + " has been updated successfully."), nil
 	}
-	return nil, unsupported("the recorded answer is in none of the forms of Claude Code's Write that are rendered")
+	return nil, replay.Skipf("the recorded answer is in none of the forms of Claude Code's Write that are rendered")
 }
 
 // ClaudeSnippetContext is how many lines Claude Code shows before and
@@ -124,13 +184,13 @@ func ClaudeCodeEdit(path, before, after, old, new string, all bool, form ClaudeE
 	case form == ClaudeEditAll && all:
 		return []byte("The file " + path + " has been updated. All occurrences of '" + old + "' were successfully replaced with '" + new + "'."), nil
 	case form != ClaudeEditSnippet:
-		return nil, unsupported("the recorded answer is in none of the forms of Claude Code's Edit that are rendered")
+		return nil, replay.Skipf("the recorded answer is in none of the forms of Claude Code's Edit that are rendered")
 	case old == "":
-		return nil, unsupported("Edit with an empty old_string: the snippet of a created file is not rendered")
+		return nil, replay.Skipf("Edit with an empty old_string: the snippet of a created file is not rendered")
 	}
 	i := strings.Index(before, old)
 	if i < 0 {
-		return nil, unsupported("old_string is not in the file before the edit")
+		return nil, replay.Skipf("old_string is not in the file before the edit")
 	}
 	line := len(splitJS(before[:i])) - 1
 	lines := splitJS(after)
@@ -166,9 +226,9 @@ var claudeMultiEditForm = sync.OnceValue(func() *regexp.Regexp {
 func ClaudeCodeMultiEdit(path string, olds, news []string, recorded []byte) ([]byte, error) {
 	switch {
 	case strings.Contains(string(recorded), ClaudeUserModified):
-		return nil, unsupported("the user modified the edits before accepting them")
+		return nil, replay.Skipf("the user modified the edits before accepting them")
 	case !claudeMultiEditForm().Match(recorded):
-		return nil, unsupported("the recorded answer is in none of the forms of Claude Code's MultiEdit that are rendered")
+		return nil, replay.Skipf("the recorded answer is in none of the forms of Claude Code's MultiEdit that are rendered")
 	}
 	var b strings.Builder
 	b.WriteString("Applied " + strconv.Itoa(len(olds)) + " edit")
@@ -199,7 +259,7 @@ func jsPrefix(s string, n int) (string, error) {
 		return s, nil
 	}
 	if utf16.IsSurrogate(rune(units[n-1])) && units[n-1] < 0xdc00 {
-		return "", unsupported("a string is cut inside a character outside the Basic Multilingual Plane")
+		return "", replay.Skipf("a string is cut inside a character outside the Basic Multilingual Plane")
 	}
 	return string(utf16.Decode(units[:n])) + "...", nil
 }
@@ -219,25 +279,6 @@ func numbered(lines []string, first int, n ClaudeNumbering) string {
 		n.Number(&b, first+i, l)
 	}
 	return b.String()
-}
-
-// CodexPatchSummary renders what apply_patch prints when it succeeded
-// (openai/codex codex-rs/apply-patch print_summary): "Success. Updated
-// the following files:" and a line per file, "A PATH" for each added,
-// then "M PATH" for each updated (a moved file under its new name), then
-// "D PATH" for each deleted, each line ending in "\n".
-func CodexPatchSummary(added, modified, deleted []string) []byte {
-	var b strings.Builder
-	b.WriteString("Success. Updated the following files:\n")
-	for _, g := range []struct {
-		tag   string
-		paths []string
-	}{{"A ", added}, {"M ", modified}, {"D ", deleted}} {
-		for _, p := range g.paths {
-			b.WriteString(g.tag + p + "\n")
-		}
-	}
-	return []byte(b.String())
 }
 
 // ClaudeNumbering is a form of the line numbers Claude Code puts before
@@ -290,4 +331,20 @@ func (f ClaudeNumbering) Number(b *strings.Builder, n int, line string) {
 		b.WriteByte('\t')
 	}
 	b.WriteString(line)
+}
+
+// spelled returns the path p as rec, the recorded answer, spells it:
+// Windows takes either separator, and the one the agent wrote (as the
+// model gave the path) is known only from the recording. p is returned
+// as it is unless rec names the same path with the other separator.
+func spelled(p string, rec []byte) string {
+	if !strings.Contains(p, `\`) && !bytes.Contains(rec, []byte(`\`)) {
+		return p
+	}
+	for _, c := range []string{p, strings.ReplaceAll(p, "/", `\`), strings.ReplaceAll(p, `\`, "/")} {
+		if bytes.Contains(rec, []byte(c)) {
+			return c
+		}
+	}
+	return p
 }

@@ -1,4 +1,4 @@
-package render
+package claudecode
 
 import (
 	"bytes"
@@ -7,23 +7,6 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 )
-
-// FuzzCodexFrame puts arbitrary output into arbitrary recorded results:
-// no panic, and CodexOutput gives back the output that was put in a frame.
-func FuzzCodexFrame(f *testing.F) {
-	f.Add(`{"output":"x","metadata":{"exit_code":0}}`, "new\n")
-	f.Add("Exit code: 0\nWall time: 1 seconds\nOutput:\nold", "new")
-	f.Add("plain", "text")
-	f.Fuzz(func(t *testing.T, recorded, output string) {
-		out, err := CodexFrame([]byte(recorded), []byte(output))
-		if err != nil || !utf8.ValidString(output) {
-			return
-		}
-		if got := string(CodexOutput(out)); got != output {
-			t.Fatalf("CodexOutput(CodexFrame(%q, %q)) = %q", recorded, output, got)
-		}
-	})
-}
 
 // FuzzClaudeCodeMultiEdit renders arbitrary replacements: no panic; a
 // rendering is valid UTF-8 for valid strings, shows a string of at most
