@@ -138,7 +138,7 @@ func isShellName(prog string) bool {
 }
 
 func (w *Workspace) codexResult(name, workdir string, argv []string, script, patch string, result []byte) {
-	out, exit, short := codex.CodexResult(result)
+	out, exit, short := codex.Result(result)
 	failed := exit != "" && exit != "0"
 	if patch == "" {
 		patch, workdir = edit.PatchOfCommand(argv, script, workdir)

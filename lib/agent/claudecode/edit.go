@@ -13,54 +13,54 @@ import (
 
 // Claude Code answers a file edit with a text that names the file and,
 // in some versions, shows the lines around the change. Which of its forms
-// a version uses does not depend on the files: ClaudeEditFormOf reads it
+// a version uses does not depend on the files: EditFormOf reads it
 // from the recorded result, and the renderers below produce the chosen
 // form from what the edit did.
 
-// ClaudeEditForm is a form of Claude Code's answer to a Write or an Edit
+// EditForm is a form of Claude Code's answer to a Write or an Edit
 // that changed an existing file.
-type ClaudeEditForm int
+type EditForm int
 
 // Forms of the answer.
 const (
-	// ClaudeEditUnknown: the recording shows none of the forms below.
-	ClaudeEditUnknown ClaudeEditForm = iota
-	// ClaudeEditSnippet: "The file PATH has been updated. Here's the
+	// EditUnknown: the recording shows none of the forms below.
+	EditUnknown EditForm = iota
+	// EditSnippet: "The file PATH has been updated. Here's the
 	// result of running `cat -n` on a snippet of the edited file:\n" and
 	// the numbered lines (Claude Code 1.0 and 2.0).
-	ClaudeEditSnippet
-	// ClaudeEditShort: "The file PATH has been updated successfully."
+	EditSnippet
+	// EditShort: "The file PATH has been updated successfully."
 	// (Claude Code 2.1).
-	ClaudeEditShort
-	// ClaudeEditAll: "The file PATH has been updated. All occurrences of
+	EditShort
+	// EditAll: "The file PATH has been updated. All occurrences of
 	// 'OLD' were successfully replaced with 'NEW'." (an Edit with
 	// replace_all).
-	ClaudeEditAll
+	EditAll
 )
 
-const claudeSnippetHead = " has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n"
+const snippetHead = " has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n"
 
-// claudeForms are compiled at first use, not when a program that links
+// editForms are compiled at first use, not when a program that links
 // this package (ctx-pack, through its importers) starts.
-var claudeForms = sync.OnceValue(func() (f struct{ snippet, short, all *regexp.Regexp }) {
+var editForms = sync.OnceValue(func() (f struct{ snippet, short, all *regexp.Regexp }) {
 	f.snippet = regexp.MustCompile("^The file .* has been updated\\. Here's the result of running `cat -n` on a snippet of the edited file:\n")
 	f.short = regexp.MustCompile(`^The file .* has been updated successfully\.$`)
 	f.all = regexp.MustCompile(`(?s)^The file .* has been updated\. All occurrences of '.*' were successfully replaced with '.*'\.$`)
 	return f
 })
 
-// ClaudeEditFormOf returns the form recorded is in.
-func ClaudeEditFormOf(recorded []byte) ClaudeEditForm {
-	f := claudeForms()
+// EditFormOf returns the form recorded is in.
+func EditFormOf(recorded []byte) EditForm {
+	f := editForms()
 	switch {
 	case f.snippet.Match(recorded):
-		return ClaudeEditSnippet
+		return EditSnippet
 	case f.all.Match(recorded):
-		return ClaudeEditAll
+		return EditAll
 	case f.short.Match(recorded):
-		return ClaudeEditShort
+		return EditShort
 	}
-	return ClaudeEditUnknown
+	return EditUnknown
 }
 
 // editAnswerer renders Claude Code's answers to Write, Edit and
@@ -83,9 +83,9 @@ func (editAnswerer) Answer(a *replay.AppliedEdit) ([]byte, error) {
 		for _, r := range a.Edit.Replacements() {
 			olds, news = append(olds, r.Old), append(news, r.New)
 		}
-		return ClaudeCodeMultiEdit(spelled(a.Shown(a.Edit.Path), a.Recorded), olds, news, a.Recorded)
+		return RenderMultiEdit(spelled(a.Shown(a.Edit.Path), a.Recorded), olds, news, a.Recorded)
 	}
-	rec, note := ClaudeCutFileStateNote(a.Recorded)
+	rec, note := CutFileStateNote(a.Recorded)
 	out, err := writeAnswer(a, rec)
 	if err != nil {
 		return nil, err
@@ -95,95 +95,95 @@ func (editAnswerer) Answer(a *replay.AppliedEdit) ([]byte, error) {
 
 // writeAnswer renders Claude Code's answer to the Write or Edit a, in the
 // form of rec (the recorded answer without the note on the file state,
-// ClaudeCutFileStateNote).
+// CutFileStateNote).
 func writeAnswer(a *replay.AppliedEdit, rec []byte) ([]byte, error) {
 	c := a.Changes[0]
 	shown := spelled(a.Shown(c.Path), rec)
-	form := ClaudeEditFormOf(rec)
-	numbering := ClaudeArrow
+	form := EditFormOf(rec)
+	numbering := Arrow
 	if _, rest, ok := bytes.Cut(rec, []byte("\n")); ok {
-		numbering = ClaudeNumberingOf(rest)
+		numbering = NumberingOf(rest)
 	}
 	if a.Call.Tool == "Edit" {
 		r := a.Edit.Replacements()[0]
-		return ClaudeCodeEdit(shown, c.Before, c.Content, r.Old, r.New, r.All, form, numbering)
+		return RenderEdit(shown, c.Before, c.Content, r.Old, r.New, r.All, form, numbering)
 	}
 	if !c.Existed {
 		name, _ := a.Name(c.Path)
 		switch {
-		case form != ClaudeEditUnknown && a.Absent(c.Path):
+		case form != EditUnknown && a.Absent(c.Path):
 			return nil, replay.Skipf("Write: the session's answer says %s existed, and the pack does not hold it", name)
-		case rec != nil && form == ClaudeEditUnknown && !bytes.HasPrefix(rec, []byte(ClaudeCreatedPrefix)):
+		case rec != nil && form == EditUnknown && !bytes.HasPrefix(rec, []byte(CreatedPrefix)):
 			return nil, replay.Skipf("Write: the recorded answer is in none of the forms of Claude Code's Write that are rendered")
 		}
-		return ClaudeCodeWriteCreated(shown), nil
+		return RenderWriteCreated(shown), nil
 	}
-	return ClaudeCodeWriteUpdated(shown, c.Content, form, numbering)
+	return RenderWriteUpdated(shown, c.Content, form, numbering)
 }
 
-// ClaudeFileStateNote ends Claude Code's answer to a Write or an Edit
+// FileStateNote ends Claude Code's answer to a Write or an Edit
 // from 2.1.32x on: "File created successfully at: PATH" and "The file
 // PATH has been updated successfully." are followed by it.
-const ClaudeFileStateNote = " (file state is current in your context — no need to Read it back)"
+const FileStateNote = " (file state is current in your context — no need to Read it back)"
 
-// ClaudeCutFileStateNote returns recorded without ClaudeFileStateNote, and
+// CutFileStateNote returns recorded without FileStateNote, and
 // the note when recorded ends with it (else nil): the rest is in one of
 // the forms of the versions before, which the renderers produce, and the
 // note is appended to what they render.
-func ClaudeCutFileStateNote(recorded []byte) (rest, note []byte) {
-	if r, ok := bytes.CutSuffix(recorded, []byte(ClaudeFileStateNote)); ok {
-		return r, []byte(ClaudeFileStateNote)
+func CutFileStateNote(recorded []byte) (rest, note []byte) {
+	if r, ok := bytes.CutSuffix(recorded, []byte(FileStateNote)); ok {
+		return r, []byte(FileStateNote)
 	}
 	return recorded, nil
 }
 
-// ClaudeMaxRenderedLines is how many lines of a written file Claude Code
+// MaxRenderedLines is how many lines of a written file Claude Code
 // shows in the snippet form of a Write's answer.
-const ClaudeMaxRenderedLines = 16000
+const MaxRenderedLines = 16000
 
-// ClaudeCreatedPrefix starts Write's answer for a file it created.
-const ClaudeCreatedPrefix = "File created successfully at: "
+// CreatedPrefix starts Write's answer for a file it created.
+const CreatedPrefix = "File created successfully at: "
 
-// ClaudeCodeWriteCreated renders Write's answer for a file it created:
+// RenderWriteCreated renders Write's answer for a file it created:
 // "File created successfully at: PATH".
-func ClaudeCodeWriteCreated(path string) []byte {
-	return []byte(ClaudeCreatedPrefix + path)
+func RenderWriteCreated(path string) []byte {
+	return []byte(CreatedPrefix + path)
 }
 
-// ClaudeCodeWriteUpdated renders Write's answer for a file that existed,
+// RenderWriteUpdated renders Write's answer for a file that existed,
 // holding content afterwards, in form (the snippet form shows the whole
 // file numbered from line 1, with numbering n).
-func ClaudeCodeWriteUpdated(path, content string, form ClaudeEditForm, n ClaudeNumbering) ([]byte, error) {
+func RenderWriteUpdated(path, content string, form EditForm, n Numbering) ([]byte, error) {
 	switch form {
-	case ClaudeEditSnippet:
+	case EditSnippet:
 		lines := splitJS(content)
-		if len(lines) > ClaudeMaxRenderedLines {
-			return nil, replay.Skipf("the file has more than %d lines, which Claude Code cuts with a notice that is not rendered", ClaudeMaxRenderedLines)
+		if len(lines) > MaxRenderedLines {
+			return nil, replay.Skipf("the file has more than %d lines, which Claude Code cuts with a notice that is not rendered", MaxRenderedLines)
 		}
-		return []byte("The file " + path + claudeSnippetHead + numbered(lines, 1, n)), nil
-	case ClaudeEditShort:
+		return []byte("The file " + path + snippetHead + numbered(lines, 1, n)), nil
+	case EditShort:
 		return []byte("The file " + path + " has been updated successfully."), nil
 	}
 	return nil, replay.Skipf("the recorded answer is in none of the forms of Claude Code's Write that are rendered")
 }
 
-// ClaudeSnippetContext is how many lines Claude Code shows before and
+// SnippetContext is how many lines Claude Code shows before and
 // after an edit in the snippet form.
-const ClaudeSnippetContext = 4
+const SnippetContext = 4
 
-// ClaudeCodeEdit renders Edit's answer in form: before is the file before
+// RenderEdit renders Edit's answer in form: before is the file before
 // the edit, after the file after it, old and new the replaced and
 // replacing strings, all whether replace_all was set. The snippet shows
-// the lines of after from ClaudeSnippetContext lines before the line
-// where old first occurred in before to ClaudeSnippetContext lines after
+// the lines of after from SnippetContext lines before the line
+// where old first occurred in before to SnippetContext lines after
 // new's last line, numbered with n.
-func ClaudeCodeEdit(path, before, after, old, new string, all bool, form ClaudeEditForm, n ClaudeNumbering) ([]byte, error) {
+func RenderEdit(path, before, after, old, new string, all bool, form EditForm, n Numbering) ([]byte, error) {
 	switch {
-	case form == ClaudeEditShort && !all:
+	case form == EditShort && !all:
 		return []byte("The file " + path + " has been updated successfully."), nil
-	case form == ClaudeEditAll && all:
+	case form == EditAll && all:
 		return []byte("The file " + path + " has been updated. All occurrences of '" + old + "' were successfully replaced with '" + new + "'."), nil
-	case form != ClaudeEditSnippet:
+	case form != EditSnippet:
 		return nil, replay.Skipf("the recorded answer is in none of the forms of Claude Code's Edit that are rendered")
 	case old == "":
 		return nil, replay.Skipf("Edit with an empty old_string: the snippet of a created file is not rendered")
@@ -194,40 +194,40 @@ func ClaudeCodeEdit(path, before, after, old, new string, all bool, form ClaudeE
 	}
 	line := len(splitJS(before[:i])) - 1
 	lines := splitJS(after)
-	from := max(0, line-ClaudeSnippetContext)
-	to := min(len(lines), line+ClaudeSnippetContext+len(splitJS(new)))
+	from := max(0, line-SnippetContext)
+	to := min(len(lines), line+SnippetContext+len(splitJS(new)))
 	if from > to {
 		from = to
 	}
-	return []byte("The file " + path + claudeSnippetHead + numbered(lines[from:to], from+1, n)), nil
+	return []byte("The file " + path + snippetHead + numbered(lines[from:to], from+1, n)), nil
 }
 
-// ClaudeMultiEditShown is how much of each string Claude Code's
+// MultiEditShown is how much of each string Claude Code's
 // MultiEdit answer shows: its first 50 UTF-16 code units (JavaScript's
 // s.substring(0, 50)), followed by "..." when there is more.
-const ClaudeMultiEditShown = 50
+const MultiEditShown = 50
 
-// ClaudeUserModified is what Claude Code adds to an edit's answer when the
+// UserModified is what Claude Code adds to an edit's answer when the
 // user changed the edit before accepting it.
-const ClaudeUserModified = "The user modified your proposed changes before accepting them."
+const UserModified = "The user modified your proposed changes before accepting them."
 
-// claudeMultiEditForm is compiled at first use, as claudeForms is.
-var claudeMultiEditForm = sync.OnceValue(func() *regexp.Regexp {
+// multiEditForm is compiled at first use, as editForms is.
+var multiEditForm = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^Applied [0-9]+ edits? to .*:\n1\. Replaced "`)
 })
 
-// ClaudeCodeMultiEdit renders MultiEdit's answer (Claude Code 1.0; 2.0
+// RenderMultiEdit renders MultiEdit's answer (Claude Code 1.0; 2.0
 // has no MultiEdit), whatever the files held: "Applied N edits to PATH:"
 // ("1 edit"), then for the i-th replacement `i. Replaced "OLD" with
-// "NEW"`, each string cut as ClaudeMultiEditShown says, the lines joined
+// "NEW"`, each string cut as MultiEditShown says, the lines joined
 // with "\n". recorded, the answer the session got, must be in that form:
 // another one, or an answer that says the user modified the edit, is not
 // rendered.
-func ClaudeCodeMultiEdit(path string, olds, news []string, recorded []byte) ([]byte, error) {
+func RenderMultiEdit(path string, olds, news []string, recorded []byte) ([]byte, error) {
 	switch {
-	case strings.Contains(string(recorded), ClaudeUserModified):
+	case strings.Contains(string(recorded), UserModified):
 		return nil, replay.Skipf("the user modified the edits before accepting them")
-	case !claudeMultiEditForm().Match(recorded):
+	case !multiEditForm().Match(recorded):
 		return nil, replay.Skipf("the recorded answer is in none of the forms of Claude Code's MultiEdit that are rendered")
 	}
 	var b strings.Builder
@@ -237,11 +237,11 @@ func ClaudeCodeMultiEdit(path string, olds, news []string, recorded []byte) ([]b
 	}
 	b.WriteString(" to " + path + ":")
 	for i := range olds {
-		o, err := jsPrefix(olds[i], ClaudeMultiEditShown)
+		o, err := jsPrefix(olds[i], MultiEditShown)
 		if err != nil {
 			return nil, err
 		}
-		n, err := jsPrefix(news[i], ClaudeMultiEditShown)
+		n, err := jsPrefix(news[i], MultiEditShown)
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +270,7 @@ func splitJS(s string) []string {
 }
 
 // numbered joins lines with "\n", each numbered in form n from first on.
-func numbered(lines []string, first int, n ClaudeNumbering) string {
+func numbered(lines []string, first int, n Numbering) string {
 	var b strings.Builder
 	for i, l := range lines {
 		if i > 0 {
@@ -281,25 +281,25 @@ func numbered(lines []string, first int, n ClaudeNumbering) string {
 	return b.String()
 }
 
-// ClaudeNumbering is a form of the line numbers Claude Code puts before
+// Numbering is a form of the line numbers Claude Code puts before
 // each line of a Read result or an Edit snippet. Which one depends on the
 // Claude Code version, never on the file: a caller picks the one the
-// recording shows (ClaudeNumberingOf).
-type ClaudeNumbering int
+// recording shows (NumberingOf).
+type Numbering int
 
 // Line number forms.
 const (
-	// ClaudeArrow is "%6d→line" (Claude Code 1.0 to 2.1.11x).
-	ClaudeArrow ClaudeNumbering = iota
-	// ClaudeTab is "N\tline", unpadded (Claude Code 2.1.12x).
-	ClaudeTab
-	// ClaudePaddedTab is "%6d\tline" (the first versions).
-	ClaudePaddedTab
+	// Arrow is "%6d→line" (Claude Code 1.0 to 2.1.11x).
+	Arrow Numbering = iota
+	// Tab is "N\tline", unpadded (Claude Code 2.1.12x).
+	Tab
+	// PaddedTab is "%6d\tline" (the first versions).
+	PaddedTab
 )
 
-// ClaudeNumberingOf returns the form of the numbered line text starts
-// with: spaces, digits, then "→" or a tab. Anything else is ClaudeArrow.
-func ClaudeNumberingOf(text []byte) ClaudeNumbering {
+// NumberingOf returns the form of the numbered line text starts
+// with: spaces, digits, then "→" or a tab. Anything else is Arrow.
+func NumberingOf(text []byte) Numbering {
 	i := 0
 	for i < len(text) && text[i] == ' ' {
 		i++
@@ -310,22 +310,22 @@ func ClaudeNumberingOf(text []byte) ClaudeNumbering {
 		j++
 	}
 	if j == i || j >= len(text) || text[j] != '\t' {
-		return ClaudeArrow
+		return Arrow
 	}
 	if pad {
-		return ClaudePaddedTab
+		return PaddedTab
 	}
-	return ClaudeTab
+	return Tab
 }
 
 // Number writes line number n in form f, then line, to b.
-func (f ClaudeNumbering) Number(b *strings.Builder, n int, line string) {
+func (f Numbering) Number(b *strings.Builder, n int, line string) {
 	num := strconv.Itoa(n)
-	if f != ClaudeTab {
+	if f != Tab {
 		b.WriteString(strings.Repeat(" ", max(0, 6-len(num))))
 	}
 	b.WriteString(num)
-	if f == ClaudeArrow {
+	if f == Arrow {
 		b.WriteString("→")
 	} else {
 		b.WriteByte('\t')

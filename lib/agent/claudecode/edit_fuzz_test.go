@@ -8,11 +8,11 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzClaudeCodeMultiEdit renders arbitrary replacements: no panic; a
+// FuzzRenderMultiEdit renders arbitrary replacements: no panic; a
 // rendering is valid UTF-8 for valid strings, shows a string of at most
-// ClaudeMultiEditShown UTF-16 code units whole, and a longer one as a
+// MultiEditShown UTF-16 code units whole, and a longer one as a
 // prefix of it followed by "...".
-func FuzzClaudeCodeMultiEdit(f *testing.F) {
+func FuzzRenderMultiEdit(f *testing.F) {
 	f.Add("a", "b")
 	f.Add(strings.Repeat("x", 49)+"😀", "é")
 	f.Add(strings.Repeat("ab\n", 30), "")
@@ -20,7 +20,7 @@ func FuzzClaudeCodeMultiEdit(f *testing.F) {
 		if !utf8.ValidString(old) || !utf8.ValidString(new) {
 			return
 		}
-		got, err := ClaudeCodeMultiEdit("p", []string{old}, []string{new}, []byte("Applied 1 edit to p:\n1. Replaced \""))
+		got, err := RenderMultiEdit("p", []string{old}, []string{new}, []byte("Applied 1 edit to p:\n1. Replaced \""))
 		if err != nil {
 			return
 		}
@@ -28,8 +28,8 @@ func FuzzClaudeCodeMultiEdit(f *testing.F) {
 			t.Fatalf("invalid UTF-8: %q", got)
 		}
 		for _, s := range []string{old, new} {
-			short, _ := jsPrefix(s, ClaudeMultiEditShown)
-			if len(utf16.Encode([]rune(s))) <= ClaudeMultiEditShown {
+			short, _ := jsPrefix(s, MultiEditShown)
+			if len(utf16.Encode([]rune(s))) <= MultiEditShown {
 				if short != s {
 					t.Errorf("%q shown as %q", s, short)
 				}

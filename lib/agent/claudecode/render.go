@@ -64,7 +64,7 @@ func ReadReminder(recorded []byte) string {
 type ReadRequest struct {
 	Offset, Limit int
 	Reminder      string
-	Numbering     ClaudeNumbering
+	Numbering     Numbering
 	Base          int
 }
 

@@ -58,10 +58,10 @@ func TestClaudeCodeRead(t *testing.T) {
 	}
 }
 
-// A Read is numbered in each of the forms of ClaudeNumbering.
+// A Read is numbered in each of the forms of Numbering.
 func TestReadNumbering(t *testing.T) {
 	t.Parallel()
-	for n, want := range map[ClaudeNumbering]string{ClaudeArrow: "     7→a\n     8→b", ClaudeTab: "7\ta\n8\tb", ClaudePaddedTab: "     7\ta\n     8\tb"} {
+	for n, want := range map[Numbering]string{Arrow: "     7→a\n     8→b", Tab: "7\ta\n8\tb", PaddedTab: "     7\ta\n     8\tb"} {
 		got, err := RenderRead([]byte("a\nb"), ReadRequest{Numbering: n, Offset: 7, Base: 7})
 		if err != nil || string(got) != want {
 			t.Errorf("numbering %d: %q, %v; want %q", n, got, err, want)

@@ -166,7 +166,7 @@ func claudeRead(ctx context.Context, call *replay.Call, p *replay.Params) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	req := ReadRequest{Offset: offset, Limit: limit, Reminder: ReadReminder(recorded), Numbering: ClaudeNumberingOf(recorded)}
+	req := ReadRequest{Offset: offset, Limit: limit, Reminder: ReadReminder(recorded), Numbering: NumberingOf(recorded)}
 	if sf := call.Workspace.SeenAs(name); sf != nil {
 		return readSeen(sf, name, req)
 	}

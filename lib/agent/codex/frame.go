@@ -13,11 +13,11 @@ import (
 
 // What Codex records around a shell command's output (its exit code and
 // wall time, as JSON or as a text header) does not depend on the files:
-// CodexFrame puts a reproduced output (apply_patch's answer, a read that
+// Frame puts a reproduced output (apply_patch's answer, a read that
 // package codex under lib/agent replays) back into the recorded frame, so
 // that only the output itself is compared.
 
-// CodexFrame puts output into the frame of recorded, the result Codex
+// Frame puts output into the frame of recorded, the result Codex
 // recorded for a shell call, in whichever of its forms recorded has:
 //
 //   - JSON {"output": …, "metadata": {"exit_code": 0, …}}: the output
@@ -28,7 +28,7 @@ import (
 //
 // A recorded exit code other than 0, or output Codex shortened, cannot be
 // reproduced by a read and is Unsupported.
-func CodexFrame(recorded, output []byte) ([]byte, error) {
+func Frame(recorded, output []byte) ([]byte, error) {
 	r := gjson.ParseBytes(recorded)
 	if len(recorded) > 0 && recorded[0] == '{' && gjson.ValidBytes(recorded) && r.Get("output").Type == gjson.String {
 		if code := r.Get("metadata.exit_code"); code.Exists() && code.Int() != 0 {
@@ -59,10 +59,10 @@ func CodexFrame(recorded, output []byte) ([]byte, error) {
 	return output, nil
 }
 
-// CodexResult reads a result Codex recorded for a shell call, in one of
-// the forms CodexFrame reads: the command's output, its exit code ("" when
+// Result reads a result Codex recorded for a shell call, in one of
+// the forms Frame reads: the command's output, its exit code ("" when
 // the result does not say), and whether Codex shortened the output.
-func CodexResult(recorded []byte) (output []byte, exitCode string, shortened bool) {
+func Result(recorded []byte) (output []byte, exitCode string, shortened bool) {
 	if len(recorded) > 0 && recorded[0] == '{' && gjson.ValidBytes(recorded) {
 		r := gjson.ParseBytes(recorded)
 		if o := r.Get("output"); o.Type == gjson.String {
@@ -76,9 +76,9 @@ func CodexResult(recorded []byte) (output []byte, exitCode string, shortened boo
 	return recorded, "", false
 }
 
-// CodexOutput returns the command output inside recorded, a result in one
-// of the forms CodexFrame reads.
-func CodexOutput(recorded []byte) []byte {
+// Output returns the command output inside recorded, a result in one
+// of the forms Frame reads.
+func Output(recorded []byte) []byte {
 	if len(recorded) > 0 && recorded[0] == '{' && gjson.ValidBytes(recorded) {
 		if o := gjson.GetBytes(recorded, "output"); o.Type == gjson.String {
 			return []byte(o.Str)

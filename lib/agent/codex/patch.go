@@ -27,7 +27,7 @@ func (patchAnswerer) Unchanged(call *replay.Call) (string, error) {
 	if err != nil || rec == nil {
 		return "", err
 	}
-	out, exit, _ := CodexResult(rec)
+	out, exit, _ := Result(rec)
 	if exit != "" && exit != "0" || exit == "" && !bytes.Contains(out, []byte("Success.")) {
 		return "the recorded apply_patch did not succeed, so it changed nothing", nil
 	}
@@ -41,7 +41,7 @@ func (patchAnswerer) Unchanged(call *replay.Call) (string, error) {
 func (patchAnswerer) Answer(a *replay.AppliedEdit) ([]byte, error) {
 	e, ws := a.Edit, a.Call.Workspace
 	absolute := false
-	for _, l := range strings.Split(string(CodexOutput(a.Recorded)), "\n") {
+	for _, l := range strings.Split(string(Output(a.Recorded)), "\n") {
 		if len(l) > 2 && strings.Contains("AMD", l[:1]) && l[1:3] == " /" {
 			absolute = true
 		}
@@ -67,19 +67,19 @@ func (patchAnswerer) Answer(a *replay.AppliedEdit) ([]byte, error) {
 			modified = append(modified, shown(op.Path))
 		}
 	}
-	out := CodexPatchSummary(added, modified, deleted)
+	out := PatchSummary(added, modified, deleted)
 	if a.Recorded == nil {
 		return out, nil
 	}
-	return CodexFrame(a.Recorded, out)
+	return Frame(a.Recorded, out)
 }
 
-// CodexPatchSummary renders what apply_patch prints when it succeeded
+// PatchSummary renders what apply_patch prints when it succeeded
 // (openai/codex codex-rs/apply-patch print_summary): "Success. Updated
 // the following files:" and a line per file, "A PATH" for each added,
 // then "M PATH" for each updated (a moved file under its new name), then
 // "D PATH" for each deleted, each line ending in "\n".
-func CodexPatchSummary(added, modified, deleted []string) []byte {
+func PatchSummary(added, modified, deleted []string) []byte {
 	var b strings.Builder
 	b.WriteString("Success. Updated the following files:\n")
 	for _, g := range []struct {

@@ -2,9 +2,9 @@ package codex
 
 import "testing"
 
-func TestCodexPatchSummary(t *testing.T) {
+func TestPatchSummary(t *testing.T) {
 	t.Parallel()
-	got := string(CodexPatchSummary([]string{"a.txt"}, []string{"b.go", "c/d.go"}, []string{"old.md"}))
+	got := string(PatchSummary([]string{"a.txt"}, []string{"b.go", "c/d.go"}, []string{"old.md"}))
 	if want := "Success. Updated the following files:\nA a.txt\nM b.go\nM c/d.go\nD old.md\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
