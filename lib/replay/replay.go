@@ -191,16 +191,14 @@ type Options struct {
 	// over built-ins, Agents and aliases.
 	Tools map[string]Executor
 	// Agents are agents' own tools by name, each replayed as its agent
-	// renders the result (Claude Code's Read, Glob, Grep and LS; Codex's
-	// plain read-only shell commands), after Tools and the built-ins. The
-	// caller takes them from the agents' packages (formats.ReplayTools).
+	// renders the result, after Tools and the built-ins. The caller takes
+	// them from the agents' packages (formats.ReplayTools).
 	Agents map[string]Executor
 	// Edits render the agents' answers to the edits a replay applies,
-	// by tool name (a patch, whichever tool ran it, under "apply_patch"):
-	// Claude Code's Write, Edit and MultiEdit, Codex's apply_patch. The
-	// caller takes them from the agents' packages (formats.ReplayEdits).
-	// An edit of a tool without one is applied and its step skipped, as
-	// ctx's own write_file and edit_file are.
+	// by tool name (a patch, whichever tool ran it, under "apply_patch").
+	// The caller takes them from the agents' packages
+	// (formats.ReplayEdits). An edit of a tool without one is applied and
+	// its step skipped, as ctx's own write_file and edit_file are.
 	Edits map[string]EditAnswerer
 	// Progress, if set, is called before each step runs: pos counts from 1
 	// up to total, the number of selected steps.
@@ -226,9 +224,10 @@ type Call struct {
 	Workspace  *Workspace
 
 	// Recorded returns the step's recorded output (nil when none was
-	// recorded). Renderers use it only to choose among notices that do
-	// not depend on the files (see package render), never to make up a
-	// result.
+	// recorded). Renderers use it only to choose among notices and frames
+	// that do not depend on the files (see package render), or to learn
+	// that the recorded edit changed nothing (EditAnswerer.Unchanged),
+	// never to make up a result.
 	Recorded func() ([]byte, error)
 
 	changes []FileChange // what an edit did, for the report

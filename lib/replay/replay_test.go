@@ -258,12 +258,12 @@ func TestReplayStatuses(t *testing.T) {
 			name: "a path outside the working directory is skipped",
 			steps: []step{
 				{tool: "read_file", params: `{"path":"../secret.txt"}`, out: "TOP SECRET\n", det: true},
-				{tool: "read_file", params: `{"path":"~/.claude/commands/x.md"}`, out: "x\n", det: true},
+				{tool: "read_file", params: `{"path":"~/.agent/commands/x.md"}`, out: "x\n", det: true},
 			},
 			fidelity: Unverified,
 			want: []brief{
 				{Skipped, hashOf("TOP SECRET\n"), "", `read_file: path "../secret.txt" leads outside the working directory through ".."; only files inside the working directory are replayed`},
-				{Skipped, hashOf("x\n"), "", `read_file: path "~/.claude/commands/x.md" is under a home directory (~), outside the recorded working directory; only files inside the working directory are replayed`},
+				{Skipped, hashOf("x\n"), "", `read_file: path "~/.agent/commands/x.md" is under a home directory (~), outside the recorded working directory; only files inside the working directory are replayed`},
 			},
 		},
 		{

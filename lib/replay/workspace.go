@@ -28,9 +28,8 @@ type Workspace struct {
 	Hermetic bool
 	// RecordedDir is the working directory the session ran in, as the pack
 	// records it (metadata.session.cwd, kept by the importers), or "".
-	// Agents print paths under it in their results (Claude Code's Glob
-	// lists absolute paths); the renderers print workspace paths the same
-	// way.
+	// Agents print paths under it in their results (a listing of
+	// absolute paths); the renderers print workspace paths the same way.
 	RecordedDir string
 
 	seen map[string]*SeenFile

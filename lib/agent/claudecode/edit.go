@@ -13,9 +13,14 @@ import (
 
 // Claude Code answers a file edit with a text that names the file and,
 // in some versions, shows the lines around the change. Which of its forms
-// a version uses does not depend on the files: EditFormOf reads it
-// from the recorded result, and the renderers below produce the chosen
-// form from what the edit did.
+// a version uses does not depend on the files: EditFormOf reads it from
+// the recorded result, and the renderers below produce the chosen form
+// from what the edit did. A replay applies the edit and renders the answer
+// with them (EditAnswerers): Write's "File created successfully at: PATH",
+// Edit's cat -n snippet or one-line forms, chosen by the recording, with
+// the note on the file state Claude Code 2.1.32x appends when the
+// recording has it (FileStateNote); MultiEdit's "Applied N edits to
+// PATH:" with a line per replacement, as Claude Code 1.0 gave it.
 
 // EditForm is a form of Claude Code's answer to a Write or an Edit
 // that changed an existing file.

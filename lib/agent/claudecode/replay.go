@@ -54,7 +54,7 @@ const ReplayVersion = "claude-code-2.1"
 func ReplayTools() map[string]replay.Executor { return maps.Clone(replayTools) }
 
 // agentTool is a tool whose result is given as Claude Code rendered it
-// (package render), not as raw output.
+// (render.go), not as raw output.
 type agentTool struct {
 	name string
 	run  func(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte, error)

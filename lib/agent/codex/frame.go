@@ -13,9 +13,9 @@ import (
 
 // What Codex records around a shell command's output (its exit code and
 // wall time, as JSON or as a text header) does not depend on the files:
-// Frame puts a reproduced output (apply_patch's answer, a read that
-// package codex under lib/agent replays) back into the recorded frame, so
-// that only the output itself is compared.
+// Frame puts a reproduced output (apply_patch's answer, a plain read
+// replayed) back into the recorded frame, so that only the output itself
+// is compared.
 
 // Frame puts output into the frame of recorded, the result Codex
 // recorded for a shell call, in whichever of its forms recorded has:
