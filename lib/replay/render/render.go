@@ -16,8 +16,6 @@
 // rather than a guess: a replay then skips the step with that reason.
 package render
 
-import "fmt"
-
 // Unsupported reports a result the renderer cannot reproduce exactly. A
 // replay skips the step with Reason; it is not a failure of the run.
 type Unsupported struct {
@@ -26,7 +24,3 @@ type Unsupported struct {
 
 // Error returns the reason.
 func (e *Unsupported) Error() string { return e.Reason }
-
-func unsupported(format string, args ...any) error {
-	return &Unsupported{Reason: fmt.Sprintf(format, args...)}
-}
