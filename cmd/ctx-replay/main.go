@@ -187,6 +187,7 @@ func (c *replayCmd) Run(env *cli.Env) error {
 			Git:     c.Git,
 			Tools:   tools,
 			Agents:  formats.ReplayTools(c.CodexShellReads),
+			Edits:   formats.ReplayEdits(),
 			Progress: func(pos, total int, st *manifest.Step) {
 				env.Progressf("step %d/%d (index %d, %s)", pos, total, st.Index, toolName(st))
 			},

@@ -35,6 +35,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/canon"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/execlog"
+	"github.com/ctx-tools/ctx/lib/formats"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/replay"
@@ -220,13 +221,14 @@ func Compare(s *store.Store, want, got *manifest.Manifest, a *serve.Agent, check
 	return probs
 }
 
-// Replayed replays the pack m with the built-in replay and lists the
-// steps of the tools named that it did not reproduce (not matched).
+// Replayed replays the pack m with the built-in replay and the agents'
+// answers to edits (formats.ReplayEdits), and lists the steps of the
+// tools named that it did not reproduce (not matched).
 func Replayed(t *testing.T, s *store.Store, m *manifest.Manifest, tools []string) []string {
 	if len(tools) == 0 {
 		return nil
 	}
-	rep, err := replay.Run(context.Background(), s, m, replay.Options{TempDir: t.TempDir()})
+	rep, err := replay.Run(context.Background(), s, m, replay.Options{TempDir: t.TempDir(), Edits: formats.ReplayEdits()})
 	if err != nil {
 		return []string{fmt.Sprintf("replaying the imported transcript: %v", err)}
 	}

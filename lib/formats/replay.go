@@ -20,3 +20,13 @@ func ReplayTools(codexShellReads bool) map[string]replay.Executor {
 	}
 	return tools
 }
+
+// ReplayEdits returns the agents' renderings of their answers to the
+// edits a replay applies (replay.Options.Edits): Claude Code's Write, Edit
+// and MultiEdit, Codex's apply_patch (as a tool or a command). Adding an
+// agent's is adding it here.
+func ReplayEdits() map[string]replay.EditAnswerer {
+	edits := claudecode.EditAnswerers()
+	maps.Copy(edits, codex.EditAnswerers())
+	return edits
+}

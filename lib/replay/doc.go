@@ -33,7 +33,7 @@
 //     searching a directory holding one; a Glob or Grep of a directory
 //     the pack holds nothing of; and a step
 //     whose result the agent would have rendered in a way the renderer does
-//     not reproduce (package render, Options.Agents; Skipf). The reason
+//     not reproduce (Options.Agents, Options.Edits; Skipf). The reason
 //     says which.
 //
 // Skipped steps never lower fidelity, but they verify nothing. The report's
@@ -72,23 +72,24 @@
 //
 // The file edits a session made are carried out in the workspace, in step
 // order, so that each later step sees the files as the session saw them
-// at that moment: Claude Code's Write, Edit and MultiEdit, Codex's
-// apply_patch (its tool, or a shell command running apply_patch with a
-// heredoc, whatever Options.Agents holds), and ctx's own write_file
-// and edit_file, applied by package edit, with the confinement of the
-// built-ins (relative paths under the recorded working directory, no
-// "..", no symbolic link out; a path outside is skipped). Steps left out
-// by Options.Steps still change the files. An edit is a file operation:
-// given the files, its effect and its answer are determined, so it is
-// graded as deterministic whatever the pack says. Its answer is rendered
-// as the agent gave it (package render: Write's "File created
-// successfully at: PATH", Edit's cat -n snippet or one-line forms, chosen
-// by the recording, with the note on the file state Claude Code 2.1.32x
-// appends when the recording has it; MultiEdit's "Applied N edits to PATH:" with a line
-// per replacement, as Claude Code 1.0 gave it; apply_patch's summary, in
-// the recorded frame) and compared; write_file's and edit_file's answers,
-// each tool's own text, are not rendered, and the step is skipped once
-// the edit is applied. An edit
+// at that moment: every tool package edit reads (edit.Tools: agents'
+// file-editing tools, a patch run by a shell command, whatever
+// Options.Agents holds, and ctx's own write_file and edit_file), applied
+// by package edit, with the confinement of the built-ins (relative paths
+// under the recorded working directory, no "..", no symbolic link out; a
+// path outside is skipped). Steps left out by Options.Steps still change
+// the files. An edit is a file operation: given the files, its effect and
+// its answer are determined, so it is graded as deterministic whatever
+// the pack says. Its answer is rendered as the agent gave it by the
+// EditAnswerer of its tool (Options.Edits, a patch under "apply_patch"
+// whichever tool ran it; each agent's package under lib/agent defines
+// its own and documents their forms, lib/formats.ReplayEdits gathers
+// them), which is given the edit, what it changed and the recorded
+// answer (AppliedEdit), and compared. A recorded answer that says the
+// edit changed nothing (EditAnswerer.Unchanged) leaves it unapplied and
+// skips the step. The answer of a tool without an EditAnswerer (ctx's
+// write_file and edit_file: each tool's own text) is not rendered, and
+// the step is skipped once the edit is applied. An edit
 // that does not apply (its old_string is not in the file, a patch's lines
 // are not, a file it updates is missing) is diverged: the workspace is
 // not what the session had. That file, and one changed by an edit whose
@@ -160,16 +161,15 @@
 //
 // Options.Agents are tools an agent runs itself, replayed as the agent
 // gives their results to its model, byte for byte: each agent's package
-// under lib/agent defines them (Claude Code's Read, Glob, Grep and LS;
-// Codex's plain read-only shell commands, which ctx-replay uses only with
-// --codex-shell-reads), the caller passes them (lib/formats.ReplayTools
-// lists them all), and the user's Tools and the built-ins come first. They
+// under lib/agent defines them (its read-only tools; some ctx-replay uses
+// only when asked), the caller passes them (lib/formats.ReplayTools lists
+// them all), and the user's Tools and the built-ins come first. They
 // read with the same confinement as the built-ins (Resolve, Walk,
 // ReadRegular), through the parameters as ParseParams reads them, and
 // declare their own versions.
 //
-// Some of an agent's output does not depend on the files: the notice
-// Claude Code appends to a Read depends on its version and the model. A
+// Some of an agent's output does not depend on the files: a notice an
+// agent appends to a read may depend on its version and the model. A
 // renderer may look at the recorded output (Call.Recorded) to choose among
 // such fixed notices, never to produce the result itself; what it cannot
 // reproduce skips the step with the reason (Skipf).

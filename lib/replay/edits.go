@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/manifest"
-	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
 // EditVersion is the version of the replayed edits (package edit and the
@@ -53,16 +51,69 @@ type divergence struct{ reason string }
 
 func (d *divergence) Error() string { return d.reason }
 
+// EditAnswerer renders an agent's answer to one of its file-editing
+// tools (Options.Edits): the replay applies the edit, and compares what
+// the answerer renders with the recorded answer. It is given by the
+// agent's package (lib/formats gathers them).
+type EditAnswerer interface {
+	// Unchanged reports, before the edit is applied, whether the answer
+	// the session got to call says that the edit changed nothing (a
+	// patch that did not apply, without the step marked as failed), and
+	// why: the edit is then not applied, and the step is skipped with the
+	// reason. It reads the recorded answer only when it needs it
+	// (call.RecordedOutput).
+	Unchanged(call *Call) (why string, err error)
+	// Answer renders the answer the agent gave to an edit the replay
+	// applied; a *render.Unsupported error (Skipf) skips the step.
+	Answer(e *AppliedEdit) ([]byte, error)
+}
+
+// AppliedEdit is an edit a replay applied to the workspace, for its
+// EditAnswerer.
+type AppliedEdit struct {
+	// Call is the step.
+	Call *Call
+	// Edit is the step's edit, as package edit reads it.
+	Edit *edit.Edit
+	// Changes are what it did to the files, in the order Edit.Apply gave
+	// them.
+	Changes []edit.Change
+	// Recorded is the answer the session got (nil when none was
+	// recorded).
+	Recorded []byte
+
+	names map[string]string // the edit's paths → workspace names
+}
+
+// Name returns the workspace name of path p, as the edit names it, and
+// whether the edit names it.
+func (a *AppliedEdit) Name(p string) (string, bool) {
+	name, ok := a.names[p]
+	return name, ok
+}
+
+// Shown returns path p, as the edit names it, as the workspace shows it
+// (Workspace.Shown): under the recorded working directory.
+func (a *AppliedEdit) Shown(p string) string { return a.Call.Workspace.Shown(a.names[p]) }
+
+// Absent reports whether the file at path p, as the edit names it, was
+// not in the workspace when the edit was applied: the pack does not hold
+// it.
+func (a *AppliedEdit) Absent(p string) bool { return a.Call.Workspace.absent[a.names[p]] }
+
 // editor carries out the steps package edit reads, in the workspace, and
-// renders the answer the agent gave.
-type editor struct{}
+// renders the answer the agent gave with answer (nil: the answer is not
+// rendered).
+type editor struct{ answer EditAnswerer }
 
 // Version returns EditVersion.
 func (editor) Version() string { return EditVersion }
 
 // editorFor returns the editor when st is an edit ctx carries out itself
-// and the user named no executor for its tool.
-func editorFor(st *manifest.Step, user map[string]Executor) Executor {
+// and the user named no executor for its tool, with the answerer of
+// edits for its tool: a patch is answered as apply_patch answers it,
+// whichever tool ran it (a shell command).
+func editorFor(st *manifest.Step, user map[string]Executor, edits map[string]EditAnswerer) Executor {
 	if _, ok := user[st.Tool]; ok || st.Type != manifest.ToolCall || !edit.Is(st.Tool) {
 		return nil
 	}
@@ -70,12 +121,19 @@ func editorFor(st *manifest.Step, user map[string]Executor) Executor {
 	if e == nil && err == nil {
 		return nil // a shell command that is no apply_patch
 	}
-	return editor{}
+	key := st.Tool
+	if e != nil && e.Patch() != nil {
+		key = patchTool
+	}
+	return editor{answer: edits[key]}
 }
+
+// patchTool is the name under which Options.Edits answers a patch.
+const patchTool = "apply_patch"
 
 // Run applies the edit to the workspace and writes the answer the agent
 // would have given.
-func (editor) Run(ctx context.Context, call *Call, out io.Writer) error {
+func (ed editor) Run(ctx context.Context, call *Call, out io.Writer) error {
 	e, err := edit.Parse(call.Tool, call.Parameters)
 	if err != nil {
 		return err
@@ -95,18 +153,13 @@ func (editor) Run(ctx context.Context, call *Call, out io.Writer) error {
 		ws.forget(names, fmt.Sprintf("step %d changed it, and edits are not applied to a live tree", call.Index))
 		return Skipf("%s: edits are not applied to a live tree; replay in a temporary workspace (without --live) to follow them", call.Tool)
 	}
-	if e.Patch() != nil {
-		// Codex does not always mark a failed apply_patch as an error:
-		// its result says so, as the importer reads it.
-		rec, err := call.RecordedOutput()
+	if ed.answer != nil {
+		why, err := ed.answer.Unchanged(call)
 		if err != nil {
 			return err
 		}
-		if rec != nil {
-			out, exit, _ := render.CodexResult(rec)
-			if exit != "" && exit != "0" || exit == "" && !bytes.Contains(out, []byte("Success.")) {
-				return Skipf("%s: the recorded apply_patch did not succeed, so it changed nothing", call.Tool)
-			}
+		if why != "" {
+			return Skipf("%s: %s", call.Tool, why)
 		}
 	}
 	var unknown *unknownContent
@@ -141,96 +194,15 @@ func (editor) Run(ctx context.Context, call *Call, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b, err := editAnswer(call, e, changes, names, rec)
+	if ed.answer == nil {
+		return Skipf("%s: its answer is the tool's own text, which is not rendered; the edit was applied", call.Tool)
+	}
+	b, err := ed.answer.Answer(&AppliedEdit{Call: call, Edit: e, Changes: changes, Recorded: rec, names: names})
 	if err != nil {
 		return err
 	}
 	_, err = out.Write(b)
 	return err
-}
-
-// editAnswer renders the answer the agent gave to edit e, which made
-// changes.
-func editAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map[string]string, rec []byte) ([]byte, error) {
-	ws := call.Workspace
-	switch call.Tool {
-	case "Write", "Edit":
-		rec, note := render.ClaudeCutFileStateNote(rec)
-		out, err := claudeEditAnswer(call, e, changes, names, rec)
-		if err != nil {
-			return nil, err
-		}
-		return append(out, note...), nil
-	case "MultiEdit":
-		var olds, news []string
-		for _, r := range e.Replacements() {
-			olds, news = append(olds, r.Old), append(news, r.New)
-		}
-		return render.ClaudeCodeMultiEdit(spelled(ws.Shown(names[e.Path]), rec), olds, news, rec)
-	case "write_file", "edit_file":
-		return nil, Skipf("%s: its answer is the tool's own text, which is not rendered; the edit was applied", call.Tool)
-	}
-	// apply_patch, as a tool or a command.
-	absolute := false
-	for _, l := range strings.Split(string(render.CodexOutput(rec)), "\n") {
-		if len(l) > 2 && strings.Contains("AMD", l[:1]) && l[1:3] == " /" {
-			absolute = true
-		}
-	}
-	shown := func(p string) string {
-		if absolute {
-			if name, ok := names[e.At(p)]; ok {
-				return ws.Shown(name)
-			}
-		}
-		return p
-	}
-	var added, modified, deleted []string
-	for _, op := range e.Patch() {
-		switch {
-		case op.Kind == edit.PatchAdd:
-			added = append(added, shown(op.Path))
-		case op.Kind == edit.PatchDelete:
-			deleted = append(deleted, shown(op.Path))
-		case op.MoveTo != "":
-			modified = append(modified, shown(op.MoveTo))
-		default:
-			modified = append(modified, shown(op.Path))
-		}
-	}
-	out := render.CodexPatchSummary(added, modified, deleted)
-	if rec == nil {
-		return out, nil
-	}
-	return render.CodexFrame(rec, out)
-}
-
-// claudeEditAnswer renders Claude Code's answer to the Write or Edit e,
-// in the form of rec (the recorded answer without the note on the file
-// state, render.ClaudeCutFileStateNote).
-func claudeEditAnswer(call *Call, e *edit.Edit, changes []edit.Change, names map[string]string, rec []byte) ([]byte, error) {
-	ws := call.Workspace
-	c := changes[0]
-	shown := spelled(ws.Shown(names[c.Path]), rec)
-	form := render.ClaudeEditFormOf(rec)
-	numbering := render.ClaudeArrow
-	if _, rest, ok := bytes.Cut(rec, []byte("\n")); ok {
-		numbering = render.ClaudeNumberingOf(rest)
-	}
-	if call.Tool == "Edit" {
-		r := e.Replacements()[0]
-		return render.ClaudeCodeEdit(shown, c.Before, c.Content, r.Old, r.New, r.All, form, numbering)
-	}
-	if !c.Existed {
-		switch {
-		case form != render.ClaudeEditUnknown && ws.absent[names[c.Path]]:
-			return nil, Skipf("Write: the session's answer says %s existed, and the pack does not hold it", names[c.Path])
-		case rec != nil && form == render.ClaudeEditUnknown && !bytes.HasPrefix(rec, []byte(render.ClaudeCreatedPrefix)):
-			return nil, Skipf("Write: the recorded answer is in none of the forms of Claude Code's Write that are rendered")
-		}
-		return render.ClaudeCodeWriteCreated(shown), nil
-	}
-	return render.ClaudeCodeWriteUpdated(shown, c.Content, form, numbering)
 }
 
 // unknownContent is a file whose content the replay does not know.
@@ -394,7 +366,7 @@ func EditChanges(get func(digest.Digest) ([]byte, error), m *manifest.Manifest) 
 	out := map[int][]FileChange{}
 	for i := range m.Steps {
 		st := &m.Steps[i]
-		if editorFor(st, nil) == nil || recordedError(st) {
+		if editorFor(st, nil, nil) == nil || recordedError(st) {
 			continue
 		}
 		e, err := edit.Parse(st.Tool, st.Parameters)

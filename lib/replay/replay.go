@@ -191,10 +191,15 @@ type Options struct {
 	// over built-ins, Agents and aliases.
 	Tools map[string]Executor
 	// Agents are agents' own tools by name, each replayed as its agent
-	// renders the result (Claude Code's Read, Glob, Grep and LS; Codex's
-	// plain read-only shell commands), after Tools and the built-ins. The
-	// caller takes them from the agents' packages (formats.ReplayTools).
+	// renders the result, after Tools and the built-ins. The caller takes
+	// them from the agents' packages (formats.ReplayTools).
 	Agents map[string]Executor
+	// Edits render the agents' answers to the edits a replay applies,
+	// by tool name (a patch, whichever tool ran it, under "apply_patch").
+	// The caller takes them from the agents' packages
+	// (formats.ReplayEdits). An edit of a tool without one is applied and
+	// its step skipped, as ctx's own write_file and edit_file are.
+	Edits map[string]EditAnswerer
 	// Progress, if set, is called before each step runs: pos counts from 1
 	// up to total, the number of selected steps.
 	Progress func(pos, total int, step *manifest.Step)
@@ -219,9 +224,10 @@ type Call struct {
 	Workspace  *Workspace
 
 	// Recorded returns the step's recorded output (nil when none was
-	// recorded). Renderers use it only to choose among notices that do
-	// not depend on the files (see package render), never to make up a
-	// result.
+	// recorded). Renderers use it only to choose among notices and frames
+	// that do not depend on the files (see package render), or to learn
+	// that the recorded edit changed nothing (EditAnswerer.Unchanged),
+	// never to make up a result.
 	Recorded func() ([]byte, error)
 
 	changes []FileChange // what an edit did, for the report
@@ -311,7 +317,7 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 		if !chosen[st] {
 			// A step left out still changes the files when it is an edit,
 			// so that the steps after it see them as the session did.
-			if ed := editorFor(st, opt.Tools); ed != nil && !recordedError(st) {
+			if ed := editorFor(st, opt.Tools, opt.Edits); ed != nil && !recordedError(st) {
 				call := &Call{Tool: st.Tool, Index: st.Index, Parameters: st.Parameters, Workspace: ws}
 				if !st.OutputRef.IsZero() {
 					call.Recorded = func() ([]byte, error) { return recordedOutput(s, st.OutputRef) }
@@ -325,7 +331,7 @@ func Run(ctx context.Context, s *store.Store, m *manifest.Manifest, opt Options)
 			opt.Progress(pos, total, st)
 		}
 		r, ex := replayStep(ctx, s, ws, st, opt)
-		if (r.Status == Diverged || r.Status == DivergedExpected || r.Status == Failed) && editorFor(st, opt.Tools) == nil {
+		if (r.Status == Diverged || r.Status == DivergedExpected || r.Status == Failed) && editorFor(st, opt.Tools, opt.Edits) == nil {
 			if why, ok := touchesUnknown(st, ws); ok {
 				r.Status = Skipped
 				r.Reason = why
@@ -481,7 +487,7 @@ func replayStep(ctx context.Context, s *store.Store, ws *Workspace, st *manifest
 	case st.Tool == "":
 		r.Reason = fmt.Sprintf("%s step has no tool to run", stepType(st))
 	default:
-		if ex = editorFor(st, opt.Tools); ex != nil {
+		if ex = editorFor(st, opt.Tools, opt.Edits); ex != nil {
 			// An edit is a file operation: given the files, its effect
 			// and its answer are determined, whatever the pack says.
 			r.Deterministic = true

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -257,12 +258,12 @@ func TestReplayStatuses(t *testing.T) {
 			name: "a path outside the working directory is skipped",
 			steps: []step{
 				{tool: "read_file", params: `{"path":"../secret.txt"}`, out: "TOP SECRET\n", det: true},
-				{tool: "read_file", params: `{"path":"~/.claude/commands/x.md"}`, out: "x\n", det: true},
+				{tool: "read_file", params: `{"path":"~/.agent/commands/x.md"}`, out: "x\n", det: true},
 			},
 			fidelity: Unverified,
 			want: []brief{
 				{Skipped, hashOf("TOP SECRET\n"), "", `read_file: path "../secret.txt" leads outside the working directory through ".."; only files inside the working directory are replayed`},
-				{Skipped, hashOf("x\n"), "", `read_file: path "~/.claude/commands/x.md" is under a home directory (~), outside the recorded working directory; only files inside the working directory are replayed`},
+				{Skipped, hashOf("x\n"), "", `read_file: path "~/.agent/commands/x.md" is under a home directory (~), outside the recorded working directory; only files inside the working directory are replayed`},
 			},
 		},
 		{
@@ -603,85 +604,6 @@ func writeScript(t *testing.T, name, body string) string {
 	return p
 }
 
-// The session's edits are replayed in step order: later steps see the
-// files as the session left them, and each edit's answer is verified.
-// An edit that does not apply diverges, and what it left unknown skips
-// the steps that read it.
-func TestEditsReplayed(t *testing.T) {
-	t.Parallel()
-	p := newPacker(t)
-	m := p.pack(map[string]string{"src/a.txt": "aaa\n", "b.txt": "bbb\n"}, []step{
-		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "aaa\n", det: true},
-		{tool: "Edit", params: `{"file_path":"src/a.txt","old_string":"aaa","new_string":"xxx"}`, out: "The file src/a.txt has been updated successfully."},
-		{tool: "Write", params: `{"file_path":"src/new.txt","content":"n\n"}`, out: "File created successfully at: src/new.txt"},
-		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "xxx\n", det: true},
-		{tool: "read_file", params: `{"path":"src/new.txt"}`, out: "n\n", det: true},
-		{tool: "grep", params: `{"pattern":"x","path":"src"}`, out: "src/a.txt:1:xxx\n", det: true},
-		// An edit whose old_string is not there diverges; the file is
-		// then unknown, and a read of it that differs is skipped.
-		{tool: "Edit", params: `{"file_path":"b.txt","old_string":"zzz","new_string":"y"}`, out: "The file b.txt has been updated successfully."},
-		{tool: "read_file", params: `{"path":"b.txt"}`, out: "y\n", det: true},
-		// A recorded failed edit stays skipped, and changes nothing.
-		{tool: "Edit", params: `{"file_path":"src/a.txt","old_string":"xxx","new_string":"q"}`, out: "<tool_use_error>", err: &manifest.StepError{}},
-		{tool: "read_file", params: `{"path":"src/a.txt"}`, out: "xxx\n", det: true},
-		// Outside the working directory: skipped.
-		{tool: "Write", params: `{"file_path":"/etc/passwd","content":"x"}`, out: "File created successfully at: /etc/passwd"},
-	}, here)
-	rep := replay(t, p, m, Options{})
-	want := []Status{Matched, Matched, Matched, Matched, Matched, Matched, Diverged, Skipped, Skipped, Matched, Skipped}
-	for i, r := range rep.Steps {
-		if r.Status != want[i] {
-			t.Errorf("step %d: %s (%s), want %s", i, r.Status, r.Reason, want[i])
-		}
-	}
-	for i, want := range map[int]string{
-		6:  "Edit: b.txt: old_string is not in the file: the workspace is not what the session had",
-		7:  "b.txt is not known: step 6's edit of it did not apply",
-		10: `Write: path "/etc/passwd" is absolute, outside the recorded working directory; only files inside the working directory are replayed`,
-	} {
-		if got := rep.Steps[i].Reason; got != want {
-			t.Errorf("step %d reason = %q, want %q", i, got, want)
-		}
-	}
-	if got := rep.Steps[2].Changes; len(got) != 1 || got[0].Name != "src/new.txt" || got[0].Change != Created || got[0].After != hashOf("n\n") {
-		t.Errorf("step 2 changes = %+v", got)
-	}
-	if rep.Fidelity != Degraded {
-		t.Errorf("fidelity = %s, want degraded", rep.Fidelity)
-	}
-}
-
-// A MultiEdit's answer is rendered as Claude Code 1.0 gave it and
-// compared: the same answer matches, one that names other strings
-// diverges (the edits are applied all the same), and one in another form
-// is skipped.
-func TestMultiEditAnswer(t *testing.T) {
-	t.Parallel()
-	p := newPacker(t)
-	m := p.pack(map[string]string{"a.txt": "one two\n"}, []step{
-		{tool: "MultiEdit", params: `{"file_path":"a.txt","edits":[{"old_string":"one","new_string":"1"},{"old_string":"two","new_string":"2","replace_all":true}]}`,
-			out: "Applied 2 edits to a.txt:\n1. Replaced \"one\" with \"1\"\n2. Replaced \"two\" with \"2\""},
-		{tool: "read_file", params: `{"path":"a.txt"}`, out: "1 2\n", det: true},
-		{tool: "MultiEdit", params: `{"file_path":"a.txt","edits":[{"old_string":"1","new_string":"3"}]}`,
-			out: "Applied 1 edit to a.txt:\n1. Replaced \"x\" with \"3\""},
-		{tool: "MultiEdit", params: `{"file_path":"a.txt","edits":[{"old_string":"3","new_string":"4"}]}`,
-			out: "The file a.txt has been updated successfully."},
-		{tool: "read_file", params: `{"path":"a.txt"}`, out: "4 2\n", det: true},
-	}, here)
-	rep := replay(t, p, m, Options{})
-	for i, want := range []Status{Matched, Matched, Diverged, Skipped, Matched} {
-		if r := rep.Steps[i]; r.Status != want {
-			t.Errorf("step %d: %s (%s), want %s", i, r.Status, r.Reason, want)
-		}
-	}
-	if got, want := rep.Steps[3].Reason, "the recorded answer is in none of the forms of Claude Code's MultiEdit that are rendered"; got != want {
-		t.Errorf("step 3 reason = %q, want %q", got, want)
-	}
-	if got := rep.Steps[0].Changes; len(got) != 1 || got[0].Name != "a.txt" || got[0].Change != Updated || got[0].After != hashOf("1 2\n") {
-		t.Errorf("step 0 changes = %+v", got)
-	}
-}
-
 // EditChanges follows the edits from the pack's inputs alone: what each
 // did, and nothing for an edit of a file it does not know.
 func TestEditChanges(t *testing.T) {
@@ -713,24 +635,6 @@ func TestEditChanges(t *testing.T) {
 	}
 }
 
-// A patch Codex recorded as failed, without marking the step an error,
-// changes nothing.
-func TestFailedPatchNotApplied(t *testing.T) {
-	t.Parallel()
-	p := newPacker(t)
-	m := p.pack(map[string]string{"a.txt": "one\n"}, []step{
-		{tool: "apply_patch", params: `"*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch"`, out: "Exit code: 1\nWall time: 0 seconds\nOutput:\napply_patch verification failed\n"},
-		{tool: "read_file", params: `{"path":"a.txt"}`, out: "one\n", det: true},
-	}, here)
-	rep := replay(t, p, m, Options{})
-	if r := rep.Steps[0]; r.Status != Skipped || r.Reason != "apply_patch: the recorded apply_patch did not succeed, so it changed nothing" || len(r.Changes) > 0 {
-		t.Errorf("step 0: %+v", r)
-	}
-	if r := rep.Steps[1]; r.Status != Matched {
-		t.Errorf("step 1: %+v", r)
-	}
-}
-
 // In a live tree edits are not applied: a later read of the file they
 // changed that differs is skipped, not diverged.
 func TestLiveEditsNotApplied(t *testing.T) {
@@ -753,78 +657,6 @@ func TestLiveEditsNotApplied(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "now\n" {
 		t.Errorf("the live tree was changed: %q", b)
-	}
-}
-
-// Steps left out by Options.Steps still change the files, so that the
-// selected ones see them as the session did.
-func TestStepsLeftOutStillEdit(t *testing.T) {
-	t.Parallel()
-	p := newPacker(t)
-	m := p.pack(nil, []step{
-		{tool: "Write", params: `{"file_path":"a.txt","content":"one\n"}`, out: "File created successfully at: a.txt"},
-		{tool: "apply_patch", params: `"*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch"`, out: "Exit code: 1\nWall time: 0 seconds\nOutput:\nerror: rejected\n"},
-		{tool: "Edit", params: `{"file_path":"a.txt","old_string":"one","new_string":"three"}`, out: "The file a.txt has been updated successfully."},
-		{tool: "read_file", params: `{"path":"a.txt"}`, out: "three\n", det: true},
-	}, here)
-	rep := replay(t, p, m, Options{Steps: []Range{{From: 3, To: 3}}})
-	if len(rep.Steps) != 1 || rep.Steps[0].Status != Matched {
-		t.Errorf("steps: %+v", rep.Steps)
-	}
-	until := 0
-	rep = replay(t, p, m, Options{Until: &until})
-	if len(rep.Steps) != 1 || rep.Outputs != nil {
-		t.Errorf("--until 0: %+v, outputs %+v", rep.Steps, rep.Outputs)
-	}
-}
-
-// Claude Code 2.1.32x ends its answers to Write and Edit with a note on
-// the file state: they are rendered with it, as the older forms are
-// without it, and both match.
-func TestEditAnswersWithFileStateNote(t *testing.T) {
-	t.Parallel()
-	const note = " (file state is current in your context — no need to Read it back)"
-	p := newPacker(t)
-	m := p.pack(map[string]string{"a.txt": "aaa\n"}, []step{
-		{tool: "Write", params: `{"file_path":"new.txt","content":"n\n"}`, out: "File created successfully at: new.txt" + note},
-		{tool: "Edit", params: `{"file_path":"a.txt","old_string":"aaa","new_string":"xxx"}`, out: "The file a.txt has been updated successfully." + note},
-		{tool: "Write", params: `{"file_path":"a.txt","content":"yyy\n"}`, out: "The file a.txt has been updated successfully." + note},
-		{tool: "Edit", params: `{"file_path":"a.txt","old_string":"y","new_string":"z","replace_all":true}`, out: "The file a.txt has been updated. All occurrences of 'y' were successfully replaced with 'z'." + note},
-		{tool: "Write", params: `{"file_path":"old.txt","content":"o\n"}`, out: "File created successfully at: old.txt"},
-		{tool: "read_file", params: `{"path":"a.txt"}`, out: "zzz\n", det: true},
-	}, here)
-	rep := replay(t, p, m, Options{})
-	for i, r := range rep.Steps {
-		if r.Status != Matched {
-			t.Errorf("step %d (%s): %s %s", i, r.Tool, r.Status, r.Reason)
-		}
-	}
-}
-
-// A session recorded on Windows names its files under a working
-// directory such as C:\Users\dev\proj, with either separator as the
-// model wrote the path: its edits match when they apply.
-func TestEditsRecordedOnWindows(t *testing.T) {
-	t.Parallel()
-	p := newPacker(t)
-	meta := `{"session":{"cwd":"C:\\Users\\dev\\proj"}}`
-	m := p.pack(map[string]string{"scripts/build.py": "print('build')\r\n"}, []step{
-		{tool: "Edit", params: `{"file_path":"scripts/build.py","old_string":"print('build')","new_string":"print('built')"}`,
-			out: `The file C:\Users\dev\proj\scripts\build.py has been updated successfully.`},
-		{tool: "Write", params: `{"file_path":"docs/flags.md","content":"--verbose\n"}`,
-			out: "File created successfully at: C:/Users/dev/proj/docs/flags.md"},
-		{tool: "Edit", params: `{"file_path":"docs/flags.md","old_string":"--verbose","new_string":"-v"}`,
-			out: `The file C:\Users\dev\proj\docs\flags.md has been updated successfully.`},
-	}, here)
-	m.Metadata = jsontext.Value(meta)
-	if _, _, err := manifest.Commit(p.s, m); err != nil {
-		t.Fatal(err)
-	}
-	rep := replay(t, p, m, Options{})
-	for i, r := range rep.Steps {
-		if r.Status != Matched {
-			t.Errorf("step %d: %s (%s)", i, r.Status, r.Reason)
-		}
 	}
 }
 
@@ -851,5 +683,76 @@ func TestActualKept(t *testing.T) {
 	}
 	if rep.Steps[1].Status != Matched || rep.Steps[1].ActualRef != "" {
 		t.Errorf("step 1 = %+v", rep.Steps[1])
+	}
+}
+
+// answerer is an EditAnswerer that says what it was given: the tool, and
+// per change the path as the workspace shows it, whether the file was
+// absent, and the content; it leaves unchanged an edit whose recorded
+// answer is "failed".
+type answerer struct{ got []string }
+
+func (a *answerer) Unchanged(call *Call) (string, error) {
+	rec, err := call.RecordedOutput()
+	if string(rec) == "failed" {
+		return "the recording says it failed", err
+	}
+	return "", err
+}
+
+func (a *answerer) Answer(e *AppliedEdit) ([]byte, error) {
+	var b strings.Builder
+	b.WriteString(e.Call.Tool + " " + e.Edit.Tool)
+	for _, c := range e.Changes {
+		name, _ := e.Name(c.Path)
+		fmt.Fprintf(&b, " %s=%s(%s) absent=%t %q", c.Path, name, e.Shown(c.Path), e.Absent(c.Path), c.Content)
+	}
+	a.got = append(a.got, b.String())
+	return e.Recorded, nil
+}
+
+// The replay applies each edit and asks the answerer of its tool
+// (Options.Edits; a patch, whichever tool ran it, under "apply_patch")
+// for the answer, which is compared with the recorded one; an edit the
+// answerer says changed nothing is not applied, and one of a tool without
+// an answerer is applied, its step skipped.
+func TestEditAnswerers(t *testing.T) {
+	t.Parallel()
+	p := newPacker(t)
+	patch := `*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch`
+	m := p.pack(map[string]string{"a.txt": "one\n"}, []step{
+		{tool: "Write", params: `{"file_path":"/w/new.txt","content":"n\n"}`, out: "as recorded"},
+		{tool: "apply_patch", params: `"` + patch + `"`, out: "failed"},
+		{tool: "shell", params: `{"command":["apply_patch","` + patch + `"]}`, out: "as recorded"},
+		{tool: "write_file", params: `{"path":"b.txt","content":"b\n"}`, out: "Wrote b.txt"},
+		{tool: "read_file", params: `{"path":"a.txt"}`, out: "two\n", det: true},
+		{tool: "read_file", params: `{"path":"b.txt"}`, out: "b\n", det: true},
+	}, here)
+	m.Metadata = jsontext.Value(`{"session":{"cwd":"/w"}}`)
+	if _, _, err := manifest.Commit(p.s, m); err != nil {
+		t.Fatal(err)
+	}
+	a := &answerer{}
+	rep := replay(t, p, m, Options{Edits: map[string]EditAnswerer{"Write": a, "apply_patch": a}})
+	want := []brief{
+		{Matched, hashOf("as recorded"), hashOf("as recorded"), ""},
+		{Skipped, hashOf("failed"), "", "apply_patch: the recording says it failed"},
+		{Matched, hashOf("as recorded"), hashOf("as recorded"), ""},
+		{Skipped, hashOf("Wrote b.txt"), "", "write_file: its answer is the tool's own text, which is not rendered; the edit was applied"},
+		{Matched, hashOf("two\n"), hashOf("two\n"), ""},
+		{Matched, hashOf("b\n"), hashOf("b\n"), ""},
+	}
+	if got := briefs(rep); !reflect.DeepEqual(got, want) {
+		t.Errorf("steps:\n got %q\nwant %q", got, want)
+	}
+	if len(rep.Steps[1].Changes) > 0 || len(rep.Steps[3].Changes) != 1 {
+		t.Errorf("changes: %+v, %+v", rep.Steps[1].Changes, rep.Steps[3].Changes)
+	}
+	wantGot := []string{
+		`Write Write /w/new.txt=new.txt(/w/new.txt) absent=true "n\n"`,
+		`shell shell a.txt=a.txt(/w/a.txt) absent=false "two\n"`,
+	}
+	if !reflect.DeepEqual(a.got, wantGot) {
+		t.Errorf("the answerer got:\n %q\nwant %q", a.got, wantGot)
 	}
 }

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -29,9 +28,8 @@ type Workspace struct {
 	Hermetic bool
 	// RecordedDir is the working directory the session ran in, as the pack
 	// records it (metadata.session.cwd, kept by the importers), or "".
-	// Agents print paths under it in their results (Claude Code's Glob
-	// lists absolute paths); the renderers print workspace paths the same
-	// way.
+	// Agents print paths under it in their results (a listing of
+	// absolute paths); the renderers print workspace paths the same way.
 	RecordedDir string
 
 	seen map[string]*SeenFile
@@ -107,22 +105,6 @@ func recordedDir(metadata []byte) string {
 		return dir.Str
 	}
 	return ""
-}
-
-// spelled returns the path p as rec, the recorded answer, spells it:
-// Windows takes either separator, and the one the agent wrote (as the
-// model gave the path) is known only from the recording. p is returned
-// as it is unless rec names the same path with the other separator.
-func spelled(p string, rec []byte) string {
-	if !strings.Contains(p, `\`) && !bytes.Contains(rec, []byte(`\`)) {
-		return p
-	}
-	for _, c := range []string{p, strings.ReplaceAll(p, "/", `\`), strings.ReplaceAll(p, `\`, "/")} {
-		if bytes.Contains(rec, []byte(c)) {
-			return c
-		}
-	}
-	return p
 }
 
 // Local makes a path the agent wrote under the recorded working directory

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctx-tools/ctx/lib/replay"
-	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
 // Claude Code's results of Read, Glob, Grep and LS, reproduced byte for
@@ -65,7 +64,7 @@ func ReadReminder(recorded []byte) string {
 type ReadRequest struct {
 	Offset, Limit int
 	Reminder      string
-	Numbering     render.ClaudeNumbering
+	Numbering     Numbering
 	Base          int
 }
 

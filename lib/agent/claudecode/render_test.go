@@ -11,7 +11,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/internal/sharedtest"
-	"github.com/ctx-tools/ctx/lib/replay/render"
 	"github.com/ctx-tools/ctx/lib/replay/replaytest"
 )
 
@@ -59,10 +58,10 @@ func TestClaudeCodeRead(t *testing.T) {
 	}
 }
 
-// A Read is numbered in each of the forms of render.ClaudeNumbering.
+// A Read is numbered in each of the forms of Numbering.
 func TestReadNumbering(t *testing.T) {
 	t.Parallel()
-	for n, want := range map[render.ClaudeNumbering]string{render.ClaudeArrow: "     7→a\n     8→b", render.ClaudeTab: "7\ta\n8\tb", render.ClaudePaddedTab: "     7\ta\n     8\tb"} {
+	for n, want := range map[Numbering]string{Arrow: "     7→a\n     8→b", Tab: "7\ta\n8\tb", PaddedTab: "     7\ta\n     8\tb"} {
 		got, err := RenderRead([]byte("a\nb"), ReadRequest{Numbering: n, Offset: 7, Base: 7})
 		if err != nil || string(got) != want {
 			t.Errorf("numbering %d: %q, %v; want %q", n, got, err, want)

@@ -20,7 +20,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/replay"
-	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
 // Claude Code's Read, Glob, Grep and LS, replayed (ReplayTools): each
@@ -55,7 +54,7 @@ const ReplayVersion = "claude-code-2.1"
 func ReplayTools() map[string]replay.Executor { return maps.Clone(replayTools) }
 
 // agentTool is a tool whose result is given as Claude Code rendered it
-// (package render), not as raw output.
+// (render.go), not as raw output.
 type agentTool struct {
 	name string
 	run  func(ctx context.Context, call *replay.Call, p *replay.Params) ([]byte, error)
@@ -167,7 +166,7 @@ func claudeRead(ctx context.Context, call *replay.Call, p *replay.Params) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	req := ReadRequest{Offset: offset, Limit: limit, Reminder: ReadReminder(recorded), Numbering: render.ClaudeNumberingOf(recorded)}
+	req := ReadRequest{Offset: offset, Limit: limit, Reminder: ReadReminder(recorded), Numbering: NumberingOf(recorded)}
 	if sf := call.Workspace.SeenAs(name); sf != nil {
 		return readSeen(sf, name, req)
 	}

@@ -192,11 +192,11 @@ func TestGrepPrefixes(t *testing.T) {
 }
 
 // replayed replays a pack of inputs and steps, recorded in env, with
-// Claude Code's tools, as ctx-replay does.
+// Claude Code's tools and its answers to edits, as ctx-replay does.
 func replayed(t *testing.T, inputs map[string]string, steps []replaytest.Step, env manifest.Environment) *replay.Report {
 	t.Helper()
 	s, m := replaytest.Pack(t, inputs, steps, env)
-	rep, err := replay.Run(context.Background(), s, m, replay.Options{TempDir: t.TempDir(), Agents: ReplayTools()})
+	rep, err := replay.Run(context.Background(), s, m, replay.Options{TempDir: t.TempDir(), Agents: ReplayTools(), Edits: EditAnswerers()})
 	if err != nil {
 		t.Fatal(err)
 	}

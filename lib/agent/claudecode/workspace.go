@@ -12,7 +12,6 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/importer"
-	"github.com/ctx-tools/ctx/lib/replay/render"
 )
 
 // claudeCodeWorkspace reads a Claude Code transcript's Read, Write, Edit,
@@ -136,7 +135,7 @@ func (r *ccWorkspace) done() *importer.Workspace {
 
 // claudeShown reads the answer of a Read whose record has no
 // toolUseResult: the numbered lines Claude Code shows (any of
-// render.ClaudeNumbering's forms), from the first line asked for. They
+// Numbering's forms), from the first line asked for. They
 // are the whole file when the call asked for no offset and no limit and
 // fewer lines than Read shows at most, none of them possibly cut (as
 // long as ReadLineLength); else the lines seen. False when
@@ -157,7 +156,7 @@ func claudeShown(w *importer.Workspace, input, content gjson.Result) bool {
 		return false
 	}
 	start := max(int(input.Get("offset").Int()), 1)
-	form := render.ClaudeNumberingOf([]byte(text))
+	form := NumberingOf([]byte(text))
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		rest, ok := claudeNumbered(l, start+i, form)
@@ -176,15 +175,15 @@ func claudeShown(w *importer.Workspace, input, content gjson.Result) bool {
 
 // claudeNumbered returns line without its line number n in form f, false
 // when it does not open with it.
-func claudeNumbered(line string, n int, f render.ClaudeNumbering) (string, bool) {
-	if f != render.ClaudeTab {
+func claudeNumbered(line string, n int, f Numbering) (string, bool) {
+	if f != Tab {
 		line = strings.TrimLeft(line, " ")
 	}
 	rest, ok := strings.CutPrefix(line, strconv.Itoa(n))
 	if !ok {
 		return "", false
 	}
-	if f == render.ClaudeArrow {
+	if f == Arrow {
 		return strings.CutPrefix(rest, "→")
 	}
 	return strings.CutPrefix(rest, "\t")

@@ -30,12 +30,12 @@ func TestAgent(t *testing.T) {
 // scenario's inputs (the tree Codex ran in), where edits are not applied:
 // the reads of the tree (ls, rg) must match. No step may diverge or fail.
 func replayTranscript(t *testing.T, s *store.Store, want, got *manifest.Manifest) {
-	replayed(t, s, got, replay.Options{Agents: codex.ReplayTools()}, true, []string{"cat", "sed", "head", "nl"})
+	replayed(t, s, got, replay.Options{Agents: codex.ReplayTools(), Edits: codex.EditAnswerers()}, true, []string{"cat", "sed", "head", "nl"})
 	dir := filepath.Join(t.TempDir(), "live")
 	if _, _, err := replay.MaterialiseDir(s, want.Inputs, dir); err != nil {
 		t.Fatal(err)
 	}
-	replayed(t, s, got, replay.Options{Agents: codex.ReplayTools(), Live: dir}, false, []string{"ls", "rg"})
+	replayed(t, s, got, replay.Options{Agents: codex.ReplayTools(), Edits: codex.EditAnswerers(), Live: dir}, false, []string{"ls", "rg"})
 }
 
 func replayed(t *testing.T, s *store.Store, m *manifest.Manifest, opts replay.Options, patches bool, reads []string) {

@@ -13,7 +13,7 @@ import (
 
 // Codex runs shell commands; the read-only ones below print what GNU
 // coreutils print, reproduced from the files alone. What Codex records
-// around a command's output does not depend on the files: render.CodexFrame
+// around a command's output does not depend on the files: Frame
 // puts the reproduced output back into the recorded frame.
 
 // Sed prints lines from to to (1-based, inclusive) of content, as

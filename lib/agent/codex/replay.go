@@ -32,7 +32,7 @@ import (
 // a command's output inside a frame (JSON with exit_code and duration, or
 // an "Exit code … Output:" header) that says nothing about the files: the
 // reproduced output is put back into the recorded frame
-// (render.CodexFrame), so only the output is compared; a recorded non-zero
+// (Frame), so only the output is compared; a recorded non-zero
 // exit or a shortened output skips the step. A sed, head or nl of a file
 // the pack holds in part (Codex's reads of part of a file, imported)
 // prints its known lines, each ending in a line break, when every line it
@@ -88,10 +88,10 @@ func (c *codexShell) Run(ctx context.Context, call *replay.Call, out io.Writer) 
 	if rec, err := call.RecordedOutput(); err != nil {
 		return err
 	} else if rec != nil {
-		if got := render.CodexOutput(rec); n > 1 && !bytes.Equal(got, b) && replay.SameLines(got, b) {
+		if got := Output(rec); n > 1 && !bytes.Equal(got, b) && replay.SameLines(got, b) {
 			return replay.Skipf("%s: the same %d names in another order: ls sorts by the locale's collation, which the pack does not record", stages[0][0], n)
 		}
-		if b, err = render.CodexFrame(rec, b); err != nil {
+		if b, err = Frame(rec, b); err != nil {
 			return err
 		}
 	}
@@ -421,7 +421,7 @@ func codexRg(call *replay.Call, dir string, args []string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if got := render.CodexOutput(rec); rec != nil && len(lines) > 1 && !bytes.Equal(got, out) && replay.SameLines(got, out) {
+	if got := Output(rec); rec != nil && len(lines) > 1 && !bytes.Equal(got, out) && replay.SameLines(got, out) {
 		return nil, replay.Skipf("rg: the same %d lines in another order: ripgrep searches files in parallel", len(lines))
 	}
 	return out, nil

@@ -140,7 +140,7 @@ func isShellName(prog string) bool {
 // codexResult reads the result of a call: a successful apply_patch's
 // changes, or what a plain read showed (recordRead).
 func codexResult(w *importer.Workspace, name, workdir string, argv []string, script, patch string, result []byte) {
-	out, exit, short := render.CodexResult(result)
+	out, exit, short := Result(result)
 	failed := exit != "" && exit != "0"
 	if patch == "" {
 		patch, workdir = edit.PatchOfCommand(argv, script, workdir)

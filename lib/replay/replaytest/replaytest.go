@@ -118,11 +118,12 @@ func Result(b []byte, err error) string {
 }
 
 // Step is a tool call recorded with output Out, Deterministic when Det,
-// with metadata Meta (JSON) when set.
+// with metadata Meta (JSON) when set, failed when Err is set.
 type Step struct {
 	Tool, Params, Out string
 	Det               bool
 	Meta              string
+	Err               *manifest.StepError
 }
 
 // Pack commits a pack of inputs (name → content) and steps, recorded in
@@ -140,7 +141,7 @@ func Pack(t testing.TB, inputs map[string]string, steps []Step, env manifest.Env
 		m.Inputs = append(m.Inputs, manifest.File{Name: name, ContentRef: put(t, s, inputs[name]), Size: int64(len(inputs[name]))})
 	}
 	for i, st := range steps {
-		ms := manifest.Step{Index: i, Type: manifest.ToolCall, Tool: st.Tool, Deterministic: st.Det, OutputRef: put(t, s, st.Out)}
+		ms := manifest.Step{Index: i, Type: manifest.ToolCall, Tool: st.Tool, Deterministic: st.Det, OutputRef: put(t, s, st.Out), Error: st.Err}
 		if st.Params != "" {
 			ms.Parameters = jsontext.Value(st.Params)
 		}
@@ -157,6 +158,21 @@ func Pack(t testing.TB, inputs map[string]string, steps []Step, env manifest.Env
 		t.Fatal(err)
 	}
 	return s, loaded
+}
+
+// Replay replays m, loaded from s, with opt (its temporary workspace in
+// the test's temporary directory unless opt.TempDir says otherwise); an
+// error of the replay itself fails the test.
+func Replay(t testing.TB, s *store.Store, m *manifest.Manifest, opt replay.Options) *replay.Report {
+	t.Helper()
+	if opt.TempDir == "" {
+		opt.TempDir = t.TempDir()
+	}
+	rep, err := replay.Run(context.Background(), s, m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
 
 func newStore(t testing.TB) *store.Store {

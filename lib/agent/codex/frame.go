@@ -1,4 +1,4 @@
-package render
+package codex
 
 import (
 	"bytes"
@@ -8,15 +8,16 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/canon"
+	"github.com/ctx-tools/ctx/lib/replay"
 )
 
 // What Codex records around a shell command's output (its exit code and
 // wall time, as JSON or as a text header) does not depend on the files:
-// CodexFrame puts a reproduced output (apply_patch's answer, a read that
-// package codex under lib/agent replays) back into the recorded frame, so
-// that only the output itself is compared.
+// Frame puts a reproduced output (apply_patch's answer, a plain read
+// replayed) back into the recorded frame, so that only the output itself
+// is compared.
 
-// CodexFrame puts output into the frame of recorded, the result Codex
+// Frame puts output into the frame of recorded, the result Codex
 // recorded for a shell call, in whichever of its forms recorded has:
 //
 //   - JSON {"output": …, "metadata": {"exit_code": 0, …}}: the output
@@ -27,17 +28,17 @@ import (
 //
 // A recorded exit code other than 0, or output Codex shortened, cannot be
 // reproduced by a read and is Unsupported.
-func CodexFrame(recorded, output []byte) ([]byte, error) {
+func Frame(recorded, output []byte) ([]byte, error) {
 	r := gjson.ParseBytes(recorded)
 	if len(recorded) > 0 && recorded[0] == '{' && gjson.ValidBytes(recorded) && r.Get("output").Type == gjson.String {
 		if code := r.Get("metadata.exit_code"); code.Exists() && code.Int() != 0 {
-			return nil, unsupported("the recorded command exited with code %s", code.Raw)
+			return nil, replay.Skipf("the recorded command exited with code %s", code.Raw)
 		}
 		if !utf8.Valid(output) {
-			return nil, unsupported("the output is not valid UTF-8, which Codex records lossily")
+			return nil, replay.Skipf("the output is not valid UTF-8, which Codex records lossily")
 		}
 		if bytes.Contains(recorded, []byte("Total output lines:")) {
-			return nil, unsupported("Codex shortened the recorded output")
+			return nil, replay.Skipf("Codex shortened the recorded output")
 		}
 		o := r.Get("output")
 		var b []byte
@@ -48,20 +49,20 @@ func CodexFrame(recorded, output []byte) ([]byte, error) {
 	}
 	if head, _, ok := bytes.Cut(recorded, []byte("Output:\n")); ok && (len(head) == 0 || head[len(head)-1] == '\n') {
 		if code := exitLine(head); code != "" && code != "0" {
-			return nil, unsupported("the recorded command exited with code %s", code)
+			return nil, replay.Skipf("the recorded command exited with code %s", code)
 		}
 		if bytes.Contains(head, []byte("Total output lines:")) || bytes.Contains(head, []byte("Original token count:")) && bytes.Contains(recorded, []byte("tokens truncated")) {
-			return nil, unsupported("Codex shortened the recorded output")
+			return nil, replay.Skipf("Codex shortened the recorded output")
 		}
 		return append(append([]byte(nil), recorded[:len(head)+len("Output:\n")]...), output...), nil
 	}
 	return output, nil
 }
 
-// CodexResult reads a result Codex recorded for a shell call, in one of
-// the forms CodexFrame reads: the command's output, its exit code ("" when
+// Result reads a result Codex recorded for a shell call, in one of
+// the forms Frame reads: the command's output, its exit code ("" when
 // the result does not say), and whether Codex shortened the output.
-func CodexResult(recorded []byte) (output []byte, exitCode string, shortened bool) {
+func Result(recorded []byte) (output []byte, exitCode string, shortened bool) {
 	if len(recorded) > 0 && recorded[0] == '{' && gjson.ValidBytes(recorded) {
 		r := gjson.ParseBytes(recorded)
 		if o := r.Get("output"); o.Type == gjson.String {
@@ -75,9 +76,9 @@ func CodexResult(recorded []byte) (output []byte, exitCode string, shortened boo
 	return recorded, "", false
 }
 
-// CodexOutput returns the command output inside recorded, a result in one
-// of the forms CodexFrame reads.
-func CodexOutput(recorded []byte) []byte {
+// Output returns the command output inside recorded, a result in one
+// of the forms Frame reads.
+func Output(recorded []byte) []byte {
 	if len(recorded) > 0 && recorded[0] == '{' && gjson.ValidBytes(recorded) {
 		if o := gjson.GetBytes(recorded, "output"); o.Type == gjson.String {
 			return []byte(o.Str)
