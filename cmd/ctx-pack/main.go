@@ -354,7 +354,7 @@ func (c *packCmd) storeFromHook() {
 	if c.Hook == "" || c.Store != "" {
 		return
 	}
-	h, err := importer.ParseHook([]byte(c.Hook), importer.CodexHome())
+	h, err := formats.ParseHook([]byte(c.Hook))
 	if err != nil || h == nil || h.Cwd == "" || !filepath.IsAbs(h.Cwd) {
 		return
 	}
@@ -373,7 +373,7 @@ func (c *packCmd) followHook(env *cli.Env, s *store.Store, src *source, dir *str
 	if c.From == "" || c.From == importer.Ctx {
 		return nil
 	}
-	h, err := importer.ParseHook(src.data, importer.CodexHome())
+	h, err := formats.ParseHook(src.data)
 	if err != nil {
 		return cli.WithCode(cli.ExitFinding, fmt.Errorf("%s: %w", src.name, err))
 	}

@@ -60,3 +60,8 @@ func Detect(name string, data []byte) (string, error) { return All.Detect(name, 
 // Choose decides how to read data given the format the user named: ctx,
 // auto or a format (importer.Registry.Choose).
 func Choose(from, name string, data []byte) (string, error) { return All.Choose(from, name, data) }
+
+// ParseHook recognises an agent's hook payload, or an agent's own
+// notification (Codex's notify), and the transcript it is about:
+// Registry.ParseHook of All.
+func ParseHook(data []byte) (*importer.Hook, error) { return All.ParseHook(data) }

@@ -49,6 +49,12 @@ type Format struct {
 	// files), for ctx-pack to import with it; nil for input that is not
 	// a file.
 	Beside func(name string) (Beside, error)
+	// Hook, when set, recognises a payload the agent gives its own hook
+	// or notify program that names no transcript (Codex's notify) and
+	// finds the transcript it is about: nil, nil when payload (as
+	// HookPayload returns it) is not one. Payloads naming their
+	// transcript are ParseHook's.
+	Hook func(payload gjson.Result) (*Hook, error)
 	// Resumable formats are transcripts that grow by lines: an import
 	// may keep a checkpoint (Options.Checkpoint) and take the steps of
 	// the transcript's last pack as they were (Options.Prior).
@@ -105,6 +111,27 @@ func NewRegistry(formats ...Format) *Registry {
 	}
 	sort.Strings(r.names)
 	return r
+}
+
+// ParseHook recognises a hook payload (ParseHook), or one a format of r
+// recognises (Format.Hook); nil, nil when data is neither.
+func (r *Registry) ParseHook(data []byte) (*Hook, error) {
+	payload, ok := HookPayload(data)
+	if !ok {
+		return nil, nil
+	}
+	if h, err := hookOf(payload); h != nil || err != nil {
+		return h, err
+	}
+	for _, f := range r.list {
+		if f.Hook == nil {
+			continue
+		}
+		if h, err := f.Hook(payload); h != nil || err != nil {
+			return h, err
+		}
+	}
+	return nil, nil
 }
 
 // Formats returns the supported format names, sorted.

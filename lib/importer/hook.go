@@ -2,11 +2,7 @@ package importer
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -34,90 +30,50 @@ type Hook struct {
 // a regular file of at most this many bytes (lib/found).
 const MaxTranscript = 1 << 30
 
-// ParseHook recognises a hook payload: Claude Code's hook input (a JSON
-// object with transcript_path, and session_id or hook_event_name; Codex's
-// hooks have the same shape), or Codex's notify argument (an object with
-// "type": "agent-turn-complete" and "thread-id"), whose rollout is looked
-// up under codexHome (see CodexHome). It returns nil, nil when data is not
-// a hook payload (a transcript, say), and an error when it is one whose
-// transcript cannot be found.
-func ParseHook(data []byte, codexHome string) (*Hook, error) {
-	rec, ok := FirstRecord(data)
-	if !ok || !rec.IsObject() || !gjson.ValidBytes(data) {
+// ParseHook recognises a hook payload: an agent's hook input (a JSON
+// object with transcript_path, and session_id or hook_event_name, as
+// Claude Code's hooks and Codex's send). It returns nil, nil when data is
+// not one (a transcript, say, or a payload only a format's own Hook
+// recognises: Registry.ParseHook), and an error when it is one that
+// names no transcript.
+func ParseHook(data []byte) (*Hook, error) {
+	payload, ok := HookPayload(data)
+	if !ok {
 		return nil, nil
 	}
-	str := func(k string) string {
-		if v := rec.Get(gjson.Escape(k)); v.Type == gjson.String {
-			return v.Str
-		}
-		return ""
-	}
-	switch {
-	case rec.Get("transcript_path").Exists() && (rec.Get("session_id").Exists() || rec.Get("hook_event_name").Exists()):
-		h := &Hook{Transcript: str("transcript_path"), Cwd: str("cwd"), SessionID: str("session_id"), Event: str("hook_event_name"),
-			ToolUseID: str("tool_use_id"), Tool: str("tool_name")}
-		if h.Transcript == "" {
-			return nil, errors.New("hook payload: transcript_path is not a non-empty string")
-		}
-		if !filepath.IsAbs(h.Transcript) && h.Cwd != "" {
-			h.Transcript = filepath.Join(h.Cwd, h.Transcript)
-		}
-		return h, nil
-	case str("type") == "agent-turn-complete" && rec.Get("thread-id").Exists():
-		h := &Hook{Cwd: str("cwd"), SessionID: str("thread-id"), Event: "agent-turn-complete"}
-		if h.SessionID == "" {
-			return nil, errors.New("codex notify payload: thread-id is not a non-empty string")
-		}
-		p, err := findRollout(codexHome, h.SessionID)
-		if err != nil {
-			return nil, err
-		}
-		h.Transcript, h.Within = p, filepath.Join(codexHome, "sessions")
-		return h, nil
-	}
-	return nil, nil
+	return hookOf(payload)
 }
 
-// CodexHome returns where Codex keeps its sessions: $CODEX_HOME, else
-// ~/.codex.
-func CodexHome() string {
-	if h := os.Getenv("CODEX_HOME"); h != "" {
-		return h
+// HookPayload returns data's first record when data could be a hook
+// payload: valid JSON whose first record is an object.
+func HookPayload(data []byte) (gjson.Result, bool) {
+	rec, ok := FirstRecord(data)
+	if !ok || !rec.IsObject() || !gjson.ValidBytes(data) {
+		return gjson.Result{}, false
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".codex")
+	return rec, true
 }
 
-// findRollout finds the rollout of Codex thread id under home:
-// sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl. With several, the last
-// in path order (the latest day) is the one.
-func findRollout(home, id string) (string, error) {
-	if strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
-		return "", fmt.Errorf("codex notify payload: thread-id %q is not an id", id)
+// hookOf is ParseHook of a payload HookPayload returned.
+func hookOf(payload gjson.Result) (*Hook, error) {
+	if !payload.Get("transcript_path").Exists() || !payload.Get("session_id").Exists() && !payload.Get("hook_event_name").Exists() {
+		return nil, nil
 	}
-	if home == "" {
-		return "", errors.New("codex notify payload: no Codex home to find the rollout in (set CODEX_HOME)")
+	h := &Hook{Transcript: HookString(payload, "transcript_path"), Cwd: HookString(payload, "cwd"), SessionID: HookString(payload, "session_id"),
+		Event: HookString(payload, "hook_event_name"), ToolUseID: HookString(payload, "tool_use_id"), Tool: HookString(payload, "tool_name")}
+	if h.Transcript == "" {
+		return nil, errors.New("hook payload: transcript_path is not a non-empty string")
 	}
-	dir := filepath.Join(home, "sessions")
-	suffix := "-" + id + ".jsonl"
-	var found string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), suffix) {
-			found = p
-		}
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("codex notify payload: looking for the rollout of thread %s: %w", id, err)
+	if !filepath.IsAbs(h.Transcript) && h.Cwd != "" {
+		h.Transcript = filepath.Join(h.Cwd, h.Transcript)
 	}
-	if found == "" {
-		return "", fmt.Errorf("codex notify payload: no rollout of thread %s under %s", id, dir)
+	return h, nil
+}
+
+// HookString is payload member k when it is a string, else "".
+func HookString(payload gjson.Result, k string) string {
+	if v := payload.Get(gjson.Escape(k)); v.Type == gjson.String {
+		return v.Str
 	}
-	return found, nil
+	return ""
 }

@@ -13,7 +13,7 @@ const Name = "codex"
 
 // Format is Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).
 var Format = importer.Format{Name: Name, Noun: "session", Session: true, Import: importCodex, Kinds: kinds,
-	Match: match, Resumable: true}
+	Match: match, Hook: hook, Resumable: true}
 
 // kinds are the kinds of record Codex rollouts hold.
 var kinds = append([]importer.RecordKind{
