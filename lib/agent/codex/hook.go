@@ -23,11 +23,10 @@ func hook(payload gjson.Result) (*importer.Hook, error) { return Notify(payload,
 // whose rollout cannot be found. (Codex's hooks send a payload naming the
 // transcript: importer.ParseHook.)
 func Notify(payload gjson.Result, home string) (*importer.Hook, error) {
-	rec := payload
-	if importer.HookString(rec, "type") != "agent-turn-complete" || !rec.Get("thread-id").Exists() {
+	if importer.HookString(payload, "type") != "agent-turn-complete" || !payload.Get("thread-id").Exists() {
 		return nil, nil
 	}
-	h := &importer.Hook{Cwd: importer.HookString(rec, "cwd"), SessionID: importer.HookString(rec, "thread-id"), Event: "agent-turn-complete"}
+	h := &importer.Hook{Cwd: importer.HookString(payload, "cwd"), SessionID: importer.HookString(payload, "thread-id"), Event: "agent-turn-complete"}
 	if h.SessionID == "" {
 		return nil, errors.New("codex notify payload: thread-id is not a non-empty string")
 	}
