@@ -486,6 +486,42 @@ func geminiShellExit(r *importer.Result, tool string) {
 	}
 }
 
+// The kinds of a Gemini part geminiPart reads.
+const (
+	partRead    = iota // reasoning, a call or a result, kept in the message
+	partText           // text, also in the message
+	partMedia          // inline data, valid
+	partUnknown        // none of these, or media whose data is not valid base64
+)
+
+// geminiPart reads one part of a Gemini content into m (its text,
+// reasoning, function call or response) and says which kind it was; a
+// text or a valid media part is also returned as a part of the message.
+func geminiPart(b *importer.Builder, m *importer.Msg, p gjson.Result, where string) (execlog.Part, int) {
+	switch {
+	case p.Get("thought").Type == gjson.True && p.Get("text").Type == gjson.String:
+		m.Reasoning = append(m.Reasoning, p.Get("text").Str)
+	case p.Get("text").Type == gjson.String:
+		m.AddText(p.Get("text").Str)
+		return execlog.Part{Type: manifest.PartText, Content: execlog.Text(p.Get("text").Str)}, partText
+	case p.Get("functionCall").IsObject():
+		m.Calls = append(m.Calls, geminiFunctionCall(p.Get("functionCall")))
+	case p.Get("functionResponse").IsObject():
+		m.Results = append(m.Results, geminiFunctionResponse(p.Get("functionResponse")))
+	case p.Get("inlineData").IsObject():
+		d := p.Get("inlineData")
+		part := execlog.Part{Type: importer.PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
+			Content: execlog.Base64(d.Get("data").String())}
+		if !b.ValidBase64(part, d.Get("data").String(), where) {
+			return execlog.Part{}, partUnknown
+		}
+		return part, partMedia
+	default:
+		return execlog.Part{}, partUnknown
+	}
+	return execlog.Part{}, partRead
+}
+
 // geminiParts reads a PartListUnion: a string, a Part or a list of them.
 func geminiParts(b *importer.Builder, m *importer.Msg, c gjson.Result, where string) error {
 	switch {
@@ -503,30 +539,18 @@ func geminiParts(b *importer.Builder, m *importer.Msg, c gjson.Result, where str
 	media := false
 	var unknown importer.List
 	importer.Each(c, func(_, p gjson.Result) bool {
-		switch {
-		case p.Type == gjson.String:
+		if p.Type == gjson.String {
 			m.AddText(p.Str)
 			parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(p.Str)})
-		case p.Get("thought").Type == gjson.True && p.Get("text").Type == gjson.String:
-			m.Reasoning = append(m.Reasoning, p.Get("text").Str)
-		case p.Get("text").Type == gjson.String:
-			m.AddText(p.Get("text").Str)
-			parts = append(parts, execlog.Part{Type: manifest.PartText, Content: execlog.Text(p.Get("text").Str)})
-		case p.Get("functionCall").IsObject():
-			m.Calls = append(m.Calls, geminiFunctionCall(p.Get("functionCall")))
-		case p.Get("functionResponse").IsObject():
-			m.Results = append(m.Results, geminiFunctionResponse(p.Get("functionResponse")))
-		case p.Get("inlineData").IsObject():
-			d := p.Get("inlineData")
-			part := execlog.Part{Type: importer.PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
-				Content: execlog.Base64(d.Get("data").String())}
-			if b.ValidBase64(part, d.Get("data").String(), where) {
-				parts = append(parts, part)
-				media = true
-			} else {
-				unknown = append(unknown, importer.Raw(p))
-			}
-		default:
+			return true
+		}
+		switch part, kind := geminiPart(b, m, p, where); kind {
+		case partText:
+			parts = append(parts, part)
+		case partMedia:
+			parts = append(parts, part)
+			media = true
+		case partUnknown:
 			unknown = append(unknown, importer.Raw(p))
 		}
 		return true
@@ -653,25 +677,10 @@ func importGeminiCheckpoint(b *importer.Builder, doc gjson.Result) error {
 		var media []execlog.Part
 		var other importer.List
 		for _, p := range importer.Elems(c.Get("parts")) {
-			switch {
-			case p.Get("thought").Type == gjson.True && p.Get("text").Type == gjson.String:
-				m.Reasoning = append(m.Reasoning, p.Get("text").Str)
-			case p.Get("text").Type == gjson.String:
-				m.AddText(p.Get("text").Str)
-			case p.Get("functionCall").IsObject():
-				m.Calls = append(m.Calls, geminiFunctionCall(p.Get("functionCall")))
-			case p.Get("functionResponse").IsObject():
-				m.Results = append(m.Results, geminiFunctionResponse(p.Get("functionResponse")))
-			case p.Get("inlineData").IsObject():
-				d := p.Get("inlineData")
-				part := execlog.Part{Type: importer.PartType(d.Get("mimeType").String()), MediaType: d.Get("mimeType").String(),
-					Content: execlog.Base64(d.Get("data").String())}
-				if b.ValidBase64(part, d.Get("data").String(), where) {
-					media = append(media, part)
-					continue
-				}
-				other = append(other, importer.Raw(p))
-			default:
+			switch part, kind := geminiPart(b, m, p, where); kind {
+			case partMedia:
+				media = append(media, part)
+			case partUnknown:
 				other = append(other, importer.Raw(p))
 			}
 		}
