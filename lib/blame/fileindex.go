@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"hash/fnv"
 	"maps"
 	"os"
@@ -78,29 +77,22 @@ const (
 	maxIndexFile = 1 << 30
 )
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
-
 // errCorrupt is an index file that does not hold what it should.
 var errCorrupt = errors.New("blame index entry corrupt")
 
-// frame heads body with magic and its checksum.
+// frame heads body with magic and its checksum (userconfig.CheckedHeader).
 func frame(magic string, body []byte) []byte {
-	head := fmt.Sprintf("%s %08x\n", magic, crc32.Checksum(body, crcTable))
-	return append([]byte(head), body...)
+	return append(userconfig.CheckedHeader(magic, body), body...)
 }
 
 // unframe returns the body of b, framed with magic; errCorrupt when it
 // is not.
 func unframe(magic string, b []byte) ([]byte, error) {
-	n := len(magic) + 10
-	if len(b) < n || string(b[:len(magic)+1]) != magic+" " || b[n-1] != '\n' {
+	body, ok := userconfig.CheckedBody(magic, b)
+	if !ok {
 		return nil, errCorrupt
 	}
-	sum, err := strconv.ParseUint(string(b[len(magic)+1:n-1]), 16, 32)
-	if err != nil || uint32(sum) != crc32.Checksum(b[n:], crcTable) {
-		return nil, errCorrupt
-	}
-	return b[n:], nil
+	return body, nil
 }
 
 func (fx *fileIndex) read(name, magic string) ([]byte, error) {

@@ -2,9 +2,6 @@ package packlog
 
 import (
 	"bytes"
-	"encoding/hex"
-	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -53,8 +50,6 @@ const projectionMagic = "ctx-manifest-projection 1"
 // projectionDir is the directory of the projections under Options.CacheDir.
 const projectionDir = "manifests"
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // projections is the cache of manifest projections in dir.
 type projections struct{ dir string }
 
@@ -74,11 +69,7 @@ func (p *projections) load(d digest.Digest) ([]byte, bool) {
 	if i < 0 {
 		return nil, false
 	}
-	body := b[i+1:]
-	if !bytes.Equal(b[:i+1], projectionHeader(d, body)) {
-		return nil, false
-	}
-	return body, true
+	return userconfig.CheckedBody(projectionLabel(d, len(b)-i-1), b)
 }
 
 // save writes body, the projection of manifest d.
@@ -86,14 +77,16 @@ func (p *projections) save(d digest.Digest, body []byte) error {
 	return userconfig.WriteCache(p.path(d), projectionHeader(d, body), body)
 }
 
+// projectionHeader is the header of the projection body of manifest d
+// (userconfig.CheckedHeader).
 func projectionHeader(d digest.Digest, body []byte) []byte {
-	b := make([]byte, 0, len(projectionMagic)+digest.HexSize+32)
-	b = append(b, projectionMagic...)
-	b = append(b, ' ')
-	b = hex.AppendEncode(b, d[:])
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(len(body)), 10)
-	return fmt.Appendf(b, " %08x\n", crc32.Checksum(body, castagnoli))
+	return userconfig.CheckedHeader(projectionLabel(d, len(body)), body)
+}
+
+// projectionLabel says what a projection file of n bytes of body holds:
+// the projection of manifest d.
+func projectionLabel(d digest.Digest, n int) string {
+	return projectionMagic + " " + d.Hex() + " " + strconv.Itoa(n)
 }
 
 // project returns the manifest doc without its top-level steps members

@@ -13,9 +13,11 @@ package userconfig
 import (
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -137,6 +139,32 @@ func CacheDir(env, name string) string {
 	default:
 		return v
 	}
+}
+
+// A checked cache file is a header line — a label saying what the file
+// holds, a space, and the CRC-32C of the body in 8 hex digits — followed
+// by the body, so that a reader tells a whole file from a damaged one.
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// CheckedHeader is the header line of a checked cache file holding body
+// under label.
+func CheckedHeader(label string, body []byte) []byte {
+	return fmt.Appendf(nil, "%s %08x\n", label, crc32.Checksum(body, castagnoli))
+}
+
+// CheckedBody returns the body of b, a checked cache file, when its
+// header is label's and its body is whole; false otherwise.
+func CheckedBody(label string, b []byte) ([]byte, bool) {
+	n := len(label) + 10
+	if len(b) < n || string(b[:len(label)]) != label || b[len(label)] != ' ' || b[n-1] != '\n' {
+		return nil, false
+	}
+	sum, err := strconv.ParseUint(string(b[len(label)+1:n-1]), 16, 32)
+	if err != nil || uint32(sum) != crc32.Checksum(b[n:], castagnoli) {
+		return nil, false
+	}
+	return b[n:], true
 }
 
 // WriteCache writes the parts, one after the other, to name, a file of a
