@@ -18,6 +18,11 @@
 # from turn to turn, as a real session's do (gensession -varied); VARIED=0
 # the one whose turns all read the same file and print the same output;
 # a Codex rollout's tool outputs always differ.
+# FLOOR=1 also times scripts/capfloor on the same transcript and the last
+# pack's manifest: the least a re-pack does with no importing at all,
+# with the manifest one object (as it is) and with the steps in objects
+# of about 1 MiB (a layout ctx does not have), against the re-pack
+# without the checkpoint.
 # BASE, a git revision, times ctx as built there too, alternating with
 # the working tree's run by run (each with its own store and checkpoint,
 # since a checkpoint is its build's), and prints the ratios.
@@ -37,7 +42,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 w=$(mktemp -d "${TMPDIR:-/tmp}/ctx-capture.XXXXXX")
 base=${BASE:-}
 trap '[ -z "$base" ] || git -C "$root" worktree remove --force "$w/src" >/dev/null 2>&1 || true; chmod -R u+w "$w" 2>/dev/null; rm -rf "$w"' EXIT
-(cd "$root" && go build -o "$w/bin/" ./cmd/ctx-init ./cmd/ctx-pack ./scripts/gensession)
+(cd "$root" && go build -o "$w/bin/" ./cmd/ctx-init ./cmd/ctx-pack ./scripts/gensession ./scripts/capfloor)
 builds=(ctx) # each build's binaries are in $w/<build>-bin
 mv "$w/bin" "$w/ctx-bin"
 if [ -n "$base" ]; then
@@ -97,5 +102,28 @@ run() {
 }
 run "re-pack after one reply" 'cp -a "$w/$b-store" "$w/s"'
 CTX_IMPORT_CACHE=off run "re-pack, no checkpoint" 'cp -a "$w/$b-store" "$w/s"'
+if [ "${FLOOR:-0}" = 1 ]; then
+	latest=$(cat "$w/ctx-store/.ctx/refs/latest")
+	latest=${latest#sha256:}
+	manifest="$w/ctx-store/.ctx/objects/${latest:0:2}/${latest:2}"
+	mkdir -p "$w/floor"
+	"$w/ctx-bin/capfloor" prepare "$manifest" "$w/floor"
+	declare -A fl
+	for _ in $(seq "$runs"); do
+		for layout in one chunked; do
+			sync
+			if [ $layout = one ]; then
+				args=(one "$w/session.jsonl" "$manifest" "$w/floor")
+			else
+				args=(chunked "$w/session.jsonl" "$w/floor")
+			fi
+			(TIMEFORMAT='%3U %3S' && time "$w/ctx-bin/capfloor" "${args[@]}" 2>/dev/null) 2>"$w/time"
+			fl[$layout]+="$(awk '{print ($1 + $2) * 1000}' "$w/time") "
+		done
+	done
+	for layout in one chunked; do
+		printf '%-35s cpu %8.1f ms\n' "floor, manifest $layout" "$(printf '%s\n' ${fl[$layout]} | median)"
+	done
+fi
 CTX_IMPORT_CACHE=off run "pack into an empty store" 'mkdir -p "$w/s" && (cd "$w/s" && "$w/$b-bin/ctx-init" >/dev/null)'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
