@@ -30,6 +30,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 	"github.com/ctx-tools/ctx/lib/visible"
 )
 
@@ -70,6 +71,11 @@ Every object is read once, however many packs reference it, and its matches are 
 place that references it. The store holds content as it was packed: in a redacted pack a secret is
 its mark, [REDACTED:rule:prefix], which a search can find; the secret itself is not there.
 
+Each manifest read is kept, without its steps' metadata (which no search looks at, and which holds
+most of an agent session's manifest), in the user's cache directory ($XDG_CACHE_HOME/ctx/grep, or
+~/.cache/ctx/grep; CTX_GREP_CACHE=DIR moves it, CTX_GREP_CACHE=off disables it), named by the
+manifest's digest and checksummed; later searches read it instead. It is safe to delete.
+
 Without REF arguments, references are read from stdin when it is not a terminal (an empty stdin
 searches every pack), else every finalized pack of the store is searched, newest first. --model,
 --since and --until select packs as they do for ctx-log.
@@ -106,7 +112,8 @@ func (c *grepCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	opt := grep.Options{Fields: fields, Session: c.Session, Agent: c.Agent, Tool: c.Tool, SkipBinary: c.SkipBinary}
+	opt := grep.Options{Fields: fields, Session: c.Session, Agent: c.Agent, Tool: c.Tool, SkipBinary: c.SkipBinary,
+		CacheDir: userconfig.CacheDir("CTX_GREP_CACHE", "grep")}
 	switch {
 	case c.List:
 		opt.Mode = grep.ModeExists

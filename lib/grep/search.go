@@ -3,7 +3,9 @@ package grep
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +13,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 // Field is a kind of place in a pack that holds content; a set of them
@@ -106,7 +109,10 @@ type Options struct {
 	Mode        Mode
 	SkipBinary  bool // leave out binary objects rather than report that they match
 	Workers     int  // concurrent searches (default GOMAXPROCS)
-	window      int  // packs gathered at a time (default packWindow); tests set it
+	// CacheDir, when set, keeps there each manifest read without its
+	// steps' metadata (placesCache), which later searches read instead.
+	CacheDir string
+	window   int // packs gathered at a time (default packWindow); tests set it
 }
 
 // Result is what Search found in one object, or in one step's
@@ -222,7 +228,7 @@ func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit 
 					return
 				}
 				l := &out[i]
-				mf, err := manifest.Load(s, packs[i])
+				mf, err := loadPlaces(s, packs[i], opt.CacheDir)
 				if err != nil {
 					l.err = err
 					continue
@@ -274,6 +280,57 @@ func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit 
 		*l = loaded{}
 	}
 	return jobs, nil
+}
+
+// Where the places of a pack are, its manifest is read for, and in a
+// store of agent sessions nearly all of a manifest's bytes are its steps'
+// metadata (Claude Code's copy of every file read and of each edited file
+// before the edit, in each snapshot): over a year of sessions, gigabytes
+// that a search reads, hashes and decodes only to skip them. With a cache
+// directory, each manifest read is kept without its steps' metadata, as
+// the manifest encoder writes that (manifest.Encode), one file per
+// manifest digest (userconfig.DigestCache): a manifest never changes under
+// its digest, so the file never goes stale, and stores share it. It is
+// taken only for a pack the store holds, and one that is not whole or
+// does not parse as a manifest is not used (the manifest is read, and the
+// file written again).
+const placesMagic = "ctx-grep-places 1"
+
+// placesCache is the cache of manifests without their steps' metadata
+// in dir.
+func placesCache(dir string) userconfig.DigestCache {
+	return userconfig.DigestCache{Dir: filepath.Join(dir, "places"), Magic: placesMagic, What: "manifest without step metadata"}
+}
+
+// loadPlaces returns the manifest of pack d, whole (manifest.Load), or,
+// from the cache in dir when it has it, without its steps' metadata:
+// all placesOf reads.
+func loadPlaces(s *store.Store, d digest.Digest, dir string) (*manifest.Manifest, error) {
+	if dir == "" {
+		return manifest.Load(s, d)
+	}
+	c := placesCache(dir)
+	if b, ok := c.Load(d); ok {
+		if has, err := s.Has(d); err == nil && has {
+			if mf, err := manifest.Parse(b); err == nil {
+				mf.Hash = d
+				return mf, nil
+			}
+		}
+	}
+	mf, err := manifest.Load(s, d)
+	if err != nil {
+		return nil, err
+	}
+	bare := *mf
+	bare.Steps = slices.Clone(mf.Steps)
+	for i := range bare.Steps {
+		bare.Steps[i].Metadata = nil
+	}
+	if b, err := manifest.Encode(&bare); err == nil {
+		_ = c.Save(d, b) // a cache: a search goes on without it
+	}
+	return mf, nil
 }
 
 // placesOf lists the places of mf that opt selects, in manifest order

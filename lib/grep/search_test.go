@@ -70,7 +70,9 @@ func newFixture(t *testing.T) *fixture {
 		{Index: 1, Type: manifest.LLMCall, OutputRef: put("answer", "The needle is on line 3.\n"), ReasoningRef: put("reasoning", "grep said line 3; no NEEDLE elsewhere\n")},
 	}, []manifest.Output{{Name: "result.md", ContentRef: put("result", "needle found\n"), Size: 13}}, "")
 	p2 := pack("2026-02-11T09:00:00Z", "again", []manifest.Step{
-		{Index: 0, Type: manifest.ToolCall, Tool: "grep", Agent: "explorer", Parameters: jsontext.Value(`{"pattern":"needle"}`), OutputRef: f.obj["grep-out"], Deterministic: true},
+		// Metadata is never searched (its needle is no match).
+		{Index: 0, Type: manifest.ToolCall, Tool: "grep", Agent: "explorer", Parameters: jsontext.Value(`{"pattern":"needle"}`), OutputRef: f.obj["grep-out"], Deterministic: true,
+			Metadata: jsontext.Value(`{"result":{"copy":"main.go:3:// needle: here"}}`)},
 		{Index: 1, Type: manifest.ToolCall, Tool: "read_file", Parameters: jsontext.Value(`{"path":"main.go"}`), OutputRef: input, Deterministic: true},
 		{Index: 2, Type: manifest.ToolCall, Tool: "env", Parameters: jsontext.Value(`{}`), OutputRef: put("redacted", "TOKEN=[REDACTED:github-pat:3f2a1b]\n"), Deterministic: true},
 	}, []manifest.Output{{Name: "logo.bin", ContentRef: put("binary", "\x00\x01needle\x02"), Size: 10}},

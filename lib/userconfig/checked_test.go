@@ -2,7 +2,11 @@ package userconfig
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/ctx-tools/ctx/lib/digest"
 )
 
 func TestChecked(t *testing.T) {
@@ -35,5 +39,48 @@ func TestChecked(t *testing.T) {
 	}
 	if _, ok := CheckedBody("ctx-test", append([]byte("ctx-test 1 "), file[len("ctx-test 1 "):]...)); ok {
 		t.Error("a label that is a prefix of the file's label accepted")
+	}
+}
+
+func TestDigestCache(t *testing.T) {
+	c := DigestCache{Dir: t.TempDir(), Magic: "test-cache 1", What: "test entry"}
+	d, other := digest.Of([]byte("a")), digest.Of([]byte("b"))
+	if _, ok := c.Load(d); ok {
+		t.Fatal("an entry before any was saved")
+	}
+	body := []byte("derived from a\n")
+	if err := c.Save(d, body); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := c.Load(d); !ok || !bytes.Equal(got, body) {
+		t.Fatalf("Load = %q, %v; want %q", got, ok, body)
+	}
+	if h := d.Hex(); c.Path(d) != filepath.Join(c.Dir, h[:2], h[2:]) {
+		t.Errorf("Path = %s", c.Path(d))
+	}
+	whole, err := os.ReadFile(c.Path(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{
+		"another digest's entry": whole,
+		"cut short":              whole[:len(whole)-1],
+		"a byte changed":         append(bytes.Clone(whole[:len(whole)-2]), 'X', '\n'),
+		"another magic":          bytes.Replace(whole, []byte("test-cache 1"), []byte("test-cache 2"), 1),
+		"no header":              body,
+	} {
+		at := d
+		if name == "another digest's entry" {
+			at = other
+		}
+		if err := os.MkdirAll(filepath.Dir(c.Path(at)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(c.Path(at), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := c.Load(at); ok {
+			t.Errorf("%s: Load = %q, want none", name, got)
+		}
 	}
 }

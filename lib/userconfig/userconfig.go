@@ -11,6 +11,7 @@
 package userconfig
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/store"
 )
@@ -177,4 +179,46 @@ func WriteCache(name string, parts ...[]byte) error {
 		return err
 	}
 	return store.WriteOptions{Perm: 0o600, NoSync: true}.WriteFile(name, parts...)
+}
+
+// A DigestCache is a directory of checked cache files, one per digest of
+// some content (a manifest's), each holding what was derived from that
+// content: content never changes under its digest, so an entry never
+// goes stale, and stores holding the same content share it. A file is
+// named like a store object (Dir/ab/cdef…) and labelled with Magic, the
+// digest and its body's length.
+type DigestCache struct {
+	Dir   string
+	Magic string // what the files hold, and the version of their form
+	What  string // for messages
+}
+
+// Path is the file of d's entry.
+func (c DigestCache) Path(d digest.Digest) string {
+	h := d.Hex()
+	return filepath.Join(c.Dir, h[:2], h[2:])
+}
+
+// Load returns the body of d's entry; false when there is none, or it is
+// not whole.
+func (c DigestCache) Load(d digest.Digest) ([]byte, bool) {
+	b, err := found.ReadFile(c.Path(d), found.Rule{What: c.What, Max: store.MaxObjectInMemory})
+	if err != nil {
+		return nil, false
+	}
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return nil, false
+	}
+	return CheckedBody(c.label(d, len(b)-i-1), b)
+}
+
+// Save writes body as d's entry, whole or not at all.
+func (c DigestCache) Save(d digest.Digest, body []byte) error {
+	return WriteCache(c.Path(d), CheckedHeader(c.label(d, len(body)), body), body)
+}
+
+// label says what an entry of n bytes of body holds.
+func (c DigestCache) label(d digest.Digest, n int) string {
+	return c.Magic + " " + d.Hex() + " " + strconv.Itoa(n)
 }
