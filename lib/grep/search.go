@@ -10,6 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/tidwall/gjson"
+
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -110,7 +113,7 @@ type Options struct {
 	SkipBinary  bool // leave out binary objects rather than report that they match
 	Workers     int  // concurrent searches (default GOMAXPROCS)
 	// CacheDir, when set, keeps there each manifest read without its
-	// steps' metadata (placesCache), which later searches read instead.
+	// metadata (placesCache), which later searches read instead.
 	CacheDir string
 	window   int // packs gathered at a time (default packWindow); tests set it
 }
@@ -285,26 +288,27 @@ func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit 
 // Where the places of a pack are, its manifest is read for, and in a
 // store of agent sessions nearly all of a manifest's bytes are its steps'
 // metadata (Claude Code's copy of every file read and of each edited file
-// before the edit, in each snapshot): over a year of sessions, gigabytes
-// that a search reads, hashes and decodes only to skip them. With a cache
-// directory, each manifest read is kept without its steps' metadata, as
-// the manifest encoder writes that (manifest.Encode), one file per
-// manifest digest (userconfig.DigestCache): a manifest never changes under
-// its digest, so the file never goes stale, and stores share it. It is
-// taken only for a pack the store holds, and one that is not whole or
-// does not parse as a manifest is not used (the manifest is read, and the
-// file written again).
-const placesMagic = "ctx-grep-places 1"
+// before the edit, in each snapshot) and the log's (every prompt's
+// record): over a year of sessions, gigabytes that a search reads, hashes
+// and decodes only to skip them. With a cache directory, each manifest
+// read is kept without them, only the log metadata's session member
+// (manifest.Session) left, as the manifest encoder writes that
+// (manifest.Encode), one file per manifest digest
+// (userconfig.DigestCache): a manifest never changes under its digest, so
+// the file never goes stale, and stores share it. It is taken only for a
+// pack the store holds, and one that is not whole or does not parse as a
+// manifest is not used (the manifest is read, and the file written
+// again).
+const placesMagic = "ctx-grep-places 2"
 
-// placesCache is the cache of manifests without their steps' metadata
-// in dir.
+// placesCache is the cache of manifests without their metadata in dir.
 func placesCache(dir string) userconfig.DigestCache {
-	return userconfig.DigestCache{Dir: filepath.Join(dir, "places"), Magic: placesMagic, What: "manifest without step metadata"}
+	return userconfig.DigestCache{Dir: filepath.Join(dir, "places"), Magic: placesMagic, What: "manifest without metadata"}
 }
 
 // loadPlaces returns the manifest of pack d, whole (manifest.Load), or,
-// from the cache in dir when it has it, without its steps' metadata:
-// all placesOf reads.
+// from the cache in dir when it has it, without its metadata but the
+// session: all placesOf and manifest.Session read.
 func loadPlaces(s *store.Store, d digest.Digest, dir string) (*manifest.Manifest, error) {
 	if dir == "" {
 		return manifest.Load(s, d)
@@ -323,6 +327,10 @@ func loadPlaces(s *store.Store, d digest.Digest, dir string) (*manifest.Manifest
 		return nil, err
 	}
 	bare := *mf
+	bare.Metadata = nil
+	if s := gjson.GetBytes(mf.Metadata, "session"); s.Exists() {
+		bare.Metadata = jsontext.Value(`{"session":` + s.Raw + `}`)
+	}
 	bare.Steps = slices.Clone(mf.Steps)
 	for i := range bare.Steps {
 		bare.Steps[i].Metadata = nil
