@@ -170,3 +170,57 @@ func TestLoadPair(t *testing.T) {
 		t.Errorf("LoadPair of nothing and a pack = %p, %p, %v, %v", x, y, errA, errB)
 	}
 }
+
+// LoadForLike and LoadLike load each pack as Load does, the second taking
+// the first's steps where its bytes are theirs (so A found from B shares
+// B's steps as LoadPair's B shares A's), with Load's errors.
+func TestLoadLike(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	m := sample(t, s)
+	m.Steps = append(m.Steps, Step{Index: 1, Type: ToolCall, Tool: "grep", Parameters: []byte(`{"q":"x"}`), OutputRef: m.Steps[0].OutputRef})
+	da, _, err := Commit(s, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Hash = digest.Digest{}
+	m.Steps[1].Tool = "rg"
+	m.Steps = append(m.Steps, Step{Index: 2, Type: ToolCall, Tool: "ls", Parameters: []byte(`{}`)})
+	db, _, err := Commit(s, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, like, err := LoadForLike(s, db)
+	if err != nil || like == nil {
+		t.Fatal(err, like)
+	}
+	ma, err := LoadLike(s, da, like)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		got *Manifest
+		d   digest.Digest
+	}{{ma, da}, {mb, db}} {
+		want, err := Load(s, c.d)
+		if err != nil || !reflect.DeepEqual(c.got, want) {
+			t.Fatalf("LoadForLike, LoadLike gave\n%+v\nLoad\n%+v (%v)", c.got, want, err)
+		}
+	}
+	if &ma.Steps[0].Parameters[0] != &mb.Steps[0].Parameters[0] || &ma.Steps[1].Parameters[0] == &mb.Steps[1].Parameters[0] {
+		t.Error("A's step 0 is not B's, or its step 1 is")
+	}
+	// Without a Like, nothing is taken.
+	alone, err := LoadLike(s, da, nil)
+	if err != nil || !reflect.DeepEqual(alone, ma) || &alone.Steps[0].Parameters[0] == &mb.Steps[0].Parameters[0] {
+		t.Errorf("LoadLike without a Like: %v", err)
+	}
+	absent := digest.Of([]byte("nothing"))
+	_, wantErr := Load(s, absent)
+	if x, l, err := LoadForLike(s, absent); x != nil || l != nil || err == nil || err.Error() != wantErr.Error() {
+		t.Errorf("LoadForLike of nothing = %p, %p, %v; Load: %v", x, l, err, wantErr)
+	}
+	if x, err := LoadLike(s, absent, like); x != nil || err == nil || err.Error() != wantErr.Error() {
+		t.Errorf("LoadLike of nothing = %p, %v; Load: %v", x, err, wantErr)
+	}
+}

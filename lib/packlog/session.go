@@ -23,7 +23,18 @@ import (
 // when d is not a snapshot (manifest.Snapshot) or is its session's first
 // in this store.
 func Previous(s *store.Store, d digest.Digest) (digest.Digest, error) {
-	snaps, err := Snapshots(s, d)
+	m, err := manifest.Load(s, d)
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	return PreviousOf(s, m)
+}
+
+// PreviousOf is Previous of pack m.Hash, whose manifest m is, for a caller
+// that has loaded it.
+func PreviousOf(s *store.Store, m *manifest.Manifest) (digest.Digest, error) {
+	d := m.Hash
+	snaps, err := snapshotsOf(s, m)
 	if err != nil {
 		return digest.Digest{}, err
 	}
@@ -42,6 +53,12 @@ func Snapshots(s *store.Store, d digest.Digest) ([]digest.Digest, error) {
 	if err != nil {
 		return nil, err
 	}
+	return snapshotsOf(s, m)
+}
+
+// snapshotsOf is Snapshots of pack m.Hash, whose manifest m is.
+func snapshotsOf(s *store.Store, m *manifest.Manifest) ([]digest.Digest, error) {
+	d := m.Hash
 	if !m.Snapshot() {
 		return nil, nil
 	}
