@@ -6,10 +6,8 @@ import (
 	"testing"
 
 	"github.com/ctx-tools/ctx/internal/packgen"
+	"github.com/ctx-tools/ctx/internal/packgen/importlog"
 	"github.com/ctx-tools/ctx/lib/cli"
-	"github.com/ctx-tools/ctx/lib/execlog"
-	"github.com/ctx-tools/ctx/lib/formats"
-	"github.com/ctx-tools/ctx/lib/importer"
 	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -27,15 +25,7 @@ func TestOneRefFormsMatchPair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	importLog := func(format, name string, data []byte, subagents []packgen.File) (*execlog.Log, error) {
-		subs := make([]importer.File, len(subagents))
-		for i, f := range subagents {
-			subs[i] = importer.File{Name: f.Name, Data: f.Data}
-		}
-		l, _, err := formats.ImportLog(format, data, importer.Options{Name: name, Subagents: subs})
-		return l, err
-	}
-	if _, err := packgen.Year(s, packgen.YearOptions{Sessions: 25, MinSteps: 20, MaxSteps: 60, Seed: 7, Import: importLog}); err != nil {
+	if _, err := packgen.Year(s, packgen.YearOptions{Sessions: 25, MinSteps: 20, MaxSteps: 60, Seed: 7, Import: importlog.Log}); err != nil {
 		t.Fatal(err)
 	}
 	l, err := packlog.List(s, packlog.Options{})
