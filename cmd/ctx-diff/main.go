@@ -128,13 +128,20 @@ func (c *diffCmd) Run(env *cli.Env) error {
 		}
 		return c.report(env, s, ma, mb, opt)
 	}
-	if mb, err = load(s, "B", bRef); err != nil {
+	// A is found from B: B is loaded first, and A then takes B's steps
+	// where its bytes are theirs, as loadBoth's B takes A's.
+	db, err := resolve(s, "B", bRef, bRef)
+	if err != nil {
 		return err
+	}
+	mb, like, err := ref.LoadResolvedForLike(s, bRef, db)
+	if err != nil {
+		return packErr("B", bRef, bRef, err)
 	}
 	var aWhat string
 	prevSnap := digest.Digest{}
 	if mb.Parent.IsZero() && mb.Snapshot() {
-		if prevSnap, err = packlog.Previous(s, mb.Hash); err != nil {
+		if prevSnap, err = packlog.PreviousOf(s, mb); err != nil {
 			return err
 		}
 	}
@@ -157,8 +164,8 @@ func (c *diffCmd) Run(env *cli.Env) error {
 	}
 	ma = mb
 	if da != mb.Hash {
-		if ma, err = loadDigest(s, "A", aWhat, aRef, da); err != nil {
-			return err
+		if ma, err = ref.LoadResolvedLike(s, aRef, da, like); err != nil {
+			return packErr("A", aWhat, aRef, err)
 		}
 	}
 	return c.report(env, s, ma, mb, opt)
@@ -212,34 +219,12 @@ func loadBoth(s *store.Store, aRef, bRef string) (ma, mb *manifest.Manifest, err
 	return ma, mb, nil
 }
 
-func load(s *store.Store, which, r string) (*manifest.Manifest, error) {
-	return loadAs(s, which, r, r)
-}
-
-// loadAs resolves and loads a pack, naming it in errors as which (A or B)
-// and what (the reference, or where it came from).
-func loadAs(s *store.Store, which, what, r string) (*manifest.Manifest, error) {
-	d, err := resolve(s, which, what, r)
-	if err != nil {
-		return nil, err
-	}
-	return loadDigest(s, which, what, r, d)
-}
-
 func resolve(s *store.Store, which, what, r string) (digest.Digest, error) {
 	d, err := ref.Resolve(s, r)
 	if err != nil {
 		return d, packErr(which, what, r, err)
 	}
 	return d, nil
-}
-
-func loadDigest(s *store.Store, which, what, r string, d digest.Digest) (*manifest.Manifest, error) {
-	m, err := ref.LoadResolved(s, r, d)
-	if err != nil {
-		return nil, packErr(which, what, r, err)
-	}
-	return m, nil
 }
 
 // packErr says which pack err (a *ref.Error, which names the reference)

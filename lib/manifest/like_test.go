@@ -126,39 +126,54 @@ func FuzzDecodeLike(f *testing.F) {
 	})
 }
 
-// LoadPair loads each pack as Load does, with each side's error, and the
-// same pack once.
-func TestLoadPair(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
+// pairStore returns a store holding two packs of two steps, the first
+// step the same in both.
+func pairStore(t *testing.T) (s *store.Store, a, b digest.Digest) {
+	t.Helper()
+	s = newStore(t)
 	m := sample(t, s)
 	m.Steps = append(m.Steps, Step{Index: 1, Type: ToolCall, Tool: "grep", Parameters: []byte(`{"q":"x"}`), OutputRef: m.Steps[0].OutputRef})
-	da, _, err := Commit(s, m)
+	a, _, err := Commit(s, m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.Hash = digest.Digest{}
 	m.Steps[1].Tool = "rg"
-	db, _, err := Commit(s, m)
-	if err != nil {
+	if b, _, err = Commit(s, m); err != nil {
 		t.Fatal(err)
 	}
+	return s, a, b
+}
+
+// checkPair checks that ma and mb, loaded by how, are what Load gives for
+// packs a and b of pairStore, and that taker took from's step 0 (sharing
+// its raw values) and not its step 1.
+func checkPair(t *testing.T, s *store.Store, how string, ma, mb *Manifest, a, b digest.Digest, from, taker *Manifest) {
+	t.Helper()
+	for _, c := range []struct {
+		got *Manifest
+		d   digest.Digest
+	}{{ma, a}, {mb, b}} {
+		want, err := Load(s, c.d)
+		if err != nil || !reflect.DeepEqual(c.got, want) {
+			t.Fatalf("%s gave\n%+v\nLoad\n%+v (%v)", how, c.got, want, err)
+		}
+	}
+	if &taker.Steps[0].Parameters[0] != &from.Steps[0].Parameters[0] || &taker.Steps[1].Parameters[0] == &from.Steps[1].Parameters[0] {
+		t.Errorf("%s: step 0 not taken, or step 1 taken", how)
+	}
+}
+
+// LoadPair loads each pack as Load does, with each side's error, and the
+// same pack once.
+func TestLoadPair(t *testing.T) {
+	t.Parallel()
+	s, da, db := pairStore(t)
 	ma, mb, errA, errB := LoadPair(s, da, db)
 	if errA != nil || errB != nil {
 		t.Fatal(errA, errB)
 	}
-	for _, c := range []struct {
-		got *Manifest
-		d   digest.Digest
-	}{{ma, da}, {mb, db}} {
-		want, err := Load(s, c.d)
-		if err != nil || !reflect.DeepEqual(c.got, want) {
-			t.Fatalf("LoadPair gave\n%+v\nLoad\n%+v (%v)", c.got, want, err)
-		}
-	}
-	if &mb.Steps[0].Parameters[0] != &ma.Steps[0].Parameters[0] || &mb.Steps[1].Parameters[0] == &ma.Steps[1].Parameters[0] {
-		t.Error("B's step 0 is not A's, or its step 1 is")
-	}
+	checkPair(t, s, "LoadPair", ma, mb, da, db, ma, mb)
 	if x, y, errA, errB := LoadPair(s, da, da); x != y || x == nil || errA != nil || errB != nil {
 		t.Errorf("LoadPair of one pack = %p, %p, %v, %v", x, y, errA, errB)
 	}
@@ -168,5 +183,35 @@ func TestLoadPair(t *testing.T) {
 	}
 	if x, y, errA, errB := LoadPair(s, absent, db); x != nil || y == nil || !errors.Is(errA, store.ErrNotFound) || errB != nil {
 		t.Errorf("LoadPair of nothing and a pack = %p, %p, %v, %v", x, y, errA, errB)
+	}
+}
+
+// LoadForLike and LoadLike load each pack as Load does, the second taking
+// the first's steps where its bytes are theirs (so A found from B shares
+// B's steps as LoadPair's B shares A's), with Load's errors.
+func TestLoadLike(t *testing.T) {
+	t.Parallel()
+	s, da, db := pairStore(t)
+	mb, like, err := LoadForLike(s, db)
+	if err != nil || like == nil {
+		t.Fatal(err, like)
+	}
+	ma, err := LoadLike(s, da, like)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPair(t, s, "LoadForLike, LoadLike", ma, mb, da, db, mb, ma)
+	// Without a Like, nothing is taken.
+	alone, err := LoadLike(s, da, nil)
+	if err != nil || !reflect.DeepEqual(alone, ma) || &alone.Steps[0].Parameters[0] == &mb.Steps[0].Parameters[0] {
+		t.Errorf("LoadLike without a Like: %v", err)
+	}
+	absent := digest.Of([]byte("nothing"))
+	_, wantErr := Load(s, absent)
+	if x, l, err := LoadForLike(s, absent); x != nil || l != nil || err == nil || err.Error() != wantErr.Error() {
+		t.Errorf("LoadForLike of nothing = %p, %p, %v; Load: %v", x, l, err, wantErr)
+	}
+	if x, err := LoadLike(s, absent, like); x != nil || err == nil || err.Error() != wantErr.Error() {
+		t.Errorf("LoadLike of nothing = %p, %v; Load: %v", x, err, wantErr)
 	}
 }

@@ -681,6 +681,44 @@ func LoadPair(s *store.Store, a, b digest.Digest) (ma, mb *Manifest, errA, errB 
 	return ma, mb, errA, errB
 }
 
+// Like is a pack loaded by LoadForLike: what LoadLike takes steps from.
+type Like struct{ dec *decoded }
+
+// LoadForLike loads pack b as LoadPair loads its packs, for a command that
+// finds the pack to compare b with from b itself (its parent, the
+// snapshot of its session before it), as ctx-diff B does: the pack that
+// LoadLike then loads with the Like returned takes b's steps where its
+// stored bytes are theirs, as LoadPair's b takes a's. The Like is nil
+// when b is not stored in the form ctx writes (nothing to take), or on
+// error.
+func LoadForLike(s *store.Store, b digest.Digest) (*Manifest, *Like, error) {
+	bb, fin, err := read(s, b, s.GetMapped)
+	if err != nil {
+		return nil, nil, err
+	}
+	mb, dec, err := finish(s, b, bb, fin, decodeOptions{spans: true, share: true})
+	if err != nil || dec == nil {
+		return mb, nil, err
+	}
+	return mb, &Like{dec: dec}, nil
+}
+
+// LoadLike loads pack a as LoadPair loads its packs, a step of a whose
+// stored bytes are those of like's step at the same index being like's
+// step (like may be nil: none is). Neither manifest is to be changed.
+func LoadLike(s *store.Store, a digest.Digest, like *Like) (*Manifest, error) {
+	ba, fin, err := read(s, a, s.GetMapped)
+	if err != nil {
+		return nil, err
+	}
+	opt := decodeOptions{share: true}
+	if like != nil {
+		opt.like = like.dec
+	}
+	ma, _, err := finish(s, a, ba, fin, opt)
+	return ma, err
+}
+
 // read reads the manifest of pack d with get, verified, and whether the
 // pack is finalized.
 func read(s *store.Store, d digest.Digest, get func(digest.Digest) ([]byte, error)) (b []byte, finalized bool, err error) {

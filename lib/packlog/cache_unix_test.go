@@ -105,5 +105,26 @@ func TestHostileProjection(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("listing hangs on a projection")
 		}
+		// So does a lineage's (ctx-log --lineage), through the same cache.
+		lineage := make(chan []Entry, 1)
+		go func() {
+			es, err := Lineage(s, ds[4]) // ds[0:5] is a chain
+			if err != nil {
+				t.Error(err)
+			}
+			kept, probs := Select(s, es, opt)
+			if len(probs) > 0 {
+				t.Error(probs)
+			}
+			lineage <- kept
+		}()
+		select {
+		case kept := <-lineage:
+			if len(kept) != 5 {
+				t.Errorf("lineage: %d packs kept, want 5", len(kept))
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("lineage hangs on a projection")
+		}
 	}
 }

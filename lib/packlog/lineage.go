@@ -3,6 +3,7 @@ package packlog
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -18,6 +19,10 @@ func Lineage(s *store.Store, d digest.Digest) ([]Entry, error) {
 	var out []Entry
 	seen := map[digest.Digest]bool{}
 	child := digest.Digest{}
+	// The snapshots of the session being walked, newest first: each
+	// one's predecessor is the next, so they are found once, not once a
+	// snapshot (each time reading every entry and their manifests).
+	var snaps []digest.Digest
 	for {
 		if seen[d] {
 			// Content addressing makes a cycle impossible for honest
@@ -35,8 +40,13 @@ func Lineage(s *store.Store, d digest.Digest) ([]Entry, error) {
 		out = append(out, e)
 		next := e.Parent
 		if next.IsZero() {
-			if next, err = Previous(s, d); err != nil || next.IsZero() {
-				return out, err
+			if !slices.Contains(snaps, d) {
+				if snaps, err = Snapshots(s, d); err != nil {
+					return out, err
+				}
+			}
+			if next = previousIn(snaps, d); next.IsZero() {
+				return out, nil
 			}
 		}
 		child, d = d, next

@@ -50,7 +50,7 @@ func List(s *store.Store, opt Options) (Listing, error) {
 	}
 	problems = append(problems, bad...)
 	total := len(entries)
-	large := total+len(bad) >= least
+	packs := total + len(bad)
 	if opt.needsLine() {
 		// Queries on the log line read every entry's usage.
 		entries, bad = resolveUsage(s, entries)
@@ -63,11 +63,7 @@ func List(s *store.Store, opt Options) (Listing, error) {
 	if !opt.needsManifest() {
 		l.Entries = top(entries, opt.Limit, opt.matchSummary, true, s)
 	} else {
-		var pc *projections
-		if opt.CacheDir != "" && large {
-			pc = &projections{dir: filepath.Join(opt.CacheDir, projectionDir)}
-		}
-		l.Entries, l.Problems = selectManifests(s, top(entries, 0, opt.matchSummary, true, s), opt, pc, l.Problems)
+		l.Entries, l.Problems = selectManifests(s, top(entries, 0, opt.matchSummary, true, s), opt, opt.projections(packs), l.Problems)
 	}
 	l.Entries, bad = resolveUsage(s, l.Entries)
 	l.Problems = append(l.Problems, bad...)
@@ -75,7 +71,9 @@ func List(s *store.Store, opt Options) (Listing, error) {
 }
 
 // Select applies opt to entries already in the order wanted (a lineage),
-// keeping that order.
+// keeping that order. Manifest queries are answered as List answers them,
+// from the projections in opt.CacheDir when the store is large enough to
+// keep them.
 func Select(s *store.Store, entries []Entry, opt Options) (kept []Entry, problems []error) {
 	for i := range entries {
 		if opt.matchSummary(&entries[i]) {
@@ -83,12 +81,41 @@ func Select(s *store.Store, entries []Entry, opt Options) (kept []Entry, problem
 		}
 	}
 	if opt.needsManifest() {
-		return selectManifests(s, kept, opt, nil, nil)
+		var pc *projections
+		if opt.CacheDir != "" && len(kept) > 0 {
+			// The store's size, as List counts it: its packs/ entries.
+			if n, err := countPacks(s); err == nil {
+				pc = opt.projections(n)
+			}
+		}
+		return selectManifests(s, kept, opt, pc, nil)
 	}
 	if opt.Limit > 0 && len(kept) > opt.Limit {
 		kept = kept[:opt.Limit]
 	}
 	return kept, nil
+}
+
+// projections returns the cache of manifest projections opt keeps for a
+// store of n packs (finalized pack entries, corrupt ones counted): nil
+// when opt keeps no caches, or the store has fewer packs than CacheMin.
+func (opt *Options) projections(n int) *projections {
+	if opt.CacheDir == "" || n < cmp.Or(opt.CacheMin, cacheMin) {
+		return nil
+	}
+	return &projections{dir: filepath.Join(opt.CacheDir, projectionDir)}
+}
+
+// countPacks returns the number of entries in s's packs/, listed and not
+// read.
+func countPacks(s *store.Store) (int, error) {
+	r, err := s.OpenPackDir()
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	names, err := r.List()
+	return len(names), err
 }
 
 // selectManifests keeps the entries whose manifests match opt's manifest

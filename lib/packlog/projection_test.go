@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/ctx-tools/ctx/lib/digest"
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 // Manifests shaped to trip a projection: steps holding the same fields as
@@ -123,11 +126,40 @@ func projectionFiles(t *testing.T, dir string) []string {
 // List with the cache selects what it selects without, for queries the
 // projections answer and for those they do not; the first listing writes
 // the projections, later ones read them, and a projection that is not
-// whole is not used, and written again.
+// whole is not used, and written again. So does Select along lineages
+// (ctx-log --lineage), through the same cache.
 func TestListProjections(t *testing.T) {
 	defer func(n int) { cacheMin = n }(cacheMin)
 	cacheMin = 10
-	s, ds := newStore(t, 40)
+	t.Run("list", func(t *testing.T) {
+		s, ds := newStore(t, 40)
+		testProjections(t, s, ds, func(o Options) ([]Entry, []error) {
+			l, err := List(s, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l.Entries, l.Problems
+		})
+	})
+	t.Run("lineage", func(t *testing.T) {
+		s, ds := newStore(t, 40) // chains of 5: each lineage from ds[4], ds[9], …
+		testProjections(t, s, ds, func(o Options) (kept []Entry, probs []error) {
+			for tip := 4; tip < len(ds); tip += 5 {
+				es, err := Lineage(s, ds[tip])
+				if err != nil || len(es) != 5 {
+					t.Fatal(len(es), err)
+				}
+				k, p := Select(s, es, o)
+				kept, probs = append(kept, k...), append(probs, p...)
+			}
+			return kept, probs
+		})
+	})
+}
+
+// testProjections checks that list, listing s's packs ds, answers as it
+// does without the cache, whatever the cache holds.
+func testProjections(t *testing.T, s *store.Store, ds []digest.Digest, list0 func(Options) ([]Entry, []error)) {
 	dir := t.TempDir()
 	var queries []Options
 	for _, text := range []string{`model.parameters.seed>20`, `model.parameters.seed<5`, `environment.os=="linux"`,
@@ -141,11 +173,11 @@ func TestListProjections(t *testing.T) {
 	list := func(o Options, cacheDir string) []string {
 		t.Helper()
 		o.CacheDir = cacheDir
-		l, err := List(s, o)
-		if err != nil || len(l.Problems) > 0 {
-			t.Fatal(err, l.Problems)
+		es, probs := list0(o)
+		if len(probs) > 0 {
+			t.Fatal(probs)
 		}
-		return hashes(l.Entries)
+		return hashes(es)
 	}
 	var want [][]string
 	for _, o := range queries {
@@ -210,20 +242,27 @@ func TestListProjections(t *testing.T) {
 		t.Errorf("unwritable cache: %v, want %v", got, want[0])
 	}
 
-	// A pack whose manifest is gone is reported, cache or not.
-	gone := ds[5]
+	// A store with fewer packs than CacheMin keeps nothing.
+	small := filepath.Join(t.TempDir(), "small")
+	if got := list(Options{Filter: seed.Filter, CacheMin: len(ds) + 1}, small); !slices.Equal(got, want[0]) {
+		t.Errorf("small store: %v, want %v", got, want[0])
+	}
+	if _, err := os.Stat(small); !os.IsNotExist(err) {
+		t.Errorf("small store: cache made (%v)", err)
+	}
+
+	// A pack whose manifest is gone is reported, cache or not (a child,
+	// whose manifest its lineage does not read).
+	gone := ds[6]
 	if err := os.Remove(s.ObjectPath(gone)); err != nil {
 		t.Fatal(err)
 	}
 	for _, cacheDir := range []string{"", dir} {
 		o := queries[2] // environment.os=="linux"
 		o.CacheDir = cacheDir
-		l, err := List(s, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(l.Problems) != 1 || slices.Contains(hashes(l.Entries), gone.Short()) {
-			t.Errorf("cache %q: problems %v with the manifest of %s gone", cacheDir, l.Problems, gone.Short())
+		es, probs := list0(o)
+		if len(probs) != 1 || slices.Contains(hashes(es), gone.Short()) {
+			t.Errorf("cache %q: problems %v with the manifest of %s gone", cacheDir, probs, gone.Short())
 		}
 	}
 }

@@ -16,9 +16,21 @@ func Read(s *store.Store) (entries []Entry, problems []error, err error) {
 	return read(s, "", 0)
 }
 
+// readLazy is Read leaving the usage of each entry in the form ctx writes
+// undecoded, for resolveUsage to decode (or drop the entry, and report
+// it, as Read would have) once the caller has picked the few it keeps.
+func readLazy(s *store.Store) (entries []Entry, problems []error, err error) {
+	return readWith(s, "", 0, true)
+}
+
 // read is Read with an entry cache in cacheDir ("" for none), for stores
 // of at least least entries.
 func read(s *store.Store, cacheDir string, least int) (entries []Entry, problems []error, err error) {
+	return readWith(s, cacheDir, least, false)
+}
+
+// readWith is read, leaving usage undecoded when lazy (readLazy).
+func readWith(s *store.Store, cacheDir string, least int, lazy bool) (entries []Entry, problems []error, err error) {
 	r, err := s.OpenPackDir()
 	if err != nil {
 		return nil, nil, err
@@ -32,7 +44,7 @@ func read(s *store.Store, cacheDir string, least int) (entries []Entry, problems
 	// Entries keep copies of what they need; cached bytes stay in res.raw
 	// only until the cache is rewritten.
 	defer c.close()
-	res := readAll(s, r, names, c)
+	res := readAll(s, r, names, c, lazy)
 	if c != nil && c.stale(res) {
 		// Best effort: a cache that cannot be written is only slower.
 		_ = c.write(res)
@@ -52,8 +64,9 @@ type readResult struct {
 }
 
 // readAll reads the entries of names: from the cache c where it holds the
-// same entry file, else from packs/.
-func readAll(s *store.Store, r *store.PackDir, names []store.PackName, c *cache) readResult {
+// same entry file, else from packs/; with lazy, the usage of those read
+// from packs/ is left to resolveUsage, as that of cached ones is.
+func readAll(s *store.Store, r *store.PackDir, names []store.PackName, c *cache, lazy bool) readResult {
 	if len(names) == 0 {
 		return readResult{}
 	}
@@ -82,7 +95,11 @@ func readAll(s *store.Store, r *store.PackDir, names []store.PackName, c *cache)
 			}
 			models := map[string]string{}
 			var arena []byte  // copies of entries read from files, for the cache
-			var usages []byte // copies of cached entries' usage
+			var usages []byte // copies of cached (or, lazy, all) entries' usage
+			var fileUsages *[]byte
+			if lazy {
+				fileUsages = &usages
+			}
 			buf := make([]byte, 0, 1024)
 			for i := lo; i < hi; i++ {
 				n := names[i]
@@ -99,7 +116,7 @@ func readAll(s *store.Store, r *store.PackDir, names []store.PackName, c *cache)
 					sh.problems = append(sh.problems, err)
 					continue
 				}
-				if e, ok := parseCanonical(n.Digest, buf, models, nil); ok {
+				if e, ok := parseCanonical(n.Digest, buf, models, fileUsages); ok {
 					var b []byte
 					if keep {
 						b = appendArena(&arena, buf)

@@ -23,15 +23,32 @@ import (
 // when d is not a snapshot (manifest.Snapshot) or is its session's first
 // in this store.
 func Previous(s *store.Store, d digest.Digest) (digest.Digest, error) {
-	snaps, err := Snapshots(s, d)
+	m, err := manifest.Load(s, d)
 	if err != nil {
 		return digest.Digest{}, err
 	}
+	return PreviousOf(s, m)
+}
+
+// PreviousOf is Previous of pack m.Hash, whose manifest m is, for a caller
+// that has loaded it.
+func PreviousOf(s *store.Store, m *manifest.Manifest) (digest.Digest, error) {
+	d := m.Hash
+	snaps, err := snapshotsOf(s, m)
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	return previousIn(snaps, d), nil
+}
+
+// previousIn returns the snapshot after d in snaps (Snapshots, newest
+// first): the one taken before it; zero when there is none.
+func previousIn(snaps []digest.Digest, d digest.Digest) digest.Digest {
 	i := slices.Index(snaps, d)
 	if i < 0 || i+1 >= len(snaps) {
-		return digest.Digest{}, nil
+		return digest.Digest{}
 	}
-	return snaps[i+1], nil
+	return snaps[i+1]
 }
 
 // Snapshots returns the finalized snapshots of the session pack d is a
@@ -42,6 +59,12 @@ func Snapshots(s *store.Store, d digest.Digest) ([]digest.Digest, error) {
 	if err != nil {
 		return nil, err
 	}
+	return snapshotsOf(s, m)
+}
+
+// snapshotsOf is Snapshots of pack m.Hash, whose manifest m is.
+func snapshotsOf(s *store.Store, m *manifest.Manifest) ([]digest.Digest, error) {
+	d := m.Hash
 	if !m.Snapshot() {
 		return nil, nil
 	}
@@ -52,7 +75,9 @@ func Snapshots(s *store.Store, d digest.Digest) ([]digest.Digest, error) {
 		}
 		return nil, err
 	}
-	all, _, err := Read(s)
+	// Usage is decoded only for the entries kept, which drops those whose
+	// usage does not decode, as Read does.
+	all, _, err := readLazy(s)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +87,7 @@ func Snapshots(s *store.Store, d digest.Digest) ([]digest.Digest, error) {
 			same = append(same, e)
 		}
 	}
+	same, _ = resolveUsage(s, same)
 	SetPackTimes(s, same)
 	slices.SortFunc(same, func(a, b Entry) int { return Compare(&a, &b) })
 	session := m.Session()

@@ -223,6 +223,26 @@ func LoadResolvedPair(s *store.Store, ra, rb string, a, b digest.Digest) (ma, mb
 	return ma, mb, errA, errB
 }
 
+// LoadResolvedForLike is LoadResolved loading pack d as
+// manifest.LoadForLike loads it, for LoadResolvedLike.
+func LoadResolvedForLike(s *store.Store, r string, d digest.Digest) (*manifest.Manifest, *manifest.Like, error) {
+	m, like, err := manifest.LoadForLike(s, d)
+	if err != nil {
+		return nil, nil, loadError(r, d, err)
+	}
+	return m, like, nil
+}
+
+// LoadResolvedLike is LoadResolved loading pack d as manifest.LoadLike
+// loads it, taking like's steps.
+func LoadResolvedLike(s *store.Store, r string, d digest.Digest, like *manifest.Like) (*manifest.Manifest, error) {
+	m, err := manifest.LoadLike(s, d, like)
+	if err != nil {
+		return nil, loadError(r, d, err)
+	}
+	return m, nil
+}
+
 // loadError is the *Error of loading pack d, which r resolved to.
 func loadError(r string, d digest.Digest, err error) error {
 	// A reference that spells out the hash is named by the message.

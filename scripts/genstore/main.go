@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/ctx-tools/ctx/internal/packgen"
+	"github.com/ctx-tools/ctx/internal/packgen/importlog"
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
@@ -55,7 +56,7 @@ func main() {
 		MaxSteps: *maxSteps,
 		Seed:     *seed,
 		Repo:     filepath.Join(dir, "repo"),
-		Import:   importLog,
+		Import:   importlog.Log,
 	}
 	if !*quiet {
 		o.Progress = func(done, total int) {

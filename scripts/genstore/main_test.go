@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ctx-tools/ctx/internal/packgen"
+	"github.com/ctx-tools/ctx/internal/packgen/importlog"
 	"github.com/ctx-tools/ctx/lib/fsck"
 	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/store"
@@ -19,7 +20,7 @@ func TestTinyYear(t *testing.T) {
 		t.Fatal(err)
 	}
 	const sessions = 26
-	st, err := packgen.Year(s, packgen.YearOptions{Sessions: sessions, MaxSteps: 60, Seed: 3, Import: importLog})
+	st, err := packgen.Year(s, packgen.YearOptions{Sessions: sessions, MaxSteps: 60, Seed: 3, Import: importlog.Log})
 	if err != nil {
 		t.Fatal(err)
 	}
