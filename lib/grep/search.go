@@ -430,23 +430,29 @@ func placesOf(mf *manifest.Manifest, opt Options) (places []Place, objs []digest
 }
 
 // run searches the jobs, opt.Workers at a time, and emits their results
-// in job order. At most window jobs are searched ahead of the one to emit
-// next, which bounds what is held in memory.
+// in job order.
 func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, done *searched, emit func(*Result) error) error {
 	for i := range jobs {
 		j := &jobs[i]
 		set, k := done.key(j)
 		j.prior, j.seen = set[k]
 	}
+	// Jobs are taken a batch at a time, and a batch's results handed over
+	// at once: most objects are small and match nothing, and a hand-over
+	// per object cost as much as reading it. At most window batches are
+	// searched ahead of the one to emit next, which bounds what is held
+	// in memory.
 	window := 4 * opt.Workers
+	batches := (len(jobs) + searchBatch - 1) / searchBatch
 	var (
-		mu   sync.Mutex
-		cond = sync.NewCond(&mu)
-		res  = make([]*Result, len(jobs))
-		sem  = make(chan struct{}, window)
-		quit = make(chan struct{})
-		next atomic.Int64
-		wg   sync.WaitGroup
+		mu    sync.Mutex
+		cond  = sync.NewCond(&mu)
+		res   = make([]*Result, len(jobs))
+		ready = make([]bool, batches)
+		sem   = make(chan struct{}, window)
+		quit  = make(chan struct{})
+		next  atomic.Int64
+		wg    sync.WaitGroup
 	)
 	var objects, binary atomic.Int64
 	var size atomic.Int64
@@ -455,70 +461,80 @@ func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, done *s
 		return err
 	}
 	defer dir.Close()
-	for range min(opt.Workers, len(jobs)) {
+	for range min(opt.Workers, batches) {
 		wg.Go(func() {
 			var buf []byte // the object read last: each is read into it
+			out := make([]*Result, 0, searchBatch)
 			for {
 				select {
 				case sem <- struct{}{}:
 				case <-quit:
 					return
 				}
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) {
+				k := int(next.Add(1) - 1)
+				if k >= batches {
 					<-sem
 					return
 				}
-				var r *Result
-				var n int64 = -1
-				var bin bool
-				if j := &jobs[i]; j.seen {
-					r = &Result{Object: j.obj, Places: j.places}
-					if p := j.prior; p != nil {
-						r.Lines, r.Count, r.Binary, r.Err = p.Lines, p.Count, p.Binary, p.Err
+				from, to := k*searchBatch, min((k+1)*searchBatch, len(jobs))
+				out = out[:0]
+				for i := from; i < to; i++ {
+					var r *Result
+					var n int64 = -1
+					var bin bool
+					if j := &jobs[i]; j.seen {
+						r = &Result{Object: j.obj, Places: j.places}
+						if p := j.prior; p != nil {
+							r.Lines, r.Count, r.Binary, r.Err = p.Lines, p.Count, p.Binary, p.Err
+						}
+					} else {
+						r, n, bin, buf = searchOne(dir, j, m, opt, buf)
 					}
-				} else {
-					r, n, bin, buf = searchOne(dir, j, m, opt, buf)
-				}
-				if n >= 0 {
-					objects.Add(1)
-					size.Add(n)
-				}
-				if bin {
-					binary.Add(1)
+					if n >= 0 {
+						objects.Add(1)
+						size.Add(n)
+					}
+					if bin {
+						binary.Add(1)
+					}
+					out = append(out, r)
 				}
 				mu.Lock()
-				res[i] = r
+				copy(res[from:to], out)
+				ready[k] = true
 				cond.Broadcast()
 				mu.Unlock()
 			}
 		})
 	}
-	for i := range jobs {
+emit:
+	for k := range batches {
 		mu.Lock()
-		for res[i] == nil {
+		for !ready[k] {
 			cond.Wait()
 		}
-		r := res[i]
-		res[i] = nil
 		mu.Unlock()
-		<-sem
-		j := &jobs[i]
-		if !j.seen {
-			set, k := done.key(j)
+		for i := k * searchBatch; i < min((k+1)*searchBatch, len(jobs)); i++ {
+			r := res[i]
+			res[i] = nil
+			j := &jobs[i]
+			if !j.seen {
+				set, key := done.key(j)
+				if r.Count > 0 || r.Err != nil {
+					set[key] = &Result{Object: r.Object, Lines: r.Lines, Count: r.Count, Binary: r.Binary, Err: r.Err}
+					st.Matches += r.Count
+				} else {
+					set[key] = nil
+				}
+			}
+			*j = job{}
 			if r.Count > 0 || r.Err != nil {
-				set[k] = &Result{Object: r.Object, Lines: r.Lines, Count: r.Count, Binary: r.Binary, Err: r.Err}
-				st.Matches += r.Count
-			} else {
-				set[k] = nil
+				if err = emit(r); err != nil {
+					break emit
+				}
 			}
 		}
-		*j = job{}
-		if r.Count > 0 || r.Err != nil {
-			if err = emit(r); err != nil {
-				break
-			}
-		}
+		<-sem
 	}
 	close(quit)
 	wg.Wait()
@@ -527,6 +543,9 @@ func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, done *s
 	st.Binary += int(binary.Load())
 	return err
 }
+
+// searchBatch is how many jobs a worker takes at a time.
+const searchBatch = 64
 
 // searchOne reads and searches one job's content, reading an object into
 // buf (see store.ObjectDir.GetUpToInto). It returns the result (never
