@@ -54,8 +54,38 @@ const projectionDir = "manifests"
 type projections struct{ dir string }
 
 func (p *projections) path(d digest.Digest) string {
+	return filepath.Join(p.dir, projectionName(d))
+}
+
+// projectionName is the file of manifest d's projection in the
+// projections' directory.
+func projectionName(d digest.Digest) string {
 	h := d.Hex()
-	return filepath.Join(p.dir, h[:2], h[2:])
+	return filepath.Join(h[:2], h[2:])
+}
+
+// DefaultCacheDir is where ctx-log keeps large stores' entry caches and
+// their manifests' projections (Options.CacheDir): $CTX_LOG_CACHE, ""
+// when that is "off", else ctx/packlog in the user's cache directory.
+func DefaultCacheDir() string { return userconfig.CacheDir("CTX_LOG_CACHE", "packlog") }
+
+// Forget removes from dir, the cache of Options.CacheDir, the
+// projections of the manifests ps, packs a store no longer holds (ctx-gc
+// removed them), and returns how many files went: one removal each,
+// whatever the cache holds. Projections are shared by the stores that use
+// dir, so one that still holds such a pack makes its projection again
+// when a query needs it. A store's entry cache needs nothing: an entry
+// is used only while packs/ lists it, and the cache is written again
+// once enough of its entries are gone (cache.stale).
+func Forget(dir string, ps []digest.Digest) (int, error) {
+	if dir == "" {
+		return 0, nil
+	}
+	names := make([]string, len(ps))
+	for i, d := range ps {
+		names[i] = filepath.Join(projectionDir, projectionName(d))
+	}
+	return userconfig.RemoveCache(dir, names)
 }
 
 // load returns the cached projection of manifest d; false when there is

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/ctx-tools/ctx/lib/store"
 )
 
 // Manifests shaped to trip a projection: steps holding the same fields as
@@ -264,5 +266,70 @@ func TestProjectionRandomQueries(t *testing.T) {
 	t.Logf("%d random queries answered from projections", projected)
 	if projected < 1000 {
 		t.Errorf("only %d random queries answered from projections", projected)
+	}
+}
+
+// Forget removes the projections of the packs given, one file each, and
+// nothing else; a store that no longer holds them lists as before, and
+// one that still does (sharing the cache) makes them again.
+func TestForget(t *testing.T) {
+	t.Parallel()
+	s, ds := newStore(t, 20)
+	other, ods := newStore(t, 20)
+	if !slices.Equal(ds, ods) {
+		t.Fatal("two stores made alike hold different packs")
+	}
+	dir := t.TempDir()
+	q, err := ParseQuery(`model.parameters.seed>5`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func(s *store.Store, cacheDir string) []string {
+		t.Helper()
+		l, err := List(s, Options{Filter: Filter{Where: []Query{q}}, CacheMin: 10, CacheDir: cacheDir})
+		if err != nil || len(l.Problems) > 0 {
+			t.Fatal(err, l.Problems)
+		}
+		return hashes(l.Entries)
+	}
+	list(s, dir)
+	pc := &projections{dir: filepath.Join(dir, projectionDir)}
+	if n := len(projectionFiles(t, dir)); n != len(ds) {
+		t.Fatalf("%d projections, want %d", n, len(ds))
+	}
+
+	// The store collects its first five packs, as ctx-gc does.
+	gone := ds[:5]
+	for _, d := range gone {
+		if err := s.RemovePackEntry(d); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RemoveObject(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := Forget(dir, gone); n != len(gone) || err != nil {
+		t.Fatalf("Forget = %d, %v; want %d, nil", n, err, len(gone))
+	}
+	for i, d := range ds {
+		_, err := os.Lstat(pc.path(d))
+		if i < len(gone) && !os.IsNotExist(err) || i >= len(gone) && err != nil {
+			t.Errorf("projection of pack %d: %v", i, err)
+		}
+	}
+	if n, err := Forget(dir, gone); n != 0 || err != nil {
+		t.Errorf("Forget again = %d, %v; want 0, nil", n, err)
+	}
+	if n, err := Forget("", ds); n != 0 || err != nil {
+		t.Errorf("Forget without a cache = %d, %v", n, err)
+	}
+	if got, want := list(s, dir), list(s, ""); !slices.Equal(got, want) {
+		t.Errorf("after Forget: %v, want %v", got, want)
+	}
+	if got, want := list(other, dir), list(other, ""); !slices.Equal(got, want) {
+		t.Errorf("the other store: %v, want %v", got, want)
+	}
+	if n := len(projectionFiles(t, dir)); n != len(ds) {
+		t.Errorf("%d projections after the other store's listing, want %d", n, len(ds))
 	}
 }
