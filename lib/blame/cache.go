@@ -2,6 +2,8 @@ package blame
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/go-json-experiment/json"
@@ -45,9 +47,12 @@ func OpenCache(dir string) *Cache {
 // ctx/blame in the user's cache directory ("" when there is none).
 func DefaultCacheDir() string { return userconfig.CacheDir("CTX_BLAME_CACHE", "blame") }
 
-func (c *Cache) path(d digest.Digest) string {
+func (c *Cache) path(d digest.Digest) string { return filepath.Join(c.dir, cacheName(d)) }
+
+// cacheName is the file of pack d's entry in the cache's directory.
+func cacheName(d digest.Digest) string {
 	h := d.Hex()
-	return filepath.Join(c.dir, h[:2], h[2:]+".json")
+	return filepath.Join(h[:2], h[2:]+".json")
 }
 
 // load returns the edits of pack d, from the cache when it has them.
@@ -88,4 +93,50 @@ func (c *Cache) store(d digest.Digest, pe *packEdits) {
 	}
 	// A cache that cannot be written is no error.
 	_ = userconfig.WriteCache(c.path(d), append([]byte(cacheFormat), b...))
+}
+
+// filesDir is the directory of the file index (fileIndex) in the cache.
+const filesDir = "files"
+
+// Forget removes from the blame cache in dir (DefaultCacheDir) what it
+// keeps of the packs ps alone, packs a store no longer holds (ctx-gc
+// removed them), and returns how many files went: each pack's entry in
+// the file index and in the --pack cache, one removal each
+// (userconfig.RemoveCache), then the packs in the index's catalog, with
+// the paths that only they had versions of and those paths' line pairs,
+// in one rewrite. The index is shared by the stores that use dir: one
+// that still holds such a pack derives its entry again, and adds it to
+// the catalog again, at its next blame, as for any pack the catalog
+// lacks. What packs share stays: blobs (b/), named by their content, and
+// replay results (r/), named by the packs they replayed, which a store
+// that no longer holds one of those packs never asks for again.
+func Forget(dir string, ps []digest.Digest) (int, error) {
+	if dir == "" || len(ps) == 0 {
+		return 0, nil
+	}
+	names := make([]string, 0, 2*len(ps))
+	gone := make(map[string]bool, len(ps))
+	for _, d := range ps {
+		names = append(names, cacheName(d), filepath.Join(filesDir, entryName(d)))
+		gone[d.String()] = true
+	}
+	n, err := userconfig.RemoveCache(dir, names)
+	if err != nil {
+		return n, err
+	}
+	files := filepath.Join(dir, filesDir)
+	if fi, err := os.Lstat(files); err != nil || !fi.IsDir() {
+		return n, nil // no index, or not one to write through
+	}
+	// Written whole through a rename: a blame reads the catalog before
+	// or the one after, and a blame that writes its own meanwhile
+	// (adding packs) at worst names the packs gone again, which a store
+	// without them passes over.
+	fx := &fileIndex{dir: files, mem: map[string][]byte{}}
+	if c := fx.loadCatalog(); c.drop(gone) {
+		if err := fx.saveCatalog(c); err != nil {
+			return n, fmt.Errorf("rewriting the blame catalog in %s: %w", files, err)
+		}
+	}
+	return n, nil
 }
