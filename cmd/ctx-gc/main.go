@@ -4,9 +4,11 @@
 // tagged, latest, pushed or an ancestor of a kept one), then removes the
 // objects no pack references. It reads the store and prints one canonical
 // JSON report: {"dry_run","packs":{"kept","removed"},"dropped":[…],
-// "objects":{"kept","young","removed","bytes"},"tmp_removed"}. --dry-run
-// removes nothing. It is safe to run while ctx-pack or ctx-pull write to
-// the store (lib/gc says how).
+// "objects":{"kept","young","removed","bytes"},"tmp_removed"}, and
+// "cache_removed" when it removed, from the user's caches (ctx-log's
+// manifest projections, ctx-blame's index), files that held only the
+// dropped packs. --dry-run removes nothing. It is safe to run while
+// ctx-pack or ctx-pull write to the store (lib/gc says how).
 package main
 
 import (
@@ -15,9 +17,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx-tools/ctx/lib/blame"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/gc"
+	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/remote"
 )
@@ -60,10 +64,42 @@ func (c *gcCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if !rep.DryRun {
+		forget(env, rep)
+	}
 	if env.Human() {
 		return env.Text(human(rep))
 	}
 	return env.Result(rep)
+}
+
+// forget removes from the user's caches what they kept of the packs gc
+// dropped alone. The store is collected by then: a cache that cannot be
+// tidied is only a warning, and the files stay for a later ctx-gc to
+// leave, or the user to remove (caches hold only what can be derived
+// again).
+func forget(env *cli.Env, rep *gc.Report) {
+	if len(rep.Dropped) == 0 {
+		return
+	}
+	ds := make([]digest.Digest, len(rep.Dropped))
+	for i, d := range rep.Dropped {
+		ds[i] = d.Hash
+	}
+	for _, c := range []struct {
+		what   string
+		dir    string
+		forget func(string, []digest.Digest) (int, error)
+	}{
+		{"ctx-log's cache", packlog.DefaultCacheDir(), packlog.Forget},
+		{"ctx-blame's cache", blame.DefaultCacheDir(), blame.Forget},
+	} {
+		n, err := c.forget(c.dir, ds)
+		rep.CacheRemoved += n
+		if err != nil {
+			env.Warnf("tidying %s: %v", c.what, err)
+		}
+	}
 }
 
 func human(r *gc.Report) string {
@@ -83,6 +119,9 @@ func human(r *gc.Report) string {
 	b.WriteString("\n")
 	if r.Tmp > 0 {
 		fmt.Fprintf(&b, "tmp/: %d leftover(s) %s\n", r.Tmp, verb)
+	}
+	if r.CacheRemoved > 0 {
+		fmt.Fprintf(&b, "caches: %d file(s) of the dropped packs removed\n", r.CacheRemoved)
 	}
 	return b.String()
 }
