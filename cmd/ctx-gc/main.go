@@ -38,7 +38,9 @@ func (c *gcCmd) Description() string {
 	return "Drop superseded snapshots of agent sessions, then the objects no pack references.\n\n" +
 		"Kept: every pack that is not a session snapshot, each session's newest snapshot, latest, tagged packs, " +
 		"packs pushed from this account ($XDG_CACHE_HOME/ctx/oci), --keep packs, and the ancestors of all these. " +
-		"An object no pack references goes once older than --grace, at once if a dropped snapshot referenced it."
+		"An object no pack references goes once older than --grace, at once if a dropped snapshot referenced it. " +
+		"Then the entries of the dropped packs go from ctx-log's and ctx-blame's caches ($XDG_CACHE_HOME/ctx/packlog, " +
+		"$XDG_CACHE_HOME/ctx/blame; none when CTX_LOG_CACHE or CTX_BLAME_CACHE is off)."
 }
 
 func (c *gcCmd) Run(env *cli.Env) error {

@@ -58,7 +58,8 @@ import (
 //
 // A pack never changes, so no entry goes stale; the catalog grows by the
 // packs it lacks, and a pack it names that the store no longer has is
-// passed over. Every file carries a CRC-32C of its content: one that
+// passed over (ctx-gc takes out those it drops, and their entries:
+// Forget). Every file carries a CRC-32C of its content: one that
 // does not match (or is missing, or not a regular file) is derived again
 // from the manifests, never used. Nothing written here is needed for an
 // answer: a write that fails leaves the run's data in memory.

@@ -26,7 +26,8 @@ import (
 // directory beside the entry caches, each manifest it read without its
 // top-level steps member: its projection, one file per manifest named by
 // the manifest's digest. A manifest never changes under its digest, so a
-// projection never goes stale, and stores share them.
+// projection never goes stale, and stores share them; ctx-gc removes
+// those of the packs it drops (Forget).
 //
 // A query is answered from a projection only when gjson, evaluating it on
 // the manifest, would read nothing but a member the projection keeps
