@@ -115,10 +115,20 @@ func shard(hex string) string { return filepath.Join(hex[:2], hex[2:]) }
 // entryName is the file of pack d's entry in the index.
 func entryName(d digest.Digest) string { return filepath.Join("p", shard(d.Hex())) }
 
+// blobName is the file of the blob ref in the index; false when ref is
+// not a blob's name (64 lowercase hex digits).
+func blobName(ref string) (string, bool) {
+	var d digest.Digest
+	if !digest.FromLowerHex(&d, []byte(ref)) {
+		return "", false
+	}
+	return filepath.Join("b", shard(ref)), true
+}
+
 // putBlob stores b and returns its name.
 func (fx *fileIndex) putBlob(b []byte) string {
 	ref := digest.Of(b).Hex()
-	name := filepath.Join("b", shard(ref))
+	name, _ := blobName(ref)
 	if _, ok := fx.mem[ref]; ok {
 		return ref
 	}
@@ -136,10 +146,11 @@ func (fx *fileIndex) blob(ref string) ([]byte, error) {
 	if b, ok := fx.mem[ref]; ok {
 		return b, nil
 	}
-	if len(ref) != 64 {
+	name, ok := blobName(ref)
+	if !ok {
 		return nil, errCorrupt
 	}
-	return fx.read(filepath.Join("b", shard(ref)), blobMagic)
+	return fx.read(name, blobMagic)
 }
 
 // packEntry is a pack's entry of the file index.
@@ -405,6 +416,15 @@ func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error)
 // entry returns the entry of pack d, from the index when it holds a
 // sound one, else derived from the manifest (and written).
 func (fx *fileIndex) entry(s *store.Store, d digest.Digest) (*packEntry, error) {
+	if en, ok := fx.stored(d); ok {
+		return en, nil
+	}
+	return fx.derive(s, d)
+}
+
+// stored returns the entry of pack d as the index holds it; false when
+// it holds no sound one.
+func (fx *fileIndex) stored(d digest.Digest) (*packEntry, bool) {
 	b, ok := fx.mem["p"+d.Hex()]
 	var err error
 	if !ok {
@@ -413,10 +433,10 @@ func (fx *fileIndex) entry(s *store.Store, d digest.Digest) (*packEntry, error) 
 	if err == nil {
 		var en packEntry
 		if json.Unmarshal(b, &en) == nil && en.Pack == d.String() && len(en.Sections) == len(en.Names) {
-			return &en, nil
+			return &en, true
 		}
 	}
-	return fx.derive(s, d)
+	return nil, false
 }
 
 // lineTable reads an entry's line hashes: per name index, its hashes.
