@@ -104,7 +104,7 @@ const filesDir = "files"
 // (userconfig.RemoveCache): each pack's entry in the --pack cache and in
 // the file index, and the blobs of its entry that no other pack of its
 // session in the index names (its line table, the sections of the paths
-// it changed), then the packs in the index's catalog, with the paths
+// it has versions of), then the packs in the index's catalog, with the paths
 // that only they had versions of and those paths' line pairs, in one
 // rewrite. What it reads is the entries of those packs and of the other
 // snapshots of their sessions, never the whole index.
@@ -140,7 +140,9 @@ func Forget(dir string, ps []digest.Digest) (int, error) {
 	sessions := map[string]bool{}
 	for _, d := range ps {
 		names = append(names, filepath.Join(filesDir, entryName(d)))
-		if en, ok := fx.stored(d); ok {
+		// A pack of no session (ctx-gc drops none) keeps its blobs:
+		// which packs share them is not known.
+		if en, ok := fx.stored(d); ok && en.Session != "" {
 			for _, ref := range append(en.Sections, en.Lines) {
 				blobs[ref] = true
 			}
