@@ -76,10 +76,9 @@ func (c *gcCmd) Run(env *cli.Env) error {
 }
 
 // forget removes from the user's caches what they kept of the packs gc
-// dropped alone. The store is collected by then: a cache that cannot be
-// tidied is only a warning, and the files stay for a later ctx-gc to
-// leave, or the user to remove (caches hold only what can be derived
-// again).
+// dropped alone. The store is collected by then, so a cache that cannot
+// be tidied is only a warning: what stays is derived data, and removing
+// a cache directory is always safe.
 func forget(env *cli.Env, rep *gc.Report) {
 	if len(rep.Dropped) == 0 {
 		return

@@ -104,9 +104,9 @@ const filesDir = "files"
 // (userconfig.RemoveCache): each pack's entry in the --pack cache and in
 // the file index, and the blobs of its entry that no other pack of its
 // session in the index names (its line table, the sections of the paths
-// it has versions of), then the packs in the index's catalog, with the paths
-// that only they had versions of and those paths' line pairs, in one
-// rewrite. What it reads is the entries of those packs and of the other
+// it has versions of), then the packs in the index's catalog, with the
+// paths that only they had versions of and those paths' line pairs, in
+// one rewrite. What it reads is the entries of those packs and of the other
 // snapshots of their sessions, never the whole index.
 //
 // The index is shared by the stores that use dir: one that still holds
