@@ -4,9 +4,11 @@
 // tagged, latest, pushed or an ancestor of a kept one), then removes the
 // objects no pack references. It reads the store and prints one canonical
 // JSON report: {"dry_run","packs":{"kept","removed"},"dropped":[…],
-// "objects":{"kept","young","removed","bytes"},"tmp_removed"}. --dry-run
-// removes nothing. It is safe to run while ctx-pack or ctx-pull write to
-// the store (lib/gc says how).
+// "objects":{"kept","young","removed","bytes"},"tmp_removed"}, and
+// "cache_removed" when it removed, from the user's caches (ctx-log's
+// manifest projections, ctx-blame's index, ctx-grep's manifests), files
+// that held only the dropped packs. --dry-run removes nothing. It is safe to run while
+// ctx-pack or ctx-pull write to the store (lib/gc says how).
 package main
 
 import (
@@ -15,9 +17,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx-tools/ctx/lib/blame"
 	"github.com/ctx-tools/ctx/lib/cli"
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/gc"
+	"github.com/ctx-tools/ctx/lib/grep"
+	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/remote"
 )
@@ -34,7 +39,9 @@ func (c *gcCmd) Description() string {
 	return "Drop superseded snapshots of agent sessions, then the objects no pack references.\n\n" +
 		"Kept: every pack that is not a session snapshot, each session's newest snapshot, latest, tagged packs, " +
 		"packs pushed from this account ($XDG_CACHE_HOME/ctx/oci), --keep packs, and the ancestors of all these. " +
-		"An object no pack references goes once older than --grace, at once if a dropped snapshot referenced it."
+		"An object no pack references goes once older than --grace, at once if a dropped snapshot referenced it. " +
+		"Then the entries of the dropped packs go from ctx-log's, ctx-blame's and ctx-grep's caches ($XDG_CACHE_HOME/ctx/packlog, " +
+		"$XDG_CACHE_HOME/ctx/blame, $XDG_CACHE_HOME/ctx/grep; none from one whose CTX_LOG_CACHE, CTX_BLAME_CACHE or CTX_GREP_CACHE is off)."
 }
 
 func (c *gcCmd) Run(env *cli.Env) error {
@@ -60,10 +67,42 @@ func (c *gcCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if !rep.DryRun {
+		forget(env, rep)
+	}
 	if env.Human() {
 		return env.Text(human(rep))
 	}
 	return env.Result(rep)
+}
+
+// forget removes from the user's caches what they kept of the packs gc
+// dropped alone. The store is collected by then, so a cache that cannot
+// be tidied is only a warning: what stays is derived data, and removing
+// a cache directory is always safe.
+func forget(env *cli.Env, rep *gc.Report) {
+	if len(rep.Dropped) == 0 {
+		return
+	}
+	ds := make([]digest.Digest, len(rep.Dropped))
+	for i, d := range rep.Dropped {
+		ds[i] = d.Hash
+	}
+	for _, c := range []struct {
+		what   string
+		dir    string
+		forget func(string, []digest.Digest) (int, error)
+	}{
+		{"ctx-log's cache", packlog.DefaultCacheDir(), packlog.Forget},
+		{"ctx-blame's cache", blame.DefaultCacheDir(), blame.Forget},
+		{"ctx-grep's cache", grep.DefaultCacheDir(), grep.Forget},
+	} {
+		n, err := c.forget(c.dir, ds)
+		rep.CacheRemoved += n
+		if err != nil {
+			env.Warnf("tidying %s: %v", c.what, err)
+		}
+	}
 }
 
 func human(r *gc.Report) string {
@@ -83,6 +122,9 @@ func human(r *gc.Report) string {
 	b.WriteString("\n")
 	if r.Tmp > 0 {
 		fmt.Fprintf(&b, "tmp/: %d leftover(s) %s\n", r.Tmp, verb)
+	}
+	if r.CacheRemoved > 0 {
+		fmt.Fprintf(&b, "caches: %d file(s) of the dropped packs removed\n", r.CacheRemoved)
 	}
 	return b.String()
 }

@@ -30,7 +30,6 @@ import (
 	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
-	"github.com/ctx-tools/ctx/lib/userconfig"
 	"github.com/ctx-tools/ctx/lib/visible"
 )
 
@@ -113,7 +112,7 @@ func (c *grepCmd) Run(env *cli.Env) error {
 		return err
 	}
 	opt := grep.Options{Fields: fields, Session: c.Session, Agent: c.Agent, Tool: c.Tool, SkipBinary: c.SkipBinary,
-		CacheDir: userconfig.CacheDir("CTX_GREP_CACHE", "grep")}
+		CacheDir: grep.DefaultCacheDir()}
 	switch {
 	case c.List:
 		opt.Mode = grep.ModeExists

@@ -27,7 +27,6 @@ import (
 	"github.com/ctx-tools/ctx/lib/packlog"
 	"github.com/ctx-tools/ctx/lib/ref"
 	"github.com/ctx-tools/ctx/lib/store"
-	"github.com/ctx-tools/ctx/lib/userconfig"
 	"github.com/ctx-tools/ctx/lib/visible"
 )
 
@@ -141,7 +140,7 @@ func (c *logCmd) options() (packlog.Options, error) {
 	}
 	opt.Limit = max(c.MaxCount, 0) // 0 means all; -n 0 never gets here
 	opt.Model = c.Model
-	opt.CacheDir = cacheDir()
+	opt.CacheDir = packlog.DefaultCacheDir()
 	opt.CacheMin = cacheMin()
 	if err := opt.SetRange(c.Since, c.Until, time.Now()); err != nil {
 		return opt, cli.WithCode(cli.ExitUsage, err)
@@ -308,10 +307,6 @@ func (c *logCmd) listTags(env *cli.Env, s *store.Store) error {
 	}
 	return problems(env, probs)
 }
-
-// cacheDir returns where large stores' entry caches live: $CTX_LOG_CACHE
-// ("off" for none), else ctx/packlog in the user's cache directory.
-func cacheDir() string { return userconfig.CacheDir("CTX_LOG_CACHE", "packlog") }
 
 // cacheMin returns $CTX_LOG_CACHE_MIN, the number of packs from which a
 // store's caches are kept; 0 (2,048) when unset or not a count.

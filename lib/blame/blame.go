@@ -606,7 +606,7 @@ func Open(s *store.Store) (*Index, error) {
 		return nil, err
 	}
 	if dir := DefaultCacheDir(); dir != "" {
-		return openLazy(s, filepath.Join(dir, "files"), all)
+		return openLazy(s, filepath.Join(dir, filesDir), all)
 	}
 	ix, _, err := New(s, all, nil)
 	return ix, err

@@ -58,7 +58,8 @@ import (
 //
 // A pack never changes, so no entry goes stale; the catalog grows by the
 // packs it lacks, and a pack it names that the store no longer has is
-// passed over. Every file carries a CRC-32C of its content: one that
+// passed over (ctx-gc takes out those it drops, and their entries:
+// Forget). Every file carries a CRC-32C of its content: one that
 // does not match (or is missing, or not a regular file) is derived again
 // from the manifests, never used. Nothing written here is needed for an
 // answer: a write that fails leaves the run's data in memory.
@@ -111,10 +112,23 @@ func (fx *fileIndex) write(name, magic string, body []byte) error {
 
 func shard(hex string) string { return filepath.Join(hex[:2], hex[2:]) }
 
+// entryName is the file of pack d's entry in the index.
+func entryName(d digest.Digest) string { return filepath.Join("p", shard(d.Hex())) }
+
+// blobName is the file of the blob ref in the index; false when ref is
+// not a blob's name (64 lowercase hex digits).
+func blobName(ref string) (string, bool) {
+	var d digest.Digest
+	if !digest.FromLowerHex(&d, []byte(ref)) {
+		return "", false
+	}
+	return filepath.Join("b", shard(ref)), true
+}
+
 // putBlob stores b and returns its name.
 func (fx *fileIndex) putBlob(b []byte) string {
 	ref := digest.Of(b).Hex()
-	name := filepath.Join("b", shard(ref))
+	name, _ := blobName(ref)
 	if _, ok := fx.mem[ref]; ok {
 		return ref
 	}
@@ -132,10 +146,11 @@ func (fx *fileIndex) blob(ref string) ([]byte, error) {
 	if b, ok := fx.mem[ref]; ok {
 		return b, nil
 	}
-	if len(ref) != 64 {
+	name, ok := blobName(ref)
+	if !ok {
 		return nil, errCorrupt
 	}
-	return fx.read(filepath.Join("b", shard(ref)), blobMagic)
+	return fx.read(name, blobMagic)
 }
 
 // packEntry is a pack's entry of the file index.
@@ -392,7 +407,7 @@ func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error)
 	if err != nil {
 		return nil, err
 	}
-	if fx.write(filepath.Join("p", shard(d.Hex())), entryMagic, b) != nil {
+	if fx.write(entryName(d), entryMagic, b) != nil {
 		fx.mem["p"+d.Hex()] = b
 	}
 	return en, nil
@@ -401,18 +416,27 @@ func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error)
 // entry returns the entry of pack d, from the index when it holds a
 // sound one, else derived from the manifest (and written).
 func (fx *fileIndex) entry(s *store.Store, d digest.Digest) (*packEntry, error) {
+	if en, ok := fx.stored(d); ok {
+		return en, nil
+	}
+	return fx.derive(s, d)
+}
+
+// stored returns the entry of pack d as the index holds it; false when
+// it holds no sound one.
+func (fx *fileIndex) stored(d digest.Digest) (*packEntry, bool) {
 	b, ok := fx.mem["p"+d.Hex()]
 	var err error
 	if !ok {
-		b, err = fx.read(filepath.Join("p", shard(d.Hex())), entryMagic)
+		b, err = fx.read(entryName(d), entryMagic)
 	}
 	if err == nil {
 		var en packEntry
 		if json.Unmarshal(b, &en) == nil && en.Pack == d.String() && len(en.Sections) == len(en.Names) {
-			return &en, nil
+			return &en, true
 		}
 	}
-	return fx.derive(s, d)
+	return nil, false
 }
 
 // lineTable reads an entry's line hashes: per name index, its hashes.
@@ -473,6 +497,12 @@ func (fx *fileIndex) loadCatalog() *catalog {
 			c = &catalog{}
 		}
 	}
+	c.sets()
+	return c
+}
+
+// sets makes the catalog's sets of paths, packs and edges.
+func (c *catalog) sets() {
 	c.ids = map[string]int{}
 	for i, p := range c.Paths {
 		c.ids[p] = i
@@ -485,7 +515,6 @@ func (fx *fileIndex) loadCatalog() *catalog {
 	for _, e := range c.Edges {
 		c.edge[e] = true
 	}
-	return c
 }
 
 // add adds an entry's pack to the catalog, returning its line pairs.
@@ -575,14 +604,86 @@ func (fx *fileIndex) update(s *store.Store, c *catalog, ps []digest.Digest) erro
 		return nil
 	}
 	c.lines = mergePairs(c.lines, pairs)
+	_ = fx.saveCatalog(c) // a catalog not written is made again
+	return nil
+}
+
+// saveCatalog writes the catalog c.
+func (fx *fileIndex) saveCatalog(c *catalog) error {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
 	body := binary.LittleEndian.AppendUint32(nil, uint32(len(b)))
 	body = append(append(body, b...), c.lines...)
-	_ = fx.write("catalog", catalogMagic, body) // a catalog not written is made again
-	return nil
+	return fx.write("catalog", catalogMagic, body)
+}
+
+// drop removes the packs gone from the catalog, and the paths no pack
+// left has versions of, with their edges and line pairs; false when the
+// catalog names none of gone. The pairs keep their order: paths keep
+// theirs, so a pair's new number sorts as its old one did.
+func (c *catalog) drop(gone map[string]bool) bool {
+	var packs []catPack
+	for _, p := range c.Packs {
+		if !gone[p.Pack] {
+			packs = append(packs, p)
+		}
+	}
+	if len(packs) == len(c.Packs) {
+		return false
+	}
+	renum := make([]int, len(c.Paths)) // 1 + the new number; 0: gone
+	for _, p := range packs {
+		for _, id := range p.Names {
+			if id < len(renum) {
+				renum[id] = 1
+			}
+		}
+	}
+	var paths []string
+	for id, p := range c.Paths {
+		if renum[id] > 0 {
+			paths = append(paths, p)
+			renum[id] = len(paths)
+		}
+	}
+	kept := func(id int) (int, bool) {
+		if id < 0 || id >= len(renum) || renum[id] == 0 {
+			return 0, false
+		}
+		return renum[id] - 1, true
+	}
+	for i, p := range packs {
+		names := make([]int, 0, len(p.Names))
+		for _, id := range p.Names {
+			if n, ok := kept(id); ok {
+				names = append(names, n)
+			}
+		}
+		packs[i].Names = names
+	}
+	var edges [][2]int
+	for _, e := range c.Edges {
+		a, ok1 := kept(e[0])
+		b, ok2 := kept(e[1])
+		if ok1 && ok2 {
+			edges = append(edges, [2]int{a, b})
+		}
+	}
+	lines := make([]byte, 0, len(c.lines))
+	for i := 0; i+pairSize <= len(c.lines); i += pairSize {
+		if n, ok := kept(int(binary.BigEndian.Uint32(c.lines[i+8:]))); ok {
+			lines = append(lines, c.lines[i:i+8]...)
+			lines = binary.BigEndian.AppendUint32(lines, uint32(n))
+		}
+	}
+	if packs == nil {
+		packs = []catPack{}
+	}
+	c.Packs, c.Paths, c.Edges, c.lines = packs, paths, edges, lines
+	c.sets()
+	return true
 }
 
 // index makes the lookups of a loaded catalog.

@@ -44,6 +44,11 @@ type Report struct {
 	Dropped []DroppedPack `json:"dropped"`
 	Objects ObjectCounts  `json:"objects"`
 	Tmp     int           `json:"tmp_removed"`
+	// CacheRemoved counts the files removed from the user's caches of
+	// derived data (ctx-log's manifest projections, ctx-blame's index)
+	// that held only the dropped packs; Run leaves it to its caller,
+	// which knows the caches (packlog.Forget, blame.Forget).
+	CacheRemoved int `json:"cache_removed,omitzero"`
 }
 
 // Counts counts packs kept and removed.

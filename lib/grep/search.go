@@ -306,6 +306,22 @@ func placesCache(dir string) userconfig.DigestCache {
 	return userconfig.DigestCache{Dir: filepath.Join(dir, "places"), Magic: placesMagic, What: "manifest without metadata"}
 }
 
+// DefaultCacheDir is where ctx-grep keeps the manifests it read
+// (Options.CacheDir): $CTX_GREP_CACHE, "" when that is "off", else
+// ctx/grep in the user's cache directory.
+func DefaultCacheDir() string { return userconfig.CacheDir("CTX_GREP_CACHE", "grep") }
+
+// Forget removes from dir, a cache of Options.CacheDir, the manifests of
+// packs ps a store no longer holds (ctx-gc removed them), and returns how
+// many files went. A store that still holds such a pack keeps its
+// manifest there again at its next search.
+func Forget(dir string, ps []digest.Digest) (int, error) {
+	if dir == "" {
+		return 0, nil
+	}
+	return placesCache(dir).Forget(ps)
+}
+
 // loadPlaces returns the manifest of pack d, whole (manifest.Load), or,
 // from the cache in dir when it has it, without its metadata but the
 // session: all placesOf and manifest.Session read.

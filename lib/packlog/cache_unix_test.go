@@ -4,7 +4,6 @@ package packlog
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 	"syscall"
 	"testing"
@@ -78,14 +77,14 @@ func TestHostileProjection(t *testing.T) {
 	if err != nil || len(want.Entries) != 20 {
 		t.Fatal(err, len(want.Entries))
 	}
-	pc := &projections{dir: filepath.Join(dir, projectionDir)}
+	pc := projectionCache(dir)
 	for _, plant := range []func(p string) error{
 		func(p string) error { return syscall.Mkfifo(p, 0o600) },
 		func(p string) error { return os.Symlink("/dev/zero", p) },
 	} {
 		for _, d := range ds {
-			os.Remove(pc.path(d))
-			if err := plant(pc.path(d)); err != nil {
+			os.Remove(pc.Path(d))
+			if err := plant(pc.Path(d)); err != nil {
 				t.Skip(err)
 			}
 		}

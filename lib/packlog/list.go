@@ -2,13 +2,13 @@ package packlog
 
 import (
 	"cmp"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 // Options says which packs List returns, and how.
@@ -81,7 +81,7 @@ func Select(s *store.Store, entries []Entry, opt Options) (kept []Entry, problem
 		}
 	}
 	if opt.needsManifest() {
-		var pc *projections
+		var pc *userconfig.DigestCache
 		if opt.CacheDir != "" && len(kept) > 0 {
 			// The store's size, as List counts it: its packs/ entries.
 			if n, err := countPacks(s); err == nil {
@@ -99,11 +99,12 @@ func Select(s *store.Store, entries []Entry, opt Options) (kept []Entry, problem
 // projections returns the cache of manifest projections opt keeps for a
 // store of n packs (finalized pack entries, corrupt ones counted): nil
 // when opt keeps no caches, or the store has fewer packs than CacheMin.
-func (opt *Options) projections(n int) *projections {
+func (opt *Options) projections(n int) *userconfig.DigestCache {
 	if opt.CacheDir == "" || n < cmp.Or(opt.CacheMin, cacheMin) {
 		return nil
 	}
-	return &projections{dir: filepath.Join(opt.CacheDir, projectionDir)}
+	pc := projectionCache(opt.CacheDir)
+	return &pc
 }
 
 // countPacks returns the number of entries in s's packs/, listed and not
@@ -124,7 +125,7 @@ func countPacks(s *store.Store) (int, error) {
 // matched by one worker per CPU, a window of them at a time: a year of
 // sessions holds gigabytes of manifests, and reading and hashing them one
 // after another leaves all but one core idle.
-func selectManifests(s *store.Store, entries []Entry, opt Options, pc *projections, problems []error) ([]Entry, []error) {
+func selectManifests(s *store.Store, entries []Entry, opt Options, pc *userconfig.DigestCache, problems []error) ([]Entry, []error) {
 	workers := runtime.GOMAXPROCS(0)
 	window := 16 * workers
 	match := make([]bool, window)

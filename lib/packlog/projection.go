@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/tidwall/gjson"
 
 	"github.com/ctx-tools/ctx/lib/digest"
-	"github.com/ctx-tools/ctx/lib/found"
 	"github.com/ctx-tools/ctx/lib/store"
 	"github.com/ctx-tools/ctx/lib/userconfig"
 )
@@ -26,7 +24,8 @@ import (
 // directory beside the entry caches, each manifest it read without its
 // top-level steps member: its projection, one file per manifest named by
 // the manifest's digest. A manifest never changes under its digest, so a
-// projection never goes stale, and stores share them.
+// projection never goes stale, and stores share them; ctx-gc removes
+// those of the packs it drops (Forget).
 //
 // A query is answered from a projection only when gjson, evaluating it on
 // the manifest, would read nothing but a member the projection keeps
@@ -50,43 +49,30 @@ const projectionMagic = "ctx-manifest-projection 1"
 // projectionDir is the directory of the projections under Options.CacheDir.
 const projectionDir = "manifests"
 
-// projections is the cache of manifest projections in dir.
-type projections struct{ dir string }
-
-func (p *projections) path(d digest.Digest) string {
-	h := d.Hex()
-	return filepath.Join(p.dir, h[:2], h[2:])
+// projectionCache is the cache of manifest projections under dir, the
+// directory of Options.CacheDir.
+func projectionCache(dir string) userconfig.DigestCache {
+	return userconfig.DigestCache{Dir: filepath.Join(dir, projectionDir), Magic: projectionMagic, What: "manifest projection"}
 }
 
-// load returns the cached projection of manifest d; false when there is
-// none, or it is not whole.
-func (p *projections) load(d digest.Digest) ([]byte, bool) {
-	b, err := found.ReadFile(p.path(d), found.Rule{What: "manifest projection", Max: store.MaxObjectInMemory})
-	if err != nil {
-		return nil, false
+// DefaultCacheDir is where ctx-log keeps large stores' entry caches and
+// their manifests' projections (Options.CacheDir): $CTX_LOG_CACHE, ""
+// when that is "off", else ctx/packlog in the user's cache directory.
+func DefaultCacheDir() string { return userconfig.CacheDir("CTX_LOG_CACHE", "packlog") }
+
+// Forget removes from dir, the cache of Options.CacheDir, the
+// projections of the manifests ps, packs a store no longer holds (ctx-gc
+// removed them), and returns how many files went: one removal each,
+// whatever the cache holds. Projections are shared by the stores that use
+// dir, so one that still holds such a pack makes its projection again
+// when a query needs it. A store's entry cache needs nothing: an entry
+// is used only while packs/ lists it, and the cache is written again
+// once enough of its entries are gone (cache.stale).
+func Forget(dir string, ps []digest.Digest) (int, error) {
+	if dir == "" {
+		return 0, nil
 	}
-	i := bytes.IndexByte(b, '\n')
-	if i < 0 {
-		return nil, false
-	}
-	return userconfig.CheckedBody(projectionLabel(d, len(b)-i-1), b)
-}
-
-// save writes body, the projection of manifest d.
-func (p *projections) save(d digest.Digest, body []byte) error {
-	return userconfig.WriteCache(p.path(d), projectionHeader(d, body), body)
-}
-
-// projectionHeader is the header of the projection body of manifest d
-// (userconfig.CheckedHeader).
-func projectionHeader(d digest.Digest, body []byte) []byte {
-	return userconfig.CheckedHeader(projectionLabel(d, len(body)), body)
-}
-
-// projectionLabel says what a projection file of n bytes of body holds:
-// the projection of manifest d.
-func projectionLabel(d digest.Digest, n int) string {
-	return projectionMagic + " " + d.Hex() + " " + strconv.Itoa(n)
+	return projectionCache(dir).Forget(ps)
 }
 
 // project returns the manifest doc without its top-level steps members
@@ -279,12 +265,12 @@ func plainName(s string) bool {
 // one keeps and pc holds it, else on the manifest, whose projection pc
 // then keeps (best effort: a cache that cannot be written is only
 // slower). pc may be nil.
-func matchManifest(s *store.Store, pc *projections, d digest.Digest, opt *Options) (bool, error) {
+func matchManifest(s *store.Store, pc *userconfig.DigestCache, d digest.Digest, opt *Options) (bool, error) {
 	onProj := opt.onProjection()
 	cached := false
 	if pc != nil {
 		if onProj {
-			if proj, ok := pc.load(d); ok {
+			if proj, ok := pc.Load(d); ok {
 				// A pack whose manifest is gone is reported, as without
 				// the cache.
 				if has, err := s.Has(d); err == nil && has {
@@ -292,7 +278,7 @@ func matchManifest(s *store.Store, pc *projections, d digest.Digest, opt *Option
 				}
 			}
 		} else {
-			_, err := os.Lstat(pc.path(d))
+			_, err := os.Lstat(pc.Path(d))
 			cached = err == nil
 		}
 	}
@@ -302,7 +288,7 @@ func matchManifest(s *store.Store, pc *projections, d digest.Digest, opt *Option
 	}
 	if pc != nil && !cached {
 		if proj, ok := project(doc); ok {
-			_ = pc.save(d, proj)
+			_ = pc.Save(d, proj)
 			if onProj {
 				// The same answer, without copying the whole manifest
 				// for the query.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctx-tools/ctx/lib/digest"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 // Manifests shaped to trip a projection: steps holding the same fields as
@@ -199,7 +200,8 @@ func testProjections(t *testing.T, s *store.Store, ds []digest.Digest, list0 fun
 	// with another manifest's header, does not, and is written again.
 	seed := queries[0] // model.parameters.seed>20
 	d := ds[0]         // seed 0
-	file := (&projections{dir: filepath.Join(dir, projectionDir)}).path(d)
+	pc := projectionCache(dir)
+	file := pc.Path(d)
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +211,7 @@ func testProjections(t *testing.T, s *store.Store, ds []digest.Digest, list0 fun
 	if bytes.Equal(forged, body) {
 		t.Fatalf("seed not found in %s", body)
 	}
-	if err := os.WriteFile(file, append(projectionHeader(d, forged), forged...), 0o600); err != nil {
+	if err := os.WriteFile(file, append(header(t, pc, d, forged), forged...), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if got := list(seed, dir); !slices.Contains(got, d.Short()) {
@@ -217,10 +219,10 @@ func testProjections(t *testing.T, s *store.Store, ds []digest.Digest, list0 fun
 	}
 	for name, bad := range map[string][]byte{
 		"bad checksum":     append(bytes.Clone(b[:len(b)-len(body)]), forged...),
-		"cut short":        append(projectionHeader(d, forged), forged[:len(forged)/2]...),
-		"another manifest": append(projectionHeader(ds[1], forged), forged...),
+		"cut short":        append(header(t, pc, d, forged), forged[:len(forged)/2]...),
+		"another manifest": append(header(t, pc, ds[1], forged), forged...),
 		"empty":            nil,
-		"header only":      projectionHeader(d, forged),
+		"header only":      header(t, pc, d, forged),
 	} {
 		if err := os.WriteFile(file, bad, 0o600); err != nil {
 			t.Fatal(err)
@@ -304,4 +306,84 @@ func TestProjectionRandomQueries(t *testing.T) {
 	if projected < 1000 {
 		t.Errorf("only %d random queries answered from projections", projected)
 	}
+}
+
+// Forget removes the projections of the packs given, one file each, and
+// nothing else; a store that no longer holds them lists as before, and
+// one that still does (sharing the cache) makes them again.
+func TestForget(t *testing.T) {
+	t.Parallel()
+	s, ds := newStore(t, 20)
+	other, ods := newStore(t, 20)
+	if !slices.Equal(ds, ods) {
+		t.Fatal("two stores made alike hold different packs")
+	}
+	dir := t.TempDir()
+	q, err := ParseQuery(`model.parameters.seed>5`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func(s *store.Store, cacheDir string) []string {
+		t.Helper()
+		l, err := List(s, Options{Filter: Filter{Where: []Query{q}}, CacheMin: 10, CacheDir: cacheDir})
+		if err != nil || len(l.Problems) > 0 {
+			t.Fatal(err, l.Problems)
+		}
+		return hashes(l.Entries)
+	}
+	list(s, dir)
+	pc := projectionCache(dir)
+	if n := len(projectionFiles(t, dir)); n != len(ds) {
+		t.Fatalf("%d projections, want %d", n, len(ds))
+	}
+
+	// The store collects its first five packs, as ctx-gc does.
+	gone := ds[:5]
+	for _, d := range gone {
+		if err := s.RemovePackEntry(d); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RemoveObject(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := Forget(dir, gone); n != len(gone) || err != nil {
+		t.Fatalf("Forget = %d, %v; want %d, nil", n, err, len(gone))
+	}
+	for i, d := range ds {
+		_, err := os.Lstat(pc.Path(d))
+		if i < len(gone) && !os.IsNotExist(err) || i >= len(gone) && err != nil {
+			t.Errorf("projection of pack %d: %v", i, err)
+		}
+	}
+	if n, err := Forget(dir, gone); n != 0 || err != nil {
+		t.Errorf("Forget again = %d, %v; want 0, nil", n, err)
+	}
+	if n, err := Forget("", ds); n != 0 || err != nil {
+		t.Errorf("Forget without a cache = %d, %v", n, err)
+	}
+	if got, want := list(s, dir), list(s, ""); !slices.Equal(got, want) {
+		t.Errorf("after Forget: %v, want %v", got, want)
+	}
+	if got, want := list(other, dir), list(other, ""); !slices.Equal(got, want) {
+		t.Errorf("the other store: %v, want %v", got, want)
+	}
+	if n := len(projectionFiles(t, dir)); n != len(ds) {
+		t.Errorf("%d projections after the other store's listing, want %d", n, len(ds))
+	}
+}
+
+// header returns the header line pc writes for d's entry holding body,
+// written in another directory.
+func header(t *testing.T, pc userconfig.DigestCache, d digest.Digest, body []byte) []byte {
+	t.Helper()
+	pc.Dir = t.TempDir()
+	if err := pc.Save(d, body); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(pc.Path(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b[:bytes.IndexByte(b, '\n')+1]
 }

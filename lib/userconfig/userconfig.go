@@ -194,10 +194,7 @@ type DigestCache struct {
 }
 
 // Path is the file of d's entry.
-func (c DigestCache) Path(d digest.Digest) string {
-	h := d.Hex()
-	return filepath.Join(c.Dir, h[:2], h[2:])
-}
+func (c DigestCache) Path(d digest.Digest) string { return filepath.Join(c.Dir, c.Name(d)) }
 
 // Load returns the body of d's entry; false when there is none, or it is
 // not whole.
@@ -221,4 +218,80 @@ func (c DigestCache) Save(d digest.Digest, body []byte) error {
 // label says what an entry of n bytes of body holds.
 func (c DigestCache) label(d digest.Digest, n int) string {
 	return c.Magic + " " + d.Hex() + " " + strconv.Itoa(n)
+}
+
+// Name is d's entry's file name relative to Dir, as RemoveCache takes it.
+func (c DigestCache) Name(d digest.Digest) string {
+	h := d.Hex()
+	return filepath.Join(h[:2], h[2:])
+}
+
+// Forget removes the entries of ds (RemoveCache), and returns how many
+// files went.
+func (c DigestCache) Forget(ds []digest.Digest) (int, error) {
+	names := make([]string, len(ds))
+	for i, d := range ds {
+		names[i] = c.Name(d)
+	}
+	return RemoveCache(c.Dir, names)
+}
+
+// RemoveCache removes the files names (paths relative to dir, as the
+// cache names them) from the cache in dir (CacheDir), and returns how
+// many it removed: what a cache kept of data that is gone. A missing
+// file, or dir, is no error. dir itself may be a symlink (the user's
+// choice, as for every read), but nothing is removed through one below
+// it: a name whose directories are not all plain directories is passed
+// over, and every removal goes through an os.Root of dir, so no name, and
+// no symlink put in the cache meanwhile, leads out of it. A directory is
+// never removed. A reader that finds a file gone derives it again, and
+// one that has it open keeps reading what it opened.
+func RemoveCache(dir string, names []string) (int, error) {
+	if dir == "" || len(names) == 0 {
+		return 0, nil
+	}
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("removing from the cache %s: %w", dir, err)
+	}
+	defer root.Close()
+	plain := map[string]bool{".": true} // directories seen to be plain ones
+	isPlain := func(d string) bool {
+		ok, seen := plain[d]
+		if !seen {
+			fi, err := root.Lstat(d)
+			ok = err == nil && fi.IsDir()
+			plain[d] = ok
+		}
+		return ok
+	}
+	n := 0
+	for _, name := range names {
+		if !filepath.IsLocal(name) || filepath.Clean(name) != name {
+			return n, fmt.Errorf("removing %q from the cache %s: not a path inside it", name, dir)
+		}
+		// Every directory on the way, from the top.
+		ok := true
+		for i := 0; i < len(name) && ok; i++ {
+			if name[i] == filepath.Separator {
+				ok = isPlain(name[:i])
+			}
+		}
+		if !ok {
+			continue
+		}
+		if fi, err := root.Lstat(name); err != nil || fi.IsDir() {
+			continue
+		}
+		switch err := root.Remove(name); {
+		case err == nil:
+			n++
+		case !errors.Is(err, fs.ErrNotExist):
+			return n, fmt.Errorf("removing %s from the cache %s: %w", name, dir, err)
+		}
+	}
+	return n, nil
 }
