@@ -176,7 +176,7 @@ func Search(s *store.Store, packs []digest.Digest, m *Matcher, opt Options, emit
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
 	var st Stats
-	done := searched{objects: map[digest.Digest]*Result{}, inline: map[digest.Digest]*Result{}}
+	done := searched{objects: map[digest.Digest]int32{}, inline: map[digest.Digest]int32{}}
 	if opt.window <= 0 {
 		opt.window = packWindow
 	}
@@ -196,18 +196,44 @@ func Search(s *store.Store, packs []digest.Digest, m *Matcher, opt Options, emit
 const packWindow = 256
 
 // searched is what earlier windows found: per object (per digest of a
-// step's parameters for inline content), nil when it did not match, else
-// its Result without places.
+// step's parameters for inline content), -1 when it did not match, else
+// the index in matched of its Result without places. The maps hold no
+// pointers: over a year of sessions they hold half a million objects,
+// which the collector would otherwise scan again and again.
 type searched struct {
-	objects, inline map[digest.Digest]*Result
+	objects, inline map[digest.Digest]int32
+	matched         []*Result
 }
 
 // key returns the map and key j's content is recorded under.
-func (d *searched) key(j *job) (map[digest.Digest]*Result, digest.Digest) {
+func (d *searched) key(j *job) (map[digest.Digest]int32, digest.Digest) {
 	if j.inline != nil {
 		return d.inline, j.sum
 	}
 	return d.objects, j.obj
+}
+
+// prior returns what an earlier window found of j's content: whether it
+// was searched, and its Result when it matched.
+func (d *searched) prior(j *job) (*Result, bool) {
+	set, k := d.key(j)
+	i, ok := set[k]
+	if !ok || i < 0 {
+		return nil, ok
+	}
+	return d.matched[i], true
+}
+
+// record notes what j's content gave: r, when it matched or could not be
+// read, else nothing.
+func (d *searched) record(j *job, r *Result) {
+	set, k := d.key(j)
+	if r == nil {
+		set[k] = -1
+		return
+	}
+	set[k] = int32(len(d.matched))
+	d.matched = append(d.matched, r)
 }
 
 // gather reads the manifests of packs, opt.Workers at a time, and lists
@@ -450,8 +476,7 @@ func placesOf(mf *manifest.Manifest, opt Options) (places []Place, objs []digest
 func run(s *store.Store, jobs []job, m *Matcher, opt Options, st *Stats, done *searched, emit func(*Result) error) error {
 	for i := range jobs {
 		j := &jobs[i]
-		set, k := done.key(j)
-		j.prior, j.seen = set[k]
+		j.prior, j.seen = done.prior(j)
 	}
 	// Jobs are taken a batch at a time, and a batch's results handed over
 	// at once: most objects are small and match nothing, and a hand-over
@@ -535,12 +560,11 @@ emit:
 			res[i] = nil
 			j := &jobs[i]
 			if !j.seen {
-				set, key := done.key(j)
 				if r.Count > 0 || r.Err != nil {
-					set[key] = &Result{Object: r.Object, Lines: r.Lines, Count: r.Count, Binary: r.Binary, Err: r.Err}
+					done.record(j, &Result{Object: r.Object, Lines: r.Lines, Count: r.Count, Binary: r.Binary, Err: r.Err})
 					st.Matches += r.Count
 				} else {
-					set[key] = nil
+					done.record(j, nil)
 				}
 			}
 			*j = job{}
