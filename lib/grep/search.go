@@ -322,9 +322,9 @@ func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit 
 // (manifest.Encode), one file per manifest digest
 // (userconfig.DigestCache): a manifest never changes under its digest, so
 // the file never goes stale, and stores share it. It is taken only for a
-// pack the store holds, and one that is not whole or does not parse as a
-// manifest is not used (the manifest is read, and the file written
-// again).
+// finalized pack whose manifest the store holds (Load reads any other),
+// and one that is not whole or does not parse as a manifest is not used
+// (the manifest is read, and the file written again).
 const placesMagic = "ctx-grep-places 2"
 
 // placesCache is the cache of manifests without their metadata in dir.
@@ -357,7 +357,7 @@ func loadPlaces(s *store.Store, d digest.Digest, dir string) (*manifest.Manifest
 	}
 	c := placesCache(dir)
 	if b, ok := c.Load(d); ok {
-		if has, err := s.Has(d); err == nil && has {
+		if fin, err := s.HasPack(d); err == nil && fin && has(s, d) {
 			if mf, err := manifest.Parse(b); err == nil {
 				mf.Hash = d
 				return mf, nil
@@ -381,6 +381,12 @@ func loadPlaces(s *store.Store, d digest.Digest, dir string) (*manifest.Manifest
 		_ = c.Save(d, b) // a cache: a search goes on without it
 	}
 	return mf, nil
+}
+
+// has reports whether s holds object d.
+func has(s *store.Store, d digest.Digest) bool {
+	ok, err := s.Has(d)
+	return err == nil && ok
 }
 
 // placesOf lists the places of mf that opt selects, in manifest order
