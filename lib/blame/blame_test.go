@@ -19,6 +19,7 @@ type session struct {
 	inputs  map[string]string
 	partial map[string]string // inputs seen in part: their first lines
 	steps   []step
+	note    string // more metadata, beside the session's
 }
 
 type step struct {
@@ -40,6 +41,9 @@ func pack(t testing.TB, s *store.Store, ss session) digest.Digest {
 		"model":    map[string]any{"identifier": "claude-opus-4-5"},
 		"prompts":  []any{map[string]any{"role": "user", "content": "do it"}},
 		"metadata": map[string]any{"session": map[string]any{"sessionId": ss.id, "cwd": ss.cwd}},
+	}
+	if ss.note != "" {
+		log["metadata"].(map[string]any)["note"] = ss.note
 	}
 	var inputs []any
 	for n, c := range ss.inputs {

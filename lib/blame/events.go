@@ -159,18 +159,19 @@ func stepView(s manifest.Step) (view, bool) {
 // the store.
 func edits(s *store.Store, m *manifest.Manifest) (*packEdits, error) {
 	pe := &packEdits{Pack: m.Hash.String(), Created: m.Created, Steps: len(m.Steps)}
-	meta := gjson.ParseBytes(m.Metadata)
-	pe.Session = meta.Get("session.sessionId").String()
+	// GetBytes copies what it returns: the strings kept (the catalog
+	// keeps the session of every pack) hold none of the metadata.
+	pe.Session = gjson.GetBytes(m.Metadata, "session.sessionId").String()
 	if pe.Session == "" {
-		pe.Session = meta.Get("session.id").String()
+		pe.Session = gjson.GetBytes(m.Metadata, "session.id").String()
 	}
-	pe.Cwd = meta.Get("session.cwd").String()
+	pe.Cwd = gjson.GetBytes(m.Metadata, "session.cwd").String()
 	type promptAt struct {
 		index int
 		t     time.Time
 	}
 	var prompts []promptAt
-	meta.Get("prompts").ForEach(func(_, p gjson.Result) bool {
+	gjson.GetBytes(m.Metadata, "prompts").ForEach(func(_, p gjson.Result) bool {
 		t, err := time.Parse(time.RFC3339Nano, p.Get("timestamp").String())
 		if err == nil && p.Get("index").Exists() && int(p.Get("index").Int()) < len(m.Prompts) {
 			prompts = append(prompts, promptAt{int(p.Get("index").Int()), t})

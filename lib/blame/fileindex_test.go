@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -297,5 +298,66 @@ func TestPoolMerge(t *testing.T) {
 		if w, ok := a.find(l, u); !ok || w.origin.Pack != want {
 			t.Errorf("until minute %d: %v, want %s", until, w.origin, want)
 		}
+	}
+}
+
+// heapAfterGC is the heap in use once the garbage is collected.
+func heapAfterGC() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
+
+// TestFileIndexBoundedMemory: what the file index keeps while a blame
+// runs follows what the blame needs, not what the packs hold. Opening
+// it keeps of each pack its paths and session, not the metadata the
+// session was read from (the catalog of a year's store held a copy of
+// every pack's metadata: 145 MiB); a blame keeps of the edits it
+// replayed the lines they added, not each version of the file those
+// lines are part of. Not parallel: it measures the heap.
+func TestFileIndexBoundedMemory(t *testing.T) {
+	s, _, err := store.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const packs, note = 16, 512 << 10
+	var big strings.Builder
+	for i := range 8000 {
+		fmt.Fprintf(&big, "\tcase %d: return \"value number %d of the table\"\n", i, i)
+	}
+	text := big.String() // 350 KB
+	var ps []digest.Digest
+	for i := range packs {
+		old := fmt.Sprintf("value number %d of the table", i*100)
+		ps = append(ps, pack(t, s, session{
+			id:      fmt.Sprintf("s%02d", i),
+			created: fmt.Sprintf("2026-01-01T10:%02d:00Z", 10+i),
+			inputs:  map[string]string{"table.go": text},
+			steps:   []step{replace("/home/u/proj/table.go", old, fmt.Sprintf("the value session %d changed", i))},
+			note:    strings.Repeat(string(rune('a'+i)), note),
+		}))
+	}
+	before := heapAfterGC()
+	ix, err := openLazy(s, t.TempDir(), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := heapAfterGC()
+	t.Logf("open: %d KiB kept for %d packs of %d KiB of metadata each", (opened-before)>>10, packs, note>>10)
+	if opened-before > packs*note/4 {
+		t.Errorf("opening the index keeps %d KiB, more than a quarter of the packs' metadata (%d KiB)", (opened-before)>>10, packs*note>>10)
+	}
+	lines := mustBlame(t, ix, "table.go", []byte(text))
+	if len(lines) != 8000 {
+		t.Fatalf("%d lines blamed, want 8000", len(lines))
+	}
+	blamed := heapAfterGC()
+	runtime.KeepAlive(ix)
+	t.Logf("blame: %d KiB kept for a file of %d KiB edited %d times", (blamed-opened)>>10, len(text)>>10, packs)
+	// The last version (its lines) and the views the sessions read are
+	// kept; the versions each edit made are not.
+	if limit := int64(6 * len(text)); blamed-opened > limit {
+		t.Errorf("a blame keeps %d KiB, more than %d KiB: the versions its edits made", (blamed-opened)>>10, limit>>10)
 	}
 }
