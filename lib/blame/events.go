@@ -127,32 +127,51 @@ func inCommand(s, path string) bool {
 }
 
 // stepView returns the whole file a tool step's recorded result shows
-// (Claude Code's toolUseResult), if any.
+// (Claude Code's toolUseResult), if any. Only a Read's and an edit's
+// result can: no other step's result (a shell command's output) is
+// read, and the fields of a Read's are read in one pass over it.
 func stepView(s manifest.Step) (view, bool) {
-	r := gjson.GetBytes(s.Metadata, "result.toolUseResult")
+	isRead := s.Tool == "Read"
+	if !isRead && !edit.Is(s.Tool) || s.Error != nil {
+		return view{}, false
+	}
 	path := gjson.GetBytes(s.Parameters, "file_path")
-	if !r.IsObject() || path.Type != gjson.String || s.Error != nil {
+	if path.Type != gjson.String {
+		return view{}, false
+	}
+	r := gjson.GetBytes(s.Metadata, "result.toolUseResult")
+	if !r.IsObject() {
 		return view{}, false
 	}
 	v := view{Path: path.Str, Time: s.Timestamp, Step: s.Index}
-	switch {
-	case s.Tool == "Read":
-		f := r.Get("file")
-		c := f.Get("content")
-		if r.Get("type").String() != "text" || c.Type != gjson.String || f.Get("startLine").Int() > 1 || f.Get("numLines").Int() != f.Get("totalLines").Int() {
-			return view{}, false
-		}
-		v.Text = c.Str
-	case edit.Is(s.Tool):
+	if !isRead {
 		o := r.Get("originalFile")
 		if o.Type != gjson.String {
 			return view{}, false
 		}
 		v.Text, v.Before = o.Str, true
-	default:
+		return v, true
+	}
+	rm := members(r, "type", "file")
+	fm := members(rm[1], "content", "startLine", "numLines", "totalLines")
+	if rm[0].String() != "text" || fm[0].Type != gjson.String || fm[1].Int() > 1 || fm[2].Int() != fm[3].Int() {
 		return view{}, false
 	}
+	v.Text = fm[0].Str
 	return v, true
+}
+
+// members returns the members of object o named names, in one pass
+// over it (the first of a name, as gjson's Get finds it).
+func members(o gjson.Result, names ...string) []gjson.Result {
+	out := make([]gjson.Result, len(names))
+	o.ForEach(func(k, x gjson.Result) bool {
+		if i := slices.Index(names, k.Str); i >= 0 && !out[i].Exists() {
+			out[i] = x
+		}
+		return true
+	})
+	return out
 }
 
 // edits extracts a pack's edit steps, and the lines of its inputs from
