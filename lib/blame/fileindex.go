@@ -11,9 +11,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -64,8 +67,9 @@ import (
 // answer: a write that fails leaves the run's data in memory.
 type fileIndex struct {
 	dir     string
-	mem     map[string][]byte // blobs this run made but could not write
-	rewrite bool              // blobs are written even when present
+	workers int               // packs derived side by side; 0: one per CPU
+	mu      sync.Mutex        // guards mem: packs are derived side by side
+	mem     map[string][]byte // blobs and entries this run made but could not write
 }
 
 const (
@@ -111,25 +115,41 @@ func (fx *fileIndex) write(name, magic string, body []byte) error {
 
 func shard(hex string) string { return filepath.Join(hex[:2], hex[2:]) }
 
-// putBlob stores b and returns its name.
-func (fx *fileIndex) putBlob(b []byte) string {
+// inMem returns what was kept in memory under key.
+func (fx *fileIndex) inMem(key string) ([]byte, bool) {
+	fx.mu.Lock()
+	defer fx.mu.Unlock()
+	b, ok := fx.mem[key]
+	return b, ok
+}
+
+// keep keeps b in memory under key: a file the index could not write.
+func (fx *fileIndex) keep(key string, b []byte) {
+	fx.mu.Lock()
+	defer fx.mu.Unlock()
+	fx.mem[key] = b
+}
+
+// putBlob stores b and returns its name; rewrite writes it even when
+// present.
+func (fx *fileIndex) putBlob(b []byte, rewrite bool) string {
 	ref := digest.Of(b).Hex()
 	name := filepath.Join("b", shard(ref))
-	if _, ok := fx.mem[ref]; ok {
+	if _, ok := fx.inMem(ref); ok {
 		return ref
 	}
-	if fi, err := os.Lstat(filepath.Join(fx.dir, name)); !fx.rewrite && err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(b)+len(blobMagic)+10) {
+	if fi, err := os.Lstat(filepath.Join(fx.dir, name)); !rewrite && err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(b)+len(blobMagic)+10) {
 		return ref // written before (content addressed); read checks it
 	}
 	if fx.write(name, blobMagic, b) != nil {
-		fx.mem[ref] = b
+		fx.keep(ref, b)
 	}
 	return ref
 }
 
 // blob returns the blob ref.
 func (fx *fileIndex) blob(ref string) ([]byte, error) {
-	if b, ok := fx.mem[ref]; ok {
+	if b, ok := fx.inMem(ref); ok {
 		return b, nil
 	}
 	if len(ref) != 64 {
@@ -198,14 +218,12 @@ func lineHash(t string) uint64 {
 // repair derives the entry of pack d again, one of whose files is
 // damaged: every blob is written again.
 func (fx *fileIndex) repair(s *store.Store, d digest.Digest) (*packEntry, error) {
-	fx.rewrite = true
-	defer func() { fx.rewrite = false }()
-	return fx.derive(s, d)
+	return fx.derive(s, d, true)
 }
 
 // derive makes the entry of pack d from its manifest, writing its
-// blobs.
-func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error) {
+// blobs (again, when rewrite is set, even those present).
+func (fx *fileIndex) derive(s *store.Store, d digest.Digest, rewrite bool) (*packEntry, error) {
 	m, err := manifest.Load(s, d)
 	if err != nil {
 		return nil, err
@@ -368,7 +386,7 @@ func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error)
 		if !ok || !edited {
 			continue // never a version: the session did not edit it
 		}
-		sec(j).Views = append(sec(j).Views, sectionView{Path: v.Path, Time: v.Time, Step: v.Step, Before: v.Before, Text: fx.putBlob([]byte(v.Text))})
+		sec(j).Views = append(sec(j).Views, sectionView{Path: v.Path, Time: v.Time, Step: v.Step, Before: v.Before, Text: fx.putBlob([]byte(v.Text), rewrite)})
 	}
 	en.Edges = slices.SortedFunc(maps.Keys(edges), func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 	for j := range en.Names {
@@ -376,7 +394,7 @@ func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error)
 		if err != nil {
 			return nil, err
 		}
-		en.Sections = append(en.Sections, fx.putBlob(b))
+		en.Sections = append(en.Sections, fx.putBlob(b, rewrite))
 	}
 	var lb []byte
 	for j := range en.Names {
@@ -387,13 +405,13 @@ func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error)
 			lb = binary.LittleEndian.AppendUint64(lb, h)
 		}
 	}
-	en.Lines = fx.putBlob(lb)
+	en.Lines = fx.putBlob(lb, rewrite)
 	b, err := json.Marshal(en)
 	if err != nil {
 		return nil, err
 	}
 	if fx.write(filepath.Join("p", shard(d.Hex())), entryMagic, b) != nil {
-		fx.mem["p"+d.Hex()] = b
+		fx.keep("p"+d.Hex(), b)
 	}
 	return en, nil
 }
@@ -401,7 +419,7 @@ func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error)
 // entry returns the entry of pack d, from the index when it holds a
 // sound one, else derived from the manifest (and written).
 func (fx *fileIndex) entry(s *store.Store, d digest.Digest) (*packEntry, error) {
-	b, ok := fx.mem["p"+d.Hex()]
+	b, ok := fx.inMem("p" + d.Hex())
 	var err error
 	if !ok {
 		b, err = fx.read(filepath.Join("p", shard(d.Hex())), entryMagic)
@@ -412,7 +430,7 @@ func (fx *fileIndex) entry(s *store.Store, d digest.Digest) (*packEntry, error) 
 			return &en, nil
 		}
 	}
-	return fx.derive(s, d)
+	return fx.derive(s, d, false)
 }
 
 // lineTable reads an entry's line hashes: per name index, its hashes.
@@ -545,16 +563,82 @@ func mergePairs(a, b []byte) []byte {
 	return append(out, a[i:]...)
 }
 
+// entryWindow bounds how many packs' entries are read ahead of the
+// catalog that adds them.
+const entryWindow = 16
+
+// derived is the entry of a pack, or the error of reading it.
+type derived struct {
+	en  *packEntry
+	err error
+}
+
+// entries reads the entries of the packs ds (fx.entry: a pack the index
+// lacks is derived from its manifest), one worker per CPU, at most
+// entryWindow packs ahead of the caller, which asks get for the entry of
+// each in order, and calls stop when done.
+func (fx *fileIndex) entries(s *store.Store, ds []digest.Digest) (get func(i int) derived, stop func()) {
+	out := make([]chan derived, len(ds))
+	for i := range out {
+		out[i] = make(chan derived, 1)
+	}
+	// A worker takes a place in ahead before it takes a pack; the
+	// caller frees one as it takes each entry.
+	ahead := make(chan struct{}, entryWindow)
+	quit := make(chan struct{})
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := fx.workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	for range min(workers, len(ds)) {
+		wg.Go(func() {
+			for {
+				select {
+				case ahead <- struct{}{}:
+				case <-quit:
+					return
+				}
+				i := int(next.Add(1)) - 1
+				if i >= len(ds) {
+					return
+				}
+				en, err := fx.entry(s, ds[i])
+				out[i] <- derived{en, err}
+			}
+		})
+	}
+	get = func(i int) derived {
+		r := <-out[i]
+		<-ahead
+		return r
+	}
+	return get, func() {
+		close(quit)
+		wg.Wait()
+	}
+}
+
 // update adds the packs ps that the catalog lacks, and writes it when it
-// grew.
+// grew. Their entries are read side by side (entries), and added in the
+// order of ps.
 func (fx *fileIndex) update(s *store.Store, c *catalog, ps []digest.Digest) error {
+	var todo []digest.Digest
+	seen := map[string]bool{}
+	for _, d := range ps {
+		if k := d.String(); !c.packs[k] && !seen[k] {
+			seen[k] = true
+			todo = append(todo, d)
+		}
+	}
+	get, stop := fx.entries(s, todo)
+	defer stop()
 	var pairs []byte
 	grew := false
-	for _, d := range ps {
-		if c.packs[d.String()] {
-			continue
-		}
-		en, err := fx.entry(s, d)
+	for i, d := range todo {
+		r := get(i)
+		en, err := r.en, r.err
 		if err != nil {
 			return err
 		}

@@ -361,3 +361,55 @@ func TestFileIndexBoundedMemory(t *testing.T) {
 		t.Errorf("a blame keeps %d KiB, more than %d KiB: the versions its edits made", (blamed-opened)>>10, limit>>10)
 	}
 }
+
+// TestFileIndexSideBySide: packs derived by several workers at once
+// make the index one worker makes, file for file (the catalog lists
+// the packs in the order asked, whichever is derived first), and a pack
+// that cannot be read stops the run with its error.
+func TestFileIndexSideBySide(t *testing.T) {
+	t.Parallel()
+	s, ps, files, want := smallEdits(t)
+	index := func(workers int, dir string) error {
+		fx := &fileIndex{dir: dir, workers: workers, mem: map[string][]byte{}}
+		return fx.update(s, fx.loadCatalog(), ps)
+	}
+	one, many := t.TempDir(), t.TempDir()
+	if err := index(1, one); err != nil {
+		t.Fatal(err)
+	}
+	if err := index(4, many); err != nil {
+		t.Fatal(err)
+	}
+	read := func(dir string) map[string]string {
+		out := map[string]string{}
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := os.ReadFile(p)
+				rel, _ := filepath.Rel(dir, p)
+				out[rel] = string(b)
+			}
+			return nil
+		})
+		return out
+	}
+	a, b := read(one), read(many)
+	if len(a) < len(ps) || len(a) != len(b) {
+		t.Fatalf("%d files with one worker, %d with four, for %d packs", len(a), len(b), len(ps))
+	}
+	for n, x := range a {
+		if b[n] != x {
+			t.Errorf("%s differs with four workers", n)
+		}
+	}
+	sameBlame(t, "four workers", opener(t, s, many, ps), want, files)
+
+	// A manifest gone from the middle of the packs.
+	gone := ps[len(ps)/2]
+	if err := os.Remove(s.ObjectPath(gone)); err != nil {
+		t.Fatal(err)
+	}
+	err := index(4, t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), gone.Hex()) {
+		t.Errorf("index with %s gone: %v, want its error", gone, err)
+	}
+}
