@@ -730,13 +730,17 @@ func (c *catalog) candidates(file string) []int {
 // lazy is an Index built from the file index, path by path, as the
 // files blamed need them.
 type lazy struct {
-	s     *store.Store
-	fx    *fileIndex
-	cat   *catalog
-	live  map[string]bool // the packs blamed
-	done  map[int]bool    // the paths replayed (closed under cat.adj)
+	s    *store.Store
+	fx   *fileIndex
+	cat  *catalog
+	live map[string]bool    // the packs blamed
+	done map[int]bool       // the paths replayed (closed under cat.adj)
+	ents map[int]*packEntry // by index in cat.Packs
+	// What one replay reads (need): the sections and view texts its
+	// packs' snapshots share, the files from the store. Each replay is
+	// of other paths, so it reads other sections and texts: kept for
+	// every file blamed, they were most of the index's blobs.
 	ts    *texts
-	ents  map[int]*packEntry // by index in cat.Packs
 	secs  map[string]*section
 	texts map[string]string // view texts by blob
 }
@@ -749,8 +753,7 @@ func openLazy(s *store.Store, dir string, ps []digest.Digest) (*Index, error) {
 		return nil, err
 	}
 	c.index()
-	lz := &lazy{s: s, fx: fx, cat: c, live: map[string]bool{}, done: map[int]bool{}, ts: newTexts(s),
-		ents: map[int]*packEntry{}, secs: map[string]*section{}, texts: map[string]string{}}
+	lz := &lazy{s: s, fx: fx, cat: c, live: map[string]bool{}, done: map[int]bool{}, ents: map[int]*packEntry{}}
 	for _, d := range ps {
 		lz.live[d.String()] = true
 	}
@@ -803,6 +806,8 @@ func (ix *Index) need(ids []int) error {
 		lasts, pl, err = decodeResult(r)
 	}
 	if lasts == nil || err != nil {
+		lz.ts, lz.secs, lz.texts = newTexts(lz.s), map[string]*section{}, map[string]string{}
+		defer func() { lz.ts, lz.secs, lz.texts = nil, nil, nil }()
 		all := make([]*packEdits, 0, len(packs))
 		for _, i := range slices.Sorted(maps.Keys(packs)) {
 			pe, err := lz.packEdits(i, fresh)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -47,6 +48,23 @@ func yearStore(t *testing.T, sessions int) (*store.Store, []digest.Digest, strin
 		t.Fatal(err)
 	}
 	return s, ps, repo
+}
+
+// repoFiles returns the files of the work tree repo by their paths in it.
+func repoFiles(repo string) map[string][]byte {
+	files := map[string][]byte{}
+	filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(repo, p)
+			files[filepath.ToSlash(rel)] = b
+		}
+		return nil
+	})
+	return files
 }
 
 // smallEdits makes a store of 30 packs of packgen.Edits, and returns
@@ -120,20 +138,11 @@ func TestFileIndexMatchesReplay(t *testing.T) {
 	t.Run("year", func(t *testing.T) {
 		t.Parallel()
 		s, ps, repo := yearStore(t, 12)
-		files := map[string][]byte{}
+		files := repoFiles(repo)
 		var all []string
-		filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() && d.Name() == ".git" {
-				return filepath.SkipDir
-			}
-			if !d.IsDir() {
-				b, _ := os.ReadFile(p)
-				rel, _ := filepath.Rel(repo, p)
-				files[filepath.ToSlash(rel)] = b
-				all = append(all, Lines(b)...)
-			}
-			return nil
-		})
+		for _, n := range slices.Sorted(maps.Keys(files)) {
+			all = append(all, Lines(files[n])...)
+		}
 		// Lines moved between files: every fifth line of the project,
 		// in a file of their own and under a subdirectory's name.
 		var moved strings.Builder
@@ -315,7 +324,9 @@ func heapAfterGC() int64 {
 // session was read from (the catalog of a year's store held a copy of
 // every pack's metadata: 145 MiB); a blame keeps of the edits it
 // replayed the lines they added, not each version of the file those
-// lines are part of. Not parallel: it measures the heap.
+// lines are part of; and one that blames every file of a year keeps
+// their histories, not what each replay read to make one (every view of
+// each file: the index's blobs). Not parallel: it measures the heap.
 func TestFileIndexBoundedMemory(t *testing.T) {
 	s, _, err := store.Init(t.TempDir())
 	if err != nil {
@@ -359,6 +370,30 @@ func TestFileIndexBoundedMemory(t *testing.T) {
 	// kept; the versions each edit made are not.
 	if limit := int64(6 * len(text)); blamed-opened > limit {
 		t.Errorf("a blame keeps %d KiB, more than %d KiB: the versions its edits made", (blamed-opened)>>10, limit>>10)
+	}
+
+	s, ps, repo := yearStore(t, 30)
+	dir := t.TempDir()
+	if ix, err = openLazy(s, dir, ps); err != nil {
+		t.Fatal(err)
+	}
+	blobs := int64(0)
+	filepath.WalkDir(filepath.Join(dir, "b"), func(p string, d fs.DirEntry, err error) error {
+		if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
+			blobs += fi.Size()
+		}
+		return nil
+	})
+	files := repoFiles(repo)
+	before = heapAfterGC()
+	for _, n := range slices.Sorted(maps.Keys(files)) {
+		mustBlame(t, ix, n, files[n])
+	}
+	blamed = heapAfterGC()
+	runtime.KeepAlive(ix)
+	t.Logf("every file: %d KiB kept for %d files, the index's blobs %d KiB", (blamed-before)>>10, len(files), blobs>>10)
+	if blamed-before > blobs {
+		t.Errorf("a blame of every file keeps %d KiB, more than the index's blobs (%d KiB)", (blamed-before)>>10, blobs>>10)
 	}
 }
 
