@@ -215,7 +215,9 @@ func edits(s *store.Store, m *manifest.Manifest) (*packEdits, error) {
 		if !observed && (!edit.Is(s.Tool) || s.Error != nil) {
 			continue
 		}
-		e := editStep{Step: s.Index, Tool: s.Tool, Time: s.Timestamp, Agent: s.Agent, Parameters: s.Parameters}
+		// A step's parameters are a slice of the manifest's bytes: a
+		// copy keeps none of the manifest (New keeps every pack's edits).
+		e := editStep{Step: s.Index, Tool: s.Tool, Time: s.Timestamp, Agent: s.Agent, Parameters: slices.Clone(s.Parameters)}
 		if observed {
 			e.Observed = s.Observed
 		}

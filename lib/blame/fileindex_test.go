@@ -322,7 +322,9 @@ func heapAfterGC() int64 {
 // runs follows what the blame needs, not what the packs hold. Opening
 // it keeps of each pack its paths and session, not the metadata the
 // session was read from (the catalog of a year's store held a copy of
-// every pack's metadata: 145 MiB); a blame keeps of the edits it
+// every pack's metadata: 145 MiB); the edits New reads of each pack
+// keep none of its manifest (their parameters were slices of it); a
+// blame keeps of the edits it
 // replayed the lines they added, not each version of the file those
 // lines are part of; and one that blames every file of a year keeps
 // their histories, not what each replay read to make one (every view of
@@ -359,6 +361,23 @@ func TestFileIndexBoundedMemory(t *testing.T) {
 	if opened-before > packs*note/4 {
 		t.Errorf("opening the index keeps %d KiB, more than a quarter of the packs' metadata (%d KiB)", (opened-before)>>10, packs*note>>10)
 	}
+	// New holds every pack's edits until it has replayed them all.
+	var held []*packEdits
+	for _, d := range ps {
+		pe, _, err := (*Cache)(nil).load(s, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, pe)
+	}
+	loaded := heapAfterGC()
+	runtime.KeepAlive(held)
+	t.Logf("edits: %d KiB kept for %d packs", (loaded-opened)>>10, packs)
+	if loaded-opened > packs*note/4 {
+		t.Errorf("the packs' edits keep %d KiB, more than a quarter of the packs' metadata (%d KiB)", (loaded-opened)>>10, packs*note>>10)
+	}
+	held = nil
+	opened = heapAfterGC()
 	lines := mustBlame(t, ix, "table.go", []byte(text))
 	if len(lines) != 8000 {
 		t.Fatalf("%d lines blamed, want 8000", len(lines))
