@@ -69,8 +69,22 @@ var errUnknown = errors.New("content not recorded")
 // same session, step time, tool and parameters) count once, for the pack
 // with the most steps.
 func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
+	all, st, err := c.loadAll(s, ps)
+	if err != nil {
+		return nil, st, err
+	}
+	ix, edits, err := build(newTexts(s), all, nil)
+	st.Packs, st.Edits = len(all), edits
+	return ix, st, err
+}
+
+// loadAll returns the edits of the packs ps, which New holds until it has
+// replayed them all: the text of a view is held once, however many
+// snapshots of a session, or sessions that read one version, recorded it.
+func (c *Cache) loadAll(s *store.Store, ps []digest.Digest) ([]*packEdits, Stats, error) {
 	var st Stats
 	all := make([]*packEdits, 0, len(ps))
+	views := map[string]string{}
 	for _, d := range ps {
 		pe, cached, err := c.load(s, d)
 		if err != nil {
@@ -79,11 +93,16 @@ func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
 		if cached {
 			st.Cached++
 		}
+		for i, v := range pe.Views {
+			if t, ok := views[v.Text]; ok {
+				pe.Views[i].Text = t
+			} else {
+				views[v.Text] = v.Text
+			}
+		}
 		all = append(all, pe)
 	}
-	ix, edits, err := build(newTexts(s), all, nil)
-	st.Packs, st.Edits = len(all), edits
-	return ix, st, err
+	return all, st, nil
 }
 
 // build replays the edits of the packs all. want, when not nil, keeps

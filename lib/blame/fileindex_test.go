@@ -323,8 +323,8 @@ func heapAfterGC() int64 {
 // it keeps of each pack its paths and session, not the metadata the
 // session was read from (the catalog of a year's store held a copy of
 // every pack's metadata: 145 MiB); the edits New reads of each pack
-// keep none of its manifest (their parameters were slices of it); a
-// blame keeps of the edits it
+// keep none of its manifest (their parameters were slices of it), and
+// it holds the text of a view once, not once per snapshot; a blame keeps of the edits it
 // replayed the lines they added, not each version of the file those
 // lines are part of; and one that blames every file of a year keeps
 // their histories, not what each replay read to make one (every view of
@@ -413,6 +413,34 @@ func TestFileIndexBoundedMemory(t *testing.T) {
 	t.Logf("every file: %d KiB kept for %d files, the index's blobs %d KiB", (blamed-before)>>10, len(files), blobs>>10)
 	if blamed-before > blobs {
 		t.Errorf("a blame of every file keeps %d KiB, more than the index's blobs (%d KiB)", (blamed-before)>>10, blobs>>10)
+	}
+
+	// New holds every pack's edits, from the manifests and then from
+	// the cache: each view's text once.
+	c := OpenCache(t.TempDir())
+	for range 2 { // the second run reads the cache
+		before = heapAfterGC()
+		all, st, err := c.loadAll(s, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded := heapAfterGC()
+		views, unique := 0, 0
+		seen := map[string]bool{}
+		for _, pe := range all {
+			for _, v := range pe.Views {
+				views += len(v.Text)
+				if !seen[v.Text] {
+					seen[v.Text] = true
+					unique += len(v.Text)
+				}
+			}
+		}
+		runtime.KeepAlive(all)
+		t.Logf("edits of %d packs (%d from the cache): %d KiB kept, views %d KiB, %d KiB of them different", len(ps), st.Cached, (loaded-before)>>10, views>>10, unique>>10)
+		if limit := int64(views+unique) / 2; loaded-before > limit {
+			t.Errorf("the edits of %d packs keep %d KiB, more than %d KiB: a view's text for each snapshot that recorded it", len(ps), (loaded-before)>>10, limit>>10)
+		}
 	}
 }
 
