@@ -67,7 +67,7 @@ import (
 // answer: a write that fails leaves the run's data in memory.
 type fileIndex struct {
 	dir     string
-	workers int               // packs derived side by side; 0: one per CPU
+	workers int               // packs derived side by side; 0: one per CPU, up to maxWorkers
 	mu      sync.Mutex        // guards mem: packs are derived side by side
 	mem     map[string][]byte // blobs and entries this run made but could not write
 }
@@ -563,9 +563,15 @@ func mergePairs(a, b []byte) []byte {
 	return append(out, a[i:]...)
 }
 
-// entryWindow bounds how many packs' entries are read ahead of the
-// catalog that adds them.
-const entryWindow = 16
+const (
+	// entryWindow bounds how many packs' entries are read ahead of the
+	// catalog that adds them.
+	entryWindow = 16
+	// maxWorkers bounds the packs derived at once, each with its
+	// manifest in memory: deriving is as much creating files as
+	// computing.
+	maxWorkers = 4
+)
 
 // derived is the entry of a pack, or the error of reading it.
 type derived struct {
@@ -574,9 +580,9 @@ type derived struct {
 }
 
 // entries reads the entries of the packs ds (fx.entry: a pack the index
-// lacks is derived from its manifest), one worker per CPU, at most
-// entryWindow packs ahead of the caller, which asks get for the entry of
-// each in order, and calls stop when done.
+// lacks is derived from its manifest), one worker per CPU (at most
+// maxWorkers), at most entryWindow packs ahead of the caller, which asks
+// get for the entry of each in order, and calls stop when done.
 func (fx *fileIndex) entries(s *store.Store, ds []digest.Digest) (get func(i int) derived, stop func()) {
 	out := make([]chan derived, len(ds))
 	for i := range out {
@@ -590,7 +596,7 @@ func (fx *fileIndex) entries(s *store.Store, ds []digest.Digest) (get func(i int
 	var wg sync.WaitGroup
 	workers := fx.workers
 	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+		workers = min(runtime.GOMAXPROCS(0), maxWorkers)
 	}
 	for range min(workers, len(ds)) {
 		wg.Go(func() {
