@@ -310,17 +310,13 @@ func TestBlame(t *testing.T) {
 			for _, ss := range tt.sessions {
 				ps = append(ps, pack(t, s, ss))
 			}
-			for _, c := range []*Cache{nil, OpenCache(t.TempDir())} {
-				for range 2 { // the second run reads the cache
-					ix, _, err := New(s, ps, c)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got := describe(mustBlame(t, ix, tt.file, []byte(tt.current)), ps)
-					if strings.Join(got, " ") != strings.Join(tt.want, " ") {
-						t.Errorf("cache %v: got  %v\nwant %v", c != nil, got, tt.want)
-					}
-				}
+			ix, _, err := New(s, ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := describe(mustBlame(t, ix, tt.file, []byte(tt.current)), ps)
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("manifests: got  %v\nwant %v", got, tt.want)
 			}
 			dir := t.TempDir()
 			for run := range 2 { // the file index, made, then read
@@ -345,7 +341,7 @@ func TestPackLines(t *testing.T) {
 	}
 	a := pack(t, s, session{id: "a", steps: []step{write("a.txt", "alpha line one\nalpha line two\n")}})
 	b := pack(t, s, session{id: "b", created: "2026-01-02T00:00:00Z", steps: []step{write("b.txt", "beta line one\n")}})
-	ix, _, err := New(s, []digest.Digest{a, b}, nil)
+	ix, _, err := New(s, []digest.Digest{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}

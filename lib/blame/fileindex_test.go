@@ -81,7 +81,7 @@ func smallEdits(t *testing.T) (*store.Store, []digest.Digest, map[string][]byte,
 		t.Fatal(err)
 	}
 	files := map[string][]byte{"big.go": big, "moved.go": []byte(strings.Join(Lines(big)[50:60], "\n") + "\n")}
-	want, _, err := New(s, ps, nil)
+	want, _, err := New(s, ps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestFileIndexMatchesReplay(t *testing.T) {
 		}
 		files["moved.go"] = []byte(moved.String())
 		files["vendor/x/"+packgen.HotFile] = files[packgen.HotFile]
-		want, _, err := New(s, ps, nil)
+		want, _, err := New(s, ps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,6 +164,21 @@ func TestFileIndexMatchesReplay(t *testing.T) {
 		for _, d := range []string{t.TempDir(), dir} {
 			one := opener(t, s, d, ps)()
 			sameBlame(t, "one index", func() *Index { return one }, want, files)
+		}
+		// Some of the packs (ctx-blame --pack), from the index of all of
+		// them: each file's history as those packs recorded it.
+		for _, k := range []int{2, 3} {
+			var some []digest.Digest
+			for i, d := range ps {
+				if i%k == 0 {
+					some = append(some, d)
+				}
+			}
+			want, _, err := New(s, some)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameBlame(t, fmt.Sprint("one pack in ", k), opener(t, s, dir, some), want, files)
 		}
 	})
 	t.Run("edits", func(t *testing.T) {
@@ -180,7 +195,7 @@ func TestFileIndexMatchesReplay(t *testing.T) {
 		// Half the packs, then all: the index grows by the packs it lacks.
 		dir := t.TempDir()
 		for _, n := range []int{len(ps) / 2, len(ps)} {
-			want, _, err := New(s, ps[:n], nil)
+			want, _, err := New(s, ps[:n])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -362,13 +377,9 @@ func TestFileIndexBoundedMemory(t *testing.T) {
 		t.Errorf("opening the index keeps %d KiB, more than a quarter of the packs' metadata (%d KiB)", (opened-before)>>10, packs*note>>10)
 	}
 	// New holds every pack's edits until it has replayed them all.
-	var held []*packEdits
-	for _, d := range ps {
-		pe, _, err := (*Cache)(nil).load(s, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		held = append(held, pe)
+	held, err := loadAll(s, ps)
+	if err != nil {
+		t.Fatal(err)
 	}
 	loaded := heapAfterGC()
 	runtime.KeepAlive(held)
@@ -415,32 +426,28 @@ func TestFileIndexBoundedMemory(t *testing.T) {
 		t.Errorf("a blame of every file keeps %d KiB, more than the index's blobs (%d KiB)", (blamed-before)>>10, blobs>>10)
 	}
 
-	// New holds every pack's edits, from the manifests and then from
-	// the cache: each view's text once.
-	c := OpenCache(t.TempDir())
-	for range 2 { // the second run reads the cache
-		before = heapAfterGC()
-		all, st, err := c.loadAll(s, ps)
-		if err != nil {
-			t.Fatal(err)
-		}
-		loaded := heapAfterGC()
-		views, unique := 0, 0
-		seen := map[string]bool{}
-		for _, pe := range all {
-			for _, v := range pe.Views {
-				views += len(v.Text)
-				if !seen[v.Text] {
-					seen[v.Text] = true
-					unique += len(v.Text)
-				}
+	// New holds every pack's edits: each view's text once.
+	before = heapAfterGC()
+	all, err := loadAll(s, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded = heapAfterGC()
+	views, unique := 0, 0
+	seen := map[string]bool{}
+	for _, pe := range all {
+		for _, v := range pe.Views {
+			views += len(v.Text)
+			if !seen[v.Text] {
+				seen[v.Text] = true
+				unique += len(v.Text)
 			}
 		}
-		runtime.KeepAlive(all)
-		t.Logf("edits of %d packs (%d from the cache): %d KiB kept, views %d KiB, %d KiB of them different", len(ps), st.Cached, (loaded-before)>>10, views>>10, unique>>10)
-		if limit := int64(views+unique) / 2; loaded-before > limit {
-			t.Errorf("the edits of %d packs keep %d KiB, more than %d KiB: a view's text for each snapshot that recorded it", len(ps), (loaded-before)>>10, limit>>10)
-		}
+	}
+	runtime.KeepAlive(all)
+	t.Logf("edits of %d packs: %d KiB kept, views %d KiB, %d KiB of them different", len(ps), (loaded-before)>>10, views>>10, unique>>10)
+	if limit := int64(views+unique) / 2; loaded-before > limit {
+		t.Errorf("the edits of %d packs keep %d KiB, more than %d KiB: a view's text for each snapshot that recorded it", len(ps), (loaded-before)>>10, limit>>10)
 	}
 }
 
