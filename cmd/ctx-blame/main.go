@@ -154,8 +154,7 @@ func (c *blameCmd) index(s *store.Store) (*blame.Index, error) {
 		}
 		ps = append(ps, d)
 	}
-	ix, _, err := blame.New(s, ps, blame.OpenCache(blame.DefaultCacheDir()))
-	return ix, err
+	return blame.OpenPacks(s, ps)
 }
 
 // blamed is one file's attribution.

@@ -43,7 +43,7 @@ func TestAgentTraceValidates(t *testing.T) {
 	a := pack(t, s, session{id: "a", steps: []step{write("x.go", "package x\n\nfunc One() int { return 1 }\n")}})
 	b := pack(t, s, session{id: "b", created: "2026-01-02T00:00:00Z", inputs: map[string]string{"x.go": "package x\n\nfunc One() int { return 1 }\n"},
 		steps: []step{replace("x.go", "func One() int { return 1 }\n", "func One() int { return 1 }\n\nfunc Two() int { return 2 }\n")}})
-	ix, _, err := New(s, []digest.Digest{a, b}, nil)
+	ix, _, err := New(s, []digest.Digest{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}

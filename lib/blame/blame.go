@@ -15,6 +15,7 @@ import (
 	"github.com/ctx-tools/ctx/lib/edit"
 	"github.com/ctx-tools/ctx/lib/manifest"
 	"github.com/ctx-tools/ctx/lib/store"
+	"github.com/ctx-tools/ctx/lib/userconfig"
 )
 
 // Index is the recorded edits of a set of packs, ready to attribute the
@@ -55,35 +56,51 @@ func order(i int, before bool) int {
 
 // Stats says what an Index was built from.
 type Stats struct {
-	Packs  int // packs read
-	Edits  int // edit steps among them, after snapshots of one session were merged
-	Cached int // packs whose edits came from the cache
+	Packs int // packs read
+	Edits int // edit steps among them, after snapshots of one session were merged
 }
 
 // errUnknown is what blame's reader says of a file no recorded step showed.
 var errUnknown = errors.New("content not recorded")
 
-// New builds the index of the packs ps: each pack's edits are taken from
-// cache when it has them (cache may be nil) and read from its manifest
-// otherwise. Edits that several snapshots of one session recorded (the
-// same session, step time, tool and parameters) count once, for the pack
-// with the most steps.
-func New(s *store.Store, ps []digest.Digest, c *Cache) (*Index, Stats, error) {
-	var st Stats
+// New builds the index of the packs ps from their manifests, replaying
+// every file's history. Edits that several snapshots of one session
+// recorded (the same session, step time, tool and parameters) count
+// once, for the pack with the most steps.
+func New(s *store.Store, ps []digest.Digest) (*Index, Stats, error) {
+	all, err := loadAll(s, ps)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	ix, edits, err := build(newTexts(s), all, nil)
+	return ix, Stats{Packs: len(all), Edits: edits}, err
+}
+
+// loadAll returns the edits of the packs ps, which New holds until it has
+// replayed them all: the text of a view is held once, however many
+// snapshots of a session, or sessions that read one version, recorded it.
+func loadAll(s *store.Store, ps []digest.Digest) ([]*packEdits, error) {
 	all := make([]*packEdits, 0, len(ps))
+	views := map[string]string{}
 	for _, d := range ps {
-		pe, cached, err := c.load(s, d)
+		m, err := manifest.Load(s, d)
 		if err != nil {
-			return nil, st, err
+			return nil, err
 		}
-		if cached {
-			st.Cached++
+		pe, err := edits(s, m)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range pe.Views {
+			if t, ok := views[v.Text]; ok {
+				pe.Views[i].Text = t
+			} else {
+				views[v.Text] = v.Text
+			}
 		}
 		all = append(all, pe)
 	}
-	ix, edits, err := build(newTexts(s), all, nil)
-	st.Packs, st.Edits = len(all), edits
-	return ix, st, err
+	return all, nil
 }
 
 // build replays the edits of the packs all. want, when not nil, keeps
@@ -597,17 +614,28 @@ func (ix *Index) Blame(file string, content []byte, past *Past, names ...string)
 	return attribute(lasts(), current, ix.pool, past), nil
 }
 
-// Open builds the index of every finalized pack in s from the file index
-// in the user's cache directory (DefaultCacheDir; fileIndex), adding the
-// packs it lacks; without a cache directory, from every manifest.
+// Open builds the index of every finalized pack in s (OpenPacks).
 func Open(s *store.Store) (*Index, error) {
 	all, err := s.Packs("")
 	if err != nil {
 		return nil, err
 	}
+	return OpenPacks(s, all)
+}
+
+// OpenPacks builds the index of the packs ps from the file index in the
+// user's cache directory (DefaultCacheDir; fileIndex), adding the packs
+// it lacks: a file's blame replays the history the packs ps recorded of
+// it, whatever other packs the index holds. Without a cache directory,
+// it is made from the manifests of ps (New).
+func OpenPacks(s *store.Store, ps []digest.Digest) (*Index, error) {
 	if dir := DefaultCacheDir(); dir != "" {
-		return openLazy(s, filepath.Join(dir, filesDir), all)
+		return openLazy(s, filepath.Join(dir, filesDir), ps)
 	}
-	ix, _, err := New(s, all, nil)
+	ix, _, err := New(s, ps)
 	return ix, err
 }
+
+// DefaultCacheDir is $CTX_BLAME_CACHE, "" when that is "off", else
+// ctx/blame in the user's cache directory ("" when there is none).
+func DefaultCacheDir() string { return userconfig.CacheDir("CTX_BLAME_CACHE", "blame") }

@@ -19,6 +19,7 @@ type session struct {
 	inputs  map[string]string
 	partial map[string]string // inputs seen in part: their first lines
 	steps   []step
+	note    string // more metadata, beside the session's
 }
 
 type step struct {
@@ -40,6 +41,9 @@ func pack(t testing.TB, s *store.Store, ss session) digest.Digest {
 		"model":    map[string]any{"identifier": "claude-opus-4-5"},
 		"prompts":  []any{map[string]any{"role": "user", "content": "do it"}},
 		"metadata": map[string]any{"session": map[string]any{"sessionId": ss.id, "cwd": ss.cwd}},
+	}
+	if ss.note != "" {
+		log["metadata"].(map[string]any)["note"] = ss.note
 	}
 	var inputs []any
 	for n, c := range ss.inputs {
@@ -306,17 +310,13 @@ func TestBlame(t *testing.T) {
 			for _, ss := range tt.sessions {
 				ps = append(ps, pack(t, s, ss))
 			}
-			for _, c := range []*Cache{nil, OpenCache(t.TempDir())} {
-				for range 2 { // the second run reads the cache
-					ix, _, err := New(s, ps, c)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got := describe(mustBlame(t, ix, tt.file, []byte(tt.current)), ps)
-					if strings.Join(got, " ") != strings.Join(tt.want, " ") {
-						t.Errorf("cache %v: got  %v\nwant %v", c != nil, got, tt.want)
-					}
-				}
+			ix, _, err := New(s, ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := describe(mustBlame(t, ix, tt.file, []byte(tt.current)), ps)
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("manifests: got  %v\nwant %v", got, tt.want)
 			}
 			dir := t.TempDir()
 			for run := range 2 { // the file index, made, then read
@@ -341,7 +341,7 @@ func TestPackLines(t *testing.T) {
 	}
 	a := pack(t, s, session{id: "a", steps: []step{write("a.txt", "alpha line one\nalpha line two\n")}})
 	b := pack(t, s, session{id: "b", created: "2026-01-02T00:00:00Z", steps: []step{write("b.txt", "beta line one\n")}})
-	ix, _, err := New(s, []digest.Digest{a, b}, nil)
+	ix, _, err := New(s, []digest.Digest{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}

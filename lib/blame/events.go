@@ -127,50 +127,70 @@ func inCommand(s, path string) bool {
 }
 
 // stepView returns the whole file a tool step's recorded result shows
-// (Claude Code's toolUseResult), if any.
+// (Claude Code's toolUseResult), if any. Only a Read's and an edit's
+// result can: no other step's result (a shell command's output) is
+// read, and the fields of a Read's are read in one pass over it.
 func stepView(s manifest.Step) (view, bool) {
-	r := gjson.GetBytes(s.Metadata, "result.toolUseResult")
+	isRead := s.Tool == "Read"
+	if !isRead && !edit.Is(s.Tool) || s.Error != nil {
+		return view{}, false
+	}
 	path := gjson.GetBytes(s.Parameters, "file_path")
-	if !r.IsObject() || path.Type != gjson.String || s.Error != nil {
+	if path.Type != gjson.String {
+		return view{}, false
+	}
+	r := gjson.GetBytes(s.Metadata, "result.toolUseResult")
+	if !r.IsObject() {
 		return view{}, false
 	}
 	v := view{Path: path.Str, Time: s.Timestamp, Step: s.Index}
-	switch {
-	case s.Tool == "Read":
-		f := r.Get("file")
-		c := f.Get("content")
-		if r.Get("type").String() != "text" || c.Type != gjson.String || f.Get("startLine").Int() > 1 || f.Get("numLines").Int() != f.Get("totalLines").Int() {
-			return view{}, false
-		}
-		v.Text = c.Str
-	case edit.Is(s.Tool):
+	if !isRead {
 		o := r.Get("originalFile")
 		if o.Type != gjson.String {
 			return view{}, false
 		}
 		v.Text, v.Before = o.Str, true
-	default:
+		return v, true
+	}
+	rm := members(r, "type", "file")
+	fm := members(rm[1], "content", "startLine", "numLines", "totalLines")
+	if rm[0].String() != "text" || fm[0].Type != gjson.String || fm[1].Int() > 1 || fm[2].Int() != fm[3].Int() {
 		return view{}, false
 	}
+	v.Text = fm[0].Str
 	return v, true
+}
+
+// members returns the members of object o named names, in one pass
+// over it (the first of a name, as gjson's Get finds it).
+func members(o gjson.Result, names ...string) []gjson.Result {
+	out := make([]gjson.Result, len(names))
+	o.ForEach(func(k, x gjson.Result) bool {
+		if i := slices.Index(names, k.Str); i >= 0 && !out[i].Exists() {
+			out[i] = x
+		}
+		return true
+	})
+	return out
 }
 
 // edits extracts a pack's edit steps, and the lines of its inputs from
 // the store.
 func edits(s *store.Store, m *manifest.Manifest) (*packEdits, error) {
 	pe := &packEdits{Pack: m.Hash.String(), Created: m.Created, Steps: len(m.Steps)}
-	meta := gjson.ParseBytes(m.Metadata)
-	pe.Session = meta.Get("session.sessionId").String()
+	// GetBytes copies what it returns: the strings kept (the catalog
+	// keeps the session of every pack) hold none of the metadata.
+	pe.Session = gjson.GetBytes(m.Metadata, "session.sessionId").String()
 	if pe.Session == "" {
-		pe.Session = meta.Get("session.id").String()
+		pe.Session = gjson.GetBytes(m.Metadata, "session.id").String()
 	}
-	pe.Cwd = meta.Get("session.cwd").String()
+	pe.Cwd = gjson.GetBytes(m.Metadata, "session.cwd").String()
 	type promptAt struct {
 		index int
 		t     time.Time
 	}
 	var prompts []promptAt
-	meta.Get("prompts").ForEach(func(_, p gjson.Result) bool {
+	gjson.GetBytes(m.Metadata, "prompts").ForEach(func(_, p gjson.Result) bool {
 		t, err := time.Parse(time.RFC3339Nano, p.Get("timestamp").String())
 		if err == nil && p.Get("index").Exists() && int(p.Get("index").Int()) < len(m.Prompts) {
 			prompts = append(prompts, promptAt{int(p.Get("index").Int()), t})
@@ -195,7 +215,9 @@ func edits(s *store.Store, m *manifest.Manifest) (*packEdits, error) {
 		if !observed && (!edit.Is(s.Tool) || s.Error != nil) {
 			continue
 		}
-		e := editStep{Step: s.Index, Tool: s.Tool, Time: s.Timestamp, Agent: s.Agent, Parameters: s.Parameters}
+		// A step's parameters are a slice of the manifest's bytes: a
+		// copy keeps none of the manifest (New keeps every pack's edits).
+		e := editStep{Step: s.Index, Tool: s.Tool, Time: s.Timestamp, Agent: s.Agent, Parameters: slices.Clone(s.Parameters)}
 		if observed {
 			e.Observed = s.Observed
 		}

@@ -11,9 +11,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -65,8 +68,9 @@ import (
 // answer: a write that fails leaves the run's data in memory.
 type fileIndex struct {
 	dir     string
-	mem     map[string][]byte // blobs this run made but could not write
-	rewrite bool              // blobs are written even when present
+	workers int               // packs derived side by side; 0: one per CPU, up to maxWorkers
+	mu      sync.Mutex        // guards mem: packs are derived side by side
+	mem     map[string][]byte // blobs and entries this run made but could not write
 }
 
 const (
@@ -125,25 +129,41 @@ func blobName(ref string) (string, bool) {
 	return filepath.Join("b", shard(ref)), true
 }
 
-// putBlob stores b and returns its name.
-func (fx *fileIndex) putBlob(b []byte) string {
+// inMem returns what was kept in memory under key.
+func (fx *fileIndex) inMem(key string) ([]byte, bool) {
+	fx.mu.Lock()
+	defer fx.mu.Unlock()
+	b, ok := fx.mem[key]
+	return b, ok
+}
+
+// keep keeps b in memory under key: a file the index could not write.
+func (fx *fileIndex) keep(key string, b []byte) {
+	fx.mu.Lock()
+	defer fx.mu.Unlock()
+	fx.mem[key] = b
+}
+
+// putBlob stores b and returns its name; rewrite writes it even when
+// present.
+func (fx *fileIndex) putBlob(b []byte, rewrite bool) string {
 	ref := digest.Of(b).Hex()
 	name, _ := blobName(ref)
-	if _, ok := fx.mem[ref]; ok {
+	if _, ok := fx.inMem(ref); ok {
 		return ref
 	}
-	if fi, err := os.Lstat(filepath.Join(fx.dir, name)); !fx.rewrite && err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(b)+len(blobMagic)+10) {
+	if fi, err := os.Lstat(filepath.Join(fx.dir, name)); !rewrite && err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(b)+len(blobMagic)+10) {
 		return ref // written before (content addressed); read checks it
 	}
 	if fx.write(name, blobMagic, b) != nil {
-		fx.mem[ref] = b
+		fx.keep(ref, b)
 	}
 	return ref
 }
 
 // blob returns the blob ref.
 func (fx *fileIndex) blob(ref string) ([]byte, error) {
-	if b, ok := fx.mem[ref]; ok {
+	if b, ok := fx.inMem(ref); ok {
 		return b, nil
 	}
 	name, ok := blobName(ref)
@@ -213,14 +233,12 @@ func lineHash(t string) uint64 {
 // repair derives the entry of pack d again, one of whose files is
 // damaged: every blob is written again.
 func (fx *fileIndex) repair(s *store.Store, d digest.Digest) (*packEntry, error) {
-	fx.rewrite = true
-	defer func() { fx.rewrite = false }()
-	return fx.derive(s, d)
+	return fx.derive(s, d, true)
 }
 
 // derive makes the entry of pack d from its manifest, writing its
-// blobs.
-func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error) {
+// blobs (again, when rewrite is set, even those present).
+func (fx *fileIndex) derive(s *store.Store, d digest.Digest, rewrite bool) (*packEntry, error) {
 	m, err := manifest.Load(s, d)
 	if err != nil {
 		return nil, err
@@ -383,7 +401,7 @@ func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error)
 		if !ok || !edited {
 			continue // never a version: the session did not edit it
 		}
-		sec(j).Views = append(sec(j).Views, sectionView{Path: v.Path, Time: v.Time, Step: v.Step, Before: v.Before, Text: fx.putBlob([]byte(v.Text))})
+		sec(j).Views = append(sec(j).Views, sectionView{Path: v.Path, Time: v.Time, Step: v.Step, Before: v.Before, Text: fx.putBlob([]byte(v.Text), rewrite)})
 	}
 	en.Edges = slices.SortedFunc(maps.Keys(edges), func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 	for j := range en.Names {
@@ -391,7 +409,7 @@ func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error)
 		if err != nil {
 			return nil, err
 		}
-		en.Sections = append(en.Sections, fx.putBlob(b))
+		en.Sections = append(en.Sections, fx.putBlob(b, rewrite))
 	}
 	var lb []byte
 	for j := range en.Names {
@@ -402,13 +420,13 @@ func (fx *fileIndex) derive(s *store.Store, d digest.Digest) (*packEntry, error)
 			lb = binary.LittleEndian.AppendUint64(lb, h)
 		}
 	}
-	en.Lines = fx.putBlob(lb)
+	en.Lines = fx.putBlob(lb, rewrite)
 	b, err := json.Marshal(en)
 	if err != nil {
 		return nil, err
 	}
 	if fx.write(entryName(d), entryMagic, b) != nil {
-		fx.mem["p"+d.Hex()] = b
+		fx.keep("p"+d.Hex(), b)
 	}
 	return en, nil
 }
@@ -419,13 +437,13 @@ func (fx *fileIndex) entry(s *store.Store, d digest.Digest) (*packEntry, error) 
 	if en, ok := fx.stored(d); ok {
 		return en, nil
 	}
-	return fx.derive(s, d)
+	return fx.derive(s, d, false)
 }
 
 // stored returns the entry of pack d as the index holds it; false when
 // it holds no sound one.
 func (fx *fileIndex) stored(d digest.Digest) (*packEntry, bool) {
-	b, ok := fx.mem["p"+d.Hex()]
+	b, ok := fx.inMem("p" + d.Hex())
 	var err error
 	if !ok {
 		b, err = fx.read(entryName(d), entryMagic)
@@ -574,16 +592,88 @@ func mergePairs(a, b []byte) []byte {
 	return append(out, a[i:]...)
 }
 
+const (
+	// entryWindow bounds how many packs' entries are read ahead of the
+	// catalog that adds them.
+	entryWindow = 16
+	// maxWorkers bounds the packs derived at once, each with its
+	// manifest in memory: deriving is as much creating files as
+	// computing.
+	maxWorkers = 4
+)
+
+// derived is the entry of a pack, or the error of reading it.
+type derived struct {
+	en  *packEntry
+	err error
+}
+
+// entries reads the entries of the packs ds (fx.entry: a pack the index
+// lacks is derived from its manifest), one worker per CPU (at most
+// maxWorkers), at most entryWindow packs ahead of the caller, which asks
+// get for the entry of each in order, and calls stop when done.
+func (fx *fileIndex) entries(s *store.Store, ds []digest.Digest) (get func(i int) derived, stop func()) {
+	out := make([]chan derived, len(ds))
+	for i := range out {
+		out[i] = make(chan derived, 1)
+	}
+	// A worker takes a place in ahead before it takes a pack; the
+	// caller frees one as it takes each entry.
+	ahead := make(chan struct{}, entryWindow)
+	quit := make(chan struct{})
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := fx.workers
+	if workers <= 0 {
+		workers = min(runtime.GOMAXPROCS(0), maxWorkers)
+	}
+	for range min(workers, len(ds)) {
+		wg.Go(func() {
+			for {
+				select {
+				case ahead <- struct{}{}:
+				case <-quit:
+					return
+				}
+				i := int(next.Add(1)) - 1
+				if i >= len(ds) {
+					return
+				}
+				en, err := fx.entry(s, ds[i])
+				out[i] <- derived{en, err}
+			}
+		})
+	}
+	get = func(i int) derived {
+		r := <-out[i]
+		<-ahead
+		return r
+	}
+	return get, func() {
+		close(quit)
+		wg.Wait()
+	}
+}
+
 // update adds the packs ps that the catalog lacks, and writes it when it
-// grew.
+// grew. Their entries are read side by side (entries), and added in the
+// order of ps.
 func (fx *fileIndex) update(s *store.Store, c *catalog, ps []digest.Digest) error {
+	var todo []digest.Digest
+	seen := map[string]bool{}
+	for _, d := range ps {
+		if k := d.String(); !c.packs[k] && !seen[k] {
+			seen[k] = true
+			todo = append(todo, d)
+		}
+	}
+	get, stop := fx.entries(s, todo)
+	defer stop()
 	var pairs []byte
 	grew := false
-	for _, d := range ps {
-		if c.packs[d.String()] {
-			continue
-		}
-		en, err := fx.entry(s, d)
+	for i, d := range todo {
+		r := get(i)
+		en, err := r.en, r.err
 		if err != nil {
 			return err
 		}
@@ -747,13 +837,17 @@ func (c *catalog) candidates(file string) []int {
 // lazy is an Index built from the file index, path by path, as the
 // files blamed need them.
 type lazy struct {
-	s     *store.Store
-	fx    *fileIndex
-	cat   *catalog
-	live  map[string]bool // the packs blamed
-	done  map[int]bool    // the paths replayed (closed under cat.adj)
+	s    *store.Store
+	fx   *fileIndex
+	cat  *catalog
+	live map[string]bool    // the packs blamed
+	done map[int]bool       // the paths replayed (closed under cat.adj)
+	ents map[int]*packEntry // by index in cat.Packs
+	// What one replay reads (need): the sections and view texts its
+	// packs' snapshots share, the files from the store. Each replay is
+	// of other paths, so it reads other sections and texts: kept for
+	// every file blamed, they were most of the index's blobs.
 	ts    *texts
-	ents  map[int]*packEntry // by index in cat.Packs
 	secs  map[string]*section
 	texts map[string]string // view texts by blob
 }
@@ -766,8 +860,7 @@ func openLazy(s *store.Store, dir string, ps []digest.Digest) (*Index, error) {
 		return nil, err
 	}
 	c.index()
-	lz := &lazy{s: s, fx: fx, cat: c, live: map[string]bool{}, done: map[int]bool{}, ts: newTexts(s),
-		ents: map[int]*packEntry{}, secs: map[string]*section{}, texts: map[string]string{}}
+	lz := &lazy{s: s, fx: fx, cat: c, live: map[string]bool{}, done: map[int]bool{}, ents: map[int]*packEntry{}}
 	for _, d := range ps {
 		lz.live[d.String()] = true
 	}
@@ -820,6 +913,8 @@ func (ix *Index) need(ids []int) error {
 		lasts, pl, err = decodeResult(r)
 	}
 	if lasts == nil || err != nil {
+		lz.ts, lz.secs, lz.texts = newTexts(lz.s), map[string]*section{}, map[string]string{}
+		defer func() { lz.ts, lz.secs, lz.texts = nil, nil, nil }()
 		all := make([]*packEdits, 0, len(packs))
 		for _, i := range slices.Sorted(maps.Keys(packs)) {
 			pe, err := lz.packEdits(i, fresh)

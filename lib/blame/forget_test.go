@@ -12,8 +12,8 @@ import (
 	"github.com/ctx-tools/ctx/lib/store"
 )
 
-// TestForget: after a store drops packs, Forget removes their entries
-// (file index and --pack cache), one file each, and takes them and the
+// TestForget: after a store drops packs, Forget removes their entries in
+// the file index, one file each, and takes them and the
 // paths only they had out of the catalog; blames of the store still give
 // a replay's answer, and so do those of another store sharing the cache
 // that still holds the packs.
@@ -37,9 +37,6 @@ func TestForget(t *testing.T) {
 	dir := t.TempDir()
 	fdir := filepath.Join(dir, filesDir)
 	opener(t, s, fdir, ps)()
-	if _, _, err := New(s, ps, OpenCache(dir)); err != nil {
-		t.Fatal(err)
-	}
 	before := opener(t, s, fdir, ps)().lz.cat
 	mustBlame(t, opener(t, s, fdir, ps)(), "big.go", files["big.go"])
 
@@ -86,7 +83,7 @@ func TestForget(t *testing.T) {
 		}
 	}
 	n, err := Forget(dir, gone)
-	if want := 2*len(gone) + len(goneBlobs); err != nil || n != want {
+	if want := len(gone) + len(goneBlobs); err != nil || n != want {
 		t.Fatalf("Forget = %d, %v; want %d, nil", n, err, want)
 	}
 	for refs, wantGone := range map[*map[string]bool]bool{&goneBlobs: true, &restBlobs: false} {
@@ -98,7 +95,7 @@ func TestForget(t *testing.T) {
 		}
 	}
 	for i, d := range ps {
-		for _, f := range []string{filepath.Join(dir, cacheName(d)), filepath.Join(fdir, entryName(d))} {
+		for _, f := range []string{filepath.Join(fdir, entryName(d))} {
 			_, err := os.Lstat(f)
 			if i%2 == 1 && !os.IsNotExist(err) || i%2 == 0 && err != nil {
 				t.Errorf("pack %d: %s: %v", i, f, err)
@@ -126,21 +123,18 @@ func TestForget(t *testing.T) {
 		t.Errorf("Forget again = %d, %v; want 0, nil", n, err)
 	}
 
-	want, _, err := New(s, rest, nil)
+	want, _, err := New(s, rest)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameBlame(t, "store collected", opener(t, s, fdir, rest), want, files)
-	wantOther, _, err := New(other, ps, nil)
+	wantOther, _, err := New(other, ps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameBlame(t, "other store", opener(t, other, fdir, ps), wantOther, files)
 	if c := fx.loadCatalog(); len(c.Packs) != len(ps) {
 		t.Errorf("catalog after the other store's blame: %d packs, want %d", len(c.Packs), len(ps))
-	}
-	if _, _, err := New(other, ps, OpenCache(dir)); err != nil {
-		t.Fatal(err)
 	}
 
 	if n, err := Forget("", ps); n != 0 || err != nil {
@@ -199,7 +193,7 @@ func TestForgetSnapshots(t *testing.T) {
 		}
 	}
 	live := []digest.Digest{s2, other}
-	want, _, err := New(s, live, nil)
+	want, _, err := New(s, live)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,6 +73,10 @@ func (p pool) add(lines []string, e *event) {
 	k := &evKey{e.at, e.created, e.pack, e.seq}
 	for _, l := range lines {
 		if t := strings.TrimSpace(l); distinctive(t) && !e.held.has(t) {
+			// A line of a version's text: a copy of it does not keep
+			// the whole version.
+			l = strings.Clone(l)
+			t = strings.TrimSpace(l)
 			p[t] = append(p[t], pooled{line{text: l, origin: e.origin}, k})
 		}
 	}
