@@ -243,6 +243,7 @@ func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit 
 		places []Place
 		objs   []digest.Digest // the object of each place; zero: inline
 		inline [][]byte        // the parameters of each inline place
+		sums   []digest.Digest // the digest of each of inline
 		skip   bool            // not a snapshot of opt.Session
 		err    error
 	}
@@ -267,6 +268,12 @@ func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit 
 					continue
 				}
 				l.places, l.objs, l.inline = placesOf(mf, opt)
+				// Hashed here, on every worker, not in the one loop
+				// below that dedupes the places.
+				l.sums = make([]digest.Digest, len(l.inline))
+				for k, b := range l.inline {
+					l.sums[k] = digest.Of(b)
+				}
 			}
 		})
 	}
@@ -291,9 +298,8 @@ func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit 
 			var at int
 			var ok bool
 			if l.objs[j].IsZero() {
-				b := l.inline[k]
+				b, sum := l.inline[k], l.sums[k]
 				k++
-				sum := digest.Of(b)
 				if at, ok = seenInline[sum]; !ok {
 					at = len(jobs)
 					seenInline[sum] = at
