@@ -180,20 +180,48 @@ func Search(s *store.Store, packs []digest.Digest, m *Matcher, opt Options, emit
 	if opt.window <= 0 {
 		opt.window = packWindow
 	}
+	// The next window's manifests are read while this one's objects are
+	// searched: each phase leaves a core idle at times (one worker
+	// finishing last, the dedupe of places on one core), which the other
+	// fills.
+	load := func(start int) <-chan gathered {
+		ch := make(chan gathered, 1)
+		go func() { ch <- gather(s, packs[start:min(start+opt.window, len(packs))], opt) }()
+		return ch
+	}
+	var next <-chan gathered
+	if len(packs) > 0 {
+		next = load(0)
+	}
 	for start := 0; start < len(packs); start += opt.window {
-		jobs, err := gather(s, packs[start:min(start+opt.window, len(packs))], opt, &st, emit)
-		if err != nil {
-			return st, err
+		g := <-next
+		if start+opt.window < len(packs) {
+			next = load(start + opt.window)
 		}
-		if err := run(s, jobs, m, opt, &st, &done, emit); err != nil {
+		st.Packs += g.packs
+		for _, r := range g.errs {
+			if err := emit(r); err != nil {
+				return st, err
+			}
+		}
+		if err := run(s, g.jobs, m, opt, &st, &done, emit); err != nil {
 			return st, err
 		}
 	}
 	return st, nil
 }
 
+// gathered is what gather found in a window of packs: the contents to
+// search, the packs that could not be read (a Result each, in order), and
+// how many packs were searched.
+type gathered struct {
+	jobs  []job
+	errs  []*Result
+	packs int
+}
+
 // packWindow is how many packs Search gathers the places of at a time.
-const packWindow = 256
+const packWindow = 128
 
 // searched is what earlier windows found: per object (per digest of a
 // step's parameters for inline content), -1 when it did not match, else
@@ -238,7 +266,7 @@ func (d *searched) record(j *job, r *Result) {
 
 // gather reads the manifests of packs, opt.Workers at a time, and lists
 // the distinct contents to search in the order their places come.
-func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit func(*Result) error) ([]job, error) {
+func gather(s *store.Store, packs []digest.Digest, opt Options) gathered {
 	type loaded struct {
 		places []Place
 		objs   []digest.Digest // the object of each place; zero: inline
@@ -278,21 +306,19 @@ func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit 
 		})
 	}
 	wg.Wait()
-	var jobs []job
+	var g gathered
 	seen := map[digest.Digest]int{}
 	seenInline := map[digest.Digest]int{}
 	for i := range out {
 		l := &out[i]
 		if l.err != nil {
-			if err := emit(&Result{Err: l.err, Places: []Place{{Pack: packs[i], Step: -1, Index: -1, Part: -1}}}); err != nil {
-				return nil, err
-			}
+			g.errs = append(g.errs, &Result{Err: l.err, Places: []Place{{Pack: packs[i], Step: -1, Index: -1, Part: -1}}})
 			continue
 		}
 		if l.skip {
 			continue
 		}
-		st.Packs++
+		g.packs++
 		k := 0
 		for j, p := range l.places {
 			var at int
@@ -301,20 +327,20 @@ func gather(s *store.Store, packs []digest.Digest, opt Options, st *Stats, emit 
 				b, sum := l.inline[k], l.sums[k]
 				k++
 				if at, ok = seenInline[sum]; !ok {
-					at = len(jobs)
+					at = len(g.jobs)
 					seenInline[sum] = at
-					jobs = append(jobs, job{inline: b, sum: sum})
+					g.jobs = append(g.jobs, job{inline: b, sum: sum})
 				}
 			} else if at, ok = seen[l.objs[j]]; !ok {
-				at = len(jobs)
+				at = len(g.jobs)
 				seen[l.objs[j]] = at
-				jobs = append(jobs, job{obj: l.objs[j]})
+				g.jobs = append(g.jobs, job{obj: l.objs[j]})
 			}
-			jobs[at].places = append(jobs[at].places, p)
+			g.jobs[at].places = append(g.jobs[at].places, p)
 		}
 		*l = loaded{}
 	}
-	return jobs, nil
+	return g
 }
 
 // Where the places of a pack are, its manifest is read for, and in a

@@ -364,3 +364,41 @@ func TestSearchWindows(t *testing.T) {
 func compareHits(a, b hit) int {
 	return cmp.Or(bytes.Compare(a.pack[:], b.pack[:]), strings.Compare(a.place, b.place), cmp.Compare(a.line, b.line), strings.Compare(a.text, b.text))
 }
+
+// TestSearchWindowOrder: windows are read ahead of the search, and
+// results still come in window order: a pack that cannot be read is
+// reported after the windows before it and before its own window's
+// results.
+func TestSearchWindowOrder(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	p2, p1 := f.packs[0], f.packs[1]
+	missing := digest.Of([]byte("no such pack"))
+	m, _ := Compile(Pattern{Expr: "needle"})
+	var order []string
+	_, err := Search(f.s, []digest.Digest{p2, missing, p1}, m, Options{window: 1}, func(r *Result) error {
+		switch {
+		case r.Err != nil:
+			order = append(order, "error:"+r.Places[0].Pack.Short())
+		default:
+			order = append(order, r.Places[0].Pack.Short())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := slices.Index(order, "error:"+missing.Short())
+	if at < 0 {
+		t.Fatalf("no error for the missing pack: %v", order)
+	}
+	for i, o := range order {
+		if i < at && o != p2.Short() || i > at && o != p1.Short() {
+			t.Errorf("results out of window order: %v", order)
+			break
+		}
+	}
+	if at == 0 || at == len(order)-1 {
+		t.Errorf("want results of both windows around the error: %v", order)
+	}
+}
