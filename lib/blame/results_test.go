@@ -91,6 +91,29 @@ func blameEach(t *testing.T, what string, s *store.Store, dir string, ps []diges
 	sameBlame(t, what, opener(t, s, dir, ps), want, files)
 }
 
+// grown blames files with the first k packs of ps in a new index, k =
+// 1 … all but the last, and returns the index's directory and its
+// results.
+func grown(t *testing.T, s *store.Store, ps []digest.Digest, files map[string][]byte) (string, map[string]string) {
+	t.Helper()
+	dir := t.TempDir()
+	for k := 1; k < len(ps); k++ {
+		blameEach(t, "made", s, dir, ps[:k], after(files, k))
+	}
+	return dir, indexFiles(t, dir, "r")
+}
+
+// keptAll checks that every result before is still in the index in dir.
+func keptAll(t *testing.T, dir string, before map[string]string) {
+	t.Helper()
+	now := indexFiles(t, dir, "r")
+	for r := range before {
+		if _, ok := now[r]; !ok {
+			t.Errorf("%s removed through a list not read", r)
+		}
+	}
+}
+
 // TestFileIndexResultsBounded: a file blamed after each pack that
 // touches it is added leaves at most keptResults results in r/ (one
 // file per result, counted), with answers a replay gives; the results
@@ -164,22 +187,13 @@ func TestFileIndexResultsListDamaged(t *testing.T) {
 	} {
 		t.Run(what, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			for k := 1; k < len(ps); k++ {
-				blameEach(t, "made", s, dir, ps[:k], after(files, k))
-			}
+			dir, before := grown(t, s, ps, files)
 			lists := indexFiles(t, dir, "l")
-			before := indexFiles(t, dir, "r")
 			for l, b := range lists {
 				os.WriteFile(filepath.Join(dir, l), damage(dir, []byte(b)), 0o600)
 			}
 			blameEach(t, what, s, dir, ps, files)
-			after := indexFiles(t, dir, "r")
-			for r := range before {
-				if _, ok := after[r]; !ok {
-					t.Errorf("%s: %s removed through a list not read", what, r)
-				}
-			}
+			keptAll(t, dir, before)
 			// a.txt's list is written again, naming its new result alone;
 			// b.txt's, not read, stays as it was.
 			again := 0
