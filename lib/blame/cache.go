@@ -31,7 +31,8 @@ const filesDir = "files"
 // files sessions saw stay: snapshots and sessions that read one version
 // share them. So do replay results (r/), named by the packs they
 // replayed, which a store that no longer holds one of those packs never
-// asks for again.
+// asks for again: the results written after them for the same paths
+// remove them (keepResult).
 func Forget(dir string, ps []digest.Digest) (int, error) {
 	if dir == "" || len(ps) == 0 {
 		return 0, nil

@@ -44,6 +44,10 @@ import (
 //	r/<hh>/<hex>   what a replay of some paths ended with (their last
 //	               versions, the lines their edits added), named by the
 //	               paths and the packs replayed
+//	l/<hh>/<hex>   per set of paths replayed (named by the paths): the
+//	               names of the results last written for it, newest
+//	               first, at most keptResults; writing one more removes
+//	               from r/ those that fall off the list (keepResult)
 //	catalog        every indexed pack's paths and session, the paths
 //	               changed together (a rename, a patch of several files),
 //	               and a sorted table of line hash → path
@@ -78,6 +82,14 @@ const (
 	blobMagic    = "ctx-blame-blob 1"
 	catalogMagic = "ctx-blame-catalog 1"
 	resultMagic  = "ctx-blame-result 4"
+	listMagic    = "ctx-blame-results 1"
+	// keptResults is how many results are kept per set of paths: the
+	// last written, so that stores or --pack subsets sharing the cache
+	// do not remove each other's at every run.
+	keptResults = 4
+	// maxList bounds what is read of a list of results (keptResults
+	// names of 64 hex digits and a newline each).
+	maxList = 4096
 	// maxIndexFile bounds what is read of one index file.
 	maxIndexFile = 1 << 30
 )
@@ -101,9 +113,14 @@ func unframe(magic string, b []byte) ([]byte, error) {
 }
 
 func (fx *fileIndex) read(name, magic string) ([]byte, error) {
+	return fx.readMax(name, magic, maxIndexFile)
+}
+
+// readMax is read of a file of at most max bytes.
+func (fx *fileIndex) readMax(name, magic string, max int64) ([]byte, error) {
 	// Not a symlink, a pipe or a device; where it is matters less than
 	// what it holds, which its checksum says.
-	b, err := found.ReadFile(filepath.Join(fx.dir, name), found.Rule{What: "blame index file", Max: maxIndexFile, Unresolved: true})
+	b, err := found.ReadFile(filepath.Join(fx.dir, name), found.Rule{What: "blame index file", Max: max, Unresolved: true})
 	if err != nil {
 		return nil, errCorrupt
 	}
@@ -905,11 +922,11 @@ func (ix *Index) need(ids []int) error {
 			}
 		}
 	}
-	key := lz.resultKey(fresh, packs)
+	set, key := lz.resultKey(fresh, packs)
 	var lasts map[string]version
 	var pl pool
 	var err error
-	if r, rerr := lz.fx.read(filepath.Join("r", shard(key)), resultMagic); rerr == nil {
+	if r, rerr := lz.fx.read(resultName(key), resultMagic); rerr == nil {
 		lasts, pl, err = decodeResult(r)
 	}
 	if lasts == nil || err != nil {
@@ -933,7 +950,10 @@ func (ix *Index) need(ids []int) error {
 		}
 		lasts, pl = built.last, built.pool
 		if b, err := encodeResult(built); err == nil {
-			_ = lz.fx.write(filepath.Join("r", shard(key)), resultMagic, b) // a result not written is made again
+			// A result not written is made again.
+			if lz.fx.write(resultName(key), resultMagic, b) == nil {
+				lz.fx.keepResult(set, key)
+			}
 		}
 	}
 	for p, v := range lasts {
@@ -943,10 +963,10 @@ func (ix *Index) need(ids []int) error {
 	return nil
 }
 
-// resultKey names what need replays: the paths and the packs.
-func (lz *lazy) resultKey(paths, packs map[int]bool) string {
+// resultKey names what need replays: set, the paths, and key, the
+// paths and the packs.
+func (lz *lazy) resultKey(paths, packs map[int]bool) (set, key string) {
 	var b strings.Builder
-	b.WriteString(resultMagic + "\n")
 	for _, p := range slices.Sorted(func(yield func(string) bool) {
 		for id := range paths {
 			if !yield(lz.cat.Paths[id]) {
@@ -957,6 +977,7 @@ func (lz *lazy) resultKey(paths, packs map[int]bool) string {
 		b.WriteString(p + "\n")
 	}
 	b.WriteString("\n")
+	set = digest.Of([]byte(listMagic + "\n" + b.String())).Hex()
 	for _, p := range slices.Sorted(func(yield func(string) bool) {
 		for i := range packs {
 			if !yield(lz.cat.Packs[i].Pack) {
@@ -966,7 +987,59 @@ func (lz *lazy) resultKey(paths, packs map[int]bool) string {
 	}) {
 		b.WriteString(p + "\n")
 	}
-	return digest.Of([]byte(b.String())).Hex()
+	return set, digest.Of([]byte(resultMagic + "\n" + b.String())).Hex()
+}
+
+// resultName is the file of the result key; listName the list of the
+// results of the set of paths set.
+func resultName(key string) string { return filepath.Join("r", shard(key)) }
+func listName(set string) string   { return filepath.Join("l", shard(set)) }
+
+// keepResult puts key, a result just written, first in the list of the
+// results of set, and removes from r/ those that fall off it, beyond
+// keptResults. A list that cannot be read (damaged, not a regular file,
+// not names of results) is taken as empty: the results it named are
+// then only kept, never one read in place of another (a result is named
+// by what it replayed). The list is written whole through a rename
+// before anything is removed; two blames writing one at once keep one
+// list, and the other's result is at worst left in r/ unnamed. A result
+// removed while a blame needs it is missing to that blame, which makes
+// it again.
+func (fx *fileIndex) keepResult(set, key string) {
+	list := []string{key}
+	if b, err := fx.readMax(listName(set), listMagic, maxList); err == nil {
+		if old, ok := parseList(b); ok {
+			for _, k := range old {
+				if !slices.Contains(list, k) {
+					list = append(list, k)
+				}
+			}
+		}
+	}
+	var gone []string
+	for _, k := range list[min(len(list), keptResults):] {
+		gone = append(gone, resultName(k))
+	}
+	list = list[:min(len(list), keptResults)]
+	if fx.write(listName(set), listMagic, []byte(strings.Join(list, "\n")+"\n")) != nil {
+		return
+	}
+	_, _ = userconfig.RemoveCache(fx.dir, gone) // a result not removed only stays
+}
+
+// parseList returns the names of results in the body of a list; false
+// when it holds anything else.
+func parseList(b []byte) ([]string, bool) {
+	var list []string
+	for l := range strings.Lines(string(b)) {
+		var d digest.Digest
+		k := strings.TrimSuffix(l, "\n")
+		if !digest.FromLowerHex(&d, []byte(k)) {
+			return nil, false
+		}
+		list = append(list, k)
+	}
+	return list, true
 }
 
 // result is what a replay of some paths ends with: their last versions

@@ -225,8 +225,8 @@ func TestFileIndexDamaged(t *testing.T) {
 		rel, _ := filepath.Rel(dir, n)
 		kinds[strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]] = true
 	}
-	if len(kinds) != 4 { // p, b, r, catalog
-		t.Fatalf("index files of kinds %v, want 4", kinds)
+	if len(kinds) != 5 { // p, b, r, l, catalog
+		t.Fatalf("index files of kinds %v, want 5", kinds)
 	}
 	t.Logf("%d index files", len(names))
 	damage := map[string]func([]byte) []byte{
@@ -261,6 +261,8 @@ func TestFileIndexDamaged(t *testing.T) {
 				magic = catalogMagic
 			case strings.Contains(n, string(filepath.Separator)+"p"+string(filepath.Separator)):
 				magic = entryMagic
+			case strings.Contains(n, string(filepath.Separator)+"l"+string(filepath.Separator)):
+				magic = listMagic // read only when a result is written
 			}
 			_, bad := unframe(magic, after)
 			switch {
